@@ -1,0 +1,112 @@
+// The one gate: format, lint, type-check, tests (each file with only the
+// permissions it declares), doc tests, doc lint, publish dry run, and the
+// smoke runs. Ends with one line: `N passed, N failed`.
+//
+// A test file declares its permissions on a line of its own:
+//   // test-permissions: --allow-read={tmp} --allow-run
+// `{tmp}` is the system temp directory and `{repo}` this checkout. A file
+// without the line runs with no permissions at all.
+
+import { dirname, fromFileUrl, join, relative } from "node:path";
+
+const repo = join(dirname(fromFileUrl(import.meta.url)), "..");
+const tmp = await Deno.realPath(Deno.env.get("TMPDIR") ?? "/tmp");
+const deno = Deno.execPath();
+const only = Deno.args.filter((a) => !a.startsWith("--"));
+const quick = Deno.args.includes("--quick");
+
+interface Tally {
+  passed: number;
+  failed: number;
+}
+const tally: Tally = { passed: 0, failed: 0 };
+const failures: string[] = [];
+
+async function step(label: string, args: string[], countTests = false): Promise<void> {
+  const started = performance.now();
+  console.log(`\n=== ${label}`);
+  const child = new Deno.Command(deno, { args, cwd: repo, stdout: "piped", stderr: "piped" }).spawn();
+  const [out, err, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+  const text = out + err;
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (countTests) {
+    const summary = [...text.matchAll(/(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/g)].at(-1);
+    const passed = summary ? Number(summary[1]) : 0;
+    const failed = summary ? Number(summary[2]) : 0;
+    tally.passed += passed;
+    tally.failed += failed;
+    if (!status.success && failed === 0) {
+      tally.failed += 1;
+      failures.push(label);
+    } else if (failed > 0) failures.push(label);
+    console.log(status.success ? `${passed} passed in ${seconds}s` : text);
+    return;
+  }
+  if (status.success) {
+    tally.passed += 1;
+    console.log(`ok in ${seconds}s`);
+  } else {
+    tally.failed += 1;
+    failures.push(label);
+    console.log(text);
+  }
+}
+
+async function testFiles(): Promise<Map<string, string[]>> {
+  const groups = new Map<string, string[]>();
+  const walk = async (dir: string): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory) {
+        if (["node_modules", ".git", "testdata", "results"].includes(entry.name)) continue;
+        await walk(path);
+      } else if (entry.name.endsWith("_test.ts")) {
+        const rel = relative(repo, path);
+        if (only.length > 0 && !only.some((o) => rel.startsWith(o))) continue;
+        const text = await Deno.readTextFile(path);
+        const declared = text.match(/^\/\/ test-permissions:(.*)$/m)?.[1].trim() ?? "";
+        const flags = declared.replaceAll("{tmp}", tmp).replaceAll("{repo}", repo);
+        groups.set(flags, [...(groups.get(flags) ?? []), rel]);
+      }
+    }
+  };
+  await walk(repo);
+  return groups;
+}
+
+const version = (await Deno.readTextFile(join(repo, ".deno-version"))).trim();
+if (Deno.version.deno !== version) {
+  console.log(`Deno ${Deno.version.deno} is running, but .deno-version pins ${version}`);
+  tally.failed += 1;
+  failures.push("deno version");
+}
+
+if (only.length === 0) {
+  await step("fmt --check", ["fmt", "--check"]);
+  await step("lint", ["lint"]);
+  await step("check", ["check", "."]);
+}
+for (const [flags, files] of await testFiles()) {
+  const label = `test ${flags || "(no permissions)"} [${files.length} files]`;
+  await step(label, ["test", "--quiet", "--parallel", ...flags.split(/\s+/).filter(Boolean), ...files.sort()], true);
+}
+if (only.length === 0) {
+  await step("test --doc", ["test", "--doc", "--quiet", "--parallel", "mod.ts", "validate/", "configreload/", "permissions/", "testing/", "toolkit/"], true);
+  await step("doc --lint", ["doc", "--lint", "mod.ts", "validate/mod.ts", "configreload/mod.ts", "permissions/mod.ts", "testing/mod.ts"]);
+  await step("publish --dry-run", ["publish", "--dry-run", "--allow-dirty"]);
+  if (!quick) {
+    for (const smoke of smokes()) await step(smoke.label, smoke.args, smoke.counts);
+  }
+}
+
+function smokes(): { label: string; args: string[]; counts: boolean }[] {
+  return [];
+}
+
+if (failures.length > 0) console.log(`\nFailed: ${failures.join("; ")}`);
+console.log(`${tally.passed} passed, ${tally.failed} failed`);
+Deno.exit(tally.failed === 0 ? 0 : 1);

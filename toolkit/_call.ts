@@ -1,0 +1,174 @@
+// One tools/call from arguments to outcome: patterns, the probe short-cut,
+// the middleware chain, the handler, and the checks on what it returned.
+// It never throws: every failure becomes either a tool result (a domain
+// error the model can fix) or a JSON-RPC error (everything else).
+
+import type { Call } from "./_calls.ts";
+import { ErrorCode, type RpcError } from "./_jsonrpc.ts";
+import { checkValue } from "./_output_schema.ts";
+import type { Entry } from "./_registry.ts";
+import type { Args } from "./args.ts";
+import type { CallContext, Middleware } from "./middleware.ts";
+import { ALWAYS_META_KEY, PROBE_META_KEY } from "./pattern_tool.ts";
+import { error, type ToolResult } from "./result.ts";
+import type { ClientInfo, Patterns, ToolRequest } from "./tool.ts";
+import { ToolError } from "./tool_error.ts";
+
+/** What the dispatcher needs to run one call. */
+export interface CallInput {
+  entry: Entry;
+  args: Args;
+  meta: Record<string, unknown>;
+  id: string | number;
+  client: ClientInfo;
+  call: Call;
+  middleware: readonly Middleware[];
+  progress: ToolRequest["progress"];
+  log: (line: string) => void;
+}
+
+/** A call's outcome: a result to send, a JSON-RPC error, or silence (cancelled). */
+export type Outcome =
+  | { kind: "result"; result: ToolResult }
+  | { kind: "error"; error: RpcError }
+  | { kind: "none" };
+
+/** Runs one call to its outcome. */
+export async function runCall(input: CallInput): Promise<Outcome> {
+  const { entry, call } = input;
+  const signal = call.controller.signal;
+  try {
+    const probe = input.meta[PROBE_META_KEY] === true;
+    let patterns: Patterns | undefined;
+    let patternProblem: string | undefined;
+    if (entry.patterns) {
+      try {
+        patterns = checkPatterns(await entry.patterns(input.args));
+      } catch (err) {
+        if (!(err instanceof ToolError)) throw err;
+        patternProblem = err.message;
+      }
+    }
+    const request: ToolRequest = {
+      name: entry.tool.name,
+      arguments: input.args,
+      signal,
+      meta: input.meta,
+      client: input.client,
+      progress: input.progress,
+    };
+    const core = async (): Promise<ToolResult> => {
+      if (patternProblem !== undefined) return error(patternProblem);
+      if (probe) return probeResult(patterns);
+      return await untilAborted(domainErrorsAsResults(() => entry.handler(request)), signal);
+    };
+    let next = core;
+    if (input.middleware.length > 0) {
+      const ctx: CallContext = {
+        tool: entry.tool,
+        arguments: input.args,
+        probe,
+        patterns,
+        signal,
+        client: input.client,
+        requestId: input.id,
+      };
+      for (let i = input.middleware.length - 1; i >= 0; i--) {
+        const mw = input.middleware[i];
+        const inner = next;
+        next = () => domainErrorsAsResults(() => mw(ctx, inner));
+      }
+    }
+    const result = await untilAborted(next(), signal);
+    return { kind: "result", result: checkResult(entry, result) };
+  } catch (err) {
+    return failure(input, err);
+  }
+}
+
+async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ToolError) return error(err.message);
+    throw err;
+  }
+}
+
+/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+function checkPatterns(value: unknown): Patterns {
+  const p = value as Patterns | null;
+  const ok = (list: unknown) => Array.isArray(list) && list.every((s) => typeof s === "string" && s.length > 0);
+  if (p === null || typeof p !== "object" || !ok(p.patterns) || (p.always !== undefined && !ok(p.always))) {
+    throw new TypeError("Cannot use the permission patterns: expected { patterns: string[], always?: string[] }");
+  }
+  return { patterns: [...p.patterns], ...(p.always ? { always: [...p.always] } : {}) };
+}
+
+function probeResult(patterns: Patterns | undefined): ToolResult {
+  const list = patterns?.patterns ?? [];
+  const meta: Record<string, unknown> = { [PROBE_META_KEY]: list };
+  if (patterns?.always) meta[ALWAYS_META_KEY] = patterns.always;
+  const summary = list.length === 0 ? "no permission patterns" : `permission patterns: ${list.join(", ")}`;
+  return { content: [{ type: "text", text: `Probe only, not run: ${summary}` }], _meta: meta };
+}
+
+function checkResult(entry: Entry, result: ToolResult): ToolResult {
+  if (result === null || typeof result !== "object" || !Array.isArray(result.content)) {
+    throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": it has no content array`);
+  }
+  if (result.isError) {
+    if (result.structuredContent === undefined) return result;
+    const { structuredContent: _, ...rest } = result;
+    return rest;
+  }
+  const schema = entry.wire.outputSchema as Record<string, unknown> | undefined;
+  if (schema !== undefined && result._meta?.[PROBE_META_KEY] === undefined) {
+    const problem = result.structuredContent === undefined
+      ? "it has no structuredContent"
+      : checkValue(schema, result.structuredContent);
+    if (problem) {
+      throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": outputSchema check failed: ${problem}`);
+    }
+  }
+  return result;
+}
+
+let failures = 0;
+
+function failure(input: CallInput, err: unknown): Outcome {
+  const call = input.call;
+  if (call.cause === "cancelled") return { kind: "none" };
+  if (call.cause === "timeout") {
+    input.log(`tool ${input.entry.tool.name}: timed out after ${call.timeoutMs} ms (request ${String(input.id)})`);
+    return {
+      kind: "error",
+      error: { code: ErrorCode.requestTimeout, message: `Tool call timed out after ${call.timeoutMs} ms` },
+    };
+  }
+  if (call.cause === "shutdown") {
+    return { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } };
+  }
+  const ref = `${Date.now().toString(36)}-${(++failures).toString(36)}`;
+  const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  input.log(`tool ${input.entry.tool.name} failed (ref ${ref}): ${detail}`);
+  return { kind: "error", error: { code: ErrorCode.internalError, message: `Internal error (ref ${ref})` } };
+}

@@ -1,0 +1,171 @@
+// Splits a byte stream into newline-delimited frames. Pure (no I/O), linear in
+// the input, and bounded in memory: a line longer than the limit is dropped as
+// it streams, keeping only its first and last bytes so the caller can still
+// name the request in its error reply.
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** How many bytes of an oversize line are kept from its start. */
+export const OVERSIZE_HEAD_BYTES = 4096;
+/** How many bytes of an oversize line are kept from its end. */
+export const OVERSIZE_TAIL_BYTES = 512;
+
+/** A complete line, without its `\n` or `\r\n`. */
+export interface LineFrame {
+  kind: "line";
+  bytes: Uint8Array;
+}
+
+/** A line that went over the limit; only its size, head and tail remain. */
+export interface OversizeFrame {
+  kind: "oversize";
+  size: number;
+  head: Uint8Array;
+  tail: Uint8Array;
+}
+
+/** What the framer hands out. */
+export type Frame = LineFrame | OversizeFrame;
+
+/** Receives frames in order. The bytes are only valid during the call. */
+export type FrameSink = (frame: Frame) => void;
+
+/**
+ * Incremental newline framer. Feed it chunks with `push()` and call `end()`
+ * at end of input; a final line without `\n` is still delivered.
+ */
+export class LineFramer {
+  readonly #max: number;
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #oversize = false;
+  #head: Uint8Array = new Uint8Array(0);
+  #tail: Uint8Array = new Uint8Array(0);
+
+  constructor(maxMessageBytes: number) {
+    this.#max = maxMessageBytes;
+  }
+
+  /** Frames every complete line in `chunk`; keeps the rest for later. */
+  push(chunk: Uint8Array, sink: FrameSink): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(LF, start);
+      if (nl === -1) {
+        this.#append(chunk.subarray(start));
+        return;
+      }
+      const piece = chunk.subarray(start, nl);
+      start = nl + 1;
+      if (this.#size === 0 && !this.#oversize) {
+        if (piece.length <= this.#max) {
+          emitLine(piece, sink);
+          continue;
+        }
+      }
+      this.#append(piece);
+      this.#flush(sink);
+    }
+  }
+
+  /** Delivers a final unterminated line, if any, and resets. */
+  end(sink: FrameSink): void {
+    if (this.#size > 0 || this.#oversize) this.#flush(sink);
+  }
+
+  /** Bytes buffered for the current unfinished line. */
+  get pending(): number {
+    return this.#size;
+  }
+
+  #append(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    if (this.#oversize) {
+      this.#size += piece.length;
+      this.#tail = keepTail(this.#tail, piece);
+      return;
+    }
+    if (this.#size + piece.length > this.#max) {
+      this.#parts.push(piece);
+      const joined = concat(this.#parts, Math.min(this.#size + piece.length, OVERSIZE_HEAD_BYTES));
+      this.#head = joined;
+      this.#tail = keepTail(new Uint8Array(0), piece);
+      this.#size += piece.length;
+      this.#parts = [];
+      this.#oversize = true;
+      return;
+    }
+    // Copy: the caller may reuse its read buffer for the next chunk.
+    this.#parts.push(piece.slice());
+    this.#size += piece.length;
+  }
+
+  #flush(sink: FrameSink): void {
+    if (this.#oversize) {
+      const frame: OversizeFrame = {
+        kind: "oversize",
+        size: this.#size,
+        head: this.#head,
+        tail: trimCr(this.#tail),
+      };
+      this.#reset();
+      sink(frame);
+      return;
+    }
+    const line = this.#parts.length === 1 ? this.#parts[0] : concat(this.#parts, this.#size);
+    this.#reset();
+    emitLine(line, sink);
+  }
+
+  #reset(): void {
+    this.#parts = [];
+    this.#size = 0;
+    this.#oversize = false;
+    this.#head = new Uint8Array(0);
+    this.#tail = new Uint8Array(0);
+  }
+}
+
+function emitLine(bytes: Uint8Array, sink: FrameSink): void {
+  const line = trimCr(bytes);
+  if (line.length === 0 || isBlank(line)) return;
+  sink({ kind: "line", bytes: line });
+}
+
+function trimCr(bytes: Uint8Array): Uint8Array {
+  return bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.subarray(0, bytes.length - 1) : bytes;
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  // Only lines that start with white space can be blank; checking the first
+  // byte keeps the common path free of a scan.
+  const first = bytes[0];
+  if (first !== 0x20 && first !== 0x09 && first !== CR) return false;
+  for (const b of bytes) {
+    if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
+  }
+  return true;
+}
+
+/** Joins the first `limit` bytes of `parts` into one array. */
+function concat(parts: Uint8Array[], limit: number): Uint8Array {
+  const out = new Uint8Array(limit);
+  let offset = 0;
+  for (const part of parts) {
+    if (offset >= limit) break;
+    const take = Math.min(part.length, limit - offset);
+    out.set(take === part.length ? part : part.subarray(0, take), offset);
+    offset += take;
+  }
+  return out;
+}
+
+function keepTail(previous: Uint8Array, piece: Uint8Array): Uint8Array {
+  if (piece.length >= OVERSIZE_TAIL_BYTES) return piece.slice(piece.length - OVERSIZE_TAIL_BYTES);
+  const keepOld = Math.min(previous.length, OVERSIZE_TAIL_BYTES - piece.length);
+  const out = new Uint8Array(keepOld + piece.length);
+  out.set(previous.subarray(previous.length - keepOld), 0);
+  out.set(piece, keepOld);
+  return out;
+}

@@ -1,0 +1,256 @@
+// Decodes one frame into a JSON-RPC message and encodes replies. Pure: no I/O,
+// so it is tested against hostile input directly. A bad frame never throws; it
+// becomes an `invalid` message that carries the reply to send.
+
+/** A JSON-RPC request id as MCP allows it. */
+export type Id = string | number;
+
+/** JSON-RPC and MCP error codes the toolkit sends. */
+export const ErrorCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** Implementation-defined (-32000…-32019; MCP reserves -32020…-32099). */
+  requestTimeout: -32001,
+  serverBusy: -32002,
+  shuttingDown: -32003,
+  messageTooLarge: -32004,
+  notInitialized: -32005,
+  /** MCP 2026-07-28: the request's protocol version is not supported. */
+  unsupportedProtocolVersion: -32022,
+} as const;
+
+/** A JSON-RPC error object. */
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** A request: has an id and expects exactly one reply. */
+export interface RequestMessage {
+  kind: "request";
+  id: Id;
+  method: string;
+  params: Record<string, unknown> | unknown[] | undefined;
+}
+
+/** A notification: no id, never answered. */
+export interface NotificationMessage {
+  kind: "notification";
+  method: string;
+  params: Record<string, unknown> | unknown[] | undefined;
+}
+
+/** A reply from the client to a request of ours; the toolkit sends none, so it is ignored. */
+export interface ResponseMessage {
+  kind: "response";
+}
+
+/** An array of messages (JSON-RPC batch); whether it is allowed depends on the protocol version. */
+export interface BatchMessage {
+  kind: "batch";
+  items: unknown[];
+}
+
+/** A frame that cannot be served, with the reply it gets (`id` null when unreadable). */
+export interface InvalidMessage {
+  kind: "invalid";
+  id: Id | null;
+  error: RpcError;
+}
+
+/** Everything a frame can decode to. */
+export type Message = RequestMessage | NotificationMessage | ResponseMessage | BatchMessage | InvalidMessage;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape. */
+export function decodeFrame(bytes: Uint8Array): Message {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid UTF-8");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid JSON");
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return invalid(null, ErrorCode.invalidRequest, "Invalid request: empty batch");
+    return { kind: "batch", items: value };
+  }
+  return classify(value);
+}
+
+/** Checks the JSON-RPC 2.0 shape of one parsed message. */
+export function classify(value: unknown): Message {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return invalid(null, ErrorCode.invalidRequest, "Invalid request: a message must be a JSON object");
+  }
+  const msg = value as Record<string, unknown>;
+  const hasId = Object.hasOwn(msg, "id");
+  const rawId = msg.id;
+  const id = isId(rawId) ? rawId : null;
+  if (msg.jsonrpc !== "2.0") {
+    return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "jsonrpc" must be "2.0"');
+  }
+  if (hasId && !isId(rawId)) {
+    return invalid(null, ErrorCode.invalidRequest, 'Invalid request: "id" must be a string or a number');
+  }
+  const method = msg.method;
+  if (method === undefined) {
+    if (hasId && (Object.hasOwn(msg, "result") || Object.hasOwn(msg, "error"))) return { kind: "response" };
+    return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "method" is missing');
+  }
+  if (typeof method !== "string" || method.length === 0) {
+    return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "method" must be a non-empty string');
+  }
+  const params = msg.params;
+  if (params !== undefined && (params === null || typeof params !== "object")) {
+    return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "params" must be an object');
+  }
+  const p = params as Record<string, unknown> | unknown[] | undefined;
+  if (!hasId) return { kind: "notification", method, params: p };
+  return { kind: "request", id: rawId as Id, method, params: p };
+}
+
+function isId(value: unknown): value is Id {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+function invalid(id: Id | null, code: number, message: string): InvalidMessage {
+  return { kind: "invalid", id, error: { code, message } };
+}
+
+/** Serialises a success reply. Throws only if `result` cannot be serialised. */
+export function encodeResult(id: Id, result: unknown): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+}
+
+/** Serialises an error reply. */
+export function encodeError(id: Id | null, error: RpcError): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, error });
+}
+
+/** Serialises a notification. */
+export function encodeNotification(method: string, params?: Record<string, unknown>): string {
+  return JSON.stringify(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
+}
+
+/**
+ * Reads the id of a message too large to parse, from the bytes kept of its
+ * start and end: a top-level `"id"` member near the start, or the last member
+ * before the closing brace (where the official SDK client puts it).
+ */
+export function peekId(head: string, tail: string): Id | null {
+  return idFromHead(head) ?? idFromTail(tail);
+}
+
+function idFromHead(head: string): Id | null {
+  // A tiny scanner that only tracks depth and strings, looking for "id" at depth 1.
+  let depth = 0;
+  let i = 0;
+  const n = head.length;
+  let expectKey = false;
+  while (i < n) {
+    const c = head[i];
+    if (c === '"') {
+      const end = stringEnd(head, i);
+      if (end < 0) return null;
+      if (depth === 1 && expectKey) {
+        const key = head.slice(i, end + 1);
+        let j = skipWs(head, end + 1);
+        if (head[j] !== ":") return null;
+        j = skipWs(head, j + 1);
+        if (key === '"id"') return readValue(head, j);
+      }
+      expectKey = false;
+      i = end + 1;
+      continue;
+    }
+    if (c === "{" || c === "[") {
+      depth++;
+      expectKey = c === "{" && depth === 1;
+    } else if (c === "}" || c === "]") depth--;
+    else if (c === "," && depth === 1) expectKey = true;
+    i++;
+  }
+  return null;
+}
+
+function idFromTail(tail: string): Id | null {
+  let end = tail.length - 1;
+  while (end >= 0 && isWs(tail[end])) end--;
+  if (tail[end] !== "}") return null;
+  end--;
+  while (end >= 0 && isWs(tail[end])) end--;
+  let start: number;
+  if (tail[end] === '"') {
+    start = tail.lastIndexOf('"', end - 1);
+    while (start > 0 && tail[start - 1] === "\\") start = tail.lastIndexOf('"', start - 2);
+    if (start < 0) return null;
+  } else {
+    start = end;
+    while (start > 0 && /[-+0-9.eE]/.test(tail[start - 1])) start--;
+  }
+  const valueText = tail.slice(start, end + 1);
+  let k = start - 1;
+  while (k >= 0 && isWs(tail[k])) k--;
+  if (tail[k] !== ":") return null;
+  k--;
+  while (k >= 0 && isWs(tail[k])) k--;
+  if (tail.slice(k - 3, k + 1) !== '"id"') return null;
+  const before = skipWsBack(tail, k - 4);
+  if (before >= 0 && tail[before] !== "," && tail[before] !== "{") return null;
+  return parseId(valueText);
+}
+
+function readValue(text: string, at: number): Id | null {
+  if (text[at] === '"') {
+    const end = stringEnd(text, at);
+    return end < 0 ? null : parseId(text.slice(at, end + 1));
+  }
+  let j = at;
+  while (j < text.length && /[-+0-9.eE]/.test(text[j])) j++;
+  return j === at ? null : parseId(text.slice(at, j));
+}
+
+function parseId(text: string): Id | null {
+  try {
+    const v = JSON.parse(text);
+    return isId(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function stringEnd(text: string, quote: number): number {
+  let i = quote + 1;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === "\\") i += 2;
+    else if (c === '"') return i;
+    else i++;
+  }
+  return -1;
+}
+
+function isWs(c: string | undefined): boolean {
+  return c === " " || c === "\t" || c === "\n" || c === "\r";
+}
+
+function skipWs(text: string, i: number): number {
+  while (i < text.length && isWs(text[i])) i++;
+  return i;
+}
+
+function skipWsBack(text: string, i: number): number {
+  while (i >= 0 && isWs(text[i])) i--;
+  return i;
+}

@@ -1,0 +1,23 @@
+/**
+ * The cheap liveness check of the design: when the process was started with
+ * `--health`, prints `ok` and returns true, so `main` can return at once.
+ * It imports nothing, touches no disk or network, and needs no Deno
+ * permission, so `deno run main.ts --health` works under any flags.
+ *
+ * @param args The command-line arguments.
+ * @returns True when `--health` was given (and `ok` was printed).
+ *
+ * @example The first line of every main.ts
+ * ```ts
+ * import { health } from "@forge/toolkit";
+ *
+ * if (!health()) {
+ *   // start the Manager and run() the server here
+ * }
+ * ```
+ */
+export function health(args: readonly string[] = Deno.args): boolean {
+  if (!args.includes("--health")) return false;
+  console.log("ok");
+  return true;
+}

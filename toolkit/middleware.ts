@@ -1,0 +1,53 @@
+import type { Args } from "./args.ts";
+import type { ToolResult } from "./result.ts";
+import type { ClientInfo, Patterns, Tool } from "./tool.ts";
+
+/** What a middleware knows about the call it wraps. */
+export interface CallContext {
+  /** The tool's definition (name, annotations, schemas). */
+  readonly tool: Tool;
+  /** The call's arguments. Do not log them raw: they may hold secrets or file contents. */
+  readonly arguments: Args;
+  /** True when the call is a probe: `next()` returns the patterns and the handler does not run. */
+  readonly probe: boolean;
+  /** The call's permission patterns (pattern tools only; undefined when they could not be computed). */
+  readonly patterns: Patterns | undefined;
+  /** Aborts on the deadline, on cancellation and on shutdown. */
+  readonly signal: AbortSignal;
+  /** The calling client. */
+  readonly client: ClientInfo;
+  /** The JSON-RPC id of the call. */
+  readonly requestId: string | number;
+}
+
+/**
+ * Calls the rest of the chain and, at its end, the tool. It resolves with the
+ * tool's result (a {@linkcode ToolError} thrown by the handler arrives here
+ * already turned into an `isError` result) and rejects with a `DOMException`
+ * named `TimeoutError` on the deadline, `AbortError` on cancellation or
+ * shutdown, or the handler's own exception for an infrastructure failure.
+ */
+export type Next = () => Promise<ToolResult>;
+
+/**
+ * Wraps every tool call. Middleware run in the order given to `run()`: the
+ * first is outermost. One can return a result without calling `next()` (a
+ * refusal), measure, log, or change the result. Errors it throws follow the
+ * handler contract: a {@linkcode ToolError} becomes an `isError` result,
+ * anything else a generic JSON-RPC error with the detail on stderr.
+ *
+ * @example Time every call
+ * ```ts
+ * import type { Middleware } from "@forge/toolkit";
+ *
+ * const timing: Middleware = async (ctx, next) => {
+ *   const start = performance.now();
+ *   try {
+ *     return await next();
+ *   } finally {
+ *     console.error(`${ctx.tool.name}: ${(performance.now() - start).toFixed(1)} ms`);
+ *   }
+ * };
+ * ```
+ */
+export type Middleware = (ctx: CallContext, next: Next) => ToolResult | Promise<ToolResult>;

@@ -1,0 +1,40 @@
+/**
+ * The core: serve tools over stdio.
+ *
+ * @module
+ */
+export {
+  type Args,
+  getBool,
+  getInt,
+  getIntArray,
+  getString,
+  getStringArray,
+  getStringMap,
+  requestArgs,
+  requireString,
+} from "./args.ts";
+export type { ArrayOptions } from "./args.ts";
+export { health } from "./health.ts";
+export { ALWAYS_META_KEY, PROBE_META_KEY, registerPatternTool } from "./pattern_tool.ts";
+export { error, json, text } from "./result.ts";
+export type { AudioContent, Content, ImageContent, ResourceLinkContent, TextContent, ToolResult } from "./result.ts";
+export {
+  arrayProp,
+  boolProp,
+  enumProp,
+  intProp,
+  numProp,
+  objectProp,
+  schema,
+  stringMapProp,
+  strProp,
+} from "./schema.ts";
+export type { JsonSchema, JsonType, ObjectSchema, PropOptions, SchemaOptions } from "./schema.ts";
+export { addTool, Server, type ServerInfo } from "./server.ts";
+export type { ClientInfo, PatternFn, Patterns, Tool, ToolAnnotations, ToolHandler, ToolRequest } from "./tool.ts";
+export { ArgumentError, ToolError } from "./tool_error.ts";
+export type { CallContext, Middleware, Next } from "./middleware.ts";
+export { run, type RunOptions } from "./run.ts";
+export { type ByteReader, type Connection, serve, type ServeIo, type ServeOptions } from "./serve.ts";
+export type { ByteWriter } from "./_writer.ts";

@@ -1,0 +1,50 @@
+import { registerTool } from "./_registry.ts";
+import type { Server } from "./server.ts";
+import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
+
+/** The `_meta` key a client sets to `true` to probe a call instead of running it. */
+export const PROBE_META_KEY = "forge.permission_patterns";
+/** The `_meta` key of a probe result that holds the patterns the host may approve for good. */
+export const ALWAYS_META_KEY = "forge.always_patterns";
+
+/**
+ * Registers a side-effecting tool that declares permission patterns. A host
+ * uses the patterns for its approval policy: a `tools/call` whose
+ * `params._meta["forge.permission_patterns"]` is `true` is a probe, answered
+ * with the patterns in the result's `_meta` without running the handler (see
+ * docs/mcp-contract.md). A normal call runs the handler as usual.
+ *
+ * The four positional parameters mirror the design's `RegisterPatternTool`.
+ *
+ * @param server The server from `run()`'s register function.
+ * @param tool The definition; `annotations.readOnlyHint` must be false.
+ * @param patterns Computes the call's patterns from its arguments; must not have side effects.
+ * @param handler Performs the action.
+ * @throws {TypeError} When the definition is invalid or claims to be read-only.
+ *
+ * @example A write tool with a pattern per path
+ * ```ts
+ * import { registerPatternTool, requireString, schema, Server, strProp, text } from "@forge/toolkit";
+ *
+ * const server = new Server({ name: "notes" });
+ * registerPatternTool(
+ *   server,
+ *   {
+ *     name: "write_note",
+ *     description: "Writes a note",
+ *     inputSchema: schema({ path: strProp("Note path"), content: strProp("Text") }, ["path", "content"]),
+ *     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+ *   },
+ *   (args) => ({ patterns: [`write:${requireString(args, "path")}`] }),
+ *   (req) => text(`wrote ${requireString(req.arguments, "path")}`),
+ * );
+ * ```
+ */
+export function registerPatternTool(server: Server, tool: Tool, patterns: PatternFn, handler: ToolHandler): void {
+  if (typeof patterns !== "function") {
+    throw new TypeError(
+      `Cannot register tool ${JSON.stringify(String(tool?.name).slice(0, 64))}: patterns must be a function`,
+    );
+  }
+  registerTool(server, tool, handler, patterns);
+}

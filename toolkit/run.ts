@@ -1,0 +1,106 @@
+import { guardStdout } from "./_stdout_guard.ts";
+import { serve, type ServeOptions } from "./serve.ts";
+import { Server } from "./server.ts";
+
+/** Options of {@linkcode run}: the server's identity, limits, and lifecycle hooks. */
+export interface RunOptions extends ServeOptions {
+  /**
+   * The server's version, sent to clients.
+   * @default {"0.0.0"}
+   */
+  version?: string;
+  /** A display title, sent to clients. */
+  title?: string;
+  /** Instructions for the model, sent to clients. */
+  instructions?: string;
+  /**
+   * Runs exactly once after the last reply was written: close the Manager here.
+   * It gets `shutdownGraceMs` to finish.
+   */
+  onClose?: () => void | Promise<void>;
+  /**
+   * Whether `run()` ends the process (exit code 0) once closed. Tests that
+   * serve in-process set it to false.
+   * @default {true}
+   */
+  exit?: boolean;
+}
+
+/**
+ * Serves a tools-only MCP server over stdio until stdin ends or SIGINT /
+ * SIGTERM arrives. The design's `toolkit.Run`.
+ *
+ * While it serves, `console.log` and direct stdout writes from your code go to
+ * stderr, so nothing but JSON-RPC ever reaches stdout. On shutdown it stops
+ * reading, lets calls in flight finish for `shutdownGraceMs`, aborts the rest
+ * through their AbortSignal, writes the last replies, runs `onClose` once and
+ * exits with code 0. A second signal exits at once (128 + signal number).
+ *
+ * @param name The server's name, e.g. `files`. Tool names carry no prefix.
+ * @param register Adds the tools; may be async.
+ * @param options See {@linkcode RunOptions}.
+ * @returns Resolves after shutdown (when `exit` is false).
+ * @throws {TypeError} When `register` throws: the server does not start.
+ *
+ * @example A complete main.ts
+ * ```ts ignore
+ * import { addTool, health, run, schema, text } from "@forge/toolkit";
+ *
+ * if (!health()) {
+ *   await run("hello", (server) => {
+ *     addTool(server, {
+ *       name: "hello",
+ *       description: "Says hello",
+ *       inputSchema: schema(),
+ *       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+ *     }, () => text("hello"));
+ *   });
+ * }
+ * ```
+ */
+export async function run(
+  name: string,
+  register: (server: Server) => void | Promise<void>,
+  options: RunOptions = {},
+): Promise<void> {
+  const server = new Server({
+    name,
+    version: options.version,
+    title: options.title,
+    instructions: options.instructions,
+  });
+  await register(server);
+  const guard = guardStdout();
+  const connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  let signalled = false;
+  const onSignal = (signal: Deno.Signal) => () => {
+    if (signalled) Deno.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    signalled = true;
+    void connection.close();
+  };
+  const listeners = signals.map((signal) => [signal, onSignal(signal)] as const);
+  for (const [signal, listener] of listeners) Deno.addSignalListener(signal, listener);
+  try {
+    await connection.closed;
+    if (options.onClose) await closeOnce(options.onClose, options.shutdownGraceMs ?? 5_000, name);
+  } finally {
+    for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
+    guard.restore();
+  }
+  if (options.exit !== false) Deno.exit(0);
+}
+
+async function closeOnce(onClose: () => void | Promise<void>, graceMs: number, name: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      Promise.resolve().then(onClose),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`took over ${graceMs} ms`)), graceMs))),
+    ]);
+  } catch (err) {
+    console.error(`${name}: onClose failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

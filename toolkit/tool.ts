@@ -1,0 +1,87 @@
+import type { Args } from "./args.ts";
+import type { ToolResult } from "./result.ts";
+import type { ObjectSchema } from "./schema.ts";
+
+/**
+ * What a tool does to the world, as MCP's tool annotations. Clients treat an
+ * unannotated tool as destructive and open-world, so the toolkit makes every
+ * author state all four.
+ */
+export interface ToolAnnotations {
+  /** The tool changes nothing. Never true for a pattern tool. */
+  readOnlyHint: boolean;
+  /** A change may destroy or overwrite data (meaningful when not read-only). */
+  destructiveHint: boolean;
+  /** Calling twice with the same arguments has no further effect. */
+  idempotentHint: boolean;
+  /** The tool reaches outside the server (network, other systems). */
+  openWorldHint: boolean;
+  /** A display title; prefer {@linkcode Tool.title}. */
+  title?: string;
+}
+
+/**
+ * A tool definition: the hand-written `{name, description, inputSchema}` of
+ * the design plus what the current MCP spec lets authors state.
+ */
+export interface Tool {
+  /** 1–128 characters of `A-Z a-z 0-9 _ - .`, with no server prefix. */
+  name: string;
+  /** A short human-readable name. */
+  title?: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** JSON Schema 2020-12 of the arguments, built with {@linkcode schema}. */
+  inputSchema: ObjectSchema;
+  /** JSON Schema of `structuredContent`; results are validated against it before they are sent. */
+  outputSchema?: ObjectSchema;
+  /** All four hints, stated explicitly. */
+  annotations: ToolAnnotations;
+  /** Per-call deadline in milliseconds; the server's default when absent. Not sent to clients. */
+  timeoutMs?: number;
+  /** Extra metadata sent with the definition. */
+  _meta?: Record<string, unknown>;
+}
+
+/** Who is calling, as far as the client said. */
+export interface ClientInfo {
+  /** The client's declared name (`""` when it did not say). */
+  name: string;
+  /** The client's declared version (`""` when it did not say). */
+  version: string;
+  /** The protocol version this request is served under. */
+  protocolVersion: string;
+}
+
+/** One tool call as the handler sees it. */
+export interface ToolRequest {
+  /** The tool's name. */
+  readonly name: string;
+  /** The arguments, always an object; read them with the argument helpers. */
+  readonly arguments: Args;
+  /** Aborts on the call's deadline, on client cancellation and on shutdown. */
+  readonly signal: AbortSignal;
+  /** The request's `_meta`, as sent. */
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** The calling client. */
+  readonly client: ClientInfo;
+  /**
+   * Reports progress when the client asked for it (sent a `progressToken`);
+   * otherwise does nothing.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+/** A tool's handler: request in, result out. Throw {@linkcode ToolError} for domain errors. */
+export type ToolHandler = (request: ToolRequest) => ToolResult | Promise<ToolResult>;
+
+/** The permission patterns of one call of a pattern tool. */
+export interface Patterns {
+  /** What this call would do, e.g. `write:notes/todo.md`. */
+  patterns: string[];
+  /** Patterns the host may approve once for good. */
+  always?: string[];
+}
+
+/** Computes a call's permission patterns from its arguments, without side effects. */
+export type PatternFn = (args: Args) => Patterns | Promise<Patterns>;
