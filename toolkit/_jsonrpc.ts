@@ -67,20 +67,32 @@ export type Message = RequestMessage | NotificationMessage | ResponseMessage | B
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-/** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape. */
-export function decodeFrame(bytes: Uint8Array): Message {
+/** A frame parsed as JSON, before its JSON-RPC shape is checked. */
+export interface ParsedFrame {
+  kind: "parsed";
+  value: unknown;
+}
+
+/** Decodes a line of bytes as UTF-8, then JSON. */
+export function parseFrame(bytes: Uint8Array): ParsedFrame | InvalidMessage {
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
     return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid UTF-8");
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return { kind: "parsed", value: JSON.parse(text) };
   } catch {
     return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid JSON");
   }
+}
+
+/** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape. */
+export function decodeFrame(bytes: Uint8Array): Message {
+  const parsed = parseFrame(bytes);
+  if (parsed.kind === "invalid") return parsed;
+  const value = parsed.value;
   if (Array.isArray(value)) {
     if (value.length === 0) return invalid(null, ErrorCode.invalidRequest, "Invalid request: empty batch");
     return { kind: "batch", items: value };

@@ -38,3 +38,4 @@ export type { CallContext, Middleware, Next } from "./middleware.ts";
 export { run, type RunOptions } from "./run.ts";
 export { type ByteReader, type Connection, serve, type ServeIo, type ServeOptions } from "./serve.ts";
 export type { ByteWriter } from "./_writer.ts";
+export { type JsonRpcMessage, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";

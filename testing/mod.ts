@@ -1,0 +1,34 @@
+/**
+ * Drive a server the way a host does, in tests: the official SDK client in
+ * memory (through the real framer) or over a real subprocess, raw bytes for
+ * hostile input, probes, and a spy to prove a handler did not run.
+ *
+ * The SDK's `Client` type appears in this module's API on purpose: these
+ * helpers exist to test servers with the official client.
+ *
+ * ```ts
+ * import { addTool, schema, Server, text } from "@forge/toolkit";
+ * import { connectInMemory } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const server = new Server({ name: "demo" });
+ * addTool(server, {
+ *   name: "hi",
+ *   description: "Says hi",
+ *   inputSchema: schema(),
+ *   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+ * }, () => text("hi"));
+ * const session = await connectInMemory(server);
+ * assert.equal((await session.client.listTools()).tools[0].name, "hi");
+ * await session.close();
+ * ```
+ *
+ * @module
+ */
+export { connectInMemory, type InMemoryOptions, type InMemorySession } from "./in_memory.ts";
+export { type MemoryPipe, memoryPipe } from "./memory_pipe.ts";
+export { probe, type ProbeResult } from "./probe.ts";
+export { type RawOptions, type RawServer, spawnRaw } from "./raw_client.ts";
+export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";
+export { type SpyHandler, spyHandler } from "./spy.ts";
+export { type RawSession, serveRaw } from "./raw_session.ts";

@@ -1,0 +1,99 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioTransport } from "@forge/toolkit";
+import { readerOf, writerOf } from "./_streams.ts";
+
+/** Options of {@linkcode spawnServer}. */
+export interface SpawnOptions {
+  /** Arguments after `deno run`: permission flags, the script, then its own arguments. */
+  args: string[];
+  /** Environment of the server; nothing else is inherited. */
+  env?: Record<string, string>;
+  /** Working directory of the server. */
+  cwd?: string;
+  /**
+   * The client's name and version.
+   * @default {{ name: "forge-test-client", version: "0.0.0" }}
+   */
+  clientInfo?: { name: string; version: string };
+}
+
+/** A server running as a subprocess, driven by the official SDK client over its real stdio. */
+export interface ServerProcess {
+  /** The official SDK client, initialized. */
+  client: Client;
+  /** The child process. */
+  process: Deno.ChildProcess;
+  /** Every line the server wrote to stdout, in order (raw text). */
+  lines: string[];
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  /** Closes stdin (EOF), waits for the process to exit, and returns its status. */
+  close(): Promise<Deno.CommandStatus>;
+}
+
+/**
+ * Spawns `deno run <args>` and connects the official SDK `Client` to it over
+ * the child's real stdin and stdout. Every stdout line is recorded, so a test
+ * can assert that nothing but JSON-RPC ever reached stdout.
+ *
+ * @param options See {@linkcode SpawnOptions}.
+ * @returns The running, initialized server.
+ * @throws {Error} When the server does not answer `initialize`.
+ *
+ * @example Drive the hello example over real stdio
+ * ```ts ignore
+ * import { spawnServer } from "@forge/toolkit/testing";
+ *
+ * const server = await spawnServer({ args: ["examples/hello-tool/main.ts"] });
+ * const result = await server.client.callTool({ name: "hello", arguments: { name: "Ann" } });
+ * console.log(result.content);
+ * await server.close();
+ * ```
+ */
+export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...options.args],
+    env: { NO_COLOR: "1", ...options.env },
+    clearEnv: true,
+    cwd: options.cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void (stderr += chunk) }),
+  );
+  const stdin = writerOf(child.stdin);
+  const lines: string[] = [];
+  const transport = new StdioTransport({
+    reader: readerOf(child.stdout),
+    writer: stdin,
+    role: "client",
+    onLine: (line) => lines.push(line),
+  });
+  const client = new Client(options.clientInfo ?? { name: "forge-test-client", version: "0.0.0" });
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    await stdin.close();
+    const status = await child.status;
+    await stderrDone.catch(() => {});
+    throw new Error(
+      `Cannot connect to the server: ${String(err)} (exit ${status.code}); stderr: ${stderr.slice(0, 2000)}`,
+    );
+  }
+  return {
+    client,
+    process: child,
+    lines,
+    stderr: () => stderr,
+    async close() {
+      await stdin.close();
+      const status = await child.status;
+      await client.close();
+      await stderrDone.catch(() => {});
+      return status;
+    },
+  };
+}

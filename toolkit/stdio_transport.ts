@@ -1,0 +1,171 @@
+import { type Frame, LineFramer } from "./_frame.ts";
+import { classify, encodeError, ErrorCode, parseFrame, peekId } from "./_jsonrpc.ts";
+import { type ByteWriter, FrameWriter } from "./_writer.ts";
+import type { ByteReader } from "./serve.ts";
+
+/** A JSON-RPC message as it travels: a parsed JSON object. */
+export type JsonRpcMessage = Record<string, unknown>;
+
+/** Options of {@linkcode StdioTransport}. */
+export interface StdioTransportOptions {
+  /**
+   * Where messages come from.
+   * @default {Deno.stdin}
+   */
+  reader?: ByteReader;
+  /**
+   * Where messages go.
+   * @default {Deno.stdout}
+   */
+  writer?: ByteWriter;
+  /**
+   * `"server"` answers undecodable and oversize lines with a JSON-RPC error
+   * itself (the SDK's protocol layer never sees them); `"client"` reports
+   * them through `onerror`.
+   * @default {"server"}
+   */
+  role?: "server" | "client";
+  /**
+   * The largest message accepted, in bytes.
+   * @default {67108864}
+   */
+  maxMessageBytes?: number;
+  /** Sees every complete line read, before decoding (for tests that check what crossed the wire). */
+  onLine?: (line: string) => void;
+}
+
+const READ_CHUNK = 64 * 1024;
+const lenient = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * The toolkit's stdio path as an MCP SDK `Transport`: linear-time framing on
+ * bytes, size-capped lines, batched writes with backpressure. It fits the
+ * official SDK's `Server.connect()` and `Client.connect()` (the types match
+ * structurally), so SDK users get a reader that is linear, answers a bad line
+ * with `-32700` and an oversize one with an error naming the limit — instead of
+ * dropping it and leaving the client waiting.
+ *
+ * `run()` does not use the SDK at all; this class is for code that does.
+ *
+ * @example Connect the SDK's Server to stdio through the toolkit's framing
+ * ```ts ignore
+ * import { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
+ * import { StdioTransport } from "@forge/toolkit";
+ *
+ * const server = new Server({ name: "sdk-server", version: "1.0.0" }, { capabilities: { tools: {} } });
+ * await server.connect(new StdioTransport());
+ * ```
+ */
+export class StdioTransport {
+  /** Called with each decoded message. */
+  onmessage?: (message: JsonRpcMessage) => void;
+  /** Called once when the stream ends or the transport is closed. */
+  onclose?: () => void;
+  /** Called with read or write failures and, for clients, undecodable lines. */
+  onerror?: (error: Error) => void;
+
+  readonly #reader: ByteReader;
+  readonly #writer: FrameWriter;
+  readonly #role: "server" | "client";
+  readonly #max: number;
+  readonly #onLine?: (line: string) => void;
+  #closed = false;
+  #started = false;
+  #stop: () => void = () => {};
+
+  /** @param options See {@linkcode StdioTransportOptions}. */
+  constructor(options: StdioTransportOptions = {}) {
+    this.#reader = options.reader ?? Deno.stdin;
+    this.#role = options.role ?? "server";
+    this.#max = options.maxMessageBytes ?? 64 * 1024 * 1024;
+    this.#onLine = options.onLine;
+    this.#writer = new FrameWriter(options.writer ?? Deno.stdout, 16 * 1024 * 1024, (err) => {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      void this.close();
+    });
+  }
+
+  /**
+   * Starts reading. Resolves at once; messages arrive through `onmessage`.
+   * @returns Resolves when reading has started.
+   * @throws {Error} When called twice.
+   */
+  start(): Promise<void> {
+    if (this.#started) return Promise.reject(new Error("Cannot start the transport: it is already started"));
+    this.#started = true;
+    void this.#loop();
+    return Promise.resolve();
+  }
+
+  /**
+   * Queues one message; resolves once it is handed to the writer.
+   * @param message The JSON-RPC message.
+   * @returns Resolves when queued (or when the writer is congested, once it drained).
+   */
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("Cannot send: the transport is closed"));
+    this.#writer.send(JSON.stringify(message));
+    return this.#writer.congested ? this.#writer.idle() : Promise.resolve();
+  }
+
+  /**
+   * Stops reading, flushes what was queued, and calls `onclose` once.
+   * @returns Resolves when closed.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stop();
+    await this.#writer.idle();
+    this.onclose?.();
+  }
+
+  async #loop(): Promise<void> {
+    const framer = new LineFramer(this.#max);
+    const sink = (frame: Frame) => this.#frame(frame);
+    const buffer = new Uint8Array(READ_CHUNK);
+    const stopped = new Promise<"stop">((resolve) => (this.#stop = () => resolve("stop")));
+    try {
+      while (!this.#closed) {
+        if (this.#writer.congested) await this.#writer.idle();
+        const n = await Promise.race([this.#reader.read(buffer), stopped]);
+        if (n === "stop") return;
+        if (n === null) break;
+        framer.push(buffer.subarray(0, n), sink);
+      }
+      framer.end(sink);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
+    await this.close();
+  }
+
+  #frame(frame: Frame): void {
+    if (frame.kind === "oversize") {
+      const id = peekId(lenient.decode(frame.head), lenient.decode(frame.tail));
+      const message =
+        `Message too large: ${frame.size} bytes exceeds the limit of ${this.#max} bytes (maxMessageBytes)`;
+      this.#reject(
+        encodeError(id, { code: ErrorCode.invalidRequest, message, data: { size: frame.size, limit: this.#max } }),
+      );
+      return;
+    }
+    if (this.#onLine) this.#onLine(lenient.decode(frame.bytes));
+    const parsed = parseFrame(frame.bytes);
+    if (parsed.kind === "invalid") {
+      this.#reject(encodeError(parsed.id, parsed.error));
+      return;
+    }
+    const values = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+    for (const value of values) {
+      const msg = classify(value);
+      if (msg.kind === "invalid") this.#reject(encodeError(msg.id, msg.error));
+      else this.onmessage?.(value as JsonRpcMessage);
+    }
+  }
+
+  #reject(reply: string): void {
+    if (this.#role === "server") this.#writer.send(reply);
+    else this.onerror?.(new SyntaxError(`Cannot decode a message from the peer: ${reply.slice(0, 200)}`));
+  }
+}
