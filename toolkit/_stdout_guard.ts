@@ -4,7 +4,49 @@
 
 import type { ByteWriter } from "./_writer.ts";
 
-const CONSOLE_METHODS = ["log", "info", "debug", "dir", "dirxml"] as const;
+// Deno's console writes these to stdout. log, info, debug, dir and dirxml
+// format like console.error (group indents through log); table, count and the
+// timers print directly, so they get small stderr versions here.
+const CONSOLE_METHODS = [
+  "log",
+  "info",
+  "debug",
+  "dir",
+  "dirxml",
+  "table",
+  "count",
+  "countReset",
+  "time",
+  "timeLog",
+  "timeEnd",
+] as const;
+
+function stderrConsole(): Pick<Console, (typeof CONSOLE_METHODS)[number]> {
+  const error = console.error;
+  const counts = new Map<string, number>();
+  const timers = new Map<string, number>();
+  const elapsed = (label: string) => `${label}: ${(performance.now() - (timers.get(label) ?? 0)).toFixed(3)}ms`;
+  return {
+    log: (...data: unknown[]) => error(...data),
+    info: (...data: unknown[]) => error(...data),
+    debug: (...data: unknown[]) => error(...data),
+    dir: (item?: unknown) => error(item),
+    dirxml: (...data: unknown[]) => error(...data),
+    table: (data: unknown) => error(data),
+    count: (label = "default") => {
+      const n = (counts.get(label) ?? 0) + 1;
+      counts.set(label, n);
+      error(`${label}: ${n}`);
+    },
+    countReset: (label = "default") => void counts.delete(label),
+    time: (label = "default") => void timers.set(label, performance.now()),
+    timeLog: (label = "default", ...data: unknown[]) => error(elapsed(label), ...data),
+    timeEnd: (label = "default") => {
+      error(elapsed(label));
+      timers.delete(label);
+    },
+  };
+}
 
 /** What `guardStdout()` returns: the real writer and a way to undo the guard. */
 export interface StdoutGuard {
@@ -19,11 +61,7 @@ export function guardStdout(): StdoutGuard {
   const out = Deno.stdout;
   const write = out.write.bind(out);
   const saved = CONSOLE_METHODS.map((name) => [name, console[name]] as const);
-  for (const name of CONSOLE_METHODS) {
-    // console.error formats like console.log and writes to stderr; table,
-    // count, group and time* reach stdout through these methods.
-    console[name] = (...data: unknown[]) => console.error(...data);
-  }
+  Object.assign(console, stderrConsole());
   const target = out as unknown as Record<string, unknown>;
   const own = {
     write: Object.getOwnPropertyDescriptor(target, "write"),

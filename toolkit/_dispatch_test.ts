@@ -1,0 +1,369 @@
+import assert from "node:assert/strict";
+import { serveRaw } from "@forge/toolkit/testing";
+import { addTool, json, type ObjectSchema, registerPatternTool, schema, Server, strProp, text } from "@forge/toolkit";
+
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
+
+function makeServer(): Server {
+  const server = new Server({ name: "t", version: "1.2.3", instructions: "be nice" });
+  addTool(
+    server,
+    { name: "echo", description: "Echo", inputSchema: schema({ text: strProp("t") }), annotations: RO },
+    (r) => text(String(r.arguments.text)),
+  );
+  addTool(server, {
+    name: "slow",
+    description: "Waits for its signal",
+    inputSchema: schema(),
+    annotations: RO,
+    timeoutMs: 60_000,
+  }, (r) => new Promise((_, reject) => r.signal.addEventListener("abort", () => reject(r.signal.reason))));
+  return server;
+}
+
+const init = (version = "2025-11-25") =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+const req = (id: unknown, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+
+Deno.test("initialize echoes a supported legacy version and answers an unknown one with the newest", async () => {
+  for (
+    const [asked, got] of [["2025-03-26", "2025-03-26"], ["2024-11-05", "2024-11-05"], ["1999-01-01", "2025-11-25"]]
+  ) {
+    const s = serveRaw(makeServer());
+    await s.send(init(asked));
+    const reply = await s.next();
+    const result = reply.result as Record<string, unknown>;
+    assert.equal(result.protocolVersion, got);
+    assert.deepEqual(result.serverInfo, { name: "t", version: "1.2.3" });
+    assert.deepEqual(result.capabilities, { tools: { listChanged: true } });
+    assert.equal(result.instructions, "be nice");
+    await s.close();
+  }
+});
+
+Deno.test("a legacy request before initialize is refused with a message that says what to send", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(req(1, "tools/list"));
+  const reply = await s.next();
+  const error = reply.error as { code: number; message: string };
+  assert.equal(error.code, -32602);
+  assert.match(error.message, /Not initialized: send "initialize" first/);
+  await s.send(req(2, "ping"));
+  assert.deepEqual((await s.next()).result, {});
+  await s.close();
+});
+
+Deno.test("server/discover answers in the 2026-07-28 shape, and initialize still works after it", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(req("probe-1", "server/discover", { _meta: MODERN_META }));
+  const discover = (await s.next()).result as Record<string, unknown>;
+  assert.deepEqual(discover.supportedVersions, ["2026-07-28"]);
+  assert.equal(discover.resultType, "complete");
+  assert.equal(discover.cacheScope, "private");
+  assert.equal(discover.ttlMs, 0);
+  assert.equal(discover.instructions, "be nice");
+  assert.deepEqual((discover._meta as Record<string, unknown>)["io.modelcontextprotocol/serverInfo"], {
+    name: "t",
+    version: "1.2.3",
+  });
+  await s.send(init());
+  assert.equal(((await s.next()).result as Record<string, unknown>).protocolVersion, "2025-11-25");
+  await s.close();
+});
+
+Deno.test("a 2026-07-28 request needs no initialize and gets resultType, ttlMs and cacheScope", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(req(1, "tools/list", { _meta: MODERN_META }));
+  const list = (await s.next()).result as Record<string, unknown>;
+  assert.equal(list.resultType, "complete");
+  assert.equal(list.ttlMs, 0);
+  assert.equal(list.cacheScope, "private");
+  assert.deepEqual((list.tools as { name: string }[]).map((t) => t.name), ["echo", "slow"]);
+  await s.send(req(2, "tools/call", { name: "echo", arguments: { text: "hi" }, _meta: MODERN_META }));
+  const call = (await s.next()).result as Record<string, unknown>;
+  assert.equal(call.resultType, "complete");
+  assert.deepEqual(call.content, [{ type: "text", text: "hi" }]);
+  await s.close();
+});
+
+Deno.test("an unsupported protocol version gets -32022 with the supported list", async () => {
+  const s = serveRaw(makeServer());
+  const meta = { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" };
+  await s.send(req(1, "tools/list", { _meta: meta }));
+  const error = (await s.next()).error as { code: number; data: Record<string, unknown> };
+  assert.equal(error.code, -32022);
+  assert.deepEqual(error.data, { supported: ["2026-07-28"], requested: "2099-01-01" });
+  await s.close();
+});
+
+Deno.test("a 2026-07-28 request without clientCapabilities is malformed (-32602)", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(req(1, "tools/list", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }));
+  const error = (await s.next()).error as { code: number; data: unknown };
+  assert.equal(error.code, -32602);
+  assert.deepEqual(error.data, { envelope: { key: "io.modelcontextprotocol/clientCapabilities", problem: "missing" } });
+  await s.close();
+});
+
+Deno.test("ping is answered in the legacy era and is not a 2026-07-28 method", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(req(1, "ping"));
+  assert.deepEqual((await s.next()).result, {});
+  await s.send(req(2, "ping", { _meta: MODERN_META }));
+  assert.equal(((await s.next()).error as { code: number }).code, -32601);
+  await s.close();
+});
+
+Deno.test("unknown methods get -32601 and the server keeps serving", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(init());
+  await s.next();
+  for (const method of ["resources/list", "prompts/list", "logging/setLevel", "nope"]) {
+    await s.send(req(method, method));
+    const reply = await s.next();
+    assert.equal(reply.id, method);
+    assert.equal((reply.error as { code: number }).code, -32601);
+  }
+  await s.send(req(9, "tools/call", { name: "echo", arguments: { text: "still here" } }));
+  assert.deepEqual(((await s.next()).result as Record<string, unknown>).content, [{
+    type: "text",
+    text: "still here",
+  }]);
+  await s.close();
+});
+
+Deno.test("tools/call: unknown tool, bad name and bad arguments are JSON-RPC -32602", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(init());
+  await s.next();
+  for (
+    const params of [{ name: "missing" }, { name: 5 }, { name: "echo", arguments: [1] }, {
+      name: "echo",
+      arguments: "x",
+    }]
+  ) {
+    await s.send(req(1, "tools/call", params));
+    assert.equal(((await s.next()).error as { code: number }).code, -32602, JSON.stringify(params));
+  }
+  await s.send(req(2, "tools/list", { cursor: "abc" }));
+  assert.equal(((await s.next()).error as { code: number }).code, -32602);
+  await s.close();
+});
+
+Deno.test('string and number ids are answered as sent, and 1 and "1" are different calls', async () => {
+  const s = serveRaw(makeServer());
+  await s.send(init());
+  await s.next();
+  await s.send(req(1, "tools/call", { name: "echo", arguments: { text: "n" } }));
+  await s.send(req("1", "tools/call", { name: "echo", arguments: { text: "s" } }));
+  const replies = [await s.next(), await s.next()];
+  const byId = new Map(
+    replies.map((r) => [JSON.stringify(r.id), (r.result as { content: { text: string }[] }).content[0].text]),
+  );
+  assert.equal(byId.get("1"), "n");
+  assert.equal(byId.get('"1"'), "s");
+  await s.close();
+});
+
+Deno.test("a duplicate id of a call in flight is refused; notifications get no reply", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(init());
+  await s.next();
+  await s.send(req(5, "tools/call", { name: "slow" }));
+  await s.send(req(5, "tools/call", { name: "slow" }));
+  const dup = await s.next();
+  assert.equal(dup.id, 5);
+  assert.match((dup.error as { message: string }).message, /already used by a call in flight/);
+  await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  await s.send(
+    JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }),
+  );
+  await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }));
+  await s.send(req(6, "ping"));
+  const next = await s.next();
+  assert.equal(next.id, 6, "no reply to notifications, none to the cancelled call");
+  await s.close();
+  assert.equal(s.lines.length, 3);
+});
+
+Deno.test("batches are refused unless 2025-03-26 was negotiated, where each request is answered in one array", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(init("2025-11-25"));
+  await s.next();
+  await s.send(`[${req(1, "ping")},${req(2, "ping")}]`);
+  const refused = await s.next();
+  assert.equal(refused.id, null);
+  assert.match((refused.error as { message: string }).message, /batches are not part of protocol version 2025-11-25/);
+  await s.close();
+
+  const b = serveRaw(makeServer());
+  await b.send(init("2025-03-26"));
+  await b.next();
+  await b.send(`[${req(1, "ping")},{"jsonrpc":"2.0","method":"notifications/initialized"},${
+    req(2, "tools/call", {
+      name: "echo",
+      arguments: { text: "b" },
+    })
+  },5]`);
+  await b.close();
+  const batch = JSON.parse(b.lines[1]) as Record<string, unknown>[];
+  assert.equal(batch.length, 3);
+  assert.deepEqual(batch[0], { jsonrpc: "2.0", id: 1, result: {} });
+  assert.equal(batch[1].id, 2);
+  assert.equal((batch[2].error as { code: number }).code, -32600);
+});
+
+Deno.test("a message over maxMessageBytes gets an error naming the limit, with its id, and the server goes on", async () => {
+  const s = serveRaw(makeServer(), { maxMessageBytes: 1024 });
+  await s.send(init());
+  await s.next();
+  await s.send(req(77, "tools/call", { name: "echo", arguments: { text: "x".repeat(5000) } }));
+  const reply = await s.next();
+  assert.equal(reply.id, 77);
+  const error = reply.error as { code: number; message: string; data: { limit: number } };
+  assert.equal(error.code, -32600);
+  assert.match(error.message, /exceeds the limit of 1024 bytes \(maxMessageBytes\)/);
+  assert.equal(error.data.limit, 1024);
+  await s.send(req(78, "ping"));
+  assert.deepEqual((await s.next()).result, {});
+  await s.close();
+});
+
+Deno.test("a tool added after start sends notifications/tools/list_changed", async () => {
+  const server = makeServer();
+  const s = serveRaw(server);
+  await s.send(init());
+  await s.next();
+  addTool(server, { name: "late", description: "Late", inputSchema: schema(), annotations: RO }, () => text("late"));
+  assert.deepEqual(await s.next(), { jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  await s.send(req(1, "tools/list"));
+  assert.equal(((await s.next()).result as { tools: unknown[] }).tools.length, 3);
+  await s.close();
+});
+
+Deno.test("subscriptions/listen (2026-07-28) acknowledges, delivers list_changed, and ends at shutdown", async () => {
+  const server = makeServer();
+  const s = serveRaw(server);
+  await s.send(
+    req("listen:0", "subscriptions/listen", { _meta: MODERN_META, notifications: { toolsListChanged: true } }),
+  );
+  const ack = await s.next();
+  assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+  assert.deepEqual(ack.params, {
+    notifications: { toolsListChanged: true },
+    _meta: { "io.modelcontextprotocol/subscriptionId": "listen:0" },
+  });
+  addTool(server, { name: "late", description: "Late", inputSchema: schema(), annotations: RO }, () => text("late"));
+  const changed = await s.next();
+  assert.equal(changed.method, "notifications/tools/list_changed");
+  assert.deepEqual(changed.params, { _meta: { "io.modelcontextprotocol/subscriptionId": "listen:0" } });
+  await s.close();
+  const end = JSON.parse(s.lines.at(-1)!);
+  assert.equal(end.id, "listen:0");
+  assert.equal(end.result.resultType, "complete");
+});
+
+Deno.test("progress notifications reach the client only for calls that asked, and only increasing", async () => {
+  const server = new Server({ name: "p" });
+  addTool(server, { name: "work", description: "Reports progress", inputSchema: schema(), annotations: RO }, (r) => {
+    r.progress(1, 3, "one");
+    r.progress(1, 3, "again");
+    r.progress(2, 3);
+    r.progress(Number.NaN);
+    return text("done");
+  });
+  const s = serveRaw(server);
+  await s.send(init());
+  await s.next();
+  await s.send(req(1, "tools/call", { name: "work", _meta: { progressToken: "tok" } }));
+  assert.deepEqual(await s.next(), {
+    jsonrpc: "2.0",
+    method: "notifications/progress",
+    params: { progressToken: "tok", progress: 1, total: 3, message: "one" },
+  });
+  assert.deepEqual((await s.next()).params, { progressToken: "tok", progress: 2, total: 3 });
+  assert.equal((await s.next()).id, 1);
+  await s.send(req(2, "tools/call", { name: "work" }));
+  assert.equal((await s.next()).id, 2, "no progress without a token");
+  await s.close();
+});
+
+Deno.test("structuredContent is validated against outputSchema before it is sent", async () => {
+  const out: ObjectSchema = schema({ n: { type: "integer" } }, ["n"]);
+  const server = new Server({ name: "o" });
+  addTool(
+    server,
+    { name: "good", description: "d", inputSchema: schema(), outputSchema: out, annotations: RO },
+    () => json({ n: 1 }),
+  );
+  addTool(
+    server,
+    { name: "bad", description: "d", inputSchema: schema(), outputSchema: out, annotations: RO },
+    () => json({ n: "one" }),
+  );
+  addTool(
+    server,
+    { name: "fails", description: "d", inputSchema: schema(), outputSchema: out, annotations: RO },
+    () => ({
+      content: [{ type: "text", text: "no" }],
+      structuredContent: { n: "x" },
+      isError: true,
+    }),
+  );
+  const s = serveRaw(server);
+  await s.send(init());
+  await s.next();
+  await s.send(req(1, "tools/call", { name: "good" }));
+  assert.deepEqual(((await s.next()).result as Record<string, unknown>).structuredContent, { n: 1 });
+  await s.send(req(2, "tools/call", { name: "bad" }));
+  const bad = await s.next();
+  assert.equal((bad.error as { code: number }).code, -32603);
+  assert.match(s.log.join("\n"), /outputSchema check failed: \/n: expected integer, got string/);
+  await s.send(req(3, "tools/call", { name: "fails" }));
+  const failed = (await s.next()).result as Record<string, unknown>;
+  assert.equal(failed.isError, true);
+  assert.equal(failed.structuredContent, undefined, "omitted on isError results");
+  await s.close();
+});
+
+Deno.test("a probe of a pattern tool answers its patterns in _meta and never runs the handler", async () => {
+  const server = new Server({ name: "w" });
+  let ran = 0;
+  registerPatternTool(
+    server,
+    {
+      name: "write",
+      description: "Writes",
+      inputSchema: schema({ path: strProp("p") }, ["path"]),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args) => ({ patterns: [`write:${args.path}`], always: ["write:*"] }),
+    () => {
+      ran++;
+      return text("written");
+    },
+  );
+  const s = serveRaw(server);
+  await s.send(
+    req(1, "tools/call", {
+      name: "write",
+      arguments: { path: "a.txt" },
+      _meta: { ...MODERN_META, "forge.permission_patterns": true },
+    }),
+  );
+  const result = (await s.next()).result as Record<string, unknown>;
+  assert.deepEqual((result._meta as Record<string, unknown>)["forge.permission_patterns"], ["write:a.txt"]);
+  assert.deepEqual((result._meta as Record<string, unknown>)["forge.always_patterns"], ["write:*"]);
+  assert.equal(ran, 0);
+  await s.close();
+});

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { type Frame, LineFramer, OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function frames(max: number, chunks: (string | Uint8Array)[], end = true): Frame[] {
+  const out: Frame[] = [];
+  const framer = new LineFramer(max);
+  // Copy line bytes: the framer only lends them for the duration of the call.
+  const sink = (f: Frame) => out.push(f.kind === "line" ? { kind: "line", bytes: f.bytes.slice() } : f);
+  for (const c of chunks) framer.push(typeof c === "string" ? enc.encode(c) : c, sink);
+  if (end) framer.end(sink);
+  return out;
+}
+
+function texts(list: Frame[]): string[] {
+  return list.map((f) => (f.kind === "line" ? dec.decode(f.bytes) : `<oversize ${f.size}>`));
+}
+
+Deno.test("LineFramer splits one chunk into its lines", () => {
+  assert.deepEqual(texts(frames(100, ["a\nb\nc\n"])), ["a", "b", "c"]);
+});
+
+Deno.test("LineFramer joins a line split across many chunks", () => {
+  assert.deepEqual(texts(frames(100, ['{"a"', ":", "1}\n{", '"b":2}\n'])), ['{"a":1}', '{"b":2}']);
+});
+
+Deno.test("LineFramer strips CR of CRLF line endings", () => {
+  assert.deepEqual(texts(frames(100, ["a\r\nb\r", "\n"])), ["a", "b"]);
+});
+
+Deno.test("LineFramer skips empty and blank lines", () => {
+  assert.deepEqual(texts(frames(100, ["\n\n  \t\na\n\r\n"])), ["a"]);
+});
+
+Deno.test("LineFramer delivers a final line without newline at end of input", () => {
+  assert.deepEqual(texts(frames(100, ["a\npartial"])), ["a", "partial"]);
+  assert.deepEqual(texts(frames(100, ["a\npartial"], false)), ["a"]);
+});
+
+Deno.test("LineFramer keeps a UTF-8 character split across reads intact", () => {
+  const bytes = enc.encode("é€😀\n");
+  const chunks = [...bytes].map((b) => new Uint8Array([b]));
+  assert.deepEqual(texts(frames(100, chunks)), ["é€😀"]);
+});
+
+Deno.test("LineFramer copies a pending partial line, so a reused read buffer cannot corrupt it", () => {
+  const framer = new LineFramer(100);
+  const out: string[] = [];
+  const buf = enc.encode("abc");
+  framer.push(buf, (f) => f.kind === "line" && out.push(dec.decode(f.bytes)));
+  buf.set(enc.encode("XYZ"));
+  framer.push(enc.encode("def\n"), (f) => f.kind === "line" && out.push(dec.decode(f.bytes)));
+  assert.deepEqual(out, ["abcdef"]);
+});
+
+Deno.test("LineFramer accepts a line of exactly the limit and refuses one byte more", () => {
+  assert.deepEqual(texts(frames(5, ["12345\n"])), ["12345"]);
+  assert.deepEqual(texts(frames(5, ["123456\n"])), ["<oversize 6>"]);
+  assert.deepEqual(texts(frames(5, ["123", "456\n"])), ["<oversize 6>"]);
+});
+
+Deno.test("LineFramer drops an oversize line as it streams, keeps its head and tail, then goes on", () => {
+  const framer = new LineFramer(1000);
+  const out: Frame[] = [];
+  const sink = (f: Frame) => out.push(f.kind === "line" ? { kind: "line", bytes: f.bytes.slice() } : f);
+  framer.push(enc.encode('{"jsonrpc":"2.0","id":7,"params":"'), sink);
+  for (let i = 0; i < 100; i++) framer.push(new Uint8Array(10_000).fill(0x61), sink);
+  assert.ok(framer.pending > 1000, "the size is still counted");
+  framer.push(enc.encode('"}\r\n{"ok":1}\n'), sink);
+  assert.equal(out.length, 2);
+  const big = out[0];
+  assert.equal(big.kind, "oversize");
+  if (big.kind !== "oversize") return;
+  assert.equal(big.size, 34 + 1_000_000 + 2 + 1);
+  assert.equal(big.head.length, OVERSIZE_HEAD_BYTES);
+  assert.ok(dec.decode(big.head).startsWith('{"jsonrpc":"2.0","id":7'));
+  assert.ok(big.tail.length <= OVERSIZE_TAIL_BYTES);
+  assert.ok(dec.decode(big.tail).endsWith('aa"}'), "the tail ends at the line end, CR removed");
+  assert.deepEqual(texts([out[1]]), ['{"ok":1}']);
+});
+
+Deno.test("LineFramer reports an oversize partial line at end of input", () => {
+  assert.deepEqual(texts(frames(10, ["x".repeat(50)])), ["<oversize 50>"]);
+});
+
+Deno.test("LineFramer handles a million one-byte chunks of one line", () => {
+  const framer = new LineFramer(2_000_000);
+  const one = new Uint8Array([0x62]);
+  let got = 0;
+  for (let i = 0; i < 1_000_000; i++) framer.push(one, () => got++);
+  framer.push(enc.encode("\n"), (f) => {
+    got++;
+    assert.equal(f.kind === "line" && f.bytes.length, 1_000_000);
+  });
+  assert.equal(got, 1);
+});

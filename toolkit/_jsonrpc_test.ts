@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { classify, decodeFrame, encodeError, encodeResult, ErrorCode, peekId } from "./_jsonrpc.ts";
+
+const enc = new TextEncoder();
+const decode = (text: string) => decodeFrame(enc.encode(text));
+
+Deno.test("decodeFrame() reads a request, a notification and a response", () => {
+  assert.deepEqual(decode('{"jsonrpc":"2.0","id":1,"method":"ping"}'), {
+    kind: "request",
+    id: 1,
+    method: "ping",
+    params: undefined,
+  });
+  assert.deepEqual(decode('{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}'), {
+    kind: "notification",
+    method: "notifications/initialized",
+    params: {},
+  });
+  assert.deepEqual(decode('{"jsonrpc":"2.0","id":"a","result":{}}'), { kind: "response" });
+});
+
+Deno.test("decodeFrame() answers invalid JSON and invalid UTF-8 with a parse error", () => {
+  for (const bad of [enc.encode("{"), enc.encode("nope"), new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])]) {
+    const msg = decodeFrame(bad);
+    assert.equal(msg.kind, "invalid");
+    if (msg.kind === "invalid") {
+      assert.equal(msg.error.code, ErrorCode.parseError);
+      assert.equal(msg.id, null);
+    }
+  }
+});
+
+Deno.test("classify() refuses wrong types for jsonrpc, id, method and params", () => {
+  const cases: [unknown, number, string | number | null][] = [
+    [{ jsonrpc: "1.0", id: 1, method: "x" }, ErrorCode.invalidRequest, 1],
+    [{ id: 1, method: "x" }, ErrorCode.invalidRequest, 1],
+    [{ jsonrpc: "2.0", id: {}, method: "x" }, ErrorCode.invalidRequest, null],
+    [{ jsonrpc: "2.0", id: null, method: "x" }, ErrorCode.invalidRequest, null],
+    [{ jsonrpc: "2.0", id: true, method: "x" }, ErrorCode.invalidRequest, null],
+    [{ jsonrpc: "2.0", id: 2, method: 5 }, ErrorCode.invalidRequest, 2],
+    [{ jsonrpc: "2.0", id: 2, method: "" }, ErrorCode.invalidRequest, 2],
+    [{ jsonrpc: "2.0", id: 3 }, ErrorCode.invalidRequest, 3],
+    [{ jsonrpc: "2.0", id: 4, method: "x", params: "s" }, ErrorCode.invalidRequest, 4],
+    [{ jsonrpc: "2.0", id: 4, method: "x", params: null }, ErrorCode.invalidRequest, 4],
+    [42, ErrorCode.invalidRequest, null],
+    [null, ErrorCode.invalidRequest, null],
+    ["str", ErrorCode.invalidRequest, null],
+  ];
+  for (const [value, code, id] of cases) {
+    const msg = classify(value);
+    assert.equal(msg.kind, "invalid", JSON.stringify(value));
+    if (msg.kind === "invalid") {
+      assert.equal(msg.error.code, code);
+      assert.equal(msg.id, id);
+    }
+  }
+});
+
+Deno.test("decodeFrame() returns arrays as batches and refuses an empty one", () => {
+  assert.equal(decode("[1,2]").kind, "batch");
+  const empty = decode("[]");
+  assert.equal(empty.kind === "invalid" && empty.error.code, ErrorCode.invalidRequest);
+});
+
+Deno.test("decodeFrame() keeps __proto__ and constructor keys as plain data", () => {
+  const msg = decode('{"jsonrpc":"2.0","id":1,"method":"x","params":{"__proto__":{"polluted":1},"constructor":{}}}');
+  assert.equal(msg.kind, "request");
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  if (msg.kind === "request") assert.ok(Object.hasOwn(msg.params as object, "__proto__"));
+});
+
+Deno.test("decodeFrame() survives 100k levels of nesting", () => {
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  assert.equal(decode(deep).kind, "batch");
+  const msg = decode(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${deep}}}`);
+  assert.equal(msg.kind, "request");
+  assert.equal(decode("[".repeat(100_000)).kind, "invalid");
+});
+
+Deno.test("encodeResult() and encodeError() write JSON-RPC 2.0 replies", () => {
+  assert.deepEqual(JSON.parse(encodeResult("a", { x: 1 })), { jsonrpc: "2.0", id: "a", result: { x: 1 } });
+  assert.deepEqual(JSON.parse(encodeError(null, { code: -1, message: "m" })), {
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -1, message: "m" },
+  });
+});
+
+Deno.test("peekId() finds a top-level id at the start of a line", () => {
+  assert.equal(peekId('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":"', ""), 42);
+  assert.equal(peekId('{ "id" : "abc", "method"', ""), "abc");
+  assert.equal(peekId('{"method":"x","params":{"id":5},"id":6,', ""), 6);
+});
+
+Deno.test("peekId() ignores ids nested inside params", () => {
+  assert.equal(peekId('{"method":"x","params":{"id":5,"arguments":{"text":"', ""), null);
+  assert.equal(peekId('{"params":["id",1],"x":"', ""), null);
+});
+
+Deno.test("peekId() finds an id written last, as the SDK client writes it", () => {
+  assert.equal(peekId('{"method":"tools/call","params":{"arguments":{"t":"', 'aaaa"}},"jsonrpc":"2.0","id":17}'), 17);
+  assert.equal(peekId("{", '"}},"jsonrpc":"2.0","id":"req-9" } '), "req-9");
+  assert.equal(peekId("{", 'aaa"}}}'), null);
+  assert.equal(peekId("{", 'x":{"id":3}}'), null);
+});

@@ -1,0 +1,60 @@
+// A server for the lifecycle tests: needs no Deno permission. Flags:
+// --grace=<ms> (shutdownGraceMs), --timeout=<ms> (default per-call deadline).
+import { addTool, getInt, health, intProp, run, schema, strProp, text } from "../../mod.ts";
+
+const flag = (name: string, fallback: number) => {
+  const found = Deno.args.find((a) => a.startsWith(`--${name}=`));
+  return found ? Number(found.split("=")[1]) : fallback;
+};
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+if (!health()) {
+  await run("fixture", (server) => {
+    addTool(server, {
+      name: "sleep",
+      description: "Sleeps ms, honouring its signal",
+      inputSchema: schema({ ms: intProp("ms") }),
+      annotations: RO,
+    }, (req) => {
+      const ms = getInt(req.arguments, "ms", 100);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(text(`slept ${ms}`)), ms);
+        req.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(req.signal.reason);
+        });
+      });
+    });
+    addTool(server, {
+      name: "hang",
+      description: "Never settles and ignores its signal",
+      inputSchema: schema(),
+      annotations: RO,
+    }, () => new Promise(() => {}));
+    addTool(server, {
+      name: "noisy",
+      description: "Logs to console and writes to stdout directly",
+      inputSchema: schema({ text: strProp("t") }),
+      annotations: RO,
+    }, async (req) => {
+      console.log("console.log from a handler", req.arguments.text);
+      console.info("console.info from a handler");
+      console.table([{ a: 1 }]);
+      await Deno.stdout.write(new TextEncoder().encode("raw stdout write from a handler\n"));
+      Deno.stdout.writeSync(new TextEncoder().encode("raw stdout writeSync from a handler\n"));
+      return text("noisy done");
+    });
+    addTool(server, {
+      name: "crash",
+      description: "Throws an infrastructure error",
+      inputSchema: schema(),
+      annotations: RO,
+    }, () => {
+      throw new Error("disk on fire at /secret/host/path");
+    });
+  }, {
+    shutdownGraceMs: flag("grace", 2_000),
+    timeoutMs: flag("timeout", 30_000),
+    onClose: () => console.error("ON_CLOSE_RAN"),
+  });
+}
