@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { connectInMemory, probe, serveRaw, spyHandler } from "@forge/toolkit/testing";
+import {
+  addTool,
+  type Middleware,
+  registerPatternTool,
+  requireString,
+  schema,
+  Server,
+  strProp,
+  text,
+  ToolError,
+} from "@forge/toolkit";
+
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+
+Deno.test("the SDK client lists and calls tools in memory, through the real framer", async () => {
+  const server = new Server({ name: "mem", version: "2.0.0" });
+  addTool(server, {
+    name: "upper",
+    description: "Upper-cases",
+    inputSchema: schema({ s: strProp("s") }, ["s"]),
+    annotations: RO,
+  }, (r) => text(requireString(r.arguments, "s").toUpperCase()));
+  const session = await connectInMemory(server);
+  assert.deepEqual(session.client.getServerVersion(), { name: "mem", version: "2.0.0" });
+  const { tools } = await session.client.listTools();
+  assert.equal(tools[0].name, "upper");
+  assert.deepEqual(tools[0].annotations, RO);
+  const r = await session.client.callTool({ name: "upper", arguments: { s: "abc" } });
+  assert.deepEqual(r.content, [{ type: "text", text: "ABC" }]);
+  await session.close();
+  for (const line of session.lines) assert.equal(JSON.parse(line).jsonrpc, "2.0");
+});
+
+Deno.test("a ToolError thrown by a handler is an isError result with its message", async () => {
+  const server = new Server({ name: "mem" });
+  addTool(server, { name: "find", description: "Finds", inputSchema: schema(), annotations: RO }, () => {
+    throw new ToolError('Record "42" not found');
+  });
+  const session = await connectInMemory(server);
+  const r = await session.client.callTool({ name: "find", arguments: {} });
+  assert.equal(r.isError, true);
+  assert.deepEqual(r.content, [{ type: "text", text: 'Record "42" not found' }]);
+  await session.close();
+});
+
+Deno.test("cancelling a call through the SDK aborts the handler's signal and the server keeps serving", async () => {
+  const server = new Server({ name: "mem" });
+  let aborted: unknown;
+  const started = Promise.withResolvers<void>();
+  addTool(
+    server,
+    { name: "wait", description: "Waits", inputSchema: schema(), annotations: RO },
+    (r) =>
+      new Promise((_, reject) => {
+        started.resolve();
+        r.signal.addEventListener("abort", () => {
+          aborted = r.signal.reason;
+          reject(r.signal.reason);
+        });
+      }),
+  );
+  addTool(server, { name: "quick", description: "Quick", inputSchema: schema(), annotations: RO }, () => text("ok"));
+  const session = await connectInMemory(server);
+  const controller = new AbortController();
+  const call = session.client.callTool({ name: "wait", arguments: {} }, undefined, { signal: controller.signal });
+  await started.promise;
+  controller.abort("user gave up");
+  await assert.rejects(call);
+  for (let i = 0; i < 50 && aborted === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal((aborted as DOMException).name, "AbortError");
+  assert.deepEqual((await session.client.callTool({ name: "quick", arguments: {} })).content, [{
+    type: "text",
+    text: "ok",
+  }]);
+  await session.close();
+});
+
+Deno.test("a probe returns the patterns and never runs the handler; a real call runs it", async () => {
+  const server = new Server({ name: "mem" });
+  const write = spyHandler((r) => text(`wrote ${requireString(r.arguments, "path")}`));
+  const read = spyHandler(() => text("read"));
+  registerPatternTool(
+    server,
+    {
+      name: "write_file",
+      description: "Writes",
+      inputSchema: schema({ path: strProp("p") }, ["path"]),
+      annotations: WRITE,
+    },
+    (args) => ({ patterns: [`write:${requireString(args, "path")}`] }),
+    write,
+  );
+  addTool(server, { name: "read_file", description: "Reads", inputSchema: schema(), annotations: RO }, read);
+  const session = await connectInMemory(server);
+  assert.deepEqual(await probe(session.client, "write_file", { path: "a/b.txt" }), {
+    patterns: ["write:a/b.txt"],
+    always: undefined,
+    isError: false,
+  });
+  assert.equal((await probe(session.client, "read_file")).patterns.length, 0, "a tool without patterns probes to []");
+  const refused = await probe(session.client, "write_file", {});
+  assert.equal(refused.isError, true, "patterns() can refuse a bad argument");
+  assert.equal(write.calls.length, 0);
+  assert.equal(read.calls.length, 0);
+  await session.client.callTool({ name: "write_file", arguments: { path: "x" } });
+  assert.equal(write.calls.length, 1);
+  await session.close();
+});
+
+Deno.test("calls past maxInFlight are refused with a clear error, the rest complete", async () => {
+  const server = new Server({ name: "mem" });
+  const gate = Promise.withResolvers<void>();
+  addTool(server, { name: "held", description: "Held", inputSchema: schema(), annotations: RO }, async () => {
+    await gate.promise;
+    return text("released");
+  });
+  const s = serveRaw(server, { maxInFlight: 3 });
+  await s.send(
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+  );
+  await s.next();
+  for (let i = 1; i <= 5; i++) {
+    await s.send(JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "held" } }));
+  }
+  const busy = [await s.next(), await s.next()];
+  assert.deepEqual(busy.map((b) => b.id), [4, 5]);
+  assert.match((busy[0].error as { message: string }).message, /Server busy: 3 calls in flight \(maxInFlight\)/);
+  gate.resolve();
+  const done = [await s.next(), await s.next(), await s.next()];
+  assert.deepEqual(done.map((d) => d.id).sort(), [1, 2, 3]);
+  await s.close();
+});
+
+Deno.test("middleware run in order around the handler, can short-circuit, and their errors follow the handler contract", async () => {
+  const order: string[] = [];
+  const outer: Middleware = async (ctx, next) => {
+    order.push(`outer>${ctx.tool.name}:${ctx.probe}`);
+    const r = await next();
+    order.push("outer<");
+    return r;
+  };
+  const inner: Middleware = async (ctx, next) => {
+    order.push("inner>");
+    if (ctx.arguments.deny === true) return { content: [{ type: "text", text: "refused by policy" }], isError: true };
+    if (ctx.arguments.boom === true) throw new Error("middleware bug");
+    if (ctx.arguments.domain === true) throw new ToolError("domain refusal");
+    const r = await next();
+    order.push("inner<");
+    return { ...r, content: [...r.content, { type: "text", text: "+inner" }] };
+  };
+  const server = new Server({ name: "mem" });
+  const handler = spyHandler(() => {
+    order.push("handler");
+    return text("h");
+  });
+  addTool(server, {
+    name: "t",
+    description: "T",
+    inputSchema: schema({}, [], { additionalProperties: true }),
+    annotations: RO,
+  }, handler);
+  const session = await connectInMemory(server, { serve: { middleware: [outer, inner] } });
+  const r = await session.client.callTool({ name: "t", arguments: {} });
+  assert.deepEqual(r.content, [{ type: "text", text: "h" }, { type: "text", text: "+inner" }]);
+  assert.deepEqual(order, ["outer>t:false", "inner>", "handler", "inner<", "outer<"]);
+  const denied = await session.client.callTool({ name: "t", arguments: { deny: true } });
+  assert.equal(denied.isError, true);
+  const domain = await session.client.callTool({ name: "t", arguments: { domain: true } });
+  assert.deepEqual(domain.content, [{ type: "text", text: "domain refusal" }]);
+  await assert.rejects(session.client.callTool({ name: "t", arguments: { boom: true } }), /Internal error \(ref/);
+  assert.equal(handler.calls.length, 1);
+  await session.close();
+});
+
+Deno.test("a middleware sees the deadline as a TimeoutError from next()", async () => {
+  let seen = "";
+  const watch: Middleware = async (_ctx, next) => {
+    try {
+      return await next();
+    } catch (err) {
+      seen = (err as DOMException).name;
+      throw err;
+    }
+  };
+  const server = new Server({ name: "mem" });
+  addTool(
+    server,
+    { name: "never", description: "Never", inputSchema: schema(), annotations: RO, timeoutMs: 50 },
+    () => new Promise(() => {}),
+  );
+  const session = await connectInMemory(server, { serve: { middleware: [watch] } });
+  await assert.rejects(session.client.callTool({ name: "never", arguments: {} }), /timed out after 50 ms/);
+  assert.equal(seen, "TimeoutError");
+  await session.close();
+});
+
+Deno.test("the SDK client sees notifications/tools/list_changed for a tool added after start", async () => {
+  const server = new Server({ name: "mem" });
+  addTool(server, { name: "first", description: "First", inputSchema: schema(), annotations: RO }, () => text("1"));
+  const session = await connectInMemory(server);
+  addTool(server, { name: "second", description: "Second", inputSchema: schema(), annotations: RO }, () => text("2"));
+  for (let i = 0; i < 50 && !session.lines.some((l) => l.includes("list_changed")); i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.ok(session.lines.some((l) => JSON.parse(l).method === "notifications/tools/list_changed"));
+  assert.deepEqual((await session.client.listTools()).tools.map((t: { name: string }) => t.name), ["first", "second"]);
+  await session.close();
+});
+
+Deno.test("a thousand concurrent calls each get exactly one reply", async () => {
+  const server = new Server({ name: "mem" });
+  addTool(server, { name: "id", description: "Echo n", inputSchema: schema(), annotations: RO }, async (r) => {
+    await new Promise((res) => setTimeout(res, Math.random() * 5));
+    return text(String(r.arguments.n));
+  });
+  const session = await connectInMemory(server);
+  const results = await Promise.all(
+    Array.from({ length: 1000 }, (_, n) => session.client.callTool({ name: "id", arguments: { n } })),
+  );
+  results.forEach((r: { content: unknown }, n: number) =>
+    assert.deepEqual(r.content, [{ type: "text", text: String(n) }])
+  );
+  await session.close();
+  const ids = session.lines.map((l) => JSON.parse(l).id).filter((id) => typeof id === "number");
+  assert.equal(new Set(ids).size, ids.length, "no duplicated reply");
+});
