@@ -1,0 +1,129 @@
+// `deno task bench`: drives every server over real stdio with one driver,
+// prints the figure × server table with ratios to the bare SDK and the
+// issue's targets, and writes the results as JSON.
+//
+//   deno run --allow-run=deno --allow-read --allow-write=bench/results bench/main.ts \
+//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...]
+//
+// --smoke runs tiny sizes for CI and exits 0 when every server answered what
+// it should, whatever the targets say. A full run also exits 1 when a target
+// fails.
+
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { Cell, Env } from "./measure.ts";
+import { coldStarts, healthRuns, overLimits, preflight, roundTrips, rssRuns, throughputRounds } from "./phases.ts";
+import { plans } from "./plan.ts";
+import { renderTable, renderTargets } from "./report.ts";
+import { collectFigures, collectTargets, type Measured } from "./results.ts";
+import { BASELINE, SERVERS } from "./servers.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: { smoke: { type: "boolean" }, json: { type: "string" }, only: { type: "string" } },
+});
+const plan = flags.smoke ? plans.smoke : plans.full;
+const repo = resolve(import.meta.dirname!, "..");
+const env: Env = { deno: Deno.execPath(), repo, timeoutMs: plan.timeoutMs };
+const wanted = flags.only?.split(",").map((s) => s.trim()).filter(Boolean);
+const unknown = wanted?.filter((name) => !SERVERS.some((s) => s.name === name)) ?? [];
+if (unknown.length > 0) {
+  console.error(
+    `Cannot select servers: unknown ${unknown.join(", ")}; known: ${SERVERS.map((s) => s.name).join(", ")}`,
+  );
+  Deno.exit(2);
+}
+const problems: string[] = [];
+const notes: string[] = [];
+const startedAt = new Date();
+const clock = performance.now();
+
+async function phase<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  console.log(`• ${label}…`);
+  const out = await work();
+  console.log(`  done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  return out;
+}
+
+const selected = SERVERS.filter((s) => wanted === undefined || wanted.includes(s.name));
+const servers = await phase(
+  `preflight: ${selected.map((s) => s.name).join(", ")}`,
+  () => preflight(env, selected, problems, notes),
+);
+const cold = await phase(
+  `cold start: ${plan.coldRuns} runs each after ${plan.coldWarmRuns} discarded, interleaved`,
+  () => coldStarts(env, servers, plan),
+);
+const health = await phase(
+  `--health: ${plan.healthRuns} runs each, interleaved with deno run of an empty file`,
+  () => healthRuns(env, servers, plan),
+);
+const tput = await phase(
+  `throughput: ${plan.rounds} rounds of ${plan.sequential} sequential and ${plan.pipelined} pipelined calls`,
+  () => throughputRounds(env, servers, plan),
+);
+const trips = await phase("echo round trips", () => roundTrips(env, servers, plan));
+const over = await phase("over-limit messages (toolkit)", () => overLimits(env, servers, plan));
+const rss = await phase(`RSS after ${plan.rssFirst} and ${plan.rssSecond} calls`, () => rssRuns(env, servers, plan));
+
+const measured: Measured = { plan, servers, cold, health, tput, trips, over, rss };
+const figures = collectFigures(measured);
+const targets = collectTargets(measured, figures);
+for (const figure of figures) {
+  for (const [name, cell] of Object.entries(figure.cells)) {
+    if ("failed" in cell && !cell.expected && cell.failed !== "n/a") {
+      problems.push(`${name}: ${figure.label}: ${cell.failed}`);
+    }
+  }
+}
+for (const [label, cell] of Object.entries(over)) {
+  if ("failed" in cell) problems.push(`toolkit: over-limit, ${label}: ${cell.failed}`);
+}
+
+const seconds = (performance.now() - clock) / 1000;
+const mode = flags.smoke ? "Smoke run (tiny sizes; targets are informative only)" : "Full run";
+console.log(
+  `\n${mode}: ${seconds.toFixed(0)} s, Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores.` +
+    ` Each cell: value (ratio to "${BASELINE}").\n`,
+);
+console.log(renderTable(figures, servers, BASELINE));
+console.log(`\n--health reference, deno run of an empty file: ${cellText(health.empty)} ms`);
+for (const [label, cell] of Object.entries(over)) console.log(`over-limit, ${label}: ${cellText(cell)}`);
+console.log(`\nTargets (toolkit):\n${renderTargets(targets)}`);
+for (const note of notes) console.log(`note: ${note}`);
+for (const problem of problems) console.log(`PROBLEM: ${problem}`);
+
+const file = flags.json
+  ? resolve(flags.json)
+  : join(repo, "bench", "results", `${startedAt.toISOString().replaceAll(":", "-")}.json`);
+await Deno.mkdir(dirname(file), { recursive: true });
+const json = {
+  mode: flags.smoke ? "smoke" : "full",
+  startedAt: startedAt.toISOString(),
+  seconds,
+  machine: {
+    deno: Deno.version.deno,
+    v8: Deno.version.v8,
+    target: Deno.build.target,
+    cores: navigator.hardwareConcurrency,
+  },
+  plan,
+  baseline: BASELINE,
+  servers: servers.map(({ name, label, file, permissions }) => ({ name, label, file, permissions })),
+  figures,
+  healthEmptyMs: health.empty,
+  overLimit: over,
+  targets,
+  notes,
+  problems,
+};
+await Deno.writeTextFile(file, JSON.stringify(json, null, 2) + "\n");
+console.log(`\nJSON: ${file}`);
+const targetFailed = targets.some((t) => t.pass === false);
+Deno.exit(problems.length > 0 || (!flags.smoke && targetFailed) ? 1 : 0);
+
+function cellText(cell: Cell | undefined): string {
+  if (cell === undefined) return "not measured";
+  return "value" in cell ? `${cell.value.toFixed(1)}${cell.detail ? ` (${cell.detail})` : ""}` : cell.failed;
+}

@@ -1,0 +1,244 @@
+// The measurements, one function each. Every one spawns what it needs, drives
+// it through the one driver, checks each answer, and returns a Cell: a
+// number, or why there is none.
+
+import { type Message, type Outcome, ServerProcess } from "./driver.ts";
+import { denoArgs, EMPTY_FILE, type ServerSpec } from "./servers.ts";
+import { median, percentile } from "./stats.ts";
+
+/** A measured figure, or why it could not be measured. */
+export type Cell =
+  | { value: number; detail?: string }
+  | { failed: string; expected?: boolean };
+
+/** Where and how to spawn servers. */
+export interface Env {
+  deno: string;
+  repo: string;
+  timeoutMs: number;
+}
+
+const INIT_PARAMS = {
+  protocolVersion: "2025-06-18",
+  capabilities: {},
+  clientInfo: { name: "forge-bench", version: "1.0.0" },
+};
+
+/** Spawns `spec` and completes the MCP handshake; throws with the reason when it cannot. */
+export async function start(env: Env, spec: ServerSpec, extra: string[] = []): Promise<ServerProcess> {
+  const server = ServerProcess.spawn({ command: env.deno, args: denoArgs(spec, extra), cwd: env.repo });
+  const outcome = await server.request("initialize", INIT_PARAMS, env.timeoutMs);
+  if (outcome.kind !== "reply" || !isObject(outcome.message.result)) {
+    await server.close(200);
+    const status = await server.exited;
+    if (spec.unavailableCode !== undefined && status.code === spec.unavailableCode) throw new Unavailable(spec);
+    throw new Error(`initialize failed: ${describe(outcome)} ${server.stderrTail.trim().slice(-300)}`);
+  }
+  server.send('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+  return server;
+}
+
+/** Thrown by `start()` when a server cannot run in this build (e.g. the toolkit has no StdioTransport yet). */
+export class Unavailable extends Error {
+  constructor(spec: ServerSpec) {
+    super(`${spec.name} is unavailable in this build`);
+  }
+}
+
+/** Milliseconds from spawn to the `initialize` reply. */
+export async function coldStart(env: Env, spec: ServerSpec): Promise<Cell> {
+  const started = performance.now();
+  const server = ServerProcess.spawn({ command: env.deno, args: denoArgs(spec), cwd: env.repo });
+  const outcome = await server.request("initialize", INIT_PARAMS, env.timeoutMs);
+  const ms = performance.now() - started;
+  await server.close();
+  if (outcome.kind !== "reply" || !isObject(outcome.message.result)) return { failed: describe(outcome) };
+  return { value: ms };
+}
+
+/** Milliseconds `deno run <file> --health` takes to print `ok` and exit (the empty file: just to exit). */
+export async function healthRun(env: Env, spec: ServerSpec | "empty"): Promise<Cell> {
+  const file = spec === "empty" ? EMPTY_FILE : spec.file;
+  const permissions = spec === "empty" ? [] : spec.permissions;
+  const started = performance.now();
+  const child = new Deno.Command(env.deno, {
+    args: denoArgs({ file, permissions }, ["--health"]),
+    cwd: env.repo,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output = await child.output();
+  const ms = performance.now() - started;
+  const printed = new TextDecoder().decode(output.stdout).trim();
+  if (!output.success) return { failed: `exit code ${output.code}` };
+  if (spec !== "empty" && printed !== "ok") return { failed: `printed ${JSON.stringify(printed.slice(0, 40))}` };
+  return { value: ms };
+}
+
+/** An echo call line. */
+export function echoLine(id: number | string, text: string): string {
+  return `{"jsonrpc":"2.0","id":${
+    JSON.stringify(id)
+  },"method":"tools/call","params":{"name":"echo","arguments":{"text":${JSON.stringify(text)}}}}\n`;
+}
+
+/** True when `message` is a tool result whose first text block is `text`. */
+export function echoed(message: Message, text: string): boolean {
+  const result = message.result as { content?: { text?: unknown }[]; isError?: boolean } | undefined;
+  return result?.isError !== true && result?.content?.[0]?.text === text;
+}
+
+/** Throughput figures of one warm server process. */
+export interface Throughput {
+  sequentialPerSec: Cell;
+  latenciesUs: number[];
+  pipelinedPerSec: Cell;
+  concurrentMs: Cell;
+}
+
+/** Warm-up, then sequential calls, pipelined calls and concurrent sleeps on one process. */
+export async function throughput(
+  server: ServerProcess,
+  env: Env,
+  sizes: { warmup: number; sequential: number; pipelined: number; window: number; concurrent: number; sleepMs: number },
+): Promise<Throughput> {
+  const check = (m: Message) => echoed(m, "hi");
+  // Warm-up runs both paths so the JIT has seen them before the clock starts.
+  await server.pipeline(sizes.warmup, sizes.window, (id) => echoLine(id, "hi"), check, env.timeoutMs);
+  for (let i = 0; i < Math.min(200, sizes.warmup); i++) await server.request("ping", {}, env.timeoutMs);
+
+  const latenciesUs: number[] = [];
+  const seqStart = performance.now();
+  let sequentialPerSec: Cell | undefined;
+  for (let i = 0; i < sizes.sequential; i++) {
+    const id = server.nextId();
+    const outcome = await server.requestLine(id, echoLine(id, "hi"), env.timeoutMs);
+    if (outcome.kind !== "reply" || !check(outcome.message)) {
+      sequentialPerSec = { failed: describe(outcome) };
+      break;
+    }
+    latenciesUs.push(outcome.ms * 1000);
+  }
+  sequentialPerSec ??= { value: sizes.sequential / ((performance.now() - seqStart) / 1000) };
+
+  const piped = await server.pipeline(sizes.pipelined, sizes.window, (id) => echoLine(id, "hi"), check, env.timeoutMs);
+  const pipelinedPerSec: Cell = piped.stopped || piped.bad > 0
+    ? { failed: piped.stopped ?? `${piped.bad} wrong answers` }
+    : { value: sizes.pipelined / (piped.ms / 1000) };
+
+  const sleepLine = (id: number) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sleep","arguments":{"ms":${sizes.sleepMs}}}}\n`;
+  const slept = await server.pipeline(
+    sizes.concurrent,
+    sizes.concurrent,
+    sleepLine,
+    (m) => echoed(m, "slept"),
+    env.timeoutMs,
+  );
+  const concurrentMs: Cell = slept.stopped || slept.bad > 0
+    ? { failed: slept.stopped ?? `${slept.bad} wrong answers` }
+    : { value: slept.ms };
+  return { sequentialPerSec, latenciesUs, pipelinedPerSec, concurrentMs };
+}
+
+/** Sequential latency percentiles (µs) of pooled samples. */
+export function latencyCells(samples: number[]): { p50: Cell; p99: Cell } {
+  if (samples.length === 0) return { p50: { failed: "no samples" }, p99: { failed: "no samples" } };
+  return { p50: { value: percentile(samples, 50) }, p99: { value: percentile(samples, 99) } };
+}
+
+/**
+ * Median round trip of an echo of `bytes` ASCII characters on a fresh process.
+ * Stops at the first non-answer, which is expected past `spec.readsUpTo`.
+ */
+export async function roundTrip(env: Env, spec: ServerSpec, bytes: number, runs: number): Promise<Cell> {
+  const server = await start(env, spec);
+  try {
+    const text = "x".repeat(bytes);
+    await server.request("ping", {}, env.timeoutMs);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const id = server.nextId();
+      const outcome = await server.requestLine(id, echoLine(id, text), env.timeoutMs);
+      if (outcome.kind !== "reply") {
+        return { failed: outcome.reason, expected: spec.readsUpTo !== undefined && bytes > spec.readsUpTo };
+      }
+      if (!echoed(outcome.message, text)) return { failed: `wrong answer: ${summary(outcome.message)}` };
+      times.push(outcome.ms);
+    }
+    return { value: median(times), detail: `${runs} runs` };
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * Sends a request of `bytes` to a server whose limit is `limit` (undefined:
+ * its default) and checks the reply is a JSON-RPC error with the request's id
+ * that names the limit; then checks the server still answers.
+ */
+export async function overLimit(env: Env, spec: ServerSpec, limit: number | undefined, bytes: number): Promise<Cell> {
+  const expectedLimit = limit ?? 64 * 1024 * 1024;
+  const server = await start(env, spec, limit === undefined ? [] : [`--max-bytes=${limit}`]);
+  try {
+    const id = `over-${bytes}`;
+    const outcome = await server.requestLine(id, echoLine(id, "x".repeat(bytes)), env.timeoutMs);
+    if (outcome.kind !== "reply") return { failed: outcome.reason };
+    const error = outcome.message.error as { code?: unknown; message?: unknown } | undefined;
+    if (outcome.message.id !== id) return { failed: `reply id ${JSON.stringify(outcome.message.id)}, not "${id}"` };
+    if (typeof error?.message !== "string" || typeof error.code !== "number") {
+      return { failed: `not a JSON-RPC error: ${summary(outcome.message)}` };
+    }
+    if (!error.message.includes(String(expectedLimit))) {
+      return { failed: `error does not name the limit ${expectedLimit}: ${error.message.slice(0, 120)}` };
+    }
+    const after = server.nextId();
+    const alive = await server.requestLine(after, echoLine(after, "still here"), env.timeoutMs);
+    if (alive.kind !== "reply" || !echoed(alive.message, "still here")) {
+      return { failed: `server stopped answering after the refusal: ${describe(alive)}` };
+    }
+    return { value: outcome.ms, detail: `code ${error.code}: ${error.message}` };
+  } finally {
+    await server.close();
+  }
+}
+
+/** RSS (KiB) after `first` and after `second` pipelined calls on one fresh process. */
+export async function rssAfter(
+  env: Env,
+  spec: ServerSpec,
+  first: number,
+  second: number,
+  window: number,
+): Promise<{ first: Cell; second: Cell }> {
+  const server = await start(env, spec);
+  try {
+    const check = (m: Message) => echoed(m, "hi");
+    const sample = async (calls: number): Promise<Cell> => {
+      const run = await server.pipeline(calls, window, (id) => echoLine(id, "hi"), check, env.timeoutMs);
+      if (run.stopped || run.bad > 0) return { failed: run.stopped ?? `${run.bad} wrong answers` };
+      // Let the server go idle (timers, GC) before reading its RSS.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const rss = await server.rssKiB();
+      return rss === undefined ? { failed: "RSS unreadable" } : { value: rss };
+    };
+    const firstCell = await sample(first);
+    const secondCell = "failed" in firstCell ? firstCell : await sample(second - first);
+    return { first: firstCell, second: secondCell };
+  } finally {
+    await server.close();
+  }
+}
+
+function describe(outcome: Outcome): string {
+  return outcome.kind === "none" ? outcome.reason : `unexpected reply ${summary(outcome.message)}`;
+}
+
+function summary(message: Message): string {
+  return JSON.stringify(message).slice(0, 160);
+}
+
+function isObject(value: unknown): boolean {
+  return value !== null && typeof value === "object";
+}

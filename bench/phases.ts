@@ -1,0 +1,185 @@
+// The phases of a run, each over every selected server. Repeated
+// measurements interleave the servers (A B C, A B C, …) so that a burst of
+// noise on the shared machine lands on all of them, not on one.
+
+import {
+  type Cell,
+  coldStart,
+  type Env,
+  healthRun,
+  latencyCells,
+  overLimit,
+  roundTrip,
+  rssAfter,
+  start,
+  throughput,
+  Unavailable,
+} from "./measure.ts";
+import { formatBytes, type Plan } from "./plan.ts";
+import type { ServerSpec } from "./servers.ts";
+import { median } from "./stats.ts";
+
+/** The median of measured cells; the first failure when any failed. */
+export function medianCell(cells: readonly Cell[]): Cell {
+  const failed = cells.find((c) => "failed" in c);
+  if (failed) return failed;
+  if (cells.length === 0) return { failed: "not measured" };
+  return { value: median(cells.map((c) => ("value" in c ? c.value : NaN))), detail: `median of ${cells.length}` };
+}
+
+function failure(err: unknown): Cell {
+  return { failed: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * Starts each server once and checks it lists echo and sleep. Returns the
+ * servers that can run; this also fills Deno's caches, so that cold starts
+ * do not measure a first compile.
+ */
+export async function preflight(
+  env: Env,
+  servers: readonly ServerSpec[],
+  problems: string[],
+  notes: string[],
+): Promise<ServerSpec[]> {
+  const available: ServerSpec[] = [];
+  for (const spec of servers) {
+    try {
+      const server = await start(env, spec);
+      const listed = await server.request("tools/list", {}, env.timeoutMs);
+      await server.close();
+      const tools = listed.kind === "reply" ? (listed.message.result as { tools?: { name: string }[] })?.tools : [];
+      const names = (tools ?? []).map((t) => t.name);
+      if (!names.includes("echo") || !names.includes("sleep")) {
+        problems.push(`${spec.name}: tools/list lacks echo or sleep`);
+      }
+      available.push(spec);
+    } catch (err) {
+      if (err instanceof Unavailable) notes.push(`${err.message}; left out`);
+      else problems.push(`${spec.name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return available;
+}
+
+/** Median cold start per server. */
+export async function coldStarts(env: Env, servers: readonly ServerSpec[], plan: Plan): Promise<Record<string, Cell>> {
+  const runs: Record<string, Cell[]> = {};
+  for (let run = 0; run < plan.coldWarmRuns + plan.coldRuns; run++) {
+    for (const spec of servers) {
+      const cell = await coldStart(env, spec);
+      if (run >= plan.coldWarmRuns) (runs[spec.name] ??= []).push(cell);
+    }
+  }
+  return Object.fromEntries(servers.map((s) => [s.name, medianCell(runs[s.name] ?? [])]));
+}
+
+/** Median `--health` time per server that has the flag, and of `deno run` of an empty file under "empty". */
+export async function healthRuns(env: Env, servers: readonly ServerSpec[], plan: Plan): Promise<Record<string, Cell>> {
+  const runs: Record<string, Cell[]> = {};
+  const targets = [...servers.filter((s) => s.health), "empty" as const];
+  for (let run = 0; run < plan.healthRuns + 1; run++) {
+    for (const spec of targets) {
+      const cell = await healthRun(env, spec);
+      if (run > 0) (runs[spec === "empty" ? "empty" : spec.name] ??= []).push(cell);
+    }
+  }
+  return Object.fromEntries(Object.entries(runs).map(([name, cells]) => [name, medianCell(cells)]));
+}
+
+/** Throughput figures per server: medians over rounds, latency percentiles over every sample. */
+export interface ThroughputFigures {
+  sequential: Cell;
+  p50: Cell;
+  p99: Cell;
+  pipelined: Cell;
+  concurrent: Cell;
+}
+
+/** Runs `plan.rounds` throughput rounds, a fresh process per server per round. */
+export async function throughputRounds(
+  env: Env,
+  servers: readonly ServerSpec[],
+  plan: Plan,
+): Promise<Record<string, ThroughputFigures>> {
+  const seq: Record<string, Cell[]> = {};
+  const pipe: Record<string, Cell[]> = {};
+  const conc: Record<string, Cell[]> = {};
+  const samples: Record<string, number[]> = {};
+  for (let round = 0; round < plan.rounds; round++) {
+    for (const spec of servers) {
+      try {
+        const server = await start(env, spec);
+        try {
+          const t = await throughput(server, env, plan);
+          (seq[spec.name] ??= []).push(t.sequentialPerSec);
+          (pipe[spec.name] ??= []).push(t.pipelinedPerSec);
+          (conc[spec.name] ??= []).push(t.concurrentMs);
+          (samples[spec.name] ??= []).push(...t.latenciesUs);
+        } finally {
+          await server.close();
+        }
+      } catch (err) {
+        for (const table of [seq, pipe, conc]) (table[spec.name] ??= []).push(failure(err));
+      }
+    }
+  }
+  return Object.fromEntries(servers.map((s) => {
+    const { p50, p99 } = latencyCells(samples[s.name] ?? []);
+    return [s.name, {
+      sequential: medianCell(seq[s.name] ?? []),
+      p50,
+      p99,
+      pipelined: medianCell(pipe[s.name] ?? []),
+      concurrent: medianCell(conc[s.name] ?? []),
+    }];
+  }));
+}
+
+/** Round trip per size (key: the size in bytes) per server. */
+export async function roundTrips(
+  env: Env,
+  servers: readonly ServerSpec[],
+  plan: Plan,
+): Promise<Record<number, Record<string, Cell>>> {
+  const out: Record<number, Record<string, Cell>> = {};
+  for (const [i, bytes] of plan.largeSizes.entries()) {
+    out[bytes] = {};
+    for (const spec of servers) {
+      out[bytes][spec.name] = await roundTrip(env, spec, bytes, plan.largeRuns[i]).catch(failure);
+    }
+  }
+  return out;
+}
+
+/** The over-limit checks of the toolkit server, keyed by a printable label. */
+export async function overLimits(env: Env, servers: readonly ServerSpec[], plan: Plan): Promise<Record<string, Cell>> {
+  const toolkit = servers.find((s) => s.name === "toolkit");
+  if (!toolkit) return {};
+  const { limit, bytes } = plan.overLimit;
+  const out: Record<string, Cell> = {};
+  out[`${formatBytes(bytes)} sent, maxMessageBytes ${formatBytes(limit)}`] = await overLimit(env, toolkit, limit, bytes)
+    .catch(failure);
+  if (plan.overDefault) {
+    const big = 64 * 1024 * 1024 + 1024;
+    out[`${formatBytes(big)} sent, default maxMessageBytes`] = await overLimit(env, toolkit, undefined, big)
+      .catch(failure);
+  }
+  return out;
+}
+
+/** RSS after `plan.rssFirst` and `plan.rssSecond` calls, per server. */
+export async function rssRuns(
+  env: Env,
+  servers: readonly ServerSpec[],
+  plan: Plan,
+): Promise<Record<string, { first: Cell; second: Cell }>> {
+  const out: Record<string, { first: Cell; second: Cell }> = {};
+  for (const spec of servers) {
+    out[spec.name] = await rssAfter(env, spec, plan.rssFirst, plan.rssSecond, plan.window).catch((err) => {
+      const cell = failure(err);
+      return { first: cell, second: cell };
+    });
+  }
+  return out;
+}

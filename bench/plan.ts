@@ -1,0 +1,83 @@
+// How much of each measurement a run makes. The full plan finishes in a few
+// minutes on 2 cores; the smoke plan in seconds, only to prove the benchmark
+// still runs and every server still answers.
+
+/** Sizes and repetitions of one run. */
+export interface Plan {
+  /** Per-request deadline in milliseconds; past it a request counts as "no answer". */
+  timeoutMs: number;
+  /** Cold starts measured per server, after `coldWarmRuns` discarded ones. */
+  coldRuns: number;
+  coldWarmRuns: number;
+  /** `--health` runs measured per server (one more is discarded). */
+  healthRuns: number;
+  /** Throughput rounds; each round starts a fresh process per server, servers interleaved. */
+  rounds: number;
+  warmup: number;
+  sequential: number;
+  pipelined: number;
+  /** Requests in flight when pipelining. */
+  window: number;
+  concurrent: number;
+  sleepMs: number;
+  /** Echo sizes of the round-trip rows, in bytes, with the runs of each. */
+  largeSizes: number[];
+  largeRuns: number[];
+  /** The over-limit check: the toolkit server's configured maximum and the size sent. */
+  overLimit: { limit: number; bytes: number };
+  /** Whether to also send one message just over the default maximum (64 MiB). */
+  overDefault: boolean;
+  rssFirst: number;
+  rssSecond: number;
+}
+
+const MiB = 1024 * 1024;
+
+/** The two plans: `full` (`deno task bench`) and `smoke` (`--smoke`, for CI). */
+export const plans: { full: Plan; smoke: Plan } = {
+  full: {
+    timeoutMs: 5_000,
+    coldRuns: 9,
+    coldWarmRuns: 1,
+    healthRuns: 9,
+    rounds: 3,
+    warmup: 3_000,
+    sequential: 5_000,
+    pipelined: 40_000,
+    window: 64,
+    concurrent: 100,
+    sleepMs: 100,
+    largeSizes: [MiB, 10 * MiB],
+    largeRuns: [5, 3],
+    overLimit: { limit: MiB, bytes: 2 * MiB },
+    overDefault: true,
+    rssFirst: 10_000,
+    rssSecond: 100_000,
+  },
+  smoke: {
+    timeoutMs: 5_000,
+    coldRuns: 1,
+    coldWarmRuns: 0,
+    healthRuns: 1,
+    rounds: 1,
+    warmup: 50,
+    sequential: 50,
+    pipelined: 200,
+    window: 64,
+    concurrent: 100,
+    sleepMs: 100,
+    largeSizes: [64 * 1024, 256 * 1024],
+    largeRuns: [1, 1],
+    overLimit: { limit: 64 * 1024, bytes: 128 * 1024 },
+    overDefault: false,
+    rssFirst: 100,
+    rssSecond: 1_000,
+  },
+};
+
+/** "1 MiB", "64 KiB" or "100 B". */
+export function formatBytes(bytes: number): string {
+  if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} B`;
+}

@@ -1,0 +1,139 @@
+// Assembles the table's rows from the phases' cells and checks the issue's
+// targets against them.
+
+import type { Cell } from "./measure.ts";
+import type { ThroughputFigures } from "./phases.ts";
+import { formatBytes, type Plan } from "./plan.ts";
+import { type Figure, formatNumber, ratioTarget, type Target, valueOf } from "./report.ts";
+import { BASELINE, type ServerSpec } from "./servers.ts";
+
+/** Everything the phases measured. */
+export interface Measured {
+  plan: Plan;
+  servers: readonly ServerSpec[];
+  cold: Record<string, Cell>;
+  health: Record<string, Cell>;
+  tput: Record<string, ThroughputFigures>;
+  trips: Record<number, Record<string, Cell>>;
+  over: Record<string, Cell>;
+  rss: Record<string, { first: Cell; second: Cell }>;
+}
+
+/** The table's rows, in print order. */
+export function collectFigures(m: Measured): Figure[] {
+  const per = (pick: (name: string) => Cell | undefined): Record<string, Cell> =>
+    Object.fromEntries(m.servers.map((s) => [s.name, pick(s.name) ?? { failed: "n/a" }]));
+  const kib = (cell: Cell | undefined): Cell | undefined =>
+    cell && "value" in cell ? { value: cell.value / 1024 } : cell;
+  const { plan } = m;
+  return [
+    row("coldStart", "cold start to initialize answered", "ms", "lower", per((n) => m.cold[n])),
+    row("health", "--health", "ms", "lower", per((n) => m.health[n])),
+    row("sequential", "sequential calls", "calls/s", "higher", per((n) => m.tput[n]?.sequential)),
+    row("sequentialP50", "sequential latency p50", "µs", "lower", per((n) => m.tput[n]?.p50)),
+    row("sequentialP99", "sequential latency p99", "µs", "lower", per((n) => m.tput[n]?.p99)),
+    row(
+      "pipelined",
+      `pipelined calls, ${plan.window} in flight`,
+      "calls/s",
+      "higher",
+      per((n) => m.tput[n]?.pipelined),
+    ),
+    ...plan.largeSizes.map((bytes) =>
+      row(`roundTrip${bytes}`, `${formatBytes(bytes)} echo round trip`, "ms", "lower", per((n) => m.trips[bytes]?.[n]))
+    ),
+    row(
+      "concurrent",
+      `${plan.concurrent} concurrent ${plan.sleepMs} ms calls, wall`,
+      "ms",
+      "lower",
+      per((n) => m.tput[n]?.concurrent),
+    ),
+    row("rssFirst", `RSS after ${plan.rssFirst} calls`, "MiB", "lower", per((n) => kib(m.rss[n]?.first))),
+    row("rssSecond", `RSS after ${plan.rssSecond} calls`, "MiB", "lower", per((n) => kib(m.rss[n]?.second))),
+  ];
+}
+
+function row(
+  key: string,
+  label: string,
+  unit: string,
+  better: "higher" | "lower",
+  cells: Record<string, Cell>,
+): Figure {
+  return { key, label, unit, better, cells };
+}
+
+/** The issue's targets for the toolkit, measured. */
+export function collectTargets(m: Measured, figures: readonly Figure[]): Target[] {
+  const get = (key: string, name: string) => figures.find((f) => f.key === key)?.cells[name];
+  const targets: Target[] = [
+    ratioTarget(
+      "sequential calls/s ≥ 1.0× the bare SDK",
+      get("sequential", "toolkit"),
+      get("sequential", BASELINE),
+      1.0,
+      false,
+    ),
+    ratioTarget(
+      "pipelined calls/s ≥ 2.5× the bare SDK",
+      get("pipelined", "toolkit"),
+      get("pipelined", BASELINE),
+      2.5,
+      false,
+    ),
+  ];
+  const ten = 10 * 1024 * 1024;
+  const tenCell = m.trips[ten]?.toolkit;
+  targets.push(
+    tenCell === undefined
+      ? { name: "10 MiB round trip correct and < 300 ms", measured: "not measured at this size", pass: undefined }
+      : "value" in tenCell
+      ? {
+        name: "10 MiB round trip correct and < 300 ms",
+        measured: `${formatNumber(tenCell.value)} ms`,
+        pass: tenCell.value < 300,
+      }
+      : { name: "10 MiB round trip correct and < 300 ms", measured: tenCell.failed, pass: false },
+  );
+  const overEntries = Object.entries(m.over);
+  const configured = overEntries.find(([label]) => !label.includes("default"));
+  targets.push(
+    configured === undefined
+      ? {
+        name: "over-limit message answered with an error naming the limit and the id",
+        measured: "not measured",
+        pass: undefined,
+      }
+      : {
+        name: "over-limit message answered with an error naming the limit and the id",
+        measured: "value" in configured[1] ? `${configured[0]}: ${configured[1].detail}` : configured[1].failed,
+        pass: "value" in configured[1],
+      },
+  );
+  const byDefault = overEntries.find(([label]) => label.includes("default"));
+  targets.push(
+    byDefault === undefined
+      ? { name: "default maximum ≥ 64 MiB, answered over it", measured: "not measured in this plan", pass: undefined }
+      : {
+        name: "default maximum ≥ 64 MiB, answered over it",
+        measured: "value" in byDefault[1] ? `${byDefault[0]}: ${byDefault[1].detail}` : byDefault[1].failed,
+        pass: "value" in byDefault[1],
+      },
+  );
+  targets.push(
+    ratioTarget("cold start ≤ 1.1× the bare SDK", get("coldStart", "toolkit"), get("coldStart", BASELINE), 1.1, true),
+    ratioTarget("--health ≤ 1.3× deno run of an empty file", get("health", "toolkit"), m.health.empty, 1.3, true),
+  );
+  const first = valueOf(get("rssFirst", "toolkit"));
+  const second = valueOf(get("rssSecond", "toolkit"));
+  const rssName = `RSS after ${m.plan.rssSecond} calls within 10 % of RSS after ${m.plan.rssFirst}`;
+  targets.push(
+    first === undefined || second === undefined ? { name: rssName, measured: "not measured", pass: undefined } : {
+      name: rssName,
+      measured: `${((second / first - 1) * 100).toFixed(1)} % (${second.toFixed(1)} vs ${first.toFixed(1)} MiB)`,
+      pass: second <= first * 1.1,
+    },
+  );
+  return targets;
+}

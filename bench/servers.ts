@@ -1,0 +1,81 @@
+// The servers the benchmark drives, each with the least Deno flags it needs.
+// None of them needs a permission: the SDK runs from Deno's npm cache, which
+// Deno reads for itself, and stdio needs no grant.
+
+/** One server under test. */
+export interface ServerSpec {
+  /** The name used by `--only` and in the JSON. */
+  name: string;
+  /** The column header. */
+  label: string;
+  /** The entry file, relative to the repository root. */
+  file: string;
+  /** Deno permission flags it runs with. */
+  permissions: string[];
+  /** Whether it answers `--health` (the toolkit's and the floor's do; the SDK has no such flag). */
+  health: boolean;
+  /**
+   * The largest line it reads; a larger request gets no reply at all. The
+   * SDK's `StdioServerTransport` drops anything over its 10 MiB read buffer
+   * and closes, so "no answer" there is the finding, not a benchmark fault.
+   */
+  readsUpTo?: number;
+  /** Exit code meaning "this build cannot run this server" (reported as unavailable, not as a failure). */
+  unavailableCode?: number;
+}
+
+const SDK_READ_BUFFER = 10 * 1024 * 1024;
+
+/** Every server, in table order. The baseline of every ratio is `sdk-lowlevel`. */
+export const SERVERS: readonly ServerSpec[] = [
+  {
+    name: "toolkit",
+    label: "toolkit run()",
+    file: "bench/servers/toolkit_server.ts",
+    permissions: [],
+    health: true,
+  },
+  {
+    name: "sdk-lowlevel",
+    label: "SDK Server",
+    file: "bench/servers/sdk_lowlevel_server.ts",
+    permissions: [],
+    health: false,
+    readsUpTo: SDK_READ_BUFFER,
+  },
+  {
+    name: "sdk-mcpserver",
+    label: "SDK McpServer",
+    file: "bench/servers/sdk_mcpserver_server.ts",
+    permissions: [],
+    health: false,
+    readsUpTo: SDK_READ_BUFFER,
+  },
+  {
+    name: "raw-floor",
+    label: "raw floor",
+    file: "bench/servers/raw_floor_server.ts",
+    permissions: [],
+    health: true,
+  },
+  {
+    name: "sdk-on-toolkit",
+    label: "SDK Server on toolkit StdioTransport",
+    file: "bench/servers/sdk_toolkit_transport_server.ts",
+    permissions: [],
+    health: false,
+    unavailableCode: 3,
+  },
+];
+
+/** The name of the server every ratio is taken against. */
+export const BASELINE = "sdk-lowlevel";
+
+/** The file `deno run` starts for the `--health` reference. */
+export const EMPTY_FILE = "bench/servers/empty.ts";
+
+/** The `deno` arguments that start `spec` (extra arguments go to the server). */
+export function denoArgs(spec: { file: string; permissions: string[] }, extra: string[] = []): string[] {
+  // --no-lock: the benchmark must not write the repository's lock file.
+  return ["run", "--quiet", "--no-lock", ...spec.permissions, spec.file, ...extra];
+}
