@@ -1,4 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client";
+import type { McpClient } from "./client.ts";
 import { type Connection, serve, type ServeOptions, type Server, StdioTransport } from "@forge/toolkit";
 import { memoryPipe } from "./memory_pipe.ts";
 
@@ -16,7 +17,7 @@ export interface InMemoryOptions {
 /** A client connected to a server in the same process. */
 export interface InMemorySession {
   /** The official SDK client, initialized. */
-  client: Client;
+  client: McpClient;
   /** The served connection. */
   connection: Connection;
   /** Every line the server wrote, in order (raw JSON text). */
@@ -70,7 +71,7 @@ export async function connectInMemory(server: Server, options: InMemoryOptions =
   const client = new Client(options.clientInfo ?? { name: "forge-test-client", version: "0.0.0" });
   await client.connect(transport);
   return {
-    client,
+    client: client as unknown as McpClient,
     connection,
     lines,
     async close() {

@@ -25,6 +25,7 @@
  *
  * @module
  */
+export type { CallResult, ListedTool, McpClient, RequestOptions } from "./client.ts";
 export { connectInMemory, type InMemoryOptions, type InMemorySession } from "./in_memory.ts";
 export { type MemoryPipe, memoryPipe } from "./memory_pipe.ts";
 export { probe, type ProbeResult } from "./probe.ts";

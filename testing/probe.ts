@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { McpClient } from "./client.ts";
 import { ALWAYS_META_KEY, PROBE_META_KEY } from "@forge/toolkit";
 
 /** What a probe returned. */
@@ -29,7 +29,7 @@ export interface ProbeResult {
  * // patterns: ["write:notes.txt"]
  * ```
  */
-export async function probe(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ProbeResult> {
+export async function probe(client: McpClient, name: string, args: Record<string, unknown> = {}): Promise<ProbeResult> {
   const result = await client.callTool({ name, arguments: args, _meta: { [PROBE_META_KEY]: true } });
   const meta = result._meta as Record<string, unknown> | undefined;
   const patterns = meta?.[PROBE_META_KEY];

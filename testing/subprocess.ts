@@ -1,4 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client";
+import type { McpClient } from "./client.ts";
 import { StdioTransport } from "@forge/toolkit";
 import { readerOf, writerOf } from "./_streams.ts";
 
@@ -20,7 +21,7 @@ export interface SpawnOptions {
 /** A server running as a subprocess, driven by the official SDK client over its real stdio. */
 export interface ServerProcess {
   /** The official SDK client, initialized. */
-  client: Client;
+  client: McpClient;
   /** The child process. */
   process: Deno.ChildProcess;
   /** Every line the server wrote to stdout, in order (raw text). */
@@ -84,7 +85,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     );
   }
   return {
-    client,
+    client: client as unknown as McpClient,
     process: child,
     lines,
     stderr: () => stderr,

@@ -166,8 +166,12 @@ function hasType(value: unknown, type: string): boolean {
       return Number.isInteger(value);
     case "number":
       return typeof value === "number" && Number.isFinite(value);
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
     default:
-      return typeof value === type;
+      return false;
   }
 }
 

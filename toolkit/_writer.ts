@@ -7,6 +7,7 @@ const encoder = new TextEncoder();
 
 /** Where frames go: `Deno.stdout`, or an in-memory pipe in tests. */
 export interface ByteWriter {
+  /** Writes some of `bytes`; resolves with how many were written. */
   write(bytes: Uint8Array): Promise<number>;
 }
 

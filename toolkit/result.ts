@@ -1,36 +1,56 @@
 /** A text block of a tool result. */
 export interface TextContent {
+  /** The block kind. */
   type: "text";
+  /** The text. */
   text: string;
+  /** Audience and priority hints for the client. */
   annotations?: Record<string, unknown>;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
 /** An image (base64) block of a tool result. */
 export interface ImageContent {
+  /** The block kind. */
   type: "image";
+  /** The bytes, base64-encoded. */
   data: string;
+  /** The media type. */
   mimeType: string;
+  /** Audience and priority hints for the client. */
   annotations?: Record<string, unknown>;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
 /** An audio (base64) block of a tool result. */
 export interface AudioContent {
+  /** The block kind. */
   type: "audio";
+  /** The bytes, base64-encoded. */
   data: string;
+  /** The media type. */
   mimeType: string;
+  /** Audience and priority hints for the client. */
   annotations?: Record<string, unknown>;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
 /** A link to a resource, returned by a tool. */
 export interface ResourceLinkContent {
+  /** The block kind. */
   type: "resource_link";
+  /** Where the resource is. */
   uri: string;
+  /** The resource's name. */
   name: string;
+  /** What the resource is. */
   description?: string;
+  /** The media type, when known. */
   mimeType?: string;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
@@ -39,11 +59,13 @@ export type Content = TextContent | ImageContent | AudioContent | ResourceLinkCo
 
 /** What a tool handler returns: MCP's `CallToolResult`. */
 export interface ToolResult {
+  /** The blocks the model reads. */
   content: Content[];
   /** A JSON object matching the tool's `outputSchema`, when it declares one. */
   structuredContent?: Record<string, unknown>;
   /** True for a domain error the model can fix. */
   isError?: boolean;
+  /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 

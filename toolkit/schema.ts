@@ -7,26 +7,43 @@ export type JsonType = "object" | "string" | "integer" | "number" | "boolean" | 
  * validates.
  */
 export interface JsonSchema {
+  /** The JSON type(s) a value must have. */
   type?: JsonType | JsonType[];
+  /** What the value means, for the model. */
   description?: string;
+  /** The schemas of an object's named properties. */
   properties?: Record<string, JsonSchema>;
+  /** Properties an object must have. */
   required?: string[];
+  /** Whether (or how) properties not listed are allowed. */
   additionalProperties?: boolean | JsonSchema;
+  /** The schema of every array element. */
   items?: JsonSchema;
+  /** The allowed values. */
   enum?: readonly (string | number)[];
+  /** The smallest allowed number. */
   minimum?: number;
+  /** The largest allowed number. */
   maximum?: number;
+  /** The fewest characters of a string. */
   minLength?: number;
+  /** The most characters of a string. */
   maxLength?: number;
+  /** The fewest elements of an array. */
   minItems?: number;
+  /** The most elements of an array. */
   maxItems?: number;
+  /** The value assumed when absent (a hint only). */
   default?: unknown;
+  /** Any other JSON Schema 2020-12 keyword. */
   [keyword: string]: unknown;
 }
 
 /** The schema of a tool's input or output: always an object with `properties`. */
 export interface ObjectSchema extends JsonSchema {
+  /** Always `"object"`. */
   type: "object";
+  /** The properties; always an object, never null. */
   properties: Record<string, JsonSchema>;
 }
 

@@ -45,6 +45,8 @@ export class Server {
   readonly instructions: string | undefined;
 
   /**
+   * Creates an empty server.
+   *
    * @param info The server's name, version and instructions.
    * @throws {TypeError} When the name is empty.
    */

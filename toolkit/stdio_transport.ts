@@ -73,7 +73,11 @@ export class StdioTransport {
   #started = false;
   #stop: () => void = () => {};
 
-  /** @param options See {@linkcode StdioTransportOptions}. */
+  /**
+   * Creates a transport over stdio, or over the given reader and writer.
+   *
+   * @param options See {@linkcode StdioTransportOptions}.
+   */
   constructor(options: StdioTransportOptions = {}) {
     this.#reader = options.reader ?? Deno.stdin;
     this.#role = options.role ?? "server";

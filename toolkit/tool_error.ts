@@ -21,6 +21,8 @@ import { quote } from "./_quote.ts";
  */
 export class ToolError extends Error {
   /**
+   * Creates a domain error.
+   *
    * @param message What the model sees.
    * @param options Standard error options (`cause` stays on the server).
    */
@@ -46,6 +48,8 @@ export class ArgumentError extends ToolError {
   readonly argument: string;
 
   /**
+   * Creates an error about one argument.
+   *
    * @param argument The argument's name.
    * @param problem What is wrong with it, e.g. `must be an integer`.
    */

@@ -1,7 +1,7 @@
 // The README demo: starts examples/hello-tool as a real subprocess with no
 // Deno permissions at all, drives it with the official MCP SDK client over
 // its stdio, and prints every message that crosses the wire.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const script = new URL("./main.ts", import.meta.url).pathname;
@@ -15,14 +15,17 @@ const show = (arrow: string, message: unknown) => {
   console.log(`${arrow} ${text.length > 300 ? text.slice(0, 300) + "…" : text}`);
 };
 const send = transport.send.bind(transport);
-transport.send = (message, options) => {
+transport.send = (message: Parameters<typeof send>[0], options?: Parameters<typeof send>[1]) => {
   show("client →", message);
   return send(message, options);
 };
 const client = new Client({ name: "forge-demo", version: "0.1.0" });
 const connected = client.connect(transport);
 const onmessage = transport.onmessage;
-transport.onmessage = (message, extra) => {
+transport.onmessage = (
+  message: Parameters<NonNullable<typeof onmessage>>[0],
+  extra?: Parameters<NonNullable<typeof onmessage>>[1],
+) => {
   show("server ←", message);
   onmessage?.(message, extra);
 };
