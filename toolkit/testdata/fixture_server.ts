@@ -26,6 +26,19 @@ if (!health()) {
       });
     });
     addTool(server, {
+      name: "steps",
+      description: "Reports progress for each of n steps",
+      inputSchema: schema({ n: intProp("steps") }),
+      annotations: RO,
+    }, async (req) => {
+      const n = getInt(req.arguments, "n", 3);
+      for (let i = 1; i <= n; i++) {
+        req.progress(i, n, `step ${i}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return text(`${n} steps`);
+    });
+    addTool(server, {
       name: "hang",
       description: "Never settles and ignores its signal",
       inputSchema: schema(),

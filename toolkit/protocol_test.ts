@@ -1,0 +1,91 @@
+// test-permissions: --allow-run --allow-env --allow-read
+// Both protocol eras, each driven over a real subprocess by an independent
+// official client: SDK 1.32.2 (initialize-based) and @modelcontextprotocol/client
+// 2.4 (2026-07-28, and its auto-negotiation).
+import assert from "node:assert/strict";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+
+const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
+const serverArgs = ["run", "--quiet", "--no-prompt", fixture];
+
+type Mode = { mode: { pin: string } } | { mode: "auto" } | undefined;
+
+async function modern(mode: Mode) {
+  const transport = new StdioClientTransport({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
+  const client = new Client({ name: "modern-client", version: "2.4.0" }, { versionNegotiation: mode as never });
+  await client.connect(transport);
+  return client;
+}
+
+Deno.test("SDK 1.32.2 client: initialize, tools/list, tools/call, isError and unknown tool", async () => {
+  const transport = new LegacyStdio({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
+  const client = new LegacyClient({ name: "legacy-client", version: "1.32.2" });
+  await client.connect(transport);
+  assert.equal(client.getServerVersion()?.name, "fixture");
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((t: { name: string }) => t.name === "sleep"));
+  const ok = await client.callTool({ name: "sleep", arguments: { ms: 1 } });
+  assert.deepEqual(ok.content, [{ type: "text", text: "slept 1" }]);
+  const bad = await client.callTool({ name: "sleep", arguments: { ms: 1.5 } });
+  assert.equal(bad.isError, true, "argument errors are tool results");
+  await assert.rejects(
+    client.callTool({ name: "nope", arguments: {} }),
+    (err: { code: number }) => err.code === -32602,
+  );
+  await client.close();
+});
+
+Deno.test("client 2.4 pinned to 2026-07-28: no initialize, results decode, unknown tool is -32602", async () => {
+  const client = await modern({ mode: { pin: "2026-07-28" } });
+  assert.equal(client.getProtocolEra(), "modern");
+  assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+  assert.deepEqual(client.getServerVersion(), { name: "fixture", version: "0.0.0" });
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((t) => t.name === "steps"));
+  const r = await client.callTool({ name: "sleep", arguments: { ms: 1 } });
+  assert.deepEqual(r.content, [{ type: "text", text: "slept 1" }]);
+  await assert.rejects(client.callTool({ name: "nope", arguments: {} }), /Unknown tool/);
+  await client.close();
+});
+
+Deno.test("client 2.4 in auto mode probes with server/discover and chooses 2026-07-28", async () => {
+  const client = await modern({ mode: "auto" });
+  assert.equal(client.getProtocolEra(), "modern");
+  await client.close();
+});
+
+Deno.test("client 2.4 by default falls back to initialize and gets the legacy era", async () => {
+  const client = await modern(undefined);
+  assert.equal(client.getProtocolEra(), "legacy");
+  assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
+  await client.close();
+});
+
+Deno.test("progress reaches the client in both eras", async () => {
+  for (const mode of [{ mode: { pin: "2026-07-28" } }, undefined] as Mode[]) {
+    const client = await modern(mode);
+    const seen: number[] = [];
+    const r = await client.callTool({ name: "steps", arguments: { n: 3 } }, {
+      onprogress: (p: { progress: number }) => seen.push(p.progress),
+    });
+    assert.deepEqual(r.content, [{ type: "text", text: "3 steps" }]);
+    assert.deepEqual(seen, [1, 2, 3]);
+    await client.close();
+  }
+});
+
+Deno.test("cancellation works in both eras and the server keeps serving", async () => {
+  for (const mode of [{ mode: { pin: "2026-07-28" } }, undefined] as Mode[]) {
+    const client = await modern(mode);
+    const controller = new AbortController();
+    const call = client.callTool({ name: "sleep", arguments: { ms: 30_000 } }, { signal: controller.signal });
+    setTimeout(() => controller.abort("user cancel"), 50);
+    await assert.rejects(call);
+    const r = await client.callTool({ name: "sleep", arguments: { ms: 1 } });
+    assert.deepEqual(r.content, [{ type: "text", text: "slept 1" }]);
+    await client.close();
+  }
+});
