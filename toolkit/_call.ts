@@ -68,6 +68,7 @@ export async function runCall(input: CallInput): Promise<Outcome> {
         tool: entry.tool,
         arguments: input.args,
         probe,
+        patternTool: entry.patterns !== undefined,
         patterns,
         signal,
         client: input.client,

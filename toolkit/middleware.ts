@@ -10,6 +10,8 @@ export interface CallContext {
   readonly arguments: Args;
   /** True when the call is a probe: `next()` returns the patterns and the handler does not run. */
   readonly probe: boolean;
+  /** True for a tool registered with `registerPatternTool` (it has side effects). */
+  readonly patternTool: boolean;
   /** The call's permission patterns (pattern tools only; undefined when they could not be computed). */
   readonly patterns: Patterns | undefined;
   /** Aborts on the deadline, on cancellation and on shutdown. */

@@ -1,0 +1,55 @@
+import type { Middleware } from "./middleware.ts";
+import { error } from "./result.ts";
+
+/** Options of {@linkcode concurrencyLimit}. */
+export interface ConcurrencyLimitOptions {
+  /** The limit of tools not named in `tools`; absent means unlimited. */
+  default?: number;
+  /** Limits per tool name. */
+  tools?: Record<string, number>;
+}
+
+/**
+ * A per-tool limit on calls running at once. A call past the limit gets a
+ * clear `isError` result at once (it does not queue); the handler does not
+ * run. Probes pass freely. The server-wide bound is `run()`'s `maxInFlight`.
+ *
+ * @param options See {@linkcode ConcurrencyLimitOptions}.
+ * @returns The middleware.
+ * @throws {RangeError} When a limit is not a positive integer.
+ *
+ * @example At most two queries at once
+ * ```ts
+ * import { concurrencyLimit } from "@forge/toolkit";
+ *
+ * const limit = concurrencyLimit({ tools: { run_query: 2 } });
+ * ```
+ */
+export function concurrencyLimit(options: ConcurrencyLimitOptions): Middleware {
+  const limits = new Map(Object.entries(options.tools ?? {}).map(([name, n]) => [name, checked(n, name)]));
+  const fallback = options.default === undefined ? undefined : checked(options.default, "default");
+  const running = new Map<string, number>();
+  return async (ctx, next) => {
+    const limit = limits.get(ctx.tool.name) ?? fallback;
+    if (limit === undefined || ctx.probe) return await next();
+    const now = running.get(ctx.tool.name) ?? 0;
+    if (now >= limit) {
+      return error(
+        `Too many concurrent calls of tool "${ctx.tool.name}": at most ${limit} at once; retry when one finishes`,
+      );
+    }
+    running.set(ctx.tool.name, now + 1);
+    try {
+      return await next();
+    } finally {
+      running.set(ctx.tool.name, (running.get(ctx.tool.name) ?? 1) - 1);
+    }
+  };
+}
+
+function checked(n: number, name: string): number {
+  if (!Number.isInteger(n) || n < 1) {
+    throw new RangeError(`Cannot build the concurrency limit of "${name}": it must be a positive integer, got ${n}`);
+  }
+  return n;
+}

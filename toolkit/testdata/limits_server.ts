@@ -1,0 +1,45 @@
+// A server for the middleware tests. Flags: --audit=<file> (audit to a file,
+// else stderr), --rate=<per second> and --burst=<n> for "write",
+// --concurrency=<n> for "write".
+import {
+  auditTrail,
+  concurrencyLimit,
+  getInt,
+  health,
+  intProp,
+  type Middleware,
+  rateLimit,
+  registerPatternTool,
+  requireString,
+  run,
+  schema,
+  strProp,
+  text,
+} from "../../mod.ts";
+
+const flag = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+
+if (!health()) {
+  const audit = auditTrail({ server: "limits", file: flag("audit") });
+  const middleware: Middleware[] = [audit];
+  if (flag("rate")) {
+    middleware.push(rateLimit({ tools: { write: { rate: Number(flag("rate")), burst: Number(flag("burst") ?? 1) } } }));
+  }
+  if (flag("concurrency")) middleware.push(concurrencyLimit({ tools: { write: Number(flag("concurrency")) } }));
+  await run("limits", (server) => {
+    registerPatternTool(
+      server,
+      {
+        name: "write",
+        description: "Pretends to write, taking ms milliseconds",
+        inputSchema: schema({ path: strProp("p"), ms: intProp("ms") }, ["path"]),
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      },
+      (args) => ({ patterns: [`write:${requireString(args, "path")}`] }),
+      async (req) => {
+        await new Promise((r) => setTimeout(r, getInt(req.arguments, "ms", 0)));
+        return text("written");
+      },
+    );
+  }, { middleware, onClose: () => audit.close() });
+}
