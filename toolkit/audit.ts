@@ -139,8 +139,20 @@ class Token {
 
 /**
  * JSON with object keys sorted at every level, so equal arguments digest
- * equally. Iterative: hostile arguments nested 100k deep cannot overflow the
- * stack (JSON.stringify with a replacer would).
+ * equally: the audit trail's `args_sha256` is the sha256 of this text.
+ * Iterative: hostile arguments nested 100k deep cannot overflow the stack
+ * (JSON.stringify with a replacer would).
+ *
+ * @param value A JSON value.
+ * @returns Its canonical JSON text.
+ *
+ * @example Key order does not matter
+ * ```ts
+ * import { canonicalJson } from "@forge/toolkit";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(canonicalJson({ b: 1, a: 2 }), canonicalJson({ a: 2, b: 1 }));
+ * ```
  */
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];

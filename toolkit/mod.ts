@@ -39,6 +39,13 @@ export { run, type RunOptions } from "./run.ts";
 export { type ByteReader, type Connection, serve, type ServeIo, type ServeOptions } from "./serve.ts";
 export type { ByteWriter } from "./_writer.ts";
 export { type JsonRpcMessage, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
-export { type AuditOptions, type AuditOutcome, type AuditRecord, type AuditTrail, auditTrail } from "./audit.ts";
+export {
+  type AuditOptions,
+  type AuditOutcome,
+  type AuditRecord,
+  type AuditTrail,
+  auditTrail,
+  canonicalJson,
+} from "./audit.ts";
 export { rateLimit, type RateLimitOptions, type RateSpec } from "./rate_limit.ts";
 export { concurrencyLimit, type ConcurrencyLimitOptions } from "./concurrency_limit.ts";
