@@ -20,7 +20,7 @@ export async function unsafeReason(path: string): Promise<string | undefined> {
       const [real, realDir] = await Promise.all([Deno.realPath(path), Deno.realPath(dir)]);
       const rel = relative(realDir, real);
       if (rel === "" || isAbsolute(rel) || rel.split(sep)[0] === "..") {
-        return `it is a symlink to ${quote(real)}, which leaves its directory ${quote(realDir)}`;
+        return `it is a symlink to ${quote(real, 256)}, which leaves its directory ${quote(realDir, 256)}`;
       }
       if (dirname(real) !== realDir) dirs.push(dirname(real));
     }
@@ -31,7 +31,7 @@ export async function unsafeReason(path: string): Promise<string | undefined> {
     for (const d of dirs) {
       const info = await Deno.stat(d);
       if (isShared(info.mode)) {
-        return `its directory ${quote(d)} is writable by group or others (mode ${
+        return `its directory ${quote(d, 256)} is writable by group or others (mode ${
           octal(info.mode)
         }); run chmod go-w on it`;
       }
@@ -39,7 +39,9 @@ export async function unsafeReason(path: string): Promise<string | undefined> {
     return undefined;
   } catch (err) {
     if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
-      return `its directory ${quote(dir)} cannot be checked without read permission on it (grant --allow-read=${dir})`;
+      return `its directory ${
+        quote(dir, 256)
+      } cannot be checked without read permission on it (grant --allow-read=${dir})`;
     }
     throw err;
   }

@@ -328,7 +328,7 @@ export class Loader<T> {
     const file = label ?? quote(this.path, 256);
     if (err instanceof ConfigError && err.issues.length > 0) {
       const issues = err.issues.map((issue) => ({ path: issue.path, message: redact(issue.message) }));
-      return new ConfigError(issues, { file: label ?? this.path, cause: err });
+      return new ConfigError(issues, { file: label === undefined ? this.path : undefined, cause: err });
     }
     const message = redact(err instanceof Error ? err.message : String(err));
     const detail = message.replace(/^Cannot \w+ config: /, "");

@@ -1,0 +1,105 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { unsafeReason } from "./_file_safety.ts";
+
+const base = await Deno.makeTempDir({ prefix: "configreload_safety_" });
+globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+const files = { read: [base], write: [base], run: ["ln"] };
+
+async function file(dir: string, name: string, mode = 0o644): Promise<string> {
+  const path = join(dir, name);
+  await Deno.writeTextFile(path, "{}");
+  await Deno.chmod(path, mode);
+  return path;
+}
+
+// Deno.symlink() needs unscoped read and write permissions; `ln` does not.
+async function symlink(target: string, path: string): Promise<void> {
+  assert.ok((await new Deno.Command("ln", { args: ["-s", target, path] }).output()).success);
+}
+
+Deno.test({
+  name: "unsafeReason() accepts a file only its owner can write, in such a directory",
+  permissions: files,
+  async fn() {
+    const dir = await Deno.makeTempDir({ dir: base });
+    assert.equal(await unsafeReason(await file(dir, "a.json", 0o644)), undefined);
+    assert.equal(await unsafeReason(await file(dir, "b.json", 0o400)), undefined);
+    await Deno.chmod(dir, 0o755);
+    assert.equal(await unsafeReason(join(dir, "a.json")), undefined);
+  },
+});
+
+Deno.test({
+  name: "unsafeReason() refuses a file writable by group or others",
+  permissions: files,
+  async fn() {
+    const dir = await Deno.makeTempDir({ dir: base });
+    assert.equal(
+      await unsafeReason(await file(dir, "g.json", 0o660)),
+      "it is writable by group or others (mode 0660); run chmod go-w on it",
+    );
+    assert.match((await unsafeReason(await file(dir, "o.json", 0o602))) ?? "", /mode 0602/);
+  },
+});
+
+Deno.test({
+  name: "unsafeReason() refuses a file in a directory writable by group or others, sticky or not",
+  permissions: files,
+  async fn() {
+    const dir = await Deno.makeTempDir({ dir: base });
+    const path = await file(dir, "a.json");
+    for (const mode of [0o775, 0o1777]) {
+      await Deno.chmod(dir, mode);
+      assert.match((await unsafeReason(path)) ?? "", /^its directory ".*" is writable by group or others/);
+    }
+  },
+});
+
+Deno.test({
+  name: "unsafeReason() refuses a symlink that leaves its directory, directly or through ..",
+  permissions: files,
+  async fn() {
+    const [dir, elsewhere] = [await Deno.makeTempDir({ dir: base }), await Deno.makeTempDir({ dir: base })];
+    const target = await file(elsewhere, "t.json");
+    await symlink(target, join(dir, "abs.json"));
+    await symlink(`../${elsewhere.split("/").at(-1)}/t.json`, join(dir, "rel.json"));
+    await symlink(join(dir, "abs.json"), join(dir, "chain.json"));
+    for (const name of ["abs.json", "rel.json", "chain.json"]) {
+      assert.match(
+        (await unsafeReason(join(dir, name))) ?? "",
+        /^it is a symlink to ".*t\.json", which leaves its directory/,
+        name,
+      );
+    }
+  },
+});
+
+Deno.test({
+  name: "unsafeReason() accepts a symlink to a file inside its directory",
+  permissions: files,
+  async fn() {
+    const dir = await Deno.makeTempDir({ dir: base });
+    await Deno.mkdir(join(dir, "v"), { mode: 0o755 });
+    await file(join(dir, "v"), "1.json");
+    await symlink("v/1.json", join(dir, "current.json"));
+    assert.equal(await unsafeReason(join(dir, "current.json")), undefined);
+  },
+});
+
+// Made here: a test's permissions are fixed when it is declared.
+const narrowDir = await Deno.makeTempDir({ dir: base });
+const narrowFile = await file(narrowDir, "a.json");
+
+Deno.test({
+  name: "unsafeReason() refuses a file whose directory it may not read, naming the flag",
+  permissions: { read: [narrowFile] },
+  async fn() {
+    assert.equal(
+      await unsafeReason(narrowFile),
+      `its directory "${narrowDir}" cannot be checked without read permission on it (grant --allow-read=${narrowDir})`,
+    );
+    await assert.rejects(Deno.stat(narrowDir), Deno.errors.NotCapable);
+  },
+});

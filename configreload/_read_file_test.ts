@@ -1,0 +1,45 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp}
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { readBounded, stamp } from "./_read_file.ts";
+
+const base = await Deno.makeTempDir({ prefix: "configreload_read_" });
+globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+const files = { read: [base], write: [base] };
+
+Deno.test({
+  name: "stamp() is undefined for a missing file and changes when the file is replaced",
+  permissions: files,
+  async fn() {
+    const path = join(base, "stamp.json");
+    assert.equal(await stamp(path), undefined);
+    await Deno.writeTextFile(path, "{}");
+    const first = await stamp(path);
+    await Deno.writeTextFile(`${path}.new`, "{}");
+    await Deno.rename(`${path}.new`, path);
+    const second = await stamp(path);
+    assert.ok(first !== undefined && second !== undefined);
+    assert.notEqual(first.key, second.key);
+    await assert.rejects(stamp("/etc/hostname"), Deno.errors.NotCapable);
+  },
+});
+
+Deno.test({
+  name: "readBounded() reads a whole file and refuses one larger than the limit",
+  permissions: files,
+  async fn() {
+    const path = join(base, "bounded.json");
+    const bytes = Uint8Array.from({ length: 200_000 }, (_, i) => i % 251);
+    await Deno.writeFile(path, bytes);
+    assert.deepEqual(await readBounded(path, 200_000), bytes);
+    await assert.rejects(readBounded(path, 199_999), RangeError, "Cannot read config: it is larger than 199999 bytes");
+  },
+});
+
+Deno.test({
+  name: "readBounded() refuses a path that is not a regular file",
+  permissions: files,
+  async fn() {
+    await assert.rejects(readBounded(base, 1024), TypeError, "Cannot read config: it is not a regular file");
+  },
+});

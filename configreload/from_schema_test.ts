@@ -1,0 +1,147 @@
+// test-permissions: --allow-env=CFGS_TOKEN,CFGS_DIR
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { ConfigError } from "./config_error.ts";
+import { expand } from "./expand.ts";
+import { fromSchema } from "./from_schema.ts";
+
+const env = (entries: Record<string, string>) => new Map(Object.entries(entries));
+const schema = z.strictObject({
+  roots: z.array(z.string().startsWith("/")).default([]),
+  port: z.number().int().optional(),
+  db: z.object({ password: z.string().optional() }).optional(),
+});
+
+function refusal(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  assert.fail("expected a ConfigError");
+}
+
+Deno.test("fromSchema() returns the schema's output for a valid document", () => {
+  const parse = fromSchema(schema);
+  assert.deepEqual(parse(expand({ roots: ["${D}/a"] }, { env: env({ D: "/srv" }) })), { roots: ["/srv/a"] });
+  assert.deepEqual(parse(expand({}, { env: env({}) })), { roots: [] });
+});
+
+Deno.test("fromSchema() refuses a field that used a missing variable even when the result validates", () => {
+  const err = refusal(() => fromSchema(schema)(expand({ roots: ["${DATA_DIR}/reports"] }, { env: env({}) })));
+  assert.equal(err.message, "Cannot load config: 1 invalid field: roots[0]: uses ${DATA_DIR}, which is not set");
+});
+
+Deno.test("fromSchema() refuses a field that used an empty variable, naming the field and variable", () => {
+  const err = refusal(() => fromSchema(schema)(expand({ roots: ["/a", "${D}"] }, { env: env({ D: "" }) })));
+  assert.deepEqual(err.issues, [{ path: ["roots", 1], message: "uses ${D}, which is empty" }]);
+});
+
+Deno.test("fromSchema() refuses a field that referenced a variable the process may not read", () => {
+  const denied = {
+    get(): string {
+      throw new Deno.errors.NotCapable("no");
+    },
+  };
+  const err = refusal(() => fromSchema(schema)(expand({ roots: ["${SECRET_DIR}/x"] }, { env: denied })));
+  assert.match(
+    err.message,
+    /roots\[0\]: uses \$\{SECRET_DIR\}, which this process may not read \(grant --allow-env=SECRET_DIR\)/,
+  );
+});
+
+Deno.test("fromSchema() refuses malformed expansion syntax", () => {
+  const err = refusal(() => fromSchema(schema)(expand({ roots: ["${D:-/tmp}"] }, { env: env({ D: "/srv" }) })));
+  assert.match(err.message, /roots\[0\]: "\$\{" at character 1 does not start a \$\{NAME\} reference/);
+});
+
+Deno.test("fromSchema() lists every bad field in one message", () => {
+  const doc = { roots: ["relative", "${MISSING}"], port: "80", extra: 1 };
+  const err = refusal(() => fromSchema(schema)(expand(doc, { env: env({}) })));
+  assert.equal(err.issues.length, 4);
+  for (
+    const needle of [
+      "roots[1]: uses ${MISSING}",
+      "roots[0]: Invalid string",
+      "port: Invalid input",
+      '(root): Unrecognized key: "extra"',
+    ]
+  ) {
+    assert.ok(err.message.includes(needle), `${needle} in ${err.message}`);
+  }
+});
+
+Deno.test("fromSchema() reports one issue for a field refused for its variable, not the schema's too", () => {
+  const strict = z.object({ name: z.string().min(1) });
+  const err = refusal(() => fromSchema(strict)(expand({ name: "${N}" }, { env: env({}) })));
+  assert.equal(err.issues.length, 1);
+});
+
+Deno.test("fromSchema() never echoes an environment value, even from the author's own message", () => {
+  const secret = "tok-5f2a9c7e-very-secret";
+  const custom = z.object({
+    token: z.string().refine((v) => v.startsWith("ghp_"), { error: (issue) => `bad token ${String(issue.input)}` }),
+    port: z.number().optional(),
+  });
+  const err = refusal(() =>
+    fromSchema(custom)(expand({ token: "${TOKEN}", port: "${TOKEN}" }, { env: env({ TOKEN: secret }) }))
+  );
+  assert.ok(!err.message.includes(secret), err.message);
+  assert.ok(err.message.includes("token: bad token ${TOKEN} (value from ${TOKEN})"), err.message);
+  assert.ok(
+    err.message.includes("port: Invalid input: expected number, received string (value from ${TOKEN})"),
+    err.message,
+  );
+});
+
+Deno.test("fromSchema() refuses a literal secret where an environment reference belongs", () => {
+  const parse = fromSchema(schema, { secretFields: ["db.password"] });
+  const err = refusal(() => parse(expand({ db: { password: "hunter2hunter2" } }, { env: env({}) })));
+  assert.equal(
+    err.message,
+    'Cannot load config: 1 invalid field: db.password: holds a literal secret; write "${NAME}" here and set NAME in the environment',
+  );
+  assert.throws(() => parse(expand({ db: { password: "pre-${P}" } }, { env: env({ P: "x" }) })), /literal secret/);
+  assert.deepEqual(parse(expand({ db: { password: "${P}" } }, { env: env({ P: "pw-value" }) })), {
+    roots: [],
+    db: { password: "pw-value" },
+  });
+  assert.deepEqual(parse(expand({}, { env: env({}) })), { roots: [] });
+});
+
+Deno.test("fromSchema() matches secret patterns with * over keys and array indexes", () => {
+  const upstreams = z.object({ upstreams: z.array(z.object({ token: z.string() })) });
+  const parse = fromSchema(upstreams, { secretFields: ["upstreams.*.token"] });
+  const doc = { upstreams: [{ token: "${T}" }, { token: "literal-token" }, { token: 42 }] };
+  const err = refusal(() => parse(expand(doc, { env: env({ T: "t-value" }) })));
+  assert.deepEqual(err.issues.map((i) => i.path), [["upstreams", 1, "token"], ["upstreams", 2, "token"]]);
+});
+
+Deno.test("fromSchema() refuses a secret pattern with an empty segment", () => {
+  assert.throws(() => fromSchema(schema, { secretFields: ["db..password"] }), TypeError);
+  assert.throws(() => fromSchema(schema, { secretFields: [""] }), TypeError);
+});
+
+Deno.test({
+  name: "fromSchema() with real environment variables: set ones validate, secrets stay hidden",
+  permissions: { env: ["CFGS_TOKEN", "CFGS_DIR"] },
+  fn() {
+    Deno.env.set("CFGS_TOKEN", "real-secret-value-123");
+    Deno.env.delete("CFGS_DIR");
+    try {
+      const parse = fromSchema(z.object({ token: z.string(), dir: z.string() }), { secretFields: ["token"] });
+      const err = refusal(() => parse(expand({ token: "${CFGS_TOKEN}", dir: "${CFGS_DIR}/x" })));
+      assert.equal(err.message, "Cannot load config: 1 invalid field: dir: uses ${CFGS_DIR}, which is not set");
+      Deno.env.set("CFGS_DIR", "/srv");
+      assert.deepEqual(parse(expand({ token: "${CFGS_TOKEN}", dir: "${CFGS_DIR}/x" })), {
+        token: "real-secret-value-123",
+        dir: "/srv/x",
+      });
+      assert.throws(() => Deno.env.get("HOME"), Deno.errors.NotCapable);
+    } finally {
+      Deno.env.delete("CFGS_TOKEN");
+      Deno.env.delete("CFGS_DIR");
+    }
+  },
+});

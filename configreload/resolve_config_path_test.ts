@@ -1,0 +1,91 @@
+// test-permissions: --allow-env=FORGE_TENANT_CONFIG
+import assert from "node:assert/strict";
+import { resolveConfigPath } from "./resolve_config_path.ts";
+
+const noEnv = new Map<string, string>();
+const tenant = new Map([["FORGE_TENANT_CONFIG", "/etc/forge/acme"]]);
+
+Deno.test("resolveConfigPath() accepts -config and --config with a separate or = value", () => {
+  for (const args of [["-config", "a.json"], ["--config", "a.json"], ["--config=a.json"], ["-config=a.json"]]) {
+    assert.deepEqual(resolveConfigPath("files", { args: ["--verbose", ...args], env: tenant }), {
+      path: "a.json",
+      source: "flag",
+    });
+  }
+});
+
+Deno.test("resolveConfigPath() prefers the flag to the tenant directory", () => {
+  assert.equal(resolveConfigPath("files", { args: ["--config", "/x.json"], env: tenant }).source, "flag");
+});
+
+Deno.test("resolveConfigPath() uses $FORGE_TENANT_CONFIG/<server>.json without a flag", () => {
+  assert.deepEqual(resolveConfigPath("sql-read", { args: [], env: tenant }), {
+    path: "/etc/forge/acme/sql-read.json",
+    source: "tenant",
+  });
+});
+
+Deno.test("resolveConfigPath() resolves to none without a flag or tenant directory", () => {
+  assert.deepEqual(resolveConfigPath("files", { args: [], env: noEnv }), { path: undefined, source: "none" });
+  assert.deepEqual(
+    resolveConfigPath("files", { args: [], env: new Map([["FORGE_TENANT_CONFIG", ""]]) }).source,
+    "none",
+  );
+});
+
+Deno.test("resolveConfigPath() does not search past --", () => {
+  assert.equal(resolveConfigPath("files", { args: ["--", "--config", "x"], env: noEnv }).source, "none");
+});
+
+Deno.test("resolveConfigPath() refuses a flag without a file, or given twice", () => {
+  assert.throws(() => resolveConfigPath("files", { args: ["--config"], env: noEnv }), /--config needs a file/);
+  assert.throws(
+    () => resolveConfigPath("files", { args: ["-config", "--health"], env: noEnv }),
+    /-config needs a file/,
+  );
+  assert.throws(() => resolveConfigPath("files", { args: ["--config="], env: noEnv }), /names no file/);
+  assert.throws(
+    () => resolveConfigPath("files", { args: ["--config=a", "-config", "b"], env: noEnv }),
+    /given more than once/,
+  );
+});
+
+Deno.test("resolveConfigPath() refuses a server name that could leave the tenant directory", () => {
+  for (const name of ["../etc/passwd", "a/b", "", ".hidden", "a b"]) {
+    assert.throws(() => resolveConfigPath(name, { args: [], env: tenant }), TypeError, name);
+  }
+});
+
+Deno.test("resolveConfigPath() refuses a relative tenant directory", () => {
+  const relative = new Map([["FORGE_TENANT_CONFIG", "tenants/acme"]]);
+  assert.throws(() => resolveConfigPath("files", { args: [], env: relative }), /is not an absolute path/);
+});
+
+Deno.test({
+  name: "resolveConfigPath() reads the real FORGE_TENANT_CONFIG under scoped permissions",
+  permissions: { env: ["FORGE_TENANT_CONFIG"] },
+  fn() {
+    Deno.env.set("FORGE_TENANT_CONFIG", "/etc/forge/t1");
+    try {
+      assert.deepEqual(resolveConfigPath("files", { args: [] }), {
+        path: "/etc/forge/t1/files.json",
+        source: "tenant",
+      });
+    } finally {
+      Deno.env.delete("FORGE_TENANT_CONFIG");
+    }
+    assert.throws(() => Deno.env.get("HOME"), Deno.errors.NotCapable);
+  },
+});
+
+Deno.test({
+  name: "resolveConfigPath() says which flag to grant when FORGE_TENANT_CONFIG may not be read",
+  permissions: { env: false },
+  fn() {
+    assert.throws(
+      () => resolveConfigPath("files", { args: [] }),
+      /grant --allow-env=FORGE_TENANT_CONFIG or pass -config FILE/,
+    );
+    assert.equal(resolveConfigPath("files", { args: ["--config=x.json"] }).source, "flag");
+  },
+});
