@@ -90,3 +90,11 @@ Deno.test({
     }
   },
 });
+
+Deno.test("expand() does not expand references inside a variable's value", () => {
+  const reads: string[] = [];
+  const values = new Map([["A", "${B}"], ["B", "never"]]);
+  const result = expand({ f: "${A}" }, { env: { get: (name) => (reads.push(name), values.get(name)) } });
+  assert.deepEqual(result.value, { f: "${B}" });
+  assert.deepEqual(reads, ["A"]);
+});
