@@ -14,10 +14,8 @@ export const ErrorCode = {
   internalError: -32603,
   /** Implementation-defined (-32000…-32019; MCP reserves -32020…-32099). */
   requestTimeout: -32001,
-  serverBusy: -32002,
-  shuttingDown: -32003,
-  messageTooLarge: -32004,
-  notInitialized: -32005,
+  serverBusy: -32003,
+  shuttingDown: -32004,
   /** MCP 2026-07-28: the request's protocol version is not supported. */
   unsupportedProtocolVersion: -32022,
 } as const;

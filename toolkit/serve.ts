@@ -94,8 +94,22 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   const log = options.log ?? ((line: string) => Deno.stderr.writeSync(encoder.encode(`${server.name}: ${line}\n`)));
   const maxMessageBytes = positive(options.maxMessageBytes, 64 * 1024 * 1024, "maxMessageBytes");
   const grace = positive(options.shutdownGraceMs, 5_000, "shutdownGraceMs");
-  let stopRequested: () => void = () => {};
-  const stop = new Promise<typeof STOPPED>((resolve) => (stopRequested = () => resolve(STOPPED)));
+  // Racing every read against one long-lived "stop" promise would pile a
+  // reaction onto it per read (a leak); instead each wait gets its own promise
+  // that either the read or a stop request settles.
+  let stopping = false;
+  let interrupt: (() => void) | undefined;
+  const stopRequested = () => {
+    stopping = true;
+    interrupt?.();
+  };
+  const unlessStopped = <T>(work: Promise<T>): Promise<T | typeof STOPPED> => {
+    if (stopping) return Promise.resolve(STOPPED);
+    return new Promise((resolve, reject) => {
+      interrupt = () => resolve(STOPPED);
+      work.then(resolve, reject);
+    });
+  };
   const writer = new FrameWriter(io.writer, WRITE_HIGH_WATER, (err) => {
     log(`output closed (${err instanceof Error ? err.name : "error"}): stopping`);
     stopRequested();
@@ -118,8 +132,8 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     let ended = false;
     try {
       while (!writer.failed) {
-        if (writer.congested) await Promise.race([writer.idle(), stop]);
-        const n = await Promise.race([io.reader.read(buffer), stop]);
+        if (writer.congested && (await unlessStopped(writer.idle())) === STOPPED) break;
+        const n = await unlessStopped(io.reader.read(buffer));
         if (n === STOPPED) break;
         if (n === null) {
           ended = true;

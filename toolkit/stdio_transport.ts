@@ -71,7 +71,7 @@ export class StdioTransport {
   readonly #onLine?: (line: string) => void;
   #closed = false;
   #started = false;
-  #stop: () => void = () => {};
+  #interrupt: (() => void) | undefined;
 
   /**
    * Creates a transport over stdio, or over the given reader and writer.
@@ -119,7 +119,7 @@ export class StdioTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#stop();
+    this.#interrupt?.();
     await this.#writer.idle();
     this.onclose?.();
   }
@@ -128,11 +128,15 @@ export class StdioTransport {
     const framer = new LineFramer(this.#max);
     const sink = (frame: Frame) => this.#frame(frame);
     const buffer = new Uint8Array(READ_CHUNK);
-    const stopped = new Promise<"stop">((resolve) => (this.#stop = () => resolve("stop")));
     try {
       while (!this.#closed) {
         if (this.#writer.congested) await this.#writer.idle();
-        const n = await Promise.race([this.#reader.read(buffer), stopped]);
+        // A fresh promise per read, settled by the read or by close(): racing
+        // one long-lived promise would leak a reaction per read.
+        const n = await new Promise<number | null | "stop">((resolve, reject) => {
+          this.#interrupt = () => resolve("stop");
+          this.#reader.read(buffer).then(resolve, reject);
+        });
         if (n === "stop") return;
         if (n === null) break;
         framer.push(buffer.subarray(0, n), sink);

@@ -1,6 +1,7 @@
 // A server for the lifecycle tests: needs no Deno permission. Flags:
-// --grace=<ms> (shutdownGraceMs), --timeout=<ms> (default per-call deadline).
-import { addTool, getInt, health, intProp, run, schema, strProp, text } from "../../mod.ts";
+// --grace=<ms> (shutdownGraceMs), --timeout=<ms> (default per-call deadline),
+// --max=<bytes> (maxMessageBytes), --inflight=<n> (maxInFlight).
+import { addTool, getInt, health, intProp, requireString, run, schema, strProp, text } from "../../mod.ts";
 
 const flag = (name: string, fallback: number) => {
   const found = Deno.args.find((a) => a.startsWith(`--${name}=`));
@@ -26,6 +27,21 @@ if (!health()) {
       });
     });
     addTool(server, {
+      name: "memory",
+      description: "Reports the live heap in bytes, after a full GC when --expose-gc is on",
+      inputSchema: schema(),
+      annotations: RO,
+    }, () => {
+      (globalThis as { gc?: () => void }).gc?.();
+      return text(String(Deno.memoryUsage().heapUsed));
+    });
+    addTool(server, {
+      name: "echo",
+      description: "Echoes text",
+      inputSchema: schema({ text: strProp("t") }, ["text"]),
+      annotations: RO,
+    }, (req) => text(requireString(req.arguments, "text")));
+    addTool(server, {
       name: "steps",
       description: "Reports progress for each of n steps",
       inputSchema: schema({ n: intProp("steps") }),
@@ -37,6 +53,15 @@ if (!health()) {
         await new Promise((r) => setTimeout(r, 5));
       }
       return text(`${n} steps`);
+    });
+    addTool(server, {
+      name: "late",
+      description: "Ignores its signal and fails after ms",
+      inputSchema: schema({ ms: intProp("ms") }),
+      annotations: RO,
+    }, async (req) => {
+      await new Promise((r) => setTimeout(r, getInt(req.arguments, "ms", 300)));
+      throw new Error("failed after the deadline");
     });
     addTool(server, {
       name: "hang",
@@ -68,6 +93,8 @@ if (!health()) {
   }, {
     shutdownGraceMs: flag("grace", 2_000),
     timeoutMs: flag("timeout", 30_000),
+    maxMessageBytes: flag("max", 64 * 1024 * 1024),
+    maxInFlight: flag("inflight", 1024),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }
