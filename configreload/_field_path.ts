@@ -21,10 +21,3 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }
   return out;
 }
-
-/** Whether `path` equals `prefix` or lies under it. */
-export function isWithin(path: readonly PropertyKey[], prefix: readonly PropertyKey[]): boolean {
-  if (path.length < prefix.length) return false;
-  // Zod reports array indexes as numbers, so compare them as strings too.
-  return prefix.every((segment, i) => String(segment) === String(path[i]));
-}

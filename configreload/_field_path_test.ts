@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatPath, isWithin } from "./_field_path.ts";
+import { formatPath } from "./_field_path.ts";
 
 Deno.test("formatPath() writes keys with dots, indexes in brackets, odd keys quoted", () => {
   assert.equal(formatPath([]), "(root)");
@@ -13,11 +13,4 @@ Deno.test("formatPath() cuts a huge key short", () => {
   const out = formatPath(["k".repeat(10_000)]);
   assert.ok(out.length < 80);
   assert.ok(out.endsWith('…"]'));
-});
-
-Deno.test("isWithin() compares segments, so indexes match as numbers or strings", () => {
-  assert.ok(isWithin(["roots", 0], ["roots", 0]));
-  assert.ok(isWithin(["roots", "0", "x"], ["roots", 0]));
-  assert.ok(!isWithin(["roots"], ["roots", 0]));
-  assert.ok(!isWithin(["rootsx"], ["roots"]));
 });

@@ -1,4 +1,4 @@
-import { type FieldPath, isWithin } from "./_field_path.ts";
+import type { FieldPath } from "./_field_path.ts";
 import { quote } from "./_quote.ts";
 import { ConfigError, type ConfigIssue } from "./config_error.ts";
 import type { Expansion, VariableUse } from "./expand.ts";
@@ -92,20 +92,22 @@ export function fromSchema<T>(schema: ConfigSchema<T>, options: FromSchemaOption
   const secretPatterns = (options.secretFields ?? []).map(splitPattern);
   return (expansion) => {
     const issues: ConfigIssue[] = [];
-    const refused: FieldPath[] = [];
+    // Keyed by path, so a config with thousands of fields stays linear.
+    const fields = new Map(expansion.fields.map((field) => [pathKey(field.path), field]));
+    const refused = new Set<string>();
     for (const field of expansion.fields) {
       const before = issues.length;
       if (field.malformed !== undefined) issues.push({ path: field.path, message: field.malformed });
       for (const use of field.variables) {
         if (use.state !== "set") issues.push({ path: field.path, message: unusable(use) });
       }
-      if (issues.length > before) refused.push(field.path);
+      if (issues.length > before) refused.add(pathKey(field.path));
     }
     for (const pattern of secretPatterns) {
       for (const match of matches(expansion.value, pattern)) {
-        const field = expansion.fields.find((f) => samePath(f.path, match.path));
-        if (field?.whole) continue;
-        if (!refused.some((p) => samePath(p, match.path))) refused.push(match.path);
+        const key = pathKey(match.path);
+        if (fields.get(key)?.whole) continue;
+        refused.add(key);
         issues.push({
           path: match.path,
           message: 'holds a literal secret; write "${NAME}" here and set NAME in the environment',
@@ -115,8 +117,9 @@ export function fromSchema<T>(schema: ConfigSchema<T>, options: FromSchemaOption
     const result = schema.safeParse(expansion.value);
     if (!result.success) {
       for (const issue of result.error.issues) {
-        if (refused.some((p) => samePath(p, issue.path))) continue;
-        const source = expansion.fields.find((f) => isWithin(issue.path, f.path));
+        const key = pathKey(issue.path);
+        if (refused.has(key)) continue;
+        const source = fields.get(key);
         const from = source === undefined
           ? ""
           : ` (value from ${source.variables.map((v) => `\${${v.name}}`).join("")})`;
@@ -165,8 +168,9 @@ function* matches(root: unknown, pattern: readonly string[]): Generator<{ path: 
   for (const match of level) if (match.value !== undefined && match.value !== null) yield match;
 }
 
-function samePath(a: readonly PropertyKey[], b: readonly PropertyKey[]): boolean {
-  return a.length === b.length && isWithin(a, b);
+// Zod reports array indexes as numbers and our paths may too: compare as strings.
+function pathKey(path: readonly PropertyKey[]): string {
+  return JSON.stringify(path.map(String));
 }
 
 function segment(key: PropertyKey): string | number {

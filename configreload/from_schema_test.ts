@@ -118,6 +118,13 @@ Deno.test("fromSchema() matches secret patterns with * over keys and array index
   assert.deepEqual(err.issues.map((i) => i.path), [["upstreams", 1, "token"], ["upstreams", 2, "token"]]);
 });
 
+Deno.test("fromSchema() reports every one of twenty thousand bad fields", () => {
+  const doc = { roots: Array.from({ length: 20_000 }, (_, i) => (i % 2 ? "${GONE}" : i)) };
+  const err = refusal(() => fromSchema(schema)(expand(doc, { env: env({}) })));
+  assert.equal(err.issues.length, 20_000);
+  assert.match(err.message, /^Cannot load config: 20000 invalid fields: .*; and 19950 more$/);
+});
+
 Deno.test("fromSchema() refuses a secret pattern with an empty segment", () => {
   assert.throws(() => fromSchema(schema, { secretFields: ["db..password"] }), TypeError);
   assert.throws(() => fromSchema(schema, { secretFields: [""] }), TypeError);
