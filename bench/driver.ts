@@ -7,6 +7,8 @@ const LF = 0x0a;
 const CR = 0x0d;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every Linux ABI Deno supports. */
+const CLOCK_TICKS = 100;
 
 /**
  * Splits a byte stream into newline-delimited lines in linear time: each chunk
@@ -226,16 +228,31 @@ export class ServerProcess {
     });
   }
 
-  /**
-   * The child's resident set size in KiB (VmRSS of /proc/<pid>/status);
-   * undefined where unreadable. Deno grants /proc/<pid> only to --allow-all,
-   * so `cat` reads it: the benchmark already holds --allow-run.
-   */
+  /** The child's resident set size in KiB (VmRSS of /proc/<pid>/status); undefined where unreadable. */
   async rssKiB(): Promise<number | undefined> {
+    const match = (await this.#procFile("status"))?.match(/^VmRSS:\s+(\d+)\s+kB$/m);
+    return match ? Number(match[1]) : undefined;
+  }
+
+  /**
+   * CPU time the child has used so far (user + system, all threads), in
+   * seconds, from /proc/<pid>/stat; undefined where unreadable. Unlike wall
+   * time it hardly moves with what else runs on the machine.
+   */
+  async cpuSeconds(): Promise<number | undefined> {
+    const text = await this.#procFile("stat");
+    if (text === undefined) return undefined;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS : undefined;
+  }
+
+  /** Reads /proc/<pid>/<name> through `cat`: Deno grants /proc/<pid> only to --allow-all. */
+  async #procFile(name: string): Promise<string | undefined> {
     try {
-      const out = await new Deno.Command("cat", { args: [`/proc/${this.pid}/status`], stderr: "null" }).output();
-      const match = new TextDecoder().decode(out.stdout).match(/^VmRSS:\s+(\d+)\s+kB$/m);
-      return match ? Number(match[1]) : undefined;
+      const out = await new Deno.Command("cat", { args: [`/proc/${this.pid}/${name}`], stderr: "null" }).output();
+      return out.success ? decoder.decode(out.stdout) : undefined;
     } catch {
       return undefined;
     }

@@ -2,7 +2,7 @@
 // it through the one driver, checks each answer, and returns a Cell: a
 // number, or why there is none.
 
-import { type Message, type Outcome, ServerProcess } from "./driver.ts";
+import { type Message, type Outcome, type PipelineResult, ServerProcess } from "./driver.ts";
 import { denoArgs, EMPTY_FILE, type ServerSpec } from "./servers.ts";
 import { median, percentile } from "./stats.ts";
 
@@ -89,31 +89,51 @@ export function echoed(message: Message, text: string): boolean {
   return result?.isError !== true && result?.content?.[0]?.text === text;
 }
 
-/** Throughput figures of one warm server process. */
+/** Throughput figures of one server process. */
 export interface Throughput {
+  freshPerSec: Cell;
   sequentialPerSec: Cell;
   latenciesUs: number[];
   pipelinedPerSec: Cell;
+  cpuUsPerCall: Cell;
   concurrentMs: Cell;
 }
 
-/** Warm-up, then sequential calls, pipelined calls and concurrent sleeps on one process. */
-export async function throughput(
-  server: ServerProcess,
-  env: Env,
-  sizes: { warmup: number; sequential: number; pipelined: number; window: number; concurrent: number; sleepMs: number },
-): Promise<Throughput> {
+/** The sizes `throughput()` uses (a subset of the plan). */
+export interface ThroughputSizes {
+  fresh: number;
+  warmup: number;
+  sequential: number;
+  pipelined: number;
+  window: number;
+  concurrent: number;
+  sleepMs: number;
+}
+
+/**
+ * On one fresh process: pipelined calls straight after `initialize` (what a
+ * short session sees, before the JIT has compiled anything), then a warm-up,
+ * then sequential calls, pipelined calls with the server's CPU time, and
+ * concurrent sleeps (steady state).
+ */
+export async function throughput(server: ServerProcess, env: Env, sizes: ThroughputSizes): Promise<Throughput> {
   const check = (m: Message) => echoed(m, "hi");
-  // Warm-up runs both paths so the JIT has seen them before the clock starts.
-  await server.pipeline(sizes.warmup, sizes.window, (id) => echoLine(id, "hi"), check, env.timeoutMs);
-  for (let i = 0; i < Math.min(200, sizes.warmup); i++) await server.request("ping", {}, env.timeoutMs);
+  const echo = (id: number) => echoLine(id, "hi");
+  const fresh = await server.pipeline(sizes.fresh, sizes.window, echo, check, env.timeoutMs);
+  const freshPerSec = rate(fresh, sizes.fresh);
+  // Warm-up runs both paths so the JIT has optimised them before the clock starts.
+  await server.pipeline(sizes.warmup, sizes.window, echo, check, env.timeoutMs);
+  for (let i = 0; i < Math.min(500, sizes.warmup); i++) {
+    const id = server.nextId();
+    await server.requestLine(id, echo(id), env.timeoutMs);
+  }
 
   const latenciesUs: number[] = [];
   const seqStart = performance.now();
   let sequentialPerSec: Cell | undefined;
   for (let i = 0; i < sizes.sequential; i++) {
     const id = server.nextId();
-    const outcome = await server.requestLine(id, echoLine(id, "hi"), env.timeoutMs);
+    const outcome = await server.requestLine(id, echo(id), env.timeoutMs);
     if (outcome.kind !== "reply" || !check(outcome.message)) {
       sequentialPerSec = { failed: describe(outcome) };
       break;
@@ -122,10 +142,15 @@ export async function throughput(
   }
   sequentialPerSec ??= { value: sizes.sequential / ((performance.now() - seqStart) / 1000) };
 
-  const piped = await server.pipeline(sizes.pipelined, sizes.window, (id) => echoLine(id, "hi"), check, env.timeoutMs);
-  const pipelinedPerSec: Cell = piped.stopped || piped.bad > 0
-    ? { failed: piped.stopped ?? `${piped.bad} wrong answers` }
-    : { value: sizes.pipelined / (piped.ms / 1000) };
+  const cpuBefore = await server.cpuSeconds();
+  const piped = await server.pipeline(sizes.pipelined, sizes.window, echo, check, env.timeoutMs);
+  const cpuAfter = await server.cpuSeconds();
+  const pipelinedPerSec = rate(piped, sizes.pipelined);
+  const cpuUsPerCall: Cell = cpuBefore === undefined || cpuAfter === undefined
+    ? { failed: "CPU time unreadable" }
+    : "failed" in pipelinedPerSec
+    ? pipelinedPerSec
+    : { value: ((cpuAfter - cpuBefore) * 1e6) / sizes.pipelined };
 
   const sleepLine = (id: number) =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sleep","arguments":{"ms":${sizes.sleepMs}}}}\n`;
@@ -139,7 +164,12 @@ export async function throughput(
   const concurrentMs: Cell = slept.stopped || slept.bad > 0
     ? { failed: slept.stopped ?? `${slept.bad} wrong answers` }
     : { value: slept.ms };
-  return { sequentialPerSec, latenciesUs, pipelinedPerSec, concurrentMs };
+  return { freshPerSec, sequentialPerSec, latenciesUs, pipelinedPerSec, cpuUsPerCall, concurrentMs };
+}
+
+function rate(run: PipelineResult, calls: number): Cell {
+  if (run.stopped || run.bad > 0) return { failed: run.stopped ?? `${run.bad} wrong answers` };
+  return { value: calls / (run.ms / 1000) };
 }
 
 /** Sequential latency percentiles (µs) of pooled samples. */
@@ -160,9 +190,10 @@ export async function roundTrip(env: Env, spec: ServerSpec, bytes: number, runs:
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
       const id = server.nextId();
-      const outcome = await server.requestLine(id, echoLine(id, text), env.timeoutMs);
+      const line = echoLine(id, text);
+      const outcome = await server.requestLine(id, line, env.timeoutMs);
       if (outcome.kind !== "reply") {
-        return { failed: outcome.reason, expected: spec.readsUpTo !== undefined && bytes > spec.readsUpTo };
+        return { failed: outcome.reason, expected: spec.readsUpTo !== undefined && line.length > spec.readsUpTo };
       }
       if (!echoed(outcome.message, text)) return { failed: `wrong answer: ${summary(outcome.message)}` };
       times.push(outcome.ms);

@@ -89,10 +89,12 @@ export async function healthRuns(env: Env, servers: readonly ServerSpec[], plan:
 
 /** Throughput figures per server: medians over rounds, latency percentiles over every sample. */
 export interface ThroughputFigures {
+  fresh: Cell;
   sequential: Cell;
   p50: Cell;
   p99: Cell;
   pipelined: Cell;
+  cpu: Cell;
   concurrent: Cell;
 }
 
@@ -102,8 +104,10 @@ export async function throughputRounds(
   servers: readonly ServerSpec[],
   plan: Plan,
 ): Promise<Record<string, ThroughputFigures>> {
+  const fresh: Record<string, Cell[]> = {};
   const seq: Record<string, Cell[]> = {};
   const pipe: Record<string, Cell[]> = {};
+  const cpu: Record<string, Cell[]> = {};
   const conc: Record<string, Cell[]> = {};
   const samples: Record<string, number[]> = {};
   for (let round = 0; round < plan.rounds; round++) {
@@ -112,25 +116,29 @@ export async function throughputRounds(
         const server = await start(env, spec);
         try {
           const t = await throughput(server, env, plan);
+          (fresh[spec.name] ??= []).push(t.freshPerSec);
           (seq[spec.name] ??= []).push(t.sequentialPerSec);
           (pipe[spec.name] ??= []).push(t.pipelinedPerSec);
+          (cpu[spec.name] ??= []).push(t.cpuUsPerCall);
           (conc[spec.name] ??= []).push(t.concurrentMs);
           (samples[spec.name] ??= []).push(...t.latenciesUs);
         } finally {
           await server.close();
         }
       } catch (err) {
-        for (const table of [seq, pipe, conc]) (table[spec.name] ??= []).push(failure(err));
+        for (const table of [fresh, seq, pipe, cpu, conc]) (table[spec.name] ??= []).push(failure(err));
       }
     }
   }
   return Object.fromEntries(servers.map((s) => {
     const { p50, p99 } = latencyCells(samples[s.name] ?? []);
     return [s.name, {
+      fresh: medianCell(fresh[s.name] ?? []),
       sequential: medianCell(seq[s.name] ?? []),
       p50,
       p99,
       pipelined: medianCell(pipe[s.name] ?? []),
+      cpu: medianCell(cpu[s.name] ?? []),
       concurrent: medianCell(conc[s.name] ?? []),
     }];
   }));

@@ -13,6 +13,8 @@ export interface Plan {
   healthRuns: number;
   /** Throughput rounds; each round starts a fresh process per server, servers interleaved. */
   rounds: number;
+  /** Pipelined calls measured straight after `initialize`, before any warm-up. */
+  fresh: number;
   warmup: number;
   sequential: number;
   pipelined: number;
@@ -41,7 +43,8 @@ export const plans: { full: Plan; smoke: Plan } = {
     coldWarmRuns: 1,
     healthRuns: 9,
     rounds: 3,
-    warmup: 3_000,
+    fresh: 5_000,
+    warmup: 20_000,
     sequential: 5_000,
     pipelined: 40_000,
     window: 64,
@@ -60,6 +63,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     coldWarmRuns: 0,
     healthRuns: 1,
     rounds: 1,
+    fresh: 200,
     warmup: 50,
     sequential: 50,
     pipelined: 200,
