@@ -25,51 +25,60 @@ export interface ResolveConfigPathOptions {
    */
   args?: readonly string[];
   /**
-   * Where `FORGE_TENANT_CONFIG` is read; it is read only when no flag is given.
+   * Where `FORGE_TENANT_CONFIG` is read.
    * @default {Deno.env}
    */
   env?: EnvReader;
+  /**
+   * Whether the tenant file exists (it decides between the tenant file and a
+   * static `-config`).
+   * @default {a Deno.statSync check}
+   */
+  exists?: (path: string) => boolean;
 }
 
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const FLAGS = ["-config", "--config"];
 
 /**
- * Chooses a server's config file. Precedence, first match wins:
+ * Chooses a server's config file, once, at start. The tenant's own file comes
+ * first, and a static `-config` is the fallback when it is absent:
  *
- * 1. `-config FILE`, `--config FILE`, `-config=FILE` or `--config=FILE`;
- * 2. `$FORGE_TENANT_CONFIG/<server>.json`, when that variable is set;
- * 3. nothing: `source` is `none` and the server uses its defaults, which must
+ * 1. `$FORGE_TENANT_CONFIG/<server>.json`, when that variable is set and the
+ *    file exists;
+ * 2. `-config FILE` (also `--config FILE`, `-config=FILE`, `--config=FILE`);
+ * 3. `$FORGE_TENANT_CONFIG/<server>.json` that does not exist yet: the server
+ *    runs with its defaults until it appears (load it with `optional: true`);
+ * 4. nothing: `source` is `none` and the server uses its defaults, which must
  *    allow nothing.
  *
- * A `-config` on the command line therefore always wins, including when a
- * tenant file exists; when the host gives no flag, the tenant file is used.
- * Arguments after `--` are not searched. The file system is not touched.
+ * Arguments after `--` are not searched. With a `-config` and no permission
+ * to read `FORGE_TENANT_CONFIG`, the flag is used.
  *
  * @param server The server's name, e.g. `files`: letters, digits, `_` and `-`.
  * @param options See {@linkcode ResolveConfigPathOptions}.
  * @returns The chosen path and where it came from.
  * @throws {TypeError} When the server name is not a plain name, the flag is
  *   given twice or without a value, or `FORGE_TENANT_CONFIG` is not an
- *   absolute path or may not be read.
+ *   absolute path or may not be read (and there is no flag to fall back on).
  *
- * @example Resolve from a flag, from the tenant directory, or to nothing
+ * @example The tenant file wins when it exists; a static -config is the fallback
  * ```ts
  * import { resolveConfigPath } from "@forge/toolkit/configreload";
  * import assert from "node:assert/strict";
  *
- * const tenant = new Map([["FORGE_TENANT_CONFIG", "/etc/forge/acme"]]);
- * const none = new Map<string, string>();
+ * const env = new Map([["FORGE_TENANT_CONFIG", "/etc/forge/acme"]]);
+ * const args = ["-config", "/opt/files/default.json"];
  *
- * assert.deepEqual(resolveConfigPath("files", { args: ["--config=/etc/files.json"], env: tenant }), {
- *   path: "/etc/files.json",
- *   source: "flag",
- * });
- * assert.deepEqual(resolveConfigPath("files", { args: [], env: tenant }), {
+ * assert.deepEqual(resolveConfigPath("files", { args, env, exists: () => true }), {
  *   path: "/etc/forge/acme/files.json",
  *   source: "tenant",
  * });
- * assert.deepEqual(resolveConfigPath("files", { args: [], env: none }), { path: undefined, source: "none" });
+ * assert.deepEqual(resolveConfigPath("files", { args, env, exists: () => false }), {
+ *   path: "/opt/files/default.json",
+ *   source: "flag",
+ * });
+ * assert.deepEqual(resolveConfigPath("files", { args: [], env: new Map() }), { path: undefined, source: "none" });
  * ```
  */
 export function resolveConfigPath(server: string, options: ResolveConfigPathOptions = {}): ConfigPath {
@@ -77,22 +86,38 @@ export function resolveConfigPath(server: string, options: ResolveConfigPathOpti
     throw new TypeError(`Cannot resolve config: server name ${quote(server)} is not a plain name`);
   }
   const flag = findFlag(options.args ?? Deno.args);
-  if (flag !== undefined) return { path: flag, source: "flag" };
   const env = options.env ?? Deno.env;
   let dir: string | undefined;
   try {
     dir = env.get(TENANT_CONFIG_VARIABLE);
   } catch (err) {
+    if (flag !== undefined) return { path: flag, source: "flag" };
     throw new TypeError(
       `Cannot resolve config: ${TENANT_CONFIG_VARIABLE} may not be read (grant --allow-env=${TENANT_CONFIG_VARIABLE} or pass -config FILE)`,
       { cause: err },
     );
   }
-  if (dir === undefined || dir === "") return { path: undefined, source: "none" };
+  if (dir === undefined || dir === "") {
+    return flag === undefined ? { path: undefined, source: "none" } : { path: flag, source: "flag" };
+  }
   if (!isAbsolute(dir)) {
     throw new TypeError(`Cannot resolve config: ${TENANT_CONFIG_VARIABLE} ${quote(dir)} is not an absolute path`);
   }
-  return { path: join(dir, `${server}.json`), source: "tenant" };
+  const tenant = join(dir, `${server}.json`);
+  if (flag === undefined || (options.exists ?? fileExists)(tenant)) return { path: tenant, source: "tenant" };
+  return { path: flag, source: "flag" };
+}
+
+function fileExists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw new TypeError(
+      `Cannot resolve config: the tenant file ${quote(path)} may not be read (grant --allow-read for it)`,
+      { cause: err },
+    );
+  }
 }
 
 function findFlag(args: readonly string[]): string | undefined {

@@ -14,8 +14,11 @@ Deno.test("resolveConfigPath() accepts -config and --config with a separate or =
   }
 });
 
-Deno.test("resolveConfigPath() prefers the flag to the tenant directory", () => {
-  assert.equal(resolveConfigPath("files", { args: ["--config", "/x.json"], env: tenant }).source, "flag");
+Deno.test("resolveConfigPath() prefers an existing tenant file and falls back to a static -config", () => {
+  const args = ["--config", "/x.json"];
+  assert.equal(resolveConfigPath("files", { args, env: tenant, exists: () => true }).source, "tenant");
+  assert.equal(resolveConfigPath("files", { args, env: tenant, exists: () => false }).source, "flag");
+  assert.equal(resolveConfigPath("files", { args, env: new Map() }).source, "flag");
 });
 
 Deno.test("resolveConfigPath() uses $FORGE_TENANT_CONFIG/<server>.json without a flag", () => {
