@@ -1,0 +1,225 @@
+import { ToolError } from "../toolkit/tool_error.ts";
+import { wholeCharacters } from "./_utf8.ts";
+
+/**
+ * A cap was hit and the caller asked for an error rather than a truncation.
+ * The model can fix it by asking for less (a smaller range, fewer rows).
+ *
+ * @example Catch a limit
+ * ```ts
+ * import { assertWithinLimit, LimitError } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.throws(() => assertWithinLimit(2_000_000, 1_000_000, "read file"), LimitError);
+ * ```
+ */
+export class LimitError extends ToolError {
+  /** The cap that was hit. */
+  readonly limit: number;
+
+  /**
+   * Builds the error; the message reads `Cannot <action>: it exceeds the limit of N <unit>, ask for less`.
+   *
+   * @param action What was being done, e.g. `read "big.log"`.
+   * @param limit The cap that was hit.
+   * @param unit What the cap counts, e.g. `bytes`.
+   */
+  constructor(action: string, limit: number, unit: string) {
+    super(`Cannot ${action}: it exceeds the limit of ${limit} ${unit}, ask for less`);
+    this.name = "LimitError";
+    this.limit = limit;
+  }
+}
+
+/**
+ * Throws a {@linkcode LimitError} when `size` is over `limit` bytes.
+ *
+ * @param size The size found.
+ * @param limit The cap.
+ * @param action What was being done, for the message.
+ * @throws {LimitError} When `size > limit`.
+ *
+ * @example Check a Content-Length
+ * ```ts
+ * import { assertWithinLimit } from "@forge/toolkit/validate";
+ *
+ * assertWithinLimit(10, 1024, "fetch the page");
+ * ```
+ */
+export function assertWithinLimit(size: number, limit: number, action: string): void {
+  if (size > limit) throw new LimitError(action, limit, "bytes");
+}
+
+/**
+ * Cuts `text` to at most `maxBytes` UTF-8 bytes (never inside a character)
+ * and, when it cut, ends it with a marker the model can read:
+ * `[truncated: showed N of M bytes]`. The marker itself is not counted.
+ *
+ * @param text The text.
+ * @param maxBytes The cap in UTF-8 bytes.
+ * @returns The text, whole or cut and marked.
+ *
+ * @example Keep a result small
+ * ```ts
+ * import { capText } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(capText("hello", 10), "hello");
+ * assert.equal(capText("hello world", 5), "hello\n[truncated: showed 5 of 11 bytes]");
+ * ```
+ */
+export function capText(text: string, maxBytes: number): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return text;
+  const end = wholeCharacters(bytes.subarray(0, maxBytes));
+  const head = new TextDecoder().decode(bytes.subarray(0, end));
+  return `${head}\n${truncationMarker(end, bytes.length, "bytes")}`;
+}
+
+/**
+ * The marker appended to cut output: `[truncated: showed 5 of 11 bytes]`.
+ *
+ * @param shown How many units are shown.
+ * @param total How many there were, if known.
+ * @param unit What is counted, e.g. `bytes` or `rows`.
+ * @returns The marker.
+ *
+ * @example Mark cut rows
+ * ```ts
+ * import { truncationMarker } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(truncationMarker(100, undefined, "rows"), "[truncated: showed the first 100 rows]");
+ * ```
+ */
+export function truncationMarker(shown: number, total: number | undefined, unit: string): string {
+  return total === undefined
+    ? `[truncated: showed the first ${shown} ${unit}]`
+    : `[truncated: showed ${shown} of ${total} ${unit}]`;
+}
+
+/** Rows taken by {@linkcode capRows}. */
+export interface CappedRows<T> {
+  /** At most the cap of rows. */
+  rows: T[];
+  /** Whether more rows were left. */
+  truncated: boolean;
+}
+
+/**
+ * Takes at most `maxRows` rows from an iterable and says whether there were
+ * more; it reads one row past the cap to know, and no further.
+ *
+ * @param rows The rows, e.g. a statement's `iterate()`.
+ * @param maxRows The cap.
+ * @returns The rows and whether they were cut.
+ *
+ * @example Cap a query result
+ * ```ts
+ * import { capRows } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(capRows([1, 2, 3], 2), { rows: [1, 2], truncated: true });
+ * ```
+ */
+export function capRows<T>(rows: Iterable<T>, maxRows: number): CappedRows<T> {
+  const out: T[] = [];
+  const iterator = rows[Symbol.iterator]();
+  try {
+    for (let next = iterator.next(); !next.done; next = iterator.next()) {
+      if (out.length === maxRows) return { rows: out, truncated: true };
+      out.push(next.value);
+    }
+    return { rows: out, truncated: false };
+  } finally {
+    iterator.return?.();
+  }
+}
+
+/** Options of {@linkcode readCapped}. */
+export interface ReadCappedOptions {
+  /** The cap in bytes. */
+  maxBytes: number;
+  /**
+   * Whether to stop at the cap and report `truncated` instead of throwing.
+   * @default {false}
+   */
+  truncate?: boolean;
+  /** Stops the read; the stream is cancelled. */
+  signal?: AbortSignal;
+  /**
+   * What is being read, for the error message, e.g. `read "a.txt"`.
+   * @default {"read the data"}
+   */
+  action?: string;
+}
+
+/** Bytes read by {@linkcode readCapped}. */
+export interface CappedBytes {
+  /** At most `maxBytes` bytes. */
+  bytes: Uint8Array;
+  /** Whether the source had more. */
+  truncated: boolean;
+}
+
+/**
+ * Reads a byte stream up to a cap. Past the cap it cancels the stream and
+ * either throws a {@linkcode LimitError} or, with `truncate`, returns the
+ * first `maxBytes` bytes marked as truncated. It never buffers more than
+ * `maxBytes` plus one chunk.
+ *
+ * @param stream The bytes, e.g. a response body.
+ * @param options The cap and what to do at it.
+ * @returns The bytes and whether they were cut.
+ * @throws {LimitError} Past the cap without `truncate`.
+ * @throws {DOMException} When `signal` aborts.
+ *
+ * @example Cap a body
+ * ```ts
+ * import { readCapped } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const body = new Response("hello world").body!;
+ * const { bytes, truncated } = await readCapped(body, { maxBytes: 5, truncate: true });
+ * assert.equal(new TextDecoder().decode(bytes), "hello");
+ * assert.equal(truncated, true);
+ * ```
+ */
+export async function readCapped(stream: ReadableStream<Uint8Array>, options: ReadCappedOptions): Promise<CappedBytes> {
+  const { maxBytes, signal } = options;
+  const reader = stream.getReader();
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    signal?.throwIfAborted();
+    while (true) {
+      const { done, value } = await reader.read();
+      signal?.throwIfAborted();
+      if (done) break;
+      if (size + value.length > maxBytes) {
+        await reader.cancel().catch(() => {});
+        if (!options.truncate) throw new LimitError(options.action ?? "read the data", maxBytes, "bytes");
+        chunks.push(value.subarray(0, maxBytes - size));
+        return { bytes: concat(chunks, maxBytes), truncated: true };
+      }
+      chunks.push(value);
+      size += value.length;
+    }
+    return { bytes: concat(chunks, size), truncated: false };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    reader.releaseLock();
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

@@ -1,0 +1,74 @@
+/**
+ * Layer 1 of the toolkit's containment: policy code that decides what a tool
+ * may touch, before Deno's permissions (layer 2, see
+ * `@forge/toolkit/permissions`) check it again.
+ *
+ * - {@linkcode definePolicy}: one frozen, default-deny policy that both layers read.
+ * - {@linkcode PathJail}: paths inside a set of roots; no `..`, prefix or
+ *   symbolic-link escapes, deny globs beat allows.
+ * - {@linkcode UrlPolicy} and {@linkcode safeFetch}: schemes, hosts, ports,
+ *   canonical IP literals, resolved addresses (SSRF, DNS rebinding),
+ *   redirects checked at every hop, size and time caps.
+ * - {@linkcode assertReadOnlySql} and {@linkcode queryReadOnly}: exactly one
+ *   reading statement, parameters bound.
+ * - {@linkcode capText}, {@linkcode capRows}, {@linkcode readCapped}: limits
+ *   with a clear error or a marked truncation.
+ *
+ * Refusals are {@linkcode PolicyError}s (a `ToolError`): the model sees a
+ * message that names only what it asked for.
+ *
+ * @example One policy, three guards
+ * ```ts
+ * import { assertReadOnlySql, definePolicy, PathJail, PolicyError, UrlPolicy } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const policy = definePolicy({ readRoots: ["/srv/data"], net: { hosts: ["api.example.com"] } });
+ *
+ * const jail = new PathJail(policy);
+ * await assert.rejects(jail.readTextFile("../outside.txt"), PolicyError);
+ *
+ * const urls = new UrlPolicy(policy);
+ * assert.equal(urls.check("https://api.example.com/v1").host, "api.example.com");
+ * assert.throws(() => urls.check("https://169.254.169.254/latest/meta-data"), PolicyError);
+ *
+ * assertReadOnlySql("SELECT id, name FROM items WHERE id = ?");
+ * assert.throws(() => assertReadOnlySql("ATTACH DATABASE 'x.db' AS x"), PolicyError);
+ * ```
+ *
+ * @module
+ */
+export {
+  type AddressClass,
+  type AddressRange,
+  BLOCKED_IPV4_RANGES,
+  BLOCKED_IPV6_ADDRESSES,
+  classifyAddress,
+} from "./address.ts";
+export {
+  assertWithinLimit,
+  type CappedBytes,
+  type CappedRows,
+  capRows,
+  capText,
+  LimitError,
+  readCapped,
+  type ReadCappedOptions,
+  truncationMarker,
+} from "./limits.ts";
+export { PathJail, type ReadFileOptions, type WriteFileOptions } from "./path_jail.ts";
+export {
+  DEFAULT_DENY,
+  DEFAULT_LIMITS,
+  definePolicy,
+  type Limits,
+  type NetPolicy,
+  type NetPolicyInit,
+  type Policy,
+  type PolicyInit,
+} from "./policy.ts";
+export { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
+export { ToolError } from "../toolkit/tool_error.ts";
+export { queryReadOnly, type ReadOnlyQueryOptions, type ReadOnlyQueryResult } from "./read_only_query.ts";
+export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetch.ts";
+export { assertReadOnlySql, type SqlGuardOptions } from "./sql_guard.ts";
+export { type HostLookup, UrlPolicy, type UrlPolicyOptions } from "./url_policy.ts";

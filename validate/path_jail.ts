@@ -1,0 +1,386 @@
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { checkCallerPath, refusalFor } from "./_caller_path.ts";
+import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
+import { LimitError, truncationMarker } from "./limits.ts";
+import type { Policy } from "./policy.ts";
+import { PolicyError } from "./policy_error.ts";
+import { quote } from "./_quote.ts";
+import { wholeCharacters } from "./_utf8.ts";
+
+/** Options of {@linkcode PathJail.readFile} and {@linkcode PathJail.readTextFile}. */
+export interface ReadFileOptions {
+  /**
+   * The most bytes to return.
+   * @default {policy.limits.maxReadBytes}
+   */
+  maxBytes?: number;
+  /**
+   * Whether a longer file is cut at `maxBytes` instead of refused. Text reads
+   * end a cut file with a `[truncated: …]` marker.
+   * @default {false}
+   */
+  truncate?: boolean;
+  /** Stops the read. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@linkcode PathJail.writeFile}. */
+export interface WriteFileOptions {
+  /**
+   * Refuse when the file already exists.
+   * @default {false}
+   */
+  createNew?: boolean;
+  /**
+   * Append instead of replacing the content.
+   * @default {false}
+   */
+  append?: boolean;
+  /** Stops the write between chunks. */
+  signal?: AbortSignal;
+}
+
+type Mode = "read" | "write";
+const CHUNK = 64 * 1024;
+
+/**
+ * Layer 1 for files: resolves a caller's path inside the policy's roots and
+ * refuses everything else — `..` escapes, sibling prefixes (`/data2` is not in
+ * `/data`), symbolic links (the file or any parent) whose real path leaves
+ * every root, deny globs, NUL bytes, empty and over-long paths. Reads may use
+ * `readRoots` and `writeRoots`; writes only `writeRoots`. Relative paths start
+ * at the first root. Refusals are {@linkcode PolicyError}s whose message shows
+ * the path as the caller gave it.
+ *
+ * Deno's `--allow-read=<root>` does not stop a symbolic link inside the root
+ * that points outside it: against that, this real-path check is the only
+ * layer. See docs/security.md for the window between check and use.
+ *
+ * @example Refuse an escape and a sibling prefix
+ * ```ts
+ * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
+ * // In a tool: const text = await jail.readTextFile(path, { truncate: true });
+ * await assert.rejects(jail.readTextFile("../../etc/passwd"), PolicyError);
+ * await assert.rejects(jail.readTextFile("/srv/data2/notes.txt"), PolicyError);
+ * ```
+ */
+export class PathJail {
+  #policy: Policy;
+  #deny: GlobMatcher[];
+  #roots: Record<Mode, readonly string[]>;
+  #real: Partial<Record<Mode, readonly string[]>> = {};
+
+  /**
+   * Builds a jail; roots are resolved to real paths on first use.
+   *
+   * @param policy The policy whose roots, deny globs and limits apply.
+   */
+  constructor(policy: Policy) {
+    this.#policy = policy;
+    this.#deny = policy.deny.map(compileGlob);
+    this.#roots = { read: [...new Set([...policy.readRoots, ...policy.writeRoots])], write: policy.writeRoots };
+  }
+
+  /**
+   * Resolves a caller's path for reading.
+   *
+   * @param path The path as the caller gave it, relative to the first root or absolute.
+   * @returns The real absolute path to open.
+   * @throws {PolicyError} When the path is refused or does not exist.
+   *
+   * @example Refuse a NUL byte
+   * ```ts
+   * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
+   * await assert.rejects(jail.resolveRead("notes/\0.txt"), PolicyError);
+   * ```
+   */
+  async resolveRead(path: string): Promise<string> {
+    const action = "read";
+    const candidate = this.#lexical(path, "read", action);
+    let real: string;
+    try {
+      real = await Deno.realPath(candidate);
+    } catch (err) {
+      real = await this.#missing(err, candidate, "read", path);
+    }
+    await this.#checkReal(real, "read", action, path);
+    return real;
+  }
+
+  /**
+   * Resolves a caller's path for writing. The file may not exist yet; then
+   * its parent folder must, and the parent's real path must be inside a
+   * writable root.
+   *
+   * @param path The path as the caller gave it, relative to the first writable root or absolute.
+   * @returns The real absolute path to write.
+   * @throws {PolicyError} When the path is refused or its folder does not exist.
+   *
+   * @example Refuse a write outside the writable roots
+   * ```ts
+   * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
+   * await assert.rejects(jail.resolveWrite("/srv/data/a.txt"), PolicyError);
+   * ```
+   */
+  async resolveWrite(path: string): Promise<string> {
+    const action = "write";
+    const candidate = this.#lexical(path, "write", action);
+    let real: string;
+    try {
+      real = await Deno.realPath(candidate);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) refusalFor(err, action, path);
+      // A dangling symbolic link is refused: writing through it would create its target.
+      const link = await Deno.lstat(candidate).then(() => true, () => false);
+      if (link) throw new PolicyError("symlink-escape", `Cannot write ${quote(path)}: it is a dangling symbolic link`);
+      let parent: string;
+      try {
+        parent = await Deno.realPath(dirname(candidate));
+      } catch (err) {
+        parent = await this.#missing(err, dirname(candidate), "write", path);
+      }
+      real = resolve(parent, basename(candidate));
+    }
+    await this.#checkReal(real, "write", action, path);
+    return real;
+  }
+
+  /**
+   * Reads a file inside the jail, capped at `maxBytes`. After opening it checks
+   * again that the real path is unchanged and names the same file, which
+   * narrows (but cannot close) the window for a swap between check and open.
+   *
+   * @param path The caller's path.
+   * @param options Cap, truncation and signal.
+   * @returns The bytes.
+   * @throws {PolicyError} When refused, missing, not a regular file, or changed while opened.
+   * @throws {LimitError} When longer than `maxBytes` and `truncate` is false.
+   *
+   * @example Refuse a denied file
+   * ```ts
+   * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
+   * // Deny globs beat the root: `.env` files are refused by default.
+   * await assert.rejects(jail.readFile("app/.env"), PolicyError);
+   * ```
+   */
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+    return (await this.#read(path, options)).bytes;
+  }
+
+  /**
+   * Reads a UTF-8 text file inside the jail; with `truncate`, a cut file ends
+   * with a `[truncated: showed N of M bytes]` marker.
+   *
+   * @param path The caller's path.
+   * @param options Cap, truncation and signal.
+   * @returns The text.
+   * @throws {PolicyError} When refused, missing, not a regular file, or changed while opened.
+   * @throws {LimitError} When longer than `maxBytes` and `truncate` is false.
+   *
+   * @example Refuse a file inside .git
+   * ```ts
+   * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
+   * await assert.rejects(jail.readTextFile("repo/.git/config", { maxBytes: 4096 }), PolicyError);
+   * ```
+   */
+  async readTextFile(path: string, options: ReadFileOptions = {}): Promise<string> {
+    const { bytes, size } = await this.#read(path, options);
+    if (bytes.length === size) return new TextDecoder().decode(bytes);
+    const end = wholeCharacters(bytes);
+    const text = new TextDecoder().decode(bytes.subarray(0, end));
+    return `${text}\n${truncationMarker(end, size, "bytes")}`;
+  }
+
+  /**
+   * Writes a file inside the writable roots. It opens without truncating,
+   * checks the opened file is the one that was resolved, and only then
+   * truncates and writes.
+   *
+   * @param path The caller's path.
+   * @param data The content.
+   * @param options `createNew`, `append`, signal.
+   * @throws {PolicyError} When refused, or the file changed while opened.
+   *
+   * @example Refuse a write that leaves the root
+   * ```ts
+   * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ writeRoots: ["/srv/out"] }));
+   * await assert.rejects(jail.writeFile("../etc/cron.d/job", "* * * * * sh"), PolicyError);
+   * ```
+   */
+  async writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): Promise<void> {
+    const real = await this.resolveWrite(path);
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(real, {
+        write: true,
+        create: !options.createNew,
+        createNew: options.createNew === true,
+        append: options.append === true,
+      });
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) {
+        throw new PolicyError("invalid-input", `Cannot write ${quote(path)}: the file already exists`, { cause: err });
+      }
+      refusalFor(err, "write", path);
+    }
+    try {
+      await this.#recheck(file, real, "write", path);
+      if (!options.append) await file.truncate(0);
+      for (let offset = 0; offset < bytes.length;) {
+        options.signal?.throwIfAborted();
+        offset += await file.write(bytes.subarray(offset, offset + CHUNK));
+      }
+    } finally {
+      file.close();
+    }
+  }
+
+  async #read(path: string, options: ReadFileOptions): Promise<{ bytes: Uint8Array; size: number }> {
+    const maxBytes = options.maxBytes ?? this.#policy.limits.maxReadBytes;
+    const real = await this.resolveRead(path);
+    // lstat before open: opening a FIFO or device would block or stream forever.
+    const before = await Deno.lstat(real).catch((err) => refusalFor(err, "read", path));
+    if (!before.isFile) throw new PolicyError("not-a-file", `Cannot read ${quote(path)}: it is not a regular file`);
+    options.signal?.throwIfAborted();
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(real, { read: true });
+    } catch (err) {
+      refusalFor(err, "read", path);
+    }
+    try {
+      const info = await this.#recheck(file, real, "read", path);
+      if (info.size > maxBytes && !options.truncate) throw new LimitError(`read ${quote(path)}`, maxBytes, "bytes");
+      const want = Math.min(info.size, maxBytes);
+      const bytes = new Uint8Array(want);
+      let offset = 0;
+      while (offset < want) {
+        options.signal?.throwIfAborted();
+        const n = await file.read(bytes.subarray(offset, Math.min(want, offset + CHUNK)));
+        if (n === null) break;
+        offset += n;
+      }
+      return { bytes: bytes.subarray(0, offset), size: info.size };
+    } finally {
+      file.close();
+    }
+  }
+
+  /**
+   * Refuses a path that does not resolve. When the nearest existing ancestor
+   * lies outside the roots (through a link), the answer is the escape, not
+   * "not found", so the jail does not reveal what exists outside it.
+   */
+  async #missing(err: unknown, candidate: string, mode: Mode, path: string): Promise<never> {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      for (let dir = dirname(candidate); dir !== dirname(dir); dir = dirname(dir)) {
+        const real = await Deno.realPath(dir).catch(() => undefined);
+        if (real === undefined) continue;
+        await this.#checkReal(real, mode, mode, path);
+        break;
+      }
+    }
+    refusalFor(err, mode, path);
+  }
+
+  /** Confirms the open file is a regular file at the same real path as resolved. */
+  async #recheck(file: Deno.FsFile, real: string, action: Mode, path: string): Promise<Deno.FileInfo> {
+    let info: Deno.FileInfo;
+    let again: string;
+    let now: Deno.FileInfo;
+    try {
+      // In Deno 2.9.6 FsFile.stat() also checks read permission on the real
+      // path behind the descriptor: a second, Deno-side look at what was opened.
+      info = await file.stat();
+      again = await Deno.realPath(real);
+      now = await Deno.lstat(real);
+    } catch (err) {
+      refusalFor(err, action, path);
+    }
+    const changed = again !== real || !now.isFile || !info.isFile || info.ino !== now.ino || info.dev !== now.dev;
+    if (changed) {
+      throw new PolicyError("changed", `Cannot ${action} ${quote(path)}: the file changed while it was opened`);
+    }
+    return info;
+  }
+
+  /** Resolves the caller's text lexically and checks it against the roots and deny globs. */
+  #lexical(path: string, mode: Mode, action: string): string {
+    checkCallerPath(path, this.#policy.limits.maxPathLength, action);
+    const roots = this.#roots[mode];
+    if (roots.length === 0) {
+      throw new PolicyError("outside-roots", `Cannot ${action} ${quote(path)}: no folder is open for ${mode}ing`);
+    }
+    const candidate = isAbsolute(path) ? resolve(path) : resolve(roots[0], path);
+    const rel = containing(roots, candidate);
+    if (rel === undefined) {
+      throw new PolicyError("outside-roots", `Cannot ${action} ${quote(path)}: the path leaves the allowed folders`);
+    }
+    this.#checkDeny(rel, action, path);
+    return candidate;
+  }
+
+  async #checkReal(real: string, mode: Mode, action: string, path: string): Promise<void> {
+    const rel = containing(await this.#realRoots(mode), real);
+    if (rel === undefined) {
+      throw new PolicyError(
+        "symlink-escape",
+        `Cannot ${action} ${
+          quote(path)
+        }: it is or passes through a symbolic link that leads outside the allowed folders`,
+      );
+    }
+    this.#checkDeny(rel, action, path);
+  }
+
+  #checkDeny(rel: string, action: string, path: string): void {
+    if (matchesAny(this.#deny, rel.split(sep).join("/"))) {
+      throw new PolicyError("denied-by-glob", `Cannot ${action} ${quote(path)}: the policy denies this path`);
+    }
+  }
+
+  /** Real paths of the roots, computed once they all resolve. */
+  async #realRoots(mode: Mode): Promise<readonly string[]> {
+    const cached = this.#real[mode];
+    if (cached) return cached;
+    const real = await Promise.all(this.#roots[mode].map((root) =>
+      Deno.realPath(root).catch((err) => {
+        // A missing or unreadable root is a server misconfiguration, not the model's to fix.
+        throw new Error(`Cannot open the path jail: root ${quote(root, 256)} cannot be resolved`, { cause: err });
+      })
+    ));
+    this.#real[mode] = real;
+    return real;
+  }
+}
+
+/** The root-relative path of `candidate` under the first root that contains it, compared by segments. */
+function containing(roots: readonly string[], candidate: string): string | undefined {
+  for (const root of roots) {
+    const rel = relative(root, candidate);
+    if (rel === "") return "";
+    if (isAbsolute(rel)) continue;
+    if (rel === ".." || rel.startsWith(`..${sep}`)) continue;
+    return rel;
+  }
+  return undefined;
+}

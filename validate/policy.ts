@@ -1,0 +1,325 @@
+import { isIPv4, isIPv6 } from "node:net";
+import { isAbsolute, resolve } from "node:path";
+import { compileGlob } from "./_glob.ts";
+import { quote } from "./_quote.ts";
+
+/** Caps that every guard reads from one place. */
+export interface Limits {
+  /** Most bytes one file read may return. */
+  readonly maxReadBytes: number;
+  /** Most bytes of one HTTP response body. */
+  readonly maxFetchBytes: number;
+  /** Most bytes of text a tool sends back to the model. */
+  readonly maxResultBytes: number;
+  /** Most rows one query may return. */
+  readonly maxRows: number;
+  /** Most redirects one fetch follows. */
+  readonly maxRedirects: number;
+  /** Deadline of one fetch, redirects and body included, in milliseconds. */
+  readonly fetchTimeoutMs: number;
+  /** Longest path a caller may give, in characters. */
+  readonly maxPathLength: number;
+  /** Longest URL a caller may give, in characters. */
+  readonly maxUrlLength: number;
+  /** Longest SQL text a caller may give, in characters. */
+  readonly maxSqlLength: number;
+}
+
+/**
+ * The limits a policy gets when its init leaves them out.
+ *
+ * @example Read a default
+ * ```ts
+ * import { DEFAULT_LIMITS } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(DEFAULT_LIMITS.maxRedirects, 5);
+ * ```
+ */
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  maxReadBytes: 1024 * 1024,
+  maxFetchBytes: 1024 * 1024,
+  maxResultBytes: 1024 * 1024,
+  maxRows: 1000,
+  maxRedirects: 5,
+  fetchTimeoutMs: 10_000,
+  maxPathLength: 4096,
+  maxUrlLength: 8192,
+  maxSqlLength: 100_000,
+});
+
+/**
+ * Globs every policy denies unless its init sets `defaultDeny: false`:
+ * secrets and version-control data that no tool should hand to a model.
+ *
+ * @example The defaults include `.env` files
+ * ```ts
+ * import { DEFAULT_DENY } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(DEFAULT_DENY.some((glob) => glob.endsWith("/.env")));
+ * ```
+ */
+export const DEFAULT_DENY: readonly string[] = Object.freeze([
+  "**/.env",
+  "**/.env.*",
+  "**/.git/**",
+  "**/.ssh/**",
+  "**/*.pem",
+  "**/*.key",
+]);
+
+/** What the network layer allows; normalised by {@linkcode definePolicy}. */
+export interface NetPolicy {
+  /** Allowed URL schemes without the colon, e.g. `https`. */
+  readonly schemes: readonly string[];
+  /** Allowed hosts: exact names, `*.suffix` (subdomains only), or canonical IP literals. */
+  readonly hosts: readonly string[];
+  /** Allowed ports. */
+  readonly ports: readonly number[];
+  /** Hosts that may resolve to loopback, private or other internal addresses. */
+  readonly privateHosts: readonly string[];
+}
+
+/**
+ * One policy that both layers read: the path jail, the URL policy and the
+ * Deno flags. Everything not listed is denied. Paths are absolute and
+ * normalised; the object is frozen.
+ */
+export interface Policy {
+  /** Folders whose contents tools may read. The first is where relative paths start. */
+  readonly readRoots: readonly string[];
+  /** Folders whose contents tools may write (and read). */
+  readonly writeRoots: readonly string[];
+  /** Globs over root-relative paths that are refused even inside a root; deny beats allow. */
+  readonly deny: readonly string[];
+  /** Files the server itself reads (its config, a database); never served by the jail. */
+  readonly readFiles: readonly string[];
+  /** Files the server itself writes (an audit log); never served by the jail. */
+  readonly writeFiles: readonly string[];
+  /** The network policy. */
+  readonly net: NetPolicy;
+  /** Names of the environment variables the server reads. */
+  readonly env: readonly string[];
+  /** The caps. */
+  readonly limits: Readonly<Limits>;
+}
+
+/** The network part of {@linkcode PolicyInit}. */
+export interface NetPolicyInit {
+  /**
+   * Allowed schemes: `https` and/or `http`.
+   * @default {["https"]}
+   */
+  schemes?: readonly string[];
+  /**
+   * Allowed hosts: `api.example.com`, `*.example.com` (any subdomain, not the
+   * apex), `203.0.113.7` or `[2001:db8::1]`.
+   * @default {[]}
+   */
+  hosts?: readonly string[];
+  /**
+   * Allowed ports.
+   * @default {the default port of each allowed scheme}
+   */
+  ports?: readonly number[];
+  /**
+   * Exact hosts that may resolve to loopback, private, link-local or other
+   * internal addresses; they are allowed hosts as well.
+   * @default {[]}
+   */
+  privateHosts?: readonly string[];
+}
+
+/** The input of {@linkcode definePolicy}; every field defaults to "nothing allowed". */
+export interface PolicyInit {
+  /**
+   * Folders whose contents tools may read; the first is where relative paths start.
+   * @default {[]}
+   */
+  readRoots?: readonly string[];
+  /**
+   * Folders whose contents tools may write and read.
+   * @default {[]}
+   */
+  writeRoots?: readonly string[];
+  /**
+   * Globs over root-relative paths (`**`, `*`, `?`), matched without regard to case.
+   * @default {[]}
+   */
+  deny?: readonly string[];
+  /**
+   * Whether {@linkcode DEFAULT_DENY} is added to `deny`.
+   * @default {true}
+   */
+  defaultDeny?: boolean;
+  /**
+   * Files the server itself reads, e.g. its config or a database; the jail never serves them.
+   * @default {[]}
+   */
+  readFiles?: readonly string[];
+  /**
+   * Files the server itself writes, e.g. an audit log; the jail never serves them.
+   * @default {[]}
+   */
+  writeFiles?: readonly string[];
+  /**
+   * What the network layer allows.
+   * @default {{}}
+   */
+  net?: NetPolicyInit;
+  /**
+   * Names of the environment variables the server reads (`FORGE_TENANT_CONFIG` is always added to the flags).
+   * @default {[]}
+   */
+  env?: readonly string[];
+  /**
+   * Caps that differ from {@linkcode DEFAULT_LIMITS}.
+   * @default {DEFAULT_LIMITS}
+   */
+  limits?: Partial<Limits>;
+  /**
+   * The folder relative paths in this init are resolved against.
+   * @default {Deno.cwd()}
+   */
+  baseDir?: string;
+}
+
+const SCHEME_PORTS: Record<string, number> = { https: 443, http: 80 };
+
+/**
+ * Builds the one policy object that drives both layers: default deny,
+ * absolute normalised paths, canonical hosts, frozen.
+ *
+ * @param init What is allowed.
+ * @returns The frozen policy.
+ * @throws {TypeError} When an entry is malformed (a path with a comma or NUL,
+ * an unknown scheme, a host that is not canonical, a bad env name).
+ * @throws {RangeError} When a port or a limit is out of range.
+ *
+ * @example A file server that may read one folder
+ * ```ts
+ * import { definePolicy } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const policy = definePolicy({ readRoots: ["/srv/data"], env: ["API_TOKEN"] });
+ * assert.deepEqual(policy.readRoots, ["/srv/data"]);
+ * assert.deepEqual(policy.net.hosts, []);
+ * assert.ok(Object.isFrozen(policy));
+ * ```
+ */
+export function definePolicy(init: PolicyInit = {}): Policy {
+  const base = init.baseDir ?? Deno.cwd();
+  const paths = (list: readonly string[] | undefined, field: string) =>
+    unique((list ?? []).map((p) => path(p, base, field)));
+  const deny = unique([...(init.defaultDeny === false ? [] : DEFAULT_DENY), ...(init.deny ?? []).map(glob)]);
+  return Object.freeze({
+    readRoots: freeze(paths(init.readRoots, "readRoots")),
+    writeRoots: freeze(paths(init.writeRoots, "writeRoots")),
+    deny: freeze(deny),
+    readFiles: freeze(paths(init.readFiles, "readFiles")),
+    writeFiles: freeze(paths(init.writeFiles, "writeFiles")),
+    net: netPolicy(init.net ?? {}),
+    env: freeze(unique((init.env ?? []).map(envName))),
+    limits: limits(init.limits ?? {}),
+  });
+}
+
+function netPolicy(init: NetPolicyInit): NetPolicy {
+  const schemes = unique((init.schemes ?? ["https"]).map((s) => {
+    const scheme = String(s).toLowerCase().replace(/:$/, "");
+    if (!(scheme in SCHEME_PORTS)) {
+      throw new TypeError(`Cannot define policy: scheme ${quote(s)} is not supported, use "https" or "http"`);
+    }
+    return scheme;
+  }));
+  const privateHosts = unique((init.privateHosts ?? []).map((h) => host(h, false)));
+  const hosts = unique([...(init.hosts ?? []).map((h) => host(h, true)), ...privateHosts]);
+  const ports = unique((init.ports ?? schemes.map((s) => SCHEME_PORTS[s])).map((p) => {
+    if (!Number.isInteger(p) || p < 1 || p > 65535) {
+      throw new RangeError(`Cannot define policy: port ${quote(p)} is not an integer from 1 to 65535`);
+    }
+    return p;
+  }));
+  return Object.freeze({
+    schemes: freeze(schemes),
+    hosts: freeze(hosts),
+    ports: freeze(ports),
+    privateHosts: freeze(privateHosts),
+  });
+}
+
+/** Canonical form of a host entry, or a TypeError. */
+function host(entry: string, wildcard: boolean): string {
+  const raw = String(entry);
+  const text = raw.toLowerCase();
+  const bad = (why: string) => new TypeError(`Cannot define policy: host ${quote(raw)} ${why}`);
+  if (text.startsWith("*.")) {
+    if (!wildcard) throw bad("must be exact here, not a wildcard");
+    const suffix = text.slice(2);
+    if (canonicalHostname(suffix) !== suffix || isIPv4(suffix)) throw bad("is not a valid `*.suffix`");
+    return text;
+  }
+  if (text.startsWith("[") && text.endsWith("]")) {
+    if (!isIPv6(text.slice(1, -1)) || canonicalHostname(text) !== text) throw bad("is not a canonical IPv6 literal");
+    return text;
+  }
+  if (isIPv6(text)) throw bad("must be written in brackets, e.g. [::1]");
+  if (canonicalHostname(text) !== text || text.endsWith(".")) throw bad("is not a canonical host name or IP literal");
+  return text;
+}
+
+function canonicalHostname(text: string): string | undefined {
+  if (text === "" || /[\s/@:?#\\%]/.test(text.replace(/^\[.*\]$/, ""))) return undefined;
+  try {
+    return new URL(`http://${text}/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+function path(entry: string, base: string, field: string): string {
+  if (typeof entry !== "string" || entry === "") {
+    throw new TypeError(`Cannot define policy: ${field} has an empty or non-string path`);
+  }
+  // Deno's permission flags split on commas and cannot escape them, so such a
+  // path could never be granted exactly.
+  if (entry.includes("\0") || entry.includes(",")) {
+    throw new TypeError(`Cannot define policy: ${field} path ${quote(entry)} contains a NUL byte or a comma`);
+  }
+  return isAbsolute(entry) ? resolve(entry) : resolve(base, entry);
+}
+
+function glob(entry: string): string {
+  if (typeof entry !== "string" || entry.trim() === "") throw new TypeError("Cannot define policy: empty deny glob");
+  compileGlob(entry);
+  return entry;
+}
+
+function envName(name: string): string {
+  if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw new TypeError(`Cannot define policy: env name ${quote(name)} is not a valid variable name`);
+  }
+  return name;
+}
+
+function limits(init: Partial<Limits>): Readonly<Limits> {
+  const out: Record<string, number> = { ...DEFAULT_LIMITS };
+  for (const [key, value] of Object.entries(init)) {
+    if (!(key in DEFAULT_LIMITS)) throw new TypeError(`Cannot define policy: unknown limit ${quote(key)}`);
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`Cannot define policy: limit ${key} must be a non-negative integer, got ${quote(value)}`);
+    }
+    out[key] = value;
+  }
+  return Object.freeze(out as unknown as Limits);
+}
+
+function unique<T>(list: readonly T[]): T[] {
+  return [...new Set(list)];
+}
+
+function freeze<T>(list: T[]): readonly T[] {
+  return Object.freeze(list);
+}

@@ -1,0 +1,77 @@
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { capRows } from "./limits.ts";
+import { DEFAULT_LIMITS } from "./policy.ts";
+import { PolicyError } from "./policy_error.ts";
+import { assertReadOnlySql } from "./sql_guard.ts";
+
+/** Options of {@linkcode queryReadOnly}. */
+export interface ReadOnlyQueryOptions {
+  /**
+   * Values bound to `?` (an array) or to `:name` / `@name` / `$name` (an object). Never interpolated.
+   * @default {[]}
+   */
+  params?: readonly SQLInputValue[] | Readonly<Record<string, SQLInputValue>>;
+  /**
+   * The most rows returned; one more is read to know whether there were more.
+   * @default {1000}
+   */
+  maxRows?: number;
+  /**
+   * The longest SQL accepted, in characters.
+   * @default {100000}
+   */
+  maxLength?: number;
+}
+
+/** Rows returned by {@linkcode queryReadOnly}. */
+export interface ReadOnlyQueryResult {
+  /** At most `maxRows` rows, as objects keyed by column name. */
+  rows: Record<string, SQLInputValue>[];
+  /** Whether more rows were left. */
+  truncated: boolean;
+}
+
+/**
+ * Runs one read-only query with bound parameters: the SQL passes
+ * {@linkcode assertReadOnlySql} first, parameters are bound by SQLite (never
+ * spliced into the text), and rows stop at `maxRows`. Open `db` with
+ * `{ readOnly: true }` too: the guard is one layer, the read-only handle the
+ * other.
+ *
+ * @param db An open node:sqlite database, ideally read-only.
+ * @param sql One read-only statement.
+ * @param options Parameters and caps.
+ * @returns The rows and whether they were cut.
+ * @throws {PolicyError} When the SQL is refused, or SQLite rejects it (its message is shown).
+ *
+ * @example Query a read-only database
+ * ```ts
+ * import { queryReadOnly } from "@forge/toolkit/validate";
+ * import { DatabaseSync } from "node:sqlite";
+ * import assert from "node:assert/strict";
+ *
+ * const db = new DatabaseSync(":memory:");
+ * db.exec("CREATE TABLE t(n INTEGER); INSERT INTO t VALUES (1), (2), (3)");
+ * const result = queryReadOnly(db, "SELECT n FROM t WHERE n > ? ORDER BY n", { params: [1], maxRows: 1 });
+ * assert.equal(result.rows.length, 1);
+ * assert.equal(result.rows[0].n, 2);
+ * assert.equal(result.truncated, true);
+ * db.close();
+ * ```
+ */
+export function queryReadOnly(db: DatabaseSync, sql: string, options: ReadOnlyQueryOptions = {}): ReadOnlyQueryResult {
+  assertReadOnlySql(sql, { maxLength: options.maxLength });
+  const params = options.params ?? [];
+  try {
+    const statement = db.prepare(sql);
+    const rows = Array.isArray(params)
+      ? statement.iterate(...(params as SQLInputValue[]))
+      : statement.iterate(params as Record<string, SQLInputValue>);
+    const capped = capRows(rows as Iterable<Record<string, SQLInputValue>>, options.maxRows ?? DEFAULT_LIMITS.maxRows);
+    return { rows: capped.rows, truncated: capped.truncated };
+  } catch (err) {
+    // SQLite's own messages name tables and columns, not host paths.
+    const message = err instanceof Error ? err.message.split("\n")[0].slice(0, 200) : "query failed";
+    throw new PolicyError("sql", `Cannot run query: ${message}`, { cause: err });
+  }
+}

@@ -1,0 +1,175 @@
+import { LimitError, readCapped } from "./limits.ts";
+import type { Policy } from "./policy.ts";
+import { PolicyError } from "./policy_error.ts";
+import { type HostLookup, UrlPolicy } from "./url_policy.ts";
+import { quote } from "./_quote.ts";
+
+/** Options of {@linkcode safeFetch}. */
+export interface SafeFetchOptions {
+  /** The policy whose `net` and `limits` apply. */
+  policy: Policy;
+  /**
+   * The HTTP method.
+   * @default {"GET"}
+   */
+  method?: string;
+  /** Request headers; `authorization`, `cookie` and `proxy-authorization` are dropped on a cross-origin redirect. */
+  headers?: HeadersInit;
+  /** A request body; kept on 307/308 redirects, dropped when a redirect turns the request into a GET. */
+  body?: string | Uint8Array<ArrayBuffer>;
+  /** Cancels the whole fetch, redirects and body included. */
+  signal?: AbortSignal;
+  /**
+   * The most body bytes.
+   * @default {policy.limits.maxFetchBytes}
+   */
+  maxBytes?: number;
+  /**
+   * Whether a longer body is cut at `maxBytes` (and marked `truncated`) instead of refused.
+   * @default {false}
+   */
+  truncate?: boolean;
+  /**
+   * Deadline of the whole fetch in milliseconds.
+   * @default {policy.limits.fetchTimeoutMs}
+   */
+  timeoutMs?: number;
+  /**
+   * The most redirects followed.
+   * @default {policy.limits.maxRedirects}
+   */
+  maxRedirects?: number;
+  /**
+   * How host names are resolved for the address check.
+   * @default {node:dns lookup}
+   */
+  lookup?: HostLookup;
+}
+
+/** A fully read response. */
+export interface SafeResponse {
+  /** The URL that answered, after redirects. */
+  url: string;
+  /** The HTTP status. */
+  status: number;
+  /** The response headers. */
+  headers: Headers;
+  /** The body, at most `maxBytes`. */
+  body: Uint8Array;
+  /** Whether the body was cut at `maxBytes`. */
+  truncated: boolean;
+  /** Every URL redirected to, in order. */
+  redirects: readonly string[];
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const SECRET_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+
+/**
+ * Fetches a URL under the policy: checks the URL and the addresses its host
+ * resolves to, follows redirects by hand (checking every hop the same way,
+ * up to `maxRedirects`), caps the body and the time. Refusals are
+ * {@linkcode PolicyError}s, a body over the cap is a {@linkcode LimitError}.
+ *
+ * Layer 2 (Deno's `--allow-net` and `--deny-net`, derived from the same
+ * policy) checks every connection again; `--deny-net` ranges are checked on
+ * the address Deno actually connects to, which closes the window between this
+ * function's DNS lookup and the connection.
+ *
+ * @param url The URL as the caller gave it.
+ * @param options The policy, request and caps.
+ * @returns The response with its body read.
+ * @throws {PolicyError} When a hop is refused, times out, or cannot connect.
+ * @throws {LimitError} When the body is over the cap and `truncate` is false.
+ *
+ * @example Fetch an allowed API
+ * ```ts ignore
+ * import { definePolicy, safeFetch } from "@forge/toolkit/validate";
+ *
+ * const policy = definePolicy({ net: { hosts: ["api.example.com"] } });
+ * const response = await safeFetch("https://api.example.com/v1/items", { policy });
+ * console.log(response.status, new TextDecoder().decode(response.body));
+ * ```
+ */
+export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeResponse> {
+  const { policy } = options;
+  const urls = new UrlPolicy(policy, { lookup: options.lookup });
+  const maxBytes = options.maxBytes ?? policy.limits.maxFetchBytes;
+  const maxRedirects = options.maxRedirects ?? policy.limits.maxRedirects;
+  const timeoutMs = options.timeoutMs ?? policy.limits.fetchTimeoutMs;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const headers = new Headers(options.headers);
+  let method = (options.method ?? "GET").toUpperCase();
+  let body = options.body;
+  const redirects: string[] = [];
+  let current = url;
+  try {
+    while (true) {
+      const target = urls.check(current);
+      await urls.checkResolved(target);
+      signal.throwIfAborted();
+      const response = await fetch(target, { method, headers, body, redirect: "manual", signal });
+      const location = response.headers.get("location");
+      if (REDIRECTS.has(response.status) && location !== null) {
+        await response.body?.cancel();
+        if (redirects.length >= maxRedirects) {
+          throw new PolicyError("redirect", `Cannot fetch ${quote(url, 100)}: more than ${maxRedirects} redirects`);
+        }
+        let next: URL;
+        try {
+          next = new URL(location, target);
+        } catch {
+          throw new PolicyError("redirect", `Cannot fetch ${quote(url, 100)}: a redirect has an invalid location`);
+        }
+        if (next.origin !== target.origin) { for (const name of SECRET_HEADERS) headers.delete(name); }
+        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+          if (method !== "HEAD") method = "GET";
+          body = undefined;
+          headers.delete("content-type");
+        }
+        current = next.href;
+        redirects.push(current);
+        continue;
+      }
+      const action = `fetch ${quote(url, 100)}`;
+      const declared = Number(response.headers.get("content-length") ?? NaN);
+      if (declared > maxBytes && !options.truncate) {
+        await response.body?.cancel();
+        throw new LimitError(action, maxBytes, "bytes");
+      }
+      const read = response.body
+        ? await readCapped(response.body, { maxBytes, truncate: options.truncate, signal, action })
+        : { bytes: new Uint8Array(), truncated: false };
+      return {
+        url: target.href,
+        status: response.status,
+        headers: response.headers,
+        body: read.bytes,
+        truncated: read.truncated,
+        redirects,
+      };
+    }
+  } catch (err) {
+    if (err instanceof PolicyError || err instanceof LimitError) throw err;
+    if (options.signal?.aborted) throw err;
+    throw failure(err, url, timeout.aborted ? timeoutMs : undefined);
+  }
+}
+
+function failure(err: unknown, url: string, timedOutAfter: number | undefined): PolicyError {
+  const shown = `Cannot fetch ${quote(url, 100)}`;
+  if (timedOutAfter !== undefined) {
+    return new PolicyError("network", `${shown}: no complete response within ${timedOutAfter} ms`, { cause: err });
+  }
+  // Deno reports a layer-2 refusal either directly or as the cause of "fetch failed".
+  const cause = err instanceof Error ? err.cause : undefined;
+  const denied = err instanceof Deno.errors.NotCapable ||
+    (cause instanceof Error && cause.message.includes("Requires net access"));
+  if (denied) {
+    return new PolicyError("no-permission", `${shown}: the server's permissions do not allow this connection`, {
+      cause: err,
+    });
+  }
+  return new PolicyError("network", `${shown}: the connection failed`, { cause: err });
+}

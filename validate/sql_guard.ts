@@ -1,0 +1,166 @@
+import { DEFAULT_LIMITS } from "./policy.ts";
+import { PolicyError } from "./policy_error.ts";
+import { quote } from "./_quote.ts";
+import { SqlLexError, type SqlToken, tokenize } from "./_sql_tokens.ts";
+
+/** Options of {@linkcode assertReadOnlySql}. */
+export interface SqlGuardOptions {
+  /**
+   * The longest SQL accepted, in characters.
+   * @default {100000}
+   */
+  maxLength?: number;
+}
+
+// Keywords that begin or belong to statements that change the database, the
+// schema, the connection or the transaction state.
+const WRITES = new Set([
+  "INSERT",
+  "UPDATE",
+  "DELETE",
+  "REPLACE",
+  "UPSERT",
+  "CREATE",
+  "DROP",
+  "ALTER",
+  "ATTACH",
+  "DETACH",
+  "PRAGMA",
+  "VACUUM",
+  "REINDEX",
+  "ANALYZE",
+  "BEGIN",
+  "COMMIT",
+  "ROLLBACK",
+  "SAVEPOINT",
+  "RELEASE",
+  "TRANSACTION",
+  "RETURNING",
+]);
+
+// Functions and table-valued functions that reach outside the database or
+// into its raw pages (several exist only in extensions or the sqlite3 shell;
+// refusing the names costs nothing).
+const FUNCTIONS = new Set([
+  "load_extension",
+  "readfile",
+  "writefile",
+  "edit",
+  "fsdir",
+  "zipfile",
+  "fts3_tokenizer",
+  "sqlar_compress",
+  "sqlar_uncompress",
+  "sqlite_dbpage",
+  "sqlite_dbdata",
+  "sqlite_dbptr",
+]);
+
+// PRAGMAs that only describe the schema; the argument is a table or index name.
+const PRAGMAS_WITH_ARGUMENT = new Set([
+  "table_info",
+  "table_xinfo",
+  "table_list",
+  "index_list",
+  "index_info",
+  "index_xinfo",
+  "foreign_key_list",
+]);
+// PRAGMAs that read a value when bare, and set it when given one.
+const PRAGMAS_BARE = new Set(["user_version", "application_id"]);
+
+/**
+ * Layer 1 for SQL: accepts exactly one statement that only reads — `SELECT`,
+ * `WITH … SELECT`, `EXPLAIN [QUERY PLAN]` of those, or a schema-describing
+ * `PRAGMA` such as `table_info(t)` — and refuses everything else, including
+ * `ATTACH`, writing PRAGMAs, `load_extension` and file functions. It works on
+ * tokens (comments, string literals and quoted identifiers are understood),
+ * not on regular expressions. It is one layer: open the database read-only
+ * as well, and always bind parameters (see {@linkcode queryReadOnly}).
+ *
+ * @param sql The SQL as the caller gave it.
+ * @param options The length cap.
+ * @throws {PolicyError} With code `sql` when the SQL is refused.
+ *
+ * @example Accept a read, refuse a write hidden behind a comment
+ * ```ts
+ * import { assertReadOnlySql, PolicyError } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assertReadOnlySql("SELECT name FROM users WHERE id = ? -- ; DROP TABLE users");
+ * assert.throws(() => assertReadOnlySql("SELECT 1; DROP TABLE users"), PolicyError);
+ * ```
+ */
+export function assertReadOnlySql(sql: string, options: SqlGuardOptions = {}): void {
+  const max = options.maxLength ?? DEFAULT_LIMITS.maxSqlLength;
+  if (typeof sql !== "string") refuse("the SQL must be a string");
+  if (sql.length > max) refuse(`the SQL is longer than ${max} characters`);
+  if (sql.includes("\0")) refuse("the SQL contains a NUL byte");
+  let tokens: SqlToken[];
+  try {
+    tokens = tokenize(sql);
+  } catch (err) {
+    if (err instanceof SqlLexError) refuse(err.message);
+    throw err;
+  }
+  const statements = split(tokens).filter((s) => s.length > 0);
+  if (statements.length === 0) refuse("the SQL is empty");
+  if (statements.length > 1) refuse(`exactly one statement is allowed, found ${statements.length}`);
+  const statement = statements[0];
+  const first = upper(statement[0]);
+  if (first === "PRAGMA") return checkPragma(statement);
+  let body = statement;
+  if (first === "EXPLAIN") {
+    body = statement.slice(upper(statement[1]) === "QUERY" && upper(statement[2]) === "PLAN" ? 3 : 1);
+  }
+  const head = upper(body[0]);
+  if (head !== "SELECT" && head !== "WITH") {
+    refuse(`only SELECT, WITH … SELECT and EXPLAIN are allowed, not ${quote(body[0]?.text ?? "nothing", 32)}`);
+  }
+  body.forEach((token, i) => checkToken(token, body[i + 1]));
+}
+
+function checkToken(token: SqlToken, next: SqlToken | undefined): void {
+  if (token.kind !== "word") return;
+  const word = token.text.toUpperCase();
+  const name = token.text.toLowerCase();
+  // replace(x, y, z) is a string function, not the REPLACE statement.
+  if (WRITES.has(word) && !(word === "REPLACE" && next?.text === "(")) {
+    refuse(`${word} is not allowed in a read-only query`);
+  }
+  if (FUNCTIONS.has(name)) refuse(`${quote(name)} is not allowed`);
+  if (name.startsWith("pragma_") && !PRAGMAS_WITH_ARGUMENT.has(name.slice(7))) {
+    refuse(`${quote(name)} is not a read-only schema PRAGMA`);
+  }
+}
+
+/** `PRAGMA [schema.]name` for a bare reader, or `PRAGMA [schema.]name(arg)` for a schema reader. */
+function checkPragma(statement: SqlToken[]): void {
+  let rest = statement.slice(1);
+  if (rest[1]?.text === ".") rest = rest.slice(2);
+  const name = rest[0]?.kind === "word" ? rest[0].text.toLowerCase() : "";
+  if (rest.some((t) => t.text === "=")) refuse("PRAGMA assignments are not allowed");
+  if (PRAGMAS_BARE.has(name) && rest.length === 1) return;
+  const argument = rest[2];
+  const shape = rest.length === 4 && rest[1].text === "(" && rest[3].text === ")" &&
+    (argument.kind === "word" || argument.kind === "quoted" || argument.kind === "string");
+  if (PRAGMAS_WITH_ARGUMENT.has(name) && shape) return;
+  refuse(`PRAGMA ${quote(name || rest[0]?.text || "", 32)} is not a read-only schema PRAGMA`);
+}
+
+function split(tokens: SqlToken[]): SqlToken[][] {
+  const out: SqlToken[][] = [[]];
+  for (const token of tokens) {
+    if (token.kind === "semicolon") out.push([]);
+    else out[out.length - 1].push(token);
+  }
+  return out;
+}
+
+function upper(token: SqlToken | undefined): string {
+  return token?.kind === "word" ? token.text.toUpperCase() : "";
+}
+
+function refuse(state: string): never {
+  throw new PolicyError("sql", `Cannot run query: ${state}`);
+}
