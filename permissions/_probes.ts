@@ -1,0 +1,130 @@
+// Deno can answer "is this granted?" but cannot list what was granted, so the
+// over-privilege check asks about probes: places a least-privilege server
+// never needs and a careless flag often grants.
+
+import { dirname, isAbsolute, relative, sep } from "node:path";
+
+/** Paths to ask about for read, write and ffi, before filtering out what the set covers. */
+export function pathProbes(anchors: readonly string[]): string[] {
+  const probes = new Set<string>(["/", "/etc", "/root", "/home", "/proc", "/sys", "/dev", "/var", "/usr", "/tmp"]);
+  for (const anchor of anchors) {
+    for (let dir = dirname(anchor); dir !== dirname(dir); dir = dirname(dir)) probes.add(dir);
+  }
+  probes.add(Deno.cwd());
+  probes.add(dirname(Deno.execPath()));
+  return [...probes];
+}
+
+/** Hosts (optionally with a port) to ask about for net. */
+export function netProbes(allowed: readonly string[]): string[] {
+  const hosts = [
+    "127.0.0.1",
+    "localhost",
+    "0.0.0.0",
+    "[::1]",
+    "169.254.169.254",
+    "10.0.0.1",
+    "192.168.0.1",
+    "example.com",
+  ];
+  const ports = ["", ":22", ":80", ":443", ":8080"];
+  const probes = new Set<string>();
+  for (const host of hosts) for (const port of ports) probes.add(host + port);
+  for (const entry of allowed) {
+    const { host } = splitNet(entry);
+    const concrete = host.startsWith("*.") ? `probe${host.slice(1)}` : host;
+    for (const port of [...ports, ":1"]) probes.add(concrete + port);
+  }
+  return [...probes];
+}
+
+/** Environment variables that hold secrets or describe the host. */
+export const ENV_PROBES: readonly string[] = [
+  "HOME",
+  "PATH",
+  "USER",
+  "SHELL",
+  "PWD",
+  "TMPDIR",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "NPM_TOKEN",
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "DATABASE_URL",
+  "SSH_AUTH_SOCK",
+  "DENO_AUTH_TOKENS",
+  "DENO_DIR",
+];
+
+/** Programs to ask about for run. */
+export function runProbes(): string[] {
+  return [
+    "sh",
+    "bash",
+    "/bin/sh",
+    "/bin/bash",
+    "env",
+    "/usr/bin/env",
+    "node",
+    "deno",
+    Deno.execPath(),
+    "curl",
+    "wget",
+    "python3",
+    "git",
+    "ssh",
+  ];
+}
+
+/** Every kind Deno 2.9.6 knows for `--allow-sys`. */
+export const SYS_KINDS: readonly NonNullable<Deno.SysPermissionDescriptor["kind"]>[] = [
+  "loadavg",
+  "hostname",
+  "systemMemoryInfo",
+  "networkInterfaces",
+  "osRelease",
+  "osUptime",
+  "uid",
+  "gid",
+  "username",
+  "cpus",
+  "homedir",
+  "statfs",
+  "getPriority",
+  "setPriority",
+  "ca",
+  "umask",
+];
+
+/** Whether `path` is one of `roots` or inside one, compared by segments. */
+export function pathCovered(roots: readonly string[], path: string): boolean {
+  return roots.some((root) => {
+    const rel = relative(root, path);
+    return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+  });
+}
+
+/** Whether a net probe `host[:port]` is granted by one of `entries` (Deno's `*.suffix` also matches the apex). */
+export function netCovered(entries: readonly string[], probe: string): boolean {
+  const want = splitNet(probe);
+  return entries.some((entry) => {
+    const have = splitNet(entry);
+    if (have.port !== undefined && have.port !== want.port) return false;
+    if (have.host === want.host) return true;
+    if (!have.host.startsWith("*.")) return false;
+    const suffix = have.host.slice(2);
+    return want.host === suffix || want.host.endsWith(`.${suffix}`);
+  });
+}
+
+function splitNet(entry: string): { host: string; port: string | undefined } {
+  const close = entry.startsWith("[") ? entry.indexOf("]") + 1 : 0;
+  const colon = entry.indexOf(":", close);
+  return colon === -1
+    ? { host: entry, port: undefined }
+    : { host: entry.slice(0, colon), port: entry.slice(colon + 1) };
+}

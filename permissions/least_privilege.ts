@@ -1,0 +1,105 @@
+import { checkPermissions, missingPermissions } from "./check_permissions.ts";
+import { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
+import type { PermissionSet } from "./permission_set.ts";
+
+/** The command-line flag that lets a server start with excess permissions, for development only. */
+export const ALLOW_EXCESS_PERMISSIONS_FLAG = "--allow-excess-permissions";
+
+/** The command-line flag that makes a server print its least-privilege flags and exit. */
+export const PRINT_PERMISSIONS_FLAG = "--print-permissions";
+
+/** The exit code of a server that refuses to serve with excess permissions. */
+export const EXCESS_PERMISSIONS_EXIT_CODE = 2;
+
+/** Options of {@linkcode enforceLeastPrivilege}. */
+export interface LeastPrivilegeOptions {
+  /**
+   * The server's name, the prefix of every stderr line.
+   * @default {"server"}
+   */
+  name?: string;
+  /**
+   * The command-line arguments, searched for {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG}.
+   * @default {Deno.args}
+   */
+  args?: readonly string[];
+  /**
+   * Serve despite excess permissions, with a loud warning (overrides `args`).
+   * @default {args.includes("--allow-excess-permissions")}
+   */
+  allowExcess?: boolean;
+  /**
+   * Where the lines go.
+   * @default {writes the line and a newline to stderr}
+   */
+  log?: (line: string) => void;
+}
+
+/** The verdict of {@linkcode enforceLeastPrivilege}. */
+export interface LeastPrivilegeResult {
+  /** Whether the server may serve; when false, exit with {@linkcode EXCESS_PERMISSIONS_EXIT_CODE}. */
+  ok: boolean;
+  /** The excess grants found (see `checkPermissions`). */
+  excess: readonly string[];
+  /** Grants the policy needs that are missing (see `missingPermissions`). */
+  missing: readonly string[];
+  /** The least-privilege flags. */
+  flags: readonly string[];
+}
+
+/**
+ * The start-up check: compares the process's permissions with `set`. With
+ * excess grants it writes one stderr line — what is excess and the exact
+ * flags to use — and returns `ok: false`; the caller exits with code 2.
+ * With {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} it serves anyway and says so
+ * on stderr in capitals. Missing grants only warn: the server can start, and
+ * each use of a missing grant fails on its own.
+ *
+ * @param set From `derivePermissions`.
+ * @param options Name, arguments, opt-out and log.
+ * @returns The verdict.
+ *
+ * @example Wire it into a main.ts
+ * ```ts
+ * import { derivePermissions, enforceLeastPrivilege } from "@forge/toolkit/permissions";
+ * import { definePolicy } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const set = derivePermissions(definePolicy({}));
+ * const lines: string[] = [];
+ * const verdict = await enforceLeastPrivilege(set, { name: "demo", args: [], log: (line) => lines.push(line) });
+ * // In main.ts: if (!verdict.ok) Deno.exit(EXCESS_PERMISSIONS_EXIT_CODE);
+ * assert.deepEqual(verdict.flags, ["--allow-env=FORGE_TENANT_CONFIG"]);
+ * ```
+ */
+export async function enforceLeastPrivilege(
+  set: PermissionSet,
+  options: LeastPrivilegeOptions = {},
+): Promise<LeastPrivilegeResult> {
+  const name = options.name ?? "server";
+  const log = options.log ?? ((line: string) => console.error(line));
+  const allowExcess = options.allowExcess ?? (options.args ?? Deno.args).includes(ALLOW_EXCESS_PERMISSIONS_FLAG);
+  const flags = permissionFlags(set);
+  const shown = formatPermissionFlags(set) || "(no flags)";
+  const excess = await checkPermissions(set);
+  const missing = await missingPermissions(set);
+  if (excess.length > 0 && !allowExcess) {
+    log(
+      `${name}: refusing to serve: the process holds more permissions than its policy needs (${excess.join("; ")}); ` +
+        `run with: ${shown} (or pass ${ALLOW_EXCESS_PERMISSIONS_FLAG} while developing)`,
+    );
+    return { ok: false, excess, missing, flags };
+  }
+  if (allowExcess) {
+    const what = excess.length > 0
+      ? `SERVING WITH EXCESS PERMISSIONS (${excess.join("; ")})`
+      : "the least-privilege check is off (no excess found now)";
+    log(
+      `${name}: WARNING: ${ALLOW_EXCESS_PERMISSIONS_FLAG} is set: ${what}; never use it in production, run with: ${shown}`,
+    );
+  }
+  if (missing.length > 0) {
+    log(`${name}: warning: the process lacks permissions its policy needs (${missing.join("; ")}); run with: ${shown}`);
+  }
+  return { ok: true, excess, missing, flags };
+}

@@ -1,0 +1,46 @@
+/**
+ * Layer 2 of the toolkit's containment: Deno's own permissions, scoped to
+ * exactly what the policy allows, so that a bug in the policy code
+ * (`@forge/toolkit/validate`, layer 1) is still stopped by Deno.
+ *
+ * - {@linkcode derivePermissions} turns a policy into a {@linkcode PermissionSet};
+ *   {@linkcode permissionFlags} and {@linkcode formatPermissionFlags} turn that
+ *   into `--allow-read=…`, `--allow-write=…`, `--allow-net=…`, `--deny-net=…`,
+ *   `--allow-env=…` (what `--print-permissions` prints).
+ * - {@linkcode checkPermissions} asks `Deno.permissions` what the process
+ *   holds beyond the set; {@linkcode enforceLeastPrivilege} is the start-up
+ *   check that refuses to serve (exit code 2, one stderr line with the flags
+ *   to use) unless {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} is given.
+ *
+ * @example From policy to flags
+ * ```ts
+ * import { derivePermissions, permissionFlags } from "@forge/toolkit/permissions";
+ * import { definePolicy } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const policy = definePolicy({
+ *   readRoots: ["/srv/data"],
+ *   readFiles: ["/etc/forge/files.json"],
+ *   net: { hosts: ["api.example.com"] },
+ *   env: ["API_TOKEN"],
+ * });
+ * const flags = permissionFlags(derivePermissions(policy));
+ * assert.equal(flags[0], "--allow-read=/etc/forge/files.json,/srv/data");
+ * assert.equal(flags[1], "--allow-net=api.example.com");
+ * assert.ok(flags[2].startsWith("--deny-net=0.0.0.0/8,10.0.0.0/8,"));
+ * assert.equal(flags[3], "--allow-env=API_TOKEN,FORGE_TENANT_CONFIG");
+ * ```
+ *
+ * @module
+ */
+export { checkPermissions, missingPermissions } from "./check_permissions.ts";
+export {
+  ALLOW_EXCESS_PERMISSIONS_FLAG,
+  enforceLeastPrivilege,
+  EXCESS_PERMISSIONS_EXIT_CODE,
+  type LeastPrivilegeOptions,
+  type LeastPrivilegeResult,
+  PRINT_PERMISSIONS_FLAG,
+} from "./least_privilege.ts";
+export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
+export { derivePermissions, type PermissionSet, TENANT_CONFIG_ENV } from "./permission_set.ts";
