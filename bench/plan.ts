@@ -39,10 +39,10 @@ const MiB = 1024 * 1024;
 export const plans: { full: Plan; smoke: Plan } = {
   full: {
     timeoutMs: 5_000,
-    coldRuns: 9,
+    coldRuns: 11,
     coldWarmRuns: 1,
-    healthRuns: 9,
-    rounds: 3,
+    healthRuns: 15,
+    rounds: 5,
     fresh: 5_000,
     warmup: 20_000,
     sequential: 5_000,
