@@ -145,3 +145,20 @@ Deno.test({
     assert.throws(() => spawnEval("1"), Deno.errors.NotCapable);
   },
 });
+
+Deno.test({
+  name: "ServerProcess reads the child's RSS and CPU time from /proc",
+  permissions: { run: true },
+  fn: async () => {
+    const server = spawnEval(ECHO_SERVER);
+    try {
+      await server.request("ping", {}, 10_000);
+      const rss = await server.rssKiB();
+      const cpu = await server.cpuSeconds();
+      assert.ok(rss !== undefined && rss > 1024, `RSS ${rss} KiB`);
+      assert.ok(cpu !== undefined && cpu > 0, `CPU ${cpu} s`);
+    } finally {
+      await server.close();
+    }
+  },
+});

@@ -2,25 +2,36 @@
 // prints the figure × server table with ratios to the bare SDK and the
 // issue's targets, and writes the results as JSON.
 //
-//   deno run --allow-run=deno --allow-read --allow-write=bench/results bench/main.ts \
-//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...]
+//   deno run --allow-run --allow-write=bench/results bench/main.ts \
+//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown]
 //
+// --markdown also prints the table as Markdown (for docs/benchmarks.md).
 // --smoke runs tiny sizes for CI and exits 0 when every server answered what
 // it should, whatever the targets say. A full run also exits 1 when a target
 // fails.
+//
+// --allow-run is unscoped on purpose: the servers are started through
+// Deno.execPath(), which a scoped --allow-run=deno does not match when deno is
+// a symlink (as under npx), and /proc/<pid> is read through `cat` because Deno
+// grants it only to --allow-all.
 
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Cell, Env } from "./measure.ts";
 import { coldStarts, healthRuns, overLimits, preflight, roundTrips, rssRuns, throughputRounds } from "./phases.ts";
 import { plans } from "./plan.ts";
-import { renderTable, renderTargets } from "./report.ts";
+import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
 import { BASELINE, SERVERS } from "./servers.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
-  options: { smoke: { type: "boolean" }, json: { type: "string" }, only: { type: "string" } },
+  options: {
+    smoke: { type: "boolean" },
+    json: { type: "string" },
+    only: { type: "string" },
+    markdown: { type: "boolean" },
+  },
 });
 const plan = flags.smoke ? plans.smoke : plans.full;
 const repo = resolve(import.meta.dirname!, "..");
@@ -88,6 +99,7 @@ console.log(
     ` Each cell: value (ratio to "${BASELINE}").\n`,
 );
 console.log(renderTable(figures, servers, BASELINE));
+if (flags.markdown) console.log(`\n${renderMarkdown(figures, servers, BASELINE)}`);
 console.log(`\n--health reference, deno run of an empty file: ${cellText(health.empty)} ms`);
 for (const [label, cell] of Object.entries(over)) console.log(`over-limit, ${label}: ${cellText(cell)}`);
 console.log(`\nTargets (toolkit):\n${renderTargets(targets)}`);
