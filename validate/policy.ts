@@ -269,13 +269,19 @@ function host(entry: string, wildcard: boolean): string {
   return text;
 }
 
+/** The URL parser's form of a host name, or undefined when it is not a plain DNS name or IP literal. */
 function canonicalHostname(text: string): string | undefined {
-  if (text === "" || /[\s/@:?#\\%]/.test(text.replace(/^\[.*\]$/, ""))) return undefined;
+  let parsed: string;
   try {
-    return new URL(`http://${text}/`).hostname;
+    parsed = new URL(`http://${text}/`).hostname;
   } catch {
     return undefined;
   }
+  if (parsed.startsWith("[")) return parsed;
+  // Letters, digits, hyphens and underscores in dot-separated labels: no
+  // comma (Deno's flag separator), no `*`, nothing the URL parser tolerates
+  // in a host but DNS does not.
+  return /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(parsed) ? parsed : undefined;
 }
 
 function path(entry: string, base: string, field: string): string {

@@ -116,19 +116,16 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         if (redirects.length >= maxRedirects) {
           throw new PolicyError("redirect", `Cannot fetch ${quote(url, 100)}: more than ${maxRedirects} redirects`);
         }
-        let next: URL;
-        try {
-          next = new URL(location, target);
-        } catch {
-          throw new PolicyError("redirect", `Cannot fetch ${quote(url, 100)}: a redirect has an invalid location`);
+        const next = nextHop(location, target, url);
+        if (new URL(next).origin !== target.origin) {
+          for (const name of SECRET_HEADERS) headers.delete(name);
         }
-        if (next.origin !== target.origin) { for (const name of SECRET_HEADERS) headers.delete(name); }
         if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
           if (method !== "HEAD") method = "GET";
           body = undefined;
           headers.delete("content-type");
         }
-        current = next.href;
+        current = next;
         redirects.push(current);
         continue;
       }
@@ -154,6 +151,30 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     if (err instanceof PolicyError || err instanceof LimitError) throw err;
     if (options.signal?.aborted) throw err;
     throw failure(err, url, timeout.aborted ? timeoutMs : undefined);
+  }
+}
+
+/**
+ * The next URL in the form the server wrote it, so the next check sees a
+ * non-canonical host as written: `new URL(location, base)` would already
+ * have turned `http://2130706433/` into `http://127.0.0.1/`.
+ */
+function nextHop(location: string, target: URL, url: string): string {
+  const invalid = (state: string) => new PolicyError("redirect", `Cannot fetch ${quote(url, 100)}: ${state}`);
+  for (let i = 0; i < location.length; i++) {
+    const code = location.charCodeAt(i);
+    if (code <= 0x20 || code === 0x7f || location[i] === "\\") {
+      throw invalid("a redirect location holds whitespace, a control character or a backslash");
+    }
+  }
+  if (location.startsWith("//")) return `${target.protocol}${location}`;
+  let end = 0;
+  while (end < location.length && /[A-Za-z0-9+.-]/.test(location[end])) end++;
+  if (end > 0 && location[end] === ":" && /[A-Za-z]/.test(location[0])) return location;
+  try {
+    return new URL(location, target).href;
+  } catch {
+    throw invalid("a redirect has an invalid location");
   }
 }
 

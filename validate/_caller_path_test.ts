@@ -1,0 +1,30 @@
+import assert from "node:assert/strict";
+import { checkCallerPath, refusalFor } from "./_caller_path.ts";
+import { PolicyError } from "./policy_error.ts";
+
+Deno.test("checkCallerPath() passes a plain path through", () => {
+  assert.equal(checkCallerPath("a/b.txt", 100, "read"), "a/b.txt");
+});
+
+Deno.test("checkCallerPath() refuses empty, long, NUL and control characters", () => {
+  assert.throws(() => checkCallerPath("", 10, "read"), /^PolicyError: Cannot read: the path is empty$/);
+  assert.throws(() => checkCallerPath("x".repeat(11), 10, "read"), /longer than 10 characters/);
+  assert.throws(() => checkCallerPath("a\0", 10, "read"), /contains a NUL byte/);
+  assert.throws(() => checkCallerPath("a\x7f", 10, "read"), /contains a control character/);
+  assert.throws(() => checkCallerPath(null, 10, "read"), /must be a string/);
+});
+
+Deno.test("refusalFor() maps file-system errors without their host paths", () => {
+  const hostError = new Deno.errors.NotFound("No such file: /real/host/x");
+  const err = (() => {
+    try {
+      refusalFor(hostError, "read", "x");
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.ok(err instanceof PolicyError);
+  assert.equal(err.message, 'Cannot read "x": no such file or folder');
+  assert.throws(() => refusalFor(new Deno.errors.NotCapable("/real"), "read", "x"), /server's permissions/);
+  assert.throws(() => refusalFor(new RangeError("other"), "read", "x"), RangeError);
+});

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { assertWithinLimit, capRows, capText, LimitError, readCapped, truncationMarker } from "./limits.ts";
+
+function stream(...chunks: string[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+      controller.close();
+    },
+  });
+}
+
+Deno.test("capText() keeps short text and never splits a character", () => {
+  assert.equal(capText("abc", 3), "abc");
+  assert.equal(capText("aé", 2), "a\n[truncated: showed 1 of 3 bytes]");
+  assert.equal(capText("😀😀", 5), "😀\n[truncated: showed 4 of 8 bytes]");
+  assert.equal(capText("😀", 0), "\n[truncated: showed 0 of 4 bytes]");
+});
+
+Deno.test("capRows() cuts at the cap and reads only one row past it", () => {
+  let pulled = 0;
+  function* rows() {
+    for (let i = 0; i < 100; i++) {
+      pulled++;
+      yield i;
+    }
+  }
+  assert.deepEqual(capRows(rows(), 3), { rows: [0, 1, 2], truncated: true });
+  assert.equal(pulled, 4);
+  assert.deepEqual(capRows([1, 2], 2), { rows: [1, 2], truncated: false });
+});
+
+Deno.test("readCapped() returns everything under the cap", async () => {
+  const { bytes, truncated } = await readCapped(stream("ab", "cd"), { maxBytes: 4 });
+  assert.equal(new TextDecoder().decode(bytes), "abcd");
+  assert.equal(truncated, false);
+});
+
+Deno.test("readCapped() throws a LimitError past the cap", async () => {
+  const err = await readCapped(stream("ab", "cde"), { maxBytes: 4, action: 'read "x"' }).catch((e) => e);
+  assert.ok(err instanceof LimitError);
+  assert.equal(err.message, 'Cannot read "x": it exceeds the limit of 4 bytes, ask for less');
+  assert.equal(err.limit, 4);
+});
+
+Deno.test("readCapped() truncates past the cap when asked", async () => {
+  const { bytes, truncated } = await readCapped(stream("ab", "cde"), { maxBytes: 4, truncate: true });
+  assert.equal(new TextDecoder().decode(bytes), "abcd");
+  assert.equal(truncated, true);
+});
+
+Deno.test("readCapped() stops on an aborted signal", async () => {
+  const controller = new AbortController();
+  controller.abort(new Error("stop"));
+  await assert.rejects(readCapped(stream("ab"), { maxBytes: 4, signal: controller.signal }), /stop/);
+});
+
+Deno.test("assertWithinLimit() throws only above the limit", () => {
+  assertWithinLimit(4, 4, "read");
+  assert.throws(() => assertWithinLimit(5, 4, "read"), LimitError);
+});
+
+Deno.test("truncationMarker() names what was shown", () => {
+  assert.equal(truncationMarker(2, 10, "rows"), "[truncated: showed 2 of 10 rows]");
+  assert.equal(truncationMarker(2, undefined, "rows"), "[truncated: showed the first 2 rows]");
+});

@@ -1,0 +1,318 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { LimitError } from "./limits.ts";
+import { PathJail } from "./path_jail.ts";
+import { definePolicy } from "./policy.ts";
+import { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
+
+// Deno.symlink() needs unscoped --allow-read and --allow-write (Deno 2.9.6),
+// so the links are made by `ln`, which needs only --allow-run=ln.
+async function symlink(target: string, path: string): Promise<void> {
+  const { success } = await new Deno.Command("ln", { args: ["-s", target, path] }).output();
+  assert.ok(success, `ln -s ${target} ${path} failed`);
+}
+
+// One fixture for the whole file: real files and real symbolic links in a
+// temp dir, and a canary outside the jail whose content must never surface.
+const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "jail_" }));
+const data = join(base, "data");
+const other = join(base, "other");
+const CANARY = `CANARY-${crypto.randomUUID()}`;
+await Deno.mkdir(join(data, "sub"), { recursive: true });
+await Deno.mkdir(join(data, "app"));
+await Deno.mkdir(join(data, "repo", ".git"), { recursive: true });
+await Deno.mkdir(join(base, "data2"));
+await Deno.mkdir(other);
+await Deno.writeTextFile(join(base, "canary.txt"), CANARY);
+await Deno.writeTextFile(join(base, "data2", "secret.txt"), CANARY);
+await Deno.writeTextFile(join(data, "notes.txt"), "hello");
+await Deno.writeTextFile(join(data, "sub", "deep.txt"), "deep");
+await Deno.writeTextFile(join(data, ".env"), CANARY);
+await Deno.writeTextFile(join(data, "app", ".env.local"), CANARY);
+await Deno.writeTextFile(join(data, "repo", ".git", "config"), CANARY);
+await Deno.writeTextFile(join(data, "key.pem"), CANARY);
+await Deno.writeTextFile(join(data, "big.txt"), "x".repeat(5000));
+await Deno.writeTextFile(join(data, "utf8.txt"), "héé");
+await Deno.writeTextFile(join(other, "other.txt"), "other");
+await symlink("../canary.txt", join(data, "link_out"));
+await symlink("notes.txt", join(data, "link_in"));
+await symlink("..", join(data, "dirlink_out"));
+await symlink("/etc", join(data, "dirlink_etc"));
+await symlink("../nowhere.txt", join(data, "dangling"));
+await symlink("loop2", join(data, "loop1"));
+await symlink("loop1", join(data, "loop2"));
+await symlink("../..", join(data, "sub", "up"));
+await symlink(".env", join(data, "link_to_env"));
+await symlink("../other/other.txt", join(data, "link_other"));
+await symlink(join(base, "canary.txt"), join(data, "abs_link_out"));
+await symlink("../attack_created.txt", join(data, "dangling_out"));
+globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+
+const policy = definePolicy({ readRoots: [data, other], writeRoots: [], limits: { maxReadBytes: 1000 } });
+const writePolicy = definePolicy({ readRoots: [other], writeRoots: [data] });
+const perms = { read: [base], write: [base] };
+
+type Expect = { ok: string } | { code: PolicyErrorCode };
+
+/** Asserts nothing the caller sees leaks the canary or a host path it did not give. */
+function assertClean(input: unknown, seen: string): void {
+  assert.ok(!seen.includes(CANARY), `canary leaked for ${String(input)}`);
+  if (!String(input).includes(base)) assert.ok(!seen.includes(base), `host path leaked: ${seen}`);
+  assert.ok(!seen.includes("/etc/hostname") || String(input).includes("/etc/hostname"));
+}
+
+async function attempt(run: () => Promise<string>, input: unknown, expect: Expect): Promise<void> {
+  try {
+    const out = await run();
+    assertClean(input, out);
+    assert.ok("ok" in expect, `expected a refusal (${JSON.stringify(expect)}), got ${JSON.stringify(out)}`);
+    assert.equal(out, expect.ok);
+  } catch (err) {
+    if (err instanceof assert.AssertionError) throw err;
+    assert.ok(err instanceof PolicyError, `expected PolicyError, got ${err}`);
+    assertClean(input, err.message);
+    assert.match(err.message, /^Cannot (read|write)/);
+    assert.ok("code" in expect, `expected ${JSON.stringify(expect)}, got ${err.code}: ${err.message}`);
+    assert.equal(err.code, expect.code, err.message);
+  }
+}
+
+const readCases: [string, unknown, Expect][] = [
+  ["a relative file", "notes.txt", { ok: "hello" }],
+  ["a ./ path", "./notes.txt", { ok: "hello" }],
+  ["a nested file", "sub/deep.txt", { ok: "deep" }],
+  ["a .. that stays inside", "sub/../notes.txt", { ok: "hello" }],
+  ["an absolute path inside", join(data, "notes.txt"), { ok: "hello" }],
+  ["doubled slashes inside", `${data}//sub//deep.txt`, { ok: "deep" }],
+  ["dot segments inside", `${data}/./sub/./deep.txt`, { ok: "deep" }],
+  ["a file in the second root", join(other, "other.txt"), { ok: "other" }],
+  ["a link that stays inside", "link_in", { ok: "hello" }],
+  ["a link into another root", "link_other", { ok: "other" }],
+  ["a .. escape", "../canary.txt", { code: "outside-roots" }],
+  ["a deep .. escape", "../../../../../../etc/passwd", { code: "outside-roots" }],
+  ["a .. escape after a folder", "sub/../../canary.txt", { code: "outside-roots" }],
+  ["an absolute path outside", join(base, "canary.txt"), { code: "outside-roots" }],
+  ["a sibling that shares the prefix", join(base, "data2", "secret.txt"), { code: "outside-roots" }],
+  ["a relative sibling with the prefix", "../data2/secret.txt", { code: "outside-roots" }],
+  ["an absolute .. into the sibling", `${data}/../data2/secret.txt`, { code: "outside-roots" }],
+  ["/etc/passwd", "/etc/passwd", { code: "outside-roots" }],
+  ["the file-system root", "/", { code: "outside-roots" }],
+  ["a link to a file outside", "link_out", { code: "symlink-escape" }],
+  ["an absolute link to a file outside", "abs_link_out", { code: "symlink-escape" }],
+  ["a file through a parent link outside", "dirlink_out/canary.txt", { code: "symlink-escape" }],
+  ["the prefix sibling through a parent link", "dirlink_out/data2/secret.txt", { code: "symlink-escape" }],
+  ["/etc through a parent link", "dirlink_etc/hostname", { code: "symlink-escape" }],
+  ["a link two levels up", "sub/up/canary.txt", { code: "symlink-escape" }],
+  ["a missing file through a parent link outside", "dirlink_out/nothing.txt", { code: "symlink-escape" }],
+  ["a link loop", "loop1", { code: "symlink-escape" }],
+  ["a .env file", ".env", { code: "denied-by-glob" }],
+  ["a .env.local file", "app/.env.local", { code: "denied-by-glob" }],
+  ["a file in .git", "repo/.git/config", { code: "denied-by-glob" }],
+  ["the .git folder", "repo/.git", { code: "denied-by-glob" }],
+  ["a .pem key", "key.pem", { code: "denied-by-glob" }],
+  ["a deny glob in other case", ".ENV", { code: "denied-by-glob" }],
+  ["a link whose target is denied", "link_to_env", { code: "denied-by-glob" }],
+  ["an empty path", "", { code: "invalid-input" }],
+  ["a NUL byte", "notes.txt\0.png", { code: "invalid-input" }],
+  ["a newline", "notes\n.txt", { code: "invalid-input" }],
+  ["an over-long path", "a/".repeat(3000), { code: "invalid-input" }],
+  ["a number", 42, { code: "invalid-input" }],
+  ["a missing file", "missing.txt", { code: "not-found" }],
+  ["a missing folder", "missing/x.txt", { code: "not-found" }],
+  ["a file used as a folder", "notes.txt/child", { code: "not-found" }],
+  ["a dangling link", "dangling", { code: "not-found" }],
+  ["a folder", "sub", { code: "not-a-file" }],
+  ["percent-encoded dots (no URL decoding)", "%2e%2e/canary.txt", { code: "not-found" }],
+  ["a backslash escape (a file name on POSIX)", "..\\canary.txt", { code: "not-found" }],
+  ["a tilde (no home expansion)", "~/.ssh/id_rsa", { code: "denied-by-glob" }],
+  ["a fullwidth look-alike", "ｎotes.txt", { code: "not-found" }],
+];
+
+for (const [label, input, expect] of readCases) {
+  const verdict = "ok" in expect ? "reads" : `refuses (${expect.code})`;
+  Deno.test({
+    name: `readTextFile() ${verdict}: ${label}`,
+    permissions: perms,
+    fn: () => attempt(() => new PathJail(policy).readTextFile(input as string), input, expect),
+  });
+}
+
+const writeCases: [string, string, Expect][] = [
+  ["a new file", "new.txt", { ok: "written" }],
+  ["a new file in a subfolder", "sub/new.txt", { ok: "written" }],
+  ["an existing file", "notes_copy.txt", { ok: "written" }],
+  ["a .. escape", "../new.txt", { code: "outside-roots" }],
+  ["a read-only root", join(other, "x.txt"), { code: "outside-roots" }],
+  ["a new file through a parent link outside", "dirlink_out/new.txt", { code: "symlink-escape" }],
+  ["an existing link to a file outside", "link_out", { code: "symlink-escape" }],
+  ["a dangling link that points outside", "dangling_out", { code: "symlink-escape" }],
+  ["a new file two levels up through a link", "sub/up/evil.txt", { code: "symlink-escape" }],
+  ["a missing folder", "nodir/new.txt", { code: "not-found" }],
+  ["a .env file", ".env", { code: "denied-by-glob" }],
+  ["a folder", "sub", { code: "not-a-file" }],
+];
+
+for (const [label, input, expect] of writeCases) {
+  const verdict = "ok" in expect ? "writes" : `refuses (${expect.code})`;
+  Deno.test({
+    name: `writeFile() ${verdict}: ${label}`,
+    permissions: perms,
+    fn: () =>
+      attempt(
+        async () => {
+          await new PathJail(writePolicy).writeFile(input, "written");
+          return await Deno.readTextFile(await new PathJail(writePolicy).resolveWrite(input));
+        },
+        input,
+        expect,
+      ),
+  });
+}
+
+Deno.test({
+  name: "writeFile() through refused links leaves the outside untouched",
+  permissions: perms,
+  async fn() {
+    const jail = new PathJail(writePolicy);
+    await assert.rejects(jail.writeFile("link_out", "pwned"), PolicyError);
+    await assert.rejects(jail.writeFile("dangling_out", "pwned"), PolicyError);
+    assert.equal(await Deno.readTextFile(join(base, "canary.txt")), CANARY);
+    await assert.rejects(Deno.stat(join(base, "attack_created.txt")), Deno.errors.NotFound);
+  },
+});
+
+Deno.test({
+  name: "writeFile() with createNew refuses an existing file",
+  permissions: perms,
+  async fn() {
+    const jail = new PathJail(writePolicy);
+    await jail.writeFile("once.txt", "1", { createNew: true });
+    const err = await jail.writeFile("once.txt", "2", { createNew: true }).catch((e) => e);
+    assert.ok(err instanceof PolicyError);
+    assert.equal(err.message, 'Cannot write "once.txt": the file already exists');
+    assert.equal(await Deno.readTextFile(join(data, "once.txt")), "1");
+  },
+});
+
+Deno.test({
+  name: "writeFile() appends when asked",
+  permissions: perms,
+  async fn() {
+    const jail = new PathJail(writePolicy);
+    await jail.writeFile("log.txt", "a");
+    await jail.writeFile("log.txt", "b", { append: true });
+    assert.equal(await Deno.readTextFile(join(data, "log.txt")), "ab");
+  },
+});
+
+Deno.test({
+  name: "readFile() refuses a file over maxBytes with a LimitError",
+  permissions: perms,
+  async fn() {
+    const err = await new PathJail(policy).readFile("big.txt").catch((e) => e);
+    assert.ok(err instanceof LimitError);
+    assert.equal(err.message, 'Cannot read "big.txt": it exceeds the limit of 1000 bytes, ask for less');
+  },
+});
+
+Deno.test({
+  name: "readTextFile() marks a truncation and never splits a character",
+  permissions: perms,
+  async fn() {
+    const jail = new PathJail(policy);
+    assert.equal(
+      await jail.readTextFile("big.txt", { maxBytes: 3, truncate: true }),
+      "xxx\n[truncated: showed 3 of 5000 bytes]",
+    );
+    assert.equal(
+      await jail.readTextFile("utf8.txt", { maxBytes: 2, truncate: true }),
+      "h\n[truncated: showed 1 of 5 bytes]",
+    );
+  },
+});
+
+Deno.test({
+  name: "readFile() honours an aborted signal",
+  permissions: perms,
+  async fn() {
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(new PathJail(policy).readFile("notes.txt", { signal: controller.signal }));
+  },
+});
+
+Deno.test({
+  name: "resolveRead() returns the real path inside the root",
+  permissions: perms,
+  async fn() {
+    assert.equal(await new PathJail(policy).resolveRead("link_in"), join(data, "notes.txt"));
+  },
+});
+
+Deno.test({
+  name: "a jail without roots refuses everything",
+  permissions: perms,
+  async fn() {
+    const err = await new PathJail(definePolicy({})).readTextFile("notes.txt").catch((e) => e);
+    assert.ok(err instanceof PolicyError);
+    assert.equal(err.message, 'Cannot read "notes.txt": no folder is open for reading');
+  },
+});
+
+// Layer 2 on its own: with layer 1 bypassed (or misconfigured), Deno's
+// scoped read permission still stops the read.
+Deno.test({
+  name: "layer 2 stops a direct read outside the root with NotCapable",
+  permissions: { read: [data] },
+  async fn() {
+    await assert.rejects(Deno.readTextFile(join(base, "canary.txt")), Deno.errors.NotCapable);
+    await assert.rejects(Deno.readTextFile(join(base, "data2", "secret.txt")), Deno.errors.NotCapable);
+  },
+});
+
+Deno.test({
+  name: "layer 2 stops a jail whose policy is wider than the process's permissions",
+  permissions: { read: [data] },
+  async fn() {
+    const tooWide = new PathJail(definePolicy({ readRoots: [base] }));
+    const err = await tooWide.readTextFile(join(base, "canary.txt")).catch((e) => e);
+    assert.ok(err instanceof Error && !err.message.includes(CANARY));
+    assert.ok(err.cause instanceof Deno.errors.NotCapable || err instanceof PolicyError, String(err));
+  },
+});
+
+// Layer 1 on its own: what Deno alone would allow, the jail refuses.
+Deno.test({
+  name: "layer 1 refuses a symlink escape that Deno's --allow-read=<root> allows",
+  permissions: { read: [data] },
+  async fn() {
+    // Deno checks the link's location, not its target: this read succeeds.
+    assert.equal(await Deno.readTextFile(join(data, "link_out")), CANARY);
+    const err = await new PathJail(definePolicy({ readRoots: [data] })).readTextFile("link_out").catch((e) => e);
+    assert.ok(err instanceof PolicyError);
+    assert.equal(err.code, "symlink-escape");
+  },
+});
+
+Deno.test({
+  name: "layer 1 refuses a denied file that Deno's --allow-read=<root> allows",
+  permissions: { read: [data] },
+  async fn() {
+    assert.equal(await Deno.readTextFile(join(data, ".env")), CANARY);
+    await assert.rejects(new PathJail(definePolicy({ readRoots: [data] })).readTextFile(".env"), PolicyError);
+  },
+});
+
+Deno.test({
+  name: "FsFile.stat() checks the opened file's real path (the jail's re-check relies on it as a bonus only)",
+  permissions: { read: [data] },
+  async fn() {
+    const file = await Deno.open(join(data, "link_out"));
+    try {
+      await assert.rejects(file.stat(), Deno.errors.NotCapable);
+    } finally {
+      file.close();
+    }
+  },
+});
