@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { netCovered, netProbes, pathCovered, pathProbes } from "./_probes.ts";
+
+Deno.test("pathProbes() includes / and every ancestor of each anchor", () => {
+  const probes = pathProbes(["/srv/data/a"]);
+  for (const path of ["/", "/srv", "/srv/data", "/etc", Deno.cwd()]) assert.ok(probes.includes(path), path);
+  assert.ok(!probes.includes("/srv/data/a"));
+});
+
+Deno.test("pathCovered() compares segments, not prefixes", () => {
+  assert.equal(pathCovered(["/data"], "/data"), true);
+  assert.equal(pathCovered(["/data"], "/data/x"), true);
+  assert.equal(pathCovered(["/data"], "/data2"), false);
+  assert.equal(pathCovered(["/data"], "/"), false);
+});
+
+Deno.test("netCovered() follows Deno's matching: bare host, host:port, *.suffix incl. the apex", () => {
+  assert.equal(netCovered(["a.com"], "a.com:22"), true);
+  assert.equal(netCovered(["a.com:443"], "a.com:22"), false);
+  assert.equal(netCovered(["a.com:443"], "a.com"), false);
+  assert.equal(netCovered(["*.a.com"], "x.a.com:443"), true);
+  assert.equal(netCovered(["*.a.com"], "a.com"), true);
+  assert.equal(netCovered(["*.a.com"], "xa.com"), false);
+  assert.equal(netCovered(["[::1]:80"], "[::1]:80"), true);
+  assert.equal(netCovered(["[::1]:80"], "[::1]:81"), false);
+});
+
+Deno.test("netProbes() asks about other ports of allowed hosts", () => {
+  const probes = netProbes(["127.0.0.1:8080", "*.a.com"]);
+  assert.ok(probes.includes("127.0.0.1:1"));
+  assert.ok(probes.includes("probe.a.com:22"));
+  assert.ok(probes.includes("169.254.169.254"));
+});

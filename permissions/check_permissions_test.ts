@@ -1,0 +1,73 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=HOME
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { checkPermissions, missingPermissions } from "./check_permissions.ts";
+import type { PermissionSet } from "./permission_set.ts";
+
+// In-process checks under narrowed test permissions; the subprocess tests in
+// least_privilege_test.ts cover -A, unscoped grants, run, ffi, sys and net.
+const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "check_" }));
+const root = join(base, "root");
+const sibling = join(base, "sibling");
+await Deno.mkdir(root);
+await Deno.mkdir(sibling);
+globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+const set: PermissionSet = { read: [root], write: [], net: [], denyNet: [], env: ["FORGE_TENANT_CONFIG"] };
+
+Deno.test({
+  name: "checkPermissions() finds nothing at least privilege",
+  permissions: { read: [root] },
+  async fn() {
+    assert.deepEqual(await checkPermissions(set), []);
+  },
+});
+
+Deno.test({
+  name: "checkPermissions() finds a read of the root's parent",
+  permissions: { read: [base] },
+  async fn() {
+    assert.deepEqual(await checkPermissions(set), [`read "${base}"`]);
+  },
+});
+
+Deno.test({
+  name: "checkPermissions() finds a read of the temp dir above the root",
+  permissions: { read: [dirname(base)] },
+  async fn() {
+    const excess = await checkPermissions(set);
+    assert.ok(excess.includes(`read "${dirname(base)}"`), excess.join("; "));
+  },
+});
+
+Deno.test({
+  name: "checkPermissions() finds a write to a read-only root",
+  permissions: { read: [root], write: [root] },
+  async fn() {
+    assert.deepEqual(await checkPermissions(set), [`write "${root}"`]);
+  },
+});
+
+Deno.test({
+  name: "checkPermissions() finds an env variable the policy does not read",
+  permissions: { read: [root], env: ["HOME"] },
+  async fn() {
+    assert.deepEqual(await checkPermissions(set), ['env "HOME"']);
+  },
+});
+
+Deno.test({
+  name: "checkPermissions() cannot see a scoped grant that covers no probe (a documented limit)",
+  permissions: { read: [root, sibling] },
+  async fn() {
+    assert.deepEqual(await checkPermissions(set), []);
+  },
+});
+
+Deno.test({
+  name: "missingPermissions() lists what the set needs and the process lacks",
+  permissions: { read: [root] },
+  async fn() {
+    assert.deepEqual(await missingPermissions(set), ['env "FORGE_TENANT_CONFIG"']);
+    assert.deepEqual(await missingPermissions({ ...set, env: [] }), []);
+  },
+});
