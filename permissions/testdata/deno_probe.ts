@@ -1,0 +1,35 @@
+// Does one thing under the flags it was started with and prints the outcome
+// as JSON, so tests can pin down how Deno's permissions behave.
+import { lookup } from "node:dns/promises";
+
+const [action, ...args] = Deno.args;
+const outcome = async (fn: () => Promise<unknown>) => {
+  try {
+    return { ok: await fn() };
+  } catch (err) {
+    return { error: err instanceof Error ? err.name : String(err), message: err instanceof Error ? err.message : "" };
+  }
+};
+
+let result: unknown;
+if (action === "query") {
+  const descriptors: Deno.PermissionDescriptor[] = JSON.parse(args[0]);
+  result = await Promise.all(descriptors.map(async (d) => (await Deno.permissions.query(d)).state));
+} else if (action === "connect") {
+  result = await outcome(async () => {
+    const conn = await Deno.connect({ hostname: args[0], port: Number(args[1]) });
+    const remote = (conn.remoteAddr as Deno.NetAddr).hostname;
+    conn.close();
+    return remote;
+  });
+} else if (action === "fetch") {
+  result = await outcome(async () => (await fetch(args[0])).text());
+} else if (action === "lookup") {
+  result = await outcome(async () => (await lookup(args[0])).address);
+} else if (action === "resolveDns") {
+  const nameServer = { ipAddr: args[1], port: Number(args[2]) };
+  result = await outcome(async () => await Deno.resolveDns(args[0], "A", { nameServer }));
+} else if (action === "symlink") {
+  result = await outcome(async () => await Deno.symlink(args[0], args[1]));
+}
+console.log(JSON.stringify(result));
