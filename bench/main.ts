@@ -19,6 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Cell, Env } from "./measure.ts";
 import { coldStarts, healthRuns, overLimits, preflight, roundTrips, rssRuns, throughputRounds } from "./phases.ts";
+import { busyShare } from "./machine.ts";
 import { plans } from "./plan.ts";
 import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
@@ -57,6 +58,12 @@ async function phase<T>(label: string, work: () => Promise<T>): Promise<T> {
   return out;
 }
 
+const busy = await busyShare(1000);
+if (busy !== undefined && busy > 0.1) {
+  notes.push(
+    `the machine was ${(busy * 100).toFixed(0)} % busy before the run started: wall-clock figures may be off`,
+  );
+}
 const selected = SERVERS.filter((s) => wanted === undefined || wanted.includes(s.name));
 const servers = await phase(
   `preflight: ${selected.map((s) => s.name).join(", ")}`,
@@ -119,6 +126,7 @@ const json = {
     v8: Deno.version.v8,
     target: Deno.build.target,
     cores: navigator.hardwareConcurrency,
+    busyBeforeRun: busy,
   },
   plan,
   baseline: BASELINE,
