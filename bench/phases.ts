@@ -43,9 +43,11 @@ export async function preflight(
   notes: string[],
 ): Promise<ServerSpec[]> {
   const available: ServerSpec[] = [];
+  // The first start may have to fill Deno's npm cache (in a fresh CI clone): allow it a minute.
+  const patient: Env = { ...env, timeoutMs: Math.max(env.timeoutMs, 60_000) };
   for (const spec of servers) {
     try {
-      const server = await start(env, spec);
+      const server = await start(patient, spec);
       const listed = await server.request("tools/list", {}, env.timeoutMs);
       await server.close();
       const tools = listed.kind === "reply" ? (listed.message.result as { tools?: { name: string }[] })?.tools : [];
