@@ -18,7 +18,16 @@
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Cell, Env } from "./measure.ts";
-import { coldStarts, healthRuns, overLimits, preflight, roundTrips, rssRuns, throughputRounds } from "./phases.ts";
+import {
+  coldStarts,
+  freshRuns,
+  healthRuns,
+  overLimits,
+  preflight,
+  roundTrips,
+  rssRuns,
+  throughputRounds,
+} from "./phases.ts";
 import { busyShare } from "./machine.ts";
 import { plans } from "./plan.ts";
 import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
@@ -77,6 +86,10 @@ const health = await phase(
   `--health: ${plan.healthRuns} runs each, interleaved with deno run of an empty file`,
   () => healthRuns(env, servers, plan),
 );
+const fresh = await phase(
+  `fresh processes: ${plan.fresh} pipelined calls right after initialize, ${plan.freshRuns} processes each`,
+  () => freshRuns(env, servers, plan),
+);
 const tput = await phase(
   `throughput: ${plan.rounds} rounds of ${plan.sequential} sequential and ${plan.pipelined} pipelined calls`,
   () => throughputRounds(env, servers, plan),
@@ -85,7 +98,7 @@ const trips = await phase("echo round trips", () => roundTrips(env, servers, pla
 const over = await phase("over-limit messages (toolkit)", () => overLimits(env, servers, plan));
 const rss = await phase(`RSS after ${plan.rssFirst} and ${plan.rssSecond} calls`, () => rssRuns(env, servers, plan));
 
-const measured: Measured = { plan, servers, cold, health, tput, trips, over, rss };
+const measured: Measured = { plan, servers, cold, fresh, health, tput, trips, over, rss };
 const figures = collectFigures(measured);
 const targets = collectTargets(measured, figures);
 for (const figure of figures) {

@@ -91,7 +91,6 @@ export function echoed(message: Message, text: string): boolean {
 
 /** Throughput figures of one server process. */
 export interface Throughput {
-  freshPerSec: Cell;
   sequentialPerSec: Cell;
   latenciesUs: number[];
   pipelinedPerSec: Cell;
@@ -101,7 +100,6 @@ export interface Throughput {
 
 /** The sizes `throughput()` uses (a subset of the plan). */
 export interface ThroughputSizes {
-  fresh: number;
   warmup: number;
   sequential: number;
   pipelined: number;
@@ -111,16 +109,12 @@ export interface ThroughputSizes {
 }
 
 /**
- * On one fresh process: pipelined calls straight after `initialize` (what a
- * short session sees, before the JIT has compiled anything), then a warm-up,
- * then sequential calls, pipelined calls with the server's CPU time, and
- * concurrent sleeps (steady state).
+ * On one warm process: a warm-up, then sequential calls, pipelined calls with
+ * the server's CPU time, and concurrent sleeps (steady state).
  */
 export async function throughput(server: ServerProcess, env: Env, sizes: ThroughputSizes): Promise<Throughput> {
   const check = (m: Message) => echoed(m, "hi");
   const echo = (id: number) => echoLine(id, "hi");
-  const fresh = await server.pipeline(sizes.fresh, sizes.window, echo, check, env.timeoutMs);
-  const freshPerSec = rate(fresh, sizes.fresh);
   // Warm-up runs both paths so the JIT has optimised them before the clock starts.
   await server.pipeline(sizes.warmup, sizes.window, echo, check, env.timeoutMs);
   for (let i = 0; i < Math.min(500, sizes.warmup); i++) {
@@ -164,7 +158,21 @@ export async function throughput(server: ServerProcess, env: Env, sizes: Through
   const concurrentMs: Cell = slept.stopped || slept.bad > 0
     ? { failed: slept.stopped ?? `${slept.bad} wrong answers` }
     : { value: slept.ms };
-  return { freshPerSec, sequentialPerSec, latenciesUs, pipelinedPerSec, cpuUsPerCall, concurrentMs };
+  return { sequentialPerSec, latenciesUs, pipelinedPerSec, cpuUsPerCall, concurrentMs };
+}
+
+/**
+ * Pipelined calls/s of `calls` echo calls straight after `initialize` on a
+ * fresh process: what a short session sees, before the JIT has compiled anything.
+ */
+export async function freshRate(env: Env, spec: ServerSpec, calls: number, window: number): Promise<Cell> {
+  const server = await start(env, spec);
+  try {
+    const run = await server.pipeline(calls, window, (id) => echoLine(id, "hi"), (m) => echoed(m, "hi"), env.timeoutMs);
+    return rate(run, calls);
+  } finally {
+    await server.close();
+  }
 }
 
 function rate(run: PipelineResult, calls: number): Cell {

@@ -6,6 +6,7 @@ import {
   type Cell,
   coldStart,
   type Env,
+  freshRate,
   healthRun,
   latencyCells,
   overLimit,
@@ -89,9 +90,19 @@ export async function healthRuns(env: Env, servers: readonly ServerSpec[], plan:
   return Object.fromEntries(Object.entries(runs).map(([name, cells]) => [name, medianCell(cells)]));
 }
 
+/** Median pipelined rate of fresh processes per server, `plan.freshRuns` each, interleaved. */
+export async function freshRuns(env: Env, servers: readonly ServerSpec[], plan: Plan): Promise<Record<string, Cell>> {
+  const runs: Record<string, Cell[]> = {};
+  for (let run = 0; run < plan.freshRuns; run++) {
+    for (const spec of servers) {
+      (runs[spec.name] ??= []).push(await freshRate(env, spec, plan.fresh, plan.window).catch(failure));
+    }
+  }
+  return Object.fromEntries(servers.map((s) => [s.name, medianCell(runs[s.name] ?? [])]));
+}
+
 /** Throughput figures per server: medians over rounds, latency percentiles over every sample. */
 export interface ThroughputFigures {
-  fresh: Cell;
   sequential: Cell;
   p50: Cell;
   p99: Cell;
@@ -106,7 +117,6 @@ export async function throughputRounds(
   servers: readonly ServerSpec[],
   plan: Plan,
 ): Promise<Record<string, ThroughputFigures>> {
-  const fresh: Record<string, Cell[]> = {};
   const seq: Record<string, Cell[]> = {};
   const pipe: Record<string, Cell[]> = {};
   const cpu: Record<string, Cell[]> = {};
@@ -118,7 +128,6 @@ export async function throughputRounds(
         const server = await start(env, spec);
         try {
           const t = await throughput(server, env, plan);
-          (fresh[spec.name] ??= []).push(t.freshPerSec);
           (seq[spec.name] ??= []).push(t.sequentialPerSec);
           (pipe[spec.name] ??= []).push(t.pipelinedPerSec);
           (cpu[spec.name] ??= []).push(t.cpuUsPerCall);
@@ -128,14 +137,13 @@ export async function throughputRounds(
           await server.close();
         }
       } catch (err) {
-        for (const table of [fresh, seq, pipe, cpu, conc]) (table[spec.name] ??= []).push(failure(err));
+        for (const table of [seq, pipe, cpu, conc]) (table[spec.name] ??= []).push(failure(err));
       }
     }
   }
   return Object.fromEntries(servers.map((s) => {
     const { p50, p99 } = latencyCells(samples[s.name] ?? []);
     return [s.name, {
-      fresh: medianCell(fresh[s.name] ?? []),
       sequential: medianCell(seq[s.name] ?? []),
       p50,
       p99,

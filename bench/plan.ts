@@ -13,8 +13,9 @@ export interface Plan {
   healthRuns: number;
   /** Throughput rounds; each round starts a fresh process per server, servers interleaved. */
   rounds: number;
-  /** Pipelined calls measured straight after `initialize`, before any warm-up. */
+  /** Pipelined calls measured straight after `initialize`, before any warm-up, on `freshRuns` processes. */
   fresh: number;
+  freshRuns: number;
   warmup: number;
   sequential: number;
   pipelined: number;
@@ -44,6 +45,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     healthRuns: 15,
     rounds: 5,
     fresh: 5_000,
+    freshRuns: 11,
     warmup: 20_000,
     sequential: 5_000,
     pipelined: 40_000,
@@ -64,6 +66,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     healthRuns: 1,
     rounds: 1,
     fresh: 200,
+    freshRuns: 1,
     warmup: 50,
     sequential: 50,
     pipelined: 200,

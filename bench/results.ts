@@ -12,6 +12,7 @@ export interface Measured {
   plan: Plan;
   servers: readonly ServerSpec[];
   cold: Record<string, Cell>;
+  fresh: Record<string, Cell>;
   health: Record<string, Cell>;
   tput: Record<string, ThroughputFigures>;
   trips: Record<number, Record<string, Cell>>;
@@ -34,7 +35,7 @@ export function collectFigures(m: Measured): Figure[] {
       `pipelined calls, fresh process (first ${plan.fresh}), ${plan.window} in flight`,
       "calls/s",
       "higher",
-      per((n) => m.tput[n]?.fresh),
+      per((n) => m.fresh[n]),
     ),
     row("sequential", "sequential calls, warm", "calls/s", "higher", per((n) => m.tput[n]?.sequential)),
     row("sequentialP50", "sequential latency p50", "µs", "lower", per((n) => m.tput[n]?.p50)),
