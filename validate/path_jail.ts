@@ -1,7 +1,8 @@
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
+import { readChecked, writeChecked } from "./_checked_file.ts";
 import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
-import { LimitError, truncationMarker } from "./limits.ts";
+import { truncationMarker } from "./limits.ts";
 import type { Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "./_quote.ts";
@@ -41,7 +42,6 @@ export interface WriteFileOptions {
 }
 
 type Mode = "read" | "write";
-const CHUNK = 64 * 1024;
 
 /**
  * Layer 1 for files: resolves a caller's path inside the policy's roots and
@@ -227,62 +227,15 @@ export class PathJail {
    */
   async writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): Promise<void> {
     const real = await this.resolveWrite(path);
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(real, {
-        write: true,
-        create: !options.createNew,
-        createNew: options.createNew === true,
-        append: options.append === true,
-      });
-    } catch (err) {
-      if (err instanceof Deno.errors.AlreadyExists) {
-        throw new PolicyError("invalid-input", `Cannot write ${quote(path)}: the file already exists`, { cause: err });
-      }
-      refusalFor(err, "write", path);
-    }
-    try {
-      await this.#recheck(file, real, "write", path);
-      if (!options.append) await file.truncate(0);
-      for (let offset = 0; offset < bytes.length;) {
-        options.signal?.throwIfAborted();
-        offset += await file.write(bytes.subarray(offset, offset + CHUNK));
-      }
-    } finally {
-      file.close();
-    }
+    await writeChecked(real, path, typeof data === "string" ? new TextEncoder().encode(data) : data, options);
   }
 
   async #read(path: string, options: ReadFileOptions): Promise<{ bytes: Uint8Array; size: number }> {
-    const maxBytes = options.maxBytes ?? this.#policy.limits.maxReadBytes;
     const real = await this.resolveRead(path);
-    // lstat before open: opening a FIFO or device would block or stream forever.
-    const before = await Deno.lstat(real).catch((err) => refusalFor(err, "read", path));
-    if (!before.isFile) throw new PolicyError("not-a-file", `Cannot read ${quote(path)}: it is not a regular file`);
-    options.signal?.throwIfAborted();
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(real, { read: true });
-    } catch (err) {
-      refusalFor(err, "read", path);
-    }
-    try {
-      const info = await this.#recheck(file, real, "read", path);
-      if (info.size > maxBytes && !options.truncate) throw new LimitError(`read ${quote(path)}`, maxBytes, "bytes");
-      const want = Math.min(info.size, maxBytes);
-      const bytes = new Uint8Array(want);
-      let offset = 0;
-      while (offset < want) {
-        options.signal?.throwIfAborted();
-        const n = await file.read(bytes.subarray(offset, Math.min(want, offset + CHUNK)));
-        if (n === null) break;
-        offset += n;
-      }
-      return { bytes: bytes.subarray(0, offset), size: info.size };
-    } finally {
-      file.close();
-    }
+    return await readChecked(real, path, {
+      ...options,
+      maxBytes: options.maxBytes ?? this.#policy.limits.maxReadBytes,
+    });
   }
 
   /**
@@ -300,27 +253,6 @@ export class PathJail {
       }
     }
     refusalFor(err, mode, path);
-  }
-
-  /** Confirms the open file is a regular file at the same real path as resolved. */
-  async #recheck(file: Deno.FsFile, real: string, action: Mode, path: string): Promise<Deno.FileInfo> {
-    let info: Deno.FileInfo;
-    let again: string;
-    let now: Deno.FileInfo;
-    try {
-      // In Deno 2.9.6 FsFile.stat() also checks read permission on the real
-      // path behind the descriptor: a second, Deno-side look at what was opened.
-      info = await file.stat();
-      again = await Deno.realPath(real);
-      now = await Deno.lstat(real);
-    } catch (err) {
-      refusalFor(err, action, path);
-    }
-    const changed = again !== real || !now.isFile || !info.isFile || info.ino !== now.ino || info.dev !== now.dev;
-    if (changed) {
-      throw new PolicyError("changed", `Cannot ${action} ${quote(path)}: the file changed while it was opened`);
-    }
-    return info;
   }
 
   /** Resolves the caller's text lexically and checks it against the roots and deny globs. */
