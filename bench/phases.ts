@@ -25,7 +25,9 @@ export function medianCell(cells: readonly Cell[]): Cell {
   const failed = cells.find((c) => "failed" in c);
   if (failed) return failed;
   if (cells.length === 0) return { failed: "not measured" };
-  return { value: median(cells.map((c) => ("value" in c ? c.value : NaN))), detail: `median of ${cells.length}` };
+  const values = cells.map((c) => ("value" in c ? c.value : NaN));
+  const spread = `${Math.min(...values).toPrecision(4)}–${Math.max(...values).toPrecision(4)}`;
+  return { value: median(values), detail: `median of ${cells.length}, range ${spread}` };
 }
 
 function failure(err: unknown): Cell {
