@@ -1,4 +1,4 @@
-// test-permissions: --allow-env=FORGE_TENANT_CONFIG
+// test-permissions: --allow-env=FORGE_TENANT_CONFIG,TMPDIR --allow-read={tmp} --allow-write={tmp}
 import assert from "node:assert/strict";
 import { resolveConfigPath } from "./resolve_config_path.ts";
 
@@ -7,7 +7,7 @@ const tenant = new Map([["FORGE_TENANT_CONFIG", "/etc/forge/acme"]]);
 
 Deno.test("resolveConfigPath() accepts -config and --config with a separate or = value", () => {
   for (const args of [["-config", "a.json"], ["--config", "a.json"], ["--config=a.json"], ["-config=a.json"]]) {
-    assert.deepEqual(resolveConfigPath("files", { args: ["--verbose", ...args], env: tenant }), {
+    assert.deepEqual(resolveConfigPath("files", { args: ["--verbose", ...args], env: noEnv }), {
       path: "a.json",
       source: "flag",
     });
@@ -90,5 +90,30 @@ Deno.test({
       /grant --allow-env=FORGE_TENANT_CONFIG or pass -config FILE/,
     );
     assert.equal(resolveConfigPath("files", { args: ["--config=x.json"] }).source, "flag");
+  },
+});
+
+Deno.test({
+  name: "resolveConfigPath() checks a real tenant file: present wins over -config, absent falls back to it",
+  permissions: { env: ["TMPDIR"], read: [Deno.env.get("TMPDIR") ?? "/tmp"], write: [Deno.env.get("TMPDIR") ?? "/tmp"] },
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const env = new Map([["FORGE_TENANT_CONFIG", dir]]);
+    const args = ["-config", "/opt/static.json"];
+    assert.deepEqual(resolveConfigPath("files", { args, env }), { path: "/opt/static.json", source: "flag" });
+    await Deno.writeTextFile(`${dir}/files.json`, "{}");
+    assert.deepEqual(resolveConfigPath("files", { args, env }), { path: `${dir}/files.json`, source: "tenant" });
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "resolveConfigPath() names the read grant it needs to check a tenant file",
+  permissions: { read: false },
+  fn() {
+    assert.throws(
+      () => resolveConfigPath("files", { args: ["-config", "/x.json"], env: tenant }),
+      /the tenant file "\/etc\/forge\/acme\/files.json" may not be read \(grant --allow-read for it\)/,
+    );
   },
 });

@@ -26,7 +26,8 @@ const failures: string[] = [];
 async function step(label: string, args: string[], countTests = false): Promise<void> {
   const started = performance.now();
   console.log(`\n=== ${label}`);
-  const child = new Deno.Command(deno, { args, cwd: repo, stdout: "piped", stderr: "piped" }).spawn();
+  const env = { ...Deno.env.toObject(), NO_COLOR: "1" };
+  const child = new Deno.Command(deno, { args, cwd: repo, env, stdout: "piped", stderr: "piped" }).spawn();
   const [out, err, status] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),

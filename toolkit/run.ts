@@ -1,3 +1,11 @@
+import {
+  derivePermissions,
+  enforceLeastPrivilege,
+  EXCESS_PERMISSIONS_EXIT_CODE,
+  formatPermissionFlags,
+  PRINT_PERMISSIONS_FLAG,
+} from "../permissions/mod.ts";
+import type { Policy } from "../validate/policy.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serve, type ServeOptions } from "./serve.ts";
 import { Server } from "./server.ts";
@@ -24,6 +32,24 @@ export interface RunOptions extends ServeOptions {
    * @default {true}
    */
   exit?: boolean;
+  /**
+   * The policy both security layers enforce. With it, `--print-permissions`
+   * prints the server's least-privilege Deno flags and exits, and at start the
+   * server refuses to serve (exit 2) when it holds more than the policy needs
+   * (`--allow-excess-permissions` overrides, loudly, for development).
+   */
+  policy?: Policy;
+  /**
+   * Replaces values that came from the environment with `${NAME}` in what the
+   * server prints about its policy (pass the config loader's `redact`).
+   * @default {no change}
+   */
+  redact?: (text: string) => string;
+  /**
+   * The command-line arguments (`--print-permissions`, `--allow-excess-permissions`).
+   * @default {Deno.args}
+   */
+  args?: readonly string[];
 }
 
 /**
@@ -35,6 +61,11 @@ export interface RunOptions extends ServeOptions {
  * reading, lets calls in flight finish for `shutdownGraceMs`, aborts the rest
  * through their AbortSignal, writes the last replies, runs `onClose` once and
  * exits with code 0. A second signal exits at once (128 + signal number).
+ *
+ * With a `policy`, `--print-permissions` prints the server's least-privilege
+ * Deno flags and exits, and at start the server checks `Deno.permissions` and
+ * refuses to serve (exit 2, one stderr line with the flags to use) when it
+ * holds more than the policy needs.
  *
  * @param name The server's name, e.g. `files`. Tool names carry no prefix.
  * @param register Adds the tools; may be async.
@@ -63,6 +94,7 @@ export async function run(
   register: (server: Server) => void | Promise<void>,
   options: RunOptions = {},
 ): Promise<void> {
+  if (options.policy && !(await permitted(name, options.policy, options))) return;
   const server = new Server({
     name,
     version: options.version,
@@ -89,6 +121,22 @@ export async function run(
     guard.restore();
   }
   if (options.exit !== false) Deno.exit(0);
+}
+
+/** Layer 2 at start: prints the flags when asked, else refuses to serve with excess permissions. */
+async function permitted(name: string, policy: Policy, options: RunOptions): Promise<boolean> {
+  const args = options.args ?? Deno.args;
+  const redact = options.redact ?? ((text: string) => text);
+  const set = derivePermissions(policy);
+  if (args.includes(PRINT_PERMISSIONS_FLAG)) {
+    await Deno.stdout.write(new TextEncoder().encode(`${redact(formatPermissionFlags(set))}\n`));
+    if (options.exit !== false) Deno.exit(0);
+    return false;
+  }
+  const verdict = await enforceLeastPrivilege(set, { name, args, log: (line) => console.error(redact(line)) });
+  if (verdict.ok) return true;
+  if (options.exit !== false) Deno.exit(EXCESS_PERMISSIONS_EXIT_CODE);
+  return false;
 }
 
 async function closeOnce(onClose: () => void | Promise<void>, graceMs: number, name: string): Promise<void> {

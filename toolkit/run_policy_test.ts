@@ -1,0 +1,78 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { spawnServer } from "@forge/toolkit/testing";
+
+const fixture = new URL("./testdata/policy_server.ts", import.meta.url).pathname;
+const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
+const perms = { run: true, read: [new URL("..", import.meta.url).pathname, tmp], write: [tmp], env: ["TMPDIR"] };
+
+async function deno(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...args],
+    clearEnv: true,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test({
+  name: "run({ policy }) prints its least-privilege flags with --print-permissions, redacted, and exits 0",
+  permissions: perms,
+  async fn() {
+    const root = await Deno.realPath(await Deno.makeTempDir());
+    const out = await deno([`--allow-read=${root}`, fixture, `--root=${root}`, "--print-permissions"]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /--allow-read=\S*\$\{ROOT\}/);
+    assert.ok(!out.stdout.includes(root), "the env-derived root is shown as ${ROOT}");
+    await Deno.remove(root);
+  },
+});
+
+Deno.test({
+  name: "run({ policy }) refuses to serve with -A: exit 2 and one stderr line with the flags to use",
+  permissions: perms,
+  async fn() {
+    const root = await Deno.realPath(await Deno.makeTempDir());
+    const out = await deno(["-A", fixture, `--root=${root}`]);
+    assert.equal(out.code, 2);
+    assert.equal(out.stdout, "", "nothing on stdout");
+    assert.match(out.stderr, /^policy: refusing to serve: the process holds more permissions than its policy needs/);
+    assert.match(out.stderr, /run with: .*--allow-read=/);
+    await Deno.remove(root);
+  },
+});
+
+Deno.test({
+  name: "run({ policy }) serves when started with exactly its flags",
+  permissions: perms,
+  async fn() {
+    const root = await Deno.realPath(await Deno.makeTempDir());
+    const printed = await deno([`--allow-read=${root}`, fixture, `--root=${root}`, "--print-permissions"]);
+    const flags = printed.stdout.trim().replaceAll("${ROOT}", root).split(" ").map((f) => f.replaceAll("'", ""));
+    const server = await spawnServer({ args: [...flags, fixture, `--root=${root}`] });
+    assert.deepEqual((await server.client.callTool({ name: "hi", arguments: {} })).content, [{
+      type: "text",
+      text: "hi",
+    }]);
+    assert.equal((await server.close()).code, 0);
+    await Deno.remove(root);
+  },
+});
+
+Deno.test({
+  name: "run({ policy }) serves with excess permissions only under --allow-excess-permissions, with a loud warning",
+  permissions: perms,
+  async fn() {
+    const root = await Deno.realPath(await Deno.makeTempDir());
+    const server = await spawnServer({
+      args: ["--allow-read", fixture, `--root=${root}`, "--allow-excess-permissions"],
+    });
+    assert.equal((await server.client.callTool({ name: "hi", arguments: {} })).isError, undefined);
+    await server.close();
+    assert.match(server.stderr(), /WARNING: --allow-excess-permissions is set: SERVING WITH EXCESS PERMISSIONS/);
+    await Deno.remove(root);
+  },
+});
