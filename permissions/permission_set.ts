@@ -4,7 +4,7 @@ import type { Policy } from "../validate/policy.ts";
 
 /**
  * The environment variable the config loader reads to find a tenant's
- * config; every server may read it.
+ * config; `definePolicy` adds it to a policy's `env` unless `tenantConfig` is false.
  */
 export const TENANT_CONFIG_ENV = "FORGE_TENANT_CONFIG";
 
@@ -69,7 +69,7 @@ export function derivePermissions(policy: Policy): PermissionSet {
     write: sorted([...policy.writeRoots, ...policy.writeFiles]),
     net: sorted(allowNet),
     denyNet: Object.freeze(allowNet.length === 0 ? [] : denied(net.privateHosts)),
-    env: sorted([...policy.env, TENANT_CONFIG_ENV]),
+    env: sorted(policy.env),
   });
 }
 

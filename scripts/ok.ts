@@ -123,7 +123,10 @@ if (only.length === 0) {
 }
 
 function smokes(): { label: string; args: string[]; counts: boolean }[] {
-  return [];
+  return [
+    // The README's first command: a real server driven by the official client.
+    { label: "demo (deno task demo)", args: ["task", "demo"], counts: false },
+  ];
 }
 
 if (failures.length > 0) console.log(`\nFailed: ${failures.join("; ")}`);

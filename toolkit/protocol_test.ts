@@ -9,7 +9,10 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
-const serverArgs = ["run", "--quiet", "--no-prompt", fixture];
+// Deno's node:child_process passes the parent's permissions to a `deno` child
+// unless the child's arguments hold a permission flag; --deny-run is one that
+// grants nothing (the fixture needs no permission, and would refuse to serve).
+const serverArgs = ["run", "--quiet", "--no-prompt", "--deny-run", fixture];
 
 type Mode = { mode: { pin: string } } | { mode: "auto" } | undefined;
 

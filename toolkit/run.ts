@@ -5,7 +5,7 @@ import {
   formatPermissionFlags,
   PRINT_PERMISSIONS_FLAG,
 } from "../permissions/mod.ts";
-import type { Policy } from "../validate/policy.ts";
+import { definePolicy, type Policy } from "../validate/policy.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serve, type ServeOptions } from "./serve.ts";
 import { Server } from "./server.ts";
@@ -33,10 +33,11 @@ export interface RunOptions extends ServeOptions {
    */
   exit?: boolean;
   /**
-   * The policy both security layers enforce. With it, `--print-permissions`
-   * prints the server's least-privilege Deno flags and exits, and at start the
-   * server refuses to serve (exit 2) when it holds more than the policy needs
+   * The policy both security layers enforce: `--print-permissions` prints the
+   * server's least-privilege Deno flags and exits, and at start the server
+   * refuses to serve (exit 2) when it holds more than the policy needs
    * (`--allow-excess-permissions` overrides, loudly, for development).
+   * @default {a policy that allows nothing: the server needs no permission at all}
    */
   policy?: Policy;
   /**
@@ -62,10 +63,11 @@ export interface RunOptions extends ServeOptions {
  * through their AbortSignal, writes the last replies, runs `onClose` once and
  * exits with code 0. A second signal exits at once (128 + signal number).
  *
- * With a `policy`, `--print-permissions` prints the server's least-privilege
- * Deno flags and exits, and at start the server checks `Deno.permissions` and
- * refuses to serve (exit 2, one stderr line with the flags to use) when it
- * holds more than the policy needs.
+ * Least privilege by default: `--print-permissions` prints the Deno flags the
+ * server's `policy` needs and exits, and at start the server checks
+ * `Deno.permissions` and refuses to serve (exit 2, one stderr line with the
+ * flags to use) when it holds more than its policy needs. Without a `policy`
+ * the server may hold no permission at all.
  *
  * @param name The server's name, e.g. `files`. Tool names carry no prefix.
  * @param register Adds the tools; may be async.
@@ -94,7 +96,8 @@ export async function run(
   register: (server: Server) => void | Promise<void>,
   options: RunOptions = {},
 ): Promise<void> {
-  if (options.policy && !(await permitted(name, options.policy, options))) return;
+  const policy = options.policy ?? definePolicy({ tenantConfig: false });
+  if (!(await permitted(name, policy, options))) return;
   const server = new Server({
     name,
     version: options.version,

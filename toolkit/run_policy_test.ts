@@ -76,3 +76,17 @@ Deno.test({
     await Deno.remove(root);
   },
 });
+
+Deno.test({
+  name: "a server without a policy needs no permission: --print-permissions prints an empty line and -A is refused",
+  permissions: perms,
+  async fn() {
+    const hello = new URL("../examples/hello-tool/main.ts", import.meta.url).pathname;
+    const printed = await deno([hello, "--print-permissions"]);
+    assert.equal(printed.code, 0);
+    assert.equal(printed.stdout, "\n");
+    const refused = await deno(["-A", hello]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /^hello: refusing to serve/);
+  },
+});

@@ -169,10 +169,17 @@ export interface PolicyInit {
    */
   net?: NetPolicyInit;
   /**
-   * Names of the environment variables the server reads (`FORGE_TENANT_CONFIG` is always added to the flags).
+   * Names of the environment variables the server reads.
    * @default {[]}
    */
   env?: readonly string[];
+  /**
+   * Whether the server looks for its config in `$FORGE_TENANT_CONFIG` (see
+   * `resolveConfigPath`), which adds that name to `env`. A server without a
+   * config file sets it to false.
+   * @default {true}
+   */
+  tenantConfig?: boolean;
   /**
    * Caps that differ from {@linkcode DEFAULT_LIMITS}.
    * @default {DEFAULT_LIMITS}
@@ -184,6 +191,9 @@ export interface PolicyInit {
    */
   baseDir?: string;
 }
+
+/** The variable that names a tenant's config directory (read by `resolveConfigPath`). */
+const TENANT_CONFIG_ENV = "FORGE_TENANT_CONFIG";
 
 const SCHEME_PORTS: Record<string, number> = { https: 443, http: 80 };
 
@@ -220,7 +230,9 @@ export function definePolicy(init: PolicyInit = {}): Policy {
     readFiles: freeze(paths(init.readFiles, "readFiles")),
     writeFiles: freeze(paths(init.writeFiles, "writeFiles")),
     net: netPolicy(init.net ?? {}),
-    env: freeze(unique((init.env ?? []).map(envName))),
+    env: freeze(
+      unique([...(init.env ?? []), ...(init.tenantConfig === false ? [] : [TENANT_CONFIG_ENV])].map(envName)),
+    ),
     limits: limits(init.limits ?? {}),
   });
 }

@@ -8,9 +8,14 @@ Deno.test("definePolicy() denies everything by default", () => {
   assert.deepEqual(policy.net.hosts, []);
   assert.deepEqual(policy.net.schemes, ["https"]);
   assert.deepEqual(policy.net.ports, [443]);
-  assert.deepEqual(policy.env, []);
+  assert.deepEqual(policy.env, ["FORGE_TENANT_CONFIG"], "only the tenant config variable");
   assert.deepEqual(policy.deny, DEFAULT_DENY);
   assert.deepEqual(policy.limits, DEFAULT_LIMITS);
+});
+
+Deno.test("definePolicy({ tenantConfig: false }) needs no environment at all", () => {
+  assert.deepEqual(definePolicy({ tenantConfig: false }).env, []);
+  assert.deepEqual(definePolicy({ tenantConfig: false, env: ["TOKEN"] }).env, ["TOKEN"]);
 });
 
 Deno.test("definePolicy() returns a deeply frozen object", () => {

@@ -7,7 +7,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const script = new URL("./main.ts", import.meta.url).pathname;
 const transport = new StdioClientTransport({
   command: Deno.execPath(),
-  args: ["run", "--quiet", "--no-prompt", script],
+  // Deno's node:child_process (which the SDK uses) would hand this process's
+  // permissions to a `deno` child without a permission flag of its own; the
+  // server needs none, refuses to serve with more, and --deny-run grants nothing.
+  args: ["run", "--quiet", "--no-prompt", "--deny-run", script],
   stderr: "inherit",
 });
 const show = (arrow: string, message: unknown) => {

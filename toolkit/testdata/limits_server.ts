@@ -16,6 +16,7 @@ import {
   strProp,
   text,
 } from "../../mod.ts";
+import { definePolicy } from "../../validate/mod.ts";
 
 const flag = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 
@@ -41,5 +42,9 @@ if (!health()) {
         return text("written");
       },
     );
-  }, { middleware, onClose: () => audit.close() });
+  }, {
+    middleware,
+    onClose: () => audit.close(),
+    policy: definePolicy({ tenantConfig: false, writeFiles: flag("audit") ? [flag("audit")!] : [] }),
+  });
 }
