@@ -44,3 +44,4 @@ export {
 } from "./least_privilege.ts";
 export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 export { derivePermissions, type PermissionSet, TENANT_CONFIG_ENV } from "./permission_set.ts";
+export { compileArgs, type CompileOptions } from "./compile_args.ts";

@@ -1,0 +1,36 @@
+// test-permissions: --allow-run --allow-read={repo} --allow-env
+import assert from "node:assert/strict";
+
+const repo = new URL("..", import.meta.url).pathname;
+
+async function compile(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-run", "--allow-read", "--allow-env", "scripts/compile.ts", ...args],
+    cwd: repo,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test({
+  name: "compile.ts --dry-run builds the deno compile command from the server's own --print-permissions",
+  permissions: { run: true, read: [repo], env: true },
+  async fn() {
+    const out = await compile(["examples/hello-tool/main.ts", "--dry-run"]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.stdout.trim(), "deno compile --no-prompt --output dist/hello-tool examples/hello-tool/main.ts");
+  },
+});
+
+Deno.test({
+  name: "compile.ts says plainly when deno compile cannot download its runtime, and fails",
+  permissions: { run: true, read: [repo], env: true },
+  async fn() {
+    const out = await compile(["examples/hello-tool/main.ts", "--output", "/nonexistent-dir/hello"]);
+    // Offline here the runtime download fails; where it works the output path still cannot be written.
+    assert.notEqual(out.code, 0);
+    assert.match(out.stdout, /^deno compile --no-prompt --output \/nonexistent-dir\/hello/);
+  },
+});
