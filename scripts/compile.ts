@@ -12,7 +12,8 @@
 import { parseArgs } from "node:util";
 import { basename, dirname, resolve } from "node:path";
 import { compileArgs } from "../permissions/compile_args.ts";
-import { configVariables } from "../configreload/config_variables.ts";
+import { configVariables } from "../configreload/mod.ts";
+import { printedPermissions } from "../testing/mod.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -32,7 +33,7 @@ if (!entry) {
 const config = values.config === undefined ? undefined : resolve(values.config);
 const output = values.output ?? `dist/${basename(dirname(resolve(entry)))}`;
 
-const flags = await printedFlags(entry, config);
+const flags = await printedPermissions({ script: entry, config, env: configEnv(config) });
 const args = compileArgs({ entry, flags, output, config, target: values.target });
 console.log(["deno", ...args].map(shellQuote).join(" "));
 if (values["dry-run"]) Deno.exit(0);
@@ -49,55 +50,15 @@ if (/denort|dl\.deno\.land/.test(stderr)) {
 }
 Deno.exit(1);
 
-/** The server's own answer to --print-permissions, with ${NAME} placeholders filled from this environment. */
-async function printedFlags(entry: string, config: string | undefined): Promise<string[]> {
-  const names = config === undefined ? [] : configVariables(await Deno.readFile(config));
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of names) {
+/** The values of the variables the config uses, from this environment. */
+function configEnv(config: string | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (config === undefined) return env;
+  for (const name of configVariables(Deno.readFileSync(config))) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }
-  const args = ["run", "--quiet", "--no-prompt"];
-  if (config !== undefined) args.push(`--allow-read=${config}`);
-  if (names.length > 0) args.push(`--allow-env=${names.join(",")}`);
-  else args.push("--deny-run");
-  args.push(entry, ...(config === undefined ? [] : ["-config", config]), "--print-permissions");
-  const out = await new Deno.Command(Deno.execPath(), { args, env, clearEnv: true, stdin: "null" }).output();
-  const text = new TextDecoder().decode(out.stdout).trim();
-  if (!out.success) {
-    console.error(new TextDecoder().decode(out.stderr));
-    throw new Error(`Cannot read the permissions of ${entry}: --print-permissions exited ${out.code}`);
-  }
-  return splitShellWords(text).map((word) => word.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, n) => env[n] ?? m));
-}
-
-function splitShellWords(text: string): string[] {
-  const words: string[] = [];
-  let word = "";
-  let quoted = false;
-  let inWord = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === "'") quoted = false;
-      else word += c;
-    } else if (c === "'") {
-      quoted = true;
-      inWord = true;
-    } else if (c === "\\" && i + 1 < text.length) {
-      word += text[++i];
-      inWord = true;
-    } else if (c === " ") {
-      if (inWord) words.push(word);
-      word = "";
-      inWord = false;
-    } else {
-      word += c;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(word);
-  return words;
+  return env;
 }
 
 function shellQuote(arg: string): string {

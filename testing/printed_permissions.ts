@@ -1,0 +1,87 @@
+import { configVariables } from "@forge/toolkit/configreload";
+
+/** Options of {@linkcode printedPermissions}. */
+export interface PrintedPermissionsOptions {
+  /** The server's entry point. */
+  script: string;
+  /** The config file, passed as `-config` and made readable (with the variables it uses). */
+  config?: string;
+  /** More arguments for the server. */
+  args?: readonly string[];
+  /** The environment the server gets (the config's `${VAR}`s come from here); nothing else is inherited. */
+  env?: Record<string, string>;
+  /** Working directory of the server. */
+  cwd?: string;
+}
+
+/**
+ * Asks a server for its least-privilege Deno flags, the way an operator does:
+ * `deno run --allow-read=<config> <script> -config <config> --print-permissions`.
+ * `${NAME}` placeholders in the answer (values that came from the environment)
+ * are filled back from `env`, so the flags can start the server for real.
+ *
+ * @param options See {@linkcode PrintedPermissionsOptions}.
+ * @returns The flags, one per element.
+ * @throws {Error} When the server does not print them (exit code other than 0).
+ *
+ * @example Start a server with exactly the flags it asks for
+ * ```ts ignore
+ * import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
+ *
+ * const flags = await printedPermissions({ script: "examples/files/main.ts", config: "/tmp/files.json" });
+ * const server = await spawnServer({ args: [...flags, "examples/files/main.ts", "-config", "/tmp/files.json"] });
+ * ```
+ */
+export async function printedPermissions(options: PrintedPermissionsOptions): Promise<string[]> {
+  const env: Record<string, string> = { NO_COLOR: "1", ...options.env };
+  const names = options.config === undefined ? [] : configVariables(await Deno.readFile(options.config));
+  const args = ["run", "--quiet", "--no-prompt"];
+  if (options.config !== undefined) args.push(`--allow-read=${options.config}`);
+  if (names.length > 0) args.push(`--allow-env=${names.join(",")}`);
+  // A permission flag of its own keeps Deno from handing down any of ours.
+  args.push("--deny-run", options.script);
+  if (options.config !== undefined) args.push("-config", options.config);
+  args.push(...(options.args ?? []), "--print-permissions");
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    clearEnv: true,
+    cwd: options.cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    const stderr = new TextDecoder().decode(out.stderr).slice(0, 2000);
+    throw new Error(`Cannot read the permissions of ${options.script}: exit ${out.code}; stderr: ${stderr}`);
+  }
+  const line = new TextDecoder().decode(out.stdout).trim();
+  return shellWords(line).map((word) =>
+    word.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (placeholder, name: string) => env[name] ?? placeholder)
+  );
+}
+
+/** Splits the single-quoted words `formatPermissionFlags` prints. */
+function shellWords(text: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let quoted = false;
+  let inWord = false;
+  for (const c of text) {
+    if (quoted) {
+      if (c === "'") quoted = false;
+      else word += c;
+    } else if (c === "'") {
+      quoted = inWord = true;
+    } else if (c === " ") {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
