@@ -7,9 +7,9 @@
  * The pattern: resolve the path once at start, build one {@linkcode Loader},
  * and call `get()` at the start of each tool call.
  *
- * - {@linkcode resolveConfigPath}: `-config FILE`, else
- *   `$FORGE_TENANT_CONFIG/<server>.json`, else none (defaults that allow
- *   nothing).
+ * - {@linkcode resolveConfigPath}: the tenant's `$FORGE_TENANT_CONFIG/<server>.json`
+ *   when it exists, else the static `-config FILE`, else none (defaults that
+ *   allow nothing).
  * - {@linkcode expand}: `${VAR}` per string value, with provenance.
  * - {@linkcode fromSchema}: a parser from a zod schema; refuses fields that
  *   used a missing or empty variable, and literal secrets.
