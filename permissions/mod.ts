@@ -45,3 +45,4 @@ export {
 export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 export { derivePermissions, type PermissionSet, TENANT_CONFIG_ENV } from "./permission_set.ts";
 export { compileArgs, type CompileOptions } from "./compile_args.ts";
+export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";

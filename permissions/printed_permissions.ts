@@ -1,4 +1,4 @@
-import { configVariables } from "@forge/toolkit/configreload";
+import { configVariables } from "../configreload/mod.ts";
 
 /** Options of {@linkcode printedPermissions}. */
 export interface PrintedPermissionsOptions {
@@ -26,7 +26,8 @@ export interface PrintedPermissionsOptions {
  *
  * @example Start a server with exactly the flags it asks for
  * ```ts ignore
- * import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
+ * import { printedPermissions } from "@forge/toolkit/permissions";
+ * import { spawnServer } from "@forge/toolkit/testing";
  *
  * const flags = await printedPermissions({ script: "examples/files/main.ts", config: "/tmp/files.json" });
  * const server = await spawnServer({ args: [...flags, "examples/files/main.ts", "-config", "/tmp/files.json"] });

@@ -33,4 +33,4 @@ export { type RawOptions, type RawServer, spawnRaw } from "./raw_client.ts";
 export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";
 export { type SpyHandler, spyHandler } from "./spy.ts";
 export { type RawSession, serveRaw } from "./raw_session.ts";
-export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";
+export { printedPermissions, type PrintedPermissionsOptions } from "../permissions/printed_permissions.ts";

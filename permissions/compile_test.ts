@@ -5,7 +5,7 @@ const repo = new URL("..", import.meta.url).pathname;
 
 async function compile(args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-run", "--allow-read", "--allow-env", "scripts/compile.ts", ...args],
+    args: ["run", "--allow-run", "--allow-read", "--allow-env", "permissions/compile.ts", ...args],
     cwd: repo,
     env: { NO_COLOR: "1" },
     stdout: "piped",
