@@ -60,7 +60,9 @@ export async function runCall(input: CallInput): Promise<Outcome> {
     const core = async (): Promise<ToolResult> => {
       if (patternProblem !== undefined) return error(patternProblem);
       if (probe) return probeResult(patterns);
-      return await untilAborted(domainErrorsAsResults(() => entry.handler(request)), signal);
+      const handled = domainErrorsAsResults(() => entry.handler(request));
+      // Without middleware the outer race below is the only one needed.
+      return input.middleware.length === 0 ? await handled : await untilAborted(handled, call);
     };
     let next = core;
     if (input.middleware.length > 0) {
@@ -80,7 +82,7 @@ export async function runCall(input: CallInput): Promise<Outcome> {
         next = () => domainErrorsAsResults(() => mw(ctx, inner));
       }
     }
-    const result = await untilAborted(next(), signal);
+    const result = await untilAborted(next(), call);
     return { kind: "result", result: checkResult(entry, result) };
   } catch (err) {
     return failure(input, err);
@@ -96,22 +98,13 @@ async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>)
   }
 }
 
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+/** Settles with `promise`, or rejects with the abort reason as soon as the call is aborted. */
+function untilAborted<T>(promise: Promise<T>, call: Call): Promise<T> {
+  const signal = call.controller.signal;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (err) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
-    );
+    (call.onAbort ??= []).push(reject);
+    promise.then(resolve, reject);
   });
 }
 

@@ -7,18 +7,20 @@ export type AbortCause = "timeout" | "cancelled" | "shutdown";
 
 /** One call in flight. */
 export interface Call {
-  readonly key: string;
+  readonly key: string | number;
   readonly controller: AbortController;
   readonly deadline: number;
   readonly timeoutMs: number;
   cause: AbortCause | undefined;
   /** Settles the call's outcome; set by the dispatcher. */
   settled: Promise<unknown>;
+  /** Rejecters of the races waiting on this call; called on abort without EventTarget. */
+  onAbort: ((reason: unknown) => void)[] | undefined;
 }
 
 /** The table of calls in flight, keyed by request id. */
 export class CallTable {
-  readonly #calls = new Map<string, Call>();
+  readonly #calls = new Map<string | number, Call>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedFor = Infinity;
 
@@ -26,16 +28,16 @@ export class CallTable {
     return this.#calls.size;
   }
 
-  has(key: string): boolean {
+  has(key: string | number): boolean {
     return this.#calls.has(key);
   }
 
-  get(key: string): Call | undefined {
+  get(key: string | number): Call | undefined {
     return this.#calls.get(key);
   }
 
   /** Starts tracking a call; its signal fires with a TimeoutError at the deadline. */
-  open(key: string, timeoutMs: number): Call {
+  open(key: string | number, timeoutMs: number): Call {
     const deadline = performance.now() + timeoutMs;
     const call: Call = {
       key,
@@ -44,6 +46,7 @@ export class CallTable {
       timeoutMs,
       cause: undefined,
       settled: Promise.resolve(),
+      onAbort: undefined,
     };
     this.#calls.set(key, call);
     if (deadline < this.#armedFor) this.#arm(deadline);
@@ -61,6 +64,9 @@ export class CallTable {
     if (call.controller.signal.aborted) return;
     call.cause = cause;
     call.controller.abort(reason);
+    const hooks = call.onAbort;
+    call.onAbort = undefined;
+    if (hooks) { for (const hook of hooks) hook(reason); }
   }
 
   /** Aborts every call in flight. */

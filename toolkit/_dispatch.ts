@@ -61,7 +61,7 @@ export class Dispatcher {
   readonly #calls = new CallTable();
   readonly #serverInfo: Record<string, unknown>;
   readonly #server: Server;
-  readonly #listens = new Map<string, Id>();
+  readonly #listens = new Map<Id, Id>();
   #legacyVersion: string | undefined;
   #legacyClient = { name: "", version: "" };
   #accepting = true;
@@ -204,7 +204,7 @@ export class Dispatcher {
     if (method === "notifications/cancelled" && params && !Array.isArray(params)) {
       const requestId = params.requestId;
       if (typeof requestId !== "string" && typeof requestId !== "number") return;
-      const key = idKey(requestId);
+      const key = requestId;
       if (this.#listens.delete(key)) return;
       const call = this.#calls.get(key);
       const reason = typeof params.reason === "string" ? params.reason.slice(0, 200) : "cancelled by the client";
@@ -253,7 +253,7 @@ export class Dispatcher {
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "arguments" must be an object');
     }
-    const key = idKey(id);
+    const key = id; // a Map keeps 1 and "1" apart, as JSON-RPC does
     if (this.#calls.has(key)) {
       return fail(id, ErrorCode.invalidRequest, `Invalid request: id ${quote(id)} is already used by a call in flight`);
     }
@@ -303,7 +303,7 @@ export class Dispatcher {
     }
   }
 
-  #progress(token: string | number, key: string, call: Call): ToolRequest["progress"] {
+  #progress(token: string | number, key: Id, call: Call): ToolRequest["progress"] {
     let last = -Infinity;
     return (progress, total, message) => {
       if (this.#calls.get(key) !== call || !Number.isFinite(progress) || progress <= last) return;
@@ -318,7 +318,7 @@ export class Dispatcher {
   #listen(id: Id, params: Params): Reply {
     const wanted = params?.notifications as Record<string, unknown> | undefined;
     const notifications = wanted?.toolsListChanged === true ? { toolsListChanged: true } : {};
-    if (notifications.toolsListChanged) this.#listens.set(idKey(id), id);
+    if (notifications.toolsListChanged) this.#listens.set(id, id);
     this.#send(encodeNotification("notifications/subscriptions/acknowledged", {
       notifications,
       _meta: { [META_SUBSCRIPTION]: id },
@@ -346,11 +346,6 @@ function metaOf(params: Params): Record<string, unknown> | undefined {
   return meta !== null && typeof meta === "object" && !Array.isArray(meta)
     ? meta as Record<string, unknown>
     : undefined;
-}
-
-/** Keeps 1 and "1" apart: they are different JSON-RPC ids. */
-function idKey(id: Id): string {
-  return typeof id === "number" ? `n${id}` : `s${id}`;
 }
 
 function fail(id: Id, code: number, message: string): string {

@@ -64,6 +64,10 @@ export interface InvalidMessage {
 export type Message = RequestMessage | NotificationMessage | ResponseMessage | BatchMessage | InvalidMessage;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+// The lenient decoder takes Deno's fast path; only a line that decodes to a
+// replacement character is decoded again, strictly, to tell bad bytes from a
+// U+FFFD the client really sent.
+const fast = new TextDecoder("utf-8", { ignoreBOM: false });
 
 /** A frame parsed as JSON, before its JSON-RPC shape is checked. */
 export interface ParsedFrame {
@@ -73,11 +77,13 @@ export interface ParsedFrame {
 
 /** Decodes a line of bytes as UTF-8, then JSON. */
 export function parseFrame(bytes: Uint8Array): ParsedFrame | InvalidMessage {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid UTF-8");
+  let text = fast.decode(bytes);
+  if (text.includes("\uFFFD")) {
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid UTF-8");
+    }
   }
   try {
     return { kind: "parsed", value: JSON.parse(text) };

@@ -1,11 +1,4 @@
-import {
-  derivePermissions,
-  enforceLeastPrivilege,
-  EXCESS_PERMISSIONS_EXIT_CODE,
-  formatPermissionFlags,
-  PRINT_PERMISSIONS_FLAG,
-} from "../permissions/mod.ts";
-import { definePolicy, type Policy } from "../validate/policy.ts";
+import type { Policy } from "../validate/policy.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serve, type ServeOptions } from "./serve.ts";
 import { Server } from "./server.ts";
@@ -96,6 +89,8 @@ export async function run(
   register: (server: Server) => void | Promise<void>,
   options: RunOptions = {},
 ): Promise<void> {
+  // Loaded on start, not at import: `--health` must not pay for node:net and node:path.
+  const { definePolicy } = await import("../validate/policy.ts");
   const policy = options.policy ?? definePolicy({ tenantConfig: false });
   if (!(await permitted(name, policy, options))) return;
   const server = new Server({
@@ -130,6 +125,13 @@ export async function run(
 async function permitted(name: string, policy: Policy, options: RunOptions): Promise<boolean> {
   const args = options.args ?? Deno.args;
   const redact = options.redact ?? ((text: string) => text);
+  const {
+    derivePermissions,
+    enforceLeastPrivilege,
+    EXCESS_PERMISSIONS_EXIT_CODE,
+    formatPermissionFlags,
+    PRINT_PERMISSIONS_FLAG,
+  } = await import("../permissions/mod.ts");
   const set = derivePermissions(policy);
   if (args.includes(PRINT_PERMISSIONS_FLAG)) {
     await Deno.stdout.write(new TextEncoder().encode(`${redact(formatPermissionFlags(set))}\n`));
