@@ -126,6 +126,12 @@ function smokes(): { label: string; args: string[]; counts: boolean }[] {
   return [
     // The README's first command: a real server driven by the official client.
     { label: "demo (deno task demo)", args: ["task", "demo"], counts: false },
+    // The benchmark at a tiny size: it must run and print, not hit its targets.
+    {
+      label: "bench --smoke",
+      args: ["run", "--allow-run", "--allow-write=bench/results", "bench/main.ts", "--smoke"],
+      counts: false,
+    },
   ];
 }
 

@@ -125,13 +125,14 @@ export async function run(
 async function permitted(name: string, policy: Policy, options: RunOptions): Promise<boolean> {
   const args = options.args ?? Deno.args;
   const redact = options.redact ?? ((text: string) => text);
-  const {
-    derivePermissions,
-    enforceLeastPrivilege,
-    EXCESS_PERMISSIONS_EXIT_CODE,
-    formatPermissionFlags,
-    PRINT_PERMISSIONS_FLAG,
-  } = await import("../permissions/mod.ts");
+  // The three files it needs, not permissions/mod.ts: Deno reads a dynamic
+  // import's whole graph at start, and the barrel would pull in configreload.
+  const [{ derivePermissions }, { formatPermissionFlags }, least] = await Promise.all([
+    import("../permissions/permission_set.ts"),
+    import("../permissions/permission_flags.ts"),
+    import("../permissions/least_privilege.ts"),
+  ]);
+  const { enforceLeastPrivilege, EXCESS_PERMISSIONS_EXIT_CODE, PRINT_PERMISSIONS_FLAG } = least;
   const set = derivePermissions(policy);
   if (args.includes(PRINT_PERMISSIONS_FLAG)) {
     await Deno.stdout.write(new TextEncoder().encode(`${redact(formatPermissionFlags(set))}\n`));
