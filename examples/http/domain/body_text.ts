@@ -1,0 +1,106 @@
+import { quote } from "./_quote.ts";
+
+/** A response body as the model gets it. */
+export interface BodyText {
+  /** The decoded text, or a bracketed note when the body is not text. */
+  text: string;
+  /** True when the body was not decoded (binary content, or a charset the runtime does not know). */
+  binary: boolean;
+}
+
+const TEXT_TYPES = new Set([
+  "application/json",
+  "application/xml",
+  "application/javascript",
+  "application/ecmascript",
+  "application/x-javascript",
+  "application/x-www-form-urlencoded",
+  "application/x-ndjson",
+  "application/yaml",
+  "application/x-yaml",
+  "application/toml",
+  "application/graphql",
+  "application/sql",
+]);
+const BINARY_PREFIXES = ["image/", "audio/", "video/", "font/"];
+const BINARY_TYPES = new Set([
+  "application/octet-stream",
+  "application/pdf",
+  "application/zip",
+  "application/gzip",
+  "application/x-tar",
+  "application/wasm",
+  "application/x-protobuf",
+  "application/vnd.ms-excel",
+  "application/msword",
+]);
+
+/**
+ * Decodes a response body for the model. The `charset` of the
+ * `Content-Type` decides (UTF-8 when absent, any label the WHATWG Encoding
+ * standard knows); text types, `+json`, `+xml` and `+yaml` types and any
+ * type with a charset are text; images, audio, video, fonts and known binary
+ * formats are not; anything else (or no type at all) is text only when it
+ * is valid UTF-8 without NUL bytes. A body that is not text becomes a note
+ * with its type and size instead of mojibake. A body cut at the byte cap is
+ * decoded without its last incomplete character.
+ *
+ * @param bytes The body bytes (possibly cut at the cap).
+ * @param contentType The response's `Content-Type`, if any.
+ * @returns The text, or a note and `binary: true`.
+ *
+ * @example Text in a declared charset, and an image
+ * ```ts
+ * import { bodyText } from "./body_text.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const latin1 = bodyText(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), "text/plain; charset=iso-8859-1");
+ * assert.deepEqual(latin1, { text: "café", binary: false });
+ * assert.equal(bodyText(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), "image/png").binary, true);
+ * ```
+ */
+export function bodyText(bytes: Uint8Array, contentType: string | null): BodyText {
+  const { essence, charset } = parseContentType(contentType ?? "");
+  const note = (why: string): BodyText => ({
+    text: `[body not shown: ${why}; ${bytes.length} bytes of ${essence === "" ? "an unknown type" : quote(essence)}]`,
+    binary: true,
+  });
+  if (charset !== undefined || isText(essence)) {
+    let decoder: TextDecoder;
+    try {
+      decoder = new TextDecoder(charset ?? "utf-8");
+    } catch {
+      return note(`the charset ${quote(charset, 40)} is not supported`);
+    }
+    // stream: true holds back a character cut by the byte cap instead of emitting U+FFFD.
+    return { text: decoder.decode(bytes, { stream: true }), binary: false };
+  }
+  if (isBinary(essence) || bytes.includes(0)) return note("binary content");
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: true }), binary: false };
+  } catch {
+    return note("binary content");
+  }
+}
+
+/** The lower-cased `type/subtype` and the `charset` parameter of a Content-Type. */
+function parseContentType(value: string): { essence: string; charset: string | undefined } {
+  const [type, ...params] = value.split(";");
+  let charset: string | undefined;
+  for (const param of params) {
+    const eq = param.indexOf("=");
+    if (eq === -1 || param.slice(0, eq).trim().toLowerCase() !== "charset") continue;
+    charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
+    if (charset === "") charset = undefined;
+  }
+  return { essence: type.trim().toLowerCase(), charset };
+}
+
+function isText(essence: string): boolean {
+  if (essence.startsWith("text/") || TEXT_TYPES.has(essence)) return true;
+  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+\+(json|xml|yaml)$/.test(essence);
+}
+
+function isBinary(essence: string): boolean {
+  return BINARY_PREFIXES.some((prefix) => essence.startsWith(prefix)) || BINARY_TYPES.has(essence);
+}

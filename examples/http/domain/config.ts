@@ -1,0 +1,90 @@
+// The config schema. Every allow-list defaults to empty: without a config
+// file the server may fetch nothing.
+import { z } from "zod";
+import { parseOrigin } from "./credentials.ts";
+import { NetRules, parseHostEntry } from "./net_rules.ts";
+
+/** The largest `max_bytes`: the body travels twice in a result (structured and as text). */
+export const MAX_BYTES_LIMIT = 4 * 1024 * 1024;
+
+/** Config fields that hold secrets: each must be exactly one `${NAME}`. */
+export const SECRET_FIELDS: readonly string[] = ["auth.*.credentials"];
+
+const AuthSchema = z.strictObject({
+  /** Exact origins that get the header, e.g. `https://api.example.com`. */
+  origins: z.array(z.string().min(1)).min(1),
+  /** The auth scheme before the credentials, e.g. `Bearer`. */
+  scheme: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, "must be one HTTP token, e.g. Bearer").optional(),
+  /** The secret, from the environment. */
+  credentials: z.string().regex(/^[\x21-\x7e]{1,8192}$/, "must be visible ASCII without spaces"),
+});
+
+/**
+ * The http server's config, validated. Hosts, schemes, private hosts and
+ * credential origins are checked against each other, so a config that would
+ * fail at the first call fails at load instead.
+ *
+ * @example The defaults allow nothing
+ * ```ts
+ * import { ConfigSchema } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const config = ConfigSchema.parse({});
+ * assert.deepEqual(config.allow_hosts, []);
+ * assert.deepEqual(config.allow_schemes, ["https"]);
+ * ```
+ */
+export const ConfigSchema = z.strictObject({
+  /** Hosts `fetch_url` may reach: `host`, `host:port`, `*.suffix`, `[v6]:port`. */
+  allow_hosts: z.array(z.string().min(1).max(300)).default([]),
+  /** Schemes: `https` and/or `http`. */
+  allow_schemes: z.array(z.enum(["https", "http"])).default(["https"]),
+  /** Hosts of `allow_hosts` that may be loopback, private or otherwise internal (e.g. `127.0.0.1`). */
+  allow_private_hosts: z.array(z.string().min(1).max(300)).default([]),
+  /** Deadline of one fetch, redirects and body included; a reload may lower it, raising it needs a restart. */
+  timeout_ms: z.number().int().min(100).max(120_000).default(10_000),
+  /** Most body bytes returned; the rest is cut and marked `truncated`. */
+  max_bytes: z.number().int().min(1).max(MAX_BYTES_LIMIT).default(1024 * 1024),
+  /** Most redirects followed. */
+  max_redirects: z.number().int().min(0).max(10).default(5),
+  /** Credentials sent as `Authorization` to exact origins only. */
+  auth: z.array(AuthSchema).default([]),
+  /** An append-only audit file (absolute, or relative to this file); stderr when absent. Read at start only. */
+  audit_file: z.string().min(1).optional(),
+}).superRefine((config, ctx) => {
+  let broken = false;
+  config.allow_hosts.forEach((entry, i) => {
+    try {
+      parseHostEntry(entry);
+    } catch (err) {
+      broken = true;
+      ctx.addIssue({ code: "custom", path: ["allow_hosts", i], message: (err as Error).message });
+    }
+  });
+  if (broken) return;
+  let rules: NetRules;
+  try {
+    rules = new NetRules(config);
+  } catch (err) {
+    const field = (err as Error).message.includes("private host") ? "allow_private_hosts" : "allow_hosts";
+    ctx.addIssue({ code: "custom", path: [field], message: (err as Error).message });
+    return;
+  }
+  const seen = new Set<string>();
+  config.auth.forEach((entry, i) => {
+    entry.origins.forEach((origin, j) => {
+      const path = ["auth", i, "origins", j];
+      try {
+        const canonical = parseOrigin(origin);
+        rules.check(`${canonical}/`);
+        if (seen.has(canonical)) throw new TypeError(`Cannot use origin ${canonical}: it is listed twice`);
+        seen.add(canonical);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", path, message: (err as Error).message });
+      }
+    });
+  });
+});
+
+/** The validated config. */
+export type Config = z.infer<typeof ConfigSchema>;

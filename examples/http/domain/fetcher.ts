@@ -1,0 +1,134 @@
+import { PolicyError, safeFetch } from "@forge/toolkit/validate";
+import { bodyText } from "./body_text.ts";
+import { type AuthEntry, authorizationFor } from "./credentials.ts";
+import type { NetRules } from "./net_rules.ts";
+import { quote } from "./_quote.ts";
+
+/** What `fetch_url` returns: the structured result. */
+export interface FetchResult {
+  /** The URL that answered, after redirects. */
+  url: string;
+  /** The HTTP status; a non-2xx status is a result, not an error. */
+  status: number;
+  /** The response's `Content-Type`, `""` when absent. */
+  content_type: string;
+  /** The body as text, or a bracketed note when it is not text. */
+  body: string;
+  /** Whether the body was cut at `max_bytes`. */
+  truncated: boolean;
+  /** Every URL redirected to, in order. */
+  redirects: string[];
+  /** Whether the body was not decoded (binary, or an unknown charset). */
+  binary: boolean;
+  // An index signature so the result can be a tool's structuredContent.
+  [key: string]: unknown;
+}
+
+/** Options of {@linkcode fetchText}. */
+export interface FetchTextOptions {
+  /** The rules of the current config. */
+  rules: NetRules;
+  /**
+   * The caller's request headers, already checked.
+   * @default {new Headers()}
+   */
+  headers?: Headers;
+  /**
+   * The config's credentials; the first URL's exact origin decides.
+   * @default {[]}
+   */
+  auth?: readonly AuthEntry[];
+  /** Cancels the fetch (the tool call's signal). */
+  signal?: AbortSignal;
+  /**
+   * The deadline in milliseconds.
+   * @default {the policy's fetchTimeoutMs}
+   */
+  timeoutMs?: number;
+  /**
+   * Hides secrets in everything returned (the config loader's `redact`).
+   * @default {no change}
+   */
+  redact?: (text: string) => string;
+}
+
+const OUTSIDE_FLAGS = "is outside what this process was started with; " +
+  "restart the server with the flags from --print-permissions";
+
+/**
+ * GETs a URL under the rules and returns its body as text: the URL and every
+ * redirect hop are checked by `safeFetch` (scheme, host, canonical IP,
+ * resolved addresses, port), and by the per-host port rule; the body is cut
+ * at the cap and marked; the first origin gets its configured credentials
+ * (dropped by `safeFetch` on a cross-origin redirect). A status other than
+ * 2xx is a result. A host the process was not started with is refused with
+ * the flags to restart with.
+ *
+ * @param url The URL as the caller gave it.
+ * @param options The rules, headers, credentials, signal and deadline.
+ * @returns The response, decoded and redacted.
+ * @throws {PolicyError} When a hop is refused, times out, or cannot connect.
+ *
+ * @example Fetch an allowed local page
+ * ```ts ignore
+ * import { fetchText } from "./fetcher.ts";
+ * import { NetRules } from "./net_rules.ts";
+ *
+ * const rules = new NetRules({
+ *   allow_hosts: ["127.0.0.1:8080"], allow_schemes: ["http"], allow_private_hosts: ["127.0.0.1"],
+ *   timeout_ms: 5000, max_bytes: 65536, max_redirects: 3,
+ * });
+ * console.log((await fetchText("http://127.0.0.1:8080/", { rules })).status);
+ * ```
+ */
+export async function fetchText(url: string, options: FetchTextOptions): Promise<FetchResult> {
+  const { rules } = options;
+  const redact = options.redact ?? ((text: string) => text);
+  const target = rules.check(url);
+  await assertStartedWith(target, url);
+  const headers = new Headers(options.headers);
+  const authorization = authorizationFor(options.auth ?? [], target);
+  if (authorization !== undefined) headers.set("authorization", authorization);
+  let response;
+  try {
+    response = await safeFetch(url, {
+      policy: rules.policy,
+      headers,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      truncate: true,
+    });
+  } catch (err) {
+    if (err instanceof PolicyError && err.code === "no-permission") {
+      const message = `Cannot fetch ${quote(url)}: a connection it needed (the URL or a redirect) ${OUTSIDE_FLAGS}`;
+      throw new PolicyError("no-permission", message, { cause: err });
+    }
+    throw err;
+  }
+  // The policy has one port list for all hosts: re-check each hop's port
+  // against its own host before anything of the answer is returned.
+  for (const hop of response.redirects) rules.assertPort(new URL(hop), url);
+  const contentType = response.headers.get("content-type") ?? "";
+  const body = bodyText(response.body, contentType === "" ? null : contentType);
+  return {
+    url: redact(response.url),
+    status: response.status,
+    content_type: redact(contentType),
+    body: redact(body.text),
+    truncated: response.truncated,
+    redirects: response.redirects.map(redact),
+    binary: body.binary,
+  };
+}
+
+/**
+ * Refuses a first hop that Deno's flags (fixed at start) do not cover, with
+ * a message that says what to do, instead of a failed lookup or connection.
+ */
+async function assertStartedWith(target: URL, url: string): Promise<void> {
+  const port = target.port === "" ? (target.protocol === "https:" ? 443 : 80) : Number(target.port);
+  const status = await Deno.permissions.query({ name: "net", host: `${target.hostname}:${port}` });
+  if (status.state !== "granted") {
+    throw new PolicyError("no-permission", `Cannot fetch ${quote(url)}: the host ${OUTSIDE_FLAGS}`);
+  }
+}

@@ -1,0 +1,130 @@
+import type { Config } from "./config.ts";
+import { type FetchResult, fetchText } from "./fetcher.ts";
+import { NetRules } from "./net_rules.ts";
+import { requestHeaders } from "./request_headers.ts";
+
+/** Options of {@linkcode Manager}. */
+export interface ManagerOptions {
+  /**
+   * The `timeout_ms` the server started with. The tool's deadline is fixed
+   * from it at start, so a reload may lower the fetch deadline but not raise
+   * it past this.
+   */
+  timeoutMs: number;
+  /**
+   * Hides environment values (secrets) in results: the config loader's `redact`.
+   * @default {no change}
+   */
+  redact?: (text: string) => string;
+}
+
+/** A `fetch_url` request. */
+export interface FetchRequest {
+  /** The URL to GET. */
+  url: string;
+  /**
+   * Extra request headers.
+   * @default {{}}
+   */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** Time the tool gets beyond the fetch deadline, to decode and answer. */
+const GRACE_MS = 1_000;
+
+/**
+ * The one object per process: reads the current config on every call (an
+ * edited config applies at the next call), keeps the rules built for each
+ * config version, and runs fetches.
+ *
+ * @example Refuse a host the config does not list
+ * ```ts
+ * import { Manager } from "./manager.ts";
+ * import { ConfigSchema } from "./config.ts";
+ * import { PolicyError } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const config = ConfigSchema.parse({ allow_hosts: ["api.example.com"] });
+ * const mgr = new Manager(() => Promise.resolve(config), { timeoutMs: config.timeout_ms });
+ * await assert.rejects(mgr.check({ url: "https://evil.example/" }), PolicyError);
+ * ```
+ */
+export class Manager {
+  readonly #config: () => Promise<Config>;
+  readonly #options: ManagerOptions;
+  readonly #rules = new WeakMap<Config, NetRules>();
+
+  /**
+   * Builds the manager; nothing is read until the first call.
+   *
+   * @param config Returns the current config (the loader's `get`).
+   * @param options The start-up deadline and the redaction.
+   */
+  constructor(config: () => Promise<Config>, options: ManagerOptions) {
+    this.#config = config;
+    this.#options = options;
+  }
+
+  /** The tool's per-call deadline in milliseconds: the start-up fetch deadline plus a little to answer. */
+  get callTimeoutMs(): number {
+    return this.#options.timeoutMs + GRACE_MS;
+  }
+
+  /**
+   * Checks a request under the current config without any I/O: the URL's
+   * text (scheme, host, port, IP form, userinfo) and the headers.
+   *
+   * @param request The URL and headers.
+   * @returns The parsed URL.
+   * @throws {PolicyError} When the URL is refused.
+   * @throws {ToolError} When a header is refused.
+   */
+  async check(request: FetchRequest): Promise<URL> {
+    const { rules } = await this.#current();
+    const url = rules.check(request.url);
+    requestHeaders(request.headers ?? {});
+    return url;
+  }
+
+  /**
+   * GETs the URL under the current config.
+   *
+   * @param request The URL and headers.
+   * @param signal The call's signal (deadline, cancellation, shutdown).
+   * @returns The response as text.
+   * @throws {PolicyError} When the URL, a redirect or an address is refused, on timeout, or when the connection fails.
+   * @throws {ToolError} When a header is refused.
+   */
+  async fetch(request: FetchRequest, signal?: AbortSignal): Promise<FetchResult> {
+    const { config, rules } = await this.#current();
+    const headers = requestHeaders(request.headers ?? {});
+    return await fetchText(request.url, {
+      rules,
+      headers,
+      auth: config.auth,
+      signal,
+      timeoutMs: Math.min(config.timeout_ms, this.#options.timeoutMs),
+      redact: this.#options.redact,
+    });
+  }
+
+  /**
+   * Releases what the manager holds (nothing outlives a call today; kept so
+   * `onClose` has one place to call).
+   *
+   * @returns Resolves at once.
+   */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async #current(): Promise<{ config: Config; rules: NetRules }> {
+    const config = await this.#config();
+    let rules = this.#rules.get(config);
+    if (rules === undefined) {
+      rules = new NetRules(config);
+      this.#rules.set(config, rules);
+    }
+    return { config, rules };
+  }
+}

@@ -1,0 +1,213 @@
+import { isIPv6 } from "node:net";
+import { quote } from "./_quote.ts";
+import { definePolicy, type NetPolicyInit, type Policy, PolicyError, UrlPolicy } from "@forge/toolkit/validate";
+
+/** The part of the config that decides where requests may go. */
+export interface NetConfig {
+  /** `host`, `host:port`, `*.suffix[:port]` or `[v6][:port]`; without a port, the scheme's default port. */
+  readonly allow_hosts: readonly string[];
+  /** `https` and/or `http`. */
+  readonly allow_schemes: readonly string[];
+  /** Exact hosts (also listed in `allow_hosts`) that may be loopback, private or otherwise internal. */
+  readonly allow_private_hosts: readonly string[];
+  /** Deadline of one fetch, redirects and body included. */
+  readonly timeout_ms: number;
+  /** Most body bytes kept; the rest is cut and marked. */
+  readonly max_bytes: number;
+  /** Most redirects followed. */
+  readonly max_redirects: number;
+}
+
+/** One `allow_hosts` entry. */
+export interface HostEntry {
+  /** The host as written, lower-cased: a name, `*.suffix`, an IPv4 literal or `[v6]`. */
+  readonly host: string;
+  /** The one port allowed for it, or `undefined` for the default port of each allowed scheme. */
+  readonly port: number | undefined;
+}
+
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { https: 443, http: 80 };
+
+/**
+ * Splits an `allow_hosts` entry into host and port. The host itself is
+ * checked later by `definePolicy` (canonical names and IP literals only).
+ *
+ * @param entry The entry as written in the config.
+ * @returns The host and its port, if any.
+ * @throws {TypeError} When the port is not a number from 1 to 65535, or an IPv6 address lacks brackets.
+ *
+ * @example Entries with and without a port
+ * ```ts
+ * import { parseHostEntry } from "./net_rules.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(parseHostEntry("api.example.com"), { host: "api.example.com", port: undefined });
+ * assert.deepEqual(parseHostEntry("127.0.0.1:8080"), { host: "127.0.0.1", port: 8080 });
+ * assert.deepEqual(parseHostEntry("[::1]:8443"), { host: "[::1]", port: 8443 });
+ * ```
+ */
+export function parseHostEntry(entry: string): HostEntry {
+  const text = entry.toLowerCase();
+  const bad = (why: string) => new TypeError(`Cannot use host ${quote(entry)}: ${why}`);
+  let host = text;
+  let port: string | undefined;
+  if (text.startsWith("[")) {
+    const close = text.indexOf("]");
+    if (close === -1) throw bad("the IPv6 address has no closing bracket");
+    host = text.slice(0, close + 1);
+    const rest = text.slice(close + 1);
+    if (rest !== "" && !rest.startsWith(":")) throw bad("expected :port after the IPv6 address");
+    if (rest !== "") port = rest.slice(1);
+  } else if (isIPv6(text)) {
+    throw bad("write an IPv6 address in brackets, e.g. [::1]:8080");
+  } else if (text.includes(":")) {
+    const colon = text.lastIndexOf(":");
+    host = text.slice(0, colon);
+    port = text.slice(colon + 1);
+  }
+  if (port === undefined) return { host, port: undefined };
+  const number = Number(port);
+  if (!/^\d{1,5}$/.test(port) || number < 1 || number > 65535) throw bad("the port is not a number from 1 to 65535");
+  return { host, port: number };
+}
+
+/**
+ * The network part of the policy for a config: hosts, schemes, the private
+ * hosts, and every port any entry uses. Deno's flags and the toolkit's URL
+ * policy know ports only per policy, not per host; {@linkcode NetRules}
+ * narrows that back to per-host ports.
+ *
+ * @param config The network fields of the config.
+ * @returns The init for `definePolicy`'s `net`.
+ * @throws {TypeError} When an entry is malformed, or a private host is not also in `allow_hosts`.
+ *
+ * @example The ports of every entry
+ * ```ts
+ * import { netPolicyInit } from "./net_rules.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const init = netPolicyInit({
+ *   allow_hosts: ["api.example.com", "127.0.0.1:8080"],
+ *   allow_schemes: ["https"],
+ *   allow_private_hosts: ["127.0.0.1"],
+ * });
+ * assert.deepEqual(init.ports, [8080, 443]);
+ * ```
+ */
+export function netPolicyInit(
+  config: Pick<NetConfig, "allow_hosts" | "allow_schemes" | "allow_private_hosts">,
+): NetPolicyInit {
+  const entries = config.allow_hosts.map(parseHostEntry);
+  const hosts = entries.map((entry) => entry.host);
+  for (const host of config.allow_private_hosts) {
+    if (!hosts.includes(host.toLowerCase())) {
+      throw new TypeError(
+        `Cannot allow private host ${quote(host)}: it is not a host of allow_hosts (list it there too)`,
+      );
+    }
+  }
+  const ports = new Set<number>();
+  for (const entry of entries) {
+    if (entry.port !== undefined) ports.add(entry.port);
+    else for (const scheme of config.allow_schemes) ports.add(DEFAULT_PORTS[scheme]);
+  }
+  return {
+    schemes: config.allow_schemes,
+    hosts: [...new Set(hosts)],
+    ports: [...ports],
+    privateHosts: config.allow_private_hosts.map((host) => host.toLowerCase()),
+  };
+}
+
+/**
+ * Layer 1 for one version of the config: the policy `safeFetch` enforces on
+ * every hop, plus the per-host port rule that the policy cannot express.
+ *
+ * @example Check a URL's text
+ * ```ts
+ * import { NetRules } from "./net_rules.ts";
+ * import { PolicyError } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const rules = new NetRules({
+ *   allow_hosts: ["api.example.com", "127.0.0.1:8080"],
+ *   allow_schemes: ["https", "http"],
+ *   allow_private_hosts: ["127.0.0.1"],
+ *   timeout_ms: 5000,
+ *   max_bytes: 65536,
+ *   max_redirects: 3,
+ * });
+ * assert.equal(rules.check("http://127.0.0.1:8080/x").port, "8080");
+ * assert.throws(() => rules.check("https://api.example.com:8080/"), PolicyError);
+ * ```
+ */
+export class NetRules {
+  /** The policy for `safeFetch`: net, byte cap, deadline and redirects of this config. */
+  readonly policy: Policy;
+  readonly #entries: readonly HostEntry[];
+  readonly #urls: UrlPolicy;
+
+  /**
+   * Builds the rules.
+   *
+   * @param config The network fields of the config.
+   * @throws {TypeError} When an entry is malformed (see {@linkcode netPolicyInit}).
+   * @throws {RangeError} When a limit is out of range.
+   */
+  constructor(config: NetConfig) {
+    this.#entries = config.allow_hosts.map(parseHostEntry);
+    this.policy = definePolicy({
+      net: netPolicyInit(config),
+      limits: {
+        maxFetchBytes: config.max_bytes,
+        fetchTimeoutMs: config.timeout_ms,
+        maxRedirects: config.max_redirects,
+      },
+      tenantConfig: false,
+    });
+    this.#urls = new UrlPolicy(this.policy);
+  }
+
+  /**
+   * Checks a URL's text without touching the network: the URL policy, then
+   * the port of the entry that allowed its host.
+   *
+   * @param url The URL as the caller gave it.
+   * @returns The parsed URL.
+   * @throws {PolicyError} When any part is not allowed.
+   */
+  check(url: string): URL {
+    const parsed = this.#urls.check(url);
+    this.assertPort(parsed, url);
+    return parsed;
+  }
+
+  /**
+   * Refuses a URL whose port is not the one allowed for its host (a port
+   * another entry allows passes the policy, which has one port list).
+   *
+   * @param url A URL that passed the policy.
+   * @param asked The URL the caller asked for, for the message.
+   * @throws {PolicyError} When no entry for the host allows the port.
+   */
+  assertPort(url: URL, asked: string): void {
+    const scheme = url.protocol.slice(0, -1);
+    const port = url.port === "" ? DEFAULT_PORTS[scheme] : Number(url.port);
+    const host = url.hostname;
+    const fits = this.#entries.some((entry) =>
+      matches(entry.host, host) && (entry.port === undefined ? port === DEFAULT_PORTS[scheme] : entry.port === port)
+    );
+    if (!fits) {
+      throw new PolicyError(
+        "port",
+        `Cannot fetch ${quote(asked)}: the port ${port} is not allowed for ${quote(host)}`,
+      );
+    }
+  }
+}
+
+/** Host matching as the URL policy does it: exact, or `*.suffix` for subdomains only. */
+function matches(allowed: string, host: string): boolean {
+  if (allowed === host) return true;
+  return allowed.startsWith("*.") && host.endsWith(allowed.slice(1)) && host.length > allowed.length - 1;
+}

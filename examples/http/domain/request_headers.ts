@@ -1,0 +1,68 @@
+import { ToolError } from "@forge/toolkit/validate";
+import { quote } from "./_quote.ts";
+
+/** The most headers one request may carry from the caller. */
+export const MAX_HEADERS = 32;
+/** The longest header value accepted, in characters. */
+export const MAX_HEADER_VALUE = 4096;
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+// Tab, visible ASCII, space and Latin-1: what a header value may hold, minus line breaks and NUL.
+const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+const WHY: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /^(host|connection|keep-alive|transfer-encoding|te|trailer|upgrade|content-length|expect)$/,
+    "the server manages connection and framing headers itself",
+  ],
+  [/^proxy-/, "proxy headers are not sent"],
+  [/^accept-encoding$/, "the server negotiates compression itself and returns decoded text"],
+  [/^(authorization|cookie)$/, "credentials come only from the server's config (its auth entries)"],
+  [/^(x-http-method-override|x-http-method|x-method-override)$/, "fetch_url sends GET only"],
+  [/^(forwarded|x-forwarded-.*|x-real-ip)$/, "headers that claim a client address are not sent"],
+];
+
+/**
+ * Turns the caller's header map into request headers, refusing what would
+ * change the request's target, framing, method or identity: `Host`,
+ * hop-by-hop and framing headers, `Proxy-*`, `Accept-Encoding`,
+ * `Authorization` and `Cookie` (credentials come from the config), method
+ * overrides and forwarding headers. Values never appear in messages.
+ *
+ * @param map Header names to values, as the caller gave them.
+ * @returns The headers to send.
+ * @throws {ToolError} When a header is refused or malformed, or there are too many.
+ *
+ * @example Allowed and refused headers
+ * ```ts
+ * import { requestHeaders } from "./request_headers.ts";
+ * import { ToolError } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(requestHeaders({ Accept: "application/json" }).get("accept"), "application/json");
+ * assert.throws(() => requestHeaders({ Host: "internal.example" }), ToolError);
+ * ```
+ */
+export function requestHeaders(map: Readonly<Record<string, string>>): Headers {
+  const entries = Object.entries(map);
+  if (entries.length > MAX_HEADERS) {
+    throw new ToolError(`Cannot send headers: ${entries.length} were given, at most ${MAX_HEADERS} are allowed`);
+  }
+  const headers = new Headers();
+  for (const [name, value] of entries) {
+    if (!TOKEN.test(name)) {
+      throw new ToolError(`Cannot send header ${quote(name, 64)}: the name is not a valid HTTP header name`);
+    }
+    const lower = name.toLowerCase();
+    const refused = WHY.find(([pattern]) => pattern.test(lower));
+    if (refused) throw new ToolError(`Cannot send header ${quote(name, 64)}: ${refused[1]}; remove it`);
+    if (typeof value !== "string" || value.length > MAX_HEADER_VALUE || !VALUE.test(value)) {
+      throw new ToolError(
+        `Cannot send header ${quote(name, 64)}: the value must be at most ${MAX_HEADER_VALUE} characters ` +
+          "of text without line breaks",
+      );
+    }
+    headers.append(name, value);
+  }
+  return headers;
+}
