@@ -1,0 +1,134 @@
+// Writing a file inside the writable roots without ever leaving a half-written
+// file: the content goes to a new temporary file in the same folder, which is
+// re-checked and then renamed over the target. Folders are never created.
+import { basename, dirname, join, posix } from "node:path";
+import { LimitError, PolicyError } from "@forge/toolkit/validate";
+import { quote } from "./_quote.ts";
+import type { Workspace } from "./workspace.ts";
+
+const CHUNK = 64 * 1024;
+
+/** A write resolved inside the jail, not yet done. */
+export interface WritePlan {
+  /** The real path that will be replaced or created (never shown). */
+  readonly real: string;
+  /** The writable root, as configured. */
+  readonly root: string;
+  /** The path relative to the root, `/`-separated. */
+  readonly rel: string;
+  /** The normalised absolute path, as the permission pattern shows it: `<root>/<rel>`. */
+  readonly target: string;
+  /** Whether the file exists now (it will be replaced). */
+  readonly exists: boolean;
+}
+
+/** What a write did. */
+export interface WriteOutcome {
+  /** The writable root, as configured. */
+  root: string;
+  /** The path relative to the root. */
+  path: string;
+  /** The bytes written. */
+  bytes: number;
+  /** Whether the file was new. */
+  created: boolean;
+}
+
+/**
+ * Resolves where a write would go, without writing: inside a writable root,
+ * not denied, its folder existing, and not a folder itself. Used for the
+ * permission pattern and again, fresh, for the write.
+ *
+ * @param ws The current workspace.
+ * @param path The caller's path.
+ * @returns The plan.
+ * @throws {PolicyError} When the write would be refused.
+ */
+export async function planWrite(ws: Workspace, path: string): Promise<WritePlan> {
+  let resolved;
+  try {
+    resolved = await ws.resolve(path, "write");
+  } catch (err) {
+    if (err instanceof PolicyError && err.code === "not-found") {
+      const folder = dirname(path);
+      throw new PolicyError(
+        "not-found",
+        `Cannot write ${quote(path)}: the folder ${quote(folder)} does not exist; ` +
+          "this server does not create folders, so write into an existing one",
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+  const info = await Deno.lstat(resolved.real).catch((err) => {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  });
+  if (info !== undefined && !info.isFile) {
+    const what = info.isDirectory ? "a folder" : "not a regular file";
+    throw new PolicyError("not-a-file", `Cannot write ${quote(path)}: it is ${what}`);
+  }
+  return {
+    real: resolved.real,
+    root: resolved.root,
+    rel: resolved.rel,
+    target: posix.join(resolved.root.split("\\").join("/"), resolved.rel),
+    exists: info !== undefined,
+  };
+}
+
+/**
+ * Replaces or creates a file atomically: readers see the old content or the
+ * new, never a mix. The content is written to `.forge-write-<uuid>.tmp`
+ * beside the target (created exclusively, so it cannot follow a planted
+ * link), flushed, checked to still be that file in the same real folder, and
+ * renamed over the target. A rename replaces a link at the target rather
+ * than following it, and gives a hard-linked target a new inode instead of
+ * changing the file outside the root. An existing file keeps its mode.
+ *
+ * @param ws The current workspace.
+ * @param path The caller's path.
+ * @param content The new content.
+ * @param options `maxBytes` caps the content; `signal` stops the write before the rename.
+ * @returns What was written.
+ * @throws {LimitError} When the content is over `maxBytes`.
+ * @throws {PolicyError} When refused, or the folder changed while writing.
+ */
+export async function writeAtomic(
+  ws: Workspace,
+  path: string,
+  content: string,
+  options: { maxBytes: number; signal?: AbortSignal },
+): Promise<WriteOutcome> {
+  const bytes = new TextEncoder().encode(content);
+  if (bytes.length > options.maxBytes) throw new LimitError(`write ${quote(path)}`, options.maxBytes, "bytes");
+  const plan = await planWrite(ws, path);
+  const folder = dirname(plan.real);
+  const mode = plan.exists ? ((await Deno.lstat(plan.real)).mode ?? 0o644) & 0o7777 : 0o644;
+  const temp = join(folder, `.forge-write-${crypto.randomUUID()}.tmp`);
+  let renamed = false;
+  try {
+    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
+    try {
+      for (let offset = 0; offset < bytes.length;) {
+        options.signal?.throwIfAborted();
+        offset += await file.write(bytes.subarray(offset, offset + CHUNK));
+      }
+      await file.syncData();
+      const opened = await file.stat();
+      const now = await Deno.lstat(temp);
+      if (!now.isFile || now.ino !== opened.ino || now.dev !== opened.dev || await Deno.realPath(folder) !== folder) {
+        throw new PolicyError("changed", `Cannot write ${quote(path)}: its folder changed while writing`);
+      }
+    } finally {
+      file.close();
+    }
+    await Deno.chmod(temp, mode);
+    options.signal?.throwIfAborted();
+    await Deno.rename(temp, join(folder, basename(plan.real)));
+    renamed = true;
+  } finally {
+    if (!renamed) await Deno.remove(temp).catch(() => {});
+  }
+  return { root: plan.root, path: plan.rel, bytes: bytes.length, created: !plan.exists };
+}

@@ -1,0 +1,40 @@
+// The config of the files server. Every allow-list defaults to empty: with no
+// file (or an empty one) the server may read and write nothing.
+import { definePolicy } from "@forge/toolkit/validate";
+import { z } from "zod";
+
+/** The largest `max_bytes` a config may set: one read or write, in bytes. */
+export const MAX_BYTES_CEILING = 16 * 1024 * 1024;
+
+const folder = z.string().min(1, "must be a non-empty path");
+
+/** The validated shape of `files.json` (JSONC). Relative paths start at the config file's folder. */
+export const ConfigSchema = z.strictObject({
+  /** Folders whose contents the tools may read. The first is where relative paths start. */
+  roots: z.array(folder).default([]),
+  /** Folders whose contents `write_file` may replace or create (and the tools may read). */
+  writable_roots: z.array(folder).default([]),
+  /** Globs over root-relative paths that are refused even inside a root, on top of the defaults. */
+  deny: z.array(z.string().min(1, "must be a non-empty glob")).default([]),
+  /** The most bytes one read returns (longer files are cut, marked) and one write accepts. */
+  max_bytes: z.number().int().min(1).max(MAX_BYTES_CEILING).default(1024 * 1024),
+  /** An append-only file for the audit trail of writes; stderr when absent. */
+  audit_file: folder.optional(),
+}).superRefine((config, ctx) => {
+  // The same checks the policy makes (commas and NUL bytes in paths, bad globs),
+  // so a config that could not become a policy is refused at load, not mid-call.
+  try {
+    definePolicy({
+      readRoots: config.roots,
+      writeRoots: config.writable_roots,
+      deny: config.deny,
+      writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
+      baseDir: "/",
+    });
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as Error).message });
+  }
+});
+
+/** The files server's config, as validated. */
+export type Config = z.infer<typeof ConfigSchema>;

@@ -1,0 +1,92 @@
+// The one object per process. It reads the current config on every call, so
+// an edited config applies at the very next call, without restart.
+import { resolve } from "node:path";
+import type { Config } from "./config.ts";
+import { planWrite, writeAtomic, type WriteOutcome } from "./atomic_write.ts";
+import { listDir, type Listing, type PathInfo, readText, statPath } from "./files.ts";
+import { auditFileOf, policyFor } from "./policy.ts";
+import { searchFiles, type SearchOptions, type SearchResult } from "./search.ts";
+import { Workspace } from "./workspace.ts";
+
+/** Options of {@linkcode Manager}. */
+export interface ManagerOptions {
+  /**
+   * Bounds of `search` (tests lower them).
+   * @default {SEARCH_DEFAULTS}
+   */
+  search?: Omit<SearchOptions, "signal">;
+}
+
+/** Serves the file tools from the current config. */
+export class Manager {
+  readonly #config: () => Promise<Config>;
+  readonly #configPath: string | undefined;
+  readonly #search: Omit<SearchOptions, "signal">;
+  #current: { config: Config; workspace: Promise<Workspace> } | undefined;
+
+  /**
+   * @param config Returns the current config (the loader's `get`).
+   * @param configPath The config file: relative paths in the config start at its folder.
+   * @param options See {@linkcode ManagerOptions}.
+   */
+  constructor(config: () => Promise<Config>, configPath: string | undefined, options: ManagerOptions = {}) {
+    this.#config = config;
+    this.#configPath = configPath;
+    this.#search = options.search ?? {};
+  }
+
+  /** Reads a text file, cut at `max_bytes` with a marker. */
+  async read(path: string, signal?: AbortSignal): Promise<string> {
+    const { workspace, config } = await this.#now();
+    return await readText(workspace, path, config.max_bytes, signal);
+  }
+
+  /** Lists a folder. */
+  async list(path: string, signal?: AbortSignal): Promise<Listing> {
+    return await listDir((await this.#now()).workspace, path, signal);
+  }
+
+  /** Describes a path. */
+  async stat(path: string): Promise<PathInfo> {
+    return await statPath((await this.#now()).workspace, path);
+  }
+
+  /** Searches names under a folder, bounded. */
+  async search(path: string, pattern: string, signal?: AbortSignal): Promise<SearchResult> {
+    const { workspace } = await this.#now();
+    return await searchFiles(workspace, path, pattern, { ...this.#search, signal });
+  }
+
+  /** The normalised absolute path a write would replace or create (for its permission pattern). */
+  async writeTarget(path: string): Promise<string> {
+    return (await planWrite((await this.#now()).workspace, path)).target;
+  }
+
+  /** Writes a file atomically inside the writable roots. */
+  async write(path: string, content: string, signal?: AbortSignal): Promise<WriteOutcome> {
+    const { workspace, config } = await this.#now();
+    return await writeAtomic(workspace, path, content, { maxBytes: config.max_bytes, signal });
+  }
+
+  /** Nothing to release: every call opens and closes its own files. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async #now(): Promise<{ config: Config; workspace: Workspace }> {
+    const config = await this.#config();
+    // A workspace with a missing root is rebuilt each call, so a root created later is picked up.
+    if (this.#current?.config !== config || !(await this.#current.workspace.catch(() => undefined))?.complete) {
+      const policy = policyFor(config, this.#configPath);
+      const configFile = this.#configPath === undefined ? undefined : resolve(this.#configPath);
+      const own = [configFile, auditFileOf(config, this.#configPath)].filter((p) => p !== undefined);
+      const workspace = Workspace.open(policy, own);
+      // A failed build is not cached: the next call tries again.
+      workspace.catch(() => {
+        if (this.#current?.workspace === workspace) this.#current = undefined;
+      });
+      this.#current = { config, workspace };
+    }
+    return { config, workspace: await this.#current.workspace };
+  }
+}

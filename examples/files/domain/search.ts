@@ -1,0 +1,165 @@
+// A bounded search for names under one folder: breadth first, never through
+// a symbolic link, never into a folder the deny globs refuse, and cut short
+// by depth, result count, entries visited and time, saying which.
+import { PolicyError } from "@forge/toolkit/validate";
+import { compileNamePattern } from "./_name_pattern.ts";
+import { type Entry, requireFolder, visibleEntry } from "./files.ts";
+import { Workspace } from "./workspace.ts";
+
+/** Which bound cut a search short. */
+export type SearchLimit = "max_depth" | "max_results" | "max_entries" | "time";
+
+/** Bounds of {@linkcode searchFiles}. */
+export interface SearchOptions {
+  /**
+   * How many folder levels below the start folder are searched (0: only its own entries).
+   * @default {10}
+   */
+  maxDepth?: number;
+  /**
+   * The most matches returned.
+   * @default {200}
+   */
+  maxResults?: number;
+  /**
+   * The most entries looked at.
+   * @default {20000}
+   */
+  maxEntries?: number;
+  /**
+   * The time budget in milliseconds; the search returns what it found so far.
+   * @default {3000}
+   */
+  timeMs?: number;
+  /** Aborts the search (the call's deadline or cancellation): it rejects. */
+  signal?: AbortSignal;
+}
+
+/** What a search found. */
+export interface SearchResult {
+  /** The root the start folder lies in, as configured. */
+  root: string;
+  /** The start folder, relative to the root (`.` for the root itself). */
+  path: string;
+  /** The pattern searched for. */
+  pattern: string;
+  /** The matches, shallowest first, by name within a folder; paths relative to the root. */
+  matches: Entry[];
+  /** Whether the search was cut short. */
+  truncated: boolean;
+  /** The bounds that cut it short. */
+  limits_hit: SearchLimit[];
+}
+
+/** The default bounds, also the most a caller can ask for. */
+export const SEARCH_DEFAULTS: Readonly<Required<Omit<SearchOptions, "signal">>> = Object.freeze({
+  maxDepth: 10,
+  maxResults: 200,
+  maxEntries: 20_000,
+  timeMs: 3_000,
+});
+
+/**
+ * Finds entries whose name matches `pattern` under a folder. The pattern is a
+ * glob over the name when it has `*` or `?` (`*.md`, `report-??.csv`), else a
+ * substring of the name; case is ignored either way.
+ *
+ * @param ws The current workspace.
+ * @param path The caller's path of the start folder.
+ * @param pattern The name pattern.
+ * @param options The bounds and the call's signal.
+ * @returns The matches and whether the search was cut short.
+ * @throws {PolicyError} When the folder is refused or the pattern is invalid.
+ */
+export async function searchFiles(
+  ws: Workspace,
+  path: string,
+  pattern: string,
+  options: SearchOptions = {},
+): Promise<SearchResult> {
+  const matches = compileNamePattern(pattern);
+  const bounds = { ...SEARCH_DEFAULTS, ...withoutUndefined(options) };
+  const deadline = performance.now() + bounds.timeMs;
+  const start = await ws.resolve(path, "read");
+  await requireFolder(start.real, "search", path);
+  const found: Entry[] = [];
+  const hit = new Set<SearchLimit>();
+  let visited = 0;
+  let level: { rel: string; real: string }[] = [{ rel: start.rel, real: start.real }];
+  walk: for (let depth = 0; level.length > 0; depth++) {
+    const next: { rel: string; real: string }[] = [];
+    for (const folder of level) {
+      const entries: Deno.DirEntry[] = [];
+      try {
+        for await (const entry of Deno.readDir(folder.real)) {
+          options.signal?.throwIfAborted();
+          entries.push(entry);
+          // One past the budget is enough to know it is exceeded; a huge folder is not read to its end.
+          if (entries.length > bounds.maxEntries - visited || performance.now() >= deadline) break;
+        }
+      } catch (err) {
+        // A folder that vanished or turned unreadable mid-search is skipped, not fatal.
+        if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied) continue;
+        throw err;
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of entries) {
+        options.signal?.throwIfAborted();
+        if (performance.now() >= deadline) {
+          hit.add("time");
+          break walk;
+        }
+        if (visited === bounds.maxEntries) {
+          hit.add("max_entries");
+          break walk;
+        }
+        visited++;
+        const rel = folder.rel === "" ? entry.name : `${folder.rel}/${entry.name}`;
+        if (matches(entry.name)) {
+          const shown = await visibleEntry(ws, start.root, folder.rel, entry);
+          if (shown !== undefined) {
+            if (found.length === bounds.maxResults) {
+              hit.add("max_results");
+              break walk;
+            }
+            found.push(shown);
+          }
+        }
+        if (!entry.isDirectory || entry.isSymlink) continue;
+        if (depth === bounds.maxDepth) {
+          hit.add("max_depth");
+          continue;
+        }
+        const real = await descendable(ws, Workspace.under(start.root, rel));
+        if (real !== undefined) next.push({ rel, real });
+      }
+    }
+    level = next;
+  }
+  return {
+    root: start.root,
+    path: start.rel || ".",
+    pattern,
+    matches: found,
+    truncated: hit.size > 0,
+    limits_hit: [...hit],
+  };
+}
+
+/** The real path of a folder the jail allows entering, or undefined (denied, or it moved outside). */
+async function descendable(ws: Workspace, underRoot: string): Promise<string | undefined> {
+  try {
+    return await ws.jail.resolveRead(underRoot);
+  } catch (err) {
+    if (err instanceof PolicyError) return undefined;
+    throw err;
+  }
+}
+
+function withoutUndefined(options: SearchOptions): Partial<SearchOptions> {
+  const out: Partial<SearchOptions> = {};
+  for (const key of ["maxDepth", "maxResults", "maxEntries", "timeMs"] as const) {
+    if (options[key] !== undefined) out[key] = options[key];
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+import { json, requireString, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
+import type { Manager } from "../domain/manager.ts";
+import { entrySchema } from "./_entry_schema.ts";
+
+/** `list_dir {path}`: the entries of a folder, paths relative to their root. */
+export const listDirTool: Tool = {
+  name: "list_dir",
+  title: "List a folder",
+  description: "Lists a folder inside the allowed folders (`.` is the first root). Each entry has `name`, `path` " +
+    "(relative to `root`), `type` (file, dir, symlink, other) and `size` for files. Symbolic links are shown, " +
+    "never followed; denied entries are left out; at most 1000 entries (then `truncated` is true).",
+  inputSchema: schema({ path: strProp("The folder: relative to the first root, or absolute inside a root") }, [
+    "path",
+  ]),
+  outputSchema: schema({
+    root: strProp("The root the folder lies in"),
+    path: strProp("The folder, relative to the root"),
+    entries: { type: "array", items: entrySchema },
+    truncated: { type: "boolean" },
+  }, ["root", "path", "entries", "truncated"]),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  timeoutMs: 10_000,
+};
+
+/**
+ * The handler of {@linkcode listDirTool}.
+ *
+ * @param mgr The manager.
+ * @returns The handler.
+ */
+export function listDir(mgr: Manager): ToolHandler {
+  return async (req) => json({ ...await mgr.list(requireString(req.arguments, "path"), req.signal) });
+}

@@ -1,0 +1,24 @@
+import { requireString, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import type { Manager } from "../domain/manager.ts";
+
+/** `read_file {path}`: a text file inside a root, cut at `max_bytes` with a marker. */
+export const readFileTool: Tool = {
+  name: "read_file",
+  title: "Read a text file",
+  description: "Reads a UTF-8 text file inside the allowed folders. `path` is relative to the first root, or an " +
+    "absolute path inside any root. A file longer than the server's max_bytes is cut and ends with " +
+    "`[truncated: showed N of M bytes]`. Binary files, folders and denied files (.env, .git, keys) are refused.",
+  inputSchema: schema({ path: strProp("The file: relative to the first root, or absolute inside a root") }, ["path"]),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  timeoutMs: 10_000,
+};
+
+/**
+ * The handler of {@linkcode readFileTool}.
+ *
+ * @param mgr The manager.
+ * @returns The handler.
+ */
+export function readFile(mgr: Manager): ToolHandler {
+  return async (req) => text(await mgr.read(requireString(req.arguments, "path"), req.signal));
+}

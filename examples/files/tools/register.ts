@@ -1,0 +1,22 @@
+import { addTool, registerPatternTool, type Server } from "@forge/toolkit";
+import type { Manager } from "../domain/manager.ts";
+import { listDir, listDirTool } from "./list_dir.ts";
+import { readFile, readFileTool } from "./read_file.ts";
+import { searchFiles, searchFilesTool } from "./search_files.ts";
+import { stat, statTool } from "./stat.ts";
+import { writeFile, writeFilePatterns, writeFileTool } from "./write_file.ts";
+
+/**
+ * Registers the five file tools: four read-only, and `write_file` as a
+ * pattern tool (`write:<path>`).
+ *
+ * @param server The server from `run()`.
+ * @param mgr The manager.
+ */
+export function registerAll(server: Server, mgr: Manager): void {
+  addTool(server, readFileTool, readFile(mgr));
+  addTool(server, listDirTool, listDir(mgr));
+  addTool(server, statTool, stat(mgr));
+  addTool(server, searchFilesTool, searchFiles(mgr));
+  registerPatternTool(server, writeFileTool, writeFilePatterns(mgr), writeFile(mgr));
+}

@@ -1,0 +1,62 @@
+import {
+  ArgumentError,
+  json,
+  type PatternFn,
+  requireString,
+  schema,
+  strProp,
+  type Tool,
+  type ToolHandler,
+} from "@forge/toolkit";
+import type { Manager } from "../domain/manager.ts";
+
+/** `write_file {path, content}`: replaces or creates a file inside the writable roots, atomically. */
+export const writeFileTool: Tool = {
+  name: "write_file",
+  title: "Write a text file",
+  description: "Creates or replaces a UTF-8 text file inside the writable folders. `path` is relative to the " +
+    "first writable root, or absolute inside one. The file is replaced atomically (readers never see half a " +
+    "file). Folders are not created: the file's folder must exist. Content over the server's max_bytes is " +
+    "refused. Permission pattern: `write:<absolute path>`.",
+  inputSchema: schema({
+    path: strProp("The file: relative to the first writable root, or absolute inside one"),
+    content: strProp("The complete new content (UTF-8 text)"),
+  }, ["path", "content"]),
+  outputSchema: schema({
+    root: strProp("The writable root"),
+    path: strProp("The file, relative to the root"),
+    bytes: { type: "integer" },
+    created: { type: "boolean" },
+  }, ["root", "path", "bytes", "created"]),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  timeoutMs: 15_000,
+};
+
+/**
+ * The permission patterns of a write: `write:<normalised absolute path>`,
+ * resolved inside the jail (links inside the root followed), so it names
+ * exactly the file that would change. A write the jail would refuse has no
+ * pattern: the probe answers with the refusal.
+ *
+ * @param mgr The manager.
+ * @returns The pattern function.
+ */
+export function writeFilePatterns(mgr: Manager): PatternFn {
+  return async (args) => ({ patterns: [`write:${await mgr.writeTarget(requireString(args, "path"))}`] });
+}
+
+/**
+ * The handler of {@linkcode writeFileTool}.
+ *
+ * @param mgr The manager.
+ * @returns The handler.
+ */
+export function writeFile(mgr: Manager): ToolHandler {
+  return async (req) => {
+    const path = requireString(req.arguments, "path");
+    const content = req.arguments.content;
+    // An empty file is a legal write, so the content is read without requireString.
+    if (typeof content !== "string") throw new ArgumentError("content", "is required and must be a string");
+    return json({ ...await mgr.write(path, content, req.signal) });
+  };
+}
