@@ -1,4 +1,5 @@
-import { readerOf, writerOf } from "./_streams.ts";
+import { LineQueue } from "./_line_queue.ts";
+import { spawnDeno } from "./_spawn.ts";
 
 /** Options of {@linkcode spawnRaw}. */
 export interface RawOptions {
@@ -48,73 +49,31 @@ export interface RawServer {
  * ```
  */
 export function spawnRaw(options: RawOptions): Promise<RawServer> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...options.args],
-    env: { NO_COLOR: "1", ...options.env },
-    clearEnv: true,
-    cwd: options.cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (chunk) => void (stderr += chunk) }),
-  );
-  const stdin = writerOf(child.stdin);
-  const reader = readerOf(child.stdout);
-  const lines: string[] = [];
-  let taken = 0;
-  let ended = false;
-  let waiting: (() => void) | undefined;
-  const decoder = new TextDecoder();
+  const { child, stdin, stdout, stderr, stderrDone } = spawnDeno(options.args, options.env, options.cwd);
+  const queue = new LineQueue();
   const pump = (async () => {
     const buffer = new Uint8Array(64 * 1024);
-    let partial = "";
-    for (;;) {
-      const n = await reader.read(buffer);
-      if (n === null) break;
-      partial += decoder.decode(buffer.subarray(0, n), { stream: true });
-      let nl: number;
-      while ((nl = partial.indexOf("\n")) >= 0) {
-        lines.push(partial.slice(0, nl));
-        partial = partial.slice(nl + 1);
-      }
-      waiting?.();
+    for (let n = await stdout.read(buffer); n !== null; n = await stdout.read(buffer)) {
+      queue.push(buffer.subarray(0, n));
     }
-    if (partial) lines.push(partial);
-    ended = true;
-    waiting?.();
+    queue.end();
   })();
   const encoder = new TextEncoder();
   return Promise.resolve({
     process: child,
-    lines,
-    stderr: () => stderr,
+    lines: queue.lines,
+    stderr,
     async send(data) {
       await stdin.write(typeof data === "string" ? encoder.encode(data + "\n") : data);
     },
-    async next(timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (taken >= lines.length) {
-        if (ended) throw new Error(`Cannot read a reply: the server closed stdout; stderr: ${stderr.slice(0, 1000)}`);
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`Cannot read a reply: none within ${timeoutMs} ms`);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await new Promise<void>((resolve) => {
-          waiting = resolve;
-          timer = setTimeout(resolve, left);
-        });
-        clearTimeout(timer);
-      }
-      return JSON.parse(lines[taken++]);
-    },
+    next: (timeoutMs = 10_000) =>
+      queue.next(timeoutMs, () => `the server closed stdout; stderr: ${stderr().slice(0, 1000)}`),
     closeInput: () => stdin.close(),
     async status() {
       await stdin.close();
       const status = await child.status;
       await pump;
-      await stderrDone.catch(() => {});
+      await stderrDone;
       return status;
     },
   });

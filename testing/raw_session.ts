@@ -1,4 +1,5 @@
 import { type Connection, serve, type ServeOptions, type Server } from "@forge/toolkit";
+import { LineQueue } from "./_line_queue.ts";
 import { memoryPipe } from "./memory_pipe.ts";
 
 /** A server served in memory and driven with raw lines. */
@@ -39,53 +40,25 @@ export interface RawSession {
  */
 export function serveRaw(server: Server, options: ServeOptions = {}): RawSession {
   const toServer = memoryPipe();
-  const lines: string[] = [];
   const log: string[] = [];
-  const decoder = new TextDecoder();
-  let partial = "";
-  let wake: (() => void) | undefined;
-  let ended = false;
+  const queue = new LineQueue();
   const writer = {
     write(bytes: Uint8Array): Promise<number> {
-      partial += decoder.decode(bytes, { stream: true });
-      let nl: number;
-      while ((nl = partial.indexOf("\n")) >= 0) {
-        lines.push(partial.slice(0, nl));
-        partial = partial.slice(nl + 1);
-      }
-      wake?.();
+      queue.push(bytes);
       return Promise.resolve(bytes.length);
     },
   };
   const connection = serve(server, { reader: toServer.reader, writer }, { log: (l) => log.push(l), ...options });
-  connection.closed.then(() => {
-    ended = true;
-    wake?.();
-  });
-  let taken = 0;
+  connection.closed.then(() => queue.end());
   const encoder = new TextEncoder();
   return {
-    lines,
+    lines: queue.lines,
     log,
     connection,
     send(data) {
       return toServer.writer.write(typeof data === "string" ? encoder.encode(data + "\n") : data).then(() => {});
     },
-    async next(timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (taken >= lines.length) {
-        if (ended) throw new Error("Cannot read a reply: the server finished");
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`Cannot read a reply: none within ${timeoutMs} ms`);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, left);
-        });
-        clearTimeout(timer);
-      }
-      return JSON.parse(lines[taken++]);
-    },
+    next: (timeoutMs = 5_000) => queue.next(timeoutMs, () => "the server finished"),
     async close() {
       toServer.close();
       await connection.closed;

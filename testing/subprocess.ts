@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 import type { McpClient } from "./client.ts";
 import { StdioTransport } from "@forge/toolkit";
-import { readerOf, writerOf } from "./_streams.ts";
+import { spawnDeno } from "./_spawn.ts";
 
 /** Options of {@linkcode spawnServer}. */
 export interface SpawnOptions {
@@ -52,23 +52,10 @@ export interface ServerProcess {
  * ```
  */
 export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...options.args],
-    env: { NO_COLOR: "1", ...options.env },
-    clearEnv: true,
-    cwd: options.cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (chunk) => void (stderr += chunk) }),
-  );
-  const stdin = writerOf(child.stdin);
+  const { child, stdin, stdout, stderr: stderrText, stderrDone } = spawnDeno(options.args, options.env, options.cwd);
   const lines: string[] = [];
   const transport = new StdioTransport({
-    reader: readerOf(child.stdout),
+    reader: stdout,
     writer: stdin,
     role: "client",
     onLine: (line) => lines.push(line),
@@ -79,21 +66,21 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
   } catch (err) {
     await stdin.close();
     const status = await child.status;
-    await stderrDone.catch(() => {});
+    await stderrDone;
     throw new Error(
-      `Cannot connect to the server: ${String(err)} (exit ${status.code}); stderr: ${stderr.slice(0, 2000)}`,
+      `Cannot connect to the server: ${String(err)} (exit ${status.code}); stderr: ${stderrText().slice(0, 2000)}`,
     );
   }
   return {
     client: client as unknown as McpClient,
     process: child,
     lines,
-    stderr: () => stderr,
+    stderr: stderrText,
     async close() {
       await stdin.close();
       const status = await child.status;
       await client.close();
-      await stderrDone.catch(() => {});
+      await stderrDone;
       return status;
     },
   };

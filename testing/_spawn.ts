@@ -1,0 +1,34 @@
+// Starts `deno run <args>` with piped stdio, a clean environment, and its
+// stderr collected as text; shared by spawnServer and spawnRaw.
+
+import type { ByteReader } from "@forge/toolkit";
+import { readerOf, writerOf } from "./_streams.ts";
+
+/** A started child with its ends adapted. */
+export interface Spawned {
+  child: Deno.ChildProcess;
+  stdin: ReturnType<typeof writerOf>;
+  stdout: ByteReader;
+  /** What the child wrote to stderr so far. */
+  stderr(): string;
+  /** Resolves once stderr has ended. */
+  stderrDone: Promise<void>;
+}
+
+/** Spawns `deno run --quiet <args>` with only `env` (plus NO_COLOR) in its environment. */
+export function spawnDeno(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Spawned {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...args],
+    env: { NO_COLOR: "1", ...env },
+    clearEnv: true,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void (stderr += chunk) }),
+  ).catch(() => {});
+  return { child, stdin: writerOf(child.stdin), stdout: readerOf(child.stdout), stderr: () => stderr, stderrDone };
+}
