@@ -98,6 +98,9 @@ export class Workspace {
    * @throws {PolicyError} When the jail refuses, or the path lies in a root this process cannot use.
    */
   async resolve(path: string, mode: Mode): Promise<Resolved> {
+    if (mode === "write" && this.#write.length === 0) {
+      throw new PolicyError("outside-roots", `Cannot write ${quote(path)}: this server has no writable folder`);
+    }
     const jailPath = this.jailPath(path, mode);
     const real = mode === "read" ? await this.#jail.resolveRead(jailPath) : await this.#jail.resolveWrite(jailPath);
     return { real, jailPath, ...this.locate(real, mode) };

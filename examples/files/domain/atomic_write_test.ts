@@ -1,0 +1,136 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { LimitError, PolicyError } from "@forge/toolkit/validate";
+import { assertNoLeak, hardlink, makeTree, symlink, workspaceOf } from "./_fixture.ts";
+import { planWrite, writeAtomic } from "./atomic_write.ts";
+
+const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit", run: ["ln"] };
+
+async function names(dir: string): Promise<string[]> {
+  return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
+}
+
+Deno.test({
+  name: "writeAtomic() creates a file, then replaces it, keeping its mode and leaving no temp file",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    assert.deepEqual(await writeAtomic(ws, "new.txt", "first", { maxBytes: 1024 }), {
+      root: tree.out,
+      path: "new.txt",
+      bytes: 5,
+      created: true,
+    });
+    await Deno.chmod(join(tree.out, "new.txt"), 0o640);
+    const again = await writeAtomic(ws, "new.txt", "second", { maxBytes: 1024 });
+    assert.equal(again.created, false);
+    assert.equal(await Deno.readTextFile(join(tree.out, "new.txt")), "second");
+    assert.equal((await Deno.stat(join(tree.out, "new.txt"))).mode! & 0o777, 0o640);
+    assert.equal(await writeAtomic(ws, "empty.txt", "", { maxBytes: 1024 }).then((r) => r.bytes), 0);
+    assert.deepEqual(await names(tree.out), ["empty.txt", "existing.txt", "new.txt"]);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "writeAtomic() refuses outside the writable roots, in a read root, and into a missing folder",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    const cases: [string, RegExp][] = [
+      ["../outside/canary.txt", /leaves the allowed folders/],
+      [join(tree.data, "hello.txt"), /leaves the allowed folders/],
+      ["sub/new.txt", /the folder "sub" does not exist; this server does not create folders/],
+      [".env", /the policy denies this path/],
+      [".", /it is a folder/],
+    ];
+    for (const [path, reason] of cases) {
+      const err = await writeAtomic(ws, path, "x", { maxBytes: 1024 }).then(() => undefined, (e) => e);
+      assert.ok(err instanceof PolicyError, path);
+      assert.match(err.message, reason, path);
+      assertNoLeak(tree, err.message);
+    }
+    await assert.rejects(Deno.stat(join(tree.out, "sub")), Deno.errors.NotFound);
+    assert.equal(await Deno.readTextFile(join(tree.data, "hello.txt")), "hello\n");
+    assert.equal(await Deno.readTextFile(join(tree.outside, "canary.txt")), tree.canary);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "writeAtomic() refuses content over max_bytes and leaves the file as it was",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    await assert.rejects(writeAtomic(ws, "existing.txt", "x".repeat(11), { maxBytes: 10 }), LimitError);
+    assert.equal(await Deno.readTextFile(join(tree.out, "existing.txt")), "old content\n");
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "writeAtomic() refuses a symlink that leaves the root and a dangling one",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    await symlink(join(tree.outside, "canary.txt"), join(tree.out, "escape.txt"));
+    await symlink(join(tree.outside, "created-by-link.txt"), join(tree.out, "dangling.txt"));
+    const ws = await workspaceOf(tree.config);
+    await assert.rejects(writeAtomic(ws, "escape.txt", "pwned", { maxBytes: 1024 }), /symbolic link/);
+    await assert.rejects(writeAtomic(ws, "dangling.txt", "pwned", { maxBytes: 1024 }), /dangling symbolic link/);
+    assert.equal(await Deno.readTextFile(join(tree.outside, "canary.txt")), tree.canary);
+    await assert.rejects(Deno.stat(join(tree.outside, "created-by-link.txt")), Deno.errors.NotFound);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "writeAtomic() through a hard link inside the root leaves the file outside unchanged",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    await hardlink(join(tree.outside, "canary.txt"), join(tree.out, "hard.txt"));
+    const ws = await workspaceOf(tree.config);
+    await writeAtomic(ws, "hard.txt", "replaced", { maxBytes: 1024 });
+    assert.equal(await Deno.readTextFile(join(tree.out, "hard.txt")), "replaced");
+    assert.equal(await Deno.readTextFile(join(tree.outside, "canary.txt")), tree.canary);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "writeAtomic() with an aborted signal changes nothing and leaves no temp file",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    const signal = AbortSignal.abort();
+    await assert.rejects(
+      writeAtomic(ws, "existing.txt", "new", { maxBytes: 1024, signal }),
+      (e: Error) => e.name === "AbortError",
+    );
+    assert.equal(await Deno.readTextFile(join(tree.out, "existing.txt")), "old content\n");
+    assert.deepEqual(await names(tree.out), ["existing.txt"]);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "planWrite() names the normalised absolute target, following links inside the root, without writing",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    await Deno.mkdir(join(tree.out, "docs"));
+    await symlink(join(tree.out, "docs"), join(tree.out, "docs-link"));
+    const ws = await workspaceOf(tree.config);
+    assert.equal((await planWrite(ws, "./docs/../docs//a.md")).target, `${tree.out}/docs/a.md`);
+    assert.equal((await planWrite(ws, "docs-link/b.md")).target, `${tree.out}/docs/b.md`);
+    assert.equal((await planWrite(ws, "existing.txt")).exists, true);
+    assert.deepEqual(await names(join(tree.out, "docs")), []);
+    await tree.remove();
+  },
+});

@@ -1,0 +1,90 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Config } from "./config.ts";
+import { makeTree } from "./_fixture.ts";
+import { Manager } from "./manager.ts";
+
+const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit" };
+
+Deno.test({
+  name: "Manager reads the current config on every call: a removed root is refused at the very next call",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    let config: Config = tree.config;
+    const mgr = new Manager(() => Promise.resolve(config), undefined);
+    assert.equal(await mgr.read(join(tree.more, "other.md")), "in the second root\n");
+    config = { ...tree.config, roots: [tree.data] };
+    await assert.rejects(mgr.read(join(tree.more, "other.md")), /leaves the allowed folders/);
+    config = tree.config;
+    assert.equal(await mgr.read(join(tree.more, "other.md")), "in the second root\n");
+    await mgr.close();
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "Manager applies a new max_bytes and new deny globs at the next call",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    let config: Config = tree.config;
+    const mgr = new Manager(() => Promise.resolve(config), undefined);
+    assert.equal(await mgr.read("hello.txt"), "hello\n");
+    config = { ...tree.config, max_bytes: 2 };
+    assert.equal(await mgr.read("hello.txt"), "he\n[truncated: showed 2 of 6 bytes]");
+    await assert.rejects(mgr.write("existing.txt", "abc"), /exceeds the limit of 2 bytes/);
+    config = { ...tree.config, deny: ["hello.*"] };
+    await assert.rejects(mgr.read("hello.txt"), /the policy denies this path/);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "Manager resolves relative roots from the config file's folder and denies the config file itself",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const configPath = join(tree.base, "files.json");
+    await Deno.writeTextFile(configPath, "{}");
+    // A root that contains the config: the model must still not read or replace it.
+    const config: Config = { roots: ["."], writable_roots: ["."], deny: [], max_bytes: 1024 };
+    const mgr = new Manager(() => Promise.resolve(config), configPath);
+    assert.equal(await mgr.read("data/hello.txt"), "hello\n");
+    await assert.rejects(mgr.read("files.json"), /the policy denies this path/);
+    await assert.rejects(mgr.write("files.json", '{"roots":["/"]}'), /the policy denies this path/);
+    const listing = await mgr.list(".");
+    assert.ok(!listing.entries.some((e) => e.name === "files.json"));
+    assert.equal(await Deno.readTextFile(configPath), "{}");
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "Manager with the defaults (no config file) allows nothing",
+  permissions: perms,
+  async fn() {
+    const config: Config = { roots: [], writable_roots: [], deny: [], max_bytes: 1024 };
+    const mgr = new Manager(() => Promise.resolve(config), undefined);
+    await assert.rejects(mgr.read("x.txt"), /no folder is open for reading/);
+    await assert.rejects(mgr.writeTarget("x.txt"), /this server has no writable folder/);
+    await assert.rejects(mgr.list("."), /no folder is open/);
+  },
+});
+
+Deno.test({
+  name: "Manager picks up a root that is created after the first call",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const later = join(tree.base, "later");
+    const config: Config = { ...tree.config, roots: [tree.data, later] };
+    const mgr = new Manager(() => Promise.resolve(config), undefined);
+    await assert.rejects(mgr.stat(later), /does not exist/);
+    await Deno.mkdir(later);
+    await Deno.writeTextFile(join(later, "x.md"), "x");
+    assert.equal(await mgr.read(join(later, "x.md")), "x");
+    await tree.remove();
+  },
+});

@@ -1,0 +1,83 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PolicyError } from "@forge/toolkit/validate";
+import { assertNoLeak, makeTree, symlink, workspaceOf } from "./_fixture.ts";
+import { searchFiles } from "./search.ts";
+
+const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit", run: ["ln"] };
+
+Deno.test({
+  name: "searchFiles() finds names by glob and by substring, shallowest first, paths relative to the root",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    const md = await searchFiles(ws, ".", "*.md");
+    assert.equal(md.root, tree.data);
+    assert.deepEqual(md.matches.map((m) => m.path), ["notes/done.md", "notes/todo.md", "deep/a/b/deep.md"]);
+    assert.equal(md.truncated, false);
+    assert.deepEqual(md.limits_hit, []);
+    const sub = await searchFiles(ws, "notes", "TODO");
+    assert.deepEqual(sub.matches, [{ name: "todo.md", path: "notes/todo.md", type: "file", size: 14 }]);
+    assert.equal(sub.path, "notes");
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "searchFiles() never follows a symlink out of the root and never lists denied entries",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    await Deno.writeTextFile(join(tree.outside, "secret.md"), tree.canary);
+    await symlink(tree.outside, join(tree.data, "linked-dir"));
+    await Deno.mkdir(join(tree.data, ".git"));
+    await Deno.writeTextFile(join(tree.data, ".git", "config.md"), "");
+    const ws = await workspaceOf(tree.config);
+    const all = await searchFiles(ws, ".", "*");
+    const paths = all.matches.map((m) => m.path);
+    assert.ok(paths.includes("linked-dir"), "the link itself is a name inside the root");
+    assert.equal(all.matches.find((m) => m.path === "linked-dir")?.type, "symlink");
+    assert.ok(!paths.some((p) => p.startsWith("linked-dir/")), "not followed");
+    assert.ok(!paths.some((p) => p.includes(".git") || p.includes(".env")), "denied entries stay hidden");
+    assertNoLeak(tree, JSON.stringify(all));
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "searchFiles() reports each bound that cut it short: depth, results, entries, time",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    const shallow = await searchFiles(ws, ".", "*.md", { maxDepth: 1 });
+    assert.deepEqual(shallow.matches.map((m) => m.path), ["notes/done.md", "notes/todo.md"]);
+    assert.deepEqual([shallow.truncated, shallow.limits_hit], [true, ["max_depth"]]);
+    const one = await searchFiles(ws, ".", "*.md", { maxResults: 1 });
+    assert.deepEqual([one.matches.length, one.limits_hit], [1, ["max_results"]]);
+    const few = await searchFiles(ws, ".", "*", { maxEntries: 2 });
+    assert.deepEqual(few.limits_hit, ["max_entries"]);
+    const late = await searchFiles(ws, ".", "*", { timeMs: 0 });
+    assert.deepEqual([late.matches, late.limits_hit], [[], ["time"]]);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "searchFiles() rejects when its signal is aborted (the call's deadline), and refuses bad input",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    await assert.rejects(
+      searchFiles(ws, ".", "*", { signal: AbortSignal.abort() }),
+      (e: Error) => e.name === "AbortError",
+    );
+    await assert.rejects(searchFiles(ws, "hello.txt", "*"), /it is a file, not a folder/);
+    await assert.rejects(searchFiles(ws, "..", "*"), PolicyError);
+    await assert.rejects(searchFiles(ws, ".", "a/b"), /matches names, not paths/);
+    await tree.remove();
+  },
+});
