@@ -52,22 +52,26 @@ export const ConfigSchema = z.strictObject({
   /** An append-only audit file (absolute, or relative to this file); stderr when absent. Read at start only. */
   audit_file: z.string().min(1).optional(),
 }).superRefine((config, ctx) => {
-  let broken = false;
+  const hosts: string[] = [];
   config.allow_hosts.forEach((entry, i) => {
     try {
-      parseHostEntry(entry);
+      hosts.push(parseHostEntry(entry).host);
     } catch (err) {
-      broken = true;
       ctx.addIssue({ code: "custom", path: ["allow_hosts", i], message: (err as Error).message });
     }
   });
-  if (broken) return;
+  config.allow_private_hosts.forEach((host, i) => {
+    if (host.startsWith("*.") || !hosts.includes(host.toLowerCase())) {
+      const message = "must be an exact host that allow_hosts lists too (no wildcard, no port)";
+      ctx.addIssue({ code: "custom", path: ["allow_private_hosts", i], message });
+    }
+  });
+  if (hosts.length !== config.allow_hosts.length) return;
   let rules: NetRules;
   try {
     rules = new NetRules(config);
   } catch (err) {
-    const field = (err as Error).message.includes("private host") ? "allow_private_hosts" : "allow_hosts";
-    ctx.addIssue({ code: "custom", path: [field], message: (err as Error).message });
+    ctx.addIssue({ code: "custom", path: ["allow_hosts"], message: (err as Error).message });
     return;
   }
   const seen = new Set<string>();

@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { ConfigError, expand, fromSchema } from "@forge/toolkit/configreload";
+import { type Config, ConfigSchema, MAX_BYTES_LIMIT, SECRET_FIELDS } from "./config.ts";
+
+const SECRET = "s3cret-token-value";
+const env = { get: (name: string) => (name === "HTTP_TOKEN" ? SECRET : undefined) };
+const parse = (doc: unknown): Config => fromSchema(ConfigSchema, { secretFields: SECRET_FIELDS })(expand(doc, { env }));
+
+function refused(doc: unknown, pattern: RegExp): void {
+  assert.throws(() => parse(doc), (err: Error) => {
+    assert.ok(err instanceof ConfigError, `${err}`);
+    assert.match(err.message, pattern);
+    assert.ok(!err.message.includes(SECRET), "the secret is never in the message");
+    return true;
+  });
+}
+
+Deno.test("an empty config allows nothing: no hosts, https only, no private hosts, no credentials", () => {
+  const config = parse({});
+  assert.deepEqual(config.allow_hosts, []);
+  assert.deepEqual(config.allow_schemes, ["https"]);
+  assert.deepEqual(config.allow_private_hosts, []);
+  assert.deepEqual(config.auth, []);
+  assert.equal(config.timeout_ms, 10_000);
+  assert.equal(config.max_bytes, 1024 * 1024);
+  assert.equal(config.max_redirects, 5);
+});
+
+Deno.test("the config refuses unknown keys, so a typo is an error rather than an ignored rule", () => {
+  refused({ allow_host: ["a.example"] }, /allow_host/);
+});
+
+Deno.test("the config refuses a malformed host entry and names it", () => {
+  refused(
+    { allow_hosts: ["ok.example", "bad.example:99999"] },
+    /allow_hosts\[1\]: Cannot use host "bad.example:99999"/,
+  );
+  refused({ allow_hosts: ["0177.0.0.1"] }, /allow_hosts: Cannot define policy: host "0177.0.0.1"/);
+  refused({ allow_schemes: ["ftp"] }, /allow_schemes\[0\]/);
+});
+
+Deno.test("the config refuses a private host that is not an allowed host", () => {
+  const message = /allow_private_hosts\[0\]: must be an exact host that allow_hosts lists too/;
+  refused({ allow_hosts: ["a.example"], allow_private_hosts: ["127.0.0.1"] }, message);
+  refused({ allow_hosts: ["*.a.example"], allow_private_hosts: ["*.a.example"] }, message);
+  refused({ allow_hosts: ["127.0.0.1:8080"], allow_private_hosts: ["127.0.0.1:8080"] }, message);
+  assert.deepEqual(parse({ allow_hosts: ["127.0.0.1:8080"], allow_private_hosts: ["127.0.0.1"] }).allow_private_hosts, [
+    "127.0.0.1",
+  ]);
+});
+
+Deno.test("the config keeps limits in range", () => {
+  refused({ timeout_ms: 0 }, /timeout_ms/);
+  refused({ timeout_ms: 1.5 }, /timeout_ms/);
+  refused({ max_bytes: MAX_BYTES_LIMIT + 1 }, /max_bytes/);
+  refused({ max_redirects: 11 }, /max_redirects/);
+  assert.equal(parse({ max_redirects: 0 }).max_redirects, 0);
+});
+
+Deno.test("credentials must come from ${NAME}: a literal secret is refused and not echoed", () => {
+  const doc = (credentials: string) => ({
+    allow_hosts: ["api.example.com"],
+    auth: [{ origins: ["https://api.example.com"], scheme: "Bearer", credentials }],
+  });
+  assert.equal(parse(doc("${HTTP_TOKEN}")).auth[0].credentials, SECRET);
+  assert.throws(() => parse(doc("literal-token")), (err: Error) => {
+    assert.match(err.message, /auth\[0\]\.credentials: holds a literal secret/);
+    assert.ok(!err.message.includes("literal-token"));
+    return true;
+  });
+  refused(doc("Bearer ${HTTP_TOKEN}"), /holds a literal secret/);
+  refused(doc("${HTTP_MISSING}"), /uses \$\{HTTP_MISSING\}, which is not set/);
+});
+
+Deno.test("credentials go only to origins the config allows, each listed once", () => {
+  const auth = (origins: string[]) => ({
+    allow_hosts: ["api.example.com", "127.0.0.1:8080"],
+    allow_schemes: ["https", "http"],
+    allow_private_hosts: ["127.0.0.1"],
+    auth: [{ origins, credentials: "${HTTP_TOKEN}" }],
+  });
+  assert.deepEqual(parse(auth(["https://api.example.com", "http://127.0.0.1:8080"])).auth[0].origins, [
+    "https://api.example.com",
+    "http://127.0.0.1:8080",
+  ]);
+  refused(auth(["https://evil.example"]), /auth\[0\]\.origins\[0\]: Cannot fetch "https:\/\/evil.example\/": the host/);
+  refused(auth(["https://api.example.com:8443"]), /auth\[0\]\.origins\[0\]: .*the port 8443 is not allowed/);
+  refused(auth(["https://api.example.com/v1"]), /auth\[0\]\.origins\[0\]: Cannot use origin/);
+  refused(auth(["https://api.example.com", "HTTPS://API.example.com"]), /auth\[0\]\.origins\[1\]: .*listed twice/);
+});
+
+Deno.test("credentials must be one token of visible ASCII, and the scheme one HTTP token", () => {
+  const doc = {
+    allow_hosts: ["api.example.com"],
+    auth: [{ origins: ["https://api.example.com"], credentials: "${HTTP_TOKEN}" }],
+  };
+  const spaced = { get: (name: string) => (name === "HTTP_TOKEN" ? "two words" : undefined) };
+  assert.throws(
+    () => fromSchema(ConfigSchema, { secretFields: SECRET_FIELDS })(expand(doc, { env: spaced })),
+    (err: Error) =>
+      /auth\[0\]\.credentials: must be visible ASCII/.test(err.message) && !err.message.includes("two words"),
+  );
+  refused({ ...doc, auth: [{ ...doc.auth[0], scheme: "Bearer token" }] }, /auth\[0\]\.scheme: must be one HTTP token/);
+});

@@ -1,0 +1,206 @@
+// test-permissions: --allow-net=127.0.0.1,127.0.0.2,localhost
+import assert from "node:assert/strict";
+import { PolicyError } from "@forge/toolkit/validate";
+import { startTestServers } from "../testdata/test_servers.ts";
+import { fetchText, type FetchTextOptions } from "./fetcher.ts";
+import { type NetConfig, NetRules } from "./net_rules.ts";
+
+const servers = startTestServers();
+const { main, other, canary, canaryBody } = servers;
+const NET = { net: ["127.0.0.1", "localhost"] };
+// Test servers live for the whole file; their connection ops outlive single tests.
+const SHARED = { sanitizeOps: false, sanitizeResources: false };
+
+function rules(init: Partial<NetConfig> = {}): NetRules {
+  return new NetRules({
+    allow_hosts: [`127.0.0.1:${servers.mainPort}`, `127.0.0.1:${servers.otherPort}`],
+    allow_schemes: ["http"],
+    allow_private_hosts: ["127.0.0.1"],
+    timeout_ms: 2_000,
+    max_bytes: 1_000,
+    max_redirects: 3,
+    ...init,
+  });
+}
+
+function get(path: string, options: Partial<FetchTextOptions> = {}) {
+  return fetchText(path.startsWith("http") ? path : `${main}${path}`, { rules: rules(), ...options });
+}
+
+/** Asserts a refusal with its code, and that nothing of the canary leaked into it. */
+function refusal(code: PolicyError["code"], message?: RegExp) {
+  return (err: unknown) => {
+    assert.ok(err instanceof PolicyError, String(err));
+    assert.equal(err.code, code, err.message);
+    if (message) assert.match(err.message, message);
+    assert.ok(!err.message.includes(canaryBody));
+    return true;
+  };
+}
+
+function test(name: string, fn: () => Promise<void>, permissions: Deno.PermissionOptionsObject = NET): void {
+  Deno.test({ name, permissions, ...SHARED, fn });
+}
+
+test("fetchText() returns status, content type and the body as text", async () => {
+  assert.deepEqual(await get("/text"), {
+    url: `${main}/text`,
+    status: 200,
+    content_type: "text/plain; charset=utf-8",
+    body: "hello, world",
+    truncated: false,
+    redirects: [],
+    binary: false,
+  });
+  assert.equal((await get("/latin1")).body, "café");
+  assert.deepEqual(JSON.parse((await get("/json")).body), { ok: true, items: [1, 2] });
+  assert.equal((await get("/untyped")).body, "plain ünïcode");
+});
+
+test("fetchText() returns a non-2xx status as a result, not an error", async () => {
+  const result = await get("/status?code=404");
+  assert.equal(result.status, 404);
+  assert.equal(result.body, "status 404");
+  assert.equal((await get("/status?code=503")).status, 503);
+});
+
+test("fetchText() describes a binary body and an unknown charset instead of returning garbage", async () => {
+  const png = await get("/png");
+  assert.equal(png.binary, true);
+  assert.equal(png.body, '[body not shown: binary content; 16 bytes of "image/png"]');
+  assert.equal((await get("/untyped-nul")).binary, true);
+  assert.match((await get("/odd-charset")).body, /the charset "x-no-such-charset" is not supported/);
+});
+
+test("fetchText() cuts a body over max_bytes, marks it, and never splits a character", async () => {
+  const big = await get("/big?bytes=5000");
+  assert.equal(big.truncated, true);
+  assert.equal(big.body, "a".repeat(1_000));
+  const wide = await get("/big?bytes=5000&char=é", { rules: rules({ max_bytes: 999 }) });
+  assert.equal(wide.truncated, true);
+  assert.equal(wide.body, "é".repeat(499), "the half character at byte 999 is dropped");
+  assert.equal((await get("/big?bytes=1000")).truncated, false, "exactly the cap is whole");
+});
+
+test("fetchText() follows a redirect chain within max_redirects and lists every hop", async () => {
+  const result = await get("/chain?n=3");
+  assert.equal(result.url, `${main}/text`);
+  assert.equal(result.body, "hello, world");
+  assert.deepEqual(result.redirects, [`${main}/chain?n=2`, `${main}/chain?n=1`, `${main}/text`]);
+});
+
+test("fetchText() refuses more redirects than max_redirects, and a loop", async () => {
+  await assert.rejects(get("/chain?n=4"), refusal("redirect", /more than 3 redirects/));
+  await assert.rejects(get("/loop"), refusal("redirect"));
+  await assert.rejects(get("/chain?n=1", { rules: rules({ max_redirects: 0 }) }), refusal("redirect"));
+});
+
+test("fetchText() refuses a redirect to a host that is not allowed: the canary is never fetched", async () => {
+  const location = encodeURIComponent(`${canary}/`);
+  await assert.rejects(get(`/to?location=${location}`), refusal("host", /the host "127.0.0.2" is not allowed/));
+  await assert.rejects(get(`${canary}/`), refusal("host"));
+});
+
+test("fetchText() refuses redirects to private addresses, non-canonical IPs and names that resolve to loopback", async () => {
+  const withPrivate = rules({
+    allow_hosts: [`127.0.0.1:${servers.mainPort}`, "10.0.0.1:80", `localhost:${servers.mainPort}`],
+  });
+  const to = (location: string) => get(`/to?location=${encodeURIComponent(location)}`, { rules: withPrivate });
+  await assert.rejects(to("http://10.0.0.1/"), refusal("address", /10.0.0.1 is a private address/));
+  await assert.rejects(to(`http://2130706433:${servers.mainPort}/`), refusal("ip-literal"));
+  await assert.rejects(to(`http://localhost:${servers.mainPort}/text`), refusal("address", /resolves to a loopback/));
+  await assert.rejects(to(`http://[::ffff:7f00:1]:${servers.mainPort}/`), PolicyError);
+  await assert.rejects(to("file:///etc/passwd"), refusal("scheme"));
+});
+
+test("fetchText() refuses a first URL whose port is not allowed for its host, before any connection", async () => {
+  const seen = servers.requests.length;
+  const split = rules({ allow_hosts: [`127.0.0.1:${servers.mainPort}`, `other.test:${servers.otherPort}`] });
+  await assert.rejects(get(`${other}/text`, { rules: split }), refusal("port", /is not allowed for "127.0.0.1"/));
+  assert.equal(servers.requests.length, seen, "no request was sent");
+});
+
+test("fetchText() refuses to return a redirect that went to a port allowed only for another host", async () => {
+  // The policy's one port list lets safeFetch follow the hop; the per-host re-check keeps its answer out.
+  const split = rules({ allow_hosts: [`127.0.0.1:${servers.mainPort}`, `other.test:${servers.otherPort}`] });
+  const location = encodeURIComponent(`${other}/json`);
+  await assert.rejects(
+    get(`/to?location=${location}`, { rules: split }),
+    refusal("port", new RegExp(`the port ${servers.otherPort} is not allowed for "127.0.0.1"`)),
+  );
+});
+
+test("fetchText() gives up at timeout_ms with a clear refusal, while headers or body are slow", async () => {
+  const quick = rules({ timeout_ms: 200 });
+  await assert.rejects(get("/slow", { rules: quick }), refusal("network", /no complete response within 200 ms/));
+  await assert.rejects(get("/slow-body", { rules: quick }), refusal("network", /within 200 ms/));
+  await assert.rejects(
+    get("/slow", { timeoutMs: 150 }),
+    refusal("network", /within 150 ms/),
+    "the option beats the policy",
+  );
+});
+
+test("fetchText() stops when the call's signal aborts, and the server sees the request go away", async () => {
+  const controller = new AbortController();
+  const pending = get("/slow", { signal: controller.signal });
+  setTimeout(() => controller.abort(new DOMException("cancelled", "AbortError")), 50);
+  await assert.rejects(pending, (err: Error) => err.name === "AbortError");
+  for (let i = 0; i < 100 && !servers.aborted.includes("/slow"); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(servers.aborted.includes("/slow"));
+});
+
+test("fetchText() sends the caller's headers", async () => {
+  const headers = new Headers({ "X-Trace": "trace-1", Accept: "application/json" });
+  const echoed = JSON.parse((await get("/echo", { headers })).body);
+  assert.equal(echoed.method, "GET");
+  assert.equal(echoed.headers["x-trace"], "trace-1");
+  assert.equal(echoed.headers.accept, "application/json");
+});
+
+test("fetchText() sends credentials only to their origin and hides them in what it returns", async () => {
+  const secret = `secret-${crypto.randomUUID()}`;
+  const auth = [{ origins: [main], scheme: "Bearer", credentials: secret }];
+  const redact = (text: string) => text.replaceAll(secret, "${HTTP_TOKEN}");
+  const seen = servers.requests.length;
+
+  const echoed = await get("/echo", { auth, redact });
+  assert.ok(!JSON.stringify(echoed).includes(secret));
+  assert.equal(JSON.parse(echoed.body).headers.authorization, "Bearer ${HTTP_TOKEN}");
+  await get(`${other}/echo`, { auth, redact });
+  await get(`/to?location=${encodeURIComponent(`${other}/echo`)}`, { auth, redact });
+
+  const sent = servers.requests.slice(seen);
+  assert.equal(sent.length, 4);
+  assert.equal(sent[0].headers.authorization, `Bearer ${secret}`, "the configured origin got it");
+  assert.equal(sent[1].headers.authorization, undefined, "another origin did not");
+  assert.equal(sent[2].headers.authorization, `Bearer ${secret}`, "the first hop of the redirect did");
+  assert.equal(sent[3].headers.authorization, undefined, "the cross-origin hop did not");
+});
+
+test(
+  "Deno's flags refuse a host that layer 1 allows but the process was not started with, and say how to fix it",
+  async () => {
+    // Layer 1 allows the canary host (as a reload could); Deno's grant covers only the main server.
+    const widened = rules({
+      allow_hosts: [`127.0.0.1:${servers.mainPort}`, `127.0.0.2:${servers.canaryPort}`],
+      allow_private_hosts: ["127.0.0.1", "127.0.0.2"],
+    });
+    const outside =
+      /outside what this process was started with; restart the server with the flags from --print-permissions/;
+    await assert.rejects(get(`${canary}/`, { rules: widened }), refusal("no-permission", outside));
+    await assert.rejects(Deno.connect({ hostname: "127.0.0.2", port: servers.canaryPort }), Deno.errors.NotCapable);
+    const location = encodeURIComponent(`${canary}/`);
+    await assert.rejects(get(`/to?location=${location}`, { rules: widened }), refusal("no-permission", outside));
+  },
+  { net: [`127.0.0.1:${servers.mainPort}`] },
+);
+
+Deno.test({
+  name: "the test servers stop",
+  ...SHARED,
+  async fn() {
+    await servers.close();
+    assert.ok(servers.requests.length > 0);
+  },
+});

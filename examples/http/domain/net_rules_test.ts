@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { PolicyError } from "@forge/toolkit/validate";
+import { type NetConfig, netPolicyInit, NetRules, parseHostEntry } from "./net_rules.ts";
+
+function config(init: Partial<NetConfig>): NetConfig {
+  return {
+    allow_hosts: [],
+    allow_schemes: ["https"],
+    allow_private_hosts: [],
+    timeout_ms: 5_000,
+    max_bytes: 1_000,
+    max_redirects: 3,
+    ...init,
+  };
+}
+
+function refusal(code: PolicyError["code"]) {
+  return (err: unknown) => err instanceof PolicyError && err.code === code;
+}
+
+Deno.test("parseHostEntry() splits names, IPv4 and bracketed IPv6 from their port", () => {
+  assert.deepEqual(parseHostEntry("API.Example.com"), { host: "api.example.com", port: undefined });
+  assert.deepEqual(parseHostEntry("*.example.com:8443"), { host: "*.example.com", port: 8443 });
+  assert.deepEqual(parseHostEntry("203.0.113.7:80"), { host: "203.0.113.7", port: 80 });
+  assert.deepEqual(parseHostEntry("[2001:db8::1]"), { host: "[2001:db8::1]", port: undefined });
+  assert.deepEqual(parseHostEntry("[::1]:65535"), { host: "[::1]", port: 65535 });
+});
+
+Deno.test("parseHostEntry() refuses bad ports and IPv6 without brackets", () => {
+  for (const entry of ["a.example:0", "a.example:65536", "a.example:http", "a.example:", "a.example:+80", "[::1]x"]) {
+    assert.throws(() => parseHostEntry(entry), TypeError, entry);
+  }
+  assert.throws(() => parseHostEntry("::1"), /in brackets/);
+  assert.throws(() => parseHostEntry("[::1"), /closing bracket/);
+});
+
+Deno.test("netPolicyInit() takes every entry's port, and the schemes' default ports for entries without one", () => {
+  const init = netPolicyInit(
+    config({ allow_hosts: ["a.example", "127.0.0.1:8080"], allow_schemes: ["https", "http"] }),
+  );
+  assert.deepEqual(init.ports, [443, 80, 8080]);
+  assert.deepEqual(init.hosts, ["a.example", "127.0.0.1"]);
+});
+
+Deno.test("netPolicyInit() refuses a private host that is not also an allowed host", () => {
+  assert.throws(
+    () => netPolicyInit(config({ allow_hosts: ["a.example"], allow_private_hosts: ["127.0.0.1"] })),
+    /Cannot allow private host "127.0.0.1": it is not a host of allow_hosts/,
+  );
+});
+
+Deno.test("NetRules refuses a non-canonical host entry when it is built", () => {
+  assert.throws(() => new NetRules(config({ allow_hosts: ["0x7f000001"] })), TypeError);
+  assert.throws(() => new NetRules(config({ allow_hosts: ["a b.example"] })), TypeError);
+});
+
+Deno.test("NetRules.check() allows a listed host on its port and refuses another entry's port", () => {
+  const rules = new NetRules(config({
+    allow_hosts: ["api.example.com", "127.0.0.1:8080"],
+    allow_schemes: ["https", "http"],
+    allow_private_hosts: ["127.0.0.1"],
+  }));
+  assert.equal(rules.check("https://api.example.com/v1").hostname, "api.example.com");
+  assert.equal(rules.check("http://api.example.com/v1").hostname, "api.example.com");
+  assert.equal(rules.check("http://127.0.0.1:8080/").port, "8080");
+  // 8080 is in the policy's port list (for 127.0.0.1), but not for this host.
+  assert.throws(() => rules.check("https://api.example.com:8080/"), refusal("port"));
+  // 443 is in the list (for api.example.com), but 127.0.0.1 may use only 8080.
+  assert.throws(() => rules.check("https://127.0.0.1/"), refusal("port"));
+  // A host without a port gets each scheme's own default, not the other scheme's.
+  assert.throws(() => rules.check("https://api.example.com:80/"), refusal("port"));
+});
+
+Deno.test("NetRules.check() refuses what the URL policy refuses: scheme, userinfo, host, IP forms, private literals", () => {
+  const rules = new NetRules(config({ allow_hosts: ["api.example.com", "*.cdn.example", "10.0.0.1"] }));
+  assert.throws(() => rules.check("http://api.example.com/"), refusal("scheme"));
+  assert.throws(() => rules.check("file:///etc/passwd"), refusal("scheme"));
+  assert.throws(() => rules.check("https://api.example.com@evil.example/"), refusal("userinfo"));
+  assert.throws(() => rules.check("https://evil.example/"), refusal("host"));
+  assert.throws(() => rules.check("https://cdn.example/"), refusal("host"), "*.suffix does not match the apex");
+  assert.equal(rules.check("https://img.cdn.example/a.png").hostname, "img.cdn.example");
+  assert.throws(() => rules.check("https://2130706433/"), PolicyError);
+  assert.throws(() => rules.check("https://[::ffff:127.0.0.1]/"), PolicyError);
+  assert.throws(() => rules.check("https://10.0.0.1/"), refusal("address"));
+  assert.throws(() => rules.check("https://api.example.com\\@evil.example/"), refusal("invalid-input"));
+});
+
+Deno.test("NetRules.assertPort() names the URL the caller asked for, not the hop", () => {
+  const rules = new NetRules(config({
+    allow_hosts: ["127.0.0.1:8080", "a.example:9090"],
+    allow_schemes: ["http"],
+    allow_private_hosts: ["127.0.0.1"],
+  }));
+  assert.throws(
+    () => rules.assertPort(new URL("http://127.0.0.1:9090/secret"), "http://127.0.0.1:8080/start"),
+    (err: Error) => {
+      assert.ok(err instanceof PolicyError && err.code === "port");
+      assert.equal(
+        err.message,
+        'Cannot fetch "http://127.0.0.1:8080/start": the port 9090 is not allowed for "127.0.0.1"',
+      );
+      return true;
+    },
+  );
+});
+
+Deno.test("NetRules.policy carries the config's byte cap, deadline and redirect limit", () => {
+  const rules = new NetRules(config({ allow_hosts: ["a.example"], max_bytes: 77, timeout_ms: 1234, max_redirects: 0 }));
+  assert.equal(rules.policy.limits.maxFetchBytes, 77);
+  assert.equal(rules.policy.limits.fetchTimeoutMs, 1234);
+  assert.equal(rules.policy.limits.maxRedirects, 0);
+  assert.deepEqual(rules.policy.env, [], "no env: the fetch policy is layer 1 only");
+});

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { ToolError } from "@forge/toolkit/validate";
+import { MAX_HEADER_VALUE, MAX_HEADERS, requestHeaders } from "./request_headers.ts";
+
+const SECRET_VALUE = "value-that-must-not-be-echoed";
+
+function refused(map: Record<string, string>, pattern: RegExp): void {
+  assert.throws(() => requestHeaders(map), (err: Error) => {
+    assert.ok(err instanceof ToolError, `${err}`);
+    assert.match(err.message, pattern);
+    assert.ok(!err.message.includes(SECRET_VALUE), "the value is never in the message");
+    return true;
+  });
+}
+
+Deno.test("requestHeaders() passes ordinary headers through", () => {
+  const headers = requestHeaders({ Accept: "application/json", "X-Trace": "abc", "User-Agent": "agent/1.0" });
+  assert.equal(headers.get("accept"), "application/json");
+  assert.equal(headers.get("x-trace"), "abc");
+  assert.equal(headers.get("user-agent"), "agent/1.0");
+  assert.equal([...requestHeaders({}).keys()].length, 0);
+});
+
+Deno.test("requestHeaders() refuses Host and the hop-by-hop and framing headers, in any case", () => {
+  for (
+    const name of [
+      "Host",
+      "HOST",
+      "Connection",
+      "Keep-Alive",
+      "Transfer-Encoding",
+      "TE",
+      "Trailer",
+      "Upgrade",
+      "Content-Length",
+      "Expect",
+    ]
+  ) {
+    refused({ [name]: SECRET_VALUE }, /the server manages connection and framing headers itself; remove it$/);
+  }
+});
+
+Deno.test("requestHeaders() refuses Proxy-* headers", () => {
+  refused({ "Proxy-Authorization": SECRET_VALUE }, /proxy headers are not sent/);
+  refused({ "proxy-connection": SECRET_VALUE }, /proxy headers are not sent/);
+});
+
+Deno.test("requestHeaders() refuses credentials from the caller: they come only from the config", () => {
+  refused({ Authorization: `Bearer ${SECRET_VALUE}` }, /^Cannot send header "Authorization": credentials come only/);
+  refused({ cookie: SECRET_VALUE }, /credentials come only from the server's config/);
+});
+
+Deno.test("requestHeaders() refuses method overrides: the tool sends GET only", () => {
+  for (const name of ["X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"]) {
+    refused({ [name]: "DELETE" }, /fetch_url sends GET only/);
+  }
+});
+
+Deno.test("requestHeaders() refuses forwarding headers and Accept-Encoding", () => {
+  for (const name of ["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Real-IP"]) {
+    refused({ [name]: "127.0.0.1" }, /claim a client address/);
+  }
+  refused({ "Accept-Encoding": "br" }, /negotiates compression itself/);
+});
+
+Deno.test("requestHeaders() refuses malformed names and values with line breaks, and says so without the value", () => {
+  refused({ "Bad Name": "x" }, /^Cannot send header "Bad Name": the name is not a valid HTTP header name$/);
+  refused({ "": "x" }, /not a valid HTTP header name/);
+  refused({ "X-A": `${SECRET_VALUE}\r\nHost: evil` }, /without line breaks/);
+  refused({ "X-A": `${SECRET_VALUE}\0` }, /without line breaks/);
+  refused({ "X-A": "€" }, /without line breaks/);
+  refused({ "X-A": "a".repeat(MAX_HEADER_VALUE + 1) }, new RegExp(`at most ${MAX_HEADER_VALUE} characters`));
+});
+
+Deno.test("requestHeaders() refuses more than MAX_HEADERS headers", () => {
+  const many = Object.fromEntries(Array.from({ length: MAX_HEADERS + 1 }, (_, i) => [`x-h${i}`, "v"]));
+  refused(many, new RegExp(`^Cannot send headers: ${MAX_HEADERS + 1} were given, at most ${MAX_HEADERS}`));
+  assert.equal([...requestHeaders(Object.fromEntries(Object.entries(many).slice(1))).keys()].length, MAX_HEADERS);
+});
+
+Deno.test("requestHeaders() cuts a hostile header name short in its message", () => {
+  assert.throws(() => requestHeaders({ ["x ".repeat(10_000)]: "v" }), (err: Error) => err.message.length < 200);
+});

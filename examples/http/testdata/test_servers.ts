@@ -1,0 +1,154 @@
+// Real HTTP servers for the http example's tests: two allowed origins on
+// 127.0.0.1 and a forbidden one on 127.0.0.2 whose canary body must never
+// appear in any output. Every request the allowed servers get is recorded.
+
+/** One request an allowed test server received. */
+export interface SeenRequest {
+  /** The origin the request was addressed to (from its Host header). */
+  origin: string;
+  /** Path and query. */
+  path: string;
+  /** The request headers, names lower-cased. */
+  headers: Record<string, string>;
+}
+
+/** The running servers. */
+export interface TestServers {
+  /** `http://127.0.0.1:<port>`: every route below. */
+  main: string;
+  /** Its port. */
+  mainPort: number;
+  /** A second origin on 127.0.0.1 with the same routes. */
+  other: string;
+  /** Its port. */
+  otherPort: number;
+  /** `http://127.0.0.2:<port>`: answers every request with {@linkcode TestServers.canaryBody}. */
+  canary: string;
+  /** Its port. */
+  canaryPort: number;
+  /** The canary text; it must never appear in a result, an error, stdout or stderr. */
+  canaryBody: string;
+  /** Requests received by `main` and `other`, in order. */
+  requests: SeenRequest[];
+  /** Paths whose request was aborted by the client while the server waited. */
+  aborted: string[];
+  /** Stops all three servers. */
+  close(): Promise<void>;
+}
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
+
+/**
+ * Starts the servers. Routes of `main` and `other`:
+ * `/text`, `/latin1`, `/json`, `/png`, `/untyped` (UTF-8, no type),
+ * `/untyped-nul`, `/odd-charset`, `/big?bytes=N&char=é`, `/slow`,
+ * `/slow-body`, `/status?code=N`, `/echo` (request headers as JSON),
+ * `/chain?n=N` (N redirects, the last to `/text`), `/to?location=URL&code=N`,
+ * `/loop`.
+ */
+export function startTestServers(): TestServers {
+  const requests: SeenRequest[] = [];
+  const aborted: string[] = [];
+  const canaryBody = `CANARY-${crypto.randomUUID()}`;
+  const quiet = { onListen() {} };
+  const handler = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    requests.push({ origin: url.origin, path: url.pathname + url.search, headers: Object.fromEntries(req.headers) });
+    return await route(url, req, aborted);
+  };
+  const main = Deno.serve({ hostname: "127.0.0.1", port: 0, ...quiet }, handler);
+  const other = Deno.serve({ hostname: "127.0.0.1", port: 0, ...quiet }, handler);
+  const canary = Deno.serve({ hostname: "127.0.0.2", port: 0, ...quiet }, () => new Response(canaryBody));
+  const mainOrigin = `http://127.0.0.1:${main.addr.port}`;
+  const otherOrigin = `http://127.0.0.1:${other.addr.port}`;
+  return {
+    main: mainOrigin,
+    mainPort: main.addr.port,
+    other: otherOrigin,
+    otherPort: other.addr.port,
+    canary: `http://127.0.0.2:${canary.addr.port}`,
+    canaryPort: canary.addr.port,
+    canaryBody,
+    requests,
+    aborted,
+    async close() {
+      await Promise.all([main.shutdown(), other.shutdown(), canary.shutdown()]);
+    },
+  };
+}
+
+async function route(url: URL, req: Request, aborted: string[]): Promise<Response> {
+  const q = url.searchParams;
+  const text = (body: string | Uint8Array<ArrayBuffer>, type?: string, status = 200) =>
+    new Response(body, { status, headers: type === undefined ? {} : { "content-type": type } });
+  switch (url.pathname) {
+    case "/text":
+      return text("hello, world", "text/plain; charset=utf-8");
+    case "/latin1":
+      return text(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), "text/plain; charset=iso-8859-1");
+    case "/json":
+      return text(JSON.stringify({ ok: true, items: [1, 2] }), "application/json");
+    case "/png":
+      return text(PNG, "image/png");
+    case "/untyped":
+      return text(new TextEncoder().encode("plain ünïcode"));
+    case "/untyped-nul":
+      return text(new Uint8Array([0x61, 0x00, 0x62]));
+    case "/odd-charset":
+      return text("abc", "text/plain; charset=x-no-such-charset");
+    case "/big": {
+      const bytes = Number(q.get("bytes") ?? "100000");
+      const char = q.get("char") ?? "a";
+      const unit = new TextEncoder().encode(char).length;
+      return text(char.repeat(Math.ceil(bytes / unit)), "text/plain; charset=utf-8");
+    }
+    case "/slow":
+      await untilAborted(req, url, aborted);
+      return text("too late", "text/plain");
+    case "/slow-body": {
+      // The stream's cancel is how a server learns that a client left mid-body.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("first part "));
+          timer = setTimeout(() => controller.close(), 20_000);
+        },
+        cancel() {
+          clearTimeout(timer);
+          aborted.push(url.pathname);
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/plain" } });
+    }
+    case "/status":
+      return text(`status ${q.get("code")}`, "text/plain", Number(q.get("code") ?? "200"));
+    case "/echo":
+      return text(JSON.stringify({ method: req.method, headers: Object.fromEntries(req.headers) }), "application/json");
+    case "/chain": {
+      const n = Number(q.get("n") ?? "0");
+      return n > 0 ? redirect(n > 1 ? `/chain?n=${n - 1}` : "/text", 302) : text("end of chain", "text/plain");
+    }
+    case "/to":
+      return redirect(q.get("location") ?? "/text", Number(q.get("code") ?? "302"));
+    case "/loop":
+      return redirect("/loop", 302);
+    default:
+      return text("no such route", "text/plain", 404);
+  }
+}
+
+function redirect(location: string, status: number): Response {
+  return new Response(null, { status, headers: { location } });
+}
+
+/** Waits until the client gives up (or 20 s), recording an abort. */
+function untilAborted(req: Request, url: URL, aborted: string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 20_000);
+    req.signal.addEventListener("abort", () => {
+      aborted.push(url.pathname);
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}
