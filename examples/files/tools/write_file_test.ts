@@ -1,0 +1,59 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp}
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { probe } from "@forge/toolkit/testing";
+import { session, textOf } from "./_session.ts";
+
+const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit" };
+
+Deno.test({
+  name: "write_file probe returns write:<absolute path> and does not write",
+  permissions: perms,
+  async fn() {
+    const s = await session();
+    const result = await probe(s.client, "write_file", { path: "./notes.md", content: "x" });
+    assert.deepEqual(result.patterns, [`write:${s.out}/notes.md`]);
+    await assert.rejects(Deno.stat(join(s.out, "notes.md")), Deno.errors.NotFound);
+    const refused = await probe(s.client, "write_file", { path: "../outside/canary.txt", content: "x" });
+    assert.equal(refused.isError, true, "a write the jail refuses has no pattern");
+    await s.end();
+  },
+});
+
+Deno.test({
+  name: "write_file creates and replaces a file, and accepts empty content",
+  permissions: perms,
+  async fn() {
+    const s = await session();
+    const created = await s.client.callTool({ name: "write_file", arguments: { path: "a.txt", content: "one" } });
+    assert.deepEqual(created.structuredContent, { root: s.out, path: "a.txt", bytes: 3, created: true });
+    const replaced = await s.client.callTool({ name: "write_file", arguments: { path: "existing.txt", content: "" } });
+    assert.deepEqual(replaced.structuredContent, { root: s.out, path: "existing.txt", bytes: 0, created: false });
+    assert.equal(await Deno.readTextFile(join(s.out, "a.txt")), "one");
+    assert.equal(await Deno.readTextFile(join(s.out, "existing.txt")), "");
+    await s.end();
+  },
+});
+
+Deno.test({
+  name: "write_file answers isError for missing content, content over max_bytes, a read root and a missing folder",
+  permissions: perms,
+  async fn() {
+    const s = await session();
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ path: "a.txt" }, /Invalid argument "content": is required and must be a string/],
+      [{ path: "a.txt", content: 5 }, /Invalid argument "content"/],
+      [{ path: "a.txt", content: "x".repeat(65) }, /exceeds the limit of 64 bytes/],
+      [{ path: join(s.data, "hello.txt"), content: "x" }, /leaves the allowed folders/],
+      [{ path: "new/a.txt", content: "x" }, /does not create folders/],
+    ];
+    for (const [args, reason] of cases) {
+      const result = await s.client.callTool({ name: "write_file", arguments: args });
+      assert.equal(result.isError, true, JSON.stringify(args));
+      assert.match(textOf(result), reason);
+    }
+    await assert.rejects(Deno.stat(join(s.out, "a.txt")), Deno.errors.NotFound);
+    assert.equal(await Deno.readTextFile(join(s.data, "hello.txt")), "hello\n");
+    await s.end();
+  },
+});
