@@ -22,12 +22,8 @@ export const writeFileTool: Tool = {
     path: strProp("The file: relative to the first writable root, or absolute inside one"),
     content: strProp("The complete new content (UTF-8 text)"),
   }, ["path", "content"]),
-  outputSchema: schema({
-    root: strProp("The writable root"),
-    path: strProp("The file, relative to the root"),
-    bytes: { type: "integer" },
-    created: { type: "boolean" },
-  }, ["root", "path", "bytes", "created"]),
+  // No outputSchema: a probe answers without structuredContent, and the official SDK client
+  // refuses a result without it for a tool that declares one.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   timeoutMs: 15_000,
 };

@@ -11,6 +11,8 @@ Deno.test({
   permissions: perms,
   async fn() {
     const s = await session();
+    // The SDK client checks results against the output schemas it saw in tools/list.
+    await s.client.listTools();
     const result = await probe(s.client, "write_file", { path: "./notes.md", content: "x" });
     assert.deepEqual(result.patterns, [`write:${s.out}/notes.md`]);
     await assert.rejects(Deno.stat(join(s.out, "notes.md")), Deno.errors.NotFound);

@@ -1,0 +1,237 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// End to end: the server as a real subprocess, started with exactly the flags
+// it prints, driven by the official SDK client over its real stdio.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
+import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+
+const perms: Deno.PermissionOptions = { run: [Deno.execPath(), "ln"], read: "inherit", write: "inherit" };
+
+type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
+const textOf = (result: Result) => (result.content[0] as { text: string }).text;
+
+Deno.test({
+  name: "--health prints ok and needs no permission at all",
+  permissions: perms,
+  async fn() {
+    const out = await denoRun([SCRIPT, "--health"]);
+    assert.deepEqual([out.code, out.stdout], [0, "ok\n"]);
+  },
+});
+
+Deno.test({
+  name: "--print-permissions needs only the config file and prints exactly the roots, the config folder and the env",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree({ audit_file: "../audit.jsonl" });
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    assert.deepEqual(flags, [
+      `--allow-read=${join(tree.base, "config")},${tree.data},${tree.more},${tree.out}`,
+      `--allow-write=${join(tree.base, "audit.jsonl")},${tree.out}`,
+      "--allow-env=FORGE_TENANT_CONFIG",
+    ]);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "--print-permissions shows a root that came from the environment as ${NAME}",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree({ roots: ["${FILES_DATA}"] });
+    const out = await denoRun(
+      [`--allow-read=${tree.config}`, "--allow-env=FILES_DATA", SCRIPT, "-config", tree.config, "--print-permissions"],
+      { FILES_DATA: tree.data },
+    );
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /--allow-read=\S*\$\{FILES_DATA\}/);
+    assert.ok(!out.stdout.includes(tree.data), out.stdout);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "the server refuses to serve with -A (exit 2) and refuses a config others can write (exit 1)",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    const all = await denoRun(["-A", SCRIPT, "-config", tree.config]);
+    assert.equal(all.code, 2);
+    assert.match(all.stderr, /^files: refusing to serve: the process holds more permissions than its policy needs/);
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    await Deno.chmod(tree.config, 0o666);
+    const unsafe = await denoRun([...flags, SCRIPT, "-config", tree.config]);
+    assert.equal(unsafe.code, 1);
+    assert.match(unsafe.stderr, /writable by group or others/);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "every tool works over real stdio under the printed flags, refusals are isError, and nothing leaks",
+  permissions: perms,
+  async fn(t) {
+    const tree = await makeE2eTree();
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
+    const refused = async (name: string, args: Record<string, unknown>, reason: RegExp) => {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+      assert.match(textOf(result), reason);
+    };
+
+    await t.step("tools/list", async () => {
+      const { tools } = await server.client.listTools();
+      assert.deepEqual(tools.map((tool) => tool.name), ["read_file", "list_dir", "stat", "search_files", "write_file"]);
+    });
+    await t.step("read_file: text, a marked cut, and refusals", async () => {
+      assert.equal(textOf(await call("read_file", { path: "hello.txt" })), "hello\n");
+      assert.match(textOf(await call("read_file", { path: "big.txt" })), /\[truncated: showed 64 of 100 bytes\]$/);
+      await refused("read_file", { path: "escape.txt" }, /symbolic link that leads outside/);
+      await refused("read_file", { path: "../outside/canary.txt" }, /leaves the allowed folders/);
+      await refused("read_file", { path: "linked-dir/canary.txt" }, /symbolic link that leads outside/);
+      await refused("read_file", { path: ".env" }, /the policy denies this path/);
+      await refused("read_file", { path: "plan.secret" }, /the policy denies this path/);
+      await refused("read_file", { path: "blob.bin" }, /looks binary/);
+      await refused("read_file", { path: "notes" }, /not a regular file/);
+    });
+    await t.step("list_dir and stat: root-relative, links shown unfollowed, denied entries hidden", async () => {
+      const listing = (await call("list_dir", { path: "." })).structuredContent as { entries: { path: string }[] };
+      assert.deepEqual(listing.entries.map((e) => e.path), [
+        "big.txt",
+        "blob.bin",
+        "escape.txt",
+        "hello.txt",
+        "linked-dir",
+        "notes",
+      ]);
+      await refused("list_dir", { path: "linked-dir" }, /symbolic link that leads outside/);
+      const info = (await call("stat", { path: join(tree.more, "other.md") })).structuredContent;
+      assert.deepEqual({ ...info as object, modified: undefined }, {
+        root: tree.more,
+        path: "other.md",
+        type: "file",
+        size: 5,
+        modified: undefined,
+      });
+    });
+    await t.step("search_files: bounded, never through a link", async () => {
+      const found = (await call("search_files", { path: ".", pattern: "*" })).structuredContent as {
+        matches: { path: string }[];
+        truncated: boolean;
+      };
+      assert.deepEqual(found.matches.map((m) => m.path), [
+        "big.txt",
+        "blob.bin",
+        "escape.txt",
+        "hello.txt",
+        "linked-dir",
+        "notes",
+        "notes/todo.md",
+      ]);
+      assert.equal(found.truncated, false);
+      await refused("search_files", { path: ".", pattern: "a/b" }, /matches names, not paths/);
+    });
+    await t.step("write_file: probe first (nothing written), then write, then refusals", async () => {
+      const { patterns } = await probe(server.client, "write_file", { path: "new.md", content: "probe-only" });
+      assert.deepEqual(patterns, [`write:${tree.out}/new.md`]);
+      await assert.rejects(Deno.stat(join(tree.out, "new.md")), Deno.errors.NotFound);
+      const secret = `content-${crypto.randomUUID()}`;
+      const wrote = await call("write_file", { path: "new.md", content: secret });
+      assert.deepEqual(wrote.structuredContent, {
+        root: tree.out,
+        path: "new.md",
+        bytes: secret.length,
+        created: true,
+      });
+      assert.equal(await Deno.readTextFile(join(tree.out, "new.md")), secret);
+      await refused("write_file", { path: join(tree.data, "hello.txt"), content: "x" }, /leaves the allowed folders/);
+      await refused("write_file", { path: "../outside/canary.txt", content: "x" }, /leaves the allowed folders/);
+      await refused("write_file", { path: "sub/new.md", content: "x" }, /does not create folders/);
+      await refused("write_file", { path: "big.md", content: "x".repeat(65) }, /exceeds the limit of 64 bytes/);
+      assert.equal(await Deno.readTextFile(join(tree.outside, "canary.txt")), tree.canary);
+      // The audit trail: one line per write_file call (probe included) on stderr, never the content.
+      const audit = server.stderr().split("\n").filter((line) => line.startsWith("{")).map((l) => JSON.parse(l));
+      const ok = audit.find((r) => r.tool === "write_file" && r.outcome === "ok");
+      assert.deepEqual(ok?.patterns, [`write:${tree.out}/new.md`]);
+      assert.ok(audit.some((r) => r.outcome === "probe"));
+      assert.ok(!server.stderr().includes(secret), "argument values never reach the audit trail");
+    });
+
+    const status = await server.close();
+    assert.equal(status.code, 0);
+    for (const line of server.lines) JSON.parse(line);
+    const wire = server.lines.join("\n") + server.stderr();
+    assert.ok(!wire.includes(tree.canary), "the canary never appears in any output");
+    assert.ok(!wire.includes(tree.outside), "no host path outside the jail appears in any output");
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "live reload: removing a root from the config denies access on the very next call, without restart",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const read = () => server.client.callTool({ name: "read_file", arguments: { path: join(tree.more, "other.md") } });
+    assert.equal(textOf(await read()), "more\n");
+    await tree.writeConfig({ roots: [tree.data], writable_roots: [tree.out], max_bytes: 64 });
+    const denied = await read();
+    assert.equal(denied.isError, true);
+    assert.match(textOf(denied), /leaves the allowed folders/);
+    await tree.writeConfig({ roots: [tree.data, tree.more], writable_roots: [], max_bytes: 64 });
+    assert.equal(textOf(await read()), "more\n");
+    const write = await server.client.callTool({ name: "write_file", arguments: { path: "a.txt", content: "x" } });
+    assert.match(textOf(write), /this server has no writable folder/);
+    assert.equal((await server.close()).code, 0);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "live reload: a root beyond the start-up flags is refused with a restart hint (Deno caps what a reload adds)",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    await tree.writeConfig({ roots: [tree.data, tree.outside], max_bytes: 64 });
+    const result = await server.client.callTool({
+      name: "read_file",
+      arguments: { path: join(tree.outside, "canary.txt") },
+    });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /outside what this process was started with; restart the server with the flags/);
+    assert.equal(
+      textOf(await server.client.callTool({ name: "read_file", arguments: { path: "hello.txt" } })),
+      "hello\n",
+    );
+    await server.close();
+    assert.ok(!server.lines.join("\n").includes(tree.canary));
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "with audit_file in the config the audit trail is appended there, not to stderr",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree({ audit_file: join("..", "audit.jsonl") });
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    await server.client.callTool({ name: "write_file", arguments: { path: "a.txt", content: "audited" } });
+    await server.close();
+    const lines = (await Deno.readTextFile(join(tree.base, "audit.jsonl"))).trim().split("\n").map((l) =>
+      JSON.parse(l)
+    );
+    assert.deepEqual(lines.map((r) => [r.tool, r.outcome, r.patterns]), [["write_file", "ok", [
+      `write:${tree.out}/a.txt`,
+    ]]]);
+    assert.ok(!server.stderr().includes('"tool":"write_file"'));
+    await tree.remove();
+  },
+});
