@@ -41,8 +41,8 @@ export interface PathInfo {
   type: Exclude<EntryType, "symlink">;
   /** The size in bytes. */
   size: number;
-  /** The last modification, ISO 8601 UTC, when the system records it. */
-  modified: string | null;
+  /** The last modification, ISO 8601 UTC; absent when the system does not record it. */
+  modified?: string;
 }
 
 /** The most entries one listing returns. */
@@ -114,13 +114,14 @@ export async function listDir(ws: Workspace, path: string, signal?: AbortSignal)
 export async function statPath(ws: Workspace, path: string): Promise<PathInfo> {
   const target = await ws.resolve(path, "read");
   const info = await Deno.stat(target.real).catch((err) => refused(err, "stat", path));
-  return {
+  const out: PathInfo = {
     root: target.root,
     path: target.rel || ".",
     type: info.isFile ? "file" : info.isDirectory ? "dir" : "other",
     size: info.size,
-    modified: info.mtime?.toISOString() ?? null,
   };
+  if (info.mtime !== null) out.modified = info.mtime.toISOString();
+  return out;
 }
 
 /**

@@ -14,8 +14,8 @@ export const statTool: Tool = {
     path: strProp("The path relative to the root"),
     type: { type: "string", enum: ["file", "dir", "other"] },
     size: { type: "integer" },
-    modified: { type: ["string", "null"] },
-  }, ["root", "path", "type", "size", "modified"]),
+    modified: strProp("The last modification, ISO 8601 UTC (absent when the system does not record it)"),
+  }, ["root", "path", "type", "size"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   timeoutMs: 5_000,
 };
