@@ -8,10 +8,14 @@ import { registerAll } from "./tools/register.ts";
 
 if (!health()) {
   const { path, source } = resolveConfigPath("http");
+  // Printing the flags grants nothing, so it needs only --allow-read=<config file>; the
+  // file-safety check (which must read the config's folder) runs whenever the server serves.
+  const printing = Deno.args.includes("--print-permissions");
   const config = new Loader(path, fromSchema(ConfigSchema, { secretFields: SECRET_FIELDS }), {
     name: "http",
     optional: source === "tenant",
-    allowUnsafeFile: Deno.args.includes("--allow-unsafe-config"),
+    allowUnsafeFile: printing || Deno.args.includes("--allow-unsafe-config"),
+    log: printing ? () => {} : undefined,
   });
   let initial: Config;
   try {

@@ -202,5 +202,6 @@ Deno.test({
   async fn() {
     await servers.close();
     assert.ok(servers.requests.length > 0);
+    assert.equal(servers.canaryHits(), 0, "no request ever reached the canary server");
   },
 });

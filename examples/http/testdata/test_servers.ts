@@ -28,6 +28,8 @@ export interface TestServers {
   canaryPort: number;
   /** The canary text; it must never appear in a result, an error, stdout or stderr. */
   canaryBody: string;
+  /** How many requests reached the canary server (tests expect none). */
+  canaryHits(): number;
   /** Requests received by `main` and `other`, in order. */
   requests: SeenRequest[];
   /** Paths whose request was aborted by the client while the server waited. */
@@ -58,7 +60,11 @@ export function startTestServers(): TestServers {
   };
   const main = Deno.serve({ hostname: "127.0.0.1", port: 0, ...quiet }, handler);
   const other = Deno.serve({ hostname: "127.0.0.1", port: 0, ...quiet }, handler);
-  const canary = Deno.serve({ hostname: "127.0.0.2", port: 0, ...quiet }, () => new Response(canaryBody));
+  let canaryHits = 0;
+  const canary = Deno.serve({ hostname: "127.0.0.2", port: 0, ...quiet }, () => {
+    canaryHits++;
+    return new Response(canaryBody);
+  });
   const mainOrigin = `http://127.0.0.1:${main.addr.port}`;
   const otherOrigin = `http://127.0.0.1:${other.addr.port}`;
   return {
@@ -69,6 +75,7 @@ export function startTestServers(): TestServers {
     canary: `http://127.0.0.2:${canary.addr.port}`,
     canaryPort: canary.addr.port,
     canaryBody,
+    canaryHits: () => canaryHits,
     requests,
     aborted,
     async close() {

@@ -1,0 +1,111 @@
+// test-permissions: --allow-net=127.0.0.1,127.0.0.2,localhost
+import assert from "node:assert/strict";
+import { PolicyError, ToolError } from "@forge/toolkit/validate";
+import { startTestServers } from "../testdata/test_servers.ts";
+import { type Config, ConfigSchema } from "./config.ts";
+import { Manager } from "./manager.ts";
+
+const servers = startTestServers();
+const SHARED = { sanitizeOps: false, sanitizeResources: false, permissions: { net: ["127.0.0.1"] } };
+
+function config(init: Record<string, unknown> = {}): Config {
+  return ConfigSchema.parse({
+    allow_hosts: [`127.0.0.1:${servers.mainPort}`],
+    allow_schemes: ["http"],
+    allow_private_hosts: ["127.0.0.1"],
+    timeout_ms: 2_000,
+    ...init,
+  });
+}
+
+/** A manager over a config the test can swap, as a reload would. */
+function managed(initial: Config, timeoutMs = initial.timeout_ms) {
+  let current = initial;
+  const mgr = new Manager(() => Promise.resolve(current), { timeoutMs });
+  return { mgr, set: (next: Config) => void (current = next) };
+}
+
+Deno.test({
+  name: "Manager.fetch() reads the current config on every call: a narrowed config refuses the very next call",
+  ...SHARED,
+  async fn() {
+    const { mgr, set } = managed(config());
+    assert.equal((await mgr.fetch({ url: `${servers.main}/text` })).body, "hello, world");
+    set(config({ allow_hosts: ["example.com"], allow_private_hosts: [] }));
+    await assert.rejects(mgr.fetch({ url: `${servers.main}/text` }), PolicyError);
+    set(config());
+    assert.equal((await mgr.fetch({ url: `${servers.main}/text` })).status, 200);
+  },
+});
+
+Deno.test({
+  name: "Manager.fetch() applies a lowered timeout_ms at once, but never one above the start-up value",
+  ...SHARED,
+  async fn() {
+    const { mgr, set } = managed(config({ timeout_ms: 300 }));
+    await assert.rejects(mgr.fetch({ url: `${servers.main}/slow` }), /no complete response within 300 ms/);
+    set(config({ timeout_ms: 120_000 }));
+    await assert.rejects(mgr.fetch({ url: `${servers.main}/slow` }), /no complete response within 300 ms/);
+    set(config({ timeout_ms: 150 }));
+    await assert.rejects(mgr.fetch({ url: `${servers.main}/slow` }), /no complete response within 150 ms/);
+  },
+});
+
+Deno.test({
+  name: "Manager.fetch() refuses bad headers before any request is sent",
+  ...SHARED,
+  async fn() {
+    const { mgr } = managed(config());
+    const seen = servers.requests.length;
+    await assert.rejects(mgr.fetch({ url: `${servers.main}/echo`, headers: { Host: "internal" } }), ToolError);
+    assert.equal(servers.requests.length, seen);
+    const echoed = await mgr.fetch({ url: `${servers.main}/echo`, headers: { "X-Trace": "t-1" } });
+    assert.equal(JSON.parse(echoed.body).headers["x-trace"], "t-1");
+  },
+});
+
+Deno.test({
+  name: "Manager.fetch() sends the current config's credentials and hides them through redact",
+  ...SHARED,
+  async fn() {
+    const secret = `secret-${crypto.randomUUID()}`;
+    const auth = [{ origins: [servers.main], scheme: "Token", credentials: secret }];
+    const current = config({ auth });
+    const mgr = new Manager(() => Promise.resolve(current), {
+      timeoutMs: 2_000,
+      redact: (text) => text.replaceAll(secret, "${HTTP_TOKEN}"),
+    });
+    const result = await mgr.fetch({ url: `${servers.main}/echo` });
+    assert.equal(JSON.parse(result.body).headers.authorization, "Token ${HTTP_TOKEN}");
+    assert.equal(servers.requests.at(-1)?.headers.authorization, `Token ${secret}`);
+  },
+});
+
+Deno.test({
+  name: "Manager.check() validates URL and headers without any request",
+  ...SHARED,
+  async fn() {
+    const { mgr } = managed(config());
+    const seen = servers.requests.length;
+    assert.equal((await mgr.check({ url: `${servers.main}/a/../b?q=1` })).pathname, "/b");
+    await assert.rejects(mgr.check({ url: `${servers.canary}/` }), PolicyError);
+    await assert.rejects(mgr.check({ url: `${servers.main}/`, headers: { Cookie: "a=b" } }), ToolError);
+    assert.equal(servers.requests.length, seen);
+  },
+});
+
+Deno.test("Manager.callTimeoutMs gives the tool the start-up fetch deadline plus a grace to answer", () => {
+  const mgr = new Manager(() => Promise.resolve(config()), { timeoutMs: 2_000 });
+  assert.ok(mgr.callTimeoutMs > 2_000 && mgr.callTimeoutMs <= 5_000);
+});
+
+Deno.test({
+  name: "the manager test servers stop",
+  ...SHARED,
+  permissions: "inherit",
+  async fn() {
+    await servers.close();
+    assert.ok(servers.requests.length > 0);
+    assert.equal(servers.canaryHits(), 0, "no request ever reached the canary server");
+  },
+});

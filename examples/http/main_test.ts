@@ -1,0 +1,365 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-net=127.0.0.1,127.0.0.2
+// End to end: the server as a real subprocess, started with exactly the flags
+// it prints, driven by the official SDK client over its real stdio, against
+// real HTTP servers on 127.0.0.1 and a forbidden canary on 127.0.0.2.
+import assert from "node:assert/strict";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { derivePermissions } from "@forge/toolkit/permissions";
+import { printedPermissions, probe, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
+import { definePolicy } from "@forge/toolkit/validate";
+import { startTestServers } from "./testdata/test_servers.ts";
+
+const SCRIPT = fileURLToPath(new URL("./main.ts", import.meta.url));
+const REPO = dirname(dirname(dirname(SCRIPT)));
+const SECRET = `secret-${crypto.randomUUID()}`;
+const ENV = { HTTP_E2E_TOKEN: SECRET };
+
+// The exact tasks to add to deno.json (the lead adds them; see the README).
+const TASK_HTTP = "deno run --allow-read=examples/http/sample " +
+  "--allow-net=api.github.com,en.wikipedia.org,example.com " +
+  "'--deny-net=0.0.0.0/8,10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.169.254/32,169.254.0.0/16,172.16.0.0/12," +
+  "192.0.0.0/24,192.0.2.0/24,192.88.99.0/24,192.168.0.0/16,198.18.0.0/15,198.51.100.0/24,203.0.113.0/24,224.0.0.0/4," +
+  "240.0.0.0/4,[::],[::1],[fd00:ec2::254]' " +
+  "--allow-env=FORGE_TENANT_CONFIG examples/http/main.ts -config examples/http/sample/config.json";
+const TASK_COMPILE = "deno run --allow-run --allow-read --allow-env permissions/compile.ts examples/http/main.ts " +
+  "--config examples/http/sample/config.json --output dist/http";
+
+const servers = startTestServers();
+const { main, other, canary, canaryBody } = servers;
+const SHARED = { sanitizeOps: false, sanitizeResources: false };
+const outputs: string[] = [];
+
+type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
+const textOf = (result: Result) => (result.content as { text: string }[]).map((block) => block.text).join("\n");
+
+/** A config in its own 0700 folder, replaced atomically (temp file + rename) as operators should. */
+async function configFile(config: Record<string, unknown>) {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "http-e2e-" }));
+  const path = join(dir, "http.json");
+  const write = async (value: Record<string, unknown>) => {
+    const temp = join(dir, `.http.json.${crypto.randomUUID()}`);
+    await Deno.writeTextFile(temp, JSON.stringify(value), { mode: 0o600 });
+    await Deno.rename(temp, path);
+  };
+  await write(config);
+  return { dir, path, write, remove: () => Deno.remove(dir, { recursive: true }) };
+}
+
+function baseConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    allow_hosts: [`127.0.0.1:${servers.mainPort}`, `127.0.0.1:${servers.otherPort}`],
+    allow_schemes: ["http"],
+    allow_private_hosts: ["127.0.0.1"],
+    timeout_ms: 500,
+    max_bytes: 1000,
+    max_redirects: 3,
+    auth: [{ origins: [main], scheme: "Bearer", credentials: "${HTTP_E2E_TOKEN}" }],
+    ...extra,
+  };
+}
+
+async function deno(args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...args],
+    clearEnv: true,
+    env: { NO_COLOR: "1", ...env },
+    cwd: REPO,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const result = {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+  outputs.push(result.stdout, result.stderr);
+  return result;
+}
+
+async function start(path: string): Promise<ServerProcess> {
+  const flags = await printedPermissions({ script: SCRIPT, config: path, env: ENV, cwd: REPO });
+  return await spawnServer({ args: [...flags, SCRIPT, "-config", path], env: ENV, cwd: REPO });
+}
+
+async function stop(server: ServerProcess): Promise<void> {
+  const status = await server.close();
+  outputs.push(...server.lines, server.stderr());
+  assert.equal(status.code, 0, server.stderr());
+}
+
+const fetchUrl = (server: ServerProcess, args: Record<string, unknown>) =>
+  server.client.callTool({ name: "fetch_url", arguments: args }) as Promise<Result>;
+
+function test(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, ...SHARED, fn });
+}
+
+test("--health prints ok and needs no permission at all", async () => {
+  const out = await deno([SCRIPT, "--health"]);
+  assert.deepEqual([out.code, out.stdout], [0, "ok\n"]);
+});
+
+test("--print-permissions needs only the config file and prints exactly the hosts with their ports", async () => {
+  const file = await configFile(baseConfig({ audit_file: "audit.jsonl" }));
+  const out = await deno(
+    [`--allow-read=${file.path}`, "--allow-env=HTTP_E2E_TOKEN", SCRIPT, "-config", file.path, "--print-permissions"],
+    ENV,
+  );
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(out.stderr, "");
+  // An independent policy with only the private loopback host gives the --deny-net the flags must carry.
+  const expectedDeny = derivePermissions(
+    definePolicy({ net: { hosts: ["127.0.0.1"], privateHosts: ["127.0.0.1"], schemes: ["http"] } }),
+  ).denyNet;
+  assert.ok(!expectedDeny.includes("127.0.0.0/8") && expectedDeny.includes("10.0.0.0/8"));
+  const ports = [servers.mainPort, servers.otherPort].map((p) => `127.0.0.1:${p}`).sort();
+  assert.equal(
+    out.stdout,
+    [
+      `--allow-read=${file.dir}`,
+      `--allow-write=${join(file.dir, "audit.jsonl")}`,
+      `--allow-net=${ports.join(",")}`,
+      `'--deny-net=${expectedDeny.join(",")}'`,
+      "--allow-env=FORGE_TENANT_CONFIG,HTTP_E2E_TOKEN",
+    ].join(" ") + "\n",
+  );
+  assert.ok(!out.stdout.includes(SECRET));
+  await file.remove();
+});
+
+test("the server refuses to start with -A, an unscoped --allow-net, or without its --deny-net (exit 2)", async () => {
+  const file = await configFile(baseConfig());
+  const flags = await printedPermissions({ script: SCRIPT, config: file.path, env: ENV, cwd: REPO });
+  const refusing = /^http: refusing to serve: the process holds more permissions than its policy needs/;
+  const all = await deno(["-A", SCRIPT, "-config", file.path], ENV);
+  assert.equal(all.code, 2, all.stderr);
+  assert.match(all.stderr, refusing);
+  assert.equal(all.stdout, "");
+  const unscoped = flags.map((flag) => (flag.startsWith("--allow-net=") ? "--allow-net" : flag));
+  const net = await deno([...unscoped, SCRIPT, "-config", file.path], ENV);
+  assert.equal(net.code, 2, net.stderr);
+  assert.match(net.stderr, /unscoped --allow-net/);
+  const withoutDeny = flags.filter((flag) => !flag.startsWith("--deny-net="));
+  const open = await deno([...withoutDeny, SCRIPT, "-config", file.path], ENV);
+  assert.equal(open.code, 2, open.stderr);
+  assert.match(open.stderr, /--deny-net "10.0.0.0\/8" is not in force/);
+  await file.remove();
+});
+
+test("the server refuses to start on a config that is invalid or uses an unset variable (exit 1)", async () => {
+  const file = await configFile(baseConfig({ allow_private_hosts: ["10.9.9.9"] }));
+  const bad = await deno([`--allow-read=${file.dir}`, "--allow-env", SCRIPT, "-config", file.path], ENV);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /allow_private_hosts\[0\]: must be an exact host that allow_hosts lists too/);
+  await file.write(baseConfig());
+  const unset = await deno([`--allow-read=${file.dir}`, "--allow-env=HTTP_E2E_TOKEN", SCRIPT, "-config", file.path]);
+  assert.equal(unset.code, 1);
+  assert.match(unset.stderr, /auth\[0\]\.credentials: uses \$\{HTTP_E2E_TOKEN\}, which is not set/);
+  await file.remove();
+});
+
+test("fetch_url works over real stdio under the printed flags; refusals are isError; nothing leaks", async () => {
+  const file = await configFile(baseConfig());
+  const server = await start(file.path);
+  const ok = await fetchUrl(server, { url: `${main}/chain?n=2`, headers: { Accept: "text/plain" } });
+  assert.equal(ok.isError, undefined, textOf(ok));
+  assert.deepEqual(ok.structuredContent, {
+    url: `${main}/text`,
+    status: 200,
+    content_type: "text/plain; charset=utf-8",
+    body: "hello, world",
+    truncated: false,
+    redirects: [`${main}/chain?n=1`, `${main}/text`],
+    binary: false,
+  });
+  const missing = await fetchUrl(server, { url: `${other}/status?code=404` });
+  assert.equal(missing.isError, undefined);
+  assert.equal((missing.structuredContent as { status: number }).status, 404);
+  const big = (await fetchUrl(server, { url: `${main}/big?bytes=5000&char=é` })).structuredContent as {
+    body: string;
+    truncated: boolean;
+  };
+  assert.deepEqual([big.body, big.truncated], ["é".repeat(500), true]);
+  const png = (await fetchUrl(server, { url: `${main}/png` })).structuredContent as { binary: boolean; body: string };
+  assert.deepEqual([png.binary, png.body.startsWith("[body not shown: binary content")], [true, true]);
+  assert.equal(
+    ((await fetchUrl(server, { url: `${main}/latin1` })).structuredContent as { body: string }).body,
+    "café",
+  );
+
+  const refused: [Record<string, unknown>, RegExp][] = [
+    [{ url: `${canary}/` }, /the host "127.0.0.2" is not allowed/],
+    [{ url: `${main}/to?location=${encodeURIComponent(`${canary}/`)}` }, /the host "127.0.0.2" is not allowed/],
+    [{ url: `${main}/to?location=${encodeURIComponent("http://10.0.0.1/")}` }, /"10.0.0.1" is not allowed/],
+    [{ url: `${main}/to?location=${encodeURIComponent(`http://2130706433:${servers.mainPort}/`)}` }, /canonical/],
+    [{ url: `https://127.0.0.1:${servers.mainPort}/` }, /the scheme "https" is not allowed/],
+    [{ url: "http://127.0.0.1:1/" }, /the port 1 is not allowed/],
+    [{ url: `http://x@127.0.0.1:${servers.mainPort}/` }, /user name or password/],
+    [{ url: `${main}/chain?n=4` }, /more than 3 redirects/],
+    [{ url: `${main}/slow` }, /no complete response within 500 ms/],
+    [{ url: `${main}/echo`, headers: { Host: "internal.example" } }, /Cannot send header "Host"/],
+    [{ url: `${main}/echo`, headers: { Authorization: "Bearer x" } }, /credentials come only from the server's config/],
+    [{ url: `${main}/echo`, headers: { "Transfer-Encoding": "chunked" } }, /framing headers/],
+    [{ url: `${main}/echo`, headers: { "Proxy-Authorization": "x" } }, /proxy headers/],
+  ];
+  for (const [args, reason] of refused) {
+    const result = await fetchUrl(server, args);
+    assert.equal(result.isError, true, JSON.stringify(args));
+    assert.match(textOf(result), reason);
+  }
+  await stop(server);
+  await file.remove();
+});
+
+test("credentials go only to their origin and are never echoed, in results or logs", async () => {
+  const file = await configFile(baseConfig());
+  const server = await start(file.path);
+  const seen = servers.requests.length;
+  const echoed = await fetchUrl(server, { url: `${main}/echo` });
+  assert.equal(
+    JSON.parse((echoed.structuredContent as { body: string }).body).headers.authorization,
+    "Bearer ${HTTP_E2E_TOKEN}",
+  );
+  await fetchUrl(server, { url: `${other}/echo` });
+  await fetchUrl(server, { url: `${main}/to?location=${encodeURIComponent(`${other}/echo`)}` });
+  const sent = servers.requests.slice(seen).map((r) => [r.origin, r.headers.authorization]);
+  assert.deepEqual(sent, [[main, `Bearer ${SECRET}`], [other, undefined], [main, `Bearer ${SECRET}`], [
+    other,
+    undefined,
+  ]]);
+  await stop(server);
+  for (const text of [...server.lines, server.stderr()]) assert.ok(!text.includes(SECRET));
+  await file.remove();
+});
+
+test("a probe returns get: patterns, sends no request, and is audited like every call, without argument values", async () => {
+  const file = await configFile(baseConfig());
+  const server = await start(file.path);
+  const seen = servers.requests.length;
+  const answer = await probe(server.client, "fetch_url", {
+    url: `${main}/echo?token=query-value`,
+    headers: { "X-A": "header-value" },
+  });
+  assert.deepEqual(answer, { patterns: [`get:${main}/echo`], always: [`get:${main}/*`], isError: false });
+  assert.equal(servers.requests.length, seen, "the probe fetched nothing");
+  assert.equal((await probe(server.client, "fetch_url", { url: `${canary}/` })).isError, true);
+  await fetchUrl(server, { url: `${main}/text?token=query-value`, headers: { "X-A": "header-value" } });
+  await stop(server);
+  const records = server.stderr().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+  assert.deepEqual(records.map((r) => [r.server, r.tool, r.outcome, r.patterns]), [
+    ["http", "fetch_url", "probe", [`get:${main}/echo`]],
+    ["http", "fetch_url", "probe", []],
+    ["http", "fetch_url", "ok", [`get:${main}/text`]],
+  ]);
+  for (const value of ["query-value", "header-value", "hello, world", SECRET]) {
+    assert.ok(!server.stderr().includes(value), value);
+  }
+  await file.remove();
+});
+
+test("live reload: a narrowed config refuses the very next call, a widened one is stopped by Deno's flags", async () => {
+  const file = await configFile(baseConfig());
+  const server = await start(file.path);
+  assert.equal((await fetchUrl(server, { url: `${other}/text` })).isError, undefined);
+
+  await file.write(baseConfig({ allow_hosts: [`127.0.0.1:${servers.mainPort}`] }));
+  const narrowed = await fetchUrl(server, { url: `${other}/text` });
+  assert.equal(narrowed.isError, true);
+  assert.match(textOf(narrowed), new RegExp(`the port ${servers.otherPort} is not allowed`));
+  assert.equal((await fetchUrl(server, { url: `${main}/text` })).isError, undefined);
+
+  // Layer 1 now allows the canary host; the flags fixed at start do not.
+  await file.write(baseConfig({
+    allow_hosts: [`127.0.0.1:${servers.mainPort}`, `127.0.0.2:${servers.canaryPort}`],
+    allow_private_hosts: ["127.0.0.1", "127.0.0.2"],
+  }));
+  const seen = servers.requests.length;
+  for (const url of [`${canary}/`, `${main}/to?location=${encodeURIComponent(`${canary}/`)}`]) {
+    const widened = await fetchUrl(server, { url });
+    assert.equal(widened.isError, true, url);
+    assert.match(
+      textOf(widened),
+      /outside what this process was started with; restart the server with the flags from --print-permissions/,
+    );
+  }
+  assert.equal(servers.requests.length, seen + 1, "only the redirecting request reached a server");
+
+  await Deno.writeTextFile(file.path, "{ not json");
+  assert.equal((await fetchUrl(server, { url: `${main}/text` })).isError, undefined, "the last good config stays");
+  await stop(server);
+  assert.match(server.stderr(), /http: keeping the last good config/);
+  await file.remove();
+});
+
+test(`the "http" task runs the sample config with exactly the flags it prints`, async () => {
+  const sample = join(REPO, "examples/http/sample/config.json");
+  const printed = await printedPermissions({ script: SCRIPT, config: sample, cwd: REPO });
+  const words = shellWords(TASK_HTTP);
+  const flags = words.slice(2, words.indexOf("examples/http/main.ts"));
+  const resolved = flags.map((flag) =>
+    flag.startsWith("--allow-read=") ? `--allow-read=${resolve(REPO, flag.slice(13))}` : flag
+  );
+  assert.deepEqual(resolved, printed);
+  assert.deepEqual(words.slice(words.indexOf("examples/http/main.ts")), [
+    "examples/http/main.ts",
+    "-config",
+    "examples/http/sample/config.json",
+  ]);
+});
+
+const tasks = JSON.parse(await Deno.readTextFile(join(REPO, "deno.json"))).tasks ?? {};
+Deno.test({
+  name: "deno.json's http and compile:http tasks are the ones these tests check",
+  ignore: tasks.http === undefined && tasks["compile:http"] === undefined,
+  fn() {
+    assert.equal(tasks.http, TASK_HTTP);
+    assert.equal(tasks["compile:http"], TASK_COMPILE);
+  },
+});
+
+test("compile:http --dry-run builds deno compile with the printed flags and the sample config embedded", async () => {
+  const words = shellWords(TASK_COMPILE);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...words.slice(1), "--dry-run"],
+    cwd: REPO,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const sample = join(REPO, "examples/http/sample/config.json");
+  const command = shellWords(stdout.trim());
+  const printed = await printedPermissions({ script: SCRIPT, config: sample, cwd: REPO });
+  assert.deepEqual(command, [
+    "deno",
+    "compile",
+    "--no-prompt",
+    ...printed,
+    "--include",
+    sample,
+    "--output",
+    "dist/http",
+    "examples/http/main.ts",
+    "-config",
+    sample,
+  ]);
+});
+
+Deno.test({
+  name: "nothing the servers printed holds the canary, and the test servers stop",
+  ...SHARED,
+  async fn() {
+    await servers.close();
+    assert.ok(outputs.length > 10);
+    for (const text of outputs) assert.ok(!text.includes(canaryBody));
+    assert.equal(servers.canaryHits(), 0, "no request ever reached the canary server");
+  },
+});
+
+/** Splits a command line with single-quoted words, as `formatPermissionFlags` and the tasks write them. */
+function shellWords(text: string): string[] {
+  return [...text.matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2]);
+}
