@@ -91,7 +91,7 @@ export function parseHostEntry(entry: string): HostEntry {
  *   allow_schemes: ["https"],
  *   allow_private_hosts: ["127.0.0.1"],
  * });
- * assert.deepEqual(init.ports, [8080, 443]);
+ * assert.deepEqual(init.ports, [443, 8080]);
  * ```
  */
 export function netPolicyInit(
