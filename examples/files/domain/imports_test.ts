@@ -17,15 +17,19 @@ Deno.test({
   async fn() {
     await assert.rejects(Deno.readTextFile(new URL("../main.ts", import.meta.url)), Deno.errors.NotCapable);
     let checked = 0;
+    let imports = 0;
     for await (const entry of Deno.readDir(dir)) {
       if (!entry.name.endsWith(".ts") || entry.name.endsWith("_test.ts")) continue;
       const text = await Deno.readTextFile(`${dir}/${entry.name}`);
-      for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^;"]*?(?:from\s+)?"([^"]+)"/gm)) {
+      const specifiers = text.matchAll(/^(?:import|export)\b[^;"]*?\bfrom\s+"([^"]+)"|^import\s+"([^"]+)"/gm);
+      for (const [, from, bare] of specifiers) {
+        const specifier = from ?? bare;
         assert.ok(allowed.some((re) => re.test(specifier)), `${entry.name} imports ${specifier}`);
         assert.notEqual(specifier, "@forge/toolkit");
+        imports++;
       }
       checked++;
     }
-    assert.ok(checked >= 8, `only ${checked} files checked`);
+    assert.ok(checked >= 8 && imports >= 20, `only ${checked} files and ${imports} imports checked`);
   },
 });
