@@ -1,4 +1,4 @@
-// test-permissions: --allow-net=127.0.0.1,127.0.0.2,localhost
+// test-permissions: --allow-net=127.0.0.1,127.0.0.2,localhost,*.example.test
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { startTestServers } from "../testdata/test_servers.ts";
@@ -194,6 +194,19 @@ test(
     await assert.rejects(get(`/to?location=${location}`, { rules: widened }), refusal("no-permission", outside));
   },
   { net: [`127.0.0.1:${servers.mainPort}`] },
+);
+
+test(
+  "fetchText() lets a *.suffix host past the start-up check: Deno's wildcard grant covers its subdomains",
+  async () => {
+    const wildcard = rules({ allow_hosts: ["*.example.test"], allow_schemes: ["https"], allow_private_hosts: [] });
+    // Past both checks the name is looked up (.test names do not resolve): any refusal but "no-permission".
+    await assert.rejects(get("https://api.example.test/", { rules: wildcard }), (err: unknown) => {
+      assert.ok(err instanceof PolicyError && err.code === "network", String(err));
+      return true;
+    });
+  },
+  { net: ["*.example.test"] },
 );
 
 Deno.test({
