@@ -84,7 +84,7 @@ export async function planWrite(ws: Workspace, path: string): Promise<WritePlan>
  * link), flushed, checked to still be that file in the same real folder, and
  * renamed over the target. A rename replaces a link at the target rather
  * than following it, and gives a hard-linked target a new inode instead of
- * changing the file outside the root. An existing file keeps its mode.
+ * changing the file outside the root. An existing file keeps its permission bits.
  *
  * @param ws The current workspace.
  * @param path The caller's path.
@@ -104,7 +104,8 @@ export async function writeAtomic(
   if (bytes.length > options.maxBytes) throw new LimitError(`write ${quote(path)}`, options.maxBytes, "bytes");
   const plan = await planWrite(ws, path);
   const folder = dirname(plan.real);
-  const mode = plan.exists ? ((await Deno.lstat(plan.real)).mode ?? 0o644) & 0o7777 : 0o644;
+  // Permission bits only: a replaced setuid or setgid file does not keep those bits.
+  const mode = plan.exists ? ((await Deno.lstat(plan.real)).mode ?? 0o644) & 0o777 : 0o644;
   const temp = join(folder, `.forge-write-${crypto.randomUUID()}.tmp`);
   let renamed = false;
   try {

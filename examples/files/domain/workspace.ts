@@ -101,7 +101,7 @@ export class Workspace {
     if (mode === "write" && this.#write.length === 0) {
       throw new PolicyError("outside-roots", `Cannot write ${quote(path)}: this server has no writable folder`);
     }
-    const jailPath = this.jailPath(path, mode);
+    const jailPath = this.#jailPath(path, mode);
     const real = mode === "read" ? await this.#jail.resolveRead(jailPath) : await this.#jail.resolveWrite(jailPath);
     return { real, jailPath, ...this.locate(real, mode) };
   }
@@ -110,13 +110,8 @@ export class Workspace {
    * The path to give the jail for a caller's path: the caller's own text when
    * the jail resolves it the same way, else the absolute path it means. Refuses
    * a path that lies only in a root this process cannot use.
-   *
-   * @param path The path as the caller gave it.
-   * @param mode `read` or `write`.
-   * @returns The path for the jail.
-   * @throws {PolicyError} When the path lies in an unusable root.
    */
-  jailPath(path: string, mode: Mode): string {
+  #jailPath(path: string, mode: Mode): string {
     const roots = mode === "read" ? this.#read : this.#write;
     // With every root usable the jail decides everything, from the caller's own text.
     if (roots.every((r) => r.real !== undefined) || typeof path !== "string" || path === "") return path;
