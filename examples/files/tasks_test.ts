@@ -49,6 +49,11 @@ Deno.test({
   name: "the files task starts the sample server, which passes its own least-privilege check and serves",
   permissions: perms,
   async fn() {
+    for (const path of [SAMPLE, join(SAMPLE, "..")]) {
+      // The loader refuses a config that others could change; a checkout made under umask 002 has one.
+      const mode = (await Deno.stat(path)).mode! & 0o777;
+      assert.equal(mode & 0o022, 0, `${path} has mode 0${mode.toString(8)}: run chmod go-w on it`);
+    }
     const server = await spawnServer({ args: await task("files"), cwd: REPO });
     const listing = await server.client.callTool({ name: "list_dir", arguments: { path: "." } });
     const entries = (listing.structuredContent as { entries: { path: string }[] }).entries.map((e) => e.path);
