@@ -1,0 +1,47 @@
+// The config of the sqlite server. Nothing is allowed by default: with no file
+// (or an empty one) there is no database, and with one the server only reads.
+import { definePolicy } from "@forge/toolkit/validate";
+import { z } from "zod";
+
+/** The largest `max_rows` a config may set. */
+export const MAX_ROWS_CEILING = 10_000;
+/** The largest `max_sql_length` a config may set, in characters. */
+export const MAX_SQL_CEILING = 100_000;
+
+const path = z.string().min(1, "must be a non-empty path");
+
+/** The validated shape of `sqlite.json` (JSONC). Relative paths start at the config file's folder. */
+export const ConfigSchema = z.strictObject({
+  /** The SQLite file (a path, not `:memory:` or a `file:` URI). Absent: no database, every tool refuses. */
+  database: path.refine((p) => p !== ":memory:" && !p.startsWith("file:"), {
+    message: 'must be the path of a file, not ":memory:" or a "file:" URI',
+  }).optional(),
+  /** The most rows one query returns; the result says `truncated` when there were more. */
+  max_rows: z.number().int().min(1).max(MAX_ROWS_CEILING).default(100),
+  /** Whether the `execute` tool may change the database (and the process gets write access to the file). */
+  writable: z.boolean().default(false),
+  /** The longest SQL text accepted, in characters. */
+  max_sql_length: z.number().int().min(64).max(MAX_SQL_CEILING).default(10_000),
+  /** Whether `WITH RECURSIVE` queries may run: one can loop until the process is killed (see README). */
+  allow_recursive: z.boolean().default(false),
+  /** An append-only file for the audit trail of `execute`; stderr when absent. */
+  audit_file: path.optional(),
+}).superRefine((config, ctx) => {
+  // The checks the policy makes (commas and NUL bytes in paths), so a config
+  // that could not become a policy is refused when it loads, not mid-call.
+  try {
+    definePolicy({
+      readFiles: config.database === undefined ? [] : [config.database],
+      writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
+      baseDir: "/",
+    });
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as Error).message });
+  }
+  if (config.database !== undefined && config.database === config.audit_file) {
+    ctx.addIssue({ code: "custom", path: ["audit_file"], message: "must not be the database file" });
+  }
+});
+
+/** The sqlite server's config, as validated. */
+export type Config = z.infer<typeof ConfigSchema>;

@@ -1,0 +1,78 @@
+import { DEFAULT_LIMITS, PolicyError } from "@forge/toolkit/validate";
+import type { Authorizer } from "./authorizer.ts";
+import { openSqlite, type Sqlite } from "./_sqlite.ts";
+
+/** How long a statement waits for another process's lock before it fails, in milliseconds. */
+export const BUSY_TIMEOUT_MS = 250;
+/** The largest string or blob SQLite will build or return, in bytes (also caps memory per value). */
+export const MAX_VALUE_BYTES: number = DEFAULT_LIMITS.maxResultBytes;
+
+const RESTART = "restart the server with the flags from --print-permissions";
+
+/**
+ * Opens the database file: read-only (`readOnly: true`, so SQLite itself
+ * refuses every write) or read-write for `execute`. Integers are read as
+ * bigint (see values.ts), `ATTACH` is limited to zero databases, SQLite's
+ * defensive mode is on, and no string or blob may exceed
+ * {@linkcode MAX_VALUE_BYTES}. Deno checks only this path: `--allow-read` for
+ * a read-only open, `--allow-read` and `--allow-write` for read-write.
+ *
+ * @param path The database file (absolute).
+ * @param writable Whether to open it read-write.
+ * @returns The open connection.
+ * @throws {PolicyError} When Deno refuses the open (this process was not started with that access).
+ */
+export function openDatabase(path: string, writable: boolean): Sqlite {
+  let db: Sqlite;
+  try {
+    db = openSqlite(path, {
+      readOnly: !writable,
+      readBigInts: true,
+      timeout: BUSY_TIMEOUT_MS,
+      enableForeignKeyConstraints: true,
+      enableDoubleQuotedStringLiterals: false,
+    });
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotCapable)) throw err;
+    throw new PolicyError(
+      "no-permission",
+      writable
+        ? `Cannot execute: writing the database is outside what this process was started with (it was started read-only); ${RESTART}`
+        : `Cannot open the database: reading it is outside what this process was started with; ${RESTART}`,
+      { cause: err },
+    );
+  }
+  db.enableDefensive(true);
+  db.limits.attach = 0;
+  db.limits.length = MAX_VALUE_BYTES;
+  return db;
+}
+
+/**
+ * Runs `fn` with `authorizer` judging every statement `db` compiles, and
+ * turns a refusal into a {@linkcode PolicyError} that says why.
+ *
+ * @param db The connection.
+ * @param authorizer The judge.
+ * @param action What is being done, for the message: `run query`, `execute`, …
+ * @param fn The work; it must prepare and finish its statements inside.
+ * @returns What `fn` returned.
+ * @throws {PolicyError} When the authorizer refused, or SQLite failed (its first line is shown).
+ */
+export function withAuthorizer<T>(db: Sqlite, authorizer: Authorizer, action: string, fn: () => T): T {
+  db.setAuthorizer(authorizer.callback);
+  try {
+    return fn();
+  } catch (err) {
+    if (authorizer.denied !== undefined) {
+      throw new PolicyError("sql", `Cannot ${action}: ${authorizer.denied}`, { cause: err });
+    }
+    if (err instanceof PolicyError) throw err;
+    if (!(err instanceof Error) || (err as { code?: string }).code === undefined) throw err;
+    // SQLite's messages name tables and columns, never host paths (no ATTACH, no file functions).
+    const message = err.message.split("\n")[0].slice(0, 200);
+    throw new PolicyError("sql", `Cannot ${action}: ${message}`, { cause: err });
+  } finally {
+    db.setAuthorizer(null);
+  }
+}

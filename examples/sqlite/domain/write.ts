@@ -1,0 +1,93 @@
+import type { SQLInputValue } from "node:sqlite";
+import type { Sqlite } from "./_sqlite.ts";
+import { Authorizer } from "./authorizer.ts";
+import { withAuthorizer } from "./connection.ts";
+import { classifyWrite } from "./write_statement.ts";
+import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
+
+/** A write statement, checked, with the patterns that say what it would change. */
+export interface WritePlan {
+  /** The SQL, exactly as it will run. */
+  sql: string;
+  /** Every `sql:<kind>:<table>` the statement may act on, sorted. */
+  patterns: string[];
+  /** Whether it is a `CREATE`, `DROP` or `ALTER`. */
+  schemaChange: boolean;
+}
+
+/** Options of {@linkcode planWrite} and {@linkcode executeWrite}. */
+export interface WriteOptions {
+  /** The longest SQL accepted, in characters. */
+  maxSqlLength: number;
+  /** Whether `WITH RECURSIVE` may run. */
+  allowRecursive: boolean;
+}
+
+/** What {@linkcode executeWrite} runs. */
+export interface ExecuteRequest {
+  /** From {@linkcode planWrite}. */
+  plan: WritePlan;
+  /** Values bound to the placeholders. */
+  params: SqlParams;
+  /** Whether `WITH RECURSIVE` may run. */
+  allowRecursive: boolean;
+}
+
+/** What a write did. */
+export interface ExecuteResult {
+  /** Rows inserted, updated or deleted (0 for a schema change). */
+  changes: JsonValue;
+  /** The rowid of the last row inserted by this connection. */
+  last_insert_rowid: JsonValue;
+}
+
+/**
+ * Works out what a write would do, without doing it: the tokenizer
+ * (`classifyWrite`) refuses what is never allowed and names the statement's
+ * target; then SQLite compiles the statement on the read-only connection
+ * with an authorizer that records every table it would write — those that
+ * triggers and foreign-key cascades reach included. Compiling changes
+ * nothing, so this is what a probe runs.
+ *
+ * @param reader A read-only connection (compiling there cannot write).
+ * @param sql One write statement.
+ * @param options Limits.
+ * @returns The plan: the SQL and its patterns.
+ * @throws {PolicyError} When the statement is refused or SQLite cannot compile it.
+ */
+export function planWrite(reader: Sqlite, sql: string, options: WriteOptions): WritePlan {
+  const statement = classifyWrite(sql, options.maxSqlLength);
+  const schemaChange = ["CREATE", "DROP", "ALTER"].includes(statement.verb);
+  const authorizer = new Authorizer({ mode: "plan", allowRecursive: options.allowRecursive, schemaChange });
+  withAuthorizer(reader, authorizer, "execute", () => reader.prepare(sql));
+  const patterns = [...new Set([...statement.patterns, ...authorizer.writes])].sort();
+  return { sql, patterns, schemaChange };
+}
+
+/**
+ * Runs a planned write on the read-write connection, in its own implicit
+ * transaction, with an authorizer that refuses any write the plan's patterns
+ * do not name (so what runs is what was approved, even if the schema changed
+ * in between).
+ *
+ * @param writer A connection from `openDatabase(path, true)`.
+ * @param request The plan, the values to bind and whether recursion may run.
+ * @returns How many rows changed and the last inserted rowid.
+ * @throws {PolicyError} When the authorizer refuses or SQLite fails (constraint, busy, …).
+ */
+export function executeWrite(writer: Sqlite, request: ExecuteRequest): ExecuteResult {
+  const { plan, params } = request;
+  const authorizer = new Authorizer({
+    mode: "enforce",
+    allowRecursive: request.allowRecursive,
+    schemaChange: plan.schemaChange,
+    allowed: plan.patterns,
+  });
+  return withAuthorizer(writer, authorizer, "execute", () => {
+    const statement = writer.prepare(plan.sql);
+    const result = Array.isArray(params)
+      ? statement.run(...(params as SQLInputValue[]))
+      : statement.run(params as Record<string, SQLInputValue>);
+    return { changes: toJsonValue(result.changes), last_insert_rowid: toJsonValue(result.lastInsertRowid) };
+  });
+}
