@@ -115,7 +115,8 @@ export function auditTrail(options: AuditOptions): AuditTrail {
     };
     try {
       const result = await next();
-      await record(ctx.probe ? "probe" : result.isError ? "isError" : "ok");
+      // A probe refused by patterns() is an isError like any refusal; an answered probe is "probe".
+      await record(result.isError ? "isError" : ctx.probe ? "probe" : "ok");
       return result;
     } catch (err) {
       const name = (err as { name?: string })?.name;

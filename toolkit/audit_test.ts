@@ -55,15 +55,16 @@ Deno.test("auditTrail() writes one line per pattern-tool call for every outcome,
   await assert.rejects(c.callTool({ name: "act", arguments: { mode: "crash" } }));
   await assert.rejects(c.callTool({ name: "act", arguments: { mode: "hang" } }), /timed out/);
   await probe(c, "act", { mode: "ok", secret: CANARY });
+  assert.equal((await probe(c, "act", {})).isError, true, "a probe that patterns() refuses");
   const controller = new AbortController();
   const cancelled = c.callTool({ name: "act", arguments: { mode: "slow" } }, undefined, { signal: controller.signal });
   setTimeout(() => controller.abort(), 20);
   await assert.rejects(cancelled);
   await c.callTool({ name: "look", arguments: {} });
-  for (let i = 0; i < 100 && lines.length < 6; i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 100 && lines.length < 7; i++) await new Promise((r) => setTimeout(r, 5));
   await session.close();
   const records = lines.map((l) => JSON.parse(l) as AuditRecord);
-  assert.deepEqual(records.map((r) => r.outcome), ["ok", "isError", "error", "timeout", "probe", "aborted"]);
+  assert.deepEqual(records.map((r) => r.outcome), ["ok", "isError", "error", "timeout", "probe", "isError", "aborted"]);
   const first = records[0];
   assert.deepEqual(Object.keys(first).sort(), [
     "args_sha256",

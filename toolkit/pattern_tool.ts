@@ -20,7 +20,7 @@ export const ALWAYS_META_KEY = "forge.always_patterns";
  * @param tool The definition; `annotations.readOnlyHint` must be false.
  * @param patterns Computes the call's patterns from its arguments; must not have side effects.
  * @param handler Performs the action.
- * @throws {TypeError} When the definition is invalid or claims to be read-only.
+ * @throws {TypeError} When the definition is invalid, claims to be read-only, or declares an `outputSchema`.
  *
  * @example A write tool with a pattern per path
  * ```ts
@@ -41,6 +41,15 @@ export const ALWAYS_META_KEY = "forge.always_patterns";
  * ```
  */
 export function registerPatternTool(server: Server, tool: Tool, patterns: PatternFn, handler: ToolHandler): void {
+  if (tool?.outputSchema !== undefined) {
+    // A probe answers with patterns, not with structuredContent, and official
+    // clients reject a result without it from a tool that declares an outputSchema.
+    throw new TypeError(
+      `Cannot register tool ${
+        JSON.stringify(String(tool.name).slice(0, 64))
+      }: a pattern tool cannot declare an outputSchema (its probe result has no structuredContent)`,
+    );
+  }
   if (typeof patterns !== "function") {
     throw new TypeError(
       `Cannot register tool ${JSON.stringify(String(tool?.name).slice(0, 64))}: patterns must be a function`,

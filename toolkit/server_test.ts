@@ -72,3 +72,16 @@ Deno.test("the definition sent to clients is a copy taken at registration", () =
 Deno.test("new Server() needs a name", () => {
   assert.throws(() => new Server({ name: " " }), /Cannot create a server: the name is empty/);
 });
+
+Deno.test("registerPatternTool() refuses an outputSchema: a probe result has no structuredContent", () => {
+  const server = new Server({ name: "s" });
+  const tool = {
+    ...base,
+    annotations: { ...RO, readOnlyHint: false },
+    outputSchema: schema({ n: { type: "integer" } }),
+  };
+  assert.throws(
+    () => registerPatternTool(server, tool, () => ({ patterns: [] }), handler),
+    /cannot declare an outputSchema/,
+  );
+});

@@ -260,7 +260,10 @@ export class PathJail {
     checkCallerPath(path, this.#policy.limits.maxPathLength, action);
     const roots = this.#roots[mode];
     if (roots.length === 0) {
-      throw new PolicyError("outside-roots", `Cannot ${action} ${quote(path)}: no folder is open for ${mode}ing`);
+      throw new PolicyError(
+        "outside-roots",
+        `Cannot ${action} ${quote(path)}: no folder is open for ${mode === "read" ? "reading" : "writing"}`,
+      );
     }
     const candidate = isAbsolute(path) ? resolve(path) : resolve(roots[0], path);
     const rel = containing(roots, candidate);

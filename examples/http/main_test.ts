@@ -250,7 +250,7 @@ test("a probe returns get: patterns, sends no request, and is audited like every
   const records = server.stderr().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
   assert.deepEqual(records.map((r) => [r.server, r.tool, r.outcome, r.patterns]), [
     ["http", "fetch_url", "probe", [`get:${main}/echo`]],
-    ["http", "fetch_url", "probe", []],
+    ["http", "fetch_url", "isError", []],
     ["http", "fetch_url", "ok", [`get:${main}/text`]],
   ]);
   for (const value of ["query-value", "header-value", "hello, world", SECRET]) {

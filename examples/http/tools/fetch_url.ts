@@ -1,8 +1,5 @@
 import {
-  arrayProp,
-  boolProp,
   getStringMap,
-  intProp,
   json,
   type PatternFn,
   requireString,
@@ -48,15 +45,9 @@ export function fetchUrlTool(timeoutMs: number): Tool {
           "Proxy-*, hop-by-hop, Accept-Encoding, forwarding and method-override headers are refused",
       ),
     }, ["url"]),
-    outputSchema: schema({
-      url: strProp("The URL that answered, after redirects"),
-      status: intProp("The HTTP status"),
-      content_type: strProp("The response's Content-Type, empty when absent"),
-      body: strProp("The body as text, or a bracketed note when it is binary"),
-      truncated: boolProp("Whether the body was cut at the size limit"),
-      redirects: arrayProp(strProp("A URL redirected to"), "Every redirect followed, in order"),
-      binary: boolProp("Whether the body was not text and is described instead"),
-    }, ["url", "status", "content_type", "body", "truncated", "redirects", "binary"]),
+    // No outputSchema: a pattern tool's probe answers without structuredContent,
+    // which official clients reject for a tool that declares one. The result
+    // still carries structuredContent (see the README).
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     timeoutMs,
   };
