@@ -45,6 +45,7 @@ const NAMES = [
   "CREATE_INDEX",
   "DROP_INDEX",
   "ALTER_TABLE",
+  "DROP_TRIGGER",
 ] as const;
 
 /** The authorizer's result and action codes, by name without the `SQLITE_` prefix. */

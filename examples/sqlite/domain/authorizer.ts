@@ -113,6 +113,8 @@ export class Authorizer {
         return mode !== "read" ? undefined : "REINDEX is not allowed";
     }
     if (mode === "read") return "a read-only query cannot change the database";
+    // DROP TABLE drops the table's triggers with it.
+    if (action === AUTH.DROP_TRIGGER && this.writes.has(`sql:ddl:${(arg2 ?? "").toLowerCase()}`)) return undefined;
     const via = trigger === null ? "" : ` (through trigger ${quoted(trigger)})`;
     const ddl = DDL[action];
     if (ddl !== undefined) return this.#write("ddl", (ddl === "arg1" ? arg1 : arg2) ?? "", via);

@@ -35,9 +35,9 @@ export interface ExecuteRequest {
 
 /** What a write did. */
 export interface ExecuteResult {
-  /** Rows inserted, updated or deleted (0 for a schema change). */
+  /** Rows the statement inserted, updated or deleted (0 for a schema change: SQLite does not count those). */
   changes: JsonValue;
-  /** The rowid of the last row inserted by this connection. */
+  /** The rowid of the last row this statement inserted; null when it inserted none. */
   last_insert_rowid: JsonValue;
 }
 
@@ -88,6 +88,9 @@ export function executeWrite(writer: Sqlite, request: ExecuteRequest): ExecuteRe
     const result = Array.isArray(params)
       ? statement.run(...(params as SQLInputValue[]))
       : statement.run(params as Record<string, SQLInputValue>);
-    return { changes: toJsonValue(result.changes), last_insert_rowid: toJsonValue(result.lastInsertRowid) };
+    // SQLite's counters keep the last DML's values across a schema change or a write that inserts nothing.
+    const changes = plan.schemaChange ? 0 : toJsonValue(result.changes);
+    const inserted = changes !== 0 && plan.patterns.some((p) => p.startsWith("sql:insert:"));
+    return { changes, last_insert_rowid: inserted ? toJsonValue(result.lastInsertRowid) : null };
   });
 }

@@ -1,0 +1,73 @@
+// Test setup for domain/ tests: a real SQLite file in a temp folder, and a
+// second one outside it (the canary) whose content must never come back.
+// Imported only by *_test.ts files in this folder.
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { type Config, ConfigSchema } from "./config.ts";
+
+/** The temp folder's real path (what test permissions name). */
+export const TMP: string = Deno.realPathSync(Deno.env.get("TMPDIR") ?? "/tmp");
+
+/** The fixture's schema and rows: a trigger, a foreign-key cascade, a view, an odd name, big integers and blobs. */
+export const FIXTURE_SQL = `
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT UNIQUE);
+CREATE TABLE orders (
+  id INTEGER PRIMARY KEY,
+  customer_id INTEGER NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+  total INTEGER DEFAULT 0
+);
+CREATE INDEX orders_by_customer ON orders(customer_id);
+CREATE TABLE log (msg TEXT);
+CREATE TRIGGER customers_log AFTER INSERT ON customers BEGIN INSERT INTO log VALUES ('new customer'); END;
+CREATE TABLE "odd name" (x);
+CREATE TABLE blobs (id INTEGER PRIMARY KEY, big INTEGER, data BLOB, f REAL);
+CREATE VIEW big_orders AS SELECT * FROM orders WHERE total > 100;
+INSERT INTO customers VALUES (1, 'Ada', 'ada@example.com'), (2, 'Grace', 'grace@example.com');
+INSERT INTO orders VALUES (1, 1, 50), (2, 1, 150), (3, 2, 300);
+INSERT INTO blobs VALUES (1, 9007199254740993, x'00ff10', 1e999), (2, 42, NULL, -1e999);
+`;
+
+/** A database and a canary for one test. */
+export interface Fixture {
+  /** Everything lives here. */
+  base: string;
+  /** The database file (in `base/data`). */
+  db: string;
+  /** Another SQLite file, outside `base/data`, holding {@linkcode Fixture.canary}. */
+  canaryDb: string;
+  /** The canary's secret value. */
+  canary: string;
+  /** A config for the database, with `overrides`. */
+  config(overrides?: Partial<Record<keyof Config, unknown>>): Config;
+  /** Removes everything (sync, so scoped tests can clean up at module level). */
+  remove(): void;
+}
+
+/**
+ * Makes the fixture synchronously, so a test file can build it at load time
+ * and name its exact paths in a test's `permissions`.
+ */
+export function makeFixture(): Fixture {
+  const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sqlite-domain-" }));
+  Deno.mkdirSync(join(base, "data"));
+  Deno.mkdirSync(join(base, "outside"));
+  const db = join(base, "data", "app.db");
+  const canaryDb = join(base, "outside", "canary.db");
+  const canary = `CANARY-${crypto.randomUUID()}`;
+  build(db, FIXTURE_SQL);
+  build(canaryDb, `CREATE TABLE secrets (value TEXT); INSERT INTO secrets VALUES ('${canary}');`);
+  return {
+    base,
+    db,
+    canaryDb,
+    canary,
+    config: (overrides = {}) => ConfigSchema.parse({ database: db, ...overrides }),
+    remove: () => Deno.removeSync(base, { recursive: true }),
+  };
+}
+
+function build(path: string, sql: string): void {
+  const db = new DatabaseSync(path);
+  db.exec(sql);
+  db.close();
+}

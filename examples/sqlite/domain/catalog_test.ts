@@ -1,0 +1,96 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { PolicyError } from "@forge/toolkit/validate";
+import { describeTable, listTables } from "./catalog.ts";
+import { openDatabase } from "./connection.ts";
+import { makeFixture, TMP } from "./_fixture.ts";
+import type { Sqlite } from "./_sqlite.ts";
+
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+
+function withDb(fn: (db: Sqlite) => void): () => void {
+  return () => {
+    const fixture = makeFixture();
+    const db = openDatabase(fixture.db, false);
+    try {
+      fn(db);
+    } finally {
+      db.close();
+      fixture.remove();
+    }
+  };
+}
+
+Deno.test({
+  name: "listTables() lists tables and views by name, without SQLite's own",
+  permissions: perms,
+  fn: withDb((db) => {
+    assert.deepEqual(listTables(db), {
+      tables: [
+        { name: "big_orders", type: "view" },
+        { name: "blobs", type: "table" },
+        { name: "customers", type: "table" },
+        { name: "log", type: "table" },
+        { name: "odd name", type: "table" },
+        { name: "orders", type: "table" },
+      ],
+      truncated: false,
+    });
+  }),
+});
+
+Deno.test({
+  name: "describeTable() gives columns, indexes and foreign keys, matching the name as SQLite does",
+  permissions: perms,
+  fn: withDb((db) => {
+    const orders = describeTable(db, "ORDERS");
+    assert.equal(orders.name, "orders");
+    assert.equal(orders.type, "table");
+    assert.match(orders.sql ?? "", /^CREATE TABLE orders/);
+    assert.deepEqual(orders.columns, [
+      { name: "id", type: "INTEGER", not_null: false, default: null, primary_key: 1 },
+      { name: "customer_id", type: "INTEGER", not_null: true, default: null, primary_key: 0 },
+      { name: "total", type: "INTEGER", not_null: false, default: "0", primary_key: 0 },
+    ]);
+    assert.deepEqual(orders.indexes, [{ name: "orders_by_customer", unique: false, origin: "c", partial: false }]);
+    assert.deepEqual(orders.foreign_keys, [
+      { column: "customer_id", table: "customers", to: "id", on_update: "NO ACTION", on_delete: "CASCADE" },
+    ]);
+    assert.equal(describeTable(db, "odd name").columns[0].name, "x");
+    assert.equal(describeTable(db, "big_orders").type, "view");
+  }),
+});
+
+Deno.test({
+  name: "describeTable() refuses unknown names, naming them, and never runs a name as SQL",
+  permissions: perms,
+  fn: withDb((db) => {
+    for (
+      const name of [
+        "nope",
+        "orders; DROP TABLE orders",
+        "x') UNION SELECT * FROM customers --",
+        "sqlite_master",
+        "main.orders",
+      ]
+    ) {
+      assert.throws(() => describeTable(db, name), (err: Error) => {
+        assert.ok(err instanceof PolicyError);
+        assert.equal(err.code, "not-found");
+        assert.match(err.message, /^Cannot describe table ".*": no such table or view \(list_tables shows them\)$/);
+        return true;
+      });
+    }
+    assert.equal(describeTable(db, "orders").columns.length, 3, "the table is still there");
+  }),
+});
+
+Deno.test({
+  name: "describeTable() refuses empty, over-long and control-character names",
+  permissions: perms,
+  fn: withDb((db) => {
+    for (const name of ["", "x".repeat(257), "orders\n", "a\u0000b"]) {
+      assert.throws(() => describeTable(db, name), /Invalid argument "table": must be 1 to 256 characters/);
+    }
+  }),
+});

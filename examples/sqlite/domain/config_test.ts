@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { ConfigSchema, MAX_ROWS_CEILING } from "./config.ts";
+
+Deno.test("ConfigSchema: an empty config names no database, is read-only, and refuses recursion", () => {
+  assert.deepEqual(ConfigSchema.parse({}), {
+    max_rows: 100,
+    writable: false,
+    max_sql_length: 10_000,
+    allow_recursive: false,
+  });
+});
+
+Deno.test("ConfigSchema accepts a full config", () => {
+  const config = ConfigSchema.parse({
+    database: "shop.db",
+    max_rows: 5,
+    writable: true,
+    max_sql_length: 500,
+    allow_recursive: true,
+    audit_file: "audit.jsonl",
+  });
+  assert.equal(config.database, "shop.db");
+  assert.equal(config.writable, true);
+});
+
+Deno.test("ConfigSchema refuses :memory:, file: URIs, commas, unknown keys and out-of-range limits", () => {
+  for (
+    const bad of [
+      { database: ":memory:" },
+      { database: "file:shop.db?mode=rw" },
+      { database: "a,b.db" },
+      { database: "" },
+      { databse: "typo.db" },
+      { max_rows: 0 },
+      { max_rows: MAX_ROWS_CEILING + 1 },
+      { max_rows: 1.5 },
+      { writable: "yes" },
+      { max_sql_length: 10 },
+      { database: "x.db", audit_file: "x.db" },
+    ]
+  ) {
+    assert.equal(ConfigSchema.safeParse(bad).success, false, JSON.stringify(bad));
+  }
+});

@@ -1,0 +1,89 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { PolicyError } from "@forge/toolkit/validate";
+import { Authorizer } from "./authorizer.ts";
+import { MAX_VALUE_BYTES, openDatabase, withAuthorizer } from "./connection.ts";
+import { makeFixture, TMP } from "./_fixture.ts";
+
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+// Built at load time so the scoped tests below can name its exact paths.
+const scoped = makeFixture();
+
+Deno.test({
+  name: "openDatabase(path, false) gives a connection SQLite itself keeps read-only, with no ATTACH",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const db = openDatabase(fixture.db, false);
+    assert.throws(() => db.exec("DELETE FROM customers"), /attempt to write a readonly database/);
+    assert.throws(() => db.exec(`ATTACH DATABASE '${fixture.canaryDb}' AS c`), /too many attached databases - max 0/);
+    assert.equal(db.limits.attach, 0);
+    assert.equal(db.limits.length, MAX_VALUE_BYTES);
+    db.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "openDatabase() with only read access: reading works, read-write is refused with the restart hint",
+  permissions: { read: [scoped.db] },
+  fn() {
+    const reader = openDatabase(scoped.db, false);
+    assert.equal((reader.prepare("SELECT count(*) AS n FROM customers").get() as { n: bigint }).n, 2n);
+    reader.close();
+    assert.throws(() => openDatabase(scoped.db, true), (err: Error) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(err.code, "no-permission");
+      assert.match(err.message, /^Cannot execute: writing the database is outside what this process was started with/);
+      assert.match(err.message, /restart the server with the flags from --print-permissions$/);
+      assert.ok(!err.message.includes(scoped.db), "no host path");
+      return true;
+    });
+  },
+});
+
+Deno.test({
+  name: "openDatabase() without read access to the file is refused with the restart hint",
+  permissions: { read: [scoped.canaryDb] },
+  fn() {
+    assert.throws(
+      () => openDatabase(scoped.db, false),
+      /^PolicyError: Cannot open the database: reading it is outside/,
+    );
+  },
+});
+
+Deno.test({
+  name: "withAuthorizer() turns a refusal into the authorizer's reason and clears the authorizer afterwards",
+  permissions: perms,
+  fn() {
+    const db = openDatabase(scoped.db, false);
+    const authorizer = new Authorizer({ mode: "read", allowRecursive: false });
+    assert.throws(
+      () => withAuthorizer(db, authorizer, "run query", () => db.prepare("SELECT load_extension('x')")),
+      /^PolicyError: Cannot run query: "load_extension" is not allowed$/,
+    );
+    assert.throws(
+      () =>
+        withAuthorizer(
+          db,
+          new Authorizer({ mode: "read", allowRecursive: false }),
+          "run query",
+          () => db.prepare("SELEC"),
+        ),
+      /^PolicyError: Cannot run query: near "SELEC": syntax error$/,
+    );
+    // Outside withAuthorizer nothing judges: recursion compiles again.
+    db.prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2) SELECT x FROM c");
+    db.close();
+  },
+});
+
+Deno.test({
+  name: "(cleanup of the scoped fixture)",
+  permissions: perms,
+  fn() {
+    scoped.remove();
+    assert.throws(() => Deno.statSync(scoped.base), Deno.errors.NotFound);
+  },
+});

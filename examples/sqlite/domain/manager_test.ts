@@ -1,0 +1,140 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { PolicyError } from "@forge/toolkit/validate";
+import type { Config } from "./config.ts";
+import { type Fixture, makeFixture, TMP } from "./_fixture.ts";
+import { Manager } from "./manager.ts";
+
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+
+/** A Manager over a config the test can change between calls. */
+function setup(fixture: Fixture, initial: Config) {
+  let config = initial;
+  const mgr = new Manager(() => Promise.resolve(config), { initial, pollMs: 5 });
+  return { mgr, set: (next: Config) => (config = next) };
+}
+
+Deno.test({
+  name: "Manager reads the current config on every call: max_rows applies at the next call",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const { mgr, set } = setup(fixture, fixture.config());
+    assert.equal((await mgr.query("SELECT id FROM orders", [])).row_count, 3);
+    set(fixture.config({ max_rows: 1 }));
+    const cut = await mgr.query("SELECT id FROM orders", []);
+    assert.deepEqual([cut.row_count, cut.truncated], [1, true]);
+    assert.deepEqual((await mgr.listTables()).tables.length, 6);
+    assert.equal((await mgr.describeTable("log")).columns.length, 1);
+    await mgr.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "Manager refuses without a database, and refuses a database other than the one it started with",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const none = new Manager(() => Promise.resolve(fixture.config({ database: undefined })), {
+      initial: fixture.config({ database: undefined }),
+    });
+    await assert.rejects(() => none.listTables(), /Cannot use the database: no database is configured/);
+    const { mgr, set } = setup(fixture, fixture.config());
+    set(fixture.config({ database: fixture.canaryDb }));
+    for (const call of [() => mgr.listTables(), () => mgr.query("SELECT * FROM secrets", [])]) {
+      await assert.rejects(call, (err: Error) => {
+        assert.ok(err instanceof PolicyError);
+        assert.match(err.message, /names a different database file than this process was started for; restart/);
+        assert.ok(!err.message.includes(fixture.canary) && !err.message.includes(fixture.canaryDb));
+        return true;
+      });
+    }
+    await mgr.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "Manager.execute() runs only while the config says writable, and the probe's patterns need it too",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const { mgr, set } = setup(fixture, fixture.config({ writable: true }));
+    const sql = "DELETE FROM customers WHERE id = ?";
+    assert.deepEqual(await mgr.writePatterns(sql), ["sql:delete:customers", "sql:delete:orders"]);
+    assert.deepEqual(await mgr.execute(sql, [2]), { changes: 1, last_insert_rowid: null });
+    set(fixture.config({ writable: false }));
+    await assert.rejects(() => mgr.execute(sql, [1]), /Cannot execute: writing is turned off in the config/);
+    await assert.rejects(() => mgr.writePatterns(sql), /writing is turned off/);
+    assert.equal((await mgr.query("SELECT count(*) AS n FROM customers", [])).rows[0].n, 1);
+    await mgr.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "Manager stops before the work when the call's signal has already aborted",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const { mgr } = setup(fixture, fixture.config());
+    await assert.rejects(() => mgr.query("SELECT 1", [], AbortSignal.abort()), { name: "AbortError" });
+    await mgr.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "Manager.watch() announces a changed config without waiting for a call",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const { mgr, set } = setup(fixture, fixture.config());
+    const seen: Config[] = [];
+    const writable = new Promise<void>((resolve) => {
+      mgr.watch((config) => {
+        seen.push(config);
+        if (config.writable) resolve();
+      });
+    });
+    set(fixture.config({ writable: true }));
+    // The poll timer is unref'd (it never keeps a process alive), so hold the test's event loop open.
+    const keepAlive = setTimeout(() => {}, 60_000);
+    await writable;
+    clearTimeout(keepAlive);
+    assert.equal(seen.at(-1)?.writable, true);
+    await mgr.close();
+    fixture.remove();
+  },
+});
+
+// Started read-only: Deno holds only read access to the file. Built at load
+// time so the test's permissions can name it.
+const scoped = makeFixture();
+
+Deno.test({
+  name: "layer 2: a reload that turns writing on cannot widen the flags: execute asks for a restart",
+  permissions: { read: [scoped.db] },
+  async fn() {
+    const { mgr, set } = setup(scoped, scoped.config());
+    set(scoped.config({ writable: true }));
+    assert.deepEqual(await mgr.writePatterns("DELETE FROM log"), ["sql:delete:log"]);
+    await assert.rejects(() => mgr.execute("DELETE FROM log", []), (err: Error) => {
+      assert.ok(err instanceof PolicyError);
+      assert.match(err.message, /outside what this process was started with \(it was started read-only\); restart/);
+      return true;
+    });
+    assert.equal((await mgr.query("SELECT count(*) AS n FROM log", [])).rows[0].n, 2, "nothing was deleted");
+    await mgr.close();
+  },
+});
+
+Deno.test({
+  name: "(cleanup of the scoped fixture)",
+  permissions: perms,
+  fn() {
+    scoped.remove();
+    assert.throws(() => Deno.statSync(scoped.base), Deno.errors.NotFound);
+  },
+});

@@ -1,0 +1,135 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { PolicyError } from "@forge/toolkit/validate";
+import { openDatabase } from "./connection.ts";
+import { makeFixture, TMP } from "./_fixture.ts";
+import { type QueryOptions, runQuery } from "./query.ts";
+import type { Sqlite } from "./_sqlite.ts";
+
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+const OPTIONS: QueryOptions = { maxRows: 100, maxSqlLength: 10_000, allowRecursive: false };
+
+function withDb(fn: (db: Sqlite, canary: string) => void): () => void {
+  return () => {
+    const fixture = makeFixture();
+    const db = openDatabase(fixture.db, false);
+    try {
+      fn(db, fixture.canary);
+    } finally {
+      db.close();
+      fixture.remove();
+    }
+  };
+}
+
+Deno.test({
+  name: "runQuery() returns columns and rows as JSON, with parameters bound by position or name",
+  permissions: perms,
+  fn: withDb((db) => {
+    const byPosition = runQuery(db, "SELECT id, total FROM orders WHERE total > ? ORDER BY id", {
+      ...OPTIONS,
+      params: [100],
+    });
+    assert.deepEqual(byPosition, {
+      columns: ["id", "total"],
+      rows: [{ id: 2, total: 150 }, { id: 3, total: 300 }],
+      row_count: 2,
+      truncated: false,
+    });
+    const byName = runQuery(db, "SELECT name FROM customers WHERE id = :id", { ...OPTIONS, params: { id: 2 } });
+    assert.deepEqual(byName.rows, [{ name: "Grace" }]);
+    const empty = runQuery(db, "SELECT name FROM customers WHERE id = 99", OPTIONS);
+    assert.deepEqual(empty, { columns: ["name"], rows: [], row_count: 0, truncated: false });
+  }),
+});
+
+Deno.test({
+  name: "runQuery() serialises big integers as strings, blobs as base64 and infinite floats as text",
+  permissions: perms,
+  fn: withDb((db) => {
+    const { rows } = runQuery(db, "SELECT * FROM blobs ORDER BY id", OPTIONS);
+    assert.deepEqual(rows, [
+      { id: 1, big: "9007199254740993", data: { $base64: "AP8Q" }, f: "Infinity" },
+      { id: 2, big: 42, data: null, f: "-Infinity" },
+    ]);
+  }),
+});
+
+Deno.test({
+  name: "runQuery() stops stepping at max_rows: an endless recursive query still returns, marked truncated",
+  permissions: perms,
+  fn: withDb((db) => {
+    const endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c";
+    const result = runQuery(db, endless, { ...OPTIONS, maxRows: 3, allowRecursive: true });
+    assert.deepEqual(result.rows, [{ x: 1 }, { x: 2 }, { x: 3 }]);
+    assert.equal(result.truncated, true);
+    assert.equal(result.limit, "max_rows");
+  }),
+});
+
+Deno.test({
+  name: "runQuery() cuts rows past the byte cap and says which limit cut them",
+  permissions: perms,
+  fn: withDb((db) => {
+    const result = runQuery(db, "SELECT id, name FROM customers ORDER BY id", { ...OPTIONS, maxBytes: 30 });
+    assert.deepEqual(result.rows, [{ id: 1, name: "Ada" }]);
+    assert.equal(result.truncated, true);
+    assert.equal(result.limit, "max_bytes");
+  }),
+});
+
+Deno.test({
+  name: "runQuery() binds a hostile value as data: it is matched, never run",
+  permissions: perms,
+  fn: withDb((db) => {
+    const hostile = "x'; DROP TABLE customers; --";
+    const result = runQuery(db, "SELECT count(*) AS n FROM customers WHERE name = ?", {
+      ...OPTIONS,
+      params: [hostile],
+    });
+    assert.deepEqual(result.rows, [{ n: 0 }]);
+    assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM customers", OPTIONS).rows, [{ n: 2 }]);
+  }),
+});
+
+Deno.test({
+  name: "runQuery() refuses writes, ATTACH, file functions, path-revealing PRAGMAs, recursion and duplicate columns",
+  permissions: perms,
+  fn: withDb((db, canary) => {
+    const refused: [string, RegExp][] = [
+      ["DELETE FROM customers", /only SELECT/],
+      ["SELECT 1; DELETE FROM customers", /exactly one statement/],
+      ["ATTACH DATABASE 'x.db' AS x", /only SELECT/],
+      ["SELECT readfile('/etc/passwd')", /"readfile" is not allowed/],
+      ["SELECT * FROM pragma_database_list", /not a read-only schema PRAGMA/],
+      ["PRAGMA database_list", /not a read-only schema PRAGMA/],
+      ["WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", /allow_recursive/],
+      ["SELECT 1 AS a, 2 AS a", /column "a" appears twice/],
+      ["SELECT * FROM no_such_table", /no such table: no_such_table/],
+      ["SELECT * FROM secrets", /no such table: secrets/],
+      ["SELECT zeroblob(2000000)", /string or blob too big/],
+      [`SELECT '${"x".repeat(10_000)}'`, /longer than 10000 characters/],
+    ];
+    for (const [sql, reason] of refused) {
+      assert.throws(() => runQuery(db, sql, OPTIONS), (err: Error) => {
+        assert.ok(err instanceof PolicyError, sql);
+        assert.match(err.message, /^Cannot run query: /, sql);
+        assert.match(err.message, reason, sql);
+        assert.ok(!err.message.includes(canary) && !err.message.includes(TMP), err.message);
+        return true;
+      });
+    }
+    assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM customers", OPTIONS).rows, [{ n: 2 }]);
+  }),
+});
+
+Deno.test({
+  name: "runQuery() reports a parameter SQLite cannot bind as a refusal",
+  permissions: perms,
+  fn: withDb((db) => {
+    assert.throws(
+      () => runQuery(db, "SELECT :a AS a", { ...OPTIONS, params: { b: 1 } }),
+      /Cannot run query: Unknown named parameter 'b'/,
+    );
+  }),
+});

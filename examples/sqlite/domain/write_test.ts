@@ -1,0 +1,140 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { PolicyError } from "@forge/toolkit/validate";
+import { openDatabase } from "./connection.ts";
+import { makeFixture, TMP } from "./_fixture.ts";
+import type { Sqlite } from "./_sqlite.ts";
+import { executeWrite, planWrite, type WriteOptions } from "./write.ts";
+
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+const OPTIONS: WriteOptions = { maxSqlLength: 10_000, allowRecursive: false };
+
+function withDbs(fn: (reader: Sqlite, writer: Sqlite, canary: string) => void): () => void {
+  return () => {
+    const fixture = makeFixture();
+    const reader = openDatabase(fixture.db, false);
+    const writer = openDatabase(fixture.db, true);
+    try {
+      fn(reader, writer, fixture.canary);
+    } finally {
+      reader.close();
+      writer.close();
+      fixture.remove();
+    }
+  };
+}
+
+const count = (db: Sqlite, table: string) =>
+  Number((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: bigint }).n);
+
+Deno.test({
+  name: "planWrite() names every table a write reaches, and planning changes nothing",
+  permissions: perms,
+  fn: withDbs((reader) => {
+    const plans: [string, string[]][] = [
+      ["INSERT INTO customers (name) VALUES (?)", ["sql:insert:customers", "sql:insert:log"]],
+      ["DELETE FROM customers WHERE id = ?", ["sql:delete:customers", "sql:delete:orders"]],
+      ["REPLACE INTO customers (id, name) VALUES (1, 'A')", [
+        "sql:delete:customers",
+        "sql:delete:orders",
+        "sql:insert:customers",
+        "sql:insert:log",
+      ]],
+      ["UPDATE orders SET total = total + 1", ["sql:update:orders"]],
+      ["CREATE TABLE notes (body TEXT)", ["sql:ddl:notes"]],
+      ["CREATE INDEX by_total ON orders (total)", ["sql:ddl:orders"]],
+      ["DROP INDEX orders_by_customer", ["sql:ddl:orders"]],
+      ["DROP TABLE log", ["sql:ddl:log"]],
+      ["ALTER TABLE log RENAME TO history", ["sql:ddl:history", "sql:ddl:log"]],
+    ];
+    for (const [sql, patterns] of plans) assert.deepEqual(planWrite(reader, sql, OPTIONS).patterns, patterns, sql);
+    assert.equal(count(reader, "customers"), 2);
+    assert.equal(count(reader, "log"), 2);
+  }),
+});
+
+Deno.test({
+  name: "planWrite() refuses what SQLite cannot compile, and whatever reaches another database file",
+  permissions: perms,
+  fn: withDbs((reader, _writer, canary) => {
+    const refused: [string, RegExp][] = [
+      ["INSERT INTO nope VALUES (1)", /Cannot execute: no such table: nope/],
+      ["INSERT INTO log SELECT value FROM canary.secrets", /no such table: canary.secrets/],
+      ["CREATE TABLE customers (x)", /table customers already exists/],
+      ["ATTACH DATABASE 'canary.db' AS canary", /ATTACH is not allowed/],
+      ["VACUUM INTO 'copy.db'", /VACUUM/],
+      [
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) INSERT INTO log SELECT x FROM c",
+        /allow_recursive/,
+      ],
+    ];
+    for (const [sql, reason] of refused) {
+      assert.throws(() => planWrite(reader, sql, OPTIONS), (err: Error) => {
+        assert.ok(err instanceof PolicyError, sql);
+        assert.match(err.message, reason, sql);
+        assert.ok(!err.message.includes(canary));
+        return true;
+      });
+    }
+  }),
+});
+
+Deno.test({
+  name: "executeWrite() runs a planned write with bound values and reports the change",
+  permissions: perms,
+  fn: withDbs((reader, writer) => {
+    const plan = planWrite(reader, "INSERT INTO customers (name, email) VALUES (:name, :email)", OPTIONS);
+    const result = executeWrite(writer, {
+      plan,
+      params: { name: "Edsger'); DROP TABLE customers; --", email: "e@example.com" },
+      allowRecursive: false,
+    });
+    assert.deepEqual(result, { changes: 1, last_insert_rowid: 3 });
+    assert.equal(count(reader, "customers"), 3);
+    assert.equal(count(reader, "log"), 3, "the trigger ran, as the plan said");
+    const ddl = planWrite(reader, "CREATE TABLE notes (body TEXT)", OPTIONS);
+    assert.deepEqual(executeWrite(writer, { plan: ddl, params: [], allowRecursive: false }), {
+      changes: 0,
+      last_insert_rowid: null,
+    });
+    const update = planWrite(reader, "UPDATE orders SET total = 1 WHERE id < 3", OPTIONS);
+    assert.deepEqual(executeWrite(writer, { plan: update, params: [], allowRecursive: false }), {
+      changes: 2,
+      last_insert_rowid: null,
+    });
+    assert.equal(count(reader, "notes"), 0);
+  }),
+});
+
+Deno.test({
+  name: "executeWrite() refuses, and changes nothing, when the statement would write beyond its patterns",
+  permissions: perms,
+  fn: withDbs((reader, writer) => {
+    const plan = planWrite(reader, "UPDATE orders SET total = 0", OPTIONS);
+    // The schema changes between the probe and the call: a new trigger now writes elsewhere.
+    writer.exec("CREATE TRIGGER orders_log AFTER UPDATE ON orders BEGIN INSERT INTO log VALUES ('changed'); END");
+    assert.throws(
+      () => executeWrite(writer, { plan, params: [], allowRecursive: false }),
+      /Cannot execute: the statement would also insert into "log" \(through trigger "orders_log"\), which its patterns do not name/,
+    );
+    assert.equal(Number((reader.prepare("SELECT sum(total) AS s FROM orders").get() as { s: bigint }).s), 500);
+    assert.equal(count(reader, "log"), 2);
+  }),
+});
+
+Deno.test({
+  name: "executeWrite() reports constraint failures as refusals",
+  permissions: perms,
+  fn: withDbs((reader, writer) => {
+    const plan = planWrite(reader, "INSERT INTO customers (id, name) VALUES (1, 'dup')", OPTIONS);
+    assert.throws(
+      () => executeWrite(writer, { plan, params: [], allowRecursive: false }),
+      /Cannot execute: UNIQUE constraint failed: customers.id/,
+    );
+    const missing = planWrite(reader, "INSERT INTO orders (customer_id) VALUES (99)", OPTIONS);
+    assert.throws(
+      () => executeWrite(writer, { plan: missing, params: [], allowRecursive: false }),
+      /FOREIGN KEY constraint failed/,
+    );
+  }),
+});
