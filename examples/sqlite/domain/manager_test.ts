@@ -2,13 +2,13 @@
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
-import { type Fixture, makeFixture, TMP } from "./_fixture.ts";
+import { makeFixture, TMP } from "./_fixture.ts";
 import { Manager } from "./manager.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 
 /** A Manager over a config the test can change between calls. */
-function setup(fixture: Fixture, initial: Config) {
+function setup(initial: Config) {
   let config = initial;
   const mgr = new Manager(() => Promise.resolve(config), { initial, pollMs: 5 });
   return { mgr, set: (next: Config) => (config = next) };
@@ -19,7 +19,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const fixture = makeFixture();
-    const { mgr, set } = setup(fixture, fixture.config());
+    const { mgr, set } = setup(fixture.config());
     assert.equal((await mgr.query("SELECT id FROM orders", [])).row_count, 3);
     set(fixture.config({ max_rows: 1 }));
     const cut = await mgr.query("SELECT id FROM orders", []);
@@ -40,7 +40,7 @@ Deno.test({
       initial: fixture.config({ database: undefined }),
     });
     await assert.rejects(() => none.listTables(), /Cannot use the database: no database is configured/);
-    const { mgr, set } = setup(fixture, fixture.config());
+    const { mgr, set } = setup(fixture.config());
     set(fixture.config({ database: fixture.canaryDb }));
     for (const call of [() => mgr.listTables(), () => mgr.query("SELECT * FROM secrets", [])]) {
       await assert.rejects(call, (err: Error) => {
@@ -60,7 +60,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const fixture = makeFixture();
-    const { mgr, set } = setup(fixture, fixture.config({ writable: true }));
+    const { mgr, set } = setup(fixture.config({ writable: true }));
     const sql = "DELETE FROM customers WHERE id = ?";
     assert.deepEqual(await mgr.writePatterns(sql), ["sql:delete:customers", "sql:delete:orders"]);
     assert.deepEqual(await mgr.execute(sql, [2]), { changes: 1, last_insert_rowid: null });
@@ -78,7 +78,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const fixture = makeFixture();
-    const { mgr } = setup(fixture, fixture.config());
+    const { mgr } = setup(fixture.config());
     await assert.rejects(() => mgr.query("SELECT 1", [], AbortSignal.abort()), { name: "AbortError" });
     await mgr.close();
     fixture.remove();
@@ -90,7 +90,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const fixture = makeFixture();
-    const { mgr, set } = setup(fixture, fixture.config());
+    const { mgr, set } = setup(fixture.config());
     const seen: Config[] = [];
     const writable = new Promise<void>((resolve) => {
       mgr.watch((config) => {
@@ -117,7 +117,7 @@ Deno.test({
   name: "layer 2: a reload that turns writing on cannot widen the flags: execute asks for a restart",
   permissions: { read: [scoped.db] },
   async fn() {
-    const { mgr, set } = setup(scoped, scoped.config());
+    const { mgr, set } = setup(scoped.config());
     set(scoped.config({ writable: true }));
     assert.deepEqual(await mgr.writePatterns("DELETE FROM log"), ["sql:delete:log"]);
     await assert.rejects(() => mgr.execute("DELETE FROM log", []), (err: Error) => {
