@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { classifyWrite } from "./write_statement.ts";
-import { writePattern } from "./write_pattern.ts";
 
 const MAX = 10_000;
 
@@ -88,12 +87,5 @@ Deno.test("classifyWrite() refuses what a write may never do, each with its reas
       assert.match(err.message, reason, sql);
       return true;
     });
-  }
-});
-
-Deno.test("writePattern() lower-cases names and refuses ones a pattern cannot hold", () => {
-  assert.equal(writePattern("insert", "Users"), "sql:insert:users");
-  for (const name of ["a:b", "a*", "odd name", "1abc", "", "sqlite_master", "x".repeat(129)]) {
-    assert.throws(() => writePattern("update", name), PolicyError, name);
   }
 });

@@ -1,0 +1,75 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { auditTrail } from "@forge/toolkit";
+import { probe } from "@forge/toolkit/testing";
+import { session, textOf, TMP } from "./_session.ts";
+
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+
+Deno.test({
+  name: "execute: a probe names every table the write reaches (trigger included) and changes nothing",
+  permissions: perms,
+  async fn() {
+    const s = await session({ config: { writable: true } });
+    const { patterns, isError } = await probe(s.client, "execute", {
+      sql: "DELETE FROM products WHERE id = ?",
+      params: [1],
+    });
+    assert.equal(isError, false);
+    assert.deepEqual(patterns, ["sql:delete:products", "sql:insert:audit"]);
+    assert.equal(s.count("products"), 3, "the probe did not delete");
+    assert.equal(s.count("audit"), 0);
+    const refused = await probe(s.client, "execute", { sql: "ATTACH DATABASE 'x' AS x" });
+    assert.equal(refused.isError, true);
+    await s.end();
+  },
+});
+
+Deno.test({
+  name: "execute runs the write with bound values and is audited without its argument values",
+  permissions: perms,
+  async fn() {
+    const lines: string[] = [];
+    const s = await session({
+      config: { writable: true },
+      middleware: [auditTrail({ server: "sqlite", sink: (line) => lines.push(line) })],
+    });
+    const secret = "Robert'); DROP TABLE products; --";
+    const result = await s.client.callTool({
+      name: "execute",
+      arguments: { sql: "INSERT INTO products (name, price) VALUES (?, ?)", params: [secret, 100] },
+    });
+    assert.deepEqual(result.structuredContent, { changes: 1, last_insert_rowid: 4 });
+    assert.equal(s.count("products"), 4);
+    const read = await s.client.callTool({ name: "run_query", arguments: { sql: "SELECT 1 AS x" } });
+    assert.equal(read.isError, undefined);
+    assert.equal(lines.length, 1, "only the side-effecting call is audited");
+    const record = JSON.parse(lines[0]);
+    assert.deepEqual([record.tool, record.outcome, record.patterns], ["execute", "ok", ["sql:insert:products"]]);
+    assert.ok(!lines[0].includes("Robert"), "argument values never reach the audit trail");
+    await s.end();
+  },
+});
+
+Deno.test({
+  name: "execute refuses a write beyond the allowed classes, with the reason",
+  permissions: perms,
+  async fn() {
+    const s = await session({ config: { writable: true } });
+    const cases: [string, RegExp][] = [
+      ["DELETE FROM products; DROP TABLE audit", /exactly one statement is allowed, found 2/],
+      ["VACUUM INTO 'copy.db'", /VACUUM/],
+      ["PRAGMA writable_schema = 1", /PRAGMA is not allowed/],
+      ["SELECT * FROM products", /only reads: use run_query/],
+      ["INSERT INTO products (name) VALUES ('x') RETURNING id", /RETURNING is not supported/],
+      ["INSERT INTO products (id, name) VALUES (1, 'dup')", /UNIQUE constraint failed: products.id/],
+    ];
+    for (const [sql, reason] of cases) {
+      const result = await s.client.callTool({ name: "execute", arguments: { sql } });
+      assert.equal(result.isError, true, sql);
+      assert.match(textOf(result), reason, sql);
+    }
+    assert.equal(s.count("products"), 3);
+    await s.end();
+  },
+});
