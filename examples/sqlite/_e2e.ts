@@ -1,0 +1,102 @@
+// Setup for the end-to-end tests: a database built from the sample's
+// shop.sql in a temp folder, a canary database outside it, and a config file
+// written the safe way (mode 0600 in a 0700 folder of its own, replaced by
+// rename). Imported only by *_test.ts files in this folder.
+import { dirname, join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+
+/** The server's entry point. */
+export const SCRIPT: string = fileURLToPath(new URL("./main.ts", import.meta.url));
+/** The checkout (where deno.json maps the toolkit's names). */
+export const REPO: string = dirname(dirname(dirname(SCRIPT)));
+/** The sample's SQL. */
+export const SAMPLE_SQL: string = fileURLToPath(new URL("./sample/shop.sql", import.meta.url));
+
+/** A tree for one end-to-end test. */
+export interface E2eTree {
+  /** Everything lives here. */
+  base: string;
+  /** The config file (its folder holds nothing else). */
+  config: string;
+  /** The database, built from sample/shop.sql. */
+  db: string;
+  /** Another SQLite file, outside every flag, holding the canary. */
+  canaryDb: string;
+  /** The canary's value. */
+  canary: string;
+  /** Replaces the config atomically (temp file + rename), as operators should. */
+  writeConfig(config: Record<string, unknown>): Promise<void>;
+  /** Counts the rows of a table, reading the file directly. */
+  count(table: string): number;
+  /** Removes everything. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Makes the tree: config/sqlite.json naming data/shop.db, and
+ * outside/canary.db. `extra` is merged into the config.
+ */
+export async function makeE2eTree(extra: Record<string, unknown> = {}): Promise<E2eTree> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "sqlite-e2e-" }));
+  const [configDir, data, outside] = ["config", "data", "outside"].map((d) => join(base, d));
+  await Deno.mkdir(configDir, { mode: 0o700 });
+  await Deno.mkdir(data);
+  await Deno.mkdir(outside);
+  const db = join(data, "shop.db");
+  const canaryDb = join(outside, "canary.db");
+  const canary = `CANARY-${crypto.randomUUID()}`;
+  exec(db, await Deno.readTextFile(SAMPLE_SQL));
+  exec(canaryDb, `CREATE TABLE secrets (value TEXT); INSERT INTO secrets VALUES ('${canary}');`);
+  const config = join(configDir, "sqlite.json");
+  const writeConfig = async (value: Record<string, unknown>) => {
+    const temp = join(configDir, `.sqlite.json.${crypto.randomUUID()}`);
+    await Deno.writeTextFile(temp, JSON.stringify(value, null, 2), { mode: 0o600 });
+    await Deno.rename(temp, config);
+  };
+  await writeConfig({ database: db, max_rows: 50, ...extra });
+  return {
+    base,
+    config,
+    db,
+    canaryDb,
+    canary,
+    writeConfig,
+    count(table) {
+      const file = new DatabaseSync(db, { readOnly: true });
+      const row = file.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number };
+      file.close();
+      return row.n;
+    },
+    remove: () => Deno.remove(base, { recursive: true }),
+  };
+}
+
+/** Runs `deno run --quiet --no-prompt <args>` from the checkout with a clean environment. */
+export async function denoRun(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...args],
+    cwd: REPO,
+    clearEnv: true,
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+/** The text of a result's first content block. */
+export function textOf(result: { content: unknown[] }): string {
+  return (result.content[0] as { text: string }).text;
+}
+
+function exec(path: string, sql: string): void {
+  const db = new DatabaseSync(path);
+  db.exec(sql);
+  db.close();
+}

@@ -1,0 +1,225 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// End to end: the server as a real subprocess, started with exactly the flags
+// it prints, driven by the official SDK client over its real stdio, on a real
+// SQLite file, with a canary database beside it that must never leak.
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
+import { denoRun, makeE2eTree, REPO, SCRIPT, textOf } from "./_e2e.ts";
+
+const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit" };
+
+Deno.test({
+  name: "--health prints ok and needs no permission at all",
+  permissions: perms,
+  async fn() {
+    const out = await denoRun([SCRIPT, "--health"]);
+    assert.deepEqual([out.code, out.stdout], [0, "ok\n"]);
+  },
+});
+
+Deno.test({
+  name: "--print-permissions: read-only reads the config folder and the database, and writes nothing",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    assert.deepEqual(flags, [`--allow-read=${dirname(tree.config)},${tree.db}`, "--allow-env=FORGE_TENANT_CONFIG"]);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "--print-permissions: writable adds write on the database file (no -journal or -wal), and the audit file",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree({ writable: true, audit_file: "../audit.jsonl" });
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    assert.deepEqual(flags, [
+      `--allow-read=${dirname(tree.config)},${tree.db}`,
+      `--allow-write=${join(tree.base, "audit.jsonl")},${tree.db}`,
+      "--allow-env=FORGE_TENANT_CONFIG",
+    ]);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "--print-permissions shows a database path that came from the environment as ${NAME}",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree({ database: "${SHOP_DB}" });
+    const out = await denoRun(
+      [
+        `--allow-read=${dirname(tree.config)}`,
+        "--allow-env=SHOP_DB",
+        SCRIPT,
+        "-config",
+        tree.config,
+        "--print-permissions",
+      ],
+      { SHOP_DB: tree.db },
+    );
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(
+      out.stdout,
+      `--allow-read=${dirname(tree.config)},\${SHOP_DB} --allow-env=FORGE_TENANT_CONFIG,SHOP_DB\n`,
+    );
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "the server refuses to serve with -A, or with write access a read-only config does not need (exit 2)",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    const all = await denoRun(["-A", SCRIPT, "-config", tree.config]);
+    assert.equal(all.code, 2);
+    assert.match(all.stderr, /^sqlite: refusing to serve: the process holds more permissions than its policy needs/);
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const extra = await denoRun([...flags, `--allow-write=${tree.db}`, SCRIPT, "-config", tree.config]);
+    assert.equal(extra.code, 2);
+    assert.match(extra.stderr, /write ".*shop\.db"/);
+    assert.equal(extra.stdout, "");
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "the server refuses a config others can write (exit 1)",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    await Deno.chmod(tree.config, 0o666);
+    const unsafe = await denoRun([...flags, SCRIPT, "-config", tree.config]);
+    assert.equal(unsafe.code, 1);
+    assert.match(unsafe.stderr, /writable by group or others/);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "read-only under the printed flags: every tool works over real stdio, refusals are isError, nothing leaks",
+  permissions: perms,
+  async fn(t) {
+    const tree = await makeE2eTree();
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
+    const refused = async (name: string, args: Record<string, unknown>, reason: RegExp) => {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+      assert.match(textOf(result), reason, `${name} ${JSON.stringify(args)}`);
+    };
+
+    await t.step("tools/list: the three read-only tools", async () => {
+      assert.deepEqual((await server.client.listTools()).tools.map((tool) => tool.name), [
+        "list_tables",
+        "describe_table",
+        "run_query",
+      ]);
+    });
+    await t.step("list_tables, describe_table, run_query", async () => {
+      const tables = (await call("list_tables", {})).structuredContent as { tables: { name: string }[] };
+      assert.deepEqual(tables.tables.map((table) => table.name), ["customers", "order_totals", "orders", "products"]);
+      const orders = (await call("describe_table", { table: "orders" })).structuredContent as {
+        foreign_keys: { table: string; on_delete: string }[];
+      };
+      assert.deepEqual(orders.foreign_keys.map((k) => `${k.table} ${k.on_delete}`), [
+        "products NO ACTION",
+        "customers CASCADE",
+      ]);
+      const totals = await call("run_query", {
+        sql: "SELECT customer, sum(total_cents) AS cents FROM order_totals WHERE customer LIKE :who GROUP BY customer",
+        params: { who: "Ada%" },
+      });
+      assert.deepEqual((totals.structuredContent as { rows: unknown[] }).rows, [{
+        customer: "Ada Lovelace",
+        cents: 3850,
+      }]);
+    });
+    await t.step("refusals: writes, several statements, unknown tables, bad params, recursion", async () => {
+      await refused("run_query", { sql: "DELETE FROM orders" }, /only SELECT/);
+      await refused("run_query", { sql: "SELECT 1; DELETE FROM orders" }, /exactly one statement/);
+      await refused(
+        "run_query",
+        { sql: "SELECT * FROM orders WHERE id = ?", params: "1" },
+        /Invalid argument "params"/,
+      );
+      await refused("describe_table", { table: "nope" }, /Cannot describe table "nope": no such table/);
+      await refused("run_query", {
+        sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+      }, /allow_recursive/);
+      await assert.rejects(call("execute", { sql: "DELETE FROM orders" }), /Unknown tool/);
+      assert.equal(tree.count("orders"), 4);
+    });
+    await t.step("the canary: ATTACH, paths and file functions never reach the other database", async () => {
+      await refused("run_query", { sql: `ATTACH DATABASE '${tree.canaryDb}' AS c` }, /only SELECT/);
+      await refused("run_query", { sql: `SELECT * FROM '${tree.canaryDb}'` }, /no such table/);
+      await refused("run_query", { sql: `SELECT readfile('${tree.canaryDb}')` }, /"readfile" is not allowed/);
+      await refused("run_query", { sql: "SELECT * FROM pragma_database_list" }, /not a read-only schema PRAGMA/);
+      await refused("run_query", { sql: "SELECT * FROM secrets" }, /no such table: secrets/);
+      await refused("describe_table", { table: tree.canaryDb }, /no such table or view/);
+    });
+    const status = await server.close();
+    assert.equal(status.code, 0);
+    for (const line of server.lines) JSON.parse(line);
+    const everything = server.lines.join("\n") + server.stderr();
+    assert.ok(!everything.includes(tree.canary), "the canary never appears");
+    // The canary's path appears only where the caller typed it; the server's own paths never do.
+    const replies = server.lines.join("\n");
+    assert.ok(!replies.includes(tree.db) && !replies.includes(dirname(tree.config)), "no host path of the server's");
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "writable under the printed flags: probe names the tables and changes nothing; execute writes; audited",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree({ writable: true });
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const sql = "DELETE FROM customers WHERE email = ?";
+    const params = ["ada@example.com"];
+    const { patterns } = await probe(server.client, "execute", { sql, params });
+    assert.deepEqual(patterns, ["sql:delete:customers", "sql:delete:orders"]);
+    assert.deepEqual([tree.count("customers"), tree.count("orders")], [3, 4], "the probe changed nothing");
+    const done = await server.client.callTool({ name: "execute", arguments: { sql, params } });
+    assert.deepEqual(done.structuredContent, { changes: 1, last_insert_rowid: null });
+    assert.deepEqual([tree.count("customers"), tree.count("orders")], [2, 2], "the cascade ran, as the probe said");
+    const attach = await server.client.callTool({
+      name: "execute",
+      arguments: { sql: `ATTACH DATABASE '${tree.canaryDb}' AS c` },
+    });
+    assert.equal(attach.isError, true);
+    await server.close();
+    const audit = server.stderr().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    assert.deepEqual(audit.map((r) => [r.tool, r.outcome, r.patterns]), [
+      ["execute", "probe", ["sql:delete:customers", "sql:delete:orders"]],
+      ["execute", "ok", ["sql:delete:customers", "sql:delete:orders"]],
+      ["execute", "isError", []],
+    ]);
+    assert.ok(!server.stderr().includes("ada@example.com"), "argument values never reach the audit trail");
+    assert.ok(!server.stderr().includes(tree.canary));
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "with audit_file the audit trail is appended there, not to stderr",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree({ writable: true, audit_file: "../audit.jsonl" });
+    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    await server.client.callTool({ name: "execute", arguments: { sql: "UPDATE products SET price_cents = 1" } });
+    await server.close();
+    const lines = (await Deno.readTextFile(join(tree.base, "audit.jsonl"))).trim().split("\n");
+    assert.deepEqual(lines.map((line) => JSON.parse(line).patterns), [["sql:update:products"]]);
+    assert.ok(!server.stderr().includes('"tool":"execute"'));
+    await tree.remove();
+  },
+});

@@ -1,0 +1,106 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// Live reload against a real subprocess: the config file is replaced (temp
+// file + rename) and the very next call sees it. Narrowing takes effect at
+// once; widening beyond the flags fixed at start is refused with a restart hint.
+import assert from "node:assert/strict";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client";
+import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
+import { makeE2eTree, REPO, SCRIPT, textOf } from "./_e2e.ts";
+
+const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit" };
+
+async function start(extra: Record<string, unknown>) {
+  const tree = await makeE2eTree(extra);
+  const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+  const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+  const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
+  return { tree, server, call };
+}
+
+Deno.test({
+  name: "reload narrows at the next call: max_rows, and writable true → false makes execute refuse",
+  permissions: perms,
+  async fn() {
+    const { tree, server, call } = await start({ writable: true });
+    const before = await call("run_query", { sql: "SELECT id FROM orders" });
+    assert.equal((before.structuredContent as { truncated: boolean }).truncated, false);
+    await tree.writeConfig({ database: tree.db, max_rows: 1, writable: false });
+    const cut = await call("run_query", { sql: "SELECT id FROM orders" });
+    assert.deepEqual(cut.structuredContent, {
+      columns: ["id"],
+      rows: [{ id: 1 }],
+      row_count: 1,
+      truncated: true,
+      limit: "max_rows",
+    });
+    const refused = await call("execute", { sql: "DELETE FROM orders" });
+    assert.equal(refused.isError, true);
+    assert.equal(textOf(refused), 'Cannot execute: writing is turned off in the config ("writable": false)');
+    assert.equal(tree.count("orders"), 4);
+    await tree.writeConfig({ database: tree.db, writable: true });
+    const again = await call("execute", { sql: "DELETE FROM orders WHERE id = 4" });
+    assert.deepEqual(again.structuredContent, { changes: 1, last_insert_rowid: null });
+    assert.equal((await server.close()).code, 0);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "reload widening past the start-up flags: execute appears (list_changed), and asks for a restart",
+  permissions: perms,
+  async fn() {
+    const { tree, server, call } = await start({});
+    const changed = new Promise<void>((resolve) => {
+      (server.client as unknown as Client).setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
+    });
+    await tree.writeConfig({ database: tree.db, writable: true });
+    await changed;
+    assert.ok((await server.client.listTools()).tools.some((tool) => tool.name === "execute"));
+    const result = await call("execute", { sql: "DELETE FROM orders" });
+    assert.equal(result.isError, true);
+    assert.match(
+      textOf(result),
+      /^Cannot execute: writing the database is outside what this process was started with \(it was started read-only\); restart the server with the flags from --print-permissions$/,
+    );
+    assert.equal(tree.count("orders"), 4, "Deno refused the write");
+    assert.equal((await server.close()).code, 0);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "reload to another database file is refused until restart, and the canary never appears",
+  permissions: perms,
+  async fn() {
+    const { tree, server, call } = await start({});
+    await tree.writeConfig({ database: tree.canaryDb });
+    for (const [name, args] of [["list_tables", {}], ["run_query", { sql: "SELECT * FROM secrets" }]] as const) {
+      const result = await call(name, args);
+      assert.equal(result.isError, true);
+      assert.match(
+        textOf(result),
+        /the config now names a different database file than this process was started for; restart/,
+      );
+    }
+    await tree.writeConfig({ database: tree.db });
+    assert.equal((await call("list_tables", {})).isError, undefined, "back to the first file: served again");
+    await server.close();
+    assert.ok(!(server.lines.join("\n") + server.stderr()).includes(tree.canary));
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "a reload that does not validate keeps the last good config, and says so once on stderr",
+  permissions: perms,
+  async fn() {
+    const { tree, server, call } = await start({});
+    await tree.writeConfig({ database: tree.db, max_rows: 0 });
+    const result = await call("run_query", { sql: "SELECT id FROM orders" });
+    assert.equal((result.structuredContent as { row_count: number }).row_count, 4);
+    await server.close();
+    assert.match(server.stderr(), /sqlite: keeping the last good config: .*max_rows/);
+    await tree.remove();
+  },
+});
