@@ -117,6 +117,8 @@ export class Authorizer {
     if (action === AUTH.DROP_TRIGGER && this.writes.has(`sql:ddl:${(arg2 ?? "").toLowerCase()}`)) return undefined;
     const via = trigger === null ? "" : ` (through trigger ${quoted(trigger)})`;
     const ddl = DDL[action];
+    // AUTOINCREMENT makes SQLite create its sqlite_sequence table along with the new one.
+    if (action === AUTH.CREATE_TABLE && arg1 === "sqlite_sequence" && this.#options.schemaChange) return undefined;
     if (ddl !== undefined) return this.#write("ddl", (ddl === "arg1" ? arg1 : arg2) ?? "", via);
     const kind = ROWS[action];
     if (kind === undefined) return "this kind of statement is not allowed";

@@ -123,6 +123,28 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "executeWrite() carries out schema changes SQLite does in several steps (AUTOINCREMENT, AS SELECT, DROP COLUMN)",
+  permissions: perms,
+  fn: withDbs((reader, writer) => {
+    const run = (sql: string) => {
+      const plan = planWrite(reader, sql, OPTIONS);
+      return { patterns: plan.patterns, ...executeWrite(writer, { plan, params: [], allowRecursive: false }) };
+    };
+    assert.deepEqual(run("CREATE TABLE seq (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT)").patterns, ["sql:ddl:seq"]);
+    assert.deepEqual(run("INSERT INTO seq (v) VALUES ('a')"), {
+      patterns: ["sql:insert:seq"],
+      changes: 1,
+      last_insert_rowid: 1,
+    });
+    assert.deepEqual(run("CREATE TABLE copy AS SELECT id, name, email FROM customers").patterns, ["sql:ddl:copy"]);
+    assert.deepEqual(run("ALTER TABLE copy DROP COLUMN email").patterns, ["sql:ddl:copy"]);
+    assert.deepEqual(run("DROP TABLE copy").patterns, ["sql:ddl:copy"]);
+    assert.throws(() => planWrite(reader, "DELETE FROM sqlite_sequence", OPTIONS), /one of SQLite's own tables/);
+  }),
+});
+
+Deno.test({
   name: "executeWrite() reports constraint failures as refusals",
   permissions: perms,
   fn: withDbs((reader, writer) => {
