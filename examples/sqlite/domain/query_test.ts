@@ -124,6 +124,28 @@ Deno.test({
 });
 
 Deno.test({
+  name: "runQuery(): names the SQL guard lets through when quoted are stopped by SQLite's authorizer",
+  permissions: perms,
+  fn: withDb((db) => {
+    // assertReadOnlySql checks function and pragma_ names only on bare words (see the report); the
+    // authorizer sees the names SQLite resolved, however they were written.
+    const quoted: [string, RegExp][] = [
+      ['SELECT * FROM "pragma_database_list"', /"pragma_database_list" is not a schema PRAGMA/],
+      ["SELECT * FROM [pragma_database_list]", /"pragma_database_list" is not a schema PRAGMA/],
+      ["SELECT file FROM pragma_table_xinfo('orders') JOIN `pragma_database_list`", /not a schema PRAGMA/],
+      ["SELECT \"load_extension\"('x')", /"load_extension" is not allowed/],
+    ];
+    for (const [sql, reason] of quoted) {
+      assert.throws(() => runQuery(db, sql, OPTIONS), (err: Error) => {
+        assert.match(err.message, reason, sql);
+        assert.ok(!err.message.includes(TMP), "no host path");
+        return true;
+      });
+    }
+  }),
+});
+
+Deno.test({
   name: "runQuery() reports a parameter SQLite cannot bind as a refusal",
   permissions: perms,
   fn: withDb((db) => {
