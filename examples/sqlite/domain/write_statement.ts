@@ -68,11 +68,13 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
   if (statements.length > 1) refuse(`exactly one statement is allowed, found ${statements.length}`);
   const statement = statements[0];
   for (const token of statement) {
-    if (token.kind !== "word") continue;
-    const reason = REFUSED_WORDS.get(token.text.toUpperCase());
-    if (reason) refuse(reason);
-    const name = token.text.toLowerCase();
-    if (REFUSED_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quoted(token.text)} is not allowed`);
+    if (token.kind === "word") {
+      const reason = REFUSED_WORDS.get(token.text.toUpperCase());
+      if (reason) refuse(reason);
+    }
+    // A quoted name calls the same function or table as a bare one: `"load_extension"(…)`.
+    const name = identifierOf(token)?.toLowerCase() ?? "";
+    if (REFUSED_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quoted(name)} is not allowed`);
   }
   const at = verbIndex(statement);
   const verb = upper(statement[at]);
