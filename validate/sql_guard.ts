@@ -121,11 +121,13 @@ export function assertReadOnlySql(sql: string, options: SqlGuardOptions = {}): v
 }
 
 function checkToken(token: SqlToken, next: SqlToken | undefined): void {
-  if (token.kind !== "word") return;
+  if (token.kind !== "word" && token.kind !== "quoted") return;
+  // A quoted identifier never starts a statement, but SQLite accepts one as a
+  // function or table-valued function name: "load_extension"('x') runs it.
+  const name = token.kind === "quoted" ? unquote(token.text).toLowerCase() : token.text.toLowerCase();
   const word = token.text.toUpperCase();
-  const name = token.text.toLowerCase();
   // replace(x, y, z) is a string function, not the REPLACE statement.
-  if (WRITES.has(word) && !(word === "REPLACE" && next?.text === "(")) {
+  if (token.kind === "word" && WRITES.has(word) && !(word === "REPLACE" && next?.text === "(")) {
     refuse(`${word} is not allowed in a read-only query`);
   }
   if (FUNCTIONS.has(name)) refuse(`${quote(name)} is not allowed`);
@@ -155,6 +157,13 @@ function split(tokens: SqlToken[]): SqlToken[][] {
     else out[out.length - 1].push(token);
   }
   return out;
+}
+
+/** The name inside `"…"`, `` `…` `` or `[…]`, with doubled quote characters made single. */
+function unquote(text: string): string {
+  const open = text[0];
+  const inner = text.slice(1, -1);
+  return open === "[" ? inner : inner.replaceAll(open + open, open);
 }
 
 function upper(token: SqlToken | undefined): string {

@@ -94,6 +94,11 @@ Deno.test({
       ["INSERT INTO log VALUES ('x')", /a read-only query cannot change the database/],
       ["SELECT load_extension('x')", /"load_extension" is not allowed/],
       ["SELECT * FROM pragma_database_list", /"pragma_database_list" is not a schema PRAGMA/],
+      // Quoted spellings reach the authorizer as the names SQLite resolved.
+      ['SELECT * FROM "pragma_database_list"', /"pragma_database_list" is not a schema PRAGMA/],
+      ["SELECT * FROM [pragma_database_list]", /"pragma_database_list" is not a schema PRAGMA/],
+      ["SELECT file FROM pragma_table_xinfo('orders') JOIN `pragma_database_list`", /not a schema PRAGMA/],
+      ["SELECT \"load_extension\"('x')", /"load_extension" is not allowed/],
       ["PRAGMA journal_mode", /this PRAGMA is not allowed/],
       ["PRAGMA user_version = 3", /this PRAGMA is not allowed/],
       ["WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c", /allow_recursive/],

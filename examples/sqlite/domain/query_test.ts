@@ -124,15 +124,15 @@ Deno.test({
 });
 
 Deno.test({
-  name: "runQuery(): names the SQL guard lets through when quoted are stopped by SQLite's authorizer",
+  name: "runQuery(): quoted spellings of file functions and pragma_database_list are refused",
   permissions: perms,
   fn: withDb((db) => {
-    // assertReadOnlySql checks function and pragma_ names only on bare words (see the report); the
-    // authorizer sees the names SQLite resolved, however they were written.
+    // The SQL guard unquotes names before it judges them; the authorizer (tested alone in
+    // authorizer_test.ts) sees the names SQLite resolved, however they were written.
     const quoted: [string, RegExp][] = [
-      ['SELECT * FROM "pragma_database_list"', /"pragma_database_list" is not a schema PRAGMA/],
-      ["SELECT * FROM [pragma_database_list]", /"pragma_database_list" is not a schema PRAGMA/],
-      ["SELECT file FROM pragma_table_xinfo('orders') JOIN `pragma_database_list`", /not a schema PRAGMA/],
+      ['SELECT * FROM "pragma_database_list"', /"pragma_database_list" is not a read-only schema PRAGMA/],
+      ["SELECT * FROM [pragma_database_list]", /"pragma_database_list" is not a read-only schema PRAGMA/],
+      ["SELECT file FROM pragma_table_xinfo('orders') JOIN `pragma_database_list`", /not a read-only schema PRAGMA/],
       ["SELECT \"load_extension\"('x')", /"load_extension" is not allowed/],
     ];
     for (const [sql, reason] of quoted) {
