@@ -160,7 +160,7 @@ Deno.test({
       await refused("run_query", { sql: `SELECT * FROM '${tree.canaryDb}'` }, /no such table/);
       await refused("run_query", { sql: `SELECT readfile('${tree.canaryDb}')` }, /"readfile" is not allowed/);
       await refused("run_query", { sql: "SELECT * FROM pragma_database_list" }, /not a read-only schema PRAGMA/);
-      await refused("run_query", { sql: 'SELECT * FROM "pragma_database_list"' }, /not a schema PRAGMA/);
+      await refused("run_query", { sql: 'SELECT * FROM "pragma_database_list"' }, /not a read-only schema PRAGMA/);
       await refused("run_query", { sql: "SELECT * FROM secrets" }, /no such table: secrets/);
       await refused("describe_table", { table: tree.canaryDb }, /no such table or view/);
     });
