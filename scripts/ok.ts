@@ -98,7 +98,7 @@ for (const [flags, files] of await testFiles()) {
 }
 if (only.length === 0) {
   // --doc on folders would also run their _test.ts files, without the permissions they declare.
-  const docTargets = ["mod.ts", "validate/", "configreload/", "permissions/", "testing/", "toolkit/"];
+  const docTargets = ["mod.ts", "stdio/", "validate/", "configreload/", "permissions/", "testing/", "toolkit/"];
   await step("test --doc", [
     "test",
     "--doc",
@@ -111,6 +111,7 @@ if (only.length === 0) {
     "doc",
     "--lint",
     "mod.ts",
+    "stdio/mod.ts",
     "validate/mod.ts",
     "configreload/mod.ts",
     "permissions/mod.ts",

@@ -1,7 +1,7 @@
 // Starts `deno run <args>` with piped stdio, a clean environment, and its
 // stderr collected as text; shared by spawnServer and spawnRaw.
 
-import type { ByteReader } from "@forge/toolkit";
+import type { ByteReader } from "@forge/toolkit/stdio";
 import { readerOf, writerOf } from "./_streams.ts";
 
 /** A started child with its ends adapted. */

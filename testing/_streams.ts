@@ -1,7 +1,7 @@
 // Adapters from web streams (a child process's stdio) to the toolkit's
 // ByteReader / ByteWriter.
 
-import type { ByteReader, ByteWriter } from "@forge/toolkit";
+import type { ByteReader, ByteWriter } from "@forge/toolkit/stdio";
 
 /** Reads a ReadableStream through the ByteReader interface. */
 export function readerOf(stream: ReadableStream<Uint8Array>): ByteReader {

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 import type { McpClient } from "./client.ts";
-import { type Connection, serve, type ServeOptions, type Server, StdioTransport } from "@forge/toolkit";
+import type { Server } from "@forge/toolkit";
+import { type Connection, serve, type ServeOptions, StdioTransport } from "@forge/toolkit/stdio";
 import { memoryPipe } from "./memory_pipe.ts";
 
 /** Options of {@linkcode connectInMemory}. */

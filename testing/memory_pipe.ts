@@ -1,4 +1,4 @@
-import type { ByteReader, ByteWriter } from "@forge/toolkit";
+import type { ByteReader, ByteWriter } from "@forge/toolkit/stdio";
 
 /** A one-way in-memory byte channel: what is written to `writer` is read from `reader`. */
 export interface MemoryPipe {

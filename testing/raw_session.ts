@@ -1,4 +1,5 @@
-import { type Connection, serve, type ServeOptions, type Server } from "@forge/toolkit";
+import type { Server } from "@forge/toolkit";
+import { type Connection, serve, type ServeOptions } from "@forge/toolkit/stdio";
 import { LineQueue } from "./_line_queue.ts";
 import { memoryPipe } from "./memory_pipe.ts";
 

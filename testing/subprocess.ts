@@ -1,6 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 import type { McpClient } from "./client.ts";
-import { StdioTransport } from "@forge/toolkit";
+import { StdioTransport } from "@forge/toolkit/stdio";
 import { spawnDeno } from "./_spawn.ts";
 
 /** Options of {@linkcode spawnServer}. */

@@ -36,9 +36,9 @@ export type { ClientInfo, PatternFn, Patterns, Tool, ToolAnnotations, ToolHandle
 export { ArgumentError, ToolError } from "./tool_error.ts";
 export type { CallContext, Middleware, Next } from "./middleware.ts";
 export { run, type RunOptions } from "./run.ts";
-export { type ByteReader, type Connection, serve, type ServeIo, type ServeOptions } from "./serve.ts";
-export type { ByteWriter } from "./_writer.ts";
-export { type JsonRpcMessage, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
+// serve() and StdioTransport live in @forge/toolkit/stdio (stdio/mod.ts): run()
+// loads them when it starts, so `--health` never does. Types cost nothing.
+export type { ServeOptions } from "./serve.ts";
 export {
   type AuditOptions,
   type AuditOutcome,

@@ -1,6 +1,5 @@
 import type { Policy } from "../validate/policy.ts";
-import { guardStdout } from "./_stdout_guard.ts";
-import { serve, type ServeOptions } from "./serve.ts";
+import type { ServeOptions } from "./serve.ts";
 import { Server } from "./server.ts";
 
 /** Options of {@linkcode run}: the server's identity, limits, and lifecycle hooks. */
@@ -100,6 +99,8 @@ export async function run(
     instructions: options.instructions,
   });
   await register(server);
+  // The serving half is loaded here, not at import, for the same reason.
+  const [{ guardStdout }, { serve }] = await Promise.all([import("./_stdout_guard.ts"), import("./serve.ts")]);
   const guard = guardStdout();
   const connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];

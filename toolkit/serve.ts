@@ -80,7 +80,8 @@ const STOPPED = Symbol("stopped");
  *
  * @example Serve over in-memory pipes
  * ```ts
- * import { Server, serve } from "@forge/toolkit";
+ * import { Server } from "@forge/toolkit";
+ * import { serve } from "@forge/toolkit/stdio";
  *
  * const server = new Server({ name: "demo" });
  * const input = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');

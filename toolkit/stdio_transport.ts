@@ -50,7 +50,7 @@ const lenient = new TextDecoder("utf-8", { fatal: false });
  * @example Connect the SDK's Server to stdio through the toolkit's framing
  * ```ts ignore
  * import { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
- * import { StdioTransport } from "@forge/toolkit";
+ * import { StdioTransport } from "@forge/toolkit/stdio";
  *
  * const server = new Server({ name: "sdk-server", version: "1.0.0" }, { capabilities: { tools: {} } });
  * await server.connect(new StdioTransport());

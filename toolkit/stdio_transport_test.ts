@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { StdioTransport } from "@forge/toolkit";
+import { StdioTransport } from "@forge/toolkit/stdio";
 import { memoryPipe } from "@forge/toolkit/testing";
 
 function pair() {

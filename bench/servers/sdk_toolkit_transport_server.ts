@@ -12,7 +12,7 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import * as toolkit from "@forge/toolkit";
+import * as toolkit from "@forge/toolkit/stdio";
 
 const Transport = (toolkit as Record<string, unknown>).StdioTransport as (new () => Transport) | undefined;
 if (Transport === undefined) {
