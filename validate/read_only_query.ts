@@ -38,6 +38,13 @@ export interface ReadOnlyQueryResult {
  * `{ readOnly: true }` too: the guard is one layer, the read-only handle the
  * other.
  *
+ * A result that was not cut is read a second time with `all()` before it is
+ * returned: in Deno 2.9.6, node:sqlite's `iterate()` ends as if the rows were
+ * done when SQLite fails mid-query (malformed JSON, a blob too big, a locked
+ * database…), and a failure must never look like a shorter, complete result.
+ * The second read sees no more than `maxRows` rows (the first saw at most
+ * that many); the cost is that a query whose rows all fit runs twice.
+ *
  * @param db An open node:sqlite database, ideally read-only.
  * @param sql One read-only statement.
  * @param options Parameters and caps.
@@ -62,13 +69,20 @@ export interface ReadOnlyQueryResult {
 export function queryReadOnly(db: DatabaseSync, sql: string, options: ReadOnlyQueryOptions = {}): ReadOnlyQueryResult {
   assertReadOnlySql(sql, { maxLength: options.maxLength });
   const params = options.params ?? [];
+  const maxRows = options.maxRows ?? DEFAULT_LIMITS.maxRows;
   try {
     const statement = db.prepare(sql);
     const rows = Array.isArray(params)
       ? statement.iterate(...(params as SQLInputValue[]))
       : statement.iterate(params as Record<string, SQLInputValue>);
-    const capped = capRows(rows as Iterable<Record<string, SQLInputValue>>, options.maxRows ?? DEFAULT_LIMITS.maxRows);
-    return { rows: capped.rows, truncated: capped.truncated };
+    const capped = capRows(rows as Iterable<Record<string, SQLInputValue>>, maxRows);
+    // Rows read before maxRows + 1 was reached came before any failure: they stand.
+    if (capped.truncated) return { rows: capped.rows, truncated: true };
+    // iterate() may have stopped on an error it swallowed; all() throws it.
+    const all = (Array.isArray(params)
+      ? statement.all(...(params as SQLInputValue[]))
+      : statement.all(params as Record<string, SQLInputValue>)) as Record<string, SQLInputValue>[];
+    return { rows: all.slice(0, maxRows), truncated: all.length > maxRows };
   } catch (err) {
     // SQLite's own messages name tables and columns, not host paths.
     const message = err instanceof Error ? err.message.split("\n")[0].slice(0, 200) : "query failed";

@@ -47,3 +47,38 @@ Deno.test("queryReadOnly() honours maxLength", () => {
     db.close();
   }
 });
+
+// SQLite fails on the second row, after the first was produced.
+const FAILS_MID_QUERY = "SELECT 1 AS a UNION ALL SELECT json_extract('{broken', '$')";
+
+Deno.test("node:sqlite fact (Deno 2.9.6): iterate() ends quietly when SQLite fails mid-query, all() throws", () => {
+  // If this starts failing, Deno fixed iterate() and queryReadOnly() can drop its second read.
+  const db = new DatabaseSync(":memory:");
+  try {
+    assert.deepEqual([...db.prepare(FAILS_MID_QUERY).iterate()].map((row) => ({ ...row })), [{ a: 1 }]);
+    assert.throws(() => db.prepare(FAILS_MID_QUERY).all(), /malformed JSON/);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("queryReadOnly() turns a failure mid-query into a refusal instead of a short result", () => {
+  const db = memory();
+  try {
+    assert.throws(() => queryReadOnly(db, FAILS_MID_QUERY), (err: Error) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(err.message, "Cannot run query: malformed JSON");
+      return true;
+    });
+    // A failure after maxRows + 1 rows cannot change a cut result: those rows came first.
+    const cut = queryReadOnly(db, `SELECT n FROM t UNION ALL SELECT json_extract('{broken', '$')`, { maxRows: 2 });
+    assert.deepEqual(cut.rows.map((row) => row.n), [1, 2]);
+    assert.equal(cut.truncated, true);
+    // A whole result is still whole after its second read.
+    const whole = queryReadOnly(db, "SELECT n FROM t WHERE n > :min ORDER BY n", { params: { min: 1 }, maxRows: 5 });
+    assert.deepEqual(whole.rows.map((row) => row.n), [2, 3]);
+    assert.equal(whole.truncated, false);
+  } finally {
+    db.close();
+  }
+});

@@ -1,9 +1,8 @@
 import type { SQLOutputValue } from "node:sqlite";
 import type { Sqlite } from "./_sqlite.ts";
-import { PolicyError } from "@forge/toolkit/validate";
+import { PolicyError, queryReadOnly } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
-import { readRows } from "./read_rows.ts";
 import { quoted } from "./write_pattern.ts";
 import { toJsonValue } from "./values.ts";
 
@@ -114,7 +113,7 @@ export function describeTable(db: Sqlite, name: string): TableDescription {
 function read(db: Sqlite, sql: string, params: string[]) {
   const authorizer = new Authorizer({ mode: "read", allowRecursive: false });
   return withAuthorizer(db, authorizer, "read the schema", () => {
-    const found = readRows(db, sql, { params, maxRows: MAX_CATALOG_ROWS });
+    const found = queryReadOnly(db, sql, { params, maxRows: MAX_CATALOG_ROWS });
     const rows = found.rows.map((row) =>
       Object.fromEntries(Object.entries(row).map(([k, v]) => [k, toJsonValue(v as SQLOutputValue)]))
     );

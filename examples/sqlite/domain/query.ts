@@ -1,8 +1,7 @@
 import type { Sqlite } from "./_sqlite.ts";
-import { assertReadOnlySql, DEFAULT_LIMITS, PolicyError } from "@forge/toolkit/validate";
+import { assertReadOnlySql, DEFAULT_LIMITS, PolicyError, queryReadOnly } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
-import { readRows } from "./read_rows.ts";
 import { quoted } from "./write_pattern.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
 
@@ -44,7 +43,7 @@ export interface QueryResult {
  * Runs one read-only query: {@linkcode assertReadOnlySql} on the text,
  * SQLite's authorizer on what it compiles to (reads only, no file functions
  * or non-schema PRAGMAs, recursion only when allowed), then
- * `queryReadOnly` (through `readRows`, which confirms a complete result) with
+ * `queryReadOnly` (which confirms a complete result with a second read) with
  * the parameters bound and rows stopped at `maxRows` (it steps no further). Open `db` read-only (see `openDatabase`):
  * that is the third check.
  *
@@ -74,7 +73,7 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
       }
       seen.add(name);
     }
-    const found = readRows(db, sql, {
+    const found = queryReadOnly(db, sql, {
       params: options.params,
       maxRows: options.maxRows,
       maxLength: options.maxSqlLength,

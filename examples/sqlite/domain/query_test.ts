@@ -155,3 +155,22 @@ Deno.test({
     );
   }),
 });
+
+Deno.test({
+  name: "runQuery() turns a failure mid-query into a refusal instead of a short result",
+  permissions: perms,
+  fn: withDb((db) => {
+    // node:sqlite's iterate() swallows these in Deno 2.9.6; queryReadOnly's second read reports them.
+    const failing: [string, string][] = [
+      ["SELECT 1 AS a UNION ALL SELECT json_extract('{broken', '$')", "Cannot run query: malformed JSON"],
+      ["SELECT 1 AS a UNION ALL SELECT zeroblob(2000000)", "Cannot run query: string or blob too big"],
+    ];
+    for (const [sql, message] of failing) {
+      assert.throws(() => runQuery(db, sql, OPTIONS), (err: Error) => {
+        assert.ok(err instanceof PolicyError, sql);
+        assert.equal(err.message, message);
+        return true;
+      });
+    }
+  }),
+});
