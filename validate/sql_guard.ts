@@ -1,7 +1,7 @@
 import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "./_quote.ts";
-import { SqlLexError, type SqlToken, tokenize } from "./_sql_tokens.ts";
+import { sqlIdentifier, SqlLexError, type SqlToken, tokenizeSql } from "./sql_tokens.ts";
 
 /** Options of {@linkcode assertReadOnlySql}. */
 export interface SqlGuardOptions {
@@ -38,10 +38,21 @@ const WRITES = new Set([
   "RETURNING",
 ]);
 
-// Functions and table-valued functions that reach outside the database or
-// into its raw pages (several exist only in extensions or the sqlite3 shell;
-// refusing the names costs nothing).
-const FUNCTIONS = new Set([
+/**
+ * Functions and table-valued functions that reach outside the database or
+ * into its raw pages. Several exist only in extensions or in the sqlite3
+ * shell; refusing their names costs nothing. {@linkcode assertReadOnlySql}
+ * refuses each of them, bare or quoted; a guard for writes should too.
+ *
+ * @example
+ * ```ts
+ * import { UNSAFE_SQL_FUNCTIONS } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(UNSAFE_SQL_FUNCTIONS.has("load_extension"));
+ * ```
+ */
+export const UNSAFE_SQL_FUNCTIONS: ReadonlySet<string> = new Set([
   "load_extension",
   "readfile",
   "writefile",
@@ -98,7 +109,7 @@ export function assertReadOnlySql(sql: string, options: SqlGuardOptions = {}): v
   if (sql.includes("\0")) refuse("the SQL contains a NUL byte");
   let tokens: SqlToken[];
   try {
-    tokens = tokenize(sql);
+    tokens = tokenizeSql(sql);
   } catch (err) {
     if (err instanceof SqlLexError) refuse(err.message);
     throw err;
@@ -124,13 +135,13 @@ function checkToken(token: SqlToken, next: SqlToken | undefined): void {
   if (token.kind !== "word" && token.kind !== "quoted") return;
   // A quoted identifier never starts a statement, but SQLite accepts one as a
   // function or table-valued function name: "load_extension"('x') runs it.
-  const name = token.kind === "quoted" ? unquote(token.text).toLowerCase() : token.text.toLowerCase();
+  const name = (sqlIdentifier(token) ?? "").toLowerCase();
   const word = token.text.toUpperCase();
   // replace(x, y, z) is a string function, not the REPLACE statement.
   if (token.kind === "word" && WRITES.has(word) && !(word === "REPLACE" && next?.text === "(")) {
     refuse(`${word} is not allowed in a read-only query`);
   }
-  if (FUNCTIONS.has(name)) refuse(`${quote(name)} is not allowed`);
+  if (UNSAFE_SQL_FUNCTIONS.has(name)) refuse(`${quote(name)} is not allowed`);
   if (name.startsWith("pragma_") && !PRAGMAS_WITH_ARGUMENT.has(name.slice(7))) {
     refuse(`${quote(name)} is not a read-only schema PRAGMA`);
   }
@@ -157,13 +168,6 @@ function split(tokens: SqlToken[]): SqlToken[][] {
     else out[out.length - 1].push(token);
   }
   return out;
-}
-
-/** The name inside `"…"`, `` `…` `` or `[…]`, with doubled quote characters made single. */
-function unquote(text: string): string {
-  const open = text[0];
-  const inner = text.slice(1, -1);
-  return open === "[" ? inner : inner.replaceAll(open + open, open);
 }
 
 function upper(token: SqlToken | undefined): string {

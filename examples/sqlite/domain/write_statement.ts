@@ -1,5 +1,11 @@
-import { PolicyError } from "@forge/toolkit/validate";
-import { identifierOf, type Token, tokenize } from "./_sql_tokens.ts";
+import {
+  PolicyError,
+  sqlIdentifier,
+  SqlLexError,
+  type SqlToken,
+  tokenizeSql,
+  UNSAFE_SQL_FUNCTIONS,
+} from "@forge/toolkit/validate";
 import { quoted, type WriteKind, writePattern } from "./write_pattern.ts";
 
 /** What the text of one write statement says it does. */
@@ -21,21 +27,6 @@ const REFUSED_WORDS = new Map([
   ["ANALYZE", "ANALYZE is not allowed"],
   ["RETURNING", "RETURNING is not supported: run the write, then read with run_query"],
 ]);
-// Functions that reach outside the database or into its raw pages.
-const REFUSED_FUNCTIONS = new Set([
-  "load_extension",
-  "readfile",
-  "writefile",
-  "edit",
-  "fsdir",
-  "zipfile",
-  "fts3_tokenizer",
-  "sqlar_compress",
-  "sqlar_uncompress",
-  "sqlite_dbpage",
-  "sqlite_dbdata",
-  "sqlite_dbptr",
-]);
 const TRANSACTION_WORDS = new Set(["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]);
 
 /**
@@ -56,11 +47,11 @@ const TRANSACTION_WORDS = new Set(["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPO
 export function classifyWrite(sql: string, maxLength: number): WriteStatement {
   if (sql.length > maxLength) refuse(`the SQL is longer than ${maxLength} characters`);
   if (sql.includes("\0")) refuse("the SQL contains a NUL byte");
-  let tokens: Token[];
+  let tokens: SqlToken[];
   try {
-    tokens = tokenize(sql);
+    tokens = tokenizeSql(sql);
   } catch (err) {
-    if (err instanceof SyntaxError) refuse(err.message.replace(/^Cannot read the SQL: /, ""));
+    if (err instanceof SqlLexError) refuse(err.message);
     throw err;
   }
   const statements = split(tokens);
@@ -73,8 +64,8 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
       if (reason) refuse(reason);
     }
     // A quoted name calls the same function or table as a bare one: `"load_extension"(…)`.
-    const name = identifierOf(token)?.toLowerCase() ?? "";
-    if (REFUSED_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quoted(name)} is not allowed`);
+    const name = sqlIdentifier(token)?.toLowerCase() ?? "";
+    if (UNSAFE_SQL_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quoted(name)} is not allowed`);
   }
   const at = verbIndex(statement);
   const verb = upper(statement[at]);
@@ -127,7 +118,7 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
 }
 
 /** CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON table | CREATE TABLE|VIEW [IF NOT EXISTS] name. */
-function createTarget(statement: Token[], i: number, add: (kind: WriteKind, token: number) => void): void {
+function createTarget(statement: SqlToken[], i: number, add: (kind: WriteKind, token: number) => void): void {
   const unique = upper(statement[i]) === "UNIQUE";
   const what = upper(statement[unique ? i + 1 : i]);
   if (what === "TEMP" || what === "TEMPORARY") refuse("temporary tables, views and triggers are not allowed");
@@ -145,7 +136,7 @@ function createTarget(statement: Token[], i: number, add: (kind: WriteKind, toke
 }
 
 /** The index of the statement's verb: the first token, or after a `WITH` clause the first verb outside parentheses. */
-function verbIndex(statement: Token[]): number {
+function verbIndex(statement: SqlToken[]): number {
   if (upper(statement[0]) !== "WITH") return 0;
   let depth = 0;
   for (let i = 1; i < statement.length; i++) {
@@ -162,20 +153,20 @@ function verbIndex(statement: Token[]): number {
 }
 
 /** `[main.]name` at token `i`: the table's name and the index after it. */
-function tableAt(statement: Token[], i: number): { name: string; next: number } {
-  let name = identifierOf(statement[i]);
+function tableAt(statement: SqlToken[], i: number): { name: string; next: number } {
+  let name = sqlIdentifier(statement[i]);
   let next = i + 1;
   if (name !== undefined && statement[next]?.text === ".") {
     if (name.toLowerCase() !== "main") refuse(`only the main database can be changed, not ${quoted(name)}`);
-    name = identifierOf(statement[next + 1]);
+    name = sqlIdentifier(statement[next + 1]);
     next += 2;
   }
   if (name === undefined) refuse(`a table name is missing after ${quoted(statement[i - 1]?.text ?? "")}`);
   return { name, next };
 }
 
-function split(tokens: Token[]): Token[][] {
-  const out: Token[][] = [[]];
+function split(tokens: SqlToken[]): SqlToken[][] {
+  const out: SqlToken[][] = [[]];
   for (const token of tokens) {
     if (token.kind === "semicolon") out.push([]);
     else out[out.length - 1].push(token);
@@ -183,7 +174,7 @@ function split(tokens: Token[]): Token[][] {
   return out.filter((s) => s.length > 0);
 }
 
-function upper(token: Token | undefined): string {
+function upper(token: SqlToken | undefined): string {
   return token?.kind === "word" ? token.text.toUpperCase() : "";
 }
 

@@ -78,7 +78,7 @@ Deno.test("classifyWrite() refuses what a write may never do, each with its reas
     ["DELETE FROM sqlite_sequence", /"sqlite_sequence" is one of SQLite's own tables/],
     ["UPDATE sqlite_master SET sql = 'x'", /one of SQLite's own tables/],
     ["GRANT ALL", /only INSERT, REPLACE, UPDATE, DELETE, CREATE, DROP and ALTER are allowed, not "GRANT"/],
-    ["INSERT INTO t VALUES ('unclosed)", /a string is not closed/],
+    ["INSERT INTO t VALUES ('unclosed)", /the string literal is not closed/],
     ["INSERT INTO t VALUES ('\0')", /NUL byte/],
     [`INSERT INTO t VALUES ('${"x".repeat(MAX)}')`, /longer than 10000 characters/],
   ];

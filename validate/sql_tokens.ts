@@ -1,18 +1,39 @@
 // A tokenizer for SQLite's lexical grammar: enough to know where comments,
-// string literals, quoted identifiers and statements begin and end, so the
+// string literals, quoted identifiers and statements begin and end, so a
 // guard judges keywords only where SQLite would read them as keywords.
 
-/** The kinds of token the guard cares about. */
+/**
+ * The kinds of {@linkcode SqlToken}: a bare `word` (keyword or name), a
+ * `quoted` identifier (`"…"`, `` `…` ``, `[…]`), a `string` or `blob`
+ * literal, a `number`, a `param` (`?`, `?1`, `:n`, `@n`, `$n`), an `op`
+ * (one punctuation character) and the statement-ending `semicolon`.
+ */
 export type SqlTokenKind = "word" | "quoted" | "string" | "blob" | "number" | "param" | "op" | "semicolon";
 
-/** One token; `text` is the source text. */
+/** One token of SQL. */
 export interface SqlToken {
+  /** What it is. */
   kind: SqlTokenKind;
+  /** Its source text, quotes included. */
   text: string;
 }
 
-/** A lexical error, with a message fit for `Cannot run query: <message>`. */
+/**
+ * Thrown by {@linkcode tokenizeSql} for text SQLite could not read either;
+ * the message fits after `Cannot run query: ` and never echoes the SQL.
+ *
+ * @example
+ * ```ts
+ * import { SqlLexError, tokenizeSql } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.throws(() => tokenizeSql("SELECT 'open"), SqlLexError);
+ * ```
+ */
 export class SqlLexError extends Error {
+  /**
+   * @param message What could not be read, e.g. "the string literal is not closed".
+   */
   constructor(message: string) {
     super(message);
     this.name = "SqlLexError";
@@ -21,8 +42,28 @@ export class SqlLexError extends Error {
 
 const OPS = "()[],.+-*/%<>=!|&~";
 
-/** Splits SQL into tokens, dropping whitespace and comments. */
-export function tokenize(sql: string): SqlToken[] {
+/**
+ * Splits SQLite SQL into tokens, dropping whitespace and comments, in one
+ * linear pass. It is what {@linkcode assertReadOnlySql} judges, and what a
+ * server that classifies its own statements (for example to name the tables
+ * a write touches in its permission patterns) should build on, instead of
+ * regular expressions that a comment or a string literal can fool.
+ *
+ * @param sql The SQL as the caller gave it.
+ * @returns The tokens, in order.
+ * @throws {SqlLexError} When a comment, literal or quoted identifier is not closed, a parameter has no name, or a
+ * character is not SQL.
+ *
+ * @example Semicolons inside literals and comments do not end a statement
+ * ```ts
+ * import { tokenizeSql } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const tokens = tokenizeSql("SELECT ';' FROM \"t;1\" -- ; DROP TABLE t");
+ * assert.deepEqual(tokens.map((t) => t.kind), ["word", "string", "word", "quoted"]);
+ * ```
+ */
+export function tokenizeSql(sql: string): SqlToken[] {
   const tokens: SqlToken[] = [];
   let i = 0;
   const n = sql.length;
@@ -79,6 +120,32 @@ export function tokenize(sql: string): SqlToken[] {
     }
   }
   return tokens;
+}
+
+/**
+ * The name a `word` or `quoted` token stands for, as SQLite resolves it:
+ * quotes removed and doubled quote characters made single. SQLite accepts a
+ * quoted identifier wherever a name goes — `"load_extension"('x')` calls the
+ * function — so check names through this, never through `text`.
+ *
+ * @param token A token from {@linkcode tokenizeSql}, or undefined.
+ * @returns The name, or undefined for any other kind of token.
+ *
+ * @example
+ * ```ts
+ * import { sqlIdentifier, tokenizeSql } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const names = tokenizeSql('plain "a""b" [c d] `e` \'str\'').map(sqlIdentifier);
+ * assert.deepEqual(names, ["plain", 'a"b', "c d", "e", undefined]);
+ * ```
+ */
+export function sqlIdentifier(token: SqlToken | undefined): string | undefined {
+  if (token?.kind === "word") return token.text;
+  if (token?.kind !== "quoted") return undefined;
+  const open = token.text[0];
+  const inner = token.text.slice(1, -1);
+  return open === "[" ? inner : inner.replaceAll(open + open, open);
 }
 
 /** The index just past the closing quote; a doubled quote is an escaped one. */
