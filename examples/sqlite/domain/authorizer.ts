@@ -1,3 +1,4 @@
+import { UNSAFE_SQL_FUNCTIONS } from "@forge/toolkit/validate";
 import { AUTH, type AuthorizerCallback } from "./_sqlite.ts";
 import { quoted, type WriteKind, writePattern } from "./write_pattern.ts";
 
@@ -34,17 +35,6 @@ const SCHEMA_PRAGMAS = new Set([
   "foreign_key_list",
 ]);
 const BARE_PRAGMAS = new Set(["user_version", "application_id"]);
-const REFUSED_FUNCTIONS = new Set([
-  "load_extension",
-  "readfile",
-  "writefile",
-  "edit",
-  "fsdir",
-  "zipfile",
-  "fts3_tokenizer",
-  "sqlar_compress",
-  "sqlar_uncompress",
-]);
 const RAW_TABLES = new Set(["sqlite_dbpage", "sqlite_dbdata", "sqlite_dbptr", "fsdir", "zipfile"]);
 const DDL: Record<number, "arg1" | "arg2"> = {
   [AUTH.CREATE_TABLE]: "arg1",
@@ -101,7 +91,7 @@ export class Authorizer {
       case AUTH.READ:
         return readProblem(arg1 ?? "");
       case AUTH.FUNCTION:
-        return REFUSED_FUNCTIONS.has((arg2 ?? "").toLowerCase()) ? `${quoted(arg2 ?? "")} is not allowed` : undefined;
+        return UNSAFE_SQL_FUNCTIONS.has((arg2 ?? "").toLowerCase()) ? `${quoted(arg2 ?? "")} is not allowed` : undefined;
       case AUTH.RECURSIVE:
         return this.#options.allowRecursive
           ? undefined
