@@ -32,6 +32,8 @@ export interface SqlToken {
  */
 export class SqlLexError extends Error {
   /**
+   * Makes the error.
+   *
    * @param message What could not be read, e.g. "the string literal is not closed".
    */
   constructor(message: string) {

@@ -91,7 +91,9 @@ export class Authorizer {
       case AUTH.READ:
         return readProblem(arg1 ?? "");
       case AUTH.FUNCTION:
-        return UNSAFE_SQL_FUNCTIONS.has((arg2 ?? "").toLowerCase()) ? `${quoted(arg2 ?? "")} is not allowed` : undefined;
+        return UNSAFE_SQL_FUNCTIONS.has((arg2 ?? "").toLowerCase())
+          ? `${quoted(arg2 ?? "")} is not allowed`
+          : undefined;
       case AUTH.RECURSIVE:
         return this.#options.allowRecursive
           ? undefined
