@@ -72,16 +72,13 @@ export function queryReadOnly(db: DatabaseSync, sql: string, options: ReadOnlyQu
   const maxRows = options.maxRows ?? DEFAULT_LIMITS.maxRows;
   try {
     const statement = db.prepare(sql);
-    const rows = Array.isArray(params)
-      ? statement.iterate(...(params as SQLInputValue[]))
-      : statement.iterate(params as Record<string, SQLInputValue>);
-    const capped = capRows(rows as Iterable<Record<string, SQLInputValue>>, maxRows);
+    // Positional values spread; a named-parameter object goes first, as node:sqlite expects.
+    const bound = (Array.isArray(params) ? params : [params]) as SQLInputValue[];
+    const capped = capRows(statement.iterate(...bound) as Iterable<Record<string, SQLInputValue>>, maxRows);
     // Rows read before maxRows + 1 was reached came before any failure: they stand.
     if (capped.truncated) return { rows: capped.rows, truncated: true };
     // iterate() may have stopped on an error it swallowed; all() throws it.
-    const all = (Array.isArray(params)
-      ? statement.all(...(params as SQLInputValue[]))
-      : statement.all(params as Record<string, SQLInputValue>)) as Record<string, SQLInputValue>[];
+    const all = statement.all(...bound) as Record<string, SQLInputValue>[];
     return { rows: all.slice(0, maxRows), truncated: all.length > maxRows };
   } catch (err) {
     // SQLite's own messages name tables and columns, not host paths.
