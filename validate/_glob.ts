@@ -1,9 +1,10 @@
 // Deny globs over root-relative paths, matched segment by segment: `**` is
 // any number of whole segments, `*` any run of characters within a segment,
-// `?` one character. Matching ignores case, because a deny list that a
+// `?` one character (code point). Matching ignores case, because a deny list that a
 // case-insensitive file system could sidestep protects nothing.
 
 import { quote } from "./_quote.ts";
+import { matchWildcard } from "./wildcard.ts";
 
 /** Tests a root-relative path with `/` separators. */
 export type GlobMatcher = (relativePath: string) => boolean;
@@ -39,33 +40,9 @@ function matchSegments(pattern: readonly string[], pi: number, parts: readonly s
       }
       return false;
     }
-    if (si >= parts.length || !matchSegment(segment, parts[si])) return false;
+    if (si >= parts.length || !matchWildcard(segment, parts[si])) return false;
     pi++;
     si++;
   }
   return si === parts.length;
-}
-
-/** Wildcard match of one segment; linear with one backtrack point. */
-function matchSegment(pattern: string, text: string): boolean {
-  let p = 0;
-  let t = 0;
-  let star = -1;
-  let mark = 0;
-  while (t < text.length) {
-    if (p < pattern.length && (pattern[p] === "?" || pattern[p] === text[t])) {
-      p++;
-      t++;
-    } else if (p < pattern.length && pattern[p] === "*") {
-      star = p++;
-      mark = t;
-    } else if (star !== -1) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.length && pattern[p] === "*") p++;
-  return p === pattern.length;
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { compileGlob, matchesAny } from "./_glob.ts";
 
 const table: [string, string, boolean][] = [
+  ["**/secret?.txt", "a/secret😀.txt", true],
   ["**/.env", ".env", true],
   ["**/.env", "a/b/.env", true],
   ["**/.env", "a/.env/x", false],

@@ -73,3 +73,4 @@ export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetc
 export { assertReadOnlySql, type SqlGuardOptions, UNSAFE_SQL_FUNCTIONS } from "./sql_guard.ts";
 export { sqlIdentifier, SqlLexError, type SqlToken, type SqlTokenKind, tokenizeSql } from "./sql_tokens.ts";
 export { type HostLookup, UrlPolicy, type UrlPolicyOptions } from "./url_policy.ts";
+export { matchWildcard } from "./wildcard.ts";

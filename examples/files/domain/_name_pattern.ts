@@ -1,8 +1,8 @@
 // The search pattern: matched against entry names, without regard to case.
 // With `*` or `?` it is a glob over the whole name; without, a substring.
-// Matching is linear with one backtrack point, so no pattern is slow.
+// Matching is validate's matchWildcard: linear, over code points.
 
-import { PolicyError } from "@forge/toolkit/validate";
+import { matchWildcard, PolicyError } from "@forge/toolkit/validate";
 import { quote } from "./_quote.ts";
 
 /** The longest pattern accepted, in characters. */
@@ -27,30 +27,5 @@ export function compileNamePattern(pattern: string): (name: string) => boolean {
   }
   const lower = pattern.toLowerCase();
   if (!lower.includes("*") && !lower.includes("?")) return (name) => name.toLowerCase().includes(lower);
-  const glob = [...lower];
-  return (name) => globMatch(glob, [...name.toLowerCase()]);
-}
-
-// Over code points, so `?` is one character even outside the BMP.
-function globMatch(pattern: readonly string[], text: readonly string[]): boolean {
-  let p = 0;
-  let t = 0;
-  let star = -1;
-  let mark = 0;
-  while (t < text.length) {
-    if (p < pattern.length && (pattern[p] === "?" || pattern[p] === text[t])) {
-      p++;
-      t++;
-    } else if (p < pattern.length && pattern[p] === "*") {
-      star = p++;
-      mark = t;
-    } else if (star !== -1) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.length && pattern[p] === "*") p++;
-  return p === pattern.length;
+  return (name) => matchWildcard(lower, name.toLowerCase());
 }
