@@ -33,8 +33,59 @@ export type Outcome =
   | { kind: "error"; error: RpcError }
   | { kind: "none" };
 
-/** Runs one call to its outcome. */
-export async function runCall(input: CallInput): Promise<Outcome> {
+/**
+ * Runs one call to its outcome. A plain tool (no middleware, no patterns, not
+ * a probe) skips the general chain: a handler that returns without a promise
+ * is answered in the same turn, and a promise is raced once against the
+ * call's abort. The promise chain of the general path cost more than the rest
+ * of such a call. Middleware, patterns and probes go through
+ * {@linkcode runCallAsync}; the outcomes are the same either way.
+ */
+export function runCall(input: CallInput): Outcome | Promise<Outcome> {
+  const { entry } = input;
+  if (input.middleware.length > 0 || entry.patterns || input.meta[PROBE_META_KEY] === true) return runCallAsync(input);
+  let value: ToolResult | Promise<ToolResult>;
+  try {
+    value = entry.handler(requestOf(input));
+  } catch (err) {
+    if (err instanceof ToolError) return { kind: "result", result: error(err.message) };
+    return failure(input, err);
+  }
+  if (!isThenable(value)) return resultOutcome(input, value);
+  return untilAborted(value, input.call).then(
+    (result) => resultOutcome(input, result),
+    (err) =>
+      input.call.cause === undefined && err instanceof ToolError
+        ? { kind: "result", result: error(err.message) }
+        : failure(input, err),
+  );
+}
+
+function resultOutcome(input: CallInput, result: ToolResult): Outcome {
+  try {
+    return { kind: "result", result: checkResult(input.entry, result) };
+  } catch (err) {
+    return failure(input, err);
+  }
+}
+
+function isThenable(value: unknown): value is Promise<ToolResult> {
+  return typeof (value as Promise<unknown> | null)?.then === "function";
+}
+
+function requestOf(input: CallInput): ToolRequest {
+  return {
+    name: input.entry.tool.name,
+    arguments: input.args,
+    signal: input.call.controller.signal,
+    meta: input.meta,
+    client: input.client,
+    progress: input.progress,
+  };
+}
+
+/** The general path: patterns, probes and middleware. */
+async function runCallAsync(input: CallInput): Promise<Outcome> {
   const { entry, call } = input;
   const signal = call.controller.signal;
   try {
@@ -49,18 +100,10 @@ export async function runCall(input: CallInput): Promise<Outcome> {
         patternProblem = err.message;
       }
     }
-    const request: ToolRequest = {
-      name: entry.tool.name,
-      arguments: input.args,
-      signal,
-      meta: input.meta,
-      client: input.client,
-      progress: input.progress,
-    };
     const core = async (): Promise<ToolResult> => {
       if (patternProblem !== undefined) return error(patternProblem);
       if (probe) return probeResult(patterns);
-      const handled = domainErrorsAsResults(() => entry.handler(request));
+      const handled = domainErrorsAsResults(() => entry.handler(requestOf(input)));
       // Without middleware the outer race below is the only one needed.
       return input.middleware.length === 0 ? await handled : await untilAborted(handled, call);
     };

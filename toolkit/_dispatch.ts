@@ -2,7 +2,7 @@
 // encodes the replies. Quick methods answer synchronously; tools/call runs
 // through _call.ts and answers when it settles, in whatever order calls end.
 
-import { runCall } from "./_call.ts";
+import { type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
 import {
   BATCH_VERSION,
@@ -271,7 +271,7 @@ export class Dispatcher {
     const progress = typeof token === "string" || typeof token === "number"
       ? this.#progress(token, key, call)
       : noProgress;
-    const settled = runCall({
+    const outcome = runCall({
       entry,
       args: args as Record<string, unknown>,
       meta,
@@ -281,14 +281,19 @@ export class Dispatcher {
       middleware: this.#options.middleware,
       progress,
       log: this.#options.log,
-    }).then((outcome) => {
-      this.#calls.close(call);
-      if (outcome.kind === "none") return undefined;
-      if (outcome.kind === "error") return encodeError(id, outcome.error);
-      return this.#encodeToolResult(id, outcome.result, modern);
     });
+    // A synchronous tool's outcome is ready now: answer in this turn.
+    if (!(outcome instanceof Promise)) return this.#finish(call, id, outcome, modern);
+    const settled = outcome.then((done) => this.#finish(call, id, done, modern));
     call.settled = settled;
     return settled;
+  }
+
+  #finish(call: Call, id: Id, outcome: Outcome, modern: boolean): string | undefined {
+    this.#calls.close(call);
+    if (outcome.kind === "none") return undefined;
+    if (outcome.kind === "error") return encodeError(id, outcome.error);
+    return this.#encodeToolResult(id, outcome.result, modern);
   }
 
   #encodeToolResult(id: Id, result: ToolResult, modern: boolean): string {

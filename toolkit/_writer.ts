@@ -1,9 +1,14 @@
 // The one serialized writer to stdout. Messages queue as strings; whatever
 // queues while a write is in flight goes out in the next write, so a burst of
-// replies costs one syscall, not one each. The reader checks `congested` and
+// replies costs one syscall, not one each. The first write of a burst waits
+// a few microtask hops: the calls of one read finish within a hop or two of
+// each other, so they share it too. The reader checks `congested` and
 // waits on `drain()` so a client that stops reading cannot grow our memory.
 
 const encoder = new TextEncoder();
+// How many microtask hops the first write of a burst waits for more replies
+// (measured: 1 to 32 gather the same; each hop costs well under a microsecond).
+const GATHER_HOPS = 4;
 
 /** Where frames go: `Deno.stdout`, or an in-memory pipe in tests. */
 export interface ByteWriter {
@@ -55,6 +60,8 @@ export class FrameWriter {
   async #pump(): Promise<void> {
     this.#writing = true;
     try {
+      // No timer: a macrotask would add a loop turn to every reply's latency.
+      for (let hop = 0; hop < GATHER_HOPS; hop++) await null;
       while (this.#queue.length > 0) {
         const batch = this.#queue.length === 1 ? this.#queue[0] + "\n" : this.#queue.join("\n") + "\n";
         this.#queue = [];

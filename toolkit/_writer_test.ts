@@ -4,20 +4,40 @@ import { FrameWriter } from "./_writer.ts";
 Deno.test("FrameWriter batches frames queued during a write into the next write", async () => {
   const writes: string[] = [];
   const gate = Promise.withResolvers<void>();
+  const started = Promise.withResolvers<void>();
   const out = {
     async write(bytes: Uint8Array) {
       writes.push(new TextDecoder().decode(bytes));
-      if (writes.length === 1) await gate.promise;
+      if (writes.length === 1) (started.resolve(), await gate.promise);
       return bytes.length;
     },
   };
   const writer = new FrameWriter(out, 1 << 20, () => {});
   writer.send("a");
+  await started.promise;
   writer.send("b");
   writer.send("c");
   gate.resolve();
   await writer.idle();
   assert.deepEqual(writes, ["a\n", "b\nc\n"]);
+});
+
+Deno.test("FrameWriter gathers frames sent within a few microtask hops into one write", async () => {
+  const writes: string[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (writes.push(new TextDecoder().decode(b)), Promise.resolve(b.length)) },
+    1 << 20,
+    () => {},
+  );
+  // Like the calls of one read: each finishes a hop or two after the previous one.
+  writer.send("a");
+  await null;
+  writer.send("b");
+  await null;
+  await null;
+  writer.send("c");
+  await writer.idle();
+  assert.deepEqual(writes, ["a\nb\nc\n"]);
 });
 
 Deno.test("FrameWriter finishes partial writes", async () => {
