@@ -1,4 +1,4 @@
-import { BlockList, isIPv4, isIPv6 } from "node:net";
+import { inPrefix, ipv4Bytes, ipv6Bytes, isIPv4 } from "../validate/_ip.ts";
 import { BLOCKED_IPV4_RANGES, BLOCKED_IPV6_ADDRESSES } from "../validate/address.ts";
 import type { Policy } from "../validate/policy.ts";
 
@@ -80,9 +80,8 @@ function denied(privateHosts: readonly string[]): string[] {
   const ranges = BLOCKED_IPV4_RANGES.filter((range) => {
     if (names && !ALWAYS_DENIED.has(range.class)) return false;
     const [base, bits] = range.cidr.split("/");
-    const list = new BlockList();
-    list.addSubnet(base, Number(bits), "ipv4");
-    return !v4.some((ip) => list.check(ip, "ipv4"));
+    const prefix = ipv4Bytes(base)!;
+    return !v4.some((ip) => inPrefix(ipv4Bytes(ip)!, prefix, Number(bits)));
   }).map((range) => range.cidr);
   const addresses = BLOCKED_IPV6_ADDRESSES
     .filter((ip) => !v6.some((allowed) => sameIPv6(allowed, ip)))
@@ -92,10 +91,9 @@ function denied(privateHosts: readonly string[]): string[] {
 }
 
 function sameIPv6(a: string, b: string): boolean {
-  if (!isIPv6(a) || !isIPv6(b)) return false;
-  const list = new BlockList();
-  list.addAddress(a, "ipv6");
-  return list.check(b, "ipv6");
+  const x = ipv6Bytes(a);
+  const y = ipv6Bytes(b);
+  return x !== undefined && y !== undefined && x.every((byte, i) => byte === y[i]);
 }
 
 function sorted(list: readonly string[]): readonly string[] {

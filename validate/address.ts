@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { inPrefix, ipv4Bytes, ipv6Bytes } from "./_ip.ts";
 
 /** Why an address is not a public one. */
 export type AddressClass =
@@ -77,7 +77,7 @@ interface Net {
 
 const V4: Net[] = BLOCKED_IPV4_RANGES.map((r) => {
   const [ip, bits] = r.cidr.split("/");
-  return { bytes: parseIPv4(ip)!, bits: Number(bits), class: r.class };
+  return { bytes: ipv4Bytes(ip)!, bits: Number(bits), class: r.class };
 });
 
 const V6: Net[] = [
@@ -117,9 +117,9 @@ const V6: Net[] = [
  * ```
  */
 export function classifyAddress(address: string): AddressClass | undefined {
-  const v4 = parseIPv4(address);
+  const v4 = ipv4Bytes(address);
   if (v4) return match(V4, v4);
-  const bytes = parseIPv6(address);
+  const bytes = ipv6Bytes(address);
   if (!bytes) {
     throw new TypeError(`Cannot classify address: ${JSON.stringify(address.slice(0, 64))} is not an IP address`);
   }
@@ -148,47 +148,6 @@ function match(nets: readonly Net[], bytes: number[]): AddressClass | undefined 
   return undefined;
 }
 
-function inPrefix(bytes: number[], prefix: number[], bits: number): boolean {
-  for (let i = 0; i < bytes.length && bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((bytes[i] & mask) !== (prefix[i] & mask)) return false;
-  }
-  return true;
-}
-
-function parseIPv4(text: string): number[] | undefined {
-  if (!isIPv4(text)) return undefined;
-  return text.split(".").map(Number);
-}
-
-/** Sixteen bytes of a valid IPv6 address (a zone index is dropped). */
-function parseIPv6(text: string): number[] | undefined {
-  const address = text.split("%")[0];
-  if (!isIPv6(address)) return undefined;
-  let groups: string[];
-  const tail: number[] = [];
-  let body = address;
-  const lastColon = body.lastIndexOf(":");
-  if (body.includes(".", lastColon)) {
-    tail.push(...parseIPv4(body.slice(lastColon + 1))!);
-    body = `${body.slice(0, lastColon + 1)}0:0`;
-  }
-  const [head, rest] = body.split("::");
-  if (rest === undefined) {
-    groups = head.split(":");
-  } else {
-    const left = head === "" ? [] : head.split(":");
-    const right = rest === "" ? [] : rest.split(":");
-    groups = [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
-  }
-  const bytes = groups.flatMap((g) => {
-    const n = parseInt(g, 16);
-    return [n >> 8, n & 0xff];
-  });
-  if (tail.length === 4) bytes.splice(12, 4, ...tail);
-  return bytes;
-}
-
 function v6(text: string): number[] {
-  return parseIPv6(text)!;
+  return ipv6Bytes(text)!;
 }
