@@ -228,8 +228,20 @@ export class ServerProcess {
 
   /** The child's resident set size in KiB (VmRSS of /proc/<pid>/status); undefined where unreadable. */
   async rssKiB(): Promise<number | undefined> {
-    const match = (await this.#procFile("status"))?.match(/^VmRSS:\s+(\d+)\s+kB$/m);
-    return match ? Number(match[1]) : undefined;
+    return (await this.memoryKiB())?.rss;
+  }
+
+  /**
+   * VmRSS and its anonymous part (RssAnon: the heap and everything else the
+   * process allocated, as opposed to pages of mapped files such as the deno
+   * executable's code) in KiB; undefined where unreadable.
+   */
+  async memoryKiB(): Promise<{ rss: number; anon: number | undefined } | undefined> {
+    const status = await this.#procFile("status");
+    const rss = status?.match(/^VmRSS:\s+(\d+)\s+kB$/m);
+    if (!rss) return undefined;
+    const anon = status?.match(/^RssAnon:\s+(\d+)\s+kB$/m);
+    return { rss: Number(rss[1]), anon: anon ? Number(anon[1]) : undefined };
   }
 
   /**

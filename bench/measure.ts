@@ -250,21 +250,28 @@ export async function rssAfter(
   first: number,
   second: number,
   window: number,
-): Promise<{ first: Cell; second: Cell }> {
+): Promise<{ first: Cell; second: Cell; firstAnon: Cell; secondAnon: Cell }> {
   const server = await start(env, spec);
   try {
     const check = (m: Message) => echoed(m, "hi");
-    const sample = async (calls: number): Promise<Cell> => {
+    const sample = async (calls: number): Promise<{ rss: Cell; anon: Cell }> => {
       const run = await server.pipeline(calls, window, (id) => echoLine(id, "hi"), check, env.timeoutMs);
-      if (run.stopped || run.bad > 0) return { failed: run.stopped ?? `${run.bad} wrong answers` };
+      if (run.stopped || run.bad > 0) {
+        const failed: Cell = { failed: run.stopped ?? `${run.bad} wrong answers` };
+        return { rss: failed, anon: failed };
+      }
       // Let the server go idle (timers, GC) before reading its RSS.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const rss = await server.rssKiB();
-      return rss === undefined ? { failed: "RSS unreadable" } : { value: rss };
+      const memory = await server.memoryKiB();
+      if (memory === undefined) return { rss: { failed: "RSS unreadable" }, anon: { failed: "RSS unreadable" } };
+      return {
+        rss: { value: memory.rss },
+        anon: memory.anon === undefined ? { failed: "RssAnon unreadable" } : { value: memory.anon },
+      };
     };
-    const firstCell = await sample(first);
-    const secondCell = "failed" in firstCell ? firstCell : await sample(second - first);
-    return { first: firstCell, second: secondCell };
+    const a = await sample(first);
+    const b = "failed" in a.rss ? a : await sample(second - first);
+    return { first: a.rss, second: b.rss, firstAnon: a.anon, secondAnon: b.anon };
   } finally {
     await server.close();
   }
