@@ -45,14 +45,17 @@ export function runCall(input: CallInput): Outcome | Promise<Outcome> {
   const { entry } = input;
   if (input.middleware.length > 0 || entry.patterns || input.meta[PROBE_META_KEY] === true) return runCallAsync(input);
   let value: ToolResult | Promise<ToolResult>;
+  let pending: boolean;
   try {
     value = entry.handler(requestOf(input));
+    // Inside the try: a `then` getter can throw too.
+    pending = isThenable(value);
   } catch (err) {
     if (err instanceof ToolError) return { kind: "result", result: error(err.message) };
     return failure(input, err);
   }
-  if (!isThenable(value)) return resultOutcome(input, value);
-  return untilAborted(value, input.call).then(
+  if (!pending) return resultOutcome(input, value as ToolResult);
+  return untilAborted(value as Promise<ToolResult>, input.call).then(
     (result) => resultOutcome(input, result),
     (err) =>
       input.call.cause === undefined && err instanceof ToolError

@@ -45,6 +45,15 @@ Deno.test("runCall() answers a synchronous handler in the same turn, without a p
   }));
   assert.ok(!(bug instanceof Promise) && bug.kind === "error");
   assert.match(bug.error.message, /^Internal error \(ref [0-9a-z-]+\)$/);
+  // A result whose `then` getter throws is a failure of the call, never an exception out of runCall.
+  const hostile = () =>
+    ({
+      get then() {
+        throw new Error("getter");
+      },
+    }) as unknown as ToolResult;
+  const trap = runCall(input(table, hostile));
+  assert.ok(!(trap instanceof Promise) && trap.kind === "error");
   const noContent = runCall(input(table, () => ({}) as ToolResult));
   assert.ok(!(noContent instanceof Promise) && noContent.kind === "error");
   table.dispose();

@@ -64,8 +64,6 @@ export class Dispatcher {
   readonly #listens = new Map<Id, Id>();
   #legacyVersion: string | undefined;
   #legacyClient = { name: "", version: "" };
-  /** What a legacy-era handler sees as `client`: one frozen object per initialize, not one per call. */
-  #legacyClientInfo: ClientInfo | undefined;
   #accepting = true;
 
   constructor(server: Server, send: (frame: string) => void, options: DispatchOptions) {
@@ -219,7 +217,6 @@ export class Dispatcher {
     const version = negotiateLegacy(params?.protocolVersion);
     this.#legacyVersion = version;
     this.#legacyClient = implementation(params?.clientInfo);
-    this.#legacyClientInfo = undefined;
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: { tools: { listChanged: true } },
@@ -269,10 +266,7 @@ export class Dispatcher {
     const modern = envelope.era === "modern";
     const client: ClientInfo = modern
       ? { ...envelope.client, protocolVersion: MODERN_VERSION }
-      : (this.#legacyClientInfo ??= Object.freeze({
-        ...this.#legacyClient,
-        protocolVersion: this.#legacyVersion ?? LEGACY_VERSIONS[0],
-      }));
+      : { ...this.#legacyClient, protocolVersion: this.#legacyVersion ?? LEGACY_VERSIONS[0] };
     const token = meta.progressToken;
     const progress = typeof token === "string" || typeof token === "number"
       ? this.#progress(token, key, call)

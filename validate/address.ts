@@ -119,7 +119,8 @@ const V6: Net[] = [
 export function classifyAddress(address: string): AddressClass | undefined {
   const v4 = ipv4Bytes(address);
   if (v4) return match(V4, v4);
-  const bytes = ipv6Bytes(address);
+  // A zone index (`fe80::1%eth0`) says which interface, not which address.
+  const bytes = ipv6Bytes(address.split("%")[0]);
   if (!bytes) {
     throw new TypeError(`Cannot classify address: ${JSON.stringify(address.slice(0, 64))} is not an IP address`);
   }

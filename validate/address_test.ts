@@ -40,6 +40,8 @@ const table: [string, AddressClass | undefined][] = [
   ["fd00:ec2::254", "cloud-metadata"],
   ["fe80::1", "link-local"],
   ["fe80::1%eth0", "link-local"],
+  ["fe80::1%eth_0", "link-local"],
+  ["fe80::1%", "link-local"],
   ["ff02::1", "multicast"],
   ["100::1", "reserved"],
   ["4000::1", "reserved"],

@@ -2,7 +2,8 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { capRows } from "./limits.ts";
 import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
-import { assertReadOnlySql } from "./sql_guard.ts";
+import { readOnlyStatement } from "./sql_guard.ts";
+import type { SqlToken } from "./sql_tokens.ts";
 
 /** Options of {@linkcode queryReadOnly}. */
 export interface ReadOnlyQueryOptions {
@@ -38,12 +39,14 @@ export interface ReadOnlyQueryResult {
  * `{ readOnly: true }` too: the guard is one layer, the read-only handle the
  * other.
  *
- * A result that was not cut is read a second time with `all()` before it is
- * returned: in Deno 2.9.6, node:sqlite's `iterate()` ends as if the rows were
- * done when SQLite fails mid-query (malformed JSON, a blob too big, a locked
- * database…), and a failure must never look like a shorter, complete result.
- * The second read sees no more than `maxRows` rows (the first saw at most
- * that many); the cost is that a query whose rows all fit runs twice.
+ * A result that was not cut is confirmed before it is returned: in Deno
+ * 2.9.6, node:sqlite's `iterate()` ends as if the rows were done when SQLite
+ * fails mid-query (malformed JSON, a blob too big, a locked database…), and
+ * a failure must never look like a shorter, complete result. The statement
+ * runs again through `all()`, which throws, wrapped as
+ * `SELECT * FROM (…) LIMIT maxRows + 1` so that the second run is capped
+ * too, even when it would return more rows than the first (another writer
+ * in between, `random()`). The cost: a query whose rows all fit runs twice.
  *
  * @param db An open node:sqlite database, ideally read-only.
  * @param sql One read-only statement.
@@ -67,7 +70,7 @@ export interface ReadOnlyQueryResult {
  * ```
  */
 export function queryReadOnly(db: DatabaseSync, sql: string, options: ReadOnlyQueryOptions = {}): ReadOnlyQueryResult {
-  assertReadOnlySql(sql, { maxLength: options.maxLength });
+  const tokens = readOnlyStatement(sql, { maxLength: options.maxLength });
   const params = options.params ?? [];
   const maxRows = options.maxRows ?? DEFAULT_LIMITS.maxRows;
   try {
@@ -78,11 +81,25 @@ export function queryReadOnly(db: DatabaseSync, sql: string, options: ReadOnlyQu
     // Rows read before maxRows + 1 was reached came before any failure: they stand.
     if (capped.truncated) return { rows: capped.rows, truncated: true };
     // iterate() may have stopped on an error it swallowed; all() throws it.
-    const all = statement.all(...bound) as Record<string, SQLInputValue>[];
-    return { rows: all.slice(0, maxRows), truncated: all.length > maxRows };
+    db.prepare(confirming(sql, tokens, maxRows)).all(...bound);
+    return { rows: capped.rows, truncated: false };
   } catch (err) {
     // SQLite's own messages name tables and columns, not host paths.
     const message = err instanceof Error ? err.message.split("\n")[0].slice(0, 200) : "query failed";
     throw new PolicyError("sql", `Cannot run query: ${message}`, { cause: err });
   }
+}
+
+/**
+ * The statement again, capped at `maxRows + 1` rows. A PRAGMA or EXPLAIN
+ * cannot be a subquery, and its output is bounded by the schema or the
+ * statement itself, so it runs as it is.
+ */
+function confirming(sql: string, tokens: readonly SqlToken[], maxRows: number): string {
+  const head = tokens[0].text.toUpperCase();
+  if (head === "PRAGMA" || head === "EXPLAIN") return sql;
+  const last = tokens[tokens.length - 1];
+  // The statement's own text: no trailing `;`, and line breaks so that a trailing `--` comment ends.
+  const text = sql.slice(tokens[0].start, last.start + last.text.length);
+  return `SELECT * FROM (\n${text}\n) LIMIT ${maxRows + 1}`;
 }

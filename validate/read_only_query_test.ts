@@ -82,3 +82,36 @@ Deno.test("queryReadOnly() turns a failure mid-query into a refusal instead of a
     db.close();
   }
 });
+
+Deno.test("queryReadOnly() caps the confirming read too, when a second run would return far more rows", () => {
+  const db = new DatabaseSync(":memory:");
+  try {
+    // Three rows on the first run, 300,000 on any later one: like a writer in between, or random().
+    let runs = 0;
+    let produced = 0;
+    db.function("bound", () => (runs++ === 0 ? 3 : 300_000));
+    db.function("tick", (x) => (produced++, x));
+    const sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < (SELECT bound())) " +
+      "SELECT tick(x) AS x FROM c";
+    const result = queryReadOnly(db, sql, { maxRows: 5 });
+    assert.deepEqual(result.rows.map((row) => row.x), [1, 2, 3]);
+    assert.equal(result.truncated, false);
+    assert.ok(produced <= 3 + 6, `the confirming read produced ${produced - 3} rows`);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("queryReadOnly() confirms statements with a trailing ; or comment, PRAGMAs and EXPLAIN", () => {
+  const db = memory();
+  try {
+    assert.equal(queryReadOnly(db, "SELECT n FROM t; -- the end").rows.length, 3);
+    assert.equal(queryReadOnly(db, "SELECT n FROM t -- no newline after this").rows.length, 3);
+    assert.equal(queryReadOnly(db, "/* lead */ WITH a AS (SELECT n FROM t) SELECT * FROM a ;").rows.length, 3);
+    assert.equal(queryReadOnly(db, "PRAGMA table_info(t)").rows.length, 2);
+    assert.ok(queryReadOnly(db, "EXPLAIN QUERY PLAN SELECT * FROM t WHERE n = ?", { params: [1] }).rows.length > 0);
+    assert.equal(queryReadOnly(db, "SELECT s FROM t WHERE n = :n", { params: { n: 2 } }).rows[0].s, "b");
+  } finally {
+    db.close();
+  }
+});

@@ -103,6 +103,11 @@ const PRAGMAS_BARE = new Set(["user_version", "application_id"]);
  * ```
  */
 export function assertReadOnlySql(sql: string, options: SqlGuardOptions = {}): void {
+  readOnlyStatement(sql, options);
+}
+
+/** {@linkcode assertReadOnlySql}, returning the statement's tokens (without the trailing `;`). */
+export function readOnlyStatement(sql: string, options: SqlGuardOptions = {}): SqlToken[] {
   const max = options.maxLength ?? DEFAULT_LIMITS.maxSqlLength;
   if (typeof sql !== "string") refuse("the SQL must be a string");
   if (sql.length > max) refuse(`the SQL is longer than ${max} characters`);
@@ -119,7 +124,10 @@ export function assertReadOnlySql(sql: string, options: SqlGuardOptions = {}): v
   if (statements.length > 1) refuse(`exactly one statement is allowed, found ${statements.length}`);
   const statement = statements[0];
   const first = upper(statement[0]);
-  if (first === "PRAGMA") return checkPragma(statement);
+  if (first === "PRAGMA") {
+    checkPragma(statement);
+    return statement;
+  }
   let body = statement;
   if (first === "EXPLAIN") {
     body = statement.slice(upper(statement[1]) === "QUERY" && upper(statement[2]) === "PLAN" ? 3 : 1);
@@ -129,13 +137,19 @@ export function assertReadOnlySql(sql: string, options: SqlGuardOptions = {}): v
     refuse(`only SELECT, WITH … SELECT and EXPLAIN are allowed, not ${quote(body[0]?.text ?? "nothing", 32)}`);
   }
   body.forEach((token, i) => checkToken(token, body[i + 1]));
+  return statement;
 }
 
 function checkToken(token: SqlToken, next: SqlToken | undefined): void {
-  if (token.kind !== "word" && token.kind !== "quoted") return;
+  if (token.kind !== "word" && token.kind !== "quoted" && token.kind !== "string") return;
   // A quoted identifier never starts a statement, but SQLite accepts one as a
   // function or table-valued function name: "load_extension"('x') runs it.
-  const name = (sqlIdentifier(token) ?? "").toLowerCase();
+  // For compatibility SQLite also takes a string literal as a table name
+  // (`FROM 'pragma_database_list'`), so strings that spell a refused name are
+  // refused too, wherever they stand: one false positive is cheaper than
+  // following SQLite's grammar into every place a table name may go.
+  const name = (token.kind === "string" ? token.text.slice(1, -1).replaceAll("''", "'") : sqlIdentifier(token) ?? "")
+    .toLowerCase();
   const word = token.text.toUpperCase();
   // replace(x, y, z) is a string function, not the REPLACE statement.
   if (token.kind === "word" && WRITES.has(word) && !(word === "REPLACE" && next?.text === "(")) {

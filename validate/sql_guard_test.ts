@@ -81,6 +81,11 @@ const refused: [string, string][] = [
   ['SELECT * FROM main."pragma_database_list"', '"pragma_database_list" is not a read-only schema PRAGMA'],
   ["SELECT * FROM [pragma_function_list]", '"pragma_function_list" is not a read-only schema PRAGMA'],
   [`SELECT * FROM "fsdir"('/')`, '"fsdir" is not allowed'],
+  // SQLite takes a string literal as a table name in FROM.
+  ["SELECT * FROM 'pragma_database_list'", '"pragma_database_list" is not a read-only schema PRAGMA'],
+  ["SELECT * FROM main.'pragma_compile_options'", '"pragma_compile_options" is not a read-only schema PRAGMA'],
+  ["SELECT * FROM 'sqlite_dbpage'('main')", '"sqlite_dbpage" is not allowed'],
+  ["SELECT * FROM 'Load_Extension'", '"load_extension" is not allowed'],
   ["SELECT readfile('/etc/passwd')", '"readfile" is not allowed'],
   ["SELECT writefile('/tmp/x', 'y')", '"writefile" is not allowed'],
   ["SELECT * FROM fsdir('/')", '"fsdir" is not allowed'],

@@ -16,6 +16,8 @@ export interface SqlToken {
   kind: SqlTokenKind;
   /** Its source text, quotes included. */
   text: string;
+  /** Where it starts in the SQL (a UTF-16 offset). */
+  start: number;
 }
 
 /**
@@ -70,6 +72,7 @@ export function tokenizeSql(sql: string): SqlToken[] {
   let i = 0;
   const n = sql.length;
   while (i < n) {
+    const at = i;
     const c = sql[i];
     const next = sql[i + 1];
     if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f") {
@@ -82,39 +85,37 @@ export function tokenizeSql(sql: string): SqlToken[] {
       i = end + 2;
     } else if (c === "'") {
       const end = closing(sql, i, "'", "the string literal is not closed");
-      tokens.push({ kind: "string", text: sql.slice(i, end) });
+      tokens.push({ kind: "string", text: sql.slice(i, end), start: at });
       i = end;
     } else if ((c === "x" || c === "X") && next === "'") {
       const end = closing(sql, i + 1, "'", "the blob literal is not closed");
-      tokens.push({ kind: "blob", text: sql.slice(i, end) });
+      tokens.push({ kind: "blob", text: sql.slice(i, end), start: at });
       i = end;
     } else if (c === '"' || c === "`") {
       const end = closing(sql, i, c, "the quoted identifier is not closed");
-      tokens.push({ kind: "quoted", text: sql.slice(i, end) });
+      tokens.push({ kind: "quoted", text: sql.slice(i, end), start: at });
       i = end;
     } else if (c === "[") {
       const end = sql.indexOf("]", i + 1);
       if (end === -1) throw new SqlLexError("the bracketed identifier is not closed");
-      tokens.push({ kind: "quoted", text: sql.slice(i, end + 1) });
+      tokens.push({ kind: "quoted", text: sql.slice(i, end + 1), start: at });
       i = end + 1;
     } else if (c === ";") {
-      tokens.push({ kind: "semicolon", text: c });
+      tokens.push({ kind: "semicolon", text: c, start: at });
       i++;
     } else if (isDigit(c) || (c === "." && isDigit(next))) {
-      const start = i;
       while (i < n && (isWordChar(sql[i]) || sql[i] === ".")) i++;
-      tokens.push({ kind: "number", text: sql.slice(start, i) });
+      tokens.push({ kind: "number", text: sql.slice(at, i), start: at });
     } else if (c === "?" || c === ":" || c === "@" || c === "$") {
-      const start = i++;
+      i++;
       while (i < n && isWordChar(sql[i])) i++;
-      if (c !== "?" && i === start + 1) throw new SqlLexError(`a parameter name is missing after ${JSON.stringify(c)}`);
-      tokens.push({ kind: "param", text: sql.slice(start, i) });
+      if (c !== "?" && i === at + 1) throw new SqlLexError(`a parameter name is missing after ${JSON.stringify(c)}`);
+      tokens.push({ kind: "param", text: sql.slice(at, i), start: at });
     } else if (isWordStart(c)) {
-      const start = i;
       while (i < n && (isWordChar(sql[i]) || sql[i] === "$")) i++;
-      tokens.push({ kind: "word", text: sql.slice(start, i) });
+      tokens.push({ kind: "word", text: sql.slice(at, i), start: at });
     } else if (OPS.includes(c)) {
-      tokens.push({ kind: "op", text: c });
+      tokens.push({ kind: "op", text: c, start: at });
       i++;
     } else {
       const shown = c.charCodeAt(0) < 0x20 ? `U+${c.charCodeAt(0).toString(16).padStart(4, "0")}` : JSON.stringify(c);

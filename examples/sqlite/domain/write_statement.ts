@@ -63,8 +63,10 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
       const reason = REFUSED_WORDS.get(token.text.toUpperCase());
       if (reason) refuse(reason);
     }
-    // A quoted name calls the same function or table as a bare one: `"load_extension"(…)`.
-    const name = sqlIdentifier(token)?.toLowerCase() ?? "";
+    // A quoted name calls the same function or table as a bare one: `"load_extension"(…)`; and SQLite
+    // takes a string literal as a table name (`FROM 'pragma_database_list'`).
+    const literal = token.kind === "string" ? token.text.slice(1, -1).replaceAll("''", "'") : undefined;
+    const name = (literal ?? sqlIdentifier(token))?.toLowerCase() ?? "";
     if (UNSAFE_SQL_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quoted(name)} is not allowed`);
   }
   const at = verbIndex(statement);

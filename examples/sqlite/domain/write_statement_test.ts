@@ -57,6 +57,7 @@ Deno.test("classifyWrite() refuses what a write may never do, each with its reas
     ["INSERT INTO t SELECT * FROM pragma_database_list", /"pragma_database_list" is not allowed/],
     ['INSERT INTO t SELECT file FROM "pragma_database_list"', /"pragma_database_list" is not allowed/],
     ["INSERT INTO t VALUES ([load_extension]('x'))", /"load_extension" is not allowed/],
+    ["INSERT INTO t SELECT file FROM 'pragma_database_list'", /"pragma_database_list" is not allowed/],
     ["INSERT INTO t VALUES (1) RETURNING id", /RETURNING is not supported/],
     ["BEGIN", /transactions are not allowed/],
     ["COMMIT", /transactions are not allowed/],
