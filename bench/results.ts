@@ -165,15 +165,21 @@ export function collectTargets(m: Measured, figures: readonly Figure[]): Target[
   const first = valueOf(get("anonFirst", "toolkit"));
   const second = valueOf(get("anonSecond", "toolkit"));
   const anonMiB = first === undefined || second === undefined ? undefined : second - first;
-  const anon = anonMiB === undefined ? "" : `; anonymous memory ${anonMiB >= 0 ? "+" : ""}${anonMiB.toFixed(1)} MiB`;
+  const anon = anonMiB === undefined ? "" : `; anonymous memory ${signed(anonMiB)} MiB`;
   const rssName = `RSS after ${m.plan.rssSecond} calls within 10 % of RSS after ${m.plan.rssFirst}`;
   targets.push(
     toolkitGrowth === undefined ? { name: rssName, measured: "not measured", pass: undefined } : {
       name: rssName,
-      measured: `+${toolkitGrowth.toFixed(1)} %` +
-        (floorGrowth === undefined ? "" : ` (raw floor, for reference: +${floorGrowth.toFixed(1)} %)`) + anon,
+      measured: `${signed(toolkitGrowth)} %` +
+        (floorGrowth === undefined ? "" : ` (raw floor, for reference: ${signed(floorGrowth)} %)`) + anon,
       pass: toolkitGrowth <= 10,
     },
   );
   return targets;
+}
+
+/** `+1.2`, `-0.4`, and `+0.0` rather than `-0.0`. */
+function signed(value: number): string {
+  const text = value.toFixed(1);
+  return text === "-0.0" ? "+0.0" : value >= 0 ? `+${text}` : text;
 }

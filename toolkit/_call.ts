@@ -51,14 +51,14 @@ export function runCall(input: CallInput): Outcome | Promise<Outcome> {
     // Inside the try: a `then` getter can throw too.
     pending = isThenable(value);
   } catch (err) {
-    if (err instanceof ToolError) return { kind: "result", result: error(err.message) };
+    if (isToolError(err)) return { kind: "result", result: error(err.message) };
     return failure(input, err);
   }
   if (!pending) return resultOutcome(input, value as ToolResult);
   return untilAborted(value as Promise<ToolResult>, input.call).then(
     (result) => resultOutcome(input, result),
     (err) =>
-      input.call.cause === undefined && err instanceof ToolError
+      input.call.cause === undefined && isToolError(err)
         ? { kind: "result", result: error(err.message) }
         : failure(input, err),
   );
@@ -99,7 +99,7 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
       try {
         patterns = checkPatterns(await entry.patterns(input.args));
       } catch (err) {
-        if (!(err instanceof ToolError)) throw err;
+        if (!(isToolError(err))) throw err;
         patternProblem = err.message;
       }
     }
@@ -139,7 +139,7 @@ async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>)
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ToolError) return error(err.message);
+    if (isToolError(err)) return error(err.message);
     throw err;
   }
 }
@@ -194,6 +194,24 @@ function checkResult(entry: Entry, result: ToolResult): ToolResult {
 
 let failures = 0;
 
+/** Whether `err` is a ToolError; a hostile value (a Proxy whose traps throw) counts as not. */
+function isToolError(err: unknown): err is ToolError {
+  try {
+    return err instanceof ToolError;
+  } catch {
+    return false;
+  }
+}
+
+/** What to log about a failure; never throws, whatever was thrown (`Object.create(null)`, a hostile Proxy). */
+function describe(err: unknown): string {
+  try {
+    return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  } catch {
+    return "a thrown value that cannot be shown";
+  }
+}
+
 function failure(input: CallInput, err: unknown): Outcome {
   const call = input.call;
   if (call.cause === "cancelled") return { kind: "none" };
@@ -208,7 +226,7 @@ function failure(input: CallInput, err: unknown): Outcome {
     return { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } };
   }
   const ref = `${Date.now().toString(36)}-${(++failures).toString(36)}`;
-  const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  const detail = describe(err);
   input.log(`tool ${input.entry.tool.name} failed (ref ${ref}): ${detail}`);
   return { kind: "error", error: { code: ErrorCode.internalError, message: `Internal error (ref ${ref})` } };
 }

@@ -54,6 +54,25 @@ Deno.test("runCall() answers a synchronous handler in the same turn, without a p
     }) as unknown as ToolResult;
   const trap = runCall(input(table, hostile));
   assert.ok(!(trap instanceof Promise) && trap.kind === "error");
+  // Nor is anything thrown that cannot even be turned into a string.
+  for (
+    const thrown of [
+      Object.create(null),
+      new Proxy({}, {
+        getPrototypeOf: () => {
+          throw new Error("trap");
+        },
+        get: () => {
+          throw new Error("trap");
+        },
+      }),
+    ]
+  ) {
+    const odd = runCall(input(table, () => {
+      throw thrown;
+    }));
+    assert.ok(!(odd instanceof Promise) && odd.kind === "error");
+  }
   const noContent = runCall(input(table, () => ({}) as ToolResult));
   assert.ok(!(noContent instanceof Promise) && noContent.kind === "error");
   table.dispose();
@@ -67,6 +86,14 @@ Deno.test("runCall() settles an async handler: result, ToolError, failure", asyn
   assert.equal(textOf(domain), "not found");
   const bug = await runCall(input(table, () => Promise.reject(new TypeError("boom"))));
   assert.equal(bug.kind, "error");
+  const hostile = new Proxy({}, {
+    getPrototypeOf: () => {
+      throw new Error("trap");
+    },
+  });
+  for (const thrown of [Object.create(null), hostile]) {
+    assert.equal((await runCall(input(table, () => Promise.reject(thrown)))).kind, "error");
+  }
   table.dispose();
 });
 

@@ -101,5 +101,7 @@ function confirming(sql: string, tokens: readonly SqlToken[], maxRows: number): 
   const last = tokens[tokens.length - 1];
   // The statement's own text: no trailing `;`, and line breaks so that a trailing `--` comment ends.
   const text = sql.slice(tokens[0].start, last.start + last.text.length);
-  return `SELECT * FROM (\n${text}\n) LIMIT ${maxRows + 1}`;
+  // LIMIT -1 is no limit: what an unbounded maxRows (Infinity) asked for.
+  const limit = Number.isFinite(maxRows) ? Math.max(0, Math.ceil(maxRows)) + 1 : -1;
+  return `SELECT * FROM (\n${text}\n) LIMIT ${limit}`;
 }

@@ -115,3 +115,14 @@ Deno.test("queryReadOnly() confirms statements with a trailing ; or comment, PRA
     db.close();
   }
 });
+
+Deno.test("queryReadOnly() confirms with any maxRows it accepted before: Infinity, fractions, 0", () => {
+  const db = memory();
+  try {
+    assert.equal(queryReadOnly(db, "SELECT n FROM t", { maxRows: Infinity }).rows.length, 3);
+    assert.equal(queryReadOnly(db, "SELECT n FROM t WHERE n = 1", { maxRows: 1.5 }).rows.length, 1);
+    assert.equal(queryReadOnly(db, "SELECT n FROM t WHERE n = 0", { maxRows: 0 }).rows.length, 0);
+  } finally {
+    db.close();
+  }
+});

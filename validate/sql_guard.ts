@@ -1,7 +1,7 @@
 import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "./_quote.ts";
-import { sqlIdentifier, SqlLexError, type SqlToken, tokenizeSql } from "./sql_tokens.ts";
+import { SqlLexError, sqlNames, type SqlToken, tokenizeSql } from "./sql_tokens.ts";
 
 /** Options of {@linkcode assertReadOnlySql}. */
 export interface SqlGuardOptions {
@@ -136,25 +136,21 @@ export function readOnlyStatement(sql: string, options: SqlGuardOptions = {}): S
   if (head !== "SELECT" && head !== "WITH") {
     refuse(`only SELECT, WITH … SELECT and EXPLAIN are allowed, not ${quote(body[0]?.text ?? "nothing", 32)}`);
   }
-  body.forEach((token, i) => checkToken(token, body[i + 1]));
+  const names = sqlNames(body);
+  body.forEach((_, i) => checkToken(body, i, names[i]?.toLowerCase()));
   return statement;
 }
 
-function checkToken(token: SqlToken, next: SqlToken | undefined): void {
-  if (token.kind !== "word" && token.kind !== "quoted" && token.kind !== "string") return;
-  // A quoted identifier never starts a statement, but SQLite accepts one as a
-  // function or table-valued function name: "load_extension"('x') runs it.
-  // For compatibility SQLite also takes a string literal as a table name
-  // (`FROM 'pragma_database_list'`), so strings that spell a refused name are
-  // refused too, wherever they stand: one false positive is cheaper than
-  // following SQLite's grammar into every place a table name may go.
-  const name = (token.kind === "string" ? token.text.slice(1, -1).replaceAll("''", "'") : sqlIdentifier(token) ?? "")
-    .toLowerCase();
-  const word = token.text.toUpperCase();
+function checkToken(body: readonly SqlToken[], i: number, name: string | undefined): void {
+  const token = body[i];
+  const word = token.kind === "word" ? token.text.toUpperCase() : "";
   // replace(x, y, z) is a string function, not the REPLACE statement.
-  if (token.kind === "word" && WRITES.has(word) && !(word === "REPLACE" && next?.text === "(")) {
+  if (WRITES.has(word) && !(word === "REPLACE" && body[i + 1]?.text === "(")) {
     refuse(`${word} is not allowed in a read-only query`);
   }
+  // Names as SQLite resolves them: "load_extension"('x') and [pragma_database_list] are the bare names, and so is
+  // FROM 'pragma_database_list' (see sqlNames).
+  if (name === undefined) return;
   if (UNSAFE_SQL_FUNCTIONS.has(name)) refuse(`${quote(name)} is not allowed`);
   if (name.startsWith("pragma_") && !PRAGMAS_WITH_ARGUMENT.has(name.slice(7))) {
     refuse(`${quote(name)} is not a read-only schema PRAGMA`);

@@ -45,6 +45,9 @@ const accepted: [string, unknown[] | Record<string, string> | undefined, number]
   ["PRAGMA user_version", undefined, 1],
   ["SELECT name FROM pragma_table_info('items')", undefined, 2],
   ["SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", undefined, 2],
+  // Strings that spell a refused name are only names where a table name goes.
+  ["SELECT 'edit' AS a WHERE 'x' <> 'load_extension'", undefined, 1],
+  ["SELECT 'pragma_database_list' LIKE 'pragma_%' AS a", undefined, 1],
 ];
 
 const refused: [string, string][] = [
@@ -86,6 +89,10 @@ const refused: [string, string][] = [
   ["SELECT * FROM main.'pragma_compile_options'", '"pragma_compile_options" is not a read-only schema PRAGMA'],
   ["SELECT * FROM 'sqlite_dbpage'('main')", '"sqlite_dbpage" is not allowed'],
   ["SELECT * FROM 'Load_Extension'", '"load_extension" is not allowed'],
+  // SQLite reads `$a(…)` as one parameter up to the `)`: what follows must not hide from the guard.
+  ["SELECT $a(') AS v, * FROM pragma_database_list -- '", 'the parameter "$a" is followed by "("'],
+  ["SELECT :a(')x,*FROM/**/pragma_compile_options--'", 'the parameter ":a" is followed by "("'],
+  ["SELECT @a::b", 'the parameter "@a" is followed by ":"'],
   ["SELECT readfile('/etc/passwd')", '"readfile" is not allowed'],
   ["SELECT writefile('/tmp/x', 'y')", '"writefile" is not allowed'],
   ["SELECT * FROM fsdir('/')", '"fsdir" is not allowed'],

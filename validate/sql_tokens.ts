@@ -110,6 +110,11 @@ export function tokenizeSql(sql: string): SqlToken[] {
       i++;
       while (i < n && isWordChar(sql[i])) i++;
       if (c !== "?" && i === at + 1) throw new SqlLexError(`a parameter name is missing after ${JSON.stringify(c)}`);
+      // SQLite reads `$a(…)` up to the `)` and `$a::b` as one parameter (TCL syntax); a lexer that stopped at
+      // the name would misread what follows (`$a(') , * FROM pragma_database_list --'`). Nobody binds those here.
+      if (c !== "?" && (sql[i] === "(" || (sql[i] === ":" && sql[i + 1] === ":"))) {
+        throw new SqlLexError(`the parameter ${JSON.stringify(sql.slice(at, i))} is followed by "${sql[i]}"`);
+      }
       tokens.push({ kind: "param", text: sql.slice(at, i), start: at });
     } else if (isWordStart(c)) {
       while (i < n && (isWordChar(sql[i]) || sql[i] === "$")) i++;
@@ -149,6 +154,68 @@ export function sqlIdentifier(token: SqlToken | undefined): string | undefined {
   const open = token.text[0];
   const inner = token.text.slice(1, -1);
   return open === "[" ? inner : inner.replaceAll(open + open, open);
+}
+
+// Words that end a FROM list at their nesting level.
+const FROM_ENDS = new Set([
+  "WHERE",
+  "GROUP",
+  "HAVING",
+  "ORDER",
+  "LIMIT",
+  "WINDOW",
+  "UNION",
+  "INTERSECT",
+  "EXCEPT",
+  "ON",
+  "USING",
+  "VALUES",
+  "SET",
+  "RETURNING",
+  "SELECT",
+]);
+
+/**
+ * The name each token of one statement stands for, as SQLite resolves it: a
+ * word or quoted identifier unquoted (see {@linkcode sqlIdentifier}), and a
+ * string literal where SQLite also takes one as a table name — its
+ * compatibility quirk: after `FROM`, `JOIN` or `IN`, after `,` or `(` inside
+ * a FROM list, and after `.` — so `FROM 'pragma_database_list'` names the
+ * table while `WHERE action = 'edit'` and `VALUES (1, 'edit')` name nothing.
+ *
+ * @param tokens One statement's tokens, from {@linkcode tokenizeSql}.
+ * @returns One entry per token: the name, or undefined.
+ *
+ * @example
+ * ```ts
+ * import { sqlNames, tokenizeSql } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const names = sqlNames(tokenizeSql("SELECT 'x' FROM t, 'pragma_database_list'"));
+ * assert.deepEqual(names, ["SELECT", undefined, "FROM", "t", undefined, "pragma_database_list"]);
+ * ```
+ */
+export function sqlNames(tokens: readonly SqlToken[]): (string | undefined)[] {
+  // inFrom[d]: whether nesting level d is inside a FROM list.
+  const inFrom: boolean[] = [false];
+  return tokens.map((token, i) => {
+    const before = tokens[i - 1]?.text.toUpperCase();
+    const depth = inFrom.length - 1;
+    let name: string | undefined;
+    if (token.kind !== "string") name = sqlIdentifier(token);
+    else if (
+      before === "FROM" || before === "JOIN" || before === "IN" || before === "." ||
+      (before === "," && inFrom[depth]) || (before === "(" && depth > 0 && inFrom[depth - 1])
+    ) name = token.text.slice(1, -1).replaceAll("''", "'");
+    if (token.text === "(") inFrom.push(false);
+    else if (token.text === ")" && depth > 0) inFrom.pop();
+    else if (token.kind === "word") {
+      const word = token.text.toUpperCase();
+      if (word === "FROM" || word === "JOIN") inFrom[depth] = true;
+      else if (FROM_ENDS.has(word)) inFrom[depth] = false;
+    }
+    return name;
+  });
 }
 
 /** The index just past the closing quote; a doubled quote is an escaped one. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sqlIdentifier, SqlLexError, tokenizeSql } from "./sql_tokens.ts";
+import { sqlIdentifier, SqlLexError, sqlNames, tokenizeSql } from "./sql_tokens.ts";
 
 Deno.test("tokenizeSql() drops comments and keeps literals whole", () => {
   const tokens = tokenizeSql('SELECT \'a;b\' -- x;\n, "c""d" /* ; */ FROM [t;1] WHERE x = ?1 AND y = :y;');
@@ -38,4 +38,45 @@ Deno.test("sqlIdentifier() unquotes the three quoting styles and undoes doubled 
   const names = tokenizeSql('plain "dq""x" [br acket] `bq``y` \'str\' 1 ?').map(sqlIdentifier);
   assert.deepEqual(names, ["plain", 'dq"x', "br acket", "bq`y", undefined, undefined, undefined]);
   assert.equal(sqlIdentifier(undefined), undefined);
+});
+
+Deno.test("tokenizeSql() refuses TCL-style parameters, which SQLite reads past the name", () => {
+  for (const sql of ["SELECT $a(x)", "SELECT :a(') , 1 --'", "SELECT @a::b", "SELECT $a::"]) {
+    assert.throws(() => tokenizeSql(sql), SqlLexError, sql);
+  }
+  assert.deepEqual(tokenizeSql("SELECT $a, :b, @c, ?1, ?").map((t) => t.kind).filter((k) => k === "param").length, 5);
+  assert.deepEqual(tokenizeSql("SELECT :a:b").map((t) => t.text), ["SELECT", ":a", ":b"]);
+});
+
+Deno.test("tokenizeSql() gives each token its start offset", () => {
+  const sql = "SELECT /* c */ 'a''b', x'00', \"q\", [b], `t`, 1.5, :p, w -- end\n;";
+  for (const token of tokenizeSql(sql)) {
+    assert.equal(sql.slice(token.start, token.start + token.text.length), token.text);
+  }
+});
+
+Deno.test("sqlNames() resolves identifiers, and string literals only where SQLite takes them as table names", () => {
+  const cases: [string, string[]][] = [
+    ["SELECT 'a', \"b\" FROM 'c' WHERE y = 'f'", ["SELECT", "b", "FROM", "c", "WHERE", "y"]],
+    ["SELECT * FROM t, 'c' AS x JOIN main.'d' ON 1", [
+      "SELECT",
+      "FROM",
+      "t",
+      "c",
+      "AS",
+      "x",
+      "JOIN",
+      "main",
+      "d",
+      "ON",
+    ]],
+    ["SELECT * FROM ('c')", ["SELECT", "FROM", "c"]],
+    ["SELECT * FROM (SELECT 'a', 'b' FROM t), 'c'", ["SELECT", "FROM", "SELECT", "FROM", "t", "c"]],
+    ["SELECT 1 WHERE 'x' IN 'c'", ["SELECT", "WHERE", "IN", "c"]],
+    ["SELECT f('a', 'b') FROM t WHERE z IN (1, 'g')", ["SELECT", "f", "FROM", "t", "WHERE", "z", "IN"]],
+    ["INSERT INTO t VALUES (1, 'edit'), ('x', 'y')", ["INSERT", "INTO", "t", "VALUES"]],
+  ];
+  for (const [sql, expected] of cases) {
+    assert.deepEqual(sqlNames(tokenizeSql(sql)).filter((n) => n !== undefined), expected, sql);
+  }
 });

@@ -2,6 +2,7 @@ import {
   PolicyError,
   sqlIdentifier,
   SqlLexError,
+  sqlNames,
   type SqlToken,
   tokenizeSql,
   UNSAFE_SQL_FUNCTIONS,
@@ -58,17 +59,17 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
   if (statements.length === 0) refuse("the SQL is empty");
   if (statements.length > 1) refuse(`exactly one statement is allowed, found ${statements.length}`);
   const statement = statements[0];
-  for (const token of statement) {
+  const names = sqlNames(statement);
+  statement.forEach((token, i) => {
     if (token.kind === "word") {
       const reason = REFUSED_WORDS.get(token.text.toUpperCase());
       if (reason) refuse(reason);
     }
-    // A quoted name calls the same function or table as a bare one: `"load_extension"(…)`; and SQLite
-    // takes a string literal as a table name (`FROM 'pragma_database_list'`).
-    const literal = token.kind === "string" ? token.text.slice(1, -1).replaceAll("''", "'") : undefined;
-    const name = (literal ?? sqlIdentifier(token))?.toLowerCase() ?? "";
+    // Names as SQLite resolves them: `"load_extension"(…)` is the bare function, and so is a string literal
+    // where a table name goes (`FROM 'pragma_database_list'`).
+    const name = names[i]?.toLowerCase() ?? "";
     if (UNSAFE_SQL_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quoted(name)} is not allowed`);
-  }
+  });
   const at = verbIndex(statement);
   const verb = upper(statement[at]);
   const patterns = new Set<string>();

@@ -33,6 +33,7 @@ Deno.test("classifyWrite() names the statement class and table of each accepted 
     ["ALTER TABLE users RENAME TO people", "ALTER", ["sql:ddl:people", "sql:ddl:users"]],
     ["ALTER TABLE users RENAME COLUMN name TO full_name", "ALTER", ["sql:ddl:users"]],
     ["INSERT INTO t VALUES ('ATTACH; PRAGMA; VACUUM') -- DROP TABLE x", "INSERT", ["sql:insert:t"]],
+    ["INSERT INTO audit (action, note) VALUES ('edit', 'pragma_x')", "INSERT", ["sql:insert:audit"]],
   ];
   for (const [sql, verb, patterns] of cases) assert.deepEqual(classifyWrite(sql, MAX), { verb, patterns }, sql);
 });
@@ -58,6 +59,7 @@ Deno.test("classifyWrite() refuses what a write may never do, each with its reas
     ['INSERT INTO t SELECT file FROM "pragma_database_list"', /"pragma_database_list" is not allowed/],
     ["INSERT INTO t VALUES ([load_extension]('x'))", /"load_extension" is not allowed/],
     ["INSERT INTO t SELECT file FROM 'pragma_database_list'", /"pragma_database_list" is not allowed/],
+    ["INSERT INTO t SELECT $a(') , file FROM pragma_database_list -- '", /the parameter "\$a" is followed by "\("/],
     ["INSERT INTO t VALUES (1) RETURNING id", /RETURNING is not supported/],
     ["BEGIN", /transactions are not allowed/],
     ["COMMIT", /transactions are not allowed/],
