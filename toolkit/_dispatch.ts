@@ -88,7 +88,7 @@ export class Dispatcher {
       this.#send(this.#oversize(frame));
       return;
     }
-    const msg = decodeFrame(frame.bytes);
+    const msg = decodeFrame(frame.bytes, frame.text);
     this.#deliver(msg.kind === "batch" ? this.#batch(msg.items) : this.#handle(msg));
   }
 

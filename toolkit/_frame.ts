@@ -5,6 +5,7 @@
 
 const LF = 0x0a;
 const CR = 0x0d;
+const ascii = new TextDecoder();
 
 /** How many bytes of an oversize line are kept from its start. */
 export const OVERSIZE_HEAD_BYTES = 4096;
@@ -15,6 +16,12 @@ export const OVERSIZE_TAIL_BYTES = 512;
 export interface LineFrame {
   kind: "line";
   bytes: Uint8Array;
+  /**
+   * The line as text, when it came out of an all-ASCII run of lines that was
+   * decoded at once (one decoder call per read instead of one per line).
+   * Absent otherwise: decode `bytes`.
+   */
+  text?: string;
 }
 
 /** A line that went over the limit; only its size, head and tail remain. */
@@ -50,6 +57,9 @@ export class LineFramer {
   /** Frames every complete line in `chunk`; keeps the rest for later. */
   push(chunk: Uint8Array, sink: FrameSink): void {
     let start = 0;
+    // The complete lines of this chunk as one string, decoded on first need; undefined when they are not all ASCII.
+    let run: string | undefined;
+    let runStart = -1;
     while (start < chunk.length) {
       const nl = chunk.indexOf(LF, start);
       if (nl === -1) {
@@ -57,13 +67,22 @@ export class LineFramer {
         return;
       }
       const piece = chunk.subarray(start, nl);
-      start = nl + 1;
       if (this.#size === 0 && !this.#oversize) {
         if (piece.length <= this.#max) {
-          emitLine(piece, sink);
+          if (runStart === -1) {
+            runStart = start;
+            const end = chunk.lastIndexOf(LF);
+            // A run longer than one message may hold an oversize line: decode nothing ahead for it.
+            run = end - start <= this.#max ? asciiRun(chunk.subarray(start, end)) : undefined;
+          }
+          const line = trimCr(piece);
+          const text = run?.slice(start - runStart, start - runStart + line.length);
+          start = nl + 1;
+          emitTrimmed(line, sink, text);
           continue;
         }
       }
+      start = nl + 1;
       this.#append(piece);
       this.#flush(sink);
     }
@@ -128,9 +147,24 @@ export class LineFramer {
 }
 
 function emitLine(bytes: Uint8Array, sink: FrameSink): void {
-  const line = trimCr(bytes);
+  emitTrimmed(trimCr(bytes), sink);
+}
+
+/** Emits a line whose `\r` is already gone, with its text when known. */
+function emitTrimmed(line: Uint8Array, sink: FrameSink, text?: string): void {
   if (line.length === 0 || isBlank(line)) return;
-  sink({ kind: "line", bytes: line });
+  sink(text === undefined ? { kind: "line", bytes: line } : { kind: "line", bytes: line, text });
+}
+
+/**
+ * `bytes` as a string when every byte is ASCII, else undefined. A decoded
+ * string as long as its bytes with no U+FFFD in it can only come from ASCII:
+ * a multi-byte character decodes to fewer units than its bytes, a bad byte to
+ * U+FFFD.
+ */
+function asciiRun(bytes: Uint8Array): string | undefined {
+  const text = ascii.decode(bytes);
+  return text.length === bytes.length && !text.includes("\uFFFD") ? text : undefined;
 }
 
 function trimCr(bytes: Uint8Array): Uint8Array {

@@ -96,3 +96,39 @@ Deno.test("LineFramer handles a million one-byte chunks of one line", () => {
   });
   assert.equal(got, 1);
 });
+
+Deno.test("LineFramer hands out the text of all-ASCII lines decoded once per chunk, and only then", () => {
+  const got: { bytes: string; text: string | undefined }[] = [];
+  const framer = new LineFramer(1_000);
+  const sink = (f: Frame) => {
+    if (f.kind === "line") got.push({ bytes: new TextDecoder().decode(f.bytes), text: f.text });
+  };
+  framer.push(new TextEncoder().encode('{"a":1}\r\n\n  \n{"b":2}\n{"c"'), sink);
+  framer.push(new TextEncoder().encode(':3}\n{"d":4}\n'), sink);
+  framer.push(new TextEncoder().encode('{"e":"é"}\n{"f":5}\n'), sink);
+  framer.push(new Uint8Array([0x7b, 0x80, 0x7d, 0x0a]), sink);
+  assert.deepEqual(got, [
+    { bytes: '{"a":1}', text: '{"a":1}' },
+    { bytes: '{"b":2}', text: '{"b":2}' },
+    // Joined across chunks: no text, the dispatcher decodes the bytes.
+    { bytes: '{"c":3}', text: undefined },
+    { bytes: '{"d":4}', text: '{"d":4}' },
+    // Not all ASCII: no text for any line of that chunk.
+    { bytes: '{"e":"é"}', text: undefined },
+    { bytes: '{"f":5}', text: undefined },
+    { bytes: "{\uFFFD}", text: undefined },
+  ]);
+});
+
+Deno.test("LineFramer decodes nothing ahead for a run longer than one message", () => {
+  const got: (string | undefined)[] = [];
+  const framer = new LineFramer(10);
+  const sink = (f: Frame) => {
+    if (f.kind === "line") got.push(f.text);
+  };
+  framer.push(new TextEncoder().encode(`ok\n${"x".repeat(50)}\n`), sink);
+  assert.deepEqual(got, [undefined]);
+  // After an oversize line, the run starts at the next line that fits.
+  framer.push(new TextEncoder().encode(`${"x".repeat(50)}\nok\n`), sink);
+  assert.deepEqual([...got], [undefined, "ok"]);
+});

@@ -75,10 +75,10 @@ export interface ParsedFrame {
   value: unknown;
 }
 
-/** Decodes a line of bytes as UTF-8, then JSON. */
-export function parseFrame(bytes: Uint8Array): ParsedFrame | InvalidMessage {
-  let text = fast.decode(bytes);
-  if (text.includes("\uFFFD")) {
+/** Decodes a line of bytes as UTF-8 (unless the framer already has it as ASCII text), then JSON. */
+export function parseFrame(bytes: Uint8Array, ascii?: string): ParsedFrame | InvalidMessage {
+  let text = ascii ?? fast.decode(bytes);
+  if (ascii === undefined && text.includes("\uFFFD")) {
     try {
       text = utf8.decode(bytes);
     } catch {
@@ -93,8 +93,8 @@ export function parseFrame(bytes: Uint8Array): ParsedFrame | InvalidMessage {
 }
 
 /** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape. */
-export function decodeFrame(bytes: Uint8Array): Message {
-  const parsed = parseFrame(bytes);
+export function decodeFrame(bytes: Uint8Array, ascii?: string): Message {
+  const parsed = parseFrame(bytes, ascii);
   if (parsed.kind === "invalid") return parsed;
   const value = parsed.value;
   if (Array.isArray(value)) {

@@ -159,7 +159,7 @@ export class StdioTransport {
       return;
     }
     if (this.#onLine) this.#onLine(lenient.decode(frame.bytes));
-    const parsed = parseFrame(frame.bytes);
+    const parsed = parseFrame(frame.bytes, frame.text);
     if (parsed.kind === "invalid") {
       this.#reject(encodeError(parsed.id, parsed.error));
       return;
