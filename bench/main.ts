@@ -96,7 +96,10 @@ const tput = await phase(
 );
 const trips = await phase("echo round trips", () => roundTrips(env, servers, plan));
 const over = await phase("over-limit messages (toolkit)", () => overLimits(env, servers, plan));
-const rss = await phase(`RSS after ${plan.rssFirst} and ${plan.rssSecond} calls`, () => rssRuns(env, servers, plan));
+const rss = await phase(
+  `RSS after ${plan.rssFirst}, ${plan.rssMiddle} and ${plan.rssSecond} calls`,
+  () => rssRuns(env, servers, plan),
+);
 
 const measured: Measured = { plan, servers, cold, fresh, health, tput, trips, over, rss };
 const figures = collectFigures(measured);

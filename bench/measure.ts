@@ -243,14 +243,21 @@ export async function overLimit(env: Env, spec: ServerSpec, limit: number | unde
   }
 }
 
-/** RSS (KiB) after `first` and after `second` pipelined calls on one fresh process. */
+/** RSS and its anonymous part, in KiB, read after each of several call counts. */
+export interface RssReadings {
+  /** VmRSS after `points[i]` calls. */
+  rss: Cell[];
+  /** RssAnon after `points[i]` calls (informative). */
+  anon: Cell[];
+}
+
+/** RSS (KiB) after each of `points` (ascending) pipelined calls on one fresh process. */
 export async function rssAfter(
   env: Env,
   spec: ServerSpec,
-  first: number,
-  second: number,
+  points: readonly number[],
   window: number,
-): Promise<{ first: Cell; second: Cell; firstAnon: Cell; secondAnon: Cell }> {
+): Promise<RssReadings> {
   const server = await start(env, spec);
   try {
     const check = (m: Message) => echoed(m, "hi");
@@ -270,9 +277,17 @@ export async function rssAfter(
         anon: memory.anon === undefined ? { failed: "RssAnon unreadable", expected: true } : { value: memory.anon },
       };
     };
-    const a = await sample(first);
-    const b = "failed" in a.rss ? a : await sample(second - first);
-    return { first: a.rss, second: b.rss, firstAnon: a.anon, secondAnon: b.anon };
+    const out: RssReadings = { rss: [], anon: [] };
+    let done = 0;
+    let last: { rss: Cell; anon: Cell } | undefined;
+    for (const point of points) {
+      // After a failed reading the process is not trusted again: later points repeat the failure.
+      if (last === undefined || !("failed" in last.rss)) last = await sample(point - done);
+      done = point;
+      out.rss.push(last.rss);
+      out.anon.push(last.anon);
+    }
+    return out;
   } finally {
     await server.close();
   }

@@ -12,6 +12,7 @@ import {
   overLimit,
   roundTrip,
   rssAfter,
+  type RssReadings,
   start,
   throughput,
   Unavailable,
@@ -188,17 +189,18 @@ export async function overLimits(env: Env, servers: readonly ServerSpec[], plan:
   return out;
 }
 
-/** RSS after `plan.rssFirst` and `plan.rssSecond` calls, per server. */
+/** RSS after `plan.rssFirst`, `plan.rssMiddle` and `plan.rssSecond` calls, per server. */
 export async function rssRuns(
   env: Env,
   servers: readonly ServerSpec[],
   plan: Plan,
-): Promise<Record<string, { first: Cell; second: Cell }>> {
-  const out: Record<string, { first: Cell; second: Cell }> = {};
+): Promise<Record<string, RssReadings>> {
+  const points = [plan.rssFirst, plan.rssMiddle, plan.rssSecond];
+  const out: Record<string, RssReadings> = {};
   for (const spec of servers) {
-    out[spec.name] = await rssAfter(env, spec, plan.rssFirst, plan.rssSecond, plan.window).catch((err) => {
-      const cell = failure(err);
-      return { first: cell, second: cell };
+    out[spec.name] = await rssAfter(env, spec, points, plan.window).catch((err) => {
+      const cells = points.map(() => failure(err));
+      return { rss: cells, anon: cells };
     });
   }
   return out;

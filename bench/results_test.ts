@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import type { RssReadings } from "./measure.ts";
+import { plans } from "./plan.ts";
+import { collectFigures, collectTargets, type Measured } from "./results.ts";
+import { SERVERS } from "./servers.ts";
+
+const MiB = 1024;
+
+function measured(rss: Record<string, RssReadings>): Measured {
+  return {
+    plan: plans.full,
+    servers: SERVERS,
+    cold: {},
+    fresh: {},
+    health: {},
+    tput: {},
+    trips: {},
+    over: {},
+    rss,
+  };
+}
+
+function readings(rssMiB: number[], anonMiB: number[]): RssReadings {
+  return {
+    rss: rssMiB.map((value) => ({ value: value * MiB })),
+    anon: anonMiB.map((value) => ({ value: value * MiB })),
+  };
+}
+
+function rssTarget(m: Measured) {
+  const target = collectTargets(m, collectFigures(m)).find((t) => t.name.startsWith("RSS after"));
+  assert.ok(target, "the RSS target is always listed");
+  return target;
+}
+
+Deno.test("the RSS target compares the last reading with the first, with the issue's 10 % bound", () => {
+  const pass = rssTarget(measured({ toolkit: readings([50, 55, 55], [18, 18.5, 18.5]) }));
+  assert.equal(pass.pass, true);
+  assert.match(pass.measured, /^\+10\.0 %/);
+  const fail = rssTarget(measured({ toolkit: readings([50, 50, 55.5], [18, 18, 18]) }));
+  assert.equal(fail.pass, false);
+  assert.match(fail.measured, /^\+11\.0 %/);
+});
+
+Deno.test("the RSS target prints the floor, the growth from the middle reading and the anonymous part as context only", () => {
+  const target = rssTarget(measured({
+    toolkit: readings([50, 56, 56.56], [18, 18.6, 18.4]),
+    "raw-floor": readings([40, 46, 46], [11, 11, 11]),
+  }));
+  assert.equal(target.pass, false, "a flat tail does not rescue growth over 10 % from the first reading");
+  assert.match(target.measured, /raw floor, for reference: \+15\.0 %/);
+  assert.match(target.measured, new RegExp(`from ${plans.full.rssMiddle} calls: \\+1\\.0 %`));
+  assert.match(target.measured, /anonymous memory \+0\.4 MiB/);
+});
+
+Deno.test("a failed RSS reading leaves the target not measured, never passed", () => {
+  const failed = { failed: "server exited (code 1)" };
+  const target = rssTarget(
+    measured({ toolkit: { rss: [{ value: 50 * MiB }, failed, failed], anon: [failed, failed, failed] } }),
+  );
+  assert.equal(target.pass, undefined);
+  assert.equal(target.measured, "not measured");
+});
+
+Deno.test("the table has one RSS row and one anonymous row per reading, labelled with its call count", () => {
+  const figures = collectFigures(measured({ toolkit: readings([50, 55, 55], [18, 18, 18]) }));
+  const labels = figures.map((f) => f.label);
+  for (const calls of [plans.full.rssFirst, plans.full.rssMiddle, plans.full.rssSecond]) {
+    assert.ok(labels.includes(`RSS after ${calls} calls`), `RSS row for ${calls}`);
+    assert.ok(
+      labels.some((l) => l.trim() === `of which anonymous (heap etc.), after ${calls}`),
+      `anon row for ${calls}`,
+    );
+  }
+  assert.deepEqual(figures.find((f) => f.key === "rssMiddle")?.cells.toolkit, { value: 55 });
+});
