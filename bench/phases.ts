@@ -189,19 +189,40 @@ export async function overLimits(env: Env, servers: readonly ServerSpec[], plan:
   return out;
 }
 
-/** RSS after `plan.rssFirst`, `plan.rssMiddle` and `plan.rssSecond` calls, per server. */
+/** The RSS readings of one server: the median at each point, and each process's own readings. */
+export interface RssFigures extends RssReadings {
+  /** One entry per process, in the order they ran. */
+  runs: RssReadings[];
+}
+
+/**
+ * RSS after `plan.rssFirst`, `plan.rssMiddle` and `plan.rssSecond` calls, per
+ * server: `plan.rssProcesses` fresh processes each, servers interleaved, the
+ * median taken at each point like every other repeated row.
+ */
 export async function rssRuns(
   env: Env,
   servers: readonly ServerSpec[],
   plan: Plan,
-): Promise<Record<string, RssReadings>> {
+): Promise<Record<string, RssFigures>> {
   const points = [plan.rssFirst, plan.rssMiddle, plan.rssSecond];
-  const out: Record<string, RssReadings> = {};
-  for (const spec of servers) {
-    out[spec.name] = await rssAfter(env, spec, points, plan.window).catch((err) => {
-      const cells = points.map(() => failure(err));
-      return { rss: cells, anon: cells };
-    });
+  const runs: Record<string, RssReadings[]> = {};
+  for (let i = 0; i < plan.rssProcesses; i++) {
+    for (const spec of servers) {
+      const readings = await rssAfter(env, spec, points, plan.window).catch((err) => {
+        const cells = points.map(() => failure(err));
+        return { rss: cells, anon: cells };
+      });
+      (runs[spec.name] ??= []).push(readings);
+    }
+  }
+  const out: Record<string, RssFigures> = {};
+  for (const [name, list] of Object.entries(runs)) {
+    out[name] = {
+      rss: points.map((_, i) => medianCell(list.map((r) => r.rss[i]))),
+      anon: points.map((_, i) => medianCell(list.map((r) => r.anon[i]))),
+      runs: list,
+    };
   }
   return out;
 }

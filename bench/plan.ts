@@ -35,6 +35,8 @@ export interface Plan {
   /** Informative: a reading once V8's optimizing compiler has run (it first runs at about 16k calls of the toolkit's `echo`). */
   rssMiddle: number;
   rssSecond: number;
+  /** Fresh processes per server for the RSS readings (the median is reported). */
+  rssProcesses: number;
 }
 
 const MiB = 1024 * 1024;
@@ -62,6 +64,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     rssFirst: 10_000,
     rssMiddle: 30_000,
     rssSecond: 100_000,
+    rssProcesses: 3,
   },
   smoke: {
     timeoutMs: 5_000,
@@ -84,6 +87,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     rssFirst: 100,
     rssMiddle: 300,
     rssSecond: 1_000,
+    rssProcesses: 1,
   },
 };
 

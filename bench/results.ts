@@ -1,8 +1,8 @@
 // Assembles the table's rows from the phases' cells and checks the issue's
 // targets against them.
 
-import type { Cell, RssReadings } from "./measure.ts";
-import type { ThroughputFigures } from "./phases.ts";
+import type { Cell } from "./measure.ts";
+import type { RssFigures, ThroughputFigures } from "./phases.ts";
 import { formatBytes, type Plan } from "./plan.ts";
 import { type Figure, formatNumber, ratioTarget, type Target, valueOf } from "./report.ts";
 import { BASELINE, type ServerSpec } from "./servers.ts";
@@ -18,7 +18,7 @@ export interface Measured {
   trips: Record<number, Record<string, Cell>>;
   over: Record<string, Cell>;
   /** Readings after `plan.rssFirst`, `plan.rssMiddle` and `plan.rssSecond` calls, in that order. */
-  rss: Record<string, RssReadings>;
+  rss: Record<string, RssFigures>;
 }
 
 /** The table's rows, in print order. */
@@ -167,7 +167,12 @@ export function collectTargets(m: Measured, figures: readonly Figure[]): Target[
   // Informative context after the figure: the floor's growth, the growth
   // once V8's optimizing compiler has run, and the anonymous part. The check
   // itself is the issue's: total RSS, first reading against last.
+  const perProcess = (m.rss.toolkit?.runs ?? []).map((run) => {
+    const [a, , b] = run.rss.map(valueOf);
+    return a === undefined || b === undefined ? "failed" : `${signed((b / a - 1) * 100)} %`;
+  });
   const context = [
+    perProcess.length > 1 ? `median of ${perProcess.length} processes: ${perProcess.join(", ")}` : undefined,
     floorGrowth === undefined ? undefined : `raw floor, for reference: ${signed(floorGrowth)} %`,
     laterGrowth === undefined ? undefined : `from ${m.plan.rssMiddle} calls: ${signed(laterGrowth)} %`,
     anonMiB === undefined ? undefined : `anonymous memory ${signed(anonMiB)} MiB`,

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import type { RssReadings } from "./measure.ts";
+import type { RssFigures } from "./phases.ts";
 import { plans } from "./plan.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
 import { SERVERS } from "./servers.ts";
 
 const MiB = 1024;
 
-function measured(rss: Record<string, RssReadings>): Measured {
+function measured(rss: Record<string, RssFigures>): Measured {
   return {
     plan: plans.full,
     servers: SERVERS,
@@ -20,11 +21,12 @@ function measured(rss: Record<string, RssReadings>): Measured {
   };
 }
 
-function readings(rssMiB: number[], anonMiB: number[]): RssReadings {
-  return {
+function readings(rssMiB: number[], anonMiB: number[]): RssFigures {
+  const one: RssReadings = {
     rss: rssMiB.map((value) => ({ value: value * MiB })),
     anon: anonMiB.map((value) => ({ value: value * MiB })),
   };
+  return { ...one, runs: [one] };
 }
 
 function rssTarget(m: Measured) {
@@ -55,9 +57,8 @@ Deno.test("the RSS target prints the floor, the growth from the middle reading a
 
 Deno.test("a failed RSS reading leaves the target not measured, never passed", () => {
   const failed = { failed: "server exited (code 1)" };
-  const target = rssTarget(
-    measured({ toolkit: { rss: [{ value: 50 * MiB }, failed, failed], anon: [failed, failed, failed] } }),
-  );
+  const one: RssReadings = { rss: [{ value: 50 * MiB }, failed, failed], anon: [failed, failed, failed] };
+  const target = rssTarget(measured({ toolkit: { ...one, runs: [one] } }));
   assert.equal(target.pass, undefined);
   assert.equal(target.measured, "not measured");
 });
@@ -73,4 +74,13 @@ Deno.test("the table has one RSS row and one anonymous row per reading, labelled
     );
   }
   assert.deepEqual(figures.find((f) => f.key === "rssMiddle")?.cells.toolkit, { value: 55 });
+});
+
+Deno.test("with several processes the target names each one's growth beside the median", () => {
+  const runs = [[50, 55, 55.5], [51, 55, 55.1], [50, 54, 55.5]].map((mib) => readings(mib, [18, 18, 18]));
+  const target = rssTarget(measured({
+    toolkit: { rss: [{ value: 50 * MiB }, { value: 55 * MiB }, { value: 55.5 * MiB }], anon: runs[0].anon, runs },
+  }));
+  assert.equal(target.pass, false);
+  assert.match(target.measured, /^\+11\.0 % \(median of 3 processes: \+11\.0 %, \+8\.0 %, \+11\.0 %;/);
 });
