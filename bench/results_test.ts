@@ -84,3 +84,14 @@ Deno.test("with several processes the target names each one's growth beside the 
   assert.equal(target.pass, false);
   assert.match(target.measured, /^\+11\.0 % \(median of 3 processes: \+11\.0 %, \+8\.0 %, \+11\.0 %;/);
 });
+
+Deno.test("over several processes the growth is the median of each process's own growth, not of mixed readings", () => {
+  // Per process: +11.0 %, +8.0 %, +9.2 % → median +9.2 % (PASS). The medians
+  // of the readings (50 → 55.1) would mix processes and give +10.2 %.
+  const runs = [[50, 55, 55.5], [51, 55, 55.08], [50, 54, 54.6]].map((mib) => readings(mib, [18, 18, 18]));
+  const target = rssTarget(measured({
+    toolkit: { rss: [{ value: 50 * MiB }, { value: 55 * MiB }, { value: 55.08 * MiB }], anon: runs[0].anon, runs },
+  }));
+  assert.equal(target.pass, true);
+  assert.match(target.measured, /^\+9\.2 % /);
+});
