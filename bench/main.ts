@@ -150,6 +150,8 @@ const json = {
   figures,
   healthEmptyMs: health.empty,
   overLimit: over,
+  // Each process's own RSS and RssAnon readings (KiB) at plan.rssFirst, rssMiddle and rssSecond; the figures hold their medians.
+  rssProcesses: Object.fromEntries(Object.entries(rss).map(([name, { runs }]) => [name, runs])),
   targets,
   notes,
   problems,
