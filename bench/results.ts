@@ -173,9 +173,15 @@ export function collectTargets(m: Measured, figures: readonly Figure[]): Target[
   const toolkitRatio = medianGrowth(toolkitRatios);
   const floorRatio = medianGrowth(ratios("raw-floor", 0, 2));
   const laterRatio = medianGrowth(ratios("toolkit", 1, 2));
-  const first = valueOf(get("anonFirst", "toolkit"));
-  const second = valueOf(get("anonSecond", "toolkit"));
-  const anonMiB = first === undefined || second === undefined ? undefined : second - first;
+  // The anonymous part's growth in MiB, also taken per process first.
+  const anonDeltas = (m.rss.toolkit?.runs ?? []).map((run) => {
+    const a = valueOf(run.anon[0]);
+    const b = valueOf(run.anon[2]);
+    return a === undefined || b === undefined ? undefined : (b - a) / 1024;
+  });
+  const anonMiB = anonDeltas.length === 0 || anonDeltas.includes(undefined)
+    ? undefined
+    : median(anonDeltas as number[]);
   // Informative context after the figure: each process, the floor, the growth
   // once V8's optimizing compiler has run, and the anonymous part. The check
   // itself is the issue's: total RSS, the 10k reading against the 100k one.
