@@ -1,7 +1,7 @@
 // Assembles the table's rows from the phases' cells and checks the issue's
 // targets against them.
 
-import type { Cell } from "./measure.ts";
+import type { Cell, RssReadings } from "./measure.ts";
 import type { RssFigures, ThroughputFigures } from "./phases.ts";
 import { formatBytes, type Plan } from "./plan.ts";
 import { type Figure, formatNumber, ratioTarget, type Target, valueOf } from "./report.ts";
@@ -154,34 +154,32 @@ export function collectTargets(m: Measured, figures: readonly Figure[]): Target[
     ratioTarget("cold start ≤ 1.1× the bare SDK", get("coldStart", "toolkit"), get("coldStart", BASELINE), 1.1, true),
     ratioTarget("--health ≤ 1.3× deno run of an empty file", get("health", "toolkit"), m.health.empty, 1.3, true),
   );
-  // Growth is a ratio within one process (a later reading over an earlier
-  // one); over several processes the target takes the median of those ratios.
-  const ratios = (name: string, from: number, to: number): number[] | undefined => {
-    const runs = m.rss[name]?.runs ?? [];
+  // Growth is taken within one process (a later reading against an earlier
+  // one); over several processes the target takes the median of those.
+  const perProcess = (
+    name: string,
+    pick: (run: RssReadings) => Cell[],
+    from: number,
+    to: number,
+    growth: (a: number, b: number) => number,
+  ): number[] | undefined => {
     const out: number[] = [];
-    for (const run of runs) {
-      const a = valueOf(run.rss[from]);
-      const b = valueOf(run.rss[to]);
-      if (a === undefined || b === undefined || a === 0) return undefined;
-      out.push(b / a);
+    for (const run of m.rss[name]?.runs ?? []) {
+      const a = valueOf(pick(run)[from]);
+      const b = valueOf(pick(run)[to]);
+      if (a === undefined || b === undefined) return undefined;
+      out.push(growth(a, b));
     }
     return out.length === 0 ? undefined : out;
   };
-  const medianGrowth = (list: number[] | undefined): number | undefined => list && median(list);
+  const rssRatios = (name: string, from: number) => perProcess(name, (run) => run.rss, from, 2, (a, b) => b / a);
+  const medianOf = (list: number[] | undefined): number | undefined => list && median(list);
   const percent = (ratio: number): string => `${signed((ratio - 1) * 100)} %`;
-  const toolkitRatios = ratios("toolkit", 0, 2);
-  const toolkitRatio = medianGrowth(toolkitRatios);
-  const floorRatio = medianGrowth(ratios("raw-floor", 0, 2));
-  const laterRatio = medianGrowth(ratios("toolkit", 1, 2));
-  // The anonymous part's growth in MiB, also taken per process first.
-  const anonDeltas = (m.rss.toolkit?.runs ?? []).map((run) => {
-    const a = valueOf(run.anon[0]);
-    const b = valueOf(run.anon[2]);
-    return a === undefined || b === undefined ? undefined : (b - a) / 1024;
-  });
-  const anonMiB = anonDeltas.length === 0 || anonDeltas.includes(undefined)
-    ? undefined
-    : median(anonDeltas as number[]);
+  const toolkitRatios = rssRatios("toolkit", 0);
+  const toolkitRatio = medianOf(toolkitRatios);
+  const floorRatio = medianOf(rssRatios("raw-floor", 0));
+  const laterRatio = medianOf(rssRatios("toolkit", 1));
+  const anonMiB = medianOf(perProcess("toolkit", (run) => run.anon, 0, 2, (a, b) => (b - a) / 1024));
   // Informative context after the figure: each process, the floor, the growth
   // once V8's optimizing compiler has run, and the anonymous part. The check
   // itself is the issue's: total RSS, the 10k reading against the 100k one.
