@@ -34,29 +34,50 @@ import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
 import { BASELINE, SERVERS } from "./servers.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: {
-    smoke: { type: "boolean" },
-    json: { type: "string" },
-    only: { type: "string" },
-    markdown: { type: "boolean" },
-  },
-});
+const USAGE = "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown]";
+
+function refuse(message: string): never {
+  console.error(`${message}\n${USAGE}`);
+  Deno.exit(2);
+}
+
+let flags: { smoke?: boolean; json?: string; only?: string; markdown?: boolean };
+try {
+  flags = parseArgs({
+    args: Deno.args,
+    options: {
+      smoke: { type: "boolean" },
+      json: { type: "string" },
+      only: { type: "string" },
+      markdown: { type: "boolean" },
+    },
+  }).values;
+} catch (err) {
+  refuse(err instanceof Error ? err.message : String(err));
+}
 const plan = flags.smoke ? plans.smoke : plans.full;
 const repo = resolve(import.meta.dirname!, "..");
+const startedAt = new Date();
+// Where the JSON goes is settled before the run, so that a path the run may
+// not write is refused now, not after minutes of measuring.
+const file = flags.json
+  ? resolve(flags.json)
+  : join(repo, "bench", "results", `${startedAt.toISOString().replaceAll(":", "-")}.json`);
+if ((await Deno.permissions.query({ name: "write", path: file })).state !== "granted") {
+  refuse(
+    `Cannot write the results to ${file}: run with --allow-write=${
+      dirname(file)
+    } (or pass --json with a path under one you granted)`,
+  );
+}
 const env: Env = { deno: Deno.execPath(), repo, timeoutMs: plan.timeoutMs };
 const wanted = flags.only?.split(",").map((s) => s.trim()).filter(Boolean);
 const unknown = wanted?.filter((name) => !SERVERS.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) {
-  console.error(
-    `Cannot select servers: unknown ${unknown.join(", ")}; known: ${SERVERS.map((s) => s.name).join(", ")}`,
-  );
-  Deno.exit(2);
+  refuse(`Cannot select servers: unknown ${unknown.join(", ")}; known: ${SERVERS.map((s) => s.name).join(", ")}`);
 }
 const problems: string[] = [];
 const notes: string[] = [];
-const startedAt = new Date();
 const clock = performance.now();
 
 async function phase<T>(label: string, work: () => Promise<T>): Promise<T> {
@@ -129,9 +150,6 @@ console.log(`\nTargets (toolkit):\n${renderTargets(targets)}`);
 for (const note of notes) console.log(`note: ${note}`);
 for (const problem of problems) console.log(`PROBLEM: ${problem}`);
 
-const file = flags.json
-  ? resolve(flags.json)
-  : join(repo, "bench", "results", `${startedAt.toISOString().replaceAll(":", "-")}.json`);
 await Deno.mkdir(dirname(file), { recursive: true });
 const json = {
   mode: flags.smoke ? "smoke" : "full",

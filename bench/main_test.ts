@@ -1,0 +1,43 @@
+// test-permissions: --allow-run
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+
+async function bench(args: string[], write = "bench/results") {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-lock", "--allow-run", `--allow-write=${write}`, "bench/main.ts", ...args],
+    cwd: repo,
+    stdin: "null",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+for (
+  const [args, message] of [
+    [["--bogus"], /Unknown option '--bogus'/],
+    [["--json"], /--json <value>' argument missing/],
+    [["stray"], /Unexpected argument 'stray'/],
+    [["--only", "toolkit,nope"], /unknown nope; known: toolkit, sdk-lowlevel/],
+    [
+      ["--smoke", "--json", "/nonexistent-dir/run.json"],
+      /Cannot write the results to \/nonexistent-dir\/run\.json: run with --allow-write=\/nonexistent-dir/,
+    ],
+  ] as const
+) {
+  Deno.test({
+    name: `bench refuses ${args.join(" ")} before measuring anything, with exit code 2 and the usage`,
+    permissions: { run: true },
+    fn: async () => {
+      const { code, stdout, stderr } = await bench([...args]);
+      assert.equal(code, 2, stderr);
+      assert.match(stderr, message);
+      assert.match(stderr, /usage: deno task bench/);
+      assert.doesNotMatch(stdout, /•/, "no phase started");
+    },
+  });
+}
