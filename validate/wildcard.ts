@@ -1,8 +1,10 @@
 /**
  * Wildcard match of a whole string: `*` is any run of characters (none
  * included), `?` exactly one, every other character itself. It works on code
- * points, so `?` matches one emoji as it matches one letter, and it runs in
- * linear time with one backtrack point, so no pattern can make it slow.
+ * points, so `?` matches one emoji as it matches one letter. It keeps one
+ * backtrack point (the last `*`), so its work is at most the pattern's length
+ * times the text's, never exponential as a backtracking regular expression's
+ * can be: a hostile pattern cannot make it hang.
  * Case matters: lower-case both sides to ignore it. It is what deny globs
  * match each path segment with; servers can use it for name filters.
  *

@@ -1,6 +1,6 @@
 // The search pattern: matched against entry names, without regard to case.
 // With `*` or `?` it is a glob over the whole name; without, a substring.
-// Matching is validate's matchWildcard: linear, over code points.
+// Matching is validate's matchWildcard: over code points, never exponential.
 
 import { matchWildcard, PolicyError } from "@forge/toolkit/validate";
 import { quote } from "./_quote.ts";

@@ -19,7 +19,7 @@ Deno.test("a pattern with * or ? is a glob over the whole name, ignoring case", 
   assert.equal(compileNamePattern("?")("😀"), true, "? is one character, even outside the BMP");
 });
 
-Deno.test("a pathological glob stays linear", () => {
+Deno.test("a pathological glob does not backtrack exponentially", () => {
   const match = compileNamePattern("*a*a*a*a*a*a*a*a*b");
   assert.equal(match("a".repeat(200)), false);
 });
