@@ -71,6 +71,14 @@ export { ToolError } from "../toolkit/tool_error.ts";
 export { queryReadOnly, type ReadOnlyQueryOptions, type ReadOnlyQueryResult } from "./read_only_query.ts";
 export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetch.ts";
 export { assertReadOnlySql, type SqlGuardOptions, UNSAFE_SQL_FUNCTIONS } from "./sql_guard.ts";
-export { sqlIdentifier, SqlLexError, sqlNames, type SqlToken, type SqlTokenKind, tokenizeSql } from "./sql_tokens.ts";
+export {
+  splitSqlStatements,
+  sqlIdentifier,
+  SqlLexError,
+  sqlNames,
+  type SqlToken,
+  type SqlTokenKind,
+  tokenizeSql,
+} from "./sql_tokens.ts";
 export { type HostLookup, UrlPolicy, type UrlPolicyOptions } from "./url_policy.ts";
 export { matchWildcard } from "./wildcard.ts";

@@ -1,7 +1,7 @@
 import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "./_quote.ts";
-import { SqlLexError, sqlNames, type SqlToken, tokenizeSql } from "./sql_tokens.ts";
+import { splitSqlStatements, SqlLexError, sqlNames, type SqlToken, tokenizeSql } from "./sql_tokens.ts";
 
 /** Options of {@linkcode assertReadOnlySql}. */
 export interface SqlGuardOptions {
@@ -119,7 +119,7 @@ export function readOnlyStatement(sql: string, options: SqlGuardOptions = {}): S
     if (err instanceof SqlLexError) refuse(err.message);
     throw err;
   }
-  const statements = split(tokens).filter((s) => s.length > 0);
+  const statements = splitSqlStatements(tokens);
   if (statements.length === 0) refuse("the SQL is empty");
   if (statements.length > 1) refuse(`exactly one statement is allowed, found ${statements.length}`);
   const statement = statements[0];
@@ -169,15 +169,6 @@ function checkPragma(statement: SqlToken[]): void {
     (argument.kind === "word" || argument.kind === "quoted" || argument.kind === "string");
   if (PRAGMAS_WITH_ARGUMENT.has(name) && shape) return;
   refuse(`PRAGMA ${quote(name || rest[0]?.text || "", 32)} is not a read-only schema PRAGMA`);
-}
-
-function split(tokens: SqlToken[]): SqlToken[][] {
-  const out: SqlToken[][] = [[]];
-  for (const token of tokens) {
-    if (token.kind === "semicolon") out.push([]);
-    else out[out.length - 1].push(token);
-  }
-  return out;
 }
 
 function upper(token: SqlToken | undefined): string {

@@ -156,6 +156,32 @@ export function sqlIdentifier(token: SqlToken | undefined): string | undefined {
   return open === "[" ? inner : inner.replaceAll(open + open, open);
 }
 
+/**
+ * The statements of a token list: split at each `;` token (never at one
+ * inside a literal or comment: the tokenizer already kept those whole), with
+ * empty statements (`;;`, a trailing `;`) left out.
+ *
+ * @param tokens Tokens from {@linkcode tokenizeSql}.
+ * @returns One token list per non-empty statement, without its `;`.
+ *
+ * @example
+ * ```ts
+ * import { splitSqlStatements, tokenizeSql } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(splitSqlStatements(tokenizeSql("SELECT ';'; ;")).length, 1);
+ * assert.equal(splitSqlStatements(tokenizeSql("SELECT 1; DROP TABLE t")).length, 2);
+ * ```
+ */
+export function splitSqlStatements(tokens: readonly SqlToken[]): SqlToken[][] {
+  const out: SqlToken[][] = [[]];
+  for (const token of tokens) {
+    if (token.kind === "semicolon") out.push([]);
+    else out[out.length - 1].push(token);
+  }
+  return out.filter((statement) => statement.length > 0);
+}
+
 // Words that end a FROM list at their nesting level.
 const FROM_ENDS = new Set([
   "WHERE",

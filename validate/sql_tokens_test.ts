@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sqlIdentifier, SqlLexError, sqlNames, tokenizeSql } from "./sql_tokens.ts";
+import { splitSqlStatements, sqlIdentifier, SqlLexError, sqlNames, tokenizeSql } from "./sql_tokens.ts";
 
 Deno.test("tokenizeSql() drops comments and keeps literals whole", () => {
   const tokens = tokenizeSql('SELECT \'a;b\' -- x;\n, "c""d" /* ; */ FROM [t;1] WHERE x = ?1 AND y = :y;');
@@ -79,4 +79,11 @@ Deno.test("sqlNames() resolves identifiers, and string literals only where SQLit
   for (const [sql, expected] of cases) {
     assert.deepEqual(sqlNames(tokenizeSql(sql)).filter((n) => n !== undefined), expected, sql);
   }
+});
+
+Deno.test("splitSqlStatements() splits at `;` tokens only and leaves empty statements out", () => {
+  const texts = (sql: string) => splitSqlStatements(tokenizeSql(sql)).map((s) => s.map((t) => t.text).join(" "));
+  assert.deepEqual(texts("SELECT ';' -- ; \n; ;; SELECT 2;"), ["SELECT ';'", "SELECT 2"]);
+  assert.deepEqual(texts(" ; ; "), []);
+  assert.deepEqual(texts("SELECT 1"), ["SELECT 1"]);
 });

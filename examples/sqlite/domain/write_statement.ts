@@ -1,5 +1,6 @@
 import {
   PolicyError,
+  splitSqlStatements,
   sqlIdentifier,
   SqlLexError,
   sqlNames,
@@ -55,7 +56,7 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
     if (err instanceof SqlLexError) refuse(err.message);
     throw err;
   }
-  const statements = split(tokens);
+  const statements = splitSqlStatements(tokens);
   if (statements.length === 0) refuse("the SQL is empty");
   if (statements.length > 1) refuse(`exactly one statement is allowed, found ${statements.length}`);
   const statement = statements[0];
@@ -166,15 +167,6 @@ function tableAt(statement: SqlToken[], i: number): { name: string; next: number
   }
   if (name === undefined) refuse(`a table name is missing after ${quoted(statement[i - 1]?.text ?? "")}`);
   return { name, next };
-}
-
-function split(tokens: SqlToken[]): SqlToken[][] {
-  const out: SqlToken[][] = [[]];
-  for (const token of tokens) {
-    if (token.kind === "semicolon") out.push([]);
-    else out[out.length - 1].push(token);
-  }
-  return out.filter((s) => s.length > 0);
 }
 
 function upper(token: SqlToken | undefined): string {
