@@ -226,14 +226,10 @@ export class ServerProcess {
     });
   }
 
-  /** The child's resident set size in KiB (VmRSS of /proc/<pid>/status); undefined where unreadable. */
-  async rssKiB(): Promise<number | undefined> {
-    return (await this.memoryKiB())?.rss;
-  }
-
   /**
-   * VmRSS and its anonymous part (RssAnon: the heap and everything else the
-   * process allocated, as opposed to pages of mapped files such as the deno
+   * The child's resident set size (VmRSS of /proc/<pid>/status) and its
+   * anonymous part (RssAnon: the heap and everything else the process
+   * allocated, as opposed to pages of mapped files such as the deno
    * executable's code) in KiB; undefined where unreadable.
    */
   async memoryKiB(): Promise<{ rss: number; anon: number | undefined } | undefined> {

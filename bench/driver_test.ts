@@ -153,7 +153,7 @@ Deno.test({
     const server = spawnEval(ECHO_SERVER);
     try {
       await server.request("ping", {}, 10_000);
-      const rss = await server.rssKiB();
+      const rss = (await server.memoryKiB())?.rss;
       const cpu = await server.cpuSeconds();
       assert.ok(rss !== undefined && rss > 1024, `RSS ${rss} KiB`);
       assert.ok(cpu !== undefined && cpu > 0, `CPU ${cpu} s`);
