@@ -36,6 +36,13 @@ export type { ClientInfo, PatternFn, Patterns, Tool, ToolAnnotations, ToolHandle
 export { ArgumentError, ToolError } from "./tool_error.ts";
 export type { CallContext, Middleware, Next } from "./middleware.ts";
 export { run, type RunOptions } from "./run.ts";
+export {
+  type Closable,
+  type ConfigSource,
+  type LoadedConfig,
+  runWithConfig,
+  type RunWithConfigOptions,
+} from "./run_with_config.ts";
 // serve() and StdioTransport live in @forge/toolkit/stdio (stdio/mod.ts): run()
 // loads them when it starts, so `--health` never does. Types cost nothing.
 export type { ServeOptions } from "./serve.ts";

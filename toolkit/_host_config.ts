@@ -1,0 +1,117 @@
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { derivePermissions, TENANT_CONFIG_ENV } from "../permissions/permission_set.ts";
+import { permissionFlags } from "../permissions/permission_flags.ts";
+import type { Policy } from "../validate/policy.ts";
+import { quote } from "./_quote.ts";
+
+/** The flag that prints a ready-to-paste host entry and exits. */
+export const PRINT_HOST_CONFIG_FLAG = "--print-host-config";
+
+/** The hosts whose config format is known. */
+export const HOST_KINDS = ["claude", "vscode"] as const;
+
+/** A host whose config format is known. */
+export type HostKind = typeof HOST_KINDS[number];
+
+/** Where the config came from and how the process was started. */
+export interface HostConfigSource {
+  path: string | undefined;
+  source: "flag" | "tenant" | "none";
+  variables: readonly string[];
+  args: readonly string[];
+}
+
+/** What a host entry is built from; everything the process knows about itself, passed in so tests can pin it. */
+export interface HostConfigFacts {
+  /** The deno binary. */
+  execPath: string;
+  /** The Deno version `npx -y deno@<version>` pins. */
+  denoVersion: string;
+  /** The server's entry point (a file URL or path). */
+  mainModule: string;
+  /** Reads an environment variable. */
+  env: (name: string) => string | undefined;
+}
+
+/**
+ * Whether the arguments ask for a host entry.
+ *
+ * @param args The command-line arguments.
+ * @returns True when `--print-host-config` is among them.
+ */
+export function hostConfigRequested(args: readonly string[]): boolean {
+  return args.some((arg) => arg === PRINT_HOST_CONFIG_FLAG || arg.startsWith(`${PRINT_HOST_CONFIG_FLAG}=`));
+}
+
+/**
+ * The host entry as JSON text: `mcpServers` (Claude Desktop, Claude Code) or
+ * `servers` (VS Code). Host configs do not expand `${VAR}`, so the flags carry
+ * resolved values; the `env` block names every variable the config uses, with
+ * its value only when the flags already show that exact value (a path or a
+ * host) and a placeholder otherwise, so no secret is ever printed.
+ *
+ * @param name The server's name, the entry's key.
+ * @param policy The policy of the config at start.
+ * @param from Where the config came from, and the arguments.
+ * @param facts The process's own facts.
+ * @returns Pretty-printed JSON, ending with a newline.
+ * @throws {TypeError} When the host kind is missing or unknown.
+ */
+export function hostConfig(name: string, policy: Policy, from: HostConfigSource, facts: HostConfigFacts): string {
+  const kind = hostKindOf(from.args);
+  const flags = permissionFlags(derivePermissions(policy));
+  const script = facts.mainModule.startsWith("file:") ? fileURLToPath(facts.mainModule) : facts.mainModule;
+  const args = ["run", "--quiet", "--no-prompt", ...flags, script];
+  if (from.source === "flag" && from.path !== undefined) {
+    args.push("-config", isAbsolute(from.path) ? from.path : resolve(from.path));
+  }
+  const shown = new Set(flags.flatMap((flag) => flag.slice(flag.indexOf("=") + 1).split(",")));
+  const names = from.source === "tenant" ? [TENANT_CONFIG_ENV, ...from.variables] : [...from.variables];
+  const env: Record<string, string> = {};
+  for (const variable of names) {
+    const value = facts.env(variable);
+    env[variable] = value !== undefined && shown.has(value) ? value : `<the value of ${variable}>`;
+  }
+  const npx = from.args.includes("--npx");
+  const entry = {
+    ...(kind === "vscode" ? { type: "stdio" } : {}),
+    command: npx ? "npx" : facts.execPath,
+    args: npx ? ["-y", `deno@${facts.denoVersion}`, ...args] : args,
+    env,
+  };
+  const root = kind === "vscode" ? { servers: { [name]: entry } } : { mcpServers: { [name]: entry } };
+  return `${JSON.stringify(root, null, 2)}\n`;
+}
+
+/**
+ * Prints {@linkcode hostConfig} for this process on stdout.
+ *
+ * @param name The server's name.
+ * @param policy The policy of the config at start.
+ * @param from Where the config came from, and the arguments.
+ * @returns Resolves once written.
+ * @throws {TypeError} When the host kind is missing or unknown.
+ */
+export async function printHostConfig(name: string, policy: Policy, from: HostConfigSource): Promise<void> {
+  const text = hostConfig(name, policy, from, {
+    execPath: Deno.execPath(),
+    denoVersion: Deno.version.deno,
+    mainModule: Deno.mainModule,
+    env: (variable) => Deno.env.get(variable),
+  });
+  await Deno.stdout.write(new TextEncoder().encode(text));
+}
+
+function hostKindOf(args: readonly string[]): HostKind {
+  const at = args.findIndex((arg) => arg === PRINT_HOST_CONFIG_FLAG || arg.startsWith(`${PRINT_HOST_CONFIG_FLAG}=`));
+  const value = args[at] === PRINT_HOST_CONFIG_FLAG ? args[at + 1] : args[at].slice(PRINT_HOST_CONFIG_FLAG.length + 1);
+  if (!(HOST_KINDS as readonly string[]).includes(value ?? "")) {
+    throw new TypeError(
+      `Cannot print host config: ${value === undefined ? "no host" : quote(value)} is not one of ${
+        HOST_KINDS.join(", ")
+      } (write ${PRINT_HOST_CONFIG_FLAG} claude)`,
+    );
+  }
+  return value as HostKind;
+}

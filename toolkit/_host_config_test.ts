@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { definePolicy } from "../validate/policy.ts";
+import { hostConfig, hostConfigRequested } from "./_host_config.ts";
+
+const facts = {
+  execPath: "/opt/deno/bin/deno",
+  denoVersion: "2.9.6",
+  mainModule: "file:///srv/notes/main.ts",
+  env: (name: string) =>
+    ({ NOTES_DIR: "/home/me/notes", API_KEY: "k-123", FORGE_TENANT_CONFIG: "/etc/forge/acme" })[name],
+};
+
+Deno.test("hostConfig() for a tenant file names FORGE_TENANT_CONFIG, passes no -config, and hides values not in the flags", () => {
+  const policy = definePolicy({
+    readRoots: ["/home/me/notes"],
+    readFiles: ["/etc/forge/acme"],
+    env: ["API_KEY", "NOTES_DIR"],
+  });
+  const from = { path: "/etc/forge/acme/notes.json", source: "tenant" as const, variables: ["API_KEY", "NOTES_DIR"] };
+  const entry = JSON.parse(hostConfig("notes", policy, { ...from, args: ["--print-host-config", "claude"] }, facts))
+    .mcpServers.notes;
+  assert.equal(entry.command, "/opt/deno/bin/deno");
+  assert.equal(entry.args.at(-1), "/srv/notes/main.ts");
+  assert.ok(!entry.args.includes("-config"));
+  assert.deepEqual(entry.env, {
+    FORGE_TENANT_CONFIG: "/etc/forge/acme",
+    API_KEY: "<the value of API_KEY>",
+    NOTES_DIR: "/home/me/notes",
+  });
+});
+
+Deno.test("hostConfig() makes a relative -config absolute and refuses a missing or unknown host", () => {
+  const policy = definePolicy({});
+  const from = { path: "config/x.json", source: "flag" as const, variables: [] };
+  const entry = JSON.parse(hostConfig("x", policy, { ...from, args: ["--print-host-config=vscode"] }, facts)).servers.x;
+  assert.equal(entry.args.at(-1), `${Deno.cwd()}/config/x.json`);
+  assert.throws(() => hostConfig("x", policy, { ...from, args: ["--print-host-config"] }, facts), /no host is not one/);
+  assert.throws(() => hostConfig("x", policy, { ...from, args: ["--print-host-config", "zed"] }, facts), /"zed"/);
+});
+
+Deno.test("hostConfigRequested() sees both spellings of the flag and nothing else", () => {
+  assert.equal(hostConfigRequested(["--print-host-config", "claude"]), true);
+  assert.equal(hostConfigRequested(["--print-host-config=claude"]), true);
+  assert.equal(hostConfigRequested(["--print-host-configs"]), false);
+});

@@ -1,0 +1,138 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
+
+const fixture = new URL("./testdata/config_server.ts", import.meta.url).pathname;
+
+async function tree(config: Record<string, unknown>) {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const root = join(dir, "root");
+  const cfgDir = join(dir, "config");
+  await Deno.mkdir(root);
+  await Deno.mkdir(cfgDir, { mode: 0o700 });
+  const file = join(cfgDir, "fixture.json");
+  await Deno.writeTextFile(file, JSON.stringify(config));
+  return { dir, root, cfgDir, file, remove: () => Deno.remove(dir, { recursive: true }) };
+}
+
+async function deno(args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...args],
+    clearEnv: true,
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("runWithConfig() serves with the config's exact flags, audits a pattern call and closes the Manager", async () => {
+  const t = await tree({ root: "${ROOT}" });
+  const audit = join(t.dir, "audit.jsonl");
+  await Deno.writeTextFile(t.file, JSON.stringify({ root: "${ROOT}", audit_file: audit }));
+  const env = { ROOT: t.root };
+  const flags = await printedPermissions({ script: fixture, config: t.file, env });
+  const read = `--allow-read=${[t.root, t.cfgDir].sort().join(",")}`;
+  assert.deepEqual(flags, [read, `--allow-write=${audit}`, "--allow-env=FORGE_TENANT_CONFIG,ROOT"]);
+  const server = await spawnServer({ args: [...flags, fixture, "-config", t.file], env });
+  const root = await server.client.callTool({ name: "root", arguments: {} });
+  assert.deepEqual(root.content, [{ type: "text", text: t.root }]);
+  await server.client.callTool({ name: "mark", arguments: {} });
+  assert.equal((await server.close()).code, 0);
+  assert.match(server.stderr(), /fixture: manager closed/);
+  assert.match(
+    await Deno.readTextFile(audit),
+    /"tool":"mark".*"outcome":"ok"/,
+    "the audit trail was wired and flushed",
+  );
+  await t.remove();
+});
+
+Deno.test("runWithConfig() ends with exit 1 and one stderr line when the config cannot be resolved or loaded", async () => {
+  const t = await tree({});
+  const missing = join(t.cfgDir, "nope.json");
+  const cases = [
+    {
+      args: [`--allow-read=${t.cfgDir}`, fixture, "-config", missing],
+      error: /^fixture: Cannot load config .*does not exist\n$/,
+    },
+    {
+      args: [fixture, "-config", t.file, "-config", t.file],
+      error: /^fixture: Cannot resolve config: .*more than once\n$/,
+    },
+    {
+      args: [`--allow-read=${t.cfgDir}`, fixture, "-config", t.file, "--print-host-config", "emacs"],
+      error: /^fixture: Cannot print host config: "emacs" is not one of claude, vscode/,
+    },
+  ];
+  for (const { args, error } of cases) {
+    const out = await deno(args);
+    assert.equal(out.code, 1, out.stderr);
+    assert.match(out.stderr, error);
+    assert.equal(out.stdout, "");
+  }
+  await t.remove();
+});
+
+Deno.test("--print-permissions skips the config folder's safety check and builds no Manager; serving keeps the check", async () => {
+  const t = await tree({ root: "/srv/data" });
+  await Deno.chmod(t.cfgDir, 0o777);
+  const printed = await deno([`--allow-read=${t.cfgDir}`, fixture, "-config", t.file, "--print-permissions"]);
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.equal(printed.stdout, `--allow-read=/srv/data,${t.cfgDir} --allow-env=FORGE_TENANT_CONFIG\n`);
+  assert.equal(printed.stderr, "", "no Manager was built, so none was closed");
+  const served = await deno([`--allow-read=/srv/data,${t.cfgDir}`, fixture, "-config", t.file]);
+  assert.equal(served.code, 1);
+  assert.match(served.stderr, /^fixture: Cannot load config .*writable/);
+  await t.remove();
+});
+
+Deno.test("--print-host-config claude prints an entry that starts the server as pasted, and never a secret", async () => {
+  const t = await tree({ root: "${ROOT}", token: "${TOKEN}" });
+  const env = { ROOT: t.root, TOKEN: "s3cret-value" };
+  const out = await deno(
+    [`--allow-read=${t.cfgDir}`, "--allow-env=ROOT,TOKEN", fixture, "-config", t.file, "--print-host-config", "claude"],
+    env,
+  );
+  assert.equal(out.code, 0, out.stderr);
+  assert.ok(!out.stdout.includes("s3cret-value"), "a secret's value is never printed");
+  const entry = JSON.parse(out.stdout).mcpServers.fixture;
+  assert.equal(entry.command, Deno.execPath());
+  assert.deepEqual(entry.args, [
+    "run",
+    "--quiet",
+    "--no-prompt",
+    `--allow-read=${[t.root, t.cfgDir].sort().join(",")}`,
+    "--allow-env=FORGE_TENANT_CONFIG,ROOT,TOKEN",
+    fixture,
+    "-config",
+    t.file,
+  ]);
+  assert.deepEqual(entry.env, { ROOT: t.root, TOKEN: "<the value of TOKEN>" });
+  // The operator fills in the placeholder; everything else is used as printed.
+  const server = await spawnServer({ args: entry.args.slice(1), env: { ...entry.env, TOKEN: "s3cret-value" } });
+  const root = await server.client.callTool({ name: "root", arguments: {} });
+  assert.deepEqual(root.content, [{ type: "text", text: t.root }]);
+  assert.equal((await server.close()).code, 0);
+  await t.remove();
+});
+
+Deno.test("--print-host-config=vscode --npx prints a VS Code entry that runs the pinned Deno through npx", async () => {
+  const t = await tree({ root: "/srv/data" });
+  const out = await deno([
+    `--allow-read=${t.cfgDir}`,
+    fixture,
+    `--config=${t.file}`,
+    "--print-host-config=vscode",
+    "--npx",
+  ]);
+  assert.equal(out.code, 0, out.stderr);
+  const entry = JSON.parse(out.stdout).servers.fixture;
+  assert.equal(entry.type, "stdio");
+  assert.equal(entry.command, "npx");
+  assert.deepEqual(entry.args.slice(0, 3), ["-y", `deno@${Deno.version.deno}`, "run"]);
+  assert.deepEqual(entry.env, {});
+  await t.remove();
+});

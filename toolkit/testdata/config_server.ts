@@ -1,0 +1,44 @@
+// A config-driven server started by runWithConfig: `root` (read) and `token`
+// (a secret) come from its config; the Manager says on stderr when it closes.
+import { dirname, resolve } from "node:path";
+import { z } from "zod";
+import { addTool, health, registerPatternTool, runWithConfig, schema, text } from "../../mod.ts";
+import { definePolicy } from "../../validate/mod.ts";
+
+const ConfigSchema = z.strictObject({
+  root: z.string().optional(),
+  token: z.string().optional(),
+  audit_file: z.string().optional(),
+});
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const SIDE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+if (!health()) {
+  await runWithConfig("fixture", {
+    schema: ConfigSchema,
+    secretFields: ["token"],
+    policy: (config, source) => {
+      const configDir = source.path === undefined ? undefined : dirname(resolve(source.path));
+      return definePolicy({
+        readRoots: config.root === undefined ? [] : [config.root],
+        readFiles: configDir === undefined ? [] : [configDir],
+        writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
+        env: source.variables,
+      });
+    },
+    auditFile: (config) => config.audit_file,
+    manager: (config) => ({
+      root: async () => (await config.get()).root ?? "(none)",
+      close: () => console.error("fixture: manager closed"),
+    }),
+    register: (server, mgr) => {
+      addTool(
+        server,
+        { name: "root", description: "Names the root", inputSchema: schema(), annotations: RO },
+        async () => text(await mgr.root()),
+      );
+      const mark = { name: "mark", description: "Marks nothing", inputSchema: schema(), annotations: SIDE };
+      registerPatternTool(server, mark, () => ({ patterns: ["mark:x"] }), () => text("marked"));
+    },
+  });
+}
