@@ -1,16 +1,22 @@
 // While a server runs, stdout carries JSON-RPC and nothing else. This guard
 // sends the author's console output and direct stdout writes to stderr, and
 // hands the real stdout writer to the toolkit's one serialized writer.
+// Everything it diverts goes through the non-blocking stderr queue: Deno's own
+// console writes stderr synchronously, which blocks the whole event loop once
+// a client stops reading stderr.
 
+import { stderrQueue } from "./_stderr.ts";
 import type { ByteWriter } from "./_writer.ts";
 
-// Deno's console writes these to stdout. log, info, debug, dir and dirxml
-// format like console.error (group indents through log); table, count and the
-// timers print directly, so they get small stderr versions here.
+// Every Console method that prints; the rest (profile, timeStamp) print nothing.
 const CONSOLE_METHODS = [
   "log",
   "info",
   "debug",
+  "error",
+  "warn",
+  "trace",
+  "assert",
   "dir",
   "dirxml",
   "table",
@@ -19,32 +25,100 @@ const CONSOLE_METHODS = [
   "time",
   "timeLog",
   "timeEnd",
+  "group",
+  "groupCollapsed",
+  "groupEnd",
 ] as const;
 
-function stderrConsole(): Pick<Console, (typeof CONSOLE_METHODS)[number]> {
-  const error = console.error;
+type Printing = Pick<Console, (typeof CONSOLE_METHODS)[number]>;
+
+/** Formats console arguments as Deno does for a pipe: printf-style directives, then inspected values. */
+export function formatConsole(data: readonly unknown[]): string {
+  const parts: string[] = [];
+  let rest = 0;
+  const first = data[0];
+  if (typeof first === "string" && data.length > 1 && first.includes("%")) {
+    rest = 1;
+    parts.push(first.replace(/%([sdifoOc%])/g, (directive, kind: string) => {
+      if (kind === "%") return "%";
+      if (rest >= data.length) return directive;
+      const value = data[rest++];
+      switch (kind) {
+        case "s":
+          return typeof value === "string" ? value : inspect(value);
+        case "d":
+        case "i":
+          return typeof value === "bigint"
+            ? `${value}n`
+            : String(kind === "i" ? Math.trunc(Number(value)) : Number(value));
+        case "f":
+          return String(Number(value));
+        case "c":
+          return "";
+        default:
+          return inspect(value);
+      }
+    }));
+  }
+  for (let i = rest; i < data.length; i++) {
+    const value = data[i];
+    parts.push(typeof value === "string" ? value : inspect(value));
+  }
+  return parts.join(" ");
+}
+
+function inspect(value: unknown): string {
+  return Deno.inspect(value, { colors: false, depth: 4 });
+}
+
+function stderrConsole(): Printing {
+  const queue = stderrQueue();
   const counts = new Map<string, number>();
   const timers = new Map<string, number>();
+  let indent = "";
+  const print = (...data: unknown[]) => {
+    const text = formatConsole(data);
+    queue.logLine(indent === "" ? text : indent + text.replaceAll("\n", "\n" + indent));
+  };
   const elapsed = (label: string) => `${label}: ${(performance.now() - (timers.get(label) ?? 0)).toFixed(3)}ms`;
   return {
-    log: (...data: unknown[]) => error(...data),
-    info: (...data: unknown[]) => error(...data),
-    debug: (...data: unknown[]) => error(...data),
-    dir: (item?: unknown) => error(item),
-    dirxml: (...data: unknown[]) => error(...data),
-    table: (data: unknown) => error(data),
+    log: print,
+    info: print,
+    debug: print,
+    error: print,
+    warn: print,
+    trace: (...data: unknown[]) => {
+      const stack = (new Error().stack ?? "").split("\n").slice(2).join("\n");
+      print(`Trace${data.length > 0 ? ": " + formatConsole(data) : ""}\n${stack}`);
+    },
+    assert: (condition?: boolean, ...data: unknown[]) => {
+      if (condition) return;
+      print(data.length > 0 ? `Assertion failed: ${formatConsole(data)}` : "Assertion failed");
+    },
+    dir: (item?: unknown) => print(item),
+    dirxml: print,
+    table: (data: unknown) => print(data),
     count: (label = "default") => {
       const n = (counts.get(label) ?? 0) + 1;
       counts.set(label, n);
-      error(`${label}: ${n}`);
+      print(`${label}: ${n}`);
     },
     countReset: (label = "default") => void counts.delete(label),
     time: (label = "default") => void timers.set(label, performance.now()),
-    timeLog: (label = "default", ...data: unknown[]) => error(elapsed(label), ...data),
+    timeLog: (label = "default", ...data: unknown[]) => print(elapsed(label), ...data),
     timeEnd: (label = "default") => {
-      error(elapsed(label));
+      print(elapsed(label));
       timers.delete(label);
     },
+    group: (...label: unknown[]) => {
+      if (label.length > 0) print(...label);
+      indent += "  ";
+    },
+    groupCollapsed: (...label: unknown[]) => {
+      if (label.length > 0) print(...label);
+      indent += "  ";
+    },
+    groupEnd: () => void (indent = indent.slice(2)),
   };
 }
 
@@ -56,10 +130,11 @@ export interface StdoutGuard {
   restore(): void;
 }
 
-/** Diverts every stdout path an author can reach to stderr. */
+/** Diverts every stdout path an author can reach, and the console's stderr output, to the stderr queue. */
 export function guardStdout(): StdoutGuard {
   const out = Deno.stdout;
   const write = out.write.bind(out);
+  const queue = stderrQueue();
   const saved = CONSOLE_METHODS.map((name) => [name, console[name]] as const);
   Object.assign(console, stderrConsole());
   const target = out as unknown as Record<string, unknown>;
@@ -68,16 +143,18 @@ export function guardStdout(): StdoutGuard {
     writeSync: Object.getOwnPropertyDescriptor(target, "writeSync"),
     writable: Object.getOwnPropertyDescriptor(target, "writable"),
   };
-  Object.defineProperty(target, "write", { value: (p: Uint8Array) => Deno.stderr.write(p), configurable: true });
-  Object.defineProperty(target, "writeSync", {
-    value: (p: Uint8Array) => Deno.stderr.writeSync(p),
-    configurable: true,
-  });
-  Object.defineProperty(target, "writable", { get: () => Deno.stderr.writable, configurable: true });
+  const divert = (p: Uint8Array) => {
+    queue.logBytes(p);
+    return p.length;
+  };
+  Object.defineProperty(target, "write", { value: (p: Uint8Array) => Promise.resolve(divert(p)), configurable: true });
+  Object.defineProperty(target, "writeSync", { value: divert, configurable: true });
+  const writable = new WritableStream<Uint8Array>({ write: (chunk) => void divert(chunk) });
+  Object.defineProperty(target, "writable", { get: () => writable, configurable: true });
   return {
     stdout: { write },
     restore() {
-      for (const [name, fn] of saved) console[name] = fn;
+      Object.assign(console, Object.fromEntries(saved));
       for (const [key, descriptor] of Object.entries(own)) {
         if (descriptor) Object.defineProperty(target, key, descriptor);
         else delete target[key];

@@ -15,7 +15,9 @@ export interface RunOptions extends ServeOptions {
   instructions?: string;
   /**
    * Runs exactly once after the last reply was written: close the Manager here.
-   * It gets `shutdownGraceMs` to finish.
+   * It shares the shutdown's bound with the calls in flight: it gets what is
+   * left of `shutdownGraceMs` plus one second, counted from the start of
+   * shutdown; the process exits then whether it finished or not.
    */
   onClose?: () => void | Promise<void>;
   /**
@@ -46,14 +48,18 @@ export interface RunOptions extends ServeOptions {
 }
 
 /**
- * Serves a tools-only MCP server over stdio until stdin ends or SIGINT /
- * SIGTERM arrives. The design's `toolkit.Run`.
+ * Serves a tools-only MCP server over stdio until stdin ends or SIGINT,
+ * SIGTERM, SIGHUP or SIGQUIT arrives. The design's `toolkit.Run`.
  *
  * While it serves, `console.log` and direct stdout writes from your code go to
  * stderr, so nothing but JSON-RPC ever reaches stdout. On shutdown it stops
  * reading, lets calls in flight finish for `shutdownGraceMs`, aborts the rest
  * through their AbortSignal, writes the last replies, runs `onClose` once and
- * exits with code 0. A second signal exits at once (128 + signal number).
+ * exits with code 0 — within `shutdownGraceMs` plus one second, even when the
+ * client stopped reading stdout. A second signal exits at once (128 + signal
+ * number). Nothing written to stderr (logs, `console.*`) can block the server:
+ * lines wait in a bounded buffer and are dropped, and counted, when nobody
+ * reads stderr; a closed stderr is ignored.
  *
  * Least privilege by default: `--print-permissions` prints the Deno flags the
  * server's `policy` needs and exits, and at start the server checks
@@ -100,26 +106,53 @@ export async function run(
   });
   await register(server);
   // The serving half is loaded here, not at import, for the same reason.
-  const [{ guardStdout }, { serve }] = await Promise.all([import("./_stdout_guard.ts"), import("./serve.ts")]);
+  const [{ guardStdout }, { serve, shutdownStartedAt, FLUSH_MS }, { stderrQueue }] = await Promise.all([
+    import("./_stdout_guard.ts"),
+    import("./serve.ts"),
+    import("./_stderr.ts"),
+  ]);
   const guard = guardStdout();
   const connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  const grace = options.shutdownGraceMs ?? 5_000;
   let signalled = false;
   const onSignal = (signal: Deno.Signal) => () => {
-    if (signalled) Deno.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    if (signalled) Deno.exit(128 + (SIGNAL_NUMBERS[signal] ?? 0));
     signalled = true;
     void connection.close();
   };
-  const listeners = signals.map((signal) => [signal, onSignal(signal)] as const);
+  const listeners = shutdownSignals().map((signal) => [signal, onSignal(signal)] as const);
   for (const [signal, listener] of listeners) Deno.addSignalListener(signal, listener);
   try {
     await connection.closed;
-    if (options.onClose) await closeOnce(options.onClose, options.shutdownGraceMs ?? 5_000, name);
+    // One budget for the whole shutdown: calls and onClose share the grace
+    // period, and the last writes get at most one more second.
+    const deadline = (shutdownStartedAt(connection) ?? performance.now()) + grace + FLUSH_MS;
+    if (options.onClose) await closeOnce(options.onClose, Math.max(0, deadline - performance.now()), name);
+    await stderrQueue().flush(Math.max(0, Math.min(FLUSH_MS, deadline - performance.now())));
   } finally {
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
     guard.restore();
   }
+  // Exits even with a write to stdout or stderr still pending: a client that
+  // stopped reading cannot hold the process.
   if (options.exit !== false) Deno.exit(0);
+}
+
+/** The number of each signal that shuts a server down gracefully; a second one exits with 128 + it. */
+const SIGNAL_NUMBERS: Partial<Record<Deno.Signal, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGTERM: 15,
+  SIGBREAK: 21,
+};
+
+/**
+ * SIGHUP (the terminal or host went away) and SIGQUIT take the same graceful
+ * path as SIGINT and SIGTERM. Windows delivers only SIGINT and SIGBREAK.
+ */
+function shutdownSignals(): Deno.Signal[] {
+  return Deno.build.os === "windows" ? ["SIGINT", "SIGBREAK"] : ["SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM"];
 }
 
 /** Layer 2 at start: prints the flags when asked, else refuses to serve with excess permissions. */

@@ -1,5 +1,6 @@
 import { Dispatcher } from "./_dispatch.ts";
 import { type Frame, LineFramer } from "./_frame.ts";
+import { logLine } from "./_stderr.ts";
 import { type ByteWriter, FrameWriter } from "./_writer.ts";
 import type { Middleware } from "./middleware.ts";
 import type { Server } from "./server.ts";
@@ -65,7 +66,6 @@ export interface Connection {
 
 const READ_CHUNK = 64 * 1024;
 const WRITE_HIGH_WATER = 16 * 1024 * 1024;
-const encoder = new TextEncoder();
 const STOPPED = Symbol("stopped");
 
 /**
@@ -92,13 +92,14 @@ const STOPPED = Symbol("stopped");
  * ```
  */
 export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): Connection {
-  const log = options.log ?? ((line: string) => Deno.stderr.writeSync(encoder.encode(`${server.name}: ${line}\n`)));
+  const log = options.log ?? ((line: string) => logLine(`${server.name}: ${line}`));
   const maxMessageBytes = positive(options.maxMessageBytes, 64 * 1024 * 1024, "maxMessageBytes");
   const grace = positive(options.shutdownGraceMs, 5_000, "shutdownGraceMs");
   // Racing every read against one long-lived "stop" promise would pile a
   // reaction onto it per read (a leak); instead each wait gets its own promise
   // that either the read or a stop request settles.
   let stopping = false;
+  let shutdownAt: number | undefined;
   let interrupt: (() => void) | undefined;
   const stopRequested = () => {
     stopping = true;
@@ -126,14 +127,33 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
 
   async function loop(): Promise<void> {
     const framer = new LineFramer(maxMessageBytes);
-    const sink = (frame: Frame) => dispatcher.receive(frame);
+    // Past the queue bound no new call starts: frames read meanwhile wait here,
+    // in order, until the client drains stdout.
+    const held: Frame[] = [];
+    let next = 0;
+    const sink = (frame: Frame) => {
+      if (next < held.length || writer.congested) held.push(own(frame));
+      else dispatcher.receive(frame);
+    };
     // One buffer for every read: complete lines are decoded before the next
     // read, and the framer copies the unfinished tail.
     const buffer = new Uint8Array(READ_CHUNK);
     let ended = false;
+    // While congested, one read is still made: it is how the end of input (a
+    // client that closed stdin and stopped reading) is noticed.
+    let readAhead = false;
     try {
       while (!writer.failed) {
-        if (writer.congested && (await unlessStopped(writer.idle())) === STOPPED) break;
+        while (next < held.length && !writer.congested) dispatcher.receive(held[next++]);
+        if (next === held.length) (held.length = 0, next = 0);
+        if (writer.congested) {
+          if (readAhead) {
+            if ((await unlessStopped(writer.idle())) === STOPPED) break;
+            readAhead = false;
+            continue;
+          }
+          readAhead = true;
+        }
         const n = await unlessStopped(io.reader.read(buffer));
         if (n === STOPPED) break;
         if (n === null) {
@@ -145,20 +165,49 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     } catch (err) {
       log(`input failed: ${err instanceof Error ? err.message : String(err)}`);
     }
+    shutdownAt = performance.now();
     if (ended) framer.end(sink);
+    while (next < held.length && !writer.congested && !writer.failed) dispatcher.receive(held[next++]);
+    if (next < held.length) log(`${held.length - next} requests not served: the client stopped reading stdout`);
     dispatcher.stop();
     await dispatcher.drain(grace);
-    await writer.idle();
+    // A client that stopped reading must not hold shutdown: the replies get
+    // what is left of one second past the grace period.
+    await within(writer.idle(), shutdownAt + grace + FLUSH_MS - performance.now());
   }
 
   const closed = loop();
-  return {
+  const connection: Connection = {
     closed,
     close() {
       stopRequested();
       return closed;
     },
   };
+  connections.set(connection, () => shutdownAt);
+  return connection;
+}
+
+/** A frame that outlives the read: its bytes copied out of the read buffer. */
+function own(frame: Frame): Frame {
+  return frame.kind === "line" ? { kind: "line", bytes: frame.bytes.slice(), text: frame.text } : frame;
+}
+
+/** How long the last replies may take to reach stdout once calls are settled at shutdown, in milliseconds. */
+export const FLUSH_MS = 1_000;
+
+const connections = new WeakMap<Connection, () => number | undefined>();
+
+/** When `connection` began to shut down (a `performance.now()` reading), or undefined while it serves. */
+export function shutdownStartedAt(connection: Connection): number | undefined {
+  return connections.get(connection)?.();
+}
+
+/** Waits for `promise` at most `ms` milliseconds. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
+  clearTimeout(timer);
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

@@ -1,0 +1,245 @@
+// The toolkit's one writer to stderr. `Deno.stderr.writeSync` blocks the whole
+// event loop once the pipe is full, and a host that reads only stdout fills it
+// within a few hundred lines; a closed stderr makes it throw. Here every write
+// is asynchronous, log lines wait in a bounded buffer and are dropped (and
+// counted) when it is full, and a closed stderr only ends stderr output.
+// Records (the audit trail) are never dropped silently: their promise says
+// whether they were written.
+
+import type { ByteWriter } from "./_writer.ts";
+
+const encoder = new TextEncoder();
+
+/** Log bytes that may wait for stderr; past it, log lines are dropped and counted. */
+export const LOG_BUFFER_BYTES = 1024 * 1024;
+/** Record bytes that may wait for stderr; past it, a record is refused at once. */
+export const RECORD_BUFFER_BYTES = 4 * 1024 * 1024;
+/** How long a record may wait to be written before its promise rejects, by default. */
+export const RECORD_TIMEOUT_MS = 1_000;
+// Small lines are joined into writes of at most this size: one syscall per burst.
+const WRITE_CHUNK = 64 * 1024;
+
+interface Pending {
+  resolve(): void;
+  reject(error: Error): void;
+  timer?: ReturnType<typeof setTimeout>;
+  settled: boolean;
+}
+
+interface Entry {
+  bytes: Uint8Array;
+  /** Set for a record: who waits for it to be written. */
+  record?: Pending;
+}
+
+/** A bounded, never-blocking queue in front of one byte writer (stderr in production). */
+export class StderrQueue {
+  readonly #out: ByteWriter;
+  readonly #logLimit: number;
+  readonly #recordLimit: number;
+  #queue: Entry[] = [];
+  #logBytes = 0;
+  #recordBytes = 0;
+  #dropped = 0;
+  #writing = false;
+  #closed = false;
+  #idle: (() => void)[] = [];
+
+  constructor(out: ByteWriter, logLimit = LOG_BUFFER_BYTES, recordLimit = RECORD_BUFFER_BYTES) {
+    this.#out = out;
+    this.#logLimit = logLimit;
+    this.#recordLimit = recordLimit;
+  }
+
+  /** True once a write failed: nothing more is written. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Log lines dropped since the last count line was queued. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Queues `text` and a newline; drops it (counted) when the buffer is full. Never blocks, never throws. */
+  logLine(text: string): void {
+    if (this.#closed) return;
+    // A string is at least as many UTF-8 bytes as it is long: refuse before encoding.
+    if (this.#logBytes + text.length + 1 > this.#logLimit) return void this.#dropped++;
+    this.logBytes(encoder.encode(text + "\n"));
+  }
+
+  /** Queues raw bytes (for diverted stdout writes); drops them (counted) when the buffer is full. */
+  logBytes(bytes: Uint8Array): void {
+    if (this.#closed || bytes.length === 0) return;
+    if (this.#logBytes + bytes.length > this.#logLimit) return void this.#dropped++;
+    this.#logBytes += bytes.length;
+    // Copy: the caller may reuse its buffer as soon as we return.
+    this.#push({ bytes: bytes.slice() });
+  }
+
+  /**
+   * Queues `text` and a newline; resolves once all of it was written. Rejects
+   * when stderr is closed, when too many record bytes already wait, or when it
+   * was not written within `timeoutMs` (it is then taken off the queue if no
+   * write has started on it; otherwise it may still reach stderr later).
+   */
+  writeRecord(text: string, timeoutMs: number = RECORD_TIMEOUT_MS): Promise<void> {
+    if (this.#closed) return Promise.reject(closedError());
+    const bytes = encoder.encode(text + "\n");
+    if (this.#recordBytes + bytes.length > this.#recordLimit) {
+      return Promise.reject(
+        new Error(`Cannot write a record to stderr: ${this.#recordBytes} bytes of records are waiting to be read`),
+      );
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    const entry: Entry = { bytes, record: { resolve, reject, settled: false } };
+    entry.record!.timer = setTimeout(() => this.#expire(entry, timeoutMs), timeoutMs);
+    this.#recordBytes += bytes.length;
+    this.#push(entry);
+    return promise;
+  }
+
+  /** Resolves once everything queued was written, stderr closed, or `timeoutMs` passed. */
+  flush(timeoutMs: number): Promise<void> {
+    if (this.#closed || (!this.#writing && this.#queue.length === 0)) return Promise.resolve();
+    return new Promise((resolve) => {
+      let settled = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = () => {
+        settled = true;
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#idle.push(done);
+      if (!settled) timer = setTimeout(done, timeoutMs);
+    });
+  }
+
+  #push(entry: Entry): void {
+    this.#queue.push(entry);
+    if (!this.#writing) void this.#pump();
+  }
+
+  #expire(entry: Entry, timeoutMs: number): void {
+    const record = entry.record!;
+    if (record.settled) return;
+    const at = this.#queue.indexOf(entry);
+    if (at !== -1) {
+      this.#queue.splice(at, 1);
+      this.#recordBytes -= entry.bytes.length;
+    }
+    settle(record, new Error(`Cannot write a record to stderr: it was not read within ${timeoutMs} ms`));
+  }
+
+  async #pump(): Promise<void> {
+    this.#writing = true;
+    let batch: Entry[] = [];
+    try {
+      while (this.#queue.length > 0) {
+        batch = this.#take();
+        const bytes = batch.length === 1 ? batch[0].bytes : join(batch);
+        for (let offset = 0; offset < bytes.length;) {
+          offset += await this.#out.write(offset === 0 ? bytes : bytes.subarray(offset));
+        }
+        for (const entry of batch) {
+          if (entry.record) {
+            this.#recordBytes -= entry.bytes.length;
+            settle(entry.record);
+          } else this.#logBytes -= entry.bytes.length;
+        }
+        // stderr drained: say how many lines it cost, once.
+        if (this.#queue.length === 0 && this.#dropped > 0) {
+          const line = `${this.#dropped} log lines dropped: stderr was not read\n`;
+          this.#dropped = 0;
+          const count = encoder.encode(line);
+          this.#logBytes += count.length;
+          this.#queue.push({ bytes: count });
+        }
+        batch = [];
+      }
+    } catch {
+      // A closed or broken stderr: the server serves on without it.
+      this.#closed = true;
+      for (const entry of [...batch, ...this.#queue]) if (entry.record) settle(entry.record, closedError());
+      this.#queue = [];
+      this.#logBytes = 0;
+      this.#recordBytes = 0;
+    } finally {
+      this.#writing = false;
+      const waiters = this.#idle;
+      this.#idle = [];
+      for (const wake of waiters) wake();
+    }
+  }
+
+  /** Takes entries from the head of the queue up to one write chunk (at least one entry). */
+  #take(): Entry[] {
+    let size = this.#queue[0].bytes.length;
+    let count = 1;
+    while (count < this.#queue.length && size + this.#queue[count].bytes.length <= WRITE_CHUNK) {
+      size += this.#queue[count].bytes.length;
+      count++;
+    }
+    return this.#queue.splice(0, count);
+  }
+}
+
+function settle(record: Pending, error?: Error): void {
+  if (record.settled) return;
+  record.settled = true;
+  clearTimeout(record.timer);
+  if (error) record.reject(error);
+  else record.resolve();
+}
+
+function closedError(): Error {
+  return new Error("Cannot write a record to stderr: stderr is closed");
+}
+
+function join(entries: Entry[]): Uint8Array {
+  let size = 0;
+  for (const entry of entries) size += entry.bytes.length;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const entry of entries) {
+    out.set(entry.bytes, offset);
+    offset += entry.bytes.length;
+  }
+  return out;
+}
+
+let shared: StderrQueue | undefined;
+
+/** The process's stderr queue, created on first use. */
+export function stderrQueue(): StderrQueue {
+  return shared ??= new StderrQueue(Deno.stderr);
+}
+
+/**
+ * Writes one line to stderr without ever blocking: queued in a bounded buffer
+ * and written asynchronously. When the buffer is full the line is dropped and
+ * counted; once stderr drains, one line `N log lines dropped: stderr was not
+ * read` is written. A closed stderr is ignored. Never throws.
+ *
+ * @param text The line, without its newline.
+ */
+export function logLine(text: string): void {
+  stderrQueue().logLine(text);
+}
+
+/**
+ * Writes one record (an audit line) to stderr and resolves once it was
+ * written in full. It is never dropped silently: the promise rejects when
+ * stderr is closed, when more than {@linkcode RECORD_BUFFER_BYTES} of records
+ * already wait, or when it was not written within `timeoutMs`. Records and log
+ * lines reach stderr in the order they were queued; a record is never split by
+ * another line.
+ *
+ * @param text The record, without its newline.
+ * @param timeoutMs How long it may wait for stderr, in milliseconds.
+ * @returns Resolves when written.
+ */
+export function writeRecord(text: string, timeoutMs: number = RECORD_TIMEOUT_MS): Promise<void> {
+  return stderrQueue().writeRecord(text, timeoutMs);
+}

@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { StderrQueue } from "./_stderr.ts";
+import type { ByteWriter } from "./_writer.ts";
+
+const decoder = new TextDecoder();
+
+/** A writer whose writes wait until `open()`; records what was written. */
+function gatedWriter(): ByteWriter & { text(): string; open(): void; writes: number } {
+  let gate = Promise.withResolvers<void>();
+  let text = "";
+  const out = {
+    writes: 0,
+    async write(bytes: Uint8Array) {
+      out.writes++;
+      await gate.promise;
+      text += decoder.decode(bytes);
+      return bytes.length;
+    },
+    text: () => text,
+    open() {
+      gate.resolve();
+      gate = { ...gate };
+    },
+  };
+  return out;
+}
+
+const brokenPipe = { write: () => Promise.reject(new Deno.errors.BrokenPipe("Broken pipe (os error 32)")) };
+
+Deno.test("StderrQueue.logLine() returns at once while stderr is not read, and drops past its buffer", () => {
+  const out = gatedWriter();
+  const queue = new StderrQueue(out, 1000);
+  for (let i = 0; i < 1000; i++) queue.logLine(`line ${i} ${"x".repeat(90)}`);
+  assert.equal(out.writes, 1, "one write in flight, the rest wait");
+  assert.ok(queue.dropped > 980, `dropped ${queue.dropped}`);
+  assert.equal(out.text(), "");
+});
+
+Deno.test("StderrQueue writes one count line for the dropped lines once stderr drains", async () => {
+  const out = gatedWriter();
+  const queue = new StderrQueue(out, 100);
+  for (let i = 0; i < 50; i++) queue.logLine(`line ${i}`);
+  const dropped = queue.dropped;
+  assert.ok(dropped > 0);
+  out.open();
+  await queue.flush(10_000);
+  const lines = out.text().trimEnd().split("\n");
+  assert.equal(lines.at(-1), `${dropped} log lines dropped: stderr was not read`);
+  assert.equal(lines[0], "line 0");
+  assert.equal(lines.length, 50 - dropped + 1, "every kept line, then the count");
+  assert.equal(queue.dropped, 0);
+});
+
+Deno.test("StderrQueue ignores a closed stderr: logLine() never throws and writeRecord() rejects", async () => {
+  const queue = new StderrQueue(brokenPipe);
+  queue.logLine("first");
+  await queue.flush(10_000);
+  assert.equal(queue.closed, true);
+  queue.logLine("after close");
+  queue.logBytes(new Uint8Array([65, 10]));
+  await assert.rejects(queue.writeRecord("record"), /Cannot write a record to stderr: stderr is closed/);
+});
+
+Deno.test("StderrQueue.writeRecord() rejects a record queued before stderr turned out closed", async () => {
+  const queue = new StderrQueue(brokenPipe);
+  const record = queue.writeRecord("audit");
+  await assert.rejects(record, /stderr is closed/);
+});
+
+Deno.test("StderrQueue.writeRecord() resolves only once the record was written, in order with log lines", async () => {
+  const out = gatedWriter();
+  const queue = new StderrQueue(out);
+  queue.logLine("before");
+  let written = false;
+  const record = queue.writeRecord('{"tool":"write_file"}').then(() => (written = true));
+  queue.logLine("after");
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(written, false);
+  out.open();
+  await record;
+  assert.equal(out.text().split("\n").slice(0, 2).join("\n"), 'before\n{"tool":"write_file"}');
+  await queue.flush(10_000);
+  assert.equal(out.text(), 'before\n{"tool":"write_file"}\nafter\n');
+});
+
+Deno.test("StderrQueue.writeRecord() is never dropped silently: it rejects within its bound and is taken off the queue", async () => {
+  const out = gatedWriter();
+  const queue = new StderrQueue(out, 1000);
+  queue.logLine("holds the one write in flight");
+  await assert.rejects(queue.writeRecord("audit record", 20), /it was not read within 20 ms/);
+  out.open();
+  await queue.flush(10_000);
+  assert.doesNotMatch(out.text(), /audit record/, "a refused record is not written later");
+});
+
+Deno.test("StderrQueue.writeRecord() refuses at once when its record buffer is full", async () => {
+  const out = gatedWriter();
+  const queue = new StderrQueue(out, 1000, 64);
+  const first = queue.writeRecord("x".repeat(40), 60_000);
+  await assert.rejects(queue.writeRecord("y".repeat(40), 60_000), /bytes of records are waiting to be read/);
+  out.open();
+  await first;
+});
+
+Deno.test("StderrQueue.flush() is bounded when stderr is never read", async () => {
+  const out = gatedWriter();
+  const queue = new StderrQueue(out);
+  queue.logLine("stuck");
+  await queue.flush(20);
+  assert.equal(out.text(), "");
+  out.open();
+  await queue.flush(10_000);
+  assert.equal(out.text(), "stuck\n");
+});

@@ -1,0 +1,204 @@
+// test-permissions: --allow-run --allow-read={repo}
+// Clients that misbehave at the pipe level, against a real server subprocess
+// over real pipes: one that never reads stderr, one that closes it, one that
+// stops reading stdout, then signals or ends its input. No timings are
+// asserted; the generous deadlines only turn a hang into a failure.
+import assert from "node:assert/strict";
+
+const server = new URL("./testdata/stream_server.ts", import.meta.url).pathname;
+const repo = new URL("..", import.meta.url).pathname;
+const perms = { run: true, read: [repo] };
+const HANG = 60_000;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A server process whose stdout is read only when the test asks, and whose stderr is read, ignored or closed. */
+interface Hostile {
+  child: Deno.ChildProcess;
+  send(message: unknown): Promise<void>;
+  /** Reads until the next complete line and returns it parsed. */
+  next(): Promise<Record<string, unknown>>;
+  closeInput(): Promise<void>;
+  /** Starts reading stderr now (when it was left unread). */
+  readStderr(): void;
+  stderr(): string;
+  /** Waits for exit, then releases every pipe. */
+  status(): Promise<Deno.CommandStatus>;
+}
+
+function spawnHostile(args: string[], stderrMode: "read" | "unread" | "closed"): Hostile {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", server, ...args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdin = child.stdin.getWriter();
+  const stdout = child.stdout.getReader();
+  let pending = new Uint8Array(0);
+  let err = "";
+  let stderrDone: Promise<void> = Promise.resolve();
+  const readStderr = () => {
+    stderrDone = (async () => {
+      for await (const chunk of child.stderr) err += decoder.decode(chunk, { stream: true });
+    })();
+  };
+  if (stderrMode === "read") readStderr();
+  const closed = stderrMode === "closed" ? child.stderr.cancel() : Promise.resolve();
+  let inputOpen = true;
+  return {
+    child,
+    send: (message) => stdin.write(encoder.encode(JSON.stringify(message) + "\n")),
+    async next() {
+      for (;;) {
+        const nl = pending.indexOf(0x0a);
+        if (nl !== -1) {
+          const line = pending.subarray(0, nl);
+          pending = pending.subarray(nl + 1);
+          return JSON.parse(decoder.decode(line));
+        }
+        const { value, done } = await stdout.read();
+        if (done) throw new Error(`Cannot read a reply: stdout ended; stderr: ${err.slice(0, 500)}`);
+        const joined = new Uint8Array(pending.length + value.length);
+        joined.set(pending);
+        joined.set(value, pending.length);
+        pending = joined;
+      }
+    },
+    async closeInput() {
+      if (!inputOpen) return;
+      inputOpen = false;
+      await stdin.close();
+    },
+    readStderr,
+    stderr: () => err,
+    async status() {
+      const status = await deadline(child.status, "the server to exit");
+      if (inputOpen) await stdin.close().catch(() => {});
+      await stdout.cancel();
+      await closed;
+      if (stderrMode === "unread") await child.stderr.cancel();
+      await stderrDone;
+      return status;
+    },
+  };
+}
+
+/** Rejects when `promise` has not settled within HANG ms: a hang becomes a failure, not a stuck suite. */
+async function deadline<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((
+        _,
+        reject,
+      ) => (timer = setTimeout(() => reject(new Error(`Hung waiting for ${what}`)), HANG))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function initialize(server: Hostile): Promise<void> {
+  await server.send({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "hostile", version: "1" } },
+  });
+  const reply = await deadline(server.next(), "the initialize reply");
+  assert.equal(reply.id, 0);
+}
+
+const call = (id: unknown, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+const textOf = (reply: Record<string, unknown>) => (reply.result as { content: { text: string }[] }).content[0].text;
+
+Deno.test({
+  name: "a client that never reads stderr: every log-heavy call is answered, and the drop count follows once it reads",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "unread");
+    await initialize(server);
+    // 300 calls x 30 lines x 1 KiB: ~9 MiB of console output and direct
+    // stdout writes, far past the 64 KiB pipe and the log buffer.
+    const calls = 300;
+    for (let id = 1; id <= calls; id++) await server.send(call(id, "shout", { n: 30, size: 1000 }));
+    await server.send(call(calls + 1, "crash"));
+    const seen = new Set<unknown>();
+    for (let i = 0; i <= calls; i++) {
+      const reply = await deadline(server.next(), `reply ${i + 1} of ${calls + 1}`);
+      seen.add(reply.id);
+      if (reply.id === calls + 1) assert.equal((reply.error as { code: number }).code, -32603);
+      else assert.equal(textOf(reply), "shouted 30");
+    }
+    assert.equal(seen.size, calls + 1, "each call answered once");
+    server.readStderr();
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.match(server.stderr(), /\d+ log lines dropped: stderr was not read/);
+  },
+});
+
+Deno.test({
+  name: "a client that closes stderr: logging and crashing calls are answered, the server serves on and exits 0",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "closed");
+    await initialize(server);
+    await server.send(call(1, "crash"));
+    assert.equal(((await deadline(server.next(), "the crash reply")).error as { code: number }).code, -32603);
+    await server.send(call(2, "shout", { n: 300, size: 1000 }));
+    assert.equal(textOf(await deadline(server.next(), "the shout reply")), "shouted 300");
+    await server.send(call(3, "blob", { bytes: 5 }));
+    assert.equal(textOf(await deadline(server.next(), "the blob reply")), "bbbbb");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+for (const ending of ["SIGTERM", "EOF"] as const) {
+  Deno.test({
+    name: `a client that stops reading stdout, then ${ending === "EOF" ? "closes stdin" : "sends SIGTERM"}: ` +
+      "the server exits 0 instead of waiting for it",
+    permissions: perms,
+    async fn() {
+      const server = spawnHostile(["--grace=300"], "read");
+      await initialize(server);
+      // 16 x 4 MiB of replies, never read: stdout blocks for good.
+      for (let id = 1; id <= 16; id++) await server.send(call(id, "blob", { bytes: 4 * 1024 * 1024 }));
+      await server.send(call(17, "sleep", { ms: 60_000 }));
+      await new Promise((r) => setTimeout(r, 300));
+      if (ending === "SIGTERM") server.child.kill("SIGTERM");
+      else await server.closeInput();
+      const status = await server.status();
+      assert.equal(status.code, 0);
+      assert.equal(server.stderr().split("ON_CLOSE_RAN").length - 1, 1, "onClose ran once");
+    },
+  });
+}
+
+for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
+  Deno.test({
+    name: `${signal} takes the graceful path: the call in flight is answered, onClose runs once, exit 0`,
+    permissions: perms,
+    async fn() {
+      const server = spawnHostile(["--grace=5000"], "read");
+      await initialize(server);
+      await server.send(call(1, "sleep", { ms: 300 }));
+      await new Promise((r) => setTimeout(r, 100));
+      server.child.kill(signal);
+      const reply = await deadline(server.next(), "the reply of the call in flight");
+      assert.equal(textOf(reply), "slept 300");
+      const status = await server.status();
+      assert.equal(status.code, 0);
+      assert.equal(server.stderr().split("ON_CLOSE_RAN").length - 1, 1);
+    },
+  });
+}

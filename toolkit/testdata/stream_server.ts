@@ -1,0 +1,63 @@
+// A server for the hostile-client tests: needs no Deno permission. Flags:
+// --grace=<ms> (shutdownGraceMs), --max=<bytes> (maxMessageBytes),
+// --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth).
+import { addTool, getInt, health, intProp, run, schema, text } from "../../mod.ts";
+
+const flag = (name: string) => {
+  const found = Deno.args.find((a) => a.startsWith(`--${name}=`));
+  return found ? Number(found.split("=")[1]) : undefined;
+};
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+if (!health()) {
+  await run("stream", (server) => {
+    addTool(server, {
+      name: "shout",
+      description: "Writes n lines of size bytes through console.log, console.error and a direct stdout write",
+      inputSchema: schema({ n: intProp("lines"), size: intProp("bytes per line") }),
+      annotations: RO,
+    }, (req) => {
+      const n = getInt(req.arguments, "n", 1);
+      const line = "x".repeat(getInt(req.arguments, "size", 100));
+      for (let i = 0; i < n; i++) {
+        if (i % 3 === 0) console.log(line);
+        else if (i % 3 === 1) console.error(line);
+        else Deno.stdout.writeSync(new TextEncoder().encode(line + "\n"));
+      }
+      return text(`shouted ${n}`);
+    });
+    addTool(server, {
+      name: "crash",
+      description: "Throws, so the toolkit logs the detail",
+      inputSchema: schema(),
+      annotations: RO,
+    }, () => {
+      throw new Error("crash detail");
+    });
+    addTool(server, {
+      name: "blob",
+      description: "Returns a text of the given size",
+      inputSchema: schema({ bytes: intProp("bytes") }),
+      annotations: RO,
+    }, (req) => text("b".repeat(getInt(req.arguments, "bytes", 10))));
+    addTool(server, {
+      name: "sleep",
+      description: "Sleeps ms, honouring its signal",
+      inputSchema: schema({ ms: intProp("ms") }),
+      annotations: RO,
+    }, (req) => {
+      const ms = getInt(req.arguments, "ms", 100);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(text(`slept ${ms}`)), ms);
+        req.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(req.signal.reason);
+        });
+      });
+    });
+  }, {
+    shutdownGraceMs: flag("grace") ?? 2_000,
+    maxMessageBytes: flag("max"),
+    onClose: () => console.error("ON_CLOSE_RAN"),
+  });
+}
