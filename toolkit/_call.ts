@@ -44,6 +44,8 @@ export type Outcome =
 export function runCall(input: CallInput): Outcome | Promise<Outcome> {
   const { entry } = input;
   if (input.middleware.length > 0 || entry.patterns || input.meta[PROBE_META_KEY] === true) return runCallAsync(input);
+  const invalid = entry.validate(input.args);
+  if (invalid !== undefined) return { kind: "result", result: error(invalid) };
   let value: ToolResult | Promise<ToolResult>;
   let pending: boolean;
   try {
@@ -94,8 +96,10 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
   try {
     const probe = input.meta[PROBE_META_KEY] === true;
     let patterns: Patterns | undefined;
-    let patternProblem: string | undefined;
-    if (entry.patterns) {
+    // Invalid arguments never reach the patterns or the handler, but the
+    // middleware (an audit trail, a rate limit) still sees the call.
+    let patternProblem = entry.validate(input.args);
+    if (entry.patterns && patternProblem === undefined) {
       try {
         patterns = checkPatterns(await entry.patterns(input.args));
       } catch (err) {

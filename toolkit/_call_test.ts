@@ -11,7 +11,13 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 
 function input(table: CallTable, handler: ToolHandler, extra: Partial<CallInput> = {}, timeoutMs = 1_000): CallInput {
   const tool = { name: "t", description: "d", inputSchema: { type: "object" as const, properties: {} } };
-  const entry: Entry = { tool: { ...tool, annotations: READ_ONLY }, handler, patterns: undefined, wire: tool };
+  const entry: Entry = {
+    tool: { ...tool, annotations: READ_ONLY },
+    handler,
+    patterns: undefined,
+    validate: () => undefined,
+    wire: tool,
+  };
   return {
     entry,
     args: {},

@@ -2,8 +2,10 @@
 // authors see only addTool/registerPatternTool, while the dispatcher, which
 // lives in this folder, reads it directly.
 
+import { compileInputValidator, type InputValidator } from "./_input_validator.ts";
 import { unsupportedKeyword } from "./_output_schema.ts";
 import { quote } from "./_quote.ts";
+import type { ObjectSchema } from "./schema.ts";
 import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
 
 /** A registered tool with what the dispatcher needs to run it. */
@@ -11,6 +13,8 @@ export interface Entry {
   tool: Tool;
   handler: ToolHandler;
   patterns: PatternFn | undefined;
+  /** Checks a call's arguments against the inputSchema; compiled once, here. */
+  validate: InputValidator;
   /** The definition as sent in tools/list, built once. */
   wire: Record<string, unknown>;
 }
@@ -56,39 +60,61 @@ export function registryOf(server: object): Registry {
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+const HINTS_EXAMPLE =
+  "annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }";
 
 /** Validates a definition against the spec's rules and adds it; shared by addTool and registerPatternTool. */
-export function registerTool(
+export function registerTool<A>(
   server: object,
-  tool: Tool,
-  handler: ToolHandler,
-  patterns: PatternFn | undefined,
+  tool: Tool<A>,
+  handler: ToolHandler<A>,
+  patterns: PatternFn<A> | undefined,
 ): void {
   const registry = registryOf(server);
   const name = typeof tool?.name === "string" ? tool.name : "";
   const fail = (problem: string) => new TypeError(`Cannot register tool ${quote(name)}: ${problem}`);
   if (!TOOL_NAME.test(name)) throw fail("a name is 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'");
-  if (registry.tools.has(name)) throw fail("a tool with this name is already registered");
+  if (registry.tools.has(name)) {
+    throw fail("a tool with this name is already registered (tool names must be unique within a server)");
+  }
   if (typeof tool.description !== "string" || tool.description.trim() === "") throw fail("the description is empty");
   checkObjectSchema(tool.inputSchema, "inputSchema", fail);
+  const validate = compileInputValidator(tool.inputSchema as ObjectSchema, fail);
   if (tool.outputSchema !== undefined) {
     checkObjectSchema(tool.outputSchema, "outputSchema", fail);
     const keyword = unsupportedKeyword(tool.outputSchema);
     if (keyword) throw fail(`outputSchema uses ${keyword}, which the toolkit cannot validate`);
   }
-  const annotations = tool.annotations;
-  if (annotations === null || typeof annotations !== "object") throw fail("annotations are required");
-  for (const hint of HINTS) {
-    if (typeof annotations[hint] !== "boolean") throw fail(`annotations.${hint} must be stated (true or false)`);
+  const annotations = tool.annotations as unknown as Partial<Record<string, unknown>> | null | undefined;
+  const missing = HINTS.filter((hint) => typeof annotations?.[hint] !== "boolean");
+  if (missing.length > 0) {
+    // Clients treat an unstated hint as the riskiest value, so all four are stated, each true or false.
+    throw fail(
+      `annotations must state all four hints, each true or false: ${HINTS.join(", ")} ` +
+        `(${
+          annotations === null || typeof annotations !== "object"
+            ? "no annotations given"
+            : `missing: ${missing.join(", ")}`
+        }); ` +
+        `for a read-only local tool: ${HINTS_EXAMPLE}`,
+    );
   }
-  if (patterns && annotations.readOnlyHint) {
+  if (patterns && tool.annotations.readOnlyHint) {
     throw fail("a pattern tool has side effects, so readOnlyHint must be false");
   }
   if (typeof handler !== "function") throw fail("the handler is not a function");
   if (tool.timeoutMs !== undefined && !(Number.isFinite(tool.timeoutMs) && tool.timeoutMs > 0)) {
     throw fail("timeoutMs must be a positive number of milliseconds");
   }
-  const entry: Entry = { tool, handler, patterns, wire: wireOf(tool) };
+  // The registry stores every tool alike; the validator guarantees the handler
+  // and patterns only ever see arguments of type A.
+  const entry: Entry = {
+    tool: tool as Tool,
+    handler: handler as ToolHandler,
+    patterns: patterns as PatternFn | undefined,
+    validate,
+    wire: wireOf(tool as Tool),
+  };
   registry.add(entry);
 }
 

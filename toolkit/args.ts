@@ -1,3 +1,4 @@
+import { describe } from "./_describe.ts";
 import { quote } from "./_quote.ts";
 import { ArgumentError } from "./tool_error.ts";
 import type { ToolRequest } from "./tool.ts";
@@ -259,13 +260,4 @@ function toInt(key: string, value: unknown): number {
     throw new ArgumentError(key, `must be between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`);
   }
   return n;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return `the string ${quote(value, 32)}`;
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  return `${typeof value} ${quote(String(value), 32)}`;
 }

@@ -30,7 +30,16 @@ export {
   stringMapProp,
   strProp,
 } from "./schema.ts";
-export type { JsonSchema, JsonType, ObjectSchema, PropOptions, SchemaOptions } from "./schema.ts";
+export type {
+  Infer,
+  JsonSchema,
+  JsonType,
+  ObjectSchema,
+  ObjectValue,
+  Prop,
+  PropOptions,
+  SchemaOptions,
+} from "./schema.ts";
 export { addTool, Server, type ServerInfo } from "./server.ts";
 export type { ClientInfo, PatternFn, Patterns, Tool, ToolAnnotations, ToolHandler, ToolRequest } from "./tool.ts";
 export { ArgumentError, ToolError } from "./tool_error.ts";

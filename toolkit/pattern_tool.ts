@@ -1,4 +1,5 @@
 import { registerTool } from "./_registry.ts";
+import type { Args } from "./args.ts";
 import type { Server } from "./server.ts";
 import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
 
@@ -15,7 +16,10 @@ export const ALWAYS_META_KEY = "forge.always_patterns";
  * docs/mcp-contract.md). A normal call runs the handler as usual.
  *
  * The four positional parameters mirror the design's `RegisterPatternTool`.
+ * Both `patterns` and `handler` see arguments already validated against
+ * `inputSchema`, typed by it.
  *
+ * @typeParam A The arguments' type, inferred from `inputSchema`.
  * @param server The server from `run()`'s register function.
  * @param tool The definition; `annotations.readOnlyHint` must be false.
  * @param patterns Computes the call's patterns from its arguments; must not have side effects.
@@ -24,7 +28,7 @@ export const ALWAYS_META_KEY = "forge.always_patterns";
  *
  * @example A write tool with a pattern per path
  * ```ts
- * import { registerPatternTool, requireString, schema, Server, strProp, text } from "@forge/toolkit";
+ * import { registerPatternTool, schema, Server, strProp, text } from "@forge/toolkit";
  *
  * const server = new Server({ name: "notes" });
  * registerPatternTool(
@@ -35,12 +39,17 @@ export const ALWAYS_META_KEY = "forge.always_patterns";
  *     inputSchema: schema({ path: strProp("Note path"), content: strProp("Text") }, ["path", "content"]),
  *     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
  *   },
- *   (args) => ({ patterns: [`write:${requireString(args, "path")}`] }),
- *   (req) => text(`wrote ${requireString(req.arguments, "path")}`),
+ *   (args) => ({ patterns: [`write:${args.path}`] }),
+ *   (req) => text(`wrote ${req.arguments.content.length} characters to ${req.arguments.path}`),
  * );
  * ```
  */
-export function registerPatternTool(server: Server, tool: Tool, patterns: PatternFn, handler: ToolHandler): void {
+export function registerPatternTool<A = Args>(
+  server: Server,
+  tool: Tool<A>,
+  patterns: PatternFn<A>,
+  handler: ToolHandler<A>,
+): void {
   if (tool?.outputSchema !== undefined) {
     // A probe answers with patterns, not with structuredContent, and official
     // clients reject a result without it from a tool that declares an outputSchema.

@@ -3,8 +3,8 @@ export type JsonType = "object" | "string" | "integer" | "number" | "boolean" | 
 
 /**
  * A JSON Schema 2020-12 fragment as the toolkit writes it. Only the keywords
- * the helpers produce are typed; the schema only hints the model, the handler
- * validates.
+ * the helpers produce are typed. A tool's `inputSchema` is enforced: every
+ * call is validated against it before the handler runs.
  */
 export interface JsonSchema {
   /** The JSON type(s) a value must have. */
@@ -39,12 +39,52 @@ export interface JsonSchema {
   [keyword: string]: unknown;
 }
 
-/** The schema of a tool's input or output: always an object with `properties`. */
-export interface ObjectSchema extends JsonSchema {
+/**
+ * A schema that also carries, for TypeScript only, the type of the values it
+ * accepts: the property helpers return one, so that `schema()` can give the
+ * handler typed arguments. The `"~value"` key exists in types only; it is
+ * never present at run time nor sent to clients.
+ *
+ * @typeParam T The type of a value the schema accepts.
+ */
+export interface Prop<T> extends JsonSchema {
+  /** The accepted value's type; type-level only. */
+  readonly "~value"?: T;
+}
+
+/**
+ * The TypeScript type of the values a schema accepts: `string` for
+ * `strProp()`, the union of literals for `enumProp()`, and so on; `unknown`
+ * for a hand-written schema.
+ *
+ * @typeParam S The schema.
+ */
+export type Infer<S> = S extends { readonly "~value"?: infer T } ? T : unknown;
+
+/**
+ * The arguments object described by `properties` and `required`: a required
+ * property has its type, an optional one its type or `undefined`.
+ *
+ * @typeParam P The properties, as built with the `*Prop` helpers.
+ * @typeParam R The names of the required properties.
+ */
+export type ObjectValue<P extends Record<string, JsonSchema>, R extends string> =
+  & { -readonly [K in keyof P as K extends R ? K : never]: Infer<P[K]> }
+  & { -readonly [K in keyof P as K extends R ? never : K]?: Infer<P[K]> } extends infer O ? { [K in keyof O]: O[K] }
+  : never;
+
+/**
+ * The schema of a tool's input or output: always an object with `properties`.
+ *
+ * @typeParam T The type of the object it accepts (the handler's arguments).
+ */
+export interface ObjectSchema<T = Readonly<Record<string, unknown>>> extends JsonSchema {
   /** Always `"object"`. */
   type: "object";
   /** The properties; always an object, never null. */
   properties: Record<string, JsonSchema>;
+  /** The accepted object's type; type-level only. */
+  readonly "~value"?: T;
 }
 
 /** Options of {@linkcode schema} and {@linkcode objectProp}. */
@@ -58,7 +98,10 @@ export interface SchemaOptions {
 
 /**
  * Builds an object schema: `properties` is always an object (`{}` when there
- * are none, never null) and `required` appears only when non-empty.
+ * are none, never null) and `required` appears only when non-empty. Its type
+ * carries the arguments' types, so a handler registered with it reads
+ * `req.arguments.path` as a `string` when `path` is a required `strProp()`,
+ * and the toolkit validates every call against it before the handler runs.
  *
  * @param properties The properties, built with the `*Prop` helpers.
  * @param required The names of the required properties.
@@ -76,17 +119,21 @@ export interface SchemaOptions {
  * assert.deepEqual(schema({}).properties, {});
  * ```
  */
-export function schema(
-  properties: Record<string, JsonSchema> = {},
-  required: readonly string[] = [],
+export function schema<
+  P extends Record<string, JsonSchema> = Record<never, never>,
+  R extends keyof P & string = never,
+>(
+  properties?: P,
+  required: readonly R[] = [],
   options: SchemaOptions = {},
-): ObjectSchema {
+): ObjectSchema<ObjectValue<P, R>> {
+  properties ??= {} as P;
   for (const name of required) {
     if (!Object.hasOwn(properties, name)) {
       throw new RangeError(`Cannot require property "${name.slice(0, 64)}": it is not defined`);
     }
   }
-  const out: ObjectSchema = { type: "object", properties: { ...properties } };
+  const out: ObjectSchema<ObjectValue<P, R>> = { type: "object", properties: { ...properties } };
   if (required.length > 0) out.required = [...required];
   out.additionalProperties = options.additionalProperties ?? false;
   return out;
@@ -110,7 +157,7 @@ export type PropOptions = Omit<JsonSchema, "type" | "description" | "properties"
  * assert.deepEqual(strProp("A name"), { type: "string", description: "A name" });
  * ```
  */
-export function strProp(description: string, options: PropOptions = {}): JsonSchema {
+export function strProp(description: string, options: PropOptions = {}): Prop<string> {
   return { type: "string", description, ...options };
 }
 
@@ -129,7 +176,7 @@ export function strProp(description: string, options: PropOptions = {}): JsonSch
  * assert.equal(intProp("Row limit", { minimum: 1 }).type, "integer");
  * ```
  */
-export function intProp(description: string, options: PropOptions = {}): JsonSchema {
+export function intProp(description: string, options: PropOptions = {}): Prop<number> {
   return { type: "integer", description, ...options };
 }
 
@@ -148,7 +195,7 @@ export function intProp(description: string, options: PropOptions = {}): JsonSch
  * assert.equal(numProp("Ratio").type, "number");
  * ```
  */
-export function numProp(description: string, options: PropOptions = {}): JsonSchema {
+export function numProp(description: string, options: PropOptions = {}): Prop<number> {
   return { type: "number", description, ...options };
 }
 
@@ -167,7 +214,7 @@ export function numProp(description: string, options: PropOptions = {}): JsonSch
  * assert.equal(boolProp("Recurse", { default: false }).default, false);
  * ```
  */
-export function boolProp(description: string, options: PropOptions = {}): JsonSchema {
+export function boolProp(description: string, options: PropOptions = {}): Prop<boolean> {
   return { type: "boolean", description, ...options };
 }
 
@@ -187,7 +234,7 @@ export function boolProp(description: string, options: PropOptions = {}): JsonSc
  * assert.deepEqual(enumProp(["asc", "desc"], "Order").enum, ["asc", "desc"]);
  * ```
  */
-export function enumProp(values: readonly string[], description: string): JsonSchema {
+export function enumProp<const V extends readonly string[]>(values: V, description: string): Prop<V[number]> {
   if (values.length === 0) throw new RangeError("Cannot build an enum property: no values given");
   return { type: "string", description, enum: [...values] };
 }
@@ -209,7 +256,11 @@ export function enumProp(values: readonly string[], description: string): JsonSc
  * assert.equal(tags.items?.type, "string");
  * ```
  */
-export function arrayProp(items: JsonSchema, description: string, options: PropOptions = {}): JsonSchema {
+export function arrayProp<S extends JsonSchema>(
+  items: S,
+  description: string,
+  options: PropOptions = {},
+): Prop<Infer<S>[]> {
   return { type: "array", description, items, ...options };
 }
 
@@ -231,11 +282,11 @@ export function arrayProp(items: JsonSchema, description: string, options: PropO
  * assert.deepEqual(range.required, ["from"]);
  * ```
  */
-export function objectProp(
-  properties: Record<string, JsonSchema>,
-  required: readonly string[],
+export function objectProp<P extends Record<string, JsonSchema>, R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[],
   description: string,
-): JsonSchema {
+): Prop<ObjectValue<P, R>> {
   return { ...schema(properties, required), description };
 }
 
@@ -253,6 +304,6 @@ export function objectProp(
  * assert.deepEqual(stringMapProp("Headers").additionalProperties, { type: "string" });
  * ```
  */
-export function stringMapProp(description: string): JsonSchema {
+export function stringMapProp(description: string): Prop<Record<string, string>> {
   return { type: "object", description, additionalProperties: { type: "string" } };
 }

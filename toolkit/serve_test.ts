@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { connectInMemory, probe, serveRaw, spyHandler } from "@forge/toolkit/testing";
 import {
   addTool,
+  intProp,
   type Middleware,
   registerPatternTool,
   requireString,
@@ -212,7 +213,8 @@ Deno.test("the SDK client sees notifications/tools/list_changed for a tool added
 
 Deno.test("a thousand concurrent calls each get exactly one reply", async () => {
   const server = new Server({ name: "mem" });
-  addTool(server, { name: "id", description: "Echo n", inputSchema: schema(), annotations: RO }, async (r) => {
+  const inputSchema = schema({ n: intProp("n") }, ["n"]);
+  addTool(server, { name: "id", description: "Echo n", inputSchema, annotations: RO }, async (r) => {
     await new Promise((res) => setTimeout(res, Math.random() * 5));
     return text(String(r.arguments.n));
   });

@@ -1,4 +1,5 @@
 import { attachRegistry, registerTool, registryOf } from "./_registry.ts";
+import type { Args } from "./args.ts";
 import type { Tool, ToolHandler } from "./tool.ts";
 
 /** What a server says about itself in `initialize` and `server/discover`. */
@@ -71,24 +72,30 @@ export class Server {
  * Registers a tool. Adding one after the server started sends
  * `notifications/tools/list_changed` to the client.
  *
+ * The handler's `req.arguments` is typed by the tool's `inputSchema`, and
+ * every call is validated against that schema before the handler runs: a
+ * call that breaks it gets an `isError` result naming the argument and the
+ * rule, and the handler is not called.
+ *
+ * @typeParam A The arguments' type, inferred from `inputSchema`.
  * @param server The server from `run()`'s register function.
  * @param tool The definition; every annotation hint must be stated.
  * @param handler Request in, result out.
  * @throws {TypeError} When the definition breaks the spec's rules (name, schema, hints) or the name is taken.
  *
- * @example A read-only tool
+ * @example A read-only tool with typed arguments
  * ```ts
- * import { addTool, requireString, schema, Server, strProp, text } from "@forge/toolkit";
+ * import { addTool, intProp, schema, Server, strProp, text } from "@forge/toolkit";
  *
  * const server = new Server({ name: "greeter" });
  * addTool(server, {
  *   name: "greet",
  *   description: "Greets someone by name",
- *   inputSchema: schema({ name: strProp("Who to greet") }, ["name"]),
+ *   inputSchema: schema({ name: strProp("Who to greet"), times: intProp("How often", { minimum: 1 }) }, ["name"]),
  *   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
- * }, (req) => text(`Hello, ${requireString(req.arguments, "name")}!`));
+ * }, (req) => text(`Hello, ${req.arguments.name}! `.repeat(req.arguments.times ?? 1)));
  * ```
  */
-export function addTool(server: Server, tool: Tool, handler: ToolHandler): void {
+export function addTool<A = Args>(server: Server, tool: Tool<A>, handler: ToolHandler<A>): void {
   registerTool(server, tool, handler, undefined);
 }

@@ -26,12 +26,12 @@ Deno.test("addTool() makes the author state all four annotation hints", () => {
   const server = new Server({ name: "s" });
   assert.throws(
     () => addTool(server, { ...base, annotations: undefined as never }, handler),
-    /annotations are required/,
+    /annotations must state all four hints, each true or false: readOnlyHint, destructiveHint, idempotentHint, openWorldHint \(no annotations given\)/,
   );
   const { openWorldHint: _, ...three } = RO;
   assert.throws(
     () => addTool(server, { ...base, annotations: three as never }, handler),
-    /annotations.openWorldHint must be stated/,
+    /missing: openWorldHint\); for a read-only local tool: annotations: \{ readOnlyHint: true/,
   );
 });
 

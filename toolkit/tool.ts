@@ -23,16 +23,21 @@ export interface ToolAnnotations {
 /**
  * A tool definition: the hand-written `{name, description, inputSchema}` of
  * the design plus what the current MCP spec lets authors state.
+ *
+ * @typeParam A The arguments' type, as `schema()` infers it from the property helpers.
  */
-export interface Tool {
+export interface Tool<A = Args> {
   /** 1–128 characters of `A-Z a-z 0-9 _ - .`, with no server prefix. */
   name: string;
   /** A short human-readable name. */
   title?: string;
   /** What the tool does, for the model. */
   description: string;
-  /** JSON Schema 2020-12 of the arguments, built with {@linkcode schema}. */
-  inputSchema: ObjectSchema;
+  /**
+   * JSON Schema 2020-12 of the arguments, built with {@linkcode schema}.
+   * Every call is validated against it before the handler runs.
+   */
+  inputSchema: ObjectSchema<A>;
   /** JSON Schema of `structuredContent`; results are validated against it before they are sent. */
   outputSchema?: ObjectSchema;
   /** All four hints, stated explicitly. */
@@ -53,12 +58,19 @@ export interface ClientInfo {
   protocolVersion: string;
 }
 
-/** One tool call as the handler sees it. */
-export interface ToolRequest {
+/**
+ * One tool call as the handler sees it.
+ *
+ * @typeParam A The arguments' type.
+ */
+export interface ToolRequest<A = Args> {
   /** The tool's name. */
   readonly name: string;
-  /** The arguments, always an object; read them with the argument helpers. */
-  readonly arguments: Args;
+  /**
+   * The arguments, always an object, already validated against the tool's
+   * `inputSchema` (so typed by it). The argument helpers read them too.
+   */
+  readonly arguments: A;
   /** Aborts on the call's deadline, on client cancellation and on shutdown. */
   readonly signal: AbortSignal;
   /** The request's `_meta`, as sent. */
@@ -72,8 +84,12 @@ export interface ToolRequest {
   progress(progress: number, total?: number, message?: string): void;
 }
 
-/** A tool's handler: request in, result out. Throw {@linkcode ToolError} for domain errors. */
-export type ToolHandler = (request: ToolRequest) => ToolResult | Promise<ToolResult>;
+/**
+ * A tool's handler: request in, result out. Throw {@linkcode ToolError} for domain errors.
+ *
+ * @typeParam A The arguments' type.
+ */
+export type ToolHandler<A = Args> = (request: ToolRequest<A>) => ToolResult | Promise<ToolResult>;
 
 /** The permission patterns of one call of a pattern tool. */
 export interface Patterns {
@@ -83,5 +99,9 @@ export interface Patterns {
   always?: string[];
 }
 
-/** Computes a call's permission patterns from its arguments, without side effects. */
-export type PatternFn = (args: Args) => Patterns | Promise<Patterns>;
+/**
+ * Computes a call's permission patterns from its (validated) arguments, without side effects.
+ *
+ * @typeParam A The arguments' type.
+ */
+export type PatternFn<A = Args> = (args: A) => Patterns | Promise<Patterns>;

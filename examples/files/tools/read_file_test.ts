@@ -25,7 +25,7 @@ Deno.test({
     const s = await session();
     const cases: [Record<string, unknown>, RegExp][] = [
       [{}, /Invalid argument "path": is required/],
-      [{ path: 7 }, /no such file/],
+      [{ path: 7 }, /Invalid argument "path": must be a string \(type\), got the number 7/],
       [{ path: "../outside/canary.txt" }, /leaves the allowed folders/],
       [{ path: `${s.outside}/canary.txt` }, /leaves the allowed folders/],
       [{ path: ".env" }, /the policy denies this path/],

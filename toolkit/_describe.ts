@@ -1,0 +1,18 @@
+// How a value the model sent is named in a message: its kind and, for a
+// scalar, a short quote. Hostile input can be megabytes, so nothing longer
+// than a few dozen characters of it is ever echoed.
+
+import { quote } from "./_quote.ts";
+
+/** Describes `value` for a message about a bad argument, e.g. `the string "abc"` or `an array`. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return `the string ${quote(value, 32)}`;
+  if (typeof value === "number" || typeof value === "boolean") {
+    return `the ${typeof value} ${String(value).slice(0, 32)}`;
+  }
+  return `${typeof value} ${quote(String(value), 32)}`;
+}
