@@ -1,48 +1,80 @@
-import { dirname, isAbsolute, relative, sep } from "node:path";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { quote } from "./_quote.ts";
 
+/** What {@linkcode fileSafety} found. */
+export interface FileSafety {
+  /** Why the file must not be trusted, or `undefined` when nothing checked says so. */
+  readonly reason: string | undefined;
+  /** Directories whose mode could not be checked because the process may not read them. */
+  readonly unchecked: readonly string[];
+}
+
 /**
- * Says why a config file must not be trusted, or `undefined` when it may be:
- * it (or its directory, or its symlink target's directory) is writable by
- * group or others, so another user could change what the server allows; or it
- * is a symlink whose target leaves the file's directory. On a system without
- * Unix modes (Windows) only the symlink rule applies.
+ * Says why a config file must not be trusted: it (or its directory, or its
+ * symlink target's directory) is writable by group or others, so another user
+ * could change what the server allows; or it is a symlink whose target leaves
+ * the file's directory. On a system without Unix modes (Windows) only the
+ * symlink rule applies.
  *
- * Checking the directory needs read permission on it; without that the file
- * is refused too (fail closed), with the flag to grant.
+ * Only the file needs read permission. A directory the process may not read
+ * (least privilege grants the file, not its folder) is listed in `unchecked`
+ * instead of failing the file: its mode is then simply not known. Without
+ * read of the directory a symlink is resolved against the directory's path as
+ * written, so a directory that is itself reached through a symlink makes a
+ * symlinked file look like it leaves it, and it is refused (fail closed).
  */
-export async function unsafeReason(path: string): Promise<string | undefined> {
+export async function fileSafety(path: string): Promise<FileSafety> {
+  const unchecked: string[] = [];
   const dir = dirname(path);
   try {
     const link = await Deno.lstat(path);
     const dirs = [dir];
     if (link.isSymlink) {
-      const [real, realDir] = await Promise.all([Deno.realPath(path), Deno.realPath(dir)]);
+      const real = await Deno.realPath(path);
+      const realDir = await readable(Deno.realPath(dir)) ?? resolve(dir);
       const rel = relative(realDir, real);
       if (rel === "" || isAbsolute(rel) || rel.split(sep)[0] === "..") {
-        return `it is a symlink to ${quote(real, 256)}, which leaves its directory ${quote(realDir, 256)}`;
+        return {
+          reason: `it is a symlink to ${quote(real, 256)}, which leaves its directory ${quote(realDir, 256)}`,
+          unchecked,
+        };
       }
       if (dirname(real) !== realDir) dirs.push(dirname(real));
     }
     const file = await Deno.stat(path);
     if (isShared(file.mode)) {
-      return `it is writable by group or others (mode ${octal(file.mode)}); run chmod go-w on it`;
+      return {
+        reason: `it is writable by group or others (mode ${octal(file.mode)}); run chmod go-w on it`,
+        unchecked,
+      };
     }
     for (const d of dirs) {
-      const info = await Deno.stat(d);
-      if (isShared(info.mode)) {
-        return `its directory ${quote(d, 256)} is writable by group or others (mode ${
-          octal(info.mode)
-        }); run chmod go-w on it`;
+      const info = await readable(Deno.stat(d));
+      if (info === undefined) {
+        unchecked.push(d);
+      } else if (isShared(info.mode)) {
+        const mode = octal(info.mode);
+        return {
+          reason: `its directory ${quote(d, 256)} is writable by group or others (mode ${mode}); run chmod go-w on it`,
+          unchecked,
+        };
       }
     }
-    return undefined;
+    return { reason: undefined, unchecked };
   } catch (err) {
     if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
-      return `its directory ${
-        quote(dir, 256)
-      } cannot be checked without read permission on it (grant --allow-read=${dir})`;
+      return { reason: `it cannot be checked without read permission on it (grant --allow-read=${path})`, unchecked };
     }
+    throw err;
+  }
+}
+
+/** The value, or `undefined` when the process may not read what it asked about. */
+async function readable<T>(pending: Promise<T>): Promise<T | undefined> {
+  try {
+    return await pending;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) return undefined;
     throw err;
   }
 }

@@ -1,7 +1,12 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { unsafeReason } from "./_file_safety.ts";
+import { fileSafety } from "./_file_safety.ts";
+
+async function unsafeReason(path: string): Promise<string | undefined> {
+  const { reason } = await fileSafety(path);
+  return reason;
+}
 
 const base = await Deno.makeTempDir({ prefix: "configreload_safety_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
@@ -20,7 +25,7 @@ async function symlink(target: string, path: string): Promise<void> {
 }
 
 Deno.test({
-  name: "unsafeReason() accepts a file only its owner can write, in such a directory",
+  name: "fileSafety() accepts a file only its owner can write, in such a directory",
   permissions: files,
   async fn() {
     const dir = await Deno.makeTempDir({ dir: base });
@@ -32,7 +37,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "unsafeReason() refuses a file writable by group or others",
+  name: "fileSafety() refuses a file writable by group or others",
   permissions: files,
   async fn() {
     const dir = await Deno.makeTempDir({ dir: base });
@@ -45,7 +50,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "unsafeReason() refuses a file in a directory writable by group or others, sticky or not",
+  name: "fileSafety() refuses a file in a directory writable by group or others, sticky or not",
   permissions: files,
   async fn() {
     const dir = await Deno.makeTempDir({ dir: base });
@@ -58,7 +63,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "unsafeReason() refuses a symlink that leaves its directory, directly or through ..",
+  name: "fileSafety() refuses a symlink that leaves its directory, directly or through ..",
   permissions: files,
   async fn() {
     const [dir, elsewhere] = [await Deno.makeTempDir({ dir: base }), await Deno.makeTempDir({ dir: base })];
@@ -77,7 +82,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "unsafeReason() accepts a symlink to a file inside its directory",
+  name: "fileSafety() accepts a symlink to a file inside its directory",
   permissions: files,
   async fn() {
     const dir = await Deno.makeTempDir({ dir: base });
@@ -91,15 +96,49 @@ Deno.test({
 // Made here: a test's permissions are fixed when it is declared.
 const narrowDir = await Deno.makeTempDir({ dir: base });
 const narrowFile = await file(narrowDir, "a.json");
+const narrowShared = await file(narrowDir, "shared.json", 0o666);
+await Deno.mkdir(join(narrowDir, "v"), { mode: 0o755 });
+await file(join(narrowDir, "v"), "1.json");
+const narrowInside = join(narrowDir, "current.json");
+await symlink("v/1.json", narrowInside);
+const narrowLeaving = join(narrowDir, "leaving.json");
+await symlink(await file(await Deno.makeTempDir({ dir: base }), "t.json"), narrowLeaving);
 
 Deno.test({
-  name: "unsafeReason() refuses a file whose directory it may not read, naming the flag",
-  permissions: { read: [narrowFile] },
+  name: "fileSafety() with read of the file alone checks the file and lists its directory as unchecked",
+  permissions: { read: [narrowFile, narrowShared] },
   async fn() {
-    assert.equal(
-      await unsafeReason(narrowFile),
-      `its directory "${narrowDir}" cannot be checked without read permission on it (grant --allow-read=${narrowDir})`,
-    );
+    assert.deepEqual(await fileSafety(narrowFile), { reason: undefined, unchecked: [narrowDir] });
     await assert.rejects(Deno.stat(narrowDir), Deno.errors.NotCapable);
+    assert.deepEqual(await fileSafety(narrowShared), {
+      reason: "it is writable by group or others (mode 0666); run chmod go-w on it",
+      unchecked: [],
+    });
+  },
+});
+
+Deno.test({
+  name: "fileSafety() with read of the file alone accepts a symlink into its folder and refuses one that leaves it",
+  permissions: { read: [narrowInside, narrowLeaving] },
+  async fn() {
+    assert.deepEqual(await fileSafety(narrowInside), {
+      reason: undefined,
+      unchecked: [narrowDir, join(narrowDir, "v")],
+    });
+    assert.match(
+      (await fileSafety(narrowLeaving)).reason ?? "",
+      /^it is a symlink to ".*t\.json", which leaves its directory/,
+    );
+  },
+});
+
+Deno.test({
+  name: "fileSafety() without read of the file refuses it, naming the flag",
+  permissions: { read: false },
+  async fn() {
+    assert.deepEqual(await fileSafety(narrowFile), {
+      reason: `it cannot be checked without read permission on it (grant --allow-read=${narrowFile})`,
+      unchecked: [],
+    });
   },
 });

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { unsafeReason } from "./_file_safety.ts";
+import { fileSafety } from "./_file_safety.ts";
 import { MAX_DEPTH, parseConfigText } from "./_parse_text.ts";
 import { quote } from "./_quote.ts";
 import { readBounded, stamp } from "./_read_file.ts";
@@ -79,8 +79,9 @@ const BAD_CACHE = 32;
  *   start cap what any version can add.)
  * - Concurrent `get()` calls share one read.
  *
- * Permissions: read of the file and its directory (the directory's mode is
- * checked), and env access to the names the file references.
+ * Permissions: read of the file, and env access to the names the file
+ * references. The directory's mode is checked only when the process may read
+ * the directory; otherwise one line says so (see docs/configuration.md).
  *
  * @example Run with the defaults when there is no config file
  * ```ts
@@ -122,6 +123,7 @@ export class Loader<T> {
   #stampAt = 0;
   readonly #bad = new Map<string, ConfigError>();
   readonly #logged = new Set<string>();
+  readonly #unchecked = new Set<string>();
   #inflight: Promise<T> | undefined;
   #queued: Promise<T> | undefined;
   #watcher: Deno.FsWatcher | undefined;
@@ -246,7 +248,12 @@ export class Loader<T> {
     const racy = seen.mtime === null || seen.mtime >= this.#stampAt - RACY_MS;
     if (seen.key === this.#stampKey && !racy) return this.#current();
 
-    const reason = await unsafeReason(path).catch((err: Error) => `it cannot be checked: ${err.message}`);
+    const safety = await fileSafety(path).catch((err: Error) => ({
+      reason: `it cannot be checked: ${err.message}`,
+      unchecked: [],
+    }));
+    const reason = safety.reason;
+    for (const dir of safety.unchecked) this.#sayUnchecked(dir);
     if (reason !== undefined && !this.#options.allowUnsafeFile) {
       return this.#fail(`unsafe ${reason}`, new ConfigError(`Cannot load config ${quote(path, 256)}: ${reason}`));
     }
@@ -333,6 +340,17 @@ export class Loader<T> {
     const message = redact(err instanceof Error ? err.message : String(err));
     const detail = message.replace(/^Cannot \w+ config: /, "");
     return new ConfigError(`Cannot load config ${file}: ${detail}`, { cause: err });
+  }
+
+  // Least privilege grants the config file, not its folder, so a folder that
+  // may not be read is the normal case: said once, not on every reload.
+  #sayUnchecked(dir: string): void {
+    if (this.#unchecked.has(dir) || this.#unchecked.size >= 16) return;
+    this.#unchecked.add(dir);
+    this.#log(
+      `note: the mode of ${quote(dir, 256)} was not checked (no read permission on it); ` +
+        "only the file's own mode and symlink were",
+    );
   }
 
   #logOnce(key: string, line: string): void {

@@ -53,7 +53,9 @@ const FLAGS = ["-config", "--config"];
  *    allow nothing.
  *
  * Arguments after `--` are not searched. With a `-config` and no permission
- * to read `FORGE_TENANT_CONFIG`, the flag is used.
+ * to read `FORGE_TENANT_CONFIG`, the flag is used. Checking the tenant file
+ * needs read of that file only: grant `<dir>/<server>.json`, never the
+ * directory, which holds the other servers' configs.
  *
  * @param server The server's name, e.g. `files`: letters, digits, `_` and `-`.
  * @param options See {@linkcode ResolveConfigPathOptions}.

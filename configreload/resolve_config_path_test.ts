@@ -117,3 +117,20 @@ Deno.test({
     );
   },
 });
+
+// Made here: a test's permissions are fixed when it is declared.
+const tenantDir = await Deno.makeTempDir({ prefix: "tenant_" });
+await Deno.writeTextFile(`${tenantDir}/files.json`, "{}");
+globalThis.addEventListener("unload", () => Deno.removeSync(tenantDir, { recursive: true }));
+
+Deno.test({
+  name: "resolveConfigPath() needs read of <dir>/<server>.json only, never of the tenant directory",
+  permissions: { read: [`${tenantDir}/files.json`, `${tenantDir}/sqlite.json`] },
+  fn() {
+    const env = new Map([["FORGE_TENANT_CONFIG", tenantDir]]);
+    const args = ["-config", "/opt/static.json"];
+    assert.deepEqual(resolveConfigPath("files", { args, env }), { path: `${tenantDir}/files.json`, source: "tenant" });
+    assert.deepEqual(resolveConfigPath("sqlite", { args, env }), { path: "/opt/static.json", source: "flag" });
+    assert.throws(() => Deno.readDirSync(tenantDir), Deno.errors.NotCapable);
+  },
+});

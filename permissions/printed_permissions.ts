@@ -1,4 +1,4 @@
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { configVariables } from "../configreload/mod.ts";
 
 /** Options of {@linkcode printedPermissions}. */
@@ -17,7 +17,7 @@ export interface PrintedPermissionsOptions {
 
 /**
  * Asks a server for its least-privilege Deno flags, the way an operator does:
- * `deno run --allow-read=<config dir> <script> -config <config> --print-permissions`.
+ * `deno run --allow-read=<config> <script> -config <config> --print-permissions`.
  * `${NAME}` placeholders in the answer (values that came from the environment)
  * are filled back from `env`, so the flags can start the server for real.
  *
@@ -38,9 +38,9 @@ export async function printedPermissions(options: PrintedPermissionsOptions): Pr
   const env: Record<string, string> = { NO_COLOR: "1", ...options.env };
   const names = options.config === undefined ? [] : configVariables(await Deno.readFile(options.config));
   const args = ["run", "--quiet", "--no-prompt"];
-  // The directory, not just the file: the config loader refuses a config whose
-  // directory others may write to, and checking that needs read access to it.
-  if (options.config !== undefined) args.push(`--allow-read=${dirname(resolve(options.config))}`);
+  // The file alone, as a served server gets: the loader checks its folder's
+  // mode only when the folder happens to be readable.
+  if (options.config !== undefined) args.push(`--allow-read=${resolve(options.config)}`);
   if (names.length > 0) args.push(`--allow-env=${names.join(",")}`);
   // A permission flag of its own keeps Deno from handing down any of ours.
   args.push("--deny-run", options.script);

@@ -23,11 +23,10 @@ Deno.test("--health prints ok and needs no permission", async () => {
   assert.equal(new TextDecoder().decode(out.stdout), "ok\n");
 });
 
-Deno.test("--print-permissions names the notes directory, the config directory and the variables", async () => {
+Deno.test("--print-permissions names the notes directory, the config file (not its directory) and the variables", async () => {
   const { notes, flags } = await fixture();
   const [read, write, env] = flags;
-  const configDir = new URL("./config", import.meta.url).pathname;
-  assert.deepEqual(read.slice("--allow-read=".length).split(",").sort(), [notes, configDir].sort());
+  assert.deepEqual(read.slice("--allow-read=".length).split(",").sort(), [notes, config].sort());
   assert.equal(write, `--allow-write=${notes}`);
   assert.equal(env, "--allow-env=FORGE_TENANT_CONFIG,NOTES_DIR");
   assert.equal(flags.length, 3);
@@ -66,7 +65,7 @@ Deno.test("the server refuses to serve with more permissions than it needs", asy
 
 Deno.test("with NOTES_DIR unset the config is refused (fail closed), naming the field and the variable", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", `--allow-read=${join(config, "..")}`, "--allow-env", main, "-config", config],
+    args: ["run", "--quiet", `--allow-read=${config}`, "--allow-env", main, "-config", config],
     clearEnv: true,
     stdin: "null",
     stderr: "piped",

@@ -21,13 +21,13 @@ Deno.test({
 });
 
 Deno.test({
-  name: "--print-permissions needs only the config file and prints exactly the roots, the config folder and the env",
+  name: "--print-permissions needs only the config file and prints exactly the roots, that file (not its folder) and the env",
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree({ audit_file: "../audit.jsonl" });
     const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
     assert.deepEqual(flags, [
-      `--allow-read=${join(tree.base, "config")},${tree.data},${tree.more},${tree.out}`,
+      `--allow-read=${tree.config},${tree.data},${tree.more},${tree.out}`,
       `--allow-write=${join(tree.base, "audit.jsonl")},${tree.out}`,
       "--allow-env=FORGE_TENANT_CONFIG",
     ]);

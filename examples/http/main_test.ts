@@ -16,7 +16,7 @@ const SECRET = `secret-${crypto.randomUUID()}`;
 const ENV = { HTTP_E2E_TOKEN: SECRET };
 
 // The exact tasks deno.json carries for this example (checked against deno.json below).
-const TASK_HTTP = "deno run --allow-read=examples/http/sample " +
+const TASK_HTTP = "deno run --allow-read=examples/http/sample/config.json " +
   "--allow-net=api.github.com,en.wikipedia.org,example.com " +
   "'--deny-net=0.0.0.0/8,10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.169.254/32,169.254.0.0/16,172.16.0.0/12," +
   "192.0.0.0/24,192.0.2.0/24,192.88.99.0/24,192.168.0.0/16,198.18.0.0/15,198.51.100.0/24,203.0.113.0/24,224.0.0.0/4," +
@@ -118,7 +118,7 @@ test("--print-permissions needs only the config file and prints exactly the host
   assert.equal(
     out.stdout,
     [
-      `--allow-read=${file.dir}`,
+      `--allow-read=${file.path}`,
       `--allow-write=${join(file.dir, "audit.jsonl")}`,
       `--allow-net=${ports.join(",")}`,
       `'--deny-net=${expectedDeny.join(",")}'`,

@@ -19,12 +19,12 @@ Deno.test({
 });
 
 Deno.test({
-  name: "--print-permissions: read-only reads the config folder and the database, and writes nothing",
+  name: "--print-permissions: read-only reads the config file (not its folder) and the database, and writes nothing",
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree();
     const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    assert.deepEqual(flags, [`--allow-read=${dirname(tree.config)},${tree.db}`, "--allow-env=FORGE_TENANT_CONFIG"]);
+    assert.deepEqual(flags, [`--allow-read=${tree.config},${tree.db}`, "--allow-env=FORGE_TENANT_CONFIG"]);
     await tree.remove();
   },
 });
@@ -36,7 +36,7 @@ Deno.test({
     const tree = await makeE2eTree({ writable: true, audit_file: "../audit.jsonl" });
     const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
     assert.deepEqual(flags, [
-      `--allow-read=${dirname(tree.config)},${tree.db}`,
+      `--allow-read=${tree.config},${tree.db}`,
       `--allow-write=${join(tree.base, "audit.jsonl")},${tree.db}`,
       "--allow-env=FORGE_TENANT_CONFIG",
     ]);
@@ -51,7 +51,7 @@ Deno.test({
     const tree = await makeE2eTree({ database: "${SHOP_DB}" });
     const out = await denoRun(
       [
-        `--allow-read=${dirname(tree.config)}`,
+        `--allow-read=${tree.config}`,
         "--allow-env=SHOP_DB",
         SCRIPT,
         "-config",
@@ -63,7 +63,7 @@ Deno.test({
     assert.equal(out.code, 0, out.stderr);
     assert.equal(
       out.stdout,
-      `--allow-read=${dirname(tree.config)},\${SHOP_DB} --allow-env=FORGE_TENANT_CONFIG,SHOP_DB\n`,
+      `--allow-read=${tree.config},\${SHOP_DB} --allow-env=FORGE_TENANT_CONFIG,SHOP_DB\n`,
     );
     await tree.remove();
   },

@@ -4,10 +4,9 @@ import type { Config } from "./config.ts";
 
 /**
  * The one policy both layers enforce: the notes directory (read and write),
- * the config file's directory (read: the loader checks that no one else can
- * write to it, so keep the config in a directory of its own), the audit file
- * (write) and the variables the config uses. Relative paths are taken from the
- * config file's directory.
+ * the config file (read; never its directory, which may hold more), the audit
+ * file (write) and the variables the config uses. Relative paths are taken
+ * from the config file's directory.
  */
 export function policyFor(config: Config, configPath: string | undefined, variables: readonly string[]): Policy {
   const dirs = config.notes_dir === undefined ? [] : [config.notes_dir];
@@ -15,7 +14,7 @@ export function policyFor(config: Config, configPath: string | undefined, variab
   return definePolicy({
     readRoots: dirs,
     writeRoots: dirs,
-    readFiles: configDir === undefined ? [] : [configDir],
+    readFiles: configPath === undefined ? [] : [resolve(configPath)],
     writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
     env: variables,
     limits: { maxReadBytes: config.max_bytes },

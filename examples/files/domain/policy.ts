@@ -5,8 +5,8 @@ import type { Config } from "./config.ts";
 /**
  * The one policy both layers enforce for a config: its roots and writable
  * roots, its deny globs on top of the defaults, `max_bytes` as the read cap,
- * the audit file (written), the variables it references, and the config's
- * own folder (read: the loader checks the folder's mode before each reload).
+ * the audit file (written), the variables it references, and the config
+ * file itself (read; never its folder, which may hold more than the roots).
  * Relative paths start at the config file's folder, so a sample config can
  * use them.
  *
@@ -21,7 +21,7 @@ export function policyFor(config: Config, configPath: string | undefined, variab
     readRoots: config.roots,
     writeRoots: config.writable_roots,
     deny: config.deny,
-    readFiles: configPath === undefined ? [] : [baseDir],
+    readFiles: configPath === undefined ? [] : [resolve(configPath)],
     writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
     env: variables,
     limits: { maxReadBytes: config.max_bytes },

@@ -18,8 +18,8 @@ Deno.test("policyFor() resolves relative paths from the config file's folder", (
   assert.deepEqual(policy.writeFiles, ["/etc/forge/logs/audit.jsonl"]);
 });
 
-Deno.test("policyFor() reads the config's folder (the loader checks its mode) and no other server file", () => {
-  assert.deepEqual(policyFor(config, "/etc/forge/files.json").readFiles, ["/etc/forge"]);
+Deno.test("policyFor() reads the config file, never its folder, and no other server file", () => {
+  assert.deepEqual(policyFor(config, "/etc/forge/files.json").readFiles, ["/etc/forge/files.json"]);
   assert.deepEqual(policyFor(ConfigSchema.parse({}), undefined).readFiles, []);
 });
 

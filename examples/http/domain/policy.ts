@@ -29,8 +29,8 @@ export function auditFileOf(config: Config, configPath: string | undefined): str
 /**
  * The policy both layers enforce, from the config the server started with:
  * the network (hosts with their ports, schemes, private hosts), the config
- * file's directory (read: the loader checks the directory's mode too), the
- * audit file (write) and the variables the config uses.
+ * file (read; never its directory), the audit file (write) and the variables
+ * the config uses.
  *
  * @param config The config at start.
  * @param configPath The config file, if any.
@@ -52,13 +52,13 @@ export function auditFileOf(config: Config, configPath: string | undefined): str
  * });
  * const set = derivePermissions(policyFor(config, "/etc/forge/http.json", []));
  * assert.deepEqual(set.net, ["127.0.0.1:8080"]);
- * assert.deepEqual(set.read, ["/etc/forge"]);
+ * assert.deepEqual(set.read, ["/etc/forge/http.json"]);
  * ```
  */
 export function policyFor(config: Config, configPath: string | undefined, variables: readonly string[]): Policy {
   const audit = auditFileOf(config, configPath);
   return definePolicy({
-    readFiles: configPath === undefined ? [] : [dirname(resolve(configPath))],
+    readFiles: configPath === undefined ? [] : [resolve(configPath)],
     writeFiles: audit === undefined ? [] : [audit],
     net: netPolicyInit(config),
     env: variables,

@@ -30,11 +30,11 @@ Deno.test("policyFor() denies every internal range when no private host is allow
   }
 });
 
-Deno.test("policyFor() reads the config's directory, writes only the audit file, and reads only the config's variables", () => {
+Deno.test("policyFor() reads the config file (not its directory), writes only the audit file, and reads only the config's variables", () => {
   const config = ConfigSchema.parse({ audit_file: "logs/audit.jsonl" });
   const flags = permissionFlags(derivePermissions(policyFor(config, CONFIG_FILE, ["HTTP_TOKEN"])));
   assert.deepEqual(flags, [
-    "--allow-read=/etc/forge/http",
+    "--allow-read=/etc/forge/http/config.json",
     "--allow-write=/etc/forge/http/logs/audit.jsonl",
     "--allow-env=FORGE_TENANT_CONFIG,HTTP_TOKEN",
   ]);

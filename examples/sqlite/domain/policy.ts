@@ -14,8 +14,8 @@ export interface ConfigSource {
 }
 
 /**
- * The one policy both layers enforce for a config: read the config's folder
- * (the loader checks its mode before each reload) and the database file;
+ * The one policy both layers enforce for a config: read the config file
+ * (never its folder) and the database file;
  * write the database file only when `writable` is true, and the audit file
  * when there is one; the variables the config references. SQLite's own
  * side files (`-journal`, `-wal`, `-shm`) need no flag: Deno checks only the
@@ -29,7 +29,7 @@ export function policyFor(config: Config, source: ConfigSource): Policy {
   const database = databasePathOf(config, source.path);
   const audit = auditFileOf(config, source.path);
   return definePolicy({
-    readFiles: [...(source.path === undefined ? [] : [baseDirOf(source.path)]), ...(database ? [database] : [])],
+    readFiles: [...(source.path === undefined ? [] : [resolve(source.path)]), ...(database ? [database] : [])],
     writeFiles: [...(audit ? [audit] : []), ...(database && config.writable ? [database] : [])],
     env: source.variables ?? [],
     limits: { maxRows: config.max_rows, maxSqlLength: config.max_sql_length },

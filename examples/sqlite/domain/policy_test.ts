@@ -5,10 +5,10 @@ import { auditFileOf, databasePathOf, policyFor } from "./policy.ts";
 
 const source = { path: "/etc/forge/sqlite/sqlite.json", variables: ["DB_DIR"] };
 
-Deno.test("policyFor(): read-only reads the config folder and the database, and writes nothing", () => {
+Deno.test("policyFor(): read-only reads the config file (not its folder) and the database, and writes nothing", () => {
   const policy = policyFor(ConfigSchema.parse({ database: "/srv/shop.db" }), source);
   assert.deepEqual(permissionFlags(derivePermissions(policy)), [
-    "--allow-read=/etc/forge/sqlite,/srv/shop.db",
+    "--allow-read=/etc/forge/sqlite/sqlite.json,/srv/shop.db",
     "--allow-env=DB_DIR,FORGE_TENANT_CONFIG",
   ]);
   assert.equal(policy.limits.maxRows, 100);
@@ -23,7 +23,7 @@ Deno.test("policyFor(): writable adds write access to the database file only (no
 Deno.test("policyFor(): the audit file is written; relative paths start at the config's folder", () => {
   const config = ConfigSchema.parse({ database: "shop.db", audit_file: "../logs/audit.jsonl" });
   const policy = policyFor(config, source);
-  assert.deepEqual(policy.readFiles, ["/etc/forge/sqlite", "/etc/forge/sqlite/shop.db"]);
+  assert.deepEqual(policy.readFiles, ["/etc/forge/sqlite/sqlite.json", "/etc/forge/sqlite/shop.db"]);
   assert.deepEqual(policy.writeFiles, ["/etc/forge/logs/audit.jsonl"]);
   assert.equal(databasePathOf(config, source.path), "/etc/forge/sqlite/shop.db");
   assert.equal(auditFileOf(config, source.path), "/etc/forge/logs/audit.jsonl");
