@@ -21,7 +21,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "--print-permissions needs only the config file and prints exactly the roots, that file (not its folder) and the env",
+  name: "--print-permissions needs only the config file and prints the roots, that file (not its folder), the env",
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree({ audit_file: "../audit.jsonl" });
