@@ -1,6 +1,7 @@
 import { checkPermissions, missingPermissions } from "./check_permissions.ts";
 import { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 import type { PermissionSet } from "./permission_set.ts";
+import { revokeUnneeded } from "./revoke_unneeded.ts";
 
 /** The command-line flag that lets a server start with excess permissions, for development only. */
 export const ALLOW_EXCESS_PERMISSIONS_FLAG = "--allow-excess-permissions";
@@ -45,15 +46,20 @@ export interface LeastPrivilegeResult {
   missing: readonly string[];
   /** The least-privilege flags. */
   flags: readonly string[];
+  /** The kinds revoked because the policy needs none of them (see `revokeUnneeded`); empty when refusing or under the opt-out. */
+  revoked: readonly Deno.PermissionDescriptor["name"][];
 }
 
 /**
  * The start-up check: compares the process's permissions with `set`. With
  * excess grants it writes one stderr line — what is excess and the exact
  * flags to use — and returns `ok: false`; the caller exits with code 2.
- * With {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} it serves anyway and says so
- * on stderr in capitals. Missing grants only warn: the server can start, and
- * each use of a missing grant fails on its own.
+ * Otherwise it revokes every kind the policy does not need at all
+ * (`revokeUnneeded`), which also drops scoped grants of those kinds that no
+ * probe covers. With {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} it serves
+ * anyway, revokes nothing, and says so on stderr in capitals. Missing grants
+ * only warn: the server can start, and each use of a missing grant fails on
+ * its own.
  *
  * @param set From `derivePermissions`.
  * @param options Name, arguments, opt-out and log.
@@ -88,7 +94,7 @@ export async function enforceLeastPrivilege(
       `${name}: refusing to serve: the process holds more permissions than its policy needs (${excess.join("; ")}); ` +
         `run with: ${shown} (or pass ${ALLOW_EXCESS_PERMISSIONS_FLAG} while developing)`,
     );
-    return { ok: false, excess, missing, flags };
+    return { ok: false, excess, missing, flags, revoked: [] };
   }
   if (allowExcess) {
     const what = excess.length > 0
@@ -101,5 +107,8 @@ export async function enforceLeastPrivilege(
   if (missing.length > 0) {
     log(`${name}: warning: the process lacks permissions its policy needs (${missing.join("; ")}); run with: ${shown}`);
   }
-  return { ok: true, excess, missing, flags };
+  // The opt-out keeps what the process holds: it is for code whose policy
+  // does not (yet) declare everything it uses.
+  const revoked = allowExcess ? [] : await revokeUnneeded(set);
+  return { ok: true, excess, missing, flags, revoked };
 }

@@ -10,7 +10,9 @@
  * - {@linkcode checkPermissions} asks `Deno.permissions` what the process
  *   holds beyond the set; {@linkcode enforceLeastPrivilege} is the start-up
  *   check that refuses to serve (exit code 2, one stderr line with the flags
- *   to use) unless {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} is given.
+ *   to use) unless {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} is given;
+ *   then {@linkcode revokeUnneeded} drops every kind the policy needs none
+ *   of, scoped grants the probes cannot see included.
  *
  * @example From policy to flags
  * ```ts
@@ -46,3 +48,4 @@ export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 export { derivePermissions, type PermissionSet, TENANT_CONFIG_ENV } from "./permission_set.ts";
 export { compileArgs, type CompileOptions } from "./compile_args.ts";
 export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";
+export { revokeUnneeded } from "./revoke_unneeded.ts";

@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { definePolicy } from "../validate/policy.ts";
+import { PERMISSION_KINDS, unneededKinds } from "./_unneeded.ts";
+import { derivePermissions, type PermissionSet } from "./permission_set.ts";
+
+Deno.test("unneededKinds() lists every kind for a policy that allows nothing", () => {
+  assert.deepEqual(unneededKinds(derivePermissions(definePolicy({ tenantConfig: false }))), [...PERMISSION_KINDS]);
+});
+
+Deno.test("unneededKinds() keeps each kind the policy needs in part and drops the rest", () => {
+  const readOnly = derivePermissions(definePolicy({ readRoots: ["/srv/data"] }));
+  assert.deepEqual(unneededKinds(readOnly), ["write", "net", "run", "ffi", "sys", "import"]);
+  const fetcher = derivePermissions(definePolicy({ net: { hosts: ["api.example.com"] }, writeFiles: ["/var/a.log"] }));
+  assert.deepEqual(unneededKinds(fetcher), ["read", "run", "ffi", "sys", "import"]);
+});
+
+Deno.test("unneededKinds() keeps run for a set that lists commands, and drops it for an empty list", () => {
+  const set = derivePermissions(definePolicy({ tenantConfig: false }));
+  const withRun = { ...set, run: ["/usr/bin/git"] } as PermissionSet;
+  assert.ok(!unneededKinds(withRun).includes("run"));
+  assert.ok(unneededKinds({ ...set, run: [] } as PermissionSet).includes("run"));
+});
