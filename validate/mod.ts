@@ -10,7 +10,8 @@
  *   canonical IP literals, resolved addresses (SSRF, DNS rebinding),
  *   redirects checked at every hop, size and time caps.
  * - {@linkcode assertReadOnlySql} and {@linkcode queryReadOnly}: exactly one
- *   reading statement, parameters bound.
+ *   reading statement, parameters bound, rows read one at a time against a
+ *   row and byte budget ({@linkcode readPlannedRows} runs a plan in a Worker).
  * - {@linkcode capText}, {@linkcode capRows}, {@linkcode readCapped}: limits
  *   with a clear error or a marked truncation.
  *
@@ -68,7 +69,13 @@ export {
 } from "./policy.ts";
 export { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
 export { ToolError } from "../toolkit/tool_error.ts";
-export { queryReadOnly, type ReadOnlyQueryOptions, type ReadOnlyQueryResult } from "./read_only_query.ts";
+export {
+  planReadOnlyQuery,
+  queryReadOnly,
+  type ReadOnlyQueryOptions,
+  type ReadOnlyQueryResult,
+} from "./read_only_query.ts";
+export { type PlannedRows, type ReadPlan, readPlannedRows } from "./read_planned_rows.ts";
 export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetch.ts";
 export { assertReadOnlySql, type SqlGuardOptions, UNSAFE_SQL_FUNCTIONS } from "./sql_guard.ts";
 export {

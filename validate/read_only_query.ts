@@ -1,11 +1,10 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import { capRows } from "./limits.ts";
 import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
+import { type ReadPlan, readPlannedRows } from "./read_planned_rows.ts";
 import { readOnlyStatement } from "./sql_guard.ts";
-import type { SqlToken } from "./sql_tokens.ts";
 
-/** Options of {@linkcode queryReadOnly}. */
+/** Options of {@linkcode queryReadOnly} and {@linkcode planReadOnlyQuery}. */
 export interface ReadOnlyQueryOptions {
   /**
    * Values bound to `?` (an array) or to `:name` / `@name` / `$name` (an object). Never interpolated.
@@ -22,6 +21,13 @@ export interface ReadOnlyQueryOptions {
    * @default {100000}
    */
   maxLength?: number;
+  /**
+   * The most bytes of values returned: text counts its characters, a blob its
+   * bytes, any other value its text, and each column one more. Rows past it
+   * are never read.
+   * @default {1048576}
+   */
+  maxBytes?: number;
 }
 
 /** Rows returned by {@linkcode queryReadOnly}. */
@@ -30,28 +36,27 @@ export interface ReadOnlyQueryResult {
   rows: Record<string, SQLInputValue>[];
   /** Whether more rows were left. */
   truncated: boolean;
+  /** Which budget cut the rows, when they were cut. */
+  limit?: "max_rows" | "max_bytes";
 }
 
 /**
  * Runs one read-only query with bound parameters: the SQL passes
  * {@linkcode assertReadOnlySql} first, parameters are bound by SQLite (never
- * spliced into the text), and rows stop at `maxRows`. Open `db` with
- * `{ readOnly: true }` too: the guard is one layer, the read-only handle the
- * other.
+ * spliced into the text), and rows are read one at a time against `maxRows`
+ * and `maxBytes`, so no result can exhaust memory: a query of sixty 1 MiB
+ * columns over a large table reads the sizes of its first rows, not the rows
+ * (see {@linkcode readPlannedRows}). Open `db` with `{ readOnly: true }` too:
+ * the guard is one layer, the read-only handle the other.
  *
- * A result that was not cut is confirmed before it is returned: in Deno
- * 2.9.6, node:sqlite's `iterate()` ends as if the rows were done when SQLite
- * fails mid-query (malformed JSON, a blob too big, a locked database…), and
- * a failure must never look like a shorter, complete result. The statement
- * runs again through `all()`, which throws, wrapped as
- * `SELECT * FROM (…) LIMIT maxRows + 1` so that the second run is capped
- * too, even when it would return more rows than the first (another writer
- * in between, `random()`). The cost: a query whose rows all fit runs twice.
+ * A statement whose rows fit runs twice (once for sizes, once for values),
+ * and a failure mid-query (malformed JSON, a blob too big, a locked
+ * database…) is thrown, never shown as a shorter, complete result.
  *
  * @param db An open node:sqlite database, ideally read-only.
  * @param sql One read-only statement.
  * @param options Parameters and caps.
- * @returns The rows and whether they were cut.
+ * @returns The rows and whether, and why, they were cut.
  * @throws {PolicyError} When the SQL is refused, or SQLite rejects it (its message is shown).
  *
  * @example Query a read-only database
@@ -70,38 +75,83 @@ export interface ReadOnlyQueryResult {
  * ```
  */
 export function queryReadOnly(db: DatabaseSync, sql: string, options: ReadOnlyQueryOptions = {}): ReadOnlyQueryResult {
-  const tokens = readOnlyStatement(sql, { maxLength: options.maxLength });
-  const params = options.params ?? [];
-  const maxRows = options.maxRows ?? DEFAULT_LIMITS.maxRows;
+  const plan = planReadOnlyQuery(db, sql, options);
   try {
-    const statement = db.prepare(sql);
-    // Positional values spread; a named-parameter object goes first, as node:sqlite expects.
-    const bound = (Array.isArray(params) ? params : [params]) as SQLInputValue[];
-    const capped = capRows(statement.iterate(...bound) as Iterable<Record<string, SQLInputValue>>, maxRows);
-    // Rows read before maxRows + 1 was reached came before any failure: they stand.
-    if (capped.truncated) return { rows: capped.rows, truncated: true };
-    // iterate() may have stopped on an error it swallowed; all() throws it.
-    db.prepare(confirming(sql, tokens, maxRows)).all(...bound);
-    return { rows: capped.rows, truncated: false };
+    return readPlannedRows(db, plan);
   } catch (err) {
-    // SQLite's own messages name tables and columns, not host paths.
-    const message = err instanceof Error ? err.message.split("\n")[0].slice(0, 200) : "query failed";
-    throw new PolicyError("sql", `Cannot run query: ${message}`, { cause: err });
+    throw sqlFailure(err);
   }
 }
 
 /**
- * The statement again, capped at `maxRows + 1` rows. A PRAGMA or EXPLAIN
- * cannot be a subquery, and its output is bounded by the schema or the
- * statement itself, so it runs as it is.
+ * The {@linkcode ReadPlan} of one read-only query, for {@linkcode readPlannedRows}
+ * to run, here or in a Worker: the SQL passes {@linkcode assertReadOnlySql},
+ * the statement is compiled once (nothing runs) for its column names, and
+ * the sizing statement is built from them. Any authorizer set on `db` judges
+ * that compilation.
+ *
+ * @param db The connection the plan is compiled on.
+ * @param sql One read-only statement.
+ * @param options Parameters and caps.
+ * @returns The plan.
+ * @throws {PolicyError} When the SQL is refused, or SQLite cannot compile it.
+ *
+ * @example Plan here, read elsewhere
+ * ```ts
+ * import { planReadOnlyQuery, readPlannedRows } from "@forge/toolkit/validate";
+ * import { DatabaseSync } from "node:sqlite";
+ * import assert from "node:assert/strict";
+ *
+ * const db = new DatabaseSync(":memory:");
+ * const plan = planReadOnlyQuery(db, "SELECT 1 AS one", { maxRows: 10 });
+ * assert.match(plan.sizing ?? "", /LIMIT 11$/);
+ * assert.deepEqual(readPlannedRows(db, plan).rows.map((row) => row.one), [1]);
+ * db.close();
+ * ```
  */
-function confirming(sql: string, tokens: readonly SqlToken[], maxRows: number): string {
+export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOnlyQueryOptions = {}): ReadPlan {
+  const tokens = readOnlyStatement(sql, { maxLength: options.maxLength });
+  const given = options.params ?? [];
+  // Positional values spread; a named-parameter object goes first, as node:sqlite expects.
+  const params = (Array.isArray(given) ? [...given] : [given]) as SQLInputValue[];
+  const maxRows = options.maxRows ?? DEFAULT_LIMITS.maxRows;
+  const maxBytes = options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes;
   const head = tokens[0].text.toUpperCase();
-  if (head === "PRAGMA" || head === "EXPLAIN") return sql;
+  // A PRAGMA or EXPLAIN cannot be a subquery, and its output is bounded by the schema or the statement itself.
+  if (head === "PRAGMA" || head === "EXPLAIN") return { sql, params, maxRows, maxBytes };
+  let columns: string[];
+  try {
+    columns = db.prepare(sql).columns().map((column) => column.name);
+  } catch (err) {
+    throw sqlFailure(err);
+  }
   const last = tokens[tokens.length - 1];
   // The statement's own text: no trailing `;`, and line breaks so that a trailing `--` comment ends.
   const text = sql.slice(tokens[0].start, last.start + last.text.length);
   // LIMIT -1 is no limit: what an unbounded maxRows (Infinity) asked for.
   const limit = Number.isFinite(maxRows) ? Math.max(0, Math.ceil(maxRows)) + 1 : -1;
-  return `SELECT * FROM (\n${text}\n) LIMIT ${limit}`;
+  const sizes = columns.map((name) => `coalesce(length("${name.replaceAll('"', '""')}"), 0)`);
+  const sizing = `SELECT ${columns.length} + ${balancedSum(sizes)} AS n FROM (\n${text}\n) LIMIT ${limit}`;
+  try {
+    // Compiled here too, so that a name it cannot resolve fails now and an authorizer on `db` judges it.
+    db.prepare(sizing);
+  } catch (err) {
+    throw sqlFailure(err);
+  }
+  return { sql, sizing, params, maxRows, maxBytes };
+}
+
+/** `a + b + …` nested as a balanced tree: SQLite refuses expressions deeper than 1000, and results have up to 2000 columns. */
+function balancedSum(terms: readonly string[]): string {
+  if (terms.length === 0) return "0";
+  if (terms.length === 1) return terms[0];
+  const half = Math.ceil(terms.length / 2);
+  return `(${balancedSum(terms.slice(0, half))} + ${balancedSum(terms.slice(half))})`;
+}
+
+function sqlFailure(err: unknown): PolicyError {
+  if (err instanceof PolicyError) return err;
+  // SQLite's own messages name tables and columns, not host paths.
+  const message = err instanceof Error ? err.message.split("\n")[0].slice(0, 200) : "query failed";
+  return new PolicyError("sql", `Cannot run query: ${message}`, { cause: err });
 }

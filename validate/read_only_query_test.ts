@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { PolicyError } from "./policy_error.ts";
-import { queryReadOnly } from "./read_only_query.ts";
+import { planReadOnlyQuery, queryReadOnly } from "./read_only_query.ts";
 
 function memory(): DatabaseSync {
   const db = new DatabaseSync(":memory:");
@@ -83,7 +83,7 @@ Deno.test("queryReadOnly() turns a failure mid-query into a refusal instead of a
   }
 });
 
-Deno.test("queryReadOnly() caps the confirming read too, when a second run would return far more rows", () => {
+Deno.test("queryReadOnly() caps its later reads too, when a second run would return far more rows", () => {
   const db = new DatabaseSync(":memory:");
   try {
     // Three rows on the first run, 300,000 on any later one: like a writer in between, or random().
@@ -96,7 +96,8 @@ Deno.test("queryReadOnly() caps the confirming read too, when a second run would
     const result = queryReadOnly(db, sql, { maxRows: 5 });
     assert.deepEqual(result.rows.map((row) => row.x), [1, 2, 3]);
     assert.equal(result.truncated, false);
-    assert.ok(produced <= 3 + 6, `the confirming read produced ${produced - 3} rows`);
+    // Three sized rows, the confirming sizes capped at maxRows + 1, then exactly the three rows that fit.
+    assert.ok(produced <= 3 + 6 + 3, `the later reads produced ${produced - 3} rows`);
   } finally {
     db.close();
   }
@@ -122,6 +123,94 @@ Deno.test("queryReadOnly() confirms with any maxRows it accepted before: Infinit
     assert.equal(queryReadOnly(db, "SELECT n FROM t", { maxRows: Infinity }).rows.length, 3);
     assert.equal(queryReadOnly(db, "SELECT n FROM t WHERE n = 1", { maxRows: 1.5 }).rows.length, 1);
     assert.equal(queryReadOnly(db, "SELECT n FROM t WHERE n = 0", { maxRows: 0 }).rows.length, 0);
+  } finally {
+    db.close();
+  }
+});
+
+/** Sixty columns of 1 MiB each: one row is 60 MiB, 101 rows are 6 GiB. */
+const BOMB = `SELECT ${
+  Array.from({ length: 60 }, (_, i) => `printf('%.*c', 1048000, 'x') AS c${i}`).join(", ")
+} FROM t`;
+
+function rows(n: number): DatabaseSync {
+  const db = new DatabaseSync(":memory:");
+  db.exec(
+    `CREATE TABLE t(n INTEGER); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ${n}) ` +
+      "INSERT INTO t SELECT n FROM c",
+  );
+  return db;
+}
+
+Deno.test("queryReadOnly() reads no row of a 60 MiB-per-row query when one row is over the byte budget", () => {
+  const db = rows(101);
+  try {
+    const before = Deno.memoryUsage().rss;
+    const result = queryReadOnly(db, BOMB, { maxRows: 1000 });
+    assert.deepEqual([result.rows.length, result.truncated, result.limit], [0, true, "max_bytes"]);
+    const grown = Deno.memoryUsage().rss - before;
+    assert.ok(grown < 256 * 2 ** 20, `RSS grew ${grown} bytes`);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("queryReadOnly() stops at the byte budget and says so, and at max_rows when that comes first", () => {
+  const db = rows(50);
+  try {
+    const sql = "SELECT n, printf('%.*c', 1000, 'y') AS pad FROM t";
+    const bytes = queryReadOnly(db, sql, { maxRows: 50, maxBytes: 10_000 });
+    // Each row counts 2 columns + 2 digits at most + 1000 characters.
+    assert.deepEqual([bytes.rows.length, bytes.truncated, bytes.limit], [9, true, "max_bytes"]);
+    const count = queryReadOnly(db, sql, { maxRows: 5, maxBytes: 10_000 });
+    assert.deepEqual([count.rows.length, count.truncated, count.limit], [5, true, "max_rows"]);
+    const whole = queryReadOnly(db, sql, { maxRows: 50, maxBytes: 100_000 });
+    assert.deepEqual([whole.rows.length, whole.truncated, whole.limit], [50, false, undefined]);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("queryReadOnly() measures rows again as they arrive: a second run with bigger rows is cut, not held", () => {
+  const db = rows(20);
+  try {
+    let runs = 0;
+    db.function("width", () => (runs++ < 20 ? 1 : 1_000_000));
+    const result = queryReadOnly(db, "SELECT printf('%.*c', width(), 'z') AS s FROM t", { maxBytes: 10_000 });
+    assert.deepEqual([result.rows.length, result.truncated, result.limit], [0, true, "max_bytes"]);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("queryReadOnly() refuses a result whose second run has fewer rows than its first", () => {
+  const db = rows(5);
+  try {
+    let runs = 0;
+    db.function("last", () => (runs++ < 10 ? 5 : 2));
+    assert.throws(
+      () => queryReadOnly(db, "SELECT n FROM t WHERE n <= last()"),
+      /^PolicyError: Cannot run query: the query returned fewer rows on its second run than on its first$/,
+    );
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("planReadOnlyQuery() sizes every column, any name, in an expression SQLite accepts at 2000 columns", () => {
+  const db = new DatabaseSync(":memory:");
+  try {
+    const odd = queryReadOnly(db, `SELECT 1 AS "a""b", 'xy' AS "", x'00ff' AS "t.c", 2.5 AS "x+1"`);
+    assert.deepEqual(odd.rows.map((row) => ({ ...row })), [{
+      'a"b': 1,
+      "": "xy",
+      "t.c": new Uint8Array([0, 255]),
+      "x+1": 2.5,
+    }]);
+    const wide = Array.from({ length: 2000 }, (_, i) => `${i} AS c${i}`).join(", ");
+    const plan = planReadOnlyQuery(db, `SELECT ${wide}`);
+    assert.equal(Object.keys(queryReadOnly(db, `SELECT ${wide}`).rows[0]).length, 2000);
+    assert.match(plan.sizing ?? "", /^SELECT 2000 \+ \(\(/);
   } finally {
     db.close();
   }

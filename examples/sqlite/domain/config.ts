@@ -22,6 +22,12 @@ export const ConfigSchema = z.strictObject({
   writable: z.boolean().default(false),
   /** The longest SQL text accepted, in characters. */
   max_sql_length: z.number().int().min(64).max(MAX_SQL_CEILING).default(10_000),
+  /**
+   * How long one query may run, in milliseconds. The call answers at this
+   * deadline; the query's thread runs on until SQLite returns (see README, Limits).
+   * Under the tool's own 10 s deadline, so that the answer says why.
+   */
+  query_timeout_ms: z.number().int().min(100).max(9_000).default(5_000),
   /** Whether `WITH RECURSIVE` queries may run: one can loop until the process is killed (see README). */
   allow_recursive: z.boolean().default(false),
   /** An append-only file for the audit trail of `execute`; stderr when absent. */

@@ -1,13 +1,20 @@
 import assert from "node:assert/strict";
 import { ConfigSchema, MAX_ROWS_CEILING } from "./config.ts";
 
-Deno.test("ConfigSchema: an empty config names no database, is read-only, and refuses recursion", () => {
+Deno.test("ConfigSchema: an empty config names no database, is read-only, refuses recursion, gives queries 5 s", () => {
   assert.deepEqual(ConfigSchema.parse({}), {
     max_rows: 100,
     writable: false,
     max_sql_length: 10_000,
+    query_timeout_ms: 5_000,
     allow_recursive: false,
   });
+});
+
+Deno.test("ConfigSchema keeps query_timeout_ms under the tool's 10 s deadline, so the answer says why", () => {
+  assert.equal(ConfigSchema.parse({ query_timeout_ms: 9_000 }).query_timeout_ms, 9_000);
+  assert.throws(() => ConfigSchema.parse({ query_timeout_ms: 10_000 }), /query_timeout_ms/);
+  assert.throws(() => ConfigSchema.parse({ query_timeout_ms: 50 }), /query_timeout_ms/);
 });
 
 Deno.test("ConfigSchema accepts a full config", () => {

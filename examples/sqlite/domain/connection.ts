@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS, PolicyError } from "@forge/toolkit/validate";
 import type { Authorizer } from "./authorizer.ts";
-import { openSqlite, type Sqlite } from "./_sqlite.ts";
+import { openSqlite, type Sqlite, type SqliteOptions } from "./_sqlite.ts";
 
 /** How long a statement waits for another process's lock before it fails, in milliseconds. */
 export const BUSY_TIMEOUT_MS = 250;
@@ -8,6 +8,24 @@ export const BUSY_TIMEOUT_MS = 250;
 export const MAX_VALUE_BYTES: number = DEFAULT_LIMITS.maxResultBytes;
 
 const RESTART = "restart the server with the flags from --print-permissions";
+
+/**
+ * The node:sqlite options of every connection (a query thread's too):
+ * integers as bigint, a short busy wait, foreign keys on, no double-quoted
+ * string literals.
+ *
+ * @param writable Whether the connection may write.
+ * @returns The options.
+ */
+export function connectionOptions(writable: boolean): SqliteOptions {
+  return {
+    readOnly: !writable,
+    readBigInts: true,
+    timeout: BUSY_TIMEOUT_MS,
+    enableForeignKeyConstraints: true,
+    enableDoubleQuotedStringLiterals: false,
+  };
+}
 
 /**
  * Opens the database file: read-only (`readOnly: true`, so SQLite itself
@@ -25,13 +43,7 @@ const RESTART = "restart the server with the flags from --print-permissions";
 export function openDatabase(path: string, writable: boolean): Sqlite {
   let db: Sqlite;
   try {
-    db = openSqlite(path, {
-      readOnly: !writable,
-      readBigInts: true,
-      timeout: BUSY_TIMEOUT_MS,
-      enableForeignKeyConstraints: true,
-      enableDoubleQuotedStringLiterals: false,
-    });
+    db = openSqlite(path, connectionOptions(writable));
   } catch (err) {
     if (!(err instanceof Deno.errors.NotCapable)) throw err;
     throw new PolicyError(

@@ -81,6 +81,96 @@ Deno.test({
   },
 });
 
+/** Starts a Worker from a Blob (no module file to read) and resolves with its first message or error. */
+function blobWorker(source: string): { worker: Worker; first: Promise<unknown> } {
+  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+  const worker = new Worker(url, { type: "module" });
+  const first = new Promise((resolve) => {
+    worker.onmessage = (event) => resolve(event.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      resolve(`error: ${event.message}`);
+    };
+  });
+  URL.revokeObjectURL(url);
+  return { worker, first };
+}
+
+Deno.test({
+  name: "a module Worker reads its files under --allow-read, a Worker from a Blob reads none and can use node:sqlite",
+  permissions: perms,
+  async fn() {
+    const module = new Worker(new URL("./_sqlite.ts", import.meta.url), { type: "module" });
+    const refused = await new Promise<string>((resolve) => {
+      module.onerror = (event) => {
+        event.preventDefault();
+        resolve(event.message);
+      };
+    });
+    module.terminate();
+    assert.match(refused, /Requires read access to ".*_sqlite\.ts"/);
+    const { worker, first } = blobWorker(
+      `const { DatabaseSync } = await import("node:sqlite");
+       const db = new DatabaseSync(${JSON.stringify(rollback)}, { readOnly: true });
+       self.postMessage(Number(db.prepare("SELECT count(*) AS n FROM t").get().n));`,
+    );
+    assert.equal(await first, 2);
+    worker.terminate();
+  },
+});
+
+Deno.test({
+  name: "a Worker shares the process's permissions: revoking one inside it revokes it for the whole process",
+  permissions: { env: ["TMPDIR"] },
+  async fn() {
+    const { worker, first } = blobWorker(
+      `Deno.permissions.revokeSync({ name: "env", variable: "TMPDIR" }); self.postMessage("revoked");`,
+    );
+    assert.equal(await first, "revoked");
+    worker.terminate();
+    assert.equal((await Deno.permissions.query({ name: "env", variable: "TMPDIR" })).state, "prompt");
+  },
+});
+
+Deno.test({
+  name: "Worker.terminate() does not stop a statement inside SQLite: it holds its read lock until SQLite returns",
+  permissions: perms,
+  async fn() {
+    const path = join(dir, "cross.db");
+    const setup = new DatabaseSync(path);
+    setup.exec(
+      "CREATE TABLE t (n); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 300) " +
+        "INSERT INTO t SELECT n FROM c",
+    );
+    setup.close();
+    // One step of 27 million combinations: the aggregate returns its row only at the end.
+    const { worker, first } = blobWorker(
+      `const { DatabaseSync } = await import("node:sqlite");
+       const db = new DatabaseSync(${JSON.stringify(path)}, { readOnly: true });
+       const statement = db.prepare("SELECT count(*) FROM t a, t b, t c");
+       self.postMessage("started");
+       statement.get();`,
+    );
+    assert.equal(await first, "started");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    worker.terminate();
+    // The terminated thread is still inside SQLite, holding its shared lock: no writer can commit.
+    const writer = new DatabaseSync(path, { timeout: 0 });
+    assert.throws(() => writer.exec("INSERT INTO t VALUES (0)"), /database is locked/);
+    // It ends when SQLite returns; wait for that so it does not slow the tests after this one.
+    for (let tries = 0;; tries++) {
+      try {
+        writer.exec("INSERT INTO t VALUES (0)");
+        break;
+      } catch (err) {
+        if (tries > 600) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    writer.close();
+  },
+});
+
 Deno.test({
   name: "(the journal was written, the copy was not; cleanup)",
   permissions: perms,

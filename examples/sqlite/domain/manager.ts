@@ -1,12 +1,13 @@
 // The Manager: one per process. It reads the current config on every call,
 // so an edit applies at the next call, and owns the two connections.
-import type { Sqlite } from "./_sqlite.ts";
+import { AUTH, type Sqlite } from "./_sqlite.ts";
 import { PolicyError } from "@forge/toolkit/validate";
 import { describeTable, listTables, type TableDescription, type TableSummary } from "./catalog.ts";
 import type { Config } from "./config.ts";
-import { openDatabase } from "./connection.ts";
+import { connectionOptions, MAX_VALUE_BYTES, openDatabase } from "./connection.ts";
 import { databasePathOf } from "./policy.ts";
-import { type QueryResult, runQuery } from "./query.ts";
+import { encodeRows, planQuery, type QueryResult } from "./query.ts";
+import { QueryThreads, type QueryThreadsOptions } from "./query_threads.ts";
 import type { SqlParams } from "./values.ts";
 import { type ExecuteResult, executeWrite, planWrite } from "./write.ts";
 
@@ -21,6 +22,11 @@ export interface ManagerOptions {
    * @default {1000}
    */
   pollMs?: number;
+  /**
+   * The limits on query threads.
+   * @default {{ maxLate: 2, maxThreads: 4 }}
+   */
+  threads?: QueryThreadsOptions;
 }
 
 interface Session {
@@ -42,6 +48,8 @@ export class Manager {
   #timer: ReturnType<typeof setInterval> | undefined;
   #reader: Sqlite | undefined;
   #writer: Sqlite | undefined;
+  #threads: QueryThreads | undefined;
+  readonly #threadOptions: QueryThreadsOptions | undefined;
 
   /**
    * Makes the Manager; nothing is opened until the first call.
@@ -54,6 +62,7 @@ export class Manager {
     this.#configPath = options.configPath;
     this.#startPath = databasePathOf(options.initial, options.configPath);
     this.#pollMs = options.pollMs ?? 1000;
+    this.#threadOptions = options.threads;
   }
 
   /**
@@ -82,22 +91,34 @@ export class Manager {
   }
 
   /**
-   * Runs one read-only query on the read-only connection.
+   * Runs one read-only query: compiled and judged here on the read-only
+   * connection, run on a query thread that answers by `query_timeout_ms`.
    *
    * @param sql The query.
    * @param params Values to bind.
-   * @param signal Aborts before the query starts (a running query cannot be stopped).
-   * @returns The rows, capped at `max_rows`.
-   * @throws {PolicyError} When the query is refused or fails.
+   * @param signal Stops waiting for the query (its thread runs on until SQLite returns, and counts as late).
+   * @returns The rows, capped at `max_rows` and 1 MiB.
+   * @throws {PolicyError} When the query is refused, fails, or runs past its deadline.
    */
   async query(sql: string, params: SqlParams, signal?: AbortSignal): Promise<QueryResult> {
-    const { config, reader } = await this.#session(signal);
-    return runQuery(reader, sql, {
+    const { config, path, reader } = await this.#session(signal);
+    const { columns, plan, approved } = planQuery(reader, sql, {
       params,
       maxRows: config.max_rows,
       maxSqlLength: config.max_sql_length,
       allowRecursive: config.allow_recursive,
     });
+    this.#threads ??= new QueryThreads(
+      { path, options: { ...connectionOptions(false) }, maxValueBytes: MAX_VALUE_BYTES },
+      this.#threadOptions,
+    );
+    const found = await this.#threads.run(plan, {
+      approved,
+      auth: { ok: AUTH.OK, deny: AUTH.DENY },
+      timeoutMs: config.query_timeout_ms,
+      signal,
+    });
+    return encodeRows(columns, found, plan.maxBytes);
   }
 
   /**
@@ -166,6 +187,8 @@ export class Manager {
   close(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    this.#threads?.close();
+    this.#threads = undefined;
     this.#reader?.close();
     this.#writer?.close();
     this.#reader = this.#writer = undefined;

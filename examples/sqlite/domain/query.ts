@@ -1,5 +1,13 @@
 import type { Sqlite } from "./_sqlite.ts";
-import { assertReadOnlySql, DEFAULT_LIMITS, PolicyError, queryReadOnly } from "@forge/toolkit/validate";
+import {
+  assertReadOnlySql,
+  DEFAULT_LIMITS,
+  type PlannedRows,
+  planReadOnlyQuery,
+  PolicyError,
+  type ReadPlan,
+  readPlannedRows,
+} from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
 import { quoted } from "./write_pattern.ts";
@@ -39,26 +47,33 @@ export interface QueryResult {
   limit?: "max_rows" | "max_bytes";
 }
 
+/** A query compiled and judged on the main thread, ready to run on a query thread. */
+export interface PlannedQuery {
+  /** The result's column names, in order. */
+  columns: string[];
+  /** What the thread reads. */
+  plan: ReadPlan;
+  /** Every authorizer call SQLite made compiling the plan, all approved, as JSON arrays: the thread allows only these. */
+  approved: string[];
+}
+
 /**
- * Runs one read-only query: {@linkcode assertReadOnlySql} on the text,
- * SQLite's authorizer on what it compiles to (reads only, no file functions
- * or non-schema PRAGMAs, recursion only when allowed), then
- * `queryReadOnly` (which confirms a complete result with a second read) with
- * the parameters bound and rows stopped at `maxRows` (it steps no further). Open `db` read-only (see `openDatabase`):
- * that is the third check.
- *
- * node:sqlite is synchronous: while SQLite works on one statement nothing
- * else in the process runs, and no deadline can stop it. `maxRows` bounds
- * the rows stepped, not the work one step can take (a sort or aggregate over
- * a huge join). See README, "Limits".
+ * Compiles one read-only query and judges it, running nothing:
+ * {@linkcode assertReadOnlySql} on the text, then SQLite's authorizer on
+ * what it compiles to (reads only, no file functions or non-schema PRAGMAs,
+ * recursion only when allowed), for the statement and for the sizing
+ * statement `planReadOnlyQuery` wraps around it. The authorizer calls it
+ * approved go with the plan, so a thread that compiles it again (its own
+ * connection) allows exactly those: a schema change in between is refused,
+ * not judged anew.
  *
  * @param db A connection from `openDatabase(path, false)`.
  * @param sql One read-only statement.
  * @param options Parameters and limits.
- * @returns The columns, rows and truncation flag.
+ * @returns The columns, the plan and the approved authorizer calls.
  * @throws {PolicyError} When the SQL is refused, or SQLite rejects it.
  */
-export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryResult {
+export function planQuery(db: Sqlite, sql: string, options: QueryOptions): PlannedQuery {
   assertReadOnlySql(sql, { maxLength: options.maxSqlLength });
   const authorizer = new Authorizer({ mode: "read", allowRecursive: options.allowRecursive });
   return withAuthorizer(db, authorizer, "run query", () => {
@@ -73,27 +88,66 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
       }
       seen.add(name);
     }
-    const found = queryReadOnly(db, sql, {
+    const plan = planReadOnlyQuery(db, sql, {
       params: options.params,
       maxRows: options.maxRows,
       maxLength: options.maxSqlLength,
+      maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes,
     });
-    return encode(columns, found.rows, found.truncated, options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes);
+    return { columns, plan, approved: [...authorizer.approved] };
   });
 }
 
-function encode(columns: string[], found: Record<string, unknown>[], cut: boolean, maxBytes: number): QueryResult {
+/**
+ * Runs one read-only query on this thread: {@linkcode planQuery}, then
+ * `readPlannedRows` (rows one at a time against `maxRows` and `maxBytes`),
+ * then {@linkcode encodeRows}. Open `db` read-only (see `openDatabase`):
+ * that is the third check. The server runs queries on a query thread
+ * instead (see `QueryThreads`), so that a deadline can answer; this is the
+ * same work, for tests and for callers without a deadline.
+ *
+ * @param db A connection from `openDatabase(path, false)`.
+ * @param sql One read-only statement.
+ * @param options Parameters and limits.
+ * @returns The columns, rows and truncation flag.
+ * @throws {PolicyError} When the SQL is refused, or SQLite rejects it.
+ */
+export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryResult {
+  const { columns, plan } = planQuery(db, sql, options);
+  const authorizer = new Authorizer({ mode: "read", allowRecursive: options.allowRecursive });
+  const found = withAuthorizer(db, authorizer, "run query", () => {
+    try {
+      return readPlannedRows(db, plan);
+    } catch (err) {
+      if (authorizer.denied !== undefined || !(err instanceof Error)) throw err;
+      throw new PolicyError("sql", `Cannot run query: ${err.message.split("\n")[0].slice(0, 200)}`, { cause: err });
+    }
+  });
+  return encodeRows(columns, found, plan.maxBytes);
+}
+
+/**
+ * Rows as the tool returns them: each value through `toJsonValue`, and cut
+ * again where their JSON passes `maxBytes` (the thread's budget counts
+ * characters; JSON escapes and base64 take more).
+ *
+ * @param columns The column names, in order.
+ * @param found What the read returned.
+ * @param maxBytes The most bytes of row JSON.
+ * @returns The result.
+ */
+export function encodeRows(columns: string[], found: PlannedRows, maxBytes: number): QueryResult {
   const encoder = new TextEncoder();
   const rows: Record<string, JsonValue>[] = [];
   let bytes = 0;
-  for (const row of found) {
+  for (const row of found.rows) {
     const out: Record<string, JsonValue> = {};
     for (const name of columns) out[name] = toJsonValue(row[name] as Parameters<typeof toJsonValue>[0]);
     bytes += encoder.encode(JSON.stringify(out)).length + 1;
     if (bytes > maxBytes) return { columns, rows, row_count: rows.length, truncated: true, limit: "max_bytes" };
     rows.push(out);
   }
-  return cut
-    ? { columns, rows, row_count: rows.length, truncated: true, limit: "max_rows" }
-    : { columns, rows, row_count: rows.length, truncated: false };
+  return found.limit === undefined
+    ? { columns, rows, row_count: rows.length, truncated: false }
+    : { columns, rows, row_count: rows.length, truncated: true, limit: found.limit };
 }

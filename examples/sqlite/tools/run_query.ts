@@ -28,10 +28,11 @@ export const runQueryTool: Tool = {
   title: "Run a read-only SQL query",
   description: "Runs one read-only SQLite statement: SELECT, WITH … SELECT, EXPLAIN [QUERY PLAN], or a schema " +
     "PRAGMA such as table_info(t). Pass values through `params`, never inside the SQL. Returns at most the " +
-    "server's max_rows rows; `truncated` says there were more (add LIMIT/OFFSET or narrow the WHERE). Values: " +
+    "server's max_rows rows and 1 MiB; `truncated` and `limit` say there were more (select fewer or shorter " +
+    "columns, add LIMIT/OFFSET or narrow the WHERE). Values: " +
     'integers outside ±2^53 come back as decimal strings, blobs as {"$base64": "…"}, infinite floats as ' +
-    '"Infinity"/"-Infinity". Give duplicate column names distinct aliases. A query runs to completion once it ' +
-    "starts: avoid unbounded sorts or aggregates over huge joins.",
+    '"Infinity"/"-Infinity". Give duplicate column names distinct aliases. A query that runs past the server\'s ' +
+    "deadline (5 s by default) is answered with an error: avoid unbounded sorts or aggregates over huge joins.",
   inputSchema: schema({ sql: strProp("One read-only SQL statement"), params: PARAMS_PROP }, ["sql"]),
   outputSchema: schema({
     columns: arrayProp(strProp("A column name"), "The result's columns, in order"),

@@ -1,0 +1,133 @@
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+
+/** What {@linkcode readPlannedRows} runs: made by `planReadOnlyQuery` after the SQL guard accepted the text. */
+export interface ReadPlan {
+  /** The statement as given. */
+  sql: string;
+  /**
+   * The same statement wrapped to return one number per row, the row's size
+   * (`SELECT <sum of length()> AS n FROM (…) LIMIT maxRows + 1`), so rows can
+   * be counted against the byte budget before a single value is read.
+   * Absent for `PRAGMA` and `EXPLAIN`, whose output the statement bounds.
+   */
+  sizing?: string;
+  /** The bound values, as node:sqlite's `all()` / `iterate()` take them (a named-parameter object is one element). */
+  params: SQLInputValue[];
+  /** The most rows returned. */
+  maxRows: number;
+  /** The most bytes of values returned (text in characters, blobs in bytes, plus one per column). */
+  maxBytes: number;
+}
+
+/** Rows read by {@linkcode readPlannedRows}. */
+export interface PlannedRows {
+  /** The rows, in order, keyed by column name. */
+  rows: Record<string, SQLInputValue>[];
+  /** Whether rows were left out. */
+  truncated: boolean;
+  /** Which budget left them out, when some were. */
+  limit?: "max_rows" | "max_bytes";
+}
+
+/**
+ * Reads the rows of a {@linkcode ReadPlan} one at a time against its row and
+ * byte budgets, so that no result can exhaust memory. First the sizing
+ * statement counts how many rows fit, reading numbers only; then the
+ * statement itself is stepped for exactly those rows, each one measured
+ * again as it arrives (a statement may return different rows on its second
+ * run: `random()`, another writer). At most one row past the budget is ever
+ * held, and none when both runs agree.
+ *
+ * In Deno 2.9.6 node:sqlite's `iterate()` ends as if the rows were done when
+ * SQLite fails mid-query, so a run that was not cut is confirmed through
+ * `all()` on the sizing statement, which throws the failure (its rows are
+ * single numbers, at most `maxRows + 1`).
+ *
+ * This function refers to nothing outside its own body: `String(readPlannedRows)`
+ * runs as it is in a Worker made from a Blob, which needs no read permission
+ * for module files.
+ *
+ * @param db The connection, ideally read-only, with any authorizer already set.
+ * @param plan What to run and the budgets.
+ * @param cancelled Asked before each row; when it answers true the read stops with an `AbortError`.
+ * @returns The rows and whether, and why, they were cut.
+ * @throws {Error} SQLite's error when the statement fails, or when its second run returns fewer rows than its first.
+ * @throws {DOMException} An `AbortError` when `cancelled()` answered true.
+ *
+ * @example Stop at a byte budget before reading the big rows
+ * ```ts
+ * import { readPlannedRows } from "@forge/toolkit/validate";
+ * import { DatabaseSync } from "node:sqlite";
+ * import assert from "node:assert/strict";
+ *
+ * const db = new DatabaseSync(":memory:");
+ * const sql = "SELECT printf('%.*c', 600, 'x') AS s FROM (SELECT 1 UNION ALL SELECT 2)";
+ * const sizing = `SELECT 1 + coalesce(length("s"), 0) AS n FROM (${sql}) LIMIT 11`;
+ * const read = readPlannedRows(db, { sql, sizing, params: [], maxRows: 10, maxBytes: 1000 });
+ * assert.equal(read.rows.length, 1);
+ * assert.equal(read.limit, "max_bytes");
+ * db.close();
+ * ```
+ */
+export function readPlannedRows(db: DatabaseSync, plan: ReadPlan, cancelled: () => boolean = () => false): PlannedRows {
+  type Row = Record<string, SQLInputValue>;
+  const check = (): void => {
+    if (cancelled()) throw new DOMException("Cannot read rows: the read was cancelled", "AbortError");
+  };
+  const sizeOf = (row: Row): number => {
+    let size = 0;
+    for (const key in row) {
+      const value = row[key];
+      size += 1 +
+        (value === null
+          ? 0
+          : typeof value === "string"
+          ? value.length
+          : value instanceof Uint8Array
+          ? value.byteLength
+          : String(value).length);
+    }
+    return size;
+  };
+  const { params, maxRows, maxBytes } = plan;
+  let cut: "max_rows" | "max_bytes" | undefined;
+  if (plan.sizing === undefined) {
+    // PRAGMA and EXPLAIN: their output is bounded by the schema or the statement, and all() throws on failure.
+    const rows: Row[] = [];
+    let bytes = 0;
+    for (const row of db.prepare(plan.sql).all(...params) as Row[]) {
+      if (rows.length >= maxRows) cut = "max_rows";
+      else if ((bytes += sizeOf(row)) > maxBytes) cut = "max_bytes";
+      if (cut !== undefined) return { rows, truncated: true, limit: cut };
+      rows.push(row);
+    }
+    return { rows, truncated: false };
+  }
+  let fit = 0;
+  let total = 0;
+  for (const row of db.prepare(plan.sizing).iterate(...params) as Iterable<{ n: number | bigint | null }>) {
+    check();
+    if (fit >= maxRows) cut = "max_rows";
+    else if ((total += Number(row.n ?? 0)) > maxBytes) cut = "max_bytes";
+    if (cut !== undefined) break;
+    fit++;
+  }
+  // iterate() may have ended on a failure it swallowed: all() throws it.
+  if (cut === undefined) db.prepare(plan.sizing).all(...params);
+  const rows: Row[] = [];
+  if (fit === 0) return cut === undefined ? { rows, truncated: false } : { rows, truncated: true, limit: cut };
+  let bytes = 0;
+  for (const row of db.prepare(plan.sql).iterate(...params) as Iterable<Row>) {
+    check();
+    if ((bytes += sizeOf(row)) > maxBytes) {
+      cut = "max_bytes";
+      break;
+    }
+    rows.push(row);
+    if (rows.length === fit) break;
+  }
+  if (rows.length < fit && cut === undefined) {
+    throw new Error("the query returned fewer rows on its second run than on its first");
+  }
+  return cut === undefined ? { rows, truncated: false } : { rows, truncated: true, limit: cut };
+}
