@@ -139,11 +139,11 @@ Deno.test({
     const path = join(dir, "cross.db");
     const setup = new DatabaseSync(path);
     setup.exec(
-      "CREATE TABLE t (n); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 300) " +
+      "CREATE TABLE t (n); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 400) " +
         "INSERT INTO t SELECT n FROM c",
     );
     setup.close();
-    // One step of 27 million combinations: the aggregate returns its row only at the end.
+    // One step of 64 million combinations (seconds): the aggregate returns its row only at the end.
     const { worker, first } = blobWorker(
       `const { DatabaseSync } = await import("node:sqlite");
        const db = new DatabaseSync(${JSON.stringify(path)}, { readOnly: true });
@@ -152,7 +152,8 @@ Deno.test({
        statement.get();`,
     );
     assert.equal(await first, "started");
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The step is the worker's next statement; give a loaded machine time to get into it.
+    await new Promise((resolve) => setTimeout(resolve, 250));
     worker.terminate();
     // The terminated thread is still inside SQLite, holding its shared lock: no writer can commit.
     const writer = new DatabaseSync(path, { timeout: 0 });
