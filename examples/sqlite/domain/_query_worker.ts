@@ -1,5 +1,5 @@
 // The code a query thread runs. A Worker loads its modules under the
-// process's read permission, which covers the config folder and the database
+// process's read permission, which covers the config file and the database
 // only; a Worker made from a Blob reads no file. So the thread's source is
 // built from functions that refer to nothing outside their own bodies:
 // readPlannedRows from validate/, and threadMain below.
