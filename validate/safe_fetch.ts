@@ -44,6 +44,14 @@ export interface SafeFetchOptions {
    * @default {node:dns lookup}
    */
   lookup?: HostLookup;
+  /**
+   * Called for each redirect hop after the policy accepted it and before it
+   * is requested, with the hop and the URL that redirected to it: throw (a
+   * {@linkcode PolicyError}) to refuse the hop, e.g. to keep a call on the
+   * origins its caller asked for.
+   * @default {every hop the policy allows is followed}
+   */
+  checkRedirect?: (next: URL, from: URL) => void;
 }
 
 /** A fully read response. */
@@ -104,10 +112,12 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   let body = options.body;
   const redirects: string[] = [];
   let current = url;
+  let from: URL | undefined;
   try {
     while (true) {
       const target = urls.check(current);
       await urls.checkResolved(target);
+      if (from !== undefined) options.checkRedirect?.(target, from);
       signal.throwIfAborted();
       const response = await fetch(target, { method, headers, body, redirect: "manual", signal });
       const location = response.headers.get("location");
@@ -126,6 +136,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
           headers.delete("content-type");
         }
         current = next;
+        from = target;
         redirects.push(current);
         continue;
       }
@@ -167,14 +178,21 @@ function nextHop(location: string, target: URL, url: string): string {
       throw invalid("a redirect location holds whitespace, a control character or a backslash");
     }
   }
-  if (location.startsWith("//")) return `${target.protocol}${location}`;
+  const notAUrl = () => invalid(`a redirect's Location ${quote(location, 100)} is not a valid URL`);
+  if (location.startsWith("//")) {
+    if (!URL.canParse(location, target)) throw notAUrl();
+    return `${target.protocol}${location}`;
+  }
   let end = 0;
   while (end < location.length && /[A-Za-z0-9+.-]/.test(location[end])) end++;
-  if (end > 0 && location[end] === ":" && /[A-Za-z]/.test(location[0])) return location;
+  if (end > 0 && location[end] === ":" && /[A-Za-z]/.test(location[0])) {
+    if (!URL.canParse(location)) throw notAUrl();
+    return location;
+  }
   try {
     return new URL(location, target).href;
   } catch {
-    throw invalid("a redirect has an invalid location");
+    throw notAUrl();
   }
 }
 

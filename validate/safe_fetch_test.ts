@@ -323,3 +323,52 @@ Deno.test({
       assert.equal(s.hitsB(), hits);
     }),
 });
+
+Deno.test({
+  name: "safeFetch() names an unparsable redirect Location as invalid instead of a failed connection",
+  permissions: { net: NET },
+  fn: () =>
+    withServers(async (s) => {
+      for (const location of ["http://[::1", "https://[::1]:99999/", "http://%zz/", "//[::1"]) {
+        await assert.rejects(
+          safeFetch(`${s.a}/redirect?to=${encodeURIComponent(location)}`, { policy: policyFor(s.portA) }),
+          (err: unknown) => {
+            assert.ok(err instanceof PolicyError && err.code === "redirect", String(err));
+            assert.match(err.message, /: a redirect's Location ".*" is not a valid URL$/);
+            return true;
+          },
+          location,
+        );
+      }
+    }),
+});
+
+Deno.test({
+  name: "safeFetch() asks checkRedirect about each hop before requesting it, and a throw refuses the hop",
+  permissions: { net: NET },
+  fn: () =>
+    withServers(async (s) => {
+      const asked: [string, string][] = [];
+      const followed = await safeFetch(`${s.a}/chain/2`, {
+        policy: policyFor(s.portA),
+        checkRedirect: (next, from) => void asked.push([next.pathname, from.pathname]),
+      });
+      assert.equal(new TextDecoder().decode(followed.body), "end of chain");
+      assert.deepEqual(asked, [["/chain/1", "/chain/2"], ["/chain/0", "/chain/1"]]);
+      // The policy allows both servers, so only checkRedirect stands between the hop and 127.0.0.2.
+      const both = ["127.0.0.1", "127.0.0.2"];
+      const policy = policyFor(s.portA, {
+        hosts: both,
+        privateHosts: both,
+        ports: [s.portA, Number(new URL(s.b).port)],
+      });
+      const refuse = (next: URL) => {
+        throw new PolicyError("redirect", `Cannot fetch: ${next.host} refused by the caller`);
+      };
+      await assert.rejects(safeFetch(`${s.a}/to-canary`, { policy, checkRedirect: refuse }), /refused by the caller/);
+      assert.equal(s.hitsB(), 0, "the refused hop was never requested");
+      const unchecked = await safeFetch(`${s.a}/to-canary`, { policy });
+      assert.equal(new TextDecoder().decode(unchecked.body), CANARY, "without the hook the hop is followed");
+      assert.equal(s.hitsB(), 1);
+    }),
+});

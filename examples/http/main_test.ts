@@ -223,14 +223,30 @@ test("credentials go only to their origin and are never echoed, in results or lo
     "Bearer ${HTTP_E2E_TOKEN}",
   );
   await fetchUrl(server, { url: `${other}/echo` });
-  await fetchUrl(server, { url: `${main}/to?location=${encodeURIComponent(`${other}/echo`)}` });
+  const redirected = await fetchUrl(server, { url: `${main}/to?location=${encodeURIComponent(`${other}/echo`)}` });
+  assert.match(textOf(redirected), /outside the allow_hosts entry that allowed it/);
   const sent = servers.requests.slice(seen).map((r) => [r.origin, r.headers.authorization]);
-  assert.deepEqual(sent, [[main, `Bearer ${SECRET}`], [other, undefined], [main, `Bearer ${SECRET}`], [
-    other,
-    undefined,
-  ]]);
+  assert.deepEqual(sent, [[main, `Bearer ${SECRET}`], [other, undefined], [main, `Bearer ${SECRET}`]]);
   await stop(server);
   for (const text of [...server.lines, server.stderr()]) assert.ok(!text.includes(SECRET));
+  await file.remove();
+});
+
+test("over stdio: client-address headers are refused and an invalid redirect Location is named as such", async () => {
+  const file = await configFile(baseConfig());
+  const server = await start(file.path);
+  const seen = servers.requests.length;
+  for (const name of ["True-Client-IP", "X-Client-IP", "CF-Connecting-IP"]) {
+    const refused = await fetchUrl(server, { url: `${main}/echo`, headers: { [name]: "10.0.0.1" } });
+    assert.equal(refused.isError, true, name);
+    assert.match(textOf(refused), /headers that claim a client address are not sent/);
+  }
+  assert.equal(servers.requests.length, seen, "no refused call reached the server");
+  const invalid = await fetchUrl(server, { url: `${main}/to?location=${encodeURIComponent("http://[::1")}` });
+  assert.equal(invalid.isError, true);
+  assert.match(textOf(invalid), /a redirect's Location "http:\/\/\[::1" is not a valid URL/);
+  assert.doesNotMatch(textOf(invalid), /connection failed/);
+  await stop(server);
   await file.remove();
 });
 
@@ -276,14 +292,15 @@ test("live reload: a narrowed config refuses the very next call, a widened one i
     allow_private_hosts: ["127.0.0.1", "127.0.0.2"],
   }));
   const seen = servers.requests.length;
-  for (const url of [`${canary}/`, `${main}/to?location=${encodeURIComponent(`${canary}/`)}`]) {
-    const widened = await fetchUrl(server, { url });
-    assert.equal(widened.isError, true, url);
-    assert.match(
-      textOf(widened),
-      /outside what this process was started with; restart the server with the flags from --print-permissions/,
-    );
-  }
+  const widened = await fetchUrl(server, { url: `${canary}/` });
+  assert.equal(widened.isError, true);
+  assert.match(
+    textOf(widened),
+    /outside what this process was started with; restart the server with the flags from --print-permissions/,
+  );
+  // A redirect there leaves the entry the call was allowed by: refused before either layer would connect.
+  const redirected = await fetchUrl(server, { url: `${main}/to?location=${encodeURIComponent(`${canary}/`)}` });
+  assert.match(textOf(redirected), /outside the allow_hosts entry that allowed it/);
   assert.equal(servers.requests.length, seen + 1, "only the redirecting request reached a server");
 
   await Deno.writeTextFile(file.path, "{ not json");

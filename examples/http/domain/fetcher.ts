@@ -58,7 +58,9 @@ const OUTSIDE_FLAGS = "is outside what this process was started with; " +
 /**
  * GETs a URL under the rules and returns its body as text: the URL and every
  * redirect hop are checked by `safeFetch` (scheme, host, canonical IP,
- * resolved addresses, port), and by the per-host port rule; the body is cut
+ * resolved addresses, port), and by the per-host port rule; before a redirect
+ * hop is requested it must stay within the `allow_hosts` entry that allowed
+ * the caller's URL, and never go from https to http; the body is cut
  * at the cap and marked; the first origin gets its configured credentials
  * (dropped by `safeFetch` on a cross-origin redirect). A status other than
  * 2xx is a result. A host the process was not started with is refused with
@@ -97,6 +99,7 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       truncate: true,
+      checkRedirect: (next, from) => rules.assertRedirect(next, from, target, url),
     });
   } catch (err) {
     if (err instanceof PolicyError && err.code === "no-permission") {
@@ -105,9 +108,6 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
     }
     throw err;
   }
-  // The policy has one port list for all hosts: re-check each hop's port
-  // against its own host before anything of the answer is returned.
-  for (const hop of response.redirects) rules.assertPort(new URL(hop), url);
   const contentType = response.headers.get("content-type") ?? "";
   const body = bodyText(response.body, contentType === "" ? null : contentType);
   return {

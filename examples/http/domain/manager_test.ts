@@ -100,6 +100,37 @@ Deno.test("Manager.callTimeoutMs gives the tool the start-up fetch deadline plus
 });
 
 Deno.test({
+  name: "Manager.fetch() refuses every client-address header before any request reaches the server",
+  ...SHARED,
+  async fn() {
+    const { mgr } = managed(config());
+    const names = [
+      "True-Client-IP",
+      "X-Client-IP",
+      "Client-IP",
+      "CF-Connecting-IP",
+      "Fastly-Client-IP",
+      "X-Cluster-Client-IP",
+      "X-Originating-IP",
+      "X-Forwarded-For",
+      "X-Real-IP",
+      "Forwarded",
+    ];
+    const seen = servers.requests.length;
+    for (const name of names) {
+      await assert.rejects(
+        mgr.fetch({ url: `${servers.main}/echo`, headers: { [name]: "10.0.0.1" } }),
+        (err: Error) => err instanceof ToolError && /claim a client address/.test(err.message),
+        name,
+      );
+    }
+    assert.equal(servers.requests.length, seen, "no request was sent");
+    const echoed = await mgr.fetch({ url: `${servers.main}/echo`, headers: { "X-Request-Id": "r1" } });
+    assert.equal(JSON.parse(echoed.body).headers["x-request-id"], "r1");
+  },
+});
+
+Deno.test({
   name: "the manager test servers stop",
   ...SHARED,
   permissions: "inherit",

@@ -191,19 +191,58 @@ export class NetRules {
    * @throws {PolicyError} When no entry for the host allows the port.
    */
   assertPort(url: URL, asked: string): void {
-    const scheme = url.protocol.slice(0, -1);
-    const port = url.port === "" ? DEFAULT_PORTS[scheme] : Number(url.port);
-    const host = url.hostname;
-    const fits = this.#entries.some((entry) =>
-      matches(entry.host, host) && (entry.port === undefined ? port === DEFAULT_PORTS[scheme] : entry.port === port)
-    );
-    if (!fits) {
+    if (!this.#entries.some((entry) => fits(entry, url))) {
       throw new PolicyError(
         "port",
-        `Cannot fetch ${quote(asked)}: the port ${port} is not allowed for ${quote(host)}`,
+        `Cannot fetch ${quote(asked)}: the port ${portOf(url)} is not allowed for ${quote(url.hostname)}`,
       );
     }
   }
+
+  /**
+   * Refuses a redirect hop, before it is requested, unless it stays within
+   * the `allow_hosts` entries that allowed the URL the caller asked for (same
+   * host pattern, that entry's port) and does not go from https to http. A
+   * server answering one call thus never sends it to another entry — above
+   * all to a private host's port — that the caller did not ask for; the
+   * caller can fetch that URL itself, under the same rules.
+   *
+   * @param next The hop, already accepted by the URL policy.
+   * @param from The URL that redirected to it.
+   * @param first The URL the caller asked for, parsed.
+   * @param asked The URL as the caller gave it, for the message.
+   * @throws {PolicyError} When the hop leaves those entries or downgrades to http.
+   */
+  assertRedirect(next: URL, from: URL, first: URL, asked: string): void {
+    this.assertPort(next, asked);
+    const shown = quote(next.href, 200);
+    if (from.protocol === "https:" && next.protocol === "http:") {
+      throw new PolicyError("redirect", `Cannot fetch ${quote(asked)}: it redirects from https to http (${shown})`);
+    }
+    const allowing = this.#entries.filter((entry) => fits(entry, first));
+    if (!allowing.some((entry) => fits(entry, next))) {
+      const names = allowing.map((entry) =>
+        quote(entry.port === undefined ? entry.host : `${entry.host}:${entry.port}`)
+      );
+      throw new PolicyError(
+        "redirect",
+        `Cannot fetch ${quote(asked)}: it redirects to ${shown}, outside the allow_hosts entry that allowed it ` +
+          `(${names.join(", ")}); fetch that URL directly if it is allowed`,
+      );
+    }
+  }
+}
+
+/** Whether an entry allows a URL's host and port (no port in the entry: the scheme's default port). */
+function fits(entry: HostEntry, url: URL): boolean {
+  const port = portOf(url);
+  const scheme = url.protocol.slice(0, -1);
+  return matches(entry.host, url.hostname) &&
+    (entry.port === undefined ? port === DEFAULT_PORTS[scheme] : entry.port === port);
+}
+
+function portOf(url: URL): number {
+  return url.port === "" ? DEFAULT_PORTS[url.protocol.slice(0, -1)] : Number(url.port);
 }
 
 /** Host matching as the URL policy does it: exact, or `*.suffix` for subdomains only. */

@@ -10,6 +10,17 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 // Tab, visible ASCII, space and Latin-1: what a header value may hold, minus line breaks and NUL.
 const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+// Headers that proxies, CDNs and load balancers use to pass on the client's
+// address: a backend that trusts one would take the server for someone else.
+// Names ending in -ip or -addr are refused too, so that a vendor's variant
+// not listed here is not sent either.
+const CLIENT_ADDRESS = new RegExp(
+  "^(forwarded|x-forwarded-.*|x-original-forwarded-for|via|x-real-ip|true-client-ip|x-client-ip|client-ip|" +
+    "cf-connecting-ip|cf-connecting-ipv6|fastly-client-ip|x-cluster-client-ip|x-originating-ip|x-remote-ip|" +
+    "x-remote-addr|x-envoy-external-address|x-azure-clientip|x-azure-socketip|x-appengine-user-ip)$" +
+    "|(-ip|-ipv6|-addr)$",
+);
+
 const WHY: ReadonlyArray<readonly [RegExp, string]> = [
   [
     /^(host|connection|keep-alive|transfer-encoding|te|trailer|upgrade|content-length|expect)$/,
@@ -19,7 +30,7 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
   [/^accept-encoding$/, "the server negotiates compression itself and returns decoded text"],
   [/^(authorization|cookie)$/, "credentials come only from the server's config (its auth entries)"],
   [/^(x-http-method-override|x-http-method|x-method-override)$/, "fetch_url sends GET only"],
-  [/^(forwarded|x-forwarded-.*|x-real-ip)$/, "headers that claim a client address are not sent"],
+  [CLIENT_ADDRESS, "headers that claim a client address are not sent"],
 ];
 
 /**
@@ -27,7 +38,11 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
  * change the request's target, framing, method or identity: `Host`,
  * hop-by-hop and framing headers, `Proxy-*`, `Accept-Encoding`,
  * `Authorization` and `Cookie` (credentials come from the config), method
- * overrides and forwarding headers. Values never appear in messages.
+ * overrides, and every header that claims a client address (`Forwarded`,
+ * `X-Forwarded-*`, `Via`, `X-Real-IP`, `True-Client-IP`, `X-Client-IP`,
+ * `Client-IP`, `CF-Connecting-IP`, `Fastly-Client-IP`, `X-Cluster-Client-IP`,
+ * `X-Originating-IP`, and any name ending in `-IP` or `-Addr`). Values never
+ * appear in messages.
  *
  * @param map Header names to values, as the caller gave them.
  * @returns The headers to send.

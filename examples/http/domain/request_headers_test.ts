@@ -63,6 +63,36 @@ Deno.test("requestHeaders() refuses forwarding headers and Accept-Encoding", () 
   refused({ "Accept-Encoding": "br" }, /negotiates compression itself/);
 });
 
+/** Every header a CDN, proxy or load balancer is known to use for the client's address. */
+const CLIENT_ADDRESS_HEADERS: readonly string[] = [
+  "True-Client-IP",
+  "X-Client-IP",
+  "Client-IP",
+  "CF-Connecting-IP",
+  "CF-Connecting-IPv6",
+  "Fastly-Client-IP",
+  "X-Cluster-Client-IP",
+  "X-Originating-IP",
+  "X-Remote-IP",
+  "X-Remote-Addr",
+  "X-Original-Forwarded-For",
+  "X-Envoy-External-Address",
+  "X-Azure-ClientIP",
+  "X-AppEngine-User-IP",
+  "Via",
+];
+
+Deno.test("requestHeaders() refuses every header that claims a client address, in any case", () => {
+  for (const name of CLIENT_ADDRESS_HEADERS) {
+    refused({ [name]: "127.0.0.1" }, /headers that claim a client address are not sent; remove it$/);
+    refused({ [name.toLowerCase()]: "127.0.0.1" }, /claim a client address/);
+  }
+  refused({ "X-Vendor-Peer-IP": "10.0.0.1" }, /claim a client address/);
+  for (const name of ["X-Request-Id", "X-Zip", "Accept-Language", "If-None-Match"]) {
+    assert.equal(requestHeaders({ [name]: "v" }).get(name), "v", name);
+  }
+});
+
 Deno.test("requestHeaders() refuses malformed names and values with line breaks, and says so without the value", () => {
   refused({ "Bad Name": "x" }, /^Cannot send header "Bad Name": the name is not a valid HTTP header name$/);
   refused({ "": "x" }, /not a valid HTTP header name/);
