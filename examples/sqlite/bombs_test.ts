@@ -136,6 +136,31 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "a three-way cross join of 1,000-row tables is refused by its price before it runs, and leaves no thread behind",
+  permissions: perms,
+  async fn() {
+    const { tree, server, query } = await start(1_000);
+    // Three times: a query that ran on past its deadline would be counted, and the third refused for that.
+    for (let i = 0; i < 3; i++) {
+      const begun = performance.now();
+      const priced = await query(CROSS_JOIN);
+      assert.equal(priced.isError, true);
+      assert.equal(
+        priced.content[0].text,
+        "Cannot run query: its plan would visit about 1,000,000,000 rows (1,000 × 1,000 × 1,000), more than " +
+          "max_scan_rows (100,000,000); join on indexed columns, filter with WHERE, or join fewer tables",
+      );
+      if (i === 0) console.error(`cross join priced: refused in ${Math.round(performance.now() - begun)} ms`);
+    }
+    const joined = await query("SELECT count(*) AS n FROM t a JOIN t b ON b.rowid = a.n");
+    assert.deepEqual((joined.structuredContent as { rows: unknown[] }).rows, [{ n: 1_000 }]);
+    assert.equal((await stop(server, "SIGTERM")).code, 0);
+    await tree.remove();
+  },
+});
+
+Deno.test({
   name: "two queries still running past their deadline make the next one refused; EOF still exits 0 at once",
   permissions: perms,
   async fn() {

@@ -28,6 +28,12 @@ export const ConfigSchema = z.strictObject({
    * Under the tool's own 10 s deadline, so that the answer says why.
    */
   query_timeout_ms: z.number().int().min(100).max(9_000).default(5_000),
+  /**
+   * The most rows a query's nested loops may visit, priced from SQLite's
+   * plan and the tables' row counts before it runs; a dearer query is
+   * refused up front (see README, Limits).
+   */
+  max_scan_rows: z.number().int().min(1_000).max(1e12).default(100_000_000),
   /** Whether `WITH RECURSIVE` queries may run: one can loop until the process is killed (see README). */
   allow_recursive: z.boolean().default(false),
   /** An append-only file for the audit trail of `execute`; stderr when absent. */

@@ -7,6 +7,7 @@ Deno.test("ConfigSchema: an empty config names no database, is read-only, refuse
     writable: false,
     max_sql_length: 10_000,
     query_timeout_ms: 5_000,
+    max_scan_rows: 100_000_000,
     allow_recursive: false,
   });
 });

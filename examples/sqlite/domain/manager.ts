@@ -102,11 +102,12 @@ export class Manager {
    */
   async query(sql: string, params: SqlParams, signal?: AbortSignal): Promise<QueryResult> {
     const { config, path, reader } = await this.#session(signal);
-    const { columns, plan, approved } = planQuery(reader, sql, {
+    const { columns, plan, approved, cost } = planQuery(reader, sql, {
       params,
       maxRows: config.max_rows,
       maxSqlLength: config.max_sql_length,
       allowRecursive: config.allow_recursive,
+      maxScanRows: config.max_scan_rows,
     });
     this.#threads ??= new QueryThreads(
       { path, options: { ...connectionOptions(false) }, maxValueBytes: MAX_VALUE_BYTES },
@@ -114,6 +115,7 @@ export class Manager {
     );
     const found = await this.#threads.run(plan, {
       approved,
+      cost,
       auth: { ok: AUTH.OK, deny: AUTH.DENY },
       timeoutMs: config.query_timeout_ms,
       signal,

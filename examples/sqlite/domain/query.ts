@@ -7,7 +7,10 @@ import {
   PolicyError,
   type ReadPlan,
   readPlannedRows,
+  tokenizeSql,
 } from "@forge/toolkit/validate";
+import type { ThreadCost } from "./_query_worker.ts";
+import { queryCost, VIRTUAL_ROWS } from "./query_cost.ts";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
 import { quoted } from "./write_pattern.ts";
@@ -26,6 +29,11 @@ export interface QueryOptions {
   maxSqlLength: number;
   /** Whether `WITH RECURSIVE` may run. */
   allowRecursive: boolean;
+  /**
+   * The most rows the loops of its plan may visit (see `queryCost`); no price check when absent.
+   * @default {undefined}
+   */
+  maxScanRows?: number;
   /**
    * The most bytes of row JSON returned; rows past it are left out and the result says so.
    * @default {1048576}
@@ -55,6 +63,8 @@ export interface PlannedQuery {
   plan: ReadPlan;
   /** Every authorizer call SQLite made compiling the plan, all approved, as JSON arrays: the thread allows only these. */
   approved: string[];
+  /** The price check for the thread, when `maxScanRows` was given and the statement is a SELECT or WITH. */
+  cost?: ThreadCost;
 }
 
 /**
@@ -94,7 +104,12 @@ export function planQuery(db: Sqlite, sql: string, options: QueryOptions): Plann
       maxLength: options.maxSqlLength,
       maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes,
     });
-    return { columns, plan, approved: [...authorizer.approved] };
+    const approved = [...authorizer.approved];
+    const tokens = tokenizeSql(sql).filter((token) => token.kind !== "semicolon");
+    if (options.maxScanRows === undefined || plan.sizing === undefined) return { columns, plan, approved };
+    const text = sql.slice(tokens[0].start, tokens[tokens.length - 1].start + tokens[tokens.length - 1].text.length);
+    const { nests } = queryCost(db, `${text}\n`, tokens);
+    return { columns, plan, approved, cost: { nests, maxScanRows: options.maxScanRows, virtualRows: VIRTUAL_ROWS } };
   });
 }
 

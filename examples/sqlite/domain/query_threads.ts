@@ -5,7 +5,7 @@
 // threads are counted, and past a limit new queries are refused until one
 // ends, so runaway work is bounded too.
 import { type PlannedRows, PolicyError, type ReadPlan } from "@forge/toolkit/validate";
-import { THREAD_SOURCE, type ThreadJob, type ThreadOpen, type ThreadReply } from "./_query_worker.ts";
+import { THREAD_SOURCE, type ThreadCost, type ThreadJob, type ThreadOpen, type ThreadReply } from "./_query_worker.ts";
 
 /** Options of {@linkcode QueryThreads}. */
 export interface QueryThreadsOptions {
@@ -27,6 +27,8 @@ export interface ThreadRun {
   approved: string[];
   /** The authorizer's result codes. */
   auth: { ok: number; deny: number };
+  /** The price check to make before reading. */
+  cost?: ThreadCost;
   /** How long the query may run, in milliseconds. */
   timeoutMs: number;
   /** Aborts the wait (cancellation, shutdown); the thread is then treated as late. */
@@ -89,7 +91,7 @@ export class QueryThreads {
     }
     const worker = this.#idle.pop() ?? this.#spawn();
     const cancel = new SharedArrayBuffer(4);
-    const job: ThreadJob = { open: this.#open, plan, approved: run.approved, auth: run.auth, cancel };
+    const job: ThreadJob = { open: this.#open, plan, cost: run.cost, approved: run.approved, auth: run.auth, cancel };
     return new Promise<PlannedRows>((resolve, reject) => {
       let late = false;
       const giveUp = (error: Error): void => {
