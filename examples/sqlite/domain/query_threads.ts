@@ -149,6 +149,8 @@ export class QueryThreads {
   close(): void {
     this.#closed = true;
     for (const end of [...this.#running.values()]) end();
+    // Nothing will report their end any more; the process's exit ends them.
+    this.#late = 0;
     for (const worker of [...this.#idle, ...this.#running.keys()]) worker.terminate();
     this.#idle.length = 0;
     this.#running.clear();
