@@ -86,7 +86,7 @@ async function stop(server: RawServer, how: "SIGTERM" | "EOF"): Promise<{ code: 
 }
 
 Deno.test({
-  name: "a 60 MiB-per-row query over 200 rows answers max_bytes, the server stays under 1 GiB, and exits 0 on EOF",
+  name: "a 60 MiB-per-row query over 200 rows answers max_bytes (sorted: too big), under 1 GiB RSS; EOF exits 0",
   permissions: perms,
   async fn() {
     const { tree, server, query } = await start(200);
@@ -101,11 +101,18 @@ Deno.test({
       limit: "max_bytes",
     });
     assert.ok(peak < 1024 * MiB, `the server's RSS peaked at ${Math.round(peak / MiB)} MiB`);
+    // Sorted, each row must be stored whole first: SQLite's 1 MiB limit on a value covers a stored row too.
+    const { value: sorted, peak: sortedPeak } = await sampled(server, () => query(`${PRINTF_BOMB} ORDER BY random()`));
+    assert.equal(sorted.content[0].text, "Cannot run query: string or blob too big");
+    assert.ok(sortedPeak < 1024 * MiB, `the server's RSS peaked at ${Math.round(sortedPeak / MiB)} MiB when sorting`);
     // Rows that fit come back, and the budget still cuts a long tail of them.
     const some = await query("SELECT n, printf('%.*c', 100000, 'y') AS pad FROM t");
     const cut = some.structuredContent as { row_count: number; limit: string };
     assert.deepEqual([cut.row_count > 0, cut.row_count < 20, cut.limit], [true, true, "max_bytes"]);
-    console.error(`printf bomb: RSS ${Math.round(before / MiB)} MiB before, peak ${Math.round(peak / MiB)} MiB`);
+    console.error(
+      `printf bomb: RSS ${Math.round(before / MiB)} MiB before, peak ${Math.round(peak / MiB)} MiB; ` +
+        `sorted: peak ${Math.round(sortedPeak / MiB)} MiB`,
+    );
     assert.deepEqual((await stop(server, "EOF")).code, 0);
     await tree.remove();
   },
