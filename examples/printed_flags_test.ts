@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { printedPermissions } from "@forge/toolkit/testing";
+import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
 
 const REPO = dirname(dirname(fileURLToPath(import.meta.url)));
 const example = (name: string, ...rest: string[]) => join(REPO, "examples", name, ...rest);
@@ -102,7 +102,8 @@ for (const name of Object.keys(tenantConfigs)) {
         stderr: "piped",
       }).output();
       assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-      const flags = new TextDecoder().decode(out.stdout).trim().split(" ");
+      // The line is shell-quoted where needed (--deny-net holds brackets); no flag here holds a quote itself.
+      const flags = new TextDecoder().decode(out.stdout).trim().split(" ").map((w) => w.replace(/^'(.*)'$/, "$1"));
       const roots = name === "files" ? [join(dir, "data"), join(dir, "out")] : [];
       const files = [
         own,
@@ -114,6 +115,18 @@ for (const name of Object.keys(tenantConfigs)) {
       assert.ok(read.includes(own), `${own} is granted`);
       assert.ok(!read.includes(dir) && !write.includes(dir), "the tenant directory is not");
       assert.ok(write.includes(join(dir, "logs", `${name}-audit.jsonl`)), "the audit file is writable");
+
+      // Started with exactly those flags it serves; the folder's mode goes unchecked, and it says so once.
+      const server = await spawnServer({
+        args: ["--no-prompt", ...flags, example(name, "main.ts")],
+        env: { FORGE_TENANT_CONFIG: dir },
+      });
+      assert.ok((await server.client.listTools()).tools.length > 0);
+      assert.equal((await server.close()).code, 0);
+      const notes = server.stderr().split("\n").filter((line) => line.includes("was not checked"));
+      assert.deepEqual(notes, [
+        `${name}: note: the mode of "${dir}" was not checked (no read permission on it); only the file's own mode and symlink were`,
+      ]);
     },
   });
 }
