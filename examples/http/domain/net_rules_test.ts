@@ -111,3 +111,42 @@ Deno.test("NetRules.policy carries the config's byte cap, deadline and redirect 
   assert.equal(rules.policy.limits.maxRedirects, 0);
   assert.deepEqual(rules.policy.env, [], "no env: the fetch policy is layer 1 only");
 });
+
+Deno.test("NetRules.assertRedirect() keeps a hop on the entry that allowed the first URL, and never goes https to http", () => {
+  const rules = new NetRules({
+    allow_hosts: ["*.wiki.example", "api.example.com", "127.0.0.1:8080", "127.0.0.1:9090"],
+    allow_schemes: ["https", "http"],
+    allow_private_hosts: ["127.0.0.1"],
+    timeout_ms: 5000,
+    max_bytes: 65536,
+    max_redirects: 3,
+  });
+  const hop = (next: string, from: string, first = from) =>
+    rules.assertRedirect(new URL(next), new URL(from), new URL(first), first);
+  const refusedAs = (code: string, pattern: RegExp) => (err: unknown) =>
+    err instanceof PolicyError && err.code === code && pattern.test(err.message);
+
+  hop("https://en.m.wiki.example/a", "https://en.wiki.example/b");
+  hop("https://api.example.com/v2", "http://api.example.com/v1");
+  hop("http://127.0.0.1:8080/new", "http://127.0.0.1:8080/old");
+  assert.throws(
+    () => hop("https://127.0.0.1:9090/admin", "https://api.example.com/x"),
+    refusedAs("redirect", /outside the allow_hosts entry that allowed it \("api\.example\.com"\)/),
+  );
+  assert.throws(
+    () => hop("http://127.0.0.1:9090/admin", "http://127.0.0.1:8080/x"),
+    refusedAs("redirect", /\("127\.0\.0\.1:8080"\); fetch that URL directly if it is allowed$/),
+  );
+  assert.throws(
+    () => hop("https://api.example.com/x", "https://en.wiki.example/b"),
+    refusedAs("redirect", /outside the allow_hosts entry/),
+  );
+  assert.throws(
+    () => hop("http://api.example.com/x", "https://api.example.com/x"),
+    refusedAs("redirect", /redirects from https to http/),
+  );
+  assert.throws(
+    () => hop("https://api.example.com:8080/x", "https://api.example.com/x"),
+    refusedAs("port", /the port 8080 is not allowed for "api\.example\.com"/),
+  );
+});
