@@ -1,6 +1,6 @@
-// `deno task new <dir> [--name <server>] [--local]`: a new server from
-// template/, renamed, with its imports pointed at this version of
-// @forge/toolkit on JSR (or, with --local, at this checkout).
+// `deno task new <dir> [--name <server>] [--jsr | --local]`: a new server
+// from template/, renamed, importing this version of @forge/toolkit from JSR
+// when JSR can serve it, else from this checkout, so its tests pass either way.
 
 import { parseArgs } from "node:util";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -9,17 +9,52 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const TEMPLATE_NAME = "my-server";
 const SKIP = new Set(["deno.lock", "dist", "node_modules"]);
 const TEXT = /\.(ts|json|jsonc|md)$/;
+const JSR_TIMEOUT_MS = 5_000;
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const template = join(repo, "template");
+const version = JSON.parse(await Deno.readTextFile(join(repo, "deno.json"))).version as string;
 
-const { values, positionals } = parseArgs({
-  args: Deno.args,
-  allowPositionals: true,
-  options: { name: { type: "string" }, local: { type: "boolean", default: false } },
-});
-if (positionals.length !== 1) {
-  console.error("usage: deno task new <dir> [--name <server>] [--local]");
+const USAGE = `Usage: deno task new <dir> [options]
+
+Creates an MCP server project in <dir> (absent or empty) from template/.
+
+Options:
+  --name <server>  the server's name (default: the folder's name): 1-64 letters, digits, "_" or "-"
+  --jsr            import @forge/toolkit@${version} from JSR, without checking that JSR can serve it
+  --local          import @forge/toolkit from this checkout (${pathToFileURL(repo).href}/)
+  -h, --help       print this help and exit
+
+Without --jsr or --local, the toolkit comes from JSR when jsr.io lists @forge/toolkit@${version}
+(asked once, ${JSR_TIMEOUT_MS / 1000} s at most), else from this checkout, and a line on stderr says which.`;
+
+let parsed;
+try {
+  parsed = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      jsr: { type: "boolean", default: false },
+      local: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+} catch (err) {
+  console.error(`Cannot create the server: ${(err as Error).message}\n\n${USAGE}`);
+  Deno.exit(64);
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  console.log(USAGE);
+  Deno.exit(0);
+}
+if (positionals.length !== 1 || (values.jsr && values.local)) {
+  console.error(
+    `Cannot create the server: ${
+      positionals.length !== 1 ? "give exactly one folder" : "--jsr and --local exclude each other"
+    }\n\n${USAGE}`,
+  );
   Deno.exit(64);
 }
 const target = resolve(positionals[0]);
@@ -35,13 +70,13 @@ if (await nonEmpty(target)) {
   Deno.exit(1);
 }
 
-const version = JSON.parse(await Deno.readTextFile(join(repo, "deno.json"))).version as string;
+const local = values.local || (!values.jsr && !(await onJsr()));
 await copy(template, target);
-await pointImports(join(target, "deno.json"));
+await pointImports(join(target, "deno.json"), local);
 
 const near = relative(Deno.cwd(), target);
 const shown = near === "" ? "." : near.startsWith("..") ? target : near;
-console.log(`Created ${name} in ${shown} (@forge/toolkit ${values.local ? `from ${repo}` : version}). Next:\n`);
+console.log(`Created ${name} in ${shown} (@forge/toolkit ${local ? `from ${repo}` : `${version} from JSR`}). Next:\n`);
 console.log(`  cd ${shown}`);
 console.log("  deno task test");
 console.log("  NOTES_DIR=$PWD/notes deno task start");
@@ -69,14 +104,30 @@ async function copy(from: string, to: string): Promise<void> {
   }
 }
 
+/** Whether JSR lists this version; says on stderr when it does not and the checkout is used instead. */
+async function onJsr(): Promise<boolean> {
+  const url = "https://jsr.io/@forge/toolkit/meta.json";
+  let reason: string;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(JSR_TIMEOUT_MS) });
+    if (res.ok && version in ((await res.json()).versions ?? {})) return true;
+    await res.body?.cancel();
+    reason = res.ok ? `JSR has no @forge/toolkit@${version}` : `JSR answered ${res.status}`;
+  } catch (err) {
+    reason = err instanceof DOMException ? `JSR did not answer in ${JSR_TIMEOUT_MS / 1000} s` : "JSR cannot be reached";
+  }
+  console.error(`new: ${reason}; importing @forge/toolkit from this checkout instead (--jsr forces JSR)`);
+  return false;
+}
+
 /** Rewrites the template's in-repo imports of the toolkit. */
-async function pointImports(file: string): Promise<void> {
+async function pointImports(file: string, fromCheckout: boolean): Promise<void> {
   const config = JSON.parse(await Deno.readTextFile(file));
   const imports = config.imports as Record<string, string>;
-  for (const [specifier, local] of Object.entries(imports)) {
+  for (const [specifier, path] of Object.entries(imports)) {
     if (!specifier.startsWith("@forge/toolkit")) continue;
-    if (values.local) {
-      imports[specifier] = pathToFileURL(resolve(template, local)).href;
+    if (fromCheckout) {
+      imports[specifier] = pathToFileURL(resolve(template, path)).href;
     } else {
       const sub = specifier.slice("@forge/toolkit".length);
       imports[specifier] = `jsr:@forge/toolkit@${version}${sub}`;

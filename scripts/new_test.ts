@@ -1,66 +1,104 @@
 // test-permissions: --allow-run --allow-read --allow-write={tmp} --allow-env
-// `deno task new`: scaffolds the template into a temp dir with local imports
-// and runs the new server's own tests there, as CI does.
+// `deno task new`: scaffolds the template into a temp dir, the way the README
+// says, and runs the new server's own tasks there.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 
 const repo = new URL("..", import.meta.url).pathname;
 
-async function scaffold(args: string[]) {
+async function deno(args: string[], cwd = repo, env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-write", join(repo, "scripts/new.ts"), ...args],
-    env: { NO_COLOR: "1" },
+    args,
+    cwd,
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
   return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
 }
 
-Deno.test("deno task new copies the template, renames the server, and its own tests pass with local imports", async () => {
-  const dir = join(await Deno.makeTempDir(), "acme-notes");
-  const made = await scaffold([dir, "--local"]);
+/** `deno task new` as the README writes it; returns the project folder. */
+async function scaffold(args: string[]) {
+  const out = await deno(["task", "--quiet", "new", ...args]);
+  return {
+    ...out,
+    imports: async (dir: string) => JSON.parse(await Deno.readTextFile(join(dir, "deno.json"))).imports,
+  };
+}
+
+Deno.test("deno task new --help prints the usage with every option and exits 0; a wrong option is one line and 64", async () => {
+  const help = await scaffold(["--help"]);
+  assert.equal(help.code, 0);
+  for (const option of ["--name <server>", "--jsr", "--local", "-h, --help"]) assert.ok(help.stdout.includes(option));
+  const wrong = await scaffold(["--nmae", "x", "/tmp/x"]);
+  assert.equal(wrong.code, 64);
+  assert.match(wrong.stderr, /^Cannot create the server: Unknown option '--nmae'/);
+  assert.doesNotMatch(wrong.stderr, /^\s+at /m, "no stack trace");
+});
+
+Deno.test("the README's `deno task new <dir> --name my-server` yields a project whose own tests pass", async () => {
+  const dir = join(await Deno.makeTempDir(), "my-server");
+  const made = await scaffold([dir, "--name", "my-server"]);
   assert.equal(made.code, 0, made.stderr);
+  const fromCheckout = made.stderr.includes("importing @forge/toolkit from this checkout");
+  const { version } = JSON.parse(await Deno.readTextFile(join(repo, "deno.json")));
+  // Where JSR serves this version the project imports it from there; here (JSR unreachable) from this checkout.
+  assert.equal(
+    (await made.imports(dir))["@forge/toolkit"],
+    fromCheckout ? new URL("../mod.ts", import.meta.url).href : `jsr:@forge/toolkit@${version}`,
+  );
   assert.match(
     made.stdout,
-    /Next:\n\n {2}cd .*acme-notes\n {2}deno task test\n {2}NOTES_DIR=\$PWD\/notes deno task start\n$/,
+    /Next:\n\n {2}cd .*my-server\n {2}deno task test\n {2}NOTES_DIR=\$PWD\/notes deno task start\n$/,
   );
-  const main = await Deno.readTextFile(join(dir, "main.ts"));
-  assert.match(main, /const NAME = "acme-notes";/);
-  assert.ok(!(await Deno.readTextFile(join(dir, "README.md"))).includes("my-server"));
-  const config = JSON.parse(await Deno.readTextFile(join(dir, "deno.json")));
-  assert.equal(config.imports["@forge/toolkit"], new URL("../mod.ts", import.meta.url).href);
-  const tests = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "test"],
-    cwd: dir,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(tests.stdout) + new TextDecoder().decode(tests.stderr);
+  const tests = await deno(["task", "test"], dir);
+  const text = tests.stdout + tests.stderr;
   assert.equal(tests.code, 0, text.slice(-3000));
-  assert.match(text, /ok \| \d+ passed \| 0 failed/);
+  assert.match(text, /test: (\d+) of \1 permission groups passed/);
   await Deno.remove(join(dir, ".."), { recursive: true });
 });
 
-Deno.test("deno task new points imports at this version on JSR by default", async () => {
+Deno.test("deno task new --jsr points imports at this version on JSR, --local at this checkout, and renames", async () => {
   const dir = join(await Deno.makeTempDir(), "svc");
-  assert.equal((await scaffold([dir, "--name", "billing"])).code, 0);
   const { version } = JSON.parse(await Deno.readTextFile(join(repo, "deno.json")));
-  const config = JSON.parse(await Deno.readTextFile(join(dir, "deno.json")));
-  assert.equal(config.imports["@forge/toolkit"], `jsr:@forge/toolkit@${version}`);
-  assert.equal(config.imports["@forge/toolkit/validate"], `jsr:@forge/toolkit@${version}/validate`);
-  assert.match(await Deno.readTextFile(join(dir, "main.ts")), /const NAME = "billing";/);
-  await Deno.remove(join(dir, ".."), { recursive: true });
+  const jsr = await scaffold([join(dir, "a"), "--name", "billing", "--jsr"]);
+  assert.equal(jsr.code, 0, jsr.stderr);
+  assert.equal(jsr.stderr, "", "--jsr does not ask JSR");
+  const imports = await jsr.imports(join(dir, "a"));
+  assert.equal(imports["@forge/toolkit"], `jsr:@forge/toolkit@${version}`);
+  assert.equal(imports["@forge/toolkit/validate"], `jsr:@forge/toolkit@${version}/validate`);
+  assert.match(await Deno.readTextFile(join(dir, "a/main.ts")), /const NAME = "billing";/);
+  assert.ok(!(await Deno.readTextFile(join(dir, "a/README.md"))).includes("my-server"));
+  const local = await scaffold([join(dir, "b"), "--local"]);
+  assert.equal(local.code, 0, local.stderr);
+  assert.equal((await local.imports(join(dir, "b")))["@forge/toolkit"], new URL("../mod.ts", import.meta.url).href);
+  assert.equal((await scaffold([join(dir, "c"), "--jsr", "--local"])).code, 64);
+  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("deno task new refuses a non-empty folder and a bad name, and writes nothing", async () => {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(join(dir, "keep.txt"), "mine");
-  const refused = await scaffold([dir]);
+  const refused = await scaffold([dir, "--local"]);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /exists and is not empty/);
   assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["keep.txt"]);
-  const badName = await scaffold([join(dir, "x"), "--name", "../evil"]);
+  const badName = await scaffold([join(dir, "x"), "--name", "../evil", "--local"]);
   assert.equal(badName.code, 64);
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("deno task inspect runs the pinned MCP Inspector on a scaffolded server (CLI mode lists its tools)", async () => {
+  const dir = join(await Deno.makeTempDir(), "notes-server");
+  assert.equal((await scaffold([dir, "--local"])).code, 0);
+  await Deno.mkdir(join(dir, "notes"));
+  // npx fetches the Inspector on first use (cached afterwards), hence no tighter bound than the test's own.
+  const out = await deno(["task", "--quiet", "inspect", "--cli", "--method", "tools/list"], dir, {
+    NOTES_DIR: join(dir, "notes"),
+  });
+  assert.equal(out.code, 0, out.stderr);
+  const tools = JSON.parse(out.stdout).tools as { name: string }[];
+  assert.deepEqual(tools.map((tool) => tool.name), ["read_note", "write_note"]);
+  await Deno.remove(join(dir, ".."), { recursive: true });
 });

@@ -7,8 +7,9 @@
 // `{tmp}` is the system temp directory and `{repo}` this checkout. A file
 // without the line runs with no permissions at all.
 
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { testFilesByPermissions } from "../testing/test_files.ts";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tmp = await Deno.realPath(Deno.env.get("TMPDIR") ?? "/tmp");
@@ -58,26 +59,8 @@ async function step(label: string, args: string[], countTests = false): Promise<
   }
 }
 
-async function testFiles(): Promise<Map<string, string[]>> {
-  const groups = new Map<string, string[]>();
-  const walk = async (dir: string): Promise<void> => {
-    for await (const entry of Deno.readDir(dir)) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory) {
-        if (["node_modules", ".git", "testdata", "results"].includes(entry.name)) continue;
-        await walk(path);
-      } else if (entry.name.endsWith("_test.ts")) {
-        const rel = relative(repo, path);
-        if (only.length > 0 && !only.some((o) => rel.startsWith(o))) continue;
-        const text = await Deno.readTextFile(path);
-        const declared = text.match(/^\/\/ test-permissions:(.*)$/m)?.[1].trim() ?? "";
-        const flags = declared.replaceAll("{tmp}", tmp).replaceAll("{repo}", repo);
-        groups.set(flags, [...(groups.get(flags) ?? []), rel]);
-      }
-    }
-  };
-  await walk(repo);
-  return groups;
+function testFiles(): Promise<Map<string, string[]>> {
+  return testFilesByPermissions(repo, { only, tmp, skip: ["node_modules", ".git", "testdata", "results"] });
 }
 
 const version = (await Deno.readTextFile(join(repo, ".deno-version"))).trim();

@@ -32,5 +32,6 @@ export { probe, type ProbeResult } from "./probe.ts";
 export { type RawOptions, type RawServer, spawnRaw } from "./raw_client.ts";
 export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";
 export { type SpyHandler, spyHandler } from "./spy.ts";
+export { testFilesByPermissions, type TestFilesOptions } from "./test_files.ts";
 export { type RawSession, serveRaw } from "./raw_session.ts";
 export { printedPermissions, type PrintedPermissionsOptions } from "../permissions/printed_permissions.ts";

@@ -1,0 +1,82 @@
+// `deno task start | dev | inspect | permissions | host-config`: the server's
+// Deno flags always come from the server itself (`--print-permissions` for the
+// config in use), so a new `${VAR}` or folder in the config needs no edit here.
+//
+//   start        run the server with exactly its flags
+//   dev          the same, restarted on every change of a .ts or .json file (see _dev.ts)
+//   inspect      open the MCP Inspector on it (extra arguments go to the Inspector,
+//                e.g. `deno task inspect --cli --method tools/list`)
+//   permissions  print the flags (values from the environment shown as ${NAME})
+//   host-config  print a host entry: `deno task host-config claude|vscode [--npx]`
+//
+// `--config=FILE` picks another config (default config/config.example.json).
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { configVariables } from "@forge/toolkit/configreload";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { devLoop } from "./_dev.ts";
+
+const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
+const MODES = ["start", "dev", "inspect", "permissions", "host-config"];
+
+const project = fileURLToPath(new URL("..", import.meta.url));
+const script = resolve(project, "main.ts");
+const [mode, ...rest] = Deno.args;
+const at = rest.findIndex((arg) => arg.startsWith("--config="));
+const config = resolve(at < 0 ? resolve(project, "config/config.example.json") : rest.splice(at, 1)[0].slice(9));
+if (!MODES.includes(mode)) {
+  console.error(`Cannot launch: ${JSON.stringify(mode ?? "")} is not one of ${MODES.join(", ")}`);
+  Deno.exit(64);
+}
+
+if (mode === "permissions" || mode === "host-config") {
+  // Printing needs only the config's folder and variables, never what the server grants.
+  const names = configVariables(await Deno.readFile(config));
+  const printing = mode === "permissions" ? ["--print-permissions"] : ["--print-host-config", ...rest];
+  Deno.exit(
+    await deno([
+      `--allow-read=${dirname(config)}`,
+      ...(names.length > 0 ? [`--allow-env=${names.join(",")}`] : []),
+      script,
+      "-config",
+      config,
+      ...printing,
+    ]),
+  );
+}
+
+const ask = () => printedPermissions({ script, config, env: Deno.env.toObject() });
+if (mode === "dev") {
+  const log = (line: string) => console.error(line);
+  Deno.exit(
+    await devLoop({ root: project.replace(/\/$/, ""), server: [script, "-config", config, ...rest], flags: ask, log }),
+  );
+}
+let flags: string[];
+try {
+  flags = await ask();
+} catch (err) {
+  console.error((err as Error).message.trim());
+  Deno.exit(1);
+}
+const server = [...flags, script, "-config", config];
+if (mode === "start") Deno.exit(await deno([...server, ...rest]));
+// The Inspector hands its server a minimal environment, so the config's variables are passed with -e.
+const env = configVariables(await Deno.readFile(config)).flatMap((
+  name,
+) => ["-e", `${name}=${Deno.env.get(name) ?? ""}`]);
+const npx = ["-y", INSPECTOR, ...rest, ...env, "--", Deno.execPath(), "run", "--quiet", "--no-prompt", ...server];
+Deno.exit(await spawn("npx", npx));
+
+function deno(args: string[]): Promise<number> {
+  return spawn(Deno.execPath(), ["run", "--quiet", "--no-prompt", ...args]);
+}
+
+async function spawn(command: string, args: string[]): Promise<number> {
+  const child = new Deno.Command(command, { args, cwd: project }).spawn();
+  // Ctrl-C reaches the whole process group, the server included, so the launcher only waits for
+  // it (a second SIGINT would make the server quit without draining); SIGTERM is sent to us alone.
+  Deno.addSignalListener("SIGINT", () => {});
+  Deno.addSignalListener("SIGTERM", () => child.kill("SIGTERM"));
+  return (await child.status).code;
+}

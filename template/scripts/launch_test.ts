@@ -1,0 +1,87 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// The tasks take the server's flags from the server itself, for the config in
+// use: a config that starts using a new variable needs no edit of deno.json.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { spawnServer } from "@forge/toolkit/testing";
+
+const project = new URL("..", import.meta.url).pathname;
+const LAUNCHER = ["--allow-read", "--allow-env", "--allow-run", "scripts/launch.ts"];
+
+/** A config of its own folder that also uses ${DOCS_DIR}, which config.example.json does not. */
+async function docsConfig() {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const [notes, docs, configDir] = ["notes", "docs", "config"].map((name) => join(dir, name));
+  for (const folder of [notes, docs, configDir]) await Deno.mkdir(folder, { mode: 0o700 });
+  const config = join(configDir, "docs.json");
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({ notes_dir: "${NOTES_DIR}", audit_file: "${DOCS_DIR}/audit.jsonl" }),
+  );
+  return { dir, notes, docs, configDir, config, env: { NOTES_DIR: notes, DOCS_DIR: docs } };
+}
+
+async function task(args: string[], env: Record<string, string>) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", ...args],
+    cwd: project,
+    env: { ...env, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("deno task permissions prints the flags of the config in use, ${DOCS_DIR} included, values hidden", async () => {
+  const t = await docsConfig();
+  const out = await task(["permissions", `--config=${t.config}`], t.env);
+  assert.equal(out.code, 0, out.stderr);
+  const [read, write, env] = out.stdout.replaceAll("'", "").trim().split(" ");
+  assert.deepEqual(read.slice("--allow-read=".length).split(",").sort(), ["${NOTES_DIR}", t.configDir].sort());
+  assert.equal(write, "--allow-write=${DOCS_DIR}/audit.jsonl,${NOTES_DIR}");
+  assert.equal(env, "--allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR");
+  assert.ok(!out.stdout.includes(t.notes), "values from the environment are shown as ${NAME}");
+  await Deno.remove(t.dir, { recursive: true });
+});
+
+Deno.test("deno task start serves over real stdio with the flags the server printed, and audits into ${DOCS_DIR}", async () => {
+  const t = await docsConfig();
+  const server = await spawnServer({ args: [...LAUNCHER, "start", `--config=${t.config}`], env: t.env, cwd: project });
+  await server.client.callTool({ name: "write_note", arguments: { name: "plan", content: "ship it" } });
+  assert.equal(await Deno.readTextFile(join(t.notes, "plan.md")), "ship it");
+  assert.equal((await server.close()).code, 0);
+  assert.match(await Deno.readTextFile(join(t.docs, "audit.jsonl")), /"tool":"write_note"/);
+  assert.ok(server.lines.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
+  await Deno.remove(t.dir, { recursive: true });
+});
+
+Deno.test("deno task start with a variable unset stops with one line naming it, before serving", async () => {
+  const t = await docsConfig();
+  const out = await task(["start", `--config=${t.config}`], { NOTES_DIR: t.notes });
+  assert.equal(out.code, 1);
+  assert.match(out.stderr, /audit_file: uses \$\{DOCS_DIR\}, which is not set/);
+  assert.doesNotMatch(out.stderr, /^\s+at /m, "no stack trace");
+  await Deno.remove(t.dir, { recursive: true });
+});
+
+Deno.test("deno task host-config vscode prints an entry with resolved flags and the variables' names", async () => {
+  const t = await docsConfig();
+  const out = await task(["host-config", "vscode", `--config=${t.config}`], t.env);
+  assert.equal(out.code, 0, out.stderr);
+  const entry = JSON.parse(out.stdout).servers["my-server"];
+  assert.equal(entry.type, "stdio");
+  assert.ok(entry.args.includes(`--allow-write=${t.docs}/audit.jsonl,${t.notes}`), entry.args.join(" "));
+  assert.deepEqual(Object.keys(entry.env).sort(), ["DOCS_DIR", "NOTES_DIR"]);
+  await Deno.remove(t.dir, { recursive: true });
+});
+
+Deno.test("the launcher refuses an unknown task with one line and exit 64", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...LAUNCHER, "serve"],
+    cwd: project,
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 64);
+  assert.match(new TextDecoder().decode(out.stderr), /^Cannot launch: "serve" is not one of start, dev, inspect/);
+});

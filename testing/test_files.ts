@@ -1,0 +1,78 @@
+import { join, relative } from "node:path";
+
+/** The line a test file declares its permissions on. */
+const DECLARATION = /^\/\/ test-permissions:(.*)$/m;
+
+/** Options of {@linkcode testFilesByPermissions}. */
+export interface TestFilesOptions {
+  /**
+   * Path prefixes, relative to the root: only test files under one of them are kept.
+   * @default {every test file}
+   */
+  only?: readonly string[];
+  /**
+   * What `{tmp}` stands for in a declaration.
+   * @default {the real path of $TMPDIR, else of /tmp}
+   */
+  tmp?: string;
+  /**
+   * Folder names never entered.
+   * @default {["node_modules", ".git", "testdata"]}
+   */
+  skip?: readonly string[];
+}
+
+/**
+ * Finds every `*_test.ts` under `root` and groups the files by the Deno flags
+ * each declares on a line of its own, so that each group runs with only what
+ * its files need:
+ *
+ * ```
+ * // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run
+ * ```
+ *
+ * `{tmp}` becomes the temp directory and `{repo}` the root. A file without the
+ * line gets the key `""`: run it with no permission at all.
+ *
+ * @param root The folder to search (absolute); the files come back relative to it.
+ * @param options See {@linkcode TestFilesOptions}.
+ * @returns The flags (one string, as declared) → the files, sorted.
+ * @throws {Deno.errors.NotCapable} Without read access to `root` (and to the temp directory).
+ *
+ * @example Run each group with its own flags
+ * ```ts ignore
+ * import { testFilesByPermissions } from "@forge/toolkit/testing";
+ *
+ * for (const [flags, files] of await testFilesByPermissions(Deno.cwd())) {
+ *   const args = ["test", ...flags.split(" ").filter(Boolean), ...files];
+ *   await new Deno.Command(Deno.execPath(), { args }).output();
+ * }
+ * ```
+ */
+export async function testFilesByPermissions(
+  root: string,
+  options: TestFilesOptions = {},
+): Promise<Map<string, string[]>> {
+  const tmp = options.tmp ?? await Deno.realPath(Deno.env.get("TMPDIR") ?? "/tmp");
+  const skip = options.skip ?? ["node_modules", ".git", "testdata"];
+  const only = options.only ?? [];
+  const groups = new Map<string, string[]>();
+  const walk = async (dir: string): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory) {
+        if (!skip.includes(entry.name)) await walk(path);
+        continue;
+      }
+      if (!entry.isFile || !entry.name.endsWith("_test.ts")) continue;
+      const rel = relative(root, path);
+      if (only.length > 0 && !only.some((prefix) => rel.startsWith(prefix))) continue;
+      const declared = (await Deno.readTextFile(path)).match(DECLARATION)?.[1].trim() ?? "";
+      const flags = declared.replaceAll("{tmp}", tmp).replaceAll("{repo}", root);
+      groups.set(flags, [...(groups.get(flags) ?? []), rel]);
+    }
+  };
+  await walk(root);
+  for (const files of groups.values()) files.sort();
+  return groups;
+}
