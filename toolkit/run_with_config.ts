@@ -67,9 +67,9 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
  * cannot be built, ends the process with one stderr line (`<name>: <reason>`)
  * and exit code 1. `--print-permissions` prints the flags the config needs and
  * `--print-host-config claude|vscode` prints a host entry (see the toolkit's
- * docs/permissions.md); both need only read access to the config file and
- * the config's variables, and both skip the config file's safety check
- * (printing grants nothing). `--allow-unsafe-config` turns the check off for
+ * docs/permissions.md). Both need only read access to the config file and its
+ * variables, and both skip the config file's safety check and its log lines:
+ * printing grants nothing. `--allow-unsafe-config` turns the check off for
  * development.
  *
  * @typeParam T The validated config.

@@ -34,7 +34,7 @@ Deno.test("runWithConfig() serves with the config's exact flags, audits a patter
   await Deno.writeTextFile(t.file, JSON.stringify({ root: "${ROOT}", audit_file: audit }));
   const env = { ROOT: t.root };
   const flags = await printedPermissions({ script: fixture, config: t.file, env });
-  const read = `--allow-read=${[t.root, t.cfgDir].sort().join(",")}`;
+  const read = `--allow-read=${[t.root, t.file].sort().join(",")}`;
   assert.deepEqual(flags, [read, `--allow-write=${audit}`, "--allow-env=FORGE_TENANT_CONFIG,ROOT"]);
   const server = await spawnServer({ args: [...flags, fixture, "-config", t.file], env });
   const root = await server.client.callTool({ name: "root", arguments: {} });
@@ -80,10 +80,18 @@ Deno.test("--print-permissions skips the config folder's safety check and builds
   const t = await tree({ root: "/srv/data" });
   await Deno.chmod(t.cfgDir, 0o777);
   const printed = await deno([`--allow-read=${t.cfgDir}`, fixture, "-config", t.file, "--print-permissions"]);
+  // Printing reads the folder (it may) but neither checks nor logs: printing grants nothing.
   assert.equal(printed.code, 0, printed.stderr);
-  assert.equal(printed.stdout, `--allow-read=/srv/data,${t.cfgDir} --allow-env=FORGE_TENANT_CONFIG\n`);
+  assert.equal(printed.stdout, `--allow-read=/srv/data,${t.file} --allow-env=FORGE_TENANT_CONFIG\n`);
   assert.equal(printed.stderr, "", "no Manager was built, so none was closed");
-  const served = await deno([`--allow-read=/srv/data,${t.cfgDir}`, fixture, "-config", t.file]);
+  // Serving checks the folder's mode whenever it may read the folder.
+  const served = await deno([
+    `--allow-read=/srv/data,${t.cfgDir}`,
+    fixture,
+    "-config",
+    t.file,
+    "--allow-excess-permissions",
+  ]);
   assert.equal(served.code, 1);
   assert.match(served.stderr, /^fixture: Cannot load config .*writable/);
   await t.remove();
@@ -104,7 +112,7 @@ Deno.test("--print-host-config claude prints an entry that starts the server as 
     "run",
     "--quiet",
     "--no-prompt",
-    `--allow-read=${[t.root, t.cfgDir].sort().join(",")}`,
+    `--allow-read=${[t.root, t.file].sort().join(",")}`,
     "--allow-env=FORGE_TENANT_CONFIG,ROOT,TOKEN",
     fixture,
     "-config",

@@ -10,7 +10,7 @@
 //   host-config  print a host entry: `deno task host-config claude|vscode [--npx]`
 //
 // `--config=FILE` picks another config (default config/config.example.json).
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configVariables } from "@forge/toolkit/configreload";
 import { printedPermissions } from "@forge/toolkit/permissions";
@@ -30,12 +30,12 @@ if (!MODES.includes(mode)) {
 }
 
 if (mode === "permissions" || mode === "host-config") {
-  // Printing needs only the config's folder and variables, never what the server grants.
+  // Printing needs only the config file and its variables, never what the server grants.
   const names = configVariables(await Deno.readFile(config));
   const printing = mode === "permissions" ? ["--print-permissions"] : ["--print-host-config", ...rest];
   Deno.exit(
     await deno([
-      `--allow-read=${dirname(config)}`,
+      `--allow-read=${config}`,
       ...(names.length > 0 ? [`--allow-env=${names.join(",")}`] : []),
       script,
       "-config",

@@ -1,6 +1,6 @@
 // A config-driven server started by runWithConfig: `root` (read) and `token`
 // (a secret) come from its config; the Manager says on stderr when it closes.
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { addTool, health, registerPatternTool, runWithConfig, schema, text } from "../../mod.ts";
 import { definePolicy } from "../../validate/mod.ts";
@@ -18,10 +18,9 @@ if (!health()) {
     schema: ConfigSchema,
     secretFields: ["token"],
     policy: (config, source) => {
-      const configDir = source.path === undefined ? undefined : dirname(resolve(source.path));
       return definePolicy({
         readRoots: config.root === undefined ? [] : [config.root],
-        readFiles: configDir === undefined ? [] : [configDir],
+        readFiles: source.path === undefined ? [] : [resolve(source.path)],
         writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
         env: source.variables,
       });
