@@ -14,6 +14,8 @@ export interface ThreadOpen {
   options: Record<string, unknown>;
   /** SQLite's limit on one string or blob, in bytes. */
   maxValueBytes: number;
+  /** SQLite's hard heap limit, in bytes: for the whole process, so that no step can hold more. */
+  maxHeapBytes: number;
 }
 
 /** The price check the thread makes before it reads: see `queryCost`. */
@@ -114,6 +116,7 @@ function threadMain(read: typeof readPlannedRows): void {
         opened.enableDefensive(true);
         opened.limits.attach = 0;
         opened.limits.length = job.open.maxValueBytes;
+        opened.prepare(`PRAGMA hard_heap_limit = ${Math.floor(job.open.maxHeapBytes)}`).get();
         db = opened;
       }
       if (job.cost !== undefined) price(db, job.cost);

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { AUTH } from "./_sqlite.ts";
 import { THREAD_SOURCE, type ThreadJob, type ThreadReply } from "./_query_worker.ts";
-import { connectionOptions, MAX_VALUE_BYTES, openDatabase } from "./connection.ts";
+import { connectionOptions, MAX_SQLITE_HEAP_BYTES, MAX_VALUE_BYTES, openDatabase } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 import { planQuery } from "./query.ts";
 
@@ -16,11 +16,16 @@ const { plan, approved } = planQuery(reader, "SELECT count(*) AS n FROM orders a
 reader.close();
 
 /** Posts each job in turn to a thread made from THREAD_SOURCE, and collects the replies. */
-async function ask(jobs: Omit<ThreadJob, "open" | "plan" | "approved" | "auth" | "cancel">[]): Promise<ThreadReply[]> {
+async function ask(jobs: Partial<Omit<ThreadJob, "open">>[]): Promise<ThreadReply[]> {
   const url = URL.createObjectURL(new Blob([THREAD_SOURCE], { type: "text/javascript" }));
   const worker = new Worker(url, { type: "module" });
   URL.revokeObjectURL(url);
-  const open = { path: fixture.db, options: { ...connectionOptions(false) }, maxValueBytes: MAX_VALUE_BYTES };
+  const open = {
+    path: fixture.db,
+    options: { ...connectionOptions(false) },
+    maxValueBytes: MAX_VALUE_BYTES,
+    maxHeapBytes: MAX_SQLITE_HEAP_BYTES,
+  };
   const replies: ThreadReply[] = [];
   try {
     for (const job of jobs) {
@@ -70,6 +75,26 @@ Deno.test({
       "its plan would visit about 2,000 rows (1,000 × 2), more than max_scan_rows (1,999); join on indexed " +
       "columns, filter with WHERE, or join fewer tables",
     ]);
+  },
+});
+
+Deno.test({
+  name: "the thread caps SQLite's heap for the process: a row of 400 columns of 1 MiB fails instead of growing it",
+  permissions: { read: [fixture.db] },
+  async fn() {
+    const db = openDatabase(fixture.db, false);
+    const columns = Array.from({ length: 400 }, (_, i) => `printf('%.*c', 1048000, 'x') AS c${i}`);
+    const sizes = columns.map((_, i) => `length(c${i})`).join(" + ");
+    // The LIMIT keeps the inner query whole: SQLite builds its rows with every column at once.
+    const wide = planQuery(db, `SELECT ${sizes} AS n FROM (SELECT ${columns.join(", ")} FROM orders LIMIT 2)`, {
+      maxRows: 10,
+      maxSqlLength: 100_000,
+      allowRecursive: false,
+    });
+    db.close();
+    // PRAGMA hard_heap_limit only ever lowers the limit: this sets the one the server runs with, no lower.
+    const [capped] = await ask([{ plan: wide.plan, approved: wide.approved }]);
+    assert.deepEqual(capped, { kind: "error", message: "out of memory", code: "ERR_SQLITE_ERROR", aborted: false });
   },
 });
 

@@ -6,6 +6,13 @@ import { openSqlite, type Sqlite, type SqliteOptions } from "./_sqlite.ts";
 export const BUSY_TIMEOUT_MS = 250;
 /** The largest string or blob SQLite will build or return, in bytes (also caps memory per value). */
 export const MAX_VALUE_BYTES: number = DEFAULT_LIMITS.maxResultBytes;
+/**
+ * The most memory SQLite may hold at once, in bytes, for the whole process
+ * (`PRAGMA hard_heap_limit`, set by the query thread): past it a step fails
+ * with "out of memory" instead of growing the server. A row SQLite builds
+ * can hold up to 2,000 columns of {@linkcode MAX_VALUE_BYTES} each.
+ */
+export const MAX_SQLITE_HEAP_BYTES: number = 256 * 2 ** 20;
 
 const RESTART = "restart the server with the flags from --print-permissions";
 

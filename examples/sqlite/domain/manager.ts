@@ -4,7 +4,7 @@ import { AUTH, type Sqlite } from "./_sqlite.ts";
 import { PolicyError } from "@forge/toolkit/validate";
 import { describeTable, listTables, type TableDescription, type TableSummary } from "./catalog.ts";
 import type { Config } from "./config.ts";
-import { connectionOptions, MAX_VALUE_BYTES, openDatabase } from "./connection.ts";
+import { connectionOptions, MAX_SQLITE_HEAP_BYTES, MAX_VALUE_BYTES, openDatabase } from "./connection.ts";
 import { databasePathOf } from "./policy.ts";
 import { encodeRows, planQuery, type QueryResult } from "./query.ts";
 import { QueryThreads, type QueryThreadsOptions } from "./query_threads.ts";
@@ -110,7 +110,12 @@ export class Manager {
       maxScanRows: config.max_scan_rows,
     });
     this.#threads ??= new QueryThreads(
-      { path, options: { ...connectionOptions(false) }, maxValueBytes: MAX_VALUE_BYTES },
+      {
+        path,
+        options: { ...connectionOptions(false) },
+        maxValueBytes: MAX_VALUE_BYTES,
+        maxHeapBytes: MAX_SQLITE_HEAP_BYTES,
+      },
       this.#threadOptions,
     );
     const found = await this.#threads.run(plan, {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { AUTH } from "./_sqlite.ts";
-import { connectionOptions, MAX_VALUE_BYTES, openDatabase } from "./connection.ts";
+import { connectionOptions, MAX_SQLITE_HEAP_BYTES, MAX_VALUE_BYTES, openDatabase } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 import { type PlannedQuery, planQuery, type QueryOptions } from "./query.ts";
 import { QueryThreads, type QueryThreadsOptions } from "./query_threads.ts";
@@ -31,7 +31,12 @@ function withThreads(
     setup.close();
     const db = openDatabase(fixture.db, false);
     const threads = new QueryThreads(
-      { path: fixture.db, options: { ...connectionOptions(false) }, maxValueBytes: MAX_VALUE_BYTES },
+      {
+        path: fixture.db,
+        options: { ...connectionOptions(false) },
+        maxValueBytes: MAX_VALUE_BYTES,
+        maxHeapBytes: MAX_SQLITE_HEAP_BYTES,
+      },
       options,
     );
     const run = (sql: string, timeoutMs = 10_000, signal?: AbortSignal) => {
