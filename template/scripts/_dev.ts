@@ -4,9 +4,10 @@
 // Not `deno run --watch`: after a restart, its old isolate's pending stdin
 // read swallows the next line the client sends (often a whole request). Here
 // the launcher owns stdin and stdout instead: lines that arrive during a
-// restart wait for the new server, the client's `initialize` is replayed to
-// it (its answer dropped), and the client is told the tool list changed, so a
-// connected client (the MCP Inspector) keeps its session across edits.
+// restart, or while a broken edit keeps the server down, wait for the next
+// server; once the client's `initialize` has been answered it is replayed to
+// each new server (its answer dropped) and the client is told the tool list
+// changed, so a connected client (the MCP Inspector) keeps its session.
 
 /** What {@linkcode devLoop} needs. */
 export interface DevOptions {
@@ -33,6 +34,8 @@ export async function devLoop(options: DevOptions): Promise<number> {
   const encoder = new TextEncoder();
   let initialize: string | undefined;
   let initialized: string | undefined;
+  let answered = false;
+  const waiting: string[] = [];
   let child: Deno.ChildProcess | undefined;
   let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   let starting: Promise<void> = Promise.resolve();
@@ -42,7 +45,7 @@ export async function devLoop(options: DevOptions): Promise<number> {
     try {
       flags = await options.flags();
     } catch (err) {
-      options.log(`dev: not restarted: ${(err as Error).message.trim()}; fix it and save again`);
+      options.log(`dev: not started: ${(err as Error).message.trim()}; fix it and save again`);
       return;
     }
     const proc = new Deno.Command(Deno.execPath(), {
@@ -54,11 +57,17 @@ export async function devLoop(options: DevOptions): Promise<number> {
     child = proc;
     writer = proc.stdin.getWriter();
     void forward(proc.stdout, replay);
-    if (replay && initialize !== undefined) {
+    void proc.status.then((status) => {
+      if (child !== proc) return; // stopped for a restart
+      child = writer = undefined;
+      options.log(`dev: the server exited (code ${status.code}); save a file to start it again`);
+    });
+    if (replay && answered && initialize !== undefined) {
       const request = JSON.parse(initialize);
       await writer.write(encoder.encode(`${JSON.stringify({ ...request, id: REPLAY_ID })}\n`));
       if (initialized !== undefined) await writer.write(encoder.encode(`${initialized}\n`));
     }
+    for (const line of waiting.splice(0)) await writer.write(encoder.encode(`${line}\n`));
   };
 
   const forward = async (stdout: ReadableStream<Uint8Array>, replayed: boolean): Promise<void> => {
@@ -69,6 +78,7 @@ export async function devLoop(options: DevOptions): Promise<number> {
         await Deno.stdout.write(encoder.encode(`${JSON.stringify(changed)}\n`));
         continue;
       }
+      if (!answered && initialize !== undefined) answered = answers(line, JSON.parse(initialize).id);
       await Deno.stdout.write(encoder.encode(`${line}\n`));
     }
   };
@@ -79,7 +89,12 @@ export async function devLoop(options: DevOptions): Promise<number> {
       const old = child;
       child = undefined;
       await writer?.close().catch(() => {});
-      old?.kill("SIGTERM");
+      writer = undefined;
+      try {
+        old?.kill("SIGTERM");
+      } catch {
+        // It had exited already.
+      }
       await old?.status;
       await start(true);
     });
@@ -104,12 +119,22 @@ export async function devLoop(options: DevOptions): Promise<number> {
       initialized = line;
     }
     await starting;
-    await writer?.write(encoder.encode(`${line}\n`)).catch(() => {});
+    if (writer === undefined) waiting.push(line);
+    else await writer.write(encoder.encode(`${line}\n`)).catch(() => {});
   }
   watcher.close();
   await starting;
   await writer?.close().catch(() => {});
   return (await child?.status)?.code ?? 1;
+}
+
+function answers(line: string, id: unknown): boolean {
+  try {
+    const message = JSON.parse(line);
+    return message.id === id && "result" in message;
+  } catch {
+    return false;
+  }
 }
 
 async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {

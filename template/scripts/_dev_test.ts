@@ -26,7 +26,7 @@ async function copyProject(): Promise<string> {
   return dir;
 }
 
-Deno.test("deno task dev restarts the server on a change; the session goes on and a request sent meanwhile is answered", async () => {
+Deno.test("deno task dev restarts the server on a change; the session goes on, and requests sent during a restart or a broken edit are answered", async () => {
   const dir = await copyProject();
   const notes = join(dir, "notes");
   await Deno.mkdir(notes);
@@ -88,6 +88,17 @@ Deno.test("deno task dev restarts the server on a change; the session goes on an
     "the replayed reply is dropped",
   );
   assert.match(stderr, /dev: tools\/read_note\.ts changed; restarting the server/);
+
+  // A broken edit keeps the server down; a request sent meanwhile waits for the fix.
+  const edited = await Deno.readTextFile(tool);
+  await Deno.writeTextFile(tool, `${edited}\nexport const broken = ;\n`);
+  for (const deadline = Date.now() + 60_000; !stderr.includes("dev: not started");) {
+    assert.ok(Date.now() < deadline, `the broken edit was not reported; stderr: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await send({ jsonrpc: "2.0", id: 4, method: "tools/list" });
+  await Deno.writeTextFile(tool, edited);
+  assert.equal((await reply(4)).tools.length, 2);
 
   await writer.close();
   assert.equal((await child.status).code, 0, stderr);
