@@ -65,7 +65,7 @@ export function derivePermissions(policy: Policy): PermissionSet {
     else for (const port of net.ports) allowNet.push(`${host}:${port}`);
   }
   return Object.freeze({
-    read: sorted([...policy.readRoots, ...policy.writeRoots, ...policy.readFiles]),
+    read: sorted([...policy.readRoots, ...policy.writeRoots, ...policy.readFiles, ...policy.writeFiles]),
     write: sorted([...policy.writeRoots, ...policy.writeFiles]),
     net: sorted(allowNet),
     denyNet: Object.freeze(allowNet.length === 0 ? [] : denied(net.privateHosts)),

@@ -24,7 +24,7 @@ Deno.test("derivePermissions() reads roots, writable roots and server files; wri
     writeFiles: ["/var/log/audit.log"],
     env: ["TOKEN", "TOKEN"],
   }));
-  assert.deepEqual(set.read, ["/etc/app.json", "/srv/a", "/srv/b", "/srv/out"]);
+  assert.deepEqual(set.read, ["/etc/app.json", "/srv/a", "/srv/b", "/srv/out", "/var/log/audit.log"]);
   assert.deepEqual(set.write, ["/srv/out", "/var/log/audit.log"]);
   assert.deepEqual(set.env, ["FORGE_TENANT_CONFIG", "TOKEN"]);
 });

@@ -81,7 +81,16 @@ for (const [flags, files] of await testFiles()) {
 }
 if (only.length === 0) {
   // --doc on folders would also run their _test.ts files, without the permissions they declare.
-  const docTargets = ["mod.ts", "stdio/", "validate/", "configreload/", "permissions/", "testing/", "toolkit/"];
+  const docTargets = [
+    "mod.ts",
+    "stdio/",
+    "validate/",
+    "configreload/",
+    "permissions/",
+    "testing/",
+    "toolkit/",
+    "middleware/",
+  ];
   await step("test --doc", [
     "test",
     "--doc",
@@ -99,6 +108,7 @@ if (only.length === 0) {
     "configreload/mod.ts",
     "permissions/mod.ts",
     "testing/mod.ts",
+    "middleware/mod.ts",
   ]);
   await step("publish --dry-run", ["publish", "--dry-run", "--allow-dirty"]);
   if (!quick) {

@@ -43,6 +43,10 @@ export type Outcome =
  */
 export function runCall(input: CallInput): Outcome | Promise<Outcome> {
   const { entry } = input;
+  if (input.middleware.length > 0) {
+    const chain = chainFor(input.middleware, entry);
+    if (chain !== input.middleware) input = { ...input, middleware: chain };
+  }
   if (input.middleware.length > 0 || entry.patterns || input.meta[PROBE_META_KEY] === true) return runCallAsync(input);
   const invalid = entry.validate(input.args);
   if (invalid !== undefined) return { kind: "result", result: error(invalid) };
@@ -64,6 +68,22 @@ export function runCall(input: CallInput): Outcome | Promise<Outcome> {
         ? { kind: "result", result: error(err.message) }
         : failure(input, err),
   );
+}
+
+const chains = new WeakMap<readonly Middleware[], WeakMap<Entry, readonly Middleware[]>>();
+
+/** The middleware that apply to a tool, in order: asked once per list and tool, then kept. */
+function chainFor(list: readonly Middleware[], entry: Entry): readonly Middleware[] {
+  let byEntry = chains.get(list);
+  if (byEntry === undefined) chains.set(list, byEntry = new WeakMap());
+  let chain = byEntry.get(entry);
+  if (chain === undefined) {
+    const patternTool = entry.patterns !== undefined;
+    const kept = list.filter((mw) => mw.appliesTo?.(entry.tool, patternTool) ?? true);
+    chain = kept.length === list.length ? list : kept;
+    byEntry.set(entry, chain);
+  }
+  return chain;
 }
 
 function resultOutcome(input: CallInput, result: ToolResult): Outcome {

@@ -52,4 +52,32 @@ export type Next = () => Promise<ToolResult>;
  * };
  * ```
  */
-export type Middleware = (ctx: CallContext, next: Next) => ToolResult | Promise<ToolResult>;
+export type Middleware = ((ctx: CallContext, next: Next) => ToolResult | Promise<ToolResult>) & MiddlewareScope;
+
+/**
+ * What a middleware may say about the tools it wraps. A middleware whose
+ * `appliesTo` returns false for a tool is left out of that tool's chain, so
+ * it costs those calls nothing: with no middleware left, a plain tool keeps
+ * the fast path. The answer is asked once per tool and kept.
+ *
+ * @example Count the calls of pattern tools (those with side effects) only
+ * ```ts
+ * import type { Middleware, Tool } from "@forge/toolkit";
+ *
+ * let calls = 0;
+ * const count: Middleware = (_ctx, next) => {
+ *   calls++;
+ *   return next();
+ * };
+ * const scoped: Middleware = Object.assign(count, {
+ *   appliesTo: (_tool: Tool, patternTool: boolean) => patternTool,
+ * });
+ * ```
+ */
+export interface MiddlewareScope {
+  /**
+   * Whether calls of `tool` go through this middleware.
+   * @default {every tool}
+   */
+  readonly appliesTo?: (tool: Tool, patternTool: boolean) => boolean;
+}

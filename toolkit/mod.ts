@@ -43,7 +43,7 @@ export type {
 export { addTool, Server, type ServerInfo } from "./server.ts";
 export type { ClientInfo, PatternFn, Patterns, Tool, ToolAnnotations, ToolHandler, ToolRequest } from "./tool.ts";
 export { ArgumentError, ToolError } from "./tool_error.ts";
-export type { CallContext, Middleware, Next } from "./middleware.ts";
+export type { CallContext, Middleware, MiddlewareScope, Next } from "./middleware.ts";
 export { run, type RunOptions } from "./run.ts";
 export {
   type Closable,
@@ -55,13 +55,4 @@ export {
 // serve() and StdioTransport live in @forge/toolkit/stdio (stdio/mod.ts): run()
 // loads them when it starts, so `--health` never does. Types cost nothing.
 export type { ServeOptions } from "./serve.ts";
-export {
-  type AuditOptions,
-  type AuditOutcome,
-  type AuditRecord,
-  type AuditTrail,
-  auditTrail,
-  canonicalJson,
-} from "./audit.ts";
-export { rateLimit, type RateLimitOptions, type RateSpec } from "./rate_limit.ts";
-export { concurrencyLimit, type ConcurrencyLimitOptions } from "./concurrency_limit.ts";
+// The audit trail and the limits live in @forge/toolkit/middleware (middleware/mod.ts).

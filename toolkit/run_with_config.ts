@@ -111,7 +111,7 @@ export async function runWithConfig<T, M extends Closable>(
     import("../configreload/from_schema.ts"),
     import("../configreload/loader.ts"),
     import("../configreload/resolve_config_path.ts"),
-    import("./audit.ts"),
+    import("../middleware/audit_trail.ts"),
     import("./_host_config.ts"),
   ]);
   const printing = args.includes(PRINT_PERMISSIONS) || host.hostConfigRequested(args);

@@ -95,7 +95,7 @@ export interface Policy {
   readonly deny: readonly string[];
   /** Files the server itself reads (its config, a database); never served by the jail. */
   readonly readFiles: readonly string[];
-  /** Files the server itself writes (an audit log); never served by the jail. */
+  /** Files the server itself writes and reads back (an audit log); never served by the jail. */
   readonly writeFiles: readonly string[];
   /** The network policy. */
   readonly net: NetPolicy;
@@ -159,7 +159,7 @@ export interface PolicyInit {
    */
   readFiles?: readonly string[];
   /**
-   * Files the server itself writes, e.g. an audit log; the jail never serves them.
+   * Files the server itself writes and reads back, e.g. an audit log; the jail never serves them.
    * @default {[]}
    */
   writeFiles?: readonly string[];

@@ -27,7 +27,7 @@ Deno.test({
     const tree = await makeE2eTree({ audit_file: "../audit.jsonl" });
     const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
     assert.deepEqual(flags, [
-      `--allow-read=${tree.config},${tree.data},${tree.more},${tree.out}`,
+      `--allow-read=${[join(tree.base, "audit.jsonl"), tree.config, tree.data, tree.more, tree.out].sort().join(",")}`,
       `--allow-write=${join(tree.base, "audit.jsonl")},${tree.out}`,
       "--allow-env=FORGE_TENANT_CONFIG",
     ]);
@@ -152,10 +152,10 @@ Deno.test({
       await refused("write_file", { path: "sub/new.md", content: "x" }, /does not create folders/);
       await refused("write_file", { path: "big.md", content: "x".repeat(65) }, /exceeds the limit of 64 bytes/);
       assert.equal(await Deno.readTextFile(join(tree.outside, "canary.txt")), tree.canary);
-      // The audit trail: one line per write_file call (probe included) on stderr, never the content.
+      // The audit trail on stderr: an intent and an outcome per write_file call, a record per probe, never the content.
       const audit = server.stderr().split("\n").filter((line) => line.startsWith("{")).map((l) => JSON.parse(l));
-      const ok = audit.find((r) => r.tool === "write_file" && r.outcome === "ok");
-      assert.deepEqual(ok?.patterns, [`write:${tree.out}/new.md`]);
+      const ok = audit.find((r) => r.event === "outcome" && r.outcome === "ok");
+      assert.deepEqual(audit.find((r) => r.seq === ok?.intent)?.patterns, [`write:${tree.out}/new.md`]);
       assert.ok(audit.some((r) => r.outcome === "probe"));
       assert.ok(!server.stderr().includes(secret), "argument values never reach the audit trail");
     });
@@ -228,9 +228,10 @@ Deno.test({
     const lines = (await Deno.readTextFile(join(tree.base, "audit.jsonl"))).trim().split("\n").map((l) =>
       JSON.parse(l)
     );
-    assert.deepEqual(lines.map((r) => [r.tool, r.outcome, r.patterns]), [["write_file", "ok", [
-      `write:${tree.out}/a.txt`,
-    ]]]);
+    assert.deepEqual(lines.map((r) => [r.event, r.tool, r.outcome, r.patterns]), [
+      ["intent", "write_file", undefined, [`write:${tree.out}/a.txt`]],
+      ["outcome", "write_file", "ok", undefined],
+    ]);
     assert.ok(!server.stderr().includes('"tool":"write_file"'));
     await tree.remove();
   },

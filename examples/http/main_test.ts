@@ -118,7 +118,7 @@ test("--print-permissions needs only the config file and prints exactly the host
   assert.equal(
     out.stdout,
     [
-      `--allow-read=${file.path}`,
+      `--allow-read=${[file.path, join(file.dir, "audit.jsonl")].sort().join(",")}`,
       `--allow-write=${join(file.dir, "audit.jsonl")}`,
       `--allow-net=${ports.join(",")}`,
       `'--deny-net=${expectedDeny.join(",")}'`,
@@ -264,10 +264,11 @@ test("a probe returns get: patterns, sends no request, and is audited like every
   await fetchUrl(server, { url: `${main}/text?token=query-value`, headers: { "X-A": "header-value" } });
   await stop(server);
   const records = server.stderr().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
-  assert.deepEqual(records.map((r) => [r.server, r.tool, r.outcome, r.patterns]), [
-    ["http", "fetch_url", "probe", [`get:${main}/echo`]],
-    ["http", "fetch_url", "isError", []],
-    ["http", "fetch_url", "ok", [`get:${main}/text`]],
+  assert.deepEqual(records.map((r) => [r.event, r.tool, r.outcome, r.patterns]), [
+    ["probe", "fetch_url", "probe", [`get:${main}/echo`]],
+    ["probe", "fetch_url", "isError", []],
+    ["intent", "fetch_url", undefined, [`get:${main}/text`]],
+    ["outcome", "fetch_url", "ok", undefined],
   ]);
   for (const value of ["query-value", "header-value", "hello, world", SECRET]) {
     assert.ok(!server.stderr().includes(value), value);

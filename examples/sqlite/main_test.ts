@@ -36,7 +36,7 @@ Deno.test({
     const tree = await makeE2eTree({ writable: true, audit_file: "../audit.jsonl" });
     const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
     assert.deepEqual(flags, [
-      `--allow-read=${tree.config},${tree.db}`,
+      `--allow-read=${[join(tree.base, "audit.jsonl"), tree.config, tree.db].sort().join(",")}`,
       `--allow-write=${join(tree.base, "audit.jsonl")},${tree.db}`,
       "--allow-env=FORGE_TENANT_CONFIG",
     ]);
@@ -198,10 +198,12 @@ Deno.test({
     assert.equal(attach.isError, true);
     await server.close();
     const audit = server.stderr().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
-    assert.deepEqual(audit.map((r) => [r.tool, r.outcome, r.patterns]), [
-      ["execute", "probe", ["sql:delete:customers", "sql:delete:orders"]],
-      ["execute", "ok", ["sql:delete:customers", "sql:delete:orders"]],
-      ["execute", "isError", []],
+    assert.deepEqual(audit.map((r) => [r.event, r.outcome, r.patterns]), [
+      ["probe", "probe", ["sql:delete:customers", "sql:delete:orders"]],
+      ["intent", undefined, ["sql:delete:customers", "sql:delete:orders"]],
+      ["outcome", "ok", undefined],
+      ["intent", undefined, []],
+      ["outcome", "isError", undefined],
     ]);
     assert.ok(!server.stderr().includes("ada@example.com"), "argument values never reach the audit trail");
     assert.ok(!server.stderr().includes(tree.canary));
@@ -219,7 +221,7 @@ Deno.test({
     await server.client.callTool({ name: "execute", arguments: { sql: "UPDATE products SET price_cents = 1" } });
     await server.close();
     const lines = (await Deno.readTextFile(join(tree.base, "audit.jsonl"))).trim().split("\n");
-    assert.deepEqual(lines.map((line) => JSON.parse(line).patterns), [["sql:update:products"]]);
+    assert.deepEqual(lines.map((line) => JSON.parse(line).patterns), [["sql:update:products"], undefined]);
     assert.ok(!server.stderr().includes('"tool":"execute"'));
     await tree.remove();
   },

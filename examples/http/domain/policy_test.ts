@@ -34,7 +34,7 @@ Deno.test("policyFor() reads the config file (not its directory), writes only th
   const config = ConfigSchema.parse({ audit_file: "logs/audit.jsonl" });
   const flags = permissionFlags(derivePermissions(policyFor(config, CONFIG_FILE, ["HTTP_TOKEN"])));
   assert.deepEqual(flags, [
-    "--allow-read=/etc/forge/http/config.json",
+    "--allow-read=/etc/forge/http/config.json,/etc/forge/http/logs/audit.jsonl",
     "--allow-write=/etc/forge/http/logs/audit.jsonl",
     "--allow-env=FORGE_TENANT_CONFIG,HTTP_TOKEN",
   ]);

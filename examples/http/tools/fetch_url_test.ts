@@ -1,6 +1,7 @@
 // test-permissions: --allow-net=127.0.0.1,127.0.0.2,localhost
 import assert from "node:assert/strict";
-import { auditTrail, Server } from "@forge/toolkit";
+import { Server } from "@forge/toolkit";
+import { auditTrail } from "@forge/toolkit/middleware";
 import { connectInMemory, probe } from "@forge/toolkit/testing";
 import { type Config, ConfigSchema } from "../domain/config.ts";
 import { Manager } from "../domain/manager.ts";
@@ -157,10 +158,12 @@ Deno.test({
     await probe(s.client, "fetch_url", { url: `${servers.main}/text` });
     await s.client.callTool({ name: "fetch_url", arguments: { url: `${servers.canary}/` } });
     const records = s.audit.map((line) => JSON.parse(line));
-    assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.patterns]), [
-      ["fetch_url", "ok", [`get:${servers.main}/echo`]],
-      ["fetch_url", "probe", [`get:${servers.main}/text`]],
-      ["fetch_url", "isError", []],
+    assert.deepEqual(records.map((r) => [r.event, r.outcome, r.patterns]), [
+      ["intent", undefined, [`get:${servers.main}/echo`]],
+      ["outcome", "ok", undefined],
+      ["probe", "probe", [`get:${servers.main}/text`]],
+      ["intent", undefined, []],
+      ["outcome", "isError", undefined],
     ]);
     const all = s.audit.join("\n");
     for (const hidden of ["query-secret", "header-secret", "hello, world", servers.canaryBody]) {

@@ -1,6 +1,6 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
-import { auditTrail } from "@forge/toolkit";
+import { auditTrail } from "@forge/toolkit/middleware";
 import { probe } from "@forge/toolkit/testing";
 import { session, textOf, TMP } from "./_session.ts";
 
@@ -43,10 +43,11 @@ Deno.test({
     assert.equal(s.count("products"), 4);
     const read = await s.client.callTool({ name: "run_query", arguments: { sql: "SELECT 1 AS x" } });
     assert.equal(read.isError, undefined);
-    assert.equal(lines.length, 1, "only the side-effecting call is audited");
-    const record = JSON.parse(lines[0]);
-    assert.deepEqual([record.tool, record.outcome, record.patterns], ["execute", "ok", ["sql:insert:products"]]);
-    assert.ok(!lines[0].includes("Robert"), "argument values never reach the audit trail");
+    assert.equal(lines.length, 2, "only the side-effecting call is audited: its intent, then its outcome");
+    const [intent, outcome] = lines.map((line) => JSON.parse(line));
+    assert.deepEqual([intent.event, intent.tool, intent.patterns], ["intent", "execute", ["sql:insert:products"]]);
+    assert.deepEqual([outcome.event, outcome.intent, outcome.outcome], ["outcome", intent.seq, "ok"]);
+    assert.ok(!lines.join("\n").includes("Robert"), "argument values never reach the audit trail");
     await s.end();
   },
 });

@@ -1,5 +1,6 @@
-import type { Middleware } from "./middleware.ts";
-import { error } from "./result.ts";
+import type { Middleware } from "../toolkit/middleware.ts";
+import { error } from "../toolkit/result.ts";
+import type { Tool } from "../toolkit/tool.ts";
 
 /** A token bucket: `rate` calls per second on average, bursts up to `burst`. */
 export interface RateSpec {
@@ -31,7 +32,7 @@ export interface RateLimitOptions {
  *
  * @example Five writes per second, bursts of ten
  * ```ts
- * import { rateLimit } from "@forge/toolkit";
+ * import { rateLimit } from "@forge/toolkit/middleware";
  *
  * const limit = rateLimit({ tools: { write_file: { rate: 5, burst: 10 } } });
  * ```
@@ -40,7 +41,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const specs = new Map(Object.entries(options.tools ?? {}).map(([name, spec]) => [name, checked(spec, name)]));
   const fallback = options.default ? checked(options.default, "default") : undefined;
   const buckets = new Map<string, { tokens: number; at: number }>();
-  return (ctx, next) => {
+  const limit: Middleware = (ctx, next) => {
     const spec = specs.get(ctx.tool.name) ?? fallback;
     if (!spec || ctx.probe) return next();
     const now = performance.now();
@@ -58,6 +59,8 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     bucket.tokens -= 1;
     return next();
   };
+  // Tools without a limit skip it entirely.
+  return Object.assign(limit, { appliesTo: (tool: Tool) => fallback !== undefined || specs.has(tool.name) });
 }
 
 function checked(spec: RateSpec, name: string): { rate: number; burst: number } {

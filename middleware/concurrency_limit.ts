@@ -1,5 +1,6 @@
-import type { Middleware } from "./middleware.ts";
-import { error } from "./result.ts";
+import type { Middleware } from "../toolkit/middleware.ts";
+import { error } from "../toolkit/result.ts";
+import type { Tool } from "../toolkit/tool.ts";
 
 /** Options of {@linkcode concurrencyLimit}. */
 export interface ConcurrencyLimitOptions {
@@ -20,7 +21,7 @@ export interface ConcurrencyLimitOptions {
  *
  * @example At most two queries at once
  * ```ts
- * import { concurrencyLimit } from "@forge/toolkit";
+ * import { concurrencyLimit } from "@forge/toolkit/middleware";
  *
  * const limit = concurrencyLimit({ tools: { run_query: 2 } });
  * ```
@@ -29,7 +30,7 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): Middleware {
   const limits = new Map(Object.entries(options.tools ?? {}).map(([name, n]) => [name, checked(n, name)]));
   const fallback = options.default === undefined ? undefined : checked(options.default, "default");
   const running = new Map<string, number>();
-  return async (ctx, next) => {
+  const limit: Middleware = async (ctx, next) => {
     const limit = limits.get(ctx.tool.name) ?? fallback;
     if (limit === undefined || ctx.probe) return await next();
     const now = running.get(ctx.tool.name) ?? 0;
@@ -45,6 +46,8 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): Middleware {
       running.set(ctx.tool.name, (running.get(ctx.tool.name) ?? 1) - 1);
     }
   };
+  // Tools without a limit skip it entirely.
+  return Object.assign(limit, { appliesTo: (tool: Tool) => fallback !== undefined || limits.has(tool.name) });
 }
 
 function checked(n: number, name: string): number {

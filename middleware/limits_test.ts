@@ -53,12 +53,14 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir();
     const file = `${dir}/audit.jsonl`;
-    const server = await spawnServer({ args: [`--allow-write=${file}`, fixture, `--audit=${file}`] });
+    const server = await spawnServer({
+      args: [`--allow-read=${file}`, `--allow-write=${file}`, fixture, `--audit=${file}`],
+    });
     await server.client.callTool({ name: "write", arguments: { path: "notes.txt" } });
     assert.equal((await server.close()).code, 0);
-    const record = JSON.parse((await Deno.readTextFile(file)).trim());
-    assert.equal(record.outcome, "ok");
-    assert.deepEqual(record.patterns, ["write:notes.txt"]);
+    const [intent, outcome] = (await Deno.readTextFile(file)).trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(intent.patterns, ["write:notes.txt"]);
+    assert.equal(outcome.outcome, "ok");
     await Deno.remove(dir, { recursive: true });
   },
 });

@@ -1,14 +1,12 @@
 // A server for the middleware tests. Flags: --audit=<file> (audit to a file,
 // else stderr), --rate=<per second> and --burst=<n> for "write",
 // --concurrency=<n> for "write".
+import { auditTrail, concurrencyLimit, rateLimit } from "../mod.ts";
 import {
-  auditTrail,
-  concurrencyLimit,
   getInt,
   health,
   intProp,
   type Middleware,
-  rateLimit,
   registerPatternTool,
   requireString,
   run,

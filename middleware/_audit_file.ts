@@ -1,0 +1,133 @@
+// The audit file: opened for append, checked before every batch that the
+// path still names the file that is open, and synced after every batch.
+
+import { type AuditTarget, AuditUnavailable, unavailable } from "./_audit_log.ts";
+
+/** The longest last line read back to link the chain to; a record is far smaller. */
+const MAX_TAIL_BYTES = 1024 * 1024;
+const encoder = new TextEncoder();
+
+/** An append-only audit file that follows rotation. */
+export class AuditFile implements AuditTarget {
+  #path: string;
+  #file: Deno.FsFile | undefined;
+  #identity: { dev: number; ino: number | null } | undefined;
+  #size = 0;
+  #reopen = false;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  /** Reopens the path before the next batch (SIGUSR1: the operator rotated the file). */
+  reopen(): void {
+    this.#reopen = true;
+  }
+
+  async ready(): Promise<string | undefined> {
+    if (this.#file !== undefined && !this.#reopen) {
+      let info: Deno.FileInfo;
+      try {
+        info = await Deno.stat(this.#path);
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) {
+          throw new AuditUnavailable("the audit file was removed; recreate it or send SIGUSR1 to reopen it");
+        }
+        throw unavailable("the audit file cannot be checked", err);
+      }
+      // The same file: nothing to do. Another file: the operator rotated it.
+      if (info.dev === this.#identity!.dev && info.ino === this.#identity!.ino) return undefined;
+    }
+    this.#closeFile();
+    this.#reopen = false;
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.#path, { read: true, append: true, create: true, mode: 0o600 });
+    } catch (err) {
+      throw unavailable("the audit file cannot be opened", err);
+    }
+    try {
+      const info = await file.stat();
+      this.#file = file;
+      this.#identity = { dev: info.dev, ino: info.ino };
+      this.#size = info.size;
+      // A device or a pipe has no last line to read back.
+      return info.isFile && info.size > 0 ? await readTail(file, info.size) : undefined;
+    } catch (err) {
+      this.#closeFile();
+      throw err instanceof AuditUnavailable ? err : unavailable("the audit file cannot be read back", err);
+    }
+  }
+
+  async write(text: string): Promise<void> {
+    const file = this.#file!;
+    const bytes = encoder.encode(text);
+    try {
+      for (let offset = 0; offset < bytes.length;) offset += await file.write(bytes.subarray(offset));
+      await file.syncData();
+      this.#size += bytes.length;
+    } catch (err) {
+      // A partial batch must not stay: the next record would link past it. If
+      // it cannot be cut off, reopening will find the partial line and refuse.
+      try {
+        await file.truncate(this.#size);
+      } catch {
+        this.#reopen = true;
+      }
+      throw unavailable("the audit file cannot be written", err);
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closeFile();
+    return Promise.resolve();
+  }
+
+  #closeFile(): void {
+    try {
+      this.#file?.close();
+    } catch {
+      // Already closed: nothing to release.
+    }
+    this.#file = undefined;
+  }
+}
+
+/** The file's last line, read backwards in chunks, with its newline when it has one. */
+async function readTail(file: Deno.FsFile, size: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let end = size;
+  let length = 0;
+  while (end > 0 && length < MAX_TAIL_BYTES) {
+    const start = Math.max(0, end - 64 * 1024);
+    const chunk = new Uint8Array(end - start);
+    await file.seek(start, Deno.SeekMode.Start);
+    for (let read = 0; read < chunk.length;) {
+      const n = await file.read(chunk.subarray(read));
+      if (n === null) throw new AuditUnavailable("the audit file shrank while it was read back");
+      read += n;
+    }
+    chunks.unshift(chunk);
+    length += chunk.length;
+    // A newline before the final byte ends the search: the last line starts after it.
+    const searchEnd = chunks.length === 1 ? chunk.length - 1 : chunk.length;
+    const at = chunk.subarray(0, searchEnd).lastIndexOf(0x0a);
+    if (at >= 0) {
+      chunks[0] = chunk.subarray(at + 1);
+      return new TextDecoder().decode(concat(chunks));
+    }
+    end = start;
+  }
+  if (end === 0) return new TextDecoder().decode(concat(chunks));
+  throw new AuditUnavailable("the audit file's last line is longer than any record");
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

@@ -1,0 +1,124 @@
+// The hash chain and its one writer: records are numbered, linked and
+// serialized in the order they were appended, and every batch is written
+// once and made durable before any of its callers hears back.
+
+import { GENESIS, sha256Hex } from "./_digest.ts";
+
+/** Why a record could not be written, in words safe to show the model (no path), with the detail for stderr. */
+export class AuditUnavailable extends Error {
+  /** @param reason Safe to show. @param detail For the operator. */
+  constructor(readonly reason: string, readonly detail: string = reason) {
+    super(`Cannot write the audit record: ${reason}`);
+    this.name = "AuditUnavailable";
+  }
+}
+
+/** Wraps an OS error with a reason that names no path; the detail keeps the message. */
+export function unavailable(reason: string, err: unknown): AuditUnavailable {
+  const code = (err as { code?: string })?.code ?? (err as Error)?.name ?? "Error";
+  const message = err instanceof Error ? err.message : String(err);
+  return new AuditUnavailable(`${reason} (${code})`, `${reason}: ${message}`);
+}
+
+/** Where the lines go: a file, stderr, or a caller's sink. */
+export interface AuditTarget {
+  /**
+   * Opens the target or checks it is still the one opened, before each batch.
+   * Resolves with the last line already there (newline included when there is
+   * one) when it has just opened a non-empty file, so the chain links to it.
+   */
+  ready(): Promise<string | undefined>;
+  /** Writes complete lines and makes them durable; on failure none of them may stay. */
+  write(text: string): Promise<void>;
+  /** Releases the target. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  fields: Record<string, unknown>;
+  resolve: (seq: number) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The chain's last record: what the next one links to. */
+export interface Head {
+  seq: number;
+  hash: string;
+}
+
+/** Appends chained records to one target, in order, in batches. */
+export class AuditLog {
+  #target: AuditTarget;
+  #queue: Pending[] = [];
+  #flushing: Promise<void> | undefined;
+  #head: Head | undefined;
+
+  constructor(target: AuditTarget) {
+    this.#target = target;
+  }
+
+  /** Appends `{seq, prev, ...fields}`; resolves with its seq once it is durable. */
+  append(fields: Record<string, unknown>): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ fields, resolve, reject });
+      this.#flushing ??= this.#flush();
+    });
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0);
+      try {
+        const tail = await this.#target.ready();
+        if (tail !== undefined) this.#head = await linkTo(tail, this.#head);
+        let head = this.#head ?? { seq: -1, hash: GENESIS };
+        const lines: string[] = [];
+        for (const pending of batch) {
+          const line = JSON.stringify({ seq: head.seq + 1, prev: head.hash, ...pending.fields });
+          head = { seq: head.seq + 1, hash: await sha256Hex(line) };
+          lines.push(line);
+        }
+        await this.#target.write(lines.join("\n") + "\n");
+        const first = (this.#head?.seq ?? -1) + 1;
+        this.#head = head;
+        batch.forEach((pending, i) => pending.resolve(first + i));
+      } catch (err) {
+        for (const pending of batch) pending.reject(err);
+      }
+    }
+    this.#flushing = undefined;
+  }
+
+  /** Waits for the records already appended, then closes the target. */
+  async close(): Promise<void> {
+    await this.#flushing;
+    await this.#target.close();
+  }
+}
+
+/**
+ * The head after the last line of a file just opened. At start it continues
+ * that record; after a rotation the new file must be empty or end with the
+ * record this log wrote last, else the file was replaced under it.
+ */
+async function linkTo(tail: string, head: Head | undefined): Promise<Head> {
+  if (!tail.endsWith("\n")) {
+    throw new AuditUnavailable("the audit file ends in a partial line; move it aside to start a new file");
+  }
+  const line = tail.slice(0, -1);
+  const hash = await sha256Hex(line);
+  if (head !== undefined) {
+    if (hash === head.hash) return head;
+    throw new AuditUnavailable("the audit file was replaced: it does not end with the last record written");
+  }
+  let seq: unknown;
+  try {
+    seq = (JSON.parse(line) as { seq?: unknown })?.seq;
+  } catch {
+    seq = undefined;
+  }
+  if (!Number.isSafeInteger(seq) || (seq as number) < 0) {
+    throw new AuditUnavailable("the audit file does not end with an audit record; point the trail at its own file");
+  }
+  return { seq: seq as number, hash };
+}

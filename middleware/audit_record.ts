@@ -1,0 +1,65 @@
+/**
+ * How an audited call ended: `ok`; `isError` (a domain refusal, including a
+ * refusal by a later middleware); `error` (a failure, detail on stderr);
+ * `timeout`; `aborted` (cancelled or shut down); `probe` (nothing ran).
+ */
+export type AuditOutcome = "ok" | "isError" | "error" | "timeout" | "aborted" | "probe";
+
+/** What every record starts with: its place in the hash chain. */
+export interface AuditLink {
+  /** The record's number: one more than the record before it, 0 for the first. */
+  seq: number;
+  /** sha256 (hex) of the previous record's line (its UTF-8 bytes, without the newline); 64 zeros for seq 0. */
+  prev: string;
+  /** When the record was made, ISO 8601 UTC. */
+  time: string;
+}
+
+/** Who made the call and what it was approved for: shared by intents and probes. */
+export interface AuditCall {
+  /** The server's name. */
+  server: string;
+  /** The tool. */
+  tool: string;
+  /** The JSON-RPC id of the call. */
+  id: string | number;
+  /** The call's permission patterns (`[]` for a tool without them). */
+  patterns: string[];
+  /** HMAC-SHA256 (hex) of the arguments' canonical JSON, when the trail has a key. */
+  args_hmac?: string;
+  /** sha256 (hex) of the arguments' canonical JSON, when the trail has no key. */
+  args_sha256?: string;
+  /** The client's declared name and version. */
+  client: string;
+}
+
+/** Written and flushed before a side-effecting call runs: a call is about to happen. */
+export interface AuditIntent extends AuditLink, AuditCall {
+  /** The record's kind. */
+  event: "intent";
+}
+
+/** Written when the call of an {@linkcode AuditIntent} ended. */
+export interface AuditResult extends AuditLink {
+  /** The record's kind. */
+  event: "outcome";
+  /** The `seq` of the intent this outcome ends. */
+  intent: number;
+  /** The tool, repeated so that one line can be read alone. */
+  tool: string;
+  /** How the call ended. */
+  outcome: AuditOutcome;
+  /** Milliseconds from the intent to the end of the call. */
+  duration_ms: number;
+}
+
+/** One record for a probe: it runs nothing, so it needs no intent. */
+export interface AuditProbe extends AuditLink, AuditCall {
+  /** The record's kind. */
+  event: "probe";
+  /** `probe` when answered, `isError` when the patterns refused the arguments. */
+  outcome: AuditOutcome;
+}
+
+/** One line of the audit trail. Argument values never appear: only their digest. */
+export type AuditRecord = AuditIntent | AuditResult | AuditProbe;

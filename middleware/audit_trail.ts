@@ -1,0 +1,199 @@
+import type { CallContext, Middleware } from "../toolkit/middleware.ts";
+import { error, type ToolResult } from "../toolkit/result.ts";
+import type { Tool } from "../toolkit/tool.ts";
+import { AuditFile } from "./_audit_file.ts";
+import { AuditLog, type AuditTarget, AuditUnavailable } from "./_audit_log.ts";
+import { AuditStderr } from "./_audit_stderr.ts";
+import { canonicalJson } from "./_canonical_json.ts";
+import { hmacHex, hmacKey, sha256Hex } from "./_digest.ts";
+import { readAuditKey } from "./_audit_key.ts";
+import type { AuditOutcome } from "./audit_record.ts";
+
+/** Options of {@linkcode auditTrail}. */
+export interface AuditOptions {
+  /** The server's name, written in every record. */
+  server: string;
+  /**
+   * An append-only file for the records, opened with `append` and `create`
+   * (mode 0600). The process needs `--allow-read` and `--allow-write` for
+   * exactly this file: the permissions module derives both when the file is
+   * one of the policy's `writeFiles`.
+   * @default {undefined: records go to stderr}
+   */
+  file?: string;
+  /**
+   * Record every tool, not only pattern tools (those with side effects).
+   * Calls of tools annotated `readOnlyHint: true` are recorded but never refused.
+   * @default {false}
+   */
+  all?: boolean;
+  /**
+   * Where lines go instead of stderr or the file (log shippers, tests). A
+   * returned promise is awaited; a rejected one counts as a failed write.
+   * @default {undefined}
+   */
+  sink?: (line: string) => unknown;
+  /**
+   * The HMAC key for `args_hmac` (at least 32 bytes; a string is taken as UTF-8).
+   * @default {the `keyFile`, else FORGE_AUDIT_KEY when the process may read it, else no key: `args_sha256`}
+   */
+  key?: string | Uint8Array<ArrayBuffer>;
+  /**
+   * A file holding the HMAC key (one trailing newline is dropped). It must
+   * not be readable by other users.
+   * @default {undefined}
+   */
+  keyFile?: string;
+  /**
+   * Let side-effecting calls run when their intent record cannot be written.
+   * Only for development: the side effect then goes unrecorded. A warning is
+   * printed when the trail is made.
+   * @default {false}
+   */
+  failOpen?: boolean;
+  /**
+   * How long stderr may take to accept a batch of records before the calls
+   * waiting on it are refused (stderr only).
+   * @default {1000}
+   */
+  stderrTimeoutMs?: number;
+  /**
+   * Where the trail reports its own problems.
+   * @default {console.error}
+   */
+  log?: (line: string) => void;
+}
+
+/** The audit trail middleware, with a way to close its file. */
+export interface AuditTrail extends Middleware {
+  /** Writes the records still queued and closes the audit file, if any. Call it from `onClose`. */
+  close(): Promise<void>;
+}
+
+/**
+ * A middleware that keeps a write-ahead, hash-chained record of every call of
+ * a pattern tool (every tool with `all: true`). Before the handler runs, an
+ * `intent` record is written and made durable (the file is synced); when the
+ * call ends, an `outcome` record names the intent it ends. A call whose intent
+ * cannot be written is refused with an `isError` result that says why (fail
+ * closed); read-only tools are never refused. Each record carries the sha256
+ * of the record before it, so `verifyAuditTrail` finds an edited, deleted,
+ * inserted or reordered line. Argument values never appear: only an
+ * HMAC-SHA256 of their canonical JSON under the operator's key
+ * (`args_hmac`), or without a key their plain sha256 (`args_sha256`).
+ * Probes get one `probe` record. SIGUSR1 reopens the file (rotation); so
+ * does noticing that its path now names another file.
+ *
+ * @param options See {@linkcode AuditOptions}.
+ * @returns The middleware (put it first in `run()`'s `middleware` to time everything).
+ * @throws {RangeError} When the key is shorter than 32 bytes.
+ * @throws {Error} When the key file cannot be read or other users may read it.
+ *
+ * @example Audit every side-effecting call to a file
+ * ```ts
+ * import { auditTrail } from "@forge/toolkit/middleware";
+ * import type { RunOptions } from "@forge/toolkit";
+ *
+ * const audit = auditTrail({ server: "files", file: "/var/log/forge/files-audit.jsonl" });
+ * const options: RunOptions = { middleware: [audit], onClose: () => audit.close() };
+ * ```
+ */
+export function auditTrail(options: AuditOptions): AuditTrail {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const name = options.server;
+  const key = readAuditKey(options);
+  const signingKey = key === undefined ? undefined : hmacKey(key);
+  if (options.failOpen) {
+    log(`${name}: audit failOpen is set: side-effecting calls run even when their audit record cannot be written`);
+  }
+  const file = options.file === undefined ? undefined : new AuditFile(options.file);
+  const target: AuditTarget = file ?? (options.sink ? sinkTarget(options.sink) : new AuditStderr(
+    options.stderrTimeoutMs ?? 1000,
+  ));
+  const records = new AuditLog(target);
+  const rotate = () => file?.reopen();
+  if (file !== undefined && Deno.build.os !== "windows") Deno.addSignalListener("SIGUSR1", rotate);
+
+  const report = (what: string, record: Record<string, unknown>) => (err: unknown) => {
+    const detail = err instanceof AuditUnavailable ? err.detail : String(err);
+    log(`${name}: cannot write the audit ${what} record (${detail}): ${JSON.stringify(record)}`);
+  };
+
+  const middleware = async (ctx: CallContext, next: () => Promise<ToolResult>): Promise<ToolResult> => {
+    const started = performance.now();
+    const text = canonicalJson(ctx.arguments);
+    const call = {
+      time: new Date().toISOString(),
+      server: name,
+      tool: ctx.tool.name,
+      id: ctx.requestId,
+      patterns: ctx.patterns?.patterns ?? [],
+      ...(signingKey ? { args_hmac: await hmacHex(await signingKey, text) } : { args_sha256: await sha256Hex(text) }),
+      client: `${ctx.client.name} ${ctx.client.version}`.trim(),
+    };
+    if (ctx.probe) {
+      const result = await next();
+      const record = { event: "probe", ...call, outcome: result.isError ? "isError" : "probe" };
+      records.append(record).catch(report("probe", record));
+      return result;
+    }
+    const intentRecord = { event: "intent", ...call };
+    let intent: number | null = null;
+    try {
+      intent = await records.append(intentRecord);
+    } catch (err) {
+      report("intent", intentRecord)(err);
+      const reason = err instanceof AuditUnavailable ? err.reason : "the audit trail failed";
+      if (!options.failOpen && sideEffecting(ctx.tool, ctx.patternTool)) {
+        return error(
+          `Cannot run tool "${ctx.tool.name}": its audit record cannot be written (${reason}); nothing was done`,
+        );
+      }
+    }
+    // Awaited, so a client never hears of a side effect the trail may lack; a failure is only logged.
+    const end = async (outcome: AuditOutcome): Promise<void> => {
+      const record = {
+        event: "outcome",
+        time: new Date().toISOString(),
+        intent,
+        tool: ctx.tool.name,
+        outcome,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      };
+      await records.append(record).catch(report("outcome", record));
+    };
+    try {
+      // The deadline may have passed while the intent was written: the handler must not start then.
+      ctx.signal.throwIfAborted();
+      const result = await next();
+      await end(result.isError ? "isError" : "ok");
+      return result;
+    } catch (err) {
+      const kind = (err as { name?: string })?.name;
+      await end(kind === "TimeoutError" ? "timeout" : kind === "AbortError" ? "aborted" : "error");
+      throw err;
+    }
+  };
+  return Object.assign(middleware, {
+    appliesTo: (_tool: Tool, patternTool: boolean) => options.all === true || patternTool,
+    async close() {
+      if (file !== undefined && Deno.build.os !== "windows") Deno.removeSignalListener("SIGUSR1", rotate);
+      await records.close();
+    },
+  });
+}
+
+/** Whether a failed intent refuses the call: all but tools declared read-only. */
+function sideEffecting(tool: Tool, patternTool: boolean): boolean {
+  return patternTool || tool.annotations?.readOnlyHint !== true;
+}
+
+function sinkTarget(sink: (line: string) => unknown): AuditTarget {
+  return {
+    ready: () => Promise.resolve(undefined),
+    async write(text) {
+      for (const line of text.slice(0, -1).split("\n")) await sink(line);
+    },
+    close: () => Promise.resolve(),
+  };
+}

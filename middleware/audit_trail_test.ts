@@ -1,0 +1,251 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { connectInMemory, probe } from "@forge/toolkit/testing";
+import {
+  addTool,
+  registerPatternTool,
+  requireString,
+  schema,
+  Server,
+  strProp,
+  text,
+  type Tool,
+  ToolError,
+} from "@forge/toolkit";
+import { type AuditIntent, type AuditRecord, type AuditResult, auditTrail, verifyAuditTrail } from "./mod.ts";
+
+const CANARY = "CANARY-secret-8f3a1c";
+const TMP = Deno.env.get("TMPDIR") ?? "/tmp";
+const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const FILE_PERMISSIONS = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+
+/** A server whose pattern tool "act" does what its mode says; `ran` counts handler starts. */
+function server(ran: { count: number; seen?: number }, lines?: string[]): Server {
+  const s = new Server({ name: "audited" });
+  registerPatternTool(
+    s,
+    {
+      name: "act",
+      description: "Does what mode says",
+      inputSchema: schema({ mode: strProp("ok | domain | crash | hang | slow"), secret: strProp("s") }, ["mode"]),
+      annotations: WRITE,
+      timeoutMs: 100,
+    },
+    (args) => ({ patterns: [`act:${requireString(args, "mode")}`] }),
+    async (req) => {
+      ran.count++;
+      ran.seen = lines?.length;
+      const mode = requireString(req.arguments, "mode");
+      if (mode === "domain") throw new ToolError("refused");
+      if (mode === "crash") throw new Error("bug");
+      if (mode === "hang") await new Promise(() => {});
+      if (mode === "slow") await new Promise((r) => setTimeout(r, 10_000));
+      return text("acted");
+    },
+  );
+  addTool(s, { name: "look", description: "Reads", inputSchema: schema(), annotations: RO }, () => text("seen"));
+  return s;
+}
+
+async function settle(lines: string[], count: number): Promise<void> {
+  for (let i = 0; i < 200 && lines.length < count; i++) await new Promise((r) => setTimeout(r, 5));
+}
+
+Deno.test("auditTrail() writes an intent before the handler runs and an outcome after it, for every outcome", async () => {
+  const lines: string[] = [];
+  const ran = { count: 0, seen: undefined as number | undefined };
+  const audit = auditTrail({ server: "audited", sink: (l) => void lines.push(l) });
+  const session = await connectInMemory(server(ran, lines), { serve: { middleware: [audit] } });
+  const c = session.client;
+  await c.callTool({ name: "act", arguments: { mode: "ok", secret: CANARY } });
+  assert.equal(ran.seen, 1, "the intent was written before the handler started");
+  await c.callTool({ name: "act", arguments: { mode: "domain" } });
+  await assert.rejects(c.callTool({ name: "act", arguments: { mode: "crash" } }));
+  await assert.rejects(c.callTool({ name: "act", arguments: { mode: "hang" } }), /timed out/);
+  await probe(c, "act", { mode: "ok", secret: CANARY });
+  assert.equal((await probe(c, "act", {})).isError, true, "a probe that patterns() refuses");
+  const controller = new AbortController();
+  const cancelled = c.callTool({ name: "act", arguments: { mode: "slow" } }, undefined, { signal: controller.signal });
+  setTimeout(() => controller.abort(), 20);
+  await assert.rejects(cancelled);
+  await c.callTool({ name: "look", arguments: {} });
+  await settle(lines, 12);
+  await session.close();
+  await audit.close();
+  const records = lines.map((l) => JSON.parse(l) as AuditRecord);
+  assert.deepEqual(
+    records.map((r) => `${r.event}:${"outcome" in r ? r.outcome : ""}`),
+    [
+      ...["intent:", "outcome:ok", "intent:", "outcome:isError", "intent:", "outcome:error", "intent:"],
+      ...["outcome:timeout", "probe:probe", "probe:isError", "intent:", "outcome:aborted"],
+    ],
+  );
+  const intent = records[0] as AuditIntent;
+  assert.deepEqual(Object.keys(intent), [
+    ...["seq", "prev", "event", "time", "server", "tool", "id", "patterns", "args_sha256", "client"],
+  ]);
+  assert.equal(intent.seq, 0);
+  assert.equal(intent.prev, "0".repeat(64));
+  assert.equal(intent.server, "audited");
+  assert.equal(intent.tool, "act");
+  assert.deepEqual(intent.patterns, ["act:ok"]);
+  assert.match(intent.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.match(intent.args_sha256!, /^[0-9a-f]{64}$/);
+  assert.equal(intent.client, "forge-test-client 0.0.0");
+  const outcome = records[1] as AuditResult;
+  assert.deepEqual(Object.keys(outcome), ["seq", "prev", "event", "time", "intent", "tool", "outcome", "duration_ms"]);
+  assert.equal(outcome.intent, 0, "the outcome names its intent");
+  assert.ok((records[7] as AuditResult).duration_ms >= 90, "the timeout was measured");
+  assert.equal(intent.args_sha256, (records[8] as AuditIntent).args_sha256, "same arguments, same digest");
+  assert.ok(!lines.join("\n").includes(CANARY), "argument values never reach the audit");
+  assert.ok(!records.some((r) => r.tool === "look"), "read-only tools are not audited by default");
+  const verdict = await verifyAuditTrail(lines.join("\n") + "\n");
+  assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 12, []]);
+});
+
+Deno.test("auditTrail() refuses a side-effecting call whose intent cannot be written, and lets read-only tools run", async () => {
+  const ran = { count: 0 };
+  const logged: string[] = [];
+  const audit = auditTrail({
+    server: "audited",
+    all: true,
+    sink: () => Promise.reject(new Error("disk on fire")),
+    log: (line) => logged.push(line),
+  });
+  const session = await connectInMemory(server(ran), { serve: { middleware: [audit] } });
+  const refused = await session.client.callTool({ name: "act", arguments: { mode: "ok", secret: CANARY } });
+  assert.equal(refused.isError, true);
+  assert.match(
+    JSON.stringify(refused.content),
+    /Cannot run tool \\"act\\": its audit record cannot be written \(the audit trail failed\); nothing was done/,
+  );
+  assert.equal(ran.count, 0, "the handler never ran");
+  const read = await session.client.callTool({ name: "look", arguments: {} });
+  assert.equal(read.isError, undefined, "a read-only tool is recorded when it can be, never refused");
+  await session.close();
+  await audit.close();
+  assert.ok(logged.some((l) => l.includes("disk on fire")), "the operator sees why");
+  assert.ok(!logged.join("\n").includes(CANARY), "not even the log of a failed record holds argument values");
+});
+
+Deno.test("auditTrail({ failOpen: true }) says so loudly at start and lets the call run unrecorded", async () => {
+  const ran = { count: 0 };
+  const logged: string[] = [];
+  const audit = auditTrail({
+    server: "audited",
+    failOpen: true,
+    sink: () => Promise.reject(new Error("full")),
+    log: (line) => logged.push(line),
+  });
+  assert.match(logged[0], /audit failOpen is set: side-effecting calls run even when their audit record cannot be/);
+  const session = await connectInMemory(server(ran), { serve: { middleware: [audit] } });
+  const result = await session.client.callTool({ name: "act", arguments: { mode: "ok" } });
+  await session.close();
+  await audit.close();
+  assert.equal(result.isError, undefined);
+  assert.equal(ran.count, 1);
+});
+
+Deno.test("auditTrail() leaves read-only tools out of the chain unless all is set", () => {
+  const tool = { name: "t" } as Tool;
+  assert.equal(auditTrail({ server: "a", sink: () => {} }).appliesTo?.(tool, false), false);
+  assert.equal(auditTrail({ server: "a", sink: () => {} }).appliesTo?.(tool, true), true);
+  assert.equal(auditTrail({ server: "a", all: true, sink: () => {} }).appliesTo?.(tool, false), true);
+});
+
+Deno.test({
+  name: "auditTrail() appends to its own earlier file: the first new record links to the file's last one",
+  permissions: FILE_PERMISSIONS,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const file = `${dir}/audit.jsonl`;
+    for (let round = 0; round < 2; round++) {
+      const audit = auditTrail({ server: "f", file, key: "k".repeat(32) });
+      const session = await connectInMemory(server({ count: 0 }), { serve: { middleware: [audit] } });
+      await Promise.all(
+        [1, 2, 3].map(() => session.client.callTool({ name: "act", arguments: { mode: "ok", secret: CANARY } })),
+      );
+      await session.close();
+      await audit.close();
+    }
+    const text = await Deno.readTextFile(file);
+    const verdict = await verifyAuditTrail(text);
+    assert.deepEqual([verdict.ok, verdict.records, verdict.last?.seq], [true, 12, 11]);
+    assert.ok(!text.includes(CANARY));
+    assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "auditTrail() refuses side effects when its file is removed, replaced or not permitted; reads go on",
+  permissions: FILE_PERMISSIONS,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const attempt = async (file: string, between?: () => Promise<void>) => {
+      const ran = { count: 0 };
+      const audit = auditTrail({ server: "f", file, all: true, key: "k".repeat(32), log: () => {} });
+      const session = await connectInMemory(server(ran), { serve: { middleware: [audit] } });
+      const c = session.client;
+      if (between) {
+        assert.equal((await c.callTool({ name: "act", arguments: { mode: "ok" } })).isError, undefined);
+        await between();
+      }
+      const before = ran.count;
+      const refused = await c.callTool({ name: "act", arguments: { mode: "ok" } });
+      const read = await c.callTool({ name: "look", arguments: {} });
+      await session.close();
+      await audit.close();
+      assert.equal(ran.count, before, "the refused call's handler never ran");
+      assert.equal(read.isError, undefined);
+      assert.equal(refused.isError, true);
+      const message = (refused.content as { text: string }[])[0].text;
+      assert.ok(!message.includes(dir), "the model is not shown the host path");
+      return message;
+    };
+    const removed = `${dir}/removed.jsonl`;
+    assert.match(await attempt(removed, () => Deno.remove(removed)), /the audit file was removed/);
+    const replaced = `${dir}/replaced.jsonl`;
+    assert.match(
+      await attempt(replaced, async () => {
+        await Deno.writeTextFile(`${dir}/forged`, '{"seq":0,"prev":"0"}\n');
+        await Deno.rename(`${dir}/forged`, replaced);
+      }),
+      /the audit file was replaced: it does not end with the last record written/,
+    );
+    assert.match(await attempt("/var/forbidden-audit.jsonl"), /the audit file cannot be opened \(NotCapable\)/);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "auditTrail() follows rotation: a new file at the path, or SIGUSR1 after a rename, continues the chain",
+  permissions: FILE_PERMISSIONS,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const file = `${dir}/audit.jsonl`;
+    const audit = auditTrail({ server: "f", file, key: "k".repeat(32) });
+    const session = await connectInMemory(server({ count: 0 }), { serve: { middleware: [audit] } });
+    const call = async () =>
+      assert.equal((await session.client.callTool({ name: "act", arguments: { mode: "ok" } })).isError, undefined);
+    await call();
+    // logrotate's "create": rename, then a new empty file at the path.
+    await Deno.rename(file, `${dir}/audit.jsonl.2`);
+    await Deno.writeTextFile(file, "", { mode: 0o600 });
+    await call();
+    // Rename only, then SIGUSR1: the server creates the new file.
+    await Deno.rename(file, `${dir}/audit.jsonl.1`);
+    Deno.kill(Deno.pid, "SIGUSR1");
+    await new Promise((r) => setTimeout(r, 50));
+    await call();
+    await session.close();
+    await audit.close();
+    const texts = await Promise.all([".2", ".1", ""].map((suffix) => Deno.readTextFile(`${file}${suffix}`)));
+    assert.deepEqual(texts.map((t) => t.trim().split("\n").length), [2, 2, 2], "one call per file");
+    assert.ok((await verifyAuditTrail(texts.join(""))).ok, "one chain across the three files");
+    const first = await verifyAuditTrail(texts[0]);
+    assert.ok((await verifyAuditTrail(texts[1], { after: first.last })).ok, "a rotated file continues the one before");
+    await Deno.remove(dir, { recursive: true });
+  },
+});
