@@ -15,9 +15,10 @@ export class AuditUnavailable extends Error {
 
 /** Wraps an OS error with a reason that names no path; the detail keeps the message. */
 export function unavailable(reason: string, err: unknown): AuditUnavailable {
-  const code = (err as { code?: string })?.code ?? (err as Error)?.name ?? "Error";
+  const name = (err as Error)?.name;
+  const code = (err as { code?: string })?.code ?? (name && name !== "Error" ? name : undefined);
   const message = err instanceof Error ? err.message : String(err);
-  return new AuditUnavailable(`${reason} (${code})`, `${reason}: ${message}`);
+  return new AuditUnavailable(code ? `${reason} (${code})` : reason, `${reason}: ${message}`);
 }
 
 /** Where the lines go: a file, stderr, or a caller's sink. */

@@ -1,9 +1,10 @@
+import { logLine, RECORD_TIMEOUT_MS } from "../toolkit/_stderr.ts";
 import type { CallContext, Middleware } from "../toolkit/middleware.ts";
 import { error, type ToolResult } from "../toolkit/result.ts";
 import type { Tool } from "../toolkit/tool.ts";
 import { AuditFile } from "./_audit_file.ts";
 import { AuditLog, type AuditTarget, AuditUnavailable } from "./_audit_log.ts";
-import { AuditStderr } from "./_audit_stderr.ts";
+import { auditStderr } from "./_audit_stderr.ts";
 import { canonicalJson } from "./_canonical_json.ts";
 import { hmacHex, hmacKey, sha256Hex } from "./_digest.ts";
 import { readAuditKey } from "./_audit_key.ts";
@@ -59,7 +60,7 @@ export interface AuditOptions {
   stderrTimeoutMs?: number;
   /**
    * Where the trail reports its own problems.
-   * @default {console.error}
+   * @default {a stderr line that never blocks}
    */
   log?: (line: string) => void;
 }
@@ -99,7 +100,7 @@ export interface AuditTrail extends Middleware {
  * ```
  */
 export function auditTrail(options: AuditOptions): AuditTrail {
-  const log = options.log ?? ((line: string) => console.error(line));
+  const log = options.log ?? logLine;
   const name = options.server;
   const key = readAuditKey(options);
   const signingKey = key === undefined ? undefined : hmacKey(key);
@@ -107,12 +108,12 @@ export function auditTrail(options: AuditOptions): AuditTrail {
     log(`${name}: audit failOpen is set: side-effecting calls run even when their audit record cannot be written`);
   }
   const file = options.file === undefined ? undefined : new AuditFile(options.file);
-  const target: AuditTarget = file ?? (options.sink ? sinkTarget(options.sink) : new AuditStderr(
-    options.stderrTimeoutMs ?? 1000,
-  ));
+  const target: AuditTarget = file ??
+    (options.sink ? sinkTarget(options.sink) : auditStderr(options.stderrTimeoutMs ?? RECORD_TIMEOUT_MS));
   const records = new AuditLog(target);
   const rotate = () => file?.reopen();
-  if (file !== undefined && Deno.build.os !== "windows") Deno.addSignalListener("SIGUSR1", rotate);
+  let listening = file !== undefined && Deno.build.os !== "windows";
+  if (listening) Deno.addSignalListener("SIGUSR1", rotate);
 
   const report = (what: string, record: Record<string, unknown>) => (err: unknown) => {
     const detail = err instanceof AuditUnavailable ? err.detail : String(err);
@@ -177,7 +178,8 @@ export function auditTrail(options: AuditOptions): AuditTrail {
   return Object.assign(middleware, {
     appliesTo: (_tool: Tool, patternTool: boolean) => options.all === true || patternTool,
     async close() {
-      if (file !== undefined && Deno.build.os !== "windows") Deno.removeSignalListener("SIGUSR1", rotate);
+      if (listening) Deno.removeSignalListener("SIGUSR1", rotate);
+      listening = false;
       await records.close();
     },
   });

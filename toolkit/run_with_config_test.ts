@@ -34,7 +34,7 @@ Deno.test("runWithConfig() serves with the config's exact flags, audits a patter
   await Deno.writeTextFile(t.file, JSON.stringify({ root: "${ROOT}", audit_file: audit }));
   const env = { ROOT: t.root };
   const flags = await printedPermissions({ script: fixture, config: t.file, env });
-  const read = `--allow-read=${[t.root, t.file].sort().join(",")}`;
+  const read = `--allow-read=${[audit, t.root, t.file].sort().join(",")}`;
   assert.deepEqual(flags, [read, `--allow-write=${audit}`, "--allow-env=FORGE_TENANT_CONFIG,ROOT"]);
   const server = await spawnServer({ args: [...flags, fixture, "-config", t.file], env });
   const root = await server.client.callTool({ name: "root", arguments: {} });
