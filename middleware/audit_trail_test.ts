@@ -21,7 +21,7 @@ const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, o
 const FILE_PERMISSIONS = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 
 /** A server whose pattern tool "act" does what its mode says; `ran` counts handler starts. */
-function server(ran: { count: number; seen?: number }, lines?: string[]): Server {
+function server(ran: { count: number; seen?: number }, lines?: string[], timeoutMs = 100): Server {
   const s = new Server({ name: "audited" });
   registerPatternTool(
     s,
@@ -30,7 +30,7 @@ function server(ran: { count: number; seen?: number }, lines?: string[]): Server
       description: "Does what mode says",
       inputSchema: schema({ mode: strProp("ok | domain | crash | hang | slow"), secret: strProp("s") }, ["mode"]),
       annotations: WRITE,
-      timeoutMs: 100,
+      timeoutMs,
     },
     (args) => ({ patterns: [`act:${requireString(args, "mode")}`] }),
     async (req) => {
@@ -162,7 +162,9 @@ Deno.test({
     const file = `${dir}/audit.jsonl`;
     for (let round = 0; round < 2; round++) {
       const audit = auditTrail({ server: "f", file, key: "k".repeat(32) });
-      const session = await connectInMemory(server({ count: 0 }), { serve: { middleware: [audit] } });
+      const session = await connectInMemory(server({ count: 0 }, undefined, 10_000), {
+        serve: { middleware: [audit] },
+      });
       await Promise.all(
         [1, 2, 3].map(() => session.client.callTool({ name: "act", arguments: { mode: "ok", secret: CANARY } })),
       );
@@ -186,7 +188,7 @@ Deno.test({
     const attempt = async (file: string, between?: () => Promise<void>) => {
       const ran = { count: 0 };
       const audit = auditTrail({ server: "f", file, all: true, key: "k".repeat(32), log: () => {} });
-      const session = await connectInMemory(server(ran), { serve: { middleware: [audit] } });
+      const session = await connectInMemory(server(ran, undefined, 10_000), { serve: { middleware: [audit] } });
       const c = session.client;
       if (between) {
         assert.equal((await c.callTool({ name: "act", arguments: { mode: "ok" } })).isError, undefined);
@@ -226,7 +228,7 @@ Deno.test({
     const dir = await Deno.makeTempDir();
     const file = `${dir}/audit.jsonl`;
     const audit = auditTrail({ server: "f", file, key: "k".repeat(32) });
-    const session = await connectInMemory(server({ count: 0 }), { serve: { middleware: [audit] } });
+    const session = await connectInMemory(server({ count: 0 }, undefined, 10_000), { serve: { middleware: [audit] } });
     const call = async () =>
       assert.equal((await session.client.callTool({ name: "act", arguments: { mode: "ok" } })).isError, undefined);
     await call();

@@ -10,8 +10,11 @@ Deno.test("unneededKinds() lists every kind for a policy that allows nothing", (
 Deno.test("unneededKinds() keeps each kind the policy needs in part and drops the rest", () => {
   const readOnly = derivePermissions(definePolicy({ readRoots: ["/srv/data"] }));
   assert.deepEqual(unneededKinds(readOnly), ["write", "net", "run", "ffi", "sys", "import"]);
-  const fetcher = derivePermissions(definePolicy({ net: { hosts: ["api.example.com"] }, writeFiles: ["/var/a.log"] }));
-  assert.deepEqual(unneededKinds(fetcher), ["read", "run", "ffi", "sys", "import"]);
+  const fetcher = derivePermissions(definePolicy({ net: { hosts: ["api.example.com"] }, tenantConfig: false }));
+  assert.deepEqual(unneededKinds(fetcher), ["read", "write", "env", "run", "ffi", "sys", "import"]);
+  // A file the server writes is read back too (the audit trail links to its last record).
+  const auditing = derivePermissions(definePolicy({ writeFiles: ["/var/a.log"], tenantConfig: false }));
+  assert.deepEqual(unneededKinds(auditing), ["net", "env", "run", "ffi", "sys", "import"]);
 });
 
 Deno.test("unneededKinds() keeps run for a set that lists commands, and drops it for an empty list", () => {
