@@ -1,0 +1,23 @@
+import assert from "node:assert/strict";
+import { canonicalJson } from "./_canonical_json.ts";
+
+Deno.test("canonicalJson() sorts keys at every level and survives 100k levels of nesting", () => {
+  assert.equal(
+    canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }),
+    '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+  );
+  assert.equal(canonicalJson(JSON.parse('{"__proto__":1,"a":2}')), '{"__proto__":1,"a":2}');
+  const deep = JSON.parse('{"a":'.repeat(100_000) + "1" + "}".repeat(100_000));
+  assert.equal(canonicalJson(deep).length, 600_001);
+});
+
+Deno.test("canonicalJson() writes what RFC 8785 writes: UTF-16 key order, shortest numbers, minimal escapes", () => {
+  // Keys compared as UTF-16 code units: U+E000 sorts after the surrogate pair of U+1F600, "\r" before "1".
+  const value = JSON.parse('{"\\ue000":1,"\\ud83d\\ude00":2,"1":3,"\\r":4,"é":5}');
+  assert.equal(canonicalJson(value), '{"\\r":4,"1":3,"\u00e9":5,"\ud83d\ude00":2,"\ue000":1}');
+  assert.equal(
+    canonicalJson([1e21, 1.5e-7, -0, 0.1 + 0.2, "\u2028", "\u001f"]),
+    '[1e+21,1.5e-7,0,0.30000000000000004,"\u2028","\\u001f"]',
+  );
+  assert.equal(canonicalJson({ a: undefined, b: [undefined] }), '{"b":[null]}');
+});

@@ -1,0 +1,117 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR
+// The audit trail in a real server process: killed in the middle of a call,
+// writing to a full disk, and on a stderr nobody reads.
+import assert from "node:assert/strict";
+import { spawnServer } from "@forge/toolkit/testing";
+import { verifyAuditTrail } from "./mod.ts";
+
+const fixture = new URL("./testdata/limits_server.ts", import.meta.url).pathname;
+const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
+const perms = { run: true, read: [new URL("..", import.meta.url).pathname, tmp], write: [tmp], env: ["TMPDIR"] };
+
+Deno.test({
+  name: "a server killed with SIGKILL in the middle of a call leaves its intent, which the next run links to",
+  permissions: perms,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const file = `${dir}/audit.jsonl`;
+    const args = [`--allow-read=${file}`, `--allow-write=${file}`, fixture, `--audit=${file}`];
+    const server = await spawnServer({ args });
+    const call = server.client.callTool({ name: "write", arguments: { path: "slow.txt", ms: 60_000 } }).catch(() => {});
+    // The intent is on disk before the handler starts: wait for it, then kill.
+    for (let i = 0; i < 500 && !(await Deno.readTextFile(file).catch(() => "")).includes("\n"); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    server.process.kill("SIGKILL");
+    assert.equal((await server.process.status).signal, "SIGKILL");
+    await call;
+    const killed = await Deno.readTextFile(file);
+    assert.deepEqual(killed.trim().split("\n").map((l) => JSON.parse(l).event), ["intent"]);
+    assert.deepEqual((await verifyAuditTrail(killed)).openIntents, [0], "the reader sees an intent without outcome");
+    const again = await spawnServer({ args });
+    await again.client.callTool({ name: "write", arguments: { path: "after" } });
+    assert.equal((await again.close()).code, 0);
+    const text = await Deno.readTextFile(file);
+    const verdict = await verifyAuditTrail(text);
+    assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 3, [0]]);
+    assert.deepEqual(JSON.parse(text.split("\n")[0]).patterns, ["write:slow.txt"], "the intent says what was approved");
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "a server whose audit file is on a full disk refuses the side effect and says why",
+  permissions: perms,
+  async fn() {
+    // Deno grants /dev/full only with -A; the server then needs its excess-permission override.
+    const server = await spawnServer({ args: ["-A", fixture, "--audit=/dev/full", "--allow-excess-permissions"] });
+    const result = await server.client.callTool({ name: "write", arguments: { path: "x" } });
+    assert.equal(result.isError, true);
+    assert.match(
+      JSON.stringify(result.content),
+      /Cannot run tool \\"write\\": its audit record cannot be written \(the audit file cannot be written \(ENOSPC\)\); nothing was done/,
+    );
+    assert.equal((await server.close()).code, 0);
+    assert.match(
+      server.stderr(),
+      /limits: cannot write the audit intent record \(the audit file cannot be written: No space/,
+    );
+  },
+});
+
+Deno.test({
+  name: "a server auditing to a stderr nobody reads refuses side effects instead of freezing, and keeps answering",
+  permissions: perms,
+  async fn() {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", fixture],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = "";
+    const send = (message: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+    const reply = async (id: number) => {
+      while (true) {
+        const at = buffered.indexOf("\n");
+        if (at >= 0) {
+          const line = buffered.slice(0, at);
+          buffered = buffered.slice(at + 1);
+          const message = JSON.parse(line);
+          if (message.id === id) return message;
+          continue;
+        }
+        const { value, done } = await lines.read();
+        if (done) throw new Error("Cannot read the reply: stdout ended");
+        buffered += value;
+      }
+    };
+    await send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+    });
+    await reply(0);
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    let refused: { text: string }[] | undefined;
+    let id = 1;
+    // Each call writes two records to stderr; a pipe holds 64 KiB, so a few hundred calls fill it.
+    for (; id < 2_000 && refused === undefined; id++) {
+      await send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "write", arguments: { path: "p" } } });
+      const answer = await reply(id);
+      if (answer.result?.isError) refused = answer.result.content;
+    }
+    assert.ok(refused, `no call was refused after ${id} calls`);
+    assert.match(refused[0].text, /its audit record cannot be written \(stderr does not take the audit records\)/);
+    await send({ jsonrpc: "2.0", id: 9_999, method: "tools/list" });
+    assert.equal((await reply(9_999)).result.tools[0].name, "write", "the server still answers");
+    child.kill("SIGKILL");
+    await child.status;
+    await writer.close().catch(() => {});
+    await lines.cancel();
+    await child.stderr.cancel();
+  },
+});

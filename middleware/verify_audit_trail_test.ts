@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { connectInMemory, probe } from "@forge/toolkit/testing";
+import { registerPatternTool, schema, Server, strProp, text } from "@forge/toolkit";
+import { auditTrail, verifyAuditTrail } from "./mod.ts";
+
+/** A real trail: three calls (intent + outcome each) and a probe, eight lines. */
+async function trail(): Promise<string[]> {
+  const lines: string[] = [];
+  const s = new Server({ name: "v" });
+  registerPatternTool(
+    s,
+    {
+      name: "put",
+      description: "Puts",
+      inputSchema: schema({ k: strProp("k") }, ["k"]),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) => ({ patterns: [`put:${args.k}`] }),
+    () => text("put"),
+  );
+  const audit = auditTrail({ server: "v", sink: (line) => void lines.push(line) });
+  const session = await connectInMemory(s, { serve: { middleware: [audit] } });
+  for (const k of ["a", "b", "c"]) await session.client.callTool({ name: "put", arguments: { k } });
+  await probe(session.client, "put", { k: "d" });
+  await session.close();
+  await audit.close();
+  return lines;
+}
+
+const join = (lines: string[]) => lines.map((l) => l + "\n").join("");
+
+Deno.test("verifyAuditTrail() accepts an untouched trail and names its last record", async () => {
+  const lines = await trail();
+  assert.equal(lines.length, 7);
+  const verdict = await verifyAuditTrail(join(lines));
+  assert.equal(verdict.ok, true);
+  assert.equal(verdict.records, 7);
+  assert.equal(verdict.last?.seq, 6);
+  assert.deepEqual(verdict.openIntents, []);
+  assert.ok((await verifyAuditTrail(join(lines), { head: verdict.last })).ok, "its own head is found unchanged");
+});
+
+Deno.test("verifyAuditTrail() finds an edited, deleted, inserted or reordered line, wherever it is", async () => {
+  const lines = await trail();
+  const head = (await verifyAuditTrail(join(lines))).last;
+  for (let i = 0; i < lines.length; i++) {
+    const edited = lines.with(i, lines[i].replace(/"tool":"put"/, '"tool":"pot"').replace('"seq":', '"seq": '));
+    const deleted = lines.toSpliced(i, 1);
+    const inserted = lines.toSpliced(i, 0, lines[i]);
+    const reordered = i + 1 < lines.length ? lines.with(i, lines[i + 1]).with(i + 1, lines[i]) : undefined;
+    for (const [kind, changed] of Object.entries({ edited, deleted, inserted, reordered })) {
+      if (changed === undefined) continue;
+      // The shipped head covers the last line and records cut off the end.
+      const verdict = await verifyAuditTrail(join(changed), { head });
+      assert.equal(verdict.ok, false, `${kind} line ${i + 1}`);
+      assert.ok(verdict.broken!.line <= i + 2, `${kind} line ${i + 1} is reported at or right after it`);
+    }
+  }
+});
+
+Deno.test("verifyAuditTrail() finds records cut off the end (with the shipped head), a removed first line and a torn last line", async () => {
+  const lines = await trail();
+  const cut = await verifyAuditTrail(join(lines.slice(0, -1)), { head: (await verifyAuditTrail(join(lines))).last });
+  assert.match(cut.broken!.reason, /before the shipped head seq 6: records were cut off/);
+  assert.equal((await verifyAuditTrail(join(lines.slice(1)))).broken?.line, 1, "the first line removed");
+  const torn = join(lines).slice(0, -5);
+  assert.match((await verifyAuditTrail(torn)).broken!.reason, /not an audit record|not complete/);
+});
+
+Deno.test("verifyAuditTrail() reports an intent without an outcome (a crash) without calling the chain broken", async () => {
+  const lines = await trail();
+  const verdict = await verifyAuditTrail(join(lines.slice(0, 5)));
+  assert.equal(verdict.ok, true);
+  assert.deepEqual(verdict.openIntents, [4]);
+});
+
+Deno.test("verifyAuditTrail() checks a rotated file against the one before, and skips foreign lines when asked", async () => {
+  const lines = await trail();
+  const first = await verifyAuditTrail(join(lines.slice(0, 4)));
+  assert.ok((await verifyAuditTrail(join(lines.slice(4)), { after: first.last })).ok);
+  assert.match((await verifyAuditTrail(join(lines.slice(4)))).broken!.reason, /seq 4 follows seq -1/);
+  const mixed = lines.flatMap((l) => ["server: a log line", l]);
+  assert.equal((await verifyAuditTrail(join(mixed))).ok, false);
+  assert.equal((await verifyAuditTrail(join(mixed), { skipOtherLines: true })).ok, true);
+});
