@@ -38,7 +38,14 @@ Deno.test("deno task permissions prints the flags of the config in use, ${DOCS_D
   const out = await task(["permissions", `--config=${t.config}`], t.env);
   assert.equal(out.code, 0, out.stderr);
   const [read, write, env] = out.stdout.replaceAll("'", "").trim().split(" ");
-  assert.deepEqual(read.slice("--allow-read=".length).split(",").sort(), ["${NOTES_DIR}", t.config].sort());
+  assert.deepEqual(
+    read.slice("--allow-read=".length).split(",").sort(),
+    [
+      "${DOCS_DIR}/audit.jsonl",
+      "${NOTES_DIR}",
+      t.config,
+    ].sort(),
+  );
   assert.equal(write, "--allow-write=${DOCS_DIR}/audit.jsonl,${NOTES_DIR}");
   assert.equal(env, "--allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR");
   assert.ok(!out.stdout.includes(t.notes), "values from the environment are shown as ${NAME}");
