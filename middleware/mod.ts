@@ -16,6 +16,8 @@
  *
  * @module
  */
+// The hook's types, so that this entry point documents what its functions return.
+export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
 export { type AuditOptions, type AuditTrail, auditTrail } from "./audit_trail.ts";
 export type {
   AuditCall,
