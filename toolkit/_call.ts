@@ -9,7 +9,7 @@ import { checkValue } from "./_output_schema.ts";
 import type { Entry } from "./_registry.ts";
 import type { Args } from "./args.ts";
 import type { CallContext, Middleware } from "./middleware.ts";
-import { ALWAYS_META_KEY, PROBE_META_KEY } from "./pattern_tool.ts";
+import { checkPatterns, PROBE_META_KEY, probeResult } from "./_probe.ts";
 import { error, type ToolResult } from "./result.ts";
 import type { ClientInfo, Patterns, ToolRequest } from "./tool.ts";
 import { ToolError } from "./tool_error.ts";
@@ -61,7 +61,7 @@ export function runCall(input: CallInput): Outcome | Promise<Outcome> {
     return failure(input, err);
   }
   if (!pending) return resultOutcome(input, value as ToolResult);
-  return untilAborted(value as Promise<ToolResult>, input.call).then(
+  return input.call.race(value as Promise<ToolResult>).then(
     (result) => resultOutcome(input, result),
     (err) =>
       input.call.cause === undefined && isToolError(err)
@@ -102,7 +102,7 @@ function requestOf(input: CallInput): ToolRequest {
   return {
     name: input.entry.tool.name,
     arguments: input.args,
-    signal: input.call.controller.signal,
+    signal: input.call.signal,
     meta: input.meta,
     client: input.client,
     progress: input.progress,
@@ -112,7 +112,7 @@ function requestOf(input: CallInput): ToolRequest {
 /** The general path: patterns, probes and middleware. */
 async function runCallAsync(input: CallInput): Promise<Outcome> {
   const { entry, call } = input;
-  const signal = call.controller.signal;
+  const signal = call.signal;
   try {
     const probe = input.meta[PROBE_META_KEY] === true;
     let patterns: Patterns | undefined;
@@ -132,7 +132,7 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
       if (probe) return probeResult(patterns);
       const handled = domainErrorsAsResults(() => entry.handler(requestOf(input)));
       // Without middleware the outer race below is the only one needed.
-      return input.middleware.length === 0 ? await handled : await untilAborted(handled, call);
+      return input.middleware.length === 0 ? await handled : await call.race(handled);
     };
     let next = core;
     if (input.middleware.length > 0) {
@@ -152,7 +152,7 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
         next = () => domainErrorsAsResults(() => mw(ctx, inner));
       }
     }
-    const result = await untilAborted(next(), call);
+    const result = await call.race(next());
     return { kind: "result", result: checkResult(entry, result) };
   } catch (err) {
     return failure(input, err);
@@ -166,33 +166,6 @@ async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>)
     if (isToolError(err)) return error(err.message);
     throw err;
   }
-}
-
-/** Settles with `promise`, or rejects with the abort reason as soon as the call is aborted. */
-function untilAborted<T>(promise: Promise<T>, call: Call): Promise<T> {
-  const signal = call.controller.signal;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    (call.onAbort ??= []).push(reject);
-    promise.then(resolve, reject);
-  });
-}
-
-function checkPatterns(value: unknown): Patterns {
-  const p = value as Patterns | null;
-  const ok = (list: unknown) => Array.isArray(list) && list.every((s) => typeof s === "string" && s.length > 0);
-  if (p === null || typeof p !== "object" || !ok(p.patterns) || (p.always !== undefined && !ok(p.always))) {
-    throw new TypeError("Cannot use the permission patterns: expected { patterns: string[], always?: string[] }");
-  }
-  return { patterns: [...p.patterns], ...(p.always ? { always: [...p.always] } : {}) };
-}
-
-function probeResult(patterns: Patterns | undefined): ToolResult {
-  const list = patterns?.patterns ?? [];
-  const meta: Record<string, unknown> = { [PROBE_META_KEY]: list };
-  if (patterns?.always) meta[ALWAYS_META_KEY] = patterns.always;
-  const summary = list.length === 0 ? "no permission patterns" : `permission patterns: ${list.join(", ")}`;
-  return { content: [{ type: "text", text: `Probe only, not run: ${summary}` }], _meta: meta };
 }
 
 function checkResult(entry: Entry, result: ToolResult): ToolResult {

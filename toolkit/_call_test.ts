@@ -113,7 +113,7 @@ Deno.test("runCall() ends an async handler that never settles at its deadline, a
   assert.equal(timedOut.kind === "error" && timedOut.error.code, -32001);
   const cancelled = input(table, never);
   const pending = runCall(cancelled);
-  table.abort(cancelled.call, "cancelled", new DOMException("stop", "AbortError"));
+  table.cancel(cancelled.call.key, new DOMException("stop", "AbortError"));
   assert.deepEqual(await pending, { kind: "none" });
   // A ToolError thrown after the abort does not turn a cancellation into a result.
   const late = input(table, (req) =>
@@ -121,7 +121,7 @@ Deno.test("runCall() ends an async handler that never settles at its deadline, a
       req.signal.addEventListener("abort", () => reject(new ToolError("too late")));
     }));
   const racing = runCall(late);
-  table.abort(late.call, "shutdown", new DOMException("bye", "AbortError"));
+  table.abortAll("shutdown", new DOMException("bye", "AbortError"));
   const shutdown = await racing;
   assert.equal(shutdown.kind === "error" && shutdown.error.code, -32004);
   table.dispose();

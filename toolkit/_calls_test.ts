@@ -6,12 +6,12 @@ Deno.test("CallTable aborts each call with a TimeoutError at its own deadline, u
   const fast = table.open("a", 20);
   const slow = table.open("b", 1_000);
   await new Promise((r) => setTimeout(r, 50));
-  assert.equal(fast.controller.signal.aborted, true);
+  assert.equal(fast.signal.aborted, true);
   assert.equal(fast.cause, "timeout");
-  assert.equal((fast.controller.signal.reason as DOMException).name, "TimeoutError");
-  assert.equal(slow.controller.signal.aborted, false);
+  assert.equal((fast.signal.reason as DOMException).name, "TimeoutError");
+  assert.equal(slow.signal.aborted, false);
   await new Promise((r) => setTimeout(r, 1_000));
-  assert.equal(slow.controller.signal.aborted, true);
+  assert.equal(slow.signal.aborted, true);
   table.dispose();
 });
 
@@ -21,7 +21,7 @@ Deno.test("CallTable does not abort a call closed before its deadline", async ()
   table.close(call);
   assert.equal(table.size, 0);
   await new Promise((r) => setTimeout(r, 40));
-  assert.equal(call.controller.signal.aborted, false);
+  assert.equal(call.signal.aborted, false);
   table.dispose();
 });
 
@@ -29,9 +29,52 @@ Deno.test("CallTable.abortAll() aborts every call once, keeping the first cause"
   const table = new CallTable();
   const a = table.open("a", 10_000);
   const b = table.open("b", 10_000);
-  table.abort(a, "cancelled", new DOMException("x", "AbortError"));
+  table.cancel("a", new DOMException("x", "AbortError"));
   table.abortAll("shutdown", new DOMException("y", "AbortError"));
   assert.equal(a.cause, "cancelled");
   assert.equal(b.cause, "shutdown");
+  assert.equal((a.signal.reason as DOMException).message, "x");
+  table.dispose();
+});
+
+Deno.test('CallTable keeps 1 and "1" apart, and a closed call is no longer open to cancellation', () => {
+  const table = new CallTable();
+  const number = table.open(1, 10_000);
+  const string = table.open("1", 10_000);
+  table.cancel("1", new DOMException("x", "AbortError"));
+  assert.equal(number.signal.aborted, false);
+  assert.equal(string.cause, "cancelled");
+  table.close(number);
+  assert.equal(number.open, false);
+  table.cancel(1, new DOMException("late", "AbortError"));
+  assert.equal(number.signal.aborted, false);
+  assert.equal(table.has(1), false);
+  table.dispose();
+});
+
+Deno.test("a race on a call rejects with the abort reason the moment the call is aborted", async () => {
+  const table = new CallTable();
+  const call = table.open("a", 10_000);
+  const never = call.race(new Promise<never>(() => {}));
+  table.cancel("a", new DOMException("stop", "AbortError"));
+  await assert.rejects(never, (err: DOMException) => err.message === "stop");
+  // Racing an aborted call rejects at once.
+  await assert.rejects(call.race(Promise.resolve(1)), (err: DOMException) => err.message === "stop");
+  table.dispose();
+});
+
+Deno.test("settledAll() waits for the promise tracked for each call in flight", async () => {
+  const table = new CallTable();
+  const call = table.open("a", 10_000);
+  let release!: () => void;
+  const settled = new Promise<void>((resolve) => (release = resolve));
+  table.track(call, settled);
+  let done = false;
+  const all = table.settledAll().then(() => (done = true));
+  await Promise.resolve();
+  assert.equal(done, false);
+  release();
+  await all;
+  assert.equal(done, true);
   table.dispose();
 });

@@ -1,41 +1,33 @@
 // Routes decoded messages to the protocol methods of a tools-only server and
 // encodes the replies. Quick methods answer synchronously; tools/call runs
 // through _call.ts and answers when it settles, in whatever order calls end.
+// Era state lives in _session.ts, listeners in _subscriptions.ts, the calls in
+// flight in _calls.ts.
 
+import { batchReply, type Reply } from "./_batch.ts";
 import { type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
+import { type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
+import type { Frame } from "./_frame.ts";
 import {
-  BATCH_VERSION,
-  type Envelope,
-  envelopeOf,
-  implementation,
-  LEGACY_VERSIONS,
-  META_SERVER,
-  META_SUBSCRIPTION,
-  META_VERSION,
-  MODERN_VERSION,
-  negotiateLegacy,
-} from "./_era.ts";
-import type { Frame, OversizeFrame } from "./_frame.ts";
-import {
-  classify,
   decodeFrame,
   encodeError,
-  encodeNotification,
   encodeResult,
   ErrorCode,
   type Id,
   type Message,
-  peekId,
   type RequestMessage,
-  type RpcError,
 } from "./_jsonrpc.ts";
+import { oversizeReply } from "./_oversize.ts";
+import { progressFor } from "./_progress.ts";
 import { quote } from "./_quote.ts";
 import { type Registry, registryOf } from "./_registry.ts";
+import { Session } from "./_session.ts";
+import { Subscriptions } from "./_subscriptions.ts";
+import { within } from "./_within.ts";
 import type { Middleware } from "./middleware.ts";
 import type { ToolResult } from "./result.ts";
 import type { Server } from "./server.ts";
-import type { ClientInfo, ToolRequest } from "./tool.ts";
 
 /** Dispatcher settings, resolved from run()'s options. */
 export interface DispatchOptions {
@@ -47,11 +39,7 @@ export interface DispatchOptions {
   log: (line: string) => void;
 }
 
-type Reply = string | undefined | Promise<string | undefined>;
 type Params = Record<string, unknown> | undefined;
-
-const lenient = new TextDecoder("utf-8", { fatal: false });
-const noProgress: ToolRequest["progress"] = () => {};
 
 /** Serves one stream of messages for one server. */
 export class Dispatcher {
@@ -59,37 +47,38 @@ export class Dispatcher {
   readonly #send: (frame: string) => void;
   readonly #options: DispatchOptions;
   readonly #calls = new CallTable();
-  readonly #serverInfo: Record<string, unknown>;
-  readonly #server: Server;
-  readonly #listens = new Map<Id, Id>();
-  #legacyVersion: string | undefined;
-  #legacyClient = { name: "", version: "" };
+  readonly #session: Session;
+  readonly #subscriptions: Subscriptions;
+  readonly #unsubscribe: () => void;
   #accepting = true;
 
   constructor(server: Server, send: (frame: string) => void, options: DispatchOptions) {
-    this.#server = server;
     this.#registry = registryOf(server);
     this.#send = send;
     this.#options = options;
-    this.#serverInfo = { name: server.name, version: server.version };
-    if (server.title !== undefined) this.#serverInfo.title = server.title;
-    this.#registry.onChange(() => this.#toolsChanged());
-  }
-
-  /** Calls in flight. */
-  get inFlight(): number {
-    return this.#calls.size;
+    this.#session = new Session(server, options.listTtlMs);
+    this.#subscriptions = new Subscriptions(send);
+    this.#unsubscribe = this.#registry.onChange(() =>
+      this.#subscriptions.toolsChanged(this.#session.legacyVersion !== undefined)
+    );
   }
 
   /** Handles one frame from the framer. */
   receive(frame: Frame): void {
     if (!this.#accepting) return;
     if (frame.kind === "oversize") {
-      this.#send(this.#oversize(frame));
+      const limit = this.#options.maxMessageBytes;
+      this.#options.log(`message of ${frame.size} bytes refused: over maxMessageBytes ${limit}`);
+      this.#send(oversizeReply(frame, limit));
       return;
     }
     const msg = decodeFrame(frame.bytes, frame.text);
-    this.#deliver(msg.kind === "batch" ? this.#batch(msg.items) : this.#handle(msg));
+    const reply = msg.kind === "batch"
+      ? batchReply(this.#session.legacyVersion, msg.items, (item) => this.#handle(item))
+      : this.#handle(msg);
+    if (reply === undefined) return;
+    if (typeof reply === "string") this.#send(reply);
+    else reply.then((r) => r !== undefined && this.#send(r));
   }
 
   /** Stops taking new messages; calls in flight go on. */
@@ -99,7 +88,9 @@ export class Dispatcher {
 
   /**
    * Lets calls in flight finish for up to `graceMs`, then aborts the rest
-   * (they answer "shutting down") and ends open subscriptions.
+   * (they answer "shutting down"), ends open subscriptions and stops hearing
+   * about registry changes, so a server served again notifies only its new
+   * stream.
    */
   async drain(graceMs: number): Promise<void> {
     this.#accepting = false;
@@ -108,17 +99,9 @@ export class Dispatcher {
       this.#calls.abortAll("shutdown", new DOMException("Server is shutting down", "AbortError"));
       await within(this.#calls.settledAll(), 250);
     }
-    for (const id of this.#listens.values()) {
-      this.#send(encodeResult(id, { resultType: "complete", _meta: { [META_SUBSCRIPTION]: id } }));
-    }
-    this.#listens.clear();
+    this.#subscriptions.endAll();
+    this.#unsubscribe();
     this.#calls.dispose();
-  }
-
-  #deliver(reply: Reply): void {
-    if (reply === undefined) return;
-    if (typeof reply === "string") this.#send(reply);
-    else reply.then((r) => r !== undefined && this.#send(r));
   }
 
   #handle(msg: Message): Reply {
@@ -137,33 +120,6 @@ export class Dispatcher {
     }
   }
 
-  #batch(items: unknown[]): Reply {
-    if (this.#legacyVersion !== BATCH_VERSION) {
-      const version = this.#legacyVersion ?? "none negotiated";
-      return encodeError(null, {
-        code: ErrorCode.invalidRequest,
-        message:
-          `Invalid request: JSON-RPC batches are not part of protocol version ${version}; send one message per line`,
-      });
-    }
-    const replies = items.map((item) => this.#handle(classify(item)));
-    return Promise.all(replies).then((all) => {
-      const frames = all.filter((r): r is string => r !== undefined);
-      return frames.length === 0 ? undefined : `[${frames.join(",")}]`;
-    });
-  }
-
-  #oversize(frame: OversizeFrame): string {
-    const id = peekId(lenient.decode(frame.head), lenient.decode(frame.tail));
-    const limit = this.#options.maxMessageBytes;
-    this.#options.log(`message of ${frame.size} bytes refused: over maxMessageBytes ${limit}`);
-    return encodeError(id, {
-      code: ErrorCode.invalidRequest,
-      message: `Message too large: ${frame.size} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,
-      data: { size: frame.size, limit },
-    });
-  }
-
   #request(msg: RequestMessage): Reply {
     const { id, method } = msg;
     if (Array.isArray(msg.params)) return fail(id, ErrorCode.invalidParams, "Invalid params: must be an object");
@@ -173,16 +129,16 @@ export class Dispatcher {
     const modern = envelope.era === "modern";
     switch (method) {
       case "initialize":
-        return this.#initialize(id, params);
+        return encodeResult(id, this.#session.initialize(params));
       case "server/discover":
-        return encodeResult(id, this.#modern(this.#discovery()));
+        return encodeResult(id, this.#session.discovery());
       case "ping":
         if (modern) {
           return fail(id, ErrorCode.methodNotFound, `Method not found: "ping" is not part of ${MODERN_VERSION}`);
         }
         return encodeResult(id, {});
     }
-    if (!modern && this.#legacyVersion === undefined) {
+    if (!modern && this.#session.legacyVersion === undefined) {
       return encodeError(id, {
         code: ErrorCode.invalidParams,
         message: `Not initialized: send "initialize" first, or put "${META_VERSION}" in _meta (${MODERN_VERSION})`,
@@ -191,57 +147,24 @@ export class Dispatcher {
     }
     switch (method) {
       case "tools/list":
-        return this.#toolsList(id, params, envelope);
+        if (params?.cursor !== undefined) return fail(id, ErrorCode.invalidParams, "Invalid params: unknown cursor");
+        return encodeResult(id, this.#session.toolsList(this.#registry.list(), envelope));
       case "tools/call":
         return this.#toolsCall(id, params, envelope);
       case "subscriptions/listen":
-        if (modern) return this.#listen(id, params);
+        if (modern) return this.#subscriptions.listen(id, params);
     }
     return fail(id, ErrorCode.methodNotFound, `Method not found: ${quote(method)}`);
   }
 
   #notification(method: string, params: Params | unknown[]): void {
-    if (method === "notifications/cancelled" && params && !Array.isArray(params)) {
-      const requestId = params.requestId;
-      if (typeof requestId !== "string" && typeof requestId !== "number") return;
-      const key = requestId;
-      if (this.#listens.delete(key)) return;
-      const call = this.#calls.get(key);
-      const reason = typeof params.reason === "string" ? params.reason.slice(0, 200) : "cancelled by the client";
-      if (call) this.#calls.abort(call, "cancelled", new DOMException(reason, "AbortError"));
-    }
     // notifications/initialized and anything else need no action.
-  }
-
-  #initialize(id: Id, params: Params): Reply {
-    const version = negotiateLegacy(params?.protocolVersion);
-    this.#legacyVersion = version;
-    this.#legacyClient = implementation(params?.clientInfo);
-    const result: Record<string, unknown> = {
-      protocolVersion: version,
-      capabilities: { tools: { listChanged: true } },
-      serverInfo: this.#serverInfo,
-    };
-    if (this.#server.instructions !== undefined) result.instructions = this.#server.instructions;
-    return encodeResult(id, result);
-  }
-
-  #discovery(): Record<string, unknown> {
-    const result: Record<string, unknown> = {
-      supportedVersions: [MODERN_VERSION],
-      capabilities: { tools: { listChanged: true } },
-      ttlMs: this.#options.listTtlMs,
-      cacheScope: "private",
-    };
-    if (this.#server.instructions !== undefined) result.instructions = this.#server.instructions;
-    return result;
-  }
-
-  #toolsList(id: Id, params: Params, envelope: Envelope): Reply {
-    if (params?.cursor !== undefined) return fail(id, ErrorCode.invalidParams, "Invalid params: unknown cursor");
-    const tools = this.#registry.list();
-    if (envelope.era !== "modern") return encodeResult(id, { tools });
-    return encodeResult(id, this.#modern({ tools, ttlMs: this.#options.listTtlMs, cacheScope: "private" }));
+    if (method !== "notifications/cancelled" || !params || Array.isArray(params)) return;
+    const requestId = params.requestId;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    if (this.#subscriptions.cancel(requestId)) return;
+    const reason = typeof params.reason === "string" ? params.reason.slice(0, 200) : "cancelled by the client";
+    this.#calls.cancel(requestId, new DOMException(reason, "AbortError"));
   }
 
   #toolsCall(id: Id, params: Params, envelope: Envelope): Reply {
@@ -253,44 +176,37 @@ export class Dispatcher {
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "arguments" must be an object');
     }
-    const key = id; // a Map keeps 1 and "1" apart, as JSON-RPC does
-    if (this.#calls.has(key)) {
+    if (this.#calls.has(id)) {
       return fail(id, ErrorCode.invalidRequest, `Invalid request: id ${quote(id)} is already used by a call in flight`);
     }
     const max = this.#options.maxInFlight;
     if (this.#calls.size >= max) {
       return fail(id, ErrorCode.serverBusy, `Server busy: ${max} calls in flight (maxInFlight); retry later`);
     }
-    const call = this.#calls.open(key, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+    const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     const meta = metaOf(params) ?? {};
     const modern = envelope.era === "modern";
-    const client: ClientInfo = modern
-      ? { ...envelope.client, protocolVersion: MODERN_VERSION }
-      : { ...this.#legacyClient, protocolVersion: this.#legacyVersion ?? LEGACY_VERSIONS[0] };
-    const token = meta.progressToken;
-    const progress = typeof token === "string" || typeof token === "number"
-      ? this.#progress(token, key, call)
-      : noProgress;
     const outcome = runCall({
       entry,
       args: args as Record<string, unknown>,
       meta,
       id,
-      client,
+      client: this.#session.client(envelope),
       call,
       middleware: this.#options.middleware,
-      progress,
+      progress: progressFor(meta, call, this.#send),
       log: this.#options.log,
     });
     // A synchronous tool's outcome is ready now: answer in this turn.
-    if (!(outcome instanceof Promise)) return this.#finish(call, id, outcome, modern);
-    const settled = outcome.then((done) => this.#finish(call, id, done, modern));
-    call.settled = settled;
+    if (!(outcome instanceof Promise)) return this.#finish(call, outcome, modern);
+    const settled = outcome.then((done) => this.#finish(call, done, modern));
+    this.#calls.track(call, settled);
     return settled;
   }
 
-  #finish(call: Call, id: Id, outcome: Outcome, modern: boolean): string | undefined {
+  #finish(call: Call, outcome: Outcome, modern: boolean): string | undefined {
     this.#calls.close(call);
+    const id = call.key;
     if (outcome.kind === "none") return undefined;
     if (outcome.kind === "error") return encodeError(id, outcome.error);
     return this.#encodeToolResult(id, outcome.result, modern);
@@ -298,7 +214,8 @@ export class Dispatcher {
 
   #encodeToolResult(id: Id, result: ToolResult, modern: boolean): string {
     try {
-      return encodeResult(id, modern ? this.#modern(result as unknown as Record<string, unknown>) : result);
+      const shaped = modern ? this.#session.modern(result as unknown as Record<string, unknown>) : result;
+      return encodeResult(id, shaped);
     } catch (err) {
       this.#options.log(`result of request ${String(id)} cannot be serialised: ${String(err)}`);
       return encodeError(id, {
@@ -306,43 +223,6 @@ export class Dispatcher {
         message: "Internal error: the result cannot be serialised",
       });
     }
-  }
-
-  #progress(token: string | number, key: Id, call: Call): ToolRequest["progress"] {
-    let last = -Infinity;
-    return (progress, total, message) => {
-      if (this.#calls.get(key) !== call || !Number.isFinite(progress) || progress <= last) return;
-      last = progress;
-      const params: Record<string, unknown> = { progressToken: token, progress };
-      if (typeof total === "number" && Number.isFinite(total)) params.total = total;
-      if (typeof message === "string") params.message = message;
-      this.#send(encodeNotification("notifications/progress", params));
-    };
-  }
-
-  #listen(id: Id, params: Params): Reply {
-    const wanted = params?.notifications as Record<string, unknown> | undefined;
-    const notifications = wanted?.toolsListChanged === true ? { toolsListChanged: true } : {};
-    if (notifications.toolsListChanged) this.#listens.set(id, id);
-    this.#send(encodeNotification("notifications/subscriptions/acknowledged", {
-      notifications,
-      _meta: { [META_SUBSCRIPTION]: id },
-    }));
-    if (notifications.toolsListChanged) return undefined;
-    return encodeResult(id, { resultType: "complete", _meta: { [META_SUBSCRIPTION]: id } });
-  }
-
-  #toolsChanged(): void {
-    if (this.#legacyVersion !== undefined) this.#send(encodeNotification("notifications/tools/list_changed"));
-    for (const id of this.#listens.values()) {
-      this.#send(encodeNotification("notifications/tools/list_changed", { _meta: { [META_SUBSCRIPTION]: id } }));
-    }
-  }
-
-  /** Adds what every 2026-07-28 result carries. */
-  #modern(result: Record<string, unknown>): Record<string, unknown> {
-    const meta = result._meta as Record<string, unknown> | undefined;
-    return { ...result, resultType: "complete", _meta: { ...meta, [META_SERVER]: this.#serverInfo } };
   }
 }
 
@@ -354,13 +234,5 @@ function metaOf(params: Params): Record<string, unknown> | undefined {
 }
 
 function fail(id: Id, code: number, message: string): string {
-  const error: RpcError = { code, message };
-  return encodeError(id, error);
-}
-
-/** Waits for `promise` at most `ms` milliseconds. */
-async function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+  return encodeError(id, { code, message });
 }

@@ -251,6 +251,23 @@ Deno.test("a tool added after start sends notifications/tools/list_changed", asy
   await s.close();
 });
 
+Deno.test("a server served twice notifies only the stream that is still open", async () => {
+  const server = makeServer();
+  const first = serveRaw(server);
+  await first.send(init());
+  await first.next();
+  await first.close();
+  const seenByFirst = first.lines.length;
+  const second = serveRaw(server);
+  await second.send(init());
+  await second.next();
+  addTool(server, { name: "late", description: "Late", inputSchema: schema(), annotations: RO }, () => text("late"));
+  assert.deepEqual(await second.next(), { jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(first.lines.length, seenByFirst, "the closed stream's dispatcher still hears the registry");
+  await second.close();
+});
+
 Deno.test("subscriptions/listen (2026-07-28) acknowledges, delivers list_changed, and ends at shutdown", async () => {
   const server = makeServer();
   const s = serveRaw(server);

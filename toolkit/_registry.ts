@@ -37,8 +37,12 @@ export class Registry {
     return this.#listCache;
   }
 
-  onChange(listener: () => void): void {
+  /** Calls `listener` after every change; returns the function that stops it. */
+  onChange(listener: () => void): () => void {
     this.#listeners.push(listener);
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
   }
 }
 

@@ -3,10 +3,7 @@ import type { Args } from "./args.ts";
 import type { Server } from "./server.ts";
 import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
 
-/** The `_meta` key a client sets to `true` to probe a call instead of running it. */
-export const PROBE_META_KEY = "forge.permission_patterns";
-/** The `_meta` key of a probe result that holds the patterns the host may approve for good. */
-export const ALWAYS_META_KEY = "forge.always_patterns";
+export { ALWAYS_META_KEY, PROBE_META_KEY } from "./_probe.ts";
 
 /**
  * Registers a side-effecting tool that declares permission patterns. A host

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { connectInMemory, probe, serveRaw, spyHandler } from "@forge/toolkit/testing";
+import { serve } from "@forge/toolkit/stdio";
 import {
   addTool,
   intProp,
@@ -228,4 +229,19 @@ Deno.test("a thousand concurrent calls each get exactly one reply", async () => 
   await session.close();
   const ids = session.lines.map((l) => JSON.parse(l).id).filter((id) => typeof id === "number");
   assert.equal(new Set(ids).size, ids.length, "no duplicated reply");
+});
+
+Deno.test("serve() refuses a limit that is not a positive number before it reads anything", () => {
+  const server = new Server({ name: "mem" });
+  const io = {
+    reader: { read: () => Promise.resolve(null) },
+    writer: { write: (b: Uint8Array) => Promise.resolve(b.length) },
+  };
+  for (const name of ["maxMessageBytes", "timeoutMs", "maxInFlight", "shutdownGraceMs"] as const) {
+    assert.throws(
+      () => serve(server, io, { [name]: 0 }),
+      (err: Error) =>
+        err instanceof RangeError && err.message.startsWith(`Cannot serve: ${name} must be a positive number`),
+    );
+  }
 });

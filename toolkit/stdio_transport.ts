@@ -1,7 +1,9 @@
-import { type Frame, LineFramer } from "./_frame.ts";
-import { classify, encodeError, ErrorCode, parseFrame, peekId } from "./_jsonrpc.ts";
+import type { Frame } from "./_frame.ts";
+import { classify, encodeError, parseFrame } from "./_jsonrpc.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
+import { oversizeReply } from "./_oversize.ts";
+import { type ByteReader, type ReadLoop, readLoop } from "./_read_loop.ts";
 import { type ByteWriter, FrameWriter } from "./_writer.ts";
-import type { ByteReader } from "./serve.ts";
 
 /** A JSON-RPC message as it travels: a parsed JSON object. */
 export type JsonRpcMessage = Record<string, unknown>;
@@ -34,7 +36,6 @@ export interface StdioTransportOptions {
   onLine?: (line: string) => void;
 }
 
-const READ_CHUNK = 64 * 1024;
 const lenient = new TextDecoder("utf-8", { fatal: false });
 
 /**
@@ -70,21 +71,21 @@ export class StdioTransport {
   readonly #max: number;
   readonly #onLine?: (line: string) => void;
   #closed = false;
-  #started = false;
-  #interrupt: (() => void) | undefined;
+  #reading: ReadLoop | undefined;
 
   /**
    * Creates a transport over stdio, or over the given reader and writer.
    *
    * @param options See {@linkcode StdioTransportOptions}.
+   * @throws {RangeError} When `maxMessageBytes` is not a positive number.
    */
   constructor(options: StdioTransportOptions = {}) {
     this.#reader = options.reader ?? Deno.stdin;
     this.#role = options.role ?? "server";
-    this.#max = options.maxMessageBytes ?? 64 * 1024 * 1024;
+    this.#max = positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxMessageBytes", "create the transport");
     this.#onLine = options.onLine;
-    this.#writer = new FrameWriter(options.writer ?? Deno.stdout, 16 * 1024 * 1024, (err) => {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    this.#writer = new FrameWriter(options.writer ?? Deno.stdout, WRITE_HIGH_WATER, (err) => {
+      this.onerror?.(asError(err));
       void this.close();
     });
   }
@@ -95,9 +96,19 @@ export class StdioTransport {
    * @throws {Error} When called twice.
    */
   start(): Promise<void> {
-    if (this.#started) return Promise.reject(new Error("Cannot start the transport: it is already started"));
-    this.#started = true;
-    void this.#loop();
+    if (this.#reading) return Promise.reject(new Error("Cannot start the transport: it is already started"));
+    this.#reading = readLoop(this.#reader, {
+      writer: this.#writer,
+      maxMessageBytes: this.#max,
+      sink: (frame) => this.#frame(frame),
+      onError: (err) => this.onerror?.(asError(err)),
+    });
+    void this.#reading.done.then((end) => {
+      if (end.undelivered > 0) {
+        this.onerror?.(new Error(`Cannot deliver ${end.undelivered} messages: the peer stopped reading`));
+      }
+      return this.close();
+    });
     return Promise.resolve();
   }
 
@@ -119,43 +130,14 @@ export class StdioTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#interrupt?.();
+    this.#reading?.stop();
     await this.#writer.idle();
     this.onclose?.();
   }
 
-  async #loop(): Promise<void> {
-    const framer = new LineFramer(this.#max);
-    const sink = (frame: Frame) => this.#frame(frame);
-    const buffer = new Uint8Array(READ_CHUNK);
-    try {
-      while (!this.#closed) {
-        if (this.#writer.congested) await this.#writer.idle();
-        // A fresh promise per read, settled by the read or by close(): racing
-        // one long-lived promise would leak a reaction per read.
-        const n = await new Promise<number | null | "stop">((resolve, reject) => {
-          this.#interrupt = () => resolve("stop");
-          this.#reader.read(buffer).then(resolve, reject);
-        });
-        if (n === "stop") return;
-        if (n === null) break;
-        framer.push(buffer.subarray(0, n), sink);
-      }
-      framer.end(sink);
-    } catch (err) {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-    }
-    await this.close();
-  }
-
   #frame(frame: Frame): void {
     if (frame.kind === "oversize") {
-      const id = peekId(lenient.decode(frame.head), lenient.decode(frame.tail));
-      const message =
-        `Message too large: ${frame.size} bytes exceeds the limit of ${this.#max} bytes (maxMessageBytes)`;
-      this.#reject(
-        encodeError(id, { code: ErrorCode.invalidRequest, message, data: { size: frame.size, limit: this.#max } }),
-      );
+      this.#reject(oversizeReply(frame, this.#max));
       return;
     }
     if (this.#onLine) this.#onLine(lenient.decode(frame.bytes));
@@ -176,4 +158,8 @@ export class StdioTransport {
     if (this.#role === "server") this.#writer.send(reply);
     else this.onerror?.(new SyntaxError(`Cannot decode a message from the peer: ${reply.slice(0, 200)}`));
   }
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
 }

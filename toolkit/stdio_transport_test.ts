@@ -51,3 +51,14 @@ Deno.test("StdioTransport (server role) answers a bad line with -32700 and an ov
   assert.match(replies[1].error.message, /exceeds the limit of 4096 bytes/);
   assert.deepEqual(seen, [{ jsonrpc: "2.0", id: 6, method: "ping" }]);
 });
+
+Deno.test("StdioTransport refuses a maxMessageBytes that is not a positive number, as serve() does", () => {
+  for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+    assert.throws(
+      () => new StdioTransport({ maxMessageBytes: bad }),
+      (err: Error) =>
+        err instanceof RangeError &&
+        /^Cannot create the transport: maxMessageBytes must be a positive/.test(err.message),
+    );
+  }
+});

@@ -1,0 +1,21 @@
+// The defaults of a served stream, shared by serve() and StdioTransport so
+// that both read, cap and buffer the same way, and the one check every numeric
+// setting goes through.
+
+/** The largest message accepted unless the caller says otherwise, in bytes. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** How much may wait for stdout before reading pauses, in bytes. */
+export const WRITE_HIGH_WATER = 16 * 1024 * 1024;
+
+/**
+ * `value`, or `fallback` when it is undefined.
+ *
+ * @throws {RangeError} When `value` is not a finite number above zero.
+ */
+export function positive(value: number | undefined, fallback: number, name: string, action: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`Cannot ${action}: ${name} must be a positive number, got ${String(value).slice(0, 32)}`);
+  }
+  return value;
+}

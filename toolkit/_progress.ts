@@ -1,0 +1,28 @@
+// notifications/progress for a call whose request carried a progress token.
+// A handler may report as often as it likes; only increasing, finite values
+// of a call still open reach the client, as the spec requires.
+
+import type { Call } from "./_calls.ts";
+import { encodeNotification } from "./_jsonrpc.ts";
+import type { ToolRequest } from "./tool.ts";
+
+const noProgress: ToolRequest["progress"] = () => {};
+
+/** The `progress` function of a call: silent unless `meta.progressToken` is a string or number. */
+export function progressFor(
+  meta: Record<string, unknown>,
+  call: Call,
+  send: (frame: string) => void,
+): ToolRequest["progress"] {
+  const token = meta.progressToken;
+  if (typeof token !== "string" && typeof token !== "number") return noProgress;
+  let last = -Infinity;
+  return (progress, total, message) => {
+    if (!call.open || !Number.isFinite(progress) || progress <= last) return;
+    last = progress;
+    const params: Record<string, unknown> = { progressToken: token, progress };
+    if (typeof total === "number" && Number.isFinite(total)) params.total = total;
+    if (typeof message === "string") params.message = message;
+    send(encodeNotification("notifications/progress", params));
+  };
+}

@@ -1,0 +1,120 @@
+// The one loop that reads a byte stream into frames, for serve() and
+// StdioTransport alike: one buffer for every read, backpressure from the
+// writer (a client that stops reading cannot grow our memory), and a stop
+// that abandons a read in progress.
+
+import { type Frame, type FrameSink, LineFramer } from "./_frame.ts";
+import type { FrameWriter } from "./_writer.ts";
+
+/** Where bytes come from: `Deno.stdin`, or an in-memory pipe in tests. */
+export interface ByteReader {
+  /** Reads into `buffer`; resolves with the count, or null at end of input. */
+  read(buffer: Uint8Array): Promise<number | null>;
+}
+
+/** What a read loop feeds and watches. */
+export interface ReadLoopOptions {
+  /** The writer whose congestion pauses delivery, and whose failure stops reading. */
+  writer: FrameWriter;
+  maxMessageBytes: number;
+  /** Receives every frame, in order, never while the writer is congested. */
+  sink: FrameSink;
+  /** Receives a read that failed; reading stops after it. */
+  onError: (error: unknown) => void;
+}
+
+/** How a read loop ended. */
+export interface ReadEnd {
+  /** When reading stopped (a `performance.now()` reading), before the last frames were delivered. */
+  stoppedAt: number;
+  /** Frames read but never delivered, because the writer stayed congested to the end. */
+  undelivered: number;
+}
+
+/** A running read loop. */
+export interface ReadLoop {
+  /** Resolves once reading stopped (end of input, stop(), a failed read or write) and held frames went out. */
+  readonly done: Promise<ReadEnd>;
+  /** Stops reading, abandoning a read in progress. */
+  stop(): void;
+}
+
+const READ_CHUNK = 64 * 1024;
+const STOPPED = Symbol("stopped");
+
+/** Starts reading `reader` into frames until it ends, fails or is stopped. */
+export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop {
+  // Racing every read against one long-lived "stop" promise would pile a
+  // reaction onto it per read (a leak); instead each wait gets its own promise
+  // that either the work or stop() settles.
+  let stopped = false;
+  let interrupt: (() => void) | undefined;
+  const unlessStopped = <T>(work: Promise<T>): Promise<T | typeof STOPPED> => {
+    if (stopped) return Promise.resolve(STOPPED);
+    return new Promise((resolve, reject) => {
+      interrupt = () => resolve(STOPPED);
+      work.then(resolve, reject);
+    });
+  };
+
+  async function loop(): Promise<ReadEnd> {
+    const { writer, sink } = options;
+    const framer = new LineFramer(options.maxMessageBytes);
+    // Past the writer's bound no new message is delivered: frames read
+    // meanwhile wait here, in order, until the peer drains its input.
+    const held: Frame[] = [];
+    let next = 0;
+    const hold = (frame: Frame) => {
+      if (next < held.length || writer.congested) held.push(own(frame));
+      else sink(frame);
+    };
+    // One buffer for every read: complete lines are delivered before the next
+    // read, and the framer copies the unfinished tail.
+    const buffer = new Uint8Array(READ_CHUNK);
+    let ended = false;
+    // While congested, one read is still made: it is how the end of input (a
+    // peer that closed its end and stopped reading) is noticed.
+    let readAhead = false;
+    try {
+      while (!writer.failed) {
+        while (next < held.length && !writer.congested) sink(held[next++]);
+        if (next === held.length) (held.length = 0, next = 0);
+        if (writer.congested) {
+          if (readAhead) {
+            if ((await unlessStopped(writer.idle())) === STOPPED) break;
+            readAhead = false;
+            continue;
+          }
+          readAhead = true;
+        }
+        const n = await unlessStopped(reader.read(buffer));
+        if (n === STOPPED) break;
+        if (n === null) {
+          ended = true;
+          break;
+        }
+        if (n > 0) framer.push(buffer.subarray(0, n), hold);
+      }
+    } catch (err) {
+      options.onError(err);
+    }
+    const stoppedAt = performance.now();
+    if (ended) framer.end(hold);
+    while (next < held.length && !writer.congested && !writer.failed) sink(held[next++]);
+    return { stoppedAt, undelivered: held.length - next };
+  }
+
+  const done = loop();
+  return {
+    done,
+    stop() {
+      stopped = true;
+      interrupt?.();
+    },
+  };
+}
+
+/** A frame that outlives the read: its bytes copied out of the read buffer. */
+function own(frame: Frame): Frame {
+  return frame.kind === "line" ? { kind: "line", bytes: frame.bytes.slice(), text: frame.text } : frame;
+}
