@@ -1,46 +1,49 @@
 import assert from "node:assert/strict";
 import type { Frame } from "./_frame.ts";
-import { readLoop } from "./_read_loop.ts";
+import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { FrameWriter } from "./_writer.ts";
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 function writer(): FrameWriter {
   return new FrameWriter({ write: (bytes) => Promise.resolve(bytes.length) }, 1024, () => {});
 }
 
-Deno.test("readLoop() frames every line across reads, ends the last one at end of input, and reports it ended", async () => {
-  const chunks = ['{"a":1}\n{"b"', ":2}\n", '{"c":3}'].map((s) => encoder.encode(s));
-  const reader = {
+/** A reader that returns `chunks` one per read, then end of input. */
+function chunked(...chunks: string[]): ByteReader {
+  const bytes = chunks.map((s) => encoder.encode(s));
+  return {
     read(buffer: Uint8Array) {
-      const chunk = chunks.shift();
+      const chunk = bytes.shift();
       if (!chunk) return Promise.resolve(null);
       buffer.set(chunk);
       return Promise.resolve(chunk.length);
     },
   };
+}
+
+const lineOf = (frame: Frame) => frame.kind === "line" ? decoder.decode(frame.bytes) : `oversize ${frame.size}`;
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const noError = (err: unknown) => assert.fail(String(err));
+
+Deno.test("readLoop() frames every line across reads and ends the last one at end of input", async () => {
   const lines: string[] = [];
-  const sink = (frame: Frame) => frame.kind === "line" && lines.push(new TextDecoder().decode(frame.bytes));
-  const loop = readLoop(reader, {
+  const loop = readLoop(chunked('{"a":1}\n{"b"', ":2}\n", '{"c":3}'), {
     writer: writer(),
     maxMessageBytes: 1024,
-    sink,
-    onError: (e) => assert.fail(String(e)),
+    sink: (frame) => lines.push(lineOf(frame)),
+    onError: noError,
   });
-  assert.equal(await loop.done, true);
+  assert.equal((await loop.done).undelivered, 0);
   assert.deepEqual(lines, ['{"a":1}', '{"b":2}', '{"c":3}']);
 });
 
 Deno.test("readLoop() stop() abandons a read that never returns; a failed read goes to onError", async () => {
   const hanging = { read: () => new Promise<number | null>(() => {}) };
-  const loop = readLoop(hanging, {
-    writer: writer(),
-    maxMessageBytes: 1024,
-    sink: () => {},
-    onError: (e) => assert.fail(String(e)),
-  });
+  const loop = readLoop(hanging, { writer: writer(), maxMessageBytes: 1024, sink: () => {}, onError: noError });
   loop.stop();
-  assert.equal(await loop.done, false);
+  assert.equal((await loop.done).undelivered, 0);
   const errors: unknown[] = [];
   const broken = { read: () => Promise.reject(new Error("EBADF")) };
   const failed = readLoop(broken, {
@@ -49,6 +52,46 @@ Deno.test("readLoop() stop() abandons a read that never returns; a failed read g
     sink: () => {},
     onError: (e) => errors.push(e),
   });
-  assert.equal(await failed.done, false);
+  await failed.done;
   assert.equal((errors[0] as Error).message, "EBADF");
+});
+
+Deno.test("readLoop() holds what it reads while the writer is congested and delivers it, in order, after it drained", async () => {
+  let release!: () => void;
+  const blocked = new Promise<void>((resolve) => (release = resolve));
+  const out = new FrameWriter({ write: (bytes) => blocked.then(() => bytes.length) }, 4, () => {});
+  const lines: string[] = [];
+  const input = chunked("one\ntwo\nthree\n", "four\n");
+  // The second read answers only once the writer drained.
+  const reader = {
+    read: (buffer: Uint8Array) =>
+      lines.length > 0 ? blocked.then(() => wait(20)).then(() => input.read(buffer)) : input.read(buffer),
+  };
+  const loop = readLoop(reader, {
+    writer: out,
+    maxMessageBytes: 1024,
+    // The first line's reply is longer than the writer's bound of 4 bytes.
+    sink: (frame) => (lines.push(lineOf(frame)), out.send(lines.length === 1 ? "a long reply" : "")),
+    onError: noError,
+  });
+  await wait(20);
+  assert.deepEqual(lines, ["one"]);
+  release();
+  const end = await loop.done;
+  assert.deepEqual(lines, ["one", "two", "three", "four"]);
+  assert.equal(end.undelivered, 0);
+});
+
+Deno.test("readLoop() notices the end of input while congested and counts what it could not deliver", async () => {
+  const out = new FrameWriter({ write: () => new Promise<number>(() => {}) }, 4, () => {});
+  const lines: string[] = [];
+  const loop = readLoop(chunked("one\ntwo\nthree\n"), {
+    writer: out,
+    maxMessageBytes: 1024,
+    sink: (frame) => (lines.push(lineOf(frame)), out.send("reply")),
+    onError: noError,
+  });
+  const end = await loop.done;
+  assert.deepEqual(lines, ["one"]);
+  assert.equal(end.undelivered, 2);
 });
