@@ -4,8 +4,8 @@
 
 /** The largest message accepted unless the caller says otherwise, in bytes. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-/** How much may wait for stdout before reading pauses, in bytes. */
-export const WRITE_HIGH_WATER = 16 * 1024 * 1024;
+/** How many bytes of replies may wait for the peer to read them before no new message is taken (`maxQueuedBytes`). */
+export const WRITE_HIGH_WATER = 64 * 1024 * 1024;
 
 /**
  * `value`, or `fallback` when it is undefined.

@@ -41,6 +41,7 @@ export interface ReadLoop {
 
 const READ_CHUNK = 64 * 1024;
 const STOPPED = Symbol("stopped");
+const DRAINED = Symbol("drained");
 
 /** Starts reading `reader` into frames until it ends, fails or is stopped. */
 export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop {
@@ -72,22 +73,36 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     // read, and the framer copies the unfinished tail.
     const buffer = new Uint8Array(READ_CHUNK);
     let ended = false;
-    // While congested, one read is still made: it is how the end of input (a
-    // peer that closed its end and stopped reading) is noticed.
+    // While congested, one read is still made, raced against the peer
+    // draining its input: it is how the end of input (a peer that closed its
+    // end and stopped reading) is noticed, and a peer that sends nothing more
+    // is still served once it drains.
     let readAhead = false;
+    let reading: Promise<number | null> | undefined;
     try {
       while (!writer.failed) {
         while (next < held.length && !writer.congested) sink(held[next++]);
         if (next === held.length) (held.length = 0, next = 0);
+        let n: number | null | typeof STOPPED | typeof DRAINED;
         if (writer.congested) {
-          if (readAhead) {
+          if (readAhead && reading === undefined) {
             if ((await unlessStopped(writer.idle())) === STOPPED) break;
             readAhead = false;
             continue;
           }
           readAhead = true;
+          reading ??= reader.read(buffer);
+          n = await unlessStopped(Promise.race([reading, writer.idle().then((): typeof DRAINED => DRAINED)]));
+          if (n === DRAINED) {
+            // The read stays pending; the next turn takes its result.
+            readAhead = false;
+            continue;
+          }
+        } else {
+          readAhead = false;
+          n = await unlessStopped(reading ?? reader.read(buffer));
         }
-        const n = await unlessStopped(reader.read(buffer));
+        reading = undefined;
         if (n === STOPPED) break;
         if (n === null) {
           ended = true;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FrameWriter } from "./_writer.ts";
+import { FrameWriter, utf8Length, WRITE_CHUNK } from "./_writer.ts";
 
 Deno.test("FrameWriter batches frames queued during a write into the next write", async () => {
   const writes: string[] = [];
@@ -86,3 +86,80 @@ Deno.test("FrameWriter stops and reports once when the output fails (EPIPE)", as
   assert.equal(errors.length, 1);
   assert.ok(errors[0] instanceof Deno.errors.BrokenPipe);
 });
+
+Deno.test("FrameWriter joins small frames only up to one chunk per write", async () => {
+  const sizes: number[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (sizes.push(b.length), Promise.resolve(b.length)) },
+    1 << 30,
+    () => {},
+  );
+  const frame = "f".repeat(1000);
+  for (let i = 0; i < 1000; i++) writer.send(frame);
+  await writer.idle();
+  assert.equal(sizes.reduce((a, b) => a + b, 0), 1001 * 1000, "every frame and newline written");
+  assert.ok(sizes.length >= 4, `${sizes.length} writes`);
+  for (const size of sizes) assert.ok(size <= WRITE_CHUNK + 1000, `a write of ${size} bytes`);
+});
+
+Deno.test("FrameWriter writes a frame larger than a chunk in slices, never splitting a character", async () => {
+  const chunks: Uint8Array[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (chunks.push(b.slice()), Promise.resolve(b.length)) },
+    1 << 30,
+    () => {},
+  );
+  // Surrogate pairs and 3-byte characters straddle every slice boundary.
+  const frame = "a" + "😀é€".repeat(WRITE_CHUNK);
+  writer.send(frame);
+  writer.send("next");
+  await writer.idle();
+  assert.ok(chunks.length > 3, `${chunks.length} writes`);
+  for (const chunk of chunks) assert.ok(chunk.length <= WRITE_CHUNK * 3 + 1);
+  const text = new TextDecoder("utf-8", { fatal: true }).decode(concat(chunks));
+  assert.equal(text, frame + "\nnext\n");
+  assert.equal(utf8Length(frame), new TextEncoder().encode(frame).length);
+});
+
+Deno.test("FrameWriter counts a large frame as queued until its last byte is written", async () => {
+  const gate = Promise.withResolvers<void>();
+  const writer = new FrameWriter(
+    { write: async (b: Uint8Array) => (await gate.promise, b.length) },
+    WRITE_CHUNK,
+    () => {},
+  );
+  writer.send("x".repeat(WRITE_CHUNK * 4));
+  await null;
+  for (let hop = 0; hop < 10; hop++) await null;
+  assert.equal(writer.congested, true, "still congested while its slices are in flight");
+  gate.resolve();
+  await writer.idle();
+  assert.equal(writer.congested, false);
+});
+
+Deno.test("FrameWriter replaces a frame over maxFrameBytes, by UTF-8 bytes, and drops it when told to", async () => {
+  let got = "";
+  const replaced: number[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (got += new TextDecoder().decode(b), Promise.resolve(b.length)) },
+    1 << 30,
+    () => {},
+    {
+      maxFrameBytes: 30,
+      replace: (frame, bytes) => (replaced.push(bytes), frame.startsWith("drop") ? undefined : `too large: ${bytes}`),
+    },
+  );
+  writer.send("é".repeat(15)); // 30 bytes: exactly the limit
+  writer.send("é".repeat(16)); // 32 bytes in 16 units
+  writer.send("drop" + "x".repeat(40));
+  await writer.idle();
+  assert.equal(got, `${"é".repeat(15)}\ntoo large: 32\n`);
+  assert.deepEqual(replaced, [32, 44]);
+});
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) (out.set(chunk, offset), offset += chunk.length);
+  return out;
+}

@@ -50,19 +50,19 @@ function spawnHostile(args: string[], stderrMode: "read" | "unread" | "closed"):
     child,
     send: (message) => stdin.write(encoder.encode(JSON.stringify(message) + "\n")),
     async next() {
+      // Chunks of the line so far; only each new chunk is scanned, so a 16 MiB line costs linear time.
+      const parts: Uint8Array[] = [];
       for (;;) {
         const nl = pending.indexOf(0x0a);
         if (nl !== -1) {
-          const line = pending.subarray(0, nl);
+          parts.push(pending.subarray(0, nl));
           pending = pending.subarray(nl + 1);
-          return JSON.parse(decoder.decode(line));
+          return JSON.parse(decoder.decode(join(parts)));
         }
+        parts.push(pending);
         const { value, done } = await stdout.read();
         if (done) throw new Error(`Cannot read a reply: stdout ended; stderr: ${err.slice(0, 500)}`);
-        const joined = new Uint8Array(pending.length + value.length);
-        joined.set(pending);
-        joined.set(value, pending.length);
-        pending = joined;
+        pending = value;
       }
     },
     async closeInput() {
@@ -82,6 +82,14 @@ function spawnHostile(args: string[], stderrMode: "read" | "unread" | "closed"):
       return status;
     },
   };
+}
+
+function join(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) (out.set(part, offset), offset += part.length);
+  return out;
 }
 
 /** Rejects when `promise` has not settled within HANG ms: a hang becomes a failure, not a stuck suite. */
@@ -202,3 +210,49 @@ for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
     },
   });
 }
+
+Deno.test({
+  name: "a client that pauses reading stdout loses no reply: 8 replies of 16 MiB (twice the queue bound) all arrive",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    await initialize(server);
+    const bytes = 16 * 1024 * 1024;
+    for (let id = 1; id <= 8; id++) await server.send(call(id, "blob", { bytes }));
+    await server.send(call(9, "blob", { bytes: 3 }));
+    // The client reads nothing for a while: the server must hold, not drop.
+    await new Promise((r) => setTimeout(r, 500));
+    const ids: unknown[] = [];
+    for (let i = 0; i < 9; i++) {
+      const reply = await deadline(server.next(), `reply ${i + 1} of 9`);
+      ids.push(reply.id);
+      assert.equal(textOf(reply).length, reply.id === 9 ? 3 : bytes);
+    }
+    assert.deepEqual(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9], "in order, none lost");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name:
+    "a reply larger than maxMessageBytes is replaced by an error with its id naming the limit; the server serves on",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--max=1048576"], "read");
+    await initialize(server);
+    await server.send(call("big", "blob", { bytes: 2 * 1024 * 1024 }));
+    const reply = await deadline(server.next(), "the oversize reply");
+    assert.equal(reply.id, "big");
+    const error = reply.error as { code: number; message: string; data: { limit: number; size: number } };
+    assert.equal(error.code, -32603);
+    assert.match(error.message, /Reply too large: \d+ bytes exceeds the limit of 1048576 bytes \(maxMessageBytes\)/);
+    assert.equal(error.data.limit, 1048576);
+    assert.ok(error.data.size > 2 * 1024 * 1024);
+    await server.send(call("small", "blob", { bytes: 4 }));
+    assert.equal(textOf(await deadline(server.next(), "the next reply")), "bbbb");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.match(server.stderr(), /reply of \d+ bytes to request big not sent: over maxMessageBytes 1048576/);
+  },
+});

@@ -1,4 +1,6 @@
 import { Dispatcher } from "./_dispatch.ts";
+import { OVERSIZE_HEAD_BYTES } from "./_frame.ts";
+import { encodeError, ErrorCode, peekId } from "./_jsonrpc.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
 import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { logLine } from "./_stderr.ts";
@@ -30,11 +32,20 @@ export interface ServeOptions {
    */
   maxInFlight?: number;
   /**
-   * The largest message accepted, in bytes. A longer line is dropped as it
-   * streams and answered with a JSON-RPC error naming this limit.
+   * The largest message accepted or sent, in bytes. A longer line is dropped
+   * as it streams and answered with a JSON-RPC error naming this limit; a
+   * reply that would be longer is replaced by such an error.
    * @default {67108864}
    */
   maxMessageBytes?: number;
+  /**
+   * How many bytes of replies may wait for the client to read them. Past it
+   * the server starts no new call and reads no more input (beyond one read,
+   * to notice the input's end) until the client drains stdout; calls already
+   * running still have their replies queued, so none is lost.
+   * @default {67108864}
+   */
+  maxQueuedBytes?: number;
   /**
    * How long calls in flight may finish at shutdown before they are aborted, in milliseconds.
    * @default {5000}
@@ -98,10 +109,11 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     log,
   };
   let shutdownAt: number | undefined;
-  const writer = new FrameWriter(io.writer, WRITE_HIGH_WATER, (err) => {
+  const maxQueuedBytes = positive(options.maxQueuedBytes, WRITE_HIGH_WATER, "maxQueuedBytes", "serve");
+  const writer = new FrameWriter(io.writer, maxQueuedBytes, (err) => {
     log(`output closed (${err instanceof Error ? err.name : "error"}): stopping`);
     reading.stop();
-  });
+  }, { maxFrameBytes: maxMessageBytes, replace: (frame, bytes) => oversizeReply(frame, bytes, maxMessageBytes, log) });
   const dispatcher = new Dispatcher(server, (frame) => writer.send(frame), dispatchOptions);
   // Past the writer's bound no new call starts: the read loop holds what it
   // reads until the client drains stdout.
@@ -133,6 +145,22 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   };
   connections.set(connection, () => shutdownAt);
   return connection;
+}
+
+/**
+ * What is sent instead of a reply over `maxMessageBytes`: an error with the
+ * same id that names the limit. A notification that large is dropped.
+ */
+function oversizeReply(frame: string, bytes: number, limit: number, log: (line: string) => void): string | undefined {
+  const id = peekId(frame.slice(0, OVERSIZE_HEAD_BYTES), "");
+  const to = id === null ? "" : ` to request ${String(id).slice(0, 64)}`;
+  log(`reply of ${bytes} bytes${to} not sent: over maxMessageBytes ${limit}`);
+  if (id === null) return undefined;
+  return encodeError(id, {
+    code: ErrorCode.internalError,
+    message: `Reply too large: ${bytes} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,
+    data: { size: bytes, limit },
+  });
 }
 
 /** How long the last replies may take to reach stdout once calls are settled at shutdown, in milliseconds. */

@@ -245,3 +245,45 @@ Deno.test("serve() refuses a limit that is not a positive number before it reads
     );
   }
 });
+
+Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and reads at most once more", async () => {
+  const server = new Server({ name: "mem" });
+  let started = 0;
+  addTool(server, { name: "blob", description: "600 bytes", inputSchema: schema(), annotations: RO }, () => {
+    started++;
+    return text("b".repeat(600));
+  });
+  const line = (id: number) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "blob", _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+    }) + "\n";
+  // An endless client: every read gets ten more calls.
+  let reads = 0;
+  let id = 0;
+  const reader = {
+    read(buffer: Uint8Array) {
+      reads++;
+      let chunk = "";
+      for (let i = 0; i < 10; i++) chunk += line(++id);
+      const bytes = new TextEncoder().encode(chunk);
+      buffer.set(bytes);
+      return Promise.resolve(bytes.length);
+    },
+  };
+  // A client that never reads stdout: the first write never completes.
+  const stuck = Promise.withResolvers<number>();
+  const connection = serve(server, { reader, writer: { write: () => stuck.promise } }, {
+    maxQueuedBytes: 2000,
+    shutdownGraceMs: 10,
+    log: () => {},
+  });
+  for (let turn = 0; turn < 50; turn++) await new Promise((r) => setTimeout(r, 1));
+  // Three replies of ~700 bytes pass the bound; one more read may complete.
+  assert.ok(reads <= 2, `${reads} reads`);
+  assert.ok(started <= 10, `${started} calls started`);
+  stuck.reject(new Deno.errors.BrokenPipe("gone"));
+  await connection.closed;
+});

@@ -58,6 +58,7 @@ if (!health()) {
   }, {
     shutdownGraceMs: flag("grace") ?? 2_000,
     maxMessageBytes: flag("max"),
+    maxQueuedBytes: flag("queue"),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }
