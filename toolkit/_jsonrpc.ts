@@ -270,3 +270,39 @@ function skipWsBack(text: string, i: number): number {
   while (i >= 0 && isWs(text[i])) i--;
   return i;
 }
+
+/**
+ * Whether the JSON text in `bytes` nests arrays and objects deeper than
+ * `limit`, found by a scan that builds nothing, before `JSON.parse` would
+ * materialise it. Brackets inside strings do not count. A text no longer than
+ * the limit cannot nest deeper than it, so short messages are not scanned.
+ */
+export function nestsDeeper(bytes: Uint8Array, limit: number): boolean {
+  if (bytes.length <= limit) return false;
+  let depth = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === QUOTE) {
+      i = closingQuote(bytes, i);
+      if (i === -1) return false;
+    } else if (b === 0x5b || b === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (b === 0x5d || b === 0x7d) depth--;
+  }
+  return false;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The index of the quote that closes the string opened at `open`, or -1. */
+function closingQuote(bytes: Uint8Array, open: number): number {
+  let at = bytes.indexOf(QUOTE, open + 1);
+  while (at !== -1) {
+    let slashes = 0;
+    while (bytes[at - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return at;
+    at = bytes.indexOf(QUOTE, at + 1);
+  }
+  return -1;
+}

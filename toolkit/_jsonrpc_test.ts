@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { classify, decodeFrame, encodeError, encodeResult, ErrorCode, peekId } from "./_jsonrpc.ts";
+import { classify, decodeFrame, encodeError, encodeResult, ErrorCode, nestsDeeper, peekId } from "./_jsonrpc.ts";
 
 const enc = new TextEncoder();
 const decode = (text: string) => decodeFrame(enc.encode(text));
@@ -102,4 +102,19 @@ Deno.test("peekId() finds an id written last, as the SDK client writes it", () =
   assert.equal(peekId("{", '"}},"jsonrpc":"2.0","id":"req-9" } '), "req-9");
   assert.equal(peekId("{", 'aaa"}}}'), null);
   assert.equal(peekId("{", 'x":{"id":3}}'), null);
+});
+
+Deno.test("nestsDeeper() counts brackets outside strings and stops at the first level past the limit", () => {
+  const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+  assert.equal(nestsDeeper(enc.encode(nested(1000)), 1000), false);
+  assert.equal(nestsDeeper(enc.encode(nested(1001)), 1000), true);
+  assert.equal(nestsDeeper(enc.encode(`{"a":${nested(5)}}`), 5), true);
+  assert.equal(nestsDeeper(enc.encode(`{"a":${nested(4)}}`), 5), false);
+  // Brackets in strings, escaped quotes and escaped backslashes.
+  assert.equal(nestsDeeper(enc.encode(`{"s":"${"[".repeat(50)}\\"[[[","t":"\\\\"}`), 3), false);
+  assert.equal(nestsDeeper(enc.encode(`{"s":"\\\\",${'"k":'.repeat(1)}${nested(3)}}`), 3), true);
+  // Unterminated input is left to JSON.parse to refuse.
+  assert.equal(nestsDeeper(enc.encode(`{"s":"${"[".repeat(50)}`), 3), false);
+  // An open run with no closers, as an attacker sends it.
+  assert.equal(nestsDeeper(enc.encode("[".repeat(100_000)), 1000), true);
 });

@@ -4,6 +4,8 @@
 
 /** The largest message accepted unless the caller says otherwise, in bytes. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** The deepest nesting of arrays and objects accepted in a message unless the caller says otherwise (`maxDepth`). */
+export const DEFAULT_MAX_DEPTH = 1000;
 /** How many bytes of replies may wait for the peer to read them before no new message is taken (`maxQueuedBytes`). */
 export const WRITE_HIGH_WATER = 64 * 1024 * 1024;
 

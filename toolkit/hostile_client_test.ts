@@ -256,3 +256,28 @@ Deno.test({
     assert.match(server.stderr(), /reply of \d+ bytes to request big not sent: over maxMessageBytes 1048576/);
   },
 });
+
+Deno.test({
+  name:
+    "a message nested deeper than maxDepth is refused with -32600 naming the limit and its id; one level less is served",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--depth=50"], "read");
+    await initialize(server);
+    // The message object is level 1, params 2, arguments 3, the array levels below.
+    const nested = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels));
+    await server.send(call("deep", "blob", { bytes: 1, pad: nested(48) }));
+    const refused = await deadline(server.next(), "the refusal");
+    assert.equal(refused.id, "deep");
+    const error = refused.error as { code: number; message: string; data: { limit: number } };
+    assert.equal(error.code, -32600);
+    assert.equal(error.message, "Invalid request: nested deeper than 50 levels (maxDepth)");
+    assert.equal(error.data.limit, 50);
+    await server.send(call("within", "blob", { bytes: 1, pad: nested(47) }));
+    const served = await deadline(server.next(), "the served reply");
+    assert.equal(served.id, "within");
+    assert.ok(served.result, "not refused: it reached the tool");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});

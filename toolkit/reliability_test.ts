@@ -54,7 +54,7 @@ Deno.test({
     const cases: [Uint8Array, number][] = [
       [new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x0a]), -32700],
       [enc.encode("{oops\n"), -32700],
-      [enc.encode("[".repeat(100_000) + "\n"), -32700],
+      [enc.encode("[".repeat(100_000) + "\n"), -32600],
       [enc.encode('{"jsonrpc":"2.0","id":[1],"method":"ping"}\n'), -32600],
       [enc.encode('{"jsonrpc":"1.0","id":4,"method":"ping"}\n'), -32600],
       [enc.encode('{"jsonrpc":"2.0","id":5,"method":7}\n'), -32600],

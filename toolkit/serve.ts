@@ -1,7 +1,7 @@
 import { Dispatcher } from "./_dispatch.ts";
-import { OVERSIZE_HEAD_BYTES } from "./_frame.ts";
-import { encodeError, ErrorCode, peekId } from "./_jsonrpc.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
+import { OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
+import { encodeError, ErrorCode, nestsDeeper, peekId } from "./_jsonrpc.ts";
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
 import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { logLine } from "./_stderr.ts";
 import { within } from "./_within.ts";
@@ -46,6 +46,13 @@ export interface ServeOptions {
    * @default {67108864}
    */
   maxQueuedBytes?: number;
+  /**
+   * The deepest nesting of arrays and objects accepted in a message. A deeper
+   * message is refused with `-32600` naming this limit, found by a scan before
+   * it is parsed.
+   * @default {1000}
+   */
+  maxDepth?: number;
   /**
    * How long calls in flight may finish at shutdown before they are aborted, in milliseconds.
    * @default {5000}
@@ -109,6 +116,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     log,
   };
   let shutdownAt: number | undefined;
+  const maxDepth = positive(options.maxDepth, DEFAULT_MAX_DEPTH, "maxDepth", "serve");
   const maxQueuedBytes = positive(options.maxQueuedBytes, WRITE_HIGH_WATER, "maxQueuedBytes", "serve");
   const writer = new FrameWriter(io.writer, maxQueuedBytes, (err) => {
     log(`output closed (${err instanceof Error ? err.name : "error"}): stopping`);
@@ -120,7 +128,10 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   const reading = readLoop(io.reader, {
     writer,
     maxMessageBytes,
-    sink: (frame) => dispatcher.receive(frame),
+    sink: (frame) => {
+      if (frame.kind === "line" && nestsDeeper(frame.bytes, maxDepth)) writer.send(tooDeep(frame.bytes, maxDepth, log));
+      else dispatcher.receive(frame);
+    },
     onError: (err) => log(`input failed: ${err instanceof Error ? err.message : String(err)}`),
   });
 
@@ -146,6 +157,20 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   connections.set(connection, () => shutdownAt);
   return connection;
 }
+
+/** The refusal of a message nested deeper than `limit`, with its id when its start or end shows it. */
+function tooDeep(bytes: Uint8Array, limit: number, log: (line: string) => void): string {
+  log(`message of ${bytes.length} bytes refused: nested deeper than maxDepth ${limit}`);
+  const head = lenient.decode(bytes.subarray(0, OVERSIZE_HEAD_BYTES));
+  const tail = lenient.decode(bytes.subarray(Math.max(0, bytes.length - OVERSIZE_TAIL_BYTES)));
+  return encodeError(peekId(head, tail), {
+    code: ErrorCode.invalidRequest,
+    message: `Invalid request: nested deeper than ${limit} levels (maxDepth)`,
+    data: { limit },
+  });
+}
+
+const lenient = new TextDecoder("utf-8", { fatal: false });
 
 /**
  * What is sent instead of a reply over `maxMessageBytes`: an error with the

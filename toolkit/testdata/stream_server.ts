@@ -59,6 +59,7 @@ if (!health()) {
     shutdownGraceMs: flag("grace") ?? 2_000,
     maxMessageBytes: flag("max"),
     maxQueuedBytes: flag("queue"),
+    maxDepth: flag("depth"),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }
