@@ -232,12 +232,14 @@ export class ServerProcess {
    * allocated, as opposed to pages of mapped files such as the deno
    * executable's code) in KiB; undefined where unreadable.
    */
-  async memoryKiB(): Promise<{ rss: number; anon: number | undefined } | undefined> {
+  async memoryKiB(): Promise<{ rss: number; anon: number | undefined; peak: number | undefined } | undefined> {
     const status = await this.#procFile("status");
     const rss = status?.match(/^VmRSS:\s+(\d+)\s+kB$/m);
     if (!rss) return undefined;
     const anon = status?.match(/^RssAnon:\s+(\d+)\s+kB$/m);
-    return { rss: Number(rss[1]), anon: anon ? Number(anon[1]) : undefined };
+    // The kernel's high-water mark: the largest RSS the process has had.
+    const peak = status?.match(/^VmHWM:\s+(\d+)\s+kB$/m);
+    return { rss: Number(rss[1]), anon: anon ? Number(anon[1]) : undefined, peak: peak ? Number(peak[1]) : undefined };
   }
 
   /**

@@ -29,6 +29,7 @@ import {
   throughputRounds,
 } from "./phases.ts";
 import { busyShare } from "./machine.ts";
+import { peakRuns, peakTargets } from "./memory.ts";
 import { plans } from "./plan.ts";
 import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
@@ -122,9 +123,14 @@ const rss = await phase(
   () => rssRuns(env, servers, plan),
 );
 
+const peaks = await phase(
+  "peak memory of one large or deep message (toolkit)",
+  () => peakRuns(env, servers, plan),
+);
+
 const measured: Measured = { plan, servers, cold, fresh, health, tput, trips, over, rss };
 const figures = collectFigures(measured);
-const targets = collectTargets(measured, figures);
+const targets = [...collectTargets(measured, figures), ...peakTargets(peaks)];
 for (const figure of figures) {
   for (const [name, cell] of Object.entries(figure.cells)) {
     if ("failed" in cell && !cell.expected && cell.failed !== "n/a") {
@@ -134,6 +140,9 @@ for (const figure of figures) {
 }
 for (const [label, cell] of Object.entries(over)) {
   if ("failed" in cell) problems.push(`toolkit: over-limit, ${label}: ${cell.failed}`);
+}
+for (const [label, { cell }] of Object.entries(peaks)) {
+  if ("failed" in cell) problems.push(`toolkit: peak memory, ${label}: ${cell.failed}`);
 }
 
 const seconds = (performance.now() - clock) / 1000;
@@ -146,6 +155,11 @@ console.log(renderTable(figures, servers, BASELINE));
 if (flags.markdown) console.log(`\n${renderMarkdown(figures, servers, BASELINE)}`);
 console.log(`\n--health reference, deno run of an empty file: ${cellText(health.empty)} ms`);
 for (const [label, cell] of Object.entries(over)) console.log(`over-limit, ${label}: ${cellText(cell)}`);
+for (const [label, { cell, limitMiB }] of Object.entries(peaks)) {
+  const limit = limitMiB === undefined ? "" : `; limit 4 × N + 64 MiB = ${limitMiB.toFixed(0)} MiB`;
+  const value = "value" in cell ? `${cell.value.toFixed(0)} MiB (${cell.detail}${limit})` : cell.failed;
+  console.log(`peak RSS, ${label}: ${value}`);
+}
 const targetsHeading = flags.smoke
   ? "Targets (toolkit), at smoke sizes: shown so that the check itself runs, not judged (a full run judges them)"
   : "Targets (toolkit)";
@@ -171,6 +185,8 @@ const json = {
   figures,
   healthEmptyMs: health.empty,
   overLimit: over,
+  // Peak RSS (VmHWM, MiB) of a fresh toolkit process per case, with the 4 × N + 64 MiB limit where it applies.
+  peakMemory: peaks,
   // Each process's own RSS and RssAnon readings (KiB) at plan.rssFirst, rssMiddle and rssSecond; the figures hold their medians.
   rssProcesses: Object.fromEntries(Object.entries(rss).map(([name, { runs }]) => [name, runs])),
   targets,

@@ -237,7 +237,16 @@ Deno.test("serve() refuses a limit that is not a positive number before it reads
     reader: { read: () => Promise.resolve(null) },
     writer: { write: (b: Uint8Array) => Promise.resolve(b.length) },
   };
-  for (const name of ["maxMessageBytes", "timeoutMs", "maxInFlight", "shutdownGraceMs"] as const) {
+  for (
+    const name of [
+      "maxMessageBytes",
+      "timeoutMs",
+      "maxInFlight",
+      "shutdownGraceMs",
+      "maxQueuedBytes",
+      "maxDepth",
+    ] as const
+  ) {
     assert.throws(
       () => serve(server, io, { [name]: 0 }),
       (err: Error) =>

@@ -1,7 +1,8 @@
 // The toolkit's server for the benchmark: `echo {text}` and `sleep {ms}`
 // through run(), with the toolkit's defaults unless a flag says otherwise.
 // `--max-bytes=N` sets maxMessageBytes (the over-limit measurement uses a
-// small one); without it run()'s default (64 MiB) applies. Needs no permission.
+// small one); without it run()'s default (64 MiB) applies. `blob {bytes}`
+// returns control characters, for the peak-memory rows. Needs no permission.
 import { addTool, getInt, health, intProp, requireString, run, schema, strProp, text } from "@forge/toolkit";
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -29,5 +30,11 @@ if (!health()) {
       });
       return text("slept");
     });
+    addTool(server, {
+      name: "blob",
+      description: "Returns bytes control characters: JSON escapes each to six bytes, as a file of them would be",
+      inputSchema: schema({ bytes: intProp("How many") }, ["bytes"]),
+      annotations: READ_ONLY,
+    }, (req) => text("\u0001".repeat(getInt(req.arguments, "bytes", 0))));
   }, { maxMessageBytes });
 }
