@@ -14,8 +14,10 @@ import {
   encodeError,
   encodeResult,
   ErrorCode,
+  ExactNumber,
   type Id,
   type Message,
+  publicId,
   type RequestMessage,
 } from "./_jsonrpc.ts";
 import { oversizeReply } from "./_oversize.ts";
@@ -161,7 +163,7 @@ export class Dispatcher {
     // notifications/initialized and anything else need no action.
     if (method !== "notifications/cancelled" || !params || Array.isArray(params)) return;
     const requestId = params.requestId;
-    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    if (typeof requestId !== "string" && typeof requestId !== "number" && !(requestId instanceof ExactNumber)) return;
     if (this.#subscriptions.cancel(requestId)) return;
     const reason = typeof params.reason === "string" ? params.reason.slice(0, 200) : "cancelled by the client";
     this.#calls.cancel(requestId, new DOMException(reason, "AbortError"));
@@ -190,7 +192,7 @@ export class Dispatcher {
       entry,
       args: args as Record<string, unknown>,
       meta,
-      id,
+      id: publicId(id),
       client: this.#session.client(envelope),
       call,
       middleware: this.#options.middleware,

@@ -2,8 +2,56 @@
 // so it is tested against hostile input directly. A bad frame never throws; it
 // becomes an `invalid` message that carries the reply to send.
 
-/** A JSON-RPC request id as MCP allows it. */
-export type Id = string | number;
+/** A JSON-RPC request id as MCP allows it; a number JavaScript cannot hold exactly keeps its text. */
+export type Id = string | number | ExactNumber;
+
+/**
+ * A numeric id JavaScript cannot hold exactly (above 2^53, a fraction, an
+ * exponent), kept as the text the client sent so that the reply carries it
+ * byte for byte. One instance per text while it is in use, so two requests
+ * with the same id are still one key in a Map, and two different ones never
+ * collide.
+ */
+export class ExactNumber {
+  /** The number as the client wrote it. */
+  readonly text: string;
+
+  private constructor(text: string) {
+    this.text = text;
+  }
+
+  /** The one instance for `text`. */
+  static of(text: string): ExactNumber {
+    const known = exact.get(text)?.deref();
+    if (known) return known;
+    const made = new ExactNumber(text);
+    exact.set(text, new WeakRef(made));
+    forget.register(made, text);
+    return made;
+  }
+
+  /** Serialised as the original number text. */
+  toJSON(): unknown {
+    return rawJSON(this.text);
+  }
+
+  /** The original number text. */
+  toString(): string {
+    return this.text;
+  }
+}
+
+// JSON.rawJSON (V8 11.4+) is missing from TypeScript's lib: it makes JSON.stringify write the text as it is.
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+const exact = new Map<string, WeakRef<ExactNumber>>();
+const forget = new FinalizationRegistry<string>((text) => {
+  if (exact.get(text)?.deref() === undefined) exact.delete(text);
+});
+
+/** The id as handlers and middleware see it: an exact number as its text. */
+export function publicId(id: Id): string | number {
+  return id instanceof ExactNumber ? id.text : id;
+}
 
 /** JSON-RPC and MCP error codes the toolkit sends. */
 export const ErrorCode = {
@@ -86,10 +134,53 @@ export function parseFrame(bytes: Uint8Array, ascii?: string): ParsedFrame | Inv
     }
   }
   try {
-    return { kind: "parsed", value: JSON.parse(text) };
+    const value = JSON.parse(text);
+    return { kind: "parsed", value: inexactIds(value) ? withExactIds(text) : value };
   } catch {
     return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid JSON");
   }
+}
+
+/** Whether a message (or a batch item) has an `id` or `params.requestId` that JSON.parse rounded. */
+function inexactIds(value: unknown): boolean {
+  // A batch is one level deep: its items are checked, never nested arrays.
+  return Array.isArray(value) ? value.some(inexactMessage) : inexactMessage(value);
+}
+
+function inexactMessage(value: unknown): boolean {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const msg = value as { id?: unknown; params?: { requestId?: unknown } };
+  return inexact(msg.id) || (msg.params !== null && typeof msg.params === "object" && inexact(msg.params.requestId));
+}
+
+function inexact(value: unknown): boolean {
+  return typeof value === "number" && !Number.isSafeInteger(value);
+}
+
+/**
+ * Parses `text` again, keeping the source text of each message's `id` and
+ * `params.requestId`. Only messages whose ids JSON.parse could not hold take
+ * this path, so the common one pays nothing for it.
+ */
+function withExactIds(text: string): unknown {
+  const sources = new WeakMap<object, Map<string, string>>();
+  const value = JSON.parse(text, function (this: object, key, parsed, context?: { source?: string }) {
+    if ((key === "id" || key === "requestId") && typeof parsed === "number" && context?.source !== undefined) {
+      const keys = sources.get(this) ?? new Map<string, string>();
+      keys.set(key, context.source);
+      sources.set(this, keys);
+    }
+    return parsed;
+  });
+  for (const msg of Array.isArray(value) ? value : [value]) {
+    if (msg === null || typeof msg !== "object") continue;
+    const id = sources.get(msg)?.get("id");
+    if (id !== undefined && inexact(msg.id)) msg.id = ExactNumber.of(id);
+    const params = msg.params;
+    const requestId = params !== null && typeof params === "object" ? sources.get(params)?.get("requestId") : undefined;
+    if (requestId !== undefined && inexact(params.requestId)) params.requestId = ExactNumber.of(requestId);
+  }
+  return value;
 }
 
 /** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape. */
@@ -137,7 +228,8 @@ export function classify(value: unknown): Message {
 }
 
 function isId(value: unknown): value is Id {
-  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) ||
+    value instanceof ExactNumber;
 }
 
 function invalid(id: Id | null, code: number, message: string): InvalidMessage {
@@ -240,6 +332,7 @@ function readValue(text: string, at: number): Id | null {
 function parseId(text: string): Id | null {
   try {
     const v = JSON.parse(text);
+    if (inexact(v)) return ExactNumber.of(text);
     return isId(v) ? v : null;
   } catch {
     return null;

@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
-import { classify, decodeFrame, encodeError, encodeResult, ErrorCode, nestsDeeper, peekId } from "./_jsonrpc.ts";
+import {
+  classify,
+  decodeFrame,
+  encodeError,
+  encodeResult,
+  ErrorCode,
+  ExactNumber,
+  nestsDeeper,
+  peekId,
+  publicId,
+} from "./_jsonrpc.ts";
 
 const enc = new TextEncoder();
 const decode = (text: string) => decodeFrame(enc.encode(text));
@@ -117,4 +127,35 @@ Deno.test("nestsDeeper() counts brackets outside strings and stops at the first 
   assert.equal(nestsDeeper(enc.encode(`{"s":"${"[".repeat(50)}`), 3), false);
   // An open run with no closers, as an attacker sends it.
   assert.equal(nestsDeeper(enc.encode("[".repeat(100_000)), 1000), true);
+});
+
+Deno.test("ids JavaScript cannot hold exactly come back byte for byte; safe integers stay numbers", () => {
+  for (
+    const text of ["9007199254740993", "123456789012345678901234567890", "-9007199254740993", "1.50", "1e400"]
+  ) {
+    const msg = decode(`{"jsonrpc":"2.0","id":${text},"method":"ping"}`);
+    assert.equal(msg.kind, "request");
+    const id = (msg as { id: unknown }).id;
+    assert.ok(id instanceof ExactNumber, text);
+    assert.equal(encodeResult(id, {}), `{"jsonrpc":"2.0","id":${text},"result":{}}`);
+    assert.equal(publicId(id), text);
+  }
+  const safe = decode('{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}') as { id: unknown };
+  assert.equal(safe.id, 9007199254740991);
+});
+
+Deno.test("two distinct large ids stay distinct keys, the same one is the same key, and cancellation finds it", () => {
+  const idOf = (text: string) => (decode(`{"jsonrpc":"2.0","id":${text},"method":"ping"}`) as { id: unknown }).id;
+  const a = idOf("9007199254740993");
+  const b = idOf("9007199254740992.5");
+  assert.notEqual(a, b);
+  assert.equal(idOf("9007199254740993"), a);
+  const cancel = decode(
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740993}}',
+  ) as unknown as { params: { requestId: unknown } };
+  assert.equal(cancel.params.requestId, a);
+  assert.equal(
+    peekId('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"x","params":{"a":"', ""),
+    idOf("123456789012345678901234567890"),
+  );
 });

@@ -16,8 +16,12 @@ const decoder = new TextDecoder();
 interface Hostile {
   child: Deno.ChildProcess;
   send(message: unknown): Promise<void>;
+  /** Writes text as it is (for numbers JavaScript cannot hold). */
+  sendRaw(text: string): Promise<void>;
   /** Reads until the next complete line and returns it parsed. */
   next(): Promise<Record<string, unknown>>;
+  /** Reads until the next complete line and returns it as sent. */
+  nextLine(): Promise<string>;
   closeInput(): Promise<void>;
   /** Starts reading stderr now (when it was left unread). */
   readStderr(): void;
@@ -49,7 +53,11 @@ function spawnHostile(args: string[], stderrMode: "read" | "unread" | "closed"):
   return {
     child,
     send: (message) => stdin.write(encoder.encode(JSON.stringify(message) + "\n")),
+    sendRaw: (text) => stdin.write(encoder.encode(text)),
     async next() {
+      return JSON.parse(await this.nextLine());
+    },
+    async nextLine() {
       // Chunks of the line so far; only each new chunk is scanned, so a 16 MiB line costs linear time.
       const parts: Uint8Array[] = [];
       for (;;) {
@@ -57,7 +65,7 @@ function spawnHostile(args: string[], stderrMode: "read" | "unread" | "closed"):
         if (nl !== -1) {
           parts.push(pending.subarray(0, nl));
           pending = pending.subarray(nl + 1);
-          return JSON.parse(decoder.decode(join(parts)));
+          return decoder.decode(join(parts));
         }
         parts.push(pending);
         const { value, done } = await stdout.read();
@@ -277,6 +285,37 @@ Deno.test({
     const served = await deadline(server.next(), "the served reply");
     assert.equal(served.id, "within");
     assert.ok(served.result, "not refused: it reached the tool");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "large numeric ids come back byte for byte, two of them in flight do not collide, and cancelling one finds it",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    await initialize(server);
+    const ids = ["9007199254740993", "9007199254740992", "123456789012345678901234567890", "1.50"];
+    const line = (id: string, ms: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sleep","arguments":{"ms":${ms}}}}\n`;
+    for (const id of ids) await server.sendRaw(line(id, 200));
+    const replies: string[] = [];
+    for (let i = 0; i < ids.length; i++) replies.push(await deadline(server.nextLine(), `reply ${i + 1}`));
+    for (const id of ids) {
+      assert.equal(replies.filter((r) => r.startsWith(`{"jsonrpc":"2.0","id":${id},"result"`)).length, 1, id);
+    }
+    // A call cancelled by its large id is found and aborted, so the id is free again (else: "already used").
+    const big = "123456789012345678901234567890";
+    await server.sendRaw(line(big, 60_000));
+    await server.sendRaw(
+      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${big},"reason":"t"}}\n`,
+    );
+    await server.sendRaw(line("7", 1));
+    assert.match(await deadline(server.nextLine(), "the reply after the cancellation"), /^\{"jsonrpc":"2.0","id":7,/);
+    await server.sendRaw(line(big, 1));
+    const after = await deadline(server.nextLine(), "the reply with the freed id");
+    assert.equal(after, `{"jsonrpc":"2.0","id":${big},"result":{"content":[{"type":"text","text":"slept 1"}]}}`);
     await server.closeInput();
     assert.equal((await server.status()).code, 0);
   },
