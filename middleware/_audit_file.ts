@@ -59,12 +59,12 @@ export class AuditFile implements AuditTarget {
     }
   }
 
-  async write(text: string): Promise<void> {
+  async write(text: string, sync: boolean): Promise<void> {
     const file = this.#file!;
     const bytes = encoder.encode(text);
     try {
       for (let offset = 0; offset < bytes.length;) offset += await file.write(bytes.subarray(offset));
-      await file.syncData();
+      if (sync) await file.syncData();
       this.#size += bytes.length;
     } catch (err) {
       // A partial batch must not stay: the next record would link past it. If
@@ -78,9 +78,10 @@ export class AuditFile implements AuditTarget {
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // The last outcomes were written without a sync of their own.
+    await this.#file?.syncData().catch(() => {});
     this.#closeFile();
-    return Promise.resolve();
   }
 
   #closeFile(): void {

@@ -29,14 +29,15 @@ export interface AuditTarget {
    * one) when it has just opened a non-empty file, so the chain links to it.
    */
   ready(): Promise<string | undefined>;
-  /** Writes complete lines and makes them durable; on failure none of them may stay. */
-  write(text: string): Promise<void>;
+  /** Writes complete lines, and makes them durable when `sync` is set; on failure none of them may stay. */
+  write(text: string, sync: boolean): Promise<void>;
   /** Releases the target. */
   close(): Promise<void>;
 }
 
 interface Pending {
   fields: Record<string, unknown>;
+  sync: boolean;
   resolve: (seq: number) => void;
   reject: (err: unknown) => void;
 }
@@ -58,10 +59,16 @@ export class AuditLog {
     this.#target = target;
   }
 
-  /** Appends `{seq, prev, ...fields}`; resolves with its seq once it is durable. */
-  append(fields: Record<string, unknown>): Promise<number> {
+  /**
+   * Appends `{seq, prev, ...fields}`; resolves with its seq once it is written,
+   * and synced to disk when `sync` is set. An unsynced record still reaches the
+   * disk before any later synced one (a sync flushes the whole file), so the
+   * chain never has a hole; only the last unsynced records can be lost, and
+   * only when the machine itself goes down.
+   */
+  append(fields: Record<string, unknown>, sync = true): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ fields, resolve, reject });
+      this.#queue.push({ fields, sync, resolve, reject });
       this.#flushing ??= this.#flush();
     });
   }
@@ -79,7 +86,7 @@ export class AuditLog {
           head = { seq: head.seq + 1, hash: await sha256Hex(line) };
           lines.push(line);
         }
-        await this.#target.write(lines.join("\n") + "\n");
+        await this.#target.write(lines.join("\n") + "\n", batch.some((pending) => pending.sync));
         const first = (this.#head?.seq ?? -1) + 1;
         this.#head = head;
         batch.forEach((pending, i) => pending.resolve(first + i));

@@ -135,7 +135,7 @@ export function auditTrail(options: AuditOptions): AuditTrail {
     if (ctx.probe) {
       const result = await next();
       const record = { event: "probe", ...call, outcome: result.isError ? "isError" : "probe" };
-      records.append(record).catch(report("probe", record));
+      records.append(record, false).catch(report("probe", record));
       return result;
     }
     const intentRecord = { event: "intent", ...call };
@@ -151,7 +151,8 @@ export function auditTrail(options: AuditOptions): AuditTrail {
         );
       }
     }
-    // Awaited, so a client never hears of a side effect the trail may lack; a failure is only logged.
+    // Written before the reply, so a client never hears of a side effect the trail lacks (unless the machine
+    // itself goes down before the next sync: the intent then stands without its outcome). A failure is only logged.
     const end = async (outcome: AuditOutcome): Promise<void> => {
       const record = {
         event: "outcome",
@@ -161,7 +162,7 @@ export function auditTrail(options: AuditOptions): AuditTrail {
         outcome,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
       };
-      await records.append(record).catch(report("outcome", record));
+      await records.append(record, false).catch(report("outcome", record));
     };
     try {
       // The deadline may have passed while the intent was written: the handler must not start then.
