@@ -17,9 +17,6 @@ import { refusalFor } from "./_caller_path.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "./_quote.ts";
 
-/** Where the process returns after each step, fixed at the first one. */
-let home: string | undefined;
-
 /** The folder an anchored step works in. */
 export interface Anchor {
   /** The kernel's answer for where the folder lies now. */
@@ -29,10 +26,10 @@ export interface Anchor {
 }
 
 /**
- * Runs `fn` with the working directory moved to `dir`, then moves back.
- * `fallbackHome` is where the process stays when it may not read its starting
- * folder (Deno's chdir needs read permission on the target): then it cannot
- * return there, and stays in `fallbackHome` (a root) between steps.
+ * Runs `fn` with the working directory moved to `expected`, then moves back.
+ * `fallbackHome` (a root) is where the process goes instead when it may not
+ * read the folder it started the step in (Deno's chdir needs read permission
+ * on its target) or that folder is gone; it then stays there between steps.
  *
  * The step refuses unless the kernel says the folder is exactly `expected`
  * (the real path just resolved): a folder swapped on the way is refused as
@@ -44,7 +41,12 @@ export function anchoredIn<T>(
   what: { action: string; path: string },
   fn: (anchor: Anchor) => T,
 ): T {
-  home ??= startingHome(fallbackHome);
+  let start: string | undefined;
+  try {
+    start = Deno.cwd();
+  } catch {
+    // The working directory was removed: there is nothing to return to.
+  }
   try {
     Deno.chdir(expected);
   } catch (err) {
@@ -61,7 +63,7 @@ export function anchoredIn<T>(
     if (cwd !== expected) throw changed(what.action, what.path);
     return fn(anchor);
   } finally {
-    goHome();
+    goBack(start, fallbackHome);
   }
 }
 
@@ -70,17 +72,20 @@ export function changed(action: string, path: string): PolicyError {
   return new PolicyError("changed", `Cannot ${action} ${quote(path)}: it changed while it was being opened; try again`);
 }
 
-function startingHome(fallback: string): string {
-  const start = Deno.cwd();
-  return Deno.permissions.querySync({ name: "read", path: start }).state === "granted" ? start : fallback;
-}
-
-function goHome(): void {
+function goBack(start: string | undefined, fallback: string): void {
+  if (start !== undefined) {
+    try {
+      Deno.chdir(start);
+      return;
+    } catch {
+      // Not readable under this process's permissions, or gone: the fallback is a root, which is.
+    }
+  }
   try {
-    Deno.chdir(home!);
+    Deno.chdir(fallback);
   } catch (err) {
-    // The home folder vanished or lost its grant: every later relative path would be wrong, so say it loudly.
-    throw new Error(`Cannot return to the working directory ${quote(home, 256)}: it is gone or not readable`, {
+    // Every later relative path would start somewhere unknown, so say it loudly.
+    throw new Error(`Cannot return from an anchored step: ${quote(fallback, 256)} is gone or not readable`, {
       cause: err,
     });
   }

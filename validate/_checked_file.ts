@@ -14,7 +14,7 @@ const CHUNK = 64 * 1024;
 
 /** What every checked operation needs from the jail. */
 export interface CheckContext {
-  /** Where the process returns between steps when it may not read its starting folder (a real root). */
+  /** Where the process goes after a step when it may not read the folder it was in (a real root). */
   home: string;
   /** Whether a regular file with more than one name is served. */
   allowHardLinks: boolean;

@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp}
+// test-permissions: --allow-read={tmp},{repo} --allow-write={tmp}
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readChecked, statChecked, writeChecked } from "./_checked_file.ts";
@@ -7,7 +7,8 @@ import { PolicyError } from "./policy_error.ts";
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "checked_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-const perms = { read: [dir], write: [dir] };
+// The repo is the working directory the anchored steps return to.
+const perms = { read: [dir, Deno.cwd()], write: [dir] };
 const context = { home: dir, allowHardLinks: false };
 const bytes = (text: string) => new TextEncoder().encode(text);
 

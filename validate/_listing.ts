@@ -4,6 +4,7 @@
 // folder costs memory for the kept names only: the first `limit` names by
 // code-unit order are kept in a bounded heap while the rest stream past.
 
+import { resolve } from "node:path";
 import { anchoredIn } from "./_anchored.ts";
 import type { CheckContext } from "./_checked_file.ts";
 import { refusalFor } from "./_caller_path.ts";
@@ -14,7 +15,7 @@ export function listChecked(
   real: string,
   path: string,
   context: CheckContext,
-  options: { limit: number; visible: (name: string) => boolean },
+  options: { limit: number; visible: (name: string) => boolean; linkVisible: (target: string) => boolean },
 ): DirListing {
   return anchoredIn(real, context.home, { action: "list", path }, (anchor) => {
     const kept = new FirstByName(options.limit);
@@ -34,6 +35,7 @@ export function listChecked(
         // Removed since the folder was read: it is no longer there to show.
         continue;
       }
+      if (info.isSymlink && !linkShown(name, anchor.cwd, options.linkVisible)) continue;
       const type = info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "dir" : "other";
       const entry: DirEntryInfo = { name, type };
       if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
@@ -42,6 +44,15 @@ export function listChecked(
     anchor.still();
     return { entries, truncated: kept.dropped };
   });
+}
+
+/** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */
+function linkShown(name: string, cwd: string, linkVisible: (target: string) => boolean): boolean {
+  try {
+    return linkVisible(resolve(cwd, Deno.readLinkSync(name)));
+  } catch {
+    return true;
+  }
 }
 
 /** Keeps the `limit` smallest names seen, in a max-heap: O(limit) memory, O(n log limit) time. */

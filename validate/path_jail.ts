@@ -333,9 +333,15 @@ export class PathJail {
     const real = await this.resolveRead(path);
     const rel = containing(await this.#realRoots("read"), real) ?? "";
     const limit = options.limit ?? 1000;
-    const visible = (name: string) => !matchesAny(this.#deny, [...rel.split(sep), name].filter(Boolean).join("/"));
+    const roots = await this.#realRoots("read");
+    const denied = (rel: string) => matchesAny(this.#deny, rel.split(sep).join("/"));
+    const visible = (name: string) => !denied(rel === "" ? name : `${rel}${sep}${name}`);
+    const linkVisible = (target: string) => {
+      const inRoot = containing(roots, target);
+      return inRoot === undefined || !denied(inRoot);
+    };
     try {
-      return listChecked(real, path, await this.#context(), { limit, visible });
+      return listChecked(real, path, await this.#context(), { limit, visible, linkVisible });
     } catch (err) {
       if (err instanceof PolicyError && err.cause instanceof Deno.errors.NotADirectory) {
         throw new PolicyError("not-a-file", `Cannot list ${quote(path)}: it is a file, not a folder`, { cause: err });
