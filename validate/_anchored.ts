@@ -7,46 +7,40 @@
 // escaped through. The whole step is synchronous: no other code of this
 // process runs while the working directory is moved.
 //
+// The process must be able to come back: Deno's chdir needs read permission
+// on its target. When the folder the step starts in is not readable (or is
+// gone), the step does not move the process at all; it uses the folder's
+// real path and checks, before and after, that the path still resolves to
+// it (Deno.realPathSync). Both ways are synchronous.
+//
 // Under scoped permissions Deno 2.9.6 turns a relative name into an absolute
 // path (getcwd, then its own link walk) before the system call, so a swap that
 // lands inside one Deno call can still redirect that call; the callers compare
 // identities (device and inode) across two calls to catch it. See
 // docs/security.md, "Remaining windows".
 
+import { join } from "node:path";
 import { refusalFor } from "./_caller_path.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "./_quote.ts";
 
 /** The folder an anchored step works in. */
 export interface Anchor {
-  /** The kernel's answer for where the folder lies now. */
+  /** Where the folder lies: the kernel's answer, or its checked real path. */
   readonly cwd: string;
-  /** Refuses unless the working directory is still `cwd` (the folder was not moved meanwhile). */
+  /** The path to hand Deno for an entry of the folder (`.` for the folder itself). */
+  at(name: string): string;
+  /** Refuses unless the folder is still where the step found it. */
   still(): void;
 }
 
 /**
- * Runs `fn` with the working directory moved to `expected`, then moves back.
- * `fallbackHome` (a root) is where the process goes instead when it may not
- * read the folder it started the step in (Deno's chdir needs read permission
- * on its target) or that folder is gone; it then stays there between steps.
- *
- * The step refuses unless the kernel says the folder is exactly `expected`
- * (the real path just resolved): a folder swapped on the way is refused as
- * changed, never used.
+ * Runs `fn` anchored on the folder whose real path was just resolved as
+ * `expected`; refuses as changed when the folder is not there any more.
  */
-export function anchoredIn<T>(
-  expected: string,
-  fallbackHome: string,
-  what: { action: string; path: string },
-  fn: (anchor: Anchor) => T,
-): T {
-  let start: string | undefined;
-  try {
-    start = Deno.cwd();
-  } catch {
-    // The working directory was removed: there is nothing to return to.
-  }
+export function anchoredIn<T>(expected: string, what: { action: string; path: string }, fn: (anchor: Anchor) => T): T {
+  const start = returnable();
+  if (start === undefined) return fn(byPath(expected, what));
   try {
     Deno.chdir(expected);
   } catch (err) {
@@ -54,16 +48,16 @@ export function anchoredIn<T>(
   }
   try {
     const cwd = Deno.cwd();
-    const anchor: Anchor = {
+    if (cwd !== expected) throw changed(what.action, what.path);
+    return fn({
       cwd,
+      at: (name) => name,
       still() {
         if (Deno.cwd() !== cwd) throw changed(what.action, what.path);
       },
-    };
-    if (cwd !== expected) throw changed(what.action, what.path);
-    return fn(anchor);
+    });
   } finally {
-    goBack(start, fallbackHome);
+    goBack(start);
   }
 }
 
@@ -72,20 +66,37 @@ export function changed(action: string, path: string): PolicyError {
   return new PolicyError("changed", `Cannot ${action} ${quote(path)}: it changed while it was being opened; try again`);
 }
 
-function goBack(start: string | undefined, fallback: string): void {
-  if (start !== undefined) {
-    try {
-      Deno.chdir(start);
-      return;
-    } catch {
-      // Not readable under this process's permissions, or gone: the fallback is a root, which is.
-    }
-  }
+/** The working directory, when this process may go back to it after a step. */
+function returnable(): string | undefined {
   try {
-    Deno.chdir(fallback);
+    const start = Deno.cwd();
+    return Deno.permissions.querySync({ name: "read", path: start }).state === "granted" ? start : undefined;
+  } catch {
+    // The working directory was removed: there is nothing to return to.
+    return undefined;
+  }
+}
+
+function byPath(expected: string, what: { action: string; path: string }): Anchor {
+  const still = () => {
+    let now: string;
+    try {
+      now = Deno.realPathSync(expected);
+    } catch (err) {
+      refusalFor(err, what.action, what.path);
+    }
+    if (now !== expected) throw changed(what.action, what.path);
+  };
+  still();
+  return { cwd: expected, at: (name) => (name === "." ? expected : join(expected, name)), still };
+}
+
+function goBack(start: string): void {
+  try {
+    Deno.chdir(start);
   } catch (err) {
-    // Every later relative path would start somewhere unknown, so say it loudly.
-    throw new Error(`Cannot return from an anchored step: ${quote(fallback, 256)} is gone or not readable`, {
+    // Checked readable a moment ago; if it vanished since, every later relative path would be wrong.
+    throw new Error(`Cannot return from an anchored step to ${quote(start, 256)}: it is gone or not readable`, {
       cause: err,
     });
   }

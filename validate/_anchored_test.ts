@@ -15,15 +15,16 @@ Deno.test({
   fn() {
     const start = Deno.cwd();
     Deno.mkdirSync(join(dir, "a"));
-    const seen = anchoredIn(join(dir, "a"), dir, what, (anchor) => {
+    const seen = anchoredIn(join(dir, "a"), what, (anchor) => {
       anchor.still();
-      return [anchor.cwd, Deno.cwd()];
+      return [anchor.cwd, Deno.cwd(), anchor.at("f")];
     });
-    assert.deepEqual(seen, [join(dir, "a"), join(dir, "a")]);
+    assert.deepEqual(seen, [join(dir, "a"), join(dir, "a"), "f"]);
     assert.equal(Deno.cwd(), start);
-    assert.throws(() => anchoredIn(join(dir, "a"), dir, what, () => {
-      throw new Error("boom");
-    }), /boom/);
+    assert.throws(() =>
+      anchoredIn(join(dir, "a"), what, () => {
+        throw new Error("boom");
+      }), /boom/);
     assert.equal(Deno.cwd(), start);
   },
 });
@@ -39,7 +40,7 @@ Deno.test({
     assert.equal(ln?.success, true);
     const err = (() => {
       try {
-        return anchoredIn(join(dir, "link"), dir, what, () => "used");
+        return anchoredIn(join(dir, "link"), what, () => "used");
       } catch (e) {
         return e;
       }
@@ -55,11 +56,31 @@ Deno.test({
   name: "anchoredIn() turns a missing or over-long folder into a refusal that says why",
   permissions: perms,
   fn() {
-    assert.throws(() => anchoredIn(join(dir, "nope"), dir, what, () => 0), (err: unknown) => {
+    assert.throws(() => anchoredIn(join(dir, "nope"), what, () => 0), (err: unknown) => {
       return err instanceof PolicyError && err.code === "not-found";
     });
-    assert.throws(() => anchoredIn(join(dir, "x".repeat(300)), dir, what, () => 0), (err: unknown) => {
+    assert.throws(() => anchoredIn(join(dir, "x".repeat(300)), what, () => 0), (err: unknown) => {
       return err instanceof PolicyError && /longer than the file system allows/.test(err.message);
     });
+  },
+});
+
+Deno.test({
+  name: "anchoredIn() leaves the working directory alone when it could not come back, and checks the real path",
+  permissions: { read: [dir], write: [dir] },
+  fn() {
+    const start = Deno.cwd();
+    Deno.mkdirSync(join(dir, "b"));
+    const seen = anchoredIn(join(dir, "b"), what, (anchor) => {
+      anchor.still();
+      return [anchor.cwd, Deno.cwd(), anchor.at("f"), anchor.at(".")];
+    });
+    assert.deepEqual(seen, [join(dir, "b"), start, join(dir, "b", "f"), join(dir, "b")]);
+    assert.throws(() =>
+      anchoredIn(join(dir, "b"), what, (anchor) => {
+        Deno.renameSync(join(dir, "b"), join(dir, "b2"));
+        anchor.still();
+      }), (err: unknown) => err instanceof PolicyError && err.code === "not-found");
+    assert.equal(Deno.cwd(), start);
   },
 });

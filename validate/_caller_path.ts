@@ -21,7 +21,9 @@ export function checkCallerPath(path: unknown, max: number, action: string): str
   if (path.startsWith("~")) {
     throw new PolicyError(
       "invalid-input",
-      `Cannot ${action} ${quote(path)}: "~" is not expanded; give a path relative to the first folder or an absolute one`,
+      `Cannot ${action} ${
+        quote(path)
+      }: "~" is not expanded; give a path relative to the first folder or an absolute one`,
     );
   }
   for (let i = 0; i < path.length; i++) {

@@ -14,8 +14,6 @@ const CHUNK = 64 * 1024;
 
 /** What every checked operation needs from the jail. */
 export interface CheckContext {
-  /** Where the process goes after a step when it may not read the folder it was in (a real root). */
-  home: string;
   /** Whether a regular file with more than one name is served. */
   allowHardLinks: boolean;
 }
@@ -43,8 +41,8 @@ export async function readChecked(
   options: CheckedReadOptions,
 ): Promise<{ bytes: Uint8Array; size: number }> {
   options.signal?.throwIfAborted();
-  const { file, info } = anchoredIn(dirname(real), context.home, { action: "read", path }, (anchor) => {
-    const name = basename(real);
+  const { file, info } = anchoredIn(dirname(real), { action: "read", path }, (anchor) => {
+    const name = anchor.at(basename(real));
     // lstat before open: opening a FIFO or device would block or stream forever.
     const before = regularFile(name, "read", path, context);
     let file: Deno.FsFile;
@@ -94,16 +92,15 @@ export function writeChecked(
   real: string,
   path: string,
   bytes: Uint8Array,
-  context: CheckContext,
   options: CheckedWriteOptions,
 ): void {
   options.signal?.throwIfAborted();
-  anchoredIn(dirname(real), context.home, { action: "write", path }, (anchor) => {
-    const name = basename(real);
+  anchoredIn(dirname(real), { action: "write", path }, (anchor) => {
+    const name = anchor.at(basename(real));
     const before = existing(name, path);
     if (options.createNew && before !== undefined) throw alreadyExists(path);
     if (options.atomic && !options.append) {
-      replaceAtomically(name, path, bytes, before, anchor);
+      replaceAtomically(name, anchor.at(`.forge-write-${crypto.randomUUID()}.tmp`), path, bytes, before, anchor);
       return;
     }
     let file: Deno.FsFile;
@@ -143,8 +140,8 @@ export function writeChecked(
 
 /** Describes the entry at `real` (the root itself when `isRoot`), without following a link. */
 export function statChecked(real: string, path: string, isRoot: boolean, context: CheckContext): Deno.FileInfo {
-  return anchoredIn(isRoot ? real : dirname(real), context.home, { action: "stat", path }, (anchor) => {
-    const name = isRoot ? "." : basename(real);
+  return anchoredIn(isRoot ? real : dirname(real), { action: "stat", path }, (anchor) => {
+    const name = anchor.at(isRoot ? "." : basename(real));
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(name);
@@ -160,6 +157,7 @@ export function statChecked(real: string, path: string, isRoot: boolean, context
 
 function replaceAtomically(
   name: string,
+  temp: string,
   path: string,
   bytes: Uint8Array,
   before: Deno.FileInfo | undefined,
@@ -167,7 +165,6 @@ function replaceAtomically(
 ): void {
   // Permission bits only: a replaced setuid or setgid file does not keep those bits.
   const mode = before === undefined ? 0o644 : (before.mode ?? 0o644) & 0o777;
-  const temp = `.forge-write-${crypto.randomUUID()}.tmp`;
   let file: Deno.FsFile;
   try {
     file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });

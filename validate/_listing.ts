@@ -1,5 +1,5 @@
 // Reading a folder the jail resolved, anchored on it (see _anchored.ts): the
-// names come from the folder the kernel says the process stands in, and each
+// names come from the folder confirmed to be the one resolved, and each
 // kept entry is described by lstat there, never by following a link. A huge
 // folder costs memory for the kept names only: the first `limit` names by
 // code-unit order are kept in a bounded heap while the rest stream past.
@@ -17,10 +17,10 @@ export function listChecked(
   context: CheckContext,
   options: { limit: number; visible: (name: string) => boolean; linkVisible: (target: string) => boolean },
 ): DirListing {
-  return anchoredIn(real, context.home, { action: "list", path }, (anchor) => {
+  return anchoredIn(real, { action: "list", path }, (anchor) => {
     const kept = new FirstByName(options.limit);
     try {
-      for (const entry of Deno.readDirSync(".")) {
+      for (const entry of Deno.readDirSync(anchor.at("."))) {
         if (options.visible(entry.name)) kept.offer(entry.name);
       }
     } catch (err) {
@@ -30,12 +30,12 @@ export function listChecked(
     for (const name of kept.sorted()) {
       let info: Deno.FileInfo;
       try {
-        info = Deno.lstatSync(name);
+        info = Deno.lstatSync(anchor.at(name));
       } catch {
         // Removed since the folder was read: it is no longer there to show.
         continue;
       }
-      if (info.isSymlink && !linkShown(name, anchor.cwd, options.linkVisible)) continue;
+      if (info.isSymlink && !linkShown(anchor.at(name), anchor.cwd, options.linkVisible)) continue;
       const type = info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "dir" : "other";
       const entry: DirEntryInfo = { name, type };
       if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
@@ -47,9 +47,9 @@ export function listChecked(
 }
 
 /** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */
-function linkShown(name: string, cwd: string, linkVisible: (target: string) => boolean): boolean {
+function linkShown(link: string, cwd: string, linkVisible: (target: string) => boolean): boolean {
   try {
-    return linkVisible(resolve(cwd, Deno.readLinkSync(name)));
+    return linkVisible(resolve(cwd, Deno.readLinkSync(link)));
   } catch {
     return true;
   }

@@ -283,7 +283,7 @@ export class PathJail {
     if (options.atomic && options.append) throw new TypeError("Cannot write: atomic and append exclude each other");
     const real = await this.resolveWrite(path);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    writeChecked(real, path, bytes, await this.#context(), options);
+    writeChecked(real, path, bytes, options);
   }
 
   /**
@@ -306,7 +306,7 @@ export class PathJail {
   async stat(path: string): Promise<Deno.FileInfo> {
     const real = await this.resolveRead(path);
     const isRoot = containing(await this.#realRoots("read"), real) === "";
-    return statChecked(real, path, isRoot, await this.#context());
+    return statChecked(real, path, isRoot, this.#context());
   }
 
   /**
@@ -341,7 +341,7 @@ export class PathJail {
       return inRoot === undefined || !denied(inRoot);
     };
     try {
-      return listChecked(real, path, await this.#context(), { limit, visible, linkVisible });
+      return listChecked(real, path, this.#context(), { limit, visible, linkVisible });
     } catch (err) {
       if (err instanceof PolicyError && err.cause instanceof Deno.errors.NotADirectory) {
         throw new PolicyError("not-a-file", `Cannot list ${quote(path)}: it is a file, not a folder`, { cause: err });
@@ -352,15 +352,14 @@ export class PathJail {
 
   async #read(path: string, options: ReadFileOptions): Promise<{ bytes: Uint8Array; size: number }> {
     const real = await this.resolveRead(path);
-    return await readChecked(real, path, await this.#context(), {
+    return await readChecked(real, path, this.#context(), {
       ...options,
       maxBytes: options.maxBytes ?? this.#policy.limits.maxReadBytes,
     });
   }
 
-  async #context(): Promise<CheckContext> {
-    const roots = await this.#realRoots("read");
-    return { home: roots[0], allowHardLinks: this.#allowHardLinks };
+  #context(): CheckContext {
+    return { allowHardLinks: this.#allowHardLinks };
   }
 
   /**

@@ -119,7 +119,11 @@ export async function statPath(ws: Workspace, path: string): Promise<PathInfo> {
  * @returns The entry.
  */
 export function entryOf(dirRel: string, entry: DirEntryInfo): Entry {
-  const out: Entry = { name: entry.name, path: dirRel === "" ? entry.name : `${dirRel}/${entry.name}`, type: entry.type };
+  const out: Entry = {
+    name: entry.name,
+    path: dirRel === "" ? entry.name : `${dirRel}/${entry.name}`,
+    type: entry.type,
+  };
   if (entry.size !== undefined) out.size = entry.size;
   return out;
 }

@@ -79,14 +79,17 @@ export class Workspace {
     const write = await Promise.all(policy.writeRoots.map((shown) => rootOf(shown, ["read", "write"])));
     const usable = (roots: readonly Root[]) => roots.filter((r) => r.real !== undefined).map((r) => r.shown);
     const deny = [...policy.deny, ...await ownFileGlobs(ownFiles, read)];
-    const jail = new PathJail(definePolicy({
-      readRoots: usable(read),
-      writeRoots: usable(write),
-      deny,
-      defaultDeny: false,
-      tenantConfig: false,
-      limits: policy.limits,
-    }), { allowHardLinks: options.allowHardLinks === true });
+    const jail = new PathJail(
+      definePolicy({
+        readRoots: usable(read),
+        writeRoots: usable(write),
+        deny,
+        defaultDeny: false,
+        tenantConfig: false,
+        limits: policy.limits,
+      }),
+      { allowHardLinks: options.allowHardLinks === true },
+    );
     return new Workspace(read, write, jail);
   }
 
