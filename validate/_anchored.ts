@@ -30,6 +30,8 @@ export interface Anchor {
   readonly cwd: string;
   /** The path to hand Deno for an entry of the folder (`.` for the folder itself). */
   at(name: string): string;
+  /** The absolute path of an entry of the folder where the step found it. */
+  beside(name: string): string;
   /** Refuses unless the folder is still where the step found it. */
   still(): void;
 }
@@ -52,6 +54,7 @@ export function anchoredIn<T>(expected: string, what: { action: string; path: st
     return fn({
       cwd,
       at: (name) => name,
+      beside: (name) => join(cwd, name),
       still() {
         if (Deno.cwd() !== cwd) throw changed(what.action, what.path);
       },
@@ -88,7 +91,8 @@ function byPath(expected: string, what: { action: string; path: string }): Ancho
     if (now !== expected) throw changed(what.action, what.path);
   };
   still();
-  return { cwd: expected, at: (name) => (name === "." ? expected : join(expected, name)), still };
+  const at = (name: string) => (name === "." ? expected : join(expected, name));
+  return { cwd: expected, at, beside: at, still };
 }
 
 function goBack(start: string): void {

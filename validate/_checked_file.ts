@@ -4,7 +4,7 @@
 // Only then are bytes read from it or written to it.
 
 import { basename, dirname } from "node:path";
-import { anchoredIn, changed } from "./_anchored.ts";
+import { type Anchor, anchoredIn, changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
@@ -23,6 +23,14 @@ export interface CheckedReadOptions {
   maxBytes: number;
   truncate?: boolean;
   signal?: AbortSignal;
+}
+
+/** A file a write created or moved, found elsewhere afterwards: a swap redirected the call. */
+export interface Stray {
+  /** The path the call used, which leads to the file again whenever the swap does. */
+  likely: string;
+  /** The file's identity. */
+  ours: Deno.FileInfo;
 }
 
 /** How to write: exclusive create, append, atomic replace, and a signal. */
@@ -93,14 +101,16 @@ export function writeChecked(
   path: string,
   bytes: Uint8Array,
   options: CheckedWriteOptions,
+  strays: Stray[],
 ): void {
   options.signal?.throwIfAborted();
   anchoredIn(dirname(real), { action: "write", path }, (anchor) => {
-    const name = anchor.at(basename(real));
+    const base = basename(real);
+    const name = anchor.at(base);
     const before = existing(name, path);
     if (options.createNew && before !== undefined) throw alreadyExists(path);
     if (options.atomic && !options.append) {
-      replaceAtomically(name, anchor.at(`.forge-write-${crypto.randomUUID()}.tmp`), path, bytes, before, anchor);
+      replaceAtomically(base, `.forge-write-${crypto.randomUUID()}.tmp`, path, bytes, before, anchor, strays);
       return;
     }
     let file: Deno.FsFile;
@@ -133,7 +143,9 @@ export function writeChecked(
     } finally {
       file.close();
       // A file this step created for a write it then refused does not stay behind.
-      if (!done && before === undefined && info !== undefined) removeIfOurs(name, info);
+      if (!done && before === undefined && info !== undefined && !removeIfOurs(name, info)) {
+        strays.push({ likely: anchor.beside(base), ours: info });
+      }
     }
   });
 }
@@ -142,29 +154,39 @@ export function writeChecked(
 export function statChecked(real: string, path: string, isRoot: boolean, context: CheckContext): Deno.FileInfo {
   return anchoredIn(isRoot ? real : dirname(real), { action: "stat", path }, (anchor) => {
     const name = anchor.at(isRoot ? "." : basename(real));
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.lstatSync(name);
-    } catch (err) {
-      refusalFor(err, "stat", path);
-    }
-    if (info.isSymlink) throw changed("stat", path);
-    if (info.isFile) hardLinks(info, "stat", path, context);
+    // Two looks with the folder's place checked after each: a swap must redirect both the same way to pass.
+    const info = described(name, path, context);
+    anchor.still();
+    if (!sameEntry(info, described(name, path, context))) throw changed("stat", path);
     anchor.still();
     return info;
   });
 }
 
+function described(name: string, path: string, context: CheckContext): Deno.FileInfo {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(name);
+  } catch (err) {
+    refusalFor(err, "stat", path);
+  }
+  if (info.isSymlink) throw changed("stat", path);
+  if (info.isFile) hardLinks(info, "stat", path, context);
+  return info;
+}
+
 function replaceAtomically(
-  name: string,
-  temp: string,
+  base: string,
+  tempBase: string,
   path: string,
   bytes: Uint8Array,
   before: Deno.FileInfo | undefined,
-  anchor: { still(): void },
+  anchor: Anchor,
+  strays: Stray[],
 ): void {
   // Permission bits only: a replaced setuid or setgid file does not keep those bits.
   const mode = before === undefined ? 0o644 : (before.mode ?? 0o644) & 0o777;
+  const [name, temp] = [anchor.at(base), anchor.at(tempBase)];
   let file: Deno.FsFile;
   try {
     file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });
@@ -172,7 +194,7 @@ function replaceAtomically(
     refusalFor(err, "write", path);
   }
   let ours: Deno.FileInfo | undefined;
-  let renamed = false;
+  let placed = false;
   try {
     ours = file.statSync();
     const checkTemp = () => {
@@ -186,22 +208,60 @@ function replaceAtomically(
     Deno.chmodSync(temp, mode);
     checkTemp();
     Deno.renameSync(temp, name);
-    renamed = true;
+    placed = true;
+    const now = existing(name, path);
+    if (now === undefined || !sameFile(ours, now)) {
+      // The rename was redirected through a link swapped in during the call: take the bytes back out.
+      strays.push({ likely: anchor.beside(base), ours });
+      throw changed("write", path);
+    }
   } catch (err) {
     if (err instanceof PolicyError) throw err;
     refusalFor(err, "write", path);
   } finally {
     file.close();
-    if (!renamed && ours !== undefined) removeIfOurs(temp, ours);
+    if (!placed && ours !== undefined && !removeIfOurs(temp, ours)) {
+      strays.push({ likely: anchor.beside(tempBase), ours });
+    }
   }
 }
 
-/** Removes the temporary file, but only while that name is still the file this step created. */
-function removeIfOurs(temp: string, ours: Deno.FileInfo): void {
+/**
+ * Removes files a write created or moved that a swap redirected outside their
+ * folder. While the swapper keeps swapping, the path the call used leads to
+ * such a file again now and then; it is removed as soon as it does, and only
+ * while that name is that very file. Yields between tries so the racing
+ * process runs; gives up after `budgetMs` and says so on stderr.
+ */
+export async function chaseStrays(strays: readonly Stray[], budgetMs = 2_000): Promise<void> {
+  const end = performance.now() + budgetMs;
+  const left = new Set(strays);
+  while (left.size > 0 && performance.now() < end) {
+    for (const stray of left) {
+      try {
+        if (sameFile(stray.ours, Deno.lstatSync(stray.likely))) {
+          Deno.removeSync(stray.likely);
+          left.delete(stray);
+        }
+      } catch {
+        // Not there at this instant: try again.
+      }
+    }
+    if (left.size > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  for (const stray of left) {
+    console.error(`Cannot remove a file a racing process redirected out of its folder: ${quote(stray.likely, 512)}`);
+  }
+}
+
+/** Removes the temporary file when that name is still the file this step created; says whether it did. */
+function removeIfOurs(temp: string, ours: Deno.FileInfo): boolean {
   try {
-    if (sameFile(ours, Deno.lstatSync(temp))) Deno.removeSync(temp);
+    if (!sameFile(ours, Deno.lstatSync(temp))) return false;
+    Deno.removeSync(temp);
+    return true;
   } catch {
-    // Already gone, or the folder moved: nothing of ours is left to remove under this name.
+    return false;
   }
 }
 
@@ -250,6 +310,12 @@ function existing(name: string, path: string): Deno.FileInfo | undefined {
 
 function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
   for (let offset = 0; offset < bytes.length;) offset += file.writeSync(bytes.subarray(offset, offset + CHUNK));
+}
+
+/** Same device, inode and type: the same entry. */
+export function sameEntry(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
+  return a.ino !== null && a.ino === b.ino && a.dev === b.dev && a.isFile === b.isFile &&
+    a.isDirectory === b.isDirectory && a.isSymlink === b.isSymlink;
 }
 
 function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {

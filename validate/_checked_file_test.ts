@@ -72,12 +72,12 @@ Deno.test({
   permissions: perms,
   fn() {
     const file = join(dir, "w.txt");
-    writeChecked(file, "w.txt", bytes("long text"), {});
-    writeChecked(file, "w.txt", bytes("short"), {});
+    writeChecked(file, "w.txt", bytes("long text"), {}, []);
+    writeChecked(file, "w.txt", bytes("short"), {}, []);
     assert.equal(Deno.readTextFileSync(file), "short");
-    writeChecked(file, "w.txt", bytes("+"), { append: true });
+    writeChecked(file, "w.txt", bytes("+"), { append: true }, []);
     assert.equal(Deno.readTextFileSync(file), "short+");
-    assert.throws(() => writeChecked(file, "w.txt", bytes("x"), { createNew: true }), /already exists/);
+    assert.throws(() => writeChecked(file, "w.txt", bytes("x"), { createNew: true }, []), /already exists/);
   },
 });
 
@@ -91,7 +91,7 @@ Deno.test({
     Deno.writeTextFileSync(file, "old");
     Deno.chmodSync(file, 0o640);
     Deno.linkSync(file, join(folder, "other-name.txt"));
-    writeChecked(file, "a.txt", bytes("new"), { atomic: true });
+    writeChecked(file, "a.txt", bytes("new"), { atomic: true }, []);
     assert.equal(Deno.readTextFileSync(file), "new");
     assert.equal(Deno.lstatSync(file).mode! & 0o777, 0o640);
     // A rename gives the target a new inode: the file's other name keeps the old bytes.
@@ -106,7 +106,7 @@ Deno.test({
   fn() {
     const folder = join(dir, "target-dir");
     Deno.mkdirSync(join(folder, "x"), { recursive: true });
-    assert.throws(() => writeChecked(join(folder, "x"), "x", bytes("y"), { atomic: true }), /is a folder/);
+    assert.throws(() => writeChecked(join(folder, "x"), "x", bytes("y"), { atomic: true }, []), /is a folder/);
     assert.deepEqual([...Deno.readDirSync(folder)].map((e) => e.name), ["x"]);
   },
 });

@@ -6,7 +6,8 @@
 
 import { resolve } from "node:path";
 import { anchoredIn } from "./_anchored.ts";
-import type { CheckContext } from "./_checked_file.ts";
+import { type CheckContext, sameEntry } from "./_checked_file.ts";
+import { PolicyError } from "./policy_error.ts";
 import { refusalFor } from "./_caller_path.ts";
 import type { DirEntryInfo, DirListing } from "./path_jail.ts";
 
@@ -30,8 +31,13 @@ export function listChecked(
     for (const name of kept.sorted()) {
       let info: Deno.FileInfo;
       try {
+        // Two looks with the folder's place checked between: a name that a swap slipped into the
+        // listing must also be found, twice the same, where the folder is.
         info = Deno.lstatSync(anchor.at(name));
-      } catch {
+        anchor.still();
+        if (!sameEntry(info, Deno.lstatSync(anchor.at(name)))) continue;
+      } catch (err) {
+        if (err instanceof PolicyError) throw err;
         // Removed since the folder was read: it is no longer there to show.
         continue;
       }

@@ -1,6 +1,6 @@
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
-import { type CheckContext, readChecked, statChecked, writeChecked } from "./_checked_file.ts";
+import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
 import { listChecked } from "./_listing.ts";
 import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
 import { truncationMarker } from "./limits.ts";
@@ -283,7 +283,12 @@ export class PathJail {
     if (options.atomic && options.append) throw new TypeError("Cannot write: atomic and append exclude each other");
     const real = await this.resolveWrite(path);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    writeChecked(real, path, bytes, options);
+    const strays: Stray[] = [];
+    try {
+      writeChecked(real, path, bytes, options, strays);
+    } finally {
+      if (strays.length > 0) await chaseStrays(strays);
+    }
   }
 
   /**
