@@ -53,6 +53,7 @@ export async function readChecked(
     const name = anchor.at(basename(real));
     // lstat before open: opening a FIFO or device would block or stream forever.
     const before = regularFile(name, "read", path, context);
+    anchor.still();
     let file: Deno.FsFile;
     try {
       file = Deno.openSync(name, { read: true });
@@ -62,6 +63,10 @@ export async function readChecked(
     try {
       const info = file.statSync();
       if (!sameFile(info, before)) throw changed("read", path);
+      anchor.still();
+      // A second look at the name, the folder's place checked again: a swap must redirect the lstat,
+      // the open and this look alike, each inside one call, to pass.
+      if (!sameFile(info, regularFile(name, "read", path, context))) throw changed("read", path);
       anchor.still();
       return { file, info };
     } catch (err) {

@@ -245,7 +245,13 @@ async function rootOf(shown: string, needs: readonly ("read" | "write")[]): Prom
     if (state !== "granted") return { shown, real: undefined, problem: "not-granted" };
   }
   try {
-    return { shown, real: await Deno.realPath(shown), problem: undefined };
+    const real = await Deno.realPath(shown);
+    // Deno grants by location, not through links: a root that is a link needs its real path granted too.
+    for (const name of needs) {
+      const { state } = await Deno.permissions.query({ name, path: real });
+      if (state !== "granted") return { shown, real: undefined, problem: "not-granted" };
+    }
+    return { shown, real, problem: undefined };
   } catch (err) {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
       return { shown, real: undefined, problem: "missing" };
