@@ -149,7 +149,7 @@ export function writeChecked(
       file.close();
       // A file this step created for a write it then refused does not stay behind.
       if (!done && before === undefined && info !== undefined && !removeIfOurs(name, info)) {
-        strays.push({ likely: anchor.beside(base), ours: info });
+        strays.push({ likely: anchor.at(base), ours: info });
       }
     }
   });
@@ -159,10 +159,12 @@ export function writeChecked(
 export function statChecked(real: string, path: string, isRoot: boolean, context: CheckContext): Deno.FileInfo {
   return anchoredIn(isRoot ? real : dirname(real), { action: "stat", path }, (anchor) => {
     const name = anchor.at(isRoot ? "." : basename(real));
-    // Two looks with the folder's place checked after each: a swap must redirect both the same way to pass.
+    // Three looks with the folder's place checked after each: a swap must redirect every one alike to pass.
     const info = described(name, path, context);
-    anchor.still();
-    if (!sameEntry(info, described(name, path, context))) throw changed("stat", path);
+    for (let look = 0; look < 2; look++) {
+      anchor.still();
+      if (!sameEntry(info, described(name, path, context))) throw changed("stat", path);
+    }
     anchor.still();
     return info;
   });
@@ -217,7 +219,7 @@ function replaceAtomically(
     const now = existing(name, path);
     if (now === undefined || !sameFile(ours, now)) {
       // The rename was redirected through a link swapped in during the call: take the bytes back out.
-      strays.push({ likely: anchor.beside(base), ours });
+      strays.push({ likely: anchor.at(base), ours });
       throw changed("write", path);
     }
   } catch (err) {
@@ -226,7 +228,7 @@ function replaceAtomically(
   } finally {
     file.close();
     if (!placed && ours !== undefined && !removeIfOurs(temp, ours)) {
-      strays.push({ likely: anchor.beside(tempBase), ours });
+      strays.push({ likely: anchor.at(tempBase), ours });
     }
   }
 }

@@ -41,7 +41,7 @@ export function listChecked(
         // Removed since the folder was read: it is no longer there to show.
         continue;
       }
-      if (info.isSymlink && !linkShown(anchor.at(name), anchor.cwd, options.linkVisible)) continue;
+      if (info.isSymlink && !linkShown(anchor.at(name), anchor.dir, options.linkVisible)) continue;
       const type = info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "dir" : "other";
       const entry: DirEntryInfo = { name, type };
       if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
@@ -53,9 +53,9 @@ export function listChecked(
 }
 
 /** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */
-function linkShown(link: string, cwd: string, linkVisible: (target: string) => boolean): boolean {
+function linkShown(link: string, dir: string, linkVisible: (target: string) => boolean): boolean {
   try {
-    return linkVisible(resolve(cwd, Deno.readLinkSync(link)));
+    return linkVisible(resolve(dir, Deno.readLinkSync(link)));
   } catch {
     return true;
   }
