@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp},{repo} --allow-write={tmp}
+// test-permissions: --allow-read={tmp} --allow-write={tmp}
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readChecked, statChecked, writeChecked } from "./_checked_file.ts";
@@ -7,8 +7,7 @@ import { PolicyError } from "./policy_error.ts";
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "checked_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-// The repo is the working directory the anchored steps return to.
-const perms = { read: [dir, Deno.cwd()], write: [dir] };
+const perms = { read: [dir], write: [dir] };
 const context = { allowHardLinks: false };
 const bytes = (text: string) => new TextEncoder().encode(text);
 

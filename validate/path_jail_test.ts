@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp},{repo} --allow-write={tmp} --allow-run=ln
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LimitError } from "./limits.ts";
@@ -51,8 +51,7 @@ globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: t
 
 const policy = definePolicy({ readRoots: [data, other], writeRoots: [], limits: { maxReadBytes: 1000 } });
 const writePolicy = definePolicy({ readRoots: [other], writeRoots: [data] });
-// The repo is the working directory the anchored steps return to.
-const perms = { read: [base, Deno.cwd()], write: [base] };
+const perms = { read: [base], write: [base] };
 
 type Expect = { ok: string } | { code: PolicyErrorCode };
 

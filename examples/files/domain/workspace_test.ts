@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp},{repo} --allow-write={tmp} --allow-run=ln
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";

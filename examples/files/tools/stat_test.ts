@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp},{repo} --allow-write={tmp}
+// test-permissions: --allow-read={tmp} --allow-write={tmp}
 import assert from "node:assert/strict";
 import { session, textOf } from "./_session.ts";
 
