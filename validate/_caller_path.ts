@@ -16,6 +16,16 @@ export function checkCallerPath(path: unknown, max: number, action: string): str
       `Cannot ${action} ${quote(path)}: the path is longer than ${max} characters`,
     );
   }
+  // "~" (and "~user") means a home folder only to a shell; taken literally it would name a folder "~" in
+  // the first root, which is never what the caller meant, so a leading "~" is refused with the reason.
+  if (path.startsWith("~")) {
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot ${action} ${
+        quote(path)
+      }: "~" is not expanded; give a path relative to the first folder or an absolute one`,
+    );
+  }
   for (let i = 0; i < path.length; i++) {
     const code = path.charCodeAt(i);
     if (code < 0x20 || code === 0x7f) {
@@ -47,5 +57,33 @@ export function refusalFor(err: unknown, action: string, path: string): never {
   if (err instanceof Deno.errors.IsADirectory) {
     throw new PolicyError("not-a-file", `${shown}: it is a folder, not a file`, { cause: err });
   }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && code in OS_REASONS) {
+    throw new PolicyError(OS_REASONS[code][0], `${shown}: ${OS_REASONS[code][1]}`, { cause: err });
+  }
+  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) {
+    // Any other refusal by the operating system: its code says why, its message (with host paths) stays on the server.
+    throw new PolicyError("invalid-input", `${shown}: the operating system refused it (${code})`, { cause: err });
+  }
   throw err;
 }
+
+/** Operating-system errors a caller can provoke, by errno name: the refusal's code and reason. */
+const OS_REASONS: Record<string, [PolicyError["code"], string]> = {
+  ENAMETOOLONG: ["invalid-input", "a name in the path is longer than the file system allows"],
+  ELOOP: ["symlink-escape", "the path has a symbolic-link loop"],
+  ENOTDIR: ["not-found", "no such file or folder"],
+  EACCES: ["no-permission", "the operating system denied access"],
+  EPERM: ["no-permission", "the operating system denied access"],
+  EISDIR: ["not-a-file", "it is a folder, not a file"],
+  EINVAL: ["invalid-input", "the file system does not accept this name"],
+  EILSEQ: ["invalid-input", "the file system does not accept this name"],
+  ENOSPC: ["invalid-input", "the disk is full"],
+  EDQUOT: ["invalid-input", "the disk quota is used up"],
+  EROFS: ["no-permission", "the file system is read-only"],
+  EFBIG: ["invalid-input", "the file is too large for the file system"],
+  ETXTBSY: ["invalid-input", "the file is busy"],
+  EBUSY: ["invalid-input", "the file is busy"],
+  EMLINK: ["invalid-input", "the folder has too many links"],
+  ENXIO: ["not-a-file", "it is not a regular file"],
+};

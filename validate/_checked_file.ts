@@ -1,13 +1,22 @@
-// Opening a file that the jail resolved, and checking after the open that it
-// is still the file that was resolved: Deno has no O_NOFOLLOW or openat, so
-// this narrows the check-then-use window instead of closing it.
+// Using a file the jail resolved: every step runs anchored on the file's
+// folder (see _anchored.ts) and the descriptor actually opened is compared,
+// by device and inode, with what lstat found under that name in that folder.
+// Only then are bytes read from it or written to it.
 
+import { basename, dirname } from "node:path";
+import { type Anchor, anchoredIn, changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "./_quote.ts";
 
 const CHUNK = 64 * 1024;
+
+/** What every checked operation needs from the jail. */
+export interface CheckContext {
+  /** Whether a regular file with more than one name is served. */
+  allowHardLinks: boolean;
+}
 
 /** How to read: the cap, whether to cut at it, and a signal. */
 export interface CheckedReadOptions {
@@ -16,10 +25,19 @@ export interface CheckedReadOptions {
   signal?: AbortSignal;
 }
 
-/** How to write: exclusive create, append, and a signal. */
+/** A file a write created or moved, found elsewhere afterwards: a swap redirected the call. */
+export interface Stray {
+  /** The path the call used, which leads to the file again whenever the swap does. */
+  likely: string;
+  /** The file's identity. */
+  ours: Deno.FileInfo;
+}
+
+/** How to write: exclusive create, append, atomic replace, and a signal. */
 export interface CheckedWriteOptions {
   createNew?: boolean;
   append?: boolean;
+  atomic?: boolean;
   signal?: AbortSignal;
 }
 
@@ -27,21 +45,38 @@ export interface CheckedWriteOptions {
 export async function readChecked(
   real: string,
   path: string,
+  context: CheckContext,
   options: CheckedReadOptions,
 ): Promise<{ bytes: Uint8Array; size: number }> {
-  const { maxBytes } = options;
-  // lstat before open: opening a FIFO or device would block or stream forever.
-  const before = await Deno.lstat(real).catch((err) => refusalFor(err, "read", path));
-  if (!before.isFile) throw new PolicyError("not-a-file", `Cannot read ${quote(path)}: it is not a regular file`);
   options.signal?.throwIfAborted();
-  let file: Deno.FsFile;
+  const { file, info } = anchoredIn(dirname(real), { action: "read", path }, (anchor) => {
+    const name = anchor.at(basename(real));
+    // lstat before open: opening a FIFO or device would block or stream forever.
+    const before = regularFile(name, "read", path, context);
+    anchor.still();
+    let file: Deno.FsFile;
+    try {
+      file = Deno.openSync(name, { read: true });
+    } catch (err) {
+      refusalFor(err, "read", path);
+    }
+    try {
+      const info = file.statSync();
+      if (!sameFile(info, before)) throw changed("read", path);
+      anchor.still();
+      // A second look at the name, the folder's place checked again: a swap must redirect the lstat,
+      // the open and this look alike, each inside one call, to pass.
+      if (!sameFile(info, regularFile(name, "read", path, context))) throw changed("read", path);
+      anchor.still();
+      return { file, info };
+    } catch (err) {
+      file.close();
+      throw err;
+    }
+  });
+  // The descriptor is proven; reading from it no longer depends on any path.
   try {
-    file = await Deno.open(real, { read: true });
-  } catch (err) {
-    refusalFor(err, "read", path);
-  }
-  try {
-    const info = await recheck(file, real, "read", path);
+    const { maxBytes } = options;
     if (info.size > maxBytes && !options.truncate) throw new LimitError(`read ${quote(path)}`, maxBytes, "bytes");
     const want = Math.min(info.size, maxBytes);
     const bytes = new Uint8Array(want);
@@ -59,58 +94,241 @@ export async function readChecked(
 }
 
 /**
- * Writes `bytes` to `real`. It opens without truncating, re-checks, and only
- * then truncates, so a file swapped in between is never clobbered.
+ * Writes `bytes` to `real` inside one anchored step. In place, it opens
+ * without truncating, checks the descriptor, and only then truncates. Atomic,
+ * it writes a new `.forge-write-<uuid>.tmp` beside the target (exclusive
+ * create, checked the same way), flushes it, and renames it over the target;
+ * the temporary file is removed on every failure. An existing target keeps
+ * its permission bits.
  */
-export async function writeChecked(
+export function writeChecked(
   real: string,
   path: string,
   bytes: Uint8Array,
   options: CheckedWriteOptions,
-): Promise<void> {
+  strays: Stray[],
+): void {
+  options.signal?.throwIfAborted();
+  anchoredIn(dirname(real), { action: "write", path }, (anchor) => {
+    const base = basename(real);
+    const name = anchor.at(base);
+    const before = existing(name, path);
+    if (options.createNew && before !== undefined) throw alreadyExists(path);
+    if (options.atomic && !options.append) {
+      replaceAtomically(base, `.forge-write-${crypto.randomUUID()}.tmp`, path, bytes, before, anchor, strays);
+      return;
+    }
+    let file: Deno.FsFile;
+    try {
+      file = Deno.openSync(name, {
+        write: true,
+        create: !options.createNew,
+        createNew: options.createNew === true,
+        append: options.append === true,
+      });
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) throw alreadyExists(path);
+      refusalFor(err, "write", path);
+    }
+    let info: Deno.FileInfo | undefined;
+    let done = false;
+    try {
+      info = file.statSync();
+      const now = existing(name, path);
+      if (now === undefined || !sameFile(info, now) || (before !== undefined && !sameFile(info, before))) {
+        throw changed("write", path);
+      }
+      anchor.still();
+      if (!options.append) file.truncateSync(0);
+      writeAll(file, bytes);
+      done = true;
+    } catch (err) {
+      if (err instanceof PolicyError) throw err;
+      refusalFor(err, "write", path);
+    } finally {
+      file.close();
+      // A file this step created for a write it then refused does not stay behind.
+      if (!done && before === undefined && info !== undefined && !removeIfOurs(name, info)) {
+        strays.push({ likely: anchor.at(base), ours: info });
+      }
+    }
+  });
+}
+
+/** Describes the entry at `real` (the root itself when `isRoot`), without following a link. */
+export function statChecked(real: string, path: string, isRoot: boolean, context: CheckContext): Deno.FileInfo {
+  return anchoredIn(isRoot ? real : dirname(real), { action: "stat", path }, (anchor) => {
+    const name = anchor.at(isRoot ? "." : basename(real));
+    // Three looks with the folder's place checked after each: a swap must redirect every one alike to pass.
+    const info = described(name, path, context);
+    for (let look = 0; look < 2; look++) {
+      anchor.still();
+      if (!sameEntry(info, described(name, path, context))) throw changed("stat", path);
+    }
+    anchor.still();
+    return info;
+  });
+}
+
+function described(name: string, path: string, context: CheckContext): Deno.FileInfo {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(name);
+  } catch (err) {
+    refusalFor(err, "stat", path);
+  }
+  if (info.isSymlink) throw changed("stat", path);
+  if (info.isFile) hardLinks(info, "stat", path, context);
+  return info;
+}
+
+function replaceAtomically(
+  base: string,
+  tempBase: string,
+  path: string,
+  bytes: Uint8Array,
+  before: Deno.FileInfo | undefined,
+  anchor: Anchor,
+  strays: Stray[],
+): void {
+  // Permission bits only: a replaced setuid or setgid file does not keep those bits.
+  const mode = before === undefined ? 0o644 : (before.mode ?? 0o644) & 0o777;
+  const [name, temp] = [anchor.at(base), anchor.at(tempBase)];
   let file: Deno.FsFile;
   try {
-    file = await Deno.open(real, {
-      write: true,
-      create: !options.createNew,
-      createNew: options.createNew === true,
-      append: options.append === true,
-    });
+    file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });
   } catch (err) {
-    if (err instanceof Deno.errors.AlreadyExists) {
-      throw new PolicyError("invalid-input", `Cannot write ${quote(path)}: the file already exists`, { cause: err });
-    }
     refusalFor(err, "write", path);
   }
+  let ours: Deno.FileInfo | undefined;
+  let placed = false;
   try {
-    await recheck(file, real, "write", path);
-    if (!options.append) await file.truncate(0);
-    for (let offset = 0; offset < bytes.length;) {
-      options.signal?.throwIfAborted();
-      offset += await file.write(bytes.subarray(offset, offset + CHUNK));
+    ours = file.statSync();
+    const checkTemp = () => {
+      const now = existing(temp, path);
+      if (now === undefined || !sameFile(ours!, now)) throw changed("write", path);
+      anchor.still();
+    };
+    checkTemp();
+    writeAll(file, bytes);
+    file.syncDataSync();
+    Deno.chmodSync(temp, mode);
+    checkTemp();
+    Deno.renameSync(temp, name);
+    placed = true;
+    const now = existing(name, path);
+    if (now === undefined || !sameFile(ours, now)) {
+      // The rename was redirected through a link swapped in during the call: take the bytes back out.
+      strays.push({ likely: anchor.at(base), ours });
+      throw changed("write", path);
     }
+  } catch (err) {
+    if (err instanceof PolicyError) throw err;
+    refusalFor(err, "write", path);
   } finally {
     file.close();
+    if (!placed && ours !== undefined && !removeIfOurs(temp, ours)) {
+      strays.push({ likely: anchor.at(tempBase), ours });
+    }
   }
 }
 
-/** Confirms the open file is a regular file, at the same real path, with the same device and inode. */
-async function recheck(file: Deno.FsFile, real: string, action: string, path: string): Promise<Deno.FileInfo> {
-  let info: Deno.FileInfo;
-  let again: string;
-  let now: Deno.FileInfo;
+/**
+ * Removes files a write created or moved that a swap redirected outside their
+ * folder. While the swapper keeps swapping, the path the call used leads to
+ * such a file again now and then; it is removed as soon as it does, and only
+ * while that name is that very file. Yields between tries so the racing
+ * process runs; gives up after `budgetMs` and says so on stderr.
+ */
+export async function chaseStrays(strays: readonly Stray[], budgetMs = 2_000): Promise<void> {
+  const end = performance.now() + budgetMs;
+  const left = new Set(strays);
+  while (left.size > 0 && performance.now() < end) {
+    for (const stray of left) {
+      try {
+        if (sameFile(stray.ours, Deno.lstatSync(stray.likely))) {
+          Deno.removeSync(stray.likely);
+          left.delete(stray);
+        }
+      } catch {
+        // Not there at this instant: try again.
+      }
+    }
+    if (left.size > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  for (const stray of left) {
+    console.error(`Cannot remove a file a racing process redirected out of its folder: ${quote(stray.likely, 512)}`);
+  }
+}
+
+/** Removes the temporary file when that name is still the file this step created; says whether it did. */
+function removeIfOurs(temp: string, ours: Deno.FileInfo): boolean {
   try {
-    // In Deno 2.9.6 FsFile.stat() also checks read permission on the real
-    // path behind the descriptor: a second, Deno-side look at what was opened.
-    info = await file.stat();
-    again = await Deno.realPath(real);
-    now = await Deno.lstat(real);
+    if (!sameFile(ours, Deno.lstatSync(temp))) return false;
+    Deno.removeSync(temp);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The lstat of a regular file with one name (unless hard links are allowed), or a refusal. */
+function regularFile(name: string, action: string, path: string, context: CheckContext): Deno.FileInfo {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(name);
   } catch (err) {
     refusalFor(err, action, path);
   }
-  const changed = again !== real || !now.isFile || !info.isFile || info.ino !== now.ino || info.dev !== now.dev;
-  if (changed) {
-    throw new PolicyError("changed", `Cannot ${action} ${quote(path)}: the file changed while it was opened`);
+  // The jail resolved every link a moment ago; a link here now means the folder changed under us.
+  if (info.isSymlink) throw changed(action, path);
+  if (!info.isFile) throw new PolicyError("not-a-file", `Cannot ${action} ${quote(path)}: it is not a regular file`);
+  hardLinks(info, action, path, context);
+  return info;
+}
+
+/** Refuses a regular file with more than one name: another name may lie outside every root. */
+function hardLinks(info: Deno.FileInfo, action: string, path: string, context: CheckContext): void {
+  if (!context.allowHardLinks && info.nlink !== null && info.nlink > 1) {
+    throw new PolicyError(
+      "not-a-file",
+      `Cannot ${action} ${quote(path)}: the file has ${info.nlink} hard links, and this server serves only ` +
+        "files with one name (allow_hard_links is off)",
+    );
+  }
+}
+
+/** The lstat of a name that may be a file to replace, undefined when absent; anything else is refused. */
+function existing(name: string, path: string): Deno.FileInfo | undefined {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(name);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    refusalFor(err, "write", path);
+  }
+  if (info.isSymlink) throw changed("write", path);
+  if (!info.isFile) {
+    const what = info.isDirectory ? "a folder" : "not a regular file";
+    throw new PolicyError("not-a-file", `Cannot write ${quote(path)}: it is ${what}`);
   }
   return info;
+}
+
+function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
+  for (let offset = 0; offset < bytes.length;) offset += file.writeSync(bytes.subarray(offset, offset + CHUNK));
+}
+
+/** Same device, inode and type: the same entry. */
+export function sameEntry(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
+  return a.ino !== null && a.ino === b.ino && a.dev === b.dev && a.isFile === b.isFile &&
+    a.isDirectory === b.isDirectory && a.isSymlink === b.isSymlink;
+}
+
+function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
+  return a.isFile && b.isFile && a.ino !== null && a.ino === b.ino && a.dev === b.dev;
+}
+
+function alreadyExists(path: string): PolicyError {
+  return new PolicyError("invalid-input", `Cannot write ${quote(path)}: the file already exists`);
 }

@@ -1,24 +1,26 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp}
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { readChecked, writeChecked } from "./_checked_file.ts";
+import { readChecked, statChecked, writeChecked } from "./_checked_file.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "checked_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 const perms = { read: [dir], write: [dir] };
+const context = { allowHardLinks: false };
+const bytes = (text: string) => new TextEncoder().encode(text);
 
 Deno.test({
   name: "readChecked() reads a regular file up to the cap",
   permissions: perms,
   async fn() {
     await Deno.writeTextFile(join(dir, "a.txt"), "abcdef");
-    const whole = await readChecked(join(dir, "a.txt"), "a.txt", { maxBytes: 10 });
+    const whole = await readChecked(join(dir, "a.txt"), "a.txt", context, { maxBytes: 10 });
     assert.equal(new TextDecoder().decode(whole.bytes), "abcdef");
-    const cut = await readChecked(join(dir, "a.txt"), "a.txt", { maxBytes: 2, truncate: true });
+    const cut = await readChecked(join(dir, "a.txt"), "a.txt", context, { maxBytes: 2, truncate: true });
     assert.deepEqual([new TextDecoder().decode(cut.bytes), cut.size], ["ab", 6]);
-    await assert.rejects(readChecked(join(dir, "a.txt"), "a.txt", { maxBytes: 2 }), LimitError);
+    await assert.rejects(readChecked(join(dir, "a.txt"), "a.txt", context, { maxBytes: 2 }), LimitError);
   },
 });
 
@@ -26,23 +28,84 @@ Deno.test({
   name: "readChecked() refuses a folder before opening it",
   permissions: perms,
   async fn() {
-    const err = await readChecked(dir, "here", { maxBytes: 10 }).catch((e) => e);
+    await Deno.mkdir(join(dir, "sub"), { recursive: true });
+    const err = await readChecked(join(dir, "sub"), "here", context, { maxBytes: 10 }).catch((e) => e);
     assert.ok(err instanceof PolicyError);
     assert.equal(err.message, 'Cannot read "here": it is not a regular file');
   },
 });
 
 Deno.test({
-  name: "writeChecked() replaces, appends, and refuses an existing file with createNew",
+  name: "readChecked() and statChecked() refuse a file with two hard links unless they are allowed",
   permissions: perms,
   async fn() {
+    await Deno.writeTextFile(join(dir, "one.txt"), "shared");
+    await Deno.link(join(dir, "one.txt"), join(dir, "two.txt"));
+    const err = await readChecked(join(dir, "two.txt"), "two.txt", context, { maxBytes: 10 }).catch((e) => e);
+    assert.ok(err instanceof PolicyError);
+    assert.match(err.message, /^Cannot read "two.txt": the file has 2 hard links/);
+    assert.throws(() => statChecked(join(dir, "two.txt"), "two.txt", false, context), /2 hard links/);
+    const allowed = await readChecked(join(dir, "two.txt"), "two.txt", { ...context, allowHardLinks: true }, {
+      maxBytes: 10,
+    });
+    assert.equal(new TextDecoder().decode(allowed.bytes), "shared");
+  },
+});
+
+Deno.test({
+  name: "readChecked() refuses when the folder it resolved is no longer where the kernel finds it",
+  permissions: perms,
+  async fn() {
+    await Deno.mkdir(join(dir, "moved"), { recursive: true });
+    await Deno.writeTextFile(join(dir, "moved", "f.txt"), "x");
+    // The path the jail resolved names a folder that is now elsewhere: the step refuses rather than guess.
+    await Deno.rename(join(dir, "moved"), join(dir, "moved2"));
+    const err = await readChecked(join(dir, "moved", "f.txt"), "m/f.txt", context, { maxBytes: 10 }).catch((e) => e);
+    assert.ok(err instanceof PolicyError);
+    assert.equal(err.code, "not-found");
+  },
+});
+
+Deno.test({
+  name: "writeChecked() replaces, appends, and refuses an existing file with createNew",
+  permissions: perms,
+  fn() {
     const file = join(dir, "w.txt");
-    const bytes = (text: string) => new TextEncoder().encode(text);
-    await writeChecked(file, "w.txt", bytes("long text"), {});
-    await writeChecked(file, "w.txt", bytes("short"), {});
-    assert.equal(await Deno.readTextFile(file), "short");
-    await writeChecked(file, "w.txt", bytes("+"), { append: true });
-    assert.equal(await Deno.readTextFile(file), "short+");
-    await assert.rejects(writeChecked(file, "w.txt", bytes("x"), { createNew: true }), /already exists/);
+    writeChecked(file, "w.txt", bytes("long text"), {}, []);
+    writeChecked(file, "w.txt", bytes("short"), {}, []);
+    assert.equal(Deno.readTextFileSync(file), "short");
+    writeChecked(file, "w.txt", bytes("+"), { append: true }, []);
+    assert.equal(Deno.readTextFileSync(file), "short+");
+    assert.throws(() => writeChecked(file, "w.txt", bytes("x"), { createNew: true }, []), /already exists/);
+  },
+});
+
+Deno.test({
+  name: "writeChecked() atomic replaces the file, keeps its permission bits and leaves no temporary file",
+  permissions: perms,
+  fn() {
+    const folder = join(dir, "atomic");
+    Deno.mkdirSync(folder);
+    const file = join(folder, "a.txt");
+    Deno.writeTextFileSync(file, "old");
+    Deno.chmodSync(file, 0o640);
+    Deno.linkSync(file, join(folder, "other-name.txt"));
+    writeChecked(file, "a.txt", bytes("new"), { atomic: true }, []);
+    assert.equal(Deno.readTextFileSync(file), "new");
+    assert.equal(Deno.lstatSync(file).mode! & 0o777, 0o640);
+    // A rename gives the target a new inode: the file's other name keeps the old bytes.
+    assert.equal(Deno.readTextFileSync(join(folder, "other-name.txt")), "old");
+    assert.deepEqual([...Deno.readDirSync(folder)].map((e) => e.name).sort(), ["a.txt", "other-name.txt"]);
+  },
+});
+
+Deno.test({
+  name: "writeChecked() refuses a folder as the target and leaves no temporary file",
+  permissions: perms,
+  fn() {
+    const folder = join(dir, "target-dir");
+    Deno.mkdirSync(join(folder, "x"), { recursive: true });
+    assert.throws(() => writeChecked(join(folder, "x"), "x", bytes("y"), { atomic: true }, []), /is a folder/);
+    assert.deepEqual([...Deno.readDirSync(folder)].map((e) => e.name), ["x"]);
   },
 });

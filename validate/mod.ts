@@ -56,7 +56,15 @@ export {
   type ReadCappedOptions,
   truncationMarker,
 } from "./limits.ts";
-export { PathJail, type ReadFileOptions, type WriteFileOptions } from "./path_jail.ts";
+export {
+  type DirEntryInfo,
+  type DirListing,
+  type ListDirOptions,
+  PathJail,
+  type PathJailOptions,
+  type ReadFileOptions,
+  type WriteFileOptions,
+} from "./path_jail.ts";
 export {
   DEFAULT_DENY,
   DEFAULT_LIMITS,

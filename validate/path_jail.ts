@@ -1,6 +1,7 @@
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
-import { readChecked, writeChecked } from "./_checked_file.ts";
+import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
+import { listChecked } from "./_listing.ts";
 import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
 import { truncationMarker } from "./limits.ts";
 import type { Policy } from "./policy.ts";
@@ -25,6 +26,44 @@ export interface ReadFileOptions {
   signal?: AbortSignal;
 }
 
+/** Options of the {@linkcode PathJail} constructor. */
+export interface PathJailOptions {
+  /**
+   * Whether a regular file with more than one name (hard link) is read or
+   * described. Off, such a file is refused: another of its names may lie
+   * outside every root, and no path check can see it.
+   * @default {false}
+   */
+  allowHardLinks?: boolean;
+}
+
+/** Options of {@linkcode PathJail.listDir}. */
+export interface ListDirOptions {
+  /**
+   * The most entries returned: the first ones by name (code-unit order).
+   * @default {1000}
+   */
+  limit?: number;
+}
+
+/** One entry of {@linkcode PathJail.listDir}. */
+export interface DirEntryInfo {
+  /** The name inside the folder. */
+  name: string;
+  /** What it is; a symbolic link is `symlink`, whatever it points at, and is never followed. */
+  type: "file" | "dir" | "symlink" | "other";
+  /** The size in bytes, for a regular file (absent for one with several hard links unless they are allowed). */
+  size?: number;
+}
+
+/** What {@linkcode PathJail.listDir} returns. */
+export interface DirListing {
+  /** The first `limit` visible entries, by name. */
+  entries: DirEntryInfo[];
+  /** Whether visible entries past the first `limit` were left out. */
+  truncated: boolean;
+}
+
 /** Options of {@linkcode PathJail.writeFile}. */
 export interface WriteFileOptions {
   /**
@@ -37,7 +76,15 @@ export interface WriteFileOptions {
    * @default {false}
    */
   append?: boolean;
-  /** Stops the write between chunks. */
+  /**
+   * Replace the file atomically: write a new temporary file beside it, flush
+   * it, rename it over the target. Readers see the old content or the new,
+   * never a mix; a hard-linked target gets a new inode instead of changing
+   * the file's other names. Not with `append`.
+   * @default {false}
+   */
+  atomic?: boolean;
+  /** Stops the write before it starts. */
   signal?: AbortSignal;
 }
 
@@ -54,7 +101,11 @@ type Mode = "read" | "write";
  *
  * Deno's `--allow-read=<root>` does not stop a symbolic link inside the root
  * that points outside it: against that, this real-path check is the only
- * layer. See docs/security.md for the window between check and use.
+ * layer. Files and folders are used anchored on their folder and checked by
+ * identity (device and inode) after opening, in one synchronous step that
+ * moves the process's working directory and moves it back; regular files with
+ * several hard links are refused unless `allowHardLinks`. See
+ * docs/security.md for what remains of the window between check and use.
  *
  * @example Refuse an escape and a sibling prefix
  * ```ts
@@ -72,14 +123,17 @@ export class PathJail {
   #deny: GlobMatcher[];
   #roots: Record<Mode, readonly string[]>;
   #real: Partial<Record<Mode, readonly string[]>> = {};
+  #allowHardLinks: boolean;
 
   /**
    * Builds a jail; roots are resolved to real paths on first use.
    *
    * @param policy The policy whose roots, deny globs and limits apply.
+   * @param options Whether hard-linked files are served.
    */
-  constructor(policy: Policy) {
+  constructor(policy: Policy, options: PathJailOptions = {}) {
     this.#policy = policy;
+    this.#allowHardLinks = options.allowHardLinks === true;
     this.#deny = policy.deny.map(compileGlob);
     this.#roots = { read: [...new Set([...policy.readRoots, ...policy.writeRoots])], write: policy.writeRoots };
   }
@@ -226,16 +280,91 @@ export class PathJail {
    * ```
    */
   async writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions = {}): Promise<void> {
+    if (options.atomic && options.append) throw new TypeError("Cannot write: atomic and append exclude each other");
     const real = await this.resolveWrite(path);
-    await writeChecked(real, path, typeof data === "string" ? new TextEncoder().encode(data) : data, options);
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    const strays: Stray[] = [];
+    try {
+      writeChecked(real, path, bytes, options, strays);
+    } finally {
+      if (strays.length > 0) await chaseStrays(strays);
+    }
+  }
+
+  /**
+   * Describes a file or folder inside the jail (links resolved inside the
+   * roots), checked where it lies like a read.
+   *
+   * @param path The caller's path.
+   * @returns What lstat says about the resolved entry.
+   * @throws {PolicyError} When refused or missing, or a file with several hard links (unless allowed).
+   *
+   * @example Refuse a path outside the roots
+   * ```ts
+   * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
+   * await assert.rejects(jail.stat("/etc/passwd"), PolicyError);
+   * ```
+   */
+  async stat(path: string): Promise<Deno.FileInfo> {
+    const real = await this.resolveRead(path);
+    const isRoot = containing(await this.#realRoots("read"), real) === "";
+    return statChecked(real, path, isRoot, this.#context());
+  }
+
+  /**
+   * Lists a folder inside the jail: the first `limit` entries by name, read
+   * from the folder the kernel confirms lies inside a root. Entries the deny
+   * globs refuse are left out; links are shown as `symlink`, never followed.
+   * Memory stays bounded by `limit` however large the folder.
+   *
+   * @param path The caller's path of a folder.
+   * @param options The cap.
+   * @returns The entries and whether some were left out.
+   * @throws {PolicyError} When refused, missing or not a folder.
+   *
+   * @example Refuse a listing outside the roots
+   * ```ts
+   * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
+   * await assert.rejects(jail.listDir("/srv", { limit: 10 }), PolicyError);
+   * ```
+   */
+  async listDir(path: string, options: ListDirOptions = {}): Promise<DirListing> {
+    const real = await this.resolveRead(path);
+    const rel = containing(await this.#realRoots("read"), real) ?? "";
+    const limit = options.limit ?? 1000;
+    const roots = await this.#realRoots("read");
+    const denied = (rel: string) => matchesAny(this.#deny, rel.split(sep).join("/"));
+    const visible = (name: string) => !denied(rel === "" ? name : `${rel}${sep}${name}`);
+    const linkVisible = (target: string) => {
+      const inRoot = containing(roots, target);
+      return inRoot === undefined || !denied(inRoot);
+    };
+    try {
+      return listChecked(real, path, this.#context(), { limit, visible, linkVisible });
+    } catch (err) {
+      if (err instanceof PolicyError && err.cause instanceof Deno.errors.NotADirectory) {
+        throw new PolicyError("not-a-file", `Cannot list ${quote(path)}: it is a file, not a folder`, { cause: err });
+      }
+      throw err;
+    }
   }
 
   async #read(path: string, options: ReadFileOptions): Promise<{ bytes: Uint8Array; size: number }> {
     const real = await this.resolveRead(path);
-    return await readChecked(real, path, {
+    return await readChecked(real, path, this.#context(), {
       ...options,
       maxBytes: options.maxBytes ?? this.#policy.limits.maxReadBytes,
     });
+  }
+
+  #context(): CheckContext {
+    return { allowHardLinks: this.#allowHardLinks };
   }
 
   /**

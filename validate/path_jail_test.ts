@@ -125,7 +125,8 @@ const readCases: [string, unknown, Expect][] = [
   ["a folder", "sub", { code: "not-a-file" }],
   ["percent-encoded dots (no URL decoding)", "%2e%2e/canary.txt", { code: "not-found" }],
   ["a backslash escape (a file name on POSIX)", "..\\canary.txt", { code: "not-found" }],
-  ["a tilde (no home expansion)", "~/.ssh/id_rsa", { code: "denied-by-glob" }],
+  ["a tilde (no home expansion, refused)", "~/.ssh/id_rsa", { code: "invalid-input" }],
+  ["a tilde that climbs out", "~/../../../../../../tmp/x/canary", { code: "invalid-input" }],
   ["a fullwidth look-alike", "ｎotes.txt", { code: "not-found" }],
 ];
 

@@ -3,16 +3,29 @@
 import { health, runWithConfig } from "@forge/toolkit";
 import { ConfigSchema } from "./domain/config.ts";
 import { Manager } from "./domain/manager.ts";
-import { auditFileOf, policyFor } from "./domain/policy.ts";
+import { auditFileOf, policyFor, unresolvedRoots } from "./domain/policy.ts";
 import { registerAll } from "./tools/register.ts";
 
 if (!health()) {
   await runWithConfig("files", {
     version: "0.1.0",
     schema: ConfigSchema,
-    policy: (config, source) => policyFor(config, source.path, source.variables),
+    policy: (config, source) => {
+      if (Deno.args.includes("--print-permissions")) noteUnresolved(unresolvedRoots(config, source.path).length);
+      return policyFor(config, source.path, source.variables);
+    },
     auditFile: (config, source) => auditFileOf(config, source.path),
     manager: (config) => new Manager(config.get, config.path),
     register: registerAll,
   });
+}
+
+/** A printer that may not read the roots cannot see whether one is a symbolic link: it says how to print them exactly. */
+function noteUnresolved(count: number): void {
+  if (count === 0) return;
+  console.error(
+    `files: ${count} root(s) printed as configured: this process may not read them, so it cannot tell whether ` +
+      "one is a symbolic link (as /tmp is on macOS); if one is, print again with --allow-read=<config>,<roots> " +
+      "so the flags also name its real path",
+  );
 }

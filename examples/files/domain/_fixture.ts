@@ -45,7 +45,13 @@ export async function makeTree(): Promise<Tree> {
   await Deno.writeTextFile(join(data, "deep", "a", "b", "deep.md"), "deep\n");
   await Deno.writeTextFile(join(more, "other.md"), "in the second root\n");
   await Deno.writeTextFile(join(out, "existing.txt"), "old content\n");
-  const config: Config = { roots: [data, more], writable_roots: [out], deny: [], max_bytes: 1024 };
+  const config: Config = {
+    roots: [data, more],
+    writable_roots: [out],
+    deny: [],
+    max_bytes: 1024,
+    allow_hard_links: false,
+  };
   return { base, data, more, out, outside, canary, config, remove: () => Deno.remove(base, { recursive: true }) };
 }
 

@@ -1,12 +1,10 @@
 // Writing a file inside the writable roots without ever leaving a half-written
-// file: the content goes to a new temporary file in the same folder, which is
-// re-checked and then renamed over the target. Folders are never created.
-import { basename, dirname, join, posix } from "node:path";
+// file: the jail writes a new temporary file in the same folder, checks it,
+// and renames it over the target. Folders are never created.
+import { dirname, posix } from "node:path";
 import { LimitError, PolicyError } from "@forge/toolkit/validate";
 import { quote } from "./_quote.ts";
 import type { Workspace } from "./workspace.ts";
-
-const CHUNK = 64 * 1024;
 
 /** A write resolved inside the jail, not yet done. */
 export interface WritePlan {
@@ -20,6 +18,8 @@ export interface WritePlan {
   readonly target: string;
   /** Whether the file exists now (it will be replaced). */
   readonly exists: boolean;
+  /** The path to hand the jail for this file. */
+  readonly jailPath: string;
 }
 
 /** What a write did. */
@@ -60,9 +60,13 @@ export async function planWrite(ws: Workspace, path: string): Promise<WritePlan>
     }
     throw err;
   }
+  // What is there now decides the answer's `created` and the refusal of a folder; the write checks again.
   const info = await Deno.lstat(resolved.real).catch((err) => {
     if (err instanceof Deno.errors.NotFound) return undefined;
-    throw err;
+    const code = typeof err?.code === "string" ? ` (${err.code})` : "";
+    throw new PolicyError("invalid-input", `Cannot write ${quote(path)}: the operating system refused it${code}`, {
+      cause: err,
+    });
   });
   if (info !== undefined && !info.isFile) {
     const what = info.isDirectory ? "a folder" : "not a regular file";
@@ -74,22 +78,24 @@ export async function planWrite(ws: Workspace, path: string): Promise<WritePlan>
     rel: resolved.rel,
     target: posix.join(resolved.root.split("\\").join("/"), resolved.rel),
     exists: info !== undefined,
+    jailPath: resolved.jailPath,
   };
 }
 
 /**
  * Replaces or creates a file atomically: readers see the old content or the
- * new, never a mix. The content is written to `.forge-write-<uuid>.tmp`
- * beside the target (created exclusively, so it cannot follow a planted
- * link), flushed, checked to still be that file in the same real folder, and
- * renamed over the target. A rename replaces a link at the target rather
- * than following it, and gives a hard-linked target a new inode instead of
- * changing the file outside the root. An existing file keeps its permission bits.
+ * new, never a mix. The jail writes `.forge-write-<uuid>.tmp` beside the
+ * target (created exclusively, checked by identity in the folder the kernel
+ * confirms lies inside the writable root), flushes it and renames it over the
+ * target, all in one anchored step; the temporary file is removed on every
+ * failure. A rename replaces a link at the target rather than following it,
+ * and gives a hard-linked target a new inode instead of changing the file
+ * outside the root. An existing file keeps its permission bits.
  *
  * @param ws The current workspace.
  * @param path The caller's path.
  * @param content The new content.
- * @param options `maxBytes` caps the content; `signal` stops the write before the rename.
+ * @param options `maxBytes` caps the content; `signal` stops the write before it starts.
  * @returns What was written.
  * @throws {LimitError} When the content is over `maxBytes`.
  * @throws {PolicyError} When refused, or the folder changed while writing.
@@ -103,33 +109,6 @@ export async function writeAtomic(
   const bytes = new TextEncoder().encode(content);
   if (bytes.length > options.maxBytes) throw new LimitError(`write ${quote(path)}`, options.maxBytes, "bytes");
   const plan = await planWrite(ws, path);
-  const folder = dirname(plan.real);
-  // Permission bits only: a replaced setuid or setgid file does not keep those bits.
-  const mode = plan.exists ? ((await Deno.lstat(plan.real)).mode ?? 0o644) & 0o777 : 0o644;
-  const temp = join(folder, `.forge-write-${crypto.randomUUID()}.tmp`);
-  let renamed = false;
-  try {
-    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
-    try {
-      for (let offset = 0; offset < bytes.length;) {
-        options.signal?.throwIfAborted();
-        offset += await file.write(bytes.subarray(offset, offset + CHUNK));
-      }
-      await file.syncData();
-      const opened = await file.stat();
-      const now = await Deno.lstat(temp);
-      if (!now.isFile || now.ino !== opened.ino || now.dev !== opened.dev || await Deno.realPath(folder) !== folder) {
-        throw new PolicyError("changed", `Cannot write ${quote(path)}: its folder changed while writing`);
-      }
-    } finally {
-      file.close();
-    }
-    await Deno.chmod(temp, mode);
-    options.signal?.throwIfAborted();
-    await Deno.rename(temp, join(folder, basename(plan.real)));
-    renamed = true;
-  } finally {
-    if (!renamed) await Deno.remove(temp).catch(() => {});
-  }
+  await ws.writeAtomic(path, plan.jailPath, bytes, options.signal);
   return { root: plan.root, path: plan.rel, bytes: bytes.length, created: !plan.exists };
 }

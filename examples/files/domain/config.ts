@@ -18,6 +18,11 @@ export const ConfigSchema = z.strictObject({
   deny: z.array(z.string().min(1, "must be a non-empty glob")).default([]),
   /** The most bytes one read returns (longer files are cut, marked) and one write accepts. */
   max_bytes: z.number().int().min(1).max(MAX_BYTES_CEILING).default(1024 * 1024),
+  /**
+   * Whether regular files with more than one name (hard links) are read and described. Off, they are
+   * refused: another name of the same file may lie outside every root, and no path check can see it.
+   */
+  allow_hard_links: z.boolean().default(false),
   /** An append-only file for the audit trail of writes; stderr when absent. */
   audit_file: folder.optional(),
 }).superRefine((config, ctx) => {

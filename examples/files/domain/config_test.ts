@@ -3,7 +3,13 @@ import { ConfigSchema, MAX_BYTES_CEILING } from "./config.ts";
 
 Deno.test("an empty config allows nothing: no roots, no writable roots, no extra deny, 1 MiB reads", () => {
   const parsed = ConfigSchema.parse({});
-  assert.deepEqual(parsed, { roots: [], writable_roots: [], deny: [], max_bytes: 1024 * 1024 });
+  assert.deepEqual(parsed, {
+    roots: [],
+    writable_roots: [],
+    deny: [],
+    max_bytes: 1024 * 1024,
+    allow_hard_links: false,
+  });
 });
 
 Deno.test('the config refuses unknown keys, so a typo like "root" is an error', () => {

@@ -80,7 +80,7 @@ export class Manager {
       const policy = policyFor(config, this.#configPath);
       const configFile = this.#configPath === undefined ? undefined : resolve(this.#configPath);
       const own = [configFile, auditFileOf(config, this.#configPath)].filter((p) => p !== undefined);
-      const workspace = Workspace.open(policy, own);
+      const workspace = Workspace.open(policy, own, { allowHardLinks: config.allow_hard_links });
       // A failed build is not cached: the next call tries again.
       workspace.catch(() => {
         if (this.#current?.workspace === workspace) this.#current = undefined;

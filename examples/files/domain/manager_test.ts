@@ -49,7 +49,7 @@ Deno.test({
     const configPath = join(tree.base, "files.json");
     await Deno.writeTextFile(configPath, "{}");
     // A root that contains the config: the model must still not read or replace it.
-    const config: Config = { roots: ["."], writable_roots: ["."], deny: [], max_bytes: 1024 };
+    const config: Config = { roots: ["."], writable_roots: ["."], deny: [], max_bytes: 1024, allow_hard_links: false };
     const mgr = new Manager(() => Promise.resolve(config), configPath);
     assert.equal(await mgr.read("data/hello.txt"), "hello\n");
     await assert.rejects(mgr.read("files.json"), /the policy denies this path/);
@@ -65,7 +65,7 @@ Deno.test({
   name: "Manager with the defaults (no config file) allows nothing",
   permissions: perms,
   async fn() {
-    const config: Config = { roots: [], writable_roots: [], deny: [], max_bytes: 1024 };
+    const config: Config = { roots: [], writable_roots: [], deny: [], max_bytes: 1024, allow_hard_links: false };
     const mgr = new Manager(() => Promise.resolve(config), undefined);
     await assert.rejects(mgr.read("x.txt"), /no folder is open for reading/);
     await assert.rejects(mgr.writeTarget("x.txt"), /this server has no writable folder/);

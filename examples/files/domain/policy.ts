@@ -10,6 +10,14 @@ import type { Config } from "./config.ts";
  * Relative paths start at the config file's folder, so a sample config can
  * use them.
  *
+ * A root that is, or passes through, a symbolic link (`/tmp` on macOS) is
+ * listed twice: as configured, and as the real path it resolves to now. The
+ * jail opens real paths, and Deno grants by location without following links,
+ * so layer 2 must name the real path; the configured one stays so the server
+ * can resolve it at start and show it in results. Both name the same folder.
+ * A root this process may not resolve (printing the flags with read access to
+ * the config file only) is listed as configured: see {@linkcode unresolvedRoots}.
+ *
  * @param config The validated config.
  * @param configPath The config file, or undefined when there is none.
  * @param variables The names of the environment variables the config references.
@@ -18,8 +26,8 @@ import type { Config } from "./config.ts";
 export function policyFor(config: Config, configPath: string | undefined, variables: readonly string[] = []): Policy {
   const baseDir = baseDirOf(configPath);
   return definePolicy({
-    readRoots: config.roots,
-    writeRoots: config.writable_roots,
+    readRoots: withRealPaths(config.roots, baseDir),
+    writeRoots: withRealPaths(config.writable_roots, baseDir),
     deny: config.deny,
     readFiles: configPath === undefined ? [] : [resolve(configPath)],
     writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
@@ -27,6 +35,40 @@ export function policyFor(config: Config, configPath: string | undefined, variab
     limits: { maxReadBytes: config.max_bytes },
     baseDir,
   });
+}
+
+/**
+ * The roots of a config whose real path this process cannot tell (it may not
+ * read them, or they do not exist yet): if one of them is a symbolic link,
+ * flags printed now would miss its real path.
+ *
+ * @param config The validated config.
+ * @param configPath The config file, or undefined when there is none.
+ * @returns The absolute roots, as configured.
+ */
+export function unresolvedRoots(config: Config, configPath: string | undefined): string[] {
+  const baseDir = baseDirOf(configPath);
+  return [...config.roots, ...config.writable_roots]
+    .map((root) => (isAbsolute(root) ? resolve(root) : resolve(baseDir, root)))
+    .filter((root) => realPathOf(root) === undefined);
+}
+
+/** Each root as configured (absolute), followed by its real path when that differs. */
+function withRealPaths(roots: readonly string[], baseDir: string): string[] {
+  return roots.flatMap((root) => {
+    const absolute = isAbsolute(root) ? resolve(root) : resolve(baseDir, root);
+    const real = realPathOf(absolute);
+    return real === undefined || real === absolute ? [absolute] : [absolute, real];
+  });
+}
+
+function realPathOf(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    // Missing, or outside what this process may read: the caller decides what that means.
+    return undefined;
+  }
 }
 
 /**

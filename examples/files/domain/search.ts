@@ -3,7 +3,7 @@
 // by depth, result count, entries visited and time, saying which.
 import { PolicyError } from "@forge/toolkit/validate";
 import { compileNamePattern } from "./_name_pattern.ts";
-import { type Entry, requireFolder, visibleEntry } from "./files.ts";
+import { type Entry, entryOf } from "./files.ts";
 import { Workspace } from "./workspace.ts";
 
 /** Which bound cut a search short. */
@@ -81,28 +81,29 @@ export async function searchFiles(
   const bounds = { ...SEARCH_DEFAULTS, ...withoutUndefined(options) };
   const deadline = performance.now() + bounds.timeMs;
   const start = await ws.resolve(path, "read");
-  await requireFolder(start.real, "search", path);
   const found: Entry[] = [];
   const hit = new Set<SearchLimit>();
   let visited = 0;
-  let level: { rel: string; real: string }[] = [{ rel: start.rel, real: start.real }];
+  let level: { rel: string; jailPath: string }[] = [{ rel: start.rel, jailPath: start.jailPath }];
   walk: for (let depth = 0; level.length > 0; depth++) {
-    const next: { rel: string; real: string }[] = [];
+    const next: { rel: string; jailPath: string }[] = [];
     for (const folder of level) {
-      const entries: Deno.DirEntry[] = [];
-      try {
-        for await (const entry of Deno.readDir(folder.real)) {
-          options.signal?.throwIfAborted();
-          entries.push(entry);
-          // One past the budget is enough to know it is exceeded; a huge folder is not read to its end.
-          if (entries.length > bounds.maxEntries - visited || performance.now() >= deadline) break;
-        }
-      } catch (err) {
-        // A folder that vanished or turned unreadable mid-search is skipped, not fatal.
-        if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied) continue;
-        throw err;
+      options.signal?.throwIfAborted();
+      if (performance.now() >= deadline) {
+        hit.add("time");
+        break walk;
       }
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      // One past the budget is enough to know it is exceeded; a huge folder keeps only that many names.
+      const limit = bounds.maxEntries - visited + 1;
+      let entries;
+      try {
+        entries = (await ws.listDir(path, folder.jailPath, limit)).entries;
+      } catch (err) {
+        // The start folder's refusal is the caller's answer; a folder below it that moved, vanished
+        // or turned unreadable mid-search is skipped.
+        if (folder.jailPath === start.jailPath || !(err instanceof PolicyError)) throw err;
+        continue;
+      }
       for (const entry of entries) {
         options.signal?.throwIfAborted();
         if (performance.now() >= deadline) {
@@ -114,24 +115,20 @@ export async function searchFiles(
           break walk;
         }
         visited++;
-        const rel = folder.rel === "" ? entry.name : `${folder.rel}/${entry.name}`;
         if (matches(entry.name)) {
-          const shown = await visibleEntry(ws, start.root, folder.rel, entry);
-          if (shown !== undefined) {
-            if (found.length === bounds.maxResults) {
-              hit.add("max_results");
-              break walk;
-            }
-            found.push(shown);
+          if (found.length === bounds.maxResults) {
+            hit.add("max_results");
+            break walk;
           }
+          found.push(entryOf(folder.rel, entry));
         }
-        if (!entry.isDirectory || entry.isSymlink) continue;
+        if (entry.type !== "dir") continue;
         if (depth === bounds.maxDepth) {
           hit.add("max_depth");
           continue;
         }
-        const real = await descendable(ws, Workspace.under(start.root, rel));
-        if (real !== undefined) next.push({ rel, real });
+        const rel = folder.rel === "" ? entry.name : `${folder.rel}/${entry.name}`;
+        next.push({ rel, jailPath: Workspace.under(start.root, rel) });
       }
     }
     level = next;
@@ -144,16 +141,6 @@ export async function searchFiles(
     truncated: hit.size > 0,
     limits_hit: [...hit],
   };
-}
-
-/** The real path of a folder the jail allows entering, or undefined (denied, or it moved outside). */
-async function descendable(ws: Workspace, underRoot: string): Promise<string | undefined> {
-  try {
-    return await ws.jail.resolveRead(underRoot);
-  } catch (err) {
-    if (err instanceof PolicyError) return undefined;
-    throw err;
-  }
 }
 
 function withoutUndefined(options: SearchOptions): Partial<SearchOptions> {

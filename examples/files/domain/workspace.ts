@@ -2,7 +2,15 @@
 // this process can actually use, and the map from a real path back to the
 // root it lies in, so results show root-relative paths only.
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { definePolicy, PathJail, type Policy, PolicyError } from "@forge/toolkit/validate";
+import {
+  definePolicy,
+  type DirListing,
+  LimitError,
+  PathJail,
+  type Policy,
+  PolicyError,
+  type ReadFileOptions,
+} from "@forge/toolkit/validate";
 import { quote } from "./_quote.ts";
 
 /** Whether a path is used for reading or for writing. */
@@ -61,20 +69,27 @@ export class Workspace {
    * @param ownFiles Absolute paths of the server's own files.
    * @returns The workspace.
    */
-  static async open(policy: Policy, ownFiles: readonly string[] = []): Promise<Workspace> {
+  static async open(
+    policy: Policy,
+    ownFiles: readonly string[] = [],
+    options: { allowHardLinks?: boolean } = {},
+  ): Promise<Workspace> {
     const readShown = [...new Set([...policy.readRoots, ...policy.writeRoots])];
     const read = await Promise.all(readShown.map((shown) => rootOf(shown, ["read"])));
     const write = await Promise.all(policy.writeRoots.map((shown) => rootOf(shown, ["read", "write"])));
     const usable = (roots: readonly Root[]) => roots.filter((r) => r.real !== undefined).map((r) => r.shown);
     const deny = [...policy.deny, ...await ownFileGlobs(ownFiles, read)];
-    const jail = new PathJail(definePolicy({
-      readRoots: usable(read),
-      writeRoots: usable(write),
-      deny,
-      defaultDeny: false,
-      tenantConfig: false,
-      limits: policy.limits,
-    }));
+    const jail = new PathJail(
+      definePolicy({
+        readRoots: usable(read),
+        writeRoots: usable(write),
+        deny,
+        defaultDeny: false,
+        tenantConfig: false,
+        limits: policy.limits,
+      }),
+      { allowHardLinks: options.allowHardLinks === true },
+    );
     return new Workspace(read, write, jail);
   }
 
@@ -102,8 +117,72 @@ export class Workspace {
       throw new PolicyError("outside-roots", `Cannot write ${quote(path)}: this server has no writable folder`);
     }
     const jailPath = this.#jailPath(path, mode);
-    const real = mode === "read" ? await this.#jail.resolveRead(jailPath) : await this.#jail.resolveWrite(jailPath);
+    const real = await this.#echo(path, jailPath, () => {
+      return mode === "read" ? this.#jail.resolveRead(jailPath) : this.#jail.resolveWrite(jailPath);
+    });
     return { real, jailPath, ...this.locate(real, mode) };
+  }
+
+  /**
+   * Reads a text file through the jail (see {@linkcode PathJail.readTextFile}).
+   *
+   * @param path The caller's path.
+   * @param jailPath What {@linkcode Workspace.resolve} returned for it.
+   * @param options Cap, truncation and signal.
+   * @returns The text.
+   */
+  readText(path: string, jailPath: string, options: ReadFileOptions): Promise<string> {
+    return this.#echo(path, jailPath, () => this.#jail.readTextFile(jailPath, options));
+  }
+
+  /**
+   * Lists a folder through the jail (see {@linkcode PathJail.listDir}).
+   *
+   * @param path The caller's path.
+   * @param jailPath What {@linkcode Workspace.resolve} returned for it, or a path under a root.
+   * @param limit The most entries, the first by name.
+   * @returns The listing.
+   */
+  listDir(path: string, jailPath: string, limit: number): Promise<DirListing> {
+    return this.#echo(path, jailPath, () => this.#jail.listDir(jailPath, { limit }));
+  }
+
+  /**
+   * Describes a path through the jail (see {@linkcode PathJail.stat}).
+   *
+   * @param path The caller's path.
+   * @param jailPath What {@linkcode Workspace.resolve} returned for it.
+   * @returns What lstat says about the resolved entry.
+   */
+  stat(path: string, jailPath: string): Promise<Deno.FileInfo> {
+    return this.#echo(path, jailPath, () => this.#jail.stat(jailPath));
+  }
+
+  /**
+   * Replaces or creates a file atomically through the jail.
+   *
+   * @param path The caller's path.
+   * @param jailPath What {@linkcode Workspace.resolve} returned for it.
+   * @param bytes The content.
+   * @param signal Stops the write before it starts.
+   */
+  writeAtomic(path: string, jailPath: string, bytes: Uint8Array, signal?: AbortSignal): Promise<void> {
+    return this.#echo(path, jailPath, () => this.#jail.writeFile(jailPath, bytes, { atomic: true, signal }));
+  }
+
+  /**
+   * Runs a jail call; when the jail was handed the absolute path a caller's
+   * relative path means, its refusal is made to echo what the caller gave.
+   */
+  async #echo<T>(path: string, jailPath: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (jailPath !== path && (err instanceof PolicyError || err instanceof LimitError)) {
+        err.message = err.message.split(quote(jailPath)).join(quote(path));
+      }
+      throw err;
+    }
   }
 
   /**
@@ -166,7 +245,13 @@ async function rootOf(shown: string, needs: readonly ("read" | "write")[]): Prom
     if (state !== "granted") return { shown, real: undefined, problem: "not-granted" };
   }
   try {
-    return { shown, real: await Deno.realPath(shown), problem: undefined };
+    const real = await Deno.realPath(shown);
+    // Deno grants by location, not through links: a root that is a link needs its real path granted too.
+    for (const name of needs) {
+      const { state } = await Deno.permissions.query({ name, path: real });
+      if (state !== "granted") return { shown, real: undefined, problem: "not-granted" };
+    }
+    return { shown, real, problem: undefined };
   } catch (err) {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
       return { shown, real: undefined, problem: "missing" };

@@ -33,7 +33,7 @@ export async function session(): Promise<Session> {
   await Deno.writeTextFile(join(data, "notes", "todo.md"), "- test the tools\n");
   await Deno.writeTextFile(join(data, ".env"), "TOKEN=x\n");
   await Deno.writeTextFile(join(out, "existing.txt"), "old\n");
-  const config: Config = { roots: [data], writable_roots: [out], deny: [], max_bytes: 64 };
+  const config: Config = { roots: [data], writable_roots: [out], deny: [], max_bytes: 64, allow_hard_links: false };
   const server = new Server({ name: "files" });
   registerAll(server, new Manager(() => Promise.resolve(config), undefined));
   const connected = await connectInMemory(server);

@@ -1,0 +1,121 @@
+// Reading a folder the jail resolved, anchored on it (see _anchored.ts): the
+// names come from the folder confirmed to be the one resolved, and each
+// kept entry is described by lstat there, never by following a link. A huge
+// folder costs memory for the kept names only: the first `limit` names by
+// code-unit order are kept in a bounded heap while the rest stream past.
+
+import { resolve } from "node:path";
+import { anchoredIn } from "./_anchored.ts";
+import { type CheckContext, sameEntry } from "./_checked_file.ts";
+import { PolicyError } from "./policy_error.ts";
+import { refusalFor } from "./_caller_path.ts";
+import type { DirEntryInfo, DirListing } from "./path_jail.ts";
+
+/** Lists the folder at `real` (refusals name `path`), keeping names `visible` accepts. */
+export function listChecked(
+  real: string,
+  path: string,
+  context: CheckContext,
+  options: { limit: number; visible: (name: string) => boolean; linkVisible: (target: string) => boolean },
+): DirListing {
+  return anchoredIn(real, { action: "list", path }, (anchor) => {
+    const kept = new FirstByName(options.limit);
+    try {
+      for (const entry of Deno.readDirSync(anchor.at("."))) {
+        if (options.visible(entry.name)) kept.offer(entry.name);
+      }
+    } catch (err) {
+      refusalFor(err, "list", path);
+    }
+    const entries: DirEntryInfo[] = [];
+    for (const name of kept.sorted()) {
+      let info: Deno.FileInfo;
+      try {
+        // Two looks with the folder's place checked between: a name that a swap slipped into the
+        // listing must also be found, twice the same, where the folder is.
+        info = Deno.lstatSync(anchor.at(name));
+        anchor.still();
+        if (!sameEntry(info, Deno.lstatSync(anchor.at(name)))) continue;
+      } catch (err) {
+        if (err instanceof PolicyError) throw err;
+        // Removed since the folder was read: it is no longer there to show.
+        continue;
+      }
+      if (info.isSymlink && !linkShown(anchor.at(name), anchor.dir, options.linkVisible)) continue;
+      const type = info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "dir" : "other";
+      const entry: DirEntryInfo = { name, type };
+      if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
+      entries.push(entry);
+    }
+    anchor.still();
+    return { entries, truncated: kept.dropped };
+  });
+}
+
+/** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */
+function linkShown(link: string, dir: string, linkVisible: (target: string) => boolean): boolean {
+  try {
+    return linkVisible(resolve(dir, Deno.readLinkSync(link)));
+  } catch {
+    return true;
+  }
+}
+
+/** Keeps the `limit` smallest names seen, in a max-heap: O(limit) memory, O(n log limit) time. */
+export class FirstByName {
+  readonly #limit: number;
+  readonly #heap: string[] = [];
+  #dropped = false;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Whether some name was left out. */
+  get dropped(): boolean {
+    return this.#dropped;
+  }
+
+  /** Offers a name: kept when fewer than `limit` are kept or it sorts before the largest kept. */
+  offer(name: string): void {
+    const heap = this.#heap;
+    if (heap.length < this.#limit) {
+      heap.push(name);
+      this.#up(heap.length - 1);
+      return;
+    }
+    this.#dropped = true;
+    if (heap.length === 0 || name >= heap[0]) return;
+    heap[0] = name;
+    this.#down(0);
+  }
+
+  /** The kept names, smallest first. */
+  sorted(): string[] {
+    return [...this.#heap].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  #up(i: number): void {
+    const heap = this.#heap;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent] >= heap[i]) return;
+      [heap[parent], heap[i]] = [heap[i], heap[parent]];
+      i = parent;
+    }
+  }
+
+  #down(i: number): void {
+    const heap = this.#heap;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let top = i;
+      if (left < heap.length && heap[left] > heap[top]) top = left;
+      if (right < heap.length && heap[right] > heap[top]) top = right;
+      if (top === i) return;
+      [heap[top], heap[i]] = [heap[i], heap[top]];
+      i = top;
+    }
+  }
+}
