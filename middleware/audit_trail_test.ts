@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR,FORGE_AUDIT_KEY
 import assert from "node:assert/strict";
 import { connectInMemory, probe } from "@forge/toolkit/testing";
 import {
@@ -12,7 +12,14 @@ import {
   type Tool,
   ToolError,
 } from "@forge/toolkit";
-import { type AuditIntent, type AuditRecord, type AuditResult, auditTrail, verifyAuditTrail } from "./mod.ts";
+import {
+  auditDigest,
+  type AuditIntent,
+  type AuditRecord,
+  type AuditResult,
+  auditTrail,
+  verifyAuditTrail,
+} from "./mod.ts";
 
 const CANARY = "CANARY-secret-8f3a1c";
 const TMP = Deno.env.get("TMPDIR") ?? "/tmp";
@@ -248,6 +255,41 @@ Deno.test({
     assert.ok((await verifyAuditTrail(texts.join(""))).ok, "one chain across the three files");
     const first = await verifyAuditTrail(texts[0]);
     assert.ok((await verifyAuditTrail(texts[1], { after: first.last })).ok, "a rotated file continues the one before");
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "auditTrail() keys args_hmac with the key option, a key file or FORGE_AUDIT_KEY; refuses a short or shared key",
+  permissions: { ...FILE_PERMISSIONS, env: ["TMPDIR", "FORGE_AUDIT_KEY"] },
+  async fn() {
+    const key = "k".repeat(40);
+    const recorded = async (options: Parameters<typeof auditTrail>[0]) => {
+      const lines: string[] = [];
+      const audit = auditTrail({ ...options, sink: (l) => void lines.push(l) });
+      const session = await connectInMemory(server({ count: 0 }), { serve: { middleware: [audit] } });
+      await session.client.callTool({ name: "act", arguments: { mode: "ok", secret: CANARY } });
+      await session.close();
+      await audit.close();
+      return JSON.parse(lines[0]) as AuditIntent;
+    };
+    const expected = await auditDigest({ mode: "ok", secret: CANARY }, key);
+    assert.equal((await recorded({ server: "k", key })).args_hmac, expected);
+    const dir = await Deno.makeTempDir();
+    const keyFile = `${dir}/audit.key`;
+    await Deno.writeTextFile(keyFile, key + "\n", { mode: 0o600 });
+    await Deno.chmod(keyFile, 0o600);
+    assert.equal((await recorded({ server: "k", keyFile })).args_hmac, expected, "one trailing newline is dropped");
+    Deno.env.set("FORGE_AUDIT_KEY", key);
+    const fromEnv = await recorded({ server: "k" });
+    Deno.env.delete("FORGE_AUDIT_KEY");
+    assert.equal(fromEnv.args_hmac, expected);
+    assert.equal(fromEnv.args_sha256, undefined, "a keyed trail writes no plain digest");
+    const unkeyed = await recorded({ server: "k" });
+    assert.equal(unkeyed.args_sha256, await auditDigest({ mode: "ok", secret: CANARY }));
+    await Deno.chmod(keyFile, 0o644);
+    assert.throws(() => auditTrail({ server: "k", keyFile }), /Cannot use the audit key file: other users may read/);
+    assert.throws(() => auditTrail({ server: "k", key: "short" }), RangeError);
     await Deno.remove(dir, { recursive: true });
   },
 });
