@@ -64,7 +64,9 @@ export async function checkPermissions(set: PermissionSet): Promise<string[]> {
     }
   }
   if (!unscoped.has("run")) {
-    for (const command of runProbes()) {
+    // A probe that names a program the set runs (`git` for `/usr/bin/git`) resolves to that grant.
+    const names = new Set((set.run ?? []).flatMap((path) => [path, path.slice(path.lastIndexOf("/") + 1)]));
+    for (const command of runProbes().filter((probe) => !names.has(probe))) {
       if (await granted({ name: "run", command })) excess.push(`run ${q(command)}`);
     }
   }
@@ -106,6 +108,7 @@ export async function missingPermissions(set: PermissionSet): Promise<string[]> 
     if (await lacks({ name: "net", host })) missing.push(`net ${q(entry)}`);
   }
   for (const variable of set.env) if (await lacks({ name: "env", variable })) missing.push(`env ${q(variable)}`);
+  for (const command of set.run ?? []) if (await lacks({ name: "run", command })) missing.push(`run ${q(command)}`);
   return missing;
 }
 

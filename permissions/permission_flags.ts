@@ -2,7 +2,7 @@ import type { PermissionSet } from "./permission_set.ts";
 
 /**
  * The Deno flags for a permission set, in a fixed order: `--allow-read`,
- * `--allow-write`, `--allow-net`, `--deny-net`, `--allow-env`. Empty lists
+ * `--allow-write`, `--allow-net`, `--deny-net`, `--allow-env`, `--allow-run`. Empty lists
  * give no flag, so nothing is granted for them.
  *
  * @param set From `derivePermissions`.
@@ -27,6 +27,7 @@ export function permissionFlags(set: PermissionSet): string[] {
   add("--allow-net", set.net);
   add("--deny-net", set.denyNet);
   add("--allow-env", set.env);
+  add("--allow-run", set.run ?? []);
   return flags;
 }
 

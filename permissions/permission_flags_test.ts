@@ -35,3 +35,11 @@ Deno.test("formatPermissionFlags() quotes what a shell would expand", () => {
     `'--allow-read=/it'\\''s'`,
   );
 });
+
+Deno.test("permissionFlags() ends with --allow-run of the absolute program paths, and omits it when none", () => {
+  const base: PermissionSet = { read: [], write: [], net: [], denyNet: [], env: [] };
+  assert.deepEqual(permissionFlags({ ...base, run: ["/usr/bin/git", "/usr/bin/kill"] }), [
+    "--allow-run=/usr/bin/git,/usr/bin/kill",
+  ]);
+  assert.deepEqual(permissionFlags({ ...base, run: [] }), []);
+});

@@ -23,6 +23,8 @@ export interface PermissionSet {
   readonly denyNet: readonly string[];
   /** Names for `--allow-env`. */
   readonly env: readonly string[];
+  /** Absolute program paths for `--allow-run`; absent or empty grants no program. */
+  readonly run?: readonly string[];
 }
 
 // Classes that no explicitly private host name is expected to resolve to, so
@@ -70,6 +72,7 @@ export function derivePermissions(policy: Policy): PermissionSet {
     net: sorted(allowNet),
     denyNet: Object.freeze(allowNet.length === 0 ? [] : denied(net.privateHosts)),
     env: sorted(policy.env),
+    run: sorted(policy.run ?? []),
   });
 }
 

@@ -13,7 +13,15 @@ Deno.test("derivePermissions() of an empty policy grants only the tenant config 
     net: [],
     denyNet: [],
     env: ["FORGE_TENANT_CONFIG"],
+    run: [],
   });
+});
+
+Deno.test("derivePermissions() grants exactly the programs the policy runs, by absolute path", () => {
+  const set = derivePermissions(definePolicy({ run: ["/usr/bin/kill", "/usr/bin/git", "/usr/bin/git"] }));
+  assert.deepEqual(set.run, ["/usr/bin/git", "/usr/bin/kill"]);
+  assert.throws(() => definePolicy({ run: ["git"] }), TypeError);
+  assert.throws(() => definePolicy({ run: ["/usr/bin/a,b"] }), TypeError);
 });
 
 Deno.test("derivePermissions() reads roots, writable roots and server files; writes only what is writable", () => {

@@ -12,6 +12,10 @@
  * - {@linkcode assertReadOnlySql} and {@linkcode queryReadOnly}: exactly one
  *   reading statement, parameters bound, rows read one at a time against a
  *   row and byte budget ({@linkcode readPlannedRows} runs a plan in a Worker).
+ * - {@linkcode CommandPolicy} and {@linkcode buildArgv}: programs by absolute
+ *   path, argv from typed parts (a caller's value is never an option), an
+ *   allowlisted environment, a working directory inside a root, a deadline
+ *   that kills the whole process group, capped output.
  * - {@linkcode capText}, {@linkcode capRows}, {@linkcode readCapped}: limits
  *   with a clear error or a marked truncation.
  *
@@ -45,6 +49,14 @@ export {
   BLOCKED_IPV6_ADDRESSES,
   classifyAddress,
 } from "./address.ts";
+export { arg, buildArgv, type CommandArg } from "./command_args.ts";
+export {
+  type CommandEnd,
+  CommandPolicy,
+  type CommandPolicyInit,
+  type CommandResult,
+  type CommandRunOptions,
+} from "./command_policy.ts";
 export {
   assertWithinLimit,
   type CappedBytes,

@@ -101,6 +101,8 @@ export interface Policy {
   readonly net: NetPolicy;
   /** Names of the environment variables the server reads. */
   readonly env: readonly string[];
+  /** Absolute paths of the programs the server runs (see `CommandPolicy`). */
+  readonly run: readonly string[];
   /** The caps. */
   readonly limits: Readonly<Limits>;
 }
@@ -174,6 +176,12 @@ export interface PolicyInit {
    */
   env?: readonly string[];
   /**
+   * Absolute paths of the programs the server runs (`CommandPolicy.programPaths()`);
+   * never a bare name, which Deno would look up on PATH.
+   * @default {[]}
+   */
+  run?: readonly string[];
+  /**
    * Whether the server looks for its config in `$FORGE_TENANT_CONFIG` (see
    * `resolveConfigPath`), which adds that name to `env`. A server without a
    * config file sets it to false.
@@ -233,6 +241,7 @@ export function definePolicy(init: PolicyInit = {}): Policy {
     env: freeze(
       unique([...(init.env ?? []), ...(init.tenantConfig === false ? [] : [TENANT_CONFIG_ENV])].map(envName)),
     ),
+    run: freeze(unique((init.run ?? []).map(program))),
     limits: limits(init.limits ?? {}),
   });
 }
@@ -306,6 +315,13 @@ function path(entry: string, base: string, field: string): string {
     throw new TypeError(`Cannot define policy: ${field} path ${quote(entry)} contains a NUL byte or a comma`);
   }
   return isAbsolute(entry) ? resolve(entry) : resolve(base, entry);
+}
+
+function program(entry: string): string {
+  if (typeof entry !== "string" || !isAbsolute(entry) || entry.includes("\0") || entry.includes(",")) {
+    throw new TypeError(`Cannot define policy: run entry ${quote(entry)} is not an absolute path without commas`);
+  }
+  return resolve(entry);
 }
 
 function glob(entry: string): string {

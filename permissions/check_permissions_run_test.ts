@@ -1,0 +1,21 @@
+// test-permissions: --allow-run=/usr/bin/git
+import assert from "node:assert/strict";
+import { checkPermissions, missingPermissions } from "./check_permissions.ts";
+import type { PermissionSet } from "./permission_set.ts";
+
+const none: PermissionSet = { read: [], write: [], net: [], denyNet: [], env: [] };
+
+Deno.test("checkPermissions() accepts --allow-run of exactly the programs the set runs", async () => {
+  assert.deepEqual(await checkPermissions({ ...none, run: ["/usr/bin/git"] }), []);
+});
+
+Deno.test("checkPermissions() reports a granted program the set does not run", async () => {
+  const excess = await checkPermissions(none);
+  assert.ok(excess.includes('run "git"'), excess.join("; "));
+});
+
+Deno.test("missingPermissions() reports a program the set runs that Deno does not grant", async () => {
+  assert.deepEqual(await missingPermissions({ ...none, run: ["/usr/bin/git", "/usr/bin/kill"] }), [
+    'run "/usr/bin/kill"',
+  ]);
+});

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { collectCapped } from "./_capped_stream.ts";
+
+function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  return ReadableStream.from(chunks);
+}
+
+Deno.test("collectCapped() keeps everything under the cap", async () => {
+  const bytes = new TextEncoder().encode("hello");
+  const got = await collectCapped(
+    streamOf([bytes]),
+    10,
+    () => assert.fail("no overflow"),
+    new AbortController().signal,
+  );
+  assert.deepEqual(got, { bytes, cut: false });
+});
+
+Deno.test("collectCapped() cuts at the cap on a whole UTF-8 character and reports the overflow once", async () => {
+  let overflows = 0;
+  const text = new TextEncoder().encode("aé".repeat(10));
+  const got = await collectCapped(streamOf([text, text]), 4, () => overflows++, new AbortController().signal);
+  assert.equal(new TextDecoder().decode(got.bytes), "aéa");
+  assert.equal(got.cut, true);
+  assert.equal(overflows, 1);
+});
+
+Deno.test("collectCapped() stops reading a pipe that never ends when told to", async () => {
+  const stop = new AbortController();
+  const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
+  setTimeout(() => stop.abort(), 50);
+  const got = await collectCapped(endless, 10, () => {}, stop.signal);
+  assert.deepEqual(got, { bytes: new Uint8Array(), cut: false });
+});

@@ -1,0 +1,309 @@
+import { isAbsolute, relative, resolve } from "node:path";
+import { buildArgv, type CommandArg } from "./command_args.ts";
+import { PolicyError } from "./policy_error.ts";
+import { collectCapped } from "./_capped_stream.ts";
+import { quote } from "./_quote.ts";
+
+/** The input of {@linkcode CommandPolicy.create}. */
+export interface CommandPolicyInit {
+  /** The programs that may run, by name, each an absolute path fixed now: PATH is never searched. */
+  programs: Readonly<Record<string, string>>;
+  /** Folders a program may run in (its working directory lies inside one, links resolved). */
+  roots: readonly string[];
+  /**
+   * Variables every program gets, with fixed values.
+   * @default {{}}
+   */
+  env?: Readonly<Record<string, string>>;
+  /**
+   * Names of the server's own variables a program inherits (read once, now);
+   * nothing else is inherited: no `GIT_*`, `LD_*`, proxy or credential variable.
+   * @default {[]}
+   */
+  inheritEnv?: readonly string[];
+  /**
+   * Deadline of one run, in milliseconds; the whole process group is killed then.
+   * @default {10000}
+   */
+  timeoutMs?: number;
+  /**
+   * Most bytes kept of stdout, and separately of stderr; a program that writes more is stopped.
+   * @default {1048576}
+   */
+  maxOutputBytes?: number;
+  /**
+   * The program that kills a process group (`kill -s KILL -- -<pgid>`): Deno's own
+   * `Deno.kill` of a group needs an unscoped `--allow-run`.
+   * @default {"/usr/bin/kill"}
+   */
+  killer?: string;
+}
+
+/** Options of one {@linkcode CommandPolicy.run}. */
+export interface CommandRunOptions {
+  /** The working directory: inside one of the roots. */
+  cwd: string;
+  /** Ends the run early (cancellation, shutdown): the group is killed. */
+  signal?: AbortSignal;
+  /**
+   * A shorter deadline for this run.
+   * @default {the policy's timeoutMs}
+   */
+  timeoutMs?: number;
+}
+
+/** How a run ended. */
+export type CommandEnd = "exit" | "deadline" | "aborted" | "output-cap";
+
+/** What a run produced. */
+export interface CommandResult {
+  /** The exit code (128 + the signal number when a signal ended it). */
+  readonly code: number;
+  /** The signal that ended the program, or null when it exited. */
+  readonly signal: Deno.Signal | null;
+  /** Why it ended: on its own, or killed at the deadline, on abort, or for writing past the cap. */
+  readonly ended: CommandEnd;
+  /** stdout, decoded as UTF-8, at most `maxOutputBytes`. */
+  readonly stdout: string;
+  /** Whether stdout was cut at the cap. */
+  readonly stdoutCut: boolean;
+  /** stderr, decoded as UTF-8, at most `maxOutputBytes`. */
+  readonly stderr: string;
+  /** Whether stderr was cut at the cap. */
+  readonly stderrCut: boolean;
+}
+
+// After the group is killed, a pipe can stay open only in a process that left
+// the group (a daemon that called setsid): stop reading it after this long.
+const DRAIN_GRACE_MS = 1000;
+
+/**
+ * Layer 1 for running programs: which programs (absolute paths fixed at
+ * start), with which argv (typed parts, see {@linkcode buildArgv}), in which
+ * folder (inside a root), with which environment (an allowlist; nothing is
+ * inherited by default), for how long (a deadline that kills the program's
+ * whole process group, grandchildren included), and how much output (capped,
+ * with the cut reported). A child process runs outside Deno's sandbox: these
+ * checks and the program's own options are its containment; layer 2
+ * (`--allow-run=<paths>`, see {@linkcode CommandPolicy.programPaths}) only
+ * limits which programs Deno starts.
+ *
+ * Each program starts in a process group of its own (Deno's `detached`,
+ * a new session); after it exits the group is killed as well, so nothing it
+ * started outlives the call unless it left the group itself.
+ *
+ * @example Run a program inside a root
+ * ```ts ignore
+ * import { arg, CommandPolicy } from "@forge/toolkit/validate";
+ *
+ * const commands = await CommandPolicy.create({ programs: { git: "/usr/bin/git" }, roots: ["/srv/repos"] });
+ * const result = await commands.run("git", [arg.word("status"), arg.flag("--porcelain")], { cwd: "/srv/repos/app" });
+ * console.log(result.code, result.stdout);
+ * ```
+ */
+export class CommandPolicy {
+  readonly #programs: ReadonlyMap<string, string>;
+  readonly #roots: readonly string[];
+  readonly #env: Readonly<Record<string, string>>;
+  readonly #timeoutMs: number;
+  readonly #maxOutputBytes: number;
+  readonly #killer: string;
+
+  private constructor(init: Required<Omit<CommandPolicyInit, "inheritEnv">>, roots: readonly string[]) {
+    this.#programs = new Map(Object.entries(init.programs));
+    this.#roots = roots;
+    this.#env = init.env;
+    this.#timeoutMs = init.timeoutMs;
+    this.#maxOutputBytes = init.maxOutputBytes;
+    this.#killer = init.killer;
+  }
+
+  /**
+   * Checks and fixes a command policy: program paths absolute, roots resolved
+   * (links followed), inherited variables read once.
+   *
+   * @param init See {@linkcode CommandPolicyInit}.
+   * @returns The policy.
+   * @throws {TypeError} When a program path is not absolute, or a variable name or value is malformed.
+   * @throws {RangeError} When a limit is not a positive integer.
+   * @throws {Deno.errors.NotFound} When a root does not exist.
+   *
+   * @example Program paths must be absolute
+   * ```ts
+   * import { CommandPolicy } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * await assert.rejects(CommandPolicy.create({ programs: { git: "git" }, roots: [] }), TypeError);
+   * ```
+   */
+  static async create(init: CommandPolicyInit): Promise<CommandPolicy> {
+    const killer = init.killer ?? "/usr/bin/kill";
+    for (const [name, path] of [...Object.entries(init.programs), ["killer", killer]]) {
+      if (typeof path !== "string" || !isAbsolute(path) || path.includes("\0") || path.includes(",")) {
+        throw new TypeError(
+          `Cannot define commands: program ${quote(name)} needs an absolute path, got ${quote(path)}`,
+        );
+      }
+    }
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(init.env ?? {})) env[envName(name)] = envValue(name, value);
+    for (const name of init.inheritEnv ?? []) {
+      const value = Deno.env.get(envName(name));
+      if (value !== undefined) env[name] = envValue(name, value);
+    }
+    const roots = await Promise.all(init.roots.map((root) => Deno.realPath(resolve(root))));
+    return new CommandPolicy({
+      programs: Object.fromEntries(Object.entries(init.programs).map(([n, p]) => [n, resolve(p)])),
+      roots: init.roots,
+      env,
+      timeoutMs: positive("timeoutMs", init.timeoutMs ?? 10_000),
+      maxOutputBytes: positive("maxOutputBytes", init.maxOutputBytes ?? 1024 * 1024),
+      killer: resolve(killer),
+    }, roots);
+  }
+
+  /**
+   * The absolute paths Deno must be allowed to run (`--allow-run`): the programs and the killer.
+   *
+   * @returns The paths, sorted.
+   *
+   * @example Feed the policy's `run` list
+   * ```ts
+   * import { CommandPolicy } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const commands = await CommandPolicy.create({ programs: { git: "/usr/bin/git" }, roots: [] });
+   * assert.deepEqual(commands.programPaths(), ["/usr/bin/git", "/usr/bin/kill"]);
+   * ```
+   */
+  programPaths(): string[] {
+    return [...new Set([...this.#programs.values(), this.#killer])].sort();
+  }
+
+  /**
+   * Runs one allowed program to its end, its deadline, its output cap or
+   * `signal`, whichever comes first. stdin is empty.
+   *
+   * @param program A name from `programs`.
+   * @param parts The argv, in typed parts.
+   * @param options See {@linkcode CommandRunOptions}.
+   * @returns What it produced, and how it ended.
+   * @throws {PolicyError} When the working directory is outside the roots, or a caller's value is refused.
+   * @throws {TypeError} When `program` is not allowed.
+   * @throws {Error} When the program cannot be started.
+   *
+   * @example Refuses a folder outside the roots
+   * ```ts ignore
+   * await commands.run("git", [arg.word("status")], { cwd: "/etc" }); // throws PolicyError
+   * ```
+   */
+  async run(program: string, parts: readonly CommandArg[], options: CommandRunOptions): Promise<CommandResult> {
+    const path = this.#programs.get(program);
+    if (path === undefined) throw new TypeError(`Cannot run ${quote(program)}: it is not an allowed program`);
+    const args = buildArgv(parts);
+    const cwd = await this.#inRoot(options.cwd);
+    options.signal?.throwIfAborted();
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(path, {
+        args,
+        cwd,
+        env: { ...this.#env },
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        detached: true,
+      }).spawn();
+    } catch (err) {
+      throw new Error(`Cannot run ${quote(program)}: ${(err as Error).name}`, { cause: err });
+    }
+    let ended: CommandEnd = "exit";
+    let killed: Promise<void> | undefined;
+    const stopReading = new AbortController();
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const kill = (why: CommandEnd) => {
+      if (ended === "exit") ended = why;
+      killed ??= this.#killGroup(child.pid).finally(() => {
+        grace = setTimeout(() => stopReading.abort(), DRAIN_GRACE_MS);
+      });
+    };
+    const timer = setTimeout(() => kill("deadline"), options.timeoutMs ?? this.#timeoutMs);
+    const onAbort = () => kill("aborted");
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const cap = this.#maxOutputBytes;
+    const out = collectCapped(child.stdout, cap, () => kill("output-cap"), stopReading.signal);
+    const err = collectCapped(child.stderr, cap, () => kill("output-cap"), stopReading.signal);
+    try {
+      const status = await child.status;
+      clearTimeout(timer);
+      // What the program started and left running dies with its group.
+      kill("exit");
+      await killed;
+      const [stdout, stderr] = await Promise.all([out, err]);
+      const decoder = new TextDecoder();
+      return {
+        code: status.code,
+        signal: status.signal,
+        ended,
+        stdout: decoder.decode(stdout.bytes),
+        stdoutCut: stdout.cut,
+        stderr: decoder.decode(stderr.bytes),
+        stderrCut: stderr.cut,
+      };
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(grace);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #inRoot(cwd: string): Promise<string> {
+    let real: string;
+    try {
+      real = await Deno.realPath(resolve(cwd));
+    } catch {
+      throw new PolicyError("outside-roots", `Cannot run in ${quote(cwd)}: the folder is not inside the allowed roots`);
+    }
+    const inside = this.#roots.some((root) => {
+      const rel = relative(root, real);
+      return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+    });
+    if (!inside) {
+      throw new PolicyError("outside-roots", `Cannot run in ${quote(cwd)}: the folder is not inside the allowed roots`);
+    }
+    return real;
+  }
+
+  async #killGroup(pid: number): Promise<void> {
+    // ESRCH (nothing left in the group) is the common case and not an error.
+    await new Deno.Command(this.#killer, {
+      args: ["-s", "KILL", "--", `-${pid}`],
+      clearEnv: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output().catch(() => undefined);
+  }
+}
+
+function envName(name: string): string {
+  if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw new TypeError(`Cannot define commands: env name ${quote(name)} is not a valid variable name`);
+  }
+  return name;
+}
+
+function envValue(name: string, value: unknown): string {
+  if (typeof value !== "string" || value.includes("\0")) {
+    throw new TypeError(`Cannot define commands: env ${quote(name)} needs a string value without NUL bytes`);
+  }
+  return value;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`Cannot define commands: ${name} must be a positive integer, got ${quote(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,185 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/bin/sh,/usr/bin/kill --allow-env=GIT_DIR,FORGE_TEST_PASSED
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { arg } from "./command_args.ts";
+import { CommandPolicy, type CommandPolicyInit } from "./command_policy.ts";
+import { PolicyError } from "./policy_error.ts";
+
+async function tree(): Promise<{ root: string; outside: string; end: () => Promise<void> }> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "command-policy-" }));
+  const root = join(base, "root");
+  const outside = join(base, "outside");
+  await Deno.mkdir(root);
+  await Deno.mkdir(outside);
+  return { root, outside, end: () => Deno.remove(base, { recursive: true }) };
+}
+
+function sh(root: string, init: Partial<CommandPolicyInit> = {}): Promise<CommandPolicy> {
+  return CommandPolicy.create({ programs: { sh: "/bin/sh", ls: "/bin/ls" }, roots: [root], ...init });
+}
+
+const script = (text: string) => [arg.flag("-c"), arg.word(text)];
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+Deno.test("CommandPolicy.run() reports stdout, stderr and the exit code", async () => {
+  const t = await tree();
+  try {
+    const commands = await sh(t.root);
+    const result = await commands.run("sh", script("echo out; echo err >&2; exit 3"), { cwd: t.root });
+    assert.deepEqual(result, {
+      code: 3,
+      signal: null,
+      ended: "exit",
+      stdout: "out\n",
+      stdoutCut: false,
+      stderr: "err\n",
+      stderrCut: false,
+    });
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() reports the signal that ended the program", async () => {
+  const t = await tree();
+  try {
+    const result = await (await sh(t.root)).run("sh", script("kill -TERM $$"), { cwd: t.root });
+    assert.equal(result.signal, "SIGTERM");
+    assert.equal(result.code, 143);
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() kills the process group at the deadline, grandchildren included", async () => {
+  const t = await tree();
+  try {
+    const marker = join(t.root, "alive");
+    const commands = await sh(t.root, { env: { MARKER: marker }, timeoutMs: 300 });
+    const started = Date.now();
+    // The subshell is a grandchild that would write the marker after a second.
+    const result = await commands.run("sh", script('(sleep 1; echo alive > "$MARKER") & sleep 30'), { cwd: t.root });
+    assert.equal(result.ended, "deadline");
+    assert.equal(result.signal, "SIGKILL");
+    assert.ok(Date.now() - started < 10_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await exists(marker), false, "the grandchild outlived the deadline");
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() kills what a program left running after it exited", async () => {
+  const t = await tree();
+  try {
+    const marker = join(t.root, "alive");
+    const commands = await sh(t.root, { env: { MARKER: marker } });
+    const result = await commands.run("sh", script('(sleep 1; echo alive > "$MARKER") & exit 0'), { cwd: t.root });
+    assert.equal(result.ended, "exit");
+    assert.equal(result.code, 0);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await exists(marker), false, "the background process outlived the call");
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() kills the group when the signal aborts", async () => {
+  const t = await tree();
+  try {
+    const commands = await sh(t.root);
+    const result = await commands.run("sh", script("sleep 30"), { cwd: t.root, signal: AbortSignal.timeout(200) });
+    assert.equal(result.ended, "aborted");
+    assert.equal(result.signal, "SIGKILL");
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() caps stdout in bytes, says so, and stops an endless writer", async () => {
+  const t = await tree();
+  try {
+    const commands = await sh(t.root, { maxOutputBytes: 1000 });
+    const result = await commands.run("sh", script("while :; do echo yyyyyyyyyyyyyyyy; done"), { cwd: t.root });
+    assert.equal(result.ended, "output-cap");
+    assert.equal(result.stdoutCut, true);
+    assert.equal(result.stdout.length, 1000);
+    assert.equal(result.stderrCut, false);
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() passes only the allowlisted environment", async () => {
+  const t = await tree();
+  Deno.env.set("GIT_DIR", "/tmp/evil");
+  Deno.env.set("FORGE_TEST_PASSED", "yes");
+  try {
+    const commands = await sh(t.root, { env: { FIXED: "1" }, inheritEnv: ["FORGE_TEST_PASSED"] });
+    const result = await commands.run("sh", script("env"), { cwd: t.root });
+    const names = result.stdout.split("\n").filter((l) => l !== "").map((l) => l.split("=")[0]);
+    assert.ok(names.includes("FIXED"));
+    assert.ok(names.includes("FORGE_TEST_PASSED"));
+    assert.ok(!names.includes("GIT_DIR"));
+    assert.ok(!names.some((n) => n.startsWith("LD_") || n.endsWith("_PROXY") || n === "HOME"), names.join(","));
+  } finally {
+    Deno.env.delete("GIT_DIR");
+    Deno.env.delete("FORGE_TEST_PASSED");
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() refuses a folder outside the roots, a link out included", async () => {
+  const t = await tree();
+  try {
+    const commands = await sh(t.root, { env: { OUT: t.outside } });
+    // Deno.symlink needs unscoped permissions; the shell makes the link instead.
+    await commands.run("sh", script('ln -s "$OUT" out'), { cwd: t.root });
+    for (const cwd of [t.outside, join(t.root, ".."), join(t.root, "out"), join(t.root, "missing")]) {
+      await assert.rejects(commands.run("sh", script("true"), { cwd }), (err: unknown) => {
+        assert.ok(err instanceof PolicyError);
+        assert.equal(err.code, "outside-roots");
+        return true;
+      });
+    }
+    assert.equal((await commands.run("sh", script("pwd"), { cwd: t.root })).stdout, `${t.root}\n`);
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() refuses an option where a value is expected, before starting anything", async () => {
+  const t = await tree();
+  try {
+    const marker = join(t.root, "ran");
+    const commands = await sh(t.root, { env: { MARKER: marker } });
+    const parts = [...script('touch "$MARKER"'), arg.value("rev", "--output=/tmp/x")];
+    await assert.rejects(commands.run("sh", parts, { cwd: t.root }), PolicyError);
+    assert.equal(await exists(marker), false);
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() refuses a program it does not list, and Deno refuses one it does not grant", async () => {
+  const t = await tree();
+  try {
+    const commands = await sh(t.root);
+    await assert.rejects(commands.run("bash", [], { cwd: t.root }), TypeError);
+    // ls is in the policy but not in --allow-run: layer 2 still refuses it.
+    await assert.rejects(commands.run("ls", [], { cwd: t.root }), /Cannot run "ls": NotCapable/);
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.create() refuses relative programs, bad env names and bad limits", async () => {
+  await assert.rejects(CommandPolicy.create({ programs: { git: "usr/bin/git" }, roots: [] }), TypeError);
+  await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], env: { "A=B": "x" } }), TypeError);
+  await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], timeoutMs: 0 }), RangeError);
+  const commands = await CommandPolicy.create({ programs: { git: "/usr/bin/git" }, roots: [] });
+  assert.deepEqual(commands.programPaths(), ["/usr/bin/git", "/usr/bin/kill"]);
+});
