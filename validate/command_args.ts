@@ -11,6 +11,7 @@ export type CommandArg =
   | { readonly kind: "flag"; readonly text: string }
   | { readonly kind: "word"; readonly text: string }
   | { readonly kind: "value"; readonly text: string; readonly name: string }
+  | { readonly kind: "option"; readonly flag: string; readonly text: string; readonly name: string }
   | { readonly kind: "operands"; readonly texts: readonly string[]; readonly name: string };
 
 /**
@@ -34,12 +35,19 @@ export const arg: {
   readonly word: (text: string) => CommandArg;
   /** A caller's value where an option could stand: never empty, never starting with `-`. */
   readonly value: (name: string, text: string) => CommandArg;
+  /**
+   * An option the server wrote and the caller's value it takes, as two words
+   * (`-e`, pattern): the program reads the word after such an option as its
+   * value, so the value may start with `-`.
+   */
+  readonly option: (flag: string, name: string, text: string) => CommandArg;
   /** A caller's positional values: emitted after `--`; must be the last part. */
   readonly operands: (name: string, texts: readonly string[]) => CommandArg;
 } = Object.freeze({
   flag: (text: string): CommandArg => ({ kind: "flag", text }),
   word: (text: string): CommandArg => ({ kind: "word", text }),
   value: (name: string, text: string): CommandArg => ({ kind: "value", text, name }),
+  option: (flag: string, name: string, text: string): CommandArg => ({ kind: "option", flag, text, name }),
   operands: (name: string, texts: readonly string[]): CommandArg => ({ kind: "operands", texts: [...texts], name }),
 });
 
@@ -47,7 +55,8 @@ export const arg: {
  * Turns typed parts into an argv, checking each: no NUL byte anywhere, a
  * `flag` starts with `-` and a `word` does not, a `value` is non-empty and
  * does not start with `-` (so `--output=/tmp/x` given as a revision is
- * refused, not obeyed), and `operands` come last, after one `--`.
+ * refused, not obeyed), an `option`'s value follows its flag as a word of
+ * its own, and `operands` come last, after one `--`.
  *
  * @param parts The parts, in order.
  * @returns The argv (without the program).
@@ -75,6 +84,11 @@ export function buildArgv(parts: readonly CommandArg[]): string[] {
       argv.push(part.text);
     } else if (part.kind === "value") {
       argv.push(callerText(part.name, part.text, true));
+    } else if (part.kind === "option") {
+      if (typeof part.flag !== "string" || !part.flag.startsWith("-") || part.flag.includes("\0")) {
+        throw new TypeError(`Cannot build command: option ${quote(part.flag)} must start with "-"`);
+      }
+      argv.push(part.flag, callerText(part.name, part.text, false));
     } else {
       if (i !== parts.length - 1) throw new TypeError("Cannot build command: operands must be the last part");
       argv.push("--", ...part.texts.map((text) => callerText(part.name, text, false)));

@@ -33,3 +33,9 @@ Deno.test("buildArgv() refuses malformed server parts: a flag without a dash, a 
 Deno.test("buildArgv() refuses an operand list holding a non-string", () => {
   assert.throws(() => buildArgv([arg.operands("paths", [42 as unknown as string])]), PolicyError);
 });
+
+Deno.test("buildArgv() passes an option's value as its own word, even when it starts with a dash", () => {
+  assert.deepEqual(buildArgv([arg.word("grep"), arg.option("-e", "pattern", "-x")]), ["grep", "-e", "-x"]);
+  assert.throws(() => buildArgv([arg.option("e", "pattern", "x")]), TypeError);
+  assert.throws(() => buildArgv([arg.option("-e", "pattern", "")]), PolicyError);
+});

@@ -1,0 +1,66 @@
+// Test setup: real repositories in a temp folder, made by git itself with a
+// clean environment, and a Manager over them. Imported only by *_test.ts files.
+import { join } from "node:path";
+import { type Config, ConfigSchema } from "./config.ts";
+import { Manager } from "./manager.ts";
+
+/** A temp folder with repositories. */
+export interface Fixture {
+  /** The temp folder (real path). */
+  readonly base: string;
+  /** Runs git (unhardened, clean environment) in `cwd`; throws on failure. */
+  git(cwd: string, ...args: string[]): Promise<string>;
+  /** Makes a repository with one commit of `files`; returns its path. */
+  repo(name: string, files?: Record<string, string>): Promise<string>;
+  /** A Manager over `repos` (name → path, `writable` when the name starts with `w`). */
+  manager(repos: Record<string, string>, extra?: Partial<Config>): Manager;
+  /** Removes the folder. */
+  end(): Promise<void>;
+}
+
+const GIT = "/usr/bin/git";
+
+/** Makes the temp folder. */
+export async function fixture(): Promise<Fixture> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "git-example-" }));
+  const env = {
+    PATH: "/usr/bin:/bin",
+    HOME: base,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_AUTHOR_NAME: "Test",
+    GIT_AUTHOR_EMAIL: "test@example.com",
+    GIT_COMMITTER_NAME: "Test",
+    GIT_COMMITTER_EMAIL: "test@example.com",
+  };
+  const git = async (cwd: string, ...args: string[]) => {
+    const out = await new Deno.Command(GIT, { args, cwd, env, clearEnv: true, stdin: "null" }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+    return text;
+  };
+  return {
+    base,
+    git,
+    async repo(name, files = { "README.md": "# hello\n" }) {
+      const dir = join(base, name);
+      await Deno.mkdir(dir, { recursive: true });
+      await git(dir, "init", "-q", "-b", "main");
+      for (const [path, content] of Object.entries(files)) {
+        await Deno.mkdir(join(dir, path, ".."), { recursive: true });
+        await Deno.writeTextFile(join(dir, path), content);
+      }
+      await git(dir, "add", "-A");
+      await git(dir, "commit", "-q", "-m", "first");
+      return dir;
+    },
+    manager(repos, extra = {}) {
+      const config = ConfigSchema.parse({
+        repos: Object.entries(repos).map(([name, path]) => ({ name, path, writable: name.startsWith("w") })),
+        ...extra,
+      });
+      return new Manager(() => Promise.resolve(config), undefined);
+    },
+    end: () => Deno.remove(base, { recursive: true }),
+  };
+}

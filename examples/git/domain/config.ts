@@ -1,0 +1,73 @@
+// The config of the git server. Every allow-list defaults to empty: with no
+// file (or an empty one) the server serves no repository.
+import { definePolicy } from "@forge/toolkit/validate";
+import { z } from "zod";
+import { hasControl } from "./_quote.ts";
+
+/** The largest `max_output_bytes` a config may set, per stream of one git run. */
+export const MAX_OUTPUT_CEILING = 16 * 1024 * 1024;
+
+const path = z.string().min(1, "must be a non-empty path");
+// One line of plain text: git writes it into commit headers.
+const identity = z.string().min(1).max(200).refine(
+  (text) => !hasControl(text) && !/[<>]/.test(text),
+  "must be one line without < or >",
+);
+
+/** One repository the tools may use. */
+export const RepoSchema = z.strictObject({
+  /** The name tools take as `repo` (letters, digits, `.`, `_`, `-`). */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "must be 1-64 of A-Z a-z 0-9 . _ - (not first)"),
+  /** The work tree (the folder that holds `.git`), absolute or relative to the config file. */
+  path,
+  /** Whether `git_commit` may commit here. */
+  writable: z.boolean().default(false),
+  /**
+   * Whether to serve the repository when another user owns it (git's
+   * `safe.directory` for exactly this path). Off: git refuses such a repository.
+   */
+  trust_other_owner: z.boolean().default(false),
+});
+
+/** The validated shape of `git.json` (JSONC). Relative paths start at the config file's folder. */
+export const ConfigSchema = z.strictObject({
+  /** The repositories; a `repo` argument must name one of them. */
+  repos: z.array(RepoSchema).default([]),
+  /** The git program, as an absolute path (PATH is never searched). */
+  git: path.default("/usr/bin/git"),
+  /** The program that kills a timed-out git's process group. */
+  kill: path.default("/usr/bin/kill"),
+  /** Deadline of one git run, in milliseconds (a tool's own deadline may end it sooner). */
+  timeout_ms: z.number().int().min(100).max(120_000).default(10_000),
+  /** Most bytes kept of one git run's output; longer output is cut and says so. */
+  max_output_bytes: z.number().int().min(1024).max(MAX_OUTPUT_CEILING).default(1024 * 1024),
+  /** Author and committer of `git_commit`. */
+  author: z.strictObject({ name: identity, email: identity }).default({
+    name: "forge-git",
+    email: "forge-git@localhost",
+  }),
+  /** An append-only file for the audit trail of commits; stderr when absent. */
+  audit_file: path.optional(),
+}).superRefine((config, ctx) => {
+  const names = new Set<string>();
+  for (const repo of config.repos) {
+    if (names.has(repo.name)) ctx.addIssue({ code: "custom", message: `repo name "${repo.name}" is used twice` });
+    names.add(repo.name);
+  }
+  try {
+    definePolicy({
+      readRoots: config.repos.map((r) => r.path),
+      run: [config.git, config.kill],
+      writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
+      baseDir: "/",
+    });
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as Error).message });
+  }
+});
+
+/** The git server's config, as validated. */
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** One configured repository, as validated. */
+export type RepoConfig = z.infer<typeof RepoSchema>;

@@ -1,0 +1,133 @@
+// How git is kept from running anything a repository's configuration names.
+// A repository's own config (.git/config, its includes, config.worktree) is
+// attacker-controlled data here: command-line `-c` beats it, so every key that
+// makes git start a program is pinned below; keys whose names the repository
+// chooses (filter and diff drivers) are pinned per call, see driverOverrides.
+import { arg, type CommandArg } from "@forge/toolkit/validate";
+import { hasControl } from "./_quote.ts";
+
+/** `-c` settings every git run gets, before the subcommand. */
+export const PINNED_CONFIG: readonly string[] = Object.freeze([
+  "core.fsmonitor=false", // a hook program run by status, diff and commit
+  "core.hooksPath=/dev/null", // no hook can exist below a non-directory
+  "core.pager=cat",
+  "core.editor=:", // ":" is git's "no editor"
+  "sequence.editor=:",
+  "core.sshCommand=false",
+  "core.askPass=",
+  "core.gitProxy=",
+  "credential.helper=", // an empty value clears the helper list
+  "protocol.allow=never", // no transport, no remote helper, no ext::
+  "diff.external=",
+  "core.attributesFile=/dev/null",
+  "log.showSignature=false", // verifying a signature runs gpg.program
+  "commit.gpgSign=false",
+  "tag.gpgSign=false",
+  "gc.auto=0", // a commit may otherwise start background maintenance
+  "maintenance.auto=false",
+  "submodule.recurse=false", // submodules have configs of their own
+  "diff.ignoreSubmodules=all",
+  "status.submoduleSummary=false",
+  "grep.fallbackToNoIndex=false",
+  "color.ui=false",
+  "core.quotePath=false",
+]);
+
+/** Variables every git run gets; nothing else is inherited. */
+export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_ATTR_NOSYSTEM: "1",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_NO_LAZY_FETCH: "1",
+  HOME: "/nonexistent",
+  PATH: "/usr/bin:/bin",
+  LC_ALL: "C",
+});
+
+/** What a repository's config names that git could run, found by {@linkcode parseDrivers}. */
+export interface Drivers {
+  /** Names of `filter.<name>.*` drivers (clean, smudge, process). */
+  readonly filters: readonly string[];
+  /** Names of `diff.<name>.*` drivers (textconv, command). */
+  readonly diffs: readonly string[];
+  /** Names of `merge.<name>.*` drivers. */
+  readonly merges: readonly string[];
+  /** Names git's `-c` could not pin exactly (they hold `=` or a control character). */
+  readonly unpinnable: readonly string[];
+}
+
+/** The regexp (for `git config --get-regexp`) of every driver key a repository may define. */
+export const DRIVER_KEYS = "^(filter|diff|merge)\\.";
+
+/**
+ * Reads the output of `git config --null --get-regexp <DRIVER_KEYS>`: NUL-ended
+ * entries of `key\nvalue`, where a key is `section.<name>.variable`.
+ *
+ * @param output The command's stdout.
+ * @returns The driver names per section.
+ */
+export function parseDrivers(output: string): Drivers {
+  const found = { filter: new Set<string>(), diff: new Set<string>(), merge: new Set<string>() };
+  const unpinnable = new Set<string>();
+  for (const entry of output.split("\0")) {
+    const key = entry.split("\n", 1)[0];
+    const first = key.indexOf(".");
+    const last = key.lastIndexOf(".");
+    if (first < 0 || last <= first) continue; // `diff.external` and others without a name
+    const section = key.slice(0, first).toLowerCase() as keyof typeof found;
+    const name = key.slice(first + 1, last);
+    if (!(section in found)) continue;
+    if (name.includes("=") || hasControl(name)) unpinnable.add(name);
+    else found[section].add(name);
+  }
+  return {
+    filters: [...found.filter].sort(),
+    diffs: [...found.diff].sort(),
+    merges: [...found.merge].sort(),
+    unpinnable: [...unpinnable].sort(),
+  };
+}
+
+/**
+ * The `-c` settings that empty every driver a repository defines, so no
+ * clean/smudge/process filter, textconv or diff command ever runs (an empty
+ * command is git's "no driver").
+ *
+ * @param drivers From {@linkcode parseDrivers}.
+ * @returns The settings, `name=value` each.
+ */
+export function driverOverrides(drivers: Drivers): string[] {
+  return [
+    ...drivers.filters.flatMap((n) => [
+      `filter.${n}.clean=`,
+      `filter.${n}.smudge=`,
+      `filter.${n}.process=`,
+      `filter.${n}.required=false`,
+    ]),
+    ...drivers.diffs.flatMap((n) => [`diff.${n}.textconv=`, `diff.${n}.command=`, `diff.${n}.cachetextconv=false`]),
+    ...drivers.merges.map((n) => `merge.${n}.driver=`),
+  ];
+}
+
+/**
+ * The typed parts of git's global options for one repository: the git dir
+ * and work tree named explicitly (no discovery upward, `core.worktree`
+ * ignored), literal pathspecs (no `*` or `:(magic)` in a path), no pager, no
+ * replace refs, then every pinned and per-driver `-c`.
+ *
+ * @param root The work tree (real path).
+ * @param overrides Extra `-c` settings (drivers, identity, safe.directory).
+ * @returns The parts, to put before the subcommand.
+ */
+export function globalArgs(root: string, overrides: readonly string[]): CommandArg[] {
+  return [
+    arg.flag("--no-pager"),
+    arg.flag("--literal-pathspecs"),
+    arg.flag("--no-replace-objects"),
+    arg.flag(`--git-dir=${root}/.git`),
+    arg.flag(`--work-tree=${root}`),
+    ...[...PINNED_CONFIG, ...overrides].flatMap((setting) => [arg.flag("-c"), arg.word(setting)]),
+  ];
+}

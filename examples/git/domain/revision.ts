@@ -1,0 +1,30 @@
+import { PolicyError } from "@forge/toolkit/validate";
+import { hasControl, quote } from "./_quote.ts";
+
+const MAX_REVISION = 256;
+
+/**
+ * Checks a caller's revision (`main`, `HEAD~2`, `v1.0^{commit}`, a hash):
+ * never an option (no leading `-`), no `:` (a path is a separate argument,
+ * checked as one), no whitespace or control characters, at most 256
+ * characters. Git gets it after `--end-of-options` as well.
+ *
+ * @param name The argument's name, for the message.
+ * @param text The caller's revision.
+ * @returns The revision.
+ * @throws {PolicyError} When it is refused.
+ */
+export function revision(name: string, text: string): string {
+  const refuse = (why: string) => new PolicyError("invalid-input", `Cannot use ${name} ${quote(text)}: ${why}`);
+  if (typeof text !== "string" || text === "" || text.length > MAX_REVISION) {
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot use ${name}: it must be a revision of 1 to ${MAX_REVISION} characters`,
+    );
+  }
+  if (text.startsWith("-")) throw refuse('a revision may not start with "-"');
+  if (/[\s:]/.test(text) || hasControl(text)) {
+    throw refuse('a revision may not hold whitespace, control characters or ":"');
+  }
+  return text;
+}

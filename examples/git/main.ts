@@ -1,0 +1,19 @@
+// The git server: read-only history tools and one approved commit tool over
+// configured repositories, with git kept from running anything a repository
+// configures. See README.md.
+import { health, runWithConfig } from "@forge/toolkit";
+import { ConfigSchema } from "./domain/config.ts";
+import { Manager } from "./domain/manager.ts";
+import { auditFileOf, policyFor } from "./domain/policy.ts";
+import { registerAll } from "./tools/register.ts";
+
+if (!health()) {
+  await runWithConfig("git", {
+    version: "0.1.0",
+    schema: ConfigSchema,
+    policy: (config, source) => policyFor(config, source.path, source.variables),
+    auditFile: (config, source) => auditFileOf(config, source.path),
+    manager: (config) => new Manager(config.get, config.path),
+    register: registerAll,
+  });
+}

@@ -1,0 +1,33 @@
+import { type Infer, intProp, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import type { Manager } from "../domain/manager.ts";
+
+const input = schema({
+  repo: strProp("The repository, by its configured name"),
+  ref: strProp("The revision to start from (default HEAD): a branch, tag or hash"),
+  path: strProp("Only commits that touch this path (relative to the work tree)"),
+  max_count: intProp("How many commits, 1 to 1000 (default 20)", { minimum: 1, maximum: 1000 }),
+}, ["repo"]);
+
+/** `git_log`: commits, newest first. */
+export const gitLogTool: Tool<Infer<typeof input>> = {
+  name: "git_log",
+  title: "History of a repository",
+  description:
+    "Lists commits of a configured repository, newest first: hash, author, ISO date and the full message. Output past the server's cap is cut and marked `[truncated: …]`.",
+  inputSchema: input,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  timeoutMs: 30_000,
+};
+
+/**
+ * The handler of {@linkcode gitLogTool}.
+ *
+ * @param mgr The manager.
+ * @returns The handler.
+ */
+export function gitLog(mgr: Manager): ToolHandler<Infer<typeof input>> {
+  return async (req) => {
+    const a = req.arguments;
+    return text((await mgr.log(a.repo, { ref: a.ref, path: a.path, maxCount: a.max_count }, req.signal)).text);
+  };
+}
