@@ -38,6 +38,7 @@ const samples: [string, string[], string[]][] = [
   ]],
   ["sqlite", [], [example("sqlite", "sample", "config.json"), example("sqlite", "sample", "shop.db")]],
   ["http", [], [example("http", "sample", "config.json")]],
+  ["git", [example("git", "sample", "repo")], [example("git", "sample", "config.json")]],
 ];
 
 for (const [name, roots, files] of samples) {

@@ -1,0 +1,178 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PolicyError } from "@forge/toolkit/validate";
+import { fixture } from "./_fixture.ts";
+
+const refused = (code?: string) => (err: unknown) => {
+  assert.ok(err instanceof PolicyError, String(err));
+  if (code !== undefined) assert.equal(err.code, code);
+  return true;
+};
+
+Deno.test("Manager refuses a revision that is an option, for every revision argument, and writes nothing", async () => {
+  const f = await fixture();
+  try {
+    const mgr = f.manager({ r: await f.repo("r") });
+    const target = join(f.base, "x");
+    for (const rev of [`--output=${target}`, "-p", "HEAD:../x", "a b"]) {
+      await assert.rejects(mgr.log("r", { ref: rev }), refused("invalid-input"));
+      await assert.rejects(mgr.show("r", rev, undefined), refused("invalid-input"));
+      await assert.rejects(mgr.diff("r", rev), refused("invalid-input"));
+      await assert.rejects(mgr.diff("r", "HEAD", rev), refused("invalid-input"));
+      await assert.rejects(mgr.grep("r", "x", rev), refused("invalid-input"));
+      await assert.rejects(mgr.blame("r", "README.md", rev), refused("invalid-input"));
+    }
+    await assert.rejects(Deno.stat(target), Deno.errors.NotFound);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("Manager refuses paths that leave the work tree or enter .git, for every path argument", async () => {
+  const f = await fixture();
+  try {
+    const mgr = f.manager({ w: await f.repo("w") });
+    for (const path of ["../../etc/passwd", "/etc/passwd", ".git/config", "a/../../x", "sub/.GIT/HEAD"]) {
+      await assert.rejects(mgr.log("w", { path }), refused());
+      await assert.rejects(mgr.show("w", "HEAD", path), refused());
+      await assert.rejects(mgr.diff("w", undefined, undefined, path), refused());
+      await assert.rejects(mgr.grep("w", "x", undefined, path), refused());
+      await assert.rejects(mgr.blame("w", path), refused());
+      await assert.rejects(mgr.commit("w", "m", [path]), refused());
+    }
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("Manager refuses a repository that is not configured, and commits only to writable ones", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    const mgr = f.manager({ r: dir });
+    await assert.rejects(mgr.status("other"), refused("outside-roots"));
+    await assert.rejects(mgr.status(dir), refused("outside-roots"));
+    await Deno.writeTextFile(join(dir, "README.md"), "changed\n");
+    await assert.rejects(mgr.commit("r", "m", ["README.md"]), refused("no-permission"));
+    assert.equal((await f.git(dir, "rev-list", "--count", "HEAD")).trim(), "1");
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("Manager never follows a symbolic link out of the work tree", async () => {
+  const f = await fixture();
+  try {
+    const outside = join(f.base, "outside");
+    await Deno.mkdir(outside);
+    const canary = `CANARY-${crypto.randomUUID()}`;
+    await Deno.writeTextFile(join(outside, "canary.txt"), `${canary}\n`);
+    const dir = await f.repo("w", { "README.md": "hi\n" });
+    // Links made by git itself: the test's permissions cannot make one.
+    await f.git(
+      dir,
+      "update-index",
+      "--add",
+      "--cacheinfo",
+      `120000,${await blob(f, dir, join(outside, "canary.txt"))},leak`,
+    );
+    await f.git(dir, "update-index", "--add", "--cacheinfo", `120000,${await blob(f, dir, outside)},linkdir`);
+    await f.git(dir, "commit", "-q", "-m", "links");
+    await f.git(dir, "checkout", "-q", "--", "leak", "linkdir");
+    assert.ok((await Deno.lstat(join(dir, "leak"))).isSymlink);
+    const mgr = f.manager({ w: dir });
+    const texts = [
+      (await mgr.grep("w", "CANARY")).text,
+      (await mgr.grep("w", "CANARY", "HEAD")).text,
+      (await mgr.show("w", "HEAD", "leak")).text,
+      (await mgr.blame("w", "leak")).text,
+      (await mgr.diff("w", "HEAD~1")).text,
+    ];
+    for (const text of texts) assert.ok(!text.includes(canary), text);
+    await assert.rejects(mgr.blame("w", "linkdir/canary.txt"), refused("symlink-escape"));
+    await assert.rejects(mgr.commit("w", "m", ["linkdir/canary.txt"]), refused("symlink-escape"));
+    await assert.rejects(mgr.log("w", { path: "linkdir/canary.txt" }), refused("symlink-escape"));
+  } finally {
+    await f.end();
+  }
+});
+
+async function blob(f: Awaited<ReturnType<typeof fixture>>, dir: string, target: string): Promise<string> {
+  const file = join(f.base, `link-${crypto.randomUUID()}`);
+  await Deno.writeTextFile(file, target);
+  return (await f.git(dir, "hash-object", "-w", "--no-filters", file)).trim();
+}
+
+Deno.test("git_grep with a pattern catastrophic for backtracking is stopped at the deadline", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r", { "a.txt": `${"a".repeat(200)}c\n` });
+    const mgr = f.manager({ r: dir }, { timeout_ms: 1000 });
+    const started = Date.now();
+    await assert.rejects(mgr.grep("r", "(a*)*\\1\\1c$"), /ran past its deadline and was stopped/);
+    assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("git_log of 100 MiB of history is cut at the output cap, marked, and stopped", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    const message = join(f.base, "message");
+    const line = new TextEncoder().encode(`${"x".repeat(1023)}\n`);
+    const file = await Deno.open(message, { write: true, create: true });
+    const chunk = new Uint8Array(1024 * 1024);
+    for (let i = 0; i < chunk.length; i += line.length) chunk.set(line, i);
+    for (let i = 0; i < 100; i++) await file.write(chunk);
+    file.close();
+    const tree = (await f.git(dir, "rev-parse", "HEAD^{tree}")).trim();
+    const commit = (await f.git(dir, "commit-tree", tree, "-p", "HEAD", "-F", message)).trim();
+    await f.git(dir, "update-ref", "refs/heads/main", commit);
+    const mgr = f.manager({ r: dir }, { max_output_bytes: 1024 * 1024 });
+    const started = Date.now();
+    const out = await mgr.log("r", { maxCount: 1 });
+    assert.equal(out.cut, true);
+    assert.match(out.text, /\[truncated: showed the first 1048576 bytes\]$/);
+    assert.ok(out.text.length < 1024 * 1024 + 100);
+    assert.ok(Date.now() - started < 30_000, `took ${Date.now() - started} ms`);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("git_commit commits exactly the named paths, new and deleted ones included, and leaves other changes", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("w", { "a.txt": "a\n", "b.txt": "b\n", "gone.txt": "g\n" });
+    const mgr = f.manager({ w: dir });
+    await Deno.writeTextFile(join(dir, "a.txt"), "a2\n");
+    await Deno.writeTextFile(join(dir, "b.txt"), "b2\n");
+    await Deno.writeTextFile(join(dir, "new.txt"), "n\n");
+    await Deno.remove(join(dir, "gone.txt"));
+    const outcome = await mgr.commit("w", "-m starts with a dash", ["a.txt", "./new.txt", "gone.txt"]);
+    assert.deepEqual(outcome.paths, ["a.txt", "new.txt", "gone.txt"]);
+    const changed = await f.git(dir, "show", "--name-status", "--format=%s", "HEAD");
+    assert.equal(changed.trim(), "-m starts with a dash\n\nM\ta.txt\nD\tgone.txt\nA\tnew.txt");
+    assert.match(await f.git(dir, "status", "--porcelain"), /^ M b\.txt$/m);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("two git_commit calls at once in one repository both land, one after the other", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("w", { "a.txt": "a\n", "b.txt": "b\n" });
+    const mgr = f.manager({ w: dir });
+    await Deno.writeTextFile(join(dir, "a.txt"), "a2\n");
+    await Deno.writeTextFile(join(dir, "b.txt"), "b2\n");
+    const [one, two] = await Promise.all([mgr.commit("w", "one", ["a.txt"]), mgr.commit("w", "two", ["b.txt"])]);
+    assert.notEqual(one.commit, two.commit);
+    assert.equal((await f.git(dir, "rev-list", "--count", "HEAD")).trim(), "3");
+  } finally {
+    await f.end();
+  }
+});

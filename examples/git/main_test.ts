@@ -1,0 +1,153 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// End to end: the server as a real subprocess, started with exactly the flags
+// it prints, driven by the official SDK client over its real stdio.
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
+import { makeSampleRepo } from "./make_sample.ts";
+
+const SCRIPT = fileURLToPath(new URL("./main.ts", import.meta.url));
+const REPO = dirname(dirname(dirname(SCRIPT)));
+const perms: Deno.PermissionOptions = { run: [Deno.execPath(), "/usr/bin/git"], read: "inherit", write: "inherit" };
+
+type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
+const textOf = (result: Result) => (result.content[0] as { text: string }).text;
+
+/** A 0700 folder with a writable repo `app`, a read-only repo `docs` and a 0600 config over both. */
+async function tree(): Promise<{ base: string; config: string; app: string; docs: string; end: () => Promise<void> }> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "git-e2e-" }));
+  await Deno.chmod(base, 0o700);
+  const [app, docs] = [join(base, "app"), join(base, "docs")];
+  await makeSampleRepo(app);
+  await makeSampleRepo(docs);
+  const config = join(base, "git.json");
+  const body = { repos: [{ name: "app", path: "app", writable: true }, { name: "docs", path: "docs" }] };
+  await Deno.writeTextFile(config, JSON.stringify(body), { mode: 0o600 });
+  return { base, config, app, docs, end: () => Deno.remove(base, { recursive: true }) };
+}
+
+async function denoRun(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...args],
+    cwd: REPO,
+    env: { NO_COLOR: "1" },
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+Deno.test({
+  name: "--print-permissions grants the config file, the repositories, and runs exactly git and kill",
+  permissions: perms,
+  async fn() {
+    const t = await tree();
+    try {
+      const flags = await printedPermissions({ script: SCRIPT, config: t.config, cwd: REPO });
+      assert.deepEqual(flags, [
+        `--allow-read=${t.app},${t.docs},${t.config}`,
+        "--allow-env=FORGE_TENANT_CONFIG",
+        "--allow-run=/usr/bin/git,/usr/bin/kill",
+      ]);
+    } finally {
+      await t.end();
+    }
+  },
+});
+
+Deno.test({
+  name: "the git server refuses to serve with -A or an unscoped --allow-run (exit 2)",
+  permissions: perms,
+  async fn() {
+    const t = await tree();
+    try {
+      const all = await denoRun(["-A", SCRIPT, "-config", t.config]);
+      assert.equal(all.code, 2, all.stderr);
+      const flags = await printedPermissions({ script: SCRIPT, config: t.config, cwd: REPO });
+      const wide = flags.map((f) => f.startsWith("--allow-run=") ? "--allow-run" : f);
+      const run = await denoRun([...wide, SCRIPT, "-config", t.config]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /unscoped --allow-run/);
+    } finally {
+      await t.end();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "every git tool works over real stdio under the printed flags; refusals are isError; commits are probed and audited",
+  permissions: perms,
+  async fn(t) {
+    const dirs = await tree();
+    const flags = await printedPermissions({ script: SCRIPT, config: dirs.config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", dirs.config], cwd: REPO });
+    const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
+    const ok = async (name: string, args: Record<string, unknown>) => {
+      const result = await call(name, args);
+      assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
+      return textOf(result);
+    };
+    const refused = async (name: string, args: Record<string, unknown>, reason: RegExp) => {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+      assert.match(textOf(result), reason);
+    };
+    try {
+      await t.step("tools/list", async () => {
+        const { tools } = await server.client.listTools();
+        assert.deepEqual(tools.map((tool) => tool.name), [
+          "git_status",
+          "git_log",
+          "git_show",
+          "git_diff",
+          "git_grep",
+          "git_blame",
+          "git_commit",
+        ]);
+      });
+      await t.step("read-only tools", async () => {
+        await Deno.writeTextFile(join(dirs.app, "README.md"), "# changed\n");
+        assert.match(await ok("git_status", { repo: "app" }), /^## main\n M README\.md$/m);
+        assert.match(await ok("git_log", { repo: "app", max_count: 1 }), /greet\(\): end with an exclamation mark/);
+        assert.match(await ok("git_log", { repo: "app", path: "README.md" }), /Add a README/);
+        assert.match(await ok("git_show", { repo: "app", rev: "HEAD~1", path: "src/greet.ts" }), /Hello, \$\{name\}`/);
+        assert.match(await ok("git_diff", { repo: "app" }), /^\+# changed$/m);
+        assert.match(await ok("git_diff", { repo: "app", from: "HEAD~2", to: "HEAD" }), /src\/greet\.ts/);
+        assert.match(await ok("git_grep", { repo: "app", pattern: "Hello", ref: "HEAD" }), /^HEAD:src\/greet\.ts:2:/m);
+        assert.equal(await ok("git_grep", { repo: "app", pattern: "no such text" }), "");
+        assert.match(await ok("git_blame", { repo: "app", path: "src/greet.ts" }), /Sample Author/);
+      });
+      await t.step("refusals", async () => {
+        await refused("git_log", { repo: "app", ref: "--output=/tmp/x" }, /may not start with "-"/);
+        await refused("git_show", { repo: "app", rev: "-p" }, /may not start with "-"/);
+        await refused("git_blame", { repo: "app", path: "../../etc/passwd" }, /leaves the repository's work tree/);
+        await refused("git_status", { repo: dirs.app }, /not a configured repository/);
+        await refused("git_show", { repo: "app", rev: "no-such-branch" }, /Cannot run git show in repo "app"/);
+        await refused("git_commit", { repo: "docs", message: "m", paths: ["README.md"] }, /read-only/);
+      });
+      await t.step("git_commit: probe first (nothing committed), then commit, audited", async () => {
+        const args = { repo: "app", message: "Change the README", paths: ["README.md"] };
+        const { patterns } = await probe(server.client, "git_commit", args);
+        assert.deepEqual(patterns, ["commit:app"]);
+        assert.doesNotMatch(await ok("git_log", { repo: "app", max_count: 1 }), /Change the README/);
+        const done = await call("git_commit", args);
+        const outcome = done.structuredContent as { repo: string; commit: string; paths: string[] } | undefined;
+        assert.equal(outcome?.repo, "app", textOf(done));
+        assert.match(outcome?.commit ?? "", /^[0-9a-f]{40}$/);
+        assert.match(await ok("git_log", { repo: "app", max_count: 1 }), /Change the README/);
+        const audit = server.stderr().split("\n").filter((line) => line.startsWith("{")).map((l) => JSON.parse(l));
+        assert.ok(audit.some((r) => r.tool === "git_commit" && r.outcome === "ok"), server.stderr());
+        assert.ok(audit.some((r) => r.tool === "git_commit" && r.outcome === "probe"));
+        assert.ok(!server.stderr().includes("Change the README"), "argument values never reach the audit trail");
+      });
+    } finally {
+      const status = await server.close();
+      assert.equal(status.code, 0);
+      for (const line of server.lines) JSON.parse(line);
+      await dirs.end();
+    }
+  },
+});
