@@ -1,0 +1,17 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { session, textOf } from "./_session.ts";
+
+Deno.test("git_blame names the commit of each line, and refuses a path out of the work tree", async () => {
+  const s = await session();
+  try {
+    const blame = textOf(await s.client.callTool({ name: "git_blame", arguments: { repo: "r", path: "src/a.ts" } }));
+    assert.match(blame, /^\^?[0-9a-f]+ \(Test +\d{4}-\S+ 1\) export const a = 1;$/m);
+    const bad = await s.client.callTool({ name: "git_blame", arguments: { repo: "r", path: "../../etc/passwd" } });
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /leaves the repository's work tree/);
+  } finally {
+    await s.end();
+  }
+});

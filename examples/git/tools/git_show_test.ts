@@ -1,0 +1,20 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { session, textOf } from "./_session.ts";
+
+Deno.test("git_show shows a commit, or a file as of a revision, and refuses rev -p", async () => {
+  const s = await session();
+  try {
+    const commit = textOf(await s.client.callTool({ name: "git_show", arguments: { repo: "r", rev: "HEAD" } }));
+    assert.match(commit, /^commit [0-9a-f]{40}/);
+    assert.match(commit, /\+export const a = 1;/);
+    const file = await s.client.callTool({ name: "git_show", arguments: { repo: "r", rev: "HEAD", path: "src/a.ts" } });
+    assert.equal(textOf(file), "export const a = 1;\n");
+    const bad = await s.client.callTool({ name: "git_show", arguments: { repo: "r", rev: "-p" } });
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /may not start with "-"/);
+  } finally {
+    await s.end();
+  }
+});

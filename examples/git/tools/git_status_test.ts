@@ -1,0 +1,18 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { session, textOf } from "./_session.ts";
+
+Deno.test("git_status shows the branch and changed files, and refuses an unknown repo", async () => {
+  const s = await session();
+  try {
+    await Deno.writeTextFile(join(s.r, "README.md"), "changed\n");
+    const ok = await s.client.callTool({ name: "git_status", arguments: { repo: "r" } });
+    assert.equal(textOf(ok), "## main\n M README.md\n");
+    const bad = await s.client.callTool({ name: "git_status", arguments: { repo: s.r } });
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /is not a configured repository/);
+  } finally {
+    await s.end();
+  }
+});
