@@ -2,30 +2,15 @@
 // End to end: the server as a real subprocess, started with exactly the flags
 // it prints, driven by the official SDK client over its real stdio.
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
-import { makeSampleRepo } from "./make_sample.ts";
+import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
-const SCRIPT = fileURLToPath(new URL("./main.ts", import.meta.url));
-const REPO = dirname(dirname(dirname(SCRIPT)));
 const perms: Deno.PermissionOptions = { run: [Deno.execPath(), "/usr/bin/git"], read: "inherit", write: "inherit" };
 
 type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
 const textOf = (result: Result) => (result.content[0] as { text: string }).text;
-
-/** A 0700 folder with a writable repo `app`, a read-only repo `docs` and a 0600 config over both. */
-async function tree(): Promise<{ base: string; config: string; app: string; docs: string; end: () => Promise<void> }> {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "git-e2e-" }));
-  await Deno.chmod(base, 0o700);
-  const [app, docs] = [join(base, "app"), join(base, "docs")];
-  await makeSampleRepo(app);
-  await makeSampleRepo(docs);
-  const config = join(base, "git.json");
-  const body = { repos: [{ name: "app", path: "app", writable: true }, { name: "docs", path: "docs" }] };
-  await Deno.writeTextFile(config, JSON.stringify(body), { mode: 0o600 });
-  return { base, config, app, docs, end: () => Deno.remove(base, { recursive: true }) };
-}
+const tree = makeE2eTree;
 
 async function denoRun(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {

@@ -1,6 +1,5 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { session, textOf } from "./_session.ts";
 
 Deno.test("git_blame names the commit of each line, and refuses a path out of the work tree", async () => {

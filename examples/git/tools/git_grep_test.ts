@@ -1,6 +1,5 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { session, textOf } from "./_session.ts";
 
 Deno.test("git_grep finds lines by pattern, at a revision too; a pattern may start with a dash", async () => {

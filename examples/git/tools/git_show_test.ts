@@ -1,6 +1,5 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { session, textOf } from "./_session.ts";
 
 Deno.test("git_show shows a commit, or a file as of a revision, and refuses rev -p", async () => {
