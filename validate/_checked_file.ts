@@ -64,10 +64,12 @@ export async function readChecked(
       const info = file.statSync();
       if (!sameFile(info, before)) throw changed("read", path);
       anchor.still();
-      // A second look at the name, the folder's place checked again: a swap must redirect the lstat,
-      // the open and this look alike, each inside one call, to pass.
-      if (!sameFile(info, regularFile(name, "read", path, context))) throw changed("read", path);
-      anchor.still();
+      // Two more looks at the name, the folder's place checked after each: a swap must redirect the
+      // lstat, the open and both looks alike, each between two checks, to pass.
+      for (let look = 0; look < 2; look++) {
+        if (!sameFile(info, regularFile(name, "read", path, context))) throw changed("read", path);
+        anchor.still();
+      }
       return { file, info };
     } catch (err) {
       file.close();
