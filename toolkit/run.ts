@@ -106,7 +106,7 @@ export async function run(
   });
   await register(server);
   // The serving half is loaded here, not at import, for the same reason.
-  const [{ guardStdout }, { serve, shutdownStartedAt, FLUSH_MS }, { stderrQueue }] = await Promise.all([
+  const [{ guardStdout }, { serve, shutdownStartedAt, callsSettled, FLUSH_MS }, { stderrQueue }] = await Promise.all([
     import("./_stdout_guard.ts"),
     import("./serve.ts"),
     import("./_stderr.ts"),
@@ -123,11 +123,14 @@ export async function run(
   const listeners = shutdownSignals().map((signal) => [signal, onSignal(signal)] as const);
   for (const [signal, listener] of listeners) Deno.addSignalListener(signal, listener);
   try {
-    await connection.closed;
     // One budget for the whole shutdown: calls and onClose share the grace
-    // period, and the last writes get at most one more second.
+    // period, and the last writes get at most one more second. onClose needs
+    // no stdout, so it runs while the last replies flush: a client that
+    // stopped reading cannot use up its time.
+    await callsSettled(connection);
     const deadline = (shutdownStartedAt(connection) ?? performance.now()) + grace + FLUSH_MS;
     if (options.onClose) await closeOnce(options.onClose, Math.max(0, deadline - performance.now()), name);
+    await connection.closed;
     await stderrQueue().flush(Math.max(0, Math.min(FLUSH_MS, deadline - performance.now())));
   } finally {
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);

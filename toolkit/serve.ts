@@ -141,11 +141,14 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     if (end.undelivered > 0) log(`${end.undelivered} requests not served: the client stopped reading stdout`);
     dispatcher.stop();
     await dispatcher.drain(grace);
+    markSettled();
     // A client that stopped reading must not hold shutdown: the replies get
     // what is left of one second past the grace period.
     await within(writer.idle(), shutdownAt + grace + FLUSH_MS - performance.now());
   }
 
+  let markSettled!: () => void;
+  const settled = new Promise<void>((resolve) => (markSettled = resolve));
   const closed = finish();
   const connection: Connection = {
     closed,
@@ -154,7 +157,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
       return closed;
     },
   };
-  connections.set(connection, () => shutdownAt);
+  connections.set(connection, { shutdownAt: () => shutdownAt, settled });
   return connection;
 }
 
@@ -191,9 +194,19 @@ function oversizeReply(frame: string, bytes: number, limit: number, log: (line: 
 /** How long the last replies may take to reach stdout once calls are settled at shutdown, in milliseconds. */
 export const FLUSH_MS = 1_000;
 
-const connections = new WeakMap<Connection, () => number | undefined>();
+const connections = new WeakMap<Connection, { shutdownAt: () => number | undefined; settled: Promise<void> }>();
 
 /** When `connection` began to shut down (a `performance.now()` reading), or undefined while it serves. */
 export function shutdownStartedAt(connection: Connection): number | undefined {
-  return connections.get(connection)?.();
+  return connections.get(connection)?.shutdownAt();
+}
+
+/**
+ * Resolves once a connection's calls are settled at shutdown (answered, or
+ * aborted at the end of the grace period), before the last replies have
+ * necessarily reached stdout: work that needs no stdout, such as `onClose`,
+ * can run while they flush.
+ */
+export function callsSettled(connection: Connection): Promise<void> {
+  return connections.get(connection)?.settled ?? connection.closed;
 }
