@@ -70,6 +70,14 @@ function has(schema: JsonSchema, ...keywords: string[]): boolean {
   return keywords.some((k) => schema[k] !== undefined);
 }
 
+/** Whether an object's properties are constrained at all: an open schema with no properties costs nothing. */
+function constrainsObject(schema: JsonSchema): boolean {
+  const props = schema.properties;
+  const named = props !== undefined && (props === null || typeof props !== "object" || Object.keys(props).length > 0);
+  const extra = schema.additionalProperties;
+  return named || schema.required !== undefined || (extra !== undefined && extra !== true);
+}
+
 function all(checks: Check[]): Check {
   if (checks.length === 0) return pass;
   if (checks.length === 1) return checks[0];
