@@ -85,7 +85,9 @@ export function echoLine(id: number | string, text: string): string {
 
 /** A call of the typed servers' `echo` with its four arguments; the answer is `text`, unchanged. */
 export function typedLine(id: number | string, text: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"echo","arguments":{"text":${
+  return `{"jsonrpc":"2.0","id":${
+    JSON.stringify(id)
+  },"method":"tools/call","params":{"name":"echo","arguments":{"text":${
     JSON.stringify(text)
   },"times":1,"mode":"plain","trim":false}}}\n`;
 }

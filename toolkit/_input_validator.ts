@@ -59,9 +59,7 @@ function compile(schema: JsonSchema | boolean, where: string, fail: Fail, root =
     checks.push(numberCheck(schema, where, fail));
   }
   if (has(schema, "minItems", "maxItems", "items")) checks.push(arrayCheck(schema, where, fail));
-  if (has(schema, "properties", "required", "additionalProperties")) {
-    checks.push(objectCheck(schema, where, fail, root));
-  }
+  if (constrainsObject(schema)) checks.push(objectCheck(schema, where, fail, root));
   checks.push(...combinators(schema, where, fail));
   return all(checks);
 }

@@ -1,10 +1,12 @@
 // A process that serves MCP over stdio owns its stdout from its first line:
 // a `console.log` at the top of main.ts, run before the initialize reply,
 // would otherwise be read by the client as a broken JSON-RPC message. So, on
-// the toolkit's import, a process that looks like a server (not asked to
-// print something, not a test) diverts stdout to stderr at once, and a
-// start-up mistake thrown while modules load ends the process with one line
-// instead of a stack trace. run() takes both over when it starts.
+// the toolkit's import (see _guard_on_import.ts), a process that looks like a
+// server (not asked to print something, not a test) diverts stdout to stderr
+// at once, and a start-up mistake thrown while modules load ends the process
+// with one line instead of a stack trace. Whatever serves next takes both
+// over: run() with its own guard, serve() or StdioTransport on Deno.stdout by
+// lifting them.
 
 import { stderrQueue } from "./_stderr.ts";
 import { guardStdout, type StdoutGuard } from "./_stdout_guard.ts";
@@ -78,5 +80,3 @@ export function startupLine(name: string, err: unknown): string {
   const line = `${name}: ${message.replaceAll(/\s*\n\s*/g, " ")}`;
   return at === undefined ? line : `${line} (at ${at})`;
 }
-
-if (looksLikeServer(Deno.args, Deno.mainModule)) startEarly();

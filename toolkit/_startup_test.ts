@@ -154,3 +154,21 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name: "a process that serves by itself on Deno.stdout (serve() or StdioTransport) gets its stdout back",
+  permissions: perms,
+  async fn() {
+    const own = new URL("./testdata/own_serve_server.ts", import.meta.url).pathname;
+    for (const mode of ["serve", "transport"]) {
+      const server = await spawnRaw({ args: ["--quiet", own, mode] });
+      await server.send(JSON.stringify(INIT));
+      const reply = await server.next();
+      assert.equal(reply.id, 1, mode);
+      await server.closeInput();
+      await server.status();
+      assert.deepEqual(server.lines.map((l) => JSON.parse(l).id), [1], `${mode}: stdout held only the reply`);
+      assert.match(server.stderr(), /before serving/, mode);
+    }
+  },
+});
