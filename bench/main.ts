@@ -27,13 +27,14 @@ import {
   roundTrips,
   rssRuns,
   throughputRounds,
+  typedRounds,
 } from "./phases.ts";
 import { busyShare } from "./machine.ts";
 import { peakRuns, peakTargets } from "./memory.ts";
 import { plans } from "./plan.ts";
 import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
-import { BASELINE, SERVERS } from "./servers.ts";
+import { BASELINE, SERVERS, TYPED_SERVERS } from "./servers.ts";
 
 const USAGE = "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown]";
 
@@ -73,9 +74,10 @@ if ((await Deno.permissions.query({ name: "write", path: file })).state !== "gra
 }
 const env: Env = { deno: Deno.execPath(), repo, timeoutMs: plan.timeoutMs };
 const wanted = flags.only?.split(",").map((s) => s.trim()).filter(Boolean);
-const unknown = wanted?.filter((name) => !SERVERS.some((s) => s.name === name)) ?? [];
+const known = [...SERVERS, ...TYPED_SERVERS];
+const unknown = wanted?.filter((name) => !known.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) {
-  refuse(`Cannot select servers: unknown ${unknown.join(", ")}; known: ${SERVERS.map((s) => s.name).join(", ")}`);
+  refuse(`Cannot select servers: unknown ${unknown.join(", ")}; known: ${known.map((s) => s.name).join(", ")}`);
 }
 const problems: string[] = [];
 const notes: string[] = [];
@@ -128,7 +130,14 @@ const peaks = await phase(
   () => peakRuns(env, servers, plan),
 );
 
-const measured: Measured = { plan, servers, cold, fresh, health, tput, trips, over, rss };
+// Both or neither: the figure is their ratio.
+const typedServers = TYPED_SERVERS.some((s) => wanted === undefined || wanted.includes(s.name)) ? TYPED_SERVERS : [];
+const typed = typedServers.length === 0 ? {} : await phase(
+  `typed arguments: ${plan.rounds} rounds of ${plan.pipelined} pipelined four-argument calls, validated and not`,
+  () => typedRounds(env, typedServers, plan),
+);
+
+const measured: Measured = { plan, servers, cold, fresh, health, tput, trips, over, rss, typed };
 const figures = collectFigures(measured);
 const targets = [...collectTargets(measured, figures), ...peakTargets(peaks)];
 for (const figure of figures) {
@@ -160,6 +169,11 @@ for (const [label, { cell, limitMiB }] of Object.entries(peaks)) {
   const value = "value" in cell ? `${cell.value.toFixed(0)} MiB (${cell.detail}${limit})` : cell.failed;
   console.log(`peak RSS, ${label}: ${value}`);
 }
+for (const spec of typedServers) {
+  console.log(`pipelined calls/s, warm, ${plan.window} in flight, ${spec.label}: ${cellText(typed[spec.name])}`);
+  const cell = typed[spec.name];
+  if (cell !== undefined && "failed" in cell) problems.push(`${spec.name}: typed arguments: ${cell.failed}`);
+}
 const targetsHeading = flags.smoke
   ? "Targets (toolkit), at smoke sizes: shown so that the check itself runs, not judged (a full run judges them)"
   : "Targets (toolkit)";
@@ -187,6 +201,8 @@ const json = {
   overLimit: over,
   // Peak RSS (VmHWM, MiB) of a fresh toolkit process per case, with the 4 × N + 64 MiB limit where it applies.
   peakMemory: peaks,
+  // Pipelined calls/s of the four-argument echo, validated ("typed") and not.
+  typedArguments: typed,
   // Each process's own RSS and RssAnon readings (KiB) at plan.rssFirst, rssMiddle and rssSecond; the figures hold their medians.
   rssProcesses: Object.fromEntries(Object.entries(rss).map(([name, { runs }]) => [name, runs])),
   targets,

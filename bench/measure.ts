@@ -83,6 +83,32 @@ export function echoLine(id: number | string, text: string): string {
   },"method":"tools/call","params":{"name":"echo","arguments":{"text":${JSON.stringify(text)}}}}\n`;
 }
 
+/** A call of the typed servers' `echo` with its four arguments; the answer is `text`, unchanged. */
+export function typedLine(id: number | string, text: string): string {
+  return `{"jsonrpc":"2.0","id":${
+    JSON.stringify(id)
+  },"method":"tools/call","params":{"name":"echo","arguments":{"text":${
+    JSON.stringify(text)
+  },"times":1,"mode":"plain","trim":false}}}\n`;
+}
+
+/**
+ * Pipelined calls/s of the four-argument `echo` on one warm process: a
+ * warm-up of `warmup` calls, then `calls` measured, `window` in flight.
+ */
+export async function typedRate(env: Env, spec: ServerSpec, sizes: ThroughputSizes): Promise<Cell> {
+  const server = await start(env, spec);
+  try {
+    const line = (id: number) => typedLine(id, "hi");
+    const check = (m: Message) => echoed(m, "hi");
+    const warm = await server.pipeline(sizes.warmup, sizes.window, line, check, env.timeoutMs);
+    if (warm.stopped || warm.bad > 0) return rate(warm, sizes.warmup);
+    return rate(await server.pipeline(sizes.pipelined, sizes.window, line, check, env.timeoutMs), sizes.pipelined);
+  } finally {
+    await server.close();
+  }
+}
+
 /** True when `message` is a tool result whose first text block is `text`. */
 export function echoed(message: Message, text: string): boolean {
   const result = message.result as { content?: { text?: unknown }[]; isError?: boolean } | undefined;

@@ -15,6 +15,7 @@ import {
   type RssReadings,
   start,
   throughput,
+  typedRate,
   Unavailable,
 } from "./measure.ts";
 import { formatBytes, type Plan } from "./plan.ts";
@@ -225,4 +226,16 @@ export async function rssRuns(
     };
   }
   return out;
+}
+
+/**
+ * Median pipelined rate of the four-argument `echo` per typed server: one
+ * fresh process per server per round, `plan.rounds` rounds, interleaved.
+ */
+export async function typedRounds(env: Env, servers: readonly ServerSpec[], plan: Plan): Promise<Record<string, Cell>> {
+  const runs: Record<string, Cell[]> = {};
+  for (let round = 0; round < plan.rounds; round++) {
+    for (const spec of servers) (runs[spec.name] ??= []).push(await typedRate(env, spec, plan).catch(failure));
+  }
+  return Object.fromEntries(servers.map((s) => [s.name, medianCell(runs[s.name] ?? [])]));
 }

@@ -20,6 +20,8 @@ export interface Measured {
   over: Record<string, Cell>;
   /** Readings after `plan.rssFirst`, `plan.rssMiddle` and `plan.rssSecond` calls, in that order. */
   rss: Record<string, RssFigures>;
+  /** Pipelined calls/s of the four-argument `echo`, per typed server (empty when not selected). */
+  typed?: Record<string, Cell>;
 }
 
 /** The table's rows, in print order. */
@@ -153,6 +155,15 @@ export function collectTargets(m: Measured, figures: readonly Figure[]): Target[
   targets.push(
     ratioTarget("cold start ≤ 1.1× the bare SDK", get("coldStart", "toolkit"), get("coldStart", BASELINE), 1.1, true),
     ratioTarget("--health ≤ 1.3× deno run of an empty file", get("health", "toolkit"), m.health.empty, 1.3, true),
+  );
+  targets.push(
+    ratioTarget(
+      "pipelined calls/s, four typed arguments validated, ≥ 0.95× the same tool unvalidated",
+      m.typed?.typed,
+      m.typed?.["typed-unvalidated"],
+      0.95,
+      false,
+    ),
   );
   // Growth is taken within one process (a later reading against an earlier
   // one); over several processes the target takes the median of those.

@@ -68,6 +68,28 @@ export const SERVERS: readonly ServerSpec[] = [
   },
 ];
 
+/**
+ * The typed-arguments pair, measured in a phase of their own: the same
+ * four-argument `echo`, validated against its declared schema or not. Their
+ * ratio is the cost of validation, which must stay within 5 %.
+ */
+export const TYPED_SERVERS: readonly ServerSpec[] = [
+  {
+    name: "typed",
+    label: "four typed arguments, validated",
+    file: "bench/servers/typed_server.ts",
+    permissions: [],
+    health: true,
+  },
+  {
+    name: "typed-unvalidated",
+    label: "the same tool, unvalidated",
+    file: "bench/servers/typed_unvalidated_server.ts",
+    permissions: [],
+    health: true,
+  },
+];
+
 /** The name of the server every ratio is taken against. */
 export const BASELINE = "sdk-lowlevel";
 

@@ -170,7 +170,7 @@ async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>)
 
 function checkResult(entry: Entry, result: ToolResult): ToolResult {
   if (result === null || typeof result !== "object" || !Array.isArray(result.content)) {
-    throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": it has no content array`);
+    throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": ${resultMistake(result)}`);
   }
   if (result.isError) {
     if (result.structuredContent === undefined) return result;
@@ -187,6 +187,24 @@ function checkResult(entry: Entry, result: ToolResult): ToolResult {
     }
   }
   return result;
+}
+
+/** What is wrong with a handler's return value, and the fix. */
+function resultMistake(result: unknown): string {
+  if (typeof result === "string") return "the handler returned a string; return text(...) instead";
+  if (result === undefined) return "the handler returned nothing; return text(...), json(...) or error(...)";
+  return "it has no content array; build results with text(), json() or error()";
+}
+
+/** A plain Error is most often a domain failure thrown the wrong way: say so, once, on the log line. */
+function plainErrorHint(err: unknown): string {
+  try {
+    if (!(err instanceof Error) || err.constructor !== Error) return "";
+  } catch {
+    return "";
+  }
+  return " with a plain Error; for a failure the model can fix (bad input, not found, denied) throw ToolError," +
+    " which becomes an isError result the model reads, instead of this generic internal error";
 }
 
 let failures = 0;
@@ -224,6 +242,6 @@ function failure(input: CallInput, err: unknown): Outcome {
   }
   const ref = `${Date.now().toString(36)}-${(++failures).toString(36)}`;
   const detail = describe(err);
-  input.log(`tool ${input.entry.tool.name} failed (ref ${ref}): ${detail}`);
+  input.log(`tool ${input.entry.tool.name} failed (ref ${ref})${plainErrorHint(err)}: ${detail}`);
   return { kind: "error", error: { code: ErrorCode.internalError, message: `Internal error (ref ${ref})` } };
 }

@@ -59,15 +59,21 @@ function compile(schema: JsonSchema | boolean, where: string, fail: Fail, root =
     checks.push(numberCheck(schema, where, fail));
   }
   if (has(schema, "minItems", "maxItems", "items")) checks.push(arrayCheck(schema, where, fail));
-  if (has(schema, "properties", "required", "additionalProperties")) {
-    checks.push(objectCheck(schema, where, fail, root));
-  }
+  if (constrainsObject(schema)) checks.push(objectCheck(schema, where, fail, root));
   checks.push(...combinators(schema, where, fail));
   return all(checks);
 }
 
 function has(schema: JsonSchema, ...keywords: string[]): boolean {
   return keywords.some((k) => schema[k] !== undefined);
+}
+
+/** Whether an object's properties are constrained at all: an open schema with no properties costs nothing. */
+function constrainsObject(schema: JsonSchema): boolean {
+  const props = schema.properties;
+  const named = props !== undefined && (props === null || typeof props !== "object" || Object.keys(props).length > 0);
+  const extra = schema.additionalProperties;
+  return named || schema.required !== undefined || (extra !== undefined && extra !== true);
 }
 
 function all(checks: Check[]): Check {

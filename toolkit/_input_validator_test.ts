@@ -253,3 +253,9 @@ Deno.test("a call with invalid arguments gets an isError result and never reache
   assert.deepEqual(seen, ["put:true"], "the middleware saw the refused call");
   await audited.close();
 });
+
+Deno.test("an open schema without properties checks only that the arguments are an object", () => {
+  const open = compile(schema({}, [], { additionalProperties: true }));
+  assert.equal(open({ anything: [1, { deep: true }], at: "all" }), undefined);
+  assert.match(open([] as never)!, /^Invalid arguments: must be an object \(type\), got an array$/);
+});

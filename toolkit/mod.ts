@@ -18,7 +18,20 @@ export type { ArrayOptions } from "./args.ts";
 export { health } from "./health.ts";
 export { ALWAYS_META_KEY, PROBE_META_KEY, registerPatternTool } from "./pattern_tool.ts";
 export { error, json, text } from "./result.ts";
-export type { AudioContent, Content, ImageContent, ResourceLinkContent, TextContent, ToolResult } from "./result.ts";
+export type {
+  AudioContent,
+  BlobResourceContents,
+  Content,
+  ContentAnnotations,
+  ContentBlock,
+  EmbeddedResource,
+  Icon,
+  ImageContent,
+  ResourceLinkContent,
+  TextContent,
+  TextResourceContents,
+  ToolResult,
+} from "./result.ts";
 export {
   arrayProp,
   boolProp,

@@ -1,3 +1,16 @@
+/**
+ * Who a content block is for, how much it matters, and when it last changed:
+ * MCP's `Annotations`. Hints for the client, never instructions to the model.
+ */
+export interface ContentAnnotations {
+  /** Who the block is meant for. */
+  audience?: ("user" | "assistant")[];
+  /** How important it is, from 0 (least) to 1 (most). */
+  priority?: number;
+  /** When the underlying data last changed, as an ISO 8601 timestamp. */
+  lastModified?: string;
+}
+
 /** A text block of a tool result. */
 export interface TextContent {
   /** The block kind. */
@@ -5,7 +18,7 @@ export interface TextContent {
   /** The text. */
   text: string;
   /** Audience and priority hints for the client. */
-  annotations?: Record<string, unknown>;
+  annotations?: ContentAnnotations;
   /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
@@ -16,10 +29,10 @@ export interface ImageContent {
   type: "image";
   /** The bytes, base64-encoded. */
   data: string;
-  /** The media type. */
+  /** The media type, e.g. `image/png`. */
   mimeType: string;
   /** Audience and priority hints for the client. */
-  annotations?: Record<string, unknown>;
+  annotations?: ContentAnnotations;
   /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
@@ -30,15 +43,27 @@ export interface AudioContent {
   type: "audio";
   /** The bytes, base64-encoded. */
   data: string;
-  /** The media type. */
+  /** The media type, e.g. `audio/wav`. */
   mimeType: string;
   /** Audience and priority hints for the client. */
-  annotations?: Record<string, unknown>;
+  annotations?: ContentAnnotations;
   /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
-/** A link to a resource, returned by a tool. */
+/** An icon a client may show for a resource. */
+export interface Icon {
+  /** An `https:` or `data:` URI of the image. */
+  src: string;
+  /** The image's media type. */
+  mimeType?: string;
+  /** Sizes it fits, e.g. `["48x48"]` or `["any"]`. */
+  sizes?: string[];
+  /** The theme it is drawn for. */
+  theme?: "light" | "dark";
+}
+
+/** A link to a resource, returned by a tool: MCP's `ResourceLink`. */
 export interface ResourceLinkContent {
   /** The block kind. */
   type: "resource_link";
@@ -46,21 +71,68 @@ export interface ResourceLinkContent {
   uri: string;
   /** The resource's name. */
   name: string;
+  /** A display title. */
+  title?: string;
   /** What the resource is. */
   description?: string;
   /** The media type, when known. */
   mimeType?: string;
+  /** Its size in bytes, when known. */
+  size?: number;
+  /** Audience and priority hints for the client. */
+  annotations?: ContentAnnotations;
+  /** Icons a client may show. */
+  icons?: Icon[];
   /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
 
-/** A content block of a tool result. */
-export type Content = TextContent | ImageContent | AudioContent | ResourceLinkContent;
+/** The text of a resource, embedded in a result. */
+export interface TextResourceContents {
+  /** The resource's URI. */
+  uri: string;
+  /** The media type, when known. */
+  mimeType?: string;
+  /** The text. */
+  text: string;
+  /** Extra metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** The bytes of a resource, embedded in a result. */
+export interface BlobResourceContents {
+  /** The resource's URI. */
+  uri: string;
+  /** The media type, when known. */
+  mimeType?: string;
+  /** The bytes, base64-encoded. */
+  blob: string;
+  /** Extra metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** A resource's contents embedded in a tool result: MCP's `EmbeddedResource`. */
+export interface EmbeddedResource {
+  /** The block kind. */
+  type: "resource";
+  /** The resource: its text or its bytes. */
+  resource: TextResourceContents | BlobResourceContents;
+  /** Audience and priority hints for the client. */
+  annotations?: ContentAnnotations;
+  /** Extra metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** A content block of a tool result: every kind of MCP's `ContentBlock`. */
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLinkContent | EmbeddedResource;
+
+/** A content block of a tool result (the same as {@linkcode ContentBlock}). */
+export type Content = ContentBlock;
 
 /** What a tool handler returns: MCP's `CallToolResult`. */
 export interface ToolResult {
   /** The blocks the model reads. */
-  content: Content[];
+  content: ContentBlock[];
   /** A JSON object matching the tool's `outputSchema`, when it declares one. */
   structuredContent?: Record<string, unknown>;
   /** True for a domain error the model can fix. */
@@ -110,7 +182,10 @@ export function error(message: string): ToolResult {
  * A structured result: `structuredContent` holds `value` and, for clients
  * that only read content, a text block holds the same JSON. Pair it with an
  * `outputSchema` on the tool; the toolkit validates the value before sending.
+ * Any object type is accepted, an interface included (it need not have an
+ * index signature); an array is refused.
  *
+ * @typeParam T The value's type.
  * @param value A JSON object.
  * @returns The tool result.
  * @throws {TypeError} When `value` is not a plain object or cannot be serialised.
@@ -120,14 +195,22 @@ export function error(message: string): ToolResult {
  * import { json } from "@forge/toolkit";
  * import assert from "node:assert/strict";
  *
- * const result = json({ rows: [{ id: 1 }], truncated: false });
+ * interface Page {
+ *   rows: { id: number }[];
+ *   truncated: boolean;
+ * }
+ * const page: Page = { rows: [{ id: 1 }], truncated: false };
+ * const result = json(page);
  * assert.equal(result.structuredContent?.truncated, false);
  * assert.equal(result.content[0].type, "text");
  * ```
  */
-export function json(value: Record<string, unknown>): ToolResult {
+export function json<T extends object>(value: T extends readonly unknown[] ? never : T): ToolResult {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError("Cannot build a JSON result: the value must be a plain object");
   }
-  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+  return {
+    content: [{ type: "text", text: JSON.stringify(value) }],
+    structuredContent: value as unknown as Record<string, unknown>,
+  };
 }

@@ -1,5 +1,9 @@
 import type { Policy } from "../validate/policy.ts";
-import type { ServeOptions } from "./serve.ts";
+import "./_guard_on_import.ts";
+import { stderrQueue } from "./_stderr.ts";
+import { startupLine, takeEarlyStart } from "./_startup.ts";
+import { guardStdout, type StdoutGuard } from "./_stdout_guard.ts";
+import type { Connection, ServeOptions } from "./serve.ts";
 import { Server } from "./server.ts";
 
 /** Options of {@linkcode run}: the server's identity, limits, and lifecycle hooks. */
@@ -51,8 +55,14 @@ export interface RunOptions extends ServeOptions {
  * Serves a tools-only MCP server over stdio until stdin ends or SIGINT,
  * SIGTERM, SIGHUP or SIGQUIT arrives. The design's `toolkit.Run`.
  *
- * While it serves, `console.log` and direct stdout writes from your code go to
- * stderr, so nothing but JSON-RPC ever reaches stdout. On shutdown it stops
+ * `console.log` and direct stdout writes from your code go to stderr, so
+ * nothing but JSON-RPC ever reaches stdout: from the toolkit's import in a
+ * process that will serve (one not started with `--health`, `--help` or a
+ * `--print-*` flag, which print on stdout on purpose), and in any case before
+ * `register` runs. A start-up mistake — a duplicate tool name, a bad schema,
+ * missing annotations, an error thrown while the modules load or in
+ * `register` — ends the process with one stderr line and exit code 1, never a
+ * stack trace. On shutdown it stops
  * reading, lets calls in flight finish for `shutdownGraceMs`, aborts the rest
  * through their AbortSignal, writes the last replies, runs `onClose` once and
  * exits with code 0 — within `shutdownGraceMs` plus one second, even when the
@@ -71,7 +81,7 @@ export interface RunOptions extends ServeOptions {
  * @param register Adds the tools; may be async.
  * @param options See {@linkcode RunOptions}.
  * @returns Resolves after shutdown (when `exit` is false).
- * @throws {TypeError} When `register` throws: the server does not start.
+ * @throws {TypeError} When `exit` is false and `register` throws: the server does not start.
  *
  * @example A complete main.ts
  * ```ts ignore
@@ -94,25 +104,43 @@ export async function run(
   register: (server: Server) => void | Promise<void>,
   options: RunOptions = {},
 ): Promise<void> {
-  // Loaded on start, not at import: `--health` must not pay for node:net and node:path.
-  const { definePolicy } = await import("../validate/policy.ts");
-  const policy = options.policy ?? definePolicy({ tenantConfig: false });
-  if (!(await permitted(name, policy, options))) return;
-  const server = new Server({
-    name,
-    version: options.version,
-    title: options.title,
-    instructions: options.instructions,
-  });
-  await register(server);
-  // The serving half is loaded here, not at import, for the same reason.
-  const [{ guardStdout }, { serve, shutdownStartedAt, callsSettled, FLUSH_MS }, { stderrQueue }] = await Promise.all([
-    import("./_stdout_guard.ts"),
-    import("./serve.ts"),
-    import("./_stderr.ts"),
-  ]);
-  const guard = guardStdout();
-  const connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
+  let server: Server;
+  let guard: StdoutGuard | undefined;
+  let connection: Connection;
+  // The serving half is loaded on start, not at import: `--health` must not pay for it.
+  const serving = import("./serve.ts");
+  try {
+    // Loaded on start, not at import, for the same reason: node:net and node:path.
+    const { definePolicy } = await import("../validate/policy.ts");
+    const policy = options.policy ?? definePolicy({ tenantConfig: false });
+    if (!(await permitted(name, policy, options))) return;
+    server = new Server({
+      name,
+      version: options.version,
+      title: options.title,
+      instructions: options.instructions,
+    });
+    // In force before register runs: nothing an author prints reaches stdout.
+    takeEarlyStart();
+    guard = guardStdout();
+    await register(server);
+    const { serve } = await serving;
+    connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
+  } catch (err) {
+    // A start-up mistake (a duplicate tool, a bad schema or option) is one
+    // line and exit code 1, never a stack trace. What register logged goes
+    // first; the line itself is written at once, not queued, because the
+    // exit would discard the queue.
+    if (guard !== undefined) {
+      await stderrQueue().flush(250);
+      guard.restore();
+    }
+    takeEarlyStart();
+    if (options.exit === false) throw err;
+    console.error(startupLine(name, err));
+    Deno.exit(1);
+  }
+  const { shutdownStartedAt, callsSettled, FLUSH_MS } = await serving;
   const grace = options.shutdownGraceMs ?? 5_000;
   let signalled = false;
   const onSignal = (signal: Deno.Signal) => () => {
@@ -134,7 +162,7 @@ export async function run(
     await stderrQueue().flush(Math.max(0, Math.min(FLUSH_MS, deadline - performance.now())));
   } finally {
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
-    guard.restore();
+    guard!.restore();
   }
   // Exits even with a write to stdout or stderr still pending: a client that
   // stopped reading cannot hold the process.

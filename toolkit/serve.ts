@@ -3,6 +3,7 @@ import { OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
 import { encodeError, ErrorCode, nestsDeeper, peekId } from "./_jsonrpc.ts";
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
 import { type ByteReader, readLoop } from "./_read_loop.ts";
+import { takeEarlyStart } from "./_startup.ts";
 import { logLine } from "./_stderr.ts";
 import { within } from "./_within.ts";
 import { type ByteWriter, FrameWriter } from "./_writer.ts";
@@ -104,6 +105,8 @@ export interface Connection {
  * ```
  */
 export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): Connection {
+  // Serving on the real stdout: an early guard must not divert the replies.
+  if (io.writer === Deno.stdout) takeEarlyStart();
   const log = options.log ?? ((line: string) => logLine(`${server.name}: ${line}`));
   const maxMessageBytes = positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxMessageBytes", "serve");
   const grace = positive(options.shutdownGraceMs, 5_000, "shutdownGraceMs", "serve");

@@ -3,6 +3,7 @@ import { classify, encodeError, parseFrame } from "./_jsonrpc.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
 import { oversizeReply } from "./_oversize.ts";
 import { type ByteReader, type ReadLoop, readLoop } from "./_read_loop.ts";
+import { takeEarlyStart } from "./_startup.ts";
 import { type ByteWriter, FrameWriter } from "./_writer.ts";
 
 /** A JSON-RPC message as it travels: a parsed JSON object. */
@@ -84,6 +85,8 @@ export class StdioTransport {
     this.#role = options.role ?? "server";
     this.#max = positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxMessageBytes", "create the transport");
     this.#onLine = options.onLine;
+    // Writing to the real stdout from now on: an early guard must not divert it.
+    if (options.writer === undefined) takeEarlyStart();
     this.#writer = new FrameWriter(options.writer ?? Deno.stdout, WRITE_HIGH_WATER, (err) => {
       this.onerror?.(asError(err));
       void this.close();
