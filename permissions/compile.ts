@@ -110,13 +110,21 @@ if (import.meta.main) {
     console.error("usage: compile.ts <entry> [--config FILE] [--output PATH] [--target TRIPLE] [--dry-run]");
     Deno.exit(64);
   }
-  const result = await compileServer({
-    entry: positionals[0],
-    config: values.config,
-    output: values.output,
-    target: values.target,
-    dryRun: values["dry-run"],
-  });
+  let result: Awaited<ReturnType<typeof compileServer>>;
+  try {
+    result = await compileServer({
+      entry: positionals[0],
+      config: values.config,
+      output: values.output,
+      target: values.target,
+      dryRun: values["dry-run"],
+    });
+  } catch (err) {
+    // One line, never a stack trace: the server's own refusal (an unset
+    // ${VAR} among them) names what to fix.
+    console.error(`compile: ${(err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, " ").trim()}`);
+    Deno.exit(1);
+  }
   console.log(result.command.map(shellQuote).join(" "));
   if (result.error) console.error(result.error);
   Deno.exit(values["dry-run"] || result.built ? 0 : 1);

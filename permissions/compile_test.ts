@@ -34,3 +34,24 @@ Deno.test({
     assert.match(out.stdout, /^deno compile --no-prompt --output \/nonexistent-dir\/hello/);
   },
 });
+
+Deno.test({
+  name: "compile.ts with a config whose ${VAR} is unset says so in one line, with no stack trace, and exits 1",
+  permissions: { run: true, read: [repo], env: true },
+  async fn() {
+    const out = await compile([
+      "template/main.ts",
+      "--config",
+      "template/config/config.example.json",
+      "--dry-run",
+    ]);
+    assert.equal(out.code, 1);
+    const lines = out.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, out.stderr);
+    assert.match(
+      lines[0],
+      /^compile: Cannot read the permissions of template\/main\.ts: .*\$\{NOTES_DIR\}, which is not set/,
+    );
+    assert.doesNotMatch(out.stderr, /\n\s+at /);
+  },
+});
