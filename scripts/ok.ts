@@ -23,18 +23,29 @@ interface Tally {
 }
 const tally: Tally = { passed: 0, failed: 0 };
 const failures: string[] = [];
+/** The longest one step may run; the whole gate takes a few minutes on 2 cores. */
+const STEP_LIMIT_MS = 8 * 60_000;
 
 async function step(label: string, args: string[], countTests = false): Promise<void> {
   const started = performance.now();
   console.log(`\n=== ${label}`);
   const env = { ...Deno.env.toObject(), NO_COLOR: "1" };
-  const child = new Deno.Command(deno, { args, cwd: repo, env, stdout: "piped", stderr: "piped" }).spawn();
-  const [out, err, status] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.status,
-  ]);
-  const text = out + err;
+  const child = new Deno.Command(deno, { args, cwd: repo, env, stdin: "null", stdout: "piped", stderr: "piped" })
+    .spawn();
+  // A step that hangs fails at its limit with what it printed so far, instead
+  // of holding the gate (and CI) until an outside timeout ends it silently.
+  let hung = false;
+  const limit = setTimeout(() => {
+    hung = true;
+    child.kill("SIGKILL");
+  }, STEP_LIMIT_MS);
+  const texts = Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const status = await child.status.finally(() => clearTimeout(limit));
+  // A killed step's own children may still hold its pipes: read what is there, briefly.
+  const [out, err] = hung
+    ? await Promise.race([texts, new Promise<[string, string]>((r) => setTimeout(() => r(["", ""]), 2_000))])
+    : await texts;
+  const text = out + err + (hung ? `\n${label}: killed after ${STEP_LIMIT_MS / 1000} s without finishing\n` : "");
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   if (countTests) {
     const summary = [...text.matchAll(/(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/g)].at(-1);
