@@ -1,4 +1,4 @@
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 

@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** What {@linkcode fileSafety} found. */
 export interface FileSafety {

@@ -4,7 +4,7 @@
 // nesting depth with a clear error, and report line and column without echoing
 // the file's content. It is iterative, so no input can overflow the stack.
 
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 

@@ -1,5 +1,5 @@
 import { type FieldPath, formatPath } from "./_field_path.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** One bad field of a config: where it is and what is wrong, safe to print. */
 export interface ConfigIssue {

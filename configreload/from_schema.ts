@@ -1,5 +1,5 @@
 import type { FieldPath } from "./_field_path.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import { ConfigError, type ConfigIssue } from "./config_error.ts";
 import type { Expansion, VariableUse } from "./expand.ts";
 

@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import { fileSafety } from "./_file_safety.ts";
 import { MAX_DEPTH, parseConfigText } from "./_parse_text.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import { readBounded, stamp } from "./_read_file.ts";
 import { sha256 } from "./_sha256.ts";
 import { ConfigError } from "./config_error.ts";

@@ -1,5 +1,5 @@
 import { isAbsolute, join } from "node:path";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import type { EnvReader } from "./expand.ts";
 
 /** The environment variable that names a tenant's config directory. */

@@ -1,4 +1,5 @@
 import { isAbsolute } from "node:path";
+import { quote } from "../internal/quote.ts";
 
 /** What to compile. */
 export interface CompileOptions {
@@ -53,12 +54,12 @@ export interface CompileOptions {
 export function compileArgs(options: CompileOptions): string[] {
   for (const flag of options.flags) {
     if (!/^--(allow|deny)-(read|write|net|env|run|sys|ffi|import)=./.test(flag)) {
-      throw new TypeError(`Cannot compile: ${JSON.stringify(flag.slice(0, 80))} is not a scoped permission flag`);
+      throw new TypeError(`Cannot compile: ${quote(flag, 80)} is not a scoped permission flag`);
     }
   }
   if (options.config !== undefined && !isAbsolute(options.config)) {
     throw new TypeError(
-      `Cannot compile: the config path ${JSON.stringify(options.config.slice(0, 200))} is not absolute`,
+      `Cannot compile: the config path ${quote(options.config, 200)} is not absolute`,
     );
   }
   const args = ["compile", "--no-prompt", ...options.flags];

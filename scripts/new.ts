@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { quote } from "../internal/quote.ts";
 
 const TEMPLATE_NAME = "my-server";
 const SKIP = new Set(["deno.lock", "dist", "node_modules"]);
@@ -61,7 +62,7 @@ const target = resolve(positionals[0]);
 const name = values.name ?? basename(target);
 if (!/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(name)) {
   console.error(
-    `Cannot create the server: the name ${JSON.stringify(name.slice(0, 64))} is not 1-64 letters, digits, "_" or "-"`,
+    `Cannot create the server: the name ${quote(name)} is not 1-64 letters, digits, "_" or "-"`,
   );
   Deno.exit(64);
 }

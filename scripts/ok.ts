@@ -101,6 +101,7 @@ if (only.length === 0) {
     "testing/",
     "toolkit/",
     "middleware/",
+    "internal/",
   ];
   await step("test --doc", [
     "test",

@@ -2,7 +2,7 @@
 // scalar, a short quote. Hostile input can be megabytes, so nothing longer
 // than a few dozen characters of it is ever echoed.
 
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** Describes `value` for a message about a bad argument, e.g. `the string "abc"` or `an array`. */
 export function describe(value: unknown): string {

@@ -22,7 +22,7 @@ import {
 } from "./_jsonrpc.ts";
 import { oversizeReply } from "./_oversize.ts";
 import { progressFor } from "./_progress.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import { type Registry, registryOf } from "./_registry.ts";
 import { Session } from "./_session.ts";
 import { Subscriptions } from "./_subscriptions.ts";

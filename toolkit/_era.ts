@@ -5,6 +5,7 @@
 // `server/discover` probe followed by `initialize` (as the Inspector does).
 
 import { ErrorCode, type RpcError } from "./_jsonrpc.ts";
+import { quote } from "../internal/quote.ts";
 
 /** The stateless protocol version. */
 export const MODERN_VERSION = "2026-07-28";
@@ -35,7 +36,7 @@ export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope 
       era: "invalid",
       error: {
         code: ErrorCode.unsupportedProtocolVersion,
-        message: `Unsupported protocol version: ${JSON.stringify(version.slice(0, 32))}`,
+        message: `Unsupported protocol version: ${quote(version, 32)}`,
         data: { supported: [MODERN_VERSION], requested: version.slice(0, 64) },
       },
     };

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { derivePermissions, TENANT_CONFIG_ENV } from "../permissions/permission_set.ts";
 import { permissionFlags } from "../permissions/permission_flags.ts";
 import type { Policy } from "../validate/policy.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** The flag that prints a ready-to-paste host entry and exits. */
 export const PRINT_HOST_CONFIG_FLAG = "--print-host-config";

@@ -11,7 +11,7 @@
 
 import { describe } from "./_describe.ts";
 import { unsupportedKeyword } from "./_output_schema.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import type { JsonSchema, JsonType, ObjectSchema } from "./schema.ts";
 
 /** Where a value broke a rule, relative to the value checked (`""`: the value itself), and which rule. */

@@ -4,7 +4,7 @@
 
 import { compileInputValidator, type InputValidator } from "./_input_validator.ts";
 import { unsupportedKeyword } from "./_output_schema.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import type { ObjectSchema } from "./schema.ts";
 import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
 

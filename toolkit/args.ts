@@ -1,5 +1,5 @@
 import { describe } from "./_describe.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import { ArgumentError } from "./tool_error.ts";
 import type { ToolRequest } from "./tool.ts";
 

@@ -1,3 +1,4 @@
+import { quote } from "../internal/quote.ts";
 import { registerTool } from "./_registry.ts";
 import type { Args } from "./args.ts";
 import type { Server } from "./server.ts";
@@ -52,13 +53,13 @@ export function registerPatternTool<A = Args>(
     // clients reject a result without it from a tool that declares an outputSchema.
     throw new TypeError(
       `Cannot register tool ${
-        JSON.stringify(String(tool.name).slice(0, 64))
+        quote(tool.name)
       }: a pattern tool cannot declare an outputSchema (its probe result has no structuredContent)`,
     );
   }
   if (typeof patterns !== "function") {
     throw new TypeError(
-      `Cannot register tool ${JSON.stringify(String(tool?.name).slice(0, 64))}: patterns must be a function`,
+      `Cannot register tool ${quote(tool?.name)}: patterns must be a function`,
     );
   }
   registerTool(server, tool, handler, patterns);

@@ -1,4 +1,4 @@
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /**
  * A domain failure the model can fix: a bad argument, something not found, an

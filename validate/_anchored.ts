@@ -17,7 +17,7 @@
 import { join } from "node:path";
 import { refusalFor } from "./_caller_path.ts";
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** The folder an anchored step works in. */
 export interface Anchor {

@@ -2,7 +2,7 @@
 // mapping of file-system errors to refusals that show only that text.
 
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** Throws unless `path` is a non-empty string without control characters, at most `max` long. */
 export function checkCallerPath(path: unknown, max: number, action: string): string {

@@ -8,7 +8,7 @@ import { type Anchor, anchoredIn, changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 const CHUNK = 64 * 1024;
 

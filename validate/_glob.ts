@@ -3,7 +3,7 @@
 // `?` one character (code point). Matching ignores case, because a deny list that a
 // case-insensitive file system could sidestep protects nothing.
 
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import { matchWildcard } from "./wildcard.ts";
 
 /** Tests a root-relative path with `/` separators. */

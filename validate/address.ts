@@ -1,3 +1,4 @@
+import { quote } from "../internal/quote.ts";
 import { inPrefix, ipv4Bytes, ipv6Bytes } from "./_ip.ts";
 
 /** Why an address is not a public one. */
@@ -122,7 +123,7 @@ export function classifyAddress(address: string): AddressClass | undefined {
   // A zone index (`fe80::1%eth0`) says which interface, not which address.
   const bytes = ipv6Bytes(address.split("%")[0]);
   if (!bytes) {
-    throw new TypeError(`Cannot classify address: ${JSON.stringify(address.slice(0, 64))} is not an IP address`);
+    throw new TypeError(`Cannot classify address: ${quote(address)} is not an IP address`);
   }
   const embedded = embeddedIPv4(bytes);
   if (embedded) return match(V4, embedded.v4) ?? (embedded.mapped ? "ipv4-mapped" : undefined);

@@ -1,5 +1,5 @@
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /**
  * One typed part of a command line. The server writes `flag`s and `word`s;

@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { buildArgv, type CommandArg } from "./command_args.ts";
 import { PolicyError } from "./policy_error.ts";
 import { collectCapped } from "./_capped_stream.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** The input of {@linkcode CommandPolicy.create}. */
 export interface CommandPolicyInit {

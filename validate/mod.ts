@@ -18,6 +18,7 @@
  *   that kills the whole process group, capped output.
  * - {@linkcode capText}, {@linkcode capRows}, {@linkcode readCapped}: limits
  *   with a clear error or a marked truncation.
+ * - {@linkcode quote}: a caller's value in a message, JSON-quoted and cut short.
  *
  * Refusals are {@linkcode PolicyError}s (a `ToolError`): the model sees a
  * message that names only what it asked for.
@@ -88,6 +89,7 @@ export {
   type PolicyInit,
 } from "./policy.ts";
 export { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
+export { quote } from "../internal/quote.ts";
 export { ToolError } from "../toolkit/tool_error.ts";
 export {
   planReadOnlyQuery,

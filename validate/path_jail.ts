@@ -6,7 +6,7 @@ import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
 import { truncationMarker } from "./limits.ts";
 import type { Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import { wholeCharacters } from "./_utf8.ts";
 
 /** Options of {@linkcode PathJail.readFile} and {@linkcode PathJail.readTextFile}. */

@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from "./_ip.ts";
 import { isAbsolute, resolve } from "node:path";
 import { compileGlob } from "./_glob.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** Caps that every guard reads from one place. */
 export interface Limits {

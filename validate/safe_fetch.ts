@@ -2,7 +2,7 @@ import { LimitError, readCapped } from "./limits.ts";
 import type { Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { type HostLookup, UrlPolicy } from "./url_policy.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** Options of {@linkcode safeFetch}. */
 export interface SafeFetchOptions {

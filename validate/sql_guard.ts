@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import { splitSqlStatements, SqlLexError, sqlNames, type SqlToken, tokenizeSql } from "./sql_tokens.ts";
 
 /** Options of {@linkcode assertReadOnlySql}. */

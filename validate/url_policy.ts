@@ -3,7 +3,7 @@ import { isIPv4, isIPv6 } from "./_ip.ts";
 import { classifyAddress } from "./address.ts";
 import type { NetPolicy, Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** Resolves a host name to its addresses. */
 export type HostLookup = (hostname: string) => Promise<readonly string[]>;

@@ -2,8 +2,7 @@
 // With `*` or `?` it is a glob over the whole name; without, a substring.
 // Matching is validate's matchWildcard: over code points, never exponential.
 
-import { matchWildcard, PolicyError } from "@forge/toolkit/validate";
-import { quote } from "./_quote.ts";
+import { matchWildcard, PolicyError, quote } from "@forge/toolkit/validate";
 
 /** The longest pattern accepted, in characters. */
 export const MAX_PATTERN_LENGTH = 255;

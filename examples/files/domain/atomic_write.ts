@@ -2,8 +2,7 @@
 // file: the jail writes a new temporary file in the same folder, checks it,
 // and renames it over the target. Folders are never created.
 import { dirname, posix } from "node:path";
-import { LimitError, PolicyError } from "@forge/toolkit/validate";
-import { quote } from "./_quote.ts";
+import { LimitError, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Workspace } from "./workspace.ts";
 
 /** A write resolved inside the jail, not yet done. */

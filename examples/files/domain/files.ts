@@ -1,7 +1,6 @@
 // The read-only file operations: read, list, stat. Every path goes through
 // the workspace's jail; results name paths relative to their root only.
-import { type DirEntryInfo, PolicyError } from "@forge/toolkit/validate";
-import { quote } from "./_quote.ts";
+import { type DirEntryInfo, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Workspace } from "./workspace.ts";
 
 /** What kind of thing an entry is. Symbolic links are reported, never followed. */

@@ -9,9 +9,9 @@ import {
   PathJail,
   type Policy,
   PolicyError,
+  quote,
   type ReadFileOptions,
 } from "@forge/toolkit/validate";
-import { quote } from "./_quote.ts";
 
 /** Whether a path is used for reading or for writing. */
 export type Mode = "read" | "write";

@@ -2,7 +2,7 @@
 // file (or an empty one) the server serves no repository.
 import { definePolicy } from "@forge/toolkit/validate";
 import { z } from "zod";
-import { hasControl } from "./_quote.ts";
+import { hasControl } from "./_has_control.ts";
 
 /** The largest `max_output_bytes` a config may set, per stream of one git run. */
 export const MAX_OUTPUT_CEILING = 16 * 1024 * 1024;

@@ -5,12 +5,12 @@ import {
   CommandPolicy,
   type CommandResult,
   PolicyError,
+  quote,
   ToolError,
   truncationMarker,
 } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { DRIVER_KEYS, driverOverrides, type Drivers, GIT_ENV, globalArgs, parseDrivers } from "./hardening.ts";
-import { quote } from "./_quote.ts";
 
 /** A configured repository, resolved. */
 export interface Repo {

@@ -4,7 +4,7 @@
 // makes git start a program is pinned below; keys whose names the repository
 // chooses (filter and diff drivers) are pinned per call, see driverOverrides.
 import { arg, type CommandArg } from "@forge/toolkit/validate";
-import { hasControl } from "./_quote.ts";
+import { hasControl } from "./_has_control.ts";
 
 /** `-c` settings every git run gets, before the subcommand. */
 export const PINNED_CONFIG: readonly string[] = Object.freeze([

@@ -1,12 +1,11 @@
 // The one object per process. It reads the current config on every call, so
 // an edited config applies at the very next call, without restart.
-import { arg, type CommandArg, PolicyError } from "@forge/toolkit/validate";
+import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { Git, type GitOutput } from "./git.ts";
 import { baseDirOf } from "./policy.ts";
 import { assertNoLinkedFolder, repoPath } from "./repo_path.ts";
 import { revision } from "./revision.ts";
-import { quote } from "./_quote.ts";
 
 /** The most commits `git_log` lists. */
 export const MAX_LOG_COUNT = 1000;

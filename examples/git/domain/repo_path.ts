@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import { PolicyError } from "@forge/toolkit/validate";
-import { hasControl, quote } from "./_quote.ts";
+import { PolicyError, quote } from "@forge/toolkit/validate";
+import { hasControl } from "./_has_control.ts";
 
 const MAX_PATH = 4096;
 

@@ -1,5 +1,5 @@
-import { PolicyError } from "@forge/toolkit/validate";
-import { hasControl, quote } from "./_quote.ts";
+import { PolicyError, quote } from "@forge/toolkit/validate";
+import { hasControl } from "./_has_control.ts";
 
 const MAX_REVISION = 256;
 

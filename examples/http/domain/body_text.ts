@@ -1,4 +1,4 @@
-import { quote } from "./_quote.ts";
+import { quote } from "@forge/toolkit/validate";
 
 /** A response body as the model gets it. */
 export interface BodyText {
@@ -62,7 +62,9 @@ const BINARY_TYPES = new Set([
 export function bodyText(bytes: Uint8Array, contentType: string | null): BodyText {
   const { essence, charset } = parseContentType(contentType ?? "");
   const note = (why: string): BodyText => ({
-    text: `[body not shown: ${why}; ${bytes.length} bytes of ${essence === "" ? "an unknown type" : quote(essence)}]`,
+    text: `[body not shown: ${why}; ${bytes.length} bytes of ${
+      essence === "" ? "an unknown type" : quote(essence, 100)
+    }]`,
     binary: true,
   });
   if (charset !== undefined || isText(essence)) {

@@ -1,4 +1,4 @@
-import { quote } from "./_quote.ts";
+import { quote } from "@forge/toolkit/validate";
 
 /** One `auth` entry of the config: an `Authorization` header for exact origins. */
 export interface AuthEntry {
@@ -28,7 +28,9 @@ export interface AuthEntry {
  */
 export function parseOrigin(text: string): string {
   const bad = () =>
-    new TypeError(`Cannot use origin ${quote(text)}: write only scheme://host[:port], e.g. https://api.example.com`);
+    new TypeError(
+      `Cannot use origin ${quote(text, 100)}: write only scheme://host[:port], e.g. https://api.example.com`,
+    );
   let url: URL;
   try {
     url = new URL(text);

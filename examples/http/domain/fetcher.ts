@@ -1,8 +1,7 @@
-import { PolicyError, safeFetch } from "@forge/toolkit/validate";
+import { PolicyError, quote, safeFetch } from "@forge/toolkit/validate";
 import { bodyText } from "./body_text.ts";
 import { type AuthEntry, authorizationFor } from "./credentials.ts";
 import type { NetRules } from "./net_rules.ts";
-import { quote } from "./_quote.ts";
 
 /** What `fetch_url` returns: the structured result. */
 export interface FetchResult {
@@ -103,7 +102,9 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
     });
   } catch (err) {
     if (err instanceof PolicyError && err.code === "no-permission") {
-      const message = `Cannot fetch ${quote(url)}: a connection it needed (the URL or a redirect) ${OUTSIDE_FLAGS}`;
+      const message = `Cannot fetch ${
+        quote(url, 100)
+      }: a connection it needed (the URL or a redirect) ${OUTSIDE_FLAGS}`;
       throw new PolicyError("no-permission", message, { cause: err });
     }
     throw err;
@@ -129,6 +130,6 @@ async function assertStartedWith(target: URL, url: string): Promise<void> {
   const port = target.port === "" ? (target.protocol === "https:" ? 443 : 80) : Number(target.port);
   const status = await Deno.permissions.query({ name: "net", host: `${target.hostname}:${port}` });
   if (status.state !== "granted") {
-    throw new PolicyError("no-permission", `Cannot fetch ${quote(url)}: the host ${OUTSIDE_FLAGS}`);
+    throw new PolicyError("no-permission", `Cannot fetch ${quote(url, 100)}: the host ${OUTSIDE_FLAGS}`);
   }
 }

@@ -1,6 +1,5 @@
 import { isIPv6 } from "node:net";
-import { quote } from "./_quote.ts";
-import { definePolicy, type NetPolicyInit, type Policy, PolicyError, UrlPolicy } from "@forge/toolkit/validate";
+import { definePolicy, type NetPolicyInit, type Policy, PolicyError, quote, UrlPolicy } from "@forge/toolkit/validate";
 
 /** The part of the config that decides where requests may go. */
 export interface NetConfig {
@@ -48,7 +47,7 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = { https: 443, http: 80 }
  */
 export function parseHostEntry(entry: string): HostEntry {
   const text = entry.toLowerCase();
-  const bad = (why: string) => new TypeError(`Cannot use host ${quote(entry)}: ${why}`);
+  const bad = (why: string) => new TypeError(`Cannot use host ${quote(entry, 100)}: ${why}`);
   let host = text;
   let port: string | undefined;
   if (text.startsWith("[")) {
@@ -102,7 +101,7 @@ export function netPolicyInit(
   for (const host of config.allow_private_hosts) {
     if (!hosts.includes(host.toLowerCase())) {
       throw new TypeError(
-        `Cannot allow private host ${quote(host)}: it is not a host of allow_hosts (list it there too)`,
+        `Cannot allow private host ${quote(host, 100)}: it is not a host of allow_hosts (list it there too)`,
       );
     }
   }
@@ -194,7 +193,7 @@ export class NetRules {
     if (!this.#entries.some((entry) => fits(entry, url))) {
       throw new PolicyError(
         "port",
-        `Cannot fetch ${quote(asked)}: the port ${portOf(url)} is not allowed for ${quote(url.hostname)}`,
+        `Cannot fetch ${quote(asked, 100)}: the port ${portOf(url)} is not allowed for ${quote(url.hostname, 100)}`,
       );
     }
   }
@@ -217,16 +216,19 @@ export class NetRules {
     this.assertPort(next, asked);
     const shown = quote(next.href, 200);
     if (from.protocol === "https:" && next.protocol === "http:") {
-      throw new PolicyError("redirect", `Cannot fetch ${quote(asked)}: it redirects from https to http (${shown})`);
+      throw new PolicyError(
+        "redirect",
+        `Cannot fetch ${quote(asked, 100)}: it redirects from https to http (${shown})`,
+      );
     }
     const allowing = this.#entries.filter((entry) => fits(entry, first));
     if (!allowing.some((entry) => fits(entry, next))) {
       const names = allowing.map((entry) =>
-        quote(entry.port === undefined ? entry.host : `${entry.host}:${entry.port}`)
+        quote(entry.port === undefined ? entry.host : `${entry.host}:${entry.port}`, 100)
       );
       throw new PolicyError(
         "redirect",
-        `Cannot fetch ${quote(asked)}: it redirects to ${shown}, outside the allow_hosts entry that allowed it ` +
+        `Cannot fetch ${quote(asked, 100)}: it redirects to ${shown}, outside the allow_hosts entry that allowed it ` +
           `(${names.join(", ")}); fetch that URL directly if it is allowed`,
       );
     }

@@ -1,5 +1,4 @@
-import { ToolError } from "@forge/toolkit/validate";
-import { quote } from "./_quote.ts";
+import { quote, ToolError } from "@forge/toolkit/validate";
 
 /** The most headers one request may carry from the caller. */
 export const MAX_HEADERS = 32;

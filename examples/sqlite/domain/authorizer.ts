@@ -1,6 +1,6 @@
-import { UNSAFE_SQL_FUNCTIONS } from "@forge/toolkit/validate";
+import { quote, UNSAFE_SQL_FUNCTIONS } from "@forge/toolkit/validate";
 import { AUTH, type AuthorizerCallback } from "./_sqlite.ts";
-import { quoted, type WriteKind, writePattern } from "./write_pattern.ts";
+import { type WriteKind, writePattern } from "./write_pattern.ts";
 
 /** What an {@linkcode Authorizer} lets a statement do. */
 export interface AuthorizerOptions {
@@ -96,9 +96,7 @@ export class Authorizer {
       case AUTH.READ:
         return readProblem(arg1 ?? "");
       case AUTH.FUNCTION:
-        return UNSAFE_SQL_FUNCTIONS.has((arg2 ?? "").toLowerCase())
-          ? `${quoted(arg2 ?? "")} is not allowed`
-          : undefined;
+        return UNSAFE_SQL_FUNCTIONS.has((arg2 ?? "").toLowerCase()) ? `${quote(arg2 ?? "")} is not allowed` : undefined;
       case AUTH.RECURSIVE:
         return this.#options.allowRecursive
           ? undefined
@@ -112,7 +110,7 @@ export class Authorizer {
     if (mode === "read") return "a read-only query cannot change the database";
     // DROP TABLE drops the table's triggers with it.
     if (action === AUTH.DROP_TRIGGER && this.writes.has(`sql:ddl:${(arg2 ?? "").toLowerCase()}`)) return undefined;
-    const via = trigger === null ? "" : ` (through trigger ${quoted(trigger)})`;
+    const via = trigger === null ? "" : ` (through trigger ${quote(trigger)})`;
     const ddl = DDL[action];
     // AUTOINCREMENT makes SQLite create its sqlite_sequence table along with the new one.
     if (action === AUTH.CREATE_TABLE && arg1 === "sqlite_sequence" && this.#options.schemaChange) return undefined;
@@ -138,7 +136,7 @@ export class Authorizer {
       return (err as Error).message.replace(/^Cannot execute: /, "") + via;
     }
     if (this.#options.mode === "enforce" && !this.#allowed.has(pattern)) {
-      return `the statement would also ${describe(kind)} ${quoted(table)}${via}, which its patterns do not name`;
+      return `the statement would also ${describe(kind)} ${quote(table)}${via}, which its patterns do not name`;
     }
     this.writes.add(pattern);
     return undefined;
@@ -147,9 +145,9 @@ export class Authorizer {
 
 function readProblem(table: string): string | undefined {
   const name = table.toLowerCase();
-  if (RAW_TABLES.has(name)) return `${quoted(table)} is not allowed`;
+  if (RAW_TABLES.has(name)) return `${quote(table)} is not allowed`;
   if (name.startsWith("pragma_") && !SCHEMA_PRAGMAS.has(name.slice(7))) {
-    return `${quoted(table)} is not a schema PRAGMA`;
+    return `${quote(table)} is not a schema PRAGMA`;
   }
   return undefined;
 }

@@ -1,9 +1,8 @@
 import type { SQLOutputValue } from "node:sqlite";
 import type { Sqlite } from "./_sqlite.ts";
-import { PolicyError, queryReadOnly } from "@forge/toolkit/validate";
+import { PolicyError, queryReadOnly, quote } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
-import { quoted } from "./write_pattern.ts";
 import { toJsonValue } from "./values.ts";
 
 /** One table or view. */
@@ -76,7 +75,7 @@ export function describeTable(db: Sqlite, name: string): TableDescription {
   if (match === undefined) {
     throw new PolicyError(
       "not-found",
-      `Cannot describe table ${quoted(name)}: no such table or view (list_tables shows them)`,
+      `Cannot describe table ${quote(name)}: no such table or view (list_tables shows them)`,
     );
   }
   const table = String(match.name);

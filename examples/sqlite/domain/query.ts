@@ -5,6 +5,7 @@ import {
   type PlannedRows,
   planReadOnlyQuery,
   PolicyError,
+  quote,
   type ReadPlan,
   readPlannedRows,
   tokenizeSql,
@@ -13,7 +14,6 @@ import type { ThreadCost } from "./_query_worker.ts";
 import { queryCost, VIRTUAL_ROWS } from "./query_cost.ts";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
-import { quoted } from "./write_pattern.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
 
 /** Options of {@linkcode runQuery}. */
@@ -93,7 +93,7 @@ export function planQuery(db: Sqlite, sql: string, options: QueryOptions): Plann
       if (seen.has(name)) {
         throw new PolicyError(
           "sql",
-          `Cannot run query: column ${quoted(name)} appears twice; give each one its own alias`,
+          `Cannot run query: column ${quote(name)} appears twice; give each one its own alias`,
         );
       }
       seen.add(name);

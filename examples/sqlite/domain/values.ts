@@ -1,5 +1,5 @@
 import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
-import { PolicyError } from "@forge/toolkit/validate";
+import { PolicyError, quote } from "@forge/toolkit/validate";
 
 /** A blob in JSON: its bytes in base64 under a marker key that no SQLite value has. */
 export interface BlobJson {
@@ -59,7 +59,7 @@ export function toSqlParams(params: unknown): SqlParams {
   if (entries.length > MAX_PARAMS) bad(`at most ${MAX_PARAMS} values can be bound, got ${entries.length}`);
   const out: Record<string, SQLInputValue> = Object.create(null);
   for (const [name, value] of entries) {
-    if (!PARAM_NAME.test(name)) bad(`${JSON.stringify(name.slice(0, 64))} is not a parameter name`);
+    if (!PARAM_NAME.test(name)) bad(`${quote(name)} is not a parameter name`);
     out[name.replace(/^[:@$]/, "")] = toSqlValue(value, `params.${name}`);
   }
   return out;

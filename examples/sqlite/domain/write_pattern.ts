@@ -1,4 +1,4 @@
-import { PolicyError } from "@forge/toolkit/validate";
+import { PolicyError, quote } from "@forge/toolkit/validate";
 
 /** What a write does to a table: add rows, change rows, remove rows, or change its schema. */
 export type WriteKind = "insert" | "update" | "delete" | "ddl";
@@ -21,17 +21,12 @@ export function writePattern(kind: WriteKind, table: string): string {
   if (!PLAIN_NAME.test(table)) {
     throw new PolicyError(
       "sql",
-      `Cannot execute: table ${quoted(table)} cannot be named in a permission pattern; ` +
+      `Cannot execute: table ${quote(table)} cannot be named in a permission pattern; ` +
         `only tables named with letters, digits and "_" (not starting with a digit) can be changed`,
     );
   }
   if (table.toLowerCase().startsWith("sqlite_")) {
-    throw new PolicyError("sql", `Cannot execute: ${quoted(table)} is one of SQLite's own tables`);
+    throw new PolicyError("sql", `Cannot execute: ${quote(table)} is one of SQLite's own tables`);
   }
   return `sql:${kind}:${table.toLowerCase()}`;
-}
-
-/** A name for a message: JSON-quoted and cut short. */
-export function quoted(name: string, max = 64): string {
-  return JSON.stringify(name.length > max ? `${name.slice(0, max)}…` : name);
 }

@@ -1,5 +1,6 @@
 import {
   PolicyError,
+  quote,
   splitSqlStatements,
   sqlIdentifier,
   SqlLexError,
@@ -8,7 +9,7 @@ import {
   tokenizeSql,
   UNSAFE_SQL_FUNCTIONS,
 } from "@forge/toolkit/validate";
-import { quoted, type WriteKind, writePattern } from "./write_pattern.ts";
+import { type WriteKind, writePattern } from "./write_pattern.ts";
 
 /** What the text of one write statement says it does. */
 export interface WriteStatement {
@@ -69,7 +70,7 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
     // Names as SQLite resolves them: `"load_extension"(…)` is the bare function, and so is a string literal
     // where a table name goes (`FROM 'pragma_database_list'`).
     const name = names[i]?.toLowerCase() ?? "";
-    if (UNSAFE_SQL_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quoted(name)} is not allowed`);
+    if (UNSAFE_SQL_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quote(name)} is not allowed`);
   });
   const at = verbIndex(statement);
   const verb = upper(statement[at]);
@@ -96,7 +97,7 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
     const what = upper(rest[0]);
     if (what === "TRIGGER") refuse("triggers cannot be created or dropped here");
     if (what !== "TABLE" && what !== "VIEW" && what !== "INDEX") {
-      refuse(`DROP ${quoted(rest[0]?.text ?? "")} is not allowed`);
+      refuse(`DROP ${quote(rest[0]?.text ?? "")} is not allowed`);
     }
     const i = at + 2 + (upper(rest[1]) === "IF" && upper(rest[2]) === "EXISTS" ? 2 : 0);
     // An index's table is not in the text; SQLite's authorizer names it.
@@ -114,7 +115,7 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
   } else {
     refuse(
       `only INSERT, REPLACE, UPDATE, DELETE, CREATE, DROP and ALTER are allowed, not ${
-        quoted(statement[at]?.text ?? "")
+        quote(statement[at]?.text ?? "")
       }`,
     );
   }
@@ -129,7 +130,7 @@ function createTarget(statement: SqlToken[], i: number, add: (kind: WriteKind, t
   if (what === "VIRTUAL") refuse("virtual tables are not allowed");
   if (what === "TRIGGER") refuse("triggers cannot be created or dropped here");
   if (!(what === "INDEX" || (!unique && (what === "TABLE" || what === "VIEW")))) {
-    refuse(`CREATE ${quoted(statement[i]?.text ?? "")} is not allowed`);
+    refuse(`CREATE ${quote(statement[i]?.text ?? "")} is not allowed`);
   }
   let k = unique ? i + 2 : i + 1;
   if (upper(statement[k]) === "IF" && upper(statement[k + 1]) === "NOT" && upper(statement[k + 2]) === "EXISTS") k += 3;
@@ -161,11 +162,11 @@ function tableAt(statement: SqlToken[], i: number): { name: string; next: number
   let name = sqlIdentifier(statement[i]);
   let next = i + 1;
   if (name !== undefined && statement[next]?.text === ".") {
-    if (name.toLowerCase() !== "main") refuse(`only the main database can be changed, not ${quoted(name)}`);
+    if (name.toLowerCase() !== "main") refuse(`only the main database can be changed, not ${quote(name)}`);
     name = sqlIdentifier(statement[next + 1]);
     next += 2;
   }
-  if (name === undefined) refuse(`a table name is missing after ${quoted(statement[i - 1]?.text ?? "")}`);
+  if (name === undefined) refuse(`a table name is missing after ${quote(statement[i - 1]?.text ?? "")}`);
   return { name, next };
 }
 

@@ -1,0 +1,26 @@
+// Shared by every folder that writes a message holding a caller's value, and
+// public through `@forge/toolkit/validate` for servers' own refusals.
+
+/**
+ * Quotes a value for a message: JSON-quoted, so control characters and quotes
+ * are escaped, and cut to `max` characters with a trailing `…`, since hostile
+ * input can be megabytes.
+ *
+ * @param value The value to show; anything but a string is shown as `String(value)`.
+ * @param max How many characters of it to keep.
+ * @returns The quoted text, at most `max` characters of the value plus the quotes and `…`.
+ *
+ * @example Quote a caller's value in a refusal
+ * ```ts
+ * import { quote } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(quote('notes/"a".md'), '"notes/\\"a\\".md"');
+ * assert.equal(quote("x".repeat(1_000_000), 8), '"xxxxxxxx…"');
+ * assert.equal(`Cannot read ${quote("../etc/passwd")}: it leaves the root`, 'Cannot read "../etc/passwd": it leaves the root');
+ * ```
+ */
+export function quote(value: unknown, max: number = 64): string {
+  const text = typeof value === "string" ? value : String(value);
+  return JSON.stringify(text.length <= max ? text : `${text.slice(0, max)}…`);
+}

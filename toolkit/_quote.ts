@@ -1,9 +1,0 @@
-// Hostile input can be megabytes: every value echoed in a message is quoted
-// and cut short here.
-
-/** Quotes `value` for a message, cut to `max` characters. */
-export function quote(value: unknown, max = 64): string {
-  const text = typeof value === "string" ? value : String(value);
-  const cut = text.length <= max ? text : `${text.slice(0, max)}…`;
-  return JSON.stringify(cut);
-}
