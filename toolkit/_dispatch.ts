@@ -8,6 +8,7 @@ import { batchReply, type Reply } from "./_batch.ts";
 import { type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
 import { type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
+import { busyError, outcomeForEra } from "./_era_errors.ts";
 import type { Frame } from "./_frame.ts";
 import {
   decodeFrame,
@@ -181,13 +182,12 @@ export class Dispatcher {
     if (this.#calls.has(id)) {
       return fail(id, ErrorCode.invalidRequest, `Invalid request: id ${quote(id)} is already used by a call in flight`);
     }
-    const max = this.#options.maxInFlight;
-    if (this.#calls.size >= max) {
-      return fail(id, ErrorCode.serverBusy, `Server busy: ${max} calls in flight (maxInFlight); retry later`);
+    const modern = envelope.era === "modern";
+    if (this.#calls.size >= this.#options.maxInFlight) {
+      return encodeError(id, busyError(modern, this.#options.maxInFlight));
     }
     const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     const meta = metaOf(params) ?? {};
-    const modern = envelope.era === "modern";
     const outcome = runCall({
       entry,
       args: args as Record<string, unknown>,
@@ -209,6 +209,7 @@ export class Dispatcher {
   #finish(call: Call, outcome: Outcome, modern: boolean): string | undefined {
     this.#calls.close(call);
     const id = call.key;
+    outcome = outcomeForEra(outcome, modern);
     if (outcome.kind === "none") return undefined;
     if (outcome.kind === "error") return encodeError(id, outcome.error);
     return this.#encodeToolResult(id, outcome.result, modern);

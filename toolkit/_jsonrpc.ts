@@ -60,10 +60,15 @@ export const ErrorCode = {
   methodNotFound: -32601,
   invalidParams: -32602,
   internalError: -32603,
-  /** Implementation-defined (-32000…-32019; MCP reserves -32020…-32099). */
+  /**
+   * Implementation-defined (-32000…-32019), sent in the initialize era only,
+   * where the SDK v1 clients expect them; _era_errors.ts has the 2026-07-28 answers.
+   */
   requestTimeout: -32001,
   serverBusy: -32003,
   shuttingDown: -32004,
+  /** MCP 2026-07-28: the request needs a client capability its `_meta` did not declare. */
+  missingRequiredClientCapability: -32021,
   /** MCP 2026-07-28: the request's protocol version is not supported. */
   unsupportedProtocolVersion: -32022,
 } as const;

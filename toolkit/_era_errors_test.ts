@@ -1,0 +1,145 @@
+// test-permissions: --allow-run --allow-env --allow-read={repo}
+// The deadline, busy and shutdown answers of each era, over a real server
+// subprocess: raw frames for both eras on one stream (the era is per
+// request), the official clients where they show what a host makes of it.
+import assert from "node:assert/strict";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
+import { busyError, outcomeForEra } from "./_era_errors.ts";
+
+const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
+const perms: Deno.PermissionOptions = { run: true, env: true, read: [new URL("..", import.meta.url).pathname] };
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+async function started(args: string[]): Promise<RawServer> {
+  const server = await spawnRaw({ args: [fixture, ...args] });
+  await server.send(JSON.stringify({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  }));
+  await server.next();
+  return server;
+}
+
+function call(id: string, name: string, args: Record<string, unknown>, modern: boolean): string {
+  const params: Record<string, unknown> = { name, arguments: args };
+  if (modern) params._meta = MODERN_META;
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
+}
+
+/** Reads replies until every id in `ids` has one. */
+async function replies(server: RawServer, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const seen = new Map<string, Record<string, unknown>>();
+  while (ids.some((id) => !seen.has(id))) {
+    const msg = await server.next();
+    if (typeof msg.id === "string") seen.set(msg.id, msg);
+  }
+  return seen;
+}
+
+type ErrorReply = { code: number; message: string; data?: Record<string, unknown> };
+const errorOf = (msg: Record<string, unknown> | undefined) => msg?.error as ErrorReply;
+
+Deno.test("outcomeForEra() leaves the initialize era alone and rewrites only deadline and shutdown for 2026-07-28", () => {
+  const timeout = { kind: "error", error: { code: -32001, message: "Tool call timed out after 5 ms" } } as const;
+  assert.equal(outcomeForEra(timeout, false), timeout);
+  assert.deepEqual(outcomeForEra(timeout, true), {
+    kind: "result",
+    result: { content: [{ type: "text", text: "Tool call timed out after 5 ms" }], isError: true },
+  });
+  const internal = { kind: "error", error: { code: -32603, message: "Internal error (ref x)" } } as const;
+  assert.equal(outcomeForEra(internal, true), internal);
+  assert.equal(busyError(false, 3).code, -32003);
+  assert.deepEqual(busyError(true, 3).data, { reason: "server_busy", retryable: true, limit: 3 });
+});
+
+Deno.test({
+  name: "a deadline is -32001 in the initialize era and an isError result in 2026-07-28, on one stream",
+  permissions: perms,
+  async fn() {
+    const server = await started(["--timeout=100"]);
+    await server.send(call("legacy", "sleep", { ms: 5_000 }, false));
+    await server.send(call("modern", "sleep", { ms: 5_000 }, true));
+    const got = await replies(server, ["legacy", "modern"]);
+    assert.equal(errorOf(got.get("legacy")).code, -32001);
+    assert.match(errorOf(got.get("legacy")).message, /timed out after 100 ms/);
+    const modern = got.get("modern")!.result as Record<string, unknown>;
+    assert.equal(modern.isError, true);
+    assert.equal(modern.resultType, "complete");
+    assert.match(JSON.stringify(modern.content), /Tool call timed out after 100 ms/);
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "past maxInFlight the initialize era gets -32003 and 2026-07-28 gets -32603 with data.reason server_busy",
+  permissions: perms,
+  async fn() {
+    const server = await started(["--inflight=2"]);
+    await server.send([call("a", "sleep", { ms: 300 }, false), call("b", "sleep", { ms: 300 }, true)].join("\n"));
+    await server.send(
+      [call("legacy", "echo", { text: "x" }, false), call("modern", "echo", { text: "x" }, true)].join("\n"),
+    );
+    const got = await replies(server, ["a", "b", "legacy", "modern"]);
+    assert.equal(errorOf(got.get("legacy")).code, -32003);
+    const modern = errorOf(got.get("modern"));
+    assert.equal(modern.code, -32603);
+    assert.match(modern.message, /Server busy: 2 calls in flight \(maxInFlight\); retry later/);
+    assert.deepEqual(modern.data, { reason: "server_busy", retryable: true, limit: 2 });
+    assert.ok(got.get("a")!.result && got.get("b")!.result, "the calls in flight were not disturbed");
+    await server.status();
+  },
+});
+
+Deno.test({
+  name: "calls aborted by shutdown get -32004 in the initialize era and -32603 shutting_down in 2026-07-28",
+  permissions: perms,
+  async fn() {
+    const server = await started(["--grace=50"]);
+    await server.send(
+      [call("legacy", "sleep", { ms: 30_000 }, false), call("modern", "sleep", { ms: 30_000 }, true)].join("\n"),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    await server.closeInput();
+    const got = await replies(server, ["legacy", "modern"]);
+    assert.deepEqual(errorOf(got.get("legacy")), { code: -32004, message: "Server is shutting down" });
+    assert.deepEqual(errorOf(got.get("modern")), {
+      code: -32603,
+      message: "Server is shutting down",
+      data: { reason: "shutting_down", retryable: false },
+    });
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name:
+    "the official clients: SDK 1.32.2 sees the deadline as error -32001, client 2.4 in 2026-07-28 as an isError result",
+  permissions: perms,
+  async fn() {
+    const args = ["run", "--quiet", "--no-prompt", "--deny-run", fixture, "--timeout=100"];
+    const legacy = new LegacyClient({ name: "legacy", version: "1" });
+    await legacy.connect(new LegacyStdio({ command: Deno.execPath(), args, stderr: "pipe" }));
+    await assert.rejects(
+      legacy.callTool({ name: "sleep", arguments: { ms: 5_000 } }),
+      (err: { code: number }) => err.code === -32001,
+    );
+    await legacy.close();
+    const modern = new Client({ name: "modern", version: "2" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    await modern.connect(new StdioClientTransport({ command: Deno.execPath(), args, stderr: "pipe" }));
+    const r = await modern.callTool({ name: "sleep", arguments: { ms: 5_000 } });
+    assert.equal(r.isError, true);
+    assert.match(JSON.stringify(r.content), /timed out after 100 ms/);
+    await modern.close();
+  },
+});
