@@ -3,7 +3,7 @@ import { fileSafety } from "./_file_safety.ts";
 import { MAX_DEPTH, parseConfigText } from "./_parse_text.ts";
 import { quote } from "../internal/quote.ts";
 import { readBounded, stamp } from "./_read_file.ts";
-import { sha256 } from "./_sha256.ts";
+import { sha256Hex } from "../internal/sha256_hex.ts";
 import { ConfigError } from "./config_error.ts";
 import { type EnvReader, expand, type Expansion } from "./expand.ts";
 import type { ConfigParser } from "./from_schema.ts";
@@ -269,7 +269,7 @@ export class Loader<T> {
       if (err instanceof Deno.errors.NotFound) return this.#missing(path);
       return this.#fail(`read ${String(err)}`, err);
     }
-    const hash = await sha256(bytes);
+    const hash = await sha256Hex(bytes);
     this.#stampKey = seen.key;
     this.#stampAt = startedAt;
     if (hash === this.#good?.hash) {

@@ -58,9 +58,5 @@ export {
   type SchemaResult,
 } from "./from_schema.ts";
 export { Loader, type LoaderOptions } from "./loader.ts";
-export {
-  type ConfigPath,
-  resolveConfigPath,
-  type ResolveConfigPathOptions,
-  TENANT_CONFIG_VARIABLE,
-} from "./resolve_config_path.ts";
+export { type ConfigPath, resolveConfigPath, type ResolveConfigPathOptions } from "./resolve_config_path.ts";
+export { TENANT_CONFIG_VARIABLE } from "../internal/tenant_variable.ts";

@@ -1,9 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { quote } from "../internal/quote.ts";
+import { TENANT_CONFIG_VARIABLE } from "../internal/tenant_variable.ts";
 import type { EnvReader } from "./expand.ts";
-
-/** The environment variable that names a tenant's config directory. */
-export const TENANT_CONFIG_VARIABLE = "FORGE_TENANT_CONFIG";
 
 /** Where a server's config comes from. */
 export interface ConfigPath {

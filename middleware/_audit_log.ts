@@ -2,7 +2,8 @@
 // serialized in the order they were appended, and every batch is written
 // once and made durable before any of its callers hears back.
 
-import { GENESIS, sha256Hex } from "./_digest.ts";
+import { sha256Hex } from "../internal/sha256_hex.ts";
+import { GENESIS } from "./_digest.ts";
 
 /** Why a record could not be written, in words safe to show the model (no path), with the detail for stderr. */
 export class AuditUnavailable extends Error {

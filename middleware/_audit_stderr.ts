@@ -2,7 +2,7 @@
 // stderr queue never blocks: a host that stops reading stderr makes
 // side-effecting calls fail closed instead of freezing the server.
 
-import { writeRecord } from "../toolkit/_stderr.ts";
+import { writeRecord } from "../internal/stderr.ts";
 import { type AuditTarget, unavailable } from "./_audit_log.ts";
 
 /** Stderr as an audit target; `timeoutMs` bounds how long a batch may wait for it. */

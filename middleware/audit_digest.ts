@@ -1,5 +1,6 @@
 import { canonicalJson } from "./_canonical_json.ts";
-import { hmacHex, hmacKey, sha256Hex } from "./_digest.ts";
+import { sha256Hex } from "../internal/sha256_hex.ts";
+import { hmacHex, hmacKey } from "./_digest.ts";
 
 /**
  * The digest the audit trail writes for some arguments: HMAC-SHA256 of their

@@ -1,4 +1,4 @@
-import { logLine, RECORD_TIMEOUT_MS } from "../toolkit/_stderr.ts";
+import { logLine, RECORD_TIMEOUT_MS } from "../internal/stderr.ts";
 import type { CallContext, Middleware } from "../toolkit/middleware.ts";
 import { error, type ToolResult } from "../toolkit/result.ts";
 import type { Tool } from "../toolkit/tool.ts";
@@ -6,7 +6,8 @@ import { AuditFile } from "./_audit_file.ts";
 import { AuditLog, type AuditTarget, AuditUnavailable } from "./_audit_log.ts";
 import { auditStderr } from "./_audit_stderr.ts";
 import { canonicalJson } from "./_canonical_json.ts";
-import { hmacHex, hmacKey, sha256Hex } from "./_digest.ts";
+import { sha256Hex } from "../internal/sha256_hex.ts";
+import { hmacHex, hmacKey } from "./_digest.ts";
 import { readAuditKey } from "./_audit_key.ts";
 import type { AuditOutcome } from "./audit_record.ts";
 

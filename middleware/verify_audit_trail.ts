@@ -1,4 +1,5 @@
-import { GENESIS, sha256Hex } from "./_digest.ts";
+import { sha256Hex } from "../internal/sha256_hex.ts";
+import { GENESIS } from "./_digest.ts";
 
 /** A record of the chain, named by its number and the sha256 of its line. */
 export interface AuditHead {

@@ -19,6 +19,7 @@ import { basename, dirname, resolve } from "node:path";
 import { configVariables } from "../configreload/mod.ts";
 import { compileArgs } from "./compile_args.ts";
 import { printedPermissions } from "./printed_permissions.ts";
+import { shellQuote } from "../internal/shell_quote.ts";
 
 /** Options of {@linkcode compileServer}. */
 export interface CompileServerOptions {
@@ -89,10 +90,6 @@ export async function compileServer(options: CompileServerOptions): Promise<Comp
       "The command above is exactly what would run; run it where the download works.";
   }
   return { command, built: false, error };
-}
-
-function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
 if (import.meta.main) {

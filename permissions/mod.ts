@@ -45,7 +45,7 @@ export {
   PRINT_PERMISSIONS_FLAG,
 } from "./least_privilege.ts";
 export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
-export { derivePermissions, type PermissionSet, TENANT_CONFIG_ENV } from "./permission_set.ts";
+export { derivePermissions, type PermissionSet } from "./permission_set.ts";
 export { compileArgs, type CompileOptions } from "./compile_args.ts";
 export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";
 export { revokeUnneeded } from "./revoke_unneeded.ts";

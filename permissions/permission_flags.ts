@@ -1,3 +1,4 @@
+import { shellQuote } from "../internal/shell_quote.ts";
 import type { PermissionSet } from "./permission_set.ts";
 
 /**
@@ -49,9 +50,4 @@ export function permissionFlags(set: PermissionSet): string[] {
  */
 export function formatPermissionFlags(set: PermissionSet): string {
   return permissionFlags(set).map(shellQuote).join(" ");
-}
-
-function shellQuote(arg: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
-  return `'${arg.replaceAll("'", `'\\''`)}'`;
 }

@@ -3,12 +3,6 @@ import { BLOCKED_IPV4_RANGES, BLOCKED_IPV6_ADDRESSES } from "../validate/address
 import type { Policy } from "../validate/policy.ts";
 
 /**
- * The environment variable the config loader reads to find a tenant's
- * config; `definePolicy` adds it to a policy's `env` unless `tenantConfig` is false.
- */
-export const TENANT_CONFIG_ENV = "FORGE_TENANT_CONFIG";
-
-/**
  * Exactly the Deno permissions a policy needs. Lists are sorted (or in a
  * fixed order) so the derived flags are deterministic.
  */

@@ -1,9 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { derivePermissions, TENANT_CONFIG_ENV } from "../permissions/permission_set.ts";
+import { derivePermissions } from "../permissions/permission_set.ts";
 import { permissionFlags } from "../permissions/permission_flags.ts";
 import type { Policy } from "../validate/policy.ts";
 import { quote } from "../internal/quote.ts";
+import { TENANT_CONFIG_VARIABLE } from "../internal/tenant_variable.ts";
 
 /** The flag that prints a ready-to-paste host entry and exits. */
 export const PRINT_HOST_CONFIG_FLAG = "--print-host-config";
@@ -67,7 +68,7 @@ export function hostConfig(name: string, policy: Policy, from: HostConfigSource,
     args.push("-config", isAbsolute(from.path) ? from.path : resolve(from.path));
   }
   const shown = new Set(flags.flatMap((flag) => flag.slice(flag.indexOf("=") + 1).split(",")));
-  const names = from.source === "tenant" ? [TENANT_CONFIG_ENV, ...from.variables] : [...from.variables];
+  const names = from.source === "tenant" ? [TENANT_CONFIG_VARIABLE, ...from.variables] : [...from.variables];
   const env: Record<string, string> = {};
   for (const variable of names) {
     const value = facts.env(variable);

@@ -8,7 +8,7 @@
 // over: run() with its own guard, serve() or StdioTransport on Deno.stdout by
 // lifting them.
 
-import { stderrQueue } from "./_stderr.ts";
+import { stderrQueue } from "../internal/stderr.ts";
 import { guardStdout, type StdoutGuard } from "./_stdout_guard.ts";
 
 // Flags whose whole point is to print on stdout (--health, --print-permissions,

@@ -5,7 +5,7 @@
 // console writes stderr synchronously, which blocks the whole event loop once
 // a client stops reading stderr.
 
-import { stderrQueue } from "./_stderr.ts";
+import { stderrQueue } from "../internal/stderr.ts";
 import type { ByteWriter } from "./_writer.ts";
 
 // Every Console method that prints; the rest (profile, timeStamp) print nothing.

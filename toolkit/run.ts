@@ -1,6 +1,6 @@
 import type { Policy } from "../validate/policy.ts";
 import "./_guard_on_import.ts";
-import { stderrQueue } from "./_stderr.ts";
+import { stderrQueue } from "../internal/stderr.ts";
 import { startupLine, takeEarlyStart } from "./_startup.ts";
 import { guardStdout, type StdoutGuard } from "./_stdout_guard.ts";
 import type { Connection, ServeOptions } from "./serve.ts";

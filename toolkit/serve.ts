@@ -4,7 +4,7 @@ import { encodeError, ErrorCode, nestsDeeper, peekId } from "./_jsonrpc.ts";
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
 import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { takeEarlyStart } from "./_startup.ts";
-import { logLine } from "./_stderr.ts";
+import { logLine } from "../internal/stderr.ts";
 import { within } from "./_within.ts";
 import { type ByteWriter, FrameWriter } from "./_writer.ts";
 import type { Middleware } from "./middleware.ts";

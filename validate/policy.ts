@@ -2,6 +2,7 @@ import { isIPv4, isIPv6 } from "./_ip.ts";
 import { isAbsolute, resolve } from "node:path";
 import { compileGlob } from "./_glob.ts";
 import { quote } from "../internal/quote.ts";
+import { TENANT_CONFIG_VARIABLE } from "../internal/tenant_variable.ts";
 
 /** Caps that every guard reads from one place. */
 export interface Limits {
@@ -200,9 +201,6 @@ export interface PolicyInit {
   baseDir?: string;
 }
 
-/** The variable that names a tenant's config directory (read by `resolveConfigPath`). */
-const TENANT_CONFIG_ENV = "FORGE_TENANT_CONFIG";
-
 const SCHEME_PORTS: Record<string, number> = { https: 443, http: 80 };
 
 /**
@@ -239,7 +237,7 @@ export function definePolicy(init: PolicyInit = {}): Policy {
     writeFiles: freeze(paths(init.writeFiles, "writeFiles")),
     net: netPolicy(init.net ?? {}),
     env: freeze(
-      unique([...(init.env ?? []), ...(init.tenantConfig === false ? [] : [TENANT_CONFIG_ENV])].map(envName)),
+      unique([...(init.env ?? []), ...(init.tenantConfig === false ? [] : [TENANT_CONFIG_VARIABLE])].map(envName)),
     ),
     run: freeze(unique((init.run ?? []).map(program))),
     limits: limits(init.limits ?? {}),

@@ -1,12 +1,10 @@
-// The toolkit's one writer to stderr. `Deno.stderr.writeSync` blocks the whole
+// The toolkit's one writer to stderr, shared by the core and the audit trail. `Deno.stderr.writeSync` blocks the whole
 // event loop once the pipe is full, and a host that reads only stdout fills it
 // within a few hundred lines; a closed stderr makes it throw. Here every write
 // is asynchronous, log lines wait in a bounded buffer and are dropped (and
 // counted) when it is full, and a closed stderr only ends stderr output.
 // Records (the audit trail) are never dropped silently: their promise says
 // whether they were written.
-
-import type { ByteWriter } from "./_writer.ts";
 
 const encoder = new TextEncoder();
 
@@ -18,6 +16,12 @@ export const RECORD_BUFFER_BYTES = 4 * 1024 * 1024;
 export const RECORD_TIMEOUT_MS = 1_000;
 // Small lines are joined into writes of at most this size: one syscall per burst.
 const WRITE_CHUNK = 64 * 1024;
+
+/** What the queue writes to: `Deno.stderr`, or a test's writer. */
+export interface StderrWriter {
+  /** Writes some of `bytes`; resolves with how many were written. */
+  write(bytes: Uint8Array): Promise<number>;
+}
 
 interface Pending {
   resolve(): void;
@@ -34,7 +38,7 @@ interface Entry {
 
 /** A bounded, never-blocking queue in front of one byte writer (stderr in production). */
 export class StderrQueue {
-  readonly #out: ByteWriter;
+  readonly #out: StderrWriter;
   readonly #logLimit: number;
   readonly #recordLimit: number;
   #queue: Entry[] = [];
@@ -45,7 +49,7 @@ export class StderrQueue {
   #closed = false;
   #idle: (() => void)[] = [];
 
-  constructor(out: ByteWriter, logLimit = LOG_BUFFER_BYTES, recordLimit = RECORD_BUFFER_BYTES) {
+  constructor(out: StderrWriter, logLimit = LOG_BUFFER_BYTES, recordLimit = RECORD_BUFFER_BYTES) {
     this.#out = out;
     this.#logLimit = logLimit;
     this.#recordLimit = recordLimit;

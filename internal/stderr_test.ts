@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { StderrQueue } from "./_stderr.ts";
-import type { ByteWriter } from "./_writer.ts";
+import { StderrQueue, type StderrWriter } from "./stderr.ts";
 
 const decoder = new TextDecoder();
 
 /** A writer whose writes wait until `open()`; records what was written. */
-function gatedWriter(): ByteWriter & { text(): string; open(): void; writes: number } {
+function gatedWriter(): StderrWriter & { text(): string; open(): void; writes: number } {
   let gate = Promise.withResolvers<void>();
   let text = "";
   const out = {
