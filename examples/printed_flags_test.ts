@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // Layer 2 is never wider than layer 1: what every example prints for
 // --print-permissions grants read or write of its roots and of the exact files
 // the server itself needs (config, database, audit), never of a directory that
@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions, spawnServer } from "@forge/toolkit/testing";
 
 const REPO = dirname(dirname(fileURLToPath(import.meta.url)));
 const example = (name: string, ...rest: string[]) => join(REPO, "examples", name, ...rest);
 const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "printed_flags_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(tmp, { recursive: true }));
-const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO, tmp], write: [tmp] };
+const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO, tmp], write: [tmp], env: "inherit" };
 
 /** The paths each `--allow-read`/`--allow-write` flag grants. */
 function granted(flags: readonly string[]): { read: string[]; write: string[] } {
@@ -97,7 +97,7 @@ for (const name of Object.keys(tenantConfigs)) {
           "--print-permissions",
         ],
         clearEnv: true,
-        env: { NO_COLOR: "1", FORGE_TENANT_CONFIG: dir },
+        env: childEnv({ FORGE_TENANT_CONFIG: dir }),
         stdin: "null",
         stdout: "piped",
         stderr: "piped",

@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR,{child-env}
 // The audit trail in a real server process: killed in the middle of a call,
 // writing to a full disk, and on a stderr nobody reads.
 import assert from "node:assert/strict";
@@ -7,7 +7,12 @@ import { verifyAuditTrail } from "./mod.ts";
 
 const fixture = new URL("./testdata/limits_server.ts", import.meta.url).pathname;
 const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
-const perms = { run: true, read: [new URL("..", import.meta.url).pathname, tmp], write: [tmp], env: ["TMPDIR"] };
+const perms: Deno.PermissionOptions = {
+  run: true,
+  read: [new URL("..", import.meta.url).pathname, tmp],
+  write: [tmp],
+  env: "inherit",
+};
 
 Deno.test({
   name: "a server killed with SIGKILL in the middle of a call leaves its intent, which the next run links to",

@@ -1,10 +1,15 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR,{child-env}
 import assert from "node:assert/strict";
 import { spawnServer } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/limits_server.ts", import.meta.url).pathname;
 const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
-const perms = { run: true, read: [new URL("..", import.meta.url).pathname, tmp], write: [tmp] };
+const perms: Deno.PermissionOptions = {
+  run: true,
+  read: [new URL("..", import.meta.url).pathname, tmp],
+  write: [tmp],
+  env: "inherit",
+};
 
 Deno.test({
   name: "rateLimit() refuses calls past the bucket with an isError result, through a real subprocess",

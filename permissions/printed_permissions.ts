@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { configVariables } from "../configreload/mod.ts";
+import { childEnv } from "../testing/child_env.ts";
 
 /** Options of {@linkcode printedPermissions}. */
 export interface PrintedPermissionsOptions {
@@ -9,7 +10,10 @@ export interface PrintedPermissionsOptions {
   config?: string;
   /** More arguments for the server. */
   args?: readonly string[];
-  /** The environment the server gets (the config's `${VAR}`s come from here); nothing else is inherited. */
+  /**
+   * The environment the server gets (the config's `${VAR}`s come from here); of
+   * this process's own, only what `childEnv()` passes on is inherited.
+   */
   env?: Record<string, string>;
   /** Working directory of the server. */
   cwd?: string;
@@ -35,7 +39,7 @@ export interface PrintedPermissionsOptions {
  * ```
  */
 export async function printedPermissions(options: PrintedPermissionsOptions): Promise<string[]> {
-  const env: Record<string, string> = { NO_COLOR: "1", ...options.env };
+  const env = childEnv(options.env);
   const names = options.config === undefined ? [] : configVariables(await Deno.readFile(options.config));
   const args = ["run", "--quiet", "--no-prompt"];
   // The file alone, as a served server gets: the loader checks its folder's

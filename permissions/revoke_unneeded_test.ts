@@ -1,8 +1,8 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-net=127.0.0.1
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-net=127.0.0.1 --allow-env={child-env}
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { spawnServer } from "../testing/mod.ts";
+import { childEnv, spawnServer } from "../testing/mod.ts";
 import type { PolicyInit } from "../validate/policy.ts";
 
 // Each case starts a real server (run() with a policy) under real flags, some
@@ -14,7 +14,13 @@ const [root, elsewhere, workspace] = ["root", "elsewhere", "workspace"].map((d) 
 for (const dir of [root, elsewhere, workspace]) await Deno.mkdir(dir);
 await Deno.writeTextFile(join(root, "a.txt"), "inside");
 await Deno.writeTextFile(join(elsewhere, "secret.txt"), "outside");
-const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [base], write: [base], net: ["127.0.0.1"] };
+const perms: Deno.PermissionOptions = {
+  run: [Deno.execPath()],
+  read: [base],
+  write: [base],
+  net: ["127.0.0.1"],
+  env: "inherit",
+};
 
 async function serve(init: PolicyInit, flags: string[], extra: string[] = []) {
   const server = await spawnServer({ args: ["--no-prompt", ...flags, fixture, JSON.stringify(init), ...extra] });
@@ -106,6 +112,7 @@ Deno.test({
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--quiet", "--no-prompt", `--allow-read=${root}`, "--allow-write=/tmp", fixture, "{}"],
       clearEnv: true,
+      env: childEnv(),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -4,8 +4,9 @@
 //
 // A test file declares its permissions on a line of its own:
 //   // test-permissions: --allow-read={tmp} --allow-run
-// `{tmp}` is the system temp directory and `{repo}` this checkout. A file
-// without the line runs with no permissions at all.
+// `{tmp}` is the system temp directory, `{repo}` this checkout and
+// `{child-env}` the proxy and certificate variables childEnv() passes to a
+// server. A file without the line runs with no permissions at all.
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

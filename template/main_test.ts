@@ -1,10 +1,10 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // End to end: the server as a real subprocess with exactly the flags it
 // prints, driven by the official MCP SDK client.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
-import { probe, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, probe, spawnServer } from "@forge/toolkit/testing";
 
 const main = new URL("./main.ts", import.meta.url).pathname;
 const config = new URL("./config/config.example.json", import.meta.url).pathname;
@@ -67,6 +67,7 @@ Deno.test("with NOTES_DIR unset the config is refused (fail closed), naming the 
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", `--allow-read=${config}`, "--allow-env", main, "-config", config],
     clearEnv: true,
+    env: childEnv(),
     stdin: "null",
     stderr: "piped",
   }).output();

@@ -1,7 +1,9 @@
-// Starts `deno run <args>` with piped stdio, a clean environment, and its
-// stderr collected as text; shared by spawnServer and spawnRaw.
+// Starts `deno run <args>` with piped stdio, a clean environment (but for what
+// childEnv() passes on), and its stderr collected as text; shared by
+// spawnServer and spawnRaw.
 
 import type { ByteReader } from "@forge/toolkit/stdio";
+import { childEnv } from "./child_env.ts";
 import { readerOf, writerOf } from "./_streams.ts";
 
 /** A started child with its ends adapted. */
@@ -15,11 +17,11 @@ export interface Spawned {
   stderrDone: Promise<void>;
 }
 
-/** Spawns `deno run --quiet <args>` with only `env` (plus NO_COLOR) in its environment. */
+/** Spawns `deno run --quiet <args>` with only `env` and what `childEnv()` adds in its environment. */
 export function spawnDeno(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Spawned {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...args],
-    env: { NO_COLOR: "1", ...env },
+    env: childEnv(env),
     clearEnv: true,
     cwd,
     stdin: "piped",

@@ -5,7 +5,10 @@ import { spawnDeno } from "./_spawn.ts";
 export interface RawOptions {
   /** Arguments after `deno run`: permission flags, the script, then its own arguments. */
   args: string[];
-  /** Environment of the server; nothing else is inherited. */
+  /**
+   * Environment of the server; of this process's own,
+   * only what `childEnv()` passes on is inherited.
+   */
   env?: Record<string, string>;
   /** Working directory of the server. */
   cwd?: string;

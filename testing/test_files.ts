@@ -1,4 +1,5 @@
 import { join, relative } from "node:path";
+import { CHILD_ENV_NAMES } from "./child_env.ts";
 
 /** The line a test file declares its permissions on. */
 const DECLARATION = /^\/\/ test-permissions:(.*)$/m;
@@ -31,8 +32,10 @@ export interface TestFilesOptions {
  * // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run
  * ```
  *
- * `{tmp}` becomes the temp directory and `{repo}` the root. A file without the
- * line gets the key `""`: run it with no permission at all.
+ * `{tmp}` becomes the temp directory, `{repo}` the root and `{child-env}` the
+ * comma-separated {@linkcode CHILD_ENV_NAMES} (write `--allow-env={child-env}`
+ * in a file that spawns servers, so that `childEnv()` may pass them on). A
+ * file without the line gets the key `""`: run it with no permission at all.
  *
  * @param root The folder to search (absolute); the files come back relative to it.
  * @param options See {@linkcode TestFilesOptions}.
@@ -68,7 +71,8 @@ export async function testFilesByPermissions(
       const rel = relative(root, path);
       if (only.length > 0 && !only.some((prefix) => rel.startsWith(prefix))) continue;
       const declared = (await Deno.readTextFile(path)).match(DECLARATION)?.[1].trim() ?? "";
-      const flags = declared.replaceAll("{tmp}", tmp).replaceAll("{repo}", root);
+      const flags = declared.replaceAll("{tmp}", tmp).replaceAll("{repo}", root)
+        .replaceAll("{child-env}", CHILD_ENV_NAMES.join(","));
       groups.set(flags, [...(groups.get(flags) ?? []), rel]);
     }
   };

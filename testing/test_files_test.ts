@@ -1,9 +1,10 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { CHILD_ENV_NAMES } from "./child_env.ts";
 import { testFilesByPermissions } from "./test_files.ts";
 
-Deno.test("testFilesByPermissions() groups test files by their declared flags and fills in {tmp} and {repo}", async () => {
+Deno.test("testFilesByPermissions() groups test files by their declared flags and fills in {tmp}, {repo} and {child-env}", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir());
   await Deno.mkdir(join(root, "a/testdata"), { recursive: true });
   await Deno.writeTextFile(
@@ -11,12 +12,14 @@ Deno.test("testFilesByPermissions() groups test files by their declared flags an
     "// test-permissions: --allow-read={repo} --allow-write={tmp}\n",
   );
   await Deno.writeTextFile(join(root, "two_test.ts"), "// test-permissions: --allow-read={repo} --allow-write={tmp}\n");
+  await Deno.writeTextFile(join(root, "spawns_test.ts"), "// test-permissions: --allow-env=HOME,{child-env}\n");
   await Deno.writeTextFile(join(root, "bare_test.ts"), "Deno.test('x', () => {});\n");
   await Deno.writeTextFile(join(root, "a/testdata/skip_test.ts"), "");
   await Deno.writeTextFile(join(root, "helper.ts"), "// test-permissions: -A\n");
   const groups = await testFilesByPermissions(root, { tmp: "/T" });
   assert.deepEqual(Object.fromEntries(groups), {
     [`--allow-read=${root} --allow-write=/T`]: ["a/one_test.ts", "two_test.ts"],
+    [`--allow-env=HOME,${CHILD_ENV_NAMES.join(",")}`]: ["spawns_test.ts"],
     "": ["bare_test.ts"],
   });
   assert.deepEqual([...(await testFilesByPermissions(root, { tmp: "/T", only: ["a/"] })).values()], [[

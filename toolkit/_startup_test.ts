@@ -1,11 +1,11 @@
-// test-permissions: --allow-run --allow-read={repo}
+// test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
 import assert from "node:assert/strict";
 import { spawnRaw, spawnServer } from "@forge/toolkit/testing";
 import { looksLikeServer, startupLine } from "./_startup.ts";
 
 const fixture = new URL("./testdata/startup_server.ts", import.meta.url).pathname;
 const repo = new URL("..", import.meta.url).pathname;
-const perms = { run: true, read: [repo] };
+const perms: Deno.PermissionOptions = { run: true, read: [repo], env: "inherit" };
 const INIT = {
   jsonrpc: "2.0",
   id: 1,

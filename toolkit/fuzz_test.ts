@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo} --allow-env=FORGE_FUZZ_FRAMES,FORGE_FUZZ_SEED
+// test-permissions: --allow-run --allow-read={repo} --allow-env=FORGE_FUZZ_FRAMES,FORGE_FUZZ_SEED,{child-env}
 // A seeded fuzzer: feeds a real server subprocess malformed frames and checks
 // that it never crashes, never writes anything but JSON-RPC to stdout, and
 // still answers a valid call afterwards. 10k frames in the gate;
@@ -118,7 +118,7 @@ function isJsonRpcLine(line: string): boolean {
 
 Deno.test({
   name: `the server survives ${FRAMES} seeded malformed frames (seed ${SEED}) and still answers afterwards`,
-  permissions: { run: true, read: [new URL("..", import.meta.url).pathname] },
+  permissions: { run: true, read: [new URL("..", import.meta.url).pathname], env: "inherit" },
   async fn() {
     const server = await spawnRaw({ args: [fixture, "--timeout=200"] });
     const next = generator(prng(SEED));

@@ -1,11 +1,11 @@
-// test-permissions: --allow-run --allow-read={repo}
+// test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
 // Hostile input, faults and load, against a real server subprocess over real
 // stdio, written byte by byte where a real client would refuse to send it.
 import assert from "node:assert/strict";
 import { type RawServer, spawnRaw, spawnServer } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
-const perms = { run: true, read: [new URL("..", import.meta.url).pathname] };
+const perms: Deno.PermissionOptions = { run: true, read: [new URL("..", import.meta.url).pathname], env: "inherit" };
 const enc = new TextEncoder();
 
 const INIT = JSON.stringify({

@@ -1,16 +1,21 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR,{child-env}
 import assert from "node:assert/strict";
-import { spawnServer } from "@forge/toolkit/testing";
+import { childEnv, spawnServer } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/policy_server.ts", import.meta.url).pathname;
 const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
-const perms = { run: true, read: [new URL("..", import.meta.url).pathname, tmp], write: [tmp], env: ["TMPDIR"] };
+const perms: Deno.PermissionOptions = {
+  run: true,
+  read: [new URL("..", import.meta.url).pathname, tmp],
+  write: [tmp],
+  env: "inherit",
+};
 
 async function deno(args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", ...args],
     clearEnv: true,
-    env: { NO_COLOR: "1" },
+    env: childEnv(),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -1,11 +1,11 @@
-// test-permissions: --allow-run --allow-read={repo}
+// test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
 import assert from "node:assert/strict";
-import { spawnRaw, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, spawnRaw, spawnServer } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
 const hello = new URL("../examples/hello-tool/main.ts", import.meta.url).pathname;
 const repo = new URL("..", import.meta.url).pathname;
-const perms = { run: true, read: [repo] };
+const perms: Deno.PermissionOptions = { run: true, read: [repo], env: "inherit" };
 
 const isJsonRpc = (line: string) => {
   const msg = JSON.parse(line);
@@ -19,6 +19,7 @@ Deno.test({
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--quiet", "--no-prompt", hello, "--health"],
       clearEnv: true,
+      env: childEnv(),
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -207,6 +208,7 @@ Deno.test({
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "--quiet", fixture],
       clearEnv: true,
+      env: childEnv(),
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

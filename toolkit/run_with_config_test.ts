@@ -1,7 +1,7 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions, spawnServer } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/config_server.ts", import.meta.url).pathname;
 
@@ -20,7 +20,7 @@ async function deno(args: string[], env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", ...args],
     clearEnv: true,
-    env: { NO_COLOR: "1", ...env },
+    env: childEnv(env),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

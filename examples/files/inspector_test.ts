@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=PATH,HOME
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=PATH,HOME,{child-env}
 // A second, independent client: the MCP Inspector CLI (0.15.0, legacy era,
 // and 2.12.0 pinned to the 2026-07-28 era) drives the files server over
 // stdio. npx fetches the Inspector on first use (cached afterwards), so the
@@ -6,10 +6,10 @@
 // flags, exactly the printed ones: the Inspector's Node child_process does
 // not hand permissions down, and the server would refuse any excess anyway.
 import assert from "node:assert/strict";
-import { printedPermissions } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
-const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: ["PATH", "HOME"] };
+const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 const FIRST_INSTALL_MS = 240_000;
 
 async function inspector(args: string[]): Promise<{ code: number; json: Record<string, unknown>; stderr: string }> {
@@ -17,7 +17,7 @@ async function inspector(args: string[]): Promise<{ code: number; json: Record<s
     args: ["-y", ...args],
     cwd: REPO,
     clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", NO_COLOR: "1" },
+    env: childEnv({ PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

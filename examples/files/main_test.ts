@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // End to end: the server as a real subprocess, started with exactly the flags
 // it prints, driven by the official SDK client over its real stdio.
 import assert from "node:assert/strict";
@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
-const perms: Deno.PermissionOptions = { run: [Deno.execPath(), "ln"], read: "inherit", write: "inherit" };
+const perms: Deno.PermissionOptions = {
+  run: [Deno.execPath(), "ln"],
+  read: "inherit",
+  write: "inherit",
+  env: "inherit",
+};
 
 type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
 const textOf = (result: Result) => (result.content[0] as { text: string }).text;

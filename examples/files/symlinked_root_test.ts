@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // Roots that are themselves symbolic links, as /tmp and /var are on macOS:
 // every tool works through the domain API and over real stdio under the
 // printed flags, results show the root as configured, and nothing shows the
@@ -10,7 +10,12 @@ import { ConfigSchema } from "./domain/config.ts";
 import { Manager } from "./domain/manager.ts";
 import { denoRun, REPO, SCRIPT } from "./_e2e.ts";
 
-const perms: Deno.PermissionOptions = { run: [Deno.execPath(), "ln"], read: "inherit", write: "inherit" };
+const perms: Deno.PermissionOptions = {
+  run: [Deno.execPath(), "ln"],
+  read: "inherit",
+  write: "inherit",
+  env: "inherit",
+};
 
 interface LinkedTree {
   base: string;

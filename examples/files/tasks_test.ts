@@ -1,13 +1,13 @@
-// test-permissions: --allow-run --allow-read={repo}
+// test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
 // The deno.json tasks of this example: `files` runs the sample with exactly
 // the flags the server prints for it, and `compile:files` builds from them.
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
-import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
 import { REPO, SCRIPT } from "./_e2e.ts";
 
 const SAMPLE = join(REPO, "examples", "files", "sample", "config.json");
-const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO] };
+const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO], env: "inherit" };
 
 async function task(name: "files" | "compile:files"): Promise<string[]> {
   const json = JSON.parse(await Deno.readTextFile(join(REPO, "deno.json")));
@@ -67,7 +67,7 @@ Deno.test({
       args: ["run", ...await task("compile:files"), "--dry-run"],
       cwd: REPO,
       clearEnv: true,
-      env: { NO_COLOR: "1" },
+      env: childEnv(),
       stdout: "piped",
       stderr: "piped",
     }).output();

@@ -1,13 +1,13 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=PATH,HOME
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=PATH,HOME,{child-env}
 // A second, independent client: the MCP Inspector CLI 0.15.0 drives the git
 // server over stdio. npx fetches the Inspector on first use (cached
 // afterwards), so the deadline is generous. The server command line carries
 // exactly the printed permission flags.
 import assert from "node:assert/strict";
-import { printedPermissions } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
-const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: ["PATH", "HOME"] };
+const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 const FIRST_INSTALL_MS = 240_000;
 
 async function inspector(args: string[]): Promise<{ code: number; json: Record<string, unknown>; stderr: string }> {
@@ -15,7 +15,7 @@ async function inspector(args: string[]): Promise<{ code: number; json: Record<s
     args: ["-y", ...args],
     cwd: REPO,
     clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", NO_COLOR: "1" },
+    env: childEnv({ PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -1,12 +1,17 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // End to end: the server as a real subprocess, started with exactly the flags
 // it prints, driven by the official SDK client over its real stdio.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
-const perms: Deno.PermissionOptions = { run: [Deno.execPath(), "/usr/bin/git"], read: "inherit", write: "inherit" };
+const perms: Deno.PermissionOptions = {
+  run: [Deno.execPath(), "/usr/bin/git"],
+  read: "inherit",
+  write: "inherit",
+  env: "inherit",
+};
 
 type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
 const textOf = (result: Result) => (result.content[0] as { text: string }).text;
@@ -16,7 +21,7 @@ async function denoRun(args: string[]): Promise<{ code: number; stdout: string; 
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", ...args],
     cwd: REPO,
-    env: { NO_COLOR: "1" },
+    env: childEnv(),
     clearEnv: true,
     stdin: "null",
   }).output();

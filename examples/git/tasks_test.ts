@@ -1,15 +1,15 @@
-// test-permissions: --allow-run --allow-read={repo}
+// test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
 // The deno.json tasks of this example: `git` runs the sample with exactly the
 // flags the server prints for it, and `compile:git` builds from them.
 import assert from "node:assert/strict";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { printedPermissions } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions } from "@forge/toolkit/testing";
 
 const SCRIPT = fileURLToPath(new URL("./main.ts", import.meta.url));
 const REPO = dirname(dirname(dirname(SCRIPT)));
 const SAMPLE = join(REPO, "examples", "git", "sample", "config.json");
-const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO] };
+const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO], env: "inherit" };
 
 /** The words of the `deno run` a task ends with (after `deno task git:sample &&`). */
 async function task(name: "git" | "compile:git"): Promise<string[]> {
@@ -50,7 +50,7 @@ Deno.test({
       args: ["run", ...await task("compile:git"), "--dry-run"],
       cwd: REPO,
       clearEnv: true,
-      env: { NO_COLOR: "1" },
+      env: childEnv(),
       stdout: "piped",
       stderr: "piped",
     }).output();

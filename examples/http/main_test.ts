@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-net=127.0.0.1,127.0.0.2
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-net=127.0.0.1,127.0.0.2 --allow-env={child-env}
 // End to end: the server as a real subprocess, started with exactly the flags
 // it prints, driven by the official SDK client over its real stdio, against
 // real HTTP servers on 127.0.0.1 and a forbidden canary on 127.0.0.2.
@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivePermissions } from "@forge/toolkit/permissions";
-import { printedPermissions, probe, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions, probe, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
 import { definePolicy } from "@forge/toolkit/validate";
 import { startTestServers } from "./testdata/test_servers.ts";
 
@@ -63,7 +63,7 @@ async function deno(args: string[], env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", ...args],
     clearEnv: true,
-    env: { NO_COLOR: "1", ...env },
+    env: childEnv(env),
     cwd: REPO,
     stdin: "null",
     stdout: "piped",

@@ -5,6 +5,7 @@
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import { childEnv } from "@forge/toolkit/testing";
 
 /** The server's entry point. */
 export const SCRIPT: string = fileURLToPath(new URL("./main.ts", import.meta.url));
@@ -81,7 +82,7 @@ export async function denoRun(
     args: ["run", "--quiet", "--no-prompt", ...args],
     cwd: REPO,
     clearEnv: true,
-    env: { NO_COLOR: "1", ...env },
+    env: childEnv(env),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // Query bombs against the server as a real subprocess, started with exactly
 // the flags it prints, over real stdio, on a real SQLite file, with the
 // server's resident memory sampled from /proc while it works.
@@ -11,6 +11,7 @@ const perms: Deno.PermissionOptions = {
   run: [Deno.execPath(), "cat"],
   read: "inherit",
   write: "inherit",
+  env: "inherit",
 };
 const MiB = 2 ** 20;
 /** Sixty columns of 1 MiB each over a table of 200 rows: 12 GiB if it were all held. */

@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // End to end: the server as a real subprocess, started with exactly the flags
 // it prints, driven by the official SDK client over its real stdio, on a real
 // SQLite file, with a canary database beside it that must never leak.
@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
 import { denoRun, makeE2eTree, REPO, SCRIPT, textOf } from "./_e2e.ts";
 
-const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit" };
+const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 
 Deno.test({
   name: "--health prints ok and needs no permission at all",

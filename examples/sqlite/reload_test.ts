@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // Live reload against a real subprocess: the config file is replaced (temp
 // file + rename) and the very next call sees it. Narrowing takes effect at
 // once; widening beyond the flags fixed at start is refused with a restart hint.
@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT, textOf } from "./_e2e.ts";
 
-const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit" };
+const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 
 async function start(extra: Record<string, unknown>) {
   const tree = await makeE2eTree(extra);

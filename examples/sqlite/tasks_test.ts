@@ -1,16 +1,16 @@
-// test-permissions: --allow-run --allow-read={repo}
+// test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
 // The deno.json tasks of this example: `sqlite` runs the sample with exactly
 // the flags the server prints for it, and `compile:sqlite` builds from them.
 // Also: sample/shop.db is what sample/shop.sql builds.
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, printedPermissions, spawnServer } from "@forge/toolkit/testing";
 import { REPO, SAMPLE_SQL, SCRIPT } from "./_e2e.ts";
 
 const SAMPLE = join(REPO, "examples", "sqlite", "sample", "config.json");
 const SAMPLE_DB = join(REPO, "examples", "sqlite", "sample", "shop.db");
-const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO] };
+const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO], env: "inherit" };
 
 async function task(name: "sqlite" | "compile:sqlite"): Promise<string[]> {
   const json = JSON.parse(await Deno.readTextFile(join(REPO, "deno.json")));
@@ -74,7 +74,7 @@ Deno.test({
       args: ["run", ...await task("compile:sqlite"), "--dry-run"],
       cwd: REPO,
       clearEnv: true,
-      env: { NO_COLOR: "1" },
+      env: childEnv(),
       stdout: "piped",
       stderr: "piped",
     }).output();

@@ -1,6 +1,7 @@
 // `deno task test [path-prefix…]`: runs each test file with only the
 // permissions its `// test-permissions:` line declares (`{tmp}`: the temp
-// directory, `{repo}`: this project), the way @forge/toolkit's own gate does;
+// directory, `{repo}`: this project, `{child-env}`: the proxy variables a
+// spawned server keeps), the way @forge/toolkit's own gate does;
 // a file without the line runs with no permission at all.
 import { fileURLToPath } from "node:url";
 import { testFilesByPermissions } from "@forge/toolkit/testing";
