@@ -1,6 +1,6 @@
 // `deno task bench`: drives every server over real stdio with one driver,
 // prints the figure × server table with ratios to the bare SDK and the
-// issue's targets, and writes the results as JSON.
+// toolkit's targets, and writes the results as JSON.
 //
 //   deno run --allow-run --allow-write=bench/results bench/main.ts \
 //     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown]

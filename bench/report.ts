@@ -1,5 +1,5 @@
 // Turns measured cells into the printed table (each figure with its ratio to
-// the bare SDK) and the issue's targets with PASS/FAIL.
+// the bare SDK) and the toolkit's targets with PASS/FAIL.
 
 import type { Cell } from "./measure.ts";
 
@@ -13,7 +13,7 @@ export interface Figure {
   cells: Record<string, Cell>;
 }
 
-/** A target of the issue and whether this run meets it; `pass` undefined = not measured. */
+/** A target the toolkit must meet and whether this run meets it; `pass` undefined = not measured. */
 export interface Target {
   name: string;
   measured: string;

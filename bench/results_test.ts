@@ -35,7 +35,7 @@ function rssTarget(m: Measured) {
   return target;
 }
 
-Deno.test("the RSS target compares the last reading with the first, with the issue's 10 % bound", () => {
+Deno.test("the RSS target compares the last reading with the first, with a 10 % bound", () => {
   const pass = rssTarget(measured({ toolkit: readings([50, 55, 55], [18, 18.5, 18.5]) }));
   assert.equal(pass.pass, true);
   assert.match(pass.measured, /^\+10\.0 %/);

@@ -20,7 +20,16 @@ Deno.test({
     const second = await stamp(path);
     assert.ok(first !== undefined && second !== undefined);
     assert.notEqual(first.key, second.key);
-    await assert.rejects(stamp("/etc/hostname"), Deno.errors.NotCapable);
+  },
+});
+
+Deno.test({
+  name: "stamp() passes a permission error on instead of reporting the file missing",
+  permissions: files,
+  async fn() {
+    // A config the process may not read must not look removed, or a reload would drop it silently.
+    const elsewhere = join(base, "..", `not-granted-${crypto.randomUUID()}.json`);
+    await assert.rejects(stamp(elsewhere), Deno.errors.NotCapable);
   },
 });
 

@@ -3,8 +3,10 @@
  * memory (through the real framer) or over a real subprocess, raw bytes for
  * hostile input, probes, and a spy to prove a handler did not run.
  *
- * The SDK's `Client` type appears in this module's API on purpose: these
- * helpers exist to test servers with the official client.
+ * The client is the official SDK's own `Client`, so a test talks to the server
+ * the way a host does; its type appears here only as `McpClient`, the calls
+ * tests make, so the SDK's large type tree stays out of this module's API.
+ * A child process gets a clean environment: `childEnv()` says what it keeps.
  *
  * ```ts
  * import { addTool, schema, Server, text } from "@forge/toolkit";

@@ -29,8 +29,9 @@ export function requestArgs(request: Pick<ToolRequest, "arguments">): Args {
 
 /**
  * A string argument, or `fallback` when it is absent or null. Other scalars
- * are converted with `String()` (as the design's `%v`); objects and arrays are
- * refused.
+ * are converted with `String()`, since a model that sends `42` for a string
+ * means `"42"`; objects and arrays are refused, as no text of them is what
+ * the caller meant.
  *
  * @param args The arguments.
  * @param key The argument's name.

@@ -1,6 +1,7 @@
 /**
- * The cheap liveness check of the design: when the process was started with
- * `--health`, prints `ok` and returns true, so `main` can return at once.
+ * A liveness check a host or supervisor can run without starting the server:
+ * when the process was started with `--health`, prints `ok` and returns true,
+ * so `main` can return at once.
  * It imports nothing, touches no disk or network, and needs no Deno
  * permission, so `deno run main.ts --health` works under any flags.
  *

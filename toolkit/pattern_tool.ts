@@ -13,8 +13,9 @@ export { ALWAYS_META_KEY, PROBE_META_KEY } from "./_probe.ts";
  * with the patterns in the result's `_meta` without running the handler (see
  * docs/mcp-contract.md). A normal call runs the handler as usual.
  *
- * The four positional parameters mirror the design's `RegisterPatternTool`.
- * Both `patterns` and `handler` see arguments already validated against
+ * It keeps the four positional parameters of the Go toolkit's
+ * `RegisterPatternTool` (docs/ARCHITECTURE.md maps the names), so a server
+ * ported from Go keeps its shape. Both `patterns` and `handler` see arguments already validated against
  * `inputSchema`, typed by it.
  *
  * @typeParam A The arguments' type, inferred from `inputSchema`.

@@ -53,7 +53,7 @@ export interface RunOptions extends ServeOptions {
 
 /**
  * Serves a tools-only MCP server over stdio until stdin ends or SIGINT,
- * SIGTERM, SIGHUP or SIGQUIT arrives. The design's `toolkit.Run`.
+ * SIGTERM, SIGHUP or SIGQUIT arrives.
  *
  * `console.log` and direct stdout writes from your code go to stderr, so
  * nothing but JSON-RPC ever reaches stdout: from the toolkit's import in a

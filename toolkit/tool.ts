@@ -21,8 +21,9 @@ export interface ToolAnnotations {
 }
 
 /**
- * A tool definition: the hand-written `{name, description, inputSchema}` of
- * the design plus what the current MCP spec lets authors state.
+ * A tool definition: the `{name, description, inputSchema}` every MCP tool
+ * has, plus what the MCP spec lets authors state (a title, an output schema,
+ * annotations) and the toolkit's per-tool deadline.
  *
  * @typeParam A The arguments' type, as `schema()` infers it from the property helpers.
  */

@@ -1,6 +1,7 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { derivePermissions } from "@forge/toolkit/permissions";
 import { PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { Manager } from "./notes.ts";
@@ -63,14 +64,16 @@ Deno.mkdirSync(join(scoped, "notes"));
 Deno.writeTextFileSync(join(scoped, "notes", "todo.md"), "buy milk");
 Deno.writeTextFileSync(join(scoped, "canary.txt"), "CANARY-outside-the-notes");
 
+const scopedConfig: Config = { notes_dir: join(scoped, "notes"), max_bytes: 64 };
+const derived = derivePermissions(policyFor(scopedConfig, undefined, []));
+
 Deno.test({
-  name: "layer 2: with read scoped to the notes directory, Deno stops what layer 1 would let through",
-  permissions: { read: [join(scoped, "notes")] },
+  name: "layer 2: the grants derived from the notes policy serve the notes and stop a read that skips layer 1",
+  permissions: { read: [...derived.read], write: [...derived.write] },
   async fn() {
-    const config: Config = { notes_dir: join(scoped, "notes"), max_bytes: 64 };
-    const mgr = new Manager(() => Promise.resolve(config), (c) => policyFor(c, undefined, []));
+    const mgr = new Manager(() => Promise.resolve(scopedConfig), (c) => policyFor(c, undefined, []));
     assert.equal(await mgr.read("todo"), "buy milk");
-    // Bypass layer 1 on purpose (read the file directly): Deno refuses.
+    // Bypass layer 1 on purpose (read the file directly): the derived grant does not reach it.
     await assert.rejects(() => Deno.readTextFile(join(scoped, "canary.txt")), Deno.errors.NotCapable);
   },
 });
