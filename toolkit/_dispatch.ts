@@ -5,7 +5,7 @@
 // flight in _calls.ts.
 
 import { batchReply, type Reply } from "./_batch.ts";
-import { type Outcome, runCall } from "./_call.ts";
+import { type CallInput, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
 import { type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
@@ -22,11 +22,14 @@ import {
   type RequestMessage,
 } from "./_jsonrpc.ts";
 import { oversizeReply } from "./_oversize.ts";
+import { PROBE_META_KEY } from "./_probe.ts";
 import { progressFor } from "./_progress.ts";
 import { quote } from "../internal/quote.ts";
 import { type Registry, registryOf } from "./_registry.ts";
 import { Session } from "./_session.ts";
 import { Subscriptions } from "./_subscriptions.ts";
+import { answerTaskRequest, createdReply, declaresTasks, TASK_METHODS, TASKS_EXTENSION } from "./_task_requests.ts";
+import { type TaskLimits, TaskTable } from "./_tasks.ts";
 import { within } from "./_within.ts";
 import type { Middleware } from "./middleware.ts";
 import type { ToolResult } from "./result.ts";
@@ -38,6 +41,7 @@ export interface DispatchOptions {
   maxInFlight: number;
   maxMessageBytes: number;
   listTtlMs: number;
+  tasks: TaskLimits;
   middleware: readonly Middleware[];
   log: (line: string) => void;
 }
@@ -52,6 +56,7 @@ export class Dispatcher {
   readonly #calls = new CallTable();
   readonly #session: Session;
   readonly #subscriptions: Subscriptions;
+  readonly #tasks: TaskTable;
   readonly #unsubscribe: () => void;
   #accepting = true;
 
@@ -61,6 +66,7 @@ export class Dispatcher {
     this.#options = options;
     this.#session = new Session(server, options.listTtlMs);
     this.#subscriptions = new Subscriptions(send);
+    this.#tasks = new TaskTable(options.tasks, options.log);
     this.#unsubscribe = this.#registry.onChange(() =>
       this.#subscriptions.toolsChanged(this.#session.legacyVersion !== undefined)
     );
@@ -97,14 +103,26 @@ export class Dispatcher {
    */
   async drain(graceMs: number): Promise<void> {
     this.#accepting = false;
+    // No task can be polled once input has ended: they are cancelled now, not given the grace period.
+    const tasksEnded = this.#tasks.shutdown();
     if (this.#calls.size > 0) await within(this.#calls.settledAll(), graceMs);
     if (this.#calls.size > 0) {
       this.#calls.abortAll("shutdown", new DOMException("Server is shutting down", "AbortError"));
       await within(this.#calls.settledAll(), 250);
     }
+    await within(tasksEnded, 250);
     this.#subscriptions.endAll();
     this.#unsubscribe();
     this.#calls.dispose();
+    this.#tasks.dispose();
+  }
+
+  /** The extensions server/discover names: tasks when a tool can run as one. */
+  #extensions(): Record<string, unknown> | undefined {
+    for (const entry of this.#registry.tools.values()) {
+      if (entry.tool.task) return { [TASKS_EXTENSION]: {} };
+    }
+    return undefined;
   }
 
   #handle(msg: Message): Reply {
@@ -134,7 +152,7 @@ export class Dispatcher {
       case "initialize":
         return encodeResult(id, this.#session.initialize(params));
       case "server/discover":
-        return encodeResult(id, this.#session.discovery());
+        return encodeResult(id, this.#session.discovery(this.#extensions()));
       case "ping":
         if (modern) {
           return fail(id, ErrorCode.methodNotFound, `Method not found: "ping" is not part of ${MODERN_VERSION}`);
@@ -156,6 +174,9 @@ export class Dispatcher {
         return this.#toolsCall(id, params, envelope);
       case "subscriptions/listen":
         if (modern) return this.#subscriptions.listen(id, params);
+    }
+    if (modern && TASK_METHODS.has(method)) {
+      return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks, this.#session);
     }
     return fail(id, ErrorCode.methodNotFound, `Method not found: ${quote(method)}`);
   }
@@ -186,9 +207,8 @@ export class Dispatcher {
     if (this.#calls.size >= this.#options.maxInFlight) {
       return encodeError(id, busyError(modern, this.#options.maxInFlight));
     }
-    const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     const meta = metaOf(params) ?? {};
-    const outcome = runCall({
+    const input = (call: Call, progress: CallInput["progress"]): CallInput => ({
       entry,
       args: args as Record<string, unknown>,
       meta,
@@ -196,9 +216,18 @@ export class Dispatcher {
       client: this.#session.client(envelope),
       call,
       middleware: this.#options.middleware,
-      progress: progressFor(meta, call, this.#send),
+      progress,
       log: this.#options.log,
     });
+    const task = entry.tool.task;
+    if (modern && task && meta[PROBE_META_KEY] !== true && declaresTasks(meta)) {
+      // The extension carries no progress on tasks; status is polled instead.
+      const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
+      const created = this.#tasks.create(ttlMs, (task) => runCall(input(task.call, () => {})));
+      return createdReply(id, created, this.#tasks, this.#session);
+    }
+    const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+    const outcome = runCall(input(call, progressFor(meta, call, this.#send)));
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, modern);
     const settled = outcome.then((done) => this.#finish(call, done, modern));

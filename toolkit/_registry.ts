@@ -110,6 +110,16 @@ export function registerTool<A>(
   if (tool.timeoutMs !== undefined && !(Number.isFinite(tool.timeoutMs) && tool.timeoutMs > 0)) {
     throw fail("timeoutMs must be a positive number of milliseconds");
   }
+  const task = tool.task as unknown;
+  if (task !== undefined && typeof task !== "boolean") {
+    const ttl = (task as { ttlMs?: unknown } | null)?.ttlMs;
+    if (
+      task === null || typeof task !== "object" ||
+      (ttl !== undefined && !(Number.isSafeInteger(ttl) && (ttl as number) > 0))
+    ) {
+      throw fail("task must be true, false or { ttlMs } with ttlMs a positive whole number of milliseconds");
+    }
+  }
   // The registry stores every tool alike; the validator guarantees the handler
   // and patterns only ever see arguments of type A.
   const entry: Entry = {

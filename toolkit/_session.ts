@@ -50,11 +50,13 @@ export class Session {
     return result;
   }
 
-  /** Answers `server/discover`. */
-  discovery(): Record<string, unknown> {
+  /** Answers `server/discover`, naming the `extensions` the server serves, if any. */
+  discovery(extensions?: Record<string, unknown>): Record<string, unknown> {
+    const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
+    if (extensions !== undefined) capabilities.extensions = extensions;
     const result: Record<string, unknown> = {
       supportedVersions: [MODERN_VERSION],
-      capabilities: { tools: { listChanged: true } },
+      capabilities,
       ttlMs: this.#listTtlMs,
       cacheScope: "private",
     };

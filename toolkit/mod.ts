@@ -54,7 +54,16 @@ export type {
   SchemaOptions,
 } from "./schema.ts";
 export { addTool, Server, type ServerInfo } from "./server.ts";
-export type { ClientInfo, PatternFn, Patterns, Tool, ToolAnnotations, ToolHandler, ToolRequest } from "./tool.ts";
+export type {
+  ClientInfo,
+  PatternFn,
+  Patterns,
+  TaskOptions,
+  Tool,
+  ToolAnnotations,
+  ToolHandler,
+  ToolRequest,
+} from "./tool.ts";
 export { ArgumentError, ToolError } from "./tool_error.ts";
 export type { CallContext, Middleware, MiddlewareScope, Next } from "./middleware.ts";
 export { run, type RunOptions } from "./run.ts";

@@ -60,6 +60,29 @@ export interface ServeOptions {
    */
   shutdownGraceMs?: number;
   /**
+   * The most tasks held at once, running or finished but not yet expired; past
+   * it a call that would become a task is refused with a "Server busy" error.
+   * @default {64}
+   */
+  maxTasks?: number;
+  /**
+   * The most bytes of finished task results held at once; a result that would
+   * pass it fails its task with a "Server busy" error instead of being kept.
+   * @default {67108864}
+   */
+  maxTaskBytes?: number;
+  /**
+   * The TTL of a task whose tool says `task: true`, in milliseconds: the
+   * handler's deadline and how long the result can be fetched, from creation.
+   * @default {600000}
+   */
+  taskTtlMs?: number;
+  /**
+   * The poll interval suggested to clients in every task, in milliseconds.
+   * @default {1000}
+   */
+  taskPollIntervalMs?: number;
+  /**
    * `ttlMs` of `tools/list` and `server/discover` results in the 2026-07-28 era.
    * @default {0}
    */
@@ -115,6 +138,13 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     maxInFlight: positive(options.maxInFlight, 1024, "maxInFlight", "serve"),
     maxMessageBytes,
     listTtlMs: options.listTtlMs ?? 0,
+    tasks: {
+      max: positive(options.maxTasks, 64, "maxTasks", "serve"),
+      maxBytes: positive(options.maxTaskBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxTaskBytes", "serve"),
+      ttlMs: positive(options.taskTtlMs, 600_000, "taskTtlMs", "serve"),
+      pollIntervalMs: positive(options.taskPollIntervalMs, 1_000, "taskPollIntervalMs", "serve"),
+      maxMessageBytes,
+    },
     middleware: options.middleware ?? [],
     log,
   };

@@ -43,10 +43,32 @@ export interface Tool<A = Args> {
   outputSchema?: ObjectSchema;
   /** All four hints, stated explicitly. */
   annotations: ToolAnnotations;
-  /** Per-call deadline in milliseconds; the server's default when absent. Not sent to clients. */
+  /**
+   * Per-call deadline in milliseconds; the server's default when absent. Not
+   * sent to clients. A call that runs as a task has its TTL as deadline instead.
+   */
   timeoutMs?: number;
+  /**
+   * Marks a long-running tool. A 2026-07-28 client that declares the tasks
+   * extension (`io.modelcontextprotocol/tasks`) gets a task handle at once and
+   * polls for the result while the handler runs; any other client's call runs
+   * as usual. `true` takes the server's `taskTtlMs`. Not sent to clients.
+   */
+  task?: boolean | TaskOptions;
   /** Extra metadata sent with the definition. */
   _meta?: Record<string, unknown>;
+}
+
+/** How a long-running tool runs when it runs as a task. */
+export interface TaskOptions {
+  /**
+   * How long the task lives, from its creation, in milliseconds. It bounds the
+   * whole task: the handler's signal fires when it passes, and the result can
+   * be fetched until then. Choose it well above the work's longest time plus
+   * the client's poll interval.
+   * @default {the server's taskTtlMs}
+   */
+  ttlMs?: number;
 }
 
 /** Who is calling, as far as the client said. */

@@ -1,0 +1,286 @@
+// test-permissions: --allow-run --allow-env --allow-read={repo}
+// The tasks extension over a real server subprocess. @modelcontextprotocol/client
+// 2.4 does not speak the extension (it refuses resultType "task"), so the task
+// side is driven with raw frames; the official clients show that a client
+// without the extension gets the plain result, in both eras.
+import assert from "node:assert/strict";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
+
+const script = new URL("./testdata/task_server.ts", import.meta.url).pathname;
+const perms: Deno.PermissionOptions = { run: true, env: true, read: [new URL("..", import.meta.url).pathname] };
+const TASKS = "io.modelcontextprotocol/tasks";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+type Json = Record<string, unknown>;
+
+/** `_meta` of a 2026-07-28 request, declaring the extension or not. */
+function meta(tasks: boolean): Json {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { [TASKS]: {} } } : {},
+  };
+}
+
+let nextId = 0;
+
+/** Sends a 2026-07-28 request and returns its reply (other messages are skipped). */
+async function ask(server: RawServer, method: string, params: Json, tasks = true): Promise<Json> {
+  const id = `r${++nextId}`;
+  await server.send(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: { ...params, _meta: { ...meta(tasks), ...params._meta as Json } },
+    }),
+  );
+  for (;;) {
+    const msg = await server.next();
+    if (msg.id === id) return msg;
+  }
+}
+
+const call = (server: RawServer, name: string, args: Json = {}, tasks = true) =>
+  ask(server, "tools/call", { name, arguments: args }, tasks);
+const resultOf = (msg: Json) => msg.result as Json;
+const errorOf = (msg: Json) => msg.error as { code: number; message: string; data?: unknown };
+
+/** Polls tasks/get until the task leaves `working`. */
+async function settled(server: RawServer, taskId: unknown): Promise<Json> {
+  for (let i = 0; i < 200; i++) {
+    const got = await ask(server, "tasks/get", { taskId });
+    if (got.error || resultOf(got).status !== "working") return got;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("the task never settled");
+}
+
+async function aborted(server: RawServer, tool: string): Promise<string> {
+  for (let i = 0; i < 100 && !server.stderr().includes(`ABORTED ${tool}`); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return server.stderr();
+}
+
+Deno.test({
+  name: "a task tool answers resultType task to a client that declares the extension; tasks/get polls to its result",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const discover = resultOf(await ask(server, "server/discover", {}));
+    assert.deepEqual((discover.capabilities as Json).extensions, { [TASKS]: {} });
+    const created = resultOf(await call(server, "slow", { ms: 150 }));
+    assert.equal(created.resultType, "task");
+    assert.match(String(created.taskId), UUID);
+    assert.equal(created.status, "working");
+    assert.equal(created.ttlMs, 600_000);
+    assert.equal(created.pollIntervalMs, 1_000);
+    assert.ok(!Number.isNaN(Date.parse(String(created.createdAt))));
+    const working = resultOf(await ask(server, "tasks/get", { taskId: created.taskId }));
+    assert.equal(working.status, "working");
+    assert.equal(working.resultType, "complete");
+    const done = resultOf(await settled(server, created.taskId));
+    assert.equal(done.status, "completed");
+    assert.deepEqual(done.result, { content: [{ type: "text", text: "slept 150" }] });
+    assert.ok((done._meta as Json)["io.modelcontextprotocol/serverInfo"]);
+    // Polling again gives the same result: it is kept until the TTL.
+    assert.deepEqual(resultOf(await ask(server, "tasks/get", { taskId: created.taskId })).result, done.result);
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "without the extension, or for a tool not marked long-running, the call runs as usual",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const plain = resultOf(await call(server, "slow", { ms: 1 }, false));
+    assert.equal(plain.resultType, "complete");
+    assert.deepEqual(plain.content, [{ type: "text", text: "slept 1" }]);
+    assert.equal(resultOf(await call(server, "quick")).resultType, "complete");
+    const probe = resultOf(
+      await ask(server, "tools/call", {
+        name: "slow",
+        arguments: { ms: 1 },
+        _meta: { "forge.permission_patterns": true },
+      }),
+    );
+    assert.equal(probe.resultType, "complete", "a probe never becomes a task");
+    await server.status();
+  },
+});
+
+Deno.test({
+  name:
+    "tasks/* needs the extension: -32021 without it in 2026-07-28, -32601 in the initialize era; bad ids are -32602",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const created = resultOf(await call(server, "slow", { ms: 5_000 }));
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+      const refused = errorOf(await ask(server, method, { taskId: created.taskId, inputResponses: {} }, false));
+      assert.equal(refused.code, -32021);
+      assert.deepEqual(refused.data, { requiredCapabilities: { extensions: { [TASKS]: {} } } });
+    }
+    assert.equal(resultOf(await ask(server, "tasks/get", { taskId: created.taskId })).status, "working");
+    const missing = errorOf(await ask(server, "tasks/get", { taskId: "00000000-0000-4000-8000-000000000000" }));
+    assert.deepEqual(missing, { code: -32602, message: "Cannot retrieve task: Task not found" });
+    assert.equal(errorOf(await ask(server, "tasks/cancel", { taskId: 7 })).code, -32602);
+    assert.equal(
+      errorOf(await ask(server, "tasks/update", { taskId: created.taskId, inputResponses: [] })).code,
+      -32602,
+    );
+    await server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }));
+    await server.next();
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: "legacy", method: "tasks/get", params: created }));
+    assert.equal(errorOf(await server.next()).code, -32601);
+    await server.status();
+  },
+});
+
+Deno.test({
+  name: "a task ends completed with isError for a ToolError, and failed with -32603 (no path) for a handler bug",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const refused = resultOf(await settled(server, resultOf(await call(server, "refuse")).taskId));
+    assert.equal(refused.status, "completed");
+    assert.deepEqual(refused.result, {
+      content: [{ type: "text", text: "Cannot refuse: nothing to refuse" }],
+      isError: true,
+    });
+    const crashed = resultOf(await settled(server, resultOf(await call(server, "crash")).taskId));
+    assert.equal(crashed.status, "failed");
+    const failure = crashed.error as { code: number; message: string };
+    assert.equal(failure.code, -32603);
+    assert.match(failure.message, /^Internal error \(ref [0-9a-z-]+\)$/);
+    assert.doesNotMatch(JSON.stringify(crashed), /secret/);
+    await server.status();
+  },
+});
+
+Deno.test({
+  name: "tasks/cancel fires the handler's signal and the task ends cancelled; the server keeps serving",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const { taskId } = resultOf(await call(server, "slow", { ms: 30_000 }));
+    const ack = resultOf(await ask(server, "tasks/cancel", { taskId }));
+    assert.deepEqual(Object.keys(ack).sort(), ["_meta", "resultType"]);
+    assert.match(await aborted(server, "slow"), /ABORTED slow: AbortError: Cancelled by the client/);
+    const cancelled = resultOf(await ask(server, "tasks/get", { taskId }));
+    assert.equal(cancelled.status, "cancelled");
+    assert.equal(cancelled.result, undefined);
+    // Cancelling again is acknowledged and changes nothing.
+    assert.equal(resultOf(await ask(server, "tasks/cancel", { taskId })).resultType, "complete");
+    assert.equal(resultOf(await call(server, "slow", { ms: 1 }, false)).resultType, "complete");
+    await server.status();
+  },
+});
+
+Deno.test({
+  name: "a task past its TTL is aborted and freed: tasks/get then says it has expired",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const created = resultOf(await call(server, "short_lived", { ms: 30_000 }));
+    assert.equal(created.ttlMs, 300);
+    assert.match(await aborted(server, "short_lived"), /ABORTED short_lived: TimeoutError/);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(errorOf(await ask(server, "tasks/get", { taskId: created.taskId })), {
+      code: -32602,
+      message: "Cannot retrieve task: Task has expired",
+    });
+    // A finished task is freed at its TTL too.
+    const quick = resultOf(await call(server, "short_lived", { ms: 1 }));
+    assert.equal(resultOf(await settled(server, quick.taskId)).status, "completed");
+    await new Promise((r) => setTimeout(r, 400));
+    assert.match(errorOf(await ask(server, "tasks/get", { taskId: quick.taskId })).message, /expired/);
+    await server.status();
+  },
+});
+
+Deno.test({
+  name: "past maxTasks a call that would become a task is refused with a clear busy error; freed tasks make room",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script, "--max-tasks=2"] });
+    const first = resultOf(await call(server, "slow", { ms: 30_000 }));
+    resultOf(await call(server, "short_lived", { ms: 30_000 }));
+    const refused = errorOf(await call(server, "slow", { ms: 1 }));
+    assert.equal(refused.code, -32603);
+    assert.equal(refused.message, "Server busy: 2 tasks held (maxTasks); retry later, or cancel a task");
+    assert.deepEqual(refused.data, { reason: "server_busy", retryable: true, limit: 2 });
+    // Cancelled tasks are still held (their status can be read) until their TTL.
+    await ask(server, "tasks/cancel", { taskId: first.taskId });
+    assert.equal(errorOf(await call(server, "slow", { ms: 1 })).code, -32603);
+    await new Promise((r) => setTimeout(r, 400)); // short_lived expires
+    assert.equal(resultOf(await call(server, "slow", { ms: 1 })).resultType, "task");
+    await server.status();
+  },
+});
+
+Deno.test({
+  name: "a task result over maxMessageBytes or maxTaskBytes fails the task with the size error instead of being held",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script, "--max=65536", "--task-bytes=100000"] });
+    const huge = resultOf(await settled(server, resultOf(await call(server, "huge", { n: 100_000 })).taskId));
+    assert.equal(huge.status, "failed");
+    const error = huge.error as { code: number; message: string; data: Json };
+    assert.equal(error.code, -32603);
+    assert.match(
+      error.message,
+      /^Reply too large: 100\d{3} bytes exceeds the limit of 65536 bytes \(maxMessageBytes\)$/,
+    );
+    const fits = resultOf(await settled(server, resultOf(await call(server, "huge", { n: 60_000 })).taskId));
+    assert.equal(fits.status, "completed");
+    const over = resultOf(await settled(server, resultOf(await call(server, "huge", { n: 60_000 })).taskId));
+    assert.equal(over.status, "failed");
+    assert.match((over.error as { message: string }).message, /maxTaskBytes/);
+    await server.status();
+  },
+});
+
+Deno.test({
+  name: "shutdown cancels running tasks: their handlers' signals fire and the server exits 0",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    await call(server, "slow", { ms: 30_000 });
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.match(server.stderr(), /ABORTED slow: AbortError: Server is shutting down/);
+  },
+});
+
+Deno.test({
+  name: "the official clients without the extension get the plain result of a task tool: SDK 1.32.2 and client 2.4",
+  permissions: perms,
+  async fn() {
+    const args = ["run", "--quiet", "--no-prompt", "--deny-run", script];
+    const legacy = new LegacyClient({ name: "legacy", version: "1" });
+    await legacy.connect(new LegacyStdio({ command: Deno.execPath(), args, stderr: "pipe" }));
+    assert.deepEqual((await legacy.callTool({ name: "slow", arguments: { ms: 1 } })).content, [
+      { type: "text", text: "slept 1" },
+    ]);
+    await legacy.close();
+    const modern = new Client({ name: "modern", version: "2" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    await modern.connect(new StdioClientTransport({ command: Deno.execPath(), args, stderr: "pipe" }));
+    assert.deepEqual((await modern.callTool({ name: "slow", arguments: { ms: 1 } })).content, [
+      { type: "text", text: "slept 1" },
+    ]);
+    await modern.close();
+  },
+});

@@ -1,0 +1,82 @@
+// A server with long-running tools, for the tasks tests; needs no Deno
+// permission. Flags: --max-tasks=<n>, --task-bytes=<bytes> (maxTaskBytes),
+// --max=<bytes> (maxMessageBytes), --ttl=<ms> (taskTtlMs).
+// A handler whose signal fires says so on stderr: `ABORTED <tool>: <reason>`.
+import { addTool, error, getInt, health, intProp, run, schema, text, ToolError } from "../../mod.ts";
+
+const flag = (name: string, fallback: number) => {
+  const found = Deno.args.find((a) => a.startsWith(`--${name}=`));
+  return found ? Number(found.split("=")[1]) : fallback;
+};
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** Waits `ms`, or rejects when `signal` fires, after saying so on stderr. */
+function sleep(ms: number, signal: AbortSignal, tool: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      console.error(`ABORTED ${tool}: ${signal.reason?.name}: ${signal.reason?.message}`);
+      reject(signal.reason);
+    });
+  });
+}
+
+if (!health()) {
+  await run("tasks", (server) => {
+    addTool(server, {
+      name: "slow",
+      description: "Sleeps ms, honouring its signal",
+      inputSchema: schema({ ms: intProp("ms") }),
+      annotations: RO,
+      task: true,
+    }, async (req) => {
+      const ms = getInt(req.arguments, "ms", 100);
+      await sleep(ms, req.signal, "slow");
+      return text(`slept ${ms}`);
+    });
+    addTool(server, {
+      name: "short_lived",
+      description: "Sleeps ms as a task that lives 300 ms",
+      inputSchema: schema({ ms: intProp("ms") }),
+      annotations: RO,
+      task: { ttlMs: 300 },
+    }, async (req) => {
+      await sleep(getInt(req.arguments, "ms", 100), req.signal, "short_lived");
+      return text("done");
+    });
+    addTool(server, {
+      name: "refuse",
+      description: "Fails with a domain error",
+      inputSchema: schema(),
+      annotations: RO,
+      task: true,
+    }, () => Promise.reject(new ToolError("Cannot refuse: nothing to refuse")));
+    addTool(server, {
+      name: "crash",
+      description: "Throws an infrastructure error",
+      inputSchema: schema(),
+      annotations: RO,
+      task: true,
+    }, () => Promise.reject(new Error("disk on fire at /secret/host/path")));
+    addTool(server, {
+      name: "huge",
+      description: "Returns a text of n bytes",
+      inputSchema: schema({ n: intProp("bytes") }),
+      annotations: RO,
+      task: true,
+    }, (req) => text("x".repeat(getInt(req.arguments, "n", 10))));
+    addTool(server, {
+      name: "quick",
+      description: "Not long-running",
+      inputSchema: schema(),
+      annotations: RO,
+    }, () => error("never a task"));
+  }, {
+    maxTasks: flag("max-tasks", 64),
+    maxTaskBytes: flag("task-bytes", 64 * 1024 * 1024),
+    maxMessageBytes: flag("max", 64 * 1024 * 1024),
+    taskTtlMs: flag("ttl", 600_000),
+    shutdownGraceMs: 2_000,
+  });
+}
