@@ -17,6 +17,9 @@ export const gitGrepTool: Tool<Infer<typeof input>> = {
   inputSchema: input,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   timeoutMs: 30_000,
+  // Over a large repository this can outlast a client's patience: a client
+  // with the tasks extension gets a handle at once and polls.
+  task: true,
 };
 
 /**
