@@ -1,9 +1,11 @@
 /**
  * How an audited call ended: `ok`; `isError` (a domain refusal, including a
- * refusal by a later middleware); `error` (a failure, detail on stderr);
- * `timeout`; `aborted` (cancelled or shut down); `probe` (nothing ran).
+ * refusal by a later middleware or a declined confirmation); `error` (a
+ * failure, detail on stderr); `timeout`; `aborted` (cancelled or shut down);
+ * `probe` (nothing ran); `input_required` (2026-07-28: the call paused to ask
+ * its client, which retries it as a new call).
  */
-export type AuditOutcome = "ok" | "isError" | "error" | "timeout" | "aborted" | "probe";
+export type AuditOutcome = "ok" | "isError" | "error" | "timeout" | "aborted" | "probe" | "input_required";
 
 /** What every record starts with: its place in the hash chain. */
 export interface AuditLink {
@@ -49,6 +51,12 @@ export interface AuditResult extends AuditLink {
   tool: string;
   /** How the call ended. */
   outcome: AuditOutcome;
+  /**
+   * How the user answered the tool's confirmation (`registerPatternTool`'s
+   * `confirm`): `accepted`, `declined`, `cancelled`, or `unavailable` (the
+   * client could not ask and the tool ran unconfirmed). Absent when none was asked.
+   */
+  confirmation?: "accepted" | "declined" | "cancelled" | "unavailable";
   /** Milliseconds from the intent to the end of the call. */
   duration_ms: number;
 }

@@ -161,6 +161,7 @@ export function auditTrail(options: AuditOptions): AuditTrail {
         intent,
         tool: ctx.tool.name,
         outcome,
+        ...(ctx.confirmation === undefined ? {} : { confirmation: ctx.confirmation }),
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
       };
       await records.append(record, false).catch(report("outcome", record));
@@ -173,7 +174,15 @@ export function auditTrail(options: AuditOptions): AuditTrail {
       return result;
     } catch (err) {
       const kind = (err as { name?: string })?.name;
-      await end(kind === "TimeoutError" ? "timeout" : kind === "AbortError" ? "aborted" : "error");
+      await end(
+        kind === "TimeoutError"
+          ? "timeout"
+          : kind === "AbortError"
+          ? "aborted"
+          : kind === "InputRequiredError"
+          ? "input_required"
+          : "error",
+      );
       throw err;
     }
   };

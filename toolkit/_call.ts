@@ -3,7 +3,10 @@
 // It never throws: every failure becomes either a tool result (a domain
 // error the model can fix) or a JSON-RPC error (everything else).
 
+import { type Asker, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
 import type { Call } from "./_calls.ts";
+import { type Confirmation, confirmCall } from "./_confirm.ts";
+import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, type RpcError } from "./_jsonrpc.ts";
 import { checkValue } from "./_output_schema.ts";
 import type { Entry } from "./_registry.ts";
@@ -25,11 +28,16 @@ export interface CallInput {
   middleware: readonly Middleware[];
   progress: ToolRequest["progress"];
   log: (line: string) => void;
+  /** How the handler's questions reach the client; none can be asked without it. */
+  asker?: Asker;
+  /** What a call paused to ask (2026-07-28), once its asker paused it. */
+  inputRequired?: () => InputRequired | undefined;
 }
 
 /** A call's outcome: a result to send, a JSON-RPC error, or silence (cancelled). */
 export type Outcome =
   | { kind: "result"; result: ToolResult }
+  | { kind: "input_required"; input: InputRequired }
   | { kind: "error"; error: RpcError }
   | { kind: "none" };
 
@@ -57,14 +65,14 @@ export function runCall(input: CallInput): Outcome | Promise<Outcome> {
     // Inside the try: a `then` getter can throw too.
     pending = isThenable(value);
   } catch (err) {
-    if (isToolError(err)) return { kind: "result", result: error(err.message) };
+    if (isDomainError(err)) return { kind: "result", result: error(err.message) };
     return failure(input, err);
   }
   if (!pending) return resultOutcome(input, value as ToolResult);
   return input.call.race(value as Promise<ToolResult>).then(
     (result) => resultOutcome(input, result),
     (err) =>
-      input.call.cause === undefined && isToolError(err)
+      input.call.cause === undefined && isDomainError(err)
         ? { kind: "result", result: error(err.message) }
         : failure(input, err),
   );
@@ -99,6 +107,7 @@ function isThenable(value: unknown): value is Promise<ToolResult> {
 }
 
 function requestOf(input: CallInput): ToolRequest {
+  const asker = input.asker ?? NO_ASKER;
   return {
     name: input.entry.tool.name,
     arguments: input.args,
@@ -106,6 +115,9 @@ function requestOf(input: CallInput): ToolRequest {
     meta: input.meta,
     client: input.client,
     progress: input.progress,
+    elicit: (form) => questionsOf(asker).elicit(form),
+    listRoots: () => questionsOf(asker).listRoots(),
+    sample: (request) => questionsOf(asker).sample(request),
   };
 }
 
@@ -127,14 +139,26 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
         patternProblem = err.message;
       }
     }
+    let confirmation: Confirmation | undefined;
     const core = async (): Promise<ToolResult> => {
       if (patternProblem !== undefined) return error(patternProblem);
       if (probe) return probeResult(patterns);
+      if (entry.confirm) {
+        // Raced like the handler: a call paused to ask ends here, and the middleware hears of it.
+        confirmation = await call.race(
+          confirmCall(entry.tool.name, entry.confirm, input.args, input.asker ?? NO_ASKER),
+        );
+        if (confirmation === "declined" || confirmation === "cancelled") {
+          return error(
+            `Cannot run tool "${entry.tool.name}": the user ${confirmation} the confirmation; nothing was done`,
+          );
+        }
+      }
       const handled = domainErrorsAsResults(() => entry.handler(requestOf(input)));
       // Without middleware the outer race below is the only one needed.
       return input.middleware.length === 0 ? await handled : await call.race(handled);
     };
-    let next = core;
+    let next = () => domainErrorsAsResults(core);
     if (input.middleware.length > 0) {
       const ctx: CallContext = {
         tool: entry.tool,
@@ -145,6 +169,9 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
         signal,
         client: input.client,
         requestId: input.id,
+        get confirmation() {
+          return confirmation;
+        },
       };
       for (let i = input.middleware.length - 1; i >= 0; i--) {
         const mw = input.middleware[i];
@@ -163,7 +190,7 @@ async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>)
   try {
     return await fn();
   } catch (err) {
-    if (isToolError(err)) return error(err.message);
+    if (isDomainError(err)) return error(err.message);
     throw err;
   }
 }
@@ -227,9 +254,20 @@ function describe(err: unknown): string {
   }
 }
 
+/** A ToolError that becomes an isError result (not one marked to answer with a JSON-RPC error). */
+function isDomainError(err: unknown): err is ToolError {
+  return isToolError(err) && protocolErrorOf(err) === undefined;
+}
+
 function failure(input: CallInput, err: unknown): Outcome {
   const call = input.call;
   if (call.cause === "cancelled") return { kind: "none" };
+  if (call.cause === "input") {
+    const asked = input.inputRequired?.();
+    if (asked !== undefined) return { kind: "input_required", input: asked };
+  }
+  const rpc = call.cause === undefined ? protocolErrorOf(err) : undefined;
+  if (rpc !== undefined) return { kind: "error", error: rpc };
   if (call.cause === "timeout") {
     input.log(`tool ${input.entry.tool.name}: timed out after ${call.timeoutMs} ms (request ${String(input.id)})`);
     return {

@@ -6,8 +6,8 @@
 
 import type { Id } from "./_jsonrpc.ts";
 
-/** Why a call's signal fired. */
-export type AbortCause = "timeout" | "cancelled" | "shutdown";
+/** Why a call's signal fired; `input` is a call paused to ask its client (2026-07-28). */
+export type AbortCause = "timeout" | "cancelled" | "shutdown" | "input";
 
 const NOTHING_PENDING: Promise<unknown> = Promise.resolve();
 
@@ -115,6 +115,15 @@ export class CallTable {
   cancel(key: Id, reason: unknown): void {
     const call = this.#calls.get(key);
     if (call) abortCall(call, "cancelled", reason);
+  }
+
+  /**
+   * Ends a call that paused to ask its client: its handler's signal fires
+   * with an `InputRequiredError`, and the call answers with an input-required
+   * result instead of waiting for the handler.
+   */
+  pause(call: Call): void {
+    abortCall(call, "input", new DOMException("The call paused to ask the client for input", "InputRequiredError"));
   }
 
   /** Aborts every call in flight; a call aborted before keeps its first cause. */

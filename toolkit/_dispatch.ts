@@ -4,9 +4,13 @@
 // Era state lives in _session.ts, listeners in _subscriptions.ts, the calls in
 // flight in _calls.ts.
 
+import type { Asker } from "./_asker.ts";
 import { batchReply, type Reply } from "./_batch.ts";
 import { type CallInput, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
+import { ClientRequests, LegacyAsker } from "./_client_requests.ts";
+import { type InputRequired, InputRounds } from "./_input_rounds.ts";
+import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
 import { type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
 import type { Frame } from "./_frame.ts";
@@ -58,6 +62,7 @@ export class Dispatcher {
   readonly #subscriptions: Subscriptions;
   readonly #tasks: TaskTable;
   readonly #unsubscribe: () => void;
+  readonly #clientRequests: ClientRequests;
   #accepting = true;
 
   constructor(server: Server, send: (frame: string) => void, options: DispatchOptions) {
@@ -67,6 +72,7 @@ export class Dispatcher {
     this.#session = new Session(server, options.listTtlMs);
     this.#subscriptions = new Subscriptions(send);
     this.#tasks = new TaskTable(options.tasks, options.log);
+    this.#clientRequests = new ClientRequests(send);
     this.#unsubscribe = this.#registry.onChange(() =>
       this.#subscriptions.toolsChanged(this.#session.legacyVersion !== undefined)
     );
@@ -137,6 +143,7 @@ export class Dispatcher {
       case "batch":
         return encodeError(null, { code: ErrorCode.invalidRequest, message: "Invalid request: nested batch" });
       case "response":
+        this.#clientRequests.settle(msg.id, msg.result, msg.error);
         return undefined;
     }
   }
@@ -183,6 +190,7 @@ export class Dispatcher {
 
   #notification(method: string, params: Params | unknown[]): void {
     // notifications/initialized and anything else need no action.
+    if (method === "notifications/roots/list_changed") this.#session.legacy.roots = undefined;
     if (method !== "notifications/cancelled" || !params || Array.isArray(params)) return;
     const requestId = params.requestId;
     if (typeof requestId !== "string" && typeof requestId !== "number" && !(requestId instanceof ExactNumber)) return;
@@ -207,8 +215,12 @@ export class Dispatcher {
     if (this.#calls.size >= this.#options.maxInFlight) {
       return encodeError(id, busyError(modern, this.#options.maxInFlight));
     }
+    const responses = modern ? params?.inputResponses : undefined;
+    if (responses !== undefined && (responses === null || typeof responses !== "object" || Array.isArray(responses))) {
+      return fail(id, ErrorCode.invalidParams, 'Invalid params: "inputResponses" must be an object');
+    }
     const meta = metaOf(params) ?? {};
-    const input = (call: Call, progress: CallInput["progress"]): CallInput => ({
+    const input = (call: Call, progress: CallInput["progress"], asking?: Partial<CallInput>): CallInput => ({
       entry,
       args: args as Record<string, unknown>,
       meta,
@@ -218,6 +230,7 @@ export class Dispatcher {
       middleware: this.#options.middleware,
       progress,
       log: this.#options.log,
+      ...asking,
     });
     const task = entry.tool.task;
     if (modern && task && meta[PROBE_META_KEY] !== true && declaresTasks(meta)) {
@@ -226,8 +239,39 @@ export class Dispatcher {
       const created = this.#tasks.create(ttlMs, (task) => runCall(input(task.call, () => {})));
       return createdReply(id, created, this.#tasks, this.#session);
     }
+    const requestState = modern ? params?.requestState : undefined;
     const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
-    const outcome = runCall(input(call, progressFor(meta, call, this.#send)));
+    const start = (state: StateBody | undefined, argsDigest?: Promise<string>): Outcome | Promise<Outcome> => {
+      let asked: InputRequired | undefined;
+      let asker: Asker;
+      if (envelope.era === "modern") {
+        asker = new InputRounds({
+          tool: name,
+          argsDigest: argsDigest ?? digestOf(args),
+          capabilities: envelope.capabilities,
+          state,
+          responses: responses as Record<string, unknown> | undefined,
+          pause: (asking) => {
+            asked = asking;
+            this.#calls.pause(call);
+          },
+        });
+      } else {
+        asker = new LegacyAsker(this.#clientRequests, this.#session.legacy, call.signal);
+      }
+      return runCall(input(call, progressFor(meta, call, this.#send), { asker, inputRequired: () => asked }));
+    };
+    let outcome: Outcome | Promise<Outcome>;
+    if (requestState === undefined) {
+      outcome = start(undefined);
+    } else {
+      // The state is checked before anything runs: a forged or transplanted one never reaches the handler.
+      const argsDigest = digestOf(args);
+      outcome = call.race(argsDigest.then((digest) => openState(requestState, name, digest))).then(
+        (opened) => opened.ok ? start(opened.body, argsDigest) : badState(opened.problem),
+        () => ({ kind: "none" as const }),
+      ).then((o) => o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? aborted(call) : o);
+    }
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, modern);
     const settled = outcome.then((done) => this.#finish(call, done, modern));
@@ -241,12 +285,21 @@ export class Dispatcher {
     outcome = outcomeForEra(outcome, modern);
     if (outcome.kind === "none") return undefined;
     if (outcome.kind === "error") return encodeError(id, outcome.error);
+    if (outcome.kind === "input_required") {
+      const { inputRequests, requestState } = outcome.input;
+      return this.#encodeToolResult(
+        id,
+        { inputRequests, requestState } as unknown as ToolResult,
+        modern,
+        "input_required",
+      );
+    }
     return this.#encodeToolResult(id, outcome.result, modern);
   }
 
-  #encodeToolResult(id: Id, result: ToolResult, modern: boolean): string {
+  #encodeToolResult(id: Id, result: ToolResult, modern: boolean, resultType?: string): string {
     try {
-      const shaped = modern ? this.#session.modern(result as unknown as Record<string, unknown>) : result;
+      const shaped = modern ? this.#session.modern(result as unknown as Record<string, unknown>, resultType) : result;
       return encodeResult(id, shaped);
     } catch (err) {
       this.#options.log(`result of request ${String(id)} cannot be serialised: ${String(err)}`);
@@ -263,6 +316,35 @@ function metaOf(params: Params): Record<string, unknown> | undefined {
   return meta !== null && typeof meta === "object" && !Array.isArray(meta)
     ? meta as Record<string, unknown>
     : undefined;
+}
+
+const STATE_PROBLEMS: Record<StateProblem, string> = {
+  malformed: "it is not a state this server issued",
+  forged: "it was not issued by this server process, or was altered",
+  expired: "it has expired; call the tool again without it",
+  "other-call": "it belongs to another call (a different tool or arguments)",
+};
+
+/** The answer to a retried call whose requestState does not open. */
+function badState(problem: StateProblem): Outcome {
+  return {
+    kind: "error",
+    error: {
+      code: ErrorCode.invalidParams,
+      message: `Invalid params: requestState refused: ${STATE_PROBLEMS[problem]}`,
+      data: { requestState: problem },
+    },
+  };
+}
+
+/** The answer of a call aborted before its handler started (deadline or shutdown while the state was checked). */
+function aborted(call: Call): Outcome {
+  return call.cause === "shutdown"
+    ? { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } }
+    : {
+      kind: "error",
+      error: { code: ErrorCode.requestTimeout, message: `Tool call timed out after ${call.timeoutMs} ms` },
+    };
 }
 
 function fail(id: Id, code: number, message: string): string {

@@ -23,7 +23,7 @@ export const META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 /** How one request is to be served. */
 export type Envelope =
   | { era: "legacy" }
-  | { era: "modern"; client: { name: string; version: string } }
+  | { era: "modern"; client: { name: string; version: string }; capabilities: Record<string, unknown> }
   | { era: "invalid"; error: RpcError };
 
 /** Reads a request's era from its `_meta`. */
@@ -46,7 +46,7 @@ export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope 
   if (caps === null || typeof caps !== "object" || Array.isArray(caps)) {
     return badEnvelope(META_CAPABILITIES, "must be an object");
   }
-  return { era: "modern", client: implementation(meta[META_CLIENT]) };
+  return { era: "modern", client: implementation(meta[META_CLIENT]), capabilities: caps as Record<string, unknown> };
 }
 
 function badEnvelope(key: string, problem: string): Envelope {

@@ -95,9 +95,12 @@ export interface NotificationMessage {
   params: Record<string, unknown> | unknown[] | undefined;
 }
 
-/** A reply from the client to a request of ours; the toolkit sends none, so it is ignored. */
+/** A reply from the client to a request of ours (`elicitation/create`, `roots/list`…), routed by its id. */
 export interface ResponseMessage {
   kind: "response";
+  id: Id;
+  result?: unknown;
+  error?: RpcError;
 }
 
 /** An array of messages (JSON-RPC batch); whether it is allowed depends on the protocol version. */
@@ -217,7 +220,11 @@ export function classify(value: unknown): Message {
   }
   const method = msg.method;
   if (method === undefined) {
-    if (hasId && (Object.hasOwn(msg, "result") || Object.hasOwn(msg, "error"))) return { kind: "response" };
+    if (hasId && (Object.hasOwn(msg, "result") || Object.hasOwn(msg, "error"))) {
+      return Object.hasOwn(msg, "error")
+        ? { kind: "response", id: rawId as Id, error: msg.error as RpcError }
+        : { kind: "response", id: rawId as Id, result: msg.result };
+    }
     return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "method" is missing');
   }
   if (typeof method !== "string" || method.length === 0) {

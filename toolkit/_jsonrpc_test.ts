@@ -26,7 +26,7 @@ Deno.test("decodeFrame() reads a request, a notification and a response", () => 
     method: "notifications/initialized",
     params: {},
   });
-  assert.deepEqual(decode('{"jsonrpc":"2.0","id":"a","result":{}}'), { kind: "response" });
+  assert.deepEqual(decode('{"jsonrpc":"2.0","id":"a","result":{}}'), { kind: "response", id: "a", result: {} });
 });
 
 Deno.test("decodeFrame() answers invalid JSON and invalid UTF-8 with a parse error", () => {

@@ -2,6 +2,7 @@
 // authors see only addTool/registerPatternTool, while the dispatcher, which
 // lives in this folder, reads it directly.
 
+import type { ConfirmSpec } from "./_confirm.ts";
 import { compileInputValidator, type InputValidator } from "./_input_validator.ts";
 import { unsupportedKeyword } from "./_output_schema.ts";
 import { quote } from "../internal/quote.ts";
@@ -13,6 +14,8 @@ export interface Entry {
   tool: Tool;
   handler: ToolHandler;
   patterns: PatternFn | undefined;
+  /** The confirmation asked before the handler runs (pattern tools only). */
+  confirm?: ConfirmSpec;
   /** Checks a call's arguments against the inputSchema; compiled once, here. */
   validate: InputValidator;
   /** The definition as sent in tools/list, built once. */
@@ -73,6 +76,7 @@ export function registerTool<A>(
   tool: Tool<A>,
   handler: ToolHandler<A>,
   patterns: PatternFn<A> | undefined,
+  confirm?: ConfirmSpec,
 ): void {
   const registry = registryOf(server);
   const name = typeof tool?.name === "string" ? tool.name : "";
@@ -126,6 +130,7 @@ export function registerTool<A>(
     tool: tool as Tool,
     handler: handler as ToolHandler,
     patterns: patterns as PatternFn | undefined,
+    confirm,
     validate,
     wire: wireOf(tool as Tool),
   };

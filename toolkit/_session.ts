@@ -23,6 +23,11 @@ export class Session {
   readonly #listTtlMs: number;
   #legacyVersion: string | undefined;
   #legacyClient = { name: "", version: "" };
+  /** What `initialize` declared, and the roots it answered until it says they changed. */
+  readonly legacy: { capabilities: Record<string, unknown> | undefined; roots: Promise<unknown> | undefined } = {
+    capabilities: undefined,
+    roots: undefined,
+  };
 
   constructor(server: Server, listTtlMs: number) {
     this.#server = server;
@@ -41,6 +46,11 @@ export class Session {
     const version = negotiateLegacy(params?.protocolVersion);
     this.#legacyVersion = version;
     this.#legacyClient = implementation(params?.clientInfo);
+    const caps = params?.capabilities;
+    this.legacy.capabilities = caps !== null && typeof caps === "object" && !Array.isArray(caps)
+      ? caps as Record<string, unknown>
+      : undefined;
+    this.legacy.roots = undefined;
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: { tools: { listChanged: true } },
@@ -78,8 +88,8 @@ export class Session {
   }
 
   /** Adds what every 2026-07-28 result carries. */
-  modern(result: Record<string, unknown>): Record<string, unknown> {
+  modern(result: Record<string, unknown>, resultType = "complete"): Record<string, unknown> {
     const meta = result._meta as Record<string, unknown> | undefined;
-    return { ...result, resultType: "complete", _meta: { ...meta, [META_SERVER]: this.#serverInfo } };
+    return { ...result, resultType, _meta: { ...meta, [META_SERVER]: this.#serverInfo } };
   }
 }

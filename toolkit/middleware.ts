@@ -20,6 +20,13 @@ export interface CallContext {
   readonly client: ClientInfo;
   /** The JSON-RPC id of the call. */
   readonly requestId: string | number;
+  /**
+   * How the user answered the tool's confirmation (`registerPatternTool`'s
+   * `confirm`), once `next()` settled: `accepted`, `declined`, `cancelled`, or
+   * `unavailable` when the client cannot ask and the tool runs anyway;
+   * undefined when no confirmation was asked.
+   */
+  readonly confirmation: "accepted" | "declined" | "cancelled" | "unavailable" | undefined;
 }
 
 /**
@@ -27,7 +34,9 @@ export interface CallContext {
  * tool's result (a {@linkcode ToolError} thrown by the handler arrives here
  * already turned into an `isError` result) and rejects with a `DOMException`
  * named `TimeoutError` on the deadline, `AbortError` on cancellation or
- * shutdown, or the handler's own exception for an infrastructure failure.
+ * shutdown, `InputRequiredError` when the call paused to ask its client
+ * (2026-07-28: the client retries it as a new call with the answers), or the
+ * handler's own exception for an infrastructure failure.
  */
 export type Next = () => Promise<ToolResult>;
 

@@ -16,7 +16,16 @@ export {
 } from "./args.ts";
 export type { ArrayOptions } from "./args.ts";
 export { health } from "./health.ts";
-export { ALWAYS_META_KEY, PROBE_META_KEY, registerPatternTool } from "./pattern_tool.ts";
+export { ALWAYS_META_KEY, type PatternToolOptions, PROBE_META_KEY, registerPatternTool } from "./pattern_tool.ts";
+export type {
+  ClientCapability,
+  ClientRoot,
+  ElicitAnswer,
+  ElicitForm,
+  SampleAnswer,
+  SampleRequest,
+} from "./client_input.ts";
+export { MissingCapabilityError } from "./missing_capability_error.ts";
 export { error, json, text } from "./result.ts";
 export type {
   AudioContent,

@@ -1,4 +1,5 @@
 import type { Args } from "./args.ts";
+import type { ClientRoot, ElicitAnswer, ElicitForm, SampleAnswer, SampleRequest } from "./client_input.ts";
 import type { ToolResult } from "./result.ts";
 import type { ObjectSchema } from "./schema.ts";
 
@@ -105,6 +106,67 @@ export interface ToolRequest<A = Args> {
    * otherwise does nothing.
    */
   progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Asks the user a question through the client (`elicitation/create`, form
+   * mode) and resolves with the answer, whose `content` is checked against the
+   * form's schema. Works in both protocol eras: in the initialize era the
+   * request goes to the client and is awaited within the call's deadline; in
+   * 2026-07-28 the call answers `input_required` and the handler runs again,
+   * from the start, when the client retries with the answer. So code before a
+   * question must be safe to run more than once (ask first, act after).
+   *
+   * @throws {MissingCapabilityError} When the client did not declare elicitation.
+   *
+   * @example Ask before overwriting
+   * ```ts
+   * import { boolProp, schema, text, type ToolHandler } from "@forge/toolkit";
+   *
+   * const handler: ToolHandler = async (req) => {
+   *   const answer = await req.elicit({
+   *     message: "Overwrite notes/todo.md?",
+   *     requestedSchema: schema({ overwrite: boolProp("Replace the file") }, ["overwrite"]),
+   *   });
+   *   if (answer.action !== "accept" || !answer.content.overwrite) return text("left as it was");
+   *   return text("overwritten");
+   * };
+   * ```
+   */
+  elicit<T>(form: ElicitForm<T>): Promise<ElicitAnswer<T>>;
+  /**
+   * The roots the client declares (`roots/list`), as it sent them. In the
+   * initialize era they are asked once and kept until the client sends
+   * `notifications/roots/list_changed`; in 2026-07-28 every call asks (one
+   * more round).
+   *
+   * @throws {MissingCapabilityError} When the client did not declare roots.
+   *
+   * @example List the client's roots
+   * ```ts
+   * import { json, type ToolHandler } from "@forge/toolkit";
+   *
+   * const handler: ToolHandler = async (req) => json({ roots: (await req.listRoots()).map((r) => r.uri) });
+   * ```
+   */
+  listRoots(): Promise<ClientRoot[]>;
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`).
+   *
+   * @throws {MissingCapabilityError} When the client did not declare sampling.
+   *
+   * @example Summarise with the client's model
+   * ```ts
+   * import { text, type ToolHandler } from "@forge/toolkit";
+   *
+   * const handler: ToolHandler = async (req) => {
+   *   const answer = await req.sample({
+   *     messages: [{ role: "user", content: { type: "text", text: "Summarise: ..." } }],
+   *     maxTokens: 200,
+   *   });
+   *   return text(String((answer.content as { text?: string }).text ?? ""));
+   * };
+   * ```
+   */
+  sample(request: SampleRequest): Promise<SampleAnswer>;
 }
 
 /**

@@ -1,0 +1,39 @@
+// The confirmation a pattern tool may ask for before its handler runs: one
+// elicitation whose only answer is accept, decline or cancel.
+
+import type { Asker } from "./_asker.ts";
+import { questionsOf } from "./_asker.ts";
+import type { Args } from "./args.ts";
+import { MissingCapabilityError } from "./missing_capability_error.ts";
+
+/** How a confirmation ended; `unavailable` when the client cannot ask and the tool runs anyway. */
+export type Confirmation = "accepted" | "declined" | "cancelled" | "unavailable";
+
+/** A tool's confirmation, as registered. */
+export interface ConfirmSpec {
+  /** The question, or a function of the arguments that returns it (undefined: no question for this call). */
+  message: string | ((args: Args) => string | undefined | Promise<string | undefined>);
+  /** What happens when the client cannot ask its user. */
+  whenUnavailable: "run" | "refuse";
+}
+
+/** Asks the user to confirm a call; undefined when this call needs no confirmation. */
+export async function confirmCall(
+  tool: string,
+  spec: ConfirmSpec,
+  args: Args,
+  asker: Asker,
+): Promise<Confirmation | undefined> {
+  const message = typeof spec.message === "string" ? spec.message : await spec.message(args);
+  if (message === undefined) return undefined;
+  if (typeof message !== "string") {
+    throw new TypeError(`Cannot confirm a call of tool "${tool}": confirm must return a string or undefined`);
+  }
+  try {
+    const answer = await questionsOf(asker).elicit({ message, requestedSchema: { type: "object", properties: {} } });
+    return answer.action === "accept" ? "accepted" : answer.action === "decline" ? "declined" : "cancelled";
+  } catch (err) {
+    if (err instanceof MissingCapabilityError && spec.whenUnavailable === "run") return "unavailable";
+    throw err;
+  }
+}

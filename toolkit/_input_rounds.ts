@@ -1,0 +1,144 @@
+// Questions in the 2026-07-28 era, where a server cannot send requests: the
+// call answers `resultType: "input_required"` and the client retries it with
+// `inputResponses` and the `requestState` it was given. The handler runs again
+// from the start on every round, so straight-line code works: a question
+// already answered (in an earlier round, kept in the sealed state, or in this
+// request's `inputResponses`) resolves at once; the first unanswered ones
+// pause the call. Questions are keyed by their order in the run
+// (`elicitation-1`, `roots-2`…) and matched with the digest of what was asked,
+// so a handler that asks something else at that place is asked again.
+
+import { type Asker, type AskMethod, asProtocolError, CAPABILITY, declares } from "./_asker.ts";
+import { ErrorCode } from "./_jsonrpc.ts";
+import { digestOf, sealState, type StateBody } from "./_request_state.ts";
+import { MissingCapabilityError } from "./missing_capability_error.ts";
+
+/** The most rounds of asking one call may take. */
+export const MAX_ROUNDS = 8;
+/** The most questions one round may leave unanswered. */
+export const MAX_QUESTIONS_PER_ROUND = 16;
+
+/** What an input-required result carries. */
+export interface InputRequired {
+  inputRequests: Record<string, { method: AskMethod; params?: Record<string, unknown> }>;
+  requestState: string;
+}
+
+/** How one round of a call asks. */
+export interface RoundsOptions {
+  tool: string;
+  argsDigest: Promise<string>;
+  capabilities: Record<string, unknown>;
+  /** The opened state of the retried request, if any. */
+  state: StateBody | undefined;
+  /** The retried request's `inputResponses`, if any. */
+  responses: Record<string, unknown> | undefined;
+  /** Pauses the call: called once, when the round's questions are sealed. */
+  pause: (input: InputRequired) => void;
+}
+
+const SHORT: Record<AskMethod, string> = {
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+  "sampling/createMessage": "sampling",
+};
+
+interface Open {
+  method: AskMethod;
+  params: Record<string, unknown> | undefined;
+  q: string;
+  reject: (err: unknown) => void;
+}
+
+/** The asker of one call in the 2026-07-28 era. */
+export class InputRounds implements Asker {
+  readonly modern = true;
+  readonly #options: RoundsOptions;
+  #seq = 0;
+  #lookups = 0;
+  #answered: StateBody["answers"] = {};
+  #open = new Map<string, Open>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #paused = false;
+
+  constructor(options: RoundsOptions) {
+    this.#options = options;
+  }
+
+  async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
+    if (!declares(this.#options.capabilities, method)) {
+      const capability = CAPABILITY[method];
+      throw asProtocolError(new MissingCapabilityError(capability, method), {
+        code: ErrorCode.missingRequiredClientCapability,
+        message: `Missing required client capability: ${capability} (the tool sends ${method})`,
+        data: { requiredCapabilities: { [capability]: {} } },
+      });
+    }
+    if (this.#paused) return new Promise(() => {});
+    const key = `${SHORT[method]}-${++this.#seq}`;
+    this.#lookups++;
+    let q: string;
+    try {
+      q = await digestOf({ method, params });
+    } finally {
+      this.#lookups--;
+    }
+    const { state, responses } = this.#options;
+    const earlier = state?.answers[key];
+    if (earlier !== undefined && earlier.q === q) {
+      this.#answered[key] = earlier;
+      this.#schedule();
+      return earlier.a;
+    }
+    if (state?.asked[key] === q && responses !== undefined && Object.hasOwn(responses, key)) {
+      const a = responses[key];
+      this.#answered[key] = { q, a };
+      this.#schedule();
+      return a;
+    }
+    const round = (state?.round ?? 0) + 1;
+    if (round > MAX_ROUNDS) {
+      throw new RangeError(`Cannot ask the client: this call has asked in ${MAX_ROUNDS} rounds, the most one call may`);
+    }
+    if (this.#open.size >= MAX_QUESTIONS_PER_ROUND) {
+      throw new RangeError(`Cannot ask the client: more than ${MAX_QUESTIONS_PER_ROUND} questions in one round`);
+    }
+    return new Promise((_resolve, reject) => {
+      this.#open.set(key, { method, params, q, reject });
+      this.#schedule();
+    });
+  }
+
+  /**
+   * Pauses once nothing is being looked up and something is unanswered. A
+   * timer, not a microtask: questions asked together (`Promise.all`) all
+   * register before the round is sealed.
+   */
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#open.size === 0 || this.#paused) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#lookups > 0) return;
+      this.#seal();
+    }, 0);
+  }
+
+  async #seal(): Promise<void> {
+    this.#paused = true;
+    const open = [...this.#open];
+    const inputRequests: InputRequired["inputRequests"] = {};
+    const asked: Record<string, string> = {};
+    for (const [key, { method, params, q }] of open) {
+      inputRequests[key] = params === undefined ? { method } : { method, params };
+      asked[key] = q;
+    }
+    const { tool, argsDigest, state } = this.#options;
+    try {
+      const body = { round: (state?.round ?? 0) + 1, asked, answers: this.#answered };
+      const requestState = await sealState(tool, await argsDigest, body);
+      this.#options.pause({ inputRequests, requestState });
+    } catch (err) {
+      for (const [, { reject }] of open) reject(err);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+// The `requestState` of an input-required result (2026-07-28): what the
+// server asked and what the client already answered, carried by the client
+// between rounds. The client controls it, so it is sealed with HMAC-SHA256
+// under a key made when the process starts and never shown, and bound to the
+// tool, the digest of its canonical arguments and an expiry: a forged,
+// edited, expired or transplanted state is refused before any handler runs.
+// Sealed, not encrypted: the client may read it, so nothing secret goes in.
+
+import { canonicalJson } from "../middleware/_canonical_json.ts";
+
+/** How long a state stays valid: a user may take a while to answer a form. */
+export const STATE_TTL_MS = 15 * 60_000;
+/** The largest sealed state accepted or produced, in characters. */
+export const MAX_STATE_CHARS = 256 * 1024;
+
+/** What a state holds once opened. */
+export interface StateBody {
+  /** Which round of asking produced it (1 for the first input-required result). */
+  round: number;
+  /** The keys asked in that round, each with the digest of the question. */
+  asked: Record<string, string>;
+  /** Answers of earlier rounds, by key, with the digest of their question. */
+  answers: Record<string, { q: string; a: unknown }>;
+}
+
+interface Sealed extends StateBody {
+  v: 1;
+  tool: string;
+  args: string;
+  exp: number;
+}
+
+let keyPromise: Promise<CryptoKey> | undefined;
+function key(): Promise<CryptoKey> {
+  keyPromise ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]) as Promise<
+    CryptoKey
+  >;
+  return keyPromise;
+}
+
+const encoder = new TextEncoder();
+
+/** sha256 (base64url) of a value's canonical JSON: the identity of arguments or of a question. */
+export async function digestOf(value: unknown): Promise<string> {
+  const bytes = await crypto.subtle.digest("SHA-256", encoder.encode(canonicalJson(value)));
+  return toBase64Url(new Uint8Array(bytes));
+}
+
+/**
+ * Seals a state for one tool call.
+ *
+ * @throws {RangeError} When the sealed state would be longer than {@linkcode MAX_STATE_CHARS}.
+ */
+export async function sealState(tool: string, argsDigest: string, body: StateBody): Promise<string> {
+  const sealed: Sealed = { v: 1, tool, args: argsDigest, exp: Date.now() + STATE_TTL_MS, ...body };
+  const payload = toBase64Url(encoder.encode(JSON.stringify(sealed)));
+  const mac = await crypto.subtle.sign("HMAC", await key(), encoder.encode(payload));
+  const state = `${payload}.${toBase64Url(new Uint8Array(mac))}`;
+  if (state.length > MAX_STATE_CHARS) {
+    throw new RangeError(
+      `Cannot ask the client: the answers so far take ${state.length} characters, over the ${MAX_STATE_CHARS} a requestState may hold`,
+    );
+  }
+  return state;
+}
+
+/** Why a state was refused, as the client is told. */
+export type StateProblem = "malformed" | "forged" | "expired" | "other-call";
+
+/** Opens a state the client sent back for `tool` with arguments of `argsDigest`. */
+export async function openState(
+  state: unknown,
+  tool: string,
+  argsDigest: string,
+): Promise<{ ok: true; body: StateBody } | { ok: false; problem: StateProblem }> {
+  if (typeof state !== "string" || state.length > MAX_STATE_CHARS) return { ok: false, problem: "malformed" };
+  const dot = state.indexOf(".");
+  const mac = dot > 0 ? fromBase64Url(state.slice(dot + 1)) : undefined;
+  if (mac === undefined) return { ok: false, problem: "malformed" };
+  const payload = state.slice(0, dot);
+  if (!(await crypto.subtle.verify("HMAC", await key(), mac, encoder.encode(payload)))) {
+    return { ok: false, problem: "forged" };
+  }
+  // Signed by this process, so well-formed: only the binding and the clock remain to check.
+  const sealed = JSON.parse(new TextDecoder().decode(fromBase64Url(payload))) as Sealed;
+  if (sealed.tool !== tool || sealed.args !== argsDigest) return { ok: false, problem: "other-call" };
+  if (!(Date.now() <= sealed.exp)) return { ok: false, problem: "expired" };
+  return { ok: true, body: { round: sealed.round, asked: sealed.asked, answers: sealed.answers } };
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
+  try {
+    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,67 @@
+import type { ObjectSchema } from "./schema.ts";
+
+/**
+ * A form the client shows its user (`elicitation/create`, form mode). The
+ * schema is flat: string, number, integer, boolean and enum properties only,
+ * as MCP's elicitation allows; build it with `schema()` and the `*Prop`
+ * helpers so the answer is typed. Never ask for a secret this way.
+ *
+ * @typeParam T The answer's type, inferred from `requestedSchema`.
+ */
+export interface ElicitForm<T = Readonly<Record<string, unknown>>> {
+  /** Why the user is asked, shown to them. */
+  message: string;
+  /** The fields of the form. */
+  requestedSchema: ObjectSchema<T>;
+}
+
+/**
+ * The user's answer to an {@linkcode ElicitForm}: `accept` with the submitted
+ * `content` (already checked against the form's schema), `decline` (an
+ * explicit no) or `cancel` (dismissed without a choice).
+ *
+ * @typeParam T The content's type.
+ */
+export type ElicitAnswer<T = Readonly<Record<string, unknown>>> =
+  | { action: "accept"; content: T }
+  | { action: "decline" | "cancel"; content?: undefined };
+
+/** A root the client declares (`roots/list`): a `file://` URI and an optional display name. */
+export interface ClientRoot {
+  /** The root, a `file://` URI as the client sent it. */
+  uri: string;
+  /** A human-readable name, when the client gave one. */
+  name?: string;
+}
+
+/**
+ * The parameters of `sampling/createMessage`, passed to the client as given:
+ * at least the messages and the most tokens to generate.
+ */
+export interface SampleRequest {
+  /** The conversation to continue, as MCP's `SamplingMessage` objects. */
+  messages: readonly Record<string, unknown>[];
+  /** The most tokens the client's model may produce. */
+  maxTokens: number;
+  /** An optional system prompt. */
+  systemPrompt?: string;
+  /** Any other `CreateMessageRequestParams` field (`modelPreferences`, `temperature`, `stopSequences`…). */
+  [field: string]: unknown;
+}
+
+/** The client's `CreateMessageResult`: the model's message, and which model made it. */
+export interface SampleAnswer {
+  /** Always `assistant`. */
+  role: string;
+  /** The generated content block(s). */
+  content: unknown;
+  /** The model that produced it. */
+  model: string;
+  /** Why generation stopped (`endTurn`, `maxTokens`…), when the client said. */
+  stopReason?: string;
+  /** Any other field the client sent. */
+  [field: string]: unknown;
+}
+
+/** The client capabilities a handler can need: one per kind of question. */
+export type ClientCapability = "elicitation" | "roots" | "sampling";

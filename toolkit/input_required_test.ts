@@ -1,0 +1,323 @@
+// test-permissions: --allow-run --allow-env --allow-read --allow-write
+// A handler's questions to its client, over a real subprocess, in both eras:
+// input-required results with @modelcontextprotocol/client 2.4 (2026-07-28),
+// real server-to-client requests with SDK 1.32.2 (initialize era), and a raw
+// client for what a real client would never send (forged, altered and
+// transplanted requestState).
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { verifyAuditTrail } from "../middleware/mod.ts";
+import { type RawServer, spawnRaw } from "../testing/mod.ts";
+
+const fixture = new URL("./testdata/ask_server.ts", import.meta.url).pathname;
+// --deny-run grants nothing: without a permission flag Deno's child_process passes the parent's permissions on.
+const serverArgs = ["run", "--quiet", "--no-prompt", "--deny-run", fixture];
+
+type Answer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+};
+
+async function modern(capabilities: Record<string, unknown>, answer?: (message: string) => Answer) {
+  const transport = new StdioClientTransport({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
+  const client = new Client({ name: "modern", version: "2.4.0" }, {
+    capabilities,
+    versionNegotiation: { mode: { pin: "2026-07-28" } } as never,
+  });
+  const asked: string[] = [];
+  if (answer) {
+    client.setRequestHandler("elicitation/create", (request) => {
+      const message = String((request.params as { message: string }).message);
+      asked.push(message);
+      return answer(message) as never;
+    });
+  }
+  if (capabilities.roots) {
+    client.setRequestHandler("roots/list", () => ({ roots: [{ uri: "file:///work/project", name: "project" }] }));
+  }
+  await client.connect(transport);
+  assert.equal(client.getProtocolEra(), "modern");
+  return { client, asked };
+}
+
+const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0].text;
+
+Deno.test("2026-07-28: a handler's elicitation becomes input_required; the client's retry carries the answer", async () => {
+  const { client, asked } = await modern({ elicitation: {} }, () => ({ action: "accept", content: { name: "Ada" } }));
+  const r = await client.callTool({ name: "greet", arguments: { greeting: "Hello" } });
+  assert.equal(textOf(r), "Hello, Ada");
+  assert.deepEqual(asked, ["What is your name?"]);
+  // The handler ran twice (once to ask, once with the answer) and nothing else ran.
+  const counts = await client.callTool({ name: "counts", arguments: {} });
+  assert.deepEqual(JSON.parse(textOf(counts)), { greetRuns: 2, deletions: 0 });
+  await client.close();
+});
+
+Deno.test("2026-07-28: questions asked together go in one round; a later one takes another round", async () => {
+  const answers: Record<string, Answer> = {
+    "Colour?": { action: "accept", content: { color: "red" } },
+    "Sure?": { action: "accept", content: { sure: true } },
+    "Last?": { action: "accept", content: { last: "yes" } },
+  };
+  const { client, asked } = await modern({ elicitation: {} }, (m) => answers[m]);
+  const r = await client.callTool({ name: "survey", arguments: {} });
+  assert.deepEqual(JSON.parse(textOf(r)), { color: "red", sure: true, last: "yes" });
+  // Each question was put to the user once: earlier answers travel in the sealed state.
+  assert.deepEqual(asked.sort(), ["Colour?", "Last?", "Sure?"]);
+  await client.close();
+});
+
+Deno.test("2026-07-28: a declined elicitation reaches the handler as decline", async () => {
+  const { client } = await modern({ elicitation: {} }, () => ({ action: "decline" }));
+  assert.equal(textOf(await client.callTool({ name: "greet", arguments: { greeting: "Hi" } })), "no name (decline)");
+  await client.close();
+});
+
+Deno.test("2026-07-28: a client without elicitation gets -32021 with data.requiredCapabilities", async () => {
+  const { client } = await modern({});
+  await assert.rejects(client.callTool({ name: "greet", arguments: { greeting: "Hi" } }), (err: unknown) => {
+    const e = err as { code: number; data: unknown };
+    assert.equal(e.code, -32021);
+    assert.deepEqual(e.data, { requiredCapabilities: { elicitation: {} } });
+    return true;
+  });
+  // A handler that catches MissingCapabilityError falls back instead.
+  assert.equal(textOf(await client.callTool({ name: "maybe_ask", arguments: {} })), "not asked: no elicitation");
+  await client.close();
+});
+
+Deno.test("2026-07-28: roots/list goes out as an input request and its answer reaches the handler", async () => {
+  const { client } = await modern({ roots: {} });
+  const r = await client.callTool({ name: "roots", arguments: {} });
+  assert.deepEqual(JSON.parse(textOf(r)), { roots: ["file:///work/project"] });
+  await client.close();
+});
+
+Deno.test("2026-07-28: a confirmed pattern tool asks first; decline runs nothing and says so", async () => {
+  let verdict: Answer = { action: "decline" };
+  const { client, asked } = await modern({ elicitation: {} }, () => verdict);
+  const declined = await client.callTool({ name: "delete", arguments: { path: "a.txt" } });
+  assert.equal(declined.isError, true);
+  assert.match(textOf(declined), /user declined the confirmation; nothing was done/);
+  assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: "counts", arguments: {} }))).deletions, 0);
+  verdict = { action: "accept", content: {} };
+  assert.equal(textOf(await client.callTool({ name: "delete", arguments: { path: "a.txt" } })), "deleted a.txt");
+  assert.deepEqual(asked, ["Delete a.txt?", "Delete a.txt?"]);
+  assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: "counts", arguments: {} }))).deletions, 1);
+  await client.close();
+});
+
+// ---- what a real client would never send: a raw client ----
+
+async function rawCall(server: RawServer, id: number, params: Record<string, unknown>, caps = { elicitation: {} }) {
+  const meta = { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": caps };
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, _meta: meta } }));
+  for (;;) {
+    const msg = await server.next();
+    if (msg.id === id) return msg as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  }
+}
+
+async function firstRound(server: RawServer, id: number, name: string, args: Record<string, unknown>) {
+  const r = await rawCall(server, id, { name, arguments: args });
+  assert.equal(r.result?.resultType, "input_required", JSON.stringify(r));
+  const inputRequests = r.result!.inputRequests as Record<string, { method: string; params: unknown }>;
+  return { keys: Object.keys(inputRequests), inputRequests, state: r.result!.requestState as string };
+}
+
+Deno.test("requestState: forged, altered, transplanted into another call or tool → -32602, the handler never runs", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    const first = await firstRound(server, 1, "greet", { greeting: "Hi" });
+    assert.deepEqual(first.keys, ["elicitation-1"]);
+    assert.equal(first.inputRequests["elicitation-1"].method, "elicitation/create");
+    const responses = { "elicitation-1": { action: "accept", content: { name: "Eve" } } };
+    const retry = (id: number, name: string, args: Record<string, unknown>, requestState: string) =>
+      rawCall(server, id, { name, arguments: args, inputResponses: responses, requestState });
+
+    const [payload, mac] = first.state.split(".");
+    const forged = `${payload}.${mac.slice(0, -2)}${mac.endsWith("AA") ? "BB" : "AA"}`;
+    const e1 = await retry(2, "greet", { greeting: "Hi" }, forged);
+    assert.equal(e1.error?.code, -32602);
+    assert.match(e1.error!.message, /requestState refused: it was not issued by this server process, or was altered/);
+
+    const edited = JSON.parse(atob(payload.replaceAll("-", "+").replaceAll("_", "/")));
+    edited.tool = "delete";
+    const reMac = `${btoa(JSON.stringify(edited)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")}.${mac}`;
+    assert.equal((await retry(3, "greet", { greeting: "Hi" }, reMac)).error?.code, -32602);
+
+    const altered = await retry(4, "greet", { greeting: "Bye" }, first.state);
+    assert.equal(altered.error?.code, -32602);
+    assert.match(altered.error!.message, /belongs to another call/);
+
+    const otherTool = await retry(5, "delete", { path: "x" }, first.state);
+    assert.equal(otherTool.error?.code, -32602);
+    assert.match(otherTool.error!.message, /belongs to another call/);
+
+    assert.equal((await retry(6, "greet", { greeting: "Hi" }, "not-a-state")).error?.code, -32602);
+    // Keys reordered in the arguments are the same call (canonical JSON); the state opens.
+    const ok = await retry(7, "greet", { greeting: "Hi" }, first.state);
+    assert.deepEqual(ok.result?.content, [{ type: "text", text: "Hi, Eve" }]);
+    // Only the first run (asking) and the accepted retry ran the handler.
+    const counts = await rawCall(server, 8, { name: "counts", arguments: {} });
+    assert.deepEqual(JSON.parse((counts.result?.content as { text: string }[])[0].text).greetRuns, 2);
+  } finally {
+    await server.status();
+  }
+});
+
+Deno.test("inputResponses: an answer that breaks the form's schema is -32602; unknown keys are ignored", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    const first = await firstRound(server, 1, "greet", { greeting: "Hi" });
+    const bad = await rawCall(server, 2, {
+      name: "greet",
+      arguments: { greeting: "Hi" },
+      inputResponses: { "elicitation-1": { action: "accept", content: { name: 42 } }, stray: { action: "accept" } },
+      requestState: first.state,
+    });
+    assert.equal(bad.error?.code, -32602);
+    assert.match(bad.error!.message, /inputResponses: Cannot use the client's answer to elicitation\/create/);
+    // Without the answer the retry asks again, with a fresh state.
+    const again = await rawCall(server, 3, {
+      name: "greet",
+      arguments: { greeting: "Hi" },
+      inputResponses: { stray: {} },
+      requestState: first.state,
+    });
+    assert.equal(again.result?.resultType, "input_required");
+    const notObject = await rawCall(server, 4, { name: "greet", arguments: { greeting: "Hi" }, inputResponses: [] });
+    assert.equal(notObject.error?.code, -32602);
+  } finally {
+    await server.status();
+  }
+});
+
+// ---- the initialize era: real server-to-client requests ----
+
+function legacy(capabilities: Record<string, unknown>, args: string[] = []) {
+  const transport = new LegacyStdio({ command: Deno.execPath(), args: [...serverArgs, ...args], stderr: "pipe" });
+  const client = new LegacyClient({ name: "legacy", version: "1.32.2" }, { capabilities });
+  return { client, transport };
+}
+
+Deno.test("initialize era: elicitation/create and roots/list go to the SDK 1.32.2 client and its answers come back", async () => {
+  const { client, transport } = legacy({ elicitation: {}, roots: { listChanged: true } });
+  let rootsAsked = 0;
+  let root = "file:///first";
+  client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: { name: "Grace" } }));
+  client.setRequestHandler(ListRootsRequestSchema, () => (rootsAsked++, { roots: [{ uri: root }] }));
+  await client.connect(transport);
+  const r = await client.callTool({ name: "greet", arguments: { greeting: "Hello" } });
+  assert.equal(textOf(r), "Hello, Grace");
+  const counts = await client.callTool({ name: "counts", arguments: {} });
+  assert.equal(JSON.parse(textOf(counts)).greetRuns, 1, "in this era the handler runs once");
+  assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: "roots", arguments: {} }))).roots, [root]);
+  assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: "roots", arguments: {} }))).roots, [root]);
+  assert.equal(rootsAsked, 1, "roots are asked once until the client says they changed");
+  root = "file:///second";
+  await client.sendRootsListChanged();
+  assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: "roots", arguments: {} }))).roots, [root]);
+  assert.equal(rootsAsked, 2);
+  await client.close();
+});
+
+Deno.test("initialize era: without the capability the call is an isError result, or the handler's fallback", async () => {
+  const { client, transport } = legacy({});
+  await client.connect(transport);
+  const r = await client.callTool({ name: "greet", arguments: { greeting: "Hi" } });
+  assert.equal(r.isError, true);
+  assert.match(textOf(r), /did not declare the elicitation capability/);
+  assert.equal(textOf(await client.callTool({ name: "maybe_ask", arguments: {} })), "not asked: no elicitation");
+  const confirm = await client.callTool({ name: "delete", arguments: { path: "a" } });
+  assert.equal(confirm.isError, true, "a confirmed tool refuses to run unconfirmed by default");
+  assert.equal(JSON.parse(textOf(await client.callTool({ name: "counts", arguments: {} }))).deletions, 0);
+  await client.close();
+});
+
+Deno.test("initialize era: a question the client never answers ends at the call's deadline, and the server goes on", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--timeout=300"] });
+  try {
+    const init = {
+      protocolVersion: "2025-11-25",
+      capabilities: { elicitation: {} },
+      clientInfo: { name: "raw", version: "0" },
+    };
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: init }));
+    await server.next();
+    await server.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "greet", arguments: { greeting: "x" } },
+      }),
+    );
+    const request = await server.next();
+    assert.equal(request.method, "elicitation/create");
+    assert.equal(typeof request.id, "string");
+    // A response to an id the server never used is dropped.
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: "forge-999", result: { action: "accept" } }));
+    const cancelled = await server.next();
+    assert.equal(cancelled.method, "notifications/cancelled");
+    assert.equal((cancelled.params as { requestId: string }).requestId, request.id);
+    const reply = await server.next();
+    assert.equal(reply.id, 2);
+    assert.equal((reply.error as { code: number }).code, -32001);
+    // The late answer is dropped; the server still serves.
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { action: "accept", content: {} } }));
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }));
+    assert.deepEqual((await server.next()).id, 3);
+  } finally {
+    await server.status();
+  }
+});
+
+Deno.test("audit trail: a declined confirmation is recorded as declined, an accepted one as accepted", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ask-audit-" });
+  const file = join(dir, "audit.jsonl");
+  try {
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        `--allow-read=${file}`,
+        `--allow-write=${file}`,
+        fixture,
+        `--audit=${file}`,
+      ],
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "modern", version: "2.4.0" }, {
+      capabilities: { elicitation: {} },
+      versionNegotiation: { mode: { pin: "2026-07-28" } } as never,
+    });
+    let verdict: Answer = { action: "decline" };
+    client.setRequestHandler("elicitation/create", () => verdict as never);
+    await client.connect(transport);
+    await client.callTool({ name: "delete", arguments: { path: "a" } });
+    verdict = { action: "accept", content: {} };
+    await client.callTool({ name: "delete", arguments: { path: "a" } });
+    await client.close();
+    const trail = await Deno.readTextFile(file);
+    assert.equal((await verifyAuditTrail(trail)).ok, true, "the hash chain still verifies");
+    const records = trail.trim().split("\n").map((l) => JSON.parse(l));
+    const outcomes = records.filter((r) => r.event === "outcome").map((r) => [r.outcome, r.confirmation]);
+    assert.deepEqual(outcomes, [
+      ["input_required", undefined],
+      ["isError", "declined"],
+      ["input_required", undefined],
+      ["ok", "accepted"],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
