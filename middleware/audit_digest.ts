@@ -1,4 +1,4 @@
-import { canonicalJson } from "./_canonical_json.ts";
+import { canonicalJson } from "../internal/canonical_json.ts";
 import { sha256Hex } from "../internal/sha256_hex.ts";
 import { hmacHex, hmacKey } from "./_digest.ts";
 

@@ -5,7 +5,7 @@ import type { Tool } from "../toolkit/tool.ts";
 import { AuditFile } from "./_audit_file.ts";
 import { AuditLog, type AuditTarget, AuditUnavailable } from "./_audit_log.ts";
 import { auditStderr } from "./_audit_stderr.ts";
-import { canonicalJson } from "./_canonical_json.ts";
+import { canonicalJson } from "../internal/canonical_json.ts";
 import { sha256Hex } from "../internal/sha256_hex.ts";
 import { hmacHex, hmacKey } from "./_digest.ts";
 import { readAuditKey } from "./_audit_key.ts";

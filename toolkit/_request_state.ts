@@ -6,7 +6,7 @@
 // edited, expired or transplanted state is refused before any handler runs.
 // Sealed, not encrypted: the client may read it, so nothing secret goes in.
 
-import { canonicalJson } from "../middleware/_canonical_json.ts";
+import { canonicalJson } from "../internal/canonical_json.ts";
 
 /** How long a state stays valid: a user may take a while to answer a form. */
 export const STATE_TTL_MS = 15 * 60_000;

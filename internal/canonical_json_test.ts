@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { canonicalJson } from "./_canonical_json.ts";
+import { canonicalJson } from "./canonical_json.ts";
 
 Deno.test("canonicalJson() sorts keys at every level and survives 100k levels of nesting", () => {
   assert.equal(

@@ -1,3 +1,6 @@
+// Canonical JSON: the audit trail digests arguments with it, and a requestState binds
+// them with it, so the same arguments in another key order are the same call.
+
 /** A piece of punctuation on the serializer's stack, told apart from values. */
 class Token {
   constructor(readonly text: string) {}
