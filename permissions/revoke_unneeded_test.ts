@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { childEnv, spawnServer } from "../testing/mod.ts";
+import { runDeno, spawnServer } from "../testing/mod.ts";
 import type { PolicyInit } from "../validate/policy.ts";
 
 // Each case starts a real server (run() with a policy) under real flags, some
@@ -109,15 +109,8 @@ Deno.test({
   name: "what the probes see is still refused before anything is revoked: exit 2",
   permissions: perms,
   async fn() {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", "--no-prompt", `--allow-read=${root}`, "--allow-write=/tmp", fixture, "{}"],
-      clearEnv: true,
-      env: childEnv(),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const out = await runDeno({ args: [`--allow-read=${root}`, "--allow-write=/tmp", fixture, "{}"] });
     assert.equal(out.code, 2);
-    assert.match(new TextDecoder().decode(out.stderr), /refusing to serve: .*write "\/tmp"/);
+    assert.match(out.stderr, /refusing to serve: .*write "\/tmp"/);
   },
 });

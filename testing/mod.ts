@@ -33,6 +33,7 @@ export { connectInMemory, type InMemoryOptions, type InMemorySession } from "./i
 export { type MemoryPipe, memoryPipe } from "./memory_pipe.ts";
 export { probe, type ProbeResult } from "./probe.ts";
 export { type RawOptions, type RawServer, spawnRaw } from "./raw_client.ts";
+export { runDeno, type RunDenoOptions, type RunDenoResult } from "./run_deno.ts";
 export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";
 export { type SpyHandler, spyHandler } from "./spy.ts";
 export { testFilesByPermissions, type TestFilesOptions } from "./test_files.ts";

@@ -1,6 +1,6 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR,{child-env}
 import assert from "node:assert/strict";
-import { childEnv, spawnServer } from "@forge/toolkit/testing";
+import { runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/policy_server.ts", import.meta.url).pathname;
 const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
@@ -11,16 +11,8 @@ const perms: Deno.PermissionOptions = {
   env: "inherit",
 };
 
-async function deno(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...args],
-    clearEnv: true,
-    env: childEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+function deno(args: string[]): Promise<RunDenoResult> {
+  return runDeno({ args });
 }
 
 Deno.test({

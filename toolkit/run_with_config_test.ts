@@ -1,7 +1,7 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { childEnv, printedPermissions, spawnServer } from "@forge/toolkit/testing";
+import { printedPermissions, runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/config_server.ts", import.meta.url).pathname;
 
@@ -16,16 +16,8 @@ async function tree(config: Record<string, unknown>) {
   return { dir, root, cfgDir, file, remove: () => Deno.remove(dir, { recursive: true }) };
 }
 
-async function deno(args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...args],
-    clearEnv: true,
-    env: childEnv(env),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+function deno(args: string[], env: Record<string, string> = {}): Promise<RunDenoResult> {
+  return runDeno({ args, env });
 }
 
 Deno.test("runWithConfig() serves with the config's exact flags, audits a pattern call and closes the Manager", async () => {

@@ -3,7 +3,7 @@
 // it prints, driven by the official SDK client over its real stdio.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { childEnv, printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
+import { printedPermissions, probe, runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {
@@ -17,16 +17,8 @@ type Result = { content: unknown[]; isError?: boolean; structuredContent?: unkno
 const textOf = (result: Result) => (result.content[0] as { text: string }).text;
 const tree = makeE2eTree;
 
-async function denoRun(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...args],
-    cwd: REPO,
-    env: childEnv(),
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+function denoRun(args: string[]): Promise<RunDenoResult> {
+  return runDeno({ args, cwd: REPO });
 }
 
 Deno.test({

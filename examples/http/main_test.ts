@@ -6,7 +6,14 @@ import assert from "node:assert/strict";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivePermissions } from "@forge/toolkit/permissions";
-import { childEnv, printedPermissions, probe, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
+import {
+  printedPermissions,
+  probe,
+  runDeno,
+  type RunDenoResult,
+  type ServerProcess,
+  spawnServer,
+} from "@forge/toolkit/testing";
 import { definePolicy } from "@forge/toolkit/validate";
 import { startTestServers } from "./testdata/test_servers.ts";
 
@@ -59,21 +66,8 @@ function baseConfig(extra: Record<string, unknown> = {}): Record<string, unknown
   };
 }
 
-async function deno(args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...args],
-    clearEnv: true,
-    env: childEnv(env),
-    cwd: REPO,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const result = {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+async function deno(args: string[], env: Record<string, string> = {}): Promise<RunDenoResult> {
+  const result = await runDeno({ args, env, cwd: REPO });
   outputs.push(result.stdout, result.stderr);
   return result;
 }

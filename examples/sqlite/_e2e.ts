@@ -5,7 +5,7 @@
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
-import { childEnv } from "@forge/toolkit/testing";
+import { runDeno, type RunDenoResult } from "@forge/toolkit/testing";
 
 /** The server's entry point. */
 export const SCRIPT: string = fileURLToPath(new URL("./main.ts", import.meta.url));
@@ -74,21 +74,8 @@ export async function makeE2eTree(extra: Record<string, unknown> = {}): Promise<
 }
 
 /** Runs `deno run --quiet --no-prompt <args>` from the checkout with a clean environment. */
-export async function denoRun(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...args],
-    cwd: REPO,
-    clearEnv: true,
-    env: childEnv(env),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+export function denoRun(args: string[], env?: Record<string, string>): Promise<RunDenoResult> {
+  return runDeno({ args, env, cwd: REPO });
 }
 
 /** The text of a result's first content block. */
