@@ -32,7 +32,14 @@ import { quote } from "../internal/quote.ts";
 import { type Registry, registryOf } from "./_registry.ts";
 import { Session } from "./_session.ts";
 import { Subscriptions } from "./_subscriptions.ts";
-import { answerTaskRequest, createdReply, declaresTasks, TASK_METHODS, TASKS_EXTENSION } from "./_task_requests.ts";
+import {
+  answerTaskRequest,
+  createdReply,
+  declaresTasks,
+  TASK_METHODS,
+  TASKS_EXTENSION,
+  taskSubscriptionRefusal,
+} from "./_task_requests.ts";
 import { type TaskLimits, TaskTable } from "./_tasks.ts";
 import { within } from "./_within.ts";
 import type { Middleware } from "./middleware.ts";
@@ -180,7 +187,9 @@ export class Dispatcher {
       case "tools/call":
         return this.#toolsCall(id, params, envelope);
       case "subscriptions/listen":
-        if (modern) return this.#subscriptions.listen(id, params);
+        if (modern) {
+          return taskSubscriptionRefusal(id, params, metaOf(params) ?? {}) ?? this.#subscriptions.listen(id, params);
+        }
     }
     if (modern && TASK_METHODS.has(method)) {
       return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks, this.#session);

@@ -39,13 +39,7 @@ export function answerTaskRequest(
   table: TaskTable,
   session: Session,
 ): string {
-  if (!declaresTasks(meta)) {
-    return encodeError(id, {
-      code: ErrorCode.missingRequiredClientCapability,
-      message: `Missing required client capability: ${method} needs the extension ${TASKS_EXTENSION}`,
-      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-    });
-  }
+  if (!declaresTasks(meta)) return missingExtension(id, method);
   const taskId = params?.taskId;
   if (typeof taskId !== "string") return invalid(id, 'Invalid params: "taskId" must be a string');
   const found = table.lookup(taskId);
@@ -66,6 +60,30 @@ export function answerTaskRequest(
     return detailed(id, task, table, session);
   }
   return encodeResult(id, session.modern({}));
+}
+
+/**
+ * The refusal of a `subscriptions/listen` that asks for task status
+ * notifications without declaring the extension; undefined when there is
+ * nothing to refuse. (A declaring client is acknowledged with no task ids:
+ * this server sends no task notifications, clients poll.)
+ */
+export function taskSubscriptionRefusal(
+  id: Id,
+  params: Record<string, unknown> | undefined,
+  meta: Record<string, unknown>,
+): string | undefined {
+  const notifications = params?.notifications as Record<string, unknown> | undefined;
+  if (notifications?.taskIds === undefined || declaresTasks(meta)) return undefined;
+  return missingExtension(id, "subscriptions/listen for taskIds");
+}
+
+function missingExtension(id: Id, what: string): string {
+  return encodeError(id, {
+    code: ErrorCode.missingRequiredClientCapability,
+    message: `Missing required client capability: ${what} needs the extension ${TASKS_EXTENSION}`,
+    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  });
 }
 
 const VERB: Record<string, string> = { "tasks/get": "retrieve", "tasks/update": "update", "tasks/cancel": "cancel" };

@@ -127,6 +127,8 @@ Deno.test({
       assert.deepEqual(refused.data, { requiredCapabilities: { extensions: { [TASKS]: {} } } });
     }
     assert.equal(resultOf(await ask(server, "tasks/get", { taskId: created.taskId })).status, "working");
+    const listen = { notifications: { taskIds: [created.taskId] } };
+    assert.equal(errorOf(await ask(server, "subscriptions/listen", listen, false)).code, -32021);
     const missing = errorOf(await ask(server, "tasks/get", { taskId: "00000000-0000-4000-8000-000000000000" }));
     assert.deepEqual(missing, { code: -32602, message: "Cannot retrieve task: Task not found" });
     assert.equal(errorOf(await ask(server, "tasks/cancel", { taskId: 7 })).code, -32602);

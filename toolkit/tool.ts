@@ -60,7 +60,26 @@ export interface Tool<A = Args> {
   _meta?: Record<string, unknown>;
 }
 
-/** How a long-running tool runs when it runs as a task. */
+/**
+ * How a long-running tool runs when it runs as a task.
+ *
+ * @example A report that may take minutes
+ * ```ts
+ * import { addTool, schema, Server, text } from "@forge/toolkit";
+ *
+ * const server = new Server({ name: "reports" });
+ * addTool(server, {
+ *   name: "build_report",
+ *   description: "Builds the monthly report",
+ *   inputSchema: schema(),
+ *   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+ *   task: { ttlMs: 30 * 60_000 },
+ * }, async (req) => {
+ *   await new Promise((resolve) => setTimeout(resolve, 10));
+ *   return text(req.signal.aborted ? "stopped" : "report ready");
+ * });
+ * ```
+ */
 export interface TaskOptions {
   /**
    * How long the task lives, from its creation, in milliseconds. It bounds the
