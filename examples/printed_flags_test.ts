@@ -22,10 +22,20 @@ function granted(flags: readonly string[]): { read: string[]; write: string[] } 
   return { read: list("--allow-read"), write: list("--allow-write") };
 }
 
-/** Asserts that every granted path is a root, or one of the files, and that only roots are directories. */
+/** Whether `path` is a descriptor anchor: a symbolic link to exactly /proc/self/fd (Deno checks it by its own path). */
+async function isAnchor(path: string): Promise<boolean> {
+  const info = await Deno.lstat(path).catch(() => undefined);
+  return info?.isSymlink === true && (await Deno.readLink(path)) === "/proc/self/fd";
+}
+
+/**
+ * Asserts that every granted path is a root, one of the files, or a descriptor anchor, and that only roots are
+ * directories.
+ */
 async function assertWithin(flags: readonly string[], roots: string[], files: string[]): Promise<void> {
   const { read, write } = granted(flags);
   for (const path of [...read, ...write]) {
+    if (await isAnchor(path)) continue;
     assert.ok(roots.includes(path) || files.includes(path), `${path} is neither a root nor a file the server needs`);
     const info = await Deno.stat(path).catch(() => undefined);
     if (!roots.includes(path)) assert.ok(info === undefined || info.isFile, `${path} is a directory but not a root`);
@@ -52,6 +62,13 @@ for (const [name, roots, files] of samples) {
       await assertWithin(flags, roots, files);
       assert.ok(granted(flags).read.includes(config), "the config file itself is granted");
       assert.ok(!granted(flags).read.includes(dirname(config)), "its folder is not");
+      if (name === "files") {
+        // The sample's descriptor anchor, for reads and (it has a writable root) writes, and nothing it leads to.
+        const anchor = example("files", "sample", "fd");
+        assert.ok(await isAnchor(anchor), "examples/files/sample/fd is a link to /proc/self/fd");
+        assert.ok(granted(flags).read.includes(anchor) && granted(flags).write.includes(anchor), flags.join(" "));
+        assert.ok(!flags.some((f) => f.includes("/proc")), flags.join(" "));
+      }
     },
   });
 }

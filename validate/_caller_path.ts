@@ -70,6 +70,9 @@ export function refusalFor(err: unknown, action: string, path: string): never {
 
 /** Operating-system errors a caller can provoke, by errno name: the refusal's code and reason. */
 const OS_REASONS: Record<string, [PolicyError["code"], string]> = {
+  ENOENT: ["not-found", "no such file or folder"],
+  EEXIST: ["invalid-input", "the file already exists"],
+  ENOTEMPTY: ["not-a-file", "it is a folder, not a file"],
   ENAMETOOLONG: ["invalid-input", "a name in the path is longer than the file system allows"],
   ELOOP: ["symlink-escape", "the path has a symbolic-link loop"],
   ENOTDIR: ["not-found", "no such file or folder"],

@@ -172,7 +172,7 @@ export function statChecked(real: string, path: string, isRoot: boolean, context
   });
 }
 
-function described(name: string, path: string, context: CheckContext): Deno.FileInfo {
+export function described(name: string, path: string, context: CheckContext): Deno.FileInfo {
   let info: Deno.FileInfo;
   try {
     info = Deno.lstatSync(name);
@@ -275,7 +275,7 @@ function removeIfOurs(temp: string, ours: Deno.FileInfo): boolean {
 }
 
 /** The lstat of a regular file with one name (unless hard links are allowed), or a refusal. */
-function regularFile(name: string, action: string, path: string, context: CheckContext): Deno.FileInfo {
+export function regularFile(name: string, action: string, path: string, context: CheckContext): Deno.FileInfo {
   let info: Deno.FileInfo;
   try {
     info = Deno.lstatSync(name);
@@ -290,7 +290,7 @@ function regularFile(name: string, action: string, path: string, context: CheckC
 }
 
 /** Refuses a regular file with more than one name: another name may lie outside every root. */
-function hardLinks(info: Deno.FileInfo, action: string, path: string, context: CheckContext): void {
+export function hardLinks(info: Deno.FileInfo, action: string, path: string, context: CheckContext): void {
   if (!context.allowHardLinks && info.nlink !== null && info.nlink > 1) {
     throw new PolicyError(
       "not-a-file",
@@ -301,7 +301,7 @@ function hardLinks(info: Deno.FileInfo, action: string, path: string, context: C
 }
 
 /** The lstat of a name that may be a file to replace, undefined when absent; anything else is refused. */
-function existing(name: string, path: string): Deno.FileInfo | undefined {
+export function existing(name: string, path: string): Deno.FileInfo | undefined {
   let info: Deno.FileInfo;
   try {
     info = Deno.lstatSync(name);
@@ -331,6 +331,6 @@ function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
   return a.isFile && b.isFile && a.ino !== null && a.ino === b.ino && a.dev === b.dev;
 }
 
-function alreadyExists(path: string): PolicyError {
+export function alreadyExists(path: string): PolicyError {
   return new PolicyError("invalid-input", `Cannot write ${quote(path)}: the file already exists`);
 }

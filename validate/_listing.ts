@@ -53,7 +53,7 @@ export function listChecked(
 }
 
 /** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */
-function linkShown(link: string, dir: string, linkVisible: (target: string) => boolean): boolean {
+export function linkShown(link: string, dir: string, linkVisible: (target: string) => boolean): boolean {
   try {
     return linkVisible(resolve(dir, Deno.readLinkSync(link)));
   } catch {

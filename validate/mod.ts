@@ -70,6 +70,7 @@ export {
   truncationMarker,
 } from "./limits.ts";
 export {
+  type DescriptorAnchorCheck,
   type DirEntryInfo,
   type DirListing,
   type ListDirOptions,

@@ -2,6 +2,16 @@ import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
 import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
 import { listChecked } from "./_listing.ts";
+import {
+  at,
+  checkAnchorLink,
+  closeQuietly,
+  type Identity,
+  openRoot,
+  sameIdentity,
+  type What,
+} from "./_descriptor_anchor.ts";
+import { listAt, readAt, statAt, type Walk, writeAt } from "./_descriptor_ops.ts";
 import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
 import { truncationMarker } from "./limits.ts";
 import type { Policy } from "./policy.ts";
@@ -35,6 +45,27 @@ export interface PathJailOptions {
    * @default {false}
    */
   allowHardLinks?: boolean;
+  /**
+   * The absolute path of a symbolic link to `/proc/self/fd` that the
+   * operator made (`ln -s /proc/self/fd <path>`), in a folder no other user
+   * can write, and that the process may read (and write, for writable roots).
+   * With it (Linux only), every file is reached from a descriptor of its root,
+   * one checked name at a time, each through the descriptor of the folder
+   * before it: no swap of a folder on the way can redirect a call. Without
+   * it, see docs/security.md for the window that remains.
+   */
+  descriptorAnchor?: string;
+}
+
+/** What {@linkcode PathJail.checkDescriptorAnchor} found. */
+export interface DescriptorAnchorCheck {
+  /**
+   * Whether the anchor's folder was checked not to be writable by group or
+   * others; false when this process may not stat that folder.
+   */
+  folderChecked: boolean;
+  /** How many roots were opened through the anchor and found to be the same folders. */
+  rootsChecked: number;
 }
 
 /** Options of {@linkcode PathJail.listDir}. */
@@ -101,11 +132,14 @@ type Mode = "read" | "write";
  *
  * Deno's `--allow-read=<root>` does not stop a symbolic link inside the root
  * that points outside it: against that, this real-path check is the only
- * layer. Files and folders are used anchored on their folder and checked by
- * identity (device and inode) after opening, in one synchronous step that
- * moves the process's working directory and moves it back; regular files with
- * several hard links are refused unless `allowHardLinks`. See
- * docs/security.md for what remains of the window between check and use.
+ * layer. Regular files with several hard links are refused unless
+ * `allowHardLinks`. With `descriptorAnchor` (Linux), every file and folder is
+ * then reached from a descriptor of its root, one name at a time through the
+ * descriptor of the folder before it, each checked by identity (device and
+ * inode): a racing process that swaps a folder for a link cannot redirect a
+ * call. Without it, files are used by their checked real path and compared by
+ * identity after opening, which narrows the window between check and use but
+ * does not close it. See docs/security.md.
  *
  * @example Refuse an escape and a sibling prefix
  * ```ts
@@ -124,18 +158,90 @@ export class PathJail {
   #roots: Record<Mode, readonly string[]>;
   #real: Partial<Record<Mode, readonly string[]>> = {};
   #allowHardLinks: boolean;
+  #anchor: string | undefined;
+  #anchorChecked = false;
+  #rootIds = new Map<string, Identity>();
 
   /**
    * Builds a jail; roots are resolved to real paths on first use.
    *
    * @param policy The policy whose roots, deny globs and limits apply.
-   * @param options Whether hard-linked files are served.
+   * @param options Whether hard-linked files are served, and the descriptor anchor.
+   * @throws {TypeError} When the descriptor anchor is not an absolute path.
    */
   constructor(policy: Policy, options: PathJailOptions = {}) {
     this.#policy = policy;
     this.#allowHardLinks = options.allowHardLinks === true;
+    if (options.descriptorAnchor !== undefined && !isAbsolute(options.descriptorAnchor)) {
+      throw new TypeError(
+        `Cannot use the descriptor anchor ${quote(options.descriptorAnchor, 256)}: it must be absolute`,
+      );
+    }
+    this.#anchor = options.descriptorAnchor;
     this.#deny = policy.deny.map(compileGlob);
     this.#roots = { read: [...new Set([...policy.readRoots, ...policy.writeRoots])], write: policy.writeRoots };
+  }
+
+  /**
+   * Checks the descriptor anchor: a symbolic link to exactly `/proc/self/fd`,
+   * on Linux, in a folder not writable by group or others (when this process
+   * may stat it), through which every root this process can open is the very
+   * folder it opened. The jail checks this on first use too; a server calls
+   * it at start to refuse a wrong anchor before serving.
+   *
+   * @returns Whether the anchor's folder mode was checked, and how many roots.
+   * @throws {TypeError} When the jail has no descriptor anchor.
+   * @throws {Error} When the anchor is missing, not such a link, in a folder others can write, or does not work.
+   *
+   * @example Refuse an anchor that is not a link to /proc/self/fd
+   * ```ts
+   * import { definePolicy, PathJail } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }), { descriptorAnchor: "/nonexistent/fd" });
+   * assert.throws(() => jail.checkDescriptorAnchor(), /Cannot use the descriptor anchor/);
+   * ```
+   */
+  checkDescriptorAnchor(): DescriptorAnchorCheck {
+    const anchor = this.#anchor;
+    if (anchor === undefined) throw new TypeError("Cannot check the descriptor anchor: the jail has none");
+    const { folderChecked } = checkAnchorLink(anchor);
+    let rootsChecked = 0;
+    for (const root of this.#roots.read) {
+      let real: string;
+      try {
+        real = Deno.realPathSync(root);
+      } catch {
+        // A root this process cannot resolve is refused on use, with its own message.
+        continue;
+      }
+      let opened: { fd: number; id: Identity };
+      try {
+        opened = openRoot(real, undefined, { action: "open", path: root });
+      } catch {
+        continue;
+      }
+      try {
+        let through: Deno.FileInfo | undefined;
+        try {
+          through = Deno.statSync(at(anchor, opened.fd));
+        } catch {
+          through = undefined;
+        }
+        if (through === undefined || !sameIdentity(through, opened.id)) {
+          throw new Error(
+            `Cannot use the descriptor anchor ${quote(anchor, 256)}: through it, the process's descriptor of ` +
+              `${quote(root, 256)} does not lead to that folder (grant --allow-read=${anchor})`,
+          );
+        }
+        if (!this.#rootIds.has(real)) this.#rootIds.set(real, opened.id);
+        rootsChecked++;
+      } finally {
+        closeQuietly(opened.fd);
+      }
+    }
+    this.#anchorChecked = true;
+    return { folderChecked, rootsChecked };
   }
 
   /**
@@ -283,6 +389,15 @@ export class PathJail {
     if (options.atomic && options.append) throw new TypeError("Cannot write: atomic and append exclude each other");
     const real = await this.resolveWrite(path);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    if (this.#anchor !== undefined) {
+      await this.#walk(
+        real,
+        "write",
+        { action: "write", path },
+        (w) => writeAt(w, path, bytes, this.#context(), options),
+      );
+      return;
+    }
     const strays: Stray[] = [];
     try {
       writeChecked(real, path, bytes, options, strays);
@@ -310,6 +425,9 @@ export class PathJail {
    */
   async stat(path: string): Promise<Deno.FileInfo> {
     const real = await this.resolveRead(path);
+    if (this.#anchor !== undefined) {
+      return await this.#walk(real, "read", { action: "stat", path }, (w) => statAt(w, path, this.#context()));
+    }
     const isRoot = containing(await this.#realRoots("read"), real) === "";
     return statChecked(real, path, isRoot, this.#context());
   }
@@ -346,6 +464,15 @@ export class PathJail {
       return inRoot === undefined || !denied(inRoot);
     };
     try {
+      if (this.#anchor !== undefined) {
+        const options = { limit, visible, linkVisible, realDir: real };
+        return await this.#walk(
+          real,
+          "read",
+          { action: "list", path },
+          (w) => listAt(w, path, this.#context(), options),
+        );
+      }
       return listChecked(real, path, this.#context(), { limit, visible, linkVisible });
     } catch (err) {
       if (err instanceof PolicyError && err.cause instanceof Deno.errors.NotADirectory) {
@@ -357,10 +484,37 @@ export class PathJail {
 
   async #read(path: string, options: ReadFileOptions): Promise<{ bytes: Uint8Array; size: number }> {
     const real = await this.resolveRead(path);
-    return await readChecked(real, path, this.#context(), {
-      ...options,
-      maxBytes: options.maxBytes ?? this.#policy.limits.maxReadBytes,
-    });
+    const checked = { ...options, maxBytes: options.maxBytes ?? this.#policy.limits.maxReadBytes };
+    if (this.#anchor !== undefined) {
+      return await this.#walk(real, "read", { action: "read", path }, (w) => readAt(w, path, this.#context(), checked));
+    }
+    return await readChecked(real, path, this.#context(), checked);
+  }
+
+  /**
+   * Runs one descriptor walk to `real`: opens its root (the folder first seen
+   * there), hands `fn` the names from the root to `real`, and closes the root
+   * whatever happens. `fn` is synchronous, so every descriptor it opens is
+   * closed before another call can run.
+   */
+  async #walk<T>(real: string, mode: Mode, what: What, fn: (walk: Walk) => T): Promise<T> {
+    const roots = await this.#realRoots(mode);
+    if (!this.#anchorChecked) this.checkDescriptorAnchor();
+    const root = roots.find((root) => containing([root], real) !== undefined);
+    if (root === undefined) {
+      throw new PolicyError(
+        "outside-roots",
+        `Cannot ${what.action} ${quote(what.path)}: the path leaves the allowed folders`,
+      );
+    }
+    const rel = containing([root], real)!;
+    const { fd, id } = openRoot(root, this.#rootIds.get(root), what);
+    if (!this.#rootIds.has(root)) this.#rootIds.set(root, id);
+    try {
+      return fn({ anchor: this.#anchor!, root: fd, names: rel === "" ? [] : rel.split(sep) });
+    } finally {
+      closeQuietly(fd);
+    }
   }
 
   #context(): CheckContext {

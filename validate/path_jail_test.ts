@@ -47,6 +47,10 @@ await symlink(".env", join(data, "link_to_env"));
 await symlink("../other/other.txt", join(data, "link_other"));
 await symlink(join(base, "canary.txt"), join(data, "abs_link_out"));
 await symlink("../attack_created.txt", join(data, "dangling_out"));
+// The descriptor anchor lives beside the roots, in a folder only this user writes.
+const anchor = join(base, "anchor", "fd");
+await Deno.mkdir(join(base, "anchor"), { mode: 0o700 });
+await symlink("/proc/self/fd", anchor);
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
 
 const policy = definePolicy({ readRoots: [data, other], writeRoots: [], limits: { maxReadBytes: 1000 } });
@@ -130,13 +134,19 @@ const readCases: [string, unknown, Expect][] = [
   ["a fullwidth look-alike", "ｎotes.txt", { code: "not-found" }],
 ];
 
+const modes: [string, { descriptorAnchor?: string }][] = [["", {}], [" (descriptor walk)", {
+  descriptorAnchor: anchor,
+}]];
+
 for (const [label, input, expect] of readCases) {
   const verdict = "ok" in expect ? "reads" : `refuses (${expect.code})`;
-  Deno.test({
-    name: `readTextFile() ${verdict}: ${label}`,
-    permissions: perms,
-    fn: () => attempt(() => new PathJail(policy).readTextFile(input as string), input, expect),
-  });
+  for (const [mode, options] of modes) {
+    Deno.test({
+      name: `readTextFile() ${verdict}${mode}: ${label}`,
+      permissions: perms,
+      fn: () => attempt(() => new PathJail(policy, options).readTextFile(input as string), input, expect),
+    });
+  }
 }
 
 const writeCases: [string, string, Expect][] = [
@@ -156,19 +166,21 @@ const writeCases: [string, string, Expect][] = [
 
 for (const [label, input, expect] of writeCases) {
   const verdict = "ok" in expect ? "writes" : `refuses (${expect.code})`;
-  Deno.test({
-    name: `writeFile() ${verdict}: ${label}`,
-    permissions: perms,
-    fn: () =>
-      attempt(
-        async () => {
-          await new PathJail(writePolicy).writeFile(input, "written");
-          return await Deno.readTextFile(await new PathJail(writePolicy).resolveWrite(input));
-        },
-        input,
-        expect,
-      ),
-  });
+  for (const [mode, options] of modes) {
+    Deno.test({
+      name: `writeFile() ${verdict}${mode}: ${label}`,
+      permissions: perms,
+      fn: () =>
+        attempt(
+          async () => {
+            await new PathJail(writePolicy, options).writeFile(input, "written");
+            return await Deno.readTextFile(await new PathJail(writePolicy).resolveWrite(input));
+          },
+          input,
+          expect,
+        ),
+    });
+  }
 }
 
 Deno.test({

@@ -2,10 +2,12 @@
 // write (atomically) inside writable roots. See README.md.
 import { health, runWithConfig } from "@forge/toolkit";
 import { ConfigSchema } from "./domain/config.ts";
+import { checkFileAccess } from "./domain/file_access.ts";
 import { Manager } from "./domain/manager.ts";
 import { auditFileOf, policyFor, unresolvedRoots } from "./domain/policy.ts";
 import { registerAll } from "./tools/register.ts";
 
+let notes: string[] = [];
 if (!health()) {
   await runWithConfig("files", {
     version: "0.1.0",
@@ -15,8 +17,15 @@ if (!health()) {
       return policyFor(config, source.path, source.variables);
     },
     auditFile: (config, source) => auditFileOf(config, source.path),
-    manager: (config) => new Manager(config.get, config.path),
-    register: registerAll,
+    manager: (config) => {
+      notes = checkFileAccess(config.initial, config.path);
+      return new Manager(config.get, config.path);
+    },
+    // Said once the start-up checks passed, when the server is about to serve.
+    register: (server, mgr) => {
+      for (const note of notes) console.error(`files: ${note}`);
+      return registerAll(server, mgr);
+    },
   });
 }
 

@@ -23,6 +23,14 @@ export const ConfigSchema = z.strictObject({
    * refused: another name of the same file may lie outside every root, and no path check can see it.
    */
   allow_hard_links: z.boolean().default(false),
+  /**
+   * A symbolic link to `/proc/self/fd` the operator made (`ln -s /proc/self/fd <folder>/fd`), in a folder no
+   * other user can write. With it (Linux only) every file is reached through descriptors of its folders, so a
+   * racing process that swaps a folder for a link cannot redirect a call. Without it the server says so at start.
+   */
+  fd_anchor: folder.optional(),
+  /** Refuse to start without a working `fd_anchor` (instead of saying on stderr that file access is not race-free); off by default. */
+  require_fd_anchor: z.boolean().optional(),
   /** An append-only file for the audit trail of writes; stderr when absent. */
   audit_file: folder.optional(),
 }).superRefine((config, ctx) => {

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { Config } from "./config.ts";
 import { planWrite, writeAtomic, type WriteOutcome } from "./atomic_write.ts";
 import { listDir, type Listing, type PathInfo, readText, statPath } from "./files.ts";
-import { auditFileOf, policyFor } from "./policy.ts";
+import { auditFileOf, fdAnchorOf, policyFor } from "./policy.ts";
 import { searchFiles, type SearchOptions, type SearchResult } from "./search.ts";
 import { Workspace } from "./workspace.ts";
 
@@ -80,7 +80,10 @@ export class Manager {
       const policy = policyFor(config, this.#configPath);
       const configFile = this.#configPath === undefined ? undefined : resolve(this.#configPath);
       const own = [configFile, auditFileOf(config, this.#configPath)].filter((p) => p !== undefined);
-      const workspace = Workspace.open(policy, own, { allowHardLinks: config.allow_hard_links });
+      const workspace = Workspace.open(policy, own, {
+        allowHardLinks: config.allow_hard_links,
+        descriptorAnchor: fdAnchorOf(config, this.#configPath),
+      });
       // A failed build is not cached: the next call tries again.
       workspace.catch(() => {
         if (this.#current?.workspace === workspace) this.#current = undefined;

@@ -6,7 +6,9 @@ import type { Config } from "./config.ts";
  * The one policy both layers enforce for a config: its roots and writable
  * roots, its deny globs on top of the defaults, `max_bytes` as the read cap,
  * the audit file (written), the variables it references, and the config
- * file itself (read; never its folder, which may hold more than the roots).
+ * file itself (read; never its folder, which may hold more than the roots),
+ * and the descriptor anchor (read, and write when a root is writable): the
+ * exact link, which Deno checks by its own path.
  * Relative paths start at the config file's folder, so a sample config can
  * use them.
  *
@@ -25,12 +27,16 @@ import type { Config } from "./config.ts";
  */
 export function policyFor(config: Config, configPath: string | undefined, variables: readonly string[] = []): Policy {
   const baseDir = baseDirOf(configPath);
+  const anchor = fdAnchorOf(config, configPath);
   return definePolicy({
     readRoots: withRealPaths(config.roots, baseDir),
     writeRoots: withRealPaths(config.writable_roots, baseDir),
     deny: config.deny,
-    readFiles: configPath === undefined ? [] : [resolve(configPath)],
-    writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
+    readFiles: [...(configPath === undefined ? [] : [resolve(configPath)]), ...(anchor === undefined ? [] : [anchor])],
+    writeFiles: [
+      ...(config.audit_file === undefined ? [] : [config.audit_file]),
+      ...(anchor === undefined || config.writable_roots.length === 0 ? [] : [anchor]),
+    ],
     env: variables,
     limits: { maxReadBytes: config.max_bytes },
     baseDir,
@@ -81,6 +87,18 @@ function realPathOf(path: string): string | undefined {
 export function auditFileOf(config: Config, configPath: string | undefined): string | undefined {
   if (config.audit_file === undefined) return undefined;
   return isAbsolute(config.audit_file) ? resolve(config.audit_file) : resolve(baseDirOf(configPath), config.audit_file);
+}
+
+/**
+ * The descriptor anchor of a config as an absolute path (relative to the config's folder), if any.
+ *
+ * @param config The validated config.
+ * @param configPath The config file, or undefined when there is none.
+ * @returns The absolute path of the link, or undefined.
+ */
+export function fdAnchorOf(config: Config, configPath: string | undefined): string | undefined {
+  if (config.fd_anchor === undefined) return undefined;
+  return isAbsolute(config.fd_anchor) ? resolve(config.fd_anchor) : resolve(baseDirOf(configPath), config.fd_anchor);
 }
 
 /** The folder relative paths of a config start at: the config file's, else the working directory. */

@@ -63,16 +63,18 @@ export class Workspace {
   /**
    * Builds the view of a policy: checks which roots this process may use and
    * resolves their real paths. `ownFiles` (the config, the audit file) are
-   * denied inside every root, so no tool can read or replace them.
+   * denied inside every root, so no tool can read or replace them. With a
+   * `descriptorAnchor`, the jail reaches every file through descriptors.
    *
    * @param policy The config's policy.
    * @param ownFiles Absolute paths of the server's own files.
+   * @param options Whether hard links are served; the descriptor anchor.
    * @returns The workspace.
    */
   static async open(
     policy: Policy,
     ownFiles: readonly string[] = [],
-    options: { allowHardLinks?: boolean } = {},
+    options: { allowHardLinks?: boolean; descriptorAnchor?: string } = {},
   ): Promise<Workspace> {
     const readShown = [...new Set([...policy.readRoots, ...policy.writeRoots])];
     const read = await Promise.all(readShown.map((shown) => rootOf(shown, ["read"])));
@@ -88,7 +90,7 @@ export class Workspace {
         tenantConfig: false,
         limits: policy.limits,
       }),
-      { allowHardLinks: options.allowHardLinks === true },
+      { allowHardLinks: options.allowHardLinks === true, descriptorAnchor: options.descriptorAnchor },
     );
     return new Workspace(read, write, jail);
   }

@@ -1,0 +1,177 @@
+// Race-free file access on Linux through a descriptor anchor: a symbolic link
+// the operator made to /proc/self/fd. `${anchor}/${fd}/${name}` makes the
+// kernel look `name` up in the folder the descriptor `fd` holds, as openat()
+// does, so a swap of any ancestor of that folder cannot redirect the call.
+// Deno checks only the path it is given against its grants, so
+// `--allow-read=<anchor>` is the one grant such calls need.
+//
+// node:fs hands out real descriptors but ignores O_NOFOLLOW, so every step
+// into a name is: lstat it through the folder's descriptor (never a link),
+// open it (O_NONBLOCK, so a FIFO swapped in cannot block), and compare the
+// descriptor's device and inode with the lstat. The folder is held open, so
+// only the name itself can change in between, and the compare sees that.
+
+import fs from "node:fs";
+import { dirname, isAbsolute } from "node:path";
+import { changed } from "./_anchored.ts";
+import { refusalFor } from "./_caller_path.ts";
+import { PolicyError } from "./policy_error.ts";
+import { quote } from "./_quote.ts";
+
+/** The open(2) flags used here. */
+export const O: typeof fs.constants = fs.constants;
+
+/** What the kernel calls the folder of descriptors the anchor must point at. */
+export const PROC_FDS = "/proc/self/fd";
+
+/** A caller's action and path, for refusals. */
+export interface What {
+  action: string;
+  path: string;
+}
+
+/** Device and inode: what names one file. */
+export interface Identity {
+  dev: number;
+  ino: number | null;
+}
+
+/**
+ * Test seams: `beforeOpen` runs just before a checked name is opened, and
+ * `beforePlace` just before a written file is renamed or linked into place,
+ * so tests can swap the name at that very moment.
+ */
+export const walkHooks: { beforeOpen?: (at: string) => void; beforePlace?: (at: string) => void } = {};
+
+/** Whether `a` (a descriptor's fstat) is the entry `b` found by lstat. */
+export function sameIdentity(a: Identity, b: Identity): boolean {
+  return a.ino !== null && a.ino === b.ino && a.dev === b.dev;
+}
+
+/**
+ * Checks that `path` is usable as an anchor: an absolute symbolic link whose
+ * target is exactly /proc/self/fd, on Linux, in a folder that no other user
+ * can write (a writer could swap the link). Returns whether that folder's
+ * mode could be read: Deno lets the process stat it only when it is granted.
+ */
+export function checkAnchorLink(path: string): { folderChecked: boolean } {
+  const refuse = (why: string): never => {
+    throw new Error(`Cannot use the descriptor anchor ${quote(path, 256)}: ${why}`);
+  };
+  if (Deno.build.os !== "linux") refuse(`it needs Linux's ${PROC_FDS}, and this is ${Deno.build.os}`);
+  if (!isAbsolute(path)) refuse("it must be an absolute path");
+  let link: Deno.FileInfo;
+  try {
+    link = Deno.lstatSync(path);
+  } catch (err) {
+    refuse(`it cannot be read (${(err as Error).name}); create it with: ln -s ${PROC_FDS} ${path}`);
+  }
+  if (!link!.isSymlink) refuse(`it is not a symbolic link; create it with: ln -s ${PROC_FDS} ${path}`);
+  const target = Deno.readLinkSync(path);
+  if (target !== PROC_FDS) refuse(`it points at ${quote(target, 256)}, not ${PROC_FDS}`);
+  let folder: Deno.FileInfo;
+  try {
+    folder = Deno.statSync(dirname(path));
+  } catch {
+    return { folderChecked: false };
+  }
+  if (folder.mode !== null && (folder.mode & 0o022) !== 0) {
+    refuse("its folder is writable by group or others, who could swap the link");
+  }
+  return { folderChecked: folder.mode !== null };
+}
+
+/** The path Deno is handed for `name` inside the folder `fd` holds (the folder itself without a name). */
+export function at(anchor: string, fd: number, name?: string): string {
+  return name === undefined ? `${anchor}/${fd}` : `${anchor}/${fd}/${name}`;
+}
+
+/** Closes a descriptor; a failure to close changes nothing the caller can act on. */
+export function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}
+
+/**
+ * Opens the root folder at its real path and checks it is the folder first
+ * seen there (`expected`); returns the descriptor and its identity.
+ */
+export function openRoot(real: string, expected: Identity | undefined, what: What): { fd: number; id: Identity } {
+  let fd: number;
+  try {
+    fd = fs.openSync(real, O.O_RDONLY | O.O_DIRECTORY | O.O_NONBLOCK);
+  } catch (err) {
+    refusalFor(err, what.action, what.path);
+  }
+  try {
+    const { dev, ino } = fs.fstatSync(fd);
+    if (expected !== undefined && !sameIdentity({ dev, ino }, expected)) {
+      throw new PolicyError(
+        "changed",
+        `Cannot ${what.action} ${quote(what.path)}: its root folder was replaced since the server started`,
+      );
+    }
+    return { fd, id: { dev, ino } };
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
+  }
+}
+
+/**
+ * Opens the folder `name` inside the folder `dir` holds: never a link, and
+ * the descriptor must be the entry lstat found. The caller closes it.
+ */
+export function openDirIn(anchor: string, dir: number, name: string, what: What): number {
+  const path = at(anchor, dir, name);
+  let before: fs.Stats;
+  try {
+    before = fs.lstatSync(path);
+  } catch (err) {
+    refusalFor(err, what.action, what.path);
+  }
+  // The jail resolved every link a moment ago: a link or a file here now means the name was swapped.
+  if (!before.isDirectory()) throw changed(what.action, what.path);
+  walkHooks.beforeOpen?.(path);
+  let fd: number;
+  try {
+    fd = fs.openSync(path, O.O_RDONLY | O.O_DIRECTORY | O.O_NONBLOCK);
+  } catch (err) {
+    refusalFor(err, what.action, what.path);
+  }
+  try {
+    if (!sameIdentity(fs.fstatSync(fd), before)) throw changed(what.action, what.path);
+    return fd;
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
+  }
+}
+
+/**
+ * Walks from the root descriptor through `names` (folders), holding one
+ * folder open at a time, and hands the last one to `fn`; closes every
+ * descriptor whatever happens.
+ */
+export function inFolder<T>(
+  anchor: string,
+  root: number,
+  names: readonly string[],
+  what: What,
+  fn: (dir: number) => T,
+): T {
+  let dir = root;
+  try {
+    for (const name of names) {
+      const next = openDirIn(anchor, dir, name, what);
+      if (dir !== root) closeQuietly(dir);
+      dir = next;
+    }
+    return fn(dir);
+  } finally {
+    if (dir !== root) closeQuietly(dir);
+  }
+}

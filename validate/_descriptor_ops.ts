@@ -1,0 +1,258 @@
+// The jail's operations on a descriptor walk (see _descriptor_anchor.ts):
+// the folder that holds the target is reached from the root's descriptor one
+// checked name at a time, and the target is used by name inside that
+// folder's descriptor only. Bytes come from the descriptor actually opened;
+// writes create, replace and remove names in that folder only.
+
+import fs from "node:fs";
+import { changed } from "./_anchored.ts";
+import { refusalFor } from "./_caller_path.ts";
+import { alreadyExists, type CheckContext, described, existing, hardLinks, regularFile } from "./_checked_file.ts";
+import {
+  at,
+  closeQuietly,
+  type Identity,
+  inFolder,
+  O,
+  sameIdentity,
+  walkHooks,
+  type What,
+} from "./_descriptor_anchor.ts";
+import { FirstByName, linkShown } from "./_listing.ts";
+import { LimitError } from "./limits.ts";
+import { PolicyError } from "./policy_error.ts";
+import { quote } from "./_quote.ts";
+import type { DirEntryInfo, DirListing } from "./path_jail.ts";
+
+const CHUNK = 64 * 1024;
+
+/** Where a walk starts and where it goes: the anchor, the open root, the names from the root to the target. */
+export interface Walk {
+  anchor: string;
+  root: number;
+  names: readonly string[];
+}
+
+/** Reads the regular file the walk ends at, at most `maxBytes` of it, from the descriptor opened. */
+export function readAt(
+  w: Walk,
+  path: string,
+  context: CheckContext,
+  options: { maxBytes: number; truncate?: boolean; signal?: AbortSignal },
+): { bytes: Uint8Array; size: number } {
+  options.signal?.throwIfAborted();
+  const what = { action: "read", path };
+  const name = w.names.at(-1);
+  if (name === undefined) throw new PolicyError("not-a-file", `Cannot read ${quote(path)}: it is not a regular file`);
+  return inFolder(w.anchor, w.root, w.names.slice(0, -1), what, (dir) => {
+    const target = at(w.anchor, dir, name);
+    // lstat before open: a folder, FIFO or device is refused without opening it.
+    const before = regularFile(target, "read", path, context);
+    const fd = openChecked(target, O.O_RDONLY | O.O_NONBLOCK, before, what);
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (size > options.maxBytes && !options.truncate) {
+        throw new LimitError(`read ${quote(path)}`, options.maxBytes, "bytes");
+      }
+      const want = Math.min(size, options.maxBytes);
+      const bytes = new Uint8Array(want);
+      let offset = 0;
+      while (offset < want) {
+        options.signal?.throwIfAborted();
+        const n = fs.readSync(fd, bytes, offset, Math.min(CHUNK, want - offset), null);
+        if (n === 0) break;
+        offset += n;
+      }
+      return { bytes: bytes.subarray(0, offset), size };
+    } finally {
+      closeQuietly(fd);
+    }
+  });
+}
+
+/** Describes the entry the walk ends at (the root itself for no names), never following a link. */
+export function statAt(w: Walk, path: string, context: CheckContext): Deno.FileInfo {
+  const what = { action: "stat", path };
+  const name = w.names.at(-1);
+  if (name === undefined) {
+    try {
+      // The descriptor's own folder: stat follows the anchor to what the descriptor holds.
+      return Deno.statSync(at(w.anchor, w.root));
+    } catch (err) {
+      refusalFor(err, what.action, path);
+    }
+  }
+  return inFolder(w.anchor, w.root, w.names.slice(0, -1), what, (dir) => {
+    return described(at(w.anchor, dir, name), path, context);
+  });
+}
+
+/** Lists the folder the walk ends at: the first `limit` visible names, each described where it is. */
+export function listAt(
+  w: Walk,
+  path: string,
+  context: CheckContext,
+  options: {
+    limit: number;
+    visible: (name: string) => boolean;
+    linkVisible: (target: string) => boolean;
+    realDir: string;
+  },
+): DirListing {
+  return inFolder(w.anchor, w.root, w.names, { action: "list", path }, (dir) => {
+    const kept = new FirstByName(options.limit);
+    try {
+      for (const entry of Deno.readDirSync(at(w.anchor, dir))) {
+        if (options.visible(entry.name)) kept.offer(entry.name);
+      }
+    } catch (err) {
+      refusalFor(err, "list", path);
+    }
+    const entries: DirEntryInfo[] = [];
+    for (const name of kept.sorted()) {
+      let info: Deno.FileInfo;
+      try {
+        info = Deno.lstatSync(at(w.anchor, dir, name));
+      } catch {
+        // Removed since the folder was read: it is no longer there to show.
+        continue;
+      }
+      if (info.isSymlink && !linkShown(at(w.anchor, dir, name), options.realDir, options.linkVisible)) continue;
+      const type = info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "dir" : "other";
+      const entry: DirEntryInfo = { name, type };
+      if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
+      entries.push(entry);
+    }
+    return { entries, truncated: kept.dropped };
+  });
+}
+
+/**
+ * Writes the file the walk ends at. Deno resolves the path of an open itself
+ * (it reads where the descriptor's link points and opens that text), so a
+ * file is never created by opening a name in the target's folder: a swap
+ * there could move the create outside. The new content goes to a
+ * `.forge-write-<uuid>.tmp` created in the root (whose path no caller can
+ * change), checked there by identity, flushed, and then put in place by
+ * rename (atomic; replaces) or link (a new file; never replaces), which Deno
+ * hands to the kernel through the anchor as they are. An existing file
+ * written in place is opened without truncating and checked by identity
+ * first. The temporary file is removed on every path. Returns whether the
+ * target was new.
+ */
+export function writeAt(
+  w: Walk,
+  path: string,
+  bytes: Uint8Array,
+  context: CheckContext,
+  options: { createNew?: boolean; append?: boolean; atomic?: boolean; signal?: AbortSignal },
+): { created: boolean } {
+  options.signal?.throwIfAborted();
+  const what = { action: "write", path };
+  const name = w.names.at(-1);
+  if (name === undefined) throw new PolicyError("not-a-file", `Cannot write ${quote(path)}: it is a folder`);
+  return inFolder(w.anchor, w.root, w.names.slice(0, -1), what, (dir) => {
+    const target = at(w.anchor, dir, name);
+    const before = existing(target, path);
+    if (options.createNew && before !== undefined) throw alreadyExists(path);
+    const replace = options.atomic === true && !options.append;
+    if (before !== undefined && !replace) {
+      // In place, every other name of the file changes too: one may lie outside every root.
+      hardLinks(before, "write", path, context);
+      const fd = openChecked(target, O.O_WRONLY | O.O_NONBLOCK | (options.append ? O.O_APPEND : 0), before, what);
+      try {
+        if (!options.append) fs.ftruncateSync(fd, 0);
+        writeAll(fd, bytes);
+      } catch (err) {
+        refusalFor(err, "write", path);
+      } finally {
+        closeQuietly(fd);
+      }
+      return { created: false };
+    }
+    // Permission bits only: a replaced setuid or setgid file does not keep those bits.
+    const mode = before === undefined ? 0o644 : (before.mode ?? 0o644) & 0o777;
+    const temp = at(w.anchor, w.root, `.forge-write-${crypto.randomUUID()}.tmp`);
+    const { fd, ours } = createInRoot(temp, what);
+    try {
+      writeAll(fd, bytes);
+      fs.fsyncSync(fd);
+      fs.fchmodSync(fd, mode);
+      walkHooks.beforePlace?.(target);
+      if (replace) fs.renameSync(temp, target);
+      else fs.linkSync(temp, target);
+    } catch (err) {
+      if ((err as { code?: string }).code === "EEXIST") {
+        // Absent a moment ago: another process made it just now.
+        throw options.createNew ? alreadyExists(path) : changed("write", path);
+      }
+      if ((err as { code?: string }).code === "EXDEV") {
+        throw new PolicyError(
+          "invalid-input",
+          `Cannot write ${quote(path)}: its folder is on another file system than its root folder`,
+        );
+      }
+      refusalFor(err, "write", path);
+    } finally {
+      closeQuietly(fd);
+      removeIfOurs(temp, ours);
+    }
+    return { created: before === undefined };
+  });
+}
+
+/**
+ * Creates the temporary file in the root and checks, through the root's
+ * descriptor, that it is there: the root's own path is the operator's, so
+ * the create cannot land elsewhere unless the root itself was moved.
+ */
+function createInRoot(temp: string, what: What): { fd: number; ours: Identity } {
+  let fd: number;
+  try {
+    fd = fs.openSync(temp, O.O_WRONLY | O.O_CREAT | O.O_EXCL | O.O_NONBLOCK, 0o600);
+  } catch (err) {
+    refusalFor(err, what.action, what.path);
+  }
+  try {
+    const ours = fs.fstatSync(fd);
+    if (!sameIdentity(ours, fs.lstatSync(temp))) throw changed(what.action, what.path);
+    return { fd, ours };
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
+  }
+}
+
+/** Opens a name lstat just described, and refuses unless the descriptor is that very entry. */
+function openChecked(target: string, flags: number, before: Identity, what: What): number {
+  walkHooks.beforeOpen?.(target);
+  let fd: number;
+  try {
+    fd = fs.openSync(target, flags);
+  } catch (err) {
+    refusalFor(err, what.action, what.path);
+  }
+  try {
+    const info = fs.fstatSync(fd);
+    if (!info.isFile() || !sameIdentity(info, before)) throw changed(what.action, what.path);
+    return fd;
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
+  }
+}
+
+/** Removes a file this call created, while that name is still that very file. */
+function removeIfOurs(name: string, ours: Identity): void {
+  try {
+    if (sameIdentity(fs.lstatSync(name), ours)) fs.unlinkSync(name);
+  } catch {
+    // Gone already.
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let offset = 0; offset < bytes.length;) {
+    offset += fs.writeSync(fd, bytes, offset, Math.min(CHUNK, bytes.length - offset));
+  }
+}

@@ -1,0 +1,162 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln,mkfifo
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { walkHooks } from "./_descriptor_anchor.ts";
+import { PathJail } from "./path_jail.ts";
+import { definePolicy } from "./policy.ts";
+import { PolicyError } from "./policy_error.ts";
+
+const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "descriptor_ops_" }));
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+const perms: Deno.PermissionOptions = { read: [dir], write: [dir], run: ["ln", "mkfifo"] };
+
+function run(cmd: string, ...args: string[]): void {
+  assert.ok(new Deno.Command(cmd, { args }).outputSync().success, `${cmd} ${args.join(" ")}`);
+}
+
+Deno.mkdirSync(join(dir, "private"), { mode: 0o700 });
+const anchor = join(dir, "private", "fd");
+run("ln", "-s", "/proc/self/fd", anchor);
+const root = join(dir, "root");
+Deno.mkdirSync(join(root, "sub"), { recursive: true });
+Deno.writeTextFileSync(join(root, "sub", "f.txt"), "inside");
+Deno.writeTextFileSync(join(root, "other.txt"), "other");
+run("mkfifo", join(root, "fifo"));
+const jail = new PathJail(definePolicy({ readRoots: [], writeRoots: [root] }), { descriptorAnchor: anchor });
+const refused = (code: string) => (err: unknown) =>
+  err instanceof PolicyError && err.code === code && !err.message.includes(dir);
+const descriptors = () => [...Deno.readDirSync(anchor)].length;
+const temps = (folder: string): string[] => {
+  const out: string[] = [];
+  for (const entry of Deno.readDirSync(folder)) {
+    if (entry.name.startsWith(".forge-write-")) out.push(entry.name);
+    if (entry.isDirectory) out.push(...temps(join(folder, entry.name)));
+  }
+  return out;
+};
+
+Deno.test({
+  name: "the descriptor walk reads, describes, lists and writes inside the root",
+  permissions: perms,
+  async fn() {
+    assert.equal(await jail.readTextFile("sub/f.txt"), "inside");
+    assert.equal((await jail.stat("sub/f.txt")).size, 6);
+    assert.equal((await jail.stat(".")).isDirectory, true);
+    assert.deepEqual((await jail.listDir("sub")).entries, [{ name: "f.txt", type: "file", size: 6 }]);
+    await jail.writeFile("sub/new.txt", "new", { atomic: true });
+    await jail.writeFile("sub/new.txt", "newer", { atomic: true });
+    await jail.writeFile("sub/log.txt", "a");
+    await jail.writeFile("sub/log.txt", "b", { append: true });
+    assert.equal(Deno.readTextFileSync(join(root, "sub", "new.txt")), "newer");
+    assert.equal(Deno.readTextFileSync(join(root, "sub", "log.txt")), "ab");
+    assert.equal((Deno.statSync(join(root, "sub", "new.txt")).mode ?? 0) & 0o777, 0o644);
+    assert.deepEqual(temps(root), []);
+  },
+});
+
+Deno.test({
+  name: "the descriptor walk refuses a FIFO without blocking, also one swapped in between lstat and open",
+  permissions: perms,
+  async fn() {
+    await assert.rejects(jail.readTextFile("fifo"), refused("not-a-file"));
+    walkHooks.beforeOpen = (at) => {
+      if (at.endsWith("/other.txt")) Deno.renameSync(join(root, "fifo"), join(root, "other.txt"));
+    };
+    try {
+      // Without O_NONBLOCK this open would wait for a writer for ever.
+      await assert.rejects(jail.readTextFile("other.txt"), refused("changed"));
+    } finally {
+      walkHooks.beforeOpen = undefined;
+      Deno.renameSync(join(root, "other.txt"), join(root, "fifo"));
+      Deno.writeTextFileSync(join(root, "other.txt"), "other");
+    }
+  },
+});
+
+Deno.test({
+  name: "the descriptor walk sees a file swapped between lstat and open, for reads and in-place writes",
+  permissions: perms,
+  async fn() {
+    const swap = () => {
+      Deno.writeTextFileSync(join(root, "sub", "impostor.txt"), "impostor");
+      Deno.renameSync(join(root, "sub", "impostor.txt"), join(root, "sub", "f.txt"));
+    };
+    walkHooks.beforeOpen = (at) => at.endsWith("/f.txt") && swap();
+    try {
+      await assert.rejects(jail.readTextFile("sub/f.txt"), refused("changed"));
+      await assert.rejects(jail.writeFile("sub/f.txt", "x"), refused("changed"));
+    } finally {
+      walkHooks.beforeOpen = undefined;
+    }
+    assert.equal(Deno.readTextFileSync(join(root, "sub", "f.txt")), "impostor", "the refused write changed nothing");
+    Deno.writeTextFileSync(join(root, "sub", "f.txt"), "inside");
+  },
+});
+
+Deno.test({
+  name: "the descriptor walk removes its temporary file when the write fails at the last step",
+  permissions: perms,
+  async fn() {
+    // A folder (not empty) takes the target's name just before the rename; then a file, before a create-new link.
+    walkHooks.beforePlace = (at) => {
+      if (!at.endsWith("/late.txt")) return;
+      Deno.mkdirSync(join(root, "sub", "late.txt", "child"), { recursive: true });
+    };
+    try {
+      await assert.rejects(jail.writeFile("sub/late.txt", "x", { atomic: true }), refused("not-a-file"));
+      Deno.removeSync(join(root, "sub", "late.txt"), { recursive: true });
+      walkHooks.beforePlace = (at) =>
+        at.endsWith("/late.txt") && Deno.writeTextFileSync(join(root, "sub", "late.txt"), "first");
+      await assert.rejects(jail.writeFile("sub/late.txt", "x", { createNew: true }), refused("invalid-input"));
+      assert.equal(Deno.readTextFileSync(join(root, "sub", "late.txt")), "first");
+    } finally {
+      walkHooks.beforePlace = undefined;
+    }
+    await assert.rejects(jail.writeFile("sub", "x", { atomic: true }), refused("not-a-file"));
+    assert.deepEqual(temps(root), []);
+  },
+});
+
+Deno.test({
+  name: "the descriptor walk refuses an in-place write to a hard-linked file, whose other name may lie outside",
+  permissions: perms,
+  async fn() {
+    Deno.writeTextFileSync(join(root, "linked.txt"), "shared");
+    Deno.linkSync(join(root, "linked.txt"), join(dir, "outside-name.txt"));
+    await assert.rejects(jail.writeFile("linked.txt", "pwned"), /2 hard links/);
+    assert.equal(Deno.readTextFileSync(join(dir, "outside-name.txt")), "shared");
+    // The atomic replace gives the name a new file and leaves the other name alone.
+    await jail.writeFile("linked.txt", "mine", { atomic: true });
+    assert.equal(Deno.readTextFileSync(join(dir, "outside-name.txt")), "shared");
+  },
+});
+
+Deno.test({
+  name: "the descriptor walk refuses a name longer than the file system allows, saying why",
+  permissions: perms,
+  async fn() {
+    const err = await jail.readTextFile(`sub/${"n".repeat(300)}`).catch((e) => e);
+    assert.ok(refused("invalid-input")(err), String(err));
+    assert.match(err.message, /longer than the file system allows/);
+  },
+});
+
+Deno.test({
+  name: "the descriptor walk holds no descriptor after 1,000 calls, refused ones included",
+  permissions: perms,
+  async fn() {
+    await jail.readTextFile("sub/f.txt");
+    const before = descriptors();
+    for (let i = 0; i < 125; i++) {
+      await jail.readTextFile("sub/f.txt");
+      await jail.stat("sub/f.txt");
+      await jail.listDir("sub");
+      await jail.writeFile("sub/w.txt", String(i), { atomic: true });
+      await jail.readTextFile("fifo").catch(() => {});
+      await jail.readTextFile("sub").catch(() => {});
+      await jail.writeFile("sub", "x").catch(() => {});
+      await jail.readTextFile("sub/missing.txt").catch(() => {});
+    }
+    assert.equal(descriptors(), before);
+  },
+});
