@@ -16,7 +16,7 @@ import { dirname, isAbsolute } from "node:path";
 import { changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 
 /** The open(2) flags used here. */
 export const O: typeof fs.constants = fs.constants;

@@ -21,7 +21,7 @@ import {
 import { FirstByName, linkShown } from "./_listing.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
-import { quote } from "./_quote.ts";
+import { quote } from "../internal/quote.ts";
 import type { DirEntryInfo, DirListing } from "./path_jail.ts";
 
 const CHUNK = 64 * 1024;
