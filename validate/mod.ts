@@ -11,7 +11,9 @@
  *   redirects checked at every hop, size and time caps.
  * - {@linkcode assertReadOnlySql} and {@linkcode queryReadOnly}: exactly one
  *   reading statement, parameters bound, rows read one at a time against a
- *   row and byte budget ({@linkcode readPlannedRows} runs a plan in a Worker).
+ *   row and byte budget ({@linkcode readPlannedRows} runs a plan in a Worker);
+ *   a guard for writes starts from {@linkcode singleSqlStatement} and refuses
+ *   {@linkcode UNSAFE_SQL_FUNCTIONS} the same way.
  * - {@linkcode CommandPolicy} and {@linkcode buildArgv}: programs by absolute
  *   path, argv from typed parts (a caller's value is never an option), an
  *   allowlisted environment, a working directory inside a root, a deadline
@@ -100,7 +102,14 @@ export {
 } from "./read_only_query.ts";
 export { type PlannedRows, type ReadPlan, readPlannedRows } from "./read_planned_rows.ts";
 export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetch.ts";
-export { assertReadOnlySql, type SqlGuardOptions, UNSAFE_SQL_FUNCTIONS } from "./sql_guard.ts";
+export { singleSqlStatement, type SingleSqlStatementOptions } from "./single_sql_statement.ts";
+export {
+  assertReadOnlySql,
+  SCHEMA_PRAGMAS,
+  type SqlGuardOptions,
+  UNSAFE_SQL_FUNCTIONS,
+  VALUE_PRAGMAS,
+} from "./sql_guard.ts";
 export {
   splitSqlStatements,
   sqlIdentifier,

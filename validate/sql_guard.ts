@@ -1,7 +1,7 @@
-import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
-import { splitSqlStatements, SqlLexError, sqlNames, type SqlToken, tokenizeSql } from "./sql_tokens.ts";
+import { singleSqlStatement } from "./single_sql_statement.ts";
+import { sqlNames, type SqlToken } from "./sql_tokens.ts";
 
 /** Options of {@linkcode assertReadOnlySql}. */
 export interface SqlGuardOptions {
@@ -67,8 +67,21 @@ export const UNSAFE_SQL_FUNCTIONS: ReadonlySet<string> = new Set([
   "sqlite_dbptr",
 ]);
 
-// PRAGMAs that only describe the schema; the argument is a table or index name.
-const PRAGMAS_WITH_ARGUMENT = new Set([
+/**
+ * PRAGMAs that only describe the schema, given a table or index name:
+ * `PRAGMA table_info(t)` or the table-valued `pragma_table_info('t')`.
+ * {@linkcode assertReadOnlySql} accepts these and no other PRAGMA with an
+ * argument; an authorizer for the same database should allow the same.
+ *
+ * @example
+ * ```ts
+ * import { SCHEMA_PRAGMAS } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(SCHEMA_PRAGMAS.has("table_info") && !SCHEMA_PRAGMAS.has("writable_schema"));
+ * ```
+ */
+export const SCHEMA_PRAGMAS: ReadonlySet<string> = new Set([
   "table_info",
   "table_xinfo",
   "table_list",
@@ -77,8 +90,19 @@ const PRAGMAS_WITH_ARGUMENT = new Set([
   "index_xinfo",
   "foreign_key_list",
 ]);
-// PRAGMAs that read a value when bare, and set it when given one.
-const PRAGMAS_BARE = new Set(["user_version", "application_id"]);
+/**
+ * PRAGMAs that read a value when bare (`PRAGMA user_version`) and set it when
+ * given one; only the bare form is a read.
+ *
+ * @example
+ * ```ts
+ * import { VALUE_PRAGMAS } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(VALUE_PRAGMAS.has("user_version"));
+ * ```
+ */
+export const VALUE_PRAGMAS: ReadonlySet<string> = new Set(["user_version", "application_id"]);
 
 /**
  * Layer 1 for SQL: accepts exactly one statement that only reads — `SELECT`,
@@ -108,21 +132,7 @@ export function assertReadOnlySql(sql: string, options: SqlGuardOptions = {}): v
 
 /** {@linkcode assertReadOnlySql}, returning the statement's tokens (without the trailing `;`). */
 export function readOnlyStatement(sql: string, options: SqlGuardOptions = {}): SqlToken[] {
-  const max = options.maxLength ?? DEFAULT_LIMITS.maxSqlLength;
-  if (typeof sql !== "string") refuse("the SQL must be a string");
-  if (sql.length > max) refuse(`the SQL is longer than ${max} characters`);
-  if (sql.includes("\0")) refuse("the SQL contains a NUL byte");
-  let tokens: SqlToken[];
-  try {
-    tokens = tokenizeSql(sql);
-  } catch (err) {
-    if (err instanceof SqlLexError) refuse(err.message);
-    throw err;
-  }
-  const statements = splitSqlStatements(tokens);
-  if (statements.length === 0) refuse("the SQL is empty");
-  if (statements.length > 1) refuse(`exactly one statement is allowed, found ${statements.length}`);
-  const statement = statements[0];
+  const statement = singleSqlStatement(sql, { maxLength: options.maxLength });
   const first = upper(statement[0]);
   if (first === "PRAGMA") {
     checkPragma(statement);
@@ -152,7 +162,7 @@ function checkToken(body: readonly SqlToken[], i: number, name: string | undefin
   // FROM 'pragma_database_list' (see sqlNames).
   if (name === undefined) return;
   if (UNSAFE_SQL_FUNCTIONS.has(name)) refuse(`${quote(name)} is not allowed`);
-  if (name.startsWith("pragma_") && !PRAGMAS_WITH_ARGUMENT.has(name.slice(7))) {
+  if (name.startsWith("pragma_") && !SCHEMA_PRAGMAS.has(name.slice(7))) {
     refuse(`${quote(name)} is not a read-only schema PRAGMA`);
   }
 }
@@ -163,11 +173,11 @@ function checkPragma(statement: SqlToken[]): void {
   if (rest[1]?.text === ".") rest = rest.slice(2);
   const name = rest[0]?.kind === "word" ? rest[0].text.toLowerCase() : "";
   if (rest.some((t) => t.text === "=")) refuse("PRAGMA assignments are not allowed");
-  if (PRAGMAS_BARE.has(name) && rest.length === 1) return;
+  if (VALUE_PRAGMAS.has(name) && rest.length === 1) return;
   const argument = rest[2];
   const shape = rest.length === 4 && rest[1].text === "(" && rest[3].text === ")" &&
     (argument.kind === "word" || argument.kind === "quoted" || argument.kind === "string");
-  if (PRAGMAS_WITH_ARGUMENT.has(name) && shape) return;
+  if (SCHEMA_PRAGMAS.has(name) && shape) return;
   refuse(`PRAGMA ${quote(name || rest[0]?.text || "", 32)} is not a read-only schema PRAGMA`);
 }
 

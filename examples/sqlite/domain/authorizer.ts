@@ -1,4 +1,4 @@
-import { quote, UNSAFE_SQL_FUNCTIONS } from "@forge/toolkit/validate";
+import { quote, SCHEMA_PRAGMAS, UNSAFE_SQL_FUNCTIONS, VALUE_PRAGMAS } from "@forge/toolkit/validate";
 import { AUTH, type AuthorizerCallback } from "./_sqlite.ts";
 import { type WriteKind, writePattern } from "./write_pattern.ts";
 
@@ -24,17 +24,6 @@ export interface AuthorizerOptions {
 }
 
 const SCHEMA_TABLES = new Set(["sqlite_master", "sqlite_temp_master", "sqlite_schema", "sqlite_temp_schema"]);
-// Schema PRAGMAs a read may use, as statements or table-valued functions.
-const SCHEMA_PRAGMAS = new Set([
-  "table_info",
-  "table_xinfo",
-  "table_list",
-  "index_list",
-  "index_info",
-  "index_xinfo",
-  "foreign_key_list",
-]);
-const BARE_PRAGMAS = new Set(["user_version", "application_id"]);
 const RAW_TABLES = new Set(["sqlite_dbpage", "sqlite_dbdata", "sqlite_dbptr", "fsdir", "zipfile"]);
 const DDL: Record<number, "arg1" | "arg2"> = {
   [AUTH.CREATE_TABLE]: "arg1",
@@ -154,7 +143,7 @@ function readProblem(table: string): string | undefined {
 
 function pragmaAllowed(name: string, argument: string | null): boolean {
   const pragma = name.toLowerCase();
-  return SCHEMA_PRAGMAS.has(pragma) || (BARE_PRAGMAS.has(pragma) && argument === null);
+  return SCHEMA_PRAGMAS.has(pragma) || (VALUE_PRAGMAS.has(pragma) && argument === null);
 }
 
 function describe(kind: WriteKind): string {

@@ -1,12 +1,10 @@
 import {
   PolicyError,
   quote,
-  splitSqlStatements,
+  singleSqlStatement,
   sqlIdentifier,
-  SqlLexError,
   sqlNames,
   type SqlToken,
-  tokenizeSql,
   UNSAFE_SQL_FUNCTIONS,
 } from "@forge/toolkit/validate";
 import { type WriteKind, writePattern } from "./write_pattern.ts";
@@ -48,19 +46,7 @@ const TRANSACTION_WORDS = new Set(["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPO
  * @throws {PolicyError} With code `sql` when the statement is refused.
  */
 export function classifyWrite(sql: string, maxLength: number): WriteStatement {
-  if (sql.length > maxLength) refuse(`the SQL is longer than ${maxLength} characters`);
-  if (sql.includes("\0")) refuse("the SQL contains a NUL byte");
-  let tokens: SqlToken[];
-  try {
-    tokens = tokenizeSql(sql);
-  } catch (err) {
-    if (err instanceof SqlLexError) refuse(err.message);
-    throw err;
-  }
-  const statements = splitSqlStatements(tokens);
-  if (statements.length === 0) refuse("the SQL is empty");
-  if (statements.length > 1) refuse(`exactly one statement is allowed, found ${statements.length}`);
-  const statement = statements[0];
+  const statement = singleSqlStatement(sql, { maxLength, action: "execute" });
   const names = sqlNames(statement);
   statement.forEach((token, i) => {
     if (token.kind === "word") {
