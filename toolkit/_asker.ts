@@ -46,6 +46,20 @@ export function declares(capabilities: Record<string, unknown> | undefined, meth
   return Object.hasOwn(modes, "form") || !Object.hasOwn(modes, "url");
 }
 
+/**
+ * The error a 2026-07-28 question meets when the request did not declare the
+ * capability it needs: a {@linkcode MissingCapabilityError} the handler may
+ * catch, which answers `-32021` if it escapes.
+ */
+export function missingCapability(method: AskMethod): MissingCapabilityError {
+  const capability = CAPABILITY[method];
+  return asProtocolError(new MissingCapabilityError(capability, method), {
+    code: ErrorCode.missingRequiredClientCapability,
+    message: `Missing required client capability: ${capability} (the tool sends ${method})`,
+    data: { requiredCapabilities: { [capability]: {} } },
+  });
+}
+
 const protocolErrors = new WeakMap<object, RpcError>();
 
 /** Marks `err` so that, escaping a handler, it answers the call with `rpc` instead of a result. */

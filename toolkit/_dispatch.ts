@@ -40,6 +40,7 @@ import {
   TASKS_EXTENSION,
   taskSubscriptionRefusal,
 } from "./_task_requests.ts";
+import { TaskAsker } from "./_task_asker.ts";
 import { type TaskLimits, TaskTable } from "./_tasks.ts";
 import { within } from "./_within.ts";
 import type { Middleware } from "./middleware.ts";
@@ -245,7 +246,11 @@ export class Dispatcher {
     if (modern && task && meta[PROBE_META_KEY] !== true && declaresTasks(meta)) {
       // The extension carries no progress on tasks; status is polled instead.
       const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
-      const created = this.#tasks.create(ttlMs, (task) => runCall(input(task.call, () => {})));
+      const capabilities = envelope.era === "modern" ? envelope.capabilities : {};
+      const created = this.#tasks.create(
+        ttlMs,
+        (task) => runCall(input(task.call, () => {}, { asker: new TaskAsker(this.#tasks, task, capabilities) })),
+      );
       return createdReply(id, created, this.#tasks, this.#session);
     }
     const requestState = modern ? params?.requestState : undefined;

@@ -8,10 +8,8 @@
 // (`elicitation-1`, `roots-2`…) and matched with the digest of what was asked,
 // so a handler that asks something else at that place is asked again.
 
-import { type Asker, type AskMethod, asProtocolError, CAPABILITY, declares } from "./_asker.ts";
-import { ErrorCode } from "./_jsonrpc.ts";
+import { type Asker, type AskMethod, declares, missingCapability } from "./_asker.ts";
 import { digestOf, sealState, type StateBody } from "./_request_state.ts";
-import { MissingCapabilityError } from "./missing_capability_error.ts";
 
 /** The most rounds of asking one call may take. */
 export const MAX_ROUNDS = 8;
@@ -66,14 +64,7 @@ export class InputRounds implements Asker {
   }
 
   async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
-    if (!declares(this.#options.capabilities, method)) {
-      const capability = CAPABILITY[method];
-      throw asProtocolError(new MissingCapabilityError(capability, method), {
-        code: ErrorCode.missingRequiredClientCapability,
-        message: `Missing required client capability: ${capability} (the tool sends ${method})`,
-        data: { requiredCapabilities: { [capability]: {} } },
-      });
-    }
+    if (!declares(this.#options.capabilities, method)) throw missingCapability(method);
     if (this.#paused) return new Promise(() => {});
     const key = `${SHORT[method]}-${++this.#seq}`;
     this.#lookups++;

@@ -17,11 +17,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 type Json = Record<string, unknown>;
 
-/** `_meta` of a 2026-07-28 request, declaring the extension or not. */
-function meta(tasks: boolean): Json {
+/** `_meta` of a 2026-07-28 request, declaring the extension or not, and any other capabilities. */
+function meta(tasks: boolean, capabilities: Json = {}): Json {
   return {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { [TASKS]: {} } } : {},
+    "io.modelcontextprotocol/clientCapabilities": tasks
+      ? { ...capabilities, extensions: { [TASKS]: {} } }
+      : capabilities,
   };
 }
 
@@ -284,5 +286,44 @@ Deno.test({
       { type: "text", text: "slept 1" },
     ]);
     await modern.close();
+  },
+});
+
+Deno.test({
+  name: "a task's handler asks through inputRequests: input_required on tasks/get, answered by tasks/update, then done",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const { taskId } = resultOf(
+      await ask(server, "tools/call", { name: "greet", arguments: {}, _meta: meta(true, { elicitation: {} }) }),
+    );
+    let asked = resultOf(await ask(server, "tasks/get", { taskId }));
+    for (let i = 0; asked.status === "working" && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      asked = resultOf(await ask(server, "tasks/get", { taskId }));
+    }
+    assert.equal(asked.status, "input_required");
+    const requests = asked.inputRequests as Record<string, { method: string; params: Json }>;
+    const [key] = Object.keys(requests);
+    assert.equal(requests[key].method, "elicitation/create");
+    assert.equal(requests[key].params.message, "Please enter your name.");
+    // A key that is not outstanding is ignored; the answer to the real one resumes the handler.
+    await ask(server, "tasks/update", { taskId, inputResponses: { "not-asked": { action: "decline" } } });
+    assert.equal(resultOf(await ask(server, "tasks/get", { taskId })).status, "input_required");
+    const ack = resultOf(
+      await ask(server, "tasks/update", {
+        taskId,
+        inputResponses: { [key]: { action: "accept", content: { name: "Luca" } } },
+      }),
+    );
+    assert.equal(ack.resultType, "complete");
+    const done = resultOf(await settled(server, taskId));
+    assert.equal(done.status, "completed");
+    assert.deepEqual(done.result, { content: [{ type: "text", text: "Hello, Luca!" }] });
+    // Without the elicitation capability the question fails the task with -32021, as it would fail the call.
+    const bare = resultOf(await settled(server, resultOf(await call(server, "greet")).taskId));
+    assert.equal(bare.status, "failed");
+    assert.equal((bare.error as { code: number }).code, -32021);
+    await server.status();
   },
 });

@@ -193,7 +193,7 @@ export class TaskTable {
     if (task.terminal || this.#tasks.get(task.id) !== task) return;
     const done = outcomeForEra(outcome, true);
     if (done.kind === "none") return this.#end(task, "cancelled", "Cancelled");
-    // A task's handler has no asker (questions reach it through tasks/update), so it never pauses.
+    // A task's asker (_task_asker.ts) waits for tasks/update instead of pausing the call.
     if (done.kind === "input_required") return this.#end(task, "failed", "A task cannot pause to ask its client");
     if (done.kind === "error") {
       task.error = done.error;

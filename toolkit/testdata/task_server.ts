@@ -2,7 +2,7 @@
 // permission. Flags: --max-tasks=<n>, --task-bytes=<bytes> (maxTaskBytes),
 // --max=<bytes> (maxMessageBytes), --ttl=<ms> (taskTtlMs).
 // A handler whose signal fires says so on stderr: `ABORTED <tool>: <reason>`.
-import { addTool, error, getInt, health, intProp, run, schema, text, ToolError } from "../../mod.ts";
+import { addTool, error, getInt, health, intProp, run, schema, strProp, text, ToolError } from "../../mod.ts";
 
 const flag = (name: string, fallback: number) => {
   const found = Deno.args.find((a) => a.startsWith(`--${name}=`));
@@ -66,6 +66,19 @@ if (!health()) {
       annotations: RO,
       task: true,
     }, (req) => text("x".repeat(getInt(req.arguments, "n", 10))));
+    addTool(server, {
+      name: "greet",
+      description: "Asks the user's name through elicitation, then greets",
+      inputSchema: schema(),
+      annotations: RO,
+      task: true,
+    }, async (req) => {
+      const answer = await req.elicit({
+        message: "Please enter your name.",
+        requestedSchema: schema({ name: strProp("Your name") }, ["name"]),
+      });
+      return text(answer.action === "accept" ? `Hello, ${answer.content.name}!` : `no name (${answer.action})`);
+    });
     addTool(server, {
       name: "quick",
       description: "Not long-running",

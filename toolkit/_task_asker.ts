@@ -1,0 +1,28 @@
+// How the handler of a task asks its client. A task cannot answer
+// input_required (its call was answered with the task handle), so a question
+// becomes one of the task's `inputRequests`: the client sees it on tasks/get
+// and answers it with tasks/update, while the handler awaits. The request that
+// created the task decides what may be asked, as for any 2026-07-28 call.
+
+import { type Asker, type AskMethod, declares, missingCapability } from "./_asker.ts";
+import type { Task, TaskTable } from "./_tasks.ts";
+
+/** The asker of one task. */
+export class TaskAsker implements Asker {
+  // Answers arrive as inputResponses: a malformed one fails the task with -32602, as it would fail a call.
+  readonly modern = true;
+  readonly #table: TaskTable;
+  readonly #task: Task;
+  readonly #capabilities: Record<string, unknown>;
+
+  constructor(table: TaskTable, task: Task, capabilities: Record<string, unknown>) {
+    this.#table = table;
+    this.#task = task;
+    this.#capabilities = capabilities;
+  }
+
+  ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
+    if (!declares(this.#capabilities, method)) return Promise.reject(missingCapability(method));
+    return this.#table.ask(this.#task, method, params);
+  }
+}
