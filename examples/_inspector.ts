@@ -5,7 +5,8 @@
 // its config: the Inspector's Node child_process hands down no permission,
 // and the server would refuse any excess anyway.
 import { fileURLToPath } from "node:url";
-import { childEnv, printedPermissions } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { childEnv } from "@forge/toolkit/testing";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { childEnv, printedPermissions } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { childEnv } from "@forge/toolkit/testing";
 
 /** The checkout, where deno.json maps the toolkit's names. */
 export const REPO: string = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");

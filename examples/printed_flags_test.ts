@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { childEnv, printedPermissions, spawnServer } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { childEnv, spawnServer } from "@forge/toolkit/testing";
 
 const REPO = dirname(dirname(fileURLToPath(import.meta.url)));
 const example = (name: string, ...rest: string[]) => join(REPO, "examples", name, ...rest);

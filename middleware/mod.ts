@@ -22,10 +22,16 @@ export type { Args } from "../toolkit/args.ts";
 export type { ClientInfo, Patterns, Tool, ToolAnnotations } from "../toolkit/tool.ts";
 export type {
   AudioContent,
+  BlobResourceContents,
   Content,
+  ContentAnnotations,
+  ContentBlock,
+  EmbeddedResource,
+  Icon,
   ImageContent,
   ResourceLinkContent,
   TextContent,
+  TextResourceContents,
   ToolResult,
 } from "../toolkit/result.ts";
 export type { JsonSchema, JsonType, ObjectSchema } from "../toolkit/schema.ts";

@@ -47,5 +47,8 @@ export {
 export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 export { derivePermissions, type PermissionSet } from "./permission_set.ts";
 export { compileArgs, type CompileOptions } from "./compile_args.ts";
+export { compileServer, type CompileServerOptions, type CompileServerResult } from "./compile_server.ts";
 export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";
 export { revokeUnneeded } from "./revoke_unneeded.ts";
+// Named by derivePermissions, so this entry point documents on its own; definePolicy is in @forge/toolkit/validate.
+export type { Limits, NetPolicy, Policy } from "../validate/policy.ts";

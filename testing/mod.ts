@@ -32,10 +32,33 @@ export type { CallResult, ListedTool, McpClient, RequestOptions } from "./client
 export { connectInMemory, type InMemoryOptions, type InMemorySession } from "./in_memory.ts";
 export { type MemoryPipe, memoryPipe } from "./memory_pipe.ts";
 export { probe, type ProbeResult } from "./probe.ts";
+export { ALWAYS_META_KEY, PROBE_META_KEY } from "../toolkit/pattern_tool.ts";
 export { type RawOptions, type RawServer, spawnRaw } from "./raw_client.ts";
 export { runDeno, type RunDenoOptions, type RunDenoResult } from "./run_deno.ts";
 export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";
 export { type SpyHandler, spyHandler } from "./spy.ts";
 export { testFilesByPermissions, type TestFilesOptions } from "./test_files.ts";
 export { type RawSession, serveRaw } from "./raw_session.ts";
-export { printedPermissions, type PrintedPermissionsOptions } from "../permissions/printed_permissions.ts";
+// The core types these helpers' signatures reach, so this entry point documents
+// on its own; the values live in @forge/toolkit and @forge/toolkit/stdio.
+export type { Server } from "../toolkit/server.ts";
+export type { ByteReader, Connection, ServeOptions } from "../toolkit/serve.ts";
+export type { ByteWriter } from "../toolkit/_writer.ts";
+export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
+export type { Args } from "../toolkit/args.ts";
+export type { ClientInfo, Patterns, Tool, ToolAnnotations, ToolHandler, ToolRequest } from "../toolkit/tool.ts";
+export type {
+  AudioContent,
+  BlobResourceContents,
+  Content,
+  ContentAnnotations,
+  ContentBlock,
+  EmbeddedResource,
+  Icon,
+  ImageContent,
+  ResourceLinkContent,
+  TextContent,
+  TextResourceContents,
+  ToolResult,
+} from "../toolkit/result.ts";
+export type { JsonSchema, JsonType, ObjectSchema } from "../toolkit/schema.ts";

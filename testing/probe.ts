@@ -1,5 +1,5 @@
 import type { McpClient } from "./client.ts";
-import { ALWAYS_META_KEY, PROBE_META_KEY } from "@forge/toolkit";
+import { ALWAYS_META_KEY, PROBE_META_KEY } from "../toolkit/pattern_tool.ts";
 
 /** What a probe returned. */
 export interface ProbeResult {

@@ -16,7 +16,7 @@ export {
 } from "./args.ts";
 export type { ArrayOptions } from "./args.ts";
 export { health } from "./health.ts";
-export { ALWAYS_META_KEY, type PatternToolOptions, PROBE_META_KEY, registerPatternTool } from "./pattern_tool.ts";
+export { type PatternToolOptions, registerPatternTool } from "./pattern_tool.ts";
 export type {
   ClientCapability,
   ClientRoot,
@@ -86,4 +86,8 @@ export {
 // serve() and StdioTransport live in @forge/toolkit/stdio (stdio/mod.ts): run()
 // loads them when it starts, so `--health` never does. Types cost nothing.
 export type { ServeOptions } from "./serve.ts";
+// Named by RunOptions and RunWithConfigOptions, so this entry point documents on
+// its own; their functions live in @forge/toolkit/validate and /configreload.
+export type { Limits, NetPolicy, Policy } from "../validate/policy.ts";
+export type { ConfigSchema, SchemaIssue, SchemaResult } from "../configreload/from_schema.ts";
 // The audit trail and the limits live in @forge/toolkit/middleware (middleware/mod.ts).

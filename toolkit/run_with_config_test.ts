@@ -1,7 +1,8 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { printedPermissions, runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/config_server.ts", import.meta.url).pathname;
 

@@ -92,8 +92,10 @@ export {
   type PolicyInit,
 } from "./policy.ts";
 export { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
+// PolicyError and LimitError extend it: named as a type so this entry point
+// documents on its own; the class itself is exported by @forge/toolkit.
+export type { ToolError } from "../toolkit/tool_error.ts";
 export { quote } from "../internal/quote.ts";
-export { ToolError } from "../toolkit/tool_error.ts";
 export {
   planReadOnlyQuery,
   queryReadOnly,

@@ -21,7 +21,8 @@ export type PolicyErrorCode =
   | "address"
   | "redirect"
   | "network"
-  | "sql";
+  | "sql"
+  | "command";
 
 /**
  * A refusal by one of the validate guards (path jail, URL policy, SQL guard).

@@ -3,7 +3,8 @@
 // it prints, driven by the official SDK client over its real stdio.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { probe, spawnServer } from "@forge/toolkit/testing";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {

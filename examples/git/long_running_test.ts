@@ -3,7 +3,8 @@
 // printed flags, a 2026-07-28 client that declares the tasks extension gets a
 // task and polls for the result; a client without it gets the result at once.
 import assert from "node:assert/strict";
-import { printedPermissions, type RawServer, spawnRaw } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {

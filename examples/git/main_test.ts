@@ -3,7 +3,8 @@
 // it prints, driven by the official SDK client over its real stdio.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { printedPermissions, probe, runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { probe, runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {

@@ -5,15 +5,8 @@
 import assert from "node:assert/strict";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { derivePermissions } from "@forge/toolkit/permissions";
-import {
-  printedPermissions,
-  probe,
-  runDeno,
-  type RunDenoResult,
-  type ServerProcess,
-  spawnServer,
-} from "@forge/toolkit/testing";
+import { derivePermissions, printedPermissions } from "@forge/toolkit/permissions";
+import { probe, runDeno, type RunDenoResult, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
 import { definePolicy } from "@forge/toolkit/validate";
 import { startTestServers } from "./testdata/test_servers.ts";
 
@@ -29,7 +22,7 @@ const TASK_HTTP = "deno run --allow-read=examples/http/sample/config.json " +
   "192.0.0.0/24,192.0.2.0/24,192.88.99.0/24,192.168.0.0/16,198.18.0.0/15,198.51.100.0/24,203.0.113.0/24,224.0.0.0/4," +
   "240.0.0.0/4,[::],[::1],[fd00:ec2::254]' " +
   "--allow-env=FORGE_TENANT_CONFIG examples/http/main.ts -config examples/http/sample/config.json";
-const TASK_COMPILE = "deno run --allow-run --allow-read --allow-env permissions/compile.ts examples/http/main.ts " +
+const TASK_COMPILE = "deno run --allow-run --allow-read --allow-env scripts/compile.ts examples/http/main.ts " +
   "--config examples/http/sample/config.json --output dist/http";
 
 const servers = startTestServers();

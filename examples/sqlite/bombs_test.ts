@@ -4,7 +4,8 @@
 // server's resident memory sampled from /proc while it works.
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { printedPermissions, type RawServer, spawnRaw } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {

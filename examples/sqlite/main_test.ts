@@ -4,7 +4,8 @@
 // SQLite file, with a canary database beside it that must never leak.
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { printedPermissions, probe, spawnServer } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { probe, spawnServer } from "@forge/toolkit/testing";
 import { denoRun, makeE2eTree, REPO, SCRIPT, textOf } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };

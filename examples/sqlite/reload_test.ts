@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { printedPermissions, spawnServer } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { spawnServer } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT, textOf } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };

@@ -1,4 +1,4 @@
-// `deno task start | dev | inspect | permissions | host-config`: the server's
+// `deno task start | dev | inspect | permissions | host-config | compile`: the server's
 // Deno flags always come from the server itself (`--print-permissions` for the
 // config in use), so a new `${VAR}` or folder in the config needs no edit here.
 //
@@ -8,16 +8,18 @@
 //                e.g. `deno task inspect --cli --method tools/list`)
 //   permissions  print the flags (values from the environment shown as ${NAME})
 //   host-config  print a host entry: `deno task host-config claude|vscode [--npx]`
+//   compile      one binary in dist/ with those flags baked in and the config embedded
+//                (`--dry-run` prints the `deno compile` command without running it)
 //
 // `--config=FILE` picks another config (default config/config.example.json).
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configVariables } from "@forge/toolkit/configreload";
-import { printedPermissions } from "@forge/toolkit/permissions";
+import { compileServer, printedPermissions } from "@forge/toolkit/permissions";
 import { devLoop } from "./_dev.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
-const MODES = ["start", "dev", "inspect", "permissions", "host-config"];
+const MODES = ["start", "dev", "inspect", "permissions", "host-config", "compile"];
 
 const project = fileURLToPath(new URL("..", import.meta.url));
 const script = resolve(project, "main.ts");
@@ -43,6 +45,19 @@ if (mode === "permissions" || mode === "host-config") {
       ...printing,
     ]),
   );
+}
+
+if (mode === "compile") {
+  try {
+    const output = resolve(project, "dist/my-server");
+    const result = await compileServer({ entry: script, config, output, dryRun: rest.includes("--dry-run") });
+    console.log(result.commandLine);
+    if (result.error) console.error(result.error);
+    Deno.exit(rest.includes("--dry-run") || result.built ? 0 : 1);
+  } catch (err) {
+    console.error((err as Error).message.trim());
+    Deno.exit(1);
+  }
 }
 
 const ask = () => printedPermissions({ script, config, env: Deno.env.toObject() });

@@ -92,3 +92,25 @@ Deno.test("the launcher refuses an unknown task with one line and exit 64", asyn
   assert.equal(out.code, 64);
   assert.match(new TextDecoder().decode(out.stderr), /^Cannot launch: "serve" is not one of start, dev, inspect/);
 });
+
+Deno.test("deno task compile --dry-run builds deno compile from the flags the server printed, config embedded", async () => {
+  const t = await docsConfig();
+  const out = await task(["compile", `--config=${t.config}`, "--dry-run"], t.env);
+  assert.equal(out.code, 0, out.stderr);
+  const line = out.stdout.trim();
+  assert.match(line, /^deno compile --no-prompt /);
+  assert.ok(line.includes(`--allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR`), line);
+  assert.ok(line.includes(`--include ${t.config}`), line);
+  assert.ok(line.endsWith(`main.ts -config ${t.config}`), line);
+  assert.ok(line.includes(`--output ${project}dist/my-server`), line);
+  await Deno.remove(t.dir, { recursive: true });
+});
+
+Deno.test("deno task compile refuses in one line when a ${VAR} of the config is unset", async () => {
+  const t = await docsConfig();
+  const out = await task(["compile", `--config=${t.config}`, "--dry-run"], { NOTES_DIR: t.notes });
+  assert.equal(out.code, 1);
+  assert.match(out.stderr.trim(), /\$\{DOCS_DIR\}, which is not set$/);
+  assert.doesNotMatch(out.stderr, /\n\s+at /);
+  await Deno.remove(t.dir, { recursive: true });
+});

@@ -6,7 +6,6 @@ import {
   type CommandResult,
   PolicyError,
   quote,
-  ToolError,
   truncationMarker,
 } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
@@ -137,7 +136,9 @@ export class Git {
     // Exit 1: no such key. Anything else (a broken config) fails closed.
     if (result.code === 1 && result.stdout === "") return parseDrivers("");
     this.#check(repo, "config", result, [0]);
-    if (result.stdoutCut) throw new ToolError(`Cannot use repo ${quote(repo.name)}: its config is too large`);
+    if (result.stdoutCut) {
+      throw new PolicyError("command", `Cannot use repo ${quote(repo.name)}: its config is too large`);
+    }
     return parseDrivers(result.stdout);
   }
 
@@ -150,7 +151,7 @@ export class Git {
    * @param options See {@linkcode GitRunOptions}.
    * @returns What it printed.
    * @throws {PolicyError} When the repository defines a driver name git cannot pin, or filters on a write.
-   * @throws {ToolError} When git fails, runs past its deadline, or cannot start.
+   * @throws {PolicyError} When git fails or runs past its deadline (code `command`).
    */
   async run(
     repo: Repo & { root: string },
@@ -193,12 +194,14 @@ export class Git {
 
   #check(repo: Repo & { root: string }, subcommand: string, result: CommandResult, ok: readonly number[]): void {
     const what = `Cannot run git ${subcommand} in repo ${quote(repo.name)}`;
-    if (result.ended === "deadline") throw new ToolError(`${what}: it ran past its deadline and was stopped`);
-    if (result.ended === "aborted") throw new ToolError(`${what}: the call was cancelled`);
+    if (result.ended === "deadline") {
+      throw new PolicyError("command", `${what}: it ran past its deadline and was stopped`);
+    }
+    if (result.ended === "aborted") throw new PolicyError("command", `${what}: the call was cancelled`);
     if (result.signal !== null || !ok.includes(result.code)) {
       // git's own message, with the host path of the work tree replaced by the repo's name.
       const reason = result.stderr.replaceAll(repo.root, `<${repo.name}>`).trim().split("\n").slice(0, 5).join("; ");
-      throw new ToolError(`${what}: ${reason.slice(0, 500) || `exit ${result.code}`}`);
+      throw new PolicyError("command", `${what}: ${reason.slice(0, 500) || `exit ${result.code}`}`);
     }
   }
 }

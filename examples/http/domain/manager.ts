@@ -77,7 +77,7 @@ export class Manager {
    * @param request The URL and headers.
    * @returns The parsed URL.
    * @throws {PolicyError} When the URL is refused.
-   * @throws {ToolError} When a header is refused.
+   * @throws {PolicyError} When a header is refused.
    */
   async check(request: FetchRequest): Promise<URL> {
     const { rules } = await this.#current();
@@ -93,7 +93,7 @@ export class Manager {
    * @param signal The call's signal (deadline, cancellation, shutdown).
    * @returns The response as text.
    * @throws {PolicyError} When the URL, a redirect or an address is refused, on timeout, or when the connection fails.
-   * @throws {ToolError} When a header is refused.
+   * @throws {PolicyError} When a header is refused.
    */
   async fetch(request: FetchRequest, signal?: AbortSignal): Promise<FetchResult> {
     const { config, rules } = await this.#current();

@@ -1,6 +1,7 @@
 // test-permissions: --allow-net=127.0.0.1,127.0.0.2,localhost
 import assert from "node:assert/strict";
-import { PolicyError, ToolError } from "@forge/toolkit/validate";
+import { ToolError } from "@forge/toolkit";
+import { PolicyError } from "@forge/toolkit/validate";
 import { startTestServers } from "../testdata/test_servers.ts";
 import { type Config, ConfigSchema } from "./config.ts";
 import { Manager } from "./manager.ts";

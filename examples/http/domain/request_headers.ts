@@ -1,4 +1,4 @@
-import { quote, ToolError } from "@forge/toolkit/validate";
+import { PolicyError, quote } from "@forge/toolkit/validate";
 
 /** The most headers one request may carry from the caller. */
 export const MAX_HEADERS = 32;
@@ -45,33 +45,42 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
  *
  * @param map Header names to values, as the caller gave them.
  * @returns The headers to send.
- * @throws {ToolError} When a header is refused or malformed, or there are too many.
+ * @throws {PolicyError} When a header is refused or malformed, or there are too many.
  *
  * @example Allowed and refused headers
  * ```ts
  * import { requestHeaders } from "./request_headers.ts";
- * import { ToolError } from "@forge/toolkit/validate";
+ * import { PolicyError } from "@forge/toolkit/validate";
  * import assert from "node:assert/strict";
  *
  * assert.equal(requestHeaders({ Accept: "application/json" }).get("accept"), "application/json");
- * assert.throws(() => requestHeaders({ Host: "internal.example" }), ToolError);
+ * assert.throws(() => requestHeaders({ Host: "internal.example" }), PolicyError);
  * ```
  */
 export function requestHeaders(map: Readonly<Record<string, string>>): Headers {
   const entries = Object.entries(map);
   if (entries.length > MAX_HEADERS) {
-    throw new ToolError(`Cannot send headers: ${entries.length} were given, at most ${MAX_HEADERS} are allowed`);
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot send headers: ${entries.length} were given, at most ${MAX_HEADERS} are allowed`,
+    );
   }
   const headers = new Headers();
   for (const [name, value] of entries) {
     if (!TOKEN.test(name)) {
-      throw new ToolError(`Cannot send header ${quote(name, 64)}: the name is not a valid HTTP header name`);
+      throw new PolicyError(
+        "invalid-input",
+        `Cannot send header ${quote(name, 64)}: the name is not a valid HTTP header name`,
+      );
     }
     const lower = name.toLowerCase();
     const refused = WHY.find(([pattern]) => pattern.test(lower));
-    if (refused) throw new ToolError(`Cannot send header ${quote(name, 64)}: ${refused[1]}; remove it`);
+    if (refused) {
+      throw new PolicyError("invalid-input", `Cannot send header ${quote(name, 64)}: ${refused[1]}; remove it`);
+    }
     if (typeof value !== "string" || value.length > MAX_HEADER_VALUE || !VALUE.test(value)) {
-      throw new ToolError(
+      throw new PolicyError(
+        "invalid-input",
         `Cannot send header ${quote(name, 64)}: the value must be at most ${MAX_HEADER_VALUE} characters ` +
           "of text without line breaks",
       );

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ToolError } from "@forge/toolkit/validate";
+import { ToolError } from "@forge/toolkit";
 import { MAX_HEADER_VALUE, MAX_HEADERS, requestHeaders } from "./request_headers.ts";
 
 const SECRET_VALUE = "value-that-must-not-be-echoed";

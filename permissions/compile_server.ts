@@ -1,22 +1,7 @@
-/**
- * Builds a server into one binary with its least-privilege permissions baked
- * in: asks the server for its flags (`--print-permissions`, with the given
- * config), then runs `deno compile` with exactly those and the config
- * embedded as the static fallback. Run it as a script:
- *
- * ```sh
- * deno run --allow-run --allow-read --allow-env jsr:@forge/toolkit/compile \
- *   main.ts --config /etc/files.json --output dist/files [--target TRIPLE] [--dry-run]
- * ```
- *
- * `deno compile` downloads its runtime (denort) from dl.deno.land; where that
- * is unreachable the build fails, and the script says so plainly.
- *
- * @module
- */
-import { parseArgs } from "node:util";
+// The build a compiled server needs: its own printed flags and its config,
+// never a hand-written permission list. `deno task compile` is the command line.
 import { basename, dirname, resolve } from "node:path";
-import { configVariables } from "../configreload/mod.ts";
+import { configVariables } from "../configreload/config_variables.ts";
 import { compileArgs } from "./compile_args.ts";
 import { printedPermissions } from "./printed_permissions.ts";
 import { shellQuote } from "../internal/shell_quote.ts";
@@ -45,6 +30,8 @@ export interface CompileServerOptions {
 export interface CompileServerResult {
   /** The `deno compile` command line, starting with `deno`. */
   command: string[];
+  /** The same as one line a POSIX shell reads back unchanged (what to print). */
+  commandLine: string;
   /** Whether a binary was built. */
   built: boolean;
   /** Why not, when `deno compile` failed. */
@@ -62,10 +49,10 @@ export interface CompileServerResult {
  *
  * @example Work out the command without building
  * ```ts ignore
- * import { compileServer } from "@forge/toolkit/compile";
+ * import { compileServer } from "@forge/toolkit/permissions";
  *
- * const { command } = await compileServer({ entry: "main.ts", config: "config.json", dryRun: true });
- * console.log(command.join(" "));
+ * const { commandLine } = await compileServer({ entry: "main.ts", config: "config.json", dryRun: true });
+ * console.log(commandLine);
  * ```
  */
 export async function compileServer(options: CompileServerOptions): Promise<CompileServerResult> {
@@ -81,48 +68,14 @@ export async function compileServer(options: CompileServerOptions): Promise<Comp
   const output = options.output ?? `dist/${basename(dirname(resolve(options.entry)))}`;
   const args = compileArgs({ entry: options.entry, flags, output, config, target: options.target });
   const command = ["deno", ...args];
-  if (options.dryRun) return { command, built: false };
+  const commandLine = command.map(shellQuote).join(" ");
+  if (options.dryRun) return { command, commandLine, built: false };
   const run = await new Deno.Command(Deno.execPath(), { args, stdout: "inherit", stderr: "piped" }).output();
-  if (run.success) return { command, built: true };
+  if (run.success) return { command, commandLine, built: true };
   let error = new TextDecoder().decode(run.stderr).trim();
   if (/denort|dl\.deno\.land/.test(error)) {
     error += "\ndeno compile needs its runtime (denort) from dl.deno.land, which this machine cannot reach. " +
       "The command above is exactly what would run; run it where the download works.";
   }
-  return { command, built: false, error };
-}
-
-if (import.meta.main) {
-  const { values, positionals } = parseArgs({
-    args: Deno.args,
-    allowPositionals: true,
-    options: {
-      config: { type: "string" },
-      output: { type: "string" },
-      target: { type: "string" },
-      "dry-run": { type: "boolean", default: false },
-    },
-  });
-  if (positionals.length !== 1) {
-    console.error("usage: compile.ts <entry> [--config FILE] [--output PATH] [--target TRIPLE] [--dry-run]");
-    Deno.exit(64);
-  }
-  let result: Awaited<ReturnType<typeof compileServer>>;
-  try {
-    result = await compileServer({
-      entry: positionals[0],
-      config: values.config,
-      output: values.output,
-      target: values.target,
-      dryRun: values["dry-run"],
-    });
-  } catch (err) {
-    // One line, never a stack trace: the server's own refusal (an unset
-    // ${VAR} among them) names what to fix.
-    console.error(`compile: ${(err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, " ").trim()}`);
-    Deno.exit(1);
-  }
-  console.log(result.command.map(shellQuote).join(" "));
-  if (result.error) console.error(result.error);
-  Deno.exit(values["dry-run"] || result.built ? 0 : 1);
+  return { command, commandLine, built: false, error };
 }

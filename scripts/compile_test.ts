@@ -5,7 +5,7 @@ const repo = new URL("..", import.meta.url).pathname;
 
 async function compile(args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-run", "--allow-read", "--allow-env", "permissions/compile.ts", ...args],
+    args: ["run", "--allow-run", "--allow-read", "--allow-env", "scripts/compile.ts", ...args],
     cwd: repo,
     env: { NO_COLOR: "1" },
     stdout: "piped",
@@ -15,7 +15,7 @@ async function compile(args: string[]) {
 }
 
 Deno.test({
-  name: "compile.ts --dry-run builds the deno compile command from the server's own --print-permissions",
+  name: "deno task compile --dry-run builds the deno compile command from the server's own --print-permissions",
   permissions: { run: true, read: [repo], env: true },
   async fn() {
     const out = await compile(["examples/hello-tool/main.ts", "--dry-run"]);
@@ -25,7 +25,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "compile.ts says plainly when deno compile cannot download its runtime, and fails",
+  name: "deno task compile says plainly when deno compile cannot download its runtime, and fails",
   permissions: { run: true, read: [repo], env: true },
   async fn() {
     const out = await compile(["examples/hello-tool/main.ts", "--output", "/nonexistent-dir/hello"]);
@@ -36,7 +36,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "compile.ts with a config whose ${VAR} is unset says so in one line, with no stack trace, and exits 1",
+  name: "deno task compile with a config whose ${VAR} is unset says so in one line, with no stack trace, and exits 1",
   permissions: { run: true, read: [repo], env: true },
   async fn() {
     const out = await compile([

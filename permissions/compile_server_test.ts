@@ -1,0 +1,46 @@
+// test-permissions: --allow-run --allow-read={repo} --allow-env=NOTES_DIR
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { compileServer } from "./compile_server.ts";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const deno = Deno.execPath();
+
+Deno.test({
+  name: "compileServer() with dryRun works out deno compile from the server's printed flags and builds nothing",
+  permissions: { run: [deno], read: [repo], env: ["NOTES_DIR"] },
+  async fn() {
+    const entry = `${repo}template/main.ts`;
+    const config = `${repo}template/config/config.example.json`;
+    Deno.env.set("NOTES_DIR", `${repo}template`);
+    try {
+      const result = await compileServer({ entry, config, output: "dist/notes", dryRun: true });
+      assert.equal(result.built, false);
+      assert.equal(result.error, undefined);
+      const { command } = result;
+      assert.deepEqual(command.slice(0, 3), ["deno", "compile", "--no-prompt"]);
+      assert.ok(command.includes(`--allow-read=${repo}template,${config}`), command.join(" "));
+      assert.ok(command.includes("--allow-env=FORGE_TENANT_CONFIG,NOTES_DIR"), command.join(" "));
+      assert.deepEqual(command.slice(-3), [entry, "-config", config]);
+      assert.ok(command.includes("--include") && command.includes(config), "the config is embedded");
+      assert.equal(result.commandLine, command.join(" "), "no word of this command needs quoting");
+    } finally {
+      Deno.env.delete("NOTES_DIR");
+    }
+  },
+});
+
+Deno.test({
+  name: "compileServer() refuses when the server cannot print its permissions (a ${VAR} of the config is unset)",
+  permissions: { run: [deno], read: [repo], env: ["NOTES_DIR"] },
+  async fn() {
+    await assert.rejects(
+      compileServer({
+        entry: `${repo}template/main.ts`,
+        config: `${repo}template/config/config.example.json`,
+        dryRun: true,
+      }),
+      /Cannot read the permissions of .*template\/main\.ts: .*\$\{NOTES_DIR\}, which is not set/s,
+    );
+  },
+});
