@@ -19,7 +19,7 @@
 // The core types its signatures reach (the hook, a call, a result): this entry point passes deno doc --lint alone.
 export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
 export type { Args } from "../toolkit/args.ts";
-export type { ClientInfo, Patterns, Tool, ToolAnnotations } from "../toolkit/tool.ts";
+export type { ClientInfo, Patterns, TaskOptions, Tool, ToolAnnotations } from "../toolkit/tool.ts";
 export type {
   AudioContent,
   BlobResourceContents,

@@ -31,7 +31,7 @@ export { type JsonRpcMessage, StdioTransport, type StdioTransportOptions } from 
 export type { Server } from "../toolkit/server.ts";
 export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
 export type { Args } from "../toolkit/args.ts";
-export type { ClientInfo, Patterns, Tool, ToolAnnotations } from "../toolkit/tool.ts";
+export type { ClientInfo, Patterns, TaskOptions, Tool, ToolAnnotations } from "../toolkit/tool.ts";
 export type {
   AudioContent,
   BlobResourceContents,

@@ -46,7 +46,23 @@ export type { ByteReader, Connection, ServeOptions } from "../toolkit/serve.ts";
 export type { ByteWriter } from "../toolkit/_writer.ts";
 export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
 export type { Args } from "../toolkit/args.ts";
-export type { ClientInfo, Patterns, Tool, ToolAnnotations, ToolHandler, ToolRequest } from "../toolkit/tool.ts";
+export type {
+  ClientInfo,
+  Patterns,
+  TaskOptions,
+  Tool,
+  ToolAnnotations,
+  ToolHandler,
+  ToolRequest,
+} from "../toolkit/tool.ts";
+export type {
+  ClientCapability,
+  ClientRoot,
+  ElicitAnswer,
+  ElicitForm,
+  SampleAnswer,
+  SampleRequest,
+} from "../toolkit/client_input.ts";
 export type {
   AudioContent,
   BlobResourceContents,
