@@ -102,8 +102,9 @@ export class TaskTable {
    */
   create(ttlMs: number | undefined, run: (task: Task) => Outcome | Promise<Outcome>): Task | RpcError {
     ttlMs ??= this.#limits.ttlMs;
-    this.#sweep();
     const max = this.#limits.max;
+    // The timer frees expired tasks; a sweep here only makes sure a full table is really full.
+    if (this.#tasks.size >= max) this.#sweep();
     if (this.#tasks.size >= max) {
       return {
         code: ErrorCode.internalError,
@@ -133,9 +134,10 @@ export class TaskTable {
 
   /** The task under `id`, or why there is none. */
   lookup(id: string): Lookup {
-    this.#sweep();
     const task = this.#tasks.get(id);
-    if (task) return { task };
+    // The timer may not have fired yet for a task whose TTL has just passed.
+    if (task && task.expiresAt <= performance.now()) this.#free(task);
+    else if (task) return { task };
     return { missing: this.#expired.includes(id) ? "expired" : "not found" };
   }
 
