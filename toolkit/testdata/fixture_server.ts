@@ -2,30 +2,16 @@
 // --grace=<ms> (shutdownGraceMs), --timeout=<ms> (default per-call deadline),
 // --max=<bytes> (maxMessageBytes), --inflight=<n> (maxInFlight).
 import { addTool, getInt, health, intProp, requireString, run, schema, strProp, text } from "../../mod.ts";
+import { addSleepTool, RO } from "./sleep_tool.ts";
 
 const flag = (name: string, fallback: number) => {
   const found = Deno.args.find((a) => a.startsWith(`--${name}=`));
   return found ? Number(found.split("=")[1]) : fallback;
 };
-const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 if (!health()) {
   await run("fixture", (server) => {
-    addTool(server, {
-      name: "sleep",
-      description: "Sleeps ms, honouring its signal",
-      inputSchema: schema({ ms: intProp("ms") }),
-      annotations: RO,
-    }, (req) => {
-      const ms = getInt(req.arguments, "ms", 100);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => resolve(text(`slept ${ms}`)), ms);
-        req.signal.addEventListener("abort", () => {
-          clearTimeout(timer);
-          reject(req.signal.reason);
-        });
-      });
-    });
+    addSleepTool(server);
     addTool(server, {
       name: "memory",
       description: "Reports the live heap in bytes, after a full GC when --expose-gc is on",

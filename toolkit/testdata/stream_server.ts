@@ -2,12 +2,12 @@
 // --grace=<ms> (shutdownGraceMs), --max=<bytes> (maxMessageBytes),
 // --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth).
 import { addTool, getInt, health, intProp, run, schema, text } from "../../mod.ts";
+import { addSleepTool, RO } from "./sleep_tool.ts";
 
 const flag = (name: string) => {
   const found = Deno.args.find((a) => a.startsWith(`--${name}=`));
   return found ? Number(found.split("=")[1]) : undefined;
 };
-const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 if (!health()) {
   await run("stream", (server) => {
@@ -40,21 +40,7 @@ if (!health()) {
       inputSchema: schema({ bytes: intProp("bytes") }),
       annotations: RO,
     }, (req) => text("b".repeat(getInt(req.arguments, "bytes", 10))));
-    addTool(server, {
-      name: "sleep",
-      description: "Sleeps ms, honouring its signal",
-      inputSchema: schema({ ms: intProp("ms") }),
-      annotations: RO,
-    }, (req) => {
-      const ms = getInt(req.arguments, "ms", 100);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => resolve(text(`slept ${ms}`)), ms);
-        req.signal.addEventListener("abort", () => {
-          clearTimeout(timer);
-          reject(req.signal.reason);
-        });
-      });
-    });
+    addSleepTool(server);
   }, {
     shutdownGraceMs: flag("grace") ?? 2_000,
     maxMessageBytes: flag("max"),

@@ -2,22 +2,14 @@
 import assert from "node:assert/strict";
 import { ToolError } from "@forge/toolkit";
 import { PolicyError } from "@forge/toolkit/validate";
-import { startTestServers } from "../testdata/test_servers.ts";
-import { type Config, ConfigSchema } from "./config.ts";
+import { startTestServers, testConfig } from "../testdata/test_servers.ts";
+import type { Config } from "./config.ts";
 import { Manager } from "./manager.ts";
 
 const servers = startTestServers();
 const SHARED = { sanitizeOps: false, sanitizeResources: false, permissions: { net: ["127.0.0.1"] } };
 
-function config(init: Record<string, unknown> = {}): Config {
-  return ConfigSchema.parse({
-    allow_hosts: [`127.0.0.1:${servers.mainPort}`],
-    allow_schemes: ["http"],
-    allow_private_hosts: ["127.0.0.1"],
-    timeout_ms: 2_000,
-    ...init,
-  });
-}
+const config = (init: Record<string, unknown> = {}): Config => testConfig(servers, init);
 
 /** A manager over a config the test can swap, as a reload would. */
 function managed(initial: Config, timeoutMs = initial.timeout_ms) {

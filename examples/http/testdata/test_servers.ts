@@ -2,6 +2,8 @@
 // 127.0.0.1 and a forbidden one on 127.0.0.2 whose canary body must never
 // appear in any output. Every request the allowed servers get is recorded.
 
+import { type Config, ConfigSchema } from "../domain/config.ts";
+
 /** One request an allowed test server received. */
 export interface SeenRequest {
   /** The origin the request was addressed to (from its Host header). */
@@ -157,5 +159,19 @@ function untilAborted(req: Request, url: URL, aborted: string[]): Promise<void> 
       clearTimeout(timer);
       resolve();
     }, { once: true });
+  });
+}
+
+/**
+ * A config that allows plain HTTP to `main` (a private address, so it must be
+ * allowed as one) with a 2 s timeout, then `init` on top.
+ */
+export function testConfig(servers: TestServers, init: Record<string, unknown> = {}): Config {
+  return ConfigSchema.parse({
+    allow_hosts: [`127.0.0.1:${servers.mainPort}`],
+    allow_schemes: ["http"],
+    allow_private_hosts: ["127.0.0.1"],
+    timeout_ms: 2_000,
+    ...init,
   });
 }

@@ -3,25 +3,16 @@ import assert from "node:assert/strict";
 import { Server } from "@forge/toolkit";
 import { auditTrail } from "@forge/toolkit/middleware";
 import { connectInMemory, probe } from "@forge/toolkit/testing";
-import { type Config, ConfigSchema } from "../domain/config.ts";
+import type { Config } from "../domain/config.ts";
 import { Manager } from "../domain/manager.ts";
-import { startTestServers } from "../testdata/test_servers.ts";
+import { startTestServers, testConfig } from "../testdata/test_servers.ts";
 import { fetchUrlTool } from "./fetch_url.ts";
 import { registerAll } from "./register.ts";
 
 const servers = startTestServers();
 const SHARED = { sanitizeOps: false, sanitizeResources: false, permissions: { net: ["127.0.0.1"] } };
 
-function config(init: Record<string, unknown> = {}): Config {
-  return ConfigSchema.parse({
-    allow_hosts: [`127.0.0.1:${servers.mainPort}`],
-    allow_schemes: ["http"],
-    allow_private_hosts: ["127.0.0.1"],
-    timeout_ms: 2_000,
-    max_bytes: 1_000,
-    ...init,
-  });
-}
+const config = (init: Record<string, unknown> = {}): Config => testConfig(servers, { max_bytes: 1_000, ...init });
 
 async function session(current: Config = config()) {
   const audit: string[] = [];
