@@ -6,6 +6,8 @@
 // Records (the audit trail) are never dropped silently: their promise says
 // whether they were written.
 
+import type { ByteWriter } from "./byte_writer.ts";
+
 const encoder = new TextEncoder();
 
 /** Log bytes that may wait for stderr; past it, log lines are dropped and counted. */
@@ -16,12 +18,6 @@ export const RECORD_BUFFER_BYTES = 4 * 1024 * 1024;
 export const RECORD_TIMEOUT_MS = 1_000;
 // Small lines are joined into writes of at most this size: one syscall per burst.
 const WRITE_CHUNK = 64 * 1024;
-
-/** What the queue writes to: `Deno.stderr`, or a test's writer. */
-export interface StderrWriter {
-  /** Writes some of `bytes`; resolves with how many were written. */
-  write(bytes: Uint8Array): Promise<number>;
-}
 
 interface Pending {
   resolve(): void;
@@ -38,7 +34,7 @@ interface Entry {
 
 /** A bounded, never-blocking queue in front of one byte writer (stderr in production). */
 export class StderrQueue {
-  readonly #out: StderrWriter;
+  readonly #out: ByteWriter;
   readonly #logLimit: number;
   readonly #recordLimit: number;
   #queue: Entry[] = [];
@@ -49,7 +45,7 @@ export class StderrQueue {
   #closed = false;
   #idle: (() => void)[] = [];
 
-  constructor(out: StderrWriter, logLimit = LOG_BUFFER_BYTES, recordLimit = RECORD_BUFFER_BYTES) {
+  constructor(out: ByteWriter, logLimit = LOG_BUFFER_BYTES, recordLimit = RECORD_BUFFER_BYTES) {
     this.#out = out;
     this.#logLimit = logLimit;
     this.#recordLimit = recordLimit;

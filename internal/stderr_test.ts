@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { StderrQueue, type StderrWriter } from "./stderr.ts";
+import type { ByteWriter } from "./byte_writer.ts";
+import { StderrQueue } from "./stderr.ts";
 
 const decoder = new TextDecoder();
 
 /** A writer whose writes wait until `open()`; records what was written. */
-function gatedWriter(): StderrWriter & { text(): string; open(): void; writes: number } {
+function gatedWriter(): ByteWriter & { text(): string; open(): void; writes: number } {
   let gate = Promise.withResolvers<void>();
   let text = "";
   const out = {

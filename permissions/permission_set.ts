@@ -1,4 +1,4 @@
-import { inPrefix, ipv4Bytes, ipv6Bytes, isIPv4 } from "../validate/_ip.ts";
+import { inPrefix, ipv4Bytes, ipv6Bytes, isIPv4 } from "../internal/ip.ts";
 import { BLOCKED_IPV4_RANGES, BLOCKED_IPV6_ADDRESSES } from "../validate/address.ts";
 import type { Policy } from "../validate/policy.ts";
 

@@ -43,7 +43,7 @@ export { type RawSession, serveRaw } from "./raw_session.ts";
 // on its own; the values live in @forge/toolkit and @forge/toolkit/stdio.
 export type { Server } from "../toolkit/server.ts";
 export type { ByteReader, Connection, ServeOptions } from "../toolkit/serve.ts";
-export type { ByteWriter } from "../toolkit/_writer.ts";
+export type { ByteWriter } from "../internal/byte_writer.ts";
 export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
 export type { Args } from "../toolkit/args.ts";
 export type {

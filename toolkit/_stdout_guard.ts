@@ -6,7 +6,7 @@
 // a client stops reading stderr.
 
 import { stderrQueue } from "../internal/stderr.ts";
-import type { ByteWriter } from "./_writer.ts";
+import type { ByteWriter } from "../internal/byte_writer.ts";
 
 // Every Console method that prints; the rest (profile, timeStamp) print nothing.
 const CONSOLE_METHODS = [

@@ -8,18 +8,14 @@
 // queued. The reader checks `congested` and waits on `idle()` so a client
 // that stops reading cannot grow our memory.
 
+import type { ByteWriter } from "../internal/byte_writer.ts";
+
 const encoder = new TextEncoder();
 // How many microtask hops the first write of a burst waits for more replies
 // (measured: 1 to 32 gather the same; each hop costs well under a microsecond).
 const GATHER_HOPS = 4;
 /** Frames are joined into one write up to this many UTF-16 units; a larger frame is written in slices of it. */
 export const WRITE_CHUNK = 256 * 1024;
-
-/** Where frames go: `Deno.stdout`, or an in-memory pipe in tests. */
-export interface ByteWriter {
-  /** Writes some of `bytes`; resolves with how many were written. */
-  write(bytes: Uint8Array): Promise<number>;
-}
 
 /** How a writer treats a frame larger than a message may be. */
 export interface OversizeOptions {

@@ -6,7 +6,8 @@ import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { takeEarlyStart } from "./_startup.ts";
 import { logLine } from "../internal/stderr.ts";
 import { within } from "./_within.ts";
-import { type ByteWriter, FrameWriter } from "./_writer.ts";
+import type { ByteWriter } from "../internal/byte_writer.ts";
+import { FrameWriter } from "./_writer.ts";
 import type { Middleware } from "./middleware.ts";
 import type { Server } from "./server.ts";
 

@@ -4,7 +4,8 @@ import { DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_option
 import { oversizeReply } from "./_oversize.ts";
 import { type ByteReader, type ReadLoop, readLoop } from "./_read_loop.ts";
 import { takeEarlyStart } from "./_startup.ts";
-import { type ByteWriter, FrameWriter } from "./_writer.ts";
+import type { ByteWriter } from "../internal/byte_writer.ts";
+import { FrameWriter } from "./_writer.ts";
 
 /** A JSON-RPC message as it travels: a parsed JSON object. */
 export type JsonRpcMessage = Record<string, unknown>;

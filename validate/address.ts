@@ -1,5 +1,5 @@
 import { quote } from "../internal/quote.ts";
-import { inPrefix, ipv4Bytes, ipv6Bytes } from "./_ip.ts";
+import { inPrefix, ipv4Bytes, ipv6Bytes } from "../internal/ip.ts";
 
 /** Why an address is not a public one. */
 export type AddressClass =

@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "./_ip.ts";
+import { isIPv4, isIPv6 } from "../internal/ip.ts";
 import { isAbsolute, resolve } from "node:path";
 import { compileGlob } from "./_glob.ts";
 import { quote } from "../internal/quote.ts";

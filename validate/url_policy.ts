@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { isIPv4, isIPv6 } from "./_ip.ts";
+import { isIPv4, isIPv6 } from "../internal/ip.ts";
 import { classifyAddress } from "./address.ts";
 import type { NetPolicy, Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as net from "node:net";
-import { inPrefix, ipv4Bytes, ipv6Bytes, isIPv4, isIPv6 } from "./_ip.ts";
+import { inPrefix, ipv4Bytes, ipv6Bytes, isIPv4, isIPv6 } from "./ip.ts";
 
 // Hand-picked edge cases; node:net's own predicates are the oracle.
 const corpus = [
