@@ -5,6 +5,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe, spawnServer } from "@forge/toolkit/testing";
+import {
+  assertHealthNeedsNoPermission,
+  assertRefusesSharedConfig,
+  serveUnderPrintedFlags,
+  textOf,
+} from "../_served.ts";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {
@@ -14,15 +20,11 @@ const perms: Deno.PermissionOptions = {
   env: "inherit",
 };
 
-type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
-const textOf = (result: Result) => (result.content[0] as { text: string }).text;
-
 Deno.test({
   name: "--health prints ok and needs no permission at all",
   permissions: perms,
   async fn() {
-    const out = await denoRun([SCRIPT, "--health"]);
-    assert.deepEqual([out.code, out.stdout], [0, "ok\n"]);
+    await assertHealthNeedsNoPermission(SCRIPT);
   },
 });
 
@@ -65,11 +67,7 @@ Deno.test({
     const all = await denoRun(["-A", SCRIPT, "-config", tree.config]);
     assert.equal(all.code, 2);
     assert.match(all.stderr, /^files: refusing to serve: the process holds more permissions than its policy needs/);
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    await Deno.chmod(tree.config, 0o666);
-    const unsafe = await denoRun([...flags, SCRIPT, "-config", tree.config]);
-    assert.equal(unsafe.code, 1);
-    assert.match(unsafe.stderr, /writable by group or others/);
+    await assertRefusesSharedConfig(SCRIPT, tree.config);
     await tree.remove();
   },
 });
@@ -79,14 +77,7 @@ Deno.test({
   permissions: perms,
   async fn(t) {
     const tree = await makeE2eTree();
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
-    const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
-    const refused = async (name: string, args: Record<string, unknown>, reason: RegExp) => {
-      const result = await call(name, args);
-      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
-      assert.match(textOf(result), reason);
-    };
+    const { server, call, refused } = await serveUnderPrintedFlags(SCRIPT, tree.config);
 
     await t.step("tools/list", async () => {
       const { tools } = await server.client.listTools();

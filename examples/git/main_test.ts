@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
-import { probe, runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
+import { probe, runDeno, type RunDenoResult } from "@forge/toolkit/testing";
+import { serveUnderPrintedFlags, textOf } from "../_served.ts";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {
@@ -14,8 +15,6 @@ const perms: Deno.PermissionOptions = {
   env: "inherit",
 };
 
-type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
-const textOf = (result: Result) => (result.content[0] as { text: string }).text;
 const tree = makeE2eTree;
 
 function denoRun(args: string[]): Promise<RunDenoResult> {
@@ -65,19 +64,7 @@ Deno.test({
   permissions: perms,
   async fn(t) {
     const dirs = await tree();
-    const flags = await printedPermissions({ script: SCRIPT, config: dirs.config, cwd: REPO });
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", dirs.config], cwd: REPO });
-    const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
-    const ok = async (name: string, args: Record<string, unknown>) => {
-      const result = await call(name, args);
-      assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
-      return textOf(result);
-    };
-    const refused = async (name: string, args: Record<string, unknown>, reason: RegExp) => {
-      const result = await call(name, args);
-      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
-      assert.match(textOf(result), reason);
-    };
+    const { server, call, ok, refused } = await serveUnderPrintedFlags(SCRIPT, dirs.config);
     try {
       await t.step("tools/list", async () => {
         const { tools } = await server.client.listTools();

@@ -78,11 +78,6 @@ export function denoRun(args: string[], env?: Record<string, string>): Promise<R
   return runDeno({ args, env, cwd: REPO });
 }
 
-/** The text of a result's first content block. */
-export function textOf(result: { content: unknown[] }): string {
-  return (result.content[0] as { text: string }).text;
-}
-
 function exec(path: string, sql: string): void {
   const db = new DatabaseSync(path);
   db.exec(sql);

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe, spawnServer } from "@forge/toolkit/testing";
-import { denoRun, makeE2eTree, REPO, SCRIPT, textOf } from "./_e2e.ts";
+import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags } from "../_served.ts";
+import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 
@@ -14,8 +15,7 @@ Deno.test({
   name: "--health prints ok and needs no permission at all",
   permissions: perms,
   async fn() {
-    const out = await denoRun([SCRIPT, "--health"]);
-    assert.deepEqual([out.code, out.stdout], [0, "ok\n"]);
+    await assertHealthNeedsNoPermission(SCRIPT);
   },
 });
 
@@ -92,11 +92,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree();
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    await Deno.chmod(tree.config, 0o666);
-    const unsafe = await denoRun([...flags, SCRIPT, "-config", tree.config]);
-    assert.equal(unsafe.code, 1);
-    assert.match(unsafe.stderr, /writable by group or others/);
+    await assertRefusesSharedConfig(SCRIPT, tree.config);
     await tree.remove();
   },
 });
@@ -106,14 +102,7 @@ Deno.test({
   permissions: perms,
   async fn(t) {
     const tree = await makeE2eTree();
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
-    const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
-    const refused = async (name: string, args: Record<string, unknown>, reason: RegExp) => {
-      const result = await call(name, args);
-      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
-      assert.match(textOf(result), reason, `${name} ${JSON.stringify(args)}`);
-    };
+    const { server, call, refused } = await serveUnderPrintedFlags(SCRIPT, tree.config);
 
     await t.step("tools/list: the three read-only tools", async () => {
       assert.deepEqual((await server.client.listTools()).tools.map((tool) => tool.name), [

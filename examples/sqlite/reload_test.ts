@@ -7,7 +7,8 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
-import { makeE2eTree, REPO, SCRIPT, textOf } from "./_e2e.ts";
+import { textOf } from "../_served.ts";
+import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 

@@ -1,0 +1,66 @@
+// The examples' end-to-end tests start each server the way an operator does:
+// as a subprocess with exactly the flags it prints for its config, driven by
+// the official SDK client over its real stdio. What every example checks the
+// same way lives here; each main_test.ts keeps its own tools and refusals.
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { type CallResult, runDeno, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
+
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+
+/** A server started under its printed flags, with the calls its tests make. */
+export interface Served {
+  /** The running server. */
+  server: ServerProcess;
+  /** Calls a tool. */
+  call(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  /** Calls a tool that must succeed, and returns its first text. */
+  ok(name: string, args: Record<string, unknown>): Promise<string>;
+  /** Calls a tool that must answer `isError` with a text matching `reason`. */
+  refused(name: string, args: Record<string, unknown>, reason: RegExp): Promise<void>;
+}
+
+/** The text of a result's first content block. */
+export function textOf(result: { content: unknown[] }): string {
+  return (result.content[0] as { text: string }).text;
+}
+
+/** Starts `script` on `config` with exactly the flags it prints for that config. */
+export async function serveUnderPrintedFlags(script: string, config: string): Promise<Served> {
+  const flags = await printedPermissions({ script, config, cwd: REPO });
+  const server = await spawnServer({ args: [...flags, script, "-config", config], cwd: REPO });
+  const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
+  return {
+    server,
+    call,
+    async ok(name, args) {
+      const result = await call(name, args);
+      assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
+      return textOf(result);
+    },
+    async refused(name, args, reason) {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+      assert.match(textOf(result), reason, `${name} ${JSON.stringify(args)}`);
+    },
+  };
+}
+
+/** Asserts `deno run <script> --health` prints `ok` with no permission flag at all. */
+export async function assertHealthNeedsNoPermission(script: string): Promise<void> {
+  const out = await runDeno({ args: [script, "--health"], cwd: REPO });
+  assert.deepEqual([out.code, out.stdout], [0, "ok\n"], out.stderr);
+}
+
+/**
+ * Asserts the server refuses, with exit 1 and the reason, a config file that
+ * others can write (mode 0666), even under exactly its printed flags.
+ */
+export async function assertRefusesSharedConfig(script: string, config: string): Promise<void> {
+  const flags = await printedPermissions({ script, config, cwd: REPO });
+  await Deno.chmod(config, 0o666);
+  const unsafe = await runDeno({ args: [...flags, script, "-config", config], cwd: REPO });
+  assert.equal(unsafe.code, 1);
+  assert.match(unsafe.stderr, /writable by group or others/);
+}
