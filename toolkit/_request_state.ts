@@ -67,11 +67,12 @@ export async function sealState(tool: string, argsDigest: string, body: StateBod
 /** Why a state was refused, as the client is told. */
 export type StateProblem = "malformed" | "forged" | "expired" | "other-call";
 
-/** Opens a state the client sent back for `tool` with arguments of `argsDigest`. */
+/** Opens a state the client sent back for `tool` with arguments of `argsDigest`, as of `now`. */
 export async function openState(
   state: unknown,
   tool: string,
   argsDigest: string,
+  now: number = Date.now(),
 ): Promise<{ ok: true; body: StateBody } | { ok: false; problem: StateProblem }> {
   if (typeof state !== "string" || state.length > MAX_STATE_CHARS) return { ok: false, problem: "malformed" };
   const dot = state.indexOf(".");
@@ -84,7 +85,7 @@ export async function openState(
   // Signed by this process, so well-formed: only the binding and the clock remain to check.
   const sealed = JSON.parse(new TextDecoder().decode(fromBase64Url(payload))) as Sealed;
   if (sealed.tool !== tool || sealed.args !== argsDigest) return { ok: false, problem: "other-call" };
-  if (!(Date.now() <= sealed.exp)) return { ok: false, problem: "expired" };
+  if (!(now <= sealed.exp)) return { ok: false, problem: "expired" };
   return { ok: true, body: { round: sealed.round, asked: sealed.asked, answers: sealed.answers } };
 }
 

@@ -113,6 +113,29 @@ Deno.test("2026-07-28: a confirmed pattern tool asks first; decline runs nothing
   await client.close();
 });
 
+Deno.test("2026-07-28: sampling/createMessage goes out as an input request; the model's answer reaches the handler", async () => {
+  const { client } = await modern({ sampling: {} });
+  client.setRequestHandler("sampling/createMessage", () =>
+    ({
+      role: "assistant",
+      content: { type: "text", text: "autumn moon" },
+      model: "test-model",
+      stopReason: "endTurn",
+    }) as never);
+  assert.equal(textOf(await client.callTool({ name: "haiku", arguments: {} })), "test-model: autumn moon");
+  await client.close();
+});
+
+Deno.test("2026-07-28: a call may ask in 8 rounds; a 9th question is refused as an internal error", async () => {
+  const { client } = await modern({ elicitation: {} }, () => ({ action: "accept", content: {} }));
+  assert.equal(textOf(await client.callTool({ name: "many", arguments: { n: 8 } })), "asked 8");
+  await assert.rejects(client.callTool({ name: "many", arguments: { n: 9 } }), (err: { code: number }) => {
+    assert.equal(err.code, -32603);
+    return true;
+  });
+  await client.close();
+});
+
 // ---- what a real client would never send: a raw client ----
 
 async function rawCall(server: RawServer, id: number, params: Record<string, unknown>, caps = { elicitation: {} }) {

@@ -7,6 +7,7 @@ import {
   addTool,
   boolProp,
   health,
+  intProp,
   json,
   MissingCapabilityError,
   registerPatternTool,
@@ -77,6 +78,17 @@ if (!health()) {
           maxTokens: 20,
         });
         return text(`${answer.model}: ${(answer.content as { text?: string }).text}`);
+      });
+      addTool(server, {
+        name: "many",
+        description: "Asks n questions one after the other",
+        inputSchema: schema({ n: intProp("How many") }, ["n"]),
+        annotations: RO,
+      }, async (req) => {
+        for (let i = 1; i <= req.arguments.n; i++) {
+          await req.elicit({ message: `Question ${i}?`, requestedSchema: schema({}) });
+        }
+        return text(`asked ${req.arguments.n}`);
       });
       addTool(server, {
         name: "maybe_ask",

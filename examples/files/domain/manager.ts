@@ -3,10 +3,11 @@
 import { resolve } from "node:path";
 import type { Config } from "./config.ts";
 import { planWrite, writeAtomic, type WriteOutcome } from "./atomic_write.ts";
+import type { ClientRoots } from "./client_roots.ts";
 import { listDir, type Listing, type PathInfo, readText, statPath } from "./files.ts";
 import { auditFileOf, fdAnchorOf, policyFor } from "./policy.ts";
 import { searchFiles, type SearchOptions, type SearchResult } from "./search.ts";
-import { Workspace } from "./workspace.ts";
+import { type Mode, Workspace } from "./workspace.ts";
 
 /** Options of {@linkcode Manager}. */
 export interface ManagerOptions {
@@ -22,7 +23,7 @@ export class Manager {
   readonly #config: () => Promise<Config>;
   readonly #configPath: string | undefined;
   readonly #search: Omit<SearchOptions, "signal">;
-  #current: { config: Config; workspace: Promise<Workspace> } | undefined;
+  #current: { config: Config; workspace: Promise<Workspace>; roots: readonly string[] } | undefined;
 
   /**
    * @param config Returns the current config (the loader's `get`).
@@ -35,37 +36,54 @@ export class Manager {
     this.#search = options.search ?? {};
   }
 
-  /** Reads a text file, cut at `max_bytes` with a marker. */
-  async read(path: string, signal?: AbortSignal): Promise<string> {
-    const { workspace, config } = await this.#now();
-    return await readText(workspace, path, config.max_bytes, signal);
+  /** Reads a text file, cut at `max_bytes` with a marker; `roots` (the client's) narrow where. */
+  async read(path: string, signal?: AbortSignal, roots?: ClientRoots): Promise<string> {
+    const { workspace, config, roots: configured } = await this.#now();
+    return await readText(
+      workspace,
+      await narrow(workspace, path, "read", roots, configured),
+      config.max_bytes,
+      signal,
+    );
   }
 
   /** Lists a folder. */
-  async list(path: string, signal?: AbortSignal): Promise<Listing> {
-    return await listDir((await this.#now()).workspace, path, signal);
+  async list(path: string, signal?: AbortSignal, roots?: ClientRoots): Promise<Listing> {
+    const { workspace, roots: configured } = await this.#now();
+    return await listDir(workspace, await narrow(workspace, path, "read", roots, configured), signal);
   }
 
   /** Describes a path. */
-  async stat(path: string): Promise<PathInfo> {
-    return await statPath((await this.#now()).workspace, path);
+  async stat(path: string, roots?: ClientRoots): Promise<PathInfo> {
+    const { workspace, roots: configured } = await this.#now();
+    return await statPath(workspace, await narrow(workspace, path, "read", roots, configured));
   }
 
   /** Searches names under a folder, bounded. */
-  async search(path: string, pattern: string, signal?: AbortSignal): Promise<SearchResult> {
-    const { workspace } = await this.#now();
-    return await searchFiles(workspace, path, pattern, { ...this.#search, signal });
+  async search(path: string, pattern: string, signal?: AbortSignal, roots?: ClientRoots): Promise<SearchResult> {
+    const { workspace, roots: configured } = await this.#now();
+    const where = await narrow(workspace, path, "read", roots, configured);
+    return await searchFiles(workspace, where, pattern, { ...this.#search, signal });
   }
 
   /** The normalised absolute path a write would replace or create (for its permission pattern). */
-  async writeTarget(path: string): Promise<string> {
-    return (await planWrite((await this.#now()).workspace, path)).target;
+  async writeTarget(path: string, roots?: ClientRoots): Promise<string> {
+    const { workspace, roots: configured } = await this.#now();
+    return (await planWrite(workspace, await narrow(workspace, path, "write", roots, configured))).target;
+  }
+
+  /** Whether a write would replace an existing file: the question to ask first, or undefined for a new file. */
+  async overwriteQuestion(path: string, roots?: ClientRoots): Promise<string | undefined> {
+    const { workspace, roots: configured } = await this.#now();
+    const plan = await planWrite(workspace, await narrow(workspace, path, "write", roots, configured));
+    return plan.exists ? `Replace the existing file ${plan.target}?` : undefined;
   }
 
   /** Writes a file atomically inside the writable roots. */
-  async write(path: string, content: string, signal?: AbortSignal): Promise<WriteOutcome> {
-    const { workspace, config } = await this.#now();
-    return await writeAtomic(workspace, path, content, { maxBytes: config.max_bytes, signal });
+  async write(path: string, content: string, signal?: AbortSignal, roots?: ClientRoots): Promise<WriteOutcome> {
+    const { workspace, config, roots: configured } = await this.#now();
+    const where = await narrow(workspace, path, "write", roots, configured);
+    return await writeAtomic(workspace, where, content, { maxBytes: config.max_bytes, signal });
   }
 
   /** Nothing to release: every call opens and closes its own files. */
@@ -73,7 +91,7 @@ export class Manager {
     return Promise.resolve();
   }
 
-  async #now(): Promise<{ config: Config; workspace: Workspace }> {
+  async #now(): Promise<{ config: Config; workspace: Workspace; roots: readonly string[] }> {
     const config = await this.#config();
     // A workspace with a missing root is rebuilt each call, so a root created later is picked up.
     if (this.#current?.config !== config || !(await this.#current.workspace.catch(() => undefined))?.complete) {
@@ -88,8 +106,19 @@ export class Manager {
       workspace.catch(() => {
         if (this.#current?.workspace === workspace) this.#current = undefined;
       });
-      this.#current = { config, workspace };
+      this.#current = { config, workspace, roots: [...policy.readRoots, ...policy.writeRoots] };
     }
-    return { config, workspace: await this.#current.workspace };
+    return { config, workspace: await this.#current.workspace, roots: this.#current.roots };
   }
+}
+
+/** The path to serve: narrowed to the client's roots when it declared any. */
+function narrow(
+  workspace: Workspace,
+  path: string,
+  mode: Mode,
+  roots: ClientRoots | undefined,
+  configured: readonly string[],
+): Promise<string> {
+  return roots === undefined ? Promise.resolve(path) : roots.narrow(workspace, path, mode, configured);
 }

@@ -1,6 +1,7 @@
 import { json, requireString, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 import { entrySchema } from "./_entry_schema.ts";
+import { clientRootsOf } from "./_client_roots.ts";
 
 /** `list_dir {path}`: the entries of a folder, paths relative to their root. */
 export const listDirTool: Tool = {
@@ -29,5 +30,6 @@ export const listDirTool: Tool = {
  * @returns The handler.
  */
 export function listDir(mgr: Manager): ToolHandler {
-  return async (req) => json({ ...await mgr.list(requireString(req.arguments, "path"), req.signal) });
+  return async (req) =>
+    json({ ...await mgr.list(requireString(req.arguments, "path"), req.signal, await clientRootsOf(req)) });
 }

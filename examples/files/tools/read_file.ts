@@ -1,5 +1,6 @@
 import { requireString, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { clientRootsOf } from "./_client_roots.ts";
 
 /** `read_file {path}`: a text file inside a root, cut at `max_bytes` with a marker. */
 export const readFileTool: Tool = {
@@ -20,5 +21,6 @@ export const readFileTool: Tool = {
  * @returns The handler.
  */
 export function readFile(mgr: Manager): ToolHandler {
-  return async (req) => text(await mgr.read(requireString(req.arguments, "path"), req.signal));
+  return async (req) =>
+    text(await mgr.read(requireString(req.arguments, "path"), req.signal, await clientRootsOf(req)));
 }

@@ -2,6 +2,7 @@ import { json, requireString, schema, strProp, type Tool, type ToolHandler } fro
 import type { Manager } from "../domain/manager.ts";
 import { SEARCH_DEFAULTS } from "../domain/search.ts";
 import { entrySchema } from "./_entry_schema.ts";
+import { clientRootsOf } from "./_client_roots.ts";
 
 const d = SEARCH_DEFAULTS;
 
@@ -41,6 +42,6 @@ export function searchFiles(mgr: Manager): ToolHandler {
   return async (req) => {
     const path = requireString(req.arguments, "path");
     const pattern = requireString(req.arguments, "pattern");
-    return json({ ...await mgr.search(path, pattern, req.signal) });
+    return json({ ...await mgr.search(path, pattern, req.signal, await clientRootsOf(req)) });
   };
 }

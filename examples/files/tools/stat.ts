@@ -1,5 +1,6 @@
 import { json, requireString, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { clientRootsOf } from "./_client_roots.ts";
 
 /** `stat {path}`: type, size and modification time of a path. */
 export const statTool: Tool = {
@@ -27,5 +28,5 @@ export const statTool: Tool = {
  * @returns The handler.
  */
 export function stat(mgr: Manager): ToolHandler {
-  return async (req) => json({ ...await mgr.stat(requireString(req.arguments, "path")) });
+  return async (req) => json({ ...await mgr.stat(requireString(req.arguments, "path"), await clientRootsOf(req)) });
 }

@@ -1,4 +1,5 @@
 import {
+  type Args,
   ArgumentError,
   json,
   type PatternFn,
@@ -9,6 +10,7 @@ import {
   type ToolHandler,
 } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { clientRootsOf } from "./_client_roots.ts";
 
 /** `write_file {path, content}`: replaces or creates a file inside the writable roots, atomically. */
 export const writeFileTool: Tool = {
@@ -42,6 +44,17 @@ export function writeFilePatterns(mgr: Manager): PatternFn {
 }
 
 /**
+ * The confirmation of a write: replacing an existing file asks the user first
+ * (through the client, when it can ask); creating a new file asks nothing.
+ *
+ * @param mgr The manager.
+ * @returns The question for a call, or undefined.
+ */
+export function writeFileConfirm(mgr: Manager): (args: Args) => Promise<string | undefined> {
+  return (args) => mgr.overwriteQuestion(requireString(args, "path"));
+}
+
+/**
  * The handler of {@linkcode writeFileTool}.
  *
  * @param mgr The manager.
@@ -53,6 +66,6 @@ export function writeFile(mgr: Manager): ToolHandler {
     const content = req.arguments.content;
     // An empty file is a legal write, so the content is read without requireString.
     if (typeof content !== "string") throw new ArgumentError("content", "is required and must be a string");
-    return json({ ...await mgr.write(path, content, req.signal) });
+    return json({ ...await mgr.write(path, content, req.signal, await clientRootsOf(req)) });
   };
 }

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { ClientRequests, MAX_PENDING } from "./_client_requests.ts";
+
+function table() {
+  const sent: Record<string, unknown>[] = [];
+  return { sent, requests: new ClientRequests((frame) => sent.push(JSON.parse(frame))) };
+}
+
+Deno.test("ClientRequests matches a response by id, and an error response rejects with the client's code", async () => {
+  const { sent, requests } = table();
+  const signal = new AbortController().signal;
+  const a = requests.request("roots/list", undefined, signal);
+  const b = requests.request("elicitation/create", { message: "m" }, signal);
+  assert.deepEqual(sent.map((m) => m.method), ["roots/list", "elicitation/create"]);
+  requests.settle(sent[1].id as string, { action: "decline" }, undefined);
+  requests.settle(sent[0].id as string, undefined, { code: -32601, message: "no" });
+  assert.deepEqual(await b, { action: "decline" });
+  await assert.rejects(a, /answered with error -32601 "no"/);
+  assert.equal(requests.size, 0);
+});
+
+Deno.test("ClientRequests abandons a request when its call's signal fires, tells the client, and drops the late answer", async () => {
+  const { sent, requests } = table();
+  const controller = new AbortController();
+  const pending = requests.request("elicitation/create", {}, controller.signal);
+  controller.abort(new DOMException("deadline", "TimeoutError"));
+  await assert.rejects(pending, (err: DOMException) => err.name === "TimeoutError");
+  assert.deepEqual(sent[1], {
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: sent[0].id, reason: "the tool call ended" },
+  });
+  requests.settle(sent[0].id as string, {}, undefined);
+  requests.settle(7, {}, undefined);
+  assert.equal(requests.size, 0);
+});
+
+Deno.test(`ClientRequests keeps at most ${MAX_PENDING} requests waiting; the next is refused, not queued`, async () => {
+  const { sent, requests } = table();
+  const signal = new AbortController().signal;
+  const waiting = Array.from({ length: MAX_PENDING }, () => requests.request("roots/list", undefined, signal));
+  await assert.rejects(requests.request("roots/list", undefined, signal), /64 requests already wait/);
+  assert.equal(sent.length, MAX_PENDING);
+  for (const m of sent) requests.settle(m.id as string, { roots: [] }, undefined);
+  await Promise.all(waiting);
+});
