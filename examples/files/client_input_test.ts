@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env
 // What the client adds to the policy, over real stdio under the printed flags:
 // the user's confirmation before an existing file is replaced (2026-07-28,
 // @modelcontextprotocol/client 2.4), and the client's roots narrowing the
