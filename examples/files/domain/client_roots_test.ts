@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp}
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,7 +11,8 @@ async function tree() {
   for (const dir of ["root/a", "root/b", "outside"]) await Deno.mkdir(join(base, dir), { recursive: true });
   await Deno.writeTextFile(join(base, "root", "a", "x.txt"), "x");
   await Deno.writeTextFile(join(base, "root", "b", "y.txt"), "y");
-  await Deno.symlink(join(base, "outside"), join(base, "root", "link"));
+  // `ln`: Deno.symlink needs unscoped read and write.
+  await new Deno.Command("ln", { args: ["-s", join(base, "outside"), join(base, "root", "link")] }).output();
   const ws = await Workspace.open(definePolicy({ readRoots: [join(base, "root")], baseDir: base }));
   return { base, ws, configured: [join(base, "root")] };
 }
