@@ -11,7 +11,8 @@ import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/c
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { childEnv, printedPermissions } from "@forge/toolkit/testing";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { childEnv } from "@forge/toolkit/testing";
 import { verifyAuditTrail } from "@forge/toolkit/middleware";
 import { type E2eTree, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
