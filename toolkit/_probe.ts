@@ -5,9 +5,32 @@
 import type { ToolResult } from "./result.ts";
 import type { Patterns } from "./tool.ts";
 
-/** The `_meta` key a client sets to `true` to probe a call instead of running it. */
+/**
+ * The `_meta` key a client sets to `true` to probe a call instead of running
+ * it; the probe's result holds the patterns under the same key.
+ *
+ * @example Probe a call by hand
+ * ```ts
+ * import { PROBE_META_KEY } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const params = { name: "write_file", arguments: { path: "a.txt" }, _meta: { [PROBE_META_KEY]: true } };
+ * assert.deepEqual(params._meta, { "forge.permission_patterns": true });
+ * ```
+ */
 export const PROBE_META_KEY = "forge.permission_patterns";
-/** The `_meta` key of a probe result that holds the patterns the host may approve for good. */
+/**
+ * The `_meta` key of a probe result that holds the patterns the host may approve for good.
+ *
+ * @example Read the patterns to remember
+ * ```ts
+ * import { ALWAYS_META_KEY } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const meta: Record<string, unknown> = { "forge.always_patterns": ["write:notes/*"] };
+ * assert.deepEqual(meta[ALWAYS_META_KEY], ["write:notes/*"]);
+ * ```
+ */
 export const ALWAYS_META_KEY = "forge.always_patterns";
 
 /** A copy of what a pattern function returned, once it has the right shape. */
