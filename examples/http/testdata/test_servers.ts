@@ -2,6 +2,7 @@
 // 127.0.0.1 and a forbidden one on 127.0.0.2 whose canary body must never
 // appear in any output. Every request the allowed servers get is recorded.
 
+import assert from "node:assert/strict";
 import { type Config, ConfigSchema } from "../domain/config.ts";
 
 /** One request an allowed test server received. */
@@ -174,4 +175,11 @@ export function testConfig(servers: TestServers, init: Record<string, unknown> =
     timeout_ms: 2_000,
     ...init,
   });
+}
+
+/** Stops the servers and asserts they were used and the canary server never was. */
+export async function stopTestServers(servers: TestServers): Promise<void> {
+  await servers.close();
+  assert.ok(servers.requests.length > 0, "the tests sent requests");
+  assert.equal(servers.canaryHits(), 0, "no request ever reached the canary server");
 }

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type Config, ConfigSchema } from "./config.ts";
+import type { Sqlite } from "./_sqlite.ts";
 
 /** The temp folder's real path (what test permissions name). */
 export const TMP: string = Deno.realPathSync(Deno.env.get("TMPDIR") ?? "/tmp");
@@ -63,6 +64,23 @@ export function makeFixture(): Fixture {
     canary,
     config: (overrides = {}) => ConfigSchema.parse({ database: db, ...overrides }),
     remove: () => Deno.removeSync(base, { recursive: true }),
+  };
+}
+
+/**
+ * A test body that gets the database of a fresh fixture, opened by `open`,
+ * and closes and removes both afterwards, whatever the body throws.
+ */
+export function withFixtureDb(open: (path: string) => Sqlite, fn: (db: Sqlite) => void): () => void {
+  return () => {
+    const fixture = makeFixture();
+    const db = open(fixture.db);
+    try {
+      fn(db);
+    } finally {
+      db.close();
+      fixture.remove();
+    }
   };
 }
 

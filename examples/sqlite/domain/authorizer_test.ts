@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { Authorizer } from "./authorizer.ts";
 import { openSqlite, type Sqlite } from "./_sqlite.ts";
-import { makeFixture, TMP } from "./_fixture.ts";
+import { TMP, withFixtureDb } from "./_fixture.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 
@@ -20,16 +20,7 @@ function compile(db: Sqlite, authorizer: Authorizer, sql: string): string | unde
 }
 
 function withDb(fn: (db: Sqlite) => void): () => void {
-  return () => {
-    const fixture = makeFixture();
-    const db = openSqlite(fixture.db, { readOnly: true });
-    try {
-      fn(db);
-    } finally {
-      db.close();
-      fixture.remove();
-    }
-  };
+  return withFixtureDb((path) => openSqlite(path, { readOnly: true }), fn);
 }
 
 Deno.test({

@@ -3,22 +3,13 @@ import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { describeTable, listTables } from "./catalog.ts";
 import { openDatabase } from "./connection.ts";
-import { makeFixture, TMP } from "./_fixture.ts";
+import { TMP, withFixtureDb } from "./_fixture.ts";
 import type { Sqlite } from "./_sqlite.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 
 function withDb(fn: (db: Sqlite) => void): () => void {
-  return () => {
-    const fixture = makeFixture();
-    const db = openDatabase(fixture.db, false);
-    try {
-      fn(db);
-    } finally {
-      db.close();
-      fixture.remove();
-    }
-  };
+  return withFixtureDb((path) => openDatabase(path, false), fn);
 }
 
 Deno.test({
