@@ -7,7 +7,7 @@
 import { META_CAPABILITIES } from "./_era.ts";
 import { encodeError, encodeResult, ErrorCode, type Id, type RpcError } from "./_jsonrpc.ts";
 import type { Session } from "./_session.ts";
-import type { Task, TaskTable } from "./_tasks.ts";
+import { CANCELLED_BY_CLIENT, type Task, type TaskTable } from "./_tasks.ts";
 
 /** The extension's identifier, in clientCapabilities.extensions and in server/discover. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -55,7 +55,7 @@ export function answerTaskRequest(
     }
     table.update(task, responses as Record<string, unknown>);
   } else if (method === "tasks/cancel") {
-    table.cancel(task, "Cancelled by the client");
+    table.cancel(task, CANCELLED_BY_CLIENT);
   } else {
     return detailed(id, task, table, session);
   }
@@ -115,6 +115,7 @@ function detailed(id: Id, task: Task, table: TaskTable, session: Session): strin
     view.error = task.error;
   }
   const head = encodeResult(id, view);
+  table.markSeen(task);
   if (task.status !== "completed" || task.resultJson === undefined) return head;
   // `{"jsonrpc":…,"result":{…}}`: the result member goes before the two closing braces.
   return `${head.slice(0, -2)},"result":${task.resultJson}}}`;

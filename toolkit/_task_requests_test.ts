@@ -224,11 +224,31 @@ Deno.test({
     assert.equal(refused.code, -32603);
     assert.equal(refused.message, "Server busy: 2 tasks held (maxTasks); retry later, or cancel a task");
     assert.deepEqual(refused.data, { reason: "server_busy", retryable: true, limit: 2 });
-    // Cancelled tasks are still held (their status can be read) until their TTL.
+    // A task the client cancelled is the first to make room.
     await ask(server, "tasks/cancel", { taskId: first.taskId });
-    assert.equal(errorOf(await call(server, "slow", { ms: 1 })).code, -32603);
+    const third = resultOf(await call(server, "slow", { ms: 30_000 }));
+    assert.equal(third.resultType, "task");
+    assert.equal(errorOf(await ask(server, "tasks/get", { taskId: first.taskId })).code, -32602);
+    assert.equal(errorOf(await call(server, "slow", { ms: 1 })).code, -32603, "running tasks are never evicted");
     await new Promise((r) => setTimeout(r, 400)); // short_lived expires
     assert.equal(resultOf(await call(server, "slow", { ms: 1 })).resultType, "task");
+    await server.status();
+  },
+});
+
+Deno.test({
+  name: "a full task table frees the oldest task whose end the client has read, never one whose result is unread",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script, "--max-tasks=2"] });
+    const a = resultOf(await call(server, "slow", { ms: 1 }));
+    const b = resultOf(await call(server, "slow", { ms: 1 }));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(errorOf(await call(server, "slow", { ms: 1 })).code, -32603, "finished but unread: kept");
+    assert.equal(resultOf(await settled(server, b.taskId)).status, "completed");
+    assert.equal(resultOf(await call(server, "slow", { ms: 1 })).resultType, "task");
+    assert.equal(errorOf(await ask(server, "tasks/get", { taskId: b.taskId })).code, -32602, "b was read, so freed");
+    assert.equal(resultOf(await ask(server, "tasks/get", { taskId: a.taskId })).status, "completed", "a is unread");
     await server.status();
   },
 });

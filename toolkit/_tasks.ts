@@ -30,6 +30,8 @@ export interface TaskLimits {
 
 /** Room left in a `tasks/get` reply for everything but the result. */
 const ENVELOPE_BYTES = 1024;
+/** The status message of a task the client cancelled. */
+export const CANCELLED_BY_CLIENT = "Cancelled by the client";
 /** How many freed task ids are remembered, to say "expired" rather than "not found". */
 const REMEMBERED_EXPIRED = 256;
 
@@ -54,6 +56,8 @@ export class Task {
   resultBytes = 0;
   error: RpcError | undefined;
   readonly inputs: Map<string, PendingInput> = new Map();
+  /** True once a tasks/get reply told the client how the task ended. */
+  seenEnded = false;
   inputCount = 0;
 
   constructor(id: string, ttlMs: number, call: Call) {
@@ -105,6 +109,7 @@ export class TaskTable {
     const max = this.#limits.max;
     // The timer frees expired tasks; a sweep here only makes sure a full table is really full.
     if (this.#tasks.size >= max) this.#sweep();
+    if (this.#tasks.size >= max) this.#evictOne();
     if (this.#tasks.size >= max) {
       return {
         code: ErrorCode.internalError,
@@ -130,6 +135,11 @@ export class TaskTable {
       this.#settle(task, outcome);
     }
     return task;
+  }
+
+  /** Records that the client was told how `task` ended: it may be freed first when room is needed. */
+  markSeen(task: Task): void {
+    if (task.terminal) task.seenEnded = true;
   }
 
   /** The task under `id`, or why there is none. */
@@ -261,6 +271,17 @@ export class TaskTable {
     }
     this.#expired.push(task.id);
     if (this.#expired.length > REMEMBERED_EXPIRED) this.#expired.shift();
+  }
+
+  /**
+   * Makes room in a full table by freeing the oldest task the client is done
+   * with: one it cancelled, or one whose end it has already been told. Tasks
+   * still running, or whose outcome nobody has read, are kept.
+   */
+  #evictOne(): void {
+    for (const task of this.#tasks.values()) {
+      if (task.terminal && (task.seenEnded || task.statusMessage === CANCELLED_BY_CLIENT)) return this.#free(task);
+    }
   }
 
   #arm(at: number): void {

@@ -61,8 +61,10 @@ export interface ServeOptions {
    */
   shutdownGraceMs?: number;
   /**
-   * The most tasks held at once, running or finished but not yet expired; past
-   * it a call that would become a task is refused with a "Server busy" error.
+   * The most tasks held at once, running or finished but not yet expired.
+   * When full, the oldest task the client cancelled or has seen end makes
+   * room; failing that, a call that would become a task is refused with a
+   * "Server busy" error.
    * @default {64}
    */
   maxTasks?: number;
