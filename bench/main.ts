@@ -3,8 +3,10 @@
 // toolkit's targets, and writes the results as JSON.
 //
 //   deno run --allow-run --allow-write=bench/results bench/main.ts \
-//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown]
+//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown] [--memory]
 //
+// --memory runs only the peak-memory rows (a fresh toolkit process per case),
+// so that a change on the data path can be measured in seconds.
 // --markdown also prints the table as Markdown (for docs/benchmarks.md).
 // --smoke runs tiny sizes for CI and exits 0 when every server answered what
 // it should, whatever the targets say. A full run also exits 1 when a target
@@ -30,20 +32,20 @@ import {
   typedRounds,
 } from "./phases.ts";
 import { busyShare } from "./machine.ts";
-import { peakRuns, peakTargets } from "./memory.ts";
+import { type PeakCell, peakRuns, peakTargets } from "./memory.ts";
 import { plans } from "./plan.ts";
 import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
 import { BASELINE, SERVERS, TYPED_SERVERS } from "./servers.ts";
 
-const USAGE = "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown]";
+const USAGE = "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory]";
 
 function refuse(message: string): never {
   console.error(`${message}\n${USAGE}`);
   Deno.exit(2);
 }
 
-let flags: { smoke?: boolean; json?: string; only?: string; markdown?: boolean };
+let flags: { smoke?: boolean; json?: string; only?: string; markdown?: boolean; memory?: boolean };
 try {
   flags = parseArgs({
     args: Deno.args,
@@ -52,6 +54,7 @@ try {
       json: { type: "string" },
       only: { type: "string" },
       markdown: { type: "boolean" },
+      memory: { type: "boolean" },
     },
   }).values;
 } catch (err) {
@@ -97,6 +100,7 @@ if (busy !== undefined && busy > 0.1) {
     `the machine was ${(busy * 100).toFixed(0)} % busy before the run started: wall-clock figures may be off`,
   );
 }
+if (flags.memory) await memoryOnly();
 const selected = SERVERS.filter((s) => wanted === undefined || wanted.includes(s.name));
 const servers = await phase(
   `preflight: ${selected.map((s) => s.name).join(", ")}`,
@@ -164,11 +168,7 @@ console.log(renderTable(figures, servers, BASELINE));
 if (flags.markdown) console.log(`\n${renderMarkdown(figures, servers, BASELINE)}`);
 console.log(`\n--health reference, deno run of an empty file: ${cellText(health.empty)} ms`);
 for (const [label, cell] of Object.entries(over)) console.log(`over-limit, ${label}: ${cellText(cell)}`);
-for (const [label, { cell, limitMiB }] of Object.entries(peaks)) {
-  const limit = limitMiB === undefined ? "" : `; limit 4 × N + 64 MiB = ${limitMiB.toFixed(0)} MiB`;
-  const value = "value" in cell ? `${cell.value.toFixed(0)} MiB (${cell.detail}${limit})` : cell.failed;
-  console.log(`peak RSS, ${label}: ${value}`);
-}
+printPeaks(peaks);
 for (const spec of typedServers) {
   console.log(`pipelined calls/s, warm, ${plan.window} in flight, ${spec.label}: ${cellText(typed[spec.name])}`);
   const cell = typed[spec.name];
@@ -213,6 +213,30 @@ await Deno.writeTextFile(file, JSON.stringify(json, null, 2) + "\n");
 console.log(`\nJSON: ${file}`);
 const targetFailed = targets.some((t) => t.pass === false);
 Deno.exit(problems.length > 0 || (!flags.smoke && targetFailed) ? 1 : 0);
+
+/** `--memory`: the peak-memory rows alone, printed with their targets; exits like a full run. */
+async function memoryOnly(): Promise<never> {
+  const toolkit = SERVERS.filter((s) => s.name === "toolkit");
+  const peaks = await phase("peak memory of one large or deep message (toolkit)", () => peakRuns(env, toolkit, plan));
+  printPeaks(peaks);
+  const targets = peakTargets(peaks);
+  console.log(`\nTargets (toolkit):\n${renderTargets(targets)}`);
+  for (const note of notes) console.log(`note: ${note}`);
+  const failed = Object.values(peaks).some(({ cell }) => "failed" in cell);
+  await Deno.mkdir(dirname(file), { recursive: true });
+  const json = { mode: flags.smoke ? "smoke" : "full", memoryOnly: true, startedAt: startedAt.toISOString(), plan };
+  await Deno.writeTextFile(file, JSON.stringify({ ...json, peakMemory: peaks, targets, notes }, null, 2) + "\n");
+  console.log(`\nJSON: ${file}`);
+  Deno.exit(failed || (!flags.smoke && targets.some((t) => t.pass === false)) ? 1 : 0);
+}
+
+function printPeaks(peaks: Record<string, PeakCell>): void {
+  for (const [label, { cell, limitMiB }] of Object.entries(peaks)) {
+    const limit = limitMiB === undefined ? "" : `; limit 4 × N + 64 MiB = ${limitMiB.toFixed(0)} MiB`;
+    const value = "value" in cell ? `${cell.value.toFixed(0)} MiB (${cell.detail}${limit})` : cell.failed;
+    console.log(`peak RSS, ${label}: ${value}`);
+  }
+}
 
 function cellText(cell: Cell | undefined): string {
   if (cell === undefined) return "not measured";

@@ -5,7 +5,7 @@
 // flight in _calls.ts.
 
 import type { Asker } from "./_asker.ts";
-import { batchReply, type Reply } from "./_batch.ts";
+import { batchReply, type Outgoing, type Reply } from "./_batch.ts";
 import { type CallInput, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
 import { ClientRequests, LegacyAsker } from "./_client_requests.ts";
@@ -14,6 +14,7 @@ import { digestOf, openState, type StateBody, type StateProblem } from "./_reque
 import { type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
 import type { Frame } from "./_frame.ts";
+import { encodeReply } from "./_json_parts.ts";
 import {
   decodeFrame,
   encodeError,
@@ -63,7 +64,7 @@ type Params = Record<string, unknown> | undefined;
 /** Serves one stream of messages for one server. */
 export class Dispatcher {
   readonly #registry: Registry;
-  readonly #send: (frame: string) => void;
+  readonly #send: (frame: Outgoing) => void;
   readonly #options: DispatchOptions;
   readonly #calls = new CallTable();
   readonly #session: Session;
@@ -73,7 +74,7 @@ export class Dispatcher {
   readonly #clientRequests: ClientRequests;
   #accepting = true;
 
-  constructor(server: Server, send: (frame: string) => void, options: DispatchOptions) {
+  constructor(server: Server, send: (frame: Outgoing) => void, options: DispatchOptions) {
     this.#registry = registryOf(server);
     this.#send = send;
     this.#options = options;
@@ -100,8 +101,8 @@ export class Dispatcher {
       ? batchReply(this.#session.legacyVersion, msg.items, (item) => this.#handle(item))
       : this.#handle(msg);
     if (reply === undefined) return;
-    if (typeof reply === "string") this.#send(reply);
-    else reply.then((r) => r !== undefined && this.#send(r));
+    if (reply instanceof Promise) reply.then((r) => r !== undefined && this.#send(r));
+    else this.#send(reply);
   }
 
   /** Stops taking new messages; calls in flight go on. */
@@ -293,7 +294,7 @@ export class Dispatcher {
     return settled;
   }
 
-  #finish(call: Call, outcome: Outcome, modern: boolean): string | undefined {
+  #finish(call: Call, outcome: Outcome, modern: boolean): Outgoing | undefined {
     this.#calls.close(call);
     const id = call.key;
     outcome = outcomeForEra(outcome, modern);
@@ -311,10 +312,10 @@ export class Dispatcher {
     return this.#encodeToolResult(id, outcome.result, modern);
   }
 
-  #encodeToolResult(id: Id, result: ToolResult, modern: boolean, resultType?: string): string {
+  #encodeToolResult(id: Id, result: ToolResult, modern: boolean, resultType?: string): Outgoing {
     try {
       const shaped = modern ? this.#session.modern(result as unknown as Record<string, unknown>, resultType) : result;
-      return encodeResult(id, shaped);
+      return encodeReply(id, shaped);
     } catch (err) {
       this.#options.log(`result of request ${String(id)} cannot be serialised: ${String(err)}`);
       return encodeError(id, {

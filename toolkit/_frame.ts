@@ -11,6 +11,9 @@ const ascii = new TextDecoder();
 export const OVERSIZE_HEAD_BYTES = 4096;
 /** How many bytes of an oversize line are kept from its end. */
 export const OVERSIZE_TAIL_BYTES = 512;
+// An unfinished-line buffer up to this size keeps its pages between lines.
+const KEEP_BYTES = 1024 * 1024;
+const MAX_LINE_BYTES = 2 ** 32;
 
 /** A complete line, without its `\n` or `\r\n`. */
 export interface LineFrame {
@@ -44,14 +47,20 @@ export type FrameSink = (frame: Frame) => void;
  */
 export class LineFramer {
   readonly #max: number;
-  #parts: Uint8Array[] = [];
+  // The unfinished line, in one buffer that grows in place up to the limit
+  // (a resizable ArrayBuffer reserves the address space and commits pages as
+  // it grows): a line spread over many reads is never copied twice, and
+  // shrinking it after a large line gives the pages back at once, without
+  // waiting for a garbage collection.
+  #pending: ArrayBuffer | undefined;
   #size = 0;
   #oversize = false;
   #head: Uint8Array = new Uint8Array(0);
   #tail: Uint8Array = new Uint8Array(0);
 
   constructor(maxMessageBytes: number) {
-    this.#max = maxMessageBytes;
+    // No JavaScript string can hold a longer line, and reserving more address space can fail.
+    this.#max = Math.min(maxMessageBytes, MAX_LINE_BYTES);
   }
 
   /** Frames every complete line in `chunk`; keeps the rest for later. */
@@ -106,18 +115,27 @@ export class LineFramer {
       return;
     }
     if (this.#size + piece.length > this.#max) {
-      this.#parts.push(piece);
-      const joined = concat(this.#parts, Math.min(this.#size + piece.length, OVERSIZE_HEAD_BYTES));
-      this.#head = joined;
+      const head = new Uint8Array(Math.min(this.#size + piece.length, OVERSIZE_HEAD_BYTES));
+      const kept = Math.min(this.#size, head.length);
+      if (kept > 0) head.set(new Uint8Array(this.#pending!, 0, kept));
+      if (kept < head.length) head.set(piece.subarray(0, head.length - kept), kept);
+      this.#head = head;
       this.#tail = keepTail(new Uint8Array(0), piece);
       this.#size += piece.length;
-      this.#parts = [];
+      this.#release();
       this.#oversize = true;
       return;
     }
     // Copy: the caller may reuse its read buffer for the next chunk.
-    this.#parts.push(piece.slice());
+    const buffer = this.#pending ??= new ArrayBuffer(0, { maxByteLength: this.#max });
+    if (buffer.byteLength < this.#size + piece.length) buffer.resize(this.#size + piece.length);
+    new Uint8Array(buffer, this.#size, piece.length).set(piece);
     this.#size += piece.length;
+  }
+
+  /** Gives the pages of a large unfinished-line buffer back; a small one is kept for the next line. */
+  #release(): void {
+    if (this.#pending !== undefined && this.#pending.byteLength > KEEP_BYTES) this.#pending.resize(0);
   }
 
   #flush(sink: FrameSink): void {
@@ -132,13 +150,17 @@ export class LineFramer {
       sink(frame);
       return;
     }
-    const line = this.#parts.length === 1 ? this.#parts[0] : concat(this.#parts, this.#size);
-    this.#reset();
-    emitLine(line, sink);
+    const line = new Uint8Array(this.#pending!, 0, this.#size);
+    this.#size = 0;
+    try {
+      emitLine(line, sink);
+    } finally {
+      // The line was only lent to the sink: its buffer is reused or shrunk now.
+      this.#release();
+    }
   }
 
   #reset(): void {
-    this.#parts = [];
     this.#size = 0;
     this.#oversize = false;
     this.#head = new Uint8Array(0);
@@ -180,19 +202,6 @@ function isBlank(bytes: Uint8Array): boolean {
     if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
   }
   return true;
-}
-
-/** Joins the first `limit` bytes of `parts` into one array. */
-function concat(parts: Uint8Array[], limit: number): Uint8Array {
-  const out = new Uint8Array(limit);
-  let offset = 0;
-  for (const part of parts) {
-    if (offset >= limit) break;
-    const take = Math.min(part.length, limit - offset);
-    out.set(take === part.length ? part : part.subarray(0, take), offset);
-    offset += take;
-  }
-  return out;
 }
 
 function keepTail(previous: Uint8Array, piece: Uint8Array): Uint8Array {

@@ -9,6 +9,7 @@
 // that stops reading cannot grow our memory.
 
 import type { ByteWriter } from "../internal/byte_writer.ts";
+import type { JsonParts } from "./_json_parts.ts";
 
 const encoder = new TextEncoder();
 // How many microtask hops the first write of a burst waits for more replies
@@ -21,8 +22,8 @@ export const WRITE_CHUNK = 256 * 1024;
 export interface OversizeOptions {
   /** The largest frame written as it is, in UTF-8 bytes (without its newline). */
   maxFrameBytes: number;
-  /** Returns what to send instead of a frame of `bytes` bytes, or undefined to send nothing. */
-  replace(frame: string, bytes: number): string | undefined;
+  /** Returns what to send instead of a frame of `bytes` bytes (`head` is its start), or undefined to send nothing. */
+  replace(head: string, bytes: number): string | undefined;
 }
 
 /** Serialised, batching, backpressured writer of newline-terminated frames. */
@@ -31,7 +32,7 @@ export class FrameWriter {
   readonly #highWater: number;
   readonly #onError: (error: unknown) => void;
   readonly #oversize: OversizeOptions | undefined;
-  #queue: string[] = [];
+  #queue: (string | JsonParts)[] = [];
   #head = 0;
   // Units queued or in flight: a frame counts until its last byte is written.
   #queued = 0;
@@ -52,21 +53,24 @@ export class FrameWriter {
     this.#oversize = oversize;
   }
 
-  /** Queues one frame (without its newline). Dropped once the output has failed. */
-  send(frame: string): void {
+  /**
+   * Queues one frame (without its newline): a string, or a large reply in
+   * pieces. Dropped once the output has failed.
+   */
+  send(frame: string | JsonParts): void {
     if (this.#failed) return;
     // A string is at most 3 UTF-8 bytes per unit: count bytes only when that could pass the limit.
     const max = this.#oversize?.maxFrameBytes;
-    if (max !== undefined && frame.length * 3 > max) {
-      const bytes = utf8Length(frame);
+    if (max !== undefined && (typeof frame === "string" ? frame.length * 3 : frame.maxBytes) > max) {
+      const bytes = typeof frame === "string" ? utf8Length(frame) : frame.bytes();
       if (bytes > max) {
-        const replacement = this.#oversize!.replace(frame, bytes);
+        const replacement = this.#oversize!.replace(typeof frame === "string" ? frame : frame.head(), bytes);
         if (replacement === undefined) return;
         frame = replacement;
       }
     }
     this.#queue.push(frame);
-    this.#queued += frame.length;
+    this.#queued += unitsOf(frame);
     if (!this.#writing) void this.#pump();
   }
 
@@ -93,12 +97,16 @@ export class FrameWriter {
       for (let hop = 0; hop < GATHER_HOPS; hop++) await null;
       while (this.#head < this.#queue.length) {
         const first = this.#queue[this.#head];
-        if (first.length > WRITE_CHUNK) {
+        if (typeof first !== "string") {
+          this.#queue[this.#head++] = "";
+          await this.#writeParts(first);
+          this.#queued -= first.units;
+        } else if (first.length > WRITE_CHUNK) {
           this.#queue[this.#head++] = "";
           await this.#writeLarge(first);
           this.#queued -= first.length;
         } else {
-          const units = await this.#writeBatch();
+          const units = await this.#writeBatch(first);
           this.#queued -= units;
         }
         if (this.#head === this.#queue.length) {
@@ -120,16 +128,17 @@ export class FrameWriter {
     }
   }
 
-  /** Joins frames from the head of the queue up to one chunk and writes them; returns their units. */
-  async #writeBatch(): Promise<number> {
+  /** Joins string frames from the head of the queue up to one chunk and writes them; returns their units. */
+  async #writeBatch(first: string): Promise<number> {
     let end = this.#head + 1;
-    let units = this.#queue[this.#head].length;
-    while (end < this.#queue.length && units + this.#queue[end].length <= WRITE_CHUNK) {
-      units += this.#queue[end++].length;
+    let units = first.length;
+    while (end < this.#queue.length) {
+      const next = this.#queue[end];
+      if (typeof next !== "string" || units + next.length > WRITE_CHUNK) break;
+      units += next.length;
+      end++;
     }
-    const batch = end === this.#head + 1
-      ? this.#queue[this.#head] + "\n"
-      : this.#queue.slice(this.#head, end).join("\n") + "\n";
+    const batch = end === this.#head + 1 ? first + "\n" : this.#queue.slice(this.#head, end).join("\n") + "\n";
     for (let i = this.#head; i < end; i++) this.#queue[i] = "";
     this.#head = end;
     await this.#writeAll(encoder.encode(batch));
@@ -151,12 +160,35 @@ export class FrameWriter {
     }
   }
 
+  /** Writes a reply in pieces and its newline, filling one reused buffer; nothing larger than it is ever encoded. */
+  async #writeParts(parts: JsonParts): Promise<void> {
+    const buffer = this.#slice ??= new Uint8Array(WRITE_CHUNK * 3 + 1);
+    let filled = 0;
+    for (const piece of parts.pieces()) {
+      if (filled + piece.length * 3 > buffer.length) {
+        await this.#writeAll(buffer.subarray(0, filled));
+        filled = 0;
+      }
+      filled += encoder.encodeInto(piece, buffer.subarray(filled)).written;
+    }
+    if (filled === buffer.length) {
+      await this.#writeAll(buffer);
+      filled = 0;
+    }
+    buffer[filled++] = 0x0a;
+    await this.#writeAll(buffer.subarray(0, filled));
+  }
+
   async #writeAll(bytes: Uint8Array): Promise<void> {
     let offset = 0;
     while (offset < bytes.length) {
       offset += await this.#out.write(offset === 0 ? bytes : bytes.subarray(offset));
     }
   }
+}
+
+function unitsOf(frame: string | JsonParts): number {
+  return typeof frame === "string" ? frame.length : frame.units;
 }
 
 function isHighSurrogate(unit: number): boolean {
