@@ -41,3 +41,15 @@ for (
     },
   });
 }
+
+Deno.test({
+  name: "bench --memory runs only the peak-memory rows, judged against 4 × N + 64 MiB",
+  permissions: { run: true },
+  fn: async () => {
+    const { code, stdout, stderr } = await bench(["--smoke", "--memory"]);
+    assert.equal(code, 0, stdout + stderr);
+    assert.match(stdout, /peak RSS, one 1 MiB message \(echo: the reply is as large\): \d+ MiB/);
+    assert.match(stdout, /limit 4 × N \+ 64 MiB = 68 MiB/);
+    assert.doesNotMatch(stdout, /cold start|throughput/, "no other phase ran");
+  },
+});

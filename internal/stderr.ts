@@ -213,7 +213,8 @@ let shared: StderrQueue | undefined;
 
 /** The process's stderr queue, created on first use. */
 export function stderrQueue(): StderrQueue {
-  return shared ??= new StderrQueue(Deno.stderr);
+  // Bound now: while serving, Deno.stderr.write itself is diverted into this queue.
+  return shared ??= new StderrQueue({ write: Deno.stderr.write.bind(Deno.stderr) });
 }
 
 /**

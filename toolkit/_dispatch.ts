@@ -24,6 +24,7 @@ import {
   type Id,
   type Message,
   publicId,
+  publicMeta,
   type RequestMessage,
 } from "./_jsonrpc.ts";
 import { oversizeReply } from "./_oversize.ts";
@@ -234,7 +235,7 @@ export class Dispatcher {
     const input = (call: Call, progress: CallInput["progress"], asking?: Partial<CallInput>): CallInput => ({
       entry,
       args: args as Record<string, unknown>,
-      meta,
+      meta: publicMeta(meta),
       id: publicId(id),
       client: this.#session.client(envelope),
       call,

@@ -53,6 +53,12 @@ export function publicId(id: Id): string | number {
   return id instanceof ExactNumber ? id.text : id;
 }
 
+/** A request's `_meta` as handlers and middleware see it: an exact `progressToken` as its text, like ids. */
+export function publicMeta(meta: Record<string, unknown>): Record<string, unknown> {
+  const token = meta.progressToken;
+  return token instanceof ExactNumber ? { ...meta, progressToken: token.text } : meta;
+}
+
 /** JSON-RPC and MCP error codes the toolkit sends. */
 export const ErrorCode = {
   parseError: -32700,
@@ -149,7 +155,7 @@ export function parseFrame(bytes: Uint8Array, ascii?: string): ParsedFrame | Inv
   }
 }
 
-/** Whether a message (or a batch item) has an `id` or `params.requestId` that JSON.parse rounded. */
+/** Whether a message (or a batch item) has an `id`, `params.requestId` or `params._meta.progressToken` that JSON.parse rounded. */
 function inexactIds(value: unknown): boolean {
   // A batch is one level deep: its items are checked, never nested arrays.
   return Array.isArray(value) ? value.some(inexactMessage) : inexactMessage(value);
@@ -157,8 +163,12 @@ function inexactIds(value: unknown): boolean {
 
 function inexactMessage(value: unknown): boolean {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const msg = value as { id?: unknown; params?: { requestId?: unknown } };
-  return inexact(msg.id) || (msg.params !== null && typeof msg.params === "object" && inexact(msg.params.requestId));
+  const msg = value as { id?: unknown; params?: { requestId?: unknown; _meta?: { progressToken?: unknown } } };
+  if (inexact(msg.id)) return true;
+  const params = msg.params;
+  if (params === null || typeof params !== "object") return false;
+  const meta = params._meta;
+  return inexact(params.requestId) || (meta !== null && typeof meta === "object" && inexact(meta.progressToken));
 }
 
 function inexact(value: unknown): boolean {
@@ -166,14 +176,18 @@ function inexact(value: unknown): boolean {
 }
 
 /**
- * Parses `text` again, keeping the source text of each message's `id` and
- * `params.requestId`. Only messages whose ids JSON.parse could not hold take
- * this path, so the common one pays nothing for it.
+ * Parses `text` again, keeping the source text of each message's `id`,
+ * `params.requestId` and `params._meta.progressToken`. Only messages whose
+ * ids JSON.parse could not hold take this path, so the common one pays
+ * nothing for it.
  */
 function withExactIds(text: string): unknown {
   const sources = new WeakMap<object, Map<string, string>>();
   const value = JSON.parse(text, function (this: object, key, parsed, context?: { source?: string }) {
-    if ((key === "id" || key === "requestId") && typeof parsed === "number" && context?.source !== undefined) {
+    if (
+      (key === "id" || key === "requestId" || key === "progressToken") && typeof parsed === "number" &&
+      context?.source !== undefined
+    ) {
       const keys = sources.get(this) ?? new Map<string, string>();
       keys.set(key, context.source);
       sources.set(this, keys);
@@ -187,6 +201,9 @@ function withExactIds(text: string): unknown {
     const params = msg.params;
     const requestId = params !== null && typeof params === "object" ? sources.get(params)?.get("requestId") : undefined;
     if (requestId !== undefined && inexact(params.requestId)) params.requestId = ExactNumber.of(requestId);
+    const meta = params !== null && typeof params === "object" ? params._meta : undefined;
+    const token = meta !== null && typeof meta === "object" ? sources.get(meta)?.get("progressToken") : undefined;
+    if (token !== undefined && inexact(meta.progressToken)) meta.progressToken = ExactNumber.of(token);
   }
   return value;
 }

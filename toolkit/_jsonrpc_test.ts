@@ -9,6 +9,7 @@ import {
   nestsDeeper,
   peekId,
   publicId,
+  publicMeta,
 } from "./_jsonrpc.ts";
 
 const enc = new TextEncoder();
@@ -158,4 +159,17 @@ Deno.test("two distinct large ids stay distinct keys, the same one is the same k
     peekId('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"x","params":{"a":"', ""),
     idOf("123456789012345678901234567890"),
   );
+});
+
+Deno.test("a progressToken JavaScript cannot hold exactly keeps its text, and handlers see that text", () => {
+  const text = "123456789012345678901234567890";
+  const msg = decode(
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":${text},"k":1}}}`,
+  ) as unknown as { params: { _meta: Record<string, unknown> } };
+  const meta = msg.params._meta;
+  assert.ok(meta.progressToken instanceof ExactNumber);
+  assert.equal(JSON.stringify({ progressToken: meta.progressToken }), `{"progressToken":${text}}`);
+  assert.deepEqual(publicMeta(meta), { progressToken: text, k: 1 });
+  const safe = { progressToken: 7 };
+  assert.equal(publicMeta(safe), safe, "a token JavaScript holds exactly leaves _meta as it is");
 });

@@ -3,19 +3,23 @@
 // of a call still open reach the client, as the spec requires.
 
 import type { Call } from "./_calls.ts";
-import { encodeNotification } from "./_jsonrpc.ts";
+import { encodeNotification, ExactNumber } from "./_jsonrpc.ts";
 import type { ToolRequest } from "./tool.ts";
 
 const noProgress: ToolRequest["progress"] = () => {};
 
-/** The `progress` function of a call: silent unless `meta.progressToken` is a string or number. */
+/**
+ * The `progress` function of a call: silent unless `meta.progressToken` is a
+ * string or number. A number JavaScript cannot hold exactly arrives as an
+ * ExactNumber and goes back as the text the client sent.
+ */
 export function progressFor(
   meta: Record<string, unknown>,
   call: Call,
   send: (frame: string) => void,
 ): ToolRequest["progress"] {
   const token = meta.progressToken;
-  if (typeof token !== "string" && typeof token !== "number") return noProgress;
+  if (typeof token !== "string" && typeof token !== "number" && !(token instanceof ExactNumber)) return noProgress;
   let last = -Infinity;
   return (progress, total, message) => {
     if (!call.open || !Number.isFinite(progress) || progress <= last) return;

@@ -5,7 +5,7 @@
 // console writes stderr synchronously, which blocks the whole event loop once
 // a client stops reading stderr.
 
-import { stderrQueue } from "../internal/stderr.ts";
+import { type StderrQueue, stderrQueue } from "../internal/stderr.ts";
 import type { ByteWriter } from "../internal/byte_writer.ts";
 
 // Every Console method that prints; the rest (profile, timeStamp) print nothing.
@@ -130,14 +130,33 @@ export interface StdoutGuard {
   restore(): void;
 }
 
-/** Diverts every stdout path an author can reach, and the console's stderr output, to the stderr queue. */
+/**
+ * Diverts every stdout path an author can reach, the console's stderr output,
+ * and direct `Deno.stderr` writes to the stderr queue: an author's
+ * `Deno.stderr.writeSync` would otherwise block the whole event loop once
+ * nobody reads stderr. A reference to the real method taken before the guard
+ * (or Node's `process.stderr`) is out of its reach.
+ */
 export function guardStdout(): StdoutGuard {
   const out = Deno.stdout;
   const write = out.write.bind(out);
+  // Created now, before Deno.stderr is diverted: the queue keeps the real stderr writer.
   const queue = stderrQueue();
   const saved = CONSOLE_METHODS.map((name) => [name, console[name]] as const);
   Object.assign(console, stderrConsole());
-  const target = out as unknown as Record<string, unknown>;
+  const undo = [divertWrites(out, queue), divertWrites(Deno.stderr, queue)];
+  return {
+    stdout: { write },
+    restore() {
+      Object.assign(console, Object.fromEntries(saved));
+      for (const restore of undo) restore();
+    },
+  };
+}
+
+/** Sends `write`, `writeSync` and `writable` of `stream` to the queue, without blocking; returns the undo. */
+function divertWrites(stream: typeof Deno.stdout | typeof Deno.stderr, queue: StderrQueue): () => void {
+  const target = stream as unknown as Record<string, unknown>;
   const own = {
     write: Object.getOwnPropertyDescriptor(target, "write"),
     writeSync: Object.getOwnPropertyDescriptor(target, "writeSync"),
@@ -151,14 +170,10 @@ export function guardStdout(): StdoutGuard {
   Object.defineProperty(target, "writeSync", { value: divert, configurable: true });
   const writable = new WritableStream<Uint8Array>({ write: (chunk) => void divert(chunk) });
   Object.defineProperty(target, "writable", { get: () => writable, configurable: true });
-  return {
-    stdout: { write },
-    restore() {
-      Object.assign(console, Object.fromEntries(saved));
-      for (const [key, descriptor] of Object.entries(own)) {
-        if (descriptor) Object.defineProperty(target, key, descriptor);
-        else delete target[key];
-      }
-    },
+  return () => {
+    for (const [key, descriptor] of Object.entries(own)) {
+      if (descriptor) Object.defineProperty(target, key, descriptor);
+      else delete target[key];
+    }
   };
 }

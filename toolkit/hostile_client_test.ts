@@ -163,6 +163,56 @@ Deno.test({
 });
 
 Deno.test({
+  name: "a client that never reads stderr: a handler's 100,000 console.error, Deno.stderr.writeSync and " +
+    "process.stderr.write calls never block the server, which keeps answering",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "unread");
+    await initialize(server);
+    // ~2 MiB each: far past the 64 KiB pipe, which a blocking write would wait on for ever.
+    for (const [id, via] of [[1, "console"], [2, "writeSync"], [3, "process"]] as const) {
+      await server.send(call(id, "murmur", { n: 100_000, via }));
+      assert.equal(
+        textOf(await deadline(server.next(), `the reply after 100,000 writes via ${via}`)),
+        "murmured 100000",
+      );
+    }
+    await server.send(call(4, "blob", { bytes: 5 }));
+    assert.equal(textOf(await deadline(server.next(), "the reply after them")), "bbbbb");
+    server.readStderr();
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.match(server.stderr(), /murmur from a handler/);
+    assert.match(server.stderr(), /\d+ log lines dropped: stderr was not read/);
+  },
+});
+
+Deno.test({
+  name: "progress tokens above 2^53 come back byte for byte in notifications/progress",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    await initialize(server);
+    const tokens = ["9007199254740993", "123456789012345678901234567890"];
+    for (const [i, token] of tokens.entries()) {
+      await server.sendRaw(
+        `{"jsonrpc":"2.0","id":${i + 1},"method":"tools/call","params":{"name":"steps","arguments":{"n":2},` +
+          `"_meta":{"progressToken":${token}}}}\n`,
+      );
+      const lines = [];
+      for (let k = 0; k < 3; k++) lines.push(await deadline(server.nextLine(), `line ${k + 1} for ${token}`));
+      assert.deepEqual(lines.slice(0, 2), [
+        `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${token},"progress":1,"total":2}}`,
+        `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${token},"progress":2,"total":2}}`,
+      ]);
+      assert.match(lines[2], new RegExp(`^\\{"jsonrpc":"2.0","id":${i + 1},"result"`));
+    }
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
   name: "a client that closes stderr: logging and crashing calls are answered, the server serves on and exits 0",
   permissions: perms,
   async fn() {

@@ -1,7 +1,8 @@
 // A server for the hostile-client tests: needs no Deno permission. Flags:
 // --grace=<ms> (shutdownGraceMs), --max=<bytes> (maxMessageBytes),
 // --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth).
-import { addTool, getInt, health, intProp, run, schema, text } from "../../mod.ts";
+import process from "node:process";
+import { addTool, getInt, getString, health, intProp, run, schema, strProp, text } from "../../mod.ts";
 import { addSleepTool, RO } from "./sleep_tool.ts";
 
 const flag = (name: string) => {
@@ -25,6 +26,32 @@ if (!health()) {
         else Deno.stdout.writeSync(new TextEncoder().encode(line + "\n"));
       }
       return text(`shouted ${n}`);
+    });
+    addTool(server, {
+      name: "murmur",
+      description: "Writes n short lines to stderr itself: via console.error, Deno.stderr.writeSync or process.stderr",
+      inputSchema: schema({ n: intProp("lines"), via: strProp("console, writeSync or process") }),
+      annotations: RO,
+    }, (req) => {
+      const n = getInt(req.arguments, "n", 1);
+      const bytes = new TextEncoder().encode("murmur from a handler\n");
+      const via = getString(req.arguments, "via", "console");
+      for (let i = 0; i < n; i++) {
+        if (via === "writeSync") Deno.stderr.writeSync(bytes);
+        else if (via === "process") process.stderr.write("murmur from a handler\n");
+        else console.error("murmur from a handler", i);
+      }
+      return text(`murmured ${n}`);
+    });
+    addTool(server, {
+      name: "steps",
+      description: "Reports progress for each of n steps",
+      inputSchema: schema({ n: intProp("steps") }),
+      annotations: RO,
+    }, (req) => {
+      const n = getInt(req.arguments, "n", 2);
+      for (let i = 1; i <= n; i++) req.progress(i, n);
+      return text(`${n} steps`);
     });
     addTool(server, {
       name: "crash",
