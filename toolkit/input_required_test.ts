@@ -3,7 +3,7 @@
 // input-required results with @modelcontextprotocol/client 2.4 (2026-07-28),
 // real server-to-client requests with SDK 1.32.2 (initialize era), and a raw
 // client for what a real client would never send (forged, altered and
-// transplanted requestState).
+// transplanted requestState), and the MCP Inspector CLI 2.12.0 in modern mode.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
@@ -12,7 +12,9 @@ import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotoc
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { verifyAuditTrail } from "../middleware/mod.ts";
-import { type RawServer, spawnRaw } from "../testing/mod.ts";
+import { childEnv, type RawServer, spawnRaw } from "../testing/mod.ts";
+// The examples' Inspector runner (npx, clean environment, JSON parsed): one copy for every Inspector test.
+import { inspector } from "../examples/_inspector.ts";
 
 const fixture = new URL("./testdata/ask_server.ts", import.meta.url).pathname;
 // --deny-run grants nothing: without a permission flag Deno's child_process passes the parent's permissions on.
@@ -343,4 +345,34 @@ Deno.test("audit trail: a declined confirmation is recorded as declined, an acce
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "Inspector CLI 2.12.0 (2026-07-28): answers a roots/list input request and retries; no elicitation → the -32021 message",
+  permissions: { run: true, read: true, write: true, env: true },
+  async fn() {
+    const server = ["--", Deno.execPath(), "run", "--quiet", "--no-prompt", "--deny-run", fixture];
+    const cli = [
+      "@modelcontextprotocol/inspector@2.12.0",
+      "--cli",
+      "--protocol-era",
+      "modern",
+      "--format",
+      "json",
+      "-q",
+    ];
+    const env = Object.entries(childEnv()).flatMap(([name, value]) => ["-e", `${name}=${value}`]);
+    const call = (tool: string, ...args: string[]) =>
+      inspector([...cli, ...env, "--method", "tools/call", "--tool-name", tool, ...args, ...server]);
+    // The Inspector declares roots (an empty list): the call pauses, the Inspector answers and retries.
+    const roots = await call("roots");
+    assert.equal(roots.code, 0, roots.stderr);
+    assert.deepEqual((roots.json.result as { structuredContent: unknown }).structuredContent, { roots: [] });
+    // It declares no elicitation: the -32021 error reaches its error envelope (on stderr, exit 1).
+    await assert.rejects(
+      call("greet", "--tool-arg", "greeting=Hi"),
+      /exit 1\).*Missing required client capability: elicitation/s,
+    );
+  },
 });
