@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
-import { probe, spawnServer } from "@forge/toolkit/testing";
+import { probe } from "@forge/toolkit/testing";
 import {
   assertHealthNeedsNoPermission,
   assertRefusesSharedConfig,
@@ -172,8 +172,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree();
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const { server } = await serveUnderPrintedFlags(SCRIPT, tree.config);
     const read = () => server.client.callTool({ name: "read_file", arguments: { path: join(tree.more, "other.md") } });
     assert.equal(textOf(await read()), "more\n");
     await tree.writeConfig({ roots: [tree.data], writable_roots: [tree.out], max_bytes: 64 });
@@ -194,8 +193,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree();
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const { server } = await serveUnderPrintedFlags(SCRIPT, tree.config);
     await tree.writeConfig({ roots: [tree.data, tree.outside], max_bytes: 64 });
     const result = await server.client.callTool({
       name: "read_file",
@@ -218,8 +216,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree({ audit_file: join("..", "audit.jsonl") });
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const { server } = await serveUnderPrintedFlags(SCRIPT, tree.config);
     await server.client.callTool({ name: "write_file", arguments: { path: "a.txt", content: "audited" } });
     await server.close();
     const lines = (await Deno.readTextFile(join(tree.base, "audit.jsonl"))).trim().split("\n").map((l) =>

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
-import { probe, spawnServer } from "@forge/toolkit/testing";
+import { probe } from "@forge/toolkit/testing";
 import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags } from "../_served.ts";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
@@ -171,8 +171,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree({ writable: true });
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const { server } = await serveUnderPrintedFlags(SCRIPT, tree.config);
     const sql = "DELETE FROM customers WHERE email = ?";
     const params = ["ada@example.com"];
     const { patterns } = await probe(server.client, "execute", { sql, params });
@@ -206,8 +205,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree({ writable: true, audit_file: "../audit.jsonl" });
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const { server } = await serveUnderPrintedFlags(SCRIPT, tree.config);
     await server.client.callTool({ name: "execute", arguments: { sql: "UPDATE products SET price_cents = 1" } });
     await server.close();
     const lines = (await Deno.readTextFile(join(tree.base, "audit.jsonl"))).trim().split("\n");
