@@ -133,6 +133,8 @@ Deno.test({
     assert.equal(errorOf(await ask(server, "subscriptions/listen", listen, false)).code, -32021);
     const missing = errorOf(await ask(server, "tasks/get", { taskId: "00000000-0000-4000-8000-000000000000" }));
     assert.deepEqual(missing, { code: -32602, message: "Cannot retrieve task: Task not found" });
+    const huge = errorOf(await ask(server, "tasks/get", { taskId: "x".repeat(200_000) }));
+    assert.deepEqual(huge, { code: -32602, message: "Cannot retrieve task: Task not found" }, "the id is never echoed");
     assert.equal(errorOf(await ask(server, "tasks/cancel", { taskId: 7 })).code, -32602);
     assert.equal(
       errorOf(await ask(server, "tasks/update", { taskId: created.taskId, inputResponses: [] })).code,
