@@ -50,7 +50,4 @@ export async function session(): Promise<Session> {
   };
 }
 
-/** The text of a result's first content block. */
-export function textOf(result: { content: unknown[] }): string {
-  return (result.content[0] as { text: string }).text;
-}
+export { textOf } from "../../_served.ts";

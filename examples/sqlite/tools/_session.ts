@@ -78,10 +78,7 @@ export async function session(options: SessionOptions = {}): Promise<Session> {
   };
 }
 
-/** The text of a result's first content block. */
-export function textOf(result: { content: unknown[] }): string {
-  return (result.content[0] as { text: string }).text;
-}
+export { textOf } from "../../_served.ts";
 
 function exec(path: string, sql: string): void {
   const db = new DatabaseSync(path);
