@@ -245,7 +245,11 @@ export class Dispatcher {
       ...asking,
     });
     const task = entry.tool.task;
-    if (modern && task && meta[PROBE_META_KEY] !== true && declaresTasks(meta)) {
+    // Arguments that break the schema are answered at once, as any call's, not after a round of polling.
+    if (
+      modern && task && meta[PROBE_META_KEY] !== true && declaresTasks(meta) &&
+      entry.validate(args as Record<string, unknown>) === undefined
+    ) {
       // The extension carries no progress on tasks; status is polled instead.
       const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
       const capabilities = envelope.era === "modern" ? envelope.capabilities : {};

@@ -104,6 +104,9 @@ Deno.test({
     assert.equal(plain.resultType, "complete");
     assert.deepEqual(plain.content, [{ type: "text", text: "slept 1" }]);
     assert.equal(resultOf(await call(server, "quick")).resultType, "complete");
+    const invalid = resultOf(await call(server, "slow", { ms: "soon" }));
+    assert.equal(invalid.resultType, "complete", "arguments that break the schema are answered at once");
+    assert.equal(invalid.isError, true);
     const probe = resultOf(
       await ask(server, "tools/call", {
         name: "slow",
