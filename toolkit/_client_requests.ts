@@ -87,7 +87,10 @@ export class ClientRequests {
 /** The legacy state an asker reads: the capabilities `initialize` declared and the roots cache. */
 export interface LegacyClient {
   readonly capabilities: Record<string, unknown> | undefined;
-  roots: Promise<unknown> | undefined;
+  /** The client's last answer to `roots/list`, until it says the roots changed. */
+  roots: unknown;
+  /** Counts `notifications/roots/list_changed`, so an answer asked before one is not kept after it. */
+  readonly rootsGeneration: number;
 }
 
 /** The asker of one call in the initialize era. */
@@ -108,22 +111,15 @@ export class LegacyAsker implements Asker {
       return Promise.reject(new MissingCapabilityError(CAPABILITY[method], method));
     }
     if (method !== "roots/list") return this.#requests.request(method, params, this.#signal);
-    // Roots change rarely and the client says when (notifications/roots/list_changed): asked once until then.
-    let roots = this.#client.roots;
-    if (roots === undefined) {
-      roots = this.#client.roots = this.#requests.request(method, params, this.#signal);
-      roots.catch(() => {
-        if (this.#client.roots === roots) this.#client.roots = undefined;
-      });
-    }
-    return this.#signal.aborted ? Promise.reject(this.#signal.reason) : raceSignal(roots, this.#signal);
+    // Roots change rarely and the client says when (notifications/roots/list_changed): an answer is kept until
+    // then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.
+    const cached = this.#client.roots;
+    if (cached !== undefined) return Promise.resolve(cached);
+    const generation = this.#client.rootsGeneration;
+    const asked = this.#requests.request(method, params, this.#signal);
+    asked.then((answer) => {
+      if (this.#client.rootsGeneration === generation) this.#client.roots = answer;
+    }, () => {});
+    return asked;
   }
-}
-
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

@@ -2,9 +2,10 @@
 // elicitation whose only answer is accept, decline or cancel.
 
 import type { Asker } from "./_asker.ts";
-import { questionsOf } from "./_asker.ts";
+import { protocolErrorOf, questionsOf } from "./_asker.ts";
 import type { Args } from "./args.ts";
 import { MissingCapabilityError } from "./missing_capability_error.ts";
+import { ToolError } from "./tool_error.ts";
 
 /** How a confirmation ended; `unavailable` when the client cannot ask and the tool runs anyway. */
 export type Confirmation = "accepted" | "declined" | "cancelled" | "unavailable";
@@ -33,7 +34,13 @@ export async function confirmCall(
     const answer = await questionsOf(asker).elicit({ message, requestedSchema: { type: "object", properties: {} } });
     return answer.action === "accept" ? "accepted" : answer.action === "decline" ? "declined" : "cancelled";
   } catch (err) {
-    if (err instanceof MissingCapabilityError && spec.whenUnavailable === "run") return "unavailable";
-    throw err;
+    if (!(err instanceof MissingCapabilityError)) throw err;
+    if (spec.whenUnavailable === "run") return "unavailable";
+    // 2026-07-28 answers -32021 (the error is marked for it); the initialize era gets an isError that says why.
+    if (protocolErrorOf(err) !== undefined) throw err;
+    throw new ToolError(
+      `Cannot run tool "${tool}": it asks the user to confirm each call, and this client cannot ask ` +
+        "(it did not declare the elicitation capability); nothing was done",
+    );
   }
 }

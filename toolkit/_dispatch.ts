@@ -202,7 +202,7 @@ export class Dispatcher {
 
   #notification(method: string, params: Params | unknown[]): void {
     // notifications/initialized and anything else need no action.
-    if (method === "notifications/roots/list_changed") this.#session.legacy.roots = undefined;
+    if (method === "notifications/roots/list_changed") this.#session.rootsChanged();
     if (method !== "notifications/cancelled" || !params || Array.isArray(params)) return;
     const requestId = params.requestId;
     if (typeof requestId !== "string" && typeof requestId !== "number" && !(requestId instanceof ExactNumber)) return;
@@ -267,7 +267,8 @@ export class Dispatcher {
       if (envelope.era === "modern") {
         asker = new InputRounds({
           tool: name,
-          argsDigest: argsDigest ?? digestOf(args),
+          // Most calls never ask: the arguments are digested only when a round is sealed.
+          argsDigest: () => argsDigest ?? digestOf(args),
           capabilities: envelope.capabilities,
           state,
           responses: responses as Record<string, unknown> | undefined,

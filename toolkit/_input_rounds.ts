@@ -25,7 +25,8 @@ export interface InputRequired {
 /** How one round of a call asks. */
 export interface RoundsOptions {
   tool: string;
-  argsDigest: Promise<string>;
+  /** The digest of the call's canonical arguments, computed only when a round is sealed. */
+  argsDigest: () => Promise<string>;
   capabilities: Record<string, unknown>;
   /** The opened state of the retried request, if any. */
   state: StateBody | undefined;
@@ -126,7 +127,7 @@ export class InputRounds implements Asker {
     const { tool, argsDigest, state } = this.#options;
     try {
       const body = { round: (state?.round ?? 0) + 1, asked, answers: this.#answered };
-      const requestState = await sealState(tool, await argsDigest, body);
+      const requestState = await sealState(tool, await argsDigest(), body);
       this.#options.pause({ inputRequests, requestState });
     } catch (err) {
       for (const [, { reject }] of open) reject(err);

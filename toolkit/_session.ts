@@ -24,10 +24,17 @@ export class Session {
   #legacyVersion: string | undefined;
   #legacyClient = { name: "", version: "" };
   /** What `initialize` declared, and the roots it answered until it says they changed. */
-  readonly legacy: { capabilities: Record<string, unknown> | undefined; roots: Promise<unknown> | undefined } = {
+  readonly legacy: { capabilities: Record<string, unknown> | undefined; roots: unknown; rootsGeneration: number } = {
     capabilities: undefined,
     roots: undefined,
+    rootsGeneration: 0,
   };
+
+  /** The client said its roots changed (`notifications/roots/list_changed`): the kept answer is dropped. */
+  rootsChanged(): void {
+    this.legacy.roots = undefined;
+    this.legacy.rootsGeneration++;
+  }
 
   constructor(server: Server, listTtlMs: number) {
     this.#server = server;
@@ -50,7 +57,7 @@ export class Session {
     this.legacy.capabilities = caps !== null && typeof caps === "object" && !Array.isArray(caps)
       ? caps as Record<string, unknown>
       : undefined;
-    this.legacy.roots = undefined;
+    this.rootsChanged();
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: { tools: { listChanged: true } },

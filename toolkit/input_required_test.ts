@@ -262,6 +262,7 @@ Deno.test("initialize era: without the capability the call is an isError result,
   assert.equal(textOf(await client.callTool({ name: "maybe_ask", arguments: {} })), "not asked: no elicitation");
   const confirm = await client.callTool({ name: "delete", arguments: { path: "a" } });
   assert.equal(confirm.isError, true, "a confirmed tool refuses to run unconfirmed by default");
+  assert.match(textOf(confirm), /it asks the user to confirm each call, and this client cannot ask/);
   assert.equal(JSON.parse(textOf(await client.callTool({ name: "counts", arguments: {} }))).deletions, 0);
   await client.close();
 });
