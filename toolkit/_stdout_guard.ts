@@ -130,21 +130,33 @@ export interface StdoutGuard {
   restore(): void;
 }
 
+/** What a guard diverts besides stdout and the console. */
+export interface GuardOptions {
+  /**
+   * Also divert direct `Deno.stderr` writes (`write`, `writeSync`,
+   * `writable`, and so Node's `process.stderr`): an author's
+   * `Deno.stderr.writeSync` would otherwise block the whole event loop once
+   * nobody reads stderr. Only while serving: before that, a line written just
+   * before `Deno.exit()` must not wait in a queue the exit discards.
+   * @default {false}
+   */
+  stderr?: boolean;
+}
+
 /**
- * Diverts every stdout path an author can reach, the console's stderr output,
- * and direct `Deno.stderr` writes to the stderr queue: an author's
- * `Deno.stderr.writeSync` would otherwise block the whole event loop once
- * nobody reads stderr. A reference to the real method taken before the guard
- * (or Node's `process.stderr`) is out of its reach.
+ * Diverts every stdout path an author can reach, and the console's stderr
+ * output, to the stderr queue; with `stderr`, direct `Deno.stderr` writes too.
+ * A reference to a real method taken before the guard is out of its reach.
  */
-export function guardStdout(): StdoutGuard {
+export function guardStdout(options: GuardOptions = {}): StdoutGuard {
   const out = Deno.stdout;
   const write = out.write.bind(out);
   // Created now, before Deno.stderr is diverted: the queue keeps the real stderr writer.
   const queue = stderrQueue();
   const saved = CONSOLE_METHODS.map((name) => [name, console[name]] as const);
   Object.assign(console, stderrConsole());
-  const undo = [divertWrites(out, queue), divertWrites(Deno.stderr, queue)];
+  const undo = [divertWrites(out, queue)];
+  if (options.stderr) undo.push(divertWrites(Deno.stderr, queue));
   return {
     stdout: { write },
     restore() {

@@ -122,7 +122,7 @@ export async function run(
     });
     // In force before register runs: nothing an author prints reaches stdout.
     takeEarlyStart();
-    guard = guardStdout();
+    guard = guardStdout({ stderr: true });
     await register(server);
     const { serve } = await serving;
     connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
