@@ -120,3 +120,26 @@ Deno.test({
     assert.throws(() => openRoot(join(dir, "r1"), first.id, what), /root folder was replaced/);
   },
 });
+
+// The design rests on which calls Deno hands to the kernel through the anchor
+// as they are (the kernel then resolves the name in the descriptor's folder)
+// and which it resolves itself first (it reads where the descriptor's link
+// points and uses that text). A folder deleted while held open tells them
+// apart: only the kernel can still reach it.
+Deno.test({
+  name: "Deno hands stat and readDir through the anchor to the kernel, but resolves the path of an open itself",
+  permissions: perms,
+  fn() {
+    Deno.mkdirSync(join(dir, "gone"));
+    const fd = fs.openSync(join(dir, "gone"), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    try {
+      Deno.removeSync(join(dir, "gone"));
+      assert.equal(Deno.statSync(`${anchor}/${fd}`).nlink, 0, "stat reaches the deleted folder");
+      assert.deepEqual([...Deno.readDirSync(`${anchor}/${fd}`)], [], "readDir reaches the deleted folder");
+      // Deno's own resolution finds no such path, falls back to /proc/<pid>/fd/<fd> and refuses that.
+      assert.throws(() => fs.openSync(`${anchor}/${fd}`, fs.constants.O_RDONLY), Deno.errors.NotCapable);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+});

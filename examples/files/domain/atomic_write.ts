@@ -83,11 +83,10 @@ export async function planWrite(ws: Workspace, path: string): Promise<WritePlan>
 
 /**
  * Replaces or creates a file atomically: readers see the old content or the
- * new, never a mix. The jail writes `.forge-write-<uuid>.tmp` beside the
- * target (created exclusively, checked by identity in the folder the kernel
- * confirms lies inside the writable root), flushes it and renames it over the
- * target, all in one anchored step; the temporary file is removed on every
- * failure. A rename replaces a link at the target rather than following it,
+ * new, never a mix. The jail writes `.forge-write-<uuid>.tmp` (created
+ * exclusively and checked by identity: in the root with a descriptor anchor,
+ * else beside the target), flushes it and renames it over the target, all in
+ * one synchronous step; the temporary file is removed on every failure. A rename replaces a link at the target rather than following it,
  * and gives a hard-linked target a new inode instead of changing the file
  * outside the root. An existing file keeps its permission bits.
  *
