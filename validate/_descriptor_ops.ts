@@ -48,9 +48,8 @@ export function readAt(
     const target = at(w.anchor, dir, name);
     // lstat before open: a folder, FIFO or device is refused without opening it.
     const before = regularFile(target, "read", path, context);
-    const fd = openChecked(target, O.O_RDONLY | O.O_NONBLOCK, before, what);
+    const { fd, size } = openChecked(target, O.O_RDONLY | O.O_NONBLOCK, before, what);
     try {
-      const size = fs.fstatSync(fd).size;
       if (size > options.maxBytes && !options.truncate) {
         throw new LimitError(`read ${quote(path)}`, options.maxBytes, "bytes");
       }
@@ -159,7 +158,7 @@ export function writeAt(
     if (before !== undefined && !replace) {
       // In place, every other name of the file changes too: one may lie outside every root.
       hardLinks(before, "write", path, context);
-      const fd = openChecked(target, O.O_WRONLY | O.O_NONBLOCK | (options.append ? O.O_APPEND : 0), before, what);
+      const { fd } = openChecked(target, O.O_WRONLY | O.O_NONBLOCK | (options.append ? O.O_APPEND : 0), before, what);
       try {
         if (!options.append) fs.ftruncateSync(fd, 0);
         writeAll(fd, bytes);
@@ -223,8 +222,8 @@ function createInRoot(temp: string, what: What): { fd: number; ours: Identity } 
   }
 }
 
-/** Opens a name lstat just described, and refuses unless the descriptor is that very entry. */
-function openChecked(target: string, flags: number, before: Identity, what: What): number {
+/** Opens a name lstat just described, and refuses unless the descriptor is that very entry; returns it and its size. */
+function openChecked(target: string, flags: number, before: Identity, what: What): { fd: number; size: number } {
   walkHooks.beforeOpen?.(target);
   let fd: number;
   try {
@@ -235,7 +234,7 @@ function openChecked(target: string, flags: number, before: Identity, what: What
   try {
     const info = fs.fstatSync(fd);
     if (!info.isFile() || !sameIdentity(info, before)) throw changed(what.action, what.path);
-    return fd;
+    return { fd, size: info.size };
   } catch (err) {
     closeQuietly(fd);
     throw err;

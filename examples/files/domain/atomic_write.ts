@@ -59,16 +59,12 @@ export async function planWrite(ws: Workspace, path: string): Promise<WritePlan>
     }
     throw err;
   }
-  // What is there now decides the answer's `created` and the refusal of a folder; the write checks again.
-  const info = await Deno.lstat(resolved.real).catch((err) => {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    const code = typeof err?.code === "string" ? ` (${err.code})` : "";
-    throw new PolicyError("invalid-input", `Cannot write ${quote(path)}: the operating system refused it${code}`, {
-      cause: err,
-    });
-  });
-  if (info !== undefined && !info.isFile) {
-    const what = info.isDirectory ? "a folder" : "not a regular file";
+  // What is there now decides the answer's `created` and the refusal of a folder; the write checks again. It is
+  // looked up through the jail (with a descriptor anchor, by descriptor), never by the path alone: under a race that
+  // path could lead outside, and the answer would tell what is there.
+  const kind = await ws.existing(path, resolved);
+  if (kind !== undefined && kind !== "file") {
+    const what = kind === "dir" ? "a folder" : "not a regular file";
     throw new PolicyError("not-a-file", `Cannot write ${quote(path)}: it is ${what}`);
   }
   return {
@@ -76,7 +72,7 @@ export async function planWrite(ws: Workspace, path: string): Promise<WritePlan>
     root: resolved.root,
     rel: resolved.rel,
     target: posix.join(resolved.root.split("\\").join("/"), resolved.rel),
-    exists: info !== undefined,
+    exists: kind !== undefined,
     jailPath: resolved.jailPath,
   };
 }

@@ -173,6 +173,29 @@ export class Workspace {
   }
 
   /**
+   * What is at a resolved write target now, described by the jail (through
+   * the descriptor walk when it has an anchor), never by its path alone.
+   *
+   * @param path The caller's path.
+   * @param resolved What {@linkcode Workspace.resolve} returned for it in `write` mode.
+   * @returns What kind of entry is there (a link inside the roots resolved), or undefined when nothing is.
+   * @throws {PolicyError} When the jail refuses to describe it (it changed while being looked at, …).
+   */
+  async existing(path: string, resolved: Resolved): Promise<"file" | "dir" | "other" | undefined> {
+    const jailPath = Workspace.under(resolved.root, resolved.rel);
+    try {
+      const info = await this.#echo(path, jailPath, () => this.#jail.stat(jailPath));
+      return info.isFile ? "file" : info.isDirectory ? "dir" : "other";
+    } catch (err) {
+      if (err instanceof PolicyError && err.code === "not-found") return undefined;
+      // The jail does not describe a file with several names; a write may replace one (the rename gives this name
+      // a new file and leaves the others alone).
+      if (err instanceof PolicyError && err.cause === undefined && /hard links/.test(err.message)) return "file";
+      throw err;
+    }
+  }
+
+  /**
    * Runs a jail call; when the jail was handed the absolute path a caller's
    * relative path means, its refusal is made to echo what the caller gave.
    */
