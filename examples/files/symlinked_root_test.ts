@@ -26,6 +26,8 @@ interface LinkedTree {
   /** The links the config names as roots. */
   linkData: string;
   linkWs: string;
+  /** A descriptor anchor (a link to /proc/self/fd in a private folder). */
+  anchor: string;
 }
 
 async function linkedTree(): Promise<LinkedTree> {
@@ -42,11 +44,14 @@ async function linkedTree(): Promise<LinkedTree> {
     const out = await new Deno.Command("ln", { args: ["-s", target, link] }).output();
     assert.ok(out.success);
   }
+  await Deno.mkdir(join(base, "anchor"), { mode: 0o700 });
+  const anchor = join(base, "anchor", "fd");
+  assert.ok((await new Deno.Command("ln", { args: ["-s", "/proc/self/fd", anchor] }).output()).success);
   const config = join(configDir, "files.json");
   await Deno.writeTextFile(config, JSON.stringify({ roots: [linkData], writable_roots: [linkWs], max_bytes: 4096 }), {
     mode: 0o600,
   });
-  return { base, config, data, ws, linkData, linkWs };
+  return { base, config, data, ws, linkData, linkWs, anchor };
 }
 
 /** Every tool once, through `call`; returns the texts of the answers. */
@@ -68,36 +73,43 @@ async function everyTool(
   return answers.map((a) => a.text);
 }
 
-Deno.test({
-  name: "every files tool works with symlinked roots through the domain API and shows the root as configured",
-  permissions: perms,
-  async fn() {
-    const tree = await linkedTree();
-    const config = ConfigSchema.parse(JSON.parse(await Deno.readTextFile(tree.config)));
-    const mgr = new Manager(() => Promise.resolve(config), tree.config);
-    const call = async (name: string, args: Record<string, unknown>) => {
-      const path = String(args.path);
-      const result = name === "read_file"
-        ? await mgr.read(path)
-        : name === "list_dir"
-        ? await mgr.list(path)
-        : name === "stat"
-        ? await mgr.stat(path)
-        : name === "search_files"
-        ? await mgr.search(path, String(args.pattern))
-        : await mgr.write(path, String(args.content));
-      return { text: typeof result === "string" ? result : JSON.stringify(result), isError: false };
-    };
-    const texts = await everyTool(call);
-    assert.equal(JSON.parse(texts[1]).root, tree.linkData);
-    assert.equal(JSON.parse(texts[4]).root, tree.linkWs);
-    assert.equal(await Deno.readTextFile(join(tree.ws, "new.txt")), "written");
-    for (const text of texts) assert.ok(!text.includes(tree.data) && !text.includes(tree.ws), text);
-    const err = await mgr.read("../config/files.json").catch((e) => e);
-    assert.equal(err.message, 'Cannot read "../config/files.json": the path leaves the allowed folders');
-    await Deno.remove(tree.base, { recursive: true });
-  },
-});
+for (const anchored of [false, true]) {
+  Deno.test({
+    name: `every files tool works with symlinked roots through the domain API${
+      anchored ? " and the descriptor walk" : ""
+    } and shows the root as configured`,
+    permissions: perms,
+    async fn() {
+      const tree = await linkedTree();
+      const config = ConfigSchema.parse({
+        ...JSON.parse(await Deno.readTextFile(tree.config)),
+        ...(anchored ? { fd_anchor: tree.anchor, require_fd_anchor: true } : {}),
+      });
+      const mgr = new Manager(() => Promise.resolve(config), tree.config);
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const path = String(args.path);
+        const result = name === "read_file"
+          ? await mgr.read(path)
+          : name === "list_dir"
+          ? await mgr.list(path)
+          : name === "stat"
+          ? await mgr.stat(path)
+          : name === "search_files"
+          ? await mgr.search(path, String(args.pattern))
+          : await mgr.write(path, String(args.content));
+        return { text: typeof result === "string" ? result : JSON.stringify(result), isError: false };
+      };
+      const texts = await everyTool(call);
+      assert.equal(JSON.parse(texts[1]).root, tree.linkData);
+      assert.equal(JSON.parse(texts[4]).root, tree.linkWs);
+      assert.equal(await Deno.readTextFile(join(tree.ws, "new.txt")), "written");
+      for (const text of texts) assert.ok(!text.includes(tree.data) && !text.includes(tree.ws), text);
+      const err = await mgr.read("../config/files.json").catch((e) => e);
+      assert.equal(err.message, 'Cannot read "../config/files.json": the path leaves the allowed folders');
+      await Deno.remove(tree.base, { recursive: true });
+    },
+  });
+}
 
 Deno.test({
   name: "with symlinked roots the printed flags name the real paths too, and every tool works over stdio under them",
