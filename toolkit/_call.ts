@@ -28,8 +28,11 @@ export interface CallInput {
   middleware: readonly Middleware[];
   progress: ToolRequest["progress"];
   log: (line: string) => void;
-  /** How the handler's questions reach the client; none can be asked without it. */
-  asker?: Asker;
+  /**
+   * How the handler's questions reach the client; none can be asked without
+   * it. A function is called at the first question: most calls ask nothing.
+   */
+  asker?: Asker | (() => Asker);
   /** What a call paused to ask (2026-07-28), once its asker paused it. */
   inputRequired?: () => InputRequired | undefined;
 }
@@ -106,8 +109,14 @@ function isThenable(value: unknown): value is Promise<ToolResult> {
   return typeof (value as Promise<unknown> | null)?.then === "function";
 }
 
+/** The call's asker, made at its first use. */
+function askerOf(input: CallInput): Asker {
+  const asker = input.asker;
+  if (typeof asker === "function") return input.asker = asker();
+  return asker ?? NO_ASKER;
+}
+
 function requestOf(input: CallInput): ToolRequest {
-  const asker = input.asker ?? NO_ASKER;
   return {
     name: input.entry.tool.name,
     arguments: input.args,
@@ -115,9 +124,9 @@ function requestOf(input: CallInput): ToolRequest {
     meta: input.meta,
     client: input.client,
     progress: input.progress,
-    elicit: (form) => questionsOf(asker).elicit(form),
-    listRoots: () => questionsOf(asker).listRoots(),
-    sample: (request) => questionsOf(asker).sample(request),
+    elicit: (form) => questionsOf(askerOf(input)).elicit(form),
+    listRoots: () => questionsOf(askerOf(input)).listRoots(),
+    sample: (request) => questionsOf(askerOf(input)).sample(request),
   };
 }
 
@@ -146,7 +155,7 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
       if (entry.confirm) {
         // Raced like the handler: a call paused to ask ends here, and the middleware hears of it.
         confirmation = await call.race(
-          confirmCall(entry.tool.name, entry.confirm, input.args, input.asker ?? NO_ASKER),
+          confirmCall(entry.tool.name, entry.confirm, input.args, askerOf(input)),
         );
         if (confirmation === "declined" || confirmation === "cancelled") {
           return error(

@@ -232,7 +232,12 @@ export class Dispatcher {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "inputResponses" must be an object');
     }
     const meta = metaOf(params) ?? {};
-    const input = (call: Call, progress: CallInput["progress"], asking?: Partial<CallInput>): CallInput => ({
+    const input = (
+      call: Call,
+      progress: CallInput["progress"],
+      asker: CallInput["asker"],
+      inputRequired?: CallInput["inputRequired"],
+    ): CallInput => ({
       entry,
       args: args as Record<string, unknown>,
       meta: publicMeta(meta),
@@ -242,7 +247,8 @@ export class Dispatcher {
       middleware: this.#options.middleware,
       progress,
       log: this.#options.log,
-      ...asking,
+      asker,
+      inputRequired,
     });
     const task = entry.tool.task;
     // Arguments that break the schema are answered at once, as any call's, not after a round of polling.
@@ -255,7 +261,7 @@ export class Dispatcher {
       const capabilities = envelope.era === "modern" ? envelope.capabilities : {};
       const created = this.#tasks.create(
         ttlMs,
-        (task) => runCall(input(task.call, () => {}, { asker: new TaskAsker(this.#tasks, task, capabilities) })),
+        (task) => runCall(input(task.call, () => {}, new TaskAsker(this.#tasks, task, capabilities))),
       );
       return createdReply(id, created, this.#tasks, this.#session);
     }
@@ -263,24 +269,22 @@ export class Dispatcher {
     const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     const start = (state: StateBody | undefined, argsDigest?: Promise<string>): Outcome | Promise<Outcome> => {
       let asked: InputRequired | undefined;
-      let asker: Asker;
-      if (envelope.era === "modern") {
-        asker = new InputRounds({
-          tool: name,
-          // Most calls never ask: the arguments are digested only when a round is sealed.
-          argsDigest: () => argsDigest ?? digestOf(args),
-          capabilities: envelope.capabilities,
-          state,
-          responses: responses as Record<string, unknown> | undefined,
-          pause: (asking) => {
-            asked = asking;
-            this.#calls.pause(call);
-          },
-        });
-      } else {
-        asker = new LegacyAsker(this.#clientRequests, this.#session.legacy, call.signal);
-      }
-      return runCall(input(call, progressFor(meta, call, this.#send), { asker, inputRequired: () => asked }));
+      const asker = (): Asker =>
+        envelope.era === "modern"
+          ? new InputRounds({
+            tool: name,
+            // Most calls never ask: the arguments are digested only when a round is sealed.
+            argsDigest: () => argsDigest ?? digestOf(args),
+            capabilities: envelope.capabilities,
+            state,
+            responses: responses as Record<string, unknown> | undefined,
+            pause: (asking) => {
+              asked = asking;
+              this.#calls.pause(call);
+            },
+          })
+          : new LegacyAsker(this.#clientRequests, this.#session.legacy, call.signal);
+      return runCall(input(call, progressFor(meta, call, this.#send), asker, () => asked));
     };
     let outcome: Outcome | Promise<Outcome>;
     if (requestState === undefined) {
