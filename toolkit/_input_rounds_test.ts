@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { type InputRequired, InputRounds, MAX_QUESTIONS_PER_ROUND } from "./_input_rounds.ts";
+import { digestOf, openState, type StateBody } from "./_request_state.ts";
+
+const ARGS = { path: "a" };
+
+/** One round: runs `handler` against an InputRounds and says whether it finished or paused (and what it asked). */
+async function round(
+  handler: (asker: InputRounds) => Promise<unknown>,
+  state?: string,
+  responses?: Record<string, unknown>,
+): Promise<{ done: unknown } | { paused: InputRequired }> {
+  const argsDigest = await digestOf(ARGS);
+  let body: StateBody | undefined;
+  if (state !== undefined) {
+    const opened = await openState(state, "t", argsDigest);
+    assert.ok(opened.ok);
+    body = opened.body;
+  }
+  return await new Promise((resolve, reject) => {
+    const asker = new InputRounds({
+      tool: "t",
+      argsDigest: () => Promise.resolve(argsDigest),
+      capabilities: { elicitation: {}, roots: {} },
+      state: body,
+      responses,
+      pause: (paused) => resolve({ paused }),
+    });
+    handler(asker).then((done) => resolve({ done }), reject);
+  });
+}
+
+const form = (message: string) => ({ mode: "form", message, requestedSchema: { type: "object", properties: {} } });
+
+Deno.test("InputRounds: questions asked together pause once, keyed by their place; answers carry over in the state", async () => {
+  const handler = async (asker: InputRounds) => {
+    const [a, b] = await Promise.all([asker.ask("elicitation/create", form("A?")), asker.ask("roots/list", undefined)]);
+    const c = await asker.ask("elicitation/create", form("C?"));
+    return [a, b, c];
+  };
+  const first = await round(handler);
+  assert.ok("paused" in first);
+  assert.deepEqual(Object.keys(first.paused.inputRequests), ["elicitation-1", "roots-2"]);
+  assert.deepEqual(first.paused.inputRequests["roots-2"], { method: "roots/list" });
+  const second = await round(handler, first.paused.requestState, { "elicitation-1": "a", "roots-2": "b" });
+  assert.ok("paused" in second);
+  assert.deepEqual(Object.keys(second.paused.inputRequests), ["elicitation-3"]);
+  // Only the new answer is sent: the earlier ones come from the sealed state.
+  const third = await round(handler, second.paused.requestState, { "elicitation-3": "c" });
+  assert.deepEqual(third, { done: ["a", "b", "c"] });
+});
+
+Deno.test("InputRounds: a question that changed at its place is asked again, not answered with the old answer", async () => {
+  let message = "Delete a?";
+  const handler = (asker: InputRounds) => asker.ask("elicitation/create", form(message));
+  const first = await round(handler);
+  assert.ok("paused" in first);
+  message = "Delete b?";
+  const again = await round(handler, first.paused.requestState, { "elicitation-1": "yes" });
+  assert.ok("paused" in again, "the answer to another question is not used");
+  assert.equal((again.paused.inputRequests["elicitation-1"].params as { message: string }).message, "Delete b?");
+});
+
+Deno.test("InputRounds: an answer to a key never asked is ignored; a missing capability throws before anything is asked", async () => {
+  const handler = (asker: InputRounds) => asker.ask("elicitation/create", form("A?"));
+  const first = await round(handler, undefined, { "elicitation-1": "unasked" });
+  assert.ok("paused" in first, "inputResponses without a state answer nothing");
+  await assert.rejects(round((asker) => asker.ask("sampling/createMessage", {})), (err: Error) => {
+    assert.equal(err.name, "MissingCapabilityError");
+    return true;
+  });
+});
+
+Deno.test(`InputRounds: more than ${MAX_QUESTIONS_PER_ROUND} questions in one round are refused`, async () => {
+  const handler = (asker: InputRounds) =>
+    Promise.all(
+      Array.from({ length: MAX_QUESTIONS_PER_ROUND + 1 }, (_, i) => asker.ask("elicitation/create", form(`${i}`))),
+    );
+  await assert.rejects(round(handler), RangeError);
+});
