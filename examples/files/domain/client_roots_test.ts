@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { definePolicy, PolicyError } from "@forge/toolkit/validate";
+import { definePolicy, type PolicyError } from "@forge/toolkit/validate";
 import { ClientRoots, MAX_CLIENT_ROOTS } from "./client_roots.ts";
 import { Workspace } from "./workspace.ts";
 
