@@ -35,6 +35,8 @@ export interface Stray {
 
 /** How to write: exclusive create, append, atomic replace, and a signal. */
 export interface CheckedWriteOptions {
+  /** Whether a file with several names may be written in place (every name then changes). */
+  allowHardLinks?: boolean;
   createNew?: boolean;
   append?: boolean;
   atomic?: boolean;
@@ -120,6 +122,8 @@ export function writeChecked(
       replaceAtomically(base, `.forge-write-${crypto.randomUUID()}.tmp`, path, bytes, before, anchor, strays);
       return;
     }
+    // In place, every other name of the file changes too: one may lie outside every root.
+    if (before !== undefined) hardLinks(before, "write", path, { allowHardLinks: options.allowHardLinks === true });
     let file: Deno.FsFile;
     try {
       file = Deno.openSync(name, {

@@ -160,3 +160,24 @@ Deno.test({
     assert.equal(descriptors(), before);
   },
 });
+
+Deno.test({
+  name: "the descriptor walk fails closed when the anchor was replaced by a link to a look-alike folder",
+  permissions: perms,
+  async fn() {
+    Deno.mkdirSync(join(dir, "private2"), { mode: 0o700 });
+    const second = join(dir, "private2", "fd");
+    run("ln", "-s", "/proc/self/fd", second);
+    const jail2 = new PathJail(definePolicy({ readRoots: [root] }), { descriptorAnchor: second });
+    assert.equal(await jail2.readTextFile("sub/f.txt"), "inside");
+    // A folder that mimics /proc/self/fd: every descriptor number leads to a tree with the same names.
+    const fake = join(dir, "fake");
+    for (let fd = 0; fd < 256; fd++) Deno.mkdirSync(join(fake, String(fd), "sub"), { recursive: true });
+    for (let fd = 0; fd < 256; fd++) Deno.writeTextFileSync(join(fake, String(fd), "sub", "f.txt"), "impostor");
+    Deno.removeSync(second);
+    run("ln", "-s", fake, second);
+    const err = await jail2.readTextFile("sub/f.txt").catch((e) => e);
+    assert.ok(err instanceof Error && !(err instanceof PolicyError), String(err));
+    assert.match(err.message, /no longer leads to this process's descriptors/);
+  },
+});

@@ -222,12 +222,7 @@ export class PathJail {
         continue;
       }
       try {
-        let through: Deno.FileInfo | undefined;
-        try {
-          through = Deno.statSync(at(anchor, opened.fd));
-        } catch {
-          through = undefined;
-        }
+        const through = statOrUndefined(at(anchor, opened.fd));
         if (through === undefined || !sameIdentity(through, opened.id)) {
           throw new Error(
             `Cannot use the descriptor anchor ${quote(anchor, 256)}: through it, the process's descriptor of ` +
@@ -400,7 +395,7 @@ export class PathJail {
     }
     const strays: Stray[] = [];
     try {
-      writeChecked(real, path, bytes, options, strays);
+      writeChecked(real, path, bytes, { ...options, allowHardLinks: this.#allowHardLinks }, strays);
     } finally {
       if (strays.length > 0) await chaseStrays(strays);
     }
@@ -511,7 +506,15 @@ export class PathJail {
     const { fd, id } = openRoot(root, this.#rootIds.get(root), what);
     if (!this.#rootIds.has(root)) this.#rootIds.set(root, id);
     try {
-      return fn({ anchor: this.#anchor!, root: fd, names: rel === "" ? [] : rel.split(sep) });
+      // One stat a call proves the anchor still leads to this process's descriptors: a link replaced since the
+      // start cannot lead there (the root's device and inode would differ), so the call fails closed.
+      const anchor = this.#anchor!;
+      if (!sameIdentity(statOrUndefined(at(anchor, fd)) ?? { dev: 0, ino: null }, id)) {
+        throw new Error(
+          `Cannot use the descriptor anchor ${quote(anchor, 256)}: it no longer leads to this process's descriptors`,
+        );
+      }
+      return fn({ anchor, root: fd, names: rel === "" ? [] : rel.split(sep) });
     } finally {
       closeQuietly(fd);
     }
@@ -588,6 +591,15 @@ export class PathJail {
     ));
     this.#real[mode] = real;
     return real;
+  }
+}
+
+/** What stat says about `path`, or undefined when it cannot say. */
+function statOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.statSync(path);
+  } catch {
+    return undefined;
   }
 }
 

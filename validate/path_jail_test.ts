@@ -195,6 +195,26 @@ Deno.test({
   },
 });
 
+for (const [mode, options] of modes) {
+  Deno.test({
+    name: `writeFile()${mode} refuses to write in place to a file with two hard links, and replaces it atomically`,
+    permissions: perms,
+    async fn() {
+      const name = `linked${mode === "" ? "" : "_walk"}.txt`;
+      await Deno.writeTextFile(join(data, name), "shared");
+      const outsideName = join(base, `outside_${name}`);
+      await Deno.link(join(data, name), outsideName);
+      const jail = new PathJail(writePolicy, options);
+      const err = await jail.writeFile(name, "pwned").catch((e) => e);
+      assert.ok(err instanceof PolicyError && /2 hard links/.test(err.message), String(err));
+      await jail.writeFile(name, "mine", { atomic: true });
+      assert.equal(await Deno.readTextFile(outsideName), "shared");
+      assert.equal(await Deno.readTextFile(join(data, name)), "mine");
+      await new PathJail(writePolicy, { ...options, allowHardLinks: true }).writeFile(name, "x", { append: true });
+    },
+  });
+}
+
 Deno.test({
   name: "writeFile() with createNew refuses an existing file",
   permissions: perms,
