@@ -5,6 +5,7 @@
 // `race()` is the one way to wait on it.
 
 import type { Id } from "./_jsonrpc.ts";
+import { timerDelay } from "../internal/timer_delay.ts";
 
 /** Why a call's signal fired; `input` is a call paused to ask its client (2026-07-28). */
 export type AbortCause = "timeout" | "cancelled" | "shutdown" | "input";
@@ -144,7 +145,7 @@ export class CallTable {
   #arm(at: number): void {
     this.#disarm();
     this.#armedFor = at;
-    const timer = setTimeout(() => this.#sweep(), Math.max(0, at - performance.now()));
+    const timer = setTimeout(() => this.#sweep(), timerDelay(at - performance.now()));
     Deno.unrefTimer(timer);
     this.#timer = timer;
   }

@@ -10,6 +10,7 @@ import { type Call, CallTable } from "./_calls.ts";
 import type { Outcome } from "./_call.ts";
 import { outcomeForEra } from "./_era_errors.ts";
 import { ErrorCode, type RpcError } from "./_jsonrpc.ts";
+import { timerDelay } from "../internal/timer_delay.ts";
 
 /** A task's status, as the extension names it. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
@@ -291,7 +292,7 @@ export class TaskTable {
       this.#timer = undefined;
       this.#armedFor = Infinity;
       this.#sweep();
-    }, Math.max(0, at - performance.now()));
+    }, timerDelay(at - performance.now()));
     Deno.unrefTimer(timer);
     this.#timer = timer;
   }

@@ -234,3 +234,49 @@ Deno.test({
     assert.equal((await server.status()).code, 0);
   },
 });
+
+Deno.test({
+  name: "a deadline, a task TTL and a shutdown grace longer than 2^31 ms hold: no timer fires early or floods stderr",
+  permissions: perms,
+  async fn() {
+    // 3e9 ms (about 35 days) overflows setTimeout's 32-bit delay, which would fire after 1 ms, again and again.
+    const long = "3000000000";
+    const server = await started([`--timeout=${long}`, `--grace=${long}`]);
+    await server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "sleep", arguments: { ms: 400 } },
+    }));
+    await new Promise((r) => setTimeout(r, 100));
+    // Input ends with the call in flight: the grace lets it finish instead of aborting it.
+    await server.closeInput();
+    const reply = await server.next(10_000);
+    assert.ok(reply.result, `the call in flight was not given its grace: ${JSON.stringify(reply)}`);
+    assert.equal(textOf(reply), "slept 400");
+    assert.equal((await server.status()).code, 0);
+    assert.doesNotMatch(server.stderr(), /TimeoutOverflowWarning/);
+
+    const tasks = await spawnRaw({
+      args: [new URL("./testdata/task_server.ts", import.meta.url).pathname, `--ttl=${long}`],
+    });
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+    };
+    const ask = async (id: string, method: string, params: Record<string, unknown>) => {
+      await tasks.send(JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }));
+      return (await tasks.next()).result as Record<string, unknown>;
+    };
+    const created = await ask("t", "tools/call", { name: "slow", arguments: { ms: 300 } });
+    assert.equal(created.ttlMs, Number(long));
+    let status = created.status;
+    for (let i = 0; status === "working" && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await ask(`g${i}`, "tasks/get", { taskId: created.taskId })).status;
+    }
+    assert.equal(status, "completed");
+    assert.equal((await tasks.status()).code, 0);
+    assert.doesNotMatch(tasks.stderr(), /TimeoutOverflowWarning/);
+  },
+});

@@ -1,6 +1,7 @@
 import type { Policy } from "../validate/policy.ts";
 import "./_guard_on_import.ts";
 import { stderrQueue } from "../internal/stderr.ts";
+import { timerDelay } from "../internal/timer_delay.ts";
 import { startupLine, takeEarlyStart } from "./_startup.ts";
 import { guardStdout, type StdoutGuard } from "./_stdout_guard.ts";
 import type { Connection, ServeOptions } from "./serve.ts";
@@ -215,7 +216,10 @@ async function closeOnce(onClose: () => void | Promise<void>, graceMs: number, n
   try {
     await Promise.race([
       Promise.resolve().then(onClose),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`took over ${graceMs} ms`)), graceMs))),
+      new Promise((
+        _,
+        reject,
+      ) => (timer = setTimeout(() => reject(new Error(`took over ${graceMs} ms`)), timerDelay(graceMs)))),
     ]);
   } catch (err) {
     console.error(`${name}: onClose failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -3,6 +3,7 @@ import { buildArgv, type CommandArg } from "./command_args.ts";
 import { PolicyError } from "./policy_error.ts";
 import { collectCapped } from "./_capped_stream.ts";
 import { quote } from "../internal/quote.ts";
+import { timerDelay } from "../internal/timer_delay.ts";
 
 /** The input of {@linkcode CommandPolicy.create}. */
 export interface CommandPolicyInit {
@@ -228,7 +229,7 @@ export class CommandPolicy {
         grace = setTimeout(() => stopReading.abort(), DRAIN_GRACE_MS);
       });
     };
-    const timer = setTimeout(() => kill("deadline"), options.timeoutMs ?? this.#timeoutMs);
+    const timer = setTimeout(() => kill("deadline"), timerDelay(options.timeoutMs ?? this.#timeoutMs));
     const onAbort = () => kill("aborted");
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const cap = this.#maxOutputBytes;

@@ -43,6 +43,18 @@ Deno.test("CommandPolicy.run() reports stdout, stderr and the exit code", async 
   }
 });
 
+Deno.test("CommandPolicy.run() keeps a deadline longer than 2^31 ms: the program is not killed at once", async () => {
+  const t = await tree();
+  try {
+    // 3e9 ms overflows setTimeout's 32-bit delay, which would fire after 1 ms.
+    const commands = await sh(t.root, { timeoutMs: 3_000_000_000 });
+    const result = await commands.run("sh", script("sleep 0.3; echo done"), { cwd: t.root });
+    assert.deepEqual([result.ended, result.stdout], ["exit", "done\n"]);
+  } finally {
+    await t.end();
+  }
+});
+
 Deno.test("CommandPolicy.run() reports the signal that ended the program", async () => {
   const t = await tree();
   try {
