@@ -8,7 +8,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { verifyAuditTrail } from "../middleware/mod.ts";
@@ -197,6 +201,25 @@ Deno.test("requestState: forged, altered, transplanted into another call or tool
   }
 });
 
+Deno.test("a probe of a confirmed tool never asks: it answers the patterns, and nothing runs", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    const meta = {
+      ...ENVELOPE,
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+      "forge.permission_patterns": true,
+    };
+    const params = { name: "delete", arguments: { path: "p" }, _meta: meta };
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }));
+    const probe = await server.next();
+    const result = probe.result as Record<string, unknown>;
+    assert.equal(result.resultType, "complete");
+    assert.deepEqual((result._meta as Record<string, unknown>)["forge.permission_patterns"], ["delete:p"]);
+  } finally {
+    await server.status();
+  }
+});
+
 Deno.test("inputResponses: an answer that breaks the form's schema is -32602; unknown keys are ignored", async () => {
   const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
   try {
@@ -253,6 +276,18 @@ Deno.test("initialize era: elicitation/create and roots/list go to the SDK 1.32.
   await client.close();
 });
 
+Deno.test("initialize era: sampling/createMessage goes to the SDK 1.32.2 client and the model's answer comes back", async () => {
+  const { client, transport } = legacy({ sampling: {} });
+  client.setRequestHandler(CreateMessageRequestSchema, () => ({
+    role: "assistant",
+    content: { type: "text", text: "spring rain" },
+    model: "legacy-model",
+  }));
+  await client.connect(transport);
+  assert.equal(textOf(await client.callTool({ name: "haiku", arguments: {} })), "legacy-model: spring rain");
+  await client.close();
+});
+
 Deno.test("initialize era: without the capability the call is an isError result, or the handler's fallback", async () => {
   const { client, transport } = legacy({});
   await client.connect(transport);
@@ -300,6 +335,33 @@ Deno.test("initialize era: a question the client never answers ends at the call'
     await server.send(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { action: "accept", content: {} } }));
     await server.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }));
     assert.deepEqual((await server.next()).id, 3);
+  } finally {
+    await server.status();
+  }
+});
+
+Deno.test("initialize era: cancelling the call abandons its question: the client hears of it, the call gets no reply", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    const init = {
+      protocolVersion: "2025-06-18",
+      capabilities: { elicitation: {} },
+      clientInfo: { name: "r", version: "0" },
+    };
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: init }));
+    await server.next();
+    const params = { name: "greet", arguments: { greeting: "x" } };
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params }));
+    const question = await server.next();
+    assert.equal(question.method, "elicitation/create");
+    await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } }));
+    const cancelled = await server.next();
+    assert.deepEqual([cancelled.method, (cancelled.params as { requestId: unknown }).requestId], [
+      "notifications/cancelled",
+      question.id,
+    ]);
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }));
+    assert.equal((await server.next()).id, 3, "no reply to the cancelled call came first");
   } finally {
     await server.status();
   }
