@@ -175,3 +175,71 @@ export function inFolder<T>(
     if (dir !== root) closeQuietly(dir);
   }
 }
+
+/**
+ * Checks the anchor link (see {@linkcode checkAnchorLink}) and, for every
+ * root this process can open, that the anchor leads from the root's
+ * descriptor to that very folder; records each root's identity in `ids`.
+ */
+export function checkAnchor(
+  anchor: string,
+  roots: readonly string[],
+  ids: Map<string, Identity>,
+): { folderChecked: boolean; rootsChecked: number } {
+  const { folderChecked } = checkAnchorLink(anchor);
+  let rootsChecked = 0;
+  for (const root of roots) {
+    let real: string;
+    try {
+      real = Deno.realPathSync(root);
+    } catch {
+      // A root this process cannot resolve is refused on use, with its own message.
+      continue;
+    }
+    try {
+      withRoot(anchor, real, ids, { action: "open", path: root }, () => rootsChecked++);
+    } catch (err) {
+      if (err instanceof PolicyError) continue;
+      throw new Error(
+        `Cannot use the descriptor anchor ${quote(anchor, 256)}: through it, the process's descriptor of ` +
+          `${quote(root, 256)} does not lead to that folder (grant --allow-read=${anchor})`,
+        { cause: err },
+      );
+    }
+  }
+  return { folderChecked, rootsChecked };
+}
+
+/**
+ * Opens the root (see {@linkcode openRoot}; its identity is recorded in
+ * `ids` on first use), checks that the anchor still leads from its
+ * descriptor to it, runs `fn`, and closes the descriptor whatever happens.
+ * The per-call check means a link replaced since the start fails closed:
+ * whatever it leads to now is not the root's device and inode.
+ */
+export function withRoot<T>(
+  anchor: string,
+  real: string,
+  ids: Map<string, Identity>,
+  what: What,
+  fn: (root: number) => T,
+): T {
+  const { fd, id } = openRoot(real, ids.get(real), what);
+  if (!ids.has(real)) ids.set(real, id);
+  try {
+    let through: Deno.FileInfo | undefined;
+    try {
+      through = Deno.statSync(at(anchor, fd));
+    } catch {
+      through = undefined;
+    }
+    if (through === undefined || !sameIdentity(through, id)) {
+      throw new Error(
+        `Cannot use the descriptor anchor ${quote(anchor, 256)}: it no longer leads to this process's descriptors`,
+      );
+    }
+    return fn(fd);
+  } finally {
+    closeQuietly(fd);
+  }
+}

@@ -2,7 +2,8 @@
 // the folder that holds the target is reached from the root's descriptor one
 // checked name at a time, and the target is used by name inside that
 // folder's descriptor only. Bytes come from the descriptor actually opened;
-// writes create, replace and remove names in that folder only.
+// a write puts a name into that folder only (its content starts in the root,
+// see writeAt).
 
 import fs from "node:fs";
 import { changed } from "./_anchored.ts";

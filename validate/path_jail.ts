@@ -2,15 +2,7 @@ import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
 import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
 import { listChecked } from "./_listing.ts";
-import {
-  at,
-  checkAnchorLink,
-  closeQuietly,
-  type Identity,
-  openRoot,
-  sameIdentity,
-  type What,
-} from "./_descriptor_anchor.ts";
+import { checkAnchor, type Identity, type What, withRoot } from "./_descriptor_anchor.ts";
 import { listAt, readAt, statAt, type Walk, writeAt } from "./_descriptor_ops.ts";
 import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
 import { truncationMarker } from "./limits.ts";
@@ -205,38 +197,9 @@ export class PathJail {
   checkDescriptorAnchor(): DescriptorAnchorCheck {
     const anchor = this.#anchor;
     if (anchor === undefined) throw new TypeError("Cannot check the descriptor anchor: the jail has none");
-    const { folderChecked } = checkAnchorLink(anchor);
-    let rootsChecked = 0;
-    for (const root of this.#roots.read) {
-      let real: string;
-      try {
-        real = Deno.realPathSync(root);
-      } catch {
-        // A root this process cannot resolve is refused on use, with its own message.
-        continue;
-      }
-      let opened: { fd: number; id: Identity };
-      try {
-        opened = openRoot(real, undefined, { action: "open", path: root });
-      } catch {
-        continue;
-      }
-      try {
-        const through = statOrUndefined(at(anchor, opened.fd));
-        if (through === undefined || !sameIdentity(through, opened.id)) {
-          throw new Error(
-            `Cannot use the descriptor anchor ${quote(anchor, 256)}: through it, the process's descriptor of ` +
-              `${quote(root, 256)} does not lead to that folder (grant --allow-read=${anchor})`,
-          );
-        }
-        if (!this.#rootIds.has(real)) this.#rootIds.set(real, opened.id);
-        rootsChecked++;
-      } finally {
-        closeQuietly(opened.fd);
-      }
-    }
+    const check = checkAnchor(anchor, this.#roots.read, this.#rootIds);
     this.#anchorChecked = true;
-    return { folderChecked, rootsChecked };
+    return check;
   }
 
   /**
@@ -503,21 +466,12 @@ export class PathJail {
       );
     }
     const rel = containing([root], real)!;
-    const { fd, id } = openRoot(root, this.#rootIds.get(root), what);
-    if (!this.#rootIds.has(root)) this.#rootIds.set(root, id);
-    try {
-      // One stat a call proves the anchor still leads to this process's descriptors: a link replaced since the
-      // start cannot lead there (the root's device and inode would differ), so the call fails closed.
-      const anchor = this.#anchor!;
-      if (!sameIdentity(statOrUndefined(at(anchor, fd)) ?? { dev: 0, ino: null }, id)) {
-        throw new Error(
-          `Cannot use the descriptor anchor ${quote(anchor, 256)}: it no longer leads to this process's descriptors`,
-        );
-      }
-      return fn({ anchor, root: fd, names: rel === "" ? [] : rel.split(sep) });
-    } finally {
-      closeQuietly(fd);
-    }
+    return withRoot(this.#anchor!, root, this.#rootIds, what, (fd) =>
+      fn({
+        anchor: this.#anchor!,
+        root: fd,
+        names: rel === "" ? [] : rel.split(sep),
+      }));
   }
 
   #context(): CheckContext {
@@ -591,15 +545,6 @@ export class PathJail {
     ));
     this.#real[mode] = real;
     return real;
-  }
-}
-
-/** What stat says about `path`, or undefined when it cannot say. */
-function statOrUndefined(path: string): Deno.FileInfo | undefined {
-  try {
-    return Deno.statSync(path);
-  } catch {
-    return undefined;
   }
 }
 
