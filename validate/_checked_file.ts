@@ -6,6 +6,7 @@
 import { basename, dirname } from "node:path";
 import { type Anchor, anchoredIn, changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
+import { walkHooks } from "./_descriptor_anchor.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
@@ -119,7 +120,8 @@ export function writeChecked(
     const before = existing(name, path);
     if (options.createNew && before !== undefined) throw alreadyExists(path);
     if (options.atomic && !options.append) {
-      replaceAtomically(base, `.forge-write-${crypto.randomUUID()}.tmp`, path, bytes, before, anchor, strays);
+      const temp = `.forge-write-${crypto.randomUUID()}.tmp`;
+      replaceAtomically(base, temp, path, bytes, before, anchor, strays, options.createNew === true);
       return;
     }
     // In place, every other name of the file changes too: one may lie outside every root.
@@ -196,6 +198,7 @@ function replaceAtomically(
   before: Deno.FileInfo | undefined,
   anchor: Anchor,
   strays: Stray[],
+  createNew: boolean,
 ): void {
   // Permission bits only: a replaced setuid or setgid file does not keep those bits.
   const mode = before === undefined ? 0o644 : (before.mode ?? 0o644) & 0o777;
@@ -220,7 +223,10 @@ function replaceAtomically(
     file.syncDataSync();
     Deno.chmodSync(temp, mode);
     checkTemp();
-    Deno.renameSync(temp, name);
+    walkHooks.beforePlace?.(name);
+    // A rename replaces whatever took the name meanwhile; createNew must never replace, so it links.
+    if (createNew) Deno.linkSync(temp, name);
+    else Deno.renameSync(temp, name);
     placed = true;
     const now = existing(name, path);
     if (now === undefined || !sameFile(ours, now)) {
@@ -230,10 +236,12 @@ function replaceAtomically(
     }
   } catch (err) {
     if (err instanceof PolicyError) throw err;
+    if (err instanceof Deno.errors.AlreadyExists) throw alreadyExists(path);
     refusalFor(err, "write", path);
   } finally {
     file.close();
-    if (!placed && ours !== undefined && !removeIfOurs(temp, ours)) {
+    // A link leaves the temporary name in place too.
+    if ((!placed || createNew) && ours !== undefined && !removeIfOurs(temp, ours)) {
       strays.push({ likely: anchor.at(tempBase), ours });
     }
   }

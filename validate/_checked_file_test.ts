@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readChecked, statChecked, writeChecked } from "./_checked_file.ts";
+import { walkHooks } from "./_descriptor_anchor.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 
@@ -107,5 +108,27 @@ Deno.test({
     Deno.mkdirSync(join(folder, "x"), { recursive: true });
     assert.throws(() => writeChecked(join(folder, "x"), "x", bytes("y"), { atomic: true }, []), /is a folder/);
     assert.deepEqual([...Deno.readDirSync(folder)].map((e) => e.name), ["x"]);
+  },
+});
+
+Deno.test({
+  name: "writeChecked() never replaces a file that takes the name of a createNew atomic write meanwhile",
+  permissions: perms,
+  fn() {
+    const target = join(dir, "raced.txt");
+    walkHooks.beforePlace = (at) => at.endsWith("/raced.txt") && Deno.writeTextFileSync(target, "theirs");
+    try {
+      assert.throws(
+        () => writeChecked(target, "raced.txt", bytes("mine"), { createNew: true, atomic: true }, []),
+        (err: unknown) => err instanceof PolicyError && /already exists/.test(err.message),
+      );
+    } finally {
+      walkHooks.beforePlace = undefined;
+    }
+    assert.equal(Deno.readTextFileSync(target), "theirs");
+    writeChecked(join(dir, "fresh.txt"), "fresh.txt", bytes("mine"), { createNew: true, atomic: true }, []);
+    assert.equal(Deno.readTextFileSync(join(dir, "fresh.txt")), "mine");
+    assert.equal(Deno.statSync(join(dir, "fresh.txt")).nlink, 1);
+    assert.deepEqual([...Deno.readDirSync(dir)].filter((e) => e.name.startsWith(".forge-write-")), []);
   },
 });

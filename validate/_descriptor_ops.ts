@@ -179,7 +179,8 @@ export function writeAt(
       fs.fsyncSync(fd);
       fs.fchmodSync(fd, mode);
       walkHooks.beforePlace?.(target);
-      if (replace) fs.renameSync(temp, target);
+      // A rename replaces whatever took the name meanwhile; createNew must never replace, so it links.
+      if (replace && !options.createNew) fs.renameSync(temp, target);
       else fs.linkSync(temp, target);
     } catch (err) {
       if ((err as { code?: string }).code === "EEXIST") {

@@ -181,3 +181,25 @@ Deno.test({
     assert.match(err.message, /no longer leads to this process's descriptors/);
   },
 });
+
+Deno.test({
+  name: "the descriptor walk never replaces a file that takes the name of a createNew atomic write meanwhile",
+  permissions: perms,
+  async fn() {
+    walkHooks.beforePlace = (at) =>
+      at.endsWith("/raced.txt") && Deno.writeTextFileSync(join(root, "raced.txt"), "theirs");
+    try {
+      await assert.rejects(
+        jail.writeFile("raced.txt", "mine", { createNew: true, atomic: true }),
+        refused("invalid-input"),
+      );
+    } finally {
+      walkHooks.beforePlace = undefined;
+    }
+    assert.equal(Deno.readTextFileSync(join(root, "raced.txt")), "theirs");
+    await jail.writeFile("fresh.txt", "mine", { createNew: true, atomic: true });
+    assert.equal(Deno.readTextFileSync(join(root, "fresh.txt")), "mine");
+    assert.equal(Deno.statSync(join(root, "fresh.txt")).nlink, 1);
+    assert.deepEqual(temps(root), []);
+  },
+});

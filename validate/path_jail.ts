@@ -90,7 +90,9 @@ export interface DirListing {
 /** Options of {@linkcode PathJail.writeFile}. */
 export interface WriteFileOptions {
   /**
-   * Refuse when the file already exists.
+   * Refuse when the file already exists, also when it appears while the
+   * write runs: with `atomic`, the new file is linked into place, never
+   * renamed over a name.
    * @default {false}
    */
   createNew?: boolean;
