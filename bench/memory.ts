@@ -44,12 +44,21 @@ function cases(plan: Plan): PeakCase[] {
     return content?.[0]?.text?.length === replyBytes;
   };
   const text = "x".repeat(messageBytes - echoLine(1, "").length);
+  // One character outside Latin-1 makes every string of the message two bytes per character in V8.
+  const wide = "€" + text.slice(3);
   return [
     {
       label: `one ${formatBytes(messageBytes)} message (echo: the reply is as large)`,
       lines: (id) => [echoLine(id, text)],
       bytes: messageBytes,
       check: (m) => echoed(m, text),
+      judged: true,
+    },
+    {
+      label: `one ${formatBytes(messageBytes)} message of ASCII and one € (echo: the strings are two-byte)`,
+      lines: (id) => [echoLine(id, wide)],
+      bytes: messageBytes,
+      check: (m) => echoed(m, wide),
       judged: true,
     },
     {

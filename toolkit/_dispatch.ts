@@ -97,7 +97,7 @@ export class Dispatcher {
       this.#send(oversizeReply(frame, limit));
       return;
     }
-    const msg = decodeFrame(frame.bytes, frame.text);
+    const msg = decodeFrame(frame.bytes, frame.text, frame.release);
     const reply = msg.kind === "batch"
       ? batchReply(this.#session.legacyVersion, msg.items, (item) => this.#handle(item))
       : this.#handle(msg);

@@ -25,6 +25,12 @@ export interface LineFrame {
    * Absent otherwise: decode `bytes`.
    */
   text?: string;
+  /**
+   * Set on a line gathered over several reads: gives its bytes back at once
+   * (a large line's pages are returned before the sink returns). `bytes` must
+   * not be read after it.
+   */
+  release?: () => void;
 }
 
 /** A line that went over the limit; only its size, head and tail remain. */
@@ -133,6 +139,8 @@ export class LineFramer {
     this.#size += piece.length;
   }
 
+  readonly #releaser = () => this.#release();
+
   /** Gives the pages of a large unfinished-line buffer back; a small one is kept for the next line. */
   #release(): void {
     if (this.#pending !== undefined && this.#pending.byteLength > KEEP_BYTES) this.#pending.resize(0);
@@ -153,7 +161,8 @@ export class LineFramer {
     const line = new Uint8Array(this.#pending!, 0, this.#size);
     this.#size = 0;
     try {
-      emitLine(line, sink);
+      const trimmed = trimCr(line);
+      if (trimmed.length > 0 && !isBlank(trimmed)) sink({ kind: "line", bytes: trimmed, release: this.#releaser });
     } finally {
       // The line was only lent to the sink: its buffer is reused or shrunk now.
       this.#release();
@@ -166,10 +175,6 @@ export class LineFramer {
     this.#head = new Uint8Array(0);
     this.#tail = new Uint8Array(0);
   }
-}
-
-function emitLine(bytes: Uint8Array, sink: FrameSink): void {
-  emitTrimmed(trimCr(bytes), sink);
 }
 
 /** Emits a line whose `\r` is already gone, with its text when known. */

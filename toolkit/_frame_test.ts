@@ -132,3 +132,22 @@ Deno.test("LineFramer decodes nothing ahead for a run longer than one message", 
   framer.push(new TextEncoder().encode(`${"x".repeat(50)}\nok\n`), sink);
   assert.deepEqual([...got], [undefined, "ok"]);
 });
+
+Deno.test("LineFramer lends a line gathered over reads with release(), which returns a large line's pages at once", () => {
+  const big = 2 * 1024 * 1024;
+  const framer = new LineFramer(4 * 1024 * 1024);
+  const chunk = new Uint8Array(64 * 1024).fill(0x78);
+  const seen: { before: number; after: number; released: boolean }[] = [];
+  for (let sent = 0; sent < big; sent += chunk.length) framer.push(chunk, () => assert.fail("no line yet"));
+  framer.push(enc.encode("\nshort\n"), (f) => {
+    if (f.kind !== "line") return assert.fail("a line");
+    const before = f.bytes.length;
+    f.release?.();
+    seen.push({ before, after: f.bytes.length, released: f.release !== undefined });
+  });
+  assert.deepEqual(seen, [
+    { before: big, after: 0, released: true },
+    // A line within one read is a view of the caller's chunk: nothing to give back.
+    { before: 5, after: 5, released: false },
+  ]);
+});

@@ -137,8 +137,12 @@ export interface ParsedFrame {
   value: unknown;
 }
 
-/** Decodes a line of bytes as UTF-8 (unless the framer already has it as ASCII text), then JSON. */
-export function parseFrame(bytes: Uint8Array, ascii?: string): ParsedFrame | InvalidMessage {
+/**
+ * Decodes a line of bytes as UTF-8 (unless the framer already has it as ASCII
+ * text), then JSON. `release` is called once the bytes are decoded, before
+ * JSON.parse: a large line's bytes and its parsed value are never held at once.
+ */
+export function parseFrame(bytes: Uint8Array, ascii?: string, release?: () => void): ParsedFrame | InvalidMessage {
   let text = ascii ?? fast.decode(bytes);
   if (ascii === undefined && text.includes("\uFFFD")) {
     try {
@@ -147,6 +151,7 @@ export function parseFrame(bytes: Uint8Array, ascii?: string): ParsedFrame | Inv
       return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid UTF-8");
     }
   }
+  release?.();
   try {
     const value = JSON.parse(text);
     return { kind: "parsed", value: inexactIds(value) ? withExactIds(text) : value };
@@ -208,9 +213,9 @@ function withExactIds(text: string): unknown {
   return value;
 }
 
-/** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape. */
-export function decodeFrame(bytes: Uint8Array, ascii?: string): Message {
-  const parsed = parseFrame(bytes, ascii);
+/** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape; `release` as for {@linkcode parseFrame}. */
+export function decodeFrame(bytes: Uint8Array, ascii?: string, release?: () => void): Message {
+  const parsed = parseFrame(bytes, ascii, release);
   if (parsed.kind === "invalid") return parsed;
   const value = parsed.value;
   if (Array.isArray(value)) {

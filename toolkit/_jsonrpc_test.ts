@@ -7,6 +7,7 @@ import {
   ErrorCode,
   ExactNumber,
   nestsDeeper,
+  parseFrame,
   peekId,
   publicId,
   publicMeta,
@@ -172,4 +173,15 @@ Deno.test("a progressToken JavaScript cannot hold exactly keeps its text, and ha
   assert.deepEqual(publicMeta(meta), { progressToken: text, k: 1 });
   const safe = { progressToken: 7 };
   assert.equal(publicMeta(safe), safe, "a token JavaScript holds exactly leaves _meta as it is");
+});
+
+Deno.test("parseFrame() lets the bytes go once decoded, before JSON.parse, exactly once", () => {
+  const bytes = enc.encode('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"s":"é"}}');
+  let calls = 0;
+  const parsed = parseFrame(bytes, undefined, () => {
+    calls++;
+    bytes.fill(0x20);
+  });
+  assert.equal(calls, 1);
+  assert.deepEqual(parsed, { kind: "parsed", value: { jsonrpc: "2.0", id: 1, method: "ping", params: { s: "é" } } });
 });
