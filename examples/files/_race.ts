@@ -55,14 +55,16 @@ async function arena(calls: number, label: string): Promise<Arena> {
   const stop = join(base, "stop");
   const folders = [join(data, "race", "d"), join(ws, "race", "d")];
   const swapper = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--allow-read", "--allow-write", SWAPPER, stop, outside, ...folders],
+    args: ["run", "--quiet", "--allow-read", "--allow-write", "--allow-ffi", SWAPPER, stop, outside, ...folders],
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
   const lines = swapper.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let said = "";
-  while (!said.includes("ready\n")) said += (await lines.read()).value ?? "";
+  while (!said.includes("\n")) said += (await lines.read()).value ?? "";
+  const how = said.slice(0, said.indexOf("\n")).replace("ready ", "");
+  said = said.slice(said.indexOf("\n") + 1);
   const tally = { calls: 0, refused: 0, errors: 0, hits: 0, swaps: 0 };
   return {
     mgr,
@@ -73,14 +75,14 @@ async function arena(calls: number, label: string): Promise<Arena> {
       await Deno.writeTextFile(stop, "");
       for (let chunk = await lines.read(); !chunk.done; chunk = await lines.read()) said += chunk.value;
       await swapper.status;
-      tally.swaps = Number(said.replace("ready\n", "").trim());
+      tally.swaps = Number(said.trim());
       const strays = walk(base).filter((path) => path.includes(".forge-write-"));
       const outsideAfter = names(outside);
       const descriptorsAfter = names(anchor).length;
       console.log(
         `${label}: ${calls} calls, ${tally.hits} outside, ${tally.refused} refused under the race, ` +
           `${tally.errors} other errors, ${outsideAfter.length - outsideBefore.length} files created outside, ` +
-          `${strays.length} temporary files left, ${tally.swaps} swaps, descriptors ${descriptorsBefore} -> ` +
+          `${strays.length} temporary files left, ${tally.swaps} swaps (${how}), descriptors ${descriptorsBefore} -> ` +
           descriptorsAfter,
       );
       await Deno.remove(base, { recursive: true });
