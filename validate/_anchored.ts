@@ -1,5 +1,6 @@
-// Anchoring a file operation on a folder. Deno has no openat: a checked
-// folder cannot be held as a handle. Each step uses the folder by its real
+// Anchoring a file operation on a folder, for jails without a descriptor
+// anchor (see _descriptor_anchor.ts, which holds folders as descriptors).
+// Deno has no openat: here a checked folder cannot be held as a handle. Each step uses the folder by its real
 // path, checked to resolve to itself before the step and between its calls
 // (Deno.realPathSync), so a folder swapped for a link on the way is seen and
 // the step refused; callers compare identities (device and inode) across

@@ -1,7 +1,9 @@
 // Using a file the jail resolved: every step runs anchored on the file's
 // folder (see _anchored.ts) and the descriptor actually opened is compared,
 // by device and inode, with what lstat found under that name in that folder.
-// Only then are bytes read from it or written to it.
+// Only then are bytes read from it or written to it. This is the path mode;
+// with a descriptor anchor the jail uses _descriptor_ops.ts, which shares the
+// lstat checks below.
 
 import { basename, dirname } from "node:path";
 import { type Anchor, anchoredIn, changed } from "./_anchored.ts";
