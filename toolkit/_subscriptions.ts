@@ -3,7 +3,14 @@
 // cancels it or the server shuts down.
 
 import { META_SUBSCRIPTION } from "./_era.ts";
-import { encodeNotification, encodeResult, type Id } from "./_jsonrpc.ts";
+import { encodeError, encodeNotification, encodeResult, ErrorCode, type Id } from "./_jsonrpc.ts";
+
+/**
+ * The most `subscriptions/listen` requests one stream keeps open. A client
+ * needs one; each holds its id until it ends, so without a bound a client
+ * could make the server hold any number of them.
+ */
+export const MAX_SUBSCRIPTIONS = 64;
 
 /** The open `subscriptions/listen` requests of one stream. */
 export class Subscriptions {
@@ -16,11 +23,19 @@ export class Subscriptions {
 
   /**
    * Acknowledges a listen request. One that asks for tool list changes stays
-   * open (no reply yet); any other is complete at once.
+   * open (no reply yet) or, past {@linkcode MAX_SUBSCRIPTIONS}, is refused as
+   * busy; any other is complete at once.
    */
   listen(id: Id, params: Record<string, unknown> | undefined): string | undefined {
     const wanted = params?.notifications as Record<string, unknown> | undefined;
     const notifications = wanted?.toolsListChanged === true ? { toolsListChanged: true } : {};
+    if (notifications.toolsListChanged && !this.#open.has(id) && this.#open.size >= MAX_SUBSCRIPTIONS) {
+      return encodeError(id, {
+        code: ErrorCode.internalError,
+        message: `Server busy: ${MAX_SUBSCRIPTIONS} subscriptions are open; cancel one first`,
+        data: { reason: "server_busy", retryable: true, limit: MAX_SUBSCRIPTIONS },
+      });
+    }
     if (notifications.toolsListChanged) this.#open.add(id);
     this.#send(encodeNotification("notifications/subscriptions/acknowledged", {
       notifications,

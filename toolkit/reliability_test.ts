@@ -280,3 +280,44 @@ Deno.test({
     assert.doesNotMatch(tasks.stderr(), /TimeoutOverflowWarning/);
   },
 });
+
+Deno.test({
+  name: "past 64 open subscriptions/listen a new one is refused as busy, and a cancelled one makes room",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [fixture] });
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const listen = (id: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "subscriptions/listen",
+        params: { notifications: { toolsListChanged: true }, _meta: meta },
+      });
+    // Each open listen holds its id: without a bound, 100,000 listens with 1 kB ids grew the server by about 160 MB.
+    await server.send(Array.from({ length: 70 }, (_, i) => listen(`l${i}`)).join("\n"));
+    const frames: Record<string, unknown>[] = [];
+    for (let i = 0; i < 70; i++) frames.push(await server.next());
+    const refused = frames.filter((f) => f.error !== undefined);
+    assert.equal(refused.length, 6, "listens past the bound are refused");
+    assert.deepEqual((refused[0].error as { data: unknown }).data, {
+      reason: "server_busy",
+      retryable: true,
+      limit: 64,
+    });
+    await server.send(
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "l0" } }),
+    );
+    await server.send(listen("again"));
+    const ack = await server.next();
+    assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+    await server.closeInput();
+    const ended: unknown[] = [];
+    for (let i = 0; i < 64; i++) ended.push((await server.next()).id);
+    assert.ok(ended.includes("again") && !ended.includes("l0"), JSON.stringify(ended));
+    assert.equal((await server.status()).code, 0);
+  },
+});
