@@ -43,6 +43,8 @@ const SHORT: Record<AskMethod, string> = {
 };
 
 interface Open {
+  /** The question's place in the run: input requests are listed in this order whatever order digests finish in. */
+  seq: number;
   method: AskMethod;
   params: Record<string, unknown> | undefined;
   q: string;
@@ -67,7 +69,8 @@ export class InputRounds implements Asker {
   async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
     if (!declares(this.#options.capabilities, method)) throw missingCapability(method);
     if (this.#paused) return new Promise(() => {});
-    const key = `${SHORT[method]}-${++this.#seq}`;
+    const seq = ++this.#seq;
+    const key = `${SHORT[method]}-${seq}`;
     this.#lookups++;
     let q: string;
     try {
@@ -96,7 +99,7 @@ export class InputRounds implements Asker {
       throw new RangeError(`Cannot ask the client: more than ${MAX_QUESTIONS_PER_ROUND} questions in one round`);
     }
     return new Promise((_resolve, reject) => {
-      this.#open.set(key, { method, params, q, reject });
+      this.#open.set(key, { seq, method, params, q, reject });
       this.#schedule();
     });
   }
@@ -117,7 +120,7 @@ export class InputRounds implements Asker {
 
   async #seal(): Promise<void> {
     this.#paused = true;
-    const open = [...this.#open];
+    const open = [...this.#open].sort(([, a], [, b]) => a.seq - b.seq);
     const inputRequests: InputRequired["inputRequests"] = {};
     const asked: Record<string, string> = {};
     for (const [key, { method, params, q }] of open) {
