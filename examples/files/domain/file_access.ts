@@ -5,20 +5,45 @@ import type { Config } from "./config.ts";
 import { fdAnchorOf, policyFor } from "./policy.ts";
 
 /**
+ * The descriptor anchor the jail uses: the configured `fd_anchor` on Linux,
+ * none elsewhere (there is no /proc/self/fd; {@linkcode checkFileAccess} says so at start).
+ *
+ * @param config The current config.
+ * @param configPath The config file: a relative `fd_anchor` starts at its folder.
+ * @param os The platform.
+ * @returns The absolute path of the anchor, or undefined.
+ */
+export function anchorInUse(
+  config: Config,
+  configPath: string | undefined,
+  os: typeof Deno.build.os = Deno.build.os,
+): string | undefined {
+  return os === "linux" ? fdAnchorOf(config, configPath) : undefined;
+}
+
+/**
  * Checks the config's `fd_anchor` before the server serves: a wrong anchor,
  * or a missing one under `require_fd_anchor`, refuses the start. Returns the
  * notes the server prints once on stderr: file access is not race-free
- * without an anchor, or the anchor's folder could not be checked.
+ * without an anchor (or off Linux, where one cannot work), or the anchor's
+ * folder could not be checked.
  *
  * @param config The config at start.
  * @param configPath The config file: a relative `fd_anchor` starts at its folder.
+ * @param os The platform.
  * @returns The notes, one line each.
- * @throws {Error} When the anchor is wrong, or required and absent.
+ * @throws {Error} When the anchor is wrong, or required and unusable.
  */
-export function checkFileAccess(config: Config, configPath: string | undefined): string[] {
-  const anchor = fdAnchorOf(config, configPath);
+export function checkFileAccess(
+  config: Config,
+  configPath: string | undefined,
+  os: typeof Deno.build.os = Deno.build.os,
+): string[] {
+  const anchor = anchorInUse(config, configPath, os);
   if (anchor === undefined) {
-    const why = "no fd_anchor is configured";
+    const why = config.fd_anchor === undefined
+      ? "no fd_anchor is configured"
+      : `fd_anchor needs Linux's /proc/self/fd, and this is ${os}`;
     if (config.require_fd_anchor) throw new Error(`Cannot start: require_fd_anchor is set and ${why}`);
     return [
       `file access is not race-free: ${why}, so a local process that can write inside a root can, with luck, ` +

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ConfigSchema } from "./config.ts";
-import { checkFileAccess } from "./file_access.ts";
+import { anchorInUse, checkFileAccess } from "./file_access.ts";
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "file_access_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -53,5 +53,25 @@ Deno.test({
     const notes = checkFileAccess(config, undefined);
     assert.equal(notes.length, 1);
     assert.match(notes[0], /could not be checked/);
+  },
+});
+
+Deno.test({
+  name: "checkFileAccess() off Linux: a configured fd_anchor is not used, the start says so, require_fd_anchor refuses",
+  permissions: perms,
+  fn() {
+    const config = ConfigSchema.parse({ roots: ["data"], fd_anchor: "private/fd" });
+    assert.equal(anchorInUse(config, configPath, "darwin"), undefined);
+    assert.equal(anchorInUse(config, configPath, "linux"), join(dir, "private", "fd"));
+    const notes = checkFileAccess(config, configPath, "darwin");
+    assert.match(
+      notes[0],
+      /^file access is not race-free: fd_anchor needs Linux's \/proc\/self\/fd, and this is darwin/,
+    );
+    const required = ConfigSchema.parse({ roots: ["data"], fd_anchor: "private/fd", require_fd_anchor: true });
+    assert.throws(
+      () => checkFileAccess(required, configPath, "darwin"),
+      /require_fd_anchor is set and fd_anchor needs/,
+    );
   },
 });

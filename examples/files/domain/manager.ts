@@ -5,7 +5,8 @@ import type { Config } from "./config.ts";
 import { planWrite, writeAtomic, type WriteOutcome } from "./atomic_write.ts";
 import type { ClientRoots } from "./client_roots.ts";
 import { listDir, type Listing, type PathInfo, readText, statPath } from "./files.ts";
-import { auditFileOf, fdAnchorOf, policyFor } from "./policy.ts";
+import { auditFileOf, policyFor } from "./policy.ts";
+import { anchorInUse } from "./file_access.ts";
 import { searchFiles, type SearchOptions, type SearchResult } from "./search.ts";
 import { type Mode, Workspace } from "./workspace.ts";
 
@@ -100,7 +101,7 @@ export class Manager {
       const own = [configFile, auditFileOf(config, this.#configPath)].filter((p) => p !== undefined);
       const workspace = Workspace.open(policy, own, {
         allowHardLinks: config.allow_hard_links,
-        descriptorAnchor: fdAnchorOf(config, this.#configPath),
+        descriptorAnchor: anchorInUse(config, this.#configPath),
       });
       // A failed build is not cached: the next call tries again.
       workspace.catch(() => {
