@@ -288,6 +288,17 @@ Deno.test("initialize era: sampling/createMessage goes to the SDK 1.32.2 client 
   await client.close();
 });
 
+Deno.test("initialize era: client 2.4 left to negotiate falls back to initialize and answers the same elicitation", async () => {
+  const transport = new StdioClientTransport({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
+  const client = new Client({ name: "v2-legacy", version: "2.4.0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { name: "Lin" } }) as never);
+  await client.connect(transport);
+  assert.equal(client.getProtocolEra(), "legacy");
+  assert.equal(textOf(await client.callTool({ name: "greet", arguments: { greeting: "Hi" } })), "Hi, Lin");
+  assert.equal(JSON.parse(textOf(await client.callTool({ name: "counts", arguments: {} }))).greetRuns, 1);
+  await client.close();
+});
+
 Deno.test("initialize era: without the capability the call is an isError result, or the handler's fallback", async () => {
   const { client, transport } = legacy({});
   await client.connect(transport);
