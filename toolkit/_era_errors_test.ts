@@ -8,6 +8,7 @@ import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/c
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
+import { initialize } from "./testdata/raw_initialize.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
 
 const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
@@ -19,13 +20,7 @@ const MODERN_META = {
 
 async function started(args: string[]): Promise<RawServer> {
   const server = await spawnRaw({ args: [fixture, ...args] });
-  await server.send(JSON.stringify({
-    jsonrpc: "2.0",
-    id: "init",
-    method: "initialize",
-    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-  }));
-  await server.next();
+  await initialize(server);
   return server;
 }
 

@@ -9,6 +9,7 @@ import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/c
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
+import { initialize } from "./testdata/raw_initialize.ts";
 
 const script = new URL("./testdata/task_server.ts", import.meta.url).pathname;
 const perms: Deno.PermissionOptions = { run: true, env: true, read: [new URL("..", import.meta.url).pathname] };
@@ -143,13 +144,7 @@ Deno.test({
       errorOf(await ask(server, "tasks/update", { taskId: created.taskId, inputResponses: [] })).code,
       -32602,
     );
-    await server.send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: "init",
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }));
-    await server.next();
+    await initialize(server);
     await server.send(JSON.stringify({ jsonrpc: "2.0", id: "legacy", method: "tasks/get", params: created }));
     assert.equal(errorOf(await server.next()).code, -32601);
     await server.status();

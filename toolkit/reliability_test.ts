@@ -3,24 +3,18 @@
 // stdio, written byte by byte where a real client would refuse to send it.
 import assert from "node:assert/strict";
 import { type RawServer, spawnRaw, spawnServer } from "@forge/toolkit/testing";
+import { initialize } from "./testdata/raw_initialize.ts";
 
 const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
 const perms: Deno.PermissionOptions = { run: true, read: [new URL("..", import.meta.url).pathname], env: "inherit" };
 const enc = new TextEncoder();
 
-const INIT = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-});
 const echo = (id: unknown, text: unknown) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text } } });
 
 async function started(args: string[] = []): Promise<RawServer> {
   const server = await spawnRaw({ args: [fixture, ...args] });
-  await server.send(INIT);
-  await server.next();
+  await initialize(server);
   return server;
 }
 
@@ -98,8 +92,7 @@ Deno.test({
     const server = await spawnRaw({ args: [fixture] });
     await server.send(echo(1, "too early"));
     assert.match(((await server.next()).error as { message: string }).message, /Not initialized/);
-    await server.send(INIT);
-    await server.next();
+    await initialize(server);
     await server.send('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"n"}}}');
     await server.send('{"jsonrpc":"2.0","method":"notifications/whatever"}');
     await server.send(echo("7", "string id"));
@@ -202,8 +195,7 @@ Deno.test({
   permissions: perms,
   async fn() {
     const server = await spawnRaw({ args: ["--v8-flags=--expose-gc", fixture] });
-    await server.send(INIT);
-    await server.next();
+    await initialize(server);
     const window = 64;
     let sent = 0;
     let received = 0;

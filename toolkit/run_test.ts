@@ -1,6 +1,7 @@
 // test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
 import assert from "node:assert/strict";
-import { childEnv, type RawServer, spawnRaw, spawnServer } from "@forge/toolkit/testing";
+import { childEnv, spawnRaw, spawnServer } from "@forge/toolkit/testing";
+import { initialize } from "./testdata/raw_initialize.ts";
 
 const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
 const hello = new URL("../examples/hello-tool/main.ts", import.meta.url).pathname;
@@ -103,16 +104,6 @@ Deno.test({
 });
 
 /** Opens a session in the initialize-based era and waits for its answer. */
-async function initialize(raw: RawServer): Promise<void> {
-  await raw.send(JSON.stringify({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-  }));
-  await raw.next();
-}
-
 Deno.test({
   name: "SIGINT with a call past the grace period: it is aborted with an error reply, then exit 0",
   permissions: perms,

@@ -19,11 +19,11 @@ import {
   walkHooks,
   type What,
 } from "./_descriptor_anchor.ts";
-import { FirstByName, linkShown } from "./_listing.ts";
+import { listIn, type ListOptions } from "./_listing.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
-import type { DirEntryInfo, DirListing } from "./path_jail.ts";
+import type { DirListing } from "./path_jail.ts";
 
 const CHUNK = 64 * 1024;
 
@@ -92,38 +92,26 @@ export function listAt(
   w: Walk,
   path: string,
   context: CheckContext,
-  options: {
-    limit: number;
-    visible: (name: string) => boolean;
-    linkVisible: (target: string) => boolean;
-    realDir: string;
-  },
+  options: ListOptions & { realDir: string },
 ): DirListing {
   return inFolder(w.anchor, w.root, w.names, { action: "list", path }, (dir) => {
-    const kept = new FirstByName(options.limit);
-    try {
-      for (const entry of Deno.readDirSync(at(w.anchor, dir))) {
-        if (options.visible(entry.name)) kept.offer(entry.name);
-      }
-    } catch (err) {
-      refusalFor(err, "list", path);
-    }
-    const entries: DirEntryInfo[] = [];
-    for (const name of kept.sorted()) {
-      let info: Deno.FileInfo;
-      try {
-        info = Deno.lstatSync(at(w.anchor, dir, name));
-      } catch {
-        // Removed since the folder was read: it is no longer there to show.
-        continue;
-      }
-      if (info.isSymlink && !linkShown(at(w.anchor, dir, name), options.realDir, options.linkVisible)) continue;
-      const type = info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "dir" : "other";
-      const entry: DirEntryInfo = { name, type };
-      if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
-      entries.push(entry);
-    }
-    return { entries, truncated: kept.dropped };
+    return listIn(
+      {
+        dir: at(w.anchor, dir),
+        at: (name) => at(w.anchor, dir, name),
+        realDir: options.realDir,
+        look(name) {
+          try {
+            return Deno.lstatSync(at(w.anchor, dir, name));
+          } catch {
+            return undefined;
+          }
+        },
+      },
+      path,
+      context,
+      options,
+    );
   });
 }
 

@@ -11,45 +11,83 @@ import { PolicyError } from "./policy_error.ts";
 import { refusalFor } from "./_caller_path.ts";
 import type { DirEntryInfo, DirListing } from "./path_jail.ts";
 
+/** Which names a listing keeps and which links it may show. */
+export interface ListOptions {
+  /** How many names at the most; the first ones by code-unit order are kept. */
+  limit: number;
+  /** Whether a name may be listed at all. */
+  visible: (name: string) => boolean;
+  /** Whether a link's target (resolved lexically) may be shown. */
+  linkVisible: (target: string) => boolean;
+}
+
+/** How a listing reaches its folder, whichever way the jail anchored it. */
+export interface ListedFolder {
+  /** A path Deno reads the folder through. */
+  dir: string;
+  /** A path Deno reaches `name` in the folder through. */
+  at(name: string): string;
+  /** The folder's real path: a link's relative target resolves against it. */
+  realDir: string;
+  /** The entry's lstat, or undefined once it is gone; a refusal (the folder moved) is thrown. */
+  look(name: string): Deno.FileInfo | undefined;
+}
+
 /** Lists the folder at `real` (refusals name `path`), keeping names `visible` accepts. */
-export function listChecked(
-  real: string,
-  path: string,
-  context: CheckContext,
-  options: { limit: number; visible: (name: string) => boolean; linkVisible: (target: string) => boolean },
-): DirListing {
+export function listChecked(real: string, path: string, context: CheckContext, options: ListOptions): DirListing {
   return anchoredIn(real, { action: "list", path }, (anchor) => {
-    const kept = new FirstByName(options.limit);
-    try {
-      for (const entry of Deno.readDirSync(anchor.at("."))) {
-        if (options.visible(entry.name)) kept.offer(entry.name);
-      }
-    } catch (err) {
-      refusalFor(err, "list", path);
-    }
-    const entries: DirEntryInfo[] = [];
-    for (const name of kept.sorted()) {
-      let info: Deno.FileInfo;
-      try {
-        // Two looks with the folder's place checked between: a name that a swap slipped into the
-        // listing must also be found, twice the same, where the folder is.
-        info = Deno.lstatSync(anchor.at(name));
-        anchor.still();
-        if (!sameEntry(info, Deno.lstatSync(anchor.at(name)))) continue;
-      } catch (err) {
-        if (err instanceof PolicyError) throw err;
-        // Removed since the folder was read: it is no longer there to show.
-        continue;
-      }
-      if (info.isSymlink && !linkShown(anchor.at(name), anchor.dir, options.linkVisible)) continue;
-      const type = info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "dir" : "other";
-      const entry: DirEntryInfo = { name, type };
-      if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
-      entries.push(entry);
-    }
+    const listing = listIn(
+      {
+        dir: anchor.at("."),
+        at: (name) => anchor.at(name),
+        realDir: anchor.dir,
+        look(name) {
+          try {
+            // Two looks with the folder's place checked between: a name that a swap slipped into the
+            // listing must also be found, twice the same, where the folder is.
+            const info = Deno.lstatSync(anchor.at(name));
+            anchor.still();
+            return sameEntry(info, Deno.lstatSync(anchor.at(name))) ? info : undefined;
+          } catch (err) {
+            if (err instanceof PolicyError) throw err;
+            return undefined;
+          }
+        },
+      },
+      path,
+      context,
+      options,
+    );
     anchor.still();
-    return { entries, truncated: kept.dropped };
+    return listing;
   });
+}
+
+/**
+ * Reads `folder`, keeps the first `options.limit` visible names and
+ * describes each by lstat where it is, never by following a link; an entry
+ * removed since the folder was read is no longer there to show.
+ */
+export function listIn(folder: ListedFolder, path: string, context: CheckContext, options: ListOptions): DirListing {
+  const kept = new FirstByName(options.limit);
+  try {
+    for (const entry of Deno.readDirSync(folder.dir)) {
+      if (options.visible(entry.name)) kept.offer(entry.name);
+    }
+  } catch (err) {
+    refusalFor(err, "list", path);
+  }
+  const entries: DirEntryInfo[] = [];
+  for (const name of kept.sorted()) {
+    const info = folder.look(name);
+    if (info === undefined) continue;
+    if (info.isSymlink && !linkShown(folder.at(name), folder.realDir, options.linkVisible)) continue;
+    const type = info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "dir" : "other";
+    const entry: DirEntryInfo = { name, type };
+    if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
+    entries.push(entry);
+  }
+  return { entries, truncated: kept.dropped };
 }
 
 /** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */
