@@ -23,7 +23,7 @@ import { listIn, type ListOptions } from "./_listing.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
-import type { DirListing } from "./path_jail.ts";
+import type { DirListing } from "./dir_listing.ts";
 
 const CHUNK = 64 * 1024;
 

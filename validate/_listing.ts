@@ -9,7 +9,7 @@ import { anchoredIn } from "./_anchored.ts";
 import { type CheckContext, sameEntry } from "./_checked_file.ts";
 import { PolicyError } from "./policy_error.ts";
 import { refusalFor } from "./_caller_path.ts";
-import type { DirEntryInfo, DirListing } from "./path_jail.ts";
+import type { DirEntryInfo, DirListing } from "./dir_listing.ts";
 
 /** Which names a listing keeps and which links it may show. */
 export interface ListOptions {

@@ -71,16 +71,10 @@ export {
   type ReadCappedOptions,
   truncationMarker,
 } from "./limits.ts";
-export {
-  type DescriptorAnchorCheck,
-  type DirEntryInfo,
-  type DirListing,
-  type ListDirOptions,
-  PathJail,
-  type PathJailOptions,
-  type ReadFileOptions,
-  type WriteFileOptions,
-} from "./path_jail.ts";
+export { PathJail } from "./path_jail.ts";
+export type { DescriptorAnchorCheck, PathJailOptions } from "./path_jail_options.ts";
+export type { DirEntryInfo, DirListing, ListDirOptions } from "./dir_listing.ts";
+export type { ReadFileOptions, WriteFileOptions } from "./file_options.ts";
 export {
   DEFAULT_DENY,
   DEFAULT_LIMITS,

@@ -1,0 +1,44 @@
+// What PathJail reads and writes files with.
+
+/** Options of {@linkcode PathJail.readFile} and {@linkcode PathJail.readTextFile}. */
+export interface ReadFileOptions {
+  /**
+   * The most bytes to return.
+   * @default {policy.limits.maxReadBytes}
+   */
+  maxBytes?: number;
+  /**
+   * Whether a longer file is cut at `maxBytes` instead of refused. Text reads
+   * end a cut file with a `[truncated: …]` marker.
+   * @default {false}
+   */
+  truncate?: boolean;
+  /** Stops the read. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@linkcode PathJail.writeFile}. */
+export interface WriteFileOptions {
+  /**
+   * Refuse when the file already exists, also when it appears while the
+   * write runs: with `atomic`, the new file is linked into place, never
+   * renamed over a name.
+   * @default {false}
+   */
+  createNew?: boolean;
+  /**
+   * Append instead of replacing the content.
+   * @default {false}
+   */
+  append?: boolean;
+  /**
+   * Replace the file atomically: write a new temporary file beside it, flush
+   * it, rename it over the target. Readers see the old content or the new,
+   * never a mix; a hard-linked target gets a new inode instead of changing
+   * the file's other names. Not with `append`.
+   * @default {false}
+   */
+  atomic?: boolean;
+  /** Stops the write before it starts. */
+  signal?: AbortSignal;
+}
