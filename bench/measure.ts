@@ -5,6 +5,7 @@
 import { type Message, type Outcome, type PipelineResult, ServerProcess } from "./driver.ts";
 import { denoArgs, EMPTY_FILE, type ServerSpec } from "./servers.ts";
 import { median, percentile } from "./stats.ts";
+import type { Plan } from "./plan.ts";
 
 /** A measured figure, or why it could not be measured. */
 export type Cell =
@@ -124,15 +125,8 @@ export interface Throughput {
   concurrentMs: Cell;
 }
 
-/** The sizes `throughput()` uses (a subset of the plan). */
-export interface ThroughputSizes {
-  warmup: number;
-  sequential: number;
-  pipelined: number;
-  window: number;
-  concurrent: number;
-  sleepMs: number;
-}
+/** The sizes `throughput()` uses: the plan's own fields, so the two cannot drift apart. */
+export type ThroughputSizes = Pick<Plan, "warmup" | "sequential" | "pipelined" | "window" | "concurrent" | "sleepMs">;
 
 /**
  * On one warm process: a warm-up, then sequential calls, pipelined calls with
