@@ -99,7 +99,7 @@ export class Dispatcher {
     }
     const msg = decodeFrame(frame.bytes, frame.text, frame.release);
     const reply = msg.kind === "batch"
-      ? batchReply(this.#session.legacyVersion, msg.items, (item) => this.#handle(item))
+      ? batchReply(this.#session.legacyVersion, msg.items, (item) => this.#handle(item), this.#options.maxMessageBytes)
       : this.#handle(msg);
     if (reply === undefined) return;
     if (reply instanceof Promise) reply.then((r) => r !== undefined && this.#send(r));

@@ -313,3 +313,37 @@ Deno.test({
     assert.equal((await server.status()).code, 0);
   },
 });
+
+Deno.test({
+  name: "a batch is bounded: over 1024 items it is refused, and replies that would pass maxMessageBytes are answered " +
+    "Reply too large, so every request still gets one answer",
+  permissions: perms,
+  async fn() {
+    const stream = new URL("./testdata/stream_server.ts", import.meta.url).pathname;
+    const server = await spawnRaw({ args: [stream, "--max=65536"] });
+    await initialize(server, "2025-03-26");
+    // Two bytes an item: unbounded, a 2 MB line of 1s made a 113 MB reply (dropped as too large) and 650 MB of memory.
+    await server.send(`[${Array(5000).fill("1").join(",")}]`);
+    const refused = await server.next();
+    assert.equal((refused.error as { code: number }).code, -32600, JSON.stringify(refused).slice(0, 200));
+    assert.match((refused.error as { message: string }).message, /a batch of 5000 items; at most 1024/);
+    // Eight replies of 20 kB each fit one line of 64 kB; together they do not.
+    const calls = Array.from({ length: 8 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i + 1,
+      method: "tools/call",
+      params: { name: "blob", arguments: { bytes: 20_000 } },
+    }));
+    await server.send(JSON.stringify(calls));
+    const reply = await server.next() as unknown;
+    assert.ok(Array.isArray(reply), "the batch is answered in one array");
+    const items = reply as { id: number; result?: unknown; error?: { message: string } }[];
+    assert.deepEqual(items.map((item) => item.id).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8]);
+    const tooLarge = items.filter((item) => /^Reply too large/.test(item.error?.message ?? ""));
+    assert.ok(tooLarge.length > 0 && tooLarge.length < 8, `${tooLarge.length} of 8 answered too large`);
+    assert.ok(enc.encode(server.lines.at(-1)!).length <= 65_536);
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: "after", method: "ping" }));
+    assert.equal((await server.next()).id, "after");
+    assert.equal((await server.status()).code, 0);
+  },
+});
