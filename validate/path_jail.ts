@@ -11,7 +11,7 @@ import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
 import { wholeCharacters } from "./_utf8.ts";
 import type { DescriptorAnchorCheck, PathJailOptions } from "./path_jail_options.ts";
-import type { DirEntryInfo, DirListing, ListDirOptions } from "./dir_listing.ts";
+import type { DirListing, ListDirOptions } from "./dir_listing.ts";
 import type { ReadFileOptions, WriteFileOptions } from "./file_options.ts";
 
 type Mode = "read" | "write";
