@@ -116,13 +116,14 @@ function askerOf(input: CallInput): Asker {
   return asker ?? NO_ASKER;
 }
 
-function requestOf(input: CallInput): ToolRequest {
+function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"): ToolRequest {
   return {
     name: input.entry.tool.name,
     arguments: input.args,
     signal: input.call.signal,
     meta: input.meta,
     client: input.client,
+    confirmation,
     progress: input.progress,
     elicit: (form) => questionsOf(askerOf(input)).elicit(form),
     listRoots: () => questionsOf(askerOf(input)).listRoots(),
@@ -163,7 +164,9 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
           );
         }
       }
-      const handled = domainErrorsAsResults(() => entry.handler(requestOf(input)));
+      // Declined and cancelled returned above: what is left is what the handler may act on.
+      const confirmed = confirmation as "accepted" | "unavailable" | undefined;
+      const handled = domainErrorsAsResults(() => entry.handler(requestOf(input, confirmed)));
       // Without middleware the outer race below is the only one needed.
       return input.middleware.length === 0 ? await handled : await call.race(handled);
     };

@@ -113,9 +113,12 @@ Deno.test("2026-07-28: a confirmed pattern tool asks first; decline runs nothing
   assert.match(textOf(declined), /user declined the confirmation; nothing was done/);
   assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: "counts", arguments: {} }))).deletions, 0);
   verdict = { action: "accept", content: {} };
-  assert.equal(textOf(await client.callTool({ name: "delete", arguments: { path: "a.txt" } })), "deleted a.txt");
+  const accepted = await client.callTool({ name: "delete", arguments: { path: "a.txt" } });
+  assert.equal(textOf(accepted), "deleted a.txt (accepted)", "the handler sees the confirmation");
+  const unasked = await client.callTool({ name: "delete", arguments: { path: "scratch" } });
+  assert.equal(textOf(unasked), "deleted scratch", "nothing asked: req.confirmation is undefined");
   assert.deepEqual(asked, ["Delete a.txt?", "Delete a.txt?"]);
-  assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: "counts", arguments: {} }))).deletions, 1);
+  assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: "counts", arguments: {} }))).deletions, 2);
   await client.close();
 });
 

@@ -121,6 +121,24 @@ export interface ToolRequest<A = Args> {
   /** The calling client. */
   readonly client: ClientInfo;
   /**
+   * How the user answered this call's confirmation (`registerPatternTool`'s
+   * `confirm`): `"accepted"`, or `"unavailable"` when the client cannot ask
+   * and the tool runs anyway; undefined when nothing was asked (the tool asks
+   * nothing, or its `confirm` function gave no question for these arguments).
+   * A handler whose question depends on the state it is about to change uses
+   * it to act only on what was confirmed: a write asked nothing because the
+   * file did not exist creates it without replacing one that appeared since.
+   *
+   * @example Create only when no replacement was confirmed
+   * ```ts
+   * import { text, type ToolHandler } from "@forge/toolkit";
+   *
+   * const handler: ToolHandler = (req) =>
+   *   text(req.confirmation === undefined ? "create a new file only" : "replace the file");
+   * ```
+   */
+  readonly confirmation?: "accepted" | "unavailable";
+  /**
    * Reports progress when the client asked for it (sent a `progressToken`);
    * otherwise does nothing.
    */

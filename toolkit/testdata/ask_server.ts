@@ -121,9 +121,10 @@ if (!health()) {
         (args) => ({ patterns: [`delete:${args.path}`] }),
         (req) => {
           deletions++;
-          return text(`deleted ${req.arguments.path}`);
+          // The handler sees what was confirmed; a scratch path asks nothing.
+          return text(`deleted ${req.arguments.path}${req.confirmation ? ` (${req.confirmation})` : ""}`);
         },
-        { confirm: (args) => `Delete ${args.path}?` },
+        { confirm: (args) => args.path === "scratch" ? undefined : `Delete ${args.path}?` },
       );
     },
     audit === undefined ? { timeoutMs } : {

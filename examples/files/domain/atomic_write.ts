@@ -89,20 +89,21 @@ export async function planWrite(ws: Workspace, path: string): Promise<WritePlan>
  * @param ws The current workspace.
  * @param path The caller's path.
  * @param content The new content.
- * @param options `maxBytes` caps the content; `signal` stops the write before it starts.
+ * @param options `maxBytes` caps the content; `signal` stops the write before it starts; `createNew` refuses
+ * to replace a file, also one that takes the name while the write runs.
  * @returns What was written.
  * @throws {LimitError} When the content is over `maxBytes`.
- * @throws {PolicyError} When refused, or the folder changed while writing.
+ * @throws {PolicyError} When refused, or the folder changed while writing, or (`createNew`) the file exists.
  */
 export async function writeAtomic(
   ws: Workspace,
   path: string,
   content: string,
-  options: { maxBytes: number; signal?: AbortSignal },
+  options: { maxBytes: number; signal?: AbortSignal; createNew?: boolean },
 ): Promise<WriteOutcome> {
   const bytes = new TextEncoder().encode(content);
   if (bytes.length > options.maxBytes) throw new LimitError(`write ${quote(path)}`, options.maxBytes, "bytes");
   const plan = await planWrite(ws, path);
-  await ws.writeAtomic(path, plan.jailPath, bytes, options.signal);
+  await ws.writeAtomic(path, plan.jailPath, bytes, options.signal, options.createNew === true);
   return { root: plan.root, path: plan.rel, bytes: bytes.length, created: !plan.exists };
 }

@@ -80,11 +80,21 @@ export class Manager {
     return plan.exists ? `Replace the existing file ${plan.target}?` : undefined;
   }
 
-  /** Writes a file atomically inside the writable roots. */
-  async write(path: string, content: string, signal?: AbortSignal, roots?: ClientRoots): Promise<WriteOutcome> {
+  /**
+   * Writes a file atomically inside the writable roots; with `createNew`, only
+   * as a new file (a file at the name, also one that appears meanwhile, is
+   * refused and left as it is).
+   */
+  async write(
+    path: string,
+    content: string,
+    signal?: AbortSignal,
+    roots?: ClientRoots,
+    createNew = false,
+  ): Promise<WriteOutcome> {
     const { workspace, config, roots: configured } = await this.#now();
     const where = await narrow(workspace, path, "write", roots, configured);
-    return await writeAtomic(workspace, where, content, { maxBytes: config.max_bytes, signal });
+    return await writeAtomic(workspace, where, content, { maxBytes: config.max_bytes, signal, createNew });
   }
 
   /** Nothing to release: every call opens and closes its own files. */

@@ -168,8 +168,14 @@ export class Workspace {
    * @param bytes The content.
    * @param signal Stops the write before it starts.
    */
-  writeAtomic(path: string, jailPath: string, bytes: Uint8Array, signal?: AbortSignal): Promise<void> {
-    return this.#echo(path, jailPath, () => this.#jail.writeFile(jailPath, bytes, { atomic: true, signal }));
+  writeAtomic(
+    path: string,
+    jailPath: string,
+    bytes: Uint8Array,
+    signal?: AbortSignal,
+    createNew = false,
+  ): Promise<void> {
+    return this.#echo(path, jailPath, () => this.#jail.writeFile(jailPath, bytes, { atomic: true, createNew, signal }));
   }
 
   /**

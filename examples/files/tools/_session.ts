@@ -22,8 +22,13 @@ export interface Session extends InMemorySession {
   end(): Promise<void>;
 }
 
-/** Makes a tree, a Manager over it, and connects the SDK client in memory. */
-export async function session(): Promise<Session> {
+/**
+ * Makes a tree, a Manager over it (`makeManager` may supply a subclass that
+ * plays another process at a chosen moment), and connects the SDK client in memory.
+ */
+export async function session(
+  makeManager: (config: () => Promise<Config>) => Manager = (config) => new Manager(config, undefined),
+): Promise<Session> {
   const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "files-tools-" }));
   const [data, out, outside] = ["data", "out", "outside"].map((d) => join(base, d));
   for (const dir of [data, out, outside, join(data, "notes")]) await Deno.mkdir(dir, { recursive: true });
@@ -35,7 +40,7 @@ export async function session(): Promise<Session> {
   await Deno.writeTextFile(join(out, "existing.txt"), "old\n");
   const config: Config = { roots: [data], writable_roots: [out], deny: [], max_bytes: 64, allow_hard_links: false };
   const server = new Server({ name: "files" });
-  registerAll(server, new Manager(() => Promise.resolve(config), undefined));
+  registerAll(server, makeManager(() => Promise.resolve(config)));
   const connected = await connectInMemory(server);
   return {
     ...connected,

@@ -55,7 +55,9 @@ export function writeFileConfirm(mgr: Manager): (args: Args) => Promise<string |
 }
 
 /**
- * The handler of {@linkcode writeFileTool}.
+ * The handler of {@linkcode writeFileTool}. It runs behind
+ * {@linkcode writeFileConfirm}: when that asked nothing (no file to replace),
+ * the write creates a new file only.
  *
  * @param mgr The manager.
  * @returns The handler.
@@ -66,6 +68,9 @@ export function writeFile(mgr: Manager): ToolHandler {
     const content = req.arguments.content;
     // An empty file is a legal write, so the content is read without requireString.
     if (typeof content !== "string") throw new ArgumentError("content", "is required and must be a string");
-    return json({ ...await mgr.write(path, content, req.signal, await clientRootsOf(req)) });
+    // The confirmation asked nothing when the file did not exist: then only a new file may be
+    // made, so a file that appeared after that check is never replaced without the user's say.
+    const createNew = req.confirmation === undefined;
+    return json({ ...await mgr.write(path, content, req.signal, await clientRootsOf(req), createNew) });
   };
 }

@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { probe } from "@forge/toolkit/testing";
+import type { ClientRoots } from "../domain/client_roots.ts";
+import { Manager } from "../domain/manager.ts";
 import { session, textOf } from "./_session.ts";
 
 const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit" };
@@ -56,6 +58,33 @@ Deno.test({
     }
     await assert.rejects(Deno.stat(join(s.out, "a.txt")), Deno.errors.NotFound);
     assert.equal(await Deno.readTextFile(join(s.data, "hello.txt")), "hello\n");
+    await s.end();
+  },
+});
+
+Deno.test({
+  name: "write_file never replaces unasked: a file that appears after the overwrite check is refused and kept",
+  permissions: perms,
+  async fn() {
+    let out = "";
+    // Another process creates the file between the check that found no file to confirm
+    // and the write itself.
+    class Racer extends Manager {
+      override async overwriteQuestion(path: string, roots?: ClientRoots): Promise<string | undefined> {
+        const question = await super.overwriteQuestion(path, roots);
+        await Deno.writeTextFile(join(out, path), "written by another process\n");
+        return question;
+      }
+    }
+    const s = await session((config) => new Racer(config, undefined));
+    out = s.out;
+    const result = await s.client.callTool({ name: "write_file", arguments: { path: "late.txt", content: "mine" } });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /Cannot write "late\.txt": the file already exists/);
+    assert.equal(await Deno.readTextFile(join(s.out, "late.txt")), "written by another process\n");
+    const strays = [];
+    for await (const e of Deno.readDir(s.out)) if (e.name.startsWith(".forge-write-")) strays.push(e.name);
+    assert.deepEqual(strays, [], "no temporary file is left");
     await s.end();
   },
 });
