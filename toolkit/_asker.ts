@@ -5,6 +5,7 @@
 // (2026-07-28); _client_requests.ts sends real requests (initialize era).
 
 import { compileInputValidator } from "./_input_validator.ts";
+import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, type RpcError } from "./_jsonrpc.ts";
 import type {
   ClientCapability,
@@ -27,6 +28,8 @@ export interface Asker {
   ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown>;
   /** True when answers arrive in `inputResponses` (2026-07-28): a bad one is then the request's invalid params. */
   readonly modern: boolean;
+  /** What the call paused to ask (2026-07-28), once this asker paused it. */
+  readonly inputRequired?: InputRequired;
 }
 
 /** The capability each method needs. */

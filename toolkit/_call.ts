@@ -33,8 +33,6 @@ export interface CallInput {
    * it. A function is called at the first question: most calls ask nothing.
    */
   asker?: Asker | (() => Asker);
-  /** What a call paused to ask (2026-07-28), once its asker paused it. */
-  inputRequired?: () => InputRequired | undefined;
 }
 
 /** A call's outcome: a result to send, a JSON-RPC error, or silence (cancelled). */
@@ -275,7 +273,8 @@ function failure(input: CallInput, err: unknown): Outcome {
   const call = input.call;
   if (call.cause === "cancelled") return { kind: "none" };
   if (call.cause === "input") {
-    const asked = input.inputRequired?.();
+    const asker = input.asker;
+    const asked = typeof asker === "object" ? asker.inputRequired : undefined;
     if (asked !== undefined) return { kind: "input_required", input: asked };
   }
   const rpc = call.cause === undefined ? protocolErrorOf(err) : undefined;

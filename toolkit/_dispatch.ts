@@ -9,7 +9,7 @@ import { batchReply, type Outgoing, type Reply } from "./_batch.ts";
 import { type CallInput, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
 import { ClientRequests, LegacyAsker } from "./_client_requests.ts";
-import { type InputRequired, InputRounds } from "./_input_rounds.ts";
+import { InputRounds } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
 import { type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
@@ -29,9 +29,9 @@ import {
 } from "./_jsonrpc.ts";
 import { oversizeReply } from "./_oversize.ts";
 import { PROBE_META_KEY } from "./_probe.ts";
-import { progressFor } from "./_progress.ts";
+import { noProgress, progressFor } from "./_progress.ts";
 import { quote } from "../internal/quote.ts";
-import { type Registry, registryOf } from "./_registry.ts";
+import { type Entry, type Registry, registryOf } from "./_registry.ts";
 import { Session } from "./_session.ts";
 import { Subscriptions } from "./_subscriptions.ts";
 import {
@@ -216,10 +216,11 @@ export class Dispatcher {
     if (typeof name !== "string") return fail(id, ErrorCode.invalidParams, 'Invalid params: "name" must be a string');
     const entry = this.#registry.tools.get(name);
     if (!entry) return fail(id, ErrorCode.invalidParams, `Unknown tool: ${quote(name)}`);
-    const args = params?.arguments ?? {};
-    if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    const given = params?.arguments ?? {};
+    if (given === null || typeof given !== "object" || Array.isArray(given)) {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "arguments" must be an object');
     }
+    const args = given as Record<string, unknown>;
     if (this.#calls.has(id)) {
       return fail(id, ErrorCode.invalidRequest, `Invalid request: id ${quote(id)} is already used by a call in flight`);
     }
@@ -232,68 +233,51 @@ export class Dispatcher {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "inputResponses" must be an object');
     }
     const meta = metaOf(params) ?? {};
-    const input = (
-      call: Call,
-      progress: CallInput["progress"],
-      asker: CallInput["asker"],
-      inputRequired?: CallInput["inputRequired"],
-    ): CallInput => ({
-      entry,
-      args: args as Record<string, unknown>,
-      meta: publicMeta(meta),
-      id: publicId(id),
-      client: this.#session.client(envelope),
-      call,
-      middleware: this.#options.middleware,
-      progress,
-      log: this.#options.log,
-      asker,
-      inputRequired,
-    });
     const task = entry.tool.task;
     // Arguments that break the schema are answered at once, as any call's, not after a round of polling.
     if (
       modern && task && meta[PROBE_META_KEY] !== true && declaresTasks(meta) &&
-      entry.validate(args as Record<string, unknown>) === undefined
+      entry.validate(args) === undefined
     ) {
       // The extension carries no progress on tasks; status is polled instead.
       const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
       const capabilities = envelope.era === "modern" ? envelope.capabilities : {};
       const created = this.#tasks.create(
         ttlMs,
-        (task) => runCall(input(task.call, () => {}, new TaskAsker(this.#tasks, task, capabilities))),
+        (task) =>
+          runCall(
+            this.#input(
+              entry,
+              args,
+              meta,
+              id,
+              envelope,
+              task.call,
+              noProgress,
+              new TaskAsker(this.#tasks, task, capabilities),
+            ),
+          ),
       );
       return createdReply(id, created, this.#tasks, this.#session);
     }
     const requestState = modern ? params?.requestState : undefined;
     const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
-    const start = (state: StateBody | undefined, argsDigest?: Promise<string>): Outcome | Promise<Outcome> => {
-      let asked: InputRequired | undefined;
-      const asker = (): Asker =>
-        envelope.era === "modern"
-          ? new InputRounds({
-            tool: name,
-            // Most calls never ask: the arguments are digested only when a round is sealed.
-            argsDigest: () => argsDigest ?? digestOf(args),
-            capabilities: envelope.capabilities,
-            state,
-            responses: responses as Record<string, unknown> | undefined,
-            pause: (asking) => {
-              asked = asking;
-              this.#calls.pause(call);
-            },
-          })
-          : new LegacyAsker(this.#clientRequests, this.#session.legacy, call.signal);
-      return runCall(input(call, progressFor(meta, call, this.#send), asker, () => asked));
-    };
     let outcome: Outcome | Promise<Outcome>;
     if (requestState === undefined) {
-      outcome = start(undefined);
+      // The common call: one closure for an asker that most calls never make.
+      const asker = this.#askerFor(call, envelope, name, args, responses, undefined, undefined);
+      outcome = runCall(this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#send), asker));
     } else {
       // The state is checked before anything runs: a forged or transplanted one never reaches the handler.
       const argsDigest = digestOf(args);
       outcome = call.race(argsDigest.then((digest) => openState(requestState, name, digest))).then(
-        (opened) => opened.ok ? start(opened.body, argsDigest) : badState(opened.problem),
+        (opened) => {
+          if (!opened.ok) return badState(opened.problem);
+          const asker = this.#askerFor(call, envelope, name, args, responses, opened.body, argsDigest);
+          return runCall(
+            this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#send), asker),
+          );
+        },
         () => ({ kind: "none" as const }),
       ).then((o) => o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? aborted(call) : o);
     }
@@ -302,6 +286,55 @@ export class Dispatcher {
     const settled = outcome.then((done) => this.#finish(call, done, modern));
     this.#calls.track(call, settled);
     return settled;
+  }
+
+  #input(
+    entry: Entry,
+    args: Record<string, unknown>,
+    meta: Record<string, unknown>,
+    id: Id,
+    envelope: Envelope,
+    call: Call,
+    progress: CallInput["progress"],
+    asker: CallInput["asker"],
+  ): CallInput {
+    return {
+      entry,
+      args,
+      meta: publicMeta(meta),
+      id: publicId(id),
+      client: this.#session.client(envelope),
+      call,
+      middleware: this.#options.middleware,
+      progress,
+      log: this.#options.log,
+      asker,
+    };
+  }
+
+  /** How a call asks its client, made at its first question. */
+  #askerFor(
+    call: Call,
+    envelope: Envelope,
+    tool: string,
+    args: Record<string, unknown>,
+    responses: unknown,
+    state: StateBody | undefined,
+    argsDigest: Promise<string> | undefined,
+  ): () => Asker {
+    if (envelope.era !== "modern") {
+      return () => new LegacyAsker(this.#clientRequests, this.#session.legacy, call.signal);
+    }
+    return () =>
+      new InputRounds({
+        tool,
+        // Most calls never ask: the arguments are digested only when a round is sealed.
+        argsDigest: () => argsDigest ?? digestOf(args),
+        capabilities: envelope.capabilities,
+        state,
+        responses: responses as Record<string, unknown> | undefined,
+        pause: () => this.#calls.pause(call),
+      });
   }
 
   #finish(call: Call, outcome: Outcome, modern: boolean): Outgoing | undefined {

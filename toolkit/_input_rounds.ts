@@ -61,9 +61,15 @@ export class InputRounds implements Asker {
   #open = new Map<string, Open>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #paused = false;
+  #asked: InputRequired | undefined;
 
   constructor(options: RoundsOptions) {
     this.#options = options;
+  }
+
+  /** What the call paused to ask, once a round is sealed. */
+  get inputRequired(): InputRequired | undefined {
+    return this.#asked;
   }
 
   async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
@@ -131,7 +137,8 @@ export class InputRounds implements Asker {
     try {
       const body = { round: (state?.round ?? 0) + 1, asked, answers: this.#answered };
       const requestState = await sealState(tool, await argsDigest(), body);
-      this.#options.pause({ inputRequests, requestState });
+      this.#asked = { inputRequests, requestState };
+      this.#options.pause(this.#asked);
     } catch (err) {
       for (const [, { reject }] of open) reject(err);
     }

@@ -6,7 +6,8 @@ import type { Call } from "./_calls.ts";
 import { encodeNotification, ExactNumber } from "./_jsonrpc.ts";
 import type { ToolRequest } from "./tool.ts";
 
-const noProgress: ToolRequest["progress"] = () => {};
+/** The `progress` of a call that reports to nobody. */
+export const noProgress: ToolRequest["progress"] = (): void => {};
 
 /**
  * The `progress` function of a call: silent unless `meta.progressToken` is a
