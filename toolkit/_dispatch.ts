@@ -357,8 +357,8 @@ export class Dispatcher {
 
   #encodeToolResult(id: Id, result: ToolResult, modern: boolean, resultType?: string): Outgoing {
     try {
-      const shaped = modern ? this.#session.modern(result as unknown as Record<string, unknown>, resultType) : result;
-      return encodeReply(id, shaped);
+      if (!modern) return encodeReply(id, result);
+      return this.#session.modernReply(id, result as unknown as Record<string, unknown>, resultType);
     } catch (err) {
       this.#options.log(`result of request ${String(id)} cannot be serialised: ${String(err)}`);
       return encodeError(id, {

@@ -101,7 +101,7 @@ export function encodeReply(id: Id, result: unknown): string | JsonParts {
  * small result costs a few property reads, and a large or cyclic one no more
  * than the budget.
  */
-function fits(value: unknown, budget: number): number {
+export function fits(value: unknown, budget: number): number {
   if (typeof value === "string") return budget - value.length;
   if (value === null || typeof value !== "object") return budget - 8;
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return budget - 8;

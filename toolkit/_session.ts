@@ -11,6 +11,8 @@ import {
   MODERN_VERSION,
   negotiateLegacy,
 } from "./_era.ts";
+import { encodeReply, fits, type JsonParts, LARGE_UNITS } from "./_json_parts.ts";
+import type { Id } from "./_jsonrpc.ts";
 import type { Server } from "./server.ts";
 import type { ClientInfo } from "./tool.ts";
 
@@ -20,6 +22,10 @@ type Params = Record<string, unknown> | undefined;
 export class Session {
   readonly #server: Server;
   readonly #serverInfo: Record<string, unknown>;
+  // The `_meta` of a result that brings none of its own: one frozen object, serialised with each reply.
+  readonly #serverMeta: Readonly<Record<string, unknown>>;
+  // What modern() adds to a complete result, as JSON members, for replies spliced without a copy.
+  readonly #completeMembers: string;
   readonly #listTtlMs: number;
   #legacyVersion: string | undefined;
   #legacyClient = { name: "", version: "" };
@@ -41,6 +47,8 @@ export class Session {
     this.#listTtlMs = listTtlMs;
     this.#serverInfo = { name: server.name, version: server.version };
     if (server.title !== undefined) this.#serverInfo.title = server.title;
+    this.#serverMeta = Object.freeze({ [META_SERVER]: this.#serverInfo });
+    this.#completeMembers = `"resultType":"complete","_meta":${JSON.stringify(this.#serverMeta)}`;
   }
 
   /** The version `initialize` settled on; undefined until a client sent one. */
@@ -89,14 +97,38 @@ export class Session {
 
   /** The client a handler sees: from the request's envelope, or from `initialize`. */
   client(envelope: Envelope): ClientInfo {
-    return envelope.era === "modern"
-      ? { ...envelope.client, protocolVersion: MODERN_VERSION }
-      : { ...this.#legacyClient, protocolVersion: this.#legacyVersion ?? LEGACY_VERSIONS[0] };
+    // A new object per call (a handler may change its own), built without a spread.
+    if (envelope.era === "modern") {
+      return { name: envelope.client.name, version: envelope.client.version, protocolVersion: MODERN_VERSION };
+    }
+    const { name, version } = this.#legacyClient;
+    return { name, version, protocolVersion: this.#legacyVersion ?? LEGACY_VERSIONS[0] };
   }
 
   /** Adds what every 2026-07-28 result carries. */
   modern(result: Record<string, unknown>, resultType = "complete"): Record<string, unknown> {
     const meta = result._meta as Record<string, unknown> | undefined;
-    return { ...result, resultType, _meta: { ...meta, [META_SERVER]: this.#serverInfo } };
+    const _meta = meta === undefined ? this.#serverMeta : { ...meta, [META_SERVER]: this.#serverInfo };
+    return { ...result, resultType, _meta };
+  }
+
+  /**
+   * The reply to request `id` with `result` shaped by {@linkcode modern}, the
+   * same bytes. A small complete result that brings neither `resultType` nor
+   * `_meta` (most tool results) is not copied: its JSON gets the constant
+   * members spliced in before its closing brace.
+   */
+  modernReply(id: Id, result: Record<string, unknown>, resultType = "complete"): string | JsonParts {
+    const members = this.#completeMembers;
+    if (
+      resultType !== "complete" || Array.isArray(result) || Object.hasOwn(result, "_meta") ||
+      Object.hasOwn(result, "resultType") || typeof result.toJSON === "function" ||
+      fits(result, LARGE_UNITS - members.length) < 0
+    ) {
+      return encodeReply(id, this.modern(result, resultType));
+    }
+    const json = JSON.stringify(result);
+    const body = json.length === 2 ? `{${members}}` : `${json.slice(0, -1)},${members}}`;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`;
   }
 }
