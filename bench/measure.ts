@@ -84,6 +84,22 @@ export function echoLine(id: number | string, text: string): string {
   },"method":"tools/call","params":{"name":"echo","arguments":{"text":${JSON.stringify(text)}}}}\n`;
 }
 
+/** The `_meta` envelope a 2026-07-28 client puts on every request, in place of `initialize`. */
+const MODERN_META = JSON.stringify({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "forge-bench", version: "1.0.0" },
+});
+
+/** An echo call line as a 2026-07-28 client sends it: the same call, with the era's `_meta` envelope. */
+export function modernEchoLine(id: number | string, text: string): string {
+  return `{"jsonrpc":"2.0","id":${
+    JSON.stringify(id)
+  },"method":"tools/call","params":{"name":"echo","arguments":{"text":${
+    JSON.stringify(text)
+  }},"_meta":${MODERN_META}}}\n`;
+}
+
 /** A call of the typed servers' `echo` with its four arguments; the answer is `text`, unchanged. */
 export function typedLine(id: number | string, text: string): string {
   return `{"jsonrpc":"2.0","id":${
@@ -179,6 +195,37 @@ export async function throughput(server: ServerProcess, env: Env, sizes: Through
     ? { failed: slept.stopped ?? `${slept.bad} wrong answers` }
     : { value: slept.ms };
   return { sequentialPerSec, latenciesUs, pipelinedPerSec, cpuUsPerCall, concurrentMs };
+}
+
+/** Throughput figures of one server in the 2026-07-28 era. */
+export interface ModernThroughput {
+  pipelinedPerSec: Cell;
+  cpuUsPerCall: Cell;
+}
+
+/**
+ * On a warm process (after {@linkcode throughput}): a warm-up of 2026-07-28
+ * echo calls, then pipelined calls with the server's CPU time. Each answer
+ * must be a complete 2026-07-28 result (`resultType`) with the text.
+ */
+export async function modernThroughput(
+  server: ServerProcess,
+  env: Env,
+  sizes: ThroughputSizes,
+): Promise<ModernThroughput> {
+  const check = (m: Message) => echoed(m, "hi") && (m.result as { resultType?: unknown }).resultType === "complete";
+  const echo = (id: number) => modernEchoLine(id, "hi");
+  await server.pipeline(sizes.warmup, sizes.window, echo, check, env.timeoutMs);
+  const cpuBefore = await server.cpuSeconds();
+  const piped = await server.pipeline(sizes.pipelined, sizes.window, echo, check, env.timeoutMs);
+  const cpuAfter = await server.cpuSeconds();
+  const pipelinedPerSec = rate(piped, sizes.pipelined);
+  const cpuUsPerCall: Cell = cpuBefore === undefined || cpuAfter === undefined
+    ? { failed: "CPU time unreadable" }
+    : "failed" in pipelinedPerSec
+    ? pipelinedPerSec
+    : { value: ((cpuAfter - cpuBefore) * 1e6) / sizes.pipelined };
+  return { pipelinedPerSec, cpuUsPerCall };
 }
 
 /**

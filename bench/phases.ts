@@ -9,6 +9,7 @@ import {
   freshRate,
   healthRun,
   latencyCells,
+  modernThroughput,
   overLimit,
   roundTrip,
   rssAfter,
@@ -113,6 +114,10 @@ export interface ThroughputFigures {
   pipelined: Cell;
   cpu: Cell;
   concurrent: Cell;
+  /** Pipelined calls/s in the 2026-07-28 era; absent for a server that does not serve it. */
+  pipelinedModern?: Cell;
+  /** Server CPU per pipelined 2026-07-28 call; absent as above. */
+  cpuModern?: Cell;
 }
 
 /** Runs `plan.rounds` throughput rounds, a fresh process per server per round. */
@@ -125,6 +130,8 @@ export async function throughputRounds(
   const pipe: Record<string, Cell[]> = {};
   const cpu: Record<string, Cell[]> = {};
   const conc: Record<string, Cell[]> = {};
+  const pipeModern: Record<string, Cell[]> = {};
+  const cpuModern: Record<string, Cell[]> = {};
   const samples: Record<string, number[]> = {};
   for (let round = 0; round < plan.rounds; round++) {
     for (const spec of servers) {
@@ -137,11 +144,18 @@ export async function throughputRounds(
           (cpu[spec.name] ??= []).push(t.cpuUsPerCall);
           (conc[spec.name] ??= []).push(t.concurrentMs);
           (samples[spec.name] ??= []).push(...t.latenciesUs);
+          if (spec.modern) {
+            // After the initialize-era figures, so that their runs are the same as on every other server.
+            const m = await modernThroughput(server, env, plan);
+            (pipeModern[spec.name] ??= []).push(m.pipelinedPerSec);
+            (cpuModern[spec.name] ??= []).push(m.cpuUsPerCall);
+          }
         } finally {
           await server.close();
         }
       } catch (err) {
-        for (const table of [seq, pipe, cpu, conc]) (table[spec.name] ??= []).push(failure(err));
+        const tables = spec.modern ? [seq, pipe, cpu, conc, pipeModern, cpuModern] : [seq, pipe, cpu, conc];
+        for (const table of tables) (table[spec.name] ??= []).push(failure(err));
       }
     }
   }
@@ -154,6 +168,9 @@ export async function throughputRounds(
       pipelined: medianCell(pipe[s.name] ?? []),
       cpu: medianCell(cpu[s.name] ?? []),
       concurrent: medianCell(conc[s.name] ?? []),
+      ...(s.modern
+        ? { pipelinedModern: medianCell(pipeModern[s.name] ?? []), cpuModern: medianCell(cpuModern[s.name] ?? []) }
+        : {}),
     }];
   }));
 }

@@ -95,3 +95,28 @@ Deno.test("over several processes the growth is the median of each process's own
   assert.equal(target.pass, true);
   assert.match(target.measured, /^\+9\.2 % /);
 });
+
+Deno.test("the 2026-07-28 rows hold only servers that serve that era, and its target compares with the SDK's rate", () => {
+  const cells = (pipelined: number, modern?: number) => ({
+    sequential: { value: 1 },
+    p50: { value: 1 },
+    p99: { value: 1 },
+    pipelined: { value: pipelined },
+    cpu: { value: 1 },
+    concurrent: { value: 1 },
+    ...(modern === undefined ? {} : { pipelinedModern: { value: modern }, cpuModern: { value: 3 } }),
+  });
+  const run = (modern: number) => {
+    const m = { ...measured({}), tput: { toolkit: cells(250_000, modern), "sdk-lowlevel": cells(50_000) } };
+    const figures = collectFigures(m);
+    const target = collectTargets(m, figures).find((t) => t.name.includes("2026-07-28"));
+    assert.ok(target, "the 2026-07-28 target is always listed");
+    return { figures, target };
+  };
+  const { figures, target } = run(150_000);
+  const row = figures.find((f) => f.key === "pipelinedModern");
+  assert.deepEqual(row?.cells.toolkit, { value: 150_000 });
+  assert.deepEqual(row?.cells["sdk-lowlevel"], { failed: "n/a" });
+  assert.equal(target.pass, true);
+  assert.equal(run(100_000).target.pass, false);
+});

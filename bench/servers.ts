@@ -22,6 +22,8 @@ export interface ServerSpec {
   readsUpTo?: number;
   /** Exit code meaning "this build cannot run this server" (reported as unavailable, not as a failure). */
   unavailableCode?: number;
+  /** Whether it serves the 2026-07-28 era (a per-request `_meta` envelope, no `initialize`); only these get its rows. */
+  modern?: boolean;
 }
 
 const SDK_READ_BUFFER = 10 * 1024 * 1024;
@@ -34,6 +36,7 @@ export const SERVERS: readonly ServerSpec[] = [
     file: "bench/servers/toolkit_server.ts",
     permissions: [],
     health: true,
+    modern: true,
   },
   {
     name: "sdk-lowlevel",
