@@ -35,6 +35,17 @@ function cases(plan: Plan): PeakCase[] {
   const deep = "[".repeat(depth) + "]".repeat(depth);
   const deepLine = (id: number) =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","pad":${deep}}}}\n`;
+  // Three bytes of text per empty array, tens of bytes each once parsed. Past the server's
+  // maxContainers (100,000 by default) the message is refused before it is parsed.
+  const empties = Math.floor(messageBytes / 3);
+  const emptiesLine = (count: number) => {
+    const line = `{"jsonrpc":"2.0","id":ID,"method":"ping","params":{"pad":[${"[],".repeat(count - 1)}[]]}}\n`;
+    return (id: number) => line.replace("ID", String(id));
+  };
+  const many = emptiesLine(empties);
+  const refusesEmpties = empties + 3 > 100_000;
+  // The most a message may hold: the message, params and pad, and the rest empty arrays.
+  const atLimit = emptiesLine(Math.min(empties, 100_000 - 3));
   // A control character is escaped to six bytes in JSON: the reply is ~6 × its text.
   const escaped = 6 * replyBytes;
   const blobLine = (id: number) =>
@@ -66,6 +77,25 @@ function cases(plan: Plan): PeakCase[] {
       lines: (id) => [deepLine(id)],
       bytes: deepLine(1).length,
       check: (m) => (m.error as { code?: number } | undefined)?.code === -32600,
+      judged: true,
+    },
+    {
+      label: `one ${formatBytes(messageBytes)} message of ${empties.toLocaleString("en-US")} empty arrays (${
+        refusesEmpties ? "refused: -32600 naming maxContainers" : "answered"
+      })`,
+      lines: (id) => [many(id)],
+      bytes: many(1).length,
+      check: (m) =>
+        refusesEmpties ? (m.error as { code?: number } | undefined)?.code === -32600 : m.result !== undefined,
+      judged: true,
+    },
+    {
+      label: `one message of ${Math.min(empties, 100_000 - 3).toLocaleString("en-US")} empty arrays (answered: ${
+        refusesEmpties ? "just within maxContainers" : "the whole message"
+      })`,
+      lines: (id) => [atLimit(id)],
+      bytes: atLimit(1).length,
+      check: (m) => m.result !== undefined,
       judged: true,
     },
     {

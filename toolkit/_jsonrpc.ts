@@ -400,23 +400,39 @@ function skipWsBack(text: string, i: number): number {
 
 /**
  * Whether the JSON text in `bytes` nests arrays and objects deeper than
- * `limit`, found by a scan that builds nothing, before `JSON.parse` would
- * materialise it. Brackets inside strings do not count. A text no longer than
- * the limit cannot nest deeper than it, so short messages are not scanned.
+ * `limit`. See {@linkcode shapeOverLimit}.
  */
 export function nestsDeeper(bytes: Uint8Array, limit: number): boolean {
-  if (bytes.length <= limit) return false;
+  return shapeOverLimit(bytes, limit, Infinity) === "maxDepth";
+}
+
+/**
+ * Which shape limit the JSON text in `bytes` breaks, found by a scan that
+ * builds nothing, before `JSON.parse` would materialise it: nesting of arrays
+ * and objects deeper than `maxDepth`, or more than `maxContainers` arrays and
+ * objects in all. Brackets inside strings do not count. A text too short to
+ * break either limit is not scanned.
+ */
+export function shapeOverLimit(
+  bytes: Uint8Array,
+  maxDepth: number,
+  maxContainers: number,
+): "maxDepth" | "maxContainers" | undefined {
+  // Each container takes two bytes at least ("[]").
+  if (bytes.length <= maxDepth && bytes.length <= 2 * maxContainers) return undefined;
   let depth = 0;
+  let containers = 0;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
     if (b === QUOTE) {
       i = closingQuote(bytes, i);
-      if (i === -1) return false;
+      if (i === -1) return undefined;
     } else if (b === 0x5b || b === 0x7b) {
-      if (++depth > limit) return true;
+      if (++depth > maxDepth) return "maxDepth";
+      if (++containers > maxContainers) return "maxContainers";
     } else if (b === 0x5d || b === 0x7d) depth--;
   }
-  return false;
+  return undefined;
 }
 
 const QUOTE = 0x22;

@@ -11,6 +11,7 @@ import {
   peekId,
   publicId,
   publicMeta,
+  shapeOverLimit,
 } from "./_jsonrpc.ts";
 
 const enc = new TextEncoder();
@@ -184,4 +185,14 @@ Deno.test("parseFrame() lets the bytes go once decoded, before JSON.parse, exact
   });
   assert.equal(calls, 1);
   assert.deepEqual(parsed, { kind: "parsed", value: { jsonrpc: "2.0", id: 1, method: "ping", params: { s: "é" } } });
+});
+
+Deno.test("shapeOverLimit() counts arrays and objects outside strings and names the first limit broken", () => {
+  const enc = new TextEncoder();
+  const empties = (n: number) => `[${Array(n).fill("[]").join(",")}]`;
+  assert.equal(shapeOverLimit(enc.encode(empties(9)), 1000, 10), undefined);
+  assert.equal(shapeOverLimit(enc.encode(empties(10)), 1000, 10), "maxContainers");
+  assert.equal(shapeOverLimit(enc.encode(`[{},{},${JSON.stringify("{}".repeat(100))}]`), 1000, 3), undefined);
+  assert.equal(shapeOverLimit(enc.encode("[".repeat(20)), 5, 100), "maxDepth");
+  assert.equal(shapeOverLimit(enc.encode("[]"), 5, 1), undefined);
 });

@@ -6,6 +6,13 @@
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** The deepest nesting of arrays and objects accepted in a message unless the caller says otherwise (`maxDepth`). */
 export const DEFAULT_MAX_DEPTH = 1000;
+/**
+ * The most arrays and objects one message may hold unless the caller says
+ * otherwise (`maxContainers`). Each costs the parsed message tens of bytes for
+ * two or three bytes of text, so this bounds what `JSON.parse` can build from
+ * one message to about 10 MiB beyond its text (`deno task bench --memory`).
+ */
+export const DEFAULT_MAX_CONTAINERS = 100_000;
 /** How many bytes of replies may wait for the peer to read them before no new message is taken (`maxQueuedBytes`). */
 export const WRITE_HIGH_WATER = 64 * 1024 * 1024;
 

@@ -341,6 +341,31 @@ Deno.test({
 });
 
 Deno.test({
+  name: "a message holding more arrays and objects than maxContainers is refused with -32600 before it is parsed",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--containers=1000"], "read");
+    await initialize(server);
+    // The message and params are two containers, arguments a third, the pad array a fourth.
+    const empties = (n: number) => Array.from({ length: n }, () => []);
+    await server.send(call("many", "blob", { bytes: 1, pad: empties(997) }));
+    const refused = await deadline(server.next(), "the refusal");
+    assert.equal(refused.id, "many");
+    const error = refused.error as { code: number; message: string; data: { limit: number } };
+    assert.equal(error.code, -32600);
+    assert.equal(error.message, "Invalid request: more than 1000 arrays and objects (maxContainers)");
+    assert.equal(error.data.limit, 1000);
+    // Brackets inside strings are text, not containers.
+    await server.send(call("within", "blob", { bytes: 1, pad: empties(996), note: "[]".repeat(5000) }));
+    const served = await deadline(server.next(), "the served reply");
+    assert.equal(served.id, "within");
+    assert.ok(served.result, "not refused: it reached the tool");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
   name: "large numeric ids come back byte for byte, two of them in flight do not collide, and cancelling one finds it",
   permissions: perms,
   async fn() {

@@ -1,7 +1,13 @@
 import { Dispatcher } from "./_dispatch.ts";
 import { OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
-import { encodeError, ErrorCode, nestsDeeper, peekId } from "./_jsonrpc.ts";
-import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
+import { encodeError, ErrorCode, peekId, shapeOverLimit } from "./_jsonrpc.ts";
+import {
+  DEFAULT_MAX_CONTAINERS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  positive,
+  WRITE_HIGH_WATER,
+} from "./_options.ts";
 import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { takeEarlyStart } from "./_startup.ts";
 import { logLine } from "../internal/stderr.ts";
@@ -55,6 +61,14 @@ export interface ServeOptions {
    * @default {1000}
    */
   maxDepth?: number;
+  /**
+   * The most arrays and objects one message may hold. Each costs the parsed
+   * message tens of bytes for two or three bytes of text (30 MB of `[],`
+   * would grow to some 800 MB), so a message with more is refused with
+   * `-32600` naming this limit, found by the same scan as `maxDepth`.
+   * @default {100000}
+   */
+  maxContainers?: number;
   /**
    * How long calls in flight may finish at shutdown before they are aborted, in milliseconds.
    * @default {5000}
@@ -153,6 +167,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   };
   let shutdownAt: number | undefined;
   const maxDepth = positive(options.maxDepth, DEFAULT_MAX_DEPTH, "maxDepth", "serve");
+  const maxContainers = positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", "serve");
   const maxQueuedBytes = positive(options.maxQueuedBytes, WRITE_HIGH_WATER, "maxQueuedBytes", "serve");
   const writer = new FrameWriter(io.writer, maxQueuedBytes, (err) => {
     log(`output closed (${err instanceof Error ? err.name : "error"}): stopping`);
@@ -165,8 +180,9 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     writer,
     maxMessageBytes,
     sink: (frame) => {
-      if (frame.kind === "line" && nestsDeeper(frame.bytes, maxDepth)) writer.send(tooDeep(frame.bytes, maxDepth, log));
-      else dispatcher.receive(frame);
+      const over = frame.kind === "line" ? shapeOverLimit(frame.bytes, maxDepth, maxContainers) : undefined;
+      if (over === undefined || frame.kind !== "line") dispatcher.receive(frame);
+      else writer.send(overShape(frame.bytes, over, over === "maxDepth" ? maxDepth : maxContainers, log));
     },
     onError: (err) => log(`input failed: ${err instanceof Error ? err.message : String(err)}`),
   });
@@ -197,14 +213,20 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   return connection;
 }
 
-/** The refusal of a message nested deeper than `limit`, with its id when its start or end shows it. */
-function tooDeep(bytes: Uint8Array, limit: number, log: (line: string) => void): string {
-  log(`message of ${bytes.length} bytes refused: nested deeper than maxDepth ${limit}`);
+/** The refusal of a message past a shape limit, with its id when its start or end shows it. */
+function overShape(
+  bytes: Uint8Array,
+  name: "maxDepth" | "maxContainers",
+  limit: number,
+  log: (line: string) => void,
+): string {
+  const what = name === "maxDepth" ? `nested deeper than ${limit} levels` : `more than ${limit} arrays and objects`;
+  log(`message of ${bytes.length} bytes refused: ${what} (${name})`);
   const head = lenient.decode(bytes.subarray(0, OVERSIZE_HEAD_BYTES));
   const tail = lenient.decode(bytes.subarray(Math.max(0, bytes.length - OVERSIZE_TAIL_BYTES)));
   return encodeError(peekId(head, tail), {
     code: ErrorCode.invalidRequest,
-    message: `Invalid request: nested deeper than ${limit} levels (maxDepth)`,
+    message: `Invalid request: ${what} (${name})`,
     data: { limit },
   });
 }

@@ -245,6 +245,7 @@ Deno.test("serve() refuses a limit that is not a positive number before it reads
       "shutdownGraceMs",
       "maxQueuedBytes",
       "maxDepth",
+      "maxContainers",
     ] as const
   ) {
     assert.throws(

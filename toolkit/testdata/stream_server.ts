@@ -1,6 +1,6 @@
 // A server for the hostile-client tests: needs no Deno permission. Flags:
 // --grace=<ms> (shutdownGraceMs), --max=<bytes> (maxMessageBytes),
-// --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth).
+// --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth), --containers=<n> (maxContainers).
 import process from "node:process";
 import { addTool, getInt, getString, health, intProp, run, schema, strProp, text } from "../../mod.ts";
 import { addSleepTool, RO } from "./sleep_tool.ts";
@@ -73,6 +73,7 @@ if (!health()) {
     maxMessageBytes: flag("max"),
     maxQueuedBytes: flag("queue"),
     maxDepth: flag("depth"),
+    maxContainers: flag("containers"),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }
