@@ -118,5 +118,6 @@ Deno.test("the 2026-07-28 rows hold only servers that serve that era, and its ta
   assert.deepEqual(row?.cells.toolkit, { value: 150_000 });
   assert.deepEqual(row?.cells["sdk-lowlevel"], { failed: "n/a" });
   assert.equal(target.pass, true);
-  assert.equal(run(100_000).target.pass, false);
+  assert.equal(run(100_000).target.pass, true, "exactly 2.0× passes");
+  assert.equal(run(99_000).target.pass, false);
 });
