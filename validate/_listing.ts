@@ -70,9 +70,11 @@ export function listChecked(real: string, path: string, context: CheckContext, o
  */
 export function listIn(folder: ListedFolder, path: string, context: CheckContext, options: ListOptions): DirListing {
   const kept = new FirstByName(options.limit);
+  let unlisted = 0;
   try {
     for (const entry of Deno.readDirSync(folder.dir)) {
-      if (options.visible(entry.name)) kept.offer(entry.name);
+      if (!nameable(entry.name)) unlisted++;
+      else if (options.visible(entry.name)) kept.offer(entry.name);
     }
   } catch (err) {
     refusalFor(err, "list", path);
@@ -87,7 +89,17 @@ export function listIn(folder: ListedFolder, path: string, context: CheckContext
     if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
     entries.push(entry);
   }
-  return { entries, truncated: kept.dropped };
+  return { entries, truncated: kept.dropped, unlisted };
+}
+
+/**
+ * Whether a caller's path can name this entry: Deno reads a name that is not
+ * UTF-8 with U+FFFD in place of its bytes (a name no path reaches), and
+ * callers' paths may hold no control character.
+ */
+function nameable(name: string): boolean {
+  // deno-lint-ignore no-control-regex
+  return !/[\u0000-\u001f\u007f\ufffd]/.test(name);
 }
 
 /** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */

@@ -25,4 +25,10 @@ export interface DirListing {
   entries: DirEntryInfo[];
   /** Whether visible entries past the first `limit` were left out. */
   truncated: boolean;
+  /**
+   * How many entries were left out because no caller's path can name them:
+   * names holding a control character, or bytes that are not UTF-8. Said
+   * rather than dropped in silence, so a listing never looks complete when it is not.
+   */
+  unlisted: number;
 }

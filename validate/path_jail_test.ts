@@ -338,3 +338,21 @@ Deno.test({
     }
   },
 });
+
+for (const [mode, options] of modes) {
+  Deno.test({
+    name: `listDir()${mode} leaves out names no path can name and counts them in unlisted`,
+    permissions: perms,
+    async fn() {
+      const folder = `odd_names${mode === "" ? "" : "_walk"}`;
+      await Deno.mkdir(join(data, folder));
+      for (const name of ["ok.txt", "new\nline.txt", "tab\there.txt", "del\x7f.txt"]) {
+        await Deno.writeTextFile(join(data, folder, name), "x");
+      }
+      const listing = await new PathJail(policy, options).listDir(folder);
+      assert.deepEqual(listing.entries.map((e) => e.name), ["ok.txt"]);
+      assert.equal(listing.unlisted, 3);
+      assert.equal(listing.truncated, false);
+    },
+  });
+}

@@ -28,6 +28,8 @@ export interface Listing {
   entries: Entry[];
   /** Whether entries past the first {@linkcode MAX_LIST_ENTRIES} by name were left out. */
   truncated: boolean;
+  /** Entries left out because no path can name them (a control character, or a name that is not UTF-8). */
+  unlisted?: number;
 }
 
 /** What `stat` tells about a path. */
@@ -86,7 +88,9 @@ export async function listDir(ws: Workspace, path: string, signal?: AbortSignal)
   signal?.throwIfAborted();
   const listing = await ws.listDir(path, dir.jailPath, MAX_LIST_ENTRIES);
   const entries = listing.entries.map((entry) => entryOf(dir.rel, entry));
-  return { root: dir.root, path: dir.rel || ".", entries, truncated: listing.truncated };
+  const out: Listing = { root: dir.root, path: dir.rel || ".", entries, truncated: listing.truncated };
+  if (listing.unlisted > 0) out.unlisted = listing.unlisted;
+  return out;
 }
 
 /**

@@ -9,7 +9,8 @@ export const listDirTool: Tool = {
   title: "List a folder",
   description: "Lists a folder inside the allowed folders (`.` is the first root). Each entry has `name`, `path` " +
     "(relative to `root`), `type` (file, dir, symlink, other) and `size` for files. Symbolic links are shown, " +
-    "never followed; denied entries are left out; at most 1000 entries (then `truncated` is true).",
+    "never followed; denied entries are left out; at most 1000 entries (then `truncated` is true). Entries " +
+    "no path can name (a control character or bytes that are not UTF-8 in the name) are counted in `unlisted`.",
   inputSchema: schema({ path: strProp("The folder: relative to the first root, or absolute inside a root") }, [
     "path",
   ]),
@@ -18,6 +19,7 @@ export const listDirTool: Tool = {
     path: strProp("The folder, relative to the root"),
     entries: { type: "array", items: entrySchema },
     truncated: { type: "boolean" },
+    unlisted: { type: "integer", description: "Entries left out because no path can name them" },
   }, ["root", "path", "entries", "truncated"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   timeoutMs: 10_000,
