@@ -172,15 +172,7 @@ export async function throughput(server: ServerProcess, env: Env, sizes: Through
   }
   sequentialPerSec ??= { value: sizes.sequential / ((performance.now() - seqStart) / 1000) };
 
-  const cpuBefore = await server.cpuSeconds();
-  const piped = await server.pipeline(sizes.pipelined, sizes.window, echo, check, env.timeoutMs);
-  const cpuAfter = await server.cpuSeconds();
-  const pipelinedPerSec = rate(piped, sizes.pipelined);
-  const cpuUsPerCall: Cell = cpuBefore === undefined || cpuAfter === undefined
-    ? { failed: "CPU time unreadable" }
-    : "failed" in pipelinedPerSec
-    ? pipelinedPerSec
-    : { value: ((cpuAfter - cpuBefore) * 1e6) / sizes.pipelined };
+  const { pipelinedPerSec, cpuUsPerCall } = await pipelinedWithCpu(server, env, sizes, echo, check);
 
   const sleepLine = (id: number) =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sleep","arguments":{"ms":${sizes.sleepMs}}}}\n`;
@@ -195,6 +187,26 @@ export async function throughput(server: ServerProcess, env: Env, sizes: Through
     ? { failed: slept.stopped ?? `${slept.bad} wrong answers` }
     : { value: slept.ms };
   return { sequentialPerSec, latenciesUs, pipelinedPerSec, cpuUsPerCall, concurrentMs };
+}
+
+/** Pipelined calls/s of `sizes.pipelined` calls, and the server's CPU time per call while they ran. */
+async function pipelinedWithCpu(
+  server: ServerProcess,
+  env: Env,
+  sizes: ThroughputSizes,
+  line: (id: number) => string,
+  check: (m: Message) => boolean,
+): Promise<{ pipelinedPerSec: Cell; cpuUsPerCall: Cell }> {
+  const cpuBefore = await server.cpuSeconds();
+  const piped = await server.pipeline(sizes.pipelined, sizes.window, line, check, env.timeoutMs);
+  const cpuAfter = await server.cpuSeconds();
+  const pipelinedPerSec = rate(piped, sizes.pipelined);
+  const cpuUsPerCall: Cell = cpuBefore === undefined || cpuAfter === undefined
+    ? { failed: "CPU time unreadable" }
+    : "failed" in pipelinedPerSec
+    ? pipelinedPerSec
+    : { value: ((cpuAfter - cpuBefore) * 1e6) / sizes.pipelined };
+  return { pipelinedPerSec, cpuUsPerCall };
 }
 
 /** Throughput figures of one server in the 2026-07-28 era. */
@@ -216,15 +228,7 @@ export async function modernThroughput(
   const check = (m: Message) => echoed(m, "hi") && (m.result as { resultType?: unknown }).resultType === "complete";
   const echo = (id: number) => modernEchoLine(id, "hi");
   await server.pipeline(sizes.warmup, sizes.window, echo, check, env.timeoutMs);
-  const cpuBefore = await server.cpuSeconds();
-  const piped = await server.pipeline(sizes.pipelined, sizes.window, echo, check, env.timeoutMs);
-  const cpuAfter = await server.cpuSeconds();
-  const pipelinedPerSec = rate(piped, sizes.pipelined);
-  const cpuUsPerCall: Cell = cpuBefore === undefined || cpuAfter === undefined
-    ? { failed: "CPU time unreadable" }
-    : "failed" in pipelinedPerSec
-    ? pipelinedPerSec
-    : { value: ((cpuAfter - cpuBefore) * 1e6) / sizes.pipelined };
+  const { pipelinedPerSec, cpuUsPerCall } = await pipelinedWithCpu(server, env, sizes, echo, check);
   return { pipelinedPerSec, cpuUsPerCall };
 }
 
