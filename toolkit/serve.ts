@@ -1,6 +1,7 @@
 import { Dispatcher } from "./_dispatch.ts";
-import { OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
-import { encodeError, ErrorCode, peekId, shapeOverLimit } from "./_jsonrpc.ts";
+import { OVERSIZE_HEAD_BYTES } from "./_frame.ts";
+import { encodeError, ErrorCode, peekId } from "./_jsonrpc.ts";
+import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
@@ -167,7 +168,10 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   };
   let shutdownAt: number | undefined;
   const maxDepth = positive(options.maxDepth, DEFAULT_MAX_DEPTH, "maxDepth", "serve");
-  const maxContainers = positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", "serve");
+  const shape: ShapeLimits = {
+    maxDepth,
+    maxContainers: positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", "serve"),
+  };
   const maxQueuedBytes = positive(options.maxQueuedBytes, WRITE_HIGH_WATER, "maxQueuedBytes", "serve");
   const writer = new FrameWriter(io.writer, maxQueuedBytes, (err) => {
     log(`output closed (${err instanceof Error ? err.name : "error"}): stopping`);
@@ -180,9 +184,12 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     writer,
     maxMessageBytes,
     sink: (frame) => {
-      const over = frame.kind === "line" ? shapeOverLimit(frame.bytes, maxDepth, maxContainers) : undefined;
-      if (over === undefined || frame.kind !== "line") dispatcher.receive(frame);
-      else writer.send(overShape(frame.bytes, over, over === "maxDepth" ? maxDepth : maxContainers, log));
+      const refused = frame.kind === "line" ? shapeRefusal(frame.bytes, shape) : undefined;
+      if (refused === undefined) dispatcher.receive(frame);
+      else {
+        log(refused.log);
+        writer.send(refused.reply);
+      }
     },
     onError: (err) => log(`input failed: ${err instanceof Error ? err.message : String(err)}`),
   });
@@ -212,26 +219,6 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   connections.set(connection, { shutdownAt: () => shutdownAt, settled });
   return connection;
 }
-
-/** The refusal of a message past a shape limit, with its id when its start or end shows it. */
-function overShape(
-  bytes: Uint8Array,
-  name: "maxDepth" | "maxContainers",
-  limit: number,
-  log: (line: string) => void,
-): string {
-  const what = name === "maxDepth" ? `nested deeper than ${limit} levels` : `more than ${limit} arrays and objects`;
-  log(`message of ${bytes.length} bytes refused: ${what} (${name})`);
-  const head = lenient.decode(bytes.subarray(0, OVERSIZE_HEAD_BYTES));
-  const tail = lenient.decode(bytes.subarray(Math.max(0, bytes.length - OVERSIZE_TAIL_BYTES)));
-  return encodeError(peekId(head, tail), {
-    code: ErrorCode.invalidRequest,
-    message: `Invalid request: ${what} (${name})`,
-    data: { limit },
-  });
-}
-
-const lenient = new TextDecoder("utf-8", { fatal: false });
 
 /**
  * What is sent instead of a reply over `maxMessageBytes`: an error with the

@@ -1,8 +1,15 @@
 import type { Frame } from "./_frame.ts";
 import { classify, encodeError, parseFrame } from "./_jsonrpc.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES, positive, WRITE_HIGH_WATER } from "./_options.ts";
+import {
+  DEFAULT_MAX_CONTAINERS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  positive,
+  WRITE_HIGH_WATER,
+} from "./_options.ts";
 import { oversizeReply } from "./_oversize.ts";
 import { type ByteReader, type ReadLoop, readLoop } from "./_read_loop.ts";
+import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
 import { takeEarlyStart } from "./_startup.ts";
 import type { ByteWriter } from "../internal/byte_writer.ts";
 import { FrameWriter } from "./_writer.ts";
@@ -34,6 +41,19 @@ export interface StdioTransportOptions {
    * @default {67108864}
    */
   maxMessageBytes?: number;
+  /**
+   * The deepest nesting of arrays and objects accepted in a message; a deeper
+   * one is refused (`-32600` naming the limit) by a scan before it is parsed.
+   * @default {1000}
+   */
+  maxDepth?: number;
+  /**
+   * The most arrays and objects one message may hold; a message with more is
+   * refused (`-32600` naming the limit) by the same scan, before `JSON.parse`
+   * would build them.
+   * @default {100000}
+   */
+  maxContainers?: number;
   /** Sees every complete line read, before decoding (for tests that check what crossed the wire). */
   onLine?: (line: string) => void;
 }
@@ -71,6 +91,7 @@ export class StdioTransport {
   readonly #writer: FrameWriter;
   readonly #role: "server" | "client";
   readonly #max: number;
+  readonly #shape: ShapeLimits;
   readonly #onLine?: (line: string) => void;
   #closed = false;
   #reading: ReadLoop | undefined;
@@ -79,12 +100,17 @@ export class StdioTransport {
    * Creates a transport over stdio, or over the given reader and writer.
    *
    * @param options See {@linkcode StdioTransportOptions}.
-   * @throws {RangeError} When `maxMessageBytes` is not a positive number.
+   * @throws {RangeError} When `maxMessageBytes`, `maxDepth` or `maxContainers` is not a positive number.
    */
   constructor(options: StdioTransportOptions = {}) {
     this.#reader = options.reader ?? Deno.stdin;
     this.#role = options.role ?? "server";
-    this.#max = positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxMessageBytes", "create the transport");
+    const action = "create the transport";
+    this.#max = positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxMessageBytes", action);
+    this.#shape = {
+      maxDepth: positive(options.maxDepth, DEFAULT_MAX_DEPTH, "maxDepth", action),
+      maxContainers: positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", action),
+    };
     this.#onLine = options.onLine;
     // Writing to the real stdout from now on: an early guard must not divert it.
     if (options.writer === undefined) takeEarlyStart();
@@ -145,6 +171,11 @@ export class StdioTransport {
       return;
     }
     if (this.#onLine) this.#onLine(lenient.decode(frame.bytes));
+    const refused = shapeRefusal(frame.bytes, this.#shape);
+    if (refused !== undefined) {
+      this.#reject(refused.reply);
+      return;
+    }
     const parsed = parseFrame(frame.bytes, frame.text);
     if (parsed.kind === "invalid") {
       this.#reject(encodeError(parsed.id, parsed.error));

@@ -62,3 +62,35 @@ Deno.test("StdioTransport refuses a maxMessageBytes that is not a positive numbe
     );
   }
 });
+
+Deno.test("StdioTransport (server role) refuses messages past maxDepth or maxContainers before parsing, as serve() does", async () => {
+  const up = memoryPipe();
+  const down = memoryPipe();
+  const server = new StdioTransport({ reader: up.reader, writer: down.writer, maxDepth: 10, maxContainers: 20 });
+  const seen: unknown[] = [];
+  server.onmessage = (m) => seen.push(m);
+  await server.start();
+  const enc = new TextEncoder();
+  const deep = "[".repeat(12) + "]".repeat(12);
+  await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":7,"method":"x","params":{"p":${deep}}}\n`));
+  const many = `[${Array(30).fill("{}").join(",")}]`;
+  await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":8,"method":"x","params":{"p":${many}}}\n`));
+  await up.writer.write(enc.encode('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"p":[[],{}]}}\n'));
+  up.close();
+  await new Promise((r) => setTimeout(r, 20));
+  down.close();
+  const buf = new Uint8Array(65536);
+  let text = "";
+  for (let n = await down.reader.read(buf); n !== null; n = await down.reader.read(buf)) {
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  const replies = text.trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(replies.map((r) => [r.id, r.error.code, r.error.message]), [
+    [7, -32600, "Invalid request: nested deeper than 10 levels (maxDepth)"],
+    [8, -32600, "Invalid request: more than 20 arrays and objects (maxContainers)"],
+  ]);
+  assert.deepEqual(seen, [{ jsonrpc: "2.0", id: 9, method: "ping", params: { p: [[], {}] } }]);
+  for (const name of ["maxDepth", "maxContainers"] as const) {
+    assert.throws(() => new StdioTransport({ [name]: 0 }), RangeError);
+  }
+});
