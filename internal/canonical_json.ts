@@ -3,7 +3,8 @@
 
 /** A piece of punctuation on the serializer's stack, told apart from values. */
 class Token {
-  constructor(readonly text: string) {}
+  /** `leaves`: the array or object this token closes, no longer an ancestor of what follows. */
+  constructor(readonly text: string, readonly leaves?: object) {}
 }
 
 /**
@@ -13,27 +14,36 @@ class Token {
  * out. For values parsed from JSON this is RFC 8785 (JCS), so an operator can
  * rebuild it by hand. Iterative: arguments nested 100k deep cannot overflow
  * the stack (`JSON.stringify` with a replacer would).
+ *
+ * @throws {TypeError} When the value refers to itself (a handler's object, never parsed JSON): without the check
+ * the loop would never end.
  */
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];
   const stack: unknown[] = [value];
+  const ancestors = new Set<object>();
   while (stack.length > 0) {
     const item = stack.pop();
     if (item instanceof Token) {
       out.push(item.text);
+      if (item.leaves !== undefined) ancestors.delete(item.leaves);
     } else if (item === null || typeof item !== "object") {
       out.push(JSON.stringify(item) ?? "null");
+    } else if (ancestors.has(item)) {
+      throw new TypeError("Cannot write canonical JSON: the value refers to itself");
     } else if (Array.isArray(item)) {
-      stack.push(new Token("]"));
+      ancestors.add(item);
+      stack.push(new Token("]", item));
       for (let i = item.length - 1; i >= 0; i--) {
         stack.push(item[i]);
         if (i > 0) stack.push(new Token(","));
       }
       stack.push(new Token("["));
     } else {
+      ancestors.add(item);
       const record = item as Record<string, unknown>;
       const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
-      stack.push(new Token("}"));
+      stack.push(new Token("}", item));
       for (let i = keys.length - 1; i >= 0; i--) {
         stack.push(record[keys[i]], new Token(`${JSON.stringify(keys[i])}:`));
         if (i > 0) stack.push(new Token(","));

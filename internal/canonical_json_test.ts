@@ -21,3 +21,14 @@ Deno.test("canonicalJson() writes what RFC 8785 writes: UTF-16 key order, shorte
   );
   assert.equal(canonicalJson({ a: undefined, b: [undefined] }), '{"b":[null]}');
 });
+
+Deno.test("canonicalJson() refuses a value that refers to itself, and still writes one shared twice", () => {
+  const cyclic: Record<string, unknown> = { a: [1] };
+  (cyclic.a as unknown[]).push({ back: cyclic });
+  assert.throws(() => canonicalJson(cyclic), { name: "TypeError", message: /refers to itself/ });
+  const loop: unknown[] = [];
+  loop.push(loop);
+  assert.throws(() => canonicalJson(loop), TypeError);
+  const shared = { x: 1 };
+  assert.equal(canonicalJson({ a: shared, b: [shared, shared] }), '{"a":{"x":1},"b":[{"x":1},{"x":1}]}');
+});

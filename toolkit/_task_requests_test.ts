@@ -347,3 +347,20 @@ Deno.test({
     await server.status();
   },
 });
+
+Deno.test({
+  name: "a task's question JSON cannot hold fails the asking handler; tasks/get answers and the server keeps serving",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const params = { name: "ask_cyclic", arguments: {}, _meta: meta(true, { sampling: {} }) };
+    const { taskId } = resultOf(await ask(server, "tools/call", params));
+    const done = resultOf(await settled(server, taskId));
+    assert.equal(done.status, "completed");
+    assert.deepEqual(done.result, { content: [{ type: "text", text: "could not ask: TypeError" }], isError: true });
+    const slow = resultOf(await call(server, "slow", { ms: 1 }));
+    assert.equal(resultOf(await settled(server, slow.taskId)).status, "completed");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0, server.stderr());
+  },
+});

@@ -155,9 +155,17 @@ export class TaskTable {
   /** Asks the client for input on behalf of a running task; resolves with the client's raw answer. */
   ask(task: Task, method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
     if (task.terminal || task.call.signal.aborted) return Promise.reject(task.call.signal.reason);
+    let request: PendingInput["request"];
+    try {
+      // A copy as JSON: a question JSON cannot hold (a cycle, a BigInt) fails the asking handler now, never a
+      // later tasks/get, and the handler cannot change what was asked once it is shown.
+      request = JSON.parse(JSON.stringify(params === undefined ? { method } : { method, params }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise((resolve, reject) => {
       const key = `input-${++task.inputCount}`;
-      task.inputs.set(key, { request: params === undefined ? { method } : { method, params }, resolve, reject });
+      task.inputs.set(key, { request, resolve, reject });
       this.#touch(task, "input_required");
     });
   }

@@ -453,3 +453,18 @@ Deno.test({
     );
   },
 });
+
+Deno.test("2026-07-28: a handler that asks with a value that refers to itself fails its call, the server keeps serving", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    const failed = await rawCall(server, 1, { name: "ask_cyclic", arguments: {} }, { sampling: {} } as never);
+    assert.equal(failed.error?.code, -32603, JSON.stringify(failed));
+    const next = await rawCall(server, 2, { name: "counts", arguments: {} });
+    assert.equal(next.result?.resultType, "complete", JSON.stringify(next));
+  } catch (err) {
+    // A server stuck in a loop never exits on end of input.
+    server.process.kill("SIGKILL");
+    throw err;
+  }
+  await server.status();
+});

@@ -80,6 +80,17 @@ if (!health()) {
         return text(`${answer.model}: ${(answer.content as { text?: string }).text}`);
       });
       addTool(server, {
+        name: "ask_cyclic",
+        description: "Asks with a message that refers to itself (a handler bug): the call fails, the server lives",
+        inputSchema: schema(),
+        annotations: RO,
+      }, async (req) => {
+        const message: Record<string, unknown> = { role: "user", content: { type: "text", text: "loop" } };
+        message.self = message;
+        await req.sample({ messages: [message as never], maxTokens: 20 });
+        return text("asked");
+      });
+      addTool(server, {
         name: "many",
         description: "Asks n questions one after the other",
         inputSchema: schema({ n: intProp("How many") }, ["n"]),

@@ -80,6 +80,22 @@ if (!health()) {
       return text(answer.action === "accept" ? `Hello, ${answer.content.name}!` : `no name (${answer.action})`);
     });
     addTool(server, {
+      name: "ask_cyclic",
+      description: "Asks with a message that refers to itself (a handler bug): the task fails, the server lives",
+      inputSchema: schema(),
+      annotations: RO,
+      task: true,
+    }, async (req) => {
+      const message: Record<string, unknown> = { role: "user", content: { type: "text", text: "loop" } };
+      message.self = message;
+      try {
+        await req.sample({ messages: [message as never], maxTokens: 20 });
+      } catch (err) {
+        return error(`could not ask: ${(err as Error).name}`);
+      }
+      return text("asked");
+    });
+    addTool(server, {
       name: "quick",
       description: "Not long-running",
       inputSchema: schema(),
