@@ -14,7 +14,7 @@ import { digestOf, openState, type StateBody, type StateProblem } from "./_reque
 import { type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
 import type { Frame } from "./_frame.ts";
-import { encodeReply } from "./_json_parts.ts";
+import { encodeReply, ReplyTooLarge } from "./_json_parts.ts";
 import {
   decodeFrame,
   encodeError,
@@ -356,11 +356,19 @@ export class Dispatcher {
   }
 
   #encodeToolResult(id: Id, result: ToolResult, modern: boolean, resultType?: string): Outgoing {
+    const max = this.#options.maxMessageBytes;
     try {
-      if (!modern) return encodeReply(id, result);
-      return this.#session.modernReply(id, result as unknown as Record<string, unknown>, resultType);
+      if (!modern) return encodeReply(id, result, max);
+      return this.#session.modernReply(id, result as unknown as Record<string, unknown>, resultType, max);
     } catch (err) {
       this.#options.log(`result of request ${String(id)} cannot be serialised: ${String(err)}`);
+      if (err instanceof ReplyTooLarge) {
+        return encodeError(id, {
+          code: ErrorCode.internalError,
+          message: `Reply too large: it exceeds the limit of ${max} bytes (maxMessageBytes)`,
+          data: { limit: max },
+        });
+      }
       return encodeError(id, {
         code: ErrorCode.internalError,
         message: "Internal error: the result cannot be serialised",

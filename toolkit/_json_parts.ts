@@ -81,14 +81,30 @@ function* slices(text: string, size: number, escape: boolean): Generator<string>
   }
 }
 
+/** A reply that would pass the stream's maxMessageBytes: building stopped there. */
+export class ReplyTooLarge extends RangeError {
+  /** The limit it passed, in bytes. */
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super(`Cannot serialise the result: it takes more than ${limit} bytes (maxMessageBytes)`);
+    this.name = "ReplyTooLarge";
+    this.limit = limit;
+  }
+}
+
 /**
  * The success reply to request `id`: one string when `result` serialises
  * short, else {@linkcode JsonParts}. Throws what JSON.stringify throws (a
- * cycle, a BigInt).
+ * cycle, a BigInt), and {@linkcode ReplyTooLarge} as soon as the JSON text
+ * built (large strings are kept, not copied) passes `maxBytes` units: each
+ * unit is a byte at least, so the reply could never be sent, and a result
+ * whose text would not fit in memory (a sparse array of a billion items) is
+ * never built.
  */
-export function encodeReply(id: Id, result: unknown): string | JsonParts {
+export function encodeReply(id: Id, result: unknown, maxBytes = Infinity): string | JsonParts {
   if (fits(result, LARGE_UNITS) >= 0) return encodeResult(id, result);
-  const out = new Builder();
+  const out = new Builder(maxBytes);
   out.literal(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
   encodeValue(prepare(result, "result"), out, []);
   out.literal("}");
@@ -167,6 +183,12 @@ function encodeValue(value: unknown, out: Builder, ancestors: object[]): void {
 class Builder {
   #parts: (string | RawString)[] = [];
   #text = "";
+  #units = 0;
+  readonly #maxUnits: number;
+
+  constructor(maxUnits: number) {
+    this.#maxUnits = maxUnits;
+  }
 
   literal(text: string): void {
     this.#text += text;
@@ -184,8 +206,16 @@ class Builder {
   }
 
   #flush(): void {
-    if (this.#text.length > 0) this.#parts.push(this.#text);
+    if (this.#text.length > 0) {
+      this.#add(this.#text.length);
+      this.#parts.push(this.#text);
+    }
     this.#text = "";
+  }
+
+  #add(units: number): void {
+    this.#units += units;
+    if (this.#units > this.#maxUnits) throw new ReplyTooLarge(this.#maxUnits);
   }
 }
 

@@ -91,3 +91,13 @@ Deno.test("FrameWriter replaces a reply in pieces over the frame limit, naming i
   assert.equal(seen[0].bytes, text(reply).length);
   assert.match(seen[0].head, /^\{"jsonrpc":"2.0","id":4,/);
 });
+
+Deno.test("encodeReply stops building past maxBytes: a sparse array of a billion items is refused, not built", () => {
+  assert.throws(() => encodeReply(1, { rows: new Array(1_000_000_000) }, 1024 * 1024), {
+    name: "ReplyTooLarge",
+    message: "Cannot serialise the result: it takes more than 1048576 bytes (maxMessageBytes)",
+  });
+  // Large strings are kept as they are, so a reply of one string over the limit is still built, to be sized exactly.
+  const big = encodeReply(1, { text: "x".repeat(2 * 1024 * 1024) }, 1024 * 1024);
+  assert.equal(typeof big === "string" ? big.length : big.bytes(), 2 * 1024 * 1024 + 45);
+});

@@ -118,14 +118,19 @@ export class Session {
    * `_meta` (most tool results) is not copied: its JSON gets the constant
    * members spliced in before its closing brace.
    */
-  modernReply(id: Id, result: Record<string, unknown>, resultType = "complete"): string | JsonParts {
+  modernReply(
+    id: Id,
+    result: Record<string, unknown>,
+    resultType = "complete",
+    maxBytes = Infinity,
+  ): string | JsonParts {
     const members = this.#completeMembers;
     if (
       resultType !== "complete" || Array.isArray(result) || Object.hasOwn(result, "_meta") ||
       Object.hasOwn(result, "resultType") || typeof result.toJSON === "function" ||
       fits(result, LARGE_UNITS - members.length) < 0
     ) {
-      return encodeReply(id, this.modern(result, resultType));
+      return encodeReply(id, this.modern(result, resultType), maxBytes);
     }
     const json = JSON.stringify(result);
     const body = json.length === 2 ? `{${members}}` : `${json.slice(0, -1)},${members}}`;

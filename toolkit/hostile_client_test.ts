@@ -317,6 +317,31 @@ Deno.test({
 
 Deno.test({
   name:
+    "a result whose JSON would be gigabytes is refused once past maxMessageBytes, never built; the server serves on",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--max=1048576"], "read");
+    await initialize(server);
+    // A billion empty rows cost the handler nothing and would be 5 GB of JSON text.
+    await server.send(call("huge", "rows", { n: 1_000_000_000 }));
+    const reply = await deadline(server.next(), "the refusal");
+    assert.equal(reply.id, "huge");
+    const error = reply.error as { code: number; message: string; data: { limit: number } };
+    assert.equal(error.code, -32603);
+    assert.equal(error.message, "Reply too large: it exceeds the limit of 1048576 bytes (maxMessageBytes)");
+    assert.equal(error.data.limit, 1048576);
+    await server.send(call("small", "rows", { n: 2 }));
+    assert.deepEqual((await deadline(server.next(), "the next reply")).result, {
+      content: [{ type: "text", text: "rows" }],
+      rows: [null, null],
+    });
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name:
     "a message nested deeper than maxDepth is refused with -32600 naming the limit and its id; one level less is served",
   permissions: perms,
   async fn() {

@@ -67,6 +67,12 @@ if (!health()) {
       inputSchema: schema({ bytes: intProp("bytes") }),
       annotations: RO,
     }, (req) => text("b".repeat(getInt(req.arguments, "bytes", 10))));
+    addTool(server, {
+      name: "rows",
+      description: "Returns n empty rows: a sparse array whose JSON is far larger than the array",
+      inputSchema: schema({ n: intProp("rows") }),
+      annotations: RO,
+    }, (req) => ({ ...text("rows"), rows: new Array(getInt(req.arguments, "n", 1)) }));
     addSleepTool(server);
   }, {
     shutdownGraceMs: flag("grace") ?? 2_000,
