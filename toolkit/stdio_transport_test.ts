@@ -16,6 +16,22 @@ function pair() {
   };
 }
 
+/** Ends the input, then reads every line the server side wrote, as JSON. */
+async function repliesAfterClose(
+  up: ReturnType<typeof memoryPipe>,
+  down: ReturnType<typeof memoryPipe>,
+): Promise<{ id: unknown; error: { code: number; message: string } }[]> {
+  up.close();
+  await new Promise((r) => setTimeout(r, 20));
+  down.close();
+  const buf = new Uint8Array(65536);
+  let text = "";
+  for (let n = await down.reader.read(buf); n !== null; n = await down.reader.read(buf)) {
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  return text.trim().split("\n").map((l) => JSON.parse(l));
+}
+
 Deno.test("StdioTransport carries the official SDK Server and Client", async () => {
   const { server, client } = pair();
   const sdk = new SdkServer({ name: "sdk", version: "1.0.0" }, { capabilities: { tools: {} } });
@@ -37,15 +53,7 @@ Deno.test("StdioTransport (server role) answers a bad line with -32700 and an ov
   await up.writer.write(enc.encode("not json\n"));
   await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":5,"method":"x","params":{"p":"${"a".repeat(5000)}"}}\n`));
   await up.writer.write(enc.encode('{"jsonrpc":"2.0","id":6,"method":"ping"}\n'));
-  up.close();
-  await new Promise((r) => setTimeout(r, 20));
-  down.close();
-  const buf = new Uint8Array(65536);
-  let text = "";
-  for (let n = await down.reader.read(buf); n !== null; n = await down.reader.read(buf)) {
-    text += new TextDecoder().decode(buf.subarray(0, n));
-  }
-  const replies = text.trim().split("\n").map((l) => JSON.parse(l));
+  const replies = await repliesAfterClose(up, down);
   assert.equal(replies[0].error.code, -32700);
   assert.equal(replies[1].id, 5);
   assert.match(replies[1].error.message, /exceeds the limit of 4096 bytes/);
@@ -76,15 +84,7 @@ Deno.test("StdioTransport (server role) refuses messages past maxDepth or maxCon
   const many = `[${Array(30).fill("{}").join(",")}]`;
   await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":8,"method":"x","params":{"p":${many}}}\n`));
   await up.writer.write(enc.encode('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"p":[[],{}]}}\n'));
-  up.close();
-  await new Promise((r) => setTimeout(r, 20));
-  down.close();
-  const buf = new Uint8Array(65536);
-  let text = "";
-  for (let n = await down.reader.read(buf); n !== null; n = await down.reader.read(buf)) {
-    text += new TextDecoder().decode(buf.subarray(0, n));
-  }
-  const replies = text.trim().split("\n").map((l) => JSON.parse(l));
+  const replies = await repliesAfterClose(up, down);
   assert.deepEqual(replies.map((r) => [r.id, r.error.code, r.error.message]), [
     [7, -32600, "Invalid request: nested deeper than 10 levels (maxDepth)"],
     [8, -32600, "Invalid request: more than 20 arrays and objects (maxContainers)"],
