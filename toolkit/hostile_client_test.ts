@@ -340,55 +340,60 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name:
-    "a message nested deeper than maxDepth is refused with -32600 naming the limit and its id; one level less is served",
-  permissions: perms,
-  async fn() {
-    const server = spawnHostile(["--depth=50"], "read");
-    await initialize(server);
-    // The message object is level 1, params 2, arguments 3, the array levels below.
-    const nested = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels));
-    await server.send(call("deep", "blob", { bytes: 1, pad: nested(48) }));
-    const refused = await deadline(server.next(), "the refusal");
-    assert.equal(refused.id, "deep");
-    const error = refused.error as { code: number; message: string; data: { limit: number } };
-    assert.equal(error.code, -32600);
-    assert.equal(error.message, "Invalid request: nested deeper than 50 levels (maxDepth)");
-    assert.equal(error.data.limit, 50);
-    await server.send(call("within", "blob", { bytes: 1, pad: nested(47) }));
-    const served = await deadline(server.next(), "the served reply");
-    assert.equal(served.id, "within");
-    assert.ok(served.result, "not refused: it reached the tool");
-    await server.closeInput();
-    assert.equal((await server.status()).code, 0);
+// The message object, params and arguments are three levels (and three containers); the pad adds the rest.
+const nested = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels));
+const empties = (n: number) => Array.from({ length: n }, () => []);
+const shapeCases: {
+  name: string;
+  flag: string;
+  limit: number;
+  over: Record<string, unknown>;
+  within: Record<string, unknown>;
+  message: string;
+}[] = [
+  {
+    name:
+      "a message nested deeper than maxDepth is refused with -32600 naming the limit and its id; one level less is served",
+    flag: "--depth=50",
+    limit: 50,
+    over: { pad: nested(48) },
+    within: { pad: nested(47) },
+    message: "Invalid request: nested deeper than 50 levels (maxDepth)",
   },
-});
-
-Deno.test({
-  name: "a message holding more arrays and objects than maxContainers is refused with -32600 before it is parsed",
-  permissions: perms,
-  async fn() {
-    const server = spawnHostile(["--containers=1000"], "read");
-    await initialize(server);
-    // The message and params are two containers, arguments a third, the pad array a fourth.
-    const empties = (n: number) => Array.from({ length: n }, () => []);
-    await server.send(call("many", "blob", { bytes: 1, pad: empties(997) }));
-    const refused = await deadline(server.next(), "the refusal");
-    assert.equal(refused.id, "many");
-    const error = refused.error as { code: number; message: string; data: { limit: number } };
-    assert.equal(error.code, -32600);
-    assert.equal(error.message, "Invalid request: more than 1000 arrays and objects (maxContainers)");
-    assert.equal(error.data.limit, 1000);
+  {
+    name: "a message holding more arrays and objects than maxContainers is refused with -32600 before it is parsed",
+    flag: "--containers=1000",
+    limit: 1000,
+    over: { pad: empties(997) },
     // Brackets inside strings are text, not containers.
-    await server.send(call("within", "blob", { bytes: 1, pad: empties(996), note: "[]".repeat(5000) }));
-    const served = await deadline(server.next(), "the served reply");
-    assert.equal(served.id, "within");
-    assert.ok(served.result, "not refused: it reached the tool");
-    await server.closeInput();
-    assert.equal((await server.status()).code, 0);
+    within: { pad: empties(996), note: "[]".repeat(5000) },
+    message: "Invalid request: more than 1000 arrays and objects (maxContainers)",
   },
-});
+];
+
+for (const c of shapeCases) {
+  Deno.test({
+    name: c.name,
+    permissions: perms,
+    async fn() {
+      const server = spawnHostile([c.flag], "read");
+      await initialize(server);
+      await server.send(call("over", "blob", { bytes: 1, ...c.over }));
+      const refused = await deadline(server.next(), "the refusal");
+      assert.equal(refused.id, "over");
+      const error = refused.error as { code: number; message: string; data: { limit: number } };
+      assert.equal(error.code, -32600);
+      assert.equal(error.message, c.message);
+      assert.equal(error.data.limit, c.limit);
+      await server.send(call("within", "blob", { bytes: 1, ...c.within }));
+      const served = await deadline(server.next(), "the served reply");
+      assert.equal(served.id, "within");
+      assert.ok(served.result, "not refused: it reached the tool");
+      await server.closeInput();
+      assert.equal((await server.status()).code, 0);
+    },
+  });
+}
 
 Deno.test({
   name: "large numeric ids come back byte for byte, two of them in flight do not collide, and cancelling one finds it",
