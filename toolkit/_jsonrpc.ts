@@ -399,14 +399,6 @@ function skipWsBack(text: string, i: number): number {
 }
 
 /**
- * Whether the JSON text in `bytes` nests arrays and objects deeper than
- * `limit`. See {@linkcode shapeOverLimit}.
- */
-export function nestsDeeper(bytes: Uint8Array, limit: number): boolean {
-  return shapeOverLimit(bytes, limit, Infinity) === "maxDepth";
-}
-
-/**
  * Which shape limit the JSON text in `bytes` breaks, found by a scan that
  * builds nothing, before `JSON.parse` would materialise it: nesting of arrays
  * and objects deeper than `maxDepth`, or more than `maxContainers` arrays and

@@ -6,7 +6,6 @@ import {
   encodeResult,
   ErrorCode,
   ExactNumber,
-  nestsDeeper,
   parseFrame,
   peekId,
   publicId,
@@ -117,7 +116,9 @@ Deno.test("peekId() finds an id written last, as the SDK client writes it", () =
   assert.equal(peekId("{", 'x":{"id":3}}'), null);
 });
 
-Deno.test("nestsDeeper() counts brackets outside strings and stops at the first level past the limit", () => {
+Deno.test("shapeOverLimit() counts brackets outside strings and stops at the first level past maxDepth", () => {
+  // No container limit here: only the depth is judged.
+  const nestsDeeper = (bytes: Uint8Array, limit: number) => shapeOverLimit(bytes, limit, Infinity) === "maxDepth";
   const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
   assert.equal(nestsDeeper(enc.encode(nested(1000)), 1000), false);
   assert.equal(nestsDeeper(enc.encode(nested(1001)), 1000), true);
