@@ -30,22 +30,26 @@ export interface PeakCell {
   limitMiB: number | undefined;
 }
 
+/** The toolkit server's maxContainers: its default, which the bench server keeps. */
+const MAX_CONTAINERS = 100_000;
+
 function cases(plan: Plan): PeakCase[] {
   const { messageBytes, depth, replyBytes, replies } = plan.peaks;
   const deep = "[".repeat(depth) + "]".repeat(depth);
   const deepLine = (id: number) =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","pad":${deep}}}}\n`;
   // Three bytes of text per empty array, tens of bytes each once parsed. Past the server's
-  // maxContainers (100,000 by default) the message is refused before it is parsed.
+  // the server's maxContainers the message is refused before it is parsed.
   const empties = Math.floor(messageBytes / 3);
   const emptiesLine = (count: number) => {
     const line = `{"jsonrpc":"2.0","id":ID,"method":"ping","params":{"pad":[${"[],".repeat(count - 1)}[]]}}\n`;
     return (id: number) => line.replace("ID", String(id));
   };
   const many = emptiesLine(empties);
-  const refusesEmpties = empties + 3 > 100_000;
+  const refusesEmpties = empties + 3 > MAX_CONTAINERS;
   // The most a message may hold: the message, params and pad, and the rest empty arrays.
-  const atLimit = emptiesLine(Math.min(empties, 100_000 - 3));
+  const mostEmpties = Math.min(empties, MAX_CONTAINERS - 3);
+  const atLimit = emptiesLine(mostEmpties);
   // A control character is escaped to six bytes in JSON: the reply is ~6 × its text.
   const escaped = 6 * replyBytes;
   const blobLine = (id: number) =>
@@ -90,7 +94,7 @@ function cases(plan: Plan): PeakCase[] {
       judged: true,
     },
     {
-      label: `one message of ${Math.min(empties, 100_000 - 3).toLocaleString("en-US")} empty arrays (answered: ${
+      label: `one message of ${mostEmpties.toLocaleString("en-US")} empty arrays (answered: ${
         refusesEmpties ? "just within maxContainers" : "the whole message"
       })`,
       lines: (id) => [atLimit(id)],
