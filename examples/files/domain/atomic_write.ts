@@ -104,6 +104,6 @@ export async function writeAtomic(
   const bytes = new TextEncoder().encode(content);
   if (bytes.length > options.maxBytes) throw new LimitError(`write ${quote(path)}`, options.maxBytes, "bytes");
   const plan = await planWrite(ws, path);
-  await ws.writeAtomic(path, plan.jailPath, bytes, options.signal, options.createNew === true);
+  await ws.writeAtomic(path, plan.jailPath, bytes, { signal: options.signal, createNew: options.createNew });
   return { root: plan.root, path: plan.rel, bytes: bytes.length, created: !plan.exists };
 }

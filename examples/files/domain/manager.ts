@@ -81,20 +81,23 @@ export class Manager {
   }
 
   /**
-   * Writes a file atomically inside the writable roots; with `createNew`, only
-   * as a new file (a file at the name, also one that appears meanwhile, is
-   * refused and left as it is).
+   * Writes a file atomically inside the writable roots. `signal` stops it
+   * before it starts, `roots` are the client's roots, and with `createNew`
+   * only a new file is made (a file at the name, also one that appears
+   * meanwhile, is refused and left as it is).
    */
   async write(
     path: string,
     content: string,
-    signal?: AbortSignal,
-    roots?: ClientRoots,
-    createNew = false,
+    options: { signal?: AbortSignal; roots?: ClientRoots; createNew?: boolean } = {},
   ): Promise<WriteOutcome> {
     const { workspace, config, roots: configured } = await this.#now();
-    const where = await narrow(workspace, path, "write", roots, configured);
-    return await writeAtomic(workspace, where, content, { maxBytes: config.max_bytes, signal, createNew });
+    const where = await narrow(workspace, path, "write", options.roots, configured);
+    return await writeAtomic(workspace, where, content, {
+      maxBytes: config.max_bytes,
+      signal: options.signal,
+      createNew: options.createNew,
+    });
   }
 
   /** Nothing to release: every call opens and closes its own files. */

@@ -166,15 +166,15 @@ export class Workspace {
    * @param path The caller's path.
    * @param jailPath What {@linkcode Workspace.resolve} returned for it.
    * @param bytes The content.
-   * @param signal Stops the write before it starts.
+   * @param options `signal` stops the write before it starts; `createNew` never replaces a file.
    */
   writeAtomic(
     path: string,
     jailPath: string,
     bytes: Uint8Array,
-    signal?: AbortSignal,
-    createNew = false,
+    options: { signal?: AbortSignal; createNew?: boolean } = {},
   ): Promise<void> {
+    const { signal, createNew } = options;
     return this.#echo(path, jailPath, () => this.#jail.writeFile(jailPath, bytes, { atomic: true, createNew, signal }));
   }
 

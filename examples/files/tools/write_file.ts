@@ -71,6 +71,8 @@ export function writeFile(mgr: Manager): ToolHandler {
     // The confirmation asked nothing when the file did not exist: then only a new file may be
     // made, so a file that appeared after that check is never replaced without the user's say.
     const createNew = req.confirmation === undefined;
-    return json({ ...await mgr.write(path, content, req.signal, await clientRootsOf(req), createNew) });
+    return json({
+      ...await mgr.write(path, content, { signal: req.signal, roots: await clientRootsOf(req), createNew }),
+    });
   };
 }
