@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { configVariables } from "../configreload/mod.ts";
-import { childEnv } from "../testing/child_env.ts";
+import { childEnv } from "../internal/child_env.ts";
 
 /** Options of {@linkcode printedPermissions}. */
 export interface PrintedPermissionsOptions {

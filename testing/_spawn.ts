@@ -3,7 +3,7 @@
 // spawnServer and spawnRaw.
 
 import type { ByteReader } from "@forge/toolkit/stdio";
-import { childEnv } from "./child_env.ts";
+import { childEnv } from "../internal/child_env.ts";
 import { readerOf, writerOf } from "./_streams.ts";
 
 /** A started child with its ends adapted. */

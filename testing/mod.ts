@@ -27,7 +27,7 @@
  *
  * @module
  */
-export { CHILD_ENV_NAMES, childEnv } from "./child_env.ts";
+export { CHILD_ENV_NAMES, childEnv } from "../internal/child_env.ts";
 export type { CallResult, ListedTool, McpClient, RequestOptions } from "./client.ts";
 export { connectInMemory, type InMemoryOptions, type InMemorySession } from "./in_memory.ts";
 export { type MemoryPipe, memoryPipe } from "./memory_pipe.ts";

@@ -1,4 +1,4 @@
-import { childEnv } from "./child_env.ts";
+import { childEnv } from "../internal/child_env.ts";
 
 /** Options of {@linkcode runDeno}. */
 export interface RunDenoOptions {

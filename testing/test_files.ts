@@ -1,5 +1,5 @@
 import { join, relative } from "node:path";
-import { CHILD_ENV_NAMES } from "./child_env.ts";
+import { CHILD_ENV_NAMES } from "../internal/child_env.ts";
 
 /** The line a test file declares its permissions on. */
 const DECLARATION = /^\/\/ test-permissions:(.*)$/m;

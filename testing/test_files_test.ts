@@ -1,7 +1,7 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { CHILD_ENV_NAMES } from "./child_env.ts";
+import { CHILD_ENV_NAMES } from "../internal/child_env.ts";
 import { testFilesByPermissions } from "./test_files.ts";
 
 Deno.test("testFilesByPermissions() groups test files by their declared flags and fills in {tmp}, {repo} and {child-env}", async () => {

@@ -18,7 +18,7 @@ import type {
 import { MissingCapabilityError } from "./missing_capability_error.ts";
 import type { ObjectSchema } from "./schema.ts";
 import type { ToolRequest } from "./tool.ts";
-import { ToolError } from "./tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 /** The requests a server may send its client. */
 export type AskMethod = "elicitation/create" | "roots/list" | "sampling/createMessage";

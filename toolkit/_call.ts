@@ -15,7 +15,7 @@ import type { CallContext, Middleware } from "./middleware.ts";
 import { checkPatterns, PROBE_META_KEY, probeResult } from "./_probe.ts";
 import { error, type ToolResult } from "./result.ts";
 import type { ClientInfo, Patterns, ToolRequest } from "./tool.ts";
-import { ToolError } from "./tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 /** What the dispatcher needs to run one call. */
 export interface CallInput {

@@ -5,7 +5,7 @@ import type { Entry } from "./_registry.ts";
 import type { Middleware } from "./middleware.ts";
 import { text, type ToolResult } from "./result.ts";
 import type { ToolHandler } from "./tool.ts";
-import { ToolError } from "./tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 

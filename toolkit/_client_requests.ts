@@ -8,7 +8,7 @@
 import { type Asker, type AskMethod, CAPABILITY, declares } from "./_asker.ts";
 import { encodeNotification, type Id, type RpcError } from "./_jsonrpc.ts";
 import { MissingCapabilityError } from "./missing_capability_error.ts";
-import { ToolError } from "./tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 /** The most requests to the client that may wait for an answer at once, per stream. */
 export const MAX_PENDING = 64;

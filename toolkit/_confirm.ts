@@ -5,7 +5,7 @@ import type { Asker } from "./_asker.ts";
 import { protocolErrorOf, questionsOf } from "./_asker.ts";
 import type { Args } from "./args.ts";
 import { MissingCapabilityError } from "./missing_capability_error.ts";
-import { ToolError } from "./tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 /** How a confirmation ended; `unavailable` when the client cannot ask and the tool runs anyway. */
 export type Confirmation = "accepted" | "declined" | "cancelled" | "unavailable";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type Asker, missingCapability, NO_ASKER, protocolErrorOf } from "./_asker.ts";
 import { confirmCall, type ConfirmSpec } from "./_confirm.ts";
-import { ToolError } from "./tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 const answering = (action: string): Asker & { asked: unknown[] } => {
   const asked: unknown[] = [];

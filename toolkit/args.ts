@@ -1,6 +1,6 @@
 import { describe } from "./_describe.ts";
 import { quote } from "../internal/quote.ts";
-import { ArgumentError } from "./tool_error.ts";
+import { ArgumentError } from "../internal/tool_error.ts";
 import type { ToolRequest } from "./tool.ts";
 
 /** A tool call's arguments: always an object, possibly empty. */

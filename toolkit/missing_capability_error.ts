@@ -1,5 +1,5 @@
 import type { ClientCapability } from "./client_input.ts";
-import { ToolError } from "./tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 /**
  * Thrown by `request.elicit()`, `request.listRoots()` and `request.sample()`

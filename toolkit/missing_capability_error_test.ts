@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MissingCapabilityError } from "./missing_capability_error.ts";
-import { ToolError } from "./tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 Deno.test("MissingCapabilityError is a ToolError that names the capability and the request", () => {
   const err = new MissingCapabilityError("roots", "roots/list");

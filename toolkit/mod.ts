@@ -73,7 +73,7 @@ export type {
   ToolHandler,
   ToolRequest,
 } from "./tool.ts";
-export { ArgumentError, ToolError } from "./tool_error.ts";
+export { ArgumentError, ToolError } from "../internal/tool_error.ts";
 export type { CallContext, Middleware, MiddlewareScope, Next } from "./middleware.ts";
 export { run, type RunOptions } from "./run.ts";
 export {

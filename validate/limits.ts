@@ -1,4 +1,4 @@
-import { ToolError } from "../toolkit/tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 import { wholeCharacters } from "./_utf8.ts";
 
 /**

@@ -88,7 +88,7 @@ export {
 export { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
 // PolicyError and LimitError extend it: named as a type so this entry point
 // documents on its own; the class itself is exported by @forge/toolkit.
-export type { ToolError } from "../toolkit/tool_error.ts";
+export type { ToolError } from "../internal/tool_error.ts";
 export { quote } from "../internal/quote.ts";
 export {
   planReadOnlyQuery,

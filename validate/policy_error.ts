@@ -1,4 +1,4 @@
-import { ToolError } from "../toolkit/tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 
 /**
  * Why a guard refused: a stable code for tests, logs and metrics, beside the

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ToolError } from "../toolkit/tool_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
 import { PolicyError } from "./policy_error.ts";
 
 Deno.test("PolicyError is a ToolError with a code, and keeps its cause off the message", () => {

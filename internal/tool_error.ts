@@ -1,4 +1,4 @@
-import { quote } from "../internal/quote.ts";
+import { quote } from "./quote.ts";
 
 /**
  * A domain failure the model can fix: a bad argument, something not found, an

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CHILD_ENV_NAMES, childEnv } from "./child_env.ts";
-import { spawnRaw } from "./raw_client.ts";
+import { spawnRaw } from "../testing/raw_client.ts";
 
 const SECRETS = { AWS_SECRET_ACCESS_KEY: "aws-secret-marker", FORGE_AUDIT_KEY: "audit-key-marker" };
 /** What Deno 2.9 puts in a child's environment on its own (its Node shim on PATH). */
