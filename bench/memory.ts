@@ -33,16 +33,92 @@ export interface PeakCell {
 /** The toolkit server's maxContainers: its default, which the bench server keeps. */
 const MAX_CONTAINERS = 100_000;
 
+/** The 2026-07-28 envelope, for the case that carries a `requestState`. */
+const MODERN_META = JSON.stringify({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+});
+
+const answered = (m: Message) => m.result !== undefined || m.error !== undefined;
+const refused = (m: Message) => (m.error as { code?: number } | undefined)?.code === -32600;
+
+/** A line of `ping` whose params hold `pad` (JSON text), with `ID` for the id. */
+const pingWith = (pad: string) => `{"jsonrpc":"2.0","id":ID,"method":"ping","params":{"pad":${pad}}}\n`;
+
+/** `count` comma-separated items made by `item`, built in one pass. */
+function items(count: number, item: (i: number) => string): string {
+  const parts: string[] = new Array(count);
+  for (let i = 0; i < count; i++) parts[i] = item(i);
+  return parts.join(",");
+}
+
+/** How many items of about `each` bytes fill `bytes`. */
+const fill = (bytes: number, each: number) => Math.max(1, Math.floor(bytes / each));
+
+/** The cases that scale with the message: one set per size of the plan. */
+function sizedCases(bytes: number): PeakCase[] {
+  const size = formatBytes(bytes);
+  const text = "x".repeat(bytes - echoLine(1, "").length);
+  // One character outside Latin-1 makes every string of the message two bytes per character in V8.
+  const wide = "€" + text.slice(3);
+  // Distinct short strings, numbers and keys: each is a few bytes of text and a heap object or slot once parsed.
+  const strings = pingWith(`[${items(fill(bytes, 9), (i) => `"s${i.toString(36).padStart(5, "0")}"`)}]`);
+  const numbers = pingWith(`[${items(fill(bytes, 8), (i) => String(1_000_000 + i))}]`);
+  const keyCount = fill(bytes, 13);
+  const keys = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"echo","arguments":{${
+    items(keyCount, (i) => `"k${i.toString(36).padStart(6, "0")}":0`)
+  }},"requestState":"junk","_meta":${MODERN_META}}}\n`;
+  const withId = (line: string) => (id: number) => [line.replace("ID", String(id))];
+  return [
+    {
+      label: `one ${size} message of ASCII (echo: the reply is as large)`,
+      lines: (id) => [echoLine(id, text)],
+      bytes,
+      check: (m) => echoed(m, text),
+      judged: true,
+    },
+    {
+      label: `one ${size} message of ASCII and one € (echo: the strings are two-byte)`,
+      lines: (id) => [echoLine(id, wide)],
+      bytes,
+      check: (m) => echoed(m, wide),
+      judged: true,
+    },
+    {
+      label: `one ${size} message of ${fill(bytes, 9).toLocaleString("en-US")} short strings`,
+      lines: withId(strings),
+      bytes: strings.length,
+      check: answered,
+      judged: true,
+    },
+    {
+      label: `one ${size} message of ${fill(bytes, 8).toLocaleString("en-US")} numbers`,
+      lines: withId(numbers),
+      bytes: numbers.length,
+      check: answered,
+      judged: true,
+    },
+    {
+      label: `one ${size} 2026-07-28 call of ${keyCount.toLocaleString("en-US")} argument keys and a junk requestState`,
+      lines: withId(keys),
+      bytes: keys.length,
+      check: answered,
+      judged: true,
+    },
+  ];
+}
+
 function cases(plan: Plan): PeakCase[] {
-  const { messageBytes, depth, replyBytes, replies } = plan.peaks;
+  const { messageSizes, depth, replyBytes, replies } = plan.peaks;
+  const largest = Math.max(...messageSizes);
   const deep = "[".repeat(depth) + "]".repeat(depth);
   const deepLine = (id: number) =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","pad":${deep}}}}\n`;
-  // Three bytes of text per empty array, tens of bytes each once parsed. Past the server's
+  // Three bytes of text per empty array, tens of bytes each once parsed. Past
   // the server's maxContainers the message is refused before it is parsed.
-  const empties = Math.floor(messageBytes / 3);
+  const empties = Math.floor(largest / 3);
   const emptiesLine = (count: number) => {
-    const line = `{"jsonrpc":"2.0","id":ID,"method":"ping","params":{"pad":[${"[],".repeat(count - 1)}[]]}}\n`;
+    const line = pingWith(`[${"[],".repeat(count - 1)}[]]`);
     return (id: number) => line.replace("ID", String(id));
   };
   const many = emptiesLine(empties);
@@ -58,39 +134,22 @@ function cases(plan: Plan): PeakCase[] {
     const content = (m.result as { content?: { text?: string }[] } | undefined)?.content;
     return content?.[0]?.text?.length === replyBytes;
   };
-  const text = "x".repeat(messageBytes - echoLine(1, "").length);
-  // One character outside Latin-1 makes every string of the message two bytes per character in V8.
-  const wide = "€" + text.slice(3);
   return [
-    {
-      label: `one ${formatBytes(messageBytes)} message (echo: the reply is as large)`,
-      lines: (id) => [echoLine(id, text)],
-      bytes: messageBytes,
-      check: (m) => echoed(m, text),
-      judged: true,
-    },
-    {
-      label: `one ${formatBytes(messageBytes)} message of ASCII and one € (echo: the strings are two-byte)`,
-      lines: (id) => [echoLine(id, wide)],
-      bytes: messageBytes,
-      check: (m) => echoed(m, wide),
-      judged: true,
-    },
+    ...messageSizes.flatMap(sizedCases),
     {
       label: `one message nested ${depth.toLocaleString("en-US")} deep (refused: -32600 naming maxDepth)`,
       lines: (id) => [deepLine(id)],
       bytes: deepLine(1).length,
-      check: (m) => (m.error as { code?: number } | undefined)?.code === -32600,
+      check: refused,
       judged: true,
     },
     {
-      label: `one ${formatBytes(messageBytes)} message of ${empties.toLocaleString("en-US")} empty arrays (${
+      label: `one ${formatBytes(largest)} message of ${empties.toLocaleString("en-US")} empty arrays (${
         refusesEmpties ? "refused: -32600 naming maxContainers" : "answered"
       })`,
       lines: (id) => [many(id)],
       bytes: many(1).length,
-      check: (m) =>
-        refusesEmpties ? (m.error as { code?: number } | undefined)?.code === -32600 : m.result !== undefined,
+      check: (m) => refusesEmpties ? refused(m) : m.result !== undefined,
       judged: true,
     },
     {

@@ -37,8 +37,8 @@ export interface Plan {
   rssSecond: number;
   /** Fresh processes per server for the RSS readings (the median is reported). */
   rssProcesses: number;
-  /** The peak-memory cases (toolkit only): one message, one deep nesting, one large escaped reply, several at once. */
-  peaks: { messageBytes: number; depth: number; replyBytes: number; replies: number; timeoutMs: number };
+  /** The peak-memory cases (toolkit only): messages of each size and content, one deep nesting, one large escaped reply, several at once. */
+  peaks: { messageSizes: number[]; depth: number; replyBytes: number; replies: number; timeoutMs: number };
 }
 
 const MiB = 1024 * 1024;
@@ -67,7 +67,13 @@ export const plans: { full: Plan; smoke: Plan } = {
     rssMiddle: 30_000,
     rssSecond: 100_000,
     rssProcesses: 3,
-    peaks: { messageBytes: 60 * MiB, depth: 1_000_000, replyBytes: 10 * MiB, replies: 8, timeoutMs: 120_000 },
+    peaks: {
+      messageSizes: [10 * MiB, 60 * MiB],
+      depth: 1_000_000,
+      replyBytes: 10 * MiB,
+      replies: 8,
+      timeoutMs: 120_000,
+    },
   },
   smoke: {
     timeoutMs: 5_000,
@@ -91,7 +97,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     rssMiddle: 300,
     rssSecond: 1_000,
     rssProcesses: 1,
-    peaks: { messageBytes: MiB, depth: 10_000, replyBytes: 64 * 1024, replies: 2, timeoutMs: 10_000 },
+    peaks: { messageSizes: [256 * 1024, MiB], depth: 10_000, replyBytes: 64 * 1024, replies: 2, timeoutMs: 10_000 },
   },
 };
 

@@ -61,9 +61,15 @@ export class StderrQueue {
     return this.#dropped;
   }
 
-  /** Queues `text` and a newline; drops it (counted) when the buffer is full. Never blocks, never throws. */
+  /**
+   * Queues `text` and a newline; drops it (counted) when the buffer is full.
+   * A line break or other control character in `text` is written escaped
+   * (`\n`, `\u001b`), so one call is one line on stderr whatever it quotes.
+   * Never blocks, never throws.
+   */
   logLine(text: string): void {
     if (this.#closed) return;
+    text = oneLine(text);
     // A string is at least as many UTF-8 bytes as it is long: refuse before encoding.
     if (this.#logBytes + text.length + 1 > this.#logLimit) return void this.#dropped++;
     this.logBytes(encoder.encode(text + "\n"));
@@ -184,6 +190,24 @@ export class StderrQueue {
     return this.#queue.splice(0, count);
   }
 }
+
+// Control characters, and the separators some log viewers break lines at.
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const BREAKS = /[\u0000-\u0008\u000a-\u001f\u007f\u0085\u2028\u2029]/;
+const BREAKS_ALL = new RegExp(BREAKS.source, "g");
+
+/**
+ * `text` with every control character escaped as JSON escapes it: a value a
+ * client chose (an id, a name) that reaches a log line can neither start a
+ * line of its own — a forged log line, or a forged audit record where the
+ * trail shares stderr — nor drive a terminal. Tabs stay.
+ */
+function oneLine(text: string): string {
+  if (!BREAKS.test(text)) return text;
+  return text.replace(BREAKS_ALL, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\b": "\\b", "\f": "\\f" };
 
 function settle(record: Pending, error?: Error): void {
   if (record.settled) return;

@@ -112,3 +112,12 @@ Deno.test("StderrQueue.flush() is bounded when stderr is never read", async () =
   await queue.flush(10_000);
   assert.equal(out.text(), "stuck\n");
 });
+
+Deno.test("StderrQueue.logLine() writes one line per call: line breaks and control characters are escaped", async () => {
+  const out = gatedWriter();
+  const queue = new StderrQueue(out);
+  queue.logLine('request "a\n{"seq":1}\r\u001b[2K\u2028\u0085\tend');
+  out.open();
+  await queue.flush(1000);
+  assert.equal(out.text(), 'request "a\\n{"seq":1}\\r\\u001b[2K\\u2028\\u0085\tend\n');
+});

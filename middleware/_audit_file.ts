@@ -1,10 +1,10 @@
 // The audit file: opened for append, checked before every batch that the
 // path still names the file that is open, and synced after every batch.
 
-import { type AuditTarget, AuditUnavailable, unavailable } from "./_audit_log.ts";
+import { type AuditTarget, AuditUnavailable, MAX_RECORD_BYTES, unavailable } from "./_audit_log.ts";
 
-/** The longest last line read back to link the chain to; a record is far smaller. */
-const MAX_TAIL_BYTES = 1024 * 1024;
+/** The longest last line read back to link the chain to: four times the longest record written. */
+const MAX_TAIL_BYTES = 4 * MAX_RECORD_BYTES;
 const encoder = new TextEncoder();
 
 /** An append-only audit file that follows rotation. */

@@ -5,6 +5,16 @@
 import { sha256Hex } from "../internal/sha256_hex.ts";
 import { GENESIS } from "./_digest.ts";
 
+const encoder = new TextEncoder();
+
+/**
+ * The longest record written, in UTF-8 bytes: a quarter of what the file
+ * reads back to link to its last record, so a record written is one the
+ * trail can always read back. The middleware cuts what a client chooses long
+ * before this; a record still longer is refused, not written.
+ */
+export const MAX_RECORD_BYTES = 256 * 1024;
+
 /** Why a record could not be written, in words safe to show the model (no path), with the detail for stderr. */
 export class AuditUnavailable extends Error {
   /** @param reason Safe to show. @param detail For the operator. */
@@ -76,18 +86,28 @@ export class AuditLog {
 
   async #flush(): Promise<void> {
     while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0);
+      let batch = this.#queue.splice(0);
       try {
         const tail = await this.#target.ready();
         if (tail !== undefined) this.#head = await linkTo(tail, this.#head);
         let head = this.#head ?? { seq: -1, hash: GENESIS };
         const lines: string[] = [];
+        const kept: Pending[] = [];
         for (const pending of batch) {
           const line = JSON.stringify({ seq: head.seq + 1, prev: head.hash, ...pending.fields });
+          const bytes = line.length * 3 <= MAX_RECORD_BYTES ? line.length : encoder.encode(line).length;
+          if (bytes > MAX_RECORD_BYTES) {
+            pending.reject(
+              new AuditUnavailable(`the record would take ${bytes} bytes, over the ${MAX_RECORD_BYTES} a record may`),
+            );
+            continue;
+          }
           head = { seq: head.seq + 1, hash: await sha256Hex(line) };
           lines.push(line);
+          kept.push(pending);
         }
-        await this.#target.write(lines.join("\n") + "\n", batch.some((pending) => pending.sync));
+        batch = kept;
+        if (lines.length > 0) await this.#target.write(lines.join("\n") + "\n", batch.some((p) => p.sync));
         const first = (this.#head?.seq ?? -1) + 1;
         this.#head = head;
         batch.forEach((pending, i) => pending.resolve(first + i));

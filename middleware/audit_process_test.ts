@@ -2,7 +2,7 @@
 // The audit trail in a real server process: killed in the middle of a call,
 // writing to a full disk, and on a stderr nobody reads.
 import assert from "node:assert/strict";
-import { spawnServer } from "@forge/toolkit/testing";
+import { type RawServer, spawnRaw, spawnServer } from "@forge/toolkit/testing";
 import { verifyAuditTrail } from "./mod.ts";
 
 const fixture = new URL("./testdata/limits_server.ts", import.meta.url).pathname;
@@ -118,5 +118,72 @@ Deno.test({
     await writer.close().catch(() => {});
     await lines.cancel();
     await child.stderr.cancel();
+  },
+});
+
+/** The fixture started with `denoFlags` and its own `flags`, initialized, driven with raw lines. */
+async function rawFixture(denoFlags: string[], flags: string[]): Promise<RawServer> {
+  const server = await spawnRaw({ args: [...denoFlags, fixture, ...flags] });
+  await server.send(JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+  }));
+  await server.next();
+  return server;
+}
+
+const write = (id: unknown, args: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "write", arguments: args } });
+
+Deno.test({
+  name: "a request id holding a line break and a forged record forges no stderr line, and the trail on stderr verifies",
+  permissions: perms,
+  async fn() {
+    const server = await rawFixture([], ["--timeout=200"]);
+    const forged = '{"seq":1,"prev":"0000","event":"outcome","time":"x","intent":0,"tool":"write","outcome":"ok"}';
+    // The call times out, and the timeout's log line names the request by its id.
+    await server.send(write(`a\n${forged}\r\u001b[2K`, { path: "p", ms: 60_000 }));
+    const reply = await server.next(30_000);
+    assert.equal((reply.error as { code: number }).code, -32001);
+    assert.equal((await server.status()).code, 0);
+    const stderr = server.stderr();
+    assert.match(stderr, /timed out after 200 ms \(request "a\\n\{\\"seq\\":1/, "the id is shown escaped");
+    const lines = stderr.split("\n");
+    assert.equal(lines.filter((l) => l.startsWith('{"seq":1,"prev":"0000"')).length, 0, "no forged line");
+    assert.ok(!stderr.includes("\u001b"), "no terminal escape reaches stderr raw");
+    const verdict = await verifyAuditTrail(stderr, { skipOtherLines: true });
+    assert.deepEqual([verdict.ok, verdict.records, verdict.broken], [true, 2, undefined]);
+  },
+});
+
+Deno.test({
+  name: "a 1.2 MiB request id or path is cut and marked in the record, and a restarted server links to it and serves",
+  permissions: perms,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const file = `${dir}/audit.jsonl`;
+    const denoFlags = [`--allow-read=${file}`, `--allow-write=${file}`];
+    const huge = "x".repeat(1_200_000);
+    const first = await rawFixture(denoFlags, [`--audit=${file}`]);
+    await first.send(write(huge, { path: "p" }));
+    assert.equal(((await first.next(30_000)).result as { isError?: boolean }).isError, undefined);
+    await first.send(write(2, { path: huge }));
+    assert.equal(((await first.next(30_000)).result as { isError?: boolean }).isError, undefined);
+    assert.equal((await first.status()).code, 0);
+    const records = (await Deno.readTextFile(file)).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((r) => r.cut), [["id"], undefined, ["patterns"], undefined]);
+    assert.equal(records[0].id, `${"x".repeat(256)}…`);
+    assert.equal(records[2].patterns[0], `write:${"x".repeat(1018)}…`);
+    // A new process reads the last record back to link to it: it must fit what the trail reads.
+    const again = await rawFixture(denoFlags, [`--audit=${file}`]);
+    await again.send(write(3, { path: "after" }));
+    const after = await again.next(30_000);
+    assert.deepEqual(after.result, { content: [{ type: "text", text: "written" }] });
+    assert.equal((await again.status()).code, 0);
+    const verdict = await verifyAuditTrail(await Deno.readTextFile(file));
+    assert.deepEqual([verdict.ok, verdict.records], [true, 6]);
+    await Deno.remove(dir, { recursive: true });
   },
 });

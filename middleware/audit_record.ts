@@ -33,6 +33,11 @@ export interface AuditCall {
   args_sha256?: string;
   /** The client's declared name and version. */
   client: string;
+  /**
+   * The fields cut because the client made them too long for a record
+   * (`id`, `client`, `patterns`); their values end with `…`. Absent when none was.
+   */
+  cut?: string[];
 }
 
 /** Written and flushed before a side-effecting call runs: a call is about to happen. */

@@ -124,14 +124,16 @@ export function auditTrail(options: AuditOptions): AuditTrail {
   const middleware = async (ctx: CallContext, next: () => Promise<ToolResult>): Promise<ToolResult> => {
     const started = performance.now();
     const text = canonicalJson(ctx.arguments);
+    const cut: string[] = [];
     const call = {
       time: new Date().toISOString(),
       server: name,
       tool: ctx.tool.name,
-      id: ctx.requestId,
-      patterns: ctx.patterns?.patterns ?? [],
+      id: capped(ctx.requestId, MAX_ID_CHARS, "id", cut),
+      patterns: cappedPatterns(ctx.patterns?.patterns ?? [], cut),
       ...(signingKey ? { args_hmac: await hmacHex(await signingKey, text) } : { args_sha256: await sha256Hex(text) }),
-      client: `${ctx.client.name} ${ctx.client.version}`.trim(),
+      client: capped(`${ctx.client.name} ${ctx.client.version}`.trim(), MAX_CLIENT_CHARS, "client", cut),
+      ...(cut.length > 0 ? { cut } : {}),
     };
     if (ctx.probe) {
       const result = await next();
@@ -194,6 +196,30 @@ export function auditTrail(options: AuditOptions): AuditTrail {
       await records.close();
     },
   });
+}
+
+// What a client chooses (its id, its name, the values patterns are made of)
+// is cut to these lengths in a record, and the record lists what was cut: a
+// record stays far below what the trail reads back to link to it.
+const MAX_ID_CHARS = 256;
+const MAX_CLIENT_CHARS = 512;
+const MAX_PATTERN_CHARS = 1024;
+const MAX_PATTERNS = 64;
+
+/** `value` cut to `max` characters (a string cut ends with `…`), naming `field` in `cut` when it was. */
+function capped<T extends string | number>(value: T, max: number, field: string, cut: string[]): T | string {
+  if (typeof value !== "string" || value.length <= max) return value;
+  cut.push(field);
+  return `${value.slice(0, max)}…`;
+}
+
+/** The first {@linkcode MAX_PATTERNS} patterns, each cut to {@linkcode MAX_PATTERN_CHARS}. */
+function cappedPatterns(patterns: readonly string[], cut: string[]): string[] {
+  const kept = patterns.slice(0, MAX_PATTERNS).map((p) =>
+    p.length <= MAX_PATTERN_CHARS ? p : `${p.slice(0, MAX_PATTERN_CHARS)}…`
+  );
+  if (patterns.length > MAX_PATTERNS || kept.some((p, i) => p !== patterns[i])) cut.push("patterns");
+  return kept;
 }
 
 /** Whether a failed intent refuses the call: all but tools declared read-only. */

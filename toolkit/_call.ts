@@ -7,7 +7,7 @@ import { type Asker, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts"
 import type { Call } from "./_calls.ts";
 import { type Confirmation, confirmCall } from "./_confirm.ts";
 import type { InputRequired } from "./_input_rounds.ts";
-import { ErrorCode, type RpcError } from "./_jsonrpc.ts";
+import { ErrorCode, idForLog, type RpcError } from "./_jsonrpc.ts";
 import { checkValue } from "./_output_schema.ts";
 import type { Entry } from "./_registry.ts";
 import type { Args } from "./args.ts";
@@ -280,7 +280,7 @@ function failure(input: CallInput, err: unknown): Outcome {
   const rpc = call.cause === undefined ? protocolErrorOf(err) : undefined;
   if (rpc !== undefined) return { kind: "error", error: rpc };
   if (call.cause === "timeout") {
-    input.log(`tool ${input.entry.tool.name}: timed out after ${call.timeoutMs} ms (request ${String(input.id)})`);
+    input.log(`tool ${input.entry.tool.name}: timed out after ${call.timeoutMs} ms (request ${idForLog(input.id)})`);
     return {
       kind: "error",
       error: { code: ErrorCode.requestTimeout, message: `Tool call timed out after ${call.timeoutMs} ms` },

@@ -22,6 +22,7 @@ import {
   ErrorCode,
   ExactNumber,
   type Id,
+  idForLog,
   type Message,
   publicId,
   publicMeta,
@@ -361,7 +362,7 @@ export class Dispatcher {
       if (!modern) return encodeReply(id, result, max);
       return this.#session.modernReply(id, result as unknown as Record<string, unknown>, resultType, max);
     } catch (err) {
-      this.#options.log(`result of request ${String(id)} cannot be serialised: ${String(err)}`);
+      this.#options.log(`result of request ${idForLog(id)} cannot be serialised: ${String(err)}`);
       if (err instanceof ReplyTooLarge) {
         return encodeError(id, {
           code: ErrorCode.internalError,

@@ -2,6 +2,9 @@
 // so it is tested against hostile input directly. A bad frame never throws; it
 // becomes an `invalid` message that carries the reply to send.
 
+import { quote } from "../internal/quote.ts";
+import { type NumberSources, numberSources, plainIntegerAtEnds } from "./_number_sources.ts";
+
 /** A JSON-RPC request id as MCP allows it; a number JavaScript cannot hold exactly keeps its text. */
 export type Id = string | number | ExactNumber;
 
@@ -51,6 +54,17 @@ const forget = new FinalizationRegistry<string>((text) => {
 /** The id as handlers and middleware see it: an exact number as its text. */
 export function publicId(id: Id): string | number {
   return id instanceof ExactNumber ? id.text : id;
+}
+
+/**
+ * An id as a log line shows it: a string quoted, escaped and cut short (the
+ * client chose it, and it may hold line breaks or be megabytes long), a
+ * number as the client wrote it, cut short too.
+ */
+export function idForLog(id: Id | null): string {
+  if (typeof id === "string") return quote(id);
+  const text = String(id);
+  return text.length <= 64 ? text : `${text.slice(0, 64)}…`;
 }
 
 /** A request's `_meta` as handlers and middleware see it: an exact `progressToken` as its text, like ids. */
@@ -152,65 +166,85 @@ export function parseFrame(bytes: Uint8Array, ascii?: string, release?: () => vo
     }
   }
   release?.();
+  let value: unknown;
   try {
-    const value = JSON.parse(text);
-    return { kind: "parsed", value: inexactIds(value) ? withExactIds(text) : value };
+    value = JSON.parse(text);
   } catch {
     return invalid(null, ErrorCode.parseError, "Parse error: the message is not valid JSON");
   }
-}
-
-/** Whether a message (or a batch item) has an `id`, `params.requestId` or `params._meta.progressToken` that JSON.parse rounded. */
-function inexactIds(value: unknown): boolean {
-  // A batch is one level deep: its items are checked, never nested arrays.
-  return Array.isArray(value) ? value.some(inexactMessage) : inexactMessage(value);
-}
-
-function inexactMessage(value: unknown): boolean {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const msg = value as { id?: unknown; params?: { requestId?: unknown; _meta?: { progressToken?: unknown } } };
-  if (inexact(msg.id)) return true;
-  const params = msg.params;
-  if (params === null || typeof params !== "object") return false;
-  const meta = params._meta;
-  return inexact(params.requestId) || (meta !== null && typeof meta === "object" && inexact(meta.progressToken));
-}
-
-function inexact(value: unknown): boolean {
-  return typeof value === "number" && !Number.isSafeInteger(value);
+  return { kind: "parsed", value: withExactNumbers(value, text) };
 }
 
 /**
- * Parses `text` again, keeping the source text of each message's `id`,
- * `params.requestId` and `params._meta.progressToken`. Only messages whose
- * ids JSON.parse could not hold take this path, so the common one pays
- * nothing for it.
+ * `value` with each routing number that JSON.parse did not keep as written
+ * (an `id`, `params.requestId` or `params._meta.progressToken` of `1.50`,
+ * `-0`, `1e400`, 2^53 + 1) replaced by an {@linkcode ExactNumber} of its
+ * source text, read from `text` by a scanner that builds nothing else. The
+ * common message — an integer id the line shows plainly at either end, no
+ * such token — costs a glance at the line's ends.
  */
-function withExactIds(text: string): unknown {
-  const sources = new WeakMap<object, Map<string, string>>();
-  const value = JSON.parse(text, function (this: object, key, parsed, context?: { source?: string }) {
-    if (
-      (key === "id" || key === "requestId" || key === "progressToken") && typeof parsed === "number" &&
-      context?.source !== undefined
-    ) {
-      const keys = sources.get(this) ?? new Map<string, string>();
-      keys.set(key, context.source);
-      sources.set(this, keys);
-    }
-    return parsed;
-  });
-  for (const msg of Array.isArray(value) ? value : [value]) {
-    if (msg === null || typeof msg !== "object") continue;
-    const id = sources.get(msg)?.get("id");
-    if (id !== undefined && inexact(msg.id)) msg.id = ExactNumber.of(id);
-    const params = msg.params;
-    const requestId = params !== null && typeof params === "object" ? sources.get(params)?.get("requestId") : undefined;
-    if (requestId !== undefined && inexact(params.requestId)) params.requestId = ExactNumber.of(requestId);
-    const meta = params !== null && typeof params === "object" ? params._meta : undefined;
-    const token = meta !== null && typeof meta === "object" ? sources.get(meta)?.get("progressToken") : undefined;
-    if (token !== undefined && inexact(meta.progressToken)) meta.progressToken = ExactNumber.of(token);
+function withExactNumbers(value: unknown, text: string): unknown {
+  if (Array.isArray(value)) {
+    if (!value.some(hasRoutingNumber)) return value;
+    const sources = numberSources(text);
+    for (let i = 0; i < value.length; i++) exactify(value[i], sources[i]);
+    return value;
   }
+  if (value === null || typeof value !== "object") return value;
+  const msg = value as RoutedMessage;
+  const id = msg.id;
+  let needed = typeof id === "number" && !(plainInteger(id) && plainIntegerAtEnds(text, id));
+  const params = msg.params;
+  if (!needed && params !== null && typeof params === "object") {
+    const meta = params._meta;
+    needed = typeof params.requestId === "number" ||
+      (meta !== null && typeof meta === "object" && typeof meta.progressToken === "number" &&
+        !plainInteger(meta.progressToken));
+  }
+  if (needed) exactify(msg, numberSources(text)[0]);
   return value;
+}
+
+interface RoutedMessage {
+  id?: unknown;
+  params?: { requestId?: unknown; _meta?: { progressToken?: unknown } };
+}
+
+/** Whether a batch item has a routing number at all: a batch's ids are read from its text whatever they are. */
+function hasRoutingNumber(item: unknown): boolean {
+  if (item === null || typeof item !== "object") return false;
+  const msg = item as RoutedMessage;
+  const params = msg.params;
+  if (typeof msg.id === "number") return true;
+  if (params === null || typeof params !== "object") return false;
+  const meta = params._meta;
+  return typeof params.requestId === "number" ||
+    (meta !== null && typeof meta === "object" && typeof meta.progressToken === "number");
+}
+
+/** Replaces each routing number of `msg` whose source text is not how JavaScript writes it. */
+function exactify(msg: unknown, sources: NumberSources | undefined): void {
+  if (msg === null || typeof msg !== "object" || sources === undefined) return;
+  const m = msg as Record<string, unknown>;
+  asWritten(m, "id", sources.id);
+  const params = m.params as Record<string, unknown> | null;
+  if (params === null || typeof params !== "object") return;
+  asWritten(params, "requestId", sources.requestId);
+  const meta = params._meta as Record<string, unknown> | null;
+  if (meta !== null && typeof meta === "object") asWritten(meta, "progressToken", sources.progressToken);
+}
+
+/** Puts the source text in place of `holder[key]` when that is a number JavaScript writes otherwise. */
+function asWritten(holder: Record<string, unknown>, key: string, source: string | undefined): void {
+  const parsed = holder[key];
+  if (typeof parsed === "number" && source !== undefined && source !== String(parsed)) {
+    holder[key] = ExactNumber.of(source);
+  }
+}
+
+/** An integer JavaScript holds exactly and writes as JSON did (not `-0`). */
+function plainInteger(value: number): boolean {
+  return Number.isSafeInteger(value) && !Object.is(value, -0);
 }
 
 /** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape; `release` as for {@linkcode parseFrame}. */
@@ -294,6 +328,17 @@ export function peekId(head: string, tail: string): Id | null {
   return idFromHead(head) ?? idFromTail(tail);
 }
 
+const REPLY_HEAD = '{"jsonrpc":"2.0","id":';
+
+/**
+ * The id of a reply or error this toolkit serialised (they all start
+ * `{"jsonrpc":"2.0","id":`), read whole however long it is; null when
+ * `frame` is not such a reply (a notification, a batch).
+ */
+export function idOfReply(frame: string): Id | null {
+  return frame.startsWith(REPLY_HEAD) ? readValue(frame, REPLY_HEAD.length) : null;
+}
+
 function idFromHead(head: string): Id | null {
   // A tiny scanner that only tracks depth and strings, looking for "id" at depth 1.
   let depth = 0;
@@ -366,7 +411,7 @@ function readValue(text: string, at: number): Id | null {
 function parseId(text: string): Id | null {
   try {
     const v = JSON.parse(text);
-    if (inexact(v)) return ExactNumber.of(text);
+    if (typeof v === "number" && String(v) !== text) return ExactNumber.of(text);
     return isId(v) ? v : null;
   } catch {
     return null;

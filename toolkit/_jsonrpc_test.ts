@@ -133,19 +133,50 @@ Deno.test("shapeOverLimit() counts brackets outside strings and stops at the fir
   assert.equal(nestsDeeper(enc.encode("[".repeat(100_000)), 1000), true);
 });
 
-Deno.test("ids JavaScript cannot hold exactly come back byte for byte; safe integers stay numbers", () => {
-  for (
-    const text of ["9007199254740993", "123456789012345678901234567890", "-9007199254740993", "1.50", "1e400"]
-  ) {
-    const msg = decode(`{"jsonrpc":"2.0","id":${text},"method":"ping"}`);
-    assert.equal(msg.kind, "request");
-    const id = (msg as { id: unknown }).id;
-    assert.ok(id instanceof ExactNumber, text);
-    assert.equal(encodeResult(id, {}), `{"jsonrpc":"2.0","id":${text},"result":{}}`);
-    assert.equal(publicId(id), text);
+Deno.test("numeric ids come back byte for byte (-0, 1.0, 1e400, 2e-400, past 2^53); plain integers stay numbers", () => {
+  const texts = [
+    "9007199254740993",
+    "123456789012345678901234567890",
+    "-9007199254740993",
+    "1.50",
+    "1e400",
+    "-1E400",
+    "-0",
+    "-0.0",
+    "1.0",
+    "1e2",
+    "2e-400",
+  ];
+  for (const text of texts) {
+    for (
+      const line of [`{"jsonrpc":"2.0","id":${text},"method":"ping"}`, `{"method":"ping","jsonrpc":"2.0","id":${text}}`]
+    ) {
+      const msg = decode(line);
+      assert.equal(msg.kind, "request");
+      const id = (msg as { id: unknown }).id;
+      assert.ok(id instanceof ExactNumber, line);
+      assert.equal(encodeResult(id, {}), `{"jsonrpc":"2.0","id":${text},"result":{}}`);
+      assert.equal(publicId(id), text);
+    }
   }
-  const safe = decode('{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}') as { id: unknown };
-  assert.equal(safe.id, 9007199254740991);
+  for (const text of ["9007199254740991", "0", "-7"]) {
+    const plain = decode(`{"jsonrpc": "2.0", "id": ${text}, "method": "ping"}`) as { id: unknown };
+    assert.equal(plain.id, Number(text));
+  }
+});
+
+Deno.test("parseFrame() parses a message once, whatever its ids: their text is read, the message not parsed again", () => {
+  const parse = JSON.parse;
+  let calls = 0;
+  JSON.parse = (...args: Parameters<typeof JSON.parse>) => (calls++, parse(...args));
+  try {
+    const line = '{"jsonrpc":"2.0","method":"x","params":{"requestId":1.5,"_meta":{"progressToken":-0}},"id":1e400}';
+    const msg = parseFrame(enc.encode(line));
+    assert.equal(calls, 1);
+    assert.equal(JSON.stringify(msg.kind === "parsed" ? msg.value : msg), line);
+  } finally {
+    JSON.parse = parse;
+  }
 });
 
 Deno.test("two distinct large ids stay distinct keys, the same one is the same key, and cancellation finds it", () => {

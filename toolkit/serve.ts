@@ -1,6 +1,5 @@
 import { Dispatcher } from "./_dispatch.ts";
-import { OVERSIZE_HEAD_BYTES } from "./_frame.ts";
-import { encodeError, ErrorCode, peekId } from "./_jsonrpc.ts";
+import { encodeError, ErrorCode, idForLog, idOfReply } from "./_jsonrpc.ts";
 import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
@@ -225,8 +224,8 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
  * same id that names the limit. A notification that large is dropped.
  */
 function oversizeReply(frame: string, bytes: number, limit: number, log: (line: string) => void): string | undefined {
-  const id = peekId(frame.slice(0, OVERSIZE_HEAD_BYTES), "");
-  const to = id === null ? "" : ` to request ${String(id).slice(0, 64)}`;
+  const id = idOfReply(frame);
+  const to = id === null ? "" : ` to request ${idForLog(id)}`;
   log(`reply of ${bytes} bytes${to} not sent: over maxMessageBytes ${limit}`);
   if (id === null) return undefined;
   return encodeError(id, {

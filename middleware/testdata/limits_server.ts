@@ -1,6 +1,6 @@
 // A server for the middleware tests. Flags: --audit=<file> (audit to a file,
 // else stderr), --rate=<per second> and --burst=<n> for "write",
-// --concurrency=<n> for "write".
+// --concurrency=<n> for "write", --timeout=<ms> (the per-call deadline).
 import { auditTrail, concurrencyLimit, rateLimit } from "../mod.ts";
 import {
   getInt,
@@ -42,6 +42,7 @@ if (!health()) {
     );
   }, {
     middleware,
+    timeoutMs: flag("timeout") ? Number(flag("timeout")) : undefined,
     onClose: () => audit.close(),
     policy: definePolicy({ tenantConfig: false, writeFiles: flag("audit") ? [flag("audit")!] : [] }),
   });
