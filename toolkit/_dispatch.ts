@@ -11,7 +11,7 @@ import { type Call, CallTable } from "./_calls.ts";
 import { ClientRequests, LegacyAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
-import { type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
+import { badEnvelope, type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
 import type { Frame } from "./_frame.ts";
 import { encodeReply, ReplyTooLarge } from "./_json_parts.ts";
@@ -168,8 +168,14 @@ export class Dispatcher {
     const modern = envelope.era === "modern";
     switch (method) {
       case "initialize":
+        // The handshake belongs to the initialize era: a request that speaks 2026-07-28 has no such method.
+        if (modern) {
+          return fail(id, ErrorCode.methodNotFound, `Method not found: "initialize" is not part of ${MODERN_VERSION}`);
+        }
         return encodeResult(id, this.#session.initialize(params));
       case "server/discover":
+        // Discovery is a 2026-07-28 method: without its envelope it is refused, still answered so no probe waits.
+        if (!modern) return encodeError(id, badEnvelope(META_VERSION, "missing").error);
         return encodeResult(id, this.#session.discovery(this.#extensions()));
       case "ping":
         if (modern) {

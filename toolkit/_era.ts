@@ -26,9 +26,19 @@ export type Envelope =
   | { era: "modern"; client: { name: string; version: string }; capabilities: Record<string, unknown> }
   | { era: "invalid"; error: RpcError };
 
-/** Reads a request's era from its `_meta`. */
+/**
+ * Reads a request's era from its `_meta`, which decides first: a protocol
+ * version there makes it 2026-07-28; the other 2026-07-28 keys without one
+ * are a malformed 2026-07-28 envelope (an initialize-era client sends
+ * neither); a `_meta` with none of them is the initialize era.
+ */
 export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope {
-  if (meta === undefined || !Object.hasOwn(meta, META_VERSION)) return { era: "legacy" };
+  if (meta === undefined) return { era: "legacy" };
+  if (!Object.hasOwn(meta, META_VERSION)) {
+    return Object.hasOwn(meta, META_CAPABILITIES) || Object.hasOwn(meta, META_CLIENT)
+      ? badEnvelope(META_VERSION, "missing")
+      : { era: "legacy" };
+  }
   const version = meta[META_VERSION];
   if (typeof version !== "string") return badEnvelope(META_VERSION, "must be a string");
   if (version !== MODERN_VERSION) {
@@ -49,7 +59,8 @@ export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope 
   return { era: "modern", client: implementation(meta[META_CLIENT]), capabilities: caps as Record<string, unknown> };
 }
 
-function badEnvelope(key: string, problem: string): Envelope {
+/** The answer to a request whose 2026-07-28 envelope lacks `key` or holds a bad value there. */
+export function badEnvelope(key: string, problem: string): Envelope & { era: "invalid" } {
   return {
     era: "invalid",
     error: {
