@@ -95,7 +95,7 @@ Deno.test({
         await refused("git_show", { repo: "app", rev: "-p" }, /may not start with "-"/);
         await refused("git_blame", { repo: "app", path: "../../etc/passwd" }, /leaves the repository's work tree/);
         await refused("git_status", { repo: dirs.app }, /not a configured repository/);
-        await refused("git_show", { repo: "app", rev: "no-such-branch" }, /Cannot run git show in repo "app"/);
+        await refused("git_show", { repo: "app", rev: "no-such-branch" }, /names no object in repo "app"/);
         await refused("git_commit", { repo: "docs", message: "m", paths: ["README.md"] }, /read-only/);
       });
       await t.step("git_commit: probe first (nothing committed), then commit, audited", async () => {

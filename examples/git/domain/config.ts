@@ -23,10 +23,17 @@ export const RepoSchema = z.strictObject({
   /** Whether `git_commit` may commit here. */
   writable: z.boolean().default(false),
   /**
-   * Whether to serve the repository when another user owns it (git's
-   * `safe.directory` for exactly this path). Off: git refuses such a repository.
+   * Whether to serve the repository when another user owns its work tree,
+   * git directory or object stores. Off: such a repository is refused (git's
+   * `safe.directory` rule, which git itself skips once `--git-dir` is named).
    */
   trust_other_owner: z.boolean().default(false),
+  /**
+   * Folders outside `path` where its git directory, common directory or
+   * object stores may be (a linked worktree's repository, a shared
+   * alternates store). Empty: all of them must be inside `path`.
+   */
+  allow_outside: z.array(path).max(16).default([]),
 });
 
 /** The validated shape of `git.json` (JSONC). Relative paths start at the config file's folder. */
@@ -46,6 +53,12 @@ export const ConfigSchema = z.strictObject({
     name: "forge-git",
     email: "forge-git@localhost",
   }),
+  /**
+   * Whether work-tree files with more than one name (hard links) are read:
+   * off, a diff, grep, blame or commit that would read one is refused,
+   * because its other name may be a file outside every repository.
+   */
+  allow_hard_links: z.boolean().default(false),
   /** An append-only file for the audit trail of commits; stderr when absent. */
   audit_file: path.optional(),
 }).superRefine((config, ctx) => {
@@ -56,7 +69,7 @@ export const ConfigSchema = z.strictObject({
   }
   try {
     definePolicy({
-      readRoots: config.repos.map((r) => r.path),
+      readRoots: config.repos.flatMap((r) => [r.path, ...r.allow_outside]),
       run: [config.git, config.kill],
       writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
       baseDir: "/",

@@ -9,7 +9,16 @@ import {
   truncationMarker,
 } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
-import { DRIVER_KEYS, driverOverrides, type Drivers, GIT_ENV, globalArgs, parseDrivers } from "./hardening.ts";
+import { gitLayout } from "./git_layout.ts";
+import {
+  discoveryArgs,
+  DRIVER_KEYS,
+  driverOverrides,
+  type Drivers,
+  GIT_ENV,
+  globalArgs,
+  parseDrivers,
+} from "./hardening.ts";
 
 /** A configured repository, resolved. */
 export interface Repo {
@@ -19,14 +28,21 @@ export interface Repo {
   readonly root: string | undefined;
   /** Whether `git_commit` may commit here. */
   readonly writable: boolean;
-  /** Whether git may serve it when another user owns it (`safe.directory`). */
+  /** Whether to serve it when another user owns its work tree or git data. */
   readonly trustOtherOwner: boolean;
+  /** Real paths of folders outside the work tree that its git data may be in. */
+  readonly allowOutside: readonly string[];
 }
+
+/** The object types a revision is resolved to (`<rev>^{type}`). */
+export type ObjectType = "commit" | "tree" | "object";
 
 /** What one git subcommand printed. */
 export interface GitOutput {
   /** stdout, cut at the cap and then ending with a `[truncated: …]` line. */
   readonly text: string;
+  /** stdout as git printed it (cut at the cap, without the line that says so). */
+  readonly stdout: string;
   /** Whether the output was cut. */
   readonly cut: boolean;
   /** The exit code. */
@@ -56,12 +72,17 @@ export interface GitRunOptions {
  * Runs git for the configured repositories through a {@linkcode CommandPolicy}:
  * git by absolute path, an empty inherited environment plus {@linkcode GIT_ENV},
  * every configuration-driven program pinned off, the deadline and output cap
- * of the config.
+ * of the config. Before every run it checks where the repository's git data
+ * is ({@linkcode gitLayout}) and who owns it.
  */
 export class Git {
   readonly #commands: CommandPolicy;
   readonly #repos: ReadonlyMap<string, Repo>;
   readonly #maxOutputBytes: number;
+  // This process's user id, learned from git's own ownership check (Deno would need --allow-sys to ask).
+  #uid: number | undefined;
+  /** One line per configured repository that cannot be served, saying why (found when opened). */
+  readonly refused: string[] = [];
 
   private constructor(commands: CommandPolicy, repos: ReadonlyMap<string, Repo>, maxOutputBytes: number) {
     this.#commands = commands;
@@ -70,25 +91,29 @@ export class Git {
   }
 
   /**
-   * Resolves the repositories of a config (a missing one is kept, and
-   * refused when used) and fixes the command policy.
+   * Resolves the repositories of a config, fixes the command policy, and
+   * checks every repository once, listing in {@linkcode Git.refused} those
+   * that cannot be served (a missing one is kept, and refused when used).
    *
    * @param config The validated config.
    * @param baseDir Where relative paths in the config start.
    * @returns The runner.
    */
   static async open(config: Config, baseDir: string): Promise<Git> {
+    const real = (path: string) =>
+      Deno.realPath(isAbsolute(path) ? path : resolve(baseDir, path)).catch(() => undefined);
     const repos = new Map<string, Repo>();
     const roots: string[] = [];
     for (const repo of config.repos) {
-      const root = await Deno.realPath(isAbsolute(repo.path) ? repo.path : resolve(baseDir, repo.path))
-        .catch(() => undefined);
+      const root = await real(repo.path);
       if (root !== undefined) roots.push(root);
+      const outside = await Promise.all(repo.allow_outside.map(real));
       repos.set(repo.name, {
         name: repo.name,
         root,
         writable: repo.writable,
         trustOtherOwner: repo.trust_other_owner,
+        allowOutside: outside.filter((path) => path !== undefined),
       });
     }
     const commands = await CommandPolicy.create({
@@ -99,7 +124,16 @@ export class Git {
       timeoutMs: config.timeout_ms,
       maxOutputBytes: config.max_output_bytes,
     });
-    return new Git(commands, repos, config.max_output_bytes);
+    const git = new Git(commands, repos, config.max_output_bytes);
+    for (const name of repos.keys()) {
+      try {
+        await git.#verify(git.repo(name));
+      } catch (err) {
+        if (!(err instanceof PolicyError)) throw err;
+        git.refused.push(err.message);
+      }
+    }
+    return git;
   }
 
   /**
@@ -126,20 +160,58 @@ export class Git {
    * @param repo From {@linkcode Git.repo}.
    * @param signal Ends the run.
    * @returns The driver names.
+   * @throws {PolicyError} When the repository's git data is outside its path or another user's.
    */
   async drivers(repo: Repo & { root: string }, signal?: AbortSignal): Promise<Drivers> {
-    const parts = [arg.word("config"), arg.flag("--null"), arg.flag("--get-regexp"), arg.word(DRIVER_KEYS)];
-    const result = await this.#commands.run("git", [...globalArgs(repo.root, this.#base(repo)), ...parts], {
+    return await this.#drivers(repo, await this.#verify(repo, signal), signal);
+  }
+
+  /**
+   * Resolves a caller's revision to the object id of the type a command
+   * needs, with `rev-parse --verify`: only that id reaches the command, so
+   * no revision is ever read as a path (git diff takes two words that name
+   * files outside the work tree as a request to compare those files).
+   *
+   * @param repo From {@linkcode Git.repo}.
+   * @param name The argument's name, for the message.
+   * @param rev The revision, checked by `revision()`.
+   * @param type The object type to peel to.
+   * @param signal Ends the run.
+   * @returns The object id (hex).
+   * @throws {PolicyError} When it names no such object: the same words whatever `rev` is.
+   */
+  async resolve(
+    repo: Repo & { root: string },
+    name: string,
+    rev: string,
+    type: ObjectType,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const gitDir = await this.#verify(repo, signal);
+    const parts = [
+      arg.word("rev-parse"),
+      arg.flag("--verify"),
+      arg.flag("--quiet"),
+      arg.flag("--end-of-options"),
+      arg.word(`${rev}^{${type}}`),
+    ];
+    const result = await this.#commands.run("git", [...globalArgs(repo.root, gitDir, []), ...parts], {
       cwd: repo.root,
       signal,
     });
-    // Exit 1: no such key. Anything else (a broken config) fails closed.
-    if (result.code === 1 && result.stdout === "") return parseDrivers("");
-    this.#check(repo, "config", result, [0]);
-    if (result.stdoutCut) {
-      throw new PolicyError("command", `Cannot use repo ${quote(repo.name)}: its config is too large`);
+    const id = result.stdout.trim();
+    if (result.code === 1 && id === "") {
+      const what = type === "object" ? "an object" : `a ${type}`;
+      throw new PolicyError(
+        "not-found",
+        `Cannot use ${name} ${quote(rev)}: it names no ${what} in repo ${quote(repo.name)}`,
+      );
     }
-    return parseDrivers(result.stdout);
+    this.#check(repo, "rev-parse", result, [0]);
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id)) {
+      throw new PolicyError("command", `Cannot use ${name} ${quote(rev)}: git did not answer with one object id`);
+    }
+    return id;
   }
 
   /**
@@ -150,15 +222,17 @@ export class Git {
    * @param parts The subcommand and its arguments, typed.
    * @param options See {@linkcode GitRunOptions}.
    * @returns What it printed.
+   * @throws {PolicyError} When the repository's git data is outside its path or another user's.
    * @throws {PolicyError} When the repository defines a driver name git cannot pin, or filters on a write.
-   * @throws {PolicyError} When git fails or runs past its deadline (code `command`).
+   * @throws {PolicyError} When git fails or runs past its deadline (code `command`), even after its output was cut.
    */
   async run(
     repo: Repo & { root: string },
     parts: readonly CommandArg[],
     options: GitRunOptions = {},
   ): Promise<GitOutput> {
-    const drivers = await this.drivers(repo, options.signal);
+    const gitDir = await this.#verify(repo, options.signal);
+    const drivers = await this.#drivers(repo, gitDir, options.signal);
     if (drivers.unpinnable.length > 0) {
       throw new PolicyError(
         "no-permission",
@@ -174,22 +248,77 @@ export class Git {
           "which this server never runs, so the committed content would differ",
       );
     }
-    const settings = [...this.#base(repo), ...driverOverrides(drivers), ...(options.config ?? [])];
-    const result = await this.#commands.run("git", [...globalArgs(repo.root, settings), ...parts], {
+    const settings = [...driverOverrides(drivers), ...(options.config ?? [])];
+    const result = await this.#commands.run("git", [...globalArgs(repo.root, gitDir, settings), ...parts], {
       cwd: repo.root,
       signal: options.signal,
     });
     const subcommand = parts[0]?.kind === "word" ? parts[0].text : "git";
-    if (result.ended !== "output-cap") this.#check(repo, subcommand, result, options.okCodes ?? [0]);
+    // Only a git stopped at the cap (killed, or ended by the pipe closed on it) is excused its
+    // exit status: one that ended by itself before the kill still has to have succeeded.
+    const stoppedAtCap = result.ended === "output-cap" && result.stdoutCut &&
+      (result.signal === "SIGKILL" || result.signal === "SIGPIPE" || result.code === 141);
+    if (!stoppedAtCap) this.#check(repo, subcommand, result, options.okCodes ?? [0]);
     const cut = result.stdoutCut;
     const text = cut
       ? `${result.stdout}\n${truncationMarker(this.#maxOutputBytes, undefined, "bytes")}`
       : result.stdout;
-    return { text, cut, code: result.code };
+    return { text, stdout: result.stdout, cut, code: result.code };
   }
 
-  #base(repo: Repo & { root: string }): string[] {
-    return repo.trustOtherOwner ? [`safe.directory=${repo.root}`] : [];
+  /** Checks the repository's git data and its owner; returns the git directory to name. */
+  async #verify(repo: Repo & { root: string }, signal?: AbortSignal): Promise<string> {
+    const layout = await gitLayout(repo.name, repo.root, repo.allowOutside);
+    if (repo.trustOtherOwner) return layout.gitDir;
+    const uid = this.#uid ?? await this.#learnUid(repo, layout.gitDir, signal);
+    const owned: [string, string][] = [
+      ["work tree", repo.root],
+      ["git directory", layout.gitDir],
+      ["common directory", layout.commonDir],
+      ...layout.objectStores.map((store): [string, string] => ["object store", store]),
+    ];
+    for (const [what, path] of owned) {
+      const owner = (await Deno.stat(path).catch(() => undefined))?.uid ?? undefined;
+      if (owner !== uid) throw otherOwner(repo.name, what, owner);
+    }
+    return layout.gitDir;
+  }
+
+  /**
+   * Lets git find the repository from its work tree, so that git's own
+   * ownership check runs, and takes the work tree's owner as this process's
+   * user when git accepts it for the git directory this server checked.
+   */
+  async #learnUid(repo: Repo & { root: string }, gitDir: string, signal?: AbortSignal): Promise<number> {
+    const parts = [arg.word("rev-parse"), arg.flag("--absolute-git-dir")];
+    const result = await this.#commands.run("git", [...discoveryArgs(), ...parts], { cwd: repo.root, signal });
+    const owner = (await Deno.stat(repo.root).catch(() => undefined))?.uid ?? undefined;
+    if (/dubious ownership/.test(result.stderr)) throw otherOwner(repo.name, "work tree", owner);
+    this.#check(repo, "rev-parse", result, [0]);
+    const found = await Deno.realPath(result.stdout.trim()).catch(() => undefined);
+    if (found !== gitDir || owner === undefined) {
+      throw new PolicyError(
+        "command",
+        `Cannot use repo ${quote(repo.name)}: git does not find its git directory from its work tree`,
+      );
+    }
+    this.#uid = owner;
+    return owner;
+  }
+
+  async #drivers(repo: Repo & { root: string }, gitDir: string, signal?: AbortSignal): Promise<Drivers> {
+    const parts = [arg.word("config"), arg.flag("--null"), arg.flag("--get-regexp"), arg.word(DRIVER_KEYS)];
+    const result = await this.#commands.run("git", [...globalArgs(repo.root, gitDir, []), ...parts], {
+      cwd: repo.root,
+      signal,
+    });
+    // Exit 1: no such key. Anything else (a broken config) fails closed.
+    if (result.code === 1 && result.stdout === "") return parseDrivers("");
+    this.#check(repo, "config", result, [0]);
+    if (result.stdoutCut) {
+      throw new PolicyError("command", `Cannot use repo ${quote(repo.name)}: its config is too large`);
+    }
+    return parseDrivers(result.stdout);
   }
 
   #check(repo: Repo & { root: string }, subcommand: string, result: CommandResult, ok: readonly number[]): void {
@@ -204,4 +333,12 @@ export class Git {
       throw new PolicyError("command", `${what}: ${reason.slice(0, 500) || `exit ${result.code}`}`);
     }
   }
+}
+
+function otherOwner(name: string, what: string, uid: number | undefined): PolicyError {
+  const who = uid === undefined ? "a user this server cannot tell" : `another user (uid ${uid})`;
+  return new PolicyError(
+    "no-permission",
+    `Cannot use repo ${quote(name)}: its ${what} belongs to ${who}; set trust_other_owner to serve it`,
+  );
 }

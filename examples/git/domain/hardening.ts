@@ -113,21 +113,37 @@ export function driverOverrides(drivers: Drivers): string[] {
 
 /**
  * The typed parts of git's global options for one repository: the git dir
- * and work tree named explicitly (no discovery upward, `core.worktree`
- * ignored), literal pathspecs (no `*` or `:(magic)` in a path), no pager, no
- * replace refs, then every pinned and per-driver `-c`.
+ * and work tree named explicitly (no discovery upward, no `.git` file read,
+ * `core.worktree` ignored), literal pathspecs (no `*` or `:(magic)` in a
+ * path), no pager, no replace refs, then every pinned and per-driver `-c`.
  *
  * @param root The work tree (real path).
- * @param overrides Extra `-c` settings (drivers, identity, safe.directory).
+ * @param gitDir The git directory (real path, checked by `gitLayout`).
+ * @param overrides Extra `-c` settings (drivers, identity).
  * @returns The parts, to put before the subcommand.
  */
-export function globalArgs(root: string, overrides: readonly string[]): CommandArg[] {
+export function globalArgs(root: string, gitDir: string, overrides: readonly string[]): CommandArg[] {
   return [
     arg.flag("--no-pager"),
     arg.flag("--literal-pathspecs"),
     arg.flag("--no-replace-objects"),
-    arg.flag(`--git-dir=${root}/.git`),
+    arg.flag(`--git-dir=${gitDir}`),
     arg.flag(`--work-tree=${root}`),
     ...[...PINNED_CONFIG, ...overrides].flatMap((setting) => [arg.flag("-c"), arg.word(setting)]),
+  ];
+}
+
+/**
+ * The global options of a run that lets git find the repository itself from
+ * the work tree, so that git applies its own ownership check
+ * (`safe.directory`), which it skips when `--git-dir` is named. Only
+ * `rev-parse` runs this way.
+ *
+ * @returns The parts, to put before the subcommand.
+ */
+export function discoveryArgs(): CommandArg[] {
+  return [
+    arg.flag("--no-pager"),
+    ...PINNED_CONFIG.flatMap((setting) => [arg.flag("-c"), arg.word(setting)]),
   ];
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildArgv } from "@forge/toolkit/validate";
-import { driverOverrides, globalArgs, parseDrivers, PINNED_CONFIG } from "./hardening.ts";
+import { discoveryArgs, driverOverrides, globalArgs, parseDrivers, PINNED_CONFIG } from "./hardening.ts";
 
 Deno.test("parseDrivers() finds filter, diff and merge driver names, and names git's -c cannot pin", () => {
   const out = [
@@ -34,16 +34,23 @@ Deno.test("driverOverrides() empties every command of every driver", () => {
   ]);
 });
 
-Deno.test("globalArgs() names the git dir and work tree and pins every setting with -c", () => {
-  const argv = buildArgv(globalArgs("/srv/app", ["user.name=x"]));
+Deno.test("globalArgs() names the checked git dir and the work tree and pins every setting with -c", () => {
+  const argv = buildArgv(globalArgs("/srv/app", "/srv/app/.git-real", ["user.name=x"]));
   assert.deepEqual(argv.slice(0, 5), [
     "--no-pager",
     "--literal-pathspecs",
     "--no-replace-objects",
-    "--git-dir=/srv/app/.git",
+    "--git-dir=/srv/app/.git-real",
     "--work-tree=/srv/app",
   ]);
   for (const setting of [...PINNED_CONFIG, "user.name=x"]) assert.ok(argv.includes(setting), setting);
   assert.equal(argv.filter((a) => a === "-c").length, PINNED_CONFIG.length + 1);
   assert.ok(PINNED_CONFIG.includes("core.hooksPath=/dev/null"));
+});
+
+Deno.test("discoveryArgs() names no git dir or work tree, so git's ownership check runs, and pins every setting", () => {
+  const argv = buildArgv(discoveryArgs());
+  assert.ok(!argv.some((a) => a.startsWith("--git-dir") || a.startsWith("--work-tree")), argv.join(" "));
+  assert.ok(!argv.some((a) => a.startsWith("safe.directory")), "a repository's owner is never trusted here");
+  for (const setting of PINNED_CONFIG) assert.ok(argv.includes(setting), setting);
 });

@@ -3,6 +3,8 @@
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { Git, type GitOutput } from "./git.ts";
+import { parseGrep } from "./grep_output.ts";
+import { assertSingleNames, nulPaths } from "./hard_links.ts";
 import { baseDirOf } from "./policy.ts";
 import { assertNoLinkedFolder, repoPath } from "./repo_path.ts";
 import { revision } from "./revision.ts";
@@ -79,20 +81,30 @@ export class Manager {
     if (!Number.isSafeInteger(count) || count < 1 || count > MAX_LOG_COUNT) {
       throw new PolicyError("invalid-input", `Cannot use max_count ${quote(count)}: it must be 1 to ${MAX_LOG_COUNT}`);
     }
+    const ref = options.ref === undefined
+      ? []
+      : [await git.resolve(r, "ref", revision("ref", options.ref), "commit", signal)];
     return await git.run(r, [
       arg.word("log"),
       ...SHOW_AS_STORED,
       arg.flag("--date=iso-strict"),
       arg.flag("--format=medium"),
       arg.flag(`--max-count=${count}`),
-      ...await this.#tail(r.root, [options.ref === undefined ? undefined : revision("ref", options.ref)], options.path),
+      arg.flag("--end-of-options"),
+      ...ref.map((id) => arg.value("ref", id)),
+      arg.operands("path", await this.#paths(r.root, options.path, false)),
     ], { signal });
   }
 
   /** `git show`: a commit with its diff, or a file at a revision. */
   async show(repo: string, rev: string, path: string | undefined, signal?: AbortSignal): Promise<GitOutput> {
     const [git, r] = await this.#repo(repo);
-    const object = path === undefined ? revision("rev", rev) : `${revision("rev", rev)}:${repoPath("path", path)}`;
+    const checked = revision("rev", rev);
+    const relative = path === undefined ? undefined : repoPath("path", path);
+    // With a path, the revision is resolved to its tree and git reads `<tree id>:<path>` as an object name.
+    const object = relative === undefined
+      ? await git.resolve(r, "rev", checked, "object", signal)
+      : `${await git.resolve(r, "rev", checked, "tree", signal)}:${relative}`;
     return await git.run(r, [
       arg.word("show"),
       ...SHOW_AS_STORED,
@@ -100,25 +112,44 @@ export class Manager {
       arg.flag("--format=fuller"),
       arg.flag("--end-of-options"),
       arg.value("rev", object),
+      arg.operands("path", []),
     ], { signal });
   }
 
-  /** `git diff`: work tree against the index, or against `from`, or `from` against `to`. */
+  /**
+   * A diff: the work tree against the index, or against `from`, or `from`
+   * against `to`. It runs git's plumbing (`diff-files`, `diff-index`,
+   * `diff-tree`), which needs a repository and has no `--no-index` mode, so
+   * no argument can make git compare files outside the work tree.
+   */
   async diff(repo: string, from?: string, to?: string, path?: string, signal?: AbortSignal): Promise<GitOutput> {
     const [git, r] = await this.#repo(repo);
     if (to !== undefined && from === undefined) {
       throw new PolicyError("invalid-input", "Cannot use to: it needs from");
     }
-    const revs = [
-      from === undefined ? undefined : revision("from", from),
-      to === undefined ? undefined : revision("to", to),
-    ];
-    return await git.run(r, [
-      arg.word("diff"),
-      ...SHOW_AS_STORED.filter((part) => part.kind !== "flag" || part.text !== "--no-show-signature"),
+    const revs: [string, string][] = [];
+    if (from !== undefined) revs.push(["from", revision("from", from)]);
+    if (to !== undefined) revs.push(["to", revision("to", to)]);
+    const trees: string[] = [];
+    for (const [name, rev] of revs) trees.push(await git.resolve(r, name, rev, "tree", signal));
+    const paths = await this.#paths(r.root, path, true);
+    const command = ["diff-files", "diff-index", "diff-tree"][trees.length];
+    const shape = (output: CommandArg[]) => [
+      arg.word(command),
+      ...output,
+      ...(trees.length === 2 ? [arg.flag("-r")] : []),
       arg.flag("--ignore-submodules=all"),
-      ...await this.#tail(r.root, revs, path),
-    ], { signal });
+      arg.flag("--end-of-options"),
+      ...trees.map((id, i) => arg.value(i === 0 ? "from" : "to", id)),
+      arg.operands("path", paths),
+    ];
+    if (trees.length < 2 && !(await this.#config()).allow_hard_links) {
+      // The files this diff would read from the work tree, listed first and checked.
+      const names = await git.run(r, shape([arg.flag("--name-only"), arg.flag("-z")]), { signal });
+      await assertSingleNames(r.root, r.name, nulPaths(r.name, names));
+    }
+    const patch = [arg.flag("--patch"), arg.flag("--find-renames"), ...SHOW_AS_STORED.slice(0, 3)];
+    return await git.run(r, shape(patch), { signal });
   }
 
   /** `git grep`: lines matching an extended regular expression, in tracked files (text only). */
@@ -127,27 +158,50 @@ export class Manager {
     if (typeof pattern !== "string" || pattern === "" || pattern.length > MAX_PATTERN) {
       throw new PolicyError("invalid-input", `Cannot use pattern: it must be 1 to ${MAX_PATTERN} characters`);
     }
-    return await git.run(r, [
+    const checked = ref === undefined ? undefined : revision("ref", ref);
+    const id = checked === undefined ? undefined : await git.resolve(r, "ref", checked, "commit", signal);
+    // git 2.39's grep takes --end-of-options for a revision: it goes without (an object id is no option).
+    const out = await git.run(r, [
       arg.word("grep"),
       arg.flag("--no-color"),
       arg.flag("--no-textconv"),
       arg.flag("--line-number"),
+      arg.flag("--null"),
       arg.flag("-I"),
       arg.flag("--full-name"),
       arg.flag("--extended-regexp"),
       arg.option("-e", "pattern", pattern),
-      ...await this.#tail(r.root, [ref === undefined ? undefined : revision("ref", ref)], path, false),
+      ...(id === undefined ? [] : [arg.value("ref", id)]),
+      arg.operands("path", await this.#paths(r.root, path, false)),
     ], { signal, okCodes: [0, 1] });
+    const matches = parseGrep(out.stdout);
+    if (id === undefined && !(await this.#config()).allow_hard_links) {
+      // Checked after git read them, before anyone sees a line: only files that matched were shown.
+      await assertSingleNames(r.root, r.name, matches.map((m) => m.name));
+    }
+    // A match in a revision is named `<id>:<path>`: shown as the revision the caller gave.
+    const lines = matches.map((m) => {
+      const name = id !== undefined && m.name.startsWith(`${id}:`) ? `${checked}${m.name.slice(id.length)}` : m.name;
+      return `${name}:${m.line}:${m.text}\n`;
+    });
+    const text = lines.join("") + (out.cut ? out.text.slice(out.stdout.length + 1) : "");
+    return { ...out, text };
   }
 
   /** `git blame`: who last changed each line of a file. */
   async blame(repo: string, path: string, ref?: string, signal?: AbortSignal): Promise<GitOutput> {
     const [git, r] = await this.#repo(repo);
+    const id = ref === undefined ? undefined : await git.resolve(r, "ref", revision("ref", ref), "commit", signal);
+    const paths = await this.#paths(r.root, path, false);
+    if (id === undefined && !(await this.#config()).allow_hard_links) {
+      await assertSingleNames(r.root, r.name, paths);
+    }
     return await git.run(r, [
       arg.word("blame"),
       arg.flag("--no-textconv"),
       arg.flag("--date=iso-strict"),
-      ...await this.#tail(r.root, [ref === undefined ? undefined : revision("ref", ref)], path, false),
+      ...(id === undefined ? [] : [arg.value("ref", id)]),
+      arg.operands("path", paths),
     ], { signal });
   }
 
@@ -177,7 +231,7 @@ export class Manager {
     if (message.includes("\0")) throw new PolicyError("invalid-input", "Cannot use message: it holds a NUL byte");
     const target = await this.commitTarget(repo, paths);
     const [git, r] = await this.#repo(repo);
-    const { author } = await this.#config();
+    const { author, allow_hard_links } = await this.#config();
     const options = {
       signal,
       refuseFilters: true,
@@ -186,6 +240,18 @@ export class Manager {
     // Two commits to one repository would race for its index lock: they take turns.
     const previous = this.#commitLocks.get(r.name) ?? Promise.resolve();
     const turn = previous.catch(() => {}).then(async () => {
+      if (!allow_hard_links) {
+        // What `git add` would read: tracked and untracked (not ignored) files under the paths.
+        const listed = await git.run(r, [
+          arg.word("ls-files"),
+          arg.flag("-z"),
+          arg.flag("--cached"),
+          arg.flag("--others"),
+          arg.flag("--exclude-standard"),
+          arg.operands("paths", target.paths),
+        ], { signal });
+        await assertSingleNames(r.root, r.name, nulPaths(r.name, listed));
+      }
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], options);
       await git.run(r, [
         arg.word("commit"),
@@ -211,42 +277,44 @@ export class Manager {
     return Promise.resolve();
   }
 
+  /** The caller's path, checked, as operands; the whole tree (`.`) when none and `whole`. */
+  async #paths(root: string, path: string | undefined, whole: boolean): Promise<string[]> {
+    if (path === undefined) return whole ? ["."] : [];
+    const relative = repoPath("path", path);
+    await assertNoLinkedFolder(root, "path", relative);
+    return [relative];
+  }
+
   /**
-   * `--end-of-options` (git 2.39's grep and blame take it for a revision, so
-   * they go without; revisions never start with `-` anyway), the revisions
-   * given, then `--` and the path, checked.
+   * Opens the current config now (the server calls it at start): returns one
+   * line per repository that cannot be served, saying why.
+   *
+   * @returns The lines.
    */
-  async #tail(
-    root: string,
-    revs: (string | undefined)[],
-    path: string | undefined,
-    endOfOptions = true,
-  ): Promise<CommandArg[]> {
-    const parts: CommandArg[] = endOfOptions ? [arg.flag("--end-of-options")] : [];
-    revs.forEach((rev, i) => {
-      if (rev !== undefined) parts.push(arg.value(i === 0 ? "ref" : "to", rev));
-    });
-    const paths: string[] = [];
-    if (path !== undefined) {
-      const relative = repoPath("path", path);
-      await assertNoLinkedFolder(root, "path", relative);
-      paths.push(relative);
-    }
-    parts.push(arg.operands("path", paths));
-    return parts;
+  async open(): Promise<readonly string[]> {
+    const config = await this.#config();
+    const git = await this.#gitFor(config);
+    return git.refused;
   }
 
   async #repo(name: string): Promise<[Git, ReturnType<Git["repo"]>]> {
-    const config = await this.#config();
+    const git = await this.#gitFor(await this.#config());
+    return [git, git.repo(name)];
+  }
+
+  // A new config version (at start, after a reload) is opened once: each repository it cannot
+  // serve is said on stderr then, and refused again by the check before every run.
+  #gitFor(config: Config): Promise<Git> {
     if (this.#current?.config !== config) {
       const git = Git.open(config, baseDirOf(this.#configPath));
-      // A failed build is not cached: the next call tries again.
-      git.catch(() => {
+      git.then((opened) => {
+        for (const line of opened.refused) console.error(`git: ${line}`);
+      }, () => {
+        // A failed build is not cached: the next call tries again.
         if (this.#current?.git === git) this.#current = undefined;
       });
       this.#current = { config, git };
     }
-    const git = await this.#current.git;
-    return [git, git.repo(name)];
+    return this.#current.git;
   }
 }

@@ -4,8 +4,9 @@ import type { Config } from "./config.ts";
 
 /**
  * The one policy both layers enforce for a config: the repositories are read
- * roots (the server resolves folders and checks paths there; git itself, a
- * child process, runs outside Deno's sandbox), git and the group killer are
+ * roots, with the folders outside them a repository's git data may be in
+ * (the server resolves folders and checks paths there; git itself, a child
+ * process, runs outside Deno's sandbox), git and the group killer are
  * the only programs (`--allow-run`), the audit file is written, and the
  * config file is read. Nothing is writable by Deno itself: commits are git's.
  *
@@ -16,7 +17,7 @@ import type { Config } from "./config.ts";
  */
 export function policyFor(config: Config, configPath: string | undefined, variables: readonly string[] = []): Policy {
   return definePolicy({
-    readRoots: config.repos.map((repo) => repo.path),
+    readRoots: config.repos.flatMap((repo) => [repo.path, ...repo.allow_outside]),
     readFiles: configPath === undefined ? [] : [resolve(configPath)],
     writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
     run: [config.git, config.kill],
