@@ -14,6 +14,10 @@ if (!health()) {
     policy: (config, source) => policyFor(config, source.path, source.variables),
     auditFile: (config, source) => auditFileOf(config, source.path),
     manager: (config) => new Manager(config.get, config.path),
-    register: registerAll,
+    // Before serving, each repository that cannot be served is named on stderr with the reason.
+    register: async (server, mgr) => {
+      await mgr.open();
+      registerAll(server, mgr);
+    },
   });
 }

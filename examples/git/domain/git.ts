@@ -201,10 +201,9 @@ export class Git {
     });
     const id = result.stdout.trim();
     if (result.code === 1 && id === "") {
-      const what = type === "object" ? "an object" : `a ${type}`;
       throw new PolicyError(
         "not-found",
-        `Cannot use ${name} ${quote(rev)}: it names no ${what} in repo ${quote(repo.name)}`,
+        `Cannot use ${name} ${quote(rev)}: it names no ${type} in repo ${quote(repo.name)}`,
       );
     }
     this.#check(repo, "rev-parse", result, [0]);
@@ -293,7 +292,7 @@ export class Git {
     const parts = [arg.word("rev-parse"), arg.flag("--absolute-git-dir")];
     const result = await this.#commands.run("git", [...discoveryArgs(), ...parts], { cwd: repo.root, signal });
     const owner = (await Deno.stat(repo.root).catch(() => undefined))?.uid ?? undefined;
-    if (/dubious ownership/.test(result.stderr)) throw otherOwner(repo.name, "work tree", owner);
+    if (/dubious ownership/.test(result.stderr)) throw otherOwner(repo.name, "work tree or git directory", undefined);
     this.#check(repo, "rev-parse", result, [0]);
     const found = await Deno.realPath(result.stdout.trim()).catch(() => undefined);
     if (found !== gitDir || owner === undefined) {
@@ -336,7 +335,7 @@ export class Git {
 }
 
 function otherOwner(name: string, what: string, uid: number | undefined): PolicyError {
-  const who = uid === undefined ? "a user this server cannot tell" : `another user (uid ${uid})`;
+  const who = uid === undefined ? "another user" : `another user (uid ${uid})`;
   return new PolicyError(
     "no-permission",
     `Cannot use repo ${quote(name)}: its ${what} belongs to ${who}; set trust_other_owner to serve it`,

@@ -286,15 +286,12 @@ export class Manager {
   }
 
   /**
-   * Opens the current config now (the server calls it at start): returns one
-   * line per repository that cannot be served, saying why.
-   *
-   * @returns The lines.
+   * Opens the current config now (the server calls it at start), saying on
+   * stderr, one line each, which repositories cannot be served and why. A
+   * config that cannot be opened at all is left for the first call to report.
    */
-  async open(): Promise<readonly string[]> {
-    const config = await this.#config();
-    const git = await this.#gitFor(config);
-    return git.refused;
+  async open(): Promise<void> {
+    await this.#gitFor(await this.#config()).catch(() => {});
   }
 
   async #repo(name: string): Promise<[Git, ReturnType<Git["repo"]>]> {

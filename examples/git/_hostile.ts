@@ -1,0 +1,61 @@
+// Setup for the red-team tests over real stdio: a 0700 temp folder with a
+// private repository and a secret file outside every configured path (both
+// holding a canary), repositories made by real git, and what the tests need
+// that Deno's API would need wider permissions for (`ln -s`, `chown`).
+// Imported only by *_test.ts files in this folder.
+import { join } from "node:path";
+import { type Fixture, fixture } from "./domain/_fixture.ts";
+
+/** A tree for one red-team test. */
+export interface HostileTree {
+  /** The fixture: `git` runs plain git, `repo` makes a repository. */
+  readonly f: Fixture;
+  /** Text that must never reach a tool's result. */
+  readonly canary: string;
+  /** A private repository outside every configured path; its last commit's message and a file hold the canary. */
+  readonly private: string;
+  /** The private repository's last commit. */
+  readonly privateHead: string;
+  /** A file outside every configured path, larger than the output cap the tests set, full of the canary. */
+  readonly secret: string;
+  /** Writes `git.json` with `body` and returns its path. */
+  config(body: Record<string, unknown>): Promise<string>;
+}
+
+/** Makes the tree. */
+export async function hostileTree(): Promise<HostileTree> {
+  const f = await fixture();
+  await Deno.chmod(f.base, 0o700);
+  const canary = `CANARY-${crypto.randomUUID()}`;
+  const priv = await f.repo("private", { "secret.txt": `${canary}\n` });
+  await f.git(priv, "commit", "-q", "--allow-empty", "-m", `private ${canary}`);
+  const privateHead = (await f.git(priv, "rev-parse", "HEAD")).trim();
+  await Deno.mkdir(join(f.base, "outside"));
+  const secret = join(f.base, "outside", "secret");
+  await Deno.writeTextFile(secret, `${canary}\n`.repeat(256));
+  return {
+    f,
+    canary,
+    private: priv,
+    privateHead,
+    secret,
+    async config(body) {
+      const path = join(f.base, "git.json");
+      await Deno.writeTextFile(path, JSON.stringify(body), { mode: 0o600 });
+      return path;
+    },
+  };
+}
+
+/** Runs plain git (no hardening) and returns its stdout whatever its exit code: what an unguarded server would show. */
+export async function plainGit(cwd: string, ...args: string[]): Promise<string> {
+  const env = { PATH: "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+  const out = await new Deno.Command("/usr/bin/git", { args, cwd, env, clearEnv: true, stdin: "null" }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** Runs a system tool (`ln`, `chown`) and throws when it fails. */
+export async function system(program: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command(program, { args, stdout: "null", stderr: "piped" }).output();
+  if (!out.success) throw new Error(`${program} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+}

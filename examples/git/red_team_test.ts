@@ -1,0 +1,151 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
+// Attacks on what the server hands to git, each over real stdio against the
+// server started with exactly the flags it prints: a revision that git would
+// read as a path, GIT_* variables around the server, and a work-tree file
+// hard-linked to a file outside every repository.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { printedPermissions } from "@forge/toolkit/permissions";
+import { spawnServer } from "@forge/toolkit/testing";
+import { serveUnderPrintedFlags, textOf } from "../_served.ts";
+import { REPO, SCRIPT } from "./_e2e.ts";
+import { hostileTree, plainGit } from "./_hostile.ts";
+
+const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
+
+Deno.test({
+  name:
+    "no revision is read as a path: an outside file as from, to, ref or rev is refused, never shown, and refused alike whether it exists or not",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "README.md": "# app\n" });
+    // With a work-tree file named "--", git 2.39 takes `diff … <outside file> --` for `diff --no-index`.
+    await Deno.writeTextFile(join(app, "--"), "x\n");
+    const leak = await plainGit(app, "diff", "--end-of-options", "../outside/secret", "--");
+    assert.ok(leak.includes(t.canary), "plain git does not fall for it: this test proves nothing");
+    const config = await t.config({ repos: [{ name: "app", path: "app" }], max_output_bytes: 1024 });
+    const { server, call } = await serveUnderPrintedFlags(SCRIPT, config);
+    try {
+      const shapes = (rev: string): [string, Record<string, unknown>][] => [
+        ["git_diff", { repo: "app", from: rev }],
+        ["git_diff", { repo: "app", from: rev, path: "README.md" }],
+        ["git_diff", { repo: "app", from: "HEAD", to: rev }],
+        ["git_log", { repo: "app", ref: rev }],
+        ["git_show", { repo: "app", rev }],
+        ["git_show", { repo: "app", rev, path: "README.md" }],
+        ["git_grep", { repo: "app", pattern: "CANARY", ref: rev }],
+        ["git_blame", { repo: "app", path: "README.md", ref: rev }],
+      ];
+      const pairs = [
+        ["../outside/secret", "../outside/missing"],
+        [t.secret, join(t.f.base, "outside", "missing")],
+        ["/etc/passwd", "/etc/no-such-file"],
+      ];
+      for (const [present, absent] of pairs) {
+        const [withFile, without] = [shapes(present), shapes(absent)];
+        for (let i = 0; i < withFile.length; i++) {
+          const [name, args] = withFile[i];
+          const [one, other] = [await call(name, args), await call(name, without[i][1])];
+          const shown = `${name} ${JSON.stringify(args)}: ${textOf(one)}`;
+          assert.equal(one.isError, true, shown);
+          assert.ok(!textOf(one).includes(t.canary), shown);
+          assert.equal(
+            textOf(one).replaceAll(JSON.stringify(present), "<rev>"),
+            textOf(other).replaceAll(JSON.stringify(absent), "<rev>"),
+            `${shown}: the refusal tells whether the file exists`,
+          );
+        }
+      }
+      assert.match(
+        await textOf(await call("git_diff", { repo: "app", from: t.secret })),
+        /names no tree in repo "app"/,
+      );
+    } finally {
+      await server.close();
+      await t.f.end();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "GIT_* variables around the server never reach git: a GIT_DIR, object directory or alternates elsewhere change nothing",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    await t.f.repo("app", { "README.md": "# app\n" });
+    const config = await t.config({ repos: [{ name: "app", path: "app" }] });
+    const privateGit = join(t.private, ".git");
+    const env = {
+      GIT_DIR: privateGit,
+      GIT_WORK_TREE: t.private,
+      GIT_COMMON_DIR: privateGit,
+      GIT_OBJECT_DIRECTORY: join(privateGit, "objects"),
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: join(privateGit, "objects"),
+      GIT_INDEX_FILE: join(privateGit, "index"),
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "core.alternateRefsCommand",
+      GIT_CONFIG_VALUE_0: "/bin/false",
+    };
+    const flags = await printedPermissions({ script: SCRIPT, config, cwd: REPO });
+    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", config], cwd: REPO, env });
+    const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
+    try {
+      const log = await call("git_log", { repo: "app" });
+      assert.notEqual(log.isError, true, textOf(log));
+      assert.match(textOf(log), /first/);
+      assert.ok(!textOf(log).includes(t.canary), textOf(log));
+      const shown = await call("git_show", { repo: "app", rev: t.privateHead });
+      assert.equal(shown.isError, true, textOf(shown));
+      assert.ok(!textOf(shown).includes(t.canary));
+      assert.equal(textOf(await call("git_grep", { repo: "app", pattern: "CANARY" })), "");
+    } finally {
+      await server.close();
+      await t.f.end();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a work-tree file hard-linked to an outside file is read by no tool (diff, grep, blame, commit, so never show) unless allow_hard_links",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "README.md": "# app\n", "linked.txt": "old\n", "notes.txt": "plain\n" });
+    await Deno.remove(join(app, "linked.txt"));
+    await Deno.link(t.secret, join(app, "linked.txt"));
+    assert.ok((await plainGit(app, "diff")).includes(t.canary), "plain git does not show it: this test proves nothing");
+    const repos = [{ name: "app", path: "app", writable: true }];
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos }));
+    try {
+      const attacks: [string, Record<string, unknown>][] = [
+        ["git_diff", { repo: "app" }],
+        ["git_diff", { repo: "app", from: "HEAD" }],
+        ["git_diff", { repo: "app", path: "linked.txt" }],
+        ["git_grep", { repo: "app", pattern: "CANARY" }],
+        ["git_grep", { repo: "app", pattern: "CANARY", path: "linked.txt" }],
+        ["git_blame", { repo: "app", path: "linked.txt" }],
+        ["git_commit", { repo: "app", message: "take it", paths: ["linked.txt"] }],
+      ];
+      for (const [name, args] of attacks) await served.refused(name, args, /"linked\.txt".*has 2 hard links/);
+      for (const [name, args] of attacks) assert.ok(!textOf(await served.call(name, args)).includes(t.canary));
+      // Nothing was committed, so git_show has only the old content; the other files are served as before.
+      assert.equal(await served.ok("git_show", { repo: "app", rev: "HEAD", path: "linked.txt" }), "old\n");
+      assert.match(await served.ok("git_log", { repo: "app", max_count: 1 }), /first/);
+      assert.match(await served.ok("git_grep", { repo: "app", pattern: "plain" }), /^notes\.txt:1:plain$/m);
+      assert.equal(await served.ok("git_diff", { repo: "app", path: "notes.txt" }), "");
+      assert.match(await served.ok("git_blame", { repo: "app", path: "notes.txt", ref: "HEAD" }), /plain/);
+    } finally {
+      await served.server.close();
+    }
+    const allowed = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos, allow_hard_links: true }));
+    try {
+      assert.ok((await allowed.ok("git_diff", { repo: "app" })).includes(t.canary), "allow_hard_links: true reads it");
+    } finally {
+      await allowed.server.close();
+      await t.f.end();
+    }
+  },
+});
