@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/true
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { arg, PolicyError } from "@forge/toolkit/validate";
@@ -46,6 +46,36 @@ Deno.test("Git.run() reports git's failure with the work tree's path replaced by
     await assert.rejects(
       git.run(git.repo("r"), [arg.word("show"), arg.value("rev", "no-such-rev")]),
       (err: Error) => /^Cannot run git show in repo "r": /.test(err.message) && !err.message.includes(dir),
+    );
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("Git.run() reports a git that failed after writing past the cap, when it ended before the cap's kill", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    // A commit whose message passes the cap and whose one file's content is missing: `git show`
+    // writes the message, then fails (exit 128) and writes nothing more.
+    const entry = new Uint8Array([...new TextEncoder().encode("100644 f\0"), ...new Array(20).fill(0x11)]);
+    await Deno.writeFile(join(f.base, "tree"), entry);
+    const tree = (await f.git(dir, "hash-object", "-t", "tree", "-w", "--literally", join(f.base, "tree"))).trim();
+    const who = "A <a@example.com> 1 +0000";
+    const body = `tree ${tree}\nauthor ${who}\ncommitter ${who}\n\n${"x".repeat(1500)}\n`;
+    await Deno.writeTextFile(join(f.base, "commit"), body);
+    const commit = (await f.git(dir, "hash-object", "-t", "commit", "-w", join(f.base, "commit"))).trim();
+    // A killer that kills nothing stands for a git that ends before the kill lands.
+    const config = ConfigSchema.parse({
+      repos: [{ name: "r", path: dir }],
+      max_output_bytes: 1024,
+      kill: "/usr/bin/true",
+    });
+    const git = await Git.open(config, f.base);
+    await assert.rejects(
+      git.run(git.repo("r"), [arg.word("show"), arg.value("rev", commit)]),
+      (err: Error) =>
+        err instanceof PolicyError && /^Cannot run git show in repo "r": fatal: unable to read/.test(err.message),
     );
   } finally {
     await f.end();
