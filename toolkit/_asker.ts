@@ -8,6 +8,7 @@ import { compileInputValidator } from "./_input_validator.ts";
 import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, type RpcError } from "./_jsonrpc.ts";
 import type {
+  AskOptions,
   ClientCapability,
   ClientRoot,
   ElicitAnswer,
@@ -19,13 +20,15 @@ import { MissingCapabilityError } from "./missing_capability_error.ts";
 import type { ObjectSchema } from "./schema.ts";
 import type { ToolRequest } from "./tool.ts";
 import { ToolError } from "../internal/tool_error.ts";
+import { quote } from "../internal/quote.ts";
 
 /** The requests a server may send its client. */
 export type AskMethod = "elicitation/create" | "roots/list" | "sampling/createMessage";
 
 /** Sends one question to the client and resolves with its raw answer. */
 export interface Asker {
-  ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown>;
+  /** `key` is the handler's name for the question, already checked; undefined lets the asker make one. */
+  ask(method: AskMethod, params: Record<string, unknown> | undefined, key?: string): Promise<unknown>;
   /** True when answers arrive in `inputResponses` (2026-07-28): a bad one is then the request's invalid params. */
   readonly modern: boolean;
   /** What the call paused to ask (2026-07-28), once this asker paused it. */
@@ -82,10 +85,33 @@ export const NO_ASKER: Asker = {
   ask: (method) => Promise.reject(new MissingCapabilityError(CAPABILITY[method], method)),
 };
 
-/** The three question methods of a {@linkcode ToolRequest}, over one asker. */
-export function questionsOf(asker: Asker): Pick<ToolRequest, "elicit" | "listRoots" | "sample"> {
+/** What a handler may name a question: a short word, never a key the toolkit generates. */
+const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+const GENERATED_KEY = /^(?:elicitation|roots|sampling|input)-\d+$/;
+
+/**
+ * The three question methods of a {@linkcode ToolRequest}, over one asker.
+ * `keys` holds the names the call used so far (one set per call).
+ */
+export function questionsOf(
+  asker: Asker,
+  keys: Set<string> = new Set(),
+): Pick<ToolRequest, "elicit" | "listRoots" | "sample"> {
+  const keyOf = (options: AskOptions | undefined): string | undefined => {
+    const key = options?.key;
+    if (key === undefined) return undefined;
+    if (typeof key !== "string" || !KEY.test(key)) {
+      throw new TypeError(`Cannot ask the client: the key ${quote(key)} is not 1-64 characters of A-Z a-z 0-9 _ . -`);
+    }
+    if (GENERATED_KEY.test(key)) {
+      throw new TypeError(`Cannot ask the client: the key ${quote(key)} has the form of a generated key`);
+    }
+    if (keys.has(key)) throw new TypeError(`Cannot ask the client: the key ${quote(key)} is already used in this call`);
+    keys.add(key);
+    return key;
+  };
   return {
-    async elicit<T>(form: ElicitForm<T>): Promise<ElicitAnswer<T>> {
+    async elicit<T>(form: ElicitForm<T>, options?: AskOptions): Promise<ElicitAnswer<T>> {
       const schema = form?.requestedSchema;
       if (typeof form?.message !== "string" || schema?.type !== "object") {
         throw new TypeError("Cannot elicit: expected { message: string, requestedSchema: schema({...}) }");
@@ -94,18 +120,18 @@ export function questionsOf(asker: Asker): Pick<ToolRequest, "elicit" | "listRoo
         mode: "form",
         message: form.message,
         requestedSchema: schema,
-      });
+      }, keyOf(options));
       return checked(asker, () => elicitAnswer(raw, schema as never) as ElicitAnswer<T>);
     },
-    async listRoots(): Promise<ClientRoot[]> {
-      const raw = await asker.ask("roots/list", undefined);
+    async listRoots(options?: AskOptions): Promise<ClientRoot[]> {
+      const raw = await asker.ask("roots/list", undefined, keyOf(options));
       return checked(asker, () => rootsAnswer(raw));
     },
-    async sample(request: SampleRequest): Promise<SampleAnswer> {
+    async sample(request: SampleRequest, options?: AskOptions): Promise<SampleAnswer> {
       if (!Array.isArray(request?.messages) || typeof request.maxTokens !== "number") {
         throw new TypeError("Cannot sample: expected { messages: [...], maxTokens: number }");
       }
-      const raw = await asker.ask("sampling/createMessage", { ...request });
+      const raw = await asker.ask("sampling/createMessage", { ...request }, keyOf(options));
       return checked(asker, () => sampleAnswer(raw));
     },
   };

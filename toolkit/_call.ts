@@ -115,6 +115,8 @@ function askerOf(input: CallInput): Asker {
 }
 
 function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"): ToolRequest {
+  // The keys this run of the handler named: a name is used once per call.
+  const keys = new Set<string>();
   return {
     name: input.entry.tool.name,
     arguments: input.args,
@@ -123,9 +125,9 @@ function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"):
     client: input.client,
     confirmation,
     progress: input.progress,
-    elicit: (form) => questionsOf(askerOf(input)).elicit(form),
-    listRoots: () => questionsOf(askerOf(input)).listRoots(),
-    sample: (request) => questionsOf(askerOf(input)).sample(request),
+    elicit: (form, options) => questionsOf(askerOf(input), keys).elicit(form, options),
+    listRoots: (options) => questionsOf(askerOf(input), keys).listRoots(options),
+    sample: (request, options) => questionsOf(askerOf(input), keys).sample(request, options),
   };
 }
 

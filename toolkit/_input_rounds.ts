@@ -4,9 +4,10 @@
 // from the start on every round, so straight-line code works: a question
 // already answered (in an earlier round, kept in the sealed state, or in this
 // request's `inputResponses`) resolves at once; the first unanswered ones
-// pause the call. Questions are keyed by their order in the run
-// (`elicitation-1`, `roots-2`…) and matched with the digest of what was asked,
-// so a handler that asks something else at that place is asked again.
+// pause the call. Questions are keyed by the name the handler gave them, else
+// by their order in the run (`elicitation-1`, `roots-2`…), and matched with
+// the digest of what was asked, so a handler that asks something else under
+// that key is asked again.
 
 import { type Asker, type AskMethod, declares, missingCapability } from "./_asker.ts";
 import { digestOf, sealState, type StateBody } from "./_request_state.ts";
@@ -72,11 +73,11 @@ export class InputRounds implements Asker {
     return this.#asked;
   }
 
-  async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
+  async ask(method: AskMethod, params: Record<string, unknown> | undefined, named?: string): Promise<unknown> {
     if (!declares(this.#options.capabilities, method)) throw missingCapability(method);
     if (this.#paused) return new Promise(() => {});
     const seq = ++this.#seq;
-    const key = `${SHORT[method]}-${seq}`;
+    const key = named ?? `${SHORT[method]}-${seq}`;
     this.#lookups++;
     let q: string;
     try {

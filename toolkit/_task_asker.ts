@@ -21,8 +21,8 @@ export class TaskAsker implements Asker {
     this.#capabilities = capabilities;
   }
 
-  ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
+  ask(method: AskMethod, params: Record<string, unknown> | undefined, key?: string): Promise<unknown> {
     if (!declares(this.#capabilities, method)) return Promise.reject(missingCapability(method));
-    return this.#table.ask(this.#task, method, params);
+    return this.#table.ask(this.#task, method, params, key);
   }
 }

@@ -152,8 +152,11 @@ export class TaskTable {
     return { missing: this.#expired.includes(id) ? "expired" : "not found" };
   }
 
-  /** Asks the client for input on behalf of a running task; resolves with the client's raw answer. */
-  ask(task: Task, method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+  /**
+   * Asks the client for input on behalf of a running task, under `key` or a
+   * generated `input-N`; resolves with the client's raw answer.
+   */
+  ask(task: Task, method: string, params: Record<string, unknown> | undefined, key?: string): Promise<unknown> {
     if (task.terminal || task.call.signal.aborted) return Promise.reject(task.call.signal.reason);
     let request: PendingInput["request"];
     try {
@@ -164,8 +167,7 @@ export class TaskTable {
       return Promise.reject(err);
     }
     return new Promise((resolve, reject) => {
-      const key = `input-${++task.inputCount}`;
-      task.inputs.set(key, { request, resolve, reject });
+      task.inputs.set(key ?? `input-${++task.inputCount}`, { request, resolve, reject });
       this.#touch(task, "input_required");
     });
   }

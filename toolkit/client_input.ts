@@ -63,5 +63,38 @@ export interface SampleAnswer {
   [field: string]: unknown;
 }
 
+/**
+ * How a handler names one question. In 2026-07-28 a question is one entry of
+ * the call's `inputRequests` (or of a task's), and the client answers it under
+ * the same key in `inputResponses`: a name the handler chooses (`user_name`)
+ * lets a client, a log or a test tell questions apart; without one the toolkit
+ * makes a key from the question's place in the run (`elicitation-1`,
+ * `roots-2`, `input-3` in a task). In the initialize era a question is a
+ * request of its own and the name does not travel, but it is checked the same
+ * way, so one handler works in both eras.
+ *
+ * @example Ask for a name under a key of your own
+ * ```ts
+ * import { schema, strProp, text, type ToolHandler } from "@forge/toolkit";
+ *
+ * const handler: ToolHandler = async (req) => {
+ *   const answer = await req.elicit(
+ *     { message: "What is your name?", requestedSchema: schema({ name: strProp("Your name") }, ["name"]) },
+ *     { key: "user_name" },
+ *   );
+ *   return text(answer.action === "accept" ? `Hello, ${answer.content.name}!` : "Hello!");
+ * };
+ * ```
+ */
+export interface AskOptions {
+  /**
+   * The question's key: 1–64 characters of `A-Z a-z 0-9 _ . -`, used once per
+   * call, and not of the form the toolkit generates (`elicitation-1`,
+   * `roots-1`, `sampling-1`, `input-1`), so the two never meet.
+   * @default {a key made from the question's place in the run}
+   */
+  key?: string;
+}
+
 /** The client capabilities a handler can need: one per kind of question. */
 export type ClientCapability = "elicitation" | "roots" | "sampling";

@@ -18,6 +18,7 @@ export type { ArrayOptions } from "./args.ts";
 export { health } from "./health.ts";
 export { type PatternToolOptions, registerPatternTool } from "./pattern_tool.ts";
 export type {
+  AskOptions,
   ClientCapability,
   ClientRoot,
   ElicitAnswer,

@@ -1,5 +1,5 @@
 import type { Args } from "./args.ts";
-import type { ClientRoot, ElicitAnswer, ElicitForm, SampleAnswer, SampleRequest } from "./client_input.ts";
+import type { AskOptions, ClientRoot, ElicitAnswer, ElicitForm, SampleAnswer, SampleRequest } from "./client_input.ts";
 import type { ToolResult } from "./result.ts";
 import type { ObjectSchema } from "./schema.ts";
 
@@ -152,7 +152,10 @@ export interface ToolRequest<A = Args> {
    * from the start, when the client retries with the answer. So code before a
    * question must be safe to run more than once (ask first, act after).
    *
+   * `options.key` names the question ({@linkcode AskOptions}).
+   *
    * @throws {MissingCapabilityError} When the client did not declare elicitation.
+   * @throws {TypeError} When the form or `options.key` is malformed, or the key was already used in this call.
    *
    * @example Ask before overwriting
    * ```ts
@@ -168,7 +171,7 @@ export interface ToolRequest<A = Args> {
    * };
    * ```
    */
-  elicit<T>(form: ElicitForm<T>): Promise<ElicitAnswer<T>>;
+  elicit<T>(form: ElicitForm<T>, options?: AskOptions): Promise<ElicitAnswer<T>>;
   /**
    * The roots the client declares (`roots/list`), as it sent them. In the
    * initialize era they are asked once and kept until the client sends
@@ -184,7 +187,7 @@ export interface ToolRequest<A = Args> {
    * const handler: ToolHandler = async (req) => json({ roots: (await req.listRoots()).map((r) => r.uri) });
    * ```
    */
-  listRoots(): Promise<ClientRoot[]>;
+  listRoots(options?: AskOptions): Promise<ClientRoot[]>;
   /**
    * Asks the client's model for a completion (`sampling/createMessage`).
    *
@@ -203,7 +206,7 @@ export interface ToolRequest<A = Args> {
    * };
    * ```
    */
-  sample(request: SampleRequest): Promise<SampleAnswer>;
+  sample(request: SampleRequest, options?: AskOptions): Promise<SampleAnswer>;
 }
 
 /**

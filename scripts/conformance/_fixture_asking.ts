@@ -105,7 +105,9 @@ export function addAskingTools(server: Server): void {
 
   // 2026-07-28 input-required scenarios: one question per tool, or several asked together.
   asking("test_input_required_result_elicitation", "Asks the user's name", async (req) => {
-    const answer = await req.elicit({ message: "What is your name?", requestedSchema: NAME_FORM });
+    const answer = await req.elicit({ message: "What is your name?", requestedSchema: NAME_FORM }, {
+      key: "user_name",
+    });
     return answer.action === "accept" ? `Hello, ${answer.content.name}!` : `No name given (${answer.action})`;
   });
   asking("test_streaming_elicitation", "Asks the user's name", async (req) => {
@@ -116,40 +118,42 @@ export function addAskingTools(server: Server): void {
     const answer = await req.sample({
       messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
       maxTokens: 100,
-    });
+    }, { key: "capital_question" });
     return `Sampling response: ${(answer.content as { text?: string }).text ?? ""}`;
   });
   asking("test_input_required_result_list_roots", "Lists the client's roots", async (req) => {
-    const roots = await req.listRoots();
+    const roots = await req.listRoots({ key: "client_roots" });
     return `Roots: ${roots.map((r) => r.uri).join(", ")}`;
   });
   asking("test_input_required_result_request_state", "Asks for a confirmation", async (req) => {
     const answer = await req.elicit({
       message: "Please confirm",
       requestedSchema: form<{ ok: boolean }>({ ok: { type: "boolean" } }, ["ok"]),
-    });
+    }, { key: "confirm" });
     // The toolkit opened the sealed requestState before the handler ran again: reaching here proves it.
     return `state-ok: ${answer.action}`;
   });
   asking("test_input_required_result_multiple_inputs", "Asks three things at once", async (req) => {
     const [name, greeting, roots] = await Promise.all([
-      req.elicit({ message: "What is your name?", requestedSchema: NAME_FORM }),
+      req.elicit({ message: "What is your name?", requestedSchema: NAME_FORM }, { key: "user_name" }),
       req.sample({
         messages: [{ role: "user", content: { type: "text", text: "Generate a greeting" } }],
         maxTokens: 50,
-      }),
-      req.listRoots(),
+      }, { key: "greeting" }),
+      req.listRoots({ key: "client_roots" }),
     ]);
     return `name=${JSON.stringify(name.content ?? null)}, greeting=${
       JSON.stringify((greeting.content as { text?: string }).text ?? "")
     }, roots=${roots.length}`;
   });
   asking("test_input_required_result_multi_round", "Asks twice, one question a round", async (req) => {
-    const first = await req.elicit({ message: "Step 1: What is your name?", requestedSchema: NAME_FORM });
+    const first = await req.elicit({ message: "Step 1: What is your name?", requestedSchema: NAME_FORM }, {
+      key: "step1",
+    });
     const second = await req.elicit({
       message: "Step 2: What is your favorite color?",
       requestedSchema: form<{ color: string }>({ color: { type: "string" } }, ["color"]),
-    });
+    }, { key: "step2" });
     return `name=${first.content?.name}, color=${second.content?.color}`;
   });
   asking("test_input_required_result_tampered_state", "Asks for a confirmation", async (req) => {

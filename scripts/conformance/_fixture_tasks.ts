@@ -97,7 +97,7 @@ export function addTaskTools(server: Server): void {
       requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } as ObjectSchema<
         { name: string }
       >,
-    });
+    }, { key: "user_name" });
     return text(`Hello, ${answer.action === "accept" ? answer.content.name : "nobody"}!`);
   });
 }

@@ -1,0 +1,47 @@
+// A server whose tools name their questions, for named_questions_test.ts; it
+// needs no Deno permission. `named` asks two named questions together,
+// `keyed` asks under the keys its arguments give (to test the key rules), and
+// `named_task` asks a named question as a task.
+import { addTool, health, run, schema, strProp, text } from "../../mod.ts";
+
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const NAME = schema({ name: strProp("Your name") }, ["name"]);
+
+if (!health()) {
+  await run("named", (server) => {
+    addTool(server, {
+      name: "named",
+      description: "Asks the user's name and the client's roots, under keys of its own",
+      inputSchema: schema(),
+      annotations: RO,
+    }, async (req) => {
+      const [answer, roots] = await Promise.all([
+        req.elicit({ message: "What is your name?", requestedSchema: NAME }, { key: "user_name" }),
+        req.listRoots({ key: "client_roots" }),
+      ]);
+      const name = answer.action === "accept" ? answer.content.name : answer.action;
+      return text(`Hello, ${name}! roots=${roots.map((r) => r.uri).join(",")}`);
+    });
+    addTool(server, {
+      name: "keyed",
+      description: "Asks one question per key given, in order",
+      inputSchema: schema({ keys: { type: "array", items: { type: "string" } } }, ["keys"]),
+      annotations: RO,
+    }, async (req) => {
+      for (const key of req.arguments.keys as string[]) {
+        await req.elicit({ message: `Question ${key}`, requestedSchema: NAME }, { key });
+      }
+      return text("asked");
+    });
+    addTool(server, {
+      name: "named_task",
+      description: "As a task, asks the user's name under its own key",
+      inputSchema: schema(),
+      annotations: RO,
+      task: true,
+    }, async (req) => {
+      const answer = await req.elicit({ message: "What is your name?", requestedSchema: NAME }, { key: "user_name" });
+      return text(`Hello, ${answer.action === "accept" ? answer.content.name : answer.action}!`);
+    });
+  });
+}
