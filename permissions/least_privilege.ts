@@ -9,7 +9,7 @@ export const ALLOW_EXCESS_PERMISSIONS_FLAG = "--allow-excess-permissions";
 /** The command-line flag that makes a server print its least-privilege flags and exit. */
 export const PRINT_PERMISSIONS_FLAG = "--print-permissions";
 
-/** The exit code of a server that refuses to serve with excess permissions. */
+/** The exit code of a server that refuses to serve: it holds more permissions than its policy needs, or lacks some. */
 export const EXCESS_PERMISSIONS_EXIT_CODE = 2;
 
 /** Options of {@linkcode enforceLeastPrivilege}. */
@@ -52,14 +52,15 @@ export interface LeastPrivilegeResult {
 
 /**
  * The start-up check: compares the process's permissions with `set`. With
- * excess grants it writes one stderr line — what is excess and the exact
- * flags to use — and returns `ok: false`; the caller exits with code 2.
- * Otherwise it revokes every kind the policy does not need at all
- * (`revokeUnneeded`), which also drops scoped grants of those kinds that no
- * probe covers. With {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} it serves
- * anyway, revokes nothing, and says so on stderr in capitals. Missing grants
- * only warn: the server can start, and each use of a missing grant fails on
- * its own.
+ * excess grants, or without a grant the policy needs, it writes one stderr
+ * line — what is excess or missing, and the exact flags to use — and returns
+ * `ok: false`; the caller exits with code 2. A missing grant refuses too: the
+ * server would otherwise serve a policy it cannot keep, each use of the grant
+ * failing on its own. Otherwise it revokes every kind the policy does not need
+ * at all (`revokeUnneeded`), which also drops scoped grants of those kinds
+ * that no probe covers. With {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} excess
+ * grants are served anyway, nothing is revoked, and stderr says so in
+ * capitals; a missing grant is still refused.
  *
  * @param set From `derivePermissions`.
  * @param options Name, arguments, opt-out and log.
@@ -89,11 +90,13 @@ export async function enforceLeastPrivilege(
   const shown = formatPermissionFlags(set) || "(no flags)";
   const excess = await checkPermissions(set);
   const missing = await missingPermissions(set);
-  if (excess.length > 0 && !allowExcess) {
-    log(
-      `${name}: refusing to serve: the process holds more permissions than its policy needs (${excess.join("; ")}); ` +
-        `run with: ${shown} (or pass ${ALLOW_EXCESS_PERMISSIONS_FLAG} while developing)`,
-    );
+  const refusedExcess = excess.length > 0 && !allowExcess;
+  if (refusedExcess || missing.length > 0) {
+    const holds = `holds more permissions than its policy needs (${excess.join("; ")})`;
+    const lacks = `lacks permissions its policy needs (${missing.join("; ")})`;
+    const why = refusedExcess && missing.length > 0 ? `${holds} and ${lacks}` : refusedExcess ? holds : lacks;
+    const optOut = refusedExcess ? ` (or pass ${ALLOW_EXCESS_PERMISSIONS_FLAG} while developing)` : "";
+    log(`${name}: refusing to serve: the process ${why}; run with: ${shown}${optOut}`);
     return { ok: false, excess, missing, flags, revoked: [] };
   }
   if (allowExcess) {
@@ -103,9 +106,6 @@ export async function enforceLeastPrivilege(
     log(
       `${name}: WARNING: ${ALLOW_EXCESS_PERMISSIONS_FLAG} is set: ${what}; never use it in production, run with: ${shown}`,
     );
-  }
-  if (missing.length > 0) {
-    log(`${name}: warning: the process lacks permissions its policy needs (${missing.join("; ")}); run with: ${shown}`);
   }
   // The opt-out keeps what the process holds: it is for code whose policy
   // does not (yet) declare everything it uses.

@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run --allow-env=FORGE_TENANT_CONFIG
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -144,30 +144,47 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a server missing a grant its policy needs starts and warns",
+  name: "a server missing a grant its policy needs refuses to start: exit 2 and one line with the flags that fix it",
   permissions: { run: [Deno.execPath()], read: [base] },
   async fn() {
     const { code, stdout, stderr } = await start([`--allow-read=${files.config}`], [files.config]);
-    assert.equal(code, 0);
-    assert.equal(stdout, "serving\n");
-    assert.match(
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, "", "it never served");
+    assert.equal(
       stderr,
-      /^fixture: warning: the process lacks permissions its policy needs \(read ".*\/data"; env "FORGE_TENANT_CONFIG"\)/,
+      `fixture: refusing to serve: the process lacks permissions its policy needs (read "${data}"; env "FORGE_TENANT_CONFIG"); run with: ${files.line}\n`,
+    );
+  },
+});
+
+Deno.test({
+  name: "a missing grant is refused under the opt-out too, and excess and missing grants share one line",
+  permissions: { run: [Deno.execPath()], read: [base] },
+  async fn() {
+    const optOut = await start([`--allow-read=${files.config}`], [files.config, "--allow-excess-permissions"]);
+    assert.equal(optOut.code, 2, optOut.stderr);
+    assert.match(optOut.stderr, /^fixture: refusing to serve: the process lacks permissions its policy needs/);
+    const both = await start([`--allow-read=${files.config},${data}`, "--allow-write=/tmp"], [files.config]);
+    assert.equal(both.code, 2, both.stderr);
+    assert.equal(both.stderr.trimEnd().split("\n").length, 1, both.stderr);
+    assert.match(
+      both.stderr,
+      /^fixture: refusing to serve: the process holds more permissions than its policy needs \(.*write "\/tmp".*\) and lacks permissions its policy needs \(env "FORGE_TENANT_CONFIG"\); run with: /,
     );
   },
 });
 
 Deno.test({
   name: "enforceLeastPrivilege() in-process: least privilege passes without a line",
-  permissions: { read: [data] },
+  permissions: { read: [data], env: ["FORGE_TENANT_CONFIG"] },
   async fn() {
     const lines: string[] = [];
     const set = derivePermissions(definePolicy({ readRoots: [data] }));
     const verdict = await enforceLeastPrivilege(set, { name: "t", args: [], log: (l) => lines.push(l) });
     assert.equal(verdict.ok, true);
     assert.deepEqual(verdict.excess, []);
-    assert.deepEqual(verdict.missing, ['env "FORGE_TENANT_CONFIG"']);
-    assert.deepEqual(lines.length, 1);
+    assert.deepEqual(verdict.missing, []);
+    assert.deepEqual(lines, []);
   },
 });
 

@@ -21,9 +21,9 @@ export interface PrintedPermissionsOptions {
 
 /**
  * Asks a server for its least-privilege Deno flags, the way an operator does:
- * `deno run --allow-read=<config> <script> -config <config> --print-permissions`.
- * `${NAME}` placeholders in the answer (values that came from the environment)
- * are filled back from `env`, so the flags can start the server for real.
+ * `deno run --allow-read=<config> --allow-env=<its variables> <script> -config <config> --print-permissions`.
+ * The server prints the values of the config's `${NAME}`s as `env` sets them,
+ * so the flags start it for real.
  *
  * @param options See {@linkcode PrintedPermissionsOptions}.
  * @returns The flags, one per element.
@@ -63,10 +63,7 @@ export async function printedPermissions(options: PrintedPermissionsOptions): Pr
     const stderr = new TextDecoder().decode(out.stderr).slice(0, 2000);
     throw new Error(`Cannot read the permissions of ${options.script}: exit ${out.code}; stderr: ${stderr}`);
   }
-  const line = new TextDecoder().decode(out.stdout).trim();
-  return shellWords(line).map((word) =>
-    word.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (placeholder, name: string) => env[name] ?? placeholder)
-  );
+  return shellWords(new TextDecoder().decode(out.stdout).trim());
 }
 
 /** Splits the single-quoted words `formatPermissionFlags` prints. */

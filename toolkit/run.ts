@@ -35,16 +35,11 @@ export interface RunOptions extends ServeOptions {
    * The policy both security layers enforce: `--print-permissions` prints the
    * server's least-privilege Deno flags and exits, and at start the server
    * refuses to serve (exit 2) when it holds more than the policy needs
-   * (`--allow-excess-permissions` overrides, loudly, for development).
+   * (`--allow-excess-permissions` overrides, loudly, for development) or lacks
+   * a grant the policy needs.
    * @default {a policy that allows nothing: the server needs no permission at all}
    */
   policy?: Policy;
-  /**
-   * Replaces values that came from the environment with `${NAME}` in what the
-   * server prints about its policy (pass the config loader's `redact`).
-   * @default {no change}
-   */
-  redact?: (text: string) => string;
   /**
    * The command-line arguments (`--print-permissions`, `--allow-excess-permissions`).
    * @default {Deno.args}
@@ -75,8 +70,8 @@ export interface RunOptions extends ServeOptions {
  * Least privilege by default: `--print-permissions` prints the Deno flags the
  * server's `policy` needs and exits, and at start the server checks
  * `Deno.permissions` and refuses to serve (exit 2, one stderr line with the
- * flags to use) when it holds more than its policy needs. Without a `policy`
- * the server may hold no permission at all.
+ * flags to use) when it holds more than its policy needs or lacks a grant
+ * the policy needs. Without a `policy` the server may hold no permission at all.
  *
  * @param name The server's name, e.g. `files`. Tool names carry no prefix.
  * @param register Adds the tools; may be async.
@@ -190,7 +185,6 @@ function shutdownSignals(): Deno.Signal[] {
 /** Layer 2 at start: prints the flags when asked, else refuses to serve with excess permissions. */
 async function permitted(name: string, policy: Policy, options: RunOptions): Promise<boolean> {
   const args = options.args ?? Deno.args;
-  const redact = options.redact ?? ((text: string) => text);
   // The three files it needs, not permissions/mod.ts: Deno reads a dynamic
   // import's whole graph at start, and the barrel would pull in configreload.
   const [{ derivePermissions }, { formatPermissionFlags }, least] = await Promise.all([
@@ -201,11 +195,12 @@ async function permitted(name: string, policy: Policy, options: RunOptions): Pro
   const { enforceLeastPrivilege, EXCESS_PERMISSIONS_EXIT_CODE, PRINT_PERMISSIONS_FLAG } = least;
   const set = derivePermissions(policy);
   if (args.includes(PRINT_PERMISSIONS_FLAG)) {
-    await Deno.stdout.write(new TextEncoder().encode(`${redact(formatPermissionFlags(set))}\n`));
+    // The values themselves, never `${NAME}`: the line is pasted or captured into a command.
+    await Deno.stdout.write(new TextEncoder().encode(`${formatPermissionFlags(set)}\n`));
     if (options.exit !== false) Deno.exit(0);
     return false;
   }
-  const verdict = await enforceLeastPrivilege(set, { name, args, log: (line) => console.error(redact(line)) });
+  const verdict = await enforceLeastPrivilege(set, { name, args, log: (line) => console.error(line) });
   if (verdict.ok) return true;
   if (options.exit !== false) Deno.exit(EXCESS_PERMISSIONS_EXIT_CODE);
   return false;

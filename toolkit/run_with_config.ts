@@ -34,7 +34,7 @@ export interface Closable {
 }
 
 /** Options of {@linkcode runWithConfig}; the rest are {@linkcode RunOptions}. */
-export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOptions, "policy" | "redact"> {
+export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOptions, "policy"> {
   /** The config's schema (a zod schema fits): every allow-list must default to nothing. */
   schema: ConfigSchema<T>;
   /**
@@ -67,10 +67,12 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
  * cannot be built, ends the process with one stderr line (`<name>: <reason>`)
  * and exit code 1. `--print-permissions` prints the flags the config needs and
  * `--print-host-config claude|vscode` prints a host entry (see the toolkit's
- * docs/permissions.md). Both need only read access to the config file and its
- * variables, and both skip the config file's safety check and its log lines:
- * printing grants nothing. `--allow-unsafe-config` turns the check off for
- * development.
+ * docs/permissions.md), both with the values of the config's `${VAR}`s, so
+ * what they print runs as pasted. Both need only read access to the config
+ * file and its variables (a variable the printing run may not read, or one
+ * that is unset, ends it with one line naming the variable), and both skip the
+ * config file's safety check and its log lines: printing grants nothing.
+ * `--allow-unsafe-config` turns the check off for development.
  *
  * @typeParam T The validated config.
  * @typeParam M The Manager.
@@ -135,14 +137,13 @@ export async function runWithConfig<T, M extends Closable>(
     }
     if (args.includes(PRINT_PERMISSIONS)) {
       // run() prints the flags and exits: no Manager, audit file or watcher is made for that.
-      started = { policy: atStart, redact: (text: string) => loader.redact(text), register: () => {}, close: () => {} };
+      started = { policy: atStart, register: () => {}, close: () => {} };
     } else {
       const redact = (text: string) => loader.redact(text);
       const mgr = manager({ ...from(), initial, get: () => loader.get(), redact, policyOf });
       const audit = auditTrail({ server: name, file: auditFile?.(initial, from()) });
       started = {
         policy: atStart,
-        redact,
         middleware: [audit, ...(rest.middleware ?? [])],
         register: (server: Server) => register(server, mgr),
         close: async () => {
@@ -161,7 +162,6 @@ export async function runWithConfig<T, M extends Closable>(
   await run(name, started.register, {
     ...rest,
     policy: started.policy,
-    redact: started.redact,
     middleware: started.middleware ?? rest.middleware,
     onClose: async () => {
       await rest.onClose?.();
@@ -172,7 +172,6 @@ export async function runWithConfig<T, M extends Closable>(
 
 interface Started {
   policy: Policy;
-  redact: (text: string) => string;
   middleware?: RunOptions["middleware"];
   register: (server: Server) => void | Promise<void>;
   close: () => void | Promise<void>;

@@ -90,6 +90,54 @@ Deno.test("--print-permissions skips the config folder's safety check and builds
   await t.remove();
 });
 
+Deno.test("--print-permissions prints the values of the config's ${VAR}s, so the line starts the server as captured", async () => {
+  const t = await tree({});
+  // "config" is also a folder name in the config file's path: a printed line that hid values would garble it.
+  await Deno.writeTextFile(t.file, JSON.stringify({ root: "${ROOT}", token: "${TOKEN}" }));
+  const env = { ROOT: t.root, TOKEN: "config" };
+  const out = await deno(
+    [`--allow-read=${t.file}`, "--allow-env=ROOT,TOKEN", fixture, "-config", t.file, "--print-permissions"],
+    env,
+  );
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(
+    out.stdout,
+    `--allow-read=${[t.root, t.file].sort().join(",")} --allow-env=FORGE_TENANT_CONFIG,ROOT,TOKEN\n`,
+  );
+  // As `flags=$(… --print-permissions)` then `deno run $flags …` would use it.
+  const server = await spawnServer({ args: [...out.stdout.trim().split(" "), fixture, "-config", t.file], env });
+  assert.deepEqual((await server.client.callTool({ name: "root", arguments: {} })).content, [
+    { type: "text", text: t.root },
+  ]);
+  assert.equal((await server.close()).code, 0);
+  await t.remove();
+});
+
+Deno.test("--print-permissions refuses in one line naming the variable when it is unset or the printing run may not read it", async () => {
+  const t = await tree({ root: "${ROOT}" });
+  const print = ["-config", t.file, "--print-permissions"];
+  const cases: { args: string[]; env: Record<string, string>; says: string }[] = [
+    {
+      args: [`--allow-read=${t.file}`, fixture, ...print],
+      env: { ROOT: t.root },
+      says: "root: uses ${ROOT}, which this process may not read (grant --allow-env=ROOT)",
+    },
+    {
+      args: [`--allow-read=${t.file}`, "--allow-env=ROOT", fixture, ...print],
+      env: {},
+      says: "root: uses ${ROOT}, which is not set",
+    },
+  ];
+  for (const { args, env, says } of cases) {
+    const out = await deno(args, env);
+    assert.equal(out.code, 1, out.stderr);
+    assert.equal(out.stdout, "", "no flag is printed");
+    assert.equal(out.stderr.trimEnd().split("\n").length, 1, out.stderr);
+    assert.ok(out.stderr.startsWith("fixture: Cannot load config") && out.stderr.includes(says), out.stderr);
+  }
+  await t.remove();
+});
+
 Deno.test("--print-host-config claude prints an entry that starts the server as pasted, and never a secret", async () => {
   const t = await tree({ root: "${ROOT}", token: "${TOKEN}" });
   const env = { ROOT: t.root, TOKEN: "s3cret-value" };

@@ -44,7 +44,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "--print-permissions shows a root that came from the environment as ${NAME}",
+  name: "--print-permissions shows a root that came from the environment by its value, so the flags run as pasted",
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree({ roots: ["${FILES_DATA}"] });
@@ -53,8 +53,8 @@ Deno.test({
       { FILES_DATA: tree.data },
     );
     assert.equal(out.code, 0, out.stderr);
-    assert.match(out.stdout, /--allow-read=\S*\$\{FILES_DATA\}/);
-    assert.ok(!out.stdout.includes(tree.data), out.stdout);
+    assert.ok(out.stdout.split(" ")[0].split("=")[1].split(",").includes(tree.data), out.stdout);
+    assert.ok(!out.stdout.includes("${"), out.stdout);
     await tree.remove();
   },
 });

@@ -147,7 +147,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a printer that may not read a symlinked root says so, and the server under those flags refuses clearly",
+  name:
+    "a printer that may not read a symlinked root says so; under those flags the server refuses to start, naming the flags that serve",
   permissions: perms,
   async fn() {
     const tree = await linkedTree();
@@ -165,11 +166,17 @@ Deno.test({
     );
     assert.ok(!printed.stdout.includes(tree.data), printed.stdout);
     const flags = printed.stdout.trim().split(/\s+/);
-    const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+    const refused = await denoRun([...flags, SCRIPT, "-config", tree.config]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.equal(refused.stderr.trimEnd().split("\n").length, 1, refused.stderr);
+    const [, why, fix] = refused.stderr.trim().match(
+      /^files: refusing to serve: the process lacks (.*); run with: (.*)$/,
+    )!;
+    assert.ok(why.includes(`read "${tree.data}"`), why);
+    const server = await spawnServer({ args: [...fix.split(" "), SCRIPT, "-config", tree.config], cwd: REPO });
     try {
       const result = await server.client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
-      assert.equal(result.isError, true);
-      assert.match((result.content as { text: string }[])[0].text, /restart the server with the flags/);
+      assert.equal(result.isError, undefined, JSON.stringify(result.content));
     } finally {
       await server.close();
     }

@@ -6,7 +6,7 @@
 //   dev          the same, restarted on every change of a .ts or .json file (see _dev.ts)
 //   inspect      open the MCP Inspector on it (extra arguments go to the Inspector,
 //                e.g. `deno task inspect --cli --method tools/list`)
-//   permissions  print the flags (values from the environment shown as ${NAME})
+//   permissions  print the flags, with the values of the config's ${VAR}s
 //   host-config  print a host entry: `deno task host-config claude|vscode [--npx]`
 //   compile      one binary in dist/ with those flags baked in and the config embedded
 //                (`--dry-run` prints the `deno compile` command without running it)

@@ -8,8 +8,5 @@ const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, o
 if (!health()) {
   await run("policy", (server) => {
     addTool(server, { name: "hi", description: "Says hi", inputSchema: schema(), annotations: RO }, () => text("hi"));
-  }, {
-    policy: definePolicy({ readRoots: [root] }),
-    redact: (t) => t.replaceAll(root, "${ROOT}"),
-  });
+  }, { policy: definePolicy({ readRoots: [root] }) });
 }
