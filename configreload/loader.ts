@@ -123,7 +123,6 @@ export class Loader<T> {
   #stampAt = 0;
   readonly #bad = new Map<string, ConfigError>();
   readonly #logged = new Set<string>();
-  readonly #unchecked = new Set<string>();
   #inflight: Promise<T> | undefined;
   #queued: Promise<T> | undefined;
   #watcher: Deno.FsWatcher | undefined;
@@ -252,8 +251,9 @@ export class Loader<T> {
       reason: `it cannot be checked: ${err.message}`,
       unchecked: [],
     }));
+    // A folder it may not read goes unchecked in silence: least privilege grants the
+    // config file, not its folder, so that is how a correct setup looks.
     const reason = safety.reason;
-    for (const dir of safety.unchecked) this.#sayUnchecked(dir);
     if (reason !== undefined && !this.#options.allowUnsafeFile) {
       return this.#fail(`unsafe ${reason}`, new ConfigError(`Cannot load config ${quote(path, 256)}: ${reason}`));
     }
@@ -340,17 +340,6 @@ export class Loader<T> {
     const message = redact(err instanceof Error ? err.message : String(err));
     const detail = message.replace(/^Cannot \w+ config: /, "");
     return new ConfigError(`Cannot load config ${file}: ${detail}`, { cause: err });
-  }
-
-  // Least privilege grants the config file, not its folder, so a folder that
-  // may not be read is the normal case: said once, not on every reload.
-  #sayUnchecked(dir: string): void {
-    if (this.#unchecked.has(dir) || this.#unchecked.size >= 16) return;
-    this.#unchecked.add(dir);
-    this.#log(
-      `note: the mode of ${quote(dir, 256)} was not checked (no read permission on it); ` +
-        "only the file's own mode and symlink were",
-    );
   }
 
   #logOnce(key: string, line: string): void {

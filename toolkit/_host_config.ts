@@ -9,6 +9,11 @@ import { TENANT_CONFIG_VARIABLE } from "../internal/tenant_variable.ts";
 /** The flag that prints a ready-to-paste host entry and exits. */
 export const PRINT_HOST_CONFIG_FLAG = "--print-host-config";
 
+// npx unpacks a package into a cache folder named by a hash (`~/.npm/_npx/<hash>/`, on
+// Windows `%LocalAppData%\npm-cache\_npx\<hash>\`), which `npm cache clean` or a
+// version bump removes: a host entry must not name a Deno binary in there.
+const NPX_CACHE = /[\\/]_npx[\\/]/;
+
 /** The hosts whose config format is known. */
 export const HOST_KINDS = ["claude", "vscode"] as const;
 
@@ -50,7 +55,9 @@ export function hostConfigRequested(args: readonly string[]): boolean {
  * `servers` (VS Code). Host configs do not expand `${VAR}`, so the flags carry
  * resolved values; the `env` block names every variable the config uses, with
  * its value only when the flags already show that exact value (a path or a
- * host) and a placeholder otherwise, so no secret is ever printed.
+ * host) and a placeholder otherwise, so no secret is ever printed. The
+ * command is the running Deno, or `npx -y deno@<version>` under `--npx` and
+ * whenever the running Deno lives in npx's cache (a path that does not last).
  *
  * @param name The server's name, the entry's key.
  * @param policy The policy of the config at start.
@@ -74,7 +81,7 @@ export function hostConfig(name: string, policy: Policy, from: HostConfigSource,
     const value = facts.env(variable);
     env[variable] = value !== undefined && shown.has(value) ? value : `<the value of ${variable}>`;
   }
-  const npx = from.args.includes("--npx");
+  const npx = from.args.includes("--npx") || NPX_CACHE.test(facts.execPath);
   const entry = {
     ...(kind === "vscode" ? { type: "stdio" } : {}),
     command: npx ? "npx" : facts.execPath,

@@ -38,6 +38,21 @@ Deno.test("hostConfig() makes a relative -config absolute and refuses a missing 
   assert.throws(() => hostConfig("x", policy, { ...from, args: ["--print-host-config", "zed"] }, facts), /"zed"/);
 });
 
+Deno.test("hostConfig() uses the npx form when the running Deno lives in npx's cache, whose path does not last", () => {
+  const policy = definePolicy({ readRoots: ["/home/me/notes"] });
+  const from = { path: "/srv/notes/config.json", source: "flag" as const, variables: [] };
+  const args = ["--print-host-config", "claude"];
+  for (
+    const execPath of ["/root/.npm/_npx/7a40be787520bede/node_modules/deno/deno", "C:\\npm-cache\\_npx\\7a40\\deno.exe"]
+  ) {
+    const entry = JSON.parse(hostConfig("notes", policy, { ...from, args }, { ...facts, execPath })).mcpServers.notes;
+    assert.equal(entry.command, "npx");
+    assert.deepEqual(entry.args.slice(0, 4), ["-y", "deno@2.9.6", "run", "--quiet"]);
+  }
+  const installed = JSON.parse(hostConfig("notes", policy, { ...from, args }, facts)).mcpServers.notes;
+  assert.equal(installed.command, "/opt/deno/bin/deno", "an installed Deno is named by its path");
+});
+
 Deno.test("hostConfigRequested() sees both spellings of the flag and nothing else", () => {
   assert.equal(hostConfigRequested(["--print-host-config", "claude"]), true);
   assert.equal(hostConfigRequested(["--print-host-config=claude"]), true);

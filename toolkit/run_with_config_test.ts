@@ -148,8 +148,11 @@ Deno.test("--print-host-config claude prints an entry that starts the server as 
   assert.equal(out.code, 0, out.stderr);
   assert.ok(!out.stdout.includes("s3cret-value"), "a secret's value is never printed");
   const entry = JSON.parse(out.stdout).mcpServers.fixture;
-  assert.equal(entry.command, Deno.execPath());
-  assert.deepEqual(entry.args, [
+  // A Deno that lives in npx's cache (as a `deno` installed through npx does) is named through npx.
+  const throughNpx = /[\\/]_npx[\\/]/.test(Deno.execPath());
+  assert.equal(entry.command, throughNpx ? "npx" : Deno.execPath());
+  const args: string[] = throughNpx ? entry.args.slice(2) : entry.args;
+  assert.deepEqual(args, [
     "run",
     "--quiet",
     "--no-prompt",
@@ -161,7 +164,7 @@ Deno.test("--print-host-config claude prints an entry that starts the server as 
   ]);
   assert.deepEqual(entry.env, { ROOT: t.root, TOKEN: "<the value of TOKEN>" });
   // The operator fills in the placeholder; everything else is used as printed.
-  const server = await spawnServer({ args: entry.args.slice(1), env: { ...entry.env, TOKEN: "s3cret-value" } });
+  const server = await spawnServer({ args: args.slice(1), env: { ...entry.env, TOKEN: "s3cret-value" } });
   const root = await server.client.callTool({ name: "root", arguments: {} });
   assert.deepEqual(root.content, [{ type: "text", text: t.root }]);
   assert.equal((await server.close()).code, 0);
