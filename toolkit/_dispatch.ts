@@ -161,6 +161,15 @@ export class Dispatcher {
 
   #request(msg: RequestMessage): Reply {
     const { id, method } = msg;
+    // One id, one request in flight: a second would get a second answer under
+    // it, and a cancellation could not tell them apart.
+    if ((this.#calls.size > 0 && this.#calls.has(id)) || this.#subscriptions.has(id)) {
+      return fail(
+        id,
+        ErrorCode.invalidRequest,
+        `Invalid request: id ${quote(id)} is already used by a request in flight`,
+      );
+    }
     if (Array.isArray(msg.params)) return fail(id, ErrorCode.invalidParams, "Invalid params: must be an object");
     const params = msg.params;
     const envelope = envelopeOf(metaOf(params));
@@ -208,7 +217,7 @@ export class Dispatcher {
   }
 
   #notification(method: string, params: Params | unknown[]): void {
-    // notifications/initialized and anything else need no action.
+    if (method === "notifications/initialized") this.#session.clientInitialized();
     if (method === "notifications/roots/list_changed") this.#session.rootsChanged();
     if (method !== "notifications/cancelled" || !params || Array.isArray(params)) return;
     const requestId = params.requestId;
@@ -228,9 +237,6 @@ export class Dispatcher {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "arguments" must be an object');
     }
     const args = given as Record<string, unknown>;
-    if (this.#calls.has(id)) {
-      return fail(id, ErrorCode.invalidRequest, `Invalid request: id ${quote(id)} is already used by a call in flight`);
-    }
     const modern = envelope.era === "modern";
     if (this.#calls.size >= this.#options.maxInFlight) {
       return encodeError(id, busyError(modern, this.#options.maxInFlight));

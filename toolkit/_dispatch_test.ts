@@ -183,7 +183,7 @@ Deno.test("a duplicate id of a call in flight is refused; notifications get no r
   await s.send(req(5, "tools/call", { name: "slow" }));
   const dup = await s.next();
   assert.equal(dup.id, 5);
-  assert.match((dup.error as { message: string }).message, /already used by a call in flight/);
+  assert.match((dup.error as { message: string }).message, /already used by a request in flight/);
   await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
   await s.send(
     JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }),

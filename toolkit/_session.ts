@@ -29,12 +29,26 @@ export class Session {
   readonly #listTtlMs: number;
   #legacyVersion: string | undefined;
   #legacyClient = { name: "", version: "" };
-  /** What `initialize` declared, and the roots it answered until it says they changed. */
-  readonly legacy: { capabilities: Record<string, unknown> | undefined; roots: unknown; rootsGeneration: number } = {
+  /** What `initialize` declared, the roots it answered until it says they changed, and whether it said `initialized`. */
+  readonly legacy: {
+    capabilities: Record<string, unknown> | undefined;
+    roots: unknown;
+    rootsGeneration: number;
+    initialized: Promise<void> | undefined;
+  } = {
     capabilities: undefined,
     roots: undefined,
     rootsGeneration: 0,
+    initialized: undefined,
   };
+  #markInitialized: (() => void) | undefined;
+
+  /** The client sent `notifications/initialized`: requests to it may go out now. */
+  clientInitialized(): void {
+    this.#markInitialized?.();
+    this.#markInitialized = undefined;
+    this.legacy.initialized = undefined;
+  }
 
   /** The client said its roots changed (`notifications/roots/list_changed`): the kept answer is dropped. */
   rootsChanged(): void {
@@ -65,6 +79,10 @@ export class Session {
     this.legacy.capabilities = caps !== null && typeof caps === "object" && !Array.isArray(caps)
       ? caps as Record<string, unknown>
       : undefined;
+    // The lifecycle: no request to the client before it says `initialized`.
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.legacy.initialized = promise;
+    this.#markInitialized = resolve;
     this.rootsChanged();
     const result: Record<string, unknown> = {
       protocolVersion: version,

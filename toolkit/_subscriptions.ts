@@ -29,7 +29,7 @@ export class Subscriptions {
   listen(id: Id, params: Record<string, unknown> | undefined): string | undefined {
     const wanted = params?.notifications as Record<string, unknown> | undefined;
     const notifications = wanted?.toolsListChanged === true ? { toolsListChanged: true } : {};
-    if (notifications.toolsListChanged && !this.#open.has(id) && this.#open.size >= MAX_SUBSCRIPTIONS) {
+    if (notifications.toolsListChanged && this.#open.size >= MAX_SUBSCRIPTIONS) {
       return encodeError(id, {
         code: ErrorCode.internalError,
         message: `Server busy: ${MAX_SUBSCRIPTIONS} subscriptions are open; cancel one first`,
@@ -43,6 +43,11 @@ export class Subscriptions {
     }));
     if (notifications.toolsListChanged) return undefined;
     return complete(id);
+  }
+
+  /** Whether `id` is an open subscription's. */
+  has(id: Id): boolean {
+    return this.#open.size > 0 && this.#open.has(id);
   }
 
   /** Ends the subscription `id` silently, as a cancellation asks; false when there is none. */

@@ -86,3 +86,80 @@ Deno.test({
     assert.equal((await server.status()).code, 0);
   },
 });
+
+const MODERN_META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' +
+  '"io.modelcontextprotocol/clientCapabilities":{}}';
+
+Deno.test({
+  name: "an id in use by a subscription or a call in flight is refused with -32600; a cancellation reaches one request",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    // 2026-07-28: a subscription holds id 5 open.
+    await server.sendRaw(
+      line("5", "subscriptions/listen", `{"notifications":{"toolsListChanged":true},${MODERN_META}}`),
+    );
+    assert.match(await deadline(server.nextLine(), "the acknowledgement"), /subscriptions\/acknowledged/);
+    await server.sendRaw(line("5", "tools/call", `{"name":"sleep","arguments":{"ms":60000},${MODERN_META}}`));
+    assert.match(
+      await deadline(server.nextLine(), "the refusal of the call"),
+      /^\{"jsonrpc":"2.0","id":5,"error":\{"code":-32600,"message":"Invalid request: id \\"5\\" is already used/,
+    );
+    // The cancellation ends the subscription, the only request under id 5: its id is free again.
+    await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}\n');
+    await server.sendRaw(line("5", "tools/call", `{"name":"sleep","arguments":{"ms":1},${MODERN_META}}`));
+    assert.match(
+      await deadline(server.nextLine(), "the call under the freed id"),
+      /^\{"jsonrpc":"2.0","id":5,"result"/,
+    );
+    // Initialize era: a call in flight holds id 9 against any request, a ping included.
+    await initialize(server);
+    await server.sendRaw(line("9", "tools/call", '{"name":"sleep","arguments":{"ms":60000}}'));
+    await server.sendRaw(line("9", "ping"));
+    await server.sendRaw(
+      line("9", "subscriptions/listen", `{"notifications":{"toolsListChanged":true},${MODERN_META}}`),
+    );
+    for (const what of ["ping", "subscription"]) {
+      assert.match(
+        await deadline(server.nextLine(), `the refusal of the ${what}`),
+        /^\{"jsonrpc":"2.0","id":9,"error":\{"code":-32600,/,
+      );
+    }
+    await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}\n');
+    await server.sendRaw(line('"after"', "ping"));
+    assert.equal(await deadline(server.nextLine(), "the ping"), '{"jsonrpc":"2.0","id":"after","result":{}}');
+    await server.sendRaw(line("9", "ping"));
+    assert.equal(
+      await deadline(server.nextLine(), "the ping under the freed id"),
+      '{"jsonrpc":"2.0","id":9,"result":{}}',
+    );
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.doesNotMatch(server.stderr(), /error/i);
+  },
+});
+
+Deno.test({
+  name: "initialize era: no request reaches the client before notifications/initialized; the question waits for it",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read", new URL("./testdata/ask_server.ts", import.meta.url).pathname);
+    await server.sendRaw(line(
+      "0",
+      "initialize",
+      '{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"h","version":"1"}}',
+    ));
+    assert.match(await deadline(server.nextLine(), "the initialize reply"), /"protocolVersion":"2025-11-25"/);
+    await server.sendRaw(line("1", "tools/call", '{"name":"greet","arguments":{"greeting":"Hi"}}'));
+    // The call's question would be written in the turn the call starts, before this ping's answer.
+    await server.sendRaw(line("2", "ping"));
+    assert.equal(await deadline(server.nextLine(), "the ping"), '{"jsonrpc":"2.0","id":2,"result":{}}');
+    await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    const ask = JSON.parse(await deadline(server.nextLine(), "the elicitation"));
+    assert.equal(ask.method, "elicitation/create");
+    await server.send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { name: "Ada" } } });
+    assert.match(await deadline(server.nextLine(), "the call's reply"), /"id":1,"result".*Hi, Ada/);
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});

@@ -326,6 +326,7 @@ Deno.test("initialize era: a question the client never answers ends at the call'
     };
     await server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: init }));
     await server.next();
+    await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
     await server.send(
       JSON.stringify({
         jsonrpc: "2.0",
@@ -364,6 +365,7 @@ Deno.test("initialize era: cancelling the call abandons its question: the client
     };
     await server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: init }));
     await server.next();
+    await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
     const params = { name: "greet", arguments: { greeting: "x" } };
     await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params }));
     const question = await server.next();
