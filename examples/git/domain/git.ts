@@ -66,6 +66,12 @@ export interface GitRunOptions {
    * @default {false}
    */
   refuseFilters?: boolean;
+  /**
+   * The drivers to pin, read by {@linkcode Git.drivers} for an earlier run
+   * of the same call.
+   * @default {read before this run}
+   */
+  drivers?: Drivers;
 }
 
 /**
@@ -231,7 +237,7 @@ export class Git {
     options: GitRunOptions = {},
   ): Promise<GitOutput> {
     const gitDir = await this.#verify(repo, options.signal);
-    const drivers = await this.#drivers(repo, gitDir, options.signal);
+    const drivers = options.drivers ?? await this.#drivers(repo, gitDir, options.signal);
     if (drivers.unpinnable.length > 0) {
       throw new PolicyError(
         "no-permission",

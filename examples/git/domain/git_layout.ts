@@ -97,11 +97,12 @@ export async function gitLayout(name: string, root: string, allowed: readonly st
     }
   }
 
-  const linked: [string, string][] = [["git directory", gitDir], ["common directory", commonDir]];
+  // Folder → what it is, each listed once (the common directory is usually the git directory).
+  const linked = new Map<string, string>([[commonDir, "common directory"], [gitDir, "git directory"]]);
   for (const s of stores) {
-    linked.push(["object store", s], ["object store", join(s, "pack")], ["object store", join(s, "info")]);
+    for (const dir of [s, join(s, "pack"), join(s, "info")]) linked.set(dir, "object store");
   }
-  for (const [what, dir] of linked) {
+  for (const [dir, what] of linked) {
     await assertLinksInside(dir, inside, () => refuse(what), (link) => refuse(what, link));
   }
   return { gitDir, commonDir, objectStores: stores };

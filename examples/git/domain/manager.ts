@@ -134,6 +134,7 @@ export class Manager {
     for (const [name, rev] of revs) trees.push(await git.resolve(r, name, rev, "tree", signal));
     const paths = await this.#paths(r.root, path, true);
     const command = ["diff-files", "diff-index", "diff-tree"][trees.length];
+    const patch = [arg.flag("--patch"), arg.flag("--find-renames"), ...SHOW_AS_STORED.slice(0, 3)];
     const shape = (output: CommandArg[]) => [
       arg.word(command),
       ...output,
@@ -143,13 +144,14 @@ export class Manager {
       ...trees.map((id, i) => arg.value(i === 0 ? "from" : "to", id)),
       arg.operands("path", paths),
     ];
-    if (trees.length < 2 && !(await this.#config()).allow_hard_links) {
-      // The files this diff would read from the work tree, listed first and checked.
-      const names = await git.run(r, shape([arg.flag("--name-only"), arg.flag("-z")]), { signal });
-      await assertSingleNames(r.root, r.name, nulPaths(r.name, names));
+    if (trees.length === 2 || (await this.#config()).allow_hard_links) {
+      return await git.run(r, shape(patch), { signal });
     }
-    const patch = [arg.flag("--patch"), arg.flag("--find-renames"), ...SHOW_AS_STORED.slice(0, 3)];
-    return await git.run(r, shape(patch), { signal });
+    // The files this diff would read from the work tree, listed first and checked; both runs pin the same drivers.
+    const drivers = await git.drivers(r, signal);
+    const names = await git.run(r, shape([arg.flag("--name-only"), arg.flag("-z")]), { signal, drivers });
+    await assertSingleNames(r.root, r.name, nulPaths(r.name, names));
+    return await git.run(r, shape(patch), { signal, drivers });
   }
 
   /** `git grep`: lines matching an extended regular expression, in tracked files (text only). */
