@@ -27,6 +27,7 @@ import {
   publicId,
   publicMeta,
   type RequestMessage,
+  type RpcError,
 } from "./_jsonrpc.ts";
 import { oversizeReply } from "./_oversize.ts";
 import { PROBE_META_KEY } from "./_probe.ts";
@@ -40,6 +41,7 @@ import {
   createdReply,
   declaresTasks,
   TASK_METHODS,
+  taskRequired,
   TASKS_EXTENSION,
   taskSubscriptionRefusal,
 } from "./_task_requests.ts";
@@ -247,33 +249,24 @@ export class Dispatcher {
     }
     const meta = metaOf(params) ?? {};
     const task = entry.tool.task;
-    // Arguments that break the schema are answered at once, as any call's, not after a round of polling.
-    if (
-      modern && task && meta[PROBE_META_KEY] !== true && declaresTasks(meta) &&
-      entry.validate(args) === undefined
-    ) {
-      // The extension carries no progress on tasks; status is polled instead.
-      const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
-      const capabilities = envelope.era === "modern" ? envelope.capabilities : {};
-      const created = this.#tasks.create(
-        ttlMs,
-        (task) =>
-          runCall(
-            this.#input(
-              entry,
-              args,
-              meta,
-              id,
-              envelope,
-              task.call,
-              noProgress,
-              new TaskAsker(this.#tasks, task, capabilities),
-            ),
-          ),
-      );
-      return createdReply(id, created, this.#tasks, this.#session);
-    }
+    const probe = meta[PROBE_META_KEY] === true;
+    const asTask = modern && task !== undefined && task !== false && !probe && declaresTasks(meta);
+    if (typeof task === "object" && task.required && !probe && !asTask) return taskRequired(id, name, modern);
     const requestState = modern ? params?.requestState : undefined;
+    // Arguments that break the schema are answered at once, as any call's, not after a round of polling.
+    if (asTask && entry.validate(args) === undefined) {
+      const askFirst = typeof task === "object" && task.askFirst === true;
+      // An ask-first tool's first round is an ordinary call (its questions answer input_required); the retry
+      // that brings the answers creates the task.
+      if (!askFirst) return this.#createTask(id, entry, args, meta, envelope, undefined);
+      if (requestState !== undefined) {
+        return digestOf(args).then((digest) => openState(requestState, name, digest)).then((opened) =>
+          opened.ok
+            ? this.#createTask(id, entry, args, meta, envelope, { state: opened.body, responses, args })
+            : encodeError(id, stateError(opened.problem))
+        );
+      }
+    }
     const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     let outcome: Outcome | Promise<Outcome>;
     if (requestState === undefined) {
@@ -299,6 +292,39 @@ export class Dispatcher {
     const settled = outcome.then((done) => this.#finish(call, done, modern));
     this.#calls.track(call, settled);
     return settled;
+  }
+
+  /**
+   * Answers with a new task whose handler runs in the background. `gathered`
+   * holds what an ask-first tool's input-required rounds collected: those
+   * questions resolve at once, later ones become the task's inputRequests.
+   */
+  #createTask(
+    id: Id,
+    entry: Entry,
+    args: Record<string, unknown>,
+    meta: Record<string, unknown>,
+    envelope: Envelope,
+    gathered: { state: StateBody; responses: unknown; args: Record<string, unknown> } | undefined,
+  ): Outgoing {
+    const task = entry.tool.task;
+    // The extension carries no progress on tasks; status is polled instead.
+    const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
+    const capabilities = envelope.era === "modern" ? envelope.capabilities : {};
+    const created = this.#tasks.create(ttlMs, (task) => {
+      const asker = new TaskAsker(this.#tasks, task, capabilities);
+      const gatheredAsker = gathered === undefined ? asker : new InputRounds({
+        tool: entry.tool.name,
+        argsDigest: () => digestOf(gathered.args),
+        capabilities,
+        state: gathered.state,
+        responses: gathered.responses as Record<string, unknown> | undefined,
+        pause: () => {},
+        unanswered: asker,
+      });
+      return runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
+    });
+    return createdReply(id, created, this.#tasks, this.#session);
   }
 
   #input(
@@ -406,13 +432,14 @@ const STATE_PROBLEMS: Record<StateProblem, string> = {
 
 /** The answer to a retried call whose requestState does not open. */
 function badState(problem: StateProblem): Outcome {
+  return { kind: "error", error: stateError(problem) };
+}
+
+function stateError(problem: StateProblem): RpcError {
   return {
-    kind: "error",
-    error: {
-      code: ErrorCode.invalidParams,
-      message: `Invalid params: requestState refused: ${STATE_PROBLEMS[problem]}`,
-      data: { requestState: problem },
-    },
+    code: ErrorCode.invalidParams,
+    message: `Invalid params: requestState refused: ${STATE_PROBLEMS[problem]}`,
+    data: { requestState: problem },
   };
 }
 

@@ -35,6 +35,12 @@ export interface RoundsOptions {
   responses: Record<string, unknown> | undefined;
   /** Pauses the call: called once, when the round's questions are sealed. */
   pause: (input: InputRequired) => void;
+  /**
+   * Who asks a question that neither the state nor the responses answer,
+   * instead of a new round: a task created after input-required rounds asks
+   * its later questions as the task's inputRequests.
+   */
+  unanswered?: Asker;
 }
 
 const SHORT: Record<AskMethod, string> = {
@@ -98,6 +104,7 @@ export class InputRounds implements Asker {
       this.#schedule();
       return a;
     }
+    if (this.#options.unanswered !== undefined) return this.#options.unanswered.ask(method, params, named);
     const round = (state?.round ?? 0) + 1;
     if (round > MAX_ROUNDS) {
       throw new RangeError(`Cannot ask the client: this call has asked in ${MAX_ROUNDS} rounds, the most one call may`);

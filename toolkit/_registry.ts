@@ -116,12 +116,20 @@ export function registerTool<A>(
   }
   const task = tool.task as unknown;
   if (task !== undefined && typeof task !== "boolean") {
-    const ttl = (task as { ttlMs?: unknown } | null)?.ttlMs;
+    const { ttlMs: ttl, required, askFirst } = (task ?? {}) as {
+      ttlMs?: unknown;
+      required?: unknown;
+      askFirst?: unknown;
+    };
     if (
       task === null || typeof task !== "object" ||
-      (ttl !== undefined && !(Number.isSafeInteger(ttl) && (ttl as number) > 0))
+      (ttl !== undefined && !(Number.isSafeInteger(ttl) && (ttl as number) > 0)) ||
+      (required !== undefined && typeof required !== "boolean") ||
+      (askFirst !== undefined && typeof askFirst !== "boolean")
     ) {
-      throw fail("task must be true, false or { ttlMs } with ttlMs a positive whole number of milliseconds");
+      throw fail(
+        "task must be true, false or { ttlMs, required, askFirst } with ttlMs a positive whole number of milliseconds",
+      );
     }
   }
   // The registry stores every tool alike; the validator guarantees the handler

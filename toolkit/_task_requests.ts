@@ -7,6 +7,7 @@
 import { META_CAPABILITIES } from "./_era.ts";
 import { encodeError, encodeResult, ErrorCode, type Id, type RpcError } from "./_jsonrpc.ts";
 import type { Session } from "./_session.ts";
+import { quote } from "../internal/quote.ts";
 import { CANCELLED_BY_CLIENT, type Task, type TaskTable } from "./_tasks.ts";
 
 /** The extension's identifier, in clientCapabilities.extensions and in server/discover. */
@@ -77,6 +78,24 @@ export function taskSubscriptionRefusal(
   if (notifications?.taskIds === undefined || declaresTasks(meta)) return undefined;
   return missingExtension(id, "subscriptions/listen for taskIds");
 }
+
+/**
+ * The answer to a call of a tool that runs only as a task, from a request that
+ * cannot have one: `-32021` naming the extension in 2026-07-28; in the
+ * initialize era, where the extension is not defined, an `isError` result.
+ */
+export function taskRequired(id: Id, tool: string, modern: boolean): string {
+  if (modern) return missingExtension(id, `tool ${quote(tool)} runs only as a task and`);
+  return encodeResult(id, {
+    content: [{
+      type: "text",
+      text: `Cannot run tool ${quote(tool)}: it runs only as a task, which needs ${MODERN_TASKS}`,
+    }],
+    isError: true,
+  });
+}
+
+const MODERN_TASKS = `the ${TASKS_EXTENSION} extension of protocol version 2026-07-28`;
 
 function missingExtension(id: Id, what: string): string {
   return encodeError(id, {

@@ -89,6 +89,25 @@ export interface TaskOptions {
    * @default {the server's taskTtlMs}
    */
   ttlMs?: number;
+  /**
+   * The tool runs only as a task: a call from a request that does not declare
+   * the tasks extension is refused (`-32021` naming the extension in
+   * 2026-07-28; an `isError` result in the initialize era, where tasks are not
+   * defined), and the handler does not run.
+   * @default {false}
+   */
+  required?: boolean;
+  /**
+   * The handler asks before it works: a call that may become a task first
+   * runs as an ordinary call, so the questions the handler asks first reach
+   * the client as an `input_required` result, and the task is created when the
+   * client retries with the answers. The handler then runs again from the
+   * start inside the task, where those questions resolve at once; what it asks
+   * later becomes the task's `inputRequests`. A handler that asks nothing
+   * answers at once, with no task.
+   * @default {false}
+   */
+  askFirst?: boolean;
 }
 
 /** Who is calling, as far as the client said. */

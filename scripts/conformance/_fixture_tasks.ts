@@ -69,7 +69,7 @@ export function addTaskTools(server: Server): void {
     description: "Works for a second, then reports a tool error",
     inputSchema: NO_ARGS,
     annotations: READS,
-    task: true,
+    task: { required: true },
   }, async () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     throw new ToolError("The job failed, as it always does");
@@ -90,7 +90,7 @@ export function addTaskTools(server: Server): void {
     description: "Asks the user's name, then works on it as a task",
     inputSchema: NO_ARGS,
     annotations: READS,
-    task: true,
+    task: { required: true, askFirst: true },
   }, async (req) => {
     const answer = await req.elicit({
       message: "What is your name?",

@@ -101,6 +101,32 @@ if (!health()) {
       inputSchema: schema(),
       annotations: RO,
     }, () => error("never a task"));
+    // A tool that runs only as a task; RAN on stderr proves whether its handler ran.
+    addTool(server, {
+      name: "only_task",
+      description: "Runs only as a task",
+      inputSchema: schema(),
+      annotations: RO,
+      task: { required: true },
+    }, () => {
+      console.error("RAN only_task");
+      return text("done as a task");
+    });
+    // Asks a name before the task exists, then, as a task, asks once more.
+    addTool(server, {
+      name: "ask_then_task",
+      description: "Asks the user's name first, then works as a task",
+      inputSchema: schema(),
+      annotations: RO,
+      task: { required: true, askFirst: true },
+    }, async (req) => {
+      const NAME = schema({ name: strProp("Your name") }, ["name"]);
+      const who = await req.elicit({ message: "What is your name?", requestedSchema: NAME }, { key: "user_name" });
+      console.error("ASKED-FIRST answered");
+      const again = await req.elicit({ message: "And your nickname?", requestedSchema: NAME }, { key: "nickname" });
+      const name = (a: typeof who) => a.action === "accept" ? a.content.name : a.action;
+      return text(`Hello, ${name(who)} (${name(again)})!`);
+    });
   }, {
     maxTasks: flag("max-tasks", 64),
     maxTaskBytes: flag("task-bytes", 64 * 1024 * 1024),

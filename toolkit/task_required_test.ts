@@ -1,0 +1,106 @@
+// test-permissions: --allow-run --allow-env --allow-read={repo}
+// Two task markings of the tasks extension, over a real server subprocess: a
+// tool that runs only as a task (`task: {required: true}`) is refused, without
+// running, to a request that cannot have a task; a tool that asks first
+// (`task: {askFirst: true}`) puts its first questions as input_required before
+// the task exists and creates the task on the retry that answers them.
+import assert from "node:assert/strict";
+import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
+import { initialize } from "./testdata/raw_initialize.ts";
+
+const script = new URL("./testdata/task_server.ts", import.meta.url).pathname;
+type Json = Record<string, unknown>;
+const TASKS = "io.modelcontextprotocol/tasks";
+let nextId = 0;
+
+function meta(capabilities: Json): Json {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+  };
+}
+
+async function ask(server: RawServer, method: string, params: Json, capabilities?: Json): Promise<Json> {
+  const id = ++nextId;
+  const withMeta = capabilities === undefined ? params : { ...params, _meta: meta(capabilities) };
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id, method, params: withMeta }));
+  for (;;) {
+    const msg = await server.next();
+    if (msg.id === id) return msg;
+  }
+}
+
+const WITH_TASKS = { elicitation: {}, extensions: { [TASKS]: {} } };
+const ACCEPT = (name: string) => ({ action: "accept", content: { name } });
+
+async function until(server: RawServer, taskId: unknown, status: string): Promise<Json> {
+  let task: Json = {};
+  for (let i = 0; i < 300 && task.status !== status; i++) {
+    task = (await ask(server, "tasks/get", { taskId }, WITH_TASKS)).result as Json;
+    if (task.status !== status) await new Promise((r) => setTimeout(r, 10));
+  }
+  return task;
+}
+
+Deno.test("a task-only tool is -32021 naming the tasks extension without it, an isError result in the initialize era, and never runs", async () => {
+  const server = await spawnRaw({ args: [script] });
+  const refused = await ask(server, "tools/call", { name: "only_task", arguments: {} }, {});
+  const error = refused.error as { code: number; message: string; data: unknown };
+  assert.equal(error.code, -32021);
+  assert.deepEqual(error.data, { requiredCapabilities: { extensions: { [TASKS]: {} } } });
+  assert.match(error.message, /tool "only_task" runs only as a task/);
+  await initialize(server);
+  const legacy = (await ask(server, "tools/call", { name: "only_task", arguments: {} })).result as Json;
+  assert.equal(legacy.isError, true);
+  assert.match(JSON.stringify(legacy.content), /runs only as a task/);
+  // With the extension it becomes a task, and only then does the handler run.
+  const created = (await ask(server, "tools/call", { name: "only_task", arguments: {} }, WITH_TASKS)).result as Json;
+  assert.equal(created.resultType, "task");
+  const done = await until(server, created.taskId, "completed");
+  assert.deepEqual((done.result as Json).content, [{ type: "text", text: "done as a task" }]);
+  await server.closeInput();
+  await server.status();
+  assert.equal(server.stderr().match(/RAN only_task/g)?.length, 1);
+});
+
+Deno.test("an ask-first task tool asks through input_required before the task exists; the answering retry creates the task, which ends with the answer", async () => {
+  const server = await spawnRaw({ args: [script] });
+  const first = (await ask(server, "tools/call", { name: "ask_then_task", arguments: {} }, WITH_TASKS)).result as Json;
+  assert.equal(first.resultType, "input_required");
+  assert.equal(first.taskId, undefined);
+  assert.deepEqual(Object.keys(first.inputRequests as Json), ["user_name"]);
+  const created = (await ask(server, "tools/call", {
+    name: "ask_then_task",
+    arguments: {},
+    inputResponses: { user_name: ACCEPT("Alice") },
+    requestState: first.requestState,
+  }, WITH_TASKS)).result as Json;
+  assert.equal(created.resultType, "task");
+  assert.equal(created.requestState, undefined);
+  assert.equal(created.inputRequests, undefined);
+  // The question asked inside the task is the task's input, under its own key.
+  const waiting = await until(server, created.taskId, "input_required");
+  assert.deepEqual(Object.keys(waiting.inputRequests as Json), ["nickname"]);
+  await ask(server, "tasks/update", { taskId: created.taskId, inputResponses: { nickname: ACCEPT("Al") } }, WITH_TASKS);
+  const done = await until(server, created.taskId, "completed");
+  assert.deepEqual((done.result as Json).content, [{ type: "text", text: "Hello, Alice (Al)!" }]);
+  await server.closeInput();
+  await server.status();
+});
+
+Deno.test("an ask-first retry whose requestState was altered is -32602 and creates no task", async () => {
+  const server = await spawnRaw({ args: [script] });
+  const first = (await ask(server, "tools/call", { name: "ask_then_task", arguments: {} }, WITH_TASKS)).result as Json;
+  const state = String(first.requestState);
+  const altered = state.slice(0, -2) + (state.endsWith("A") ? "B" : "A") + state.slice(-1);
+  const refused = await ask(server, "tools/call", {
+    name: "ask_then_task",
+    arguments: {},
+    inputResponses: { user_name: ACCEPT("Mallory") },
+    requestState: altered,
+  }, WITH_TASKS);
+  assert.equal((refused.error as { code: number }).code, -32602);
+  await server.closeInput();
+  await server.status();
+  assert.doesNotMatch(server.stderr(), /ASKED-FIRST answered/);
+});
