@@ -14,15 +14,19 @@ export const REPO: string = fileURLToPath(new URL("..", import.meta.url)).replac
 /** What these checks need: run deno, read the checkout, and pass on what `childEnv()` reads. */
 export const TASK_PERMISSIONS: Deno.PermissionOptions = { run: [Deno.execPath()], read: [REPO], env: "inherit" };
 
+/** How a task names the running deno's own path, which differs from machine to machine (the sqlite task runs it). */
+export const DENO_PATH_IN_TASK = "$(deno eval 'console.log(Deno.execPath())')";
+
 /**
- * The words after `deno run` of a deno.json task; a task that first prepares
- * something (`deno task git:sample && deno run …`) is read from its last step.
+ * The words after `deno run` of a deno.json task, with {@linkcode DENO_PATH_IN_TASK}
+ * replaced by this deno's path; a task that first prepares something
+ * (`deno task git:sample && deno run …`) is read from its last step.
  */
 export async function taskArgs(task: string): Promise<string[]> {
   const json = JSON.parse(await Deno.readTextFile(join(REPO, "deno.json")));
   const line: string | undefined = json.tasks?.[task];
   assert.ok(line, `deno.json has no task ${task}`);
-  const words = line.split(" && ").at(-1)!.split(/\s+/);
+  const words = line.replaceAll(DENO_PATH_IN_TASK, Deno.execPath()).split(" && ").at(-1)!.split(/\s+/);
   assert.deepEqual(words.slice(0, 2), ["deno", "run"], line);
   return words.slice(2);
 }

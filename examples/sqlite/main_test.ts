@@ -8,6 +8,7 @@ import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe } from "@forge/toolkit/testing";
 import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags } from "../_served.ts";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { commandLine, descendants, environment, PROC_PROGRAMS } from "./_proc.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 
@@ -20,12 +21,16 @@ Deno.test({
 });
 
 Deno.test({
-  name: "--print-permissions: read-only reads the config file (not its folder) and the database, and writes nothing",
+  name: "--print-permissions: read-only reads the config file and the database, writes nothing, runs only this deno",
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree();
     const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
-    assert.deepEqual(flags, [`--allow-read=${tree.config},${tree.db}`, "--allow-env=FORGE_TENANT_CONFIG"]);
+    assert.deepEqual(flags, [
+      `--allow-read=${tree.config},${tree.db}`,
+      "--allow-env=FORGE_TENANT_CONFIG",
+      `--allow-run=${Deno.execPath()}`,
+    ]);
     await tree.remove();
   },
 });
@@ -40,6 +45,7 @@ Deno.test({
       `--allow-read=${[join(tree.base, "audit.jsonl"), tree.config, tree.db].sort().join(",")}`,
       `--allow-write=${join(tree.base, "audit.jsonl")},${tree.db}`,
       "--allow-env=FORGE_TENANT_CONFIG",
+      `--allow-run=${Deno.execPath()}`,
     ]);
     await tree.remove();
   },
@@ -64,7 +70,8 @@ Deno.test({
     assert.equal(out.code, 0, out.stderr);
     assert.equal(
       out.stdout,
-      `--allow-read=${[tree.config, tree.db].sort().join(",")} --allow-env=FORGE_TENANT_CONFIG,SHOP_DB\n`,
+      `--allow-read=${[tree.config, tree.db].sort().join(",")} --allow-env=FORGE_TENANT_CONFIG,SHOP_DB ` +
+        `--allow-run=${Deno.execPath()}\n`,
     );
     await tree.remove();
   },
@@ -162,6 +169,55 @@ Deno.test({
     // The canary's path appears only where the caller typed it; the server's own paths never do.
     const replies = server.lines.join("\n");
     assert.ok(!replies.includes(tree.db) && !replies.includes(dirname(tree.config)), "no host path of the server's");
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "each database process may read the database file and nothing else, with an environment of its own",
+  permissions: { ...perms, run: [Deno.execPath(), ...PROC_PROGRAMS] },
+  async fn() {
+    const tree = await makeE2eTree();
+    const { server, ok } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    await ok("list_tables", {});
+    const pids = await descendants(server.process.pid);
+    assert.equal(pids.length, 2, "one process that served, one spare");
+    for (const pid of pids) {
+      assert.deepEqual(await commandLine(pid), [
+        Deno.execPath(),
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--no-lock",
+        "--cached-only",
+        `--allow-read=${tree.db}`,
+        join(dirname(SCRIPT), "database_process.ts"),
+        tree.db,
+      ]);
+      assert.deepEqual(await environment(pid), ["NO_COLOR=1"]);
+    }
+    await server.close();
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "schema PRAGMAs read as the README says: pragma_table_info('t') and PRAGMA table_info(t) both answer",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    const { server, call } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    const names = async (sql: string) => {
+      const result = await call("run_query", { sql });
+      assert.notEqual(result.isError, true, JSON.stringify(result.content));
+      return (result.structuredContent as { rows: { name: string }[] }).rows.map((row) => row.name);
+    };
+    const columns = ["id", "name", "email"];
+    assert.deepEqual(await names("SELECT name FROM pragma_table_info('customers')"), columns);
+    assert.deepEqual(await names("SELECT p.name FROM customers c, pragma_table_info('customers') p LIMIT 3"), columns);
+    assert.deepEqual(await names("PRAGMA table_info(customers)"), columns);
+    assert.deepEqual(await names("SELECT name FROM pragma_index_list('customers')"), ["sqlite_autoindex_customers_1"]);
+    await server.close();
     await tree.remove();
   },
 });

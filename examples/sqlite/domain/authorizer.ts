@@ -51,8 +51,6 @@ const ROWS: Record<number, WriteKind> = {
 export class Authorizer {
   /** The patterns of the writes seen (plan and enforce modes). */
   readonly writes: Set<string> = new Set();
-  /** Every call it allowed, as the JSON array of its five arguments (a query thread allows exactly these). */
-  readonly approved: Set<string> = new Set();
   /** Why the first refused action was refused. */
   denied: string | undefined;
   readonly #options: AuthorizerOptions;
@@ -67,12 +65,9 @@ export class Authorizer {
   }
 
   /** The callback for `DatabaseSync.setAuthorizer`. */
-  readonly callback: AuthorizerCallback = (action, arg1, arg2, db, trigger) => {
+  readonly callback: AuthorizerCallback = (action, arg1, arg2, _db, trigger) => {
     const problem = this.#judge(action, arg1, arg2, trigger);
-    if (problem === undefined) {
-      this.approved.add(JSON.stringify([action, arg1, arg2, db, trigger]));
-      return AUTH.OK;
-    }
+    if (problem === undefined) return AUTH.OK;
     this.denied ??= problem;
     return AUTH.DENY;
   };

@@ -116,20 +116,3 @@ Deno.test({
     );
   }),
 });
-
-Deno.test({
-  name: "Authorizer records each call it allowed, and none it refused (a query thread allows exactly those)",
-  permissions: perms,
-  fn: withDb((db) => {
-    const authorizer = new Authorizer({ mode: "read", allowRecursive: false });
-    assert.equal(compile(db, authorizer, "SELECT name FROM customers WHERE id = abs(?)"), undefined);
-    const calls = [...authorizer.approved].map((call) => JSON.parse(call));
-    assert.ok(
-      calls.some(([, table, column, database]) => table === "customers" && column === "name" && database === "main"),
-    );
-    assert.ok(calls.some(([, , fn]) => fn === "abs"));
-    const refused = new Authorizer({ mode: "read", allowRecursive: false });
-    assert.match(compile(db, refused, "SELECT load_extension('x')") ?? "", /not authorized/);
-    assert.ok(![...refused.approved].some((call) => call.includes("load_extension")));
-  }),
-});

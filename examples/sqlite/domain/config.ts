@@ -24,7 +24,7 @@ export const ConfigSchema = z.strictObject({
   max_sql_length: z.number().int().min(64).max(MAX_SQL_CEILING).default(10_000),
   /**
    * How long one query may run, in milliseconds. The call answers at this
-   * deadline; the query's thread runs on until SQLite returns (see README, Limits).
+   * deadline, and its database process is stopped (see README, Limits).
    * Under the tool's own 10 s deadline, so that the answer says why.
    */
   query_timeout_ms: z.number().int().min(100).max(9_000).default(5_000),

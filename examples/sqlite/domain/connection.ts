@@ -8,16 +8,17 @@ export const BUSY_TIMEOUT_MS = 250;
 export const MAX_VALUE_BYTES: number = DEFAULT_LIMITS.maxResultBytes;
 /**
  * The most memory SQLite may hold at once, in bytes, for the whole process
- * (`PRAGMA hard_heap_limit`, set by the query thread): past it a step fails
- * with "out of memory" instead of growing the server. A row SQLite builds
- * can hold up to 2,000 columns of {@linkcode MAX_VALUE_BYTES} each.
+ * (`PRAGMA hard_heap_limit`, set by every open): past it a step fails with
+ * "out of memory" instead of growing the process. A row SQLite builds can
+ * hold up to 2,000 columns of {@linkcode MAX_VALUE_BYTES} each, and a sort
+ * or a temporary table is held in memory too (see {@linkcode openDatabase}).
  */
 export const MAX_SQLITE_HEAP_BYTES: number = 256 * 2 ** 20;
 
 const RESTART = "restart the server with the flags from --print-permissions";
 
 /**
- * The node:sqlite options of every connection (a query thread's too):
+ * The node:sqlite options of every connection:
  * integers as bigint, a short busy wait, foreign keys on, no double-quoted
  * string literals.
  *
@@ -39,8 +40,13 @@ export function connectionOptions(writable: boolean): SqliteOptions {
  * refuses every write) or read-write for `execute`. Integers are read as
  * bigint (see values.ts), `ATTACH` is limited to zero databases, SQLite's
  * defensive mode is on, and no string or blob may exceed
- * {@linkcode MAX_VALUE_BYTES}. Deno checks only this path: `--allow-read` for
- * a read-only open, `--allow-read` and `--allow-write` for read-write.
+ * {@linkcode MAX_VALUE_BYTES}. Temporary storage (a sort too big for the
+ * cache, a materialized subquery, a temporary index) stays in memory
+ * (`PRAGMA temp_store = MEMORY`) under {@linkcode MAX_SQLITE_HEAP_BYTES}:
+ * by default SQLite spills it to unlinked files in the temp folder, which
+ * no Deno permission sees, so a read-only server could fill the disk.
+ * Deno checks only this path: `--allow-read` for a read-only open,
+ * `--allow-read` and `--allow-write` for read-write.
  *
  * @param path The database file (absolute).
  * @param writable Whether to open it read-write.
@@ -64,6 +70,8 @@ export function openDatabase(path: string, writable: boolean): Sqlite {
   db.enableDefensive(true);
   db.limits.attach = 0;
   db.limits.length = MAX_VALUE_BYTES;
+  db.exec("PRAGMA temp_store = MEMORY");
+  db.prepare(`PRAGMA hard_heap_limit = ${MAX_SQLITE_HEAP_BYTES}`).get();
   return db;
 }
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
-import { MAX_VALUE_BYTES, openDatabase, withAuthorizer } from "./connection.ts";
+import { MAX_SQLITE_HEAP_BYTES, MAX_VALUE_BYTES, openDatabase, withAuthorizer } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
@@ -19,6 +19,39 @@ Deno.test({
     assert.throws(() => db.exec(`ATTACH DATABASE '${fixture.canaryDb}' AS c`), /too many attached databases - max 0/);
     assert.equal(db.limits.attach, 0);
     assert.equal(db.limits.length, MAX_VALUE_BYTES);
+    db.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "openDatabase() caps SQLite's heap for the process: a row of 400 columns of 1 MiB fails instead of growing it",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const db = openDatabase(fixture.db, false);
+    const columns = Array.from({ length: 400 }, (_, i) => `printf('%.*c', 1048000, 'x') AS c${i}`);
+    const sizes = columns.map((_, i) => `length(c${i})`).join(" + ");
+    // The LIMIT keeps the inner query whole: SQLite builds its rows with every column at once.
+    const wide = db.prepare(`SELECT ${sizes} AS n FROM (SELECT ${columns.join(", ")} FROM orders LIMIT 2)`);
+    assert.throws(() => wide.all(), /out of memory/);
+    assert.equal(Number(db.prepare("PRAGMA hard_heap_limit").get()?.hard_heap_limit), MAX_SQLITE_HEAP_BYTES);
+    db.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "openDatabase() keeps temporary storage in memory: a sort past SQLite's heap cap fails, it does not spill",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const db = openDatabase(fixture.db, false);
+    assert.equal(Number(db.prepare("PRAGMA temp_store").get()?.temp_store), 2, "MEMORY");
+    // 2,000 × 2,000 rows of ~120 bytes, sorted: about 480 MB, which SQLite would otherwise write to a temp file.
+    const big = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 2000) " +
+      "SELECT a.n AS x, b.n AS y, printf('%.100c', 'p') AS pad FROM c a, c b ORDER BY random()";
+    assert.throws(() => db.prepare(big).all(), /out of memory/);
     db.close();
     fixture.remove();
   },

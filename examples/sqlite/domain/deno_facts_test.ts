@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 // What node:sqlite needs under scoped Deno permissions, observed on Deno 2.9.6
 // and pinned here: if an upgrade changes one, this file says which.
 import assert from "node:assert/strict";
@@ -81,99 +81,58 @@ Deno.test({
   },
 });
 
-/** Starts a Worker from a Blob (no module file to read) and resolves with its first message or error. */
-function blobWorker(source: string): { worker: Worker; first: Promise<unknown> } {
-  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
-  const worker = new Worker(url, { type: "module" });
-  const first = new Promise((resolve) => {
-    worker.onmessage = (event) => resolve(event.data);
-    worker.onerror = (event) => {
-      event.preventDefault();
-      resolve(`error: ${event.message}`);
-    };
-  });
-  URL.revokeObjectURL(url);
-  return { worker, first };
-}
-
 Deno.test({
-  name: "a module Worker reads its files under --allow-read, a Worker from a Blob reads none and can use node:sqlite",
-  // Read of the test's own folder only: a checkout that lies under the temp
-  // folder must not grant the module file this test expects to be refused.
-  permissions: { read: [dir], write: [dir], env: ["TMPDIR"] },
-  async fn() {
-    const module = new Worker(new URL("./_sqlite.ts", import.meta.url), { type: "module" });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const refused = await new Promise<string>((resolve) => {
-      module.onerror = (event) => {
-        event.preventDefault();
-        resolve(event.message);
-      };
-      // A module that loads sends nothing: fail instead of waiting for ever.
-      timer = setTimeout(() => resolve("the module Worker loaded"), 10_000);
-    }).finally(() => clearTimeout(timer));
-    module.terminate();
-    assert.match(refused, /Requires read access to ".*_sqlite\.ts"/);
-    const { worker, first } = blobWorker(
-      `const { DatabaseSync } = await import("node:sqlite");
-       const db = new DatabaseSync(${JSON.stringify(rollback)}, { readOnly: true });
-       self.postMessage(Number(db.prepare("SELECT count(*) AS n FROM t").get().n));`,
-    );
-    assert.equal(await first, 2);
-    worker.terminate();
+  name: "node:sqlite offers no way to stop a running statement: no interrupt and no progress handler",
+  permissions: { read: [rollback] },
+  fn() {
+    const db = new DatabaseSync(rollback, { readOnly: true });
+    const methods = Object.getOwnPropertyNames(Object.getPrototypeOf(db));
+    assert.deepEqual(methods.filter((name) => /interrupt|progress|cancel|abort/i.test(name)), []);
+    db.close();
   },
 });
 
 Deno.test({
-  name: "a Worker shares the process's permissions: revoking one inside it revokes it for the whole process",
-  permissions: { env: ["TMPDIR"] },
-  async fn() {
-    const { worker, first } = blobWorker(
-      `Deno.permissions.revokeSync({ name: "env", variable: "TMPDIR" }); self.postMessage("revoked");`,
-    );
-    assert.equal(await first, "revoked");
-    worker.terminate();
-    assert.equal((await Deno.permissions.query({ name: "env", variable: "TMPDIR" })).state, "prompt");
-  },
-});
-
-Deno.test({
-  name: "Worker.terminate() does not stop a statement inside SQLite: it holds its read lock until SQLite returns",
-  permissions: perms,
+  name: "SIGKILL ends a process inside SQLite at once: the read lock it held is free as soon as it has exited",
+  permissions: { read: [dir], write: [dir], run: [Deno.execPath()] },
   async fn() {
     const path = join(dir, "cross.db");
     const setup = new DatabaseSync(path);
     setup.exec(
-      "CREATE TABLE t (n); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 400) " +
+      "CREATE TABLE t (n); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000) " +
         "INSERT INTO t SELECT n FROM c",
     );
     setup.close();
-    // One step of 64 million combinations (seconds): the aggregate returns its row only at the end.
-    const { worker, first } = blobWorker(
-      `const { DatabaseSync } = await import("node:sqlite");
-       const db = new DatabaseSync(${JSON.stringify(path)}, { readOnly: true });
-       const statement = db.prepare("SELECT count(*) FROM t a, t b, t c");
-       self.postMessage("started");
-       statement.get();`,
-    );
-    assert.equal(await first, "started");
-    // The step is the worker's next statement; give a loaded machine time to get into it.
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    worker.terminate();
-    // The terminated thread is still inside SQLite, holding its shared lock: no writer can commit.
+    // The first row comes at once and opens the read transaction; the second is a billion combinations away.
+    const source = `import { DatabaseSync } from "node:sqlite";
+      const rows = new DatabaseSync(${JSON.stringify(path)}, { readOnly: true })
+        .prepare("SELECT 1 AS n UNION ALL SELECT count(*) FROM t a, t b, t c").iterate();
+      rows.next();
+      console.log("started");
+      rows.next();`;
+    const child = new Deno.Command(Deno.execPath(), { args: ["eval", source], stdout: "piped" }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assert.equal((await reader.read()).value?.trim(), "started");
     const writer = new DatabaseSync(path, { timeout: 0 });
     assert.throws(() => writer.exec("INSERT INTO t VALUES (0)"), /database is locked/);
-    // It ends when SQLite returns; wait for that so it does not slow the tests after this one.
-    for (let tries = 0;; tries++) {
-      try {
-        writer.exec("INSERT INTO t VALUES (0)");
-        break;
-      } catch (err) {
-        if (tries > 600) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    child.kill("SIGKILL");
+    assert.equal((await child.status).signal, "SIGKILL");
+    await reader.cancel();
+    writer.exec("INSERT INTO t VALUES (0)");
     writer.close();
+  },
+});
+
+Deno.test({
+  name: "--allow-run for deno reaches what the user can: a child it starts is not bound by the parent's flags",
+  permissions: { run: [Deno.execPath()] },
+  async fn() {
+    assert.throws(() => Deno.readFileSync(rollback), Deno.errors.NotCapable);
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", `console.log(Deno.readFileSync(${JSON.stringify(rollback)}).length > 0)`],
+      stdout: "piped",
+    }).output();
+    assert.equal(new TextDecoder().decode(child.stdout).trim(), "true");
   },
 });
 

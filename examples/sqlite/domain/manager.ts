@@ -1,14 +1,15 @@
 // The Manager: one per process. It reads the current config on every call,
 // so an edit applies at the next call, and owns the two connections.
-import { AUTH, type Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./_sqlite.ts";
 import { PolicyError } from "@forge/toolkit/validate";
-import { describeTable, listTables, type TableDescription, type TableSummary } from "./catalog.ts";
+import type { TableDescription, TableSummary } from "./catalog.ts";
 import type { Config } from "./config.ts";
-import { connectionOptions, MAX_SQLITE_HEAP_BYTES, MAX_VALUE_BYTES, openDatabase } from "./connection.ts";
+import { openDatabase } from "./connection.ts";
+import type { DatabaseJob } from "./database_job.ts";
+import { DatabaseProcesses, type DatabaseProcessesOptions } from "./database_processes.ts";
 import { databasePathOf } from "./policy.ts";
-import { encodeRows, planQuery, type QueryResult } from "./query.ts";
-import { QueryThreads, type QueryThreadsOptions } from "./query_threads.ts";
-import type { SqlParams } from "./values.ts";
+import type { QueryResult } from "./query.ts";
+import { paramsToJson, type SqlParams } from "./values.ts";
 import { type ExecuteResult, executeWrite, planWrite } from "./write.ts";
 
 /** Options of {@linkcode Manager}. */
@@ -23,16 +24,15 @@ export interface ManagerOptions {
    */
   pollMs?: number;
   /**
-   * The limits on query threads.
-   * @default {{ maxLate: 2, maxThreads: 4 }}
+   * The limits on database processes.
+   * @default {{ maxQueries: 4 }}
    */
-  threads?: QueryThreadsOptions;
+  processes?: DatabaseProcessesOptions;
 }
 
 interface Session {
   config: Config;
   path: string;
-  reader: Sqlite;
 }
 
 const RESTART = "restart the server with the flags from --print-permissions";
@@ -48,8 +48,8 @@ export class Manager {
   #timer: ReturnType<typeof setInterval> | undefined;
   #reader: Sqlite | undefined;
   #writer: Sqlite | undefined;
-  #threads: QueryThreads | undefined;
-  readonly #threadOptions: QueryThreadsOptions | undefined;
+  #processes: DatabaseProcesses | undefined;
+  readonly #processOptions: DatabaseProcessesOptions | undefined;
 
   /**
    * Makes the Manager; nothing is opened until the first call.
@@ -62,70 +62,57 @@ export class Manager {
     this.#configPath = options.configPath;
     this.#startPath = databasePathOf(options.initial, options.configPath);
     this.#pollMs = options.pollMs ?? 1000;
-    this.#threadOptions = options.threads;
+    this.#processOptions = options.processes;
   }
 
   /**
-   * The tables and views of the database.
+   * The tables and views of the database, read by a database process.
    *
-   * @param signal Aborts before the work starts.
+   * @param signal Ends the call early.
    * @returns The tables and whether the list was cut.
    * @throws {PolicyError} When there is no usable database.
    */
   async listTables(signal?: AbortSignal): Promise<{ tables: TableSummary[]; truncated: boolean }> {
-    const { reader } = await this.#session(signal);
-    return listTables(reader);
+    return await this.#job(() => ({ kind: "list" }), signal) as { tables: TableSummary[]; truncated: boolean };
   }
 
   /**
-   * One table or view in detail.
+   * One table or view in detail, read by a database process (describing a
+   * view compiles it, which can take SQLite as long as any query).
    *
    * @param name The table's name.
-   * @param signal Aborts before the work starts.
+   * @param signal Ends the call early.
    * @returns Its columns, indexes and foreign keys.
    * @throws {PolicyError} When there is no usable database or no such table.
    */
   async describeTable(name: string, signal?: AbortSignal): Promise<TableDescription> {
-    const { reader } = await this.#session(signal);
-    return describeTable(reader, name);
+    return await this.#job(() => ({ kind: "describe", table: name }), signal) as TableDescription;
   }
 
   /**
-   * Runs one read-only query: compiled and judged here on the read-only
-   * connection, run on a query thread that answers by `query_timeout_ms`.
+   * Runs one read-only query in a database process, which compiles, judges,
+   * prices and reads it; the call answers by `query_timeout_ms`, and a query
+   * still running then is stopped with its process.
    *
    * @param sql The query.
    * @param params Values to bind.
-   * @param signal Stops waiting for the query (its thread runs on until SQLite returns, and counts as late).
+   * @param signal Ends the call early (the process is stopped).
    * @returns The rows, capped at `max_rows` and 1 MiB.
    * @throws {PolicyError} When the query is refused, fails, or runs past its deadline.
    */
   async query(sql: string, params: SqlParams, signal?: AbortSignal): Promise<QueryResult> {
-    const { config, path, reader } = await this.#session(signal);
-    const { columns, plan, approved, cost } = planQuery(reader, sql, {
-      params,
-      maxRows: config.max_rows,
-      maxSqlLength: config.max_sql_length,
-      allowRecursive: config.allow_recursive,
-      maxScanRows: config.max_scan_rows,
-    });
-    this.#threads ??= new QueryThreads(
-      {
-        path,
-        options: { ...connectionOptions(false) },
-        maxValueBytes: MAX_VALUE_BYTES,
-        maxHeapBytes: MAX_SQLITE_HEAP_BYTES,
+    const job = (config: Config): DatabaseJob => ({
+      kind: "query",
+      sql,
+      params: paramsToJson(params),
+      limits: {
+        maxRows: config.max_rows,
+        maxSqlLength: config.max_sql_length,
+        allowRecursive: config.allow_recursive,
+        maxScanRows: config.max_scan_rows,
       },
-      this.#threadOptions,
-    );
-    const found = await this.#threads.run(plan, {
-      approved,
-      cost,
-      auth: { ok: AUTH.OK, deny: AUTH.DENY },
-      timeoutMs: config.query_timeout_ms,
-      signal,
     });
-    return encodeRows(columns, found, plan.maxBytes);
+    return await this.#job(job, signal) as QueryResult;
   }
 
   /**
@@ -194,12 +181,19 @@ export class Manager {
   close(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.#threads?.close();
-    this.#threads = undefined;
+    const processes = this.#processes;
+    this.#processes = undefined;
     this.#reader?.close();
     this.#writer?.close();
     this.#reader = this.#writer = undefined;
-    return Promise.resolve();
+    return processes?.close() ?? Promise.resolve();
+  }
+
+  /** Runs a job, made for the current config, in a database process under that config's deadline. */
+  async #job(job: (config: Config) => DatabaseJob, signal?: AbortSignal): Promise<unknown> {
+    const { config, path } = await this.#session(signal);
+    this.#processes ??= new DatabaseProcesses(path, this.#processOptions);
+    return await this.#processes.run(job(config), { timeoutMs: config.query_timeout_ms, signal });
   }
 
   async #session(signal?: AbortSignal): Promise<Session> {
@@ -224,16 +218,16 @@ export class Manager {
       this.#writer.close();
       this.#writer = undefined;
     }
-    this.#reader ??= openDatabase(path, false);
-    return { config, path, reader: this.#reader };
+    return { config, path };
   }
 
-  async #writable(signal?: AbortSignal): Promise<Session> {
+  async #writable(signal?: AbortSignal): Promise<Session & { reader: Sqlite }> {
     const session = await this.#session(signal);
     if (!session.config.writable) {
       throw new PolicyError("no-permission", 'Cannot execute: writing is turned off in the config ("writable": false)');
     }
-    return session;
+    this.#reader ??= openDatabase(session.path, false);
+    return { ...session, reader: this.#reader };
   }
 
   #seen(config: Config): void {

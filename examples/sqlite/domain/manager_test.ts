@@ -1,11 +1,11 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 import { Manager } from "./manager.ts";
 
-const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"], run: [Deno.execPath()] };
 
 /** A Manager over a config the test can change between calls. */
 function setup(initial: Config) {
@@ -115,7 +115,7 @@ const scoped = makeFixture();
 
 Deno.test({
   name: "layer 2: a reload that turns writing on cannot widen the flags: execute asks for a restart",
-  permissions: { read: [scoped.db] },
+  permissions: { read: [scoped.db], run: [Deno.execPath()] },
   async fn() {
     const { mgr, set } = setup(scoped.config());
     set(scoped.config({ writable: true }));

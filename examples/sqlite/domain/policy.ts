@@ -17,7 +17,9 @@ export interface ConfigSource {
  * The one policy both layers enforce for a config: read the config file
  * (never its folder) and the database file;
  * write the database file only when `writable` is true, and the audit file
- * when there is one; the variables the config references. SQLite's own
+ * when there is one; the variables the config references; run this deno,
+ * which starts the database processes that do every read (each with read
+ * access to the database file alone; see `DatabaseProcesses`). SQLite's own
  * side files (`-journal`, `-wal`, `-shm`) need no flag: Deno checks only the
  * path given to `DatabaseSync` (see `deno_facts_test.ts`).
  *
@@ -32,6 +34,8 @@ export function policyFor(config: Config, source: ConfigSource): Policy {
     readFiles: [...(source.path === undefined ? [] : [resolve(source.path)]), ...(database ? [database] : [])],
     writeFiles: [...(audit ? [audit] : []), ...(database && config.writable ? [database] : [])],
     env: source.variables ?? [],
+    // The database processes (see database_processes.ts): this deno, with read access to the database only.
+    run: database ? [Deno.execPath()] : [],
     limits: { maxRows: config.max_rows, maxSqlLength: config.max_sql_length },
     baseDir: baseDirOf(source.path),
   });

@@ -5,11 +5,12 @@ import { auditFileOf, databasePathOf, policyFor } from "./policy.ts";
 
 const source = { path: "/etc/forge/sqlite/sqlite.json", variables: ["DB_DIR"] };
 
-Deno.test("policyFor(): read-only reads the config file (not its folder) and the database, and writes nothing", () => {
+Deno.test("policyFor(): read-only reads the config file and the database, writes nothing, runs only this deno", () => {
   const policy = policyFor(ConfigSchema.parse({ database: "/srv/shop.db" }), source);
   assert.deepEqual(permissionFlags(derivePermissions(policy)), [
     "--allow-read=/etc/forge/sqlite/sqlite.json,/srv/shop.db",
     "--allow-env=DB_DIR,FORGE_TENANT_CONFIG",
+    `--allow-run=${Deno.execPath()}`,
   ]);
   assert.equal(policy.limits.maxRows, 100);
 });

@@ -6,12 +6,11 @@ import {
   planReadOnlyQuery,
   PolicyError,
   quote,
-  type ReadPlan,
   readPlannedRows,
   tokenizeSql,
 } from "@forge/toolkit/validate";
-import type { ThreadCost } from "./_query_worker.ts";
-import { queryCost, VIRTUAL_ROWS } from "./query_cost.ts";
+import { assertAffordable, explainQueryPlan, queryCost } from "./query_cost.ts";
+import { DatabaseSizes } from "./database_sizes.ts";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
@@ -39,6 +38,11 @@ export interface QueryOptions {
    * @default {1048576}
    */
   maxBytes?: number;
+  /**
+   * The sizes prices are made of, kept between queries on one connection.
+   * @default {new DatabaseSizes(db), counted afresh}
+   */
+  sizes?: DatabaseSizes;
 }
 
 /** The rows of a query, as JSON. */
@@ -55,38 +59,29 @@ export interface QueryResult {
   limit?: "max_rows" | "max_bytes";
 }
 
-/** A query compiled and judged on the main thread, ready to run on a query thread. */
-export interface PlannedQuery {
-  /** The result's column names, in order. */
-  columns: string[];
-  /** What the thread reads. */
-  plan: ReadPlan;
-  /** Every authorizer call SQLite made compiling the plan, all approved, as JSON arrays: the thread allows only these. */
-  approved: string[];
-  /** The price check for the thread, when `maxScanRows` was given and the statement is a SELECT or WITH. */
-  cost?: ThreadCost;
-}
-
 /**
- * Compiles one read-only query and judges it, running nothing:
- * {@linkcode assertReadOnlySql} on the text, then SQLite's authorizer on
- * what it compiles to (reads only, no file functions or non-schema PRAGMAs,
- * recursion only when allowed), for the statement and for the sizing
- * statement `planReadOnlyQuery` wraps around it. The authorizer calls it
- * approved go with the plan, so a thread that compiles it again (its own
- * connection) allows exactly those: a schema change in between is refused,
- * not judged anew.
+ * Runs one read-only query: {@linkcode assertReadOnlySql} on the text; then
+ * SQLite compiles it, and the sizing statement `planReadOnlyQuery` wraps
+ * around it, under an authorizer that judges what it compiles to (reads
+ * only, no file functions or non-schema PRAGMAs, recursion only when
+ * allowed); then, with `maxScanRows`, its plan is priced (`queryCost`) and
+ * refused when too dear; then `readPlannedRows` reads rows one at a time
+ * against `maxRows` and `maxBytes`, under the same authorizer, and
+ * {@linkcode encodeRows} makes them JSON. Open `db` read-only (see
+ * `openDatabase`): that is the third check. Compiling alone can take
+ * SQLite minutes, so the server runs this in its database process (see
+ * `DatabaseProcesses`), never on the thread that reads its stdin.
  *
  * @param db A connection from `openDatabase(path, false)`.
  * @param sql One read-only statement.
  * @param options Parameters and limits.
- * @returns The columns, the plan and the approved authorizer calls.
- * @throws {PolicyError} When the SQL is refused, or SQLite rejects it.
+ * @returns The columns, rows and truncation flag.
+ * @throws {PolicyError} When the SQL is refused, too dear, or SQLite rejects it.
  */
-export function planQuery(db: Sqlite, sql: string, options: QueryOptions): PlannedQuery {
+export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryResult {
   assertReadOnlySql(sql, { maxLength: options.maxSqlLength });
   const authorizer = new Authorizer({ mode: "read", allowRecursive: options.allowRecursive });
-  return withAuthorizer(db, authorizer, "run query", () => {
+  const { columns, plan, explained } = withAuthorizer(db, authorizer, "run query", () => {
     const columns = db.prepare(sql).columns().map((column) => column.name);
     const seen = new Set<string>();
     for (const name of columns) {
@@ -104,32 +99,17 @@ export function planQuery(db: Sqlite, sql: string, options: QueryOptions): Plann
       maxLength: options.maxSqlLength,
       maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes,
     });
-    const approved = [...authorizer.approved];
-    const tokens = tokenizeSql(sql).filter((token) => token.kind !== "semicolon");
-    if (options.maxScanRows === undefined || plan.sizing === undefined) return { columns, plan, approved };
-    const text = sql.slice(tokens[0].start, tokens[tokens.length - 1].start + tokens[tokens.length - 1].text.length);
-    const { nests } = queryCost(db, `${text}\n`, tokens);
-    return { columns, plan, approved, cost: { nests, maxScanRows: options.maxScanRows, virtualRows: VIRTUAL_ROWS } };
+    // PRAGMA and EXPLAIN have no sizing statement and no loops to price.
+    const priced = options.maxScanRows !== undefined && plan.sizing !== undefined;
+    return { columns, plan, explained: priced ? explainQueryPlan(db, `${statementText(sql)}\n`) : undefined };
   });
-}
-
-/**
- * Runs one read-only query on this thread: {@linkcode planQuery}, then
- * `readPlannedRows` (rows one at a time against `maxRows` and `maxBytes`),
- * then {@linkcode encodeRows}. Open `db` read-only (see `openDatabase`):
- * that is the third check. The server runs queries on a query thread
- * instead (see `QueryThreads`), so that a deadline can answer; this is the
- * same work, for tests and for callers without a deadline.
- *
- * @param db A connection from `openDatabase(path, false)`.
- * @param sql One read-only statement.
- * @param options Parameters and limits.
- * @returns The columns, rows and truncation flag.
- * @throws {PolicyError} When the SQL is refused, or SQLite rejects it.
- */
-export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryResult {
-  const { columns, plan } = planQuery(db, sql, options);
-  const authorizer = new Authorizer({ mode: "read", allowRecursive: options.allowRecursive });
+  if (explained !== undefined && options.maxScanRows !== undefined) {
+    const sizes = options.sizes ?? new DatabaseSizes(db);
+    sizes.refresh(options.maxScanRows + 1);
+    const views = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'view' AND sql IS NOT NULL").all()
+      .map((row) => String(row.sql));
+    assertAffordable(queryCost(explained, tokenizeSql(sql), sizes, views), options.maxScanRows);
+  }
   const found = withAuthorizer(db, authorizer, "run query", () => {
     try {
       return readPlannedRows(db, plan);
@@ -141,9 +121,16 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
   return encodeRows(columns, found, plan.maxBytes);
 }
 
+/** The statement's own text: no trailing `;` or comment after it. */
+function statementText(sql: string): string {
+  const tokens = tokenizeSql(sql).filter((token) => token.kind !== "semicolon");
+  const last = tokens[tokens.length - 1];
+  return sql.slice(tokens[0].start, last.start + last.text.length);
+}
+
 /**
  * Rows as the tool returns them: each value through `toJsonValue`, and cut
- * again where their JSON passes `maxBytes` (the thread's budget counts
+ * again where their JSON passes `maxBytes` (the read's budget counts
  * characters; JSON escapes and base64 take more).
  *
  * @param columns The column names, in order.

@@ -1,29 +1,37 @@
 // The price of a query before it runs: SQLite's own plan (EXPLAIN QUERY
 // PLAN, which compiles and runs nothing) read as nested loops, each loop
-// priced in table rows. The rows are counted on the query thread (counting
-// a big table takes time); this file only says what to multiply.
+// priced by the most rows its source can hold. A price only refuses early;
+// the call's deadline, which kills the database process, is what bounds a
+// query the price lets through.
 import type { Sqlite } from "./_sqlite.ts";
-import { sqlIdentifier, sqlNames, type SqlToken } from "@forge/toolkit/validate";
+import { MAX_VALUE_BYTES } from "./connection.ts";
+import type { Sizes } from "./database_sizes.ts";
+import { PolicyError, sqlIdentifier, sqlNames, type SqlToken, tokenizeSql } from "@forge/toolkit/validate";
 
-/**
- * One loop's rows: a number, or the tables whose largest row count it is
- * (`[]` means every table of the database, and at least
- * {@linkcode VIRTUAL_ROWS}: the loop could not be tied to a table).
- */
-export type LoopRows = number | string[];
-
-/** What the query thread prices: each nest's loops multiply, the nests add up. */
-export interface QueryCost {
-  /** Loop nests of two or more loops (a single scan is linear in the file and left to the deadline). */
-  nests: LoopRows[][];
+/** One line of `EXPLAIN QUERY PLAN`. */
+export interface PlanRow {
+  /** The line's id. */
+  id: number;
+  /** The id of the line it sits under (0 at the top). */
+  parent: number;
+  /** SQLite's text, e.g. `SCAN t` or `SEARCH u USING INDEX uk (k=?)`. */
+  detail: string;
 }
 
 /** Rows assumed for a lookup on an index by equality, as SQLite assumes without statistics. */
 export const EQUALITY_ROWS = 10;
-/** Rows assumed for a table-valued function such as `json_each`, at least. */
-export const VIRTUAL_ROWS = 1000;
+/**
+ * The most rows `json_each` or `json_tree` can produce: one per byte of its
+ * input (a JSONB element takes at least one), and no value may pass
+ * SQLite's length limit ({@linkcode MAX_VALUE_BYTES}).
+ */
+export const JSON_ROWS: number = MAX_VALUE_BYTES;
+/** The most columns a table can have in this SQLite: what `pragma_table_info` can return for one table. */
+export const MAX_COLUMNS = 2000;
+/** The least a loop tied to no source is priced at. */
+export const UNKNOWN_ROWS = 1000;
 
-// Words that may follow a table name in a FROM clause and are not its alias.
+// Words that may follow a name in a FROM clause and are not its alias.
 const NOT_ALIAS = new Set([
   "ON",
   "USING",
@@ -47,95 +55,185 @@ const NOT_ALIAS = new Set([
   "INDEXED",
   "NOT",
 ]);
+const JSON_FUNCTIONS = new Set(["json_each", "json_tree", "jsonb_each", "jsonb_tree"]);
 
-interface PlanRow {
-  id: number | bigint;
-  parent: number | bigint;
-  detail: string;
+/**
+ * SQLite's plan of a statement, compiled under whatever authorizer `db` has.
+ *
+ * @param db The connection.
+ * @param sql A SELECT or WITH statement.
+ * @returns The plan's lines.
+ */
+export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
+  return db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all()
+    .map((row) => ({ id: Number(row.id), parent: Number(row.parent), detail: String(row.detail) }));
 }
 
 /**
- * The loop nests of a read, from `EXPLAIN QUERY PLAN` on `db` (under
- * whatever authorizer is set). A loop named in the plan by a table or by an
- * alias the statement gives a table counts that table's rows (every table it
- * could be, when a name is reused); any other name, a CTE, a subquery or a
- * name the plan text makes ambiguous counts the largest table's rows. A
- * lookup by rowid counts 1, one by index equality {@linkcode EQUALITY_ROWS},
- * a range the whole table. A correlated subquery's loops multiply the loops
- * around it.
+ * The loop nests of a plan, each loop priced in rows: a table by its row
+ * count; a table-valued function by the most its input can give
+ * (`json_each`/`json_tree`: {@linkcode JSON_ROWS}; `pragma_*`: the schema's
+ * size; `dbstat`: the file's pages); a CTE or subquery by the loops that
+ * build it (their product, the parts of a UNION added up); a lookup by
+ * rowid 1 and one by index equality {@linkcode EQUALITY_ROWS}; a range the
+ * whole source. A name is every source the statement (or a view in the
+ * schema) gives it, and is priced as the dearest of them, so that no alias
+ * can talk a price down; a name tied to nothing is the largest table (a
+ * virtual one: the largest of every bound above). A correlated subquery's
+ * loops multiply the loops around it. Nests of a single loop are left out:
+ * one scan is linear in its source and left to the deadline.
  *
- * @param db The connection.
- * @param sql The statement (a SELECT or WITH; not PRAGMA or EXPLAIN).
- * @param tokens Its tokens, for aliases.
- * @returns The nests to price.
+ * @param plan From {@linkcode explainQueryPlan}.
+ * @param tokens The statement's tokens, for its aliases.
+ * @param sizes What the sources hold.
+ * @param views The SQL of the schema's views, for the aliases inside them.
+ * @returns The nests: the loops of each multiply, the nests add up.
  */
-export function queryCost(db: Sqlite, sql: string, tokens: readonly SqlToken[]): QueryCost {
-  const tables = new Set(
-    (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[])
-      .map((row) => row.name.toLowerCase()),
-  );
-  const aliases = aliasesOf(tokens, tables);
-  const rows = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as unknown as PlanRow[])
-    .map((row) => ({ id: Number(row.id), parent: Number(row.parent), detail: String(row.detail) }));
-  const byId = new Map(rows.map((row) => [row.id, row]));
+export function queryCost(
+  plan: readonly PlanRow[],
+  tokens: readonly SqlToken[],
+  sizes: Sizes,
+  views: readonly string[] = [],
+): number[][] {
+  const byId = new Map(plan.map((row) => [row.id, row]));
   const isLoop = (detail: string) => detail.startsWith("SCAN ") || detail.startsWith("SEARCH ");
-  const loopsAt = (level: number) => rows.filter((row) => row.parent === level && isLoop(row.detail));
-  const price = (detail: string, alone: boolean): LoopRows => loopRows(detail, alone, aliases);
-  const outer = (level: number): LoopRows[] => {
+  const loopsAt = (level: number) => plan.filter((row) => row.parent === level && isLoop(row.detail));
+  const built = new Map<string, number[]>();
+  for (const row of plan) {
+    const name = /^(?:MATERIALIZE|CO-ROUTINE) (.*)$/.exec(row.detail)?.[1]?.toLowerCase();
+    if (name !== undefined) built.set(name, [...built.get(name) ?? [], row.id]);
+  }
+  const fn = new Set([...JSON_FUNCTIONS, "dbstat"]);
+  const sources = new Set([...sizes.tables, ...built.keys(), ...fn]);
+  const aliases = aliasesOf(tokens, sources);
+  for (const view of views) {
+    try {
+      for (const [alias, names] of aliasesOf(tokenizeSql(view), sources)) {
+        aliases.set(alias, new Set([...aliases.get(alias) ?? [], ...names]));
+      }
+    } catch {
+      // A view SQLite accepted but the tokenizer does not: its aliases fall back to the largest table.
+    }
+  }
+  const largest = () => Math.max(UNKNOWN_ROWS, ...[...sizes.tables].map((table) => sizes.rows(table)));
+  const schemaBound = () => Math.max(MAX_COLUMNS, sizes.schemaEntries() + 2);
+  const building = new Set<number>();
+  const boundOf = (id: number): number => {
+    if (building.has(id)) return largest();
+    building.add(id);
+    try {
+      const children = plan.filter((row) => row.parent === id);
+      // A compound's parts (LEFT-MOST SUBQUERY, UNION ALL, …) add up; each part's loops multiply.
+      const sum = (rows: PlanRow[]) => rows.reduce((total, row) => total + boundOf(row.id), 0);
+      if (byId.get(id)?.detail.startsWith("COMPOUND ")) return sum(children);
+      const compound = children.filter((row) => row.detail.startsWith("COMPOUND "));
+      if (compound.length > 0) return sum(compound);
+      const loops = children.filter((row) => isLoop(row.detail));
+      return loops.reduce((product, loop) => product * price(loop.detail, loops.length === 1), 1);
+    } finally {
+      building.delete(id);
+    }
+  };
+  const sourceRows = (name: string, virtual: boolean): number => {
+    const names = new Set([name, name.slice(name.lastIndexOf(".") + 1), ...aliases.get(name) ?? []]);
+    const found: number[] = [];
+    for (const source of names) {
+      if (sizes.tables.has(source)) found.push(sizes.rows(source));
+      if (JSON_FUNCTIONS.has(source)) found.push(JSON_ROWS);
+      if (source.startsWith("pragma_")) found.push(schemaBound());
+      if (source === "dbstat") found.push(sizes.pages());
+      for (const id of built.get(source) ?? []) found.push(boundOf(id));
+    }
+    if (found.length > 0) return Math.max(...found);
+    return virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest();
+  };
+  const price = (detail: string, alone: boolean): number => {
+    // A name is the user's text and may read like SQLite's own words: `t AS "CONSTANT ROW"`.
+    if (detail === "SCAN CONSTANT ROW" && alone) return 1;
+    const search = detail.startsWith("SEARCH ");
+    const rest = detail.slice(search ? 7 : 5);
+    // SQLite's own words follow the name, so cut at the last of them.
+    const using = rest.lastIndexOf(" USING ");
+    const virtual = rest.lastIndexOf(" VIRTUAL TABLE");
+    const end = Math.max(using, virtual);
+    const name = (end === -1 ? rest : rest.slice(0, end)).toLowerCase();
+    if (search && using > virtual) {
+      const how = rest.slice(using);
+      if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
+      const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
+      if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS;
+    }
+    return sourceRows(name, virtual > using);
+  };
+  const outer = (level: number): number[] => {
     const node = byId.get(level);
     if (node === undefined || !node.detail.startsWith("CORRELATED ")) return [];
     const around = loopsAt(node.parent);
     return [...around.map((row) => price(row.detail, around.length === 1)), ...outer(node.parent)];
   };
-  const nests: LoopRows[][] = [];
-  for (const level of new Set(rows.map((row) => row.parent))) {
+  const nests: number[][] = [];
+  for (const level of new Set(plan.map((row) => row.parent))) {
     const loops = loopsAt(level);
     if (loops.length === 0) continue;
     const nest = [...loops.map((row) => price(row.detail, loops.length === 1)), ...outer(level)];
     if (nest.length >= 2) nests.push(nest);
   }
-  return { nests };
+  return nests;
 }
 
-/** Alias (lower case) → the tables it names; each table names itself too. */
-function aliasesOf(tokens: readonly SqlToken[], tables: ReadonlySet<string>): Map<string, Set<string>> {
+/**
+ * Refuses a query whose nests add up to more than `maxScanRows` rows.
+ *
+ * @param nests From {@linkcode queryCost}.
+ * @param maxScanRows The config's `max_scan_rows`.
+ * @throws {PolicyError} With the price and the nest that passed it.
+ */
+export function assertAffordable(nests: readonly number[][], maxScanRows: number): void {
+  let total = 0;
+  for (const nest of nests) {
+    total += nest.reduce((a, b) => a * b, 1);
+    if (total > maxScanRows) {
+      const count = (n: number) => n.toLocaleString("en-US");
+      throw new PolicyError(
+        "sql",
+        `Cannot run query: its plan would visit about ${count(total)} rows (${nest.map(count).join(" × ")}), ` +
+          `more than max_scan_rows (${count(maxScanRows)}); join on indexed columns, filter with WHERE, ` +
+          "or join fewer tables",
+      );
+    }
+  }
+}
+
+/** Alias (lower case) → the sources it names; each source names itself too. */
+function aliasesOf(tokens: readonly SqlToken[], sources: ReadonlySet<string>): Map<string, Set<string>> {
   const aliases = new Map<string, Set<string>>();
-  const add = (alias: string, table: string) => {
+  const add = (alias: string, source: string) => {
     const key = alias.toLowerCase();
-    aliases.set(key, (aliases.get(key) ?? new Set()).add(table));
+    aliases.set(key, (aliases.get(key) ?? new Set()).add(source));
   };
-  for (const table of tables) add(table, table);
   const names = sqlNames(tokens);
   names.forEach((name, i) => {
-    const table = name?.toLowerCase();
-    if (table === undefined || !tables.has(table)) return;
-    let next = tokens[i + 1];
-    if (next?.kind === "word" && next.text.toUpperCase() === "AS") next = tokens[i + 2];
+    const source = name?.toLowerCase();
+    if (source === undefined || !(sources.has(source) || source.startsWith("pragma_"))) return;
+    add(source, source);
+    let at = i + 1;
+    // A table-valued function's alias follows its arguments.
+    if (tokens[at]?.text === "(") at = closingParen(tokens, at) + 1;
+    let next = tokens[at];
+    if (next?.kind === "word" && next.text.toUpperCase() === "AS") next = tokens[at + 1];
     else if (next?.kind === "word" && NOT_ALIAS.has(next.text.toUpperCase())) return;
     const alias = sqlIdentifier(next);
-    if (alias !== undefined) add(alias, table);
+    if (alias !== undefined) add(alias, source);
   });
   return aliases;
 }
 
-/** One loop's rows from its plan line, e.g. `SCAN a` or `SEARCH u USING INDEX uk (k=?)`. */
-function loopRows(detail: string, alone: boolean, aliases: ReadonlyMap<string, Set<string>>): LoopRows {
-  if (detail === "SCAN CONSTANT ROW") return alone ? 1 : [];
-  const search = detail.startsWith("SEARCH ");
-  const rest = detail.slice(search ? 7 : 5);
-  // A name is the user's text and may contain anything; SQLite's own words follow it, so cut at the last of them.
-  const using = rest.lastIndexOf(" USING ");
-  const virtual = rest.lastIndexOf(" VIRTUAL TABLE");
-  const end = Math.max(using, virtual);
-  const name = (end === -1 ? rest : rest.slice(0, end)).toLowerCase();
-  const tables = aliases.get(name);
-  const whole: string[] = tables === undefined ? [] : [...tables];
-  // A table-valued function's rows have nothing to do with any table: priced as the largest one, or VIRTUAL_ROWS.
-  if (virtual > using) return [];
-  if (!search || using === -1) return whole;
-  const how = rest.slice(using);
-  if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
-  const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
-  if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS;
-  return whole;
+/** The index of the `)` that closes the `(` at `open`, or the last token's. */
+function closingParen(tokens: readonly SqlToken[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < tokens.length; i++) {
+    if (tokens[i].text === "(") depth++;
+    else if (tokens[i].text === ")" && --depth === 0) return i;
+  }
+  return tokens.length - 1;
 }

@@ -1,67 +1,134 @@
 import assert from "node:assert/strict";
 import { tokenizeSql } from "@forge/toolkit/validate";
 import { openSqlite, type Sqlite } from "./_sqlite.ts";
-import { EQUALITY_ROWS, queryCost } from "./query_cost.ts";
+import { DatabaseSizes } from "./database_sizes.ts";
+import { assertAffordable, EQUALITY_ROWS, explainQueryPlan, JSON_ROWS, queryCost, UNKNOWN_ROWS } from "./query_cost.ts";
 
-function withDb(fn: (db: Sqlite) => void): () => void {
+/** t: 30 rows, u: 20 rows (indexed on k), w: 2,000 rows, v: a view over t × t with inner aliases x and y. */
+function withDb(fn: (db: Sqlite, nestsOf: (sql: string) => number[][]) => void): () => void {
   return () => {
     const db = openSqlite(":memory:", {});
     db.exec(`CREATE TABLE t (n INTEGER); CREATE TABLE u (id INTEGER PRIMARY KEY, k INTEGER, v TEXT);
-      CREATE INDEX u_k ON u (k); CREATE VIEW v AS SELECT x.n FROM t x, t y;`);
+      CREATE TABLE w (n INTEGER); CREATE INDEX u_k ON u (k); CREATE VIEW v AS SELECT x.n FROM w x, w y;
+      WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 2000)
+        INSERT INTO w SELECT n FROM c;
+      INSERT INTO t SELECT n FROM w LIMIT 30; INSERT INTO u (k, v) SELECT n, n FROM w LIMIT 20;`);
+    const sizes = new DatabaseSizes(db);
+    const views = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'view'").all().map((row) => String(row.sql));
+    const nestsOf = (sql: string) => {
+      sizes.refresh(1e12);
+      return queryCost(explainQueryPlan(db, sql), tokenizeSql(sql), sizes, views);
+    };
     try {
-      fn(db);
+      fn(db, nestsOf);
     } finally {
       db.close();
     }
   };
 }
 
-const nestsOf = (db: Sqlite, sql: string) => queryCost(db, sql, tokenizeSql(sql)).nests;
-
 Deno.test(
-  "queryCost() prices a cross join as the product of its tables, through any alias",
-  withDb((db) => {
-    assert.deepEqual(nestsOf(db, "SELECT count(*) FROM t a, t AS b, t"), [[["t"], ["t"], ["t"]]]);
-    assert.deepEqual(nestsOf(db, 'SELECT count(*) FROM t "x y", u'), [[["t"], ["u"]]]);
+  "queryCost() prices a cross join as the product of its tables' rows, through any alias",
+  withDb((_db, nestsOf) => {
+    assert.deepEqual(nestsOf("SELECT count(*) FROM t a, t AS b, t"), [[30, 30, 30]]);
+    assert.deepEqual(nestsOf('SELECT count(*) FROM t "x y", u'), [[30, 20]]);
   }),
 );
 
 Deno.test(
   "queryCost() prices a lookup by rowid as 1 and by index equality as SQLite's guess, a range as the table",
-  withDb((db) => {
-    assert.deepEqual(nestsOf(db, "SELECT * FROM t JOIN u ON u.id = t.n"), [[["t"], 1]]);
-    assert.deepEqual(nestsOf(db, "SELECT * FROM t JOIN u ON u.k = t.n"), [[["t"], EQUALITY_ROWS]]);
-    assert.deepEqual(nestsOf(db, "SELECT * FROM t JOIN u ON u.k > t.n"), [[["t"], ["u"]]]);
+  withDb((_db, nestsOf) => {
+    assert.deepEqual(nestsOf("SELECT * FROM t JOIN u ON u.id = t.n"), [[30, 1]]);
+    assert.deepEqual(nestsOf("SELECT * FROM t JOIN u ON u.k = t.n"), [[30, EQUALITY_ROWS]]);
+    assert.deepEqual(nestsOf("SELECT * FROM t JOIN u ON u.k > t.n"), [[30, 20]]);
   }),
 );
 
 Deno.test(
   "queryCost() leaves a single scan to the deadline, and multiplies a correlated subquery by the loop around it",
-  withDb((db) => {
-    assert.deepEqual(nestsOf(db, "SELECT * FROM t"), []);
-    assert.deepEqual(nestsOf(db, "SELECT 1"), []);
-    assert.deepEqual(nestsOf(db, "SELECT (SELECT count(*) FROM u WHERE u.v = t.n) FROM t"), [[["u"], ["t"]]]);
+  withDb((_db, nestsOf) => {
+    assert.deepEqual(nestsOf("SELECT * FROM t"), []);
+    assert.deepEqual(nestsOf("SELECT 1"), []);
+    assert.deepEqual(nestsOf("SELECT value FROM json_each(?)"), []);
+    assert.deepEqual(nestsOf("SELECT (SELECT count(*) FROM u WHERE u.v = t.n) FROM t"), [[20, 30]]);
   }),
 );
 
 Deno.test(
-  "queryCost() prices names it cannot tie to one table as the largest: CTEs, views' inner aliases, reused aliases",
-  withDb((db) => {
-    assert.deepEqual(nestsOf(db, "WITH c AS MATERIALIZED (SELECT * FROM t) SELECT * FROM c, c AS d"), [[[], []]]);
-    assert.deepEqual(nestsOf(db, "SELECT count(*) FROM v"), [[[], []]]);
+  "queryCost() prices json_each and json_tree by the most rows 1 MiB of input holds, through any alias or schema",
+  withDb((_db, nestsOf) => {
+    assert.equal(JSON_ROWS, 2 ** 20);
+    assert.deepEqual(nestsOf("SELECT * FROM json_each('[1]'), t"), [[30, JSON_ROWS]]);
+    assert.deepEqual(nestsOf("SELECT * FROM t, json_tree(t.n) AS j"), [[30, JSON_ROWS]]);
+    assert.deepEqual(nestsOf('SELECT * FROM main.json_each(?) a, "json_each"(?) b'), [[JSON_ROWS, JSON_ROWS]]);
+    // Flattened subqueries over them are the same loops.
+    assert.deepEqual(
+      nestsOf("SELECT count(*) FROM (SELECT value FROM json_each(?)) x, (SELECT value FROM json_each(?)) y"),
+      [[JSON_ROWS, JSON_ROWS]],
+    );
+  }),
+);
+
+Deno.test(
+  "queryCost() prices pragma_* functions by the schema and dbstat by the file's pages",
+  withDb((db, nestsOf) => {
+    assert.deepEqual(nestsOf("SELECT * FROM t, pragma_table_info('t') p"), [[30, 2000]]);
+    const pages = Number(db.prepare("PRAGMA page_count").get()?.page_count);
+    assert.deepEqual(nestsOf("SELECT * FROM t, dbstat d"), [[30, pages]]);
+  }),
+);
+
+Deno.test(
+  "queryCost() prices a CTE or subquery loop by the loops that build it, a UNION's parts added up",
+  withDb((_db, nestsOf) => {
+    assert.deepEqual(nestsOf("WITH c AS MATERIALIZED (SELECT * FROM t) SELECT * FROM c, c AS d"), [[30, 30]]);
+    assert.deepEqual(
+      nestsOf("WITH a AS MATERIALIZED (SELECT value FROM json_each(?)) SELECT count(*) FROM a x, a y"),
+      [[JSON_ROWS, JSON_ROWS]],
+    );
+    assert.deepEqual(
+      nestsOf("WITH a AS (SELECT value FROM json_each(?) UNION ALL SELECT n FROM t) SELECT count(*) FROM a x, a y"),
+      [[JSON_ROWS + 30, JSON_ROWS + 30]],
+    );
+    // The co-routine's own nest (t × t) is priced too, and the loop over it by that product (LIMIT aside).
+    assert.deepEqual(
+      new Set(nestsOf("SELECT count(*) FROM u, (SELECT a.n FROM t a, t b ORDER BY 1 LIMIT 5) s")),
+      new Set([[900, 20], [30, 30]]),
+    );
+  }),
+);
+
+Deno.test(
+  "queryCost() prices a view's inner aliases by the tables the view names, and an unknown loop as the largest",
+  withDb((_db, nestsOf) => {
+    assert.deepEqual(nestsOf("SELECT count(*) FROM v"), [[2000, 2000]]);
     // The subquery is flattened: both loops read "a", which names t in one place and u in the other.
-    assert.deepEqual(nestsOf(db, "SELECT * FROM (SELECT 1 FROM t a), u a"), [[["t", "u"], ["t", "u"]]]);
-    assert.deepEqual(nestsOf(db, "SELECT * FROM json_each('[1]'), t"), [[["t"], []]]);
+    assert.deepEqual(nestsOf("SELECT * FROM (SELECT 1 FROM t a), u a"), [[30, 30]]);
+    assert.ok(UNKNOWN_ROWS <= 2000);
   }),
 );
 
 Deno.test(
   "queryCost() cannot be talked down by an alias that reads like SQLite's own plan words",
-  withDb((db) => {
-    assert.deepEqual(nestsOf(db, 'SELECT count(*) FROM t AS "CONSTANT ROW", t b'), [[[], ["t"]]]);
+  withDb((_db, nestsOf) => {
+    assert.deepEqual(nestsOf('SELECT count(*) FROM t AS "CONSTANT ROW", t b'), [[30, 30]]);
     const spoof = 'SELECT * FROM t JOIN u AS "u USING INTEGER PRIMARY KEY (rowid=?)" ON "u USING INTEGER PRIMARY ' +
       'KEY (rowid=?)".k > t.n';
     // Priced by the last of SQLite's words (a range on u_k), and the alias still leads to u: not 1.
-    assert.deepEqual(nestsOf(db, spoof), [[["t"], ["u"]]]);
+    assert.deepEqual(nestsOf(spoof), [[30, 20]]);
+    // An alias that names a table too costs the dearer of the two.
+    assert.deepEqual(nestsOf("SELECT * FROM t, json_each(?) AS t"), [[JSON_ROWS, JSON_ROWS]]);
   }),
 );
+
+Deno.test("assertAffordable() refuses the first nest that takes the sum past max_scan_rows, and shows its factors", () => {
+  assertAffordable([[10, 10], [50, 2]], 200);
+  assert.throws(
+    () => assertAffordable([[10, 10], [1_000, 1_000]], 200_000),
+    {
+      name: "PolicyError",
+      message: "Cannot run query: its plan would visit about 1,000,100 rows (1,000 × 1,000), more than max_scan_rows " +
+        "(200,000); join on indexed columns, filter with WHERE, or join fewer tables",
+    },
+  );
+});

@@ -174,3 +174,33 @@ Deno.test({
     }
   }),
 });
+
+Deno.test({
+  name: "runQuery() with max_scan_rows prices the plan before it runs: dear nests are refused, json_each by its bound",
+  permissions: perms,
+  fn: withDb((db) => {
+    const priced = { ...OPTIONS, maxScanRows: 1_000 };
+    // 3 orders × 3 orders × 2 customers = 18 rows: cheap.
+    assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM orders a, orders b, customers", priced).rows, [{ n: 18 }]);
+    assert.throws(
+      () => runQuery(db, "SELECT count(*) AS n FROM orders a, json_each(?) j", { ...priced, params: ["[1]"] }),
+      /^PolicyError: Cannot run query: its plan would visit about 3,145,728 rows \(3 × 1,048,576\)/,
+    );
+    // Alone, json_each is one scan, linear in its input.
+    assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM json_each(?)", { ...priced, params: ["[1,2]"] }).rows, [{
+      n: 2,
+    }]);
+  }),
+});
+
+Deno.test({
+  name: "runQuery() reads schema PRAGMAs in both spellings, the table-valued one in a join too",
+  permissions: perms,
+  fn: withDb((db) => {
+    const priced = { ...OPTIONS, maxScanRows: 100_000 };
+    const names = (sql: string) => runQuery(db, sql, priced).rows.map((row) => row.name);
+    assert.deepEqual(names("SELECT name FROM pragma_table_info('customers')"), ["id", "name", "email"]);
+    assert.deepEqual(names("PRAGMA table_info(customers)"), ["id", "name", "email"]);
+    assert.deepEqual(names("SELECT p.name FROM customers c, pragma_table_info('log') p"), ["msg", "msg"]);
+  }),
+});

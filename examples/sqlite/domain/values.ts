@@ -65,6 +65,29 @@ export function toSqlParams(params: unknown): SqlParams {
   return out;
 }
 
+/**
+ * Values to bind as JSON again, the form {@linkcode toSqlParams} reads:
+ * blobs as `{ "$base64": "…" }`, everything else as it is. This is how
+ * they travel to the database process.
+ *
+ * @param params From {@linkcode toSqlParams}.
+ * @returns The JSON form.
+ * @throws {PolicyError} For a bigint outside ±(2^53−1).
+ */
+export function paramsToJson(params: SqlParams): unknown {
+  const one = (value: SQLInputValue): unknown => {
+    if (value instanceof Uint8Array) return { $base64: base64(value) };
+    // toSqlParams makes no bigint; one that JSON cannot hold as a number is refused, never rounded.
+    if (typeof value === "bigint") {
+      return Number.isSafeInteger(Number(value)) ? Number(value) : bad("a bigint is out of range");
+    }
+    return value;
+  };
+  return Array.isArray(params)
+    ? params.map(one)
+    : Object.fromEntries(Object.entries(params).map(([name, value]) => [name, one(value)]));
+}
+
 function toSqlValue(value: unknown, where: string): SQLInputValue {
   if (value === null || typeof value === "string") return value;
   if (typeof value === "boolean") return value ? 1 : 0;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
-import { MAX_PARAMS, toJsonValue, toSqlParams } from "./values.ts";
+import { MAX_PARAMS, paramsToJson, toJsonValue, toSqlParams } from "./values.ts";
 
 Deno.test("toJsonValue() keeps safe integers as numbers and turns the rest into decimal strings", () => {
   assert.equal(toJsonValue(42n), 42);
@@ -55,4 +55,13 @@ Deno.test("toSqlParams() refuses what cannot be bound, naming the argument", () 
       return true;
     });
   }
+});
+
+Deno.test("paramsToJson() gives back what toSqlParams() reads: blobs as base64, names without their prefix", () => {
+  const params = toSqlParams({ ":a": "x", b: { $base64: "AP8=" }, $c: true });
+  assert.deepEqual(paramsToJson(params), { a: "x", b: { $base64: "AP8=" }, c: 1 });
+  assert.deepEqual(toSqlParams(paramsToJson(params)), params);
+  assert.deepEqual(paramsToJson([1, null, new Uint8Array([0, 255])]), [1, null, { $base64: "AP8=" }]);
+  assert.deepEqual(paramsToJson([42n]), [42]);
+  assert.throws(() => paramsToJson([2n ** 60n]), /Invalid argument "params": a bigint is out of range/);
 });

@@ -1,10 +1,10 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { auditTrail } from "@forge/toolkit/middleware";
 import { probe } from "@forge/toolkit/testing";
 import { session, textOf, TMP } from "./_session.ts";
 
-const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"], run: [Deno.execPath()] };
 
 Deno.test({
   name: "execute: a probe names every table the write reaches (trigger included) and changes nothing",

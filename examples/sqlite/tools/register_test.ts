@@ -1,10 +1,10 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { session, textOf, TMP } from "./_session.ts";
 
-const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"], run: [Deno.execPath()] };
 
 Deno.test({
   name: "read-only: three tools with honest annotations, and no execute",

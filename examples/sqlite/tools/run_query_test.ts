@@ -1,8 +1,8 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { session, textOf, TMP } from "./_session.ts";
 
-const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"], run: [Deno.execPath()] };
 
 Deno.test({
   name: "run_query returns rows as JSON, validated against its output schema by the SDK client",

@@ -1,0 +1,81 @@
+// What the server asks its database process, and how the process answers:
+// one job in, one reply out, both plain JSON. Everything SQLite does for a
+// read — compiling, planning, pricing, stepping — happens in answerJob(), in
+// that process, never on the thread that reads the server's stdin.
+import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
+import type { Sqlite } from "./_sqlite.ts";
+import { describeTable, listTables } from "./catalog.ts";
+import type { DatabaseSizes } from "./database_sizes.ts";
+import { runQuery } from "./query.ts";
+import { toSqlParams } from "./values.ts";
+
+/** The limits of one query, from the config the call saw. */
+export interface QueryLimits {
+  /** `max_rows`. */
+  maxRows: number;
+  /** `max_sql_length`. */
+  maxSqlLength: number;
+  /** `allow_recursive`. */
+  allowRecursive: boolean;
+  /** `max_scan_rows`. */
+  maxScanRows: number;
+}
+
+/** One job for the database process. */
+export type DatabaseJob =
+  | { kind: "query"; sql: string; params: unknown; limits: QueryLimits }
+  | { kind: "list" }
+  | { kind: "describe"; table: string };
+
+/** The process's answer: the tool's value, or a refusal the model may read. */
+export type DatabaseReply =
+  | { ok: unknown }
+  | { error: { code: PolicyErrorCode; message: string } };
+
+/**
+ * The longest job line the process reads, in bytes: a call's SQL and
+ * parameters, which the toolkit already capped as one message.
+ */
+export const MAX_JOB_BYTES: number = 64 * 2 ** 20 + 4096;
+/**
+ * The longest reply line the server reads, in bytes: a result is cut at
+ * 1 MiB of row JSON, which escapes can at most sextuple. A longer line is a
+ * process gone wrong, and it is killed.
+ */
+export const MAX_REPLY_BYTES: number = 8 * 2 ** 20;
+
+/** What each job kind does, for messages: `Cannot <action>: …`. */
+export const JOB_ACTIONS: Readonly<Record<DatabaseJob["kind"], string>> = Object.freeze({
+  query: "run query",
+  list: "list tables",
+  describe: "describe table",
+});
+
+/**
+ * Does one job on the process's read-only connection. A refusal becomes an
+ * error reply with its message; anything else (a bug, not SQLite's word on
+ * the query) becomes a generic one, and its detail goes to stderr.
+ *
+ * @param db The process's connection, from `openDatabase(path, false)`.
+ * @param job What to do.
+ * @param sizes The sizes kept between the connection's queries.
+ * @returns The reply.
+ */
+export function answerJob(db: Sqlite, job: DatabaseJob, sizes: DatabaseSizes): DatabaseReply {
+  try {
+    switch (job.kind) {
+      case "query":
+        return { ok: runQuery(db, job.sql, { params: toSqlParams(job.params), ...job.limits, sizes }) };
+      case "list":
+        return { ok: listTables(db) };
+      case "describe":
+        return { ok: describeTable(db, job.table) };
+      default:
+        throw new TypeError(`Cannot do a job: unknown kind ${JSON.stringify((job as { kind?: unknown }).kind)}`);
+    }
+  } catch (err) {
+    if (err instanceof PolicyError) return { error: { code: err.code, message: err.message } };
+    console.error("sqlite database process:", err);
+    return { error: { code: "sql", message: `Cannot ${JOB_ACTIONS[job.kind] ?? "run query"}: the database failed` } };
+  }
+}

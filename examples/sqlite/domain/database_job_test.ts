@@ -1,0 +1,54 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { openDatabase } from "./connection.ts";
+import { answerJob, type DatabaseJob, type QueryLimits } from "./database_job.ts";
+import { DatabaseSizes } from "./database_sizes.ts";
+import { makeFixture, TMP } from "./_fixture.ts";
+
+const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+const LIMITS: QueryLimits = { maxRows: 10, maxSqlLength: 1_000, allowRecursive: false, maxScanRows: 1_000 };
+
+Deno.test({
+  name: "answerJob() answers query, list and describe with the tools' values, and refusals as error replies",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const db = openDatabase(fixture.db, false);
+    const sizes = new DatabaseSizes(db);
+    const answer = (job: DatabaseJob) => answerJob(db, job, sizes);
+    assert.deepEqual(
+      answer({ kind: "query", sql: "SELECT name FROM customers WHERE id = ?", params: [2], limits: LIMITS }),
+      { ok: { columns: ["name"], rows: [{ name: "Grace" }], row_count: 1, truncated: false } },
+    );
+    // Blobs travel as {"$base64": …} both ways.
+    assert.deepEqual(
+      answer({ kind: "query", sql: "SELECT hex(?) AS h", params: [{ $base64: "AP8=" }], limits: LIMITS }),
+      { ok: { columns: ["h"], rows: [{ h: "00FF" }], row_count: 1, truncated: false } },
+    );
+    const list = answer({ kind: "list" }) as { ok: { tables: { name: string }[] } };
+    assert.ok(list.ok.tables.some((table) => table.name === "big_orders"));
+    const view = answer({ kind: "describe", table: "big_orders" }) as { ok: { type: string } };
+    assert.equal(view.ok.type, "view");
+    assert.deepEqual(answer({ kind: "query", sql: "DELETE FROM log", params: [], limits: LIMITS }), {
+      error: {
+        code: "sql",
+        message: 'Cannot run query: only SELECT, WITH … SELECT and EXPLAIN are allowed, not "DELETE"',
+      },
+    });
+    assert.deepEqual(answer({ kind: "describe", table: "nope" }), {
+      error: {
+        code: "not-found",
+        message: 'Cannot describe table "nope": no such table or view (list_tables shows them)',
+      },
+    });
+    assert.deepEqual(answer({ kind: "query", sql: "SELECT ?", params: "1", limits: LIMITS }), {
+      error: {
+        code: "invalid-input",
+        message:
+          'Invalid argument "params": must be an array (for ? placeholders) or an object (for :name placeholders)',
+      },
+    });
+    db.close();
+    fixture.remove();
+  },
+});

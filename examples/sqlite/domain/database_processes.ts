@@ -1,0 +1,261 @@
+// The server's database processes. node:sqlite cannot interrupt a statement,
+// and a Worker cannot stop a thread inside SQLite (deno_facts_test.ts), yet
+// compiling one hostile query can take SQLite minutes and running one hours.
+// So every read happens in a child process with read access to the database
+// file only, and a job that passes its deadline (or is cancelled) ends with
+// the process: SIGKILL stops SQLite wherever it is. A spare process is kept
+// ready, so that a call arriving while another one works (or after a kill)
+// does not wait for a process to start.
+import { fileURLToPath } from "node:url";
+import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
+import { type DatabaseJob, type DatabaseReply, JOB_ACTIONS, MAX_REPLY_BYTES } from "./database_job.ts";
+import { jsonLine, readJsonLines } from "./json_lines.ts";
+
+/** Options of {@linkcode DatabaseProcesses}. */
+export interface DatabaseProcessesOptions {
+  /**
+   * How many queries may run at once; `list` and `describe` may use one process more, so they still answer then.
+   * @default {4}
+   */
+  maxQueries?: number;
+  /**
+   * How long a process may take to start and open the database, in milliseconds.
+   * @default {30000}
+   */
+  startTimeoutMs?: number;
+}
+
+/** How one job runs. */
+export interface JobRun {
+  /** How long the job may take once its process is ready, in milliseconds. */
+  timeoutMs: number;
+  /** Ends the job early (cancellation, the tool's own deadline): its process is killed. */
+  signal?: AbortSignal;
+}
+
+interface Child {
+  process: Deno.ChildProcess;
+  writer: WritableStreamDefaultWriter<Uint8Array>;
+  replies: AsyncGenerator<unknown>;
+  /** Resolves once the process has opened the database. */
+  ready: Promise<void>;
+}
+
+const RESTART = "restart the server with the flags from --print-permissions";
+/** Idle processes kept: one takes the next call, the other is the spare while it works. */
+const MAX_IDLE = 2;
+
+/** The database processes of one database file: one job per process at a time. */
+export class DatabaseProcesses {
+  readonly #database: string;
+  readonly #maxQueries: number;
+  readonly #startTimeoutMs: number;
+  readonly #idle: Child[] = [];
+  /** Each busy process, with what ends its job when the pool closes. */
+  readonly #busy = new Map<Child, () => void>();
+  readonly #all = new Set<Child>();
+  #closed = false;
+
+  /**
+   * Makes the pool; no process starts until the first job.
+   *
+   * @param database The database file (absolute); each process may read it and nothing else.
+   * @param options The limits.
+   */
+  constructor(database: string, options: DatabaseProcessesOptions = {}) {
+    this.#database = database;
+    this.#maxQueries = options.maxQueries ?? 4;
+    this.#startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  }
+
+  /** The process ids of the live processes, busy or idle. */
+  get pids(): number[] {
+    return [...this.#all].map((child) => child.process.pid);
+  }
+
+  /**
+   * Runs one job in a process and answers by its deadline.
+   *
+   * @param job What to do.
+   * @param run The deadline and the signal.
+   * @returns The job's value.
+   * @throws {PolicyError} When the job is refused or fails, runs past its deadline, is cancelled, or cannot start.
+   */
+  run(job: DatabaseJob, run: JobRun): Promise<unknown> {
+    const action = JOB_ACTIONS[job.kind];
+    const refuse = (code: PolicyErrorCode, state: string) => new PolicyError(code, `Cannot ${action}: ${state}`);
+    if (this.#closed) return Promise.reject(refuse("sql", "the server is shutting down"));
+    if (run.signal?.aborted) return Promise.reject(refuse("sql", "the call was cancelled"));
+    if (this.#busy.size >= this.#maxQueries + (job.kind === "query" ? 0 : 1)) {
+      const running = this.#maxQueries === 1 ? "1 query is" : `${this.#maxQueries} queries are`;
+      return Promise.reject(refuse("sql", `${running} already running; try again shortly`));
+    }
+    let child: Child;
+    try {
+      child = this.#idle.pop() ?? this.#spawn();
+    } catch (err) {
+      return Promise.reject(err instanceof PolicyError ? err : refuse("sql", "its database process did not start"));
+    }
+    // A spare, so that a call arriving while this one works finds a process ready.
+    if (this.#idle.length === 0) this.#spare();
+    return new Promise<unknown>((resolve, reject) => {
+      let settled = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (error: Error | undefined, value: unknown, keep: boolean): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        run.signal?.removeEventListener("abort", onAbort);
+        this.#busy.delete(child);
+        if (keep && !this.#closed) this.#release(child);
+        else this.#kill(child, !keep);
+        if (error === undefined) resolve(value);
+        else reject(error);
+      };
+      const onAbort = () => finish(refuse("sql", "the call was cancelled"), undefined, false);
+      run.signal?.addEventListener("abort", onAbort, { once: true });
+      this.#busy.set(child, () => finish(refuse("sql", "the server is shutting down"), undefined, false));
+      timer = setTimeout(
+        () => finish(refuse("sql", "its database process did not start"), undefined, false),
+        this.#startTimeoutMs,
+      );
+      child.ready.then(async () => {
+        if (settled) return;
+        clearTimeout(timer);
+        timer = setTimeout(() =>
+          finish(
+            refuse(
+              "sql",
+              `it ran past its deadline of ${run.timeoutMs} ms (query_timeout_ms) and was stopped; narrow it ` +
+                "(a WHERE on an indexed column, fewer joined tables, a LIMIT)",
+            ),
+            undefined,
+            false,
+          ), run.timeoutMs);
+        await child.writer.write(jsonLine(job));
+        const next = await child.replies.next();
+        if (next.done) return finish(refuse("sql", "its database process ended"), undefined, false);
+        const reply = next.value as DatabaseReply;
+        if ("ok" in reply) return finish(undefined, reply.ok, true);
+        finish(new PolicyError(reply.error.code, String(reply.error.message)), undefined, true);
+      }).catch((err) => {
+        finish(err instanceof PolicyError ? err : refuse("sql", "its database process failed"), undefined, false);
+      });
+    });
+  }
+
+  /**
+   * Kills every process and refuses new jobs; a job still running ends with a shutting-down refusal.
+   *
+   * @returns Resolves once every process has exited.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const end of [...this.#busy.values()]) end();
+    for (const child of this.#idle.splice(0)) this.#kill(child, false);
+    await Promise.all([...this.#all].map((child) => child.process.status));
+  }
+
+  #spawn(): Child {
+    if (Deno.build.standalone) {
+      throw new PolicyError(
+        "no-permission",
+        "Cannot start the database process: a compiled server has no deno to start it with; run main.ts with deno",
+      );
+    }
+    if (Deno.permissions.querySync({ name: "read", path: this.#database }).state !== "granted") {
+      throw new PolicyError(
+        "no-permission",
+        `Cannot open the database: reading it is outside what this process was started with; ${RESTART}`,
+      );
+    }
+    const script = fileURLToPath(new URL("../database_process.ts", import.meta.url));
+    let process: Deno.ChildProcess;
+    try {
+      process = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--quiet",
+          "--no-prompt",
+          "--no-lock",
+          "--cached-only",
+          `--allow-read=${this.#database}`,
+          script,
+          this.#database,
+        ],
+        clearEnv: true,
+        env: processEnv(),
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "inherit",
+      }).spawn();
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotCapable)) throw err;
+      throw new PolicyError(
+        "no-permission",
+        `Cannot start the database process: this process may not run deno (--allow-run); ${RESTART}`,
+      );
+    }
+    const replies = readJsonLines(process.stdout, MAX_REPLY_BYTES);
+    const ready = replies.next().then((first) => {
+      const reply = first.value as { ready?: boolean } & Partial<Extract<DatabaseReply, { error: unknown }>>;
+      if (reply?.ready === true) return;
+      if (reply?.error !== undefined) throw new PolicyError(reply.error.code, String(reply.error.message));
+      throw new PolicyError("sql", "Cannot open the database: its database process ended before it was ready");
+    });
+    // A spare nobody waits on yet must not fail the process with an unhandled rejection.
+    ready.catch(() => {});
+    const child: Child = { process, writer: process.stdin.getWriter(), replies, ready };
+    this.#all.add(child);
+    process.status.then(() => this.#all.delete(child));
+    return child;
+  }
+
+  /** Keeps two idle processes warm (one for the next call, one spare while it works); ends any other. */
+  #release(child: Child): void {
+    if (this.#idle.length < MAX_IDLE) this.#idle.push(child);
+    else this.#end(child);
+  }
+
+  /** Starts an idle process, unless the pool is closed or one is idle already. */
+  #spare(): void {
+    if (this.#closed || this.#idle.length > 0) return;
+    try {
+      this.#idle.push(this.#spawn());
+    } catch {
+      // The next job starts one itself and reports why it cannot.
+    }
+  }
+
+  /** Kills a process at once; after a job was stopped, makes sure a spare is ready for the next call. */
+  #kill(child: Child, spare: boolean): void {
+    try {
+      child.process.kill("SIGKILL");
+    } catch {
+      // It has exited already.
+    }
+    this.#end(child);
+    if (spare) this.#spare();
+  }
+
+  /** Closes a process's stdin (it exits at EOF) and stops reading its stdout. */
+  #end(child: Child): void {
+    child.writer.close().catch(() => {});
+    child.replies.return(undefined).catch(() => {});
+  }
+}
+
+/**
+ * The environment of a database process: nothing of the server's but where
+ * Deno keeps its cache (so that the process finds its modules compiled).
+ * The process has no network access, so proxies and certificates are of no
+ * use to it.
+ */
+function processEnv(): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  if (Deno.permissions.querySync({ name: "env", variable: "DENO_DIR" }).state === "granted") {
+    const dir = Deno.env.get("DENO_DIR");
+    if (dir !== undefined) env.DENO_DIR = dir;
+  }
+  return env;
+}

@@ -1,0 +1,153 @@
+// test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+import assert from "node:assert/strict";
+import { PolicyError } from "@forge/toolkit/validate";
+import { alive, oneEnded, PROC_PROGRAMS } from "../_proc.ts";
+import type { DatabaseJob, QueryLimits } from "./database_job.ts";
+import { DatabaseProcesses } from "./database_processes.ts";
+import { makeFixture, TMP } from "./_fixture.ts";
+
+const perms: Deno.PermissionOptions = {
+  read: [TMP],
+  write: [TMP],
+  env: ["TMPDIR"],
+  run: [Deno.execPath(), ...PROC_PROGRAMS],
+};
+const LIMITS: QueryLimits = { maxRows: 10, maxSqlLength: 1_000, allowRecursive: true, maxScanRows: 1e8 };
+/** A recursive count SQLite needs minutes for. */
+const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000000) " +
+  "SELECT count(*) AS n FROM c";
+const query = (sql: string): DatabaseJob => ({ kind: "query", sql, params: [], limits: LIMITS });
+
+Deno.test({
+  name: "DatabaseProcesses runs jobs in warm processes, one job each, and keeps a spare ready",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const pool = new DatabaseProcesses(fixture.db);
+    assert.deepEqual(pool.pids, [], "nothing starts before the first job");
+    const first = await pool.run(query("SELECT name FROM customers ORDER BY id"), { timeoutMs: 30_000 });
+    assert.deepEqual(first, {
+      columns: ["name"],
+      rows: [{ name: "Ada" }, { name: "Grace" }],
+      row_count: 2,
+      truncated: false,
+    });
+    const pids = pool.pids;
+    assert.equal(pids.length, 2, "the one that served and a spare");
+    const both = await Promise.all([
+      pool.run({ kind: "list" }, { timeoutMs: 30_000 }),
+      pool.run({ kind: "describe", table: "orders" }, { timeoutMs: 30_000 }),
+    ]);
+    assert.equal((both[1] as { name: string }).name, "orders");
+    assert.deepEqual(pool.pids.slice(0, 2), pids, "served by the warm ones");
+    await pool.close();
+    assert.deepEqual(pool.pids, []);
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "DatabaseProcesses stops a job past its deadline with its process, and serves the next job at once",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const pool = new DatabaseProcesses(fixture.db);
+    await pool.run({ kind: "list" }, { timeoutMs: 30_000 });
+    const warm = pool.pids;
+    await assert.rejects(pool.run(query(ENDLESS), { timeoutMs: 200 }), {
+      name: "PolicyError",
+      message: "Cannot run query: it ran past its deadline of 200 ms (query_timeout_ms) and was stopped; narrow it " +
+        "(a WHERE on an indexed column, fewer joined tables, a LIMIT)",
+    });
+    const killed = await oneEnded(warm);
+    const next = await pool.run(query("SELECT count(*) AS n FROM orders"), { timeoutMs: 30_000 });
+    assert.deepEqual((next as { rows: unknown[] }).rows, [{ n: 3 }]);
+    assert.ok(!pool.pids.includes(killed));
+    await pool.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "DatabaseProcesses: a cancelled job stops its process; refusals from SQLite keep the process",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const pool = new DatabaseProcesses(fixture.db);
+    await assert.rejects(pool.run(query("SELECT * FROM nope"), { timeoutMs: 30_000 }), /no such table: nope/);
+    const warm = pool.pids;
+    assert.ok((await Promise.all(warm.map(alive))).every(Boolean), "a refusal ends no process");
+    const controller = new AbortController();
+    const pending = pool.run(query(ENDLESS), { timeoutMs: 30_000, signal: controller.signal });
+    controller.abort();
+    await assert.rejects(pending, /^PolicyError: Cannot run query: the call was cancelled$/);
+    await oneEnded(warm);
+    await assert.rejects(
+      pool.run(query("SELECT 1"), { timeoutMs: 1_000, signal: AbortSignal.abort() }),
+      /the call was cancelled/,
+    );
+    await pool.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "DatabaseProcesses runs at most maxQueries queries at once, list and describe still answer, close() ends all",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const pool = new DatabaseProcesses(fixture.db, { maxQueries: 1 });
+    const running = pool.run(query(ENDLESS), { timeoutMs: 60_000 });
+    await assert.rejects(
+      pool.run(query("SELECT 1"), { timeoutMs: 30_000 }),
+      /^PolicyError: Cannot run query: 1 query is already running; try again shortly$/,
+    );
+    const listed = await pool.run({ kind: "list" }, { timeoutMs: 30_000 });
+    assert.equal((listed as { tables: unknown[] }).tables.length, 6);
+    const ended = assert.rejects(running, /^PolicyError: Cannot run query: the server is shutting down$/);
+    await pool.close();
+    await ended;
+    await assert.rejects(pool.run({ kind: "list" }, { timeoutMs: 1_000 }), /the server is shutting down/);
+    assert.deepEqual(pool.pids, []);
+    fixture.remove();
+  },
+});
+
+// Built at load time so that the tests below can name its exact paths.
+const scoped = makeFixture();
+
+Deno.test({
+  name: "DatabaseProcesses gives a process no access this one lacks, and says to restart when it cannot start one",
+  permissions: { read: [scoped.canaryDb], run: [Deno.execPath()] },
+  async fn() {
+    await assert.rejects(new DatabaseProcesses(scoped.db).run({ kind: "list" }, { timeoutMs: 1_000 }), (err) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(
+        err.message,
+        "Cannot open the database: reading it is outside what this process was started with; restart the server " +
+          "with the flags from --print-permissions",
+      );
+      return true;
+    });
+  },
+});
+
+Deno.test({
+  name: "DatabaseProcesses without --allow-run for deno refuses with the restart hint",
+  permissions: { read: [scoped.db] },
+  async fn() {
+    await assert.rejects(
+      new DatabaseProcesses(scoped.db).run({ kind: "list" }, { timeoutMs: 1_000 }),
+      /^PolicyError: Cannot start the database process: this process may not run deno \(--allow-run\); restart/,
+    );
+  },
+});
+
+Deno.test({
+  name: "(cleanup of the scoped fixture)",
+  permissions: { read: [TMP], write: [TMP], env: ["TMPDIR"] },
+  fn() {
+    scoped.remove();
+    assert.throws(() => Deno.statSync(scoped.base), Deno.errors.NotFound);
+  },
+});

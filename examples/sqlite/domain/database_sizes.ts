@@ -1,0 +1,84 @@
+// What a query's price is made of: how many rows each table holds, how many
+// pages the file has, how big the schema is. Counting a big table takes
+// time, so counts are kept until another connection commits; they are made
+// in the database process, under the call's deadline.
+import type { Sqlite } from "./_sqlite.ts";
+
+/** The sizes a price reads (see `queryCost`). */
+export interface Sizes {
+  /** The database's tables (virtual ones included), lower case. */
+  readonly tables: ReadonlySet<string>;
+  /** The rows of one of {@linkcode Sizes.tables}, counted up to a cap. */
+  rows(table: string): number;
+  /** The file's pages: the rows of `dbstat`. */
+  pages(): number;
+  /** The entries of SQLite's schema table: tables, indexes, views and triggers. */
+  schemaEntries(): number;
+}
+
+/**
+ * The sizes of one connection's database. Row counts are capped (past the
+ * budget a table's exact size changes no verdict) and kept while
+ * `PRAGMA data_version` says no other connection has committed.
+ */
+export class DatabaseSizes implements Sizes {
+  readonly #db: Sqlite;
+  readonly #counts = new Map<string, number>();
+  #version: unknown;
+  #cap = 0;
+  #tables: Set<string> = new Set();
+  #pages: number | undefined;
+  #entries: number | undefined;
+
+  /**
+   * @param db The connection (read-only in the database process).
+   */
+  constructor(db: Sqlite) {
+    this.#db = db;
+  }
+
+  /**
+   * Starts a query's pricing: forgets what another connection's commit may
+   * have changed, and reads the table names. Call it with no authorizer set.
+   *
+   * @param cap Counts stop here: the query's `max_scan_rows` plus one.
+   */
+  refresh(cap: number): void {
+    const now = this.#db.prepare("PRAGMA data_version").get()?.data_version;
+    if (now !== this.#version || cap > this.#cap) {
+      this.#counts.clear();
+      this.#pages = this.#entries = undefined;
+    }
+    this.#version = now;
+    this.#cap = cap;
+    this.#tables = new Set(
+      this.#db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all()
+        .map((row) => String(row.name).toLowerCase()),
+    );
+  }
+
+  get tables(): ReadonlySet<string> {
+    return this.#tables;
+  }
+
+  rows(table: string): number {
+    let rows = this.#counts.get(table);
+    if (rows === undefined) {
+      const quoted = `"${table.replaceAll('"', '""')}"`;
+      const limit = Math.ceil(this.#cap);
+      rows = Number(
+        this.#db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM main.${quoted} LIMIT ${limit})`).get()?.n,
+      );
+      this.#counts.set(table, rows);
+    }
+    return rows;
+  }
+
+  pages(): number {
+    return this.#pages ??= Number(this.#db.prepare("PRAGMA page_count").get()?.page_count);
+  }
+
+  schemaEntries(): number {
+    return this.#entries ??= Number(this.#db.prepare("SELECT count(*) AS n FROM sqlite_schema").get()?.n);
+  }
+}
