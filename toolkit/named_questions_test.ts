@@ -79,6 +79,8 @@ Deno.test("initialize era: the same named questions go to the client as requests
     },
   }));
   await server.next();
+  // The lifecycle: no request reaches a client before it says it is initialized.
+  await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
   await server.send(
     JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "named", arguments: {} } }),
   );
