@@ -101,6 +101,8 @@ if (only.length === 0) {
     "permissions/",
     "testing/",
     "toolkit/",
+    "engine/",
+    "runner/",
     "middleware/",
     "internal/",
   ];

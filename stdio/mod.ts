@@ -23,9 +23,9 @@
  *
  * @module
  */
-export { type ByteReader, type Connection, serve, type ServeIo, type ServeOptions } from "../toolkit/serve.ts";
+export { type ByteReader, type Connection, serve, type ServeIo, type ServeOptions } from "./serve.ts";
 export type { ByteWriter } from "../internal/byte_writer.ts";
-export { type JsonRpcMessage, StdioTransport, type StdioTransportOptions } from "../toolkit/stdio_transport.ts";
+export { type JsonRpcMessage, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
 // The core types serve()'s signature reaches, so this entry point documents on
 // its own; the values live in @forge/toolkit.
 export type { Server } from "../toolkit/server.ts";

@@ -42,7 +42,7 @@ export { type RawSession, serveRaw } from "./raw_session.ts";
 // The core types these helpers' signatures reach, so this entry point documents
 // on its own; the values live in @forge/toolkit and @forge/toolkit/stdio.
 export type { Server } from "../toolkit/server.ts";
-export type { ByteReader, Connection, ServeOptions } from "../toolkit/serve.ts";
+export type { ByteReader, Connection, ServeOptions } from "../stdio/serve.ts";
 export type { ByteWriter } from "../internal/byte_writer.ts";
 export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
 export type { Args } from "../toolkit/args.ts";

@@ -1,5 +1,7 @@
 /**
- * The core: serve tools over stdio.
+ * What an author writes a server with: the server, tools, schemas, arguments
+ * and results. The root entry point (`mod.ts`) re-exports it with `run()` and
+ * `runWithConfig()` from `runner/`.
  *
  * @module
  */
@@ -76,19 +78,3 @@ export type {
 } from "./tool.ts";
 export { ArgumentError, ToolError } from "../internal/tool_error.ts";
 export type { CallContext, Middleware, MiddlewareScope, Next } from "./middleware.ts";
-export { run, type RunOptions } from "./run.ts";
-export {
-  type Closable,
-  type ConfigSource,
-  type LoadedConfig,
-  runWithConfig,
-  type RunWithConfigOptions,
-} from "./run_with_config.ts";
-// serve() and StdioTransport live in @forge/toolkit/stdio (stdio/mod.ts): run()
-// loads them when it starts, so `--health` never does. Types cost nothing.
-export type { ServeOptions } from "./serve.ts";
-// Named by RunOptions and RunWithConfigOptions, so this entry point documents on
-// its own; their functions live in @forge/toolkit/validate and /configreload.
-export type { Limits, NetPolicy, Policy } from "../validate/policy.ts";
-export type { ConfigSchema, SchemaIssue, SchemaResult } from "../configreload/from_schema.ts";
-// The audit trail and the limits live in @forge/toolkit/middleware (middleware/mod.ts).

@@ -1,4 +1,4 @@
-import { attachRegistry, registerTool, registryOf } from "./_registry.ts";
+import { attachRegistry, registerTool, registryOf } from "./registry.ts";
 import type { Args } from "./args.ts";
 import type { Tool, ToolHandler } from "./tool.ts";
 

@@ -1,0 +1,196 @@
+// What a handler's questions to the client share in both eras: the methods,
+// the capability each needs, the checks on what the client answered, and the
+// errors that become a JSON-RPC error (not an isError result) when a handler
+// lets them escape. _input_rounds.ts asks through input-required results
+// (2026-07-28); _client_requests.ts sends real requests (initialize era).
+
+import { compileInputValidator } from "../toolkit/input_validator.ts";
+import type { InputRequired } from "./_input_rounds.ts";
+import { ErrorCode, type RpcError } from "./jsonrpc.ts";
+import type {
+  AskOptions,
+  ClientCapability,
+  ClientRoot,
+  ElicitAnswer,
+  ElicitForm,
+  SampleAnswer,
+  SampleRequest,
+} from "../toolkit/client_input.ts";
+import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
+import type { ObjectSchema } from "../toolkit/schema.ts";
+import type { ToolRequest } from "../toolkit/tool.ts";
+import { ToolError } from "../internal/tool_error.ts";
+import { quote } from "../internal/quote.ts";
+
+/** The requests a server may send its client. */
+export type AskMethod = "elicitation/create" | "roots/list" | "sampling/createMessage";
+
+/** Sends one question to the client and resolves with its raw answer. */
+export interface Asker {
+  /** `key` is the handler's name for the question, already checked; undefined lets the asker make one. */
+  ask(method: AskMethod, params: Record<string, unknown> | undefined, key?: string): Promise<unknown>;
+  /** True when answers arrive in `inputResponses` (2026-07-28): a bad one is then the request's invalid params. */
+  readonly modern: boolean;
+  /** What the call paused to ask (2026-07-28), once this asker paused it. */
+  readonly inputRequired?: InputRequired;
+}
+
+/** The capability each method needs. */
+export const CAPABILITY: Record<AskMethod, ClientCapability> = {
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+  "sampling/createMessage": "sampling",
+};
+
+/** Whether declared client capabilities cover `method` (form-mode elicitation only). */
+export function declares(capabilities: Record<string, unknown> | undefined, method: AskMethod): boolean {
+  const value = capabilities?.[CAPABILITY[method]];
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  if (method !== "elicitation/create") return true;
+  // An empty elicitation capability means form mode; otherwise form must be listed.
+  const modes = value as Record<string, unknown>;
+  return Object.hasOwn(modes, "form") || !Object.hasOwn(modes, "url");
+}
+
+/**
+ * The error a 2026-07-28 question meets when the request did not declare the
+ * capability it needs: a {@linkcode MissingCapabilityError} the handler may
+ * catch, which answers `-32021` if it escapes.
+ */
+export function missingCapability(method: AskMethod): MissingCapabilityError {
+  const capability = CAPABILITY[method];
+  return asProtocolError(new MissingCapabilityError(capability, method), {
+    code: ErrorCode.missingRequiredClientCapability,
+    message: `Missing required client capability: ${capability} (the tool sends ${method})`,
+    data: { requiredCapabilities: { [capability]: {} } },
+  });
+}
+
+const protocolErrors = new WeakMap<object, RpcError>();
+
+/** Marks `err` so that, escaping a handler, it answers the call with `rpc` instead of a result. */
+export function asProtocolError<E extends Error>(err: E, rpc: RpcError): E {
+  protocolErrors.set(err, rpc);
+  return err;
+}
+
+/** The JSON-RPC error a handler's escaped exception stands for, if it was marked. */
+export function protocolErrorOf(err: unknown): RpcError | undefined {
+  return err !== null && typeof err === "object" ? protocolErrors.get(err) : undefined;
+}
+
+/** An asker for a call that cannot ask anything (tests, callers outside a served stream). */
+export const NO_ASKER: Asker = {
+  modern: false,
+  ask: (method) => Promise.reject(new MissingCapabilityError(CAPABILITY[method], method)),
+};
+
+/** What a handler may name a question: a short word, never a key the toolkit generates. */
+const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+const GENERATED_KEY = /^(?:elicitation|roots|sampling|input)-\d+$/;
+
+/**
+ * The three question methods of a {@linkcode ToolRequest}, over one asker.
+ * `keys` holds the names the call used so far (one set per call).
+ */
+export function questionsOf(
+  asker: Asker,
+  keys: Set<string> = new Set(),
+): Pick<ToolRequest, "elicit" | "listRoots" | "sample"> {
+  const keyOf = (options: AskOptions | undefined): string | undefined => {
+    const key = options?.key;
+    if (key === undefined) return undefined;
+    if (typeof key !== "string" || !KEY.test(key)) {
+      throw new TypeError(`Cannot ask the client: the key ${quote(key)} is not 1-64 characters of A-Z a-z 0-9 _ . -`);
+    }
+    if (GENERATED_KEY.test(key)) {
+      throw new TypeError(`Cannot ask the client: the key ${quote(key)} has the form of a generated key`);
+    }
+    if (keys.has(key)) throw new TypeError(`Cannot ask the client: the key ${quote(key)} is already used in this call`);
+    keys.add(key);
+    return key;
+  };
+  return {
+    async elicit<T>(form: ElicitForm<T>, options?: AskOptions): Promise<ElicitAnswer<T>> {
+      const schema = form?.requestedSchema;
+      if (typeof form?.message !== "string" || schema?.type !== "object") {
+        throw new TypeError("Cannot elicit: expected { message: string, requestedSchema: schema({...}) }");
+      }
+      const raw = await asker.ask("elicitation/create", {
+        mode: "form",
+        message: form.message,
+        requestedSchema: schema,
+      }, keyOf(options));
+      return checked(asker, () => elicitAnswer(raw, schema as never) as ElicitAnswer<T>);
+    },
+    async listRoots(options?: AskOptions): Promise<ClientRoot[]> {
+      const raw = await asker.ask("roots/list", undefined, keyOf(options));
+      return checked(asker, () => rootsAnswer(raw));
+    },
+    async sample(request: SampleRequest, options?: AskOptions): Promise<SampleAnswer> {
+      if (!Array.isArray(request?.messages) || typeof request.maxTokens !== "number") {
+        throw new TypeError("Cannot sample: expected { messages: [...], maxTokens: number }");
+      }
+      const raw = await asker.ask("sampling/createMessage", { ...request }, keyOf(options));
+      return checked(asker, () => sampleAnswer(raw));
+    },
+  };
+}
+
+/** Runs a check of an answer; in 2026-07-28 a bad answer is the retried request's invalid params (-32602). */
+function checked<T>(asker: Asker, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (asker.modern && err instanceof BadAnswer) {
+      throw asProtocolError(err, {
+        code: ErrorCode.invalidParams,
+        message: `Invalid params: inputResponses: ${err.message}`,
+      });
+    }
+    throw err;
+  }
+}
+
+/** A client's answer that breaks the shape its request defines. */
+export class BadAnswer extends ToolError {
+  constructor(method: AskMethod, problem: string) {
+    super(`Cannot use the client's answer to ${method}: ${problem}`);
+    this.name = "BadAnswer";
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function elicitAnswer(raw: unknown, schema: ObjectSchema): ElicitAnswer {
+  const method = "elicitation/create";
+  if (!isObject(raw)) throw new BadAnswer(method, "it is not an object");
+  const action = raw.action;
+  if (action === "decline" || action === "cancel") return { action };
+  if (action !== "accept") throw new BadAnswer(method, '"action" must be "accept", "decline" or "cancel"');
+  const content = raw.content ?? {};
+  if (!isObject(content)) throw new BadAnswer(method, '"content" must be an object');
+  // The user's answer is client input like any argument: checked against the form before the handler sees it.
+  const problem = compileInputValidator(schema, (p) => new TypeError(`Cannot elicit: ${p}`))(content);
+  if (problem !== undefined) throw new BadAnswer(method, problem);
+  return { action, content };
+}
+
+function rootsAnswer(raw: unknown): ClientRoot[] {
+  const method = "roots/list";
+  if (!isObject(raw) || !Array.isArray(raw.roots)) throw new BadAnswer(method, '"roots" must be an array');
+  return raw.roots.map((root) => {
+    if (!isObject(root) || typeof root.uri !== "string") throw new BadAnswer(method, 'every root needs a "uri" string');
+    return typeof root.name === "string" ? { uri: root.uri, name: root.name } : { uri: root.uri };
+  });
+}
+
+function sampleAnswer(raw: unknown): SampleAnswer {
+  const method = "sampling/createMessage";
+  if (!isObject(raw) || typeof raw.model !== "string" || typeof raw.role !== "string" || raw.content === undefined) {
+    throw new BadAnswer(method, 'it needs "role", "content" and "model"');
+  }
+  return raw as SampleAnswer;
+}

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { type Asker, declares, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
+import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
+import { schema, strProp } from "../toolkit/schema.ts";
+
+const answering = (answer: unknown, modern = false): Asker => ({ modern, ask: () => Promise.resolve(answer) });
+
+Deno.test("declares(): form elicitation is {} or {form}; roots and sampling need their object", () => {
+  assert.equal(declares({ elicitation: {} }, "elicitation/create"), true);
+  assert.equal(declares({ elicitation: { form: {} } }, "elicitation/create"), true);
+  assert.equal(declares({ elicitation: { url: {} } }, "elicitation/create"), false, "url mode only");
+  assert.equal(declares({ elicitation: true }, "elicitation/create"), false);
+  assert.equal(declares({ roots: {} }, "roots/list"), true);
+  assert.equal(declares({ roots: [] }, "roots/list"), false);
+  assert.equal(declares(undefined, "sampling/createMessage"), false);
+});
+
+Deno.test("elicit() checks the answer against the form: a bad one is an error the handler sees, -32602 in 2026-07-28", async () => {
+  const form = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }, ["name"]) };
+  assert.deepEqual(await questionsOf(answering({ action: "accept", content: { name: "Ada" } })).elicit(form), {
+    action: "accept",
+    content: { name: "Ada" },
+  });
+  assert.deepEqual(await questionsOf(answering({ action: "decline", content: { x: 1 } })).elicit(form), {
+    action: "decline",
+  });
+  for (const bad of [null, { action: "maybe" }, { action: "accept", content: { name: 3 } }, { action: "accept" }]) {
+    await assert.rejects(questionsOf(answering(bad)).elicit(form), /Cannot use the client's answer to elicitation/);
+    const err = await questionsOf(answering(bad, true)).elicit(form).catch((e) => e);
+    assert.equal(protocolErrorOf(err)?.code, -32602);
+  }
+  await assert.rejects(questionsOf(NO_ASKER).elicit(form), MissingCapabilityError);
+});
+
+Deno.test("listRoots() and sample() refuse answers without the fields their result needs", async () => {
+  assert.deepEqual(await questionsOf(answering({ roots: [{ uri: "file:///a", name: "A", extra: 1 }] })).listRoots(), [
+    { uri: "file:///a", name: "A" },
+  ]);
+  await assert.rejects(questionsOf(answering({ roots: [{ name: "no uri" }] })).listRoots(), /"uri"/);
+  await assert.rejects(questionsOf(answering({ role: "assistant" })).sample({ messages: [], maxTokens: 1 }), /"model"/);
+});

@@ -1,0 +1,298 @@
+// One tools/call from arguments to outcome: patterns, the probe short-cut,
+// the middleware chain, the handler, and the checks on what it returned.
+// It never throws: every failure becomes either a tool result (a domain
+// error the model can fix) or a JSON-RPC error (everything else).
+
+import { type Asker, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
+import type { Call } from "./_calls.ts";
+import { type Confirmation, confirmCall } from "./_confirm.ts";
+import type { InputRequired } from "./_input_rounds.ts";
+import { ErrorCode, idForLog, type RpcError } from "./jsonrpc.ts";
+import { checkValue } from "../toolkit/output_schema.ts";
+import type { Entry } from "../toolkit/registry.ts";
+import type { Args } from "../toolkit/args.ts";
+import type { CallContext, Middleware } from "../toolkit/middleware.ts";
+import { checkPatterns, PROBE_META_KEY, probeResult } from "./probe.ts";
+import { error, type ToolResult } from "../toolkit/result.ts";
+import type { ClientInfo, Patterns, ToolRequest } from "../toolkit/tool.ts";
+import { ToolError } from "../internal/tool_error.ts";
+
+/** What the dispatcher needs to run one call. */
+export interface CallInput {
+  entry: Entry;
+  args: Args;
+  meta: Record<string, unknown>;
+  id: string | number;
+  client: ClientInfo;
+  call: Call;
+  middleware: readonly Middleware[];
+  progress: ToolRequest["progress"];
+  log: (line: string) => void;
+  /**
+   * How the handler's questions reach the client; none can be asked without
+   * it. A function is called at the first question: most calls ask nothing.
+   */
+  asker?: Asker | (() => Asker);
+}
+
+/** A call's outcome: a result to send, a JSON-RPC error, or silence (cancelled). */
+export type Outcome =
+  | { kind: "result"; result: ToolResult }
+  | { kind: "input_required"; input: InputRequired }
+  | { kind: "error"; error: RpcError }
+  | { kind: "none" };
+
+/**
+ * Runs one call to its outcome. A plain tool (no middleware, no patterns, not
+ * a probe) skips the general chain: a handler that returns without a promise
+ * is answered in the same turn, and a promise is raced once against the
+ * call's abort. The promise chain of the general path cost more than the rest
+ * of such a call. Middleware, patterns and probes go through
+ * {@linkcode runCallAsync}; the outcomes are the same either way.
+ */
+export function runCall(input: CallInput): Outcome | Promise<Outcome> {
+  const { entry } = input;
+  if (input.middleware.length > 0) {
+    const chain = chainFor(input.middleware, entry);
+    if (chain !== input.middleware) input = { ...input, middleware: chain };
+  }
+  if (input.middleware.length > 0 || entry.patterns || input.meta[PROBE_META_KEY] === true) return runCallAsync(input);
+  const invalid = entry.validate(input.args);
+  if (invalid !== undefined) return { kind: "result", result: error(invalid) };
+  let value: ToolResult | Promise<ToolResult>;
+  let pending: boolean;
+  try {
+    value = entry.handler(requestOf(input));
+    // Inside the try: a `then` getter can throw too.
+    pending = isThenable(value);
+  } catch (err) {
+    if (isDomainError(err)) return { kind: "result", result: error(err.message) };
+    return failure(input, err);
+  }
+  if (!pending) return resultOutcome(input, value as ToolResult);
+  return input.call.race(value as Promise<ToolResult>).then(
+    (result) => resultOutcome(input, result),
+    (err) =>
+      input.call.cause === undefined && isDomainError(err)
+        ? { kind: "result", result: error(err.message) }
+        : failure(input, err),
+  );
+}
+
+const chains = new WeakMap<readonly Middleware[], WeakMap<Entry, readonly Middleware[]>>();
+
+/** The middleware that apply to a tool, in order: asked once per list and tool, then kept. */
+function chainFor(list: readonly Middleware[], entry: Entry): readonly Middleware[] {
+  let byEntry = chains.get(list);
+  if (byEntry === undefined) chains.set(list, byEntry = new WeakMap());
+  let chain = byEntry.get(entry);
+  if (chain === undefined) {
+    const patternTool = entry.patterns !== undefined;
+    const kept = list.filter((mw) => mw.appliesTo?.(entry.tool, patternTool) ?? true);
+    chain = kept.length === list.length ? list : kept;
+    byEntry.set(entry, chain);
+  }
+  return chain;
+}
+
+function resultOutcome(input: CallInput, result: ToolResult): Outcome {
+  try {
+    return { kind: "result", result: checkResult(input.entry, result) };
+  } catch (err) {
+    return failure(input, err);
+  }
+}
+
+function isThenable(value: unknown): value is Promise<ToolResult> {
+  return typeof (value as Promise<unknown> | null)?.then === "function";
+}
+
+/** The call's asker, made at its first use. */
+function askerOf(input: CallInput): Asker {
+  const asker = input.asker;
+  if (typeof asker === "function") return input.asker = asker();
+  return asker ?? NO_ASKER;
+}
+
+function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"): ToolRequest {
+  // The keys this run of the handler named: a name is used once per call.
+  const keys = new Set<string>();
+  return {
+    name: input.entry.tool.name,
+    arguments: input.args,
+    signal: input.call.signal,
+    meta: input.meta,
+    client: input.client,
+    confirmation,
+    progress: input.progress,
+    elicit: (form, options) => questionsOf(askerOf(input), keys).elicit(form, options),
+    listRoots: (options) => questionsOf(askerOf(input), keys).listRoots(options),
+    sample: (request, options) => questionsOf(askerOf(input), keys).sample(request, options),
+  };
+}
+
+/** The general path: patterns, probes and middleware. */
+async function runCallAsync(input: CallInput): Promise<Outcome> {
+  const { entry, call } = input;
+  const signal = call.signal;
+  try {
+    const probe = input.meta[PROBE_META_KEY] === true;
+    let patterns: Patterns | undefined;
+    // Invalid arguments never reach the patterns or the handler, but the
+    // middleware (an audit trail, a rate limit) still sees the call.
+    let patternProblem = entry.validate(input.args);
+    if (entry.patterns && patternProblem === undefined) {
+      try {
+        patterns = checkPatterns(await entry.patterns(input.args));
+      } catch (err) {
+        if (!(isToolError(err))) throw err;
+        patternProblem = err.message;
+      }
+    }
+    let confirmation: Confirmation | undefined;
+    const core = async (): Promise<ToolResult> => {
+      if (patternProblem !== undefined) return error(patternProblem);
+      if (probe) return probeResult(patterns);
+      if (entry.confirm) {
+        // Raced like the handler: a call paused to ask ends here, and the middleware hears of it.
+        confirmation = await call.race(
+          confirmCall(entry.tool.name, entry.confirm, input.args, askerOf(input)),
+        );
+        if (confirmation === "declined" || confirmation === "cancelled") {
+          return error(
+            `Cannot run tool "${entry.tool.name}": the user ${confirmation} the confirmation; nothing was done`,
+          );
+        }
+      }
+      // Declined and cancelled returned above: what is left is what the handler may act on.
+      const confirmed = confirmation as "accepted" | "unavailable" | undefined;
+      const handled = domainErrorsAsResults(() => entry.handler(requestOf(input, confirmed)));
+      // Without middleware the outer race below is the only one needed.
+      return input.middleware.length === 0 ? await handled : await call.race(handled);
+    };
+    let next = () => domainErrorsAsResults(core);
+    if (input.middleware.length > 0) {
+      const ctx: CallContext = {
+        tool: entry.tool,
+        arguments: input.args,
+        probe,
+        patternTool: entry.patterns !== undefined,
+        patterns,
+        signal,
+        client: input.client,
+        requestId: input.id,
+        get confirmation() {
+          return confirmation;
+        },
+      };
+      for (let i = input.middleware.length - 1; i >= 0; i--) {
+        const mw = input.middleware[i];
+        const inner = next;
+        next = () => domainErrorsAsResults(() => mw(ctx, inner));
+      }
+    }
+    const result = await call.race(next());
+    return { kind: "result", result: checkResult(entry, result) };
+  } catch (err) {
+    return failure(input, err);
+  }
+}
+
+async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isDomainError(err)) return error(err.message);
+    throw err;
+  }
+}
+
+function checkResult(entry: Entry, result: ToolResult): ToolResult {
+  if (result === null || typeof result !== "object" || !Array.isArray(result.content)) {
+    throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": ${resultMistake(result)}`);
+  }
+  if (result.isError) {
+    if (result.structuredContent === undefined) return result;
+    const { structuredContent: _, ...rest } = result;
+    return rest;
+  }
+  const schema = entry.wire.outputSchema as Record<string, unknown> | undefined;
+  if (schema !== undefined && result._meta?.[PROBE_META_KEY] === undefined) {
+    const problem = result.structuredContent === undefined
+      ? "it has no structuredContent"
+      : checkValue(schema, result.structuredContent);
+    if (problem) {
+      throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": outputSchema check failed: ${problem}`);
+    }
+  }
+  return result;
+}
+
+/** What is wrong with a handler's return value, and the fix. */
+function resultMistake(result: unknown): string {
+  if (typeof result === "string") return "the handler returned a string; return text(...) instead";
+  if (result === undefined) return "the handler returned nothing; return text(...), json(...) or error(...)";
+  return "it has no content array; build results with text(), json() or error()";
+}
+
+/** A plain Error is most often a domain failure thrown the wrong way: say so, once, on the log line. */
+function plainErrorHint(err: unknown): string {
+  try {
+    if (!(err instanceof Error) || err.constructor !== Error) return "";
+  } catch {
+    return "";
+  }
+  return " with a plain Error; for a failure the model can fix (bad input, not found, denied) throw ToolError," +
+    " which becomes an isError result the model reads, instead of this generic internal error";
+}
+
+let failures = 0;
+
+/** Whether `err` is a ToolError; a hostile value (a Proxy whose traps throw) counts as not. */
+function isToolError(err: unknown): err is ToolError {
+  try {
+    return err instanceof ToolError;
+  } catch {
+    return false;
+  }
+}
+
+/** What to log about a failure; never throws, whatever was thrown (`Object.create(null)`, a hostile Proxy). */
+function describe(err: unknown): string {
+  try {
+    return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  } catch {
+    return "a thrown value that cannot be shown";
+  }
+}
+
+/** A ToolError that becomes an isError result (not one marked to answer with a JSON-RPC error). */
+function isDomainError(err: unknown): err is ToolError {
+  return isToolError(err) && protocolErrorOf(err) === undefined;
+}
+
+function failure(input: CallInput, err: unknown): Outcome {
+  const call = input.call;
+  if (call.cause === "cancelled") return { kind: "none" };
+  if (call.cause === "input") {
+    const asker = input.asker;
+    const asked = typeof asker === "object" ? asker.inputRequired : undefined;
+    if (asked !== undefined) return { kind: "input_required", input: asked };
+  }
+  const rpc = call.cause === undefined ? protocolErrorOf(err) : undefined;
+  if (rpc !== undefined) return { kind: "error", error: rpc };
+  if (call.cause === "timeout") {
+    input.log(`tool ${input.entry.tool.name}: timed out after ${call.timeoutMs} ms (request ${idForLog(input.id)})`);
+    return {
+      kind: "error",
+      error: { code: ErrorCode.requestTimeout, message: `Tool call timed out after ${call.timeoutMs} ms` },
+    };
+  }
+  if (call.cause === "shutdown") {
+    return { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } };
+  }
+  const ref = `${Date.now().toString(36)}-${(++failures).toString(36)}`;
+  const detail = describe(err);
+  input.log(`tool ${input.entry.tool.name} failed (ref ${ref})${plainErrorHint(err)}: ${detail}`);
+  return { kind: "error", error: { code: ErrorCode.internalError, message: `Internal error (ref ${ref})` } };
+}

@@ -1,0 +1,173 @@
+// The calls in flight, each with one AbortController and a deadline. One
+// timer serves every deadline (armed for the earliest), because a timer per
+// call costs more than the rest of a fast call put together. A call's state
+// changes only here: the table opens, tracks, aborts and closes it, and
+// `race()` is the one way to wait on it.
+
+import type { Id } from "./jsonrpc.ts";
+import { timerDelay } from "../internal/timer_delay.ts";
+
+/** Why a call's signal fired; `input` is a call paused to ask its client (2026-07-28). */
+export type AbortCause = "timeout" | "cancelled" | "shutdown" | "input";
+
+const NOTHING_PENDING: Promise<unknown> = Promise.resolve();
+
+let abortCall: (call: Call, cause: AbortCause, reason: unknown) => void;
+let closeCall: (call: Call) => void;
+let trackCall: (call: Call, settled: Promise<unknown>) => void;
+let settledOf: (call: Call) => Promise<unknown>;
+
+/** One call in flight; only {@linkcode CallTable} changes it. */
+export class Call {
+  /** The request id (a Map keeps 1 and "1" apart, as JSON-RPC does). */
+  readonly key: Id;
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  readonly #controller = new AbortController();
+  #cause: AbortCause | undefined = undefined;
+  #open = true;
+  #settled: Promise<unknown> = NOTHING_PENDING;
+  // Rejecters of the races waiting on this call: cheaper than an abort
+  // listener on the signal, which costs an EventTarget round per call.
+  #racers: ((reason: unknown) => void)[] | undefined = undefined;
+
+  constructor(key: Id, timeoutMs: number) {
+    this.key = key;
+    this.timeoutMs = timeoutMs;
+    this.deadline = performance.now() + timeoutMs;
+  }
+
+  /** Fires at the deadline, on cancellation and at shutdown. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Why the signal fired; undefined while it has not. */
+  get cause(): AbortCause | undefined {
+    return this.#cause;
+  }
+
+  /** False once the call has its outcome. */
+  get open(): boolean {
+    return this.#open;
+  }
+
+  /** Settles with `promise`, or rejects with the abort reason as soon as the call is aborted. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.#controller.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      (this.#racers ??= []).push(reject);
+      promise.then(resolve, reject);
+    });
+  }
+
+  static {
+    // The table's access to a call's state, kept out of the class's public face.
+    abortCall = (call, cause, reason) => {
+      if (call.#controller.signal.aborted) return;
+      call.#cause = cause;
+      call.#controller.abort(reason);
+      const racers = call.#racers;
+      call.#racers = undefined;
+      if (racers) { for (const reject of racers) reject(reason); }
+    };
+    closeCall = (call) => (call.#open = false);
+    trackCall = (call, settled) => (call.#settled = settled);
+    settledOf = (call) => call.#settled;
+  }
+}
+
+/** The table of calls in flight, keyed by request id. */
+export class CallTable {
+  readonly #calls = new Map<Id, Call>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #armedFor = Infinity;
+
+  get size(): number {
+    return this.#calls.size;
+  }
+
+  has(key: Id): boolean {
+    return this.#calls.has(key);
+  }
+
+  /** Starts tracking a call; its signal fires with a TimeoutError at the deadline. */
+  open(key: Id, timeoutMs: number): Call {
+    const call = new Call(key, timeoutMs);
+    this.#calls.set(key, call);
+    if (call.deadline < this.#armedFor) this.#arm(call.deadline);
+    return call;
+  }
+
+  /** Records the promise that settles once the call's reply is ready, for {@linkcode settledAll}. */
+  track(call: Call, settled: Promise<unknown>): void {
+    trackCall(call, settled);
+  }
+
+  /** Stops tracking a call: it has its outcome. */
+  close(call: Call): void {
+    // The timer stays armed: re-arming per call is what one shared timer avoids.
+    closeCall(call);
+    if (this.#calls.get(call.key) === call) this.#calls.delete(call.key);
+  }
+
+  /** Aborts the call in flight under `key`, if any, as cancelled by the client. */
+  cancel(key: Id, reason: unknown): void {
+    const call = this.#calls.get(key);
+    if (call) abortCall(call, "cancelled", reason);
+  }
+
+  /**
+   * Ends a call that paused to ask its client: its handler's signal fires
+   * with an `InputRequiredError`, and the call answers with an input-required
+   * result instead of waiting for the handler.
+   */
+  pause(call: Call): void {
+    abortCall(call, "input", new DOMException("The call paused to ask the client for input", "InputRequiredError"));
+  }
+
+  /** Aborts every call in flight; a call aborted before keeps its first cause. */
+  abortAll(cause: AbortCause, reason: unknown): void {
+    for (const call of [...this.#calls.values()]) abortCall(call, cause, reason);
+  }
+
+  /** Every call's outcome, for waiting on the calls in flight. */
+  settledAll(): Promise<unknown[]> {
+    return Promise.all([...this.#calls.values()].map(settledOf));
+  }
+
+  /** Stops the deadline timer (at shutdown). */
+  dispose(): void {
+    this.#disarm();
+  }
+
+  #arm(at: number): void {
+    this.#disarm();
+    this.#armedFor = at;
+    const timer = setTimeout(() => this.#sweep(), timerDelay(at - performance.now()));
+    Deno.unrefTimer(timer);
+    this.#timer = timer;
+  }
+
+  #disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+  }
+
+  #sweep(): void {
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const call of this.#calls.values()) {
+      if (call.signal.aborted) continue;
+      if (call.deadline <= now + 1) {
+        const reason = new DOMException(`Tool call timed out after ${call.timeoutMs} ms`, "TimeoutError");
+        abortCall(call, "timeout", reason);
+      } else if (call.deadline < next) next = call.deadline;
+    }
+    if (next !== Infinity) this.#arm(next);
+  }
+}

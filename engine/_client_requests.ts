@@ -1,0 +1,141 @@
+// Requests this server sends its client in the initialize era
+// (`elicitation/create`, `roots/list`, `sampling/createMessage`), and the
+// matching of the client's responses, which arrive on stdin among its own
+// requests. Each waits within its call's AbortSignal (deadline, cancellation,
+// shutdown): an abandoned request is forgotten, the client is told with
+// `notifications/cancelled`, and a late response is dropped.
+
+import { type Asker, type AskMethod, CAPABILITY, declares } from "./_asker.ts";
+import { encodeNotification, type Id, type RpcError } from "./jsonrpc.ts";
+import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
+import { ToolError } from "../internal/tool_error.ts";
+
+/** The most requests to the client that may wait for an answer at once, per stream. */
+export const MAX_PENDING = 64;
+
+interface Pending {
+  method: AskMethod;
+  resolve: (result: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The requests in flight to the client of one stream. */
+export class ClientRequests {
+  readonly #send: (frame: string) => void;
+  readonly #pending = new Map<string, Pending>();
+  #next = 0;
+
+  constructor(send: (frame: string) => void) {
+    this.#send = send;
+  }
+
+  /** How many requests wait for an answer. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Sends a request and resolves with the client's result; rejects on its error or when `signal` fires. */
+  request(method: AskMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<unknown> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.#pending.size >= MAX_PENDING) {
+      return Promise.reject(
+        new ToolError(`Cannot send ${method} to the client: ${MAX_PENDING} requests already wait for its answers`),
+      );
+    }
+    // Our own id space: the client's request ids are another namespace, and a prefix keeps logs readable.
+    const id = `forge-${++this.#next}`;
+    return new Promise((resolve, reject) => {
+      const abandon = () => {
+        if (!this.#pending.delete(id)) return;
+        this.#send(encodeNotification("notifications/cancelled", { requestId: id, reason: "the tool call ended" }));
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", abandon, { once: true });
+      const done = () => signal.removeEventListener("abort", abandon);
+      this.#pending.set(id, {
+        method,
+        resolve: (result) => (done(), resolve(result)),
+        reject: (err) => (done(), reject(err)),
+      });
+      const request = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
+      this.#send(JSON.stringify(request));
+    });
+  }
+
+  /** Routes a response from the client; one for no request of ours is dropped. */
+  settle(id: Id | null, result: unknown, error: RpcError | undefined): void {
+    if (typeof id !== "string") return;
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    this.#pending.delete(id);
+    if (error === undefined) {
+      pending.resolve(result);
+      return;
+    }
+    const code = typeof error?.code === "number" ? error.code : "?";
+    const message = typeof error?.message === "string" ? error.message.slice(0, 200) : "";
+    pending.reject(
+      new ToolError(
+        `Cannot get the client's answer to ${pending.method}: it answered with error ${code} ${
+          JSON.stringify(message)
+        }`,
+      ),
+    );
+  }
+}
+
+/** The legacy state an asker reads: the capabilities `initialize` declared and the roots cache. */
+export interface LegacyClient {
+  readonly capabilities: Record<string, unknown> | undefined;
+  /** The client's last answer to `roots/list`, until it says the roots changed. */
+  roots: unknown;
+  /** Counts `notifications/roots/list_changed`, so an answer asked before one is not kept after it. */
+  readonly rootsGeneration: number;
+  /**
+   * Until the client sent `notifications/initialized` after `initialize`, a
+   * promise that resolves then (no request may go out before); undefined after.
+   */
+  readonly initialized: Promise<void> | undefined;
+}
+
+/** The asker of one call in the initialize era. */
+export class LegacyAsker implements Asker {
+  readonly modern = false;
+  readonly #requests: ClientRequests;
+  readonly #client: LegacyClient;
+  readonly #signal: AbortSignal;
+
+  constructor(requests: ClientRequests, client: LegacyClient, signal: AbortSignal) {
+    this.#requests = requests;
+    this.#client = client;
+    this.#signal = signal;
+  }
+
+  async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
+    if (!declares(this.#client.capabilities, method)) throw new MissingCapabilityError(CAPABILITY[method], method);
+    // The lifecycle forbids requests to a client that has not said `initialized`: the question waits for it.
+    const initialized = this.#client.initialized;
+    if (initialized !== undefined) await untilAborted(initialized, this.#signal);
+    if (method !== "roots/list") return this.#requests.request(method, params, this.#signal);
+    // Roots change rarely and the client says when (notifications/roots/list_changed): an answer is kept until
+    // then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.
+    const cached = this.#client.roots;
+    if (cached !== undefined) return Promise.resolve(cached);
+    const generation = this.#client.rootsGeneration;
+    const asked = this.#requests.request(method, params, this.#signal);
+    asked.then((answer) => {
+      if (this.#client.rootsGeneration === generation) this.#client.roots = answer;
+    }, () => {});
+    return asked;
+  }
+}
+
+/** Settles with `promise`, or rejects with the abort reason as soon as `signal` fires. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(() => (signal.removeEventListener("abort", abort), resolve()));
+  });
+}

@@ -1,0 +1,157 @@
+// What one stream has negotiated, and how each era's results are shaped. A
+// legacy client picks its version once with `initialize`; a 2026-07-28
+// request carries its own envelope (read by _era.ts), so that era keeps no
+// state here.
+
+import {
+  type Envelope,
+  implementation,
+  LEGACY_VERSIONS,
+  META_SERVER,
+  MODERN_VERSION,
+  negotiateLegacy,
+} from "./_era.ts";
+import { encodeReply, fits, type JsonParts, LARGE_UNITS } from "./json_parts.ts";
+import type { Id } from "./jsonrpc.ts";
+import type { Server } from "../toolkit/server.ts";
+import type { ClientInfo } from "../toolkit/tool.ts";
+
+type Params = Record<string, unknown> | undefined;
+
+/** The era state of one stream, with the server's identity. */
+export class Session {
+  readonly #server: Server;
+  readonly #serverInfo: Record<string, unknown>;
+  // The `_meta` of a result that brings none of its own: one frozen object, serialised with each reply.
+  readonly #serverMeta: Readonly<Record<string, unknown>>;
+  // What modern() adds to a complete result, as JSON members, for replies spliced without a copy.
+  readonly #completeMembers: string;
+  readonly #listTtlMs: number;
+  #legacyVersion: string | undefined;
+  #legacyClient = { name: "", version: "" };
+  /** What `initialize` declared, the roots it answered until it says they changed, and whether it said `initialized`. */
+  readonly legacy: {
+    capabilities: Record<string, unknown> | undefined;
+    roots: unknown;
+    rootsGeneration: number;
+    initialized: Promise<void> | undefined;
+  } = {
+    capabilities: undefined,
+    roots: undefined,
+    rootsGeneration: 0,
+    initialized: undefined,
+  };
+  #markInitialized: (() => void) | undefined;
+
+  /** The client sent `notifications/initialized`: requests to it may go out now. */
+  clientInitialized(): void {
+    this.#markInitialized?.();
+    this.#markInitialized = undefined;
+    this.legacy.initialized = undefined;
+  }
+
+  /** The client said its roots changed (`notifications/roots/list_changed`): the kept answer is dropped. */
+  rootsChanged(): void {
+    this.legacy.roots = undefined;
+    this.legacy.rootsGeneration++;
+  }
+
+  constructor(server: Server, listTtlMs: number) {
+    this.#server = server;
+    this.#listTtlMs = listTtlMs;
+    this.#serverInfo = { name: server.name, version: server.version };
+    if (server.title !== undefined) this.#serverInfo.title = server.title;
+    this.#serverMeta = Object.freeze({ [META_SERVER]: this.#serverInfo });
+    this.#completeMembers = `"resultType":"complete","_meta":${JSON.stringify(this.#serverMeta)}`;
+  }
+
+  /** The version `initialize` settled on; undefined until a client sent one. */
+  get legacyVersion(): string | undefined {
+    return this.#legacyVersion;
+  }
+
+  /** Answers `initialize`: settles the legacy version and remembers the client. */
+  initialize(params: Params): Record<string, unknown> {
+    const version = negotiateLegacy(params?.protocolVersion);
+    this.#legacyVersion = version;
+    this.#legacyClient = implementation(params?.clientInfo);
+    const caps = params?.capabilities;
+    this.legacy.capabilities = caps !== null && typeof caps === "object" && !Array.isArray(caps)
+      ? caps as Record<string, unknown>
+      : undefined;
+    // The lifecycle: no request to the client before it says `initialized`.
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.legacy.initialized = promise;
+    this.#markInitialized = resolve;
+    this.rootsChanged();
+    const result: Record<string, unknown> = {
+      protocolVersion: version,
+      capabilities: { tools: { listChanged: true } },
+      serverInfo: this.#serverInfo,
+    };
+    if (this.#server.instructions !== undefined) result.instructions = this.#server.instructions;
+    return result;
+  }
+
+  /** Answers `server/discover`, naming the `extensions` the server serves, if any. */
+  discovery(extensions?: Record<string, unknown>): Record<string, unknown> {
+    const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
+    if (extensions !== undefined) capabilities.extensions = extensions;
+    const result: Record<string, unknown> = {
+      supportedVersions: [MODERN_VERSION],
+      capabilities,
+      ttlMs: this.#listTtlMs,
+      cacheScope: "private",
+    };
+    if (this.#server.instructions !== undefined) result.instructions = this.#server.instructions;
+    return this.modern(result);
+  }
+
+  /** Answers `tools/list` in the request's era. */
+  toolsList(tools: Record<string, unknown>[], envelope: Envelope): Record<string, unknown> {
+    if (envelope.era !== "modern") return { tools };
+    return this.modern({ tools, ttlMs: this.#listTtlMs, cacheScope: "private" });
+  }
+
+  /** The client a handler sees: from the request's envelope, or from `initialize`. */
+  client(envelope: Envelope): ClientInfo {
+    // A new object per call (a handler may change its own), built without a spread.
+    if (envelope.era === "modern") {
+      return { name: envelope.client.name, version: envelope.client.version, protocolVersion: MODERN_VERSION };
+    }
+    const { name, version } = this.#legacyClient;
+    return { name, version, protocolVersion: this.#legacyVersion ?? LEGACY_VERSIONS[0] };
+  }
+
+  /** Adds what every 2026-07-28 result carries. */
+  modern(result: Record<string, unknown>, resultType = "complete"): Record<string, unknown> {
+    const meta = result._meta as Record<string, unknown> | undefined;
+    const _meta = meta === undefined ? this.#serverMeta : { ...meta, [META_SERVER]: this.#serverInfo };
+    return { ...result, resultType, _meta };
+  }
+
+  /**
+   * The reply to request `id` with `result` shaped by {@linkcode modern}, the
+   * same bytes. A small complete result that brings neither `resultType` nor
+   * `_meta` (most tool results) is not copied: its JSON gets the constant
+   * members spliced in before its closing brace.
+   */
+  modernReply(
+    id: Id,
+    result: Record<string, unknown>,
+    resultType = "complete",
+    maxBytes = Infinity,
+  ): string | JsonParts {
+    const members = this.#completeMembers;
+    if (
+      resultType !== "complete" || Array.isArray(result) || Object.hasOwn(result, "_meta") ||
+      Object.hasOwn(result, "resultType") || typeof result.toJSON === "function" ||
+      fits(result, LARGE_UNITS - members.length) < 0
+    ) {
+      return encodeReply(id, this.modern(result, resultType), maxBytes);
+    }
+    const json = JSON.stringify(result);
+    const body = json.length === 2 ? `{${members}}` : `${json.slice(0, -1)},${members}}`;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`;
+  }
+}

@@ -1,0 +1,75 @@
+// Who hears that the tool list changed: a legacy session once it initialized,
+// and each open 2026-07-28 `subscriptions/listen` request until the client
+// cancels it or the server shuts down.
+
+import { META_SUBSCRIPTION } from "./_era.ts";
+import { encodeError, encodeNotification, encodeResult, ErrorCode, type Id } from "./jsonrpc.ts";
+
+/**
+ * The most `subscriptions/listen` requests one stream keeps open. A client
+ * needs one; each holds its id until it ends, so without a bound a client
+ * could make the server hold any number of them.
+ */
+export const MAX_SUBSCRIPTIONS = 64;
+
+/** The open `subscriptions/listen` requests of one stream. */
+export class Subscriptions {
+  readonly #send: (frame: string) => void;
+  readonly #open = new Set<Id>();
+
+  constructor(send: (frame: string) => void) {
+    this.#send = send;
+  }
+
+  /**
+   * Acknowledges a listen request. One that asks for tool list changes stays
+   * open (no reply yet) or, past {@linkcode MAX_SUBSCRIPTIONS}, is refused as
+   * busy; any other is complete at once.
+   */
+  listen(id: Id, params: Record<string, unknown> | undefined): string | undefined {
+    const wanted = params?.notifications as Record<string, unknown> | undefined;
+    const notifications = wanted?.toolsListChanged === true ? { toolsListChanged: true } : {};
+    if (notifications.toolsListChanged && this.#open.size >= MAX_SUBSCRIPTIONS) {
+      return encodeError(id, {
+        code: ErrorCode.internalError,
+        message: `Server busy: ${MAX_SUBSCRIPTIONS} subscriptions are open; cancel one first`,
+        data: { reason: "server_busy", retryable: true, limit: MAX_SUBSCRIPTIONS },
+      });
+    }
+    if (notifications.toolsListChanged) this.#open.add(id);
+    this.#send(encodeNotification("notifications/subscriptions/acknowledged", {
+      notifications,
+      _meta: { [META_SUBSCRIPTION]: id },
+    }));
+    if (notifications.toolsListChanged) return undefined;
+    return complete(id);
+  }
+
+  /** Whether `id` is an open subscription's. */
+  has(id: Id): boolean {
+    return this.#open.size > 0 && this.#open.has(id);
+  }
+
+  /** Ends the subscription `id` silently, as a cancellation asks; false when there is none. */
+  cancel(id: Id): boolean {
+    return this.#open.delete(id);
+  }
+
+  /** Tells every listener that the tool list changed. */
+  toolsChanged(legacySession: boolean): void {
+    if (legacySession) this.#send(encodeNotification("notifications/tools/list_changed"));
+    for (const id of this.#open) {
+      this.#send(encodeNotification("notifications/tools/list_changed", { _meta: { [META_SUBSCRIPTION]: id } }));
+    }
+  }
+
+  /** Completes every open subscription (at shutdown). */
+  endAll(): void {
+    for (const id of this.#open) this.#send(complete(id));
+    this.#open.clear();
+  }
+}
+
+function complete(id: Id): string {
+  return encodeResult(id, { resultType: "complete", _meta: { [META_SUBSCRIPTION]: id } });
+}

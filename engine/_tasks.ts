@@ -1,0 +1,322 @@
+// The tasks of one stream (extension io.modelcontextprotocol/tasks): a
+// long-running call answered with a handle, its handler run in the background,
+// its outcome kept for the client to poll. Tasks live in memory only — on
+// stdio one process serves one client — and are bounded in number, in the
+// bytes of the results they hold, and in time: a task is freed when its TTL
+// (counted from creation) has passed, and a handler still running then is
+// aborted. A task's id is a random UUID: it is the only key to its result.
+
+import { type Call, CallTable } from "./_calls.ts";
+import type { Outcome } from "./_call.ts";
+import { outcomeForEra } from "./_era_errors.ts";
+import { ErrorCode, type RpcError } from "./jsonrpc.ts";
+import { timerDelay } from "../internal/timer_delay.ts";
+
+/** A task's status, as the extension names it. */
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** The limits of one stream's tasks, resolved from serve()'s options. */
+export interface TaskLimits {
+  /** The most tasks held at once, running or finished. */
+  max: number;
+  /** The most bytes of finished results held at once. */
+  maxBytes: number;
+  /** The largest reply, in bytes: a result that cannot fit in a `tasks/get` reply fails the task. */
+  maxMessageBytes: number;
+  /** The poll interval suggested to clients. */
+  pollIntervalMs: number;
+  /** The TTL of a task whose tool names none. */
+  ttlMs: number;
+}
+
+/** Room left in a `tasks/get` reply for everything but the result. */
+const ENVELOPE_BYTES = 1024;
+/** The status message of a task the client cancelled. */
+export const CANCELLED_BY_CLIENT = "Cancelled by the client";
+/** How many freed task ids are remembered, to say "expired" rather than "not found". */
+const REMEMBERED_EXPIRED = 256;
+
+interface PendingInput {
+  request: { method: string; params?: Record<string, unknown> };
+  resolve: (answer: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** One task; only {@linkcode TaskTable} changes it. */
+export class Task {
+  readonly id: string;
+  readonly createdAt: number = Date.now();
+  readonly ttlMs: number;
+  readonly expiresAt: number;
+  readonly call: Call;
+  status: TaskStatus = "working";
+  lastUpdatedAt: number = this.createdAt;
+  statusMessage: string | undefined;
+  /** The result's JSON text once completed: held as text, the smallest form it has. */
+  resultJson: string | undefined;
+  resultBytes = 0;
+  error: RpcError | undefined;
+  readonly inputs: Map<string, PendingInput> = new Map();
+  /** True once a tasks/get reply told the client how the task ended. */
+  seenEnded = false;
+  inputCount = 0;
+
+  constructor(id: string, ttlMs: number, call: Call) {
+    this.id = id;
+    this.ttlMs = ttlMs;
+    this.expiresAt = performance.now() + ttlMs;
+    this.call = call;
+  }
+
+  get terminal(): boolean {
+    return this.status === "completed" || this.status === "failed" || this.status === "cancelled";
+  }
+}
+
+/** What a lookup found: the task, or why there is none. */
+export type Lookup = { task: Task } | { missing: "not found" | "expired" };
+
+/** The tasks of one stream. */
+export class TaskTable {
+  readonly #limits: TaskLimits;
+  readonly #log: (line: string) => void;
+  readonly #tasks = new Map<string, Task>();
+  readonly #calls = new CallTable();
+  readonly #expired: string[] = [];
+  #heldBytes = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #armedFor = Infinity;
+
+  constructor(limits: TaskLimits, log: (line: string) => void) {
+    this.#limits = limits;
+    this.#log = log;
+  }
+
+  get size(): number {
+    return this.#tasks.size;
+  }
+
+  get pollIntervalMs(): number {
+    return this.#limits.pollIntervalMs;
+  }
+
+  /**
+   * Starts `run` as a task whose handler's deadline is its TTL (the table's
+   * default when `ttlMs` is undefined). Returns the refusal instead when `max`
+   * tasks are held.
+   */
+  create(ttlMs: number | undefined, run: (task: Task) => Outcome | Promise<Outcome>): Task | RpcError {
+    ttlMs ??= this.#limits.ttlMs;
+    const max = this.#limits.max;
+    // The timer frees expired tasks; a sweep here only makes sure a full table is really full.
+    if (this.#tasks.size >= max) this.#sweep();
+    if (this.#tasks.size >= max) this.#evictOne();
+    if (this.#tasks.size >= max) {
+      return {
+        code: ErrorCode.internalError,
+        message: `Server busy: ${max} tasks held (maxTasks); retry later, or cancel a task`,
+        data: { reason: "server_busy", retryable: true, limit: max },
+      };
+    }
+    const id = crypto.randomUUID();
+    const task = new Task(id, ttlMs, this.#calls.open(id, ttlMs));
+    this.#tasks.set(id, task);
+    if (task.expiresAt < this.#armedFor) this.#arm(task.expiresAt);
+    let outcome: Outcome | Promise<Outcome>;
+    try {
+      outcome = run(task);
+    } catch (err) {
+      outcome = { kind: "error", error: { code: ErrorCode.internalError, message: "Internal error" } };
+      this.#log(`task ${id} could not start: ${String(err)}`);
+    }
+    if (outcome instanceof Promise) {
+      const settled = outcome.then((done) => this.#settle(task, done));
+      this.#calls.track(task.call, settled);
+    } else {
+      this.#settle(task, outcome);
+    }
+    return task;
+  }
+
+  /** Records that the client was told how `task` ended: it may be freed first when room is needed. */
+  markSeen(task: Task): void {
+    if (task.terminal) task.seenEnded = true;
+  }
+
+  /** The task under `id`, or why there is none. */
+  lookup(id: string): Lookup {
+    const task = this.#tasks.get(id);
+    // The timer may not have fired yet for a task whose TTL has just passed.
+    if (task && task.expiresAt <= performance.now()) this.#free(task);
+    else if (task) return { task };
+    return { missing: this.#expired.includes(id) ? "expired" : "not found" };
+  }
+
+  /**
+   * Asks the client for input on behalf of a running task, under `key` or a
+   * generated `input-N`; resolves with the client's raw answer.
+   */
+  ask(task: Task, method: string, params: Record<string, unknown> | undefined, key?: string): Promise<unknown> {
+    if (task.terminal || task.call.signal.aborted) return Promise.reject(task.call.signal.reason);
+    let request: PendingInput["request"];
+    try {
+      // A copy as JSON: a question JSON cannot hold (a cycle, a BigInt) fails the asking handler now, never a
+      // later tasks/get, and the handler cannot change what was asked once it is shown.
+      request = JSON.parse(JSON.stringify(params === undefined ? { method } : { method, params }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      task.inputs.set(key ?? `input-${++task.inputCount}`, { request, resolve, reject });
+      this.#touch(task, "input_required");
+    });
+  }
+
+  /**
+   * Delivers `tasks/update` answers. A key that is not outstanding is ignored,
+   * as the extension asks; the task is working again once none is left.
+   */
+  update(task: Task, responses: Record<string, unknown>): void {
+    for (const [key, answer] of Object.entries(responses)) {
+      const pending = task.inputs.get(key);
+      if (!pending) continue;
+      task.inputs.delete(key);
+      pending.resolve(answer);
+    }
+    if (task.status === "input_required" && task.inputs.size === 0) this.#touch(task, "working");
+  }
+
+  /** Cancels a task that has not ended: its handler's signal fires and the task is cancelled at once. */
+  cancel(task: Task, reason: string): void {
+    if (task.terminal) return;
+    this.#calls.cancel(task.id, new DOMException(reason, "AbortError"));
+    this.#end(task, "cancelled", reason);
+  }
+
+  /** Cancels every running task (at shutdown) and waits for their handlers, briefly. */
+  shutdown(): Promise<unknown> {
+    for (const task of this.#tasks.values()) {
+      if (task.terminal) continue;
+      this.#end(task, "cancelled", "Server is shutting down");
+    }
+    this.#calls.abortAll("shutdown", new DOMException("Server is shutting down", "AbortError"));
+    return this.#calls.settledAll();
+  }
+
+  /** Stops the timers; tasks are dropped. */
+  dispose(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#calls.dispose();
+  }
+
+  #settle(task: Task, outcome: Outcome): void {
+    this.#calls.close(task.call);
+    // Cancelled, shut down or expired meanwhile: what the handler produced is dropped.
+    if (task.terminal || this.#tasks.get(task.id) !== task) return;
+    const done = outcomeForEra(outcome, true);
+    if (done.kind === "none") return this.#end(task, "cancelled", "Cancelled");
+    // A task's asker (_task_asker.ts) waits for tasks/update instead of pausing the call.
+    if (done.kind === "input_required") return this.#end(task, "failed", "A task cannot pause to ask its client");
+    if (done.kind === "error") {
+      task.error = done.error;
+      return this.#end(task, "failed", done.error.message);
+    }
+    let json: string;
+    try {
+      json = JSON.stringify(done.result);
+    } catch (err) {
+      this.#log(`result of task ${task.id} cannot be serialised: ${String(err)}`);
+      task.error = { code: ErrorCode.internalError, message: "Internal error: the result cannot be serialised" };
+      return this.#end(task, "failed", task.error.message);
+    }
+    const size = encoder.encode(json).length;
+    const limit = this.#limits.maxMessageBytes;
+    if (size + ENVELOPE_BYTES > limit) {
+      this.#log(`result of task ${task.id} (${size} bytes) not kept: over maxMessageBytes ${limit}`);
+      task.error = {
+        code: ErrorCode.internalError,
+        message: `Reply too large: ${size} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,
+        data: { size, limit },
+      };
+      return this.#end(task, "failed", task.error.message);
+    }
+    const budget = this.#limits.maxBytes;
+    if (this.#heldBytes + size > budget) {
+      this.#log(`result of task ${task.id} (${size} bytes) not kept: task results would pass maxTaskBytes ${budget}`);
+      task.error = {
+        code: ErrorCode.internalError,
+        message:
+          `Server busy: task results already hold ${this.#heldBytes} of ${budget} bytes (maxTaskBytes); retry later`,
+        data: { reason: "server_busy", retryable: true, limit: budget },
+      };
+      return this.#end(task, "failed", task.error.message);
+    }
+    this.#heldBytes += size;
+    task.resultJson = json;
+    task.resultBytes = size;
+    this.#end(task, "completed", undefined);
+  }
+
+  #end(task: Task, status: TaskStatus, message: string | undefined): void {
+    task.statusMessage = message;
+    this.#touch(task, status);
+    const reason = new DOMException(message ?? "Task ended", "AbortError");
+    for (const pending of task.inputs.values()) pending.reject(reason);
+    task.inputs.clear();
+  }
+
+  #touch(task: Task, status: TaskStatus): void {
+    task.status = status;
+    task.lastUpdatedAt = Date.now();
+  }
+
+  #free(task: Task): void {
+    this.#tasks.delete(task.id);
+    this.#heldBytes -= task.resultBytes;
+    task.resultJson = undefined;
+    task.resultBytes = 0;
+    if (!task.terminal) {
+      this.#calls.cancel(task.id, new DOMException("Task expired", "TimeoutError"));
+      this.#end(task, "cancelled", "Task expired");
+    }
+    this.#expired.push(task.id);
+    if (this.#expired.length > REMEMBERED_EXPIRED) this.#expired.shift();
+  }
+
+  /**
+   * Makes room in a full table by freeing the oldest task the client is done
+   * with: one it cancelled, or one whose end it has already been told. Tasks
+   * still running, or whose outcome nobody has read, are kept.
+   */
+  #evictOne(): void {
+    for (const task of this.#tasks.values()) {
+      if (task.terminal && (task.seenEnded || task.statusMessage === CANCELLED_BY_CLIENT)) return this.#free(task);
+    }
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#armedFor = at;
+    const timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#armedFor = Infinity;
+      this.#sweep();
+    }, timerDelay(at - performance.now()));
+    Deno.unrefTimer(timer);
+    this.#timer = timer;
+  }
+
+  /** Frees every task past its TTL and arms the timer for the next one. */
+  #sweep(): void {
+    const now = performance.now();
+    let next = Infinity;
+    for (const task of [...this.#tasks.values()]) {
+      if (task.expiresAt <= now) this.#free(task);
+      else if (task.expiresAt < next) next = task.expiresAt;
+    }
+    if (next < this.#armedFor) this.#arm(next);
+  }
+}
+
+const encoder = new TextEncoder();

@@ -1,0 +1,458 @@
+// Routes decoded messages to the protocol methods of a tools-only server and
+// encodes the replies. Quick methods answer synchronously; tools/call runs
+// through _call.ts and answers when it settles, in whatever order calls end.
+// Era state lives in _session.ts, listeners in _subscriptions.ts, the calls in
+// flight in _calls.ts.
+
+import type { Asker } from "./_asker.ts";
+import { batchReply, type Outgoing, type Reply } from "./_batch.ts";
+import { type CallInput, type Outcome, runCall } from "./_call.ts";
+import { type Call, CallTable } from "./_calls.ts";
+import { ClientRequests, LegacyAsker } from "./_client_requests.ts";
+import { InputRounds } from "./_input_rounds.ts";
+import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
+import { badEnvelope, type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
+import { busyError, outcomeForEra } from "./_era_errors.ts";
+import type { Frame } from "../stdio/_frame.ts";
+import { encodeReply, ReplyTooLarge } from "./json_parts.ts";
+import {
+  decodeFrame,
+  encodeError,
+  encodeResult,
+  ErrorCode,
+  ExactNumber,
+  type Id,
+  idForLog,
+  type Message,
+  publicId,
+  publicMeta,
+  type RequestMessage,
+  type RpcError,
+} from "./jsonrpc.ts";
+import { oversizeReply } from "../stdio/_oversize.ts";
+import { PROBE_META_KEY } from "./probe.ts";
+import { noProgress, progressFor } from "./_progress.ts";
+import { quote } from "../internal/quote.ts";
+import { type Entry, type Registry, registryOf } from "../toolkit/registry.ts";
+import { Session } from "./_session.ts";
+import { Subscriptions } from "./_subscriptions.ts";
+import {
+  answerTaskRequest,
+  createdReply,
+  declaresTasks,
+  TASK_METHODS,
+  taskRequired,
+  TASKS_EXTENSION,
+  taskSubscriptionRefusal,
+} from "./_task_requests.ts";
+import { TaskAsker } from "./_task_asker.ts";
+import { type TaskLimits, TaskTable } from "./_tasks.ts";
+import { within } from "../internal/within.ts";
+import type { Middleware } from "../toolkit/middleware.ts";
+import type { ToolResult } from "../toolkit/result.ts";
+import type { Server } from "../toolkit/server.ts";
+
+/** Dispatcher settings, resolved from run()'s options. */
+export interface DispatchOptions {
+  timeoutMs: number;
+  maxInFlight: number;
+  maxMessageBytes: number;
+  listTtlMs: number;
+  tasks: TaskLimits;
+  middleware: readonly Middleware[];
+  log: (line: string) => void;
+}
+
+type Params = Record<string, unknown> | undefined;
+
+/** Serves one stream of messages for one server. */
+export class Dispatcher {
+  readonly #registry: Registry;
+  readonly #send: (frame: Outgoing) => void;
+  readonly #options: DispatchOptions;
+  readonly #calls = new CallTable();
+  readonly #session: Session;
+  readonly #subscriptions: Subscriptions;
+  readonly #tasks: TaskTable;
+  readonly #unsubscribe: () => void;
+  readonly #clientRequests: ClientRequests;
+  #accepting = true;
+
+  constructor(server: Server, send: (frame: Outgoing) => void, options: DispatchOptions) {
+    this.#registry = registryOf(server);
+    this.#send = send;
+    this.#options = options;
+    this.#session = new Session(server, options.listTtlMs);
+    this.#subscriptions = new Subscriptions(send);
+    this.#tasks = new TaskTable(options.tasks, options.log);
+    this.#clientRequests = new ClientRequests(send);
+    this.#unsubscribe = this.#registry.onChange(() =>
+      this.#subscriptions.toolsChanged(this.#session.legacyVersion !== undefined)
+    );
+  }
+
+  /** Handles one frame from the framer. */
+  receive(frame: Frame): void {
+    if (!this.#accepting) return;
+    if (frame.kind === "oversize") {
+      const limit = this.#options.maxMessageBytes;
+      this.#options.log(`message of ${frame.size} bytes refused: over maxMessageBytes ${limit}`);
+      this.#send(oversizeReply(frame, limit));
+      return;
+    }
+    const msg = decodeFrame(frame.bytes, frame.text, frame.release);
+    const reply = msg.kind === "batch"
+      ? batchReply(this.#session.legacyVersion, msg.items, (item) => this.#handle(item), this.#options.maxMessageBytes)
+      : this.#handle(msg);
+    if (reply === undefined) return;
+    if (reply instanceof Promise) reply.then((r) => r !== undefined && this.#send(r));
+    else this.#send(reply);
+  }
+
+  /** Stops taking new messages; calls in flight go on. */
+  stop(): void {
+    this.#accepting = false;
+  }
+
+  /**
+   * Lets calls in flight finish for up to `graceMs`, then aborts the rest
+   * (they answer "shutting down"), ends open subscriptions and stops hearing
+   * about registry changes, so a server served again notifies only its new
+   * stream.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.#accepting = false;
+    // No task can be polled once input has ended: they are cancelled now, not given the grace period.
+    const tasksEnded = this.#tasks.shutdown();
+    if (this.#calls.size > 0) await within(this.#calls.settledAll(), graceMs);
+    if (this.#calls.size > 0) {
+      this.#calls.abortAll("shutdown", new DOMException("Server is shutting down", "AbortError"));
+      await within(this.#calls.settledAll(), 250);
+    }
+    await within(tasksEnded, 250);
+    this.#subscriptions.endAll();
+    this.#unsubscribe();
+    this.#calls.dispose();
+    this.#tasks.dispose();
+  }
+
+  /** The extensions server/discover names: tasks when a tool can run as one. */
+  #extensions(): Record<string, unknown> | undefined {
+    for (const entry of this.#registry.tools.values()) {
+      if (entry.tool.task) return { [TASKS_EXTENSION]: {} };
+    }
+    return undefined;
+  }
+
+  #handle(msg: Message): Reply {
+    switch (msg.kind) {
+      case "request":
+        return this.#request(msg);
+      case "notification":
+        this.#notification(msg.method, msg.params);
+        return undefined;
+      case "invalid":
+        return encodeError(msg.id, msg.error);
+      case "batch":
+        return encodeError(null, { code: ErrorCode.invalidRequest, message: "Invalid request: nested batch" });
+      case "response":
+        this.#clientRequests.settle(msg.id, msg.result, msg.error);
+        return undefined;
+    }
+  }
+
+  #request(msg: RequestMessage): Reply {
+    const { id, method } = msg;
+    // One id, one request in flight: a second would get a second answer under
+    // it, and a cancellation could not tell them apart.
+    if ((this.#calls.size > 0 && this.#calls.has(id)) || this.#subscriptions.has(id)) {
+      return fail(
+        id,
+        ErrorCode.invalidRequest,
+        `Invalid request: id ${quote(id)} is already used by a request in flight`,
+      );
+    }
+    if (Array.isArray(msg.params)) return fail(id, ErrorCode.invalidParams, "Invalid params: must be an object");
+    const params = msg.params;
+    const envelope = envelopeOf(metaOf(params));
+    if (envelope.era === "invalid") return encodeError(id, envelope.error);
+    const modern = envelope.era === "modern";
+    switch (method) {
+      case "initialize":
+        // The handshake belongs to the initialize era: a request that speaks 2026-07-28 has no such method.
+        if (modern) {
+          return fail(id, ErrorCode.methodNotFound, `Method not found: "initialize" is not part of ${MODERN_VERSION}`);
+        }
+        return encodeResult(id, this.#session.initialize(params));
+      case "server/discover":
+        // Discovery is a 2026-07-28 method: without its envelope it is refused, still answered so no probe waits.
+        if (!modern) return encodeError(id, badEnvelope(META_VERSION, "missing").error);
+        return encodeResult(id, this.#session.discovery(this.#extensions()));
+      case "ping":
+        if (modern) {
+          return fail(id, ErrorCode.methodNotFound, `Method not found: "ping" is not part of ${MODERN_VERSION}`);
+        }
+        return encodeResult(id, {});
+    }
+    if (!modern && this.#session.legacyVersion === undefined) {
+      return encodeError(id, {
+        code: ErrorCode.invalidParams,
+        message: `Not initialized: send "initialize" first, or put "${META_VERSION}" in _meta (${MODERN_VERSION})`,
+        data: { envelope: { key: META_VERSION, problem: "missing" } },
+      });
+    }
+    switch (method) {
+      case "tools/list":
+        if (params?.cursor !== undefined) return fail(id, ErrorCode.invalidParams, "Invalid params: unknown cursor");
+        return encodeResult(id, this.#session.toolsList(this.#registry.list(), envelope));
+      case "tools/call":
+        return this.#toolsCall(id, params, envelope);
+      case "subscriptions/listen":
+        if (modern) {
+          return taskSubscriptionRefusal(id, params, metaOf(params) ?? {}) ?? this.#subscriptions.listen(id, params);
+        }
+    }
+    if (modern && TASK_METHODS.has(method)) {
+      return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks, this.#session);
+    }
+    return fail(id, ErrorCode.methodNotFound, `Method not found: ${quote(method)}`);
+  }
+
+  #notification(method: string, params: Params | unknown[]): void {
+    if (method === "notifications/initialized") this.#session.clientInitialized();
+    if (method === "notifications/roots/list_changed") this.#session.rootsChanged();
+    if (method !== "notifications/cancelled" || !params || Array.isArray(params)) return;
+    const requestId = params.requestId;
+    if (typeof requestId !== "string" && typeof requestId !== "number" && !(requestId instanceof ExactNumber)) return;
+    if (this.#subscriptions.cancel(requestId)) return;
+    const reason = typeof params.reason === "string" ? params.reason.slice(0, 200) : "cancelled by the client";
+    this.#calls.cancel(requestId, new DOMException(reason, "AbortError"));
+  }
+
+  #toolsCall(id: Id, params: Params, envelope: Envelope): Reply {
+    const name = params?.name;
+    if (typeof name !== "string") return fail(id, ErrorCode.invalidParams, 'Invalid params: "name" must be a string');
+    const entry = this.#registry.tools.get(name);
+    if (!entry) return fail(id, ErrorCode.invalidParams, `Unknown tool: ${quote(name)}`);
+    const given = params?.arguments ?? {};
+    if (given === null || typeof given !== "object" || Array.isArray(given)) {
+      return fail(id, ErrorCode.invalidParams, 'Invalid params: "arguments" must be an object');
+    }
+    const args = given as Record<string, unknown>;
+    const modern = envelope.era === "modern";
+    if (this.#calls.size >= this.#options.maxInFlight) {
+      return encodeError(id, busyError(modern, this.#options.maxInFlight));
+    }
+    const responses = modern ? params?.inputResponses : undefined;
+    if (responses !== undefined && (responses === null || typeof responses !== "object" || Array.isArray(responses))) {
+      return fail(id, ErrorCode.invalidParams, 'Invalid params: "inputResponses" must be an object');
+    }
+    const meta = metaOf(params) ?? {};
+    const task = entry.tool.task;
+    const probe = meta[PROBE_META_KEY] === true;
+    const asTask = modern && task !== undefined && task !== false && !probe && declaresTasks(meta);
+    if (typeof task === "object" && task.required && !probe && !asTask) return taskRequired(id, name, modern);
+    const requestState = modern ? params?.requestState : undefined;
+    // Arguments that break the schema are answered at once, as any call's, not after a round of polling.
+    if (asTask && entry.validate(args) === undefined) {
+      const askFirst = typeof task === "object" && task.askFirst === true;
+      // An ask-first tool's first round is an ordinary call (its questions answer input_required); the retry
+      // that brings the answers creates the task.
+      if (!askFirst) return this.#createTask(id, entry, args, meta, envelope, undefined);
+      if (requestState !== undefined) {
+        return digestOf(args).then((digest) => openState(requestState, name, digest)).then((opened) =>
+          opened.ok
+            ? this.#createTask(id, entry, args, meta, envelope, { state: opened.body, responses, args })
+            : encodeError(id, stateError(opened.problem))
+        );
+      }
+    }
+    const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+    let outcome: Outcome | Promise<Outcome>;
+    if (requestState === undefined) {
+      // The common call: one closure for an asker that most calls never make.
+      const asker = this.#askerFor(call, envelope, name, args, responses, undefined, undefined);
+      outcome = runCall(this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#send), asker));
+    } else {
+      // The state is checked before anything runs: a forged or transplanted one never reaches the handler.
+      const argsDigest = digestOf(args);
+      outcome = call.race(argsDigest.then((digest) => openState(requestState, name, digest))).then(
+        (opened) => {
+          if (!opened.ok) return badState(opened.problem);
+          const asker = this.#askerFor(call, envelope, name, args, responses, opened.body, argsDigest);
+          return runCall(
+            this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#send), asker),
+          );
+        },
+        () => ({ kind: "none" as const }),
+      ).then((o) => o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? aborted(call) : o);
+    }
+    // A synchronous tool's outcome is ready now: answer in this turn.
+    if (!(outcome instanceof Promise)) return this.#finish(call, outcome, modern);
+    const settled = outcome.then((done) => this.#finish(call, done, modern));
+    this.#calls.track(call, settled);
+    return settled;
+  }
+
+  /**
+   * Answers with a new task whose handler runs in the background. `gathered`
+   * holds what an ask-first tool's input-required rounds collected: those
+   * questions resolve at once, later ones become the task's inputRequests.
+   */
+  #createTask(
+    id: Id,
+    entry: Entry,
+    args: Record<string, unknown>,
+    meta: Record<string, unknown>,
+    envelope: Envelope,
+    gathered: { state: StateBody; responses: unknown; args: Record<string, unknown> } | undefined,
+  ): Outgoing {
+    const task = entry.tool.task;
+    // The extension carries no progress on tasks; status is polled instead.
+    const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
+    const capabilities = envelope.era === "modern" ? envelope.capabilities : {};
+    const created = this.#tasks.create(ttlMs, (task) => {
+      const asker = new TaskAsker(this.#tasks, task, capabilities);
+      const gatheredAsker = gathered === undefined ? asker : new InputRounds({
+        tool: entry.tool.name,
+        argsDigest: () => digestOf(gathered.args),
+        capabilities,
+        state: gathered.state,
+        responses: gathered.responses as Record<string, unknown> | undefined,
+        pause: () => {},
+        unanswered: asker,
+      });
+      return runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
+    });
+    return createdReply(id, created, this.#tasks, this.#session);
+  }
+
+  #input(
+    entry: Entry,
+    args: Record<string, unknown>,
+    meta: Record<string, unknown>,
+    id: Id,
+    envelope: Envelope,
+    call: Call,
+    progress: CallInput["progress"],
+    asker: CallInput["asker"],
+  ): CallInput {
+    return {
+      entry,
+      args,
+      meta: publicMeta(meta),
+      id: publicId(id),
+      client: this.#session.client(envelope),
+      call,
+      middleware: this.#options.middleware,
+      progress,
+      log: this.#options.log,
+      asker,
+    };
+  }
+
+  /** How a call asks its client, made at its first question. */
+  #askerFor(
+    call: Call,
+    envelope: Envelope,
+    tool: string,
+    args: Record<string, unknown>,
+    responses: unknown,
+    state: StateBody | undefined,
+    argsDigest: Promise<string> | undefined,
+  ): () => Asker {
+    if (envelope.era !== "modern") {
+      return () => new LegacyAsker(this.#clientRequests, this.#session.legacy, call.signal);
+    }
+    return () =>
+      new InputRounds({
+        tool,
+        // Most calls never ask: the arguments are digested only when a round is sealed.
+        argsDigest: () => argsDigest ?? digestOf(args),
+        capabilities: envelope.capabilities,
+        state,
+        responses: responses as Record<string, unknown> | undefined,
+        pause: () => this.#calls.pause(call),
+      });
+  }
+
+  #finish(call: Call, outcome: Outcome, modern: boolean): Outgoing | undefined {
+    this.#calls.close(call);
+    const id = call.key;
+    outcome = outcomeForEra(outcome, modern);
+    if (outcome.kind === "none") return undefined;
+    if (outcome.kind === "error") return encodeError(id, outcome.error);
+    if (outcome.kind === "input_required") {
+      const { inputRequests, requestState } = outcome.input;
+      return this.#encodeToolResult(
+        id,
+        { inputRequests, requestState } as unknown as ToolResult,
+        modern,
+        "input_required",
+      );
+    }
+    return this.#encodeToolResult(id, outcome.result, modern);
+  }
+
+  #encodeToolResult(id: Id, result: ToolResult, modern: boolean, resultType?: string): Outgoing {
+    const max = this.#options.maxMessageBytes;
+    try {
+      if (!modern) return encodeReply(id, result, max);
+      return this.#session.modernReply(id, result as unknown as Record<string, unknown>, resultType, max);
+    } catch (err) {
+      this.#options.log(`result of request ${idForLog(id)} cannot be serialised: ${String(err)}`);
+      if (err instanceof ReplyTooLarge) {
+        return encodeError(id, {
+          code: ErrorCode.internalError,
+          message: `Reply too large: it exceeds the limit of ${max} bytes (maxMessageBytes)`,
+          data: { limit: max },
+        });
+      }
+      return encodeError(id, {
+        code: ErrorCode.internalError,
+        message: "Internal error: the result cannot be serialised",
+      });
+    }
+  }
+}
+
+function metaOf(params: Params): Record<string, unknown> | undefined {
+  const meta = params?._meta;
+  return meta !== null && typeof meta === "object" && !Array.isArray(meta)
+    ? meta as Record<string, unknown>
+    : undefined;
+}
+
+const STATE_PROBLEMS: Record<StateProblem, string> = {
+  malformed: "it is not a state this server issued",
+  forged: "it was not issued by this server process, or was altered",
+  expired: "it has expired; call the tool again without it",
+  "other-call": "it belongs to another call (a different tool or arguments)",
+};
+
+/** The answer to a retried call whose requestState does not open. */
+function badState(problem: StateProblem): Outcome {
+  return { kind: "error", error: stateError(problem) };
+}
+
+function stateError(problem: StateProblem): RpcError {
+  return {
+    code: ErrorCode.invalidParams,
+    message: `Invalid params: requestState refused: ${STATE_PROBLEMS[problem]}`,
+    data: { requestState: problem },
+  };
+}
+
+/** The answer of a call aborted before its handler started (deadline or shutdown while the state was checked). */
+function aborted(call: Call): Outcome {
+  return call.cause === "shutdown"
+    ? { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } }
+    : {
+      kind: "error",
+      error: { code: ErrorCode.requestTimeout, message: `Tool call timed out after ${call.timeoutMs} ms` },
+    };
+}
+
+function fail(id: Id, code: number, message: string): string {
+  return encodeError(id, { code, message });
+}

@@ -1,0 +1,165 @@
+// test-permissions: --allow-run --allow-read={repo}
+// Clients that misbehave at the protocol level, against a real server
+// subprocess over real pipes: ids JSON cannot hold, ids reused while in use,
+// batches whose replies do not fit, input that ends while replies wait, and
+// messages built to cost far more than their size. No timings are asserted;
+// the generous deadlines only turn a hang into a failure.
+import assert from "node:assert/strict";
+import { deadline, hostilePerms as perms, initialize, spawnHostile } from "../stdio/testdata/hostile.ts";
+
+const line = (id: string, method: string, params?: string) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"${method}"${params === undefined ? "" : `,"params":${params}`}}\n`;
+// The official SDK client writes the id last.
+const callLast = (id: string, name: string, args: string) =>
+  `{"method":"tools/call","params":{"name":"${name}","arguments":${args}},"jsonrpc":"2.0","id":${id}}\n`;
+
+Deno.test({
+  name: "every numeric id comes back byte for byte (-0, 1.0, 1e400, 2e-400, past 2^53): results, errors, refusals",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--max=65536", "--depth=20"], "read");
+    await initialize(server);
+    const ids = ["-0", "-0.0", "1.0", "1e2", "1e400", "-1E400", "2e-400", "9007199254740993", "1.50"];
+    for (const id of ids) {
+      await server.sendRaw(line(id, "ping"));
+      await server.sendRaw(callLast(id, "blob", '{"bytes":2}'));
+      await server.sendRaw(line(id, "no/such/method"));
+      // Refused before parsing: the id is read from the line's start or end.
+      await server.sendRaw(line(id, "ping", `{"pad":${"[".repeat(30)}${"]".repeat(30)}}`));
+      await server.sendRaw(callLast(id, "blob", `{"pad":"${"x".repeat(70_000)}"}`));
+      const replies = [];
+      for (let i = 0; i < 5; i++) replies.push(await deadline(server.nextLine(), `reply ${i + 1} for id ${id}`));
+      const heads = replies.map((r) => r.slice(0, `{"jsonrpc":"2.0","id":${id},`.length + 9));
+      assert.deepEqual(heads, [
+        `{"jsonrpc":"2.0","id":${id},"result":{}}`.slice(0, heads[0].length),
+        `{"jsonrpc":"2.0","id":${id},"result":{"`.slice(0, heads[1].length),
+        `{"jsonrpc":"2.0","id":${id},"error":{"c`.slice(0, heads[2].length),
+        `{"jsonrpc":"2.0","id":${id},"error":{"c`.slice(0, heads[3].length),
+        `{"jsonrpc":"2.0","id":${id},"error":{"c`.slice(0, heads[4].length),
+      ], `id ${id}`);
+    }
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "a call is cancelled by its id as written: -0 and 1.0 find their calls, 0 and 1 do not",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    await initialize(server);
+    for (const [id, other] of [["-0", "0"], ["1.0", "1"]]) {
+      await server.sendRaw(line(id, "tools/call", '{"name":"sleep","arguments":{"ms":60000}}'));
+      // Another id of the same value as a double is another request: it runs and is answered.
+      await server.sendRaw(line(other, "tools/call", '{"name":"sleep","arguments":{"ms":1}}'));
+      assert.equal(
+        await deadline(server.nextLine(), `the reply to ${other}`),
+        `{"jsonrpc":"2.0","id":${other},"result":{"content":[{"type":"text","text":"slept 1"}]}}`,
+      );
+      await server.sendRaw(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id}}}\n`);
+      // Cancelled: no reply, and once the call has ended (a ping answered after it) the id is free again.
+      await server.sendRaw(line('"after"', "ping"));
+      assert.equal(await deadline(server.nextLine(), "the ping"), '{"jsonrpc":"2.0","id":"after","result":{}}');
+      await server.sendRaw(line(id, "tools/call", '{"name":"sleep","arguments":{"ms":1}}'));
+      assert.equal(
+        await deadline(server.nextLine(), `the reply to ${id} reused`),
+        `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"slept 1"}]}}`,
+      );
+    }
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "a reply too large for maxMessageBytes is answered with its id however long the id is, never dropped",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--max=65536"], "read");
+    await initialize(server);
+    const id = JSON.stringify("i".repeat(5_000));
+    await server.sendRaw(line(id, "tools/call", '{"name":"blob","arguments":{"bytes":70000}}'));
+    const reply = await deadline(server.nextLine(), "the refusal");
+    assert.ok(reply.startsWith(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"Reply too large:`));
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+const MODERN_META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' +
+  '"io.modelcontextprotocol/clientCapabilities":{}}';
+
+Deno.test({
+  name: "an id in use by a subscription or a call in flight is refused with -32600; a cancellation reaches one request",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    // 2026-07-28: a subscription holds id 5 open.
+    await server.sendRaw(
+      line("5", "subscriptions/listen", `{"notifications":{"toolsListChanged":true},${MODERN_META}}`),
+    );
+    assert.match(await deadline(server.nextLine(), "the acknowledgement"), /subscriptions\/acknowledged/);
+    await server.sendRaw(line("5", "tools/call", `{"name":"sleep","arguments":{"ms":60000},${MODERN_META}}`));
+    assert.match(
+      await deadline(server.nextLine(), "the refusal of the call"),
+      /^\{"jsonrpc":"2.0","id":5,"error":\{"code":-32600,"message":"Invalid request: id \\"5\\" is already used/,
+    );
+    // The cancellation ends the subscription, the only request under id 5: its id is free again.
+    await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}\n');
+    await server.sendRaw(line("5", "tools/call", `{"name":"sleep","arguments":{"ms":1},${MODERN_META}}`));
+    assert.match(
+      await deadline(server.nextLine(), "the call under the freed id"),
+      /^\{"jsonrpc":"2.0","id":5,"result"/,
+    );
+    // Initialize era: a call in flight holds id 9 against any request, a ping included.
+    await initialize(server);
+    await server.sendRaw(line("9", "tools/call", '{"name":"sleep","arguments":{"ms":60000}}'));
+    await server.sendRaw(line("9", "ping"));
+    await server.sendRaw(
+      line("9", "subscriptions/listen", `{"notifications":{"toolsListChanged":true},${MODERN_META}}`),
+    );
+    for (const what of ["ping", "subscription"]) {
+      assert.match(
+        await deadline(server.nextLine(), `the refusal of the ${what}`),
+        /^\{"jsonrpc":"2.0","id":9,"error":\{"code":-32600,/,
+      );
+    }
+    await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}\n');
+    await server.sendRaw(line('"after"', "ping"));
+    assert.equal(await deadline(server.nextLine(), "the ping"), '{"jsonrpc":"2.0","id":"after","result":{}}');
+    await server.sendRaw(line("9", "ping"));
+    assert.equal(
+      await deadline(server.nextLine(), "the ping under the freed id"),
+      '{"jsonrpc":"2.0","id":9,"result":{}}',
+    );
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.doesNotMatch(server.stderr(), /error/i);
+  },
+});
+
+Deno.test({
+  name: "initialize era: no request reaches the client before notifications/initialized; the question waits for it",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read", new URL("./testdata/ask_server.ts", import.meta.url).pathname);
+    await server.sendRaw(line(
+      "0",
+      "initialize",
+      '{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"h","version":"1"}}',
+    ));
+    assert.match(await deadline(server.nextLine(), "the initialize reply"), /"protocolVersion":"2025-11-25"/);
+    await server.sendRaw(line("1", "tools/call", '{"name":"greet","arguments":{"greeting":"Hi"}}'));
+    // The call's question would be written in the turn the call starts, before this ping's answer.
+    await server.sendRaw(line("2", "ping"));
+    assert.equal(await deadline(server.nextLine(), "the ping"), '{"jsonrpc":"2.0","id":2,"result":{}}');
+    await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    const ask = JSON.parse(await deadline(server.nextLine(), "the elicitation"));
+    assert.equal(ask.method, "elicitation/create");
+    await server.send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { name: "Ada" } } });
+    assert.match(await deadline(server.nextLine(), "the call's reply"), /"id":1,"result".*Hi, Ada/);
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { encodeReply, escapedBytes, JsonParts, LARGE_UNITS } from "./json_parts.ts";
+import { encodeResult, ExactNumber } from "./jsonrpc.ts";
+import { FrameWriter } from "../stdio/_writer.ts";
+
+const big = (unit: string, units = LARGE_UNITS * 3 + 7) => unit.repeat(Math.ceil(units / unit.length));
+
+/** Every piece joined, as the writer writes them. */
+function text(reply: string | JsonParts): string {
+  return typeof reply === "string" ? reply : [...reply.pieces()].join("");
+}
+
+Deno.test("encodeReply keeps a short result one string, exactly as encodeResult writes it", () => {
+  const result = { content: [{ type: "text", text: "hi" }] };
+  assert.equal(encodeReply(7, result), encodeResult(7, result));
+});
+
+const cases: [string, unknown][] = [
+  ["ASCII", big("x")],
+  ["control characters", big('\u0001\n\t"\\')],
+  ["a surrogate pair on every slice boundary", big("a😀")],
+  ["lone surrogates", big("\ud800x\udc00")],
+  ["two-byte and three-byte characters", big("é€")],
+  ["nested large strings, undefined, functions, toJSON", {
+    a: [big("y"), undefined, () => 1, new Date(0), { skip: undefined, keep: big("\u0000") }],
+    b: { toJSON: (key: string) => `key ${key}` },
+    c: new String(big("s")),
+  }],
+  ["an array of many small objects", Array.from({ length: 20_000 }, (_, i) => ({ i, s: "é\u0002" }))],
+];
+
+for (const [label, value] of cases) {
+  Deno.test(`encodeReply writes ${label} byte for byte as JSON.stringify`, () => {
+    const result = { content: [{ type: "text", text: "x" }], structuredContent: { value } };
+    const reply = encodeReply(ExactNumber.of("9007199254740993"), result);
+    assert.ok(reply instanceof JsonParts, "large enough to go in pieces");
+    const expected = `{"jsonrpc":"2.0","id":9007199254740993,"result":${JSON.stringify(result)}}`;
+    assert.equal(text(reply), expected);
+    assert.equal(reply.bytes(), new TextEncoder().encode(expected).length);
+    assert.ok(reply.head().startsWith('{"jsonrpc":"2.0","id":9007199254740993,'));
+  });
+}
+
+Deno.test("encodeReply refuses a large result that refers to itself, as JSON.stringify does", () => {
+  const loop: Record<string, unknown> = { text: big("z") };
+  loop.self = { back: loop, pad: big("p") };
+  assert.throws(() => encodeReply(1, loop), TypeError);
+});
+
+Deno.test("escapedBytes counts the UTF-8 bytes of JSON.stringify without building it", () => {
+  for (const s of ["", "plain", "\u0000\u001f\b\t\n\f\r", '"\\', "é€😀", "\ud800", "\udc00x", "a\ud83d"]) {
+    assert.equal(escapedBytes(s), new TextEncoder().encode(JSON.stringify(s)).length, JSON.stringify(s));
+  }
+});
+
+Deno.test("FrameWriter writes a reply in pieces in writes no larger than its buffer, newline last", async () => {
+  const writes: Uint8Array[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (writes.push(b.slice()), Promise.resolve(b.length)) },
+    1 << 30,
+    () => {},
+  );
+  const value = big("\u0001é", 1_000_000);
+  const reply = encodeReply(3, { content: [{ type: "text", text: value }] });
+  assert.ok(reply instanceof JsonParts);
+  writer.send("before");
+  writer.send(reply);
+  writer.send("after");
+  await writer.idle();
+  const all = new TextDecoder().decode(new Uint8Array(writes.flatMap((w) => [...w])));
+  const expected = `before\n${encodeResult(3, { content: [{ type: "text", text: value }] })}\nafter\n`;
+  assert.equal(all, expected);
+  assert.ok(writes.length > 3, "written in several writes");
+  assert.ok(writes.every((w) => w.length <= 3 * 256 * 1024 + 1), "no write over the buffer");
+});
+
+Deno.test("FrameWriter replaces a reply in pieces over the frame limit, naming its real size", async () => {
+  let written = "";
+  const seen: { head: string; bytes: number }[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (written += new TextDecoder().decode(b), Promise.resolve(b.length)) },
+    1 << 30,
+    () => {},
+    { maxFrameBytes: 1_000_000, replace: (head, bytes) => (seen.push({ head, bytes }), "replaced") },
+  );
+  // 200,000 control characters: 200 KB as text, 1.2 MB escaped.
+  const reply = encodeReply(4, { content: [{ type: "text", text: "\u0001".repeat(200_000) }] });
+  writer.send(reply);
+  await writer.idle();
+  assert.equal(written, "replaced\n");
+  assert.equal(seen[0].bytes, text(reply).length);
+  assert.match(seen[0].head, /^\{"jsonrpc":"2.0","id":4,/);
+});
+
+Deno.test("encodeReply stops building past maxBytes: a sparse array of a billion items is refused, not built", () => {
+  assert.throws(() => encodeReply(1, { rows: new Array(1_000_000_000) }, 1024 * 1024), {
+    name: "ReplyTooLarge",
+    message: "Cannot serialise the result: it takes more than 1048576 bytes (maxMessageBytes)",
+  });
+  // Large strings are kept as they are, so a reply of one string over the limit is still built, to be sized exactly.
+  const big = encodeReply(1, { text: "x".repeat(2 * 1024 * 1024) }, 1024 * 1024);
+  assert.equal(typeof big === "string" ? big.length : big.bytes(), 2 * 1024 * 1024 + 45);
+});

@@ -1,0 +1,230 @@
+import assert from "node:assert/strict";
+import {
+  classify,
+  decodeFrame,
+  encodeError,
+  encodeResult,
+  ErrorCode,
+  ExactNumber,
+  parseFrame,
+  peekId,
+  publicId,
+  publicMeta,
+  shapeOverLimit,
+} from "./jsonrpc.ts";
+
+const enc = new TextEncoder();
+const decode = (text: string) => decodeFrame(enc.encode(text));
+
+Deno.test("decodeFrame() reads a request, a notification and a response", () => {
+  assert.deepEqual(decode('{"jsonrpc":"2.0","id":1,"method":"ping"}'), {
+    kind: "request",
+    id: 1,
+    method: "ping",
+    params: undefined,
+  });
+  assert.deepEqual(decode('{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}'), {
+    kind: "notification",
+    method: "notifications/initialized",
+    params: {},
+  });
+  assert.deepEqual(decode('{"jsonrpc":"2.0","id":"a","result":{}}'), { kind: "response", id: "a", result: {} });
+});
+
+Deno.test("decodeFrame() answers invalid JSON and invalid UTF-8 with a parse error", () => {
+  for (const bad of [enc.encode("{"), enc.encode("nope"), new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])]) {
+    const msg = decodeFrame(bad);
+    assert.equal(msg.kind, "invalid");
+    if (msg.kind === "invalid") {
+      assert.equal(msg.error.code, ErrorCode.parseError);
+      assert.equal(msg.id, null);
+    }
+  }
+});
+
+Deno.test("classify() refuses wrong types for jsonrpc, id, method and params", () => {
+  const cases: [unknown, number, string | number | null][] = [
+    [{ jsonrpc: "1.0", id: 1, method: "x" }, ErrorCode.invalidRequest, 1],
+    [{ id: 1, method: "x" }, ErrorCode.invalidRequest, 1],
+    [{ jsonrpc: "2.0", id: {}, method: "x" }, ErrorCode.invalidRequest, null],
+    [{ jsonrpc: "2.0", id: null, method: "x" }, ErrorCode.invalidRequest, null],
+    [{ jsonrpc: "2.0", id: true, method: "x" }, ErrorCode.invalidRequest, null],
+    [{ jsonrpc: "2.0", id: 2, method: 5 }, ErrorCode.invalidRequest, 2],
+    [{ jsonrpc: "2.0", id: 2, method: "" }, ErrorCode.invalidRequest, 2],
+    [{ jsonrpc: "2.0", id: 3 }, ErrorCode.invalidRequest, 3],
+    [{ jsonrpc: "2.0", id: 4, method: "x", params: "s" }, ErrorCode.invalidRequest, 4],
+    [{ jsonrpc: "2.0", id: 4, method: "x", params: null }, ErrorCode.invalidRequest, 4],
+    [42, ErrorCode.invalidRequest, null],
+    [null, ErrorCode.invalidRequest, null],
+    ["str", ErrorCode.invalidRequest, null],
+  ];
+  for (const [value, code, id] of cases) {
+    const msg = classify(value);
+    assert.equal(msg.kind, "invalid", JSON.stringify(value));
+    if (msg.kind === "invalid") {
+      assert.equal(msg.error.code, code);
+      assert.equal(msg.id, id);
+    }
+  }
+});
+
+Deno.test("decodeFrame() returns arrays as batches and refuses an empty one", () => {
+  assert.equal(decode("[1,2]").kind, "batch");
+  const empty = decode("[]");
+  assert.equal(empty.kind === "invalid" && empty.error.code, ErrorCode.invalidRequest);
+});
+
+Deno.test("decodeFrame() keeps __proto__ and constructor keys as plain data", () => {
+  const msg = decode('{"jsonrpc":"2.0","id":1,"method":"x","params":{"__proto__":{"polluted":1},"constructor":{}}}');
+  assert.equal(msg.kind, "request");
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  if (msg.kind === "request") assert.ok(Object.hasOwn(msg.params as object, "__proto__"));
+});
+
+Deno.test("decodeFrame() survives 100k levels of nesting", () => {
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  assert.equal(decode(deep).kind, "batch");
+  const msg = decode(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${deep}}}`);
+  assert.equal(msg.kind, "request");
+  assert.equal(decode("[".repeat(100_000)).kind, "invalid");
+});
+
+Deno.test("encodeResult() and encodeError() write JSON-RPC 2.0 replies", () => {
+  assert.deepEqual(JSON.parse(encodeResult("a", { x: 1 })), { jsonrpc: "2.0", id: "a", result: { x: 1 } });
+  assert.deepEqual(JSON.parse(encodeError(null, { code: -1, message: "m" })), {
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -1, message: "m" },
+  });
+});
+
+Deno.test("peekId() finds a top-level id at the start of a line", () => {
+  assert.equal(peekId('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":"', ""), 42);
+  assert.equal(peekId('{ "id" : "abc", "method"', ""), "abc");
+  assert.equal(peekId('{"method":"x","params":{"id":5},"id":6,', ""), 6);
+});
+
+Deno.test("peekId() ignores ids nested inside params", () => {
+  assert.equal(peekId('{"method":"x","params":{"id":5,"arguments":{"text":"', ""), null);
+  assert.equal(peekId('{"params":["id",1],"x":"', ""), null);
+});
+
+Deno.test("peekId() finds an id written last, as the SDK client writes it", () => {
+  assert.equal(peekId('{"method":"tools/call","params":{"arguments":{"t":"', 'aaaa"}},"jsonrpc":"2.0","id":17}'), 17);
+  assert.equal(peekId("{", '"}},"jsonrpc":"2.0","id":"req-9" } '), "req-9");
+  assert.equal(peekId("{", 'aaa"}}}'), null);
+  assert.equal(peekId("{", 'x":{"id":3}}'), null);
+});
+
+Deno.test("shapeOverLimit() counts brackets outside strings and stops at the first level past maxDepth", () => {
+  // No container limit here: only the depth is judged.
+  const nestsDeeper = (bytes: Uint8Array, limit: number) => shapeOverLimit(bytes, limit, Infinity) === "maxDepth";
+  const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+  assert.equal(nestsDeeper(enc.encode(nested(1000)), 1000), false);
+  assert.equal(nestsDeeper(enc.encode(nested(1001)), 1000), true);
+  assert.equal(nestsDeeper(enc.encode(`{"a":${nested(5)}}`), 5), true);
+  assert.equal(nestsDeeper(enc.encode(`{"a":${nested(4)}}`), 5), false);
+  // Brackets in strings, escaped quotes and escaped backslashes.
+  assert.equal(nestsDeeper(enc.encode(`{"s":"${"[".repeat(50)}\\"[[[","t":"\\\\"}`), 3), false);
+  assert.equal(nestsDeeper(enc.encode(`{"s":"\\\\",${'"k":'.repeat(1)}${nested(3)}}`), 3), true);
+  // Unterminated input is left to JSON.parse to refuse.
+  assert.equal(nestsDeeper(enc.encode(`{"s":"${"[".repeat(50)}`), 3), false);
+  // An open run with no closers, as an attacker sends it.
+  assert.equal(nestsDeeper(enc.encode("[".repeat(100_000)), 1000), true);
+});
+
+Deno.test("numeric ids come back byte for byte (-0, 1.0, 1e400, 2e-400, past 2^53); plain integers stay numbers", () => {
+  const texts = [
+    "9007199254740993",
+    "123456789012345678901234567890",
+    "-9007199254740993",
+    "1.50",
+    "1e400",
+    "-1E400",
+    "-0",
+    "-0.0",
+    "1.0",
+    "1e2",
+    "2e-400",
+  ];
+  for (const text of texts) {
+    for (
+      const line of [`{"jsonrpc":"2.0","id":${text},"method":"ping"}`, `{"method":"ping","jsonrpc":"2.0","id":${text}}`]
+    ) {
+      const msg = decode(line);
+      assert.equal(msg.kind, "request");
+      const id = (msg as { id: unknown }).id;
+      assert.ok(id instanceof ExactNumber, line);
+      assert.equal(encodeResult(id, {}), `{"jsonrpc":"2.0","id":${text},"result":{}}`);
+      assert.equal(publicId(id), text);
+    }
+  }
+  for (const text of ["9007199254740991", "0", "-7"]) {
+    const plain = decode(`{"jsonrpc": "2.0", "id": ${text}, "method": "ping"}`) as { id: unknown };
+    assert.equal(plain.id, Number(text));
+  }
+});
+
+Deno.test("parseFrame() parses a message once, whatever its ids: their text is read, the message not parsed again", () => {
+  const parse = JSON.parse;
+  let calls = 0;
+  JSON.parse = (...args: Parameters<typeof JSON.parse>) => (calls++, parse(...args));
+  try {
+    const line = '{"jsonrpc":"2.0","method":"x","params":{"requestId":1.5,"_meta":{"progressToken":-0}},"id":1e400}';
+    const msg = parseFrame(enc.encode(line));
+    assert.equal(calls, 1);
+    assert.equal(JSON.stringify(msg.kind === "parsed" ? msg.value : msg), line);
+  } finally {
+    JSON.parse = parse;
+  }
+});
+
+Deno.test("two distinct large ids stay distinct keys, the same one is the same key, and cancellation finds it", () => {
+  const idOf = (text: string) => (decode(`{"jsonrpc":"2.0","id":${text},"method":"ping"}`) as { id: unknown }).id;
+  const a = idOf("9007199254740993");
+  const b = idOf("9007199254740992.5");
+  assert.notEqual(a, b);
+  assert.equal(idOf("9007199254740993"), a);
+  const cancel = decode(
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740993}}',
+  ) as unknown as { params: { requestId: unknown } };
+  assert.equal(cancel.params.requestId, a);
+  assert.equal(
+    peekId('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"x","params":{"a":"', ""),
+    idOf("123456789012345678901234567890"),
+  );
+});
+
+Deno.test("a progressToken JavaScript cannot hold exactly keeps its text, and handlers see that text", () => {
+  const text = "123456789012345678901234567890";
+  const msg = decode(
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":${text},"k":1}}}`,
+  ) as unknown as { params: { _meta: Record<string, unknown> } };
+  const meta = msg.params._meta;
+  assert.ok(meta.progressToken instanceof ExactNumber);
+  assert.equal(JSON.stringify({ progressToken: meta.progressToken }), `{"progressToken":${text}}`);
+  assert.deepEqual(publicMeta(meta), { progressToken: text, k: 1 });
+  const safe = { progressToken: 7 };
+  assert.equal(publicMeta(safe), safe, "a token JavaScript holds exactly leaves _meta as it is");
+});
+
+Deno.test("parseFrame() lets the bytes go once decoded, before JSON.parse, exactly once", () => {
+  const bytes = enc.encode('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"s":"é"}}');
+  let calls = 0;
+  const parsed = parseFrame(bytes, undefined, () => {
+    calls++;
+    bytes.fill(0x20);
+  });
+  assert.equal(calls, 1);
+  assert.deepEqual(parsed, { kind: "parsed", value: { jsonrpc: "2.0", id: 1, method: "ping", params: { s: "é" } } });
+});
+
+Deno.test("shapeOverLimit() counts arrays and objects outside strings and names the first limit broken", () => {
+  const enc = new TextEncoder();
+  const empties = (n: number) => `[${Array(n).fill("[]").join(",")}]`;
+  assert.equal(shapeOverLimit(enc.encode(empties(9)), 1000, 10), undefined);
+  assert.equal(shapeOverLimit(enc.encode(empties(10)), 1000, 10), "maxContainers");
+  assert.equal(shapeOverLimit(enc.encode(`[{},{},${JSON.stringify("{}".repeat(100))}]`), 1000, 3), undefined);
+  assert.equal(shapeOverLimit(enc.encode("[".repeat(20)), 5, 100), "maxDepth");
+  assert.equal(shapeOverLimit(enc.encode("[]"), 5, 1), undefined);
+});

@@ -1,0 +1,224 @@
+import type { Policy } from "../validate/policy.ts";
+import "./_guard_on_import.ts";
+import { stderrQueue } from "../internal/stderr.ts";
+import { timerDelay } from "../internal/timer_delay.ts";
+import { startupLine, takeEarlyStart } from "../internal/startup.ts";
+import { guardStdout, type StdoutGuard } from "../internal/stdout_guard.ts";
+import type { Connection, ServeOptions } from "../stdio/serve.ts";
+import { Server } from "../toolkit/server.ts";
+
+/** Options of {@linkcode run}: the server's identity, limits, and lifecycle hooks. */
+export interface RunOptions extends ServeOptions {
+  /**
+   * The server's version, sent to clients.
+   * @default {"0.0.0"}
+   */
+  version?: string;
+  /** A display title, sent to clients. */
+  title?: string;
+  /** Instructions for the model, sent to clients. */
+  instructions?: string;
+  /**
+   * Runs exactly once after the last reply was written: close the Manager here.
+   * It shares the shutdown's bound with the calls in flight: it gets what is
+   * left of `shutdownGraceMs` plus one second, counted from the start of
+   * shutdown; the process exits then whether it finished or not.
+   */
+  onClose?: () => void | Promise<void>;
+  /**
+   * Whether `run()` ends the process (exit code 0) once closed. Tests that
+   * serve in-process set it to false.
+   * @default {true}
+   */
+  exit?: boolean;
+  /**
+   * The policy both security layers enforce: `--print-permissions` prints the
+   * server's least-privilege Deno flags and exits, and at start the server
+   * refuses to serve (exit 2) when it holds more than the policy needs
+   * (`--allow-excess-permissions` overrides, loudly, for development) or lacks
+   * a grant the policy needs.
+   * @default {a policy that allows nothing: the server needs no permission at all}
+   */
+  policy?: Policy;
+  /**
+   * The command-line arguments (`--print-permissions`, `--allow-excess-permissions`).
+   * @default {Deno.args}
+   */
+  args?: readonly string[];
+}
+
+/**
+ * Serves a tools-only MCP server over stdio until stdin ends or SIGINT,
+ * SIGTERM, SIGHUP or SIGQUIT arrives.
+ *
+ * `console.log` and direct stdout writes from your code go to stderr, so
+ * nothing but JSON-RPC ever reaches stdout: from the toolkit's import in a
+ * process that will serve (one not started with `--health`, `--help` or a
+ * `--print-*` flag, which print on stdout on purpose), and in any case before
+ * `register` runs. A start-up mistake — a duplicate tool name, a bad schema,
+ * missing annotations, an error thrown while the modules load or in
+ * `register` — ends the process with one stderr line and exit code 1, never a
+ * stack trace. On shutdown it stops
+ * reading, lets calls in flight finish for `shutdownGraceMs`, aborts the rest
+ * through their AbortSignal, writes the last replies, runs `onClose` once and
+ * exits with code 0 — within `shutdownGraceMs` plus one second, even when the
+ * client stopped reading stdout. A second signal exits at once (128 + signal
+ * number). Nothing written to stderr (logs, `console.*`) can block the server:
+ * lines wait in a bounded buffer and are dropped, and counted, when nobody
+ * reads stderr; a closed stderr is ignored.
+ *
+ * Least privilege by default: `--print-permissions` prints the Deno flags the
+ * server's `policy` needs and exits, and at start the server checks
+ * `Deno.permissions` and refuses to serve (exit 2, one stderr line with the
+ * flags to use) when it holds more than its policy needs or lacks a grant
+ * the policy needs. Without a `policy` the server may hold no permission at all.
+ *
+ * @param name The server's name, e.g. `files`. Tool names carry no prefix.
+ * @param register Adds the tools; may be async.
+ * @param options See {@linkcode RunOptions}.
+ * @returns Resolves after shutdown (when `exit` is false).
+ * @throws {TypeError} When `exit` is false and `register` throws: the server does not start.
+ *
+ * @example A complete main.ts
+ * ```ts ignore
+ * import { addTool, health, run, schema, text } from "@forge/toolkit";
+ *
+ * if (!health()) {
+ *   await run("hello", (server) => {
+ *     addTool(server, {
+ *       name: "hello",
+ *       description: "Says hello",
+ *       inputSchema: schema(),
+ *       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+ *     }, () => text("hello"));
+ *   });
+ * }
+ * ```
+ */
+export async function run(
+  name: string,
+  register: (server: Server) => void | Promise<void>,
+  options: RunOptions = {},
+): Promise<void> {
+  let server: Server;
+  let guard: StdoutGuard | undefined;
+  let connection: Connection;
+  // The serving half is loaded on start, not at import: `--health` must not pay for it.
+  const serving = import("../stdio/serve.ts");
+  try {
+    // Loaded on start, not at import, for the same reason: node:net and node:path.
+    const { definePolicy } = await import("../validate/policy.ts");
+    const policy = options.policy ?? definePolicy({ tenantConfig: false });
+    if (!(await permitted(name, policy, options))) return;
+    server = new Server({
+      name,
+      version: options.version,
+      title: options.title,
+      instructions: options.instructions,
+    });
+    // In force before register runs: nothing an author prints reaches stdout.
+    takeEarlyStart();
+    guard = guardStdout({ stderr: true });
+    await register(server);
+    const { serve } = await serving;
+    connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
+  } catch (err) {
+    // A start-up mistake (a duplicate tool, a bad schema or option) is one
+    // line and exit code 1, never a stack trace. What register logged goes
+    // first; the line itself is written at once, not queued, because the
+    // exit would discard the queue.
+    if (guard !== undefined) {
+      await stderrQueue().flush(250);
+      guard.restore();
+    }
+    takeEarlyStart();
+    if (options.exit === false) throw err;
+    console.error(startupLine(name, err));
+    Deno.exit(1);
+  }
+  const { shutdownStartedAt, callsSettled, FLUSH_MS } = await serving;
+  const grace = options.shutdownGraceMs ?? 5_000;
+  let signalled = false;
+  const onSignal = (signal: Deno.Signal) => () => {
+    if (signalled) Deno.exit(128 + (SIGNAL_NUMBERS[signal] ?? 0));
+    signalled = true;
+    void connection.close();
+  };
+  const listeners = shutdownSignals().map((signal) => [signal, onSignal(signal)] as const);
+  for (const [signal, listener] of listeners) Deno.addSignalListener(signal, listener);
+  try {
+    // One budget for the whole shutdown: calls and onClose share the grace
+    // period, and the last writes get at most one more second. onClose needs
+    // no stdout, so it runs while the last replies flush: a client that
+    // stopped reading cannot use up its time.
+    await callsSettled(connection);
+    const deadline = (shutdownStartedAt(connection) ?? performance.now()) + grace + FLUSH_MS;
+    if (options.onClose) await closeOnce(options.onClose, Math.max(0, deadline - performance.now()), name);
+    await connection.closed;
+    await stderrQueue().flush(Math.max(0, Math.min(FLUSH_MS, deadline - performance.now())));
+  } finally {
+    for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
+    guard!.restore();
+  }
+  // Exits even with a write to stdout or stderr still pending: a client that
+  // stopped reading cannot hold the process.
+  if (options.exit !== false) Deno.exit(0);
+}
+
+/** The number of each signal that shuts a server down gracefully; a second one exits with 128 + it. */
+const SIGNAL_NUMBERS: Partial<Record<Deno.Signal, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGTERM: 15,
+  SIGBREAK: 21,
+};
+
+/**
+ * SIGHUP (the terminal or host went away) and SIGQUIT take the same graceful
+ * path as SIGINT and SIGTERM. Windows delivers only SIGINT and SIGBREAK.
+ */
+function shutdownSignals(): Deno.Signal[] {
+  return Deno.build.os === "windows" ? ["SIGINT", "SIGBREAK"] : ["SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM"];
+}
+
+/** Layer 2 at start: prints the flags when asked, else refuses to serve with excess permissions. */
+async function permitted(name: string, policy: Policy, options: RunOptions): Promise<boolean> {
+  const args = options.args ?? Deno.args;
+  // The three files it needs, not permissions/mod.ts: Deno reads a dynamic
+  // import's whole graph at start, and the barrel would pull in configreload.
+  const [{ derivePermissions }, { formatPermissionFlags }, least] = await Promise.all([
+    import("../permissions/permission_set.ts"),
+    import("../permissions/permission_flags.ts"),
+    import("../permissions/least_privilege.ts"),
+  ]);
+  const { enforceLeastPrivilege, EXCESS_PERMISSIONS_EXIT_CODE, PRINT_PERMISSIONS_FLAG } = least;
+  const set = derivePermissions(policy);
+  if (args.includes(PRINT_PERMISSIONS_FLAG)) {
+    // The values themselves, never `${NAME}`: the line is pasted or captured into a command.
+    await Deno.stdout.write(new TextEncoder().encode(`${formatPermissionFlags(set)}\n`));
+    if (options.exit !== false) Deno.exit(0);
+    return false;
+  }
+  const verdict = await enforceLeastPrivilege(set, { name, args, log: (line) => console.error(line) });
+  if (verdict.ok) return true;
+  if (options.exit !== false) Deno.exit(EXCESS_PERMISSIONS_EXIT_CODE);
+  return false;
+}
+
+async function closeOnce(onClose: () => void | Promise<void>, graceMs: number, name: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      Promise.resolve().then(onClose),
+      new Promise((
+        _,
+        reject,
+      ) => (timer = setTimeout(() => reject(new Error(`took over ${graceMs} ms`)), timerDelay(graceMs)))),
+    ]);
+  } catch (err) {
+    console.error(`${name}: onClose failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

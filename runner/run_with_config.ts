@@ -1,0 +1,178 @@
+import type { ConfigSchema } from "../configreload/from_schema.ts";
+import type { Policy } from "../validate/policy.ts";
+import { run, type RunOptions } from "./run.ts";
+import type { Server } from "../toolkit/server.ts";
+
+const PRINT_PERMISSIONS = "--print-permissions";
+
+/** Where the config came from, as the policy and the Manager see it. */
+export interface ConfigSource {
+  /** The config file, or `undefined` when there is none (the defaults). */
+  readonly path: string | undefined;
+  /** Where `path` came from: `-config FILE`, the tenant directory, or nothing. */
+  readonly source: "flag" | "tenant" | "none";
+  /** The names of the environment variables the config references, sorted. */
+  readonly variables: readonly string[];
+}
+
+/** What {@linkcode RunWithConfigOptions.manager} gets to build the server's Manager. */
+export interface LoadedConfig<T> extends ConfigSource {
+  /** The config the server started with. */
+  readonly initial: T;
+  /** The current config, re-read when the file changed: call it at the start of each tool call. */
+  readonly get: () => Promise<T>;
+  /** Hides values that came from the environment (`${NAME}`): use it before printing anything from the config. */
+  readonly redact: (text: string) => string;
+  /** The policy of a config version (the `policy` option, bound to this source). */
+  readonly policyOf: (config: T) => Policy;
+}
+
+/** What a Manager may release at shutdown. */
+export interface Closable {
+  /** Releases pools, handles and timers; awaited at shutdown. */
+  close?(): void | Promise<void>;
+}
+
+/** Options of {@linkcode runWithConfig}; the rest are {@linkcode RunOptions}. */
+export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOptions, "policy"> {
+  /** The config's schema (a zod schema fits): every allow-list must default to nothing. */
+  schema: ConfigSchema<T>;
+  /**
+   * Fields that hold secrets and so must come from `${VAR}`, never literal
+   * text (see `fromSchema` in `@forge/toolkit/configreload`).
+   * @default {[]}
+   */
+  secretFields?: readonly string[];
+  /** The policy both security layers enforce for a config version. */
+  policy: (config: T, source: ConfigSource) => Policy;
+  /** Builds the Manager the tools share; its `close()`, if any, runs at shutdown. */
+  manager: (config: LoadedConfig<T>) => M;
+  /** Adds the tools. */
+  register: (server: Server, manager: M) => void | Promise<void>;
+  /**
+   * The audit trail's file for the config at start (absolute, or relative to the working directory).
+   * @default {stderr}
+   */
+  auditFile?: (config: T, source: ConfigSource) => string | undefined;
+}
+
+/**
+ * Starts a config-driven server: what every `main.ts` with a config needs, in
+ * one call. It resolves the config (`$FORGE_TENANT_CONFIG/<name>.json`, else
+ * `-config FILE`), loads it with live reload, builds the Manager, puts the
+ * audit trail first in the middleware, serves with the config's policy, and on
+ * shutdown closes the Manager, the audit trail and the loader, in that order.
+ *
+ * A config that cannot be resolved or loaded, or a policy or Manager that
+ * cannot be built, ends the process with one stderr line (`<name>: <reason>`)
+ * and exit code 1. `--print-permissions` prints the flags the config needs and
+ * `--print-host-config claude|vscode` prints a host entry (see the toolkit's
+ * docs/permissions.md), both with the values of the config's `${VAR}`s, so
+ * what they print runs as pasted. Both need only read access to the config
+ * file and its variables (a variable the printing run may not read, or one
+ * that is unset, ends it with one line naming the variable), and both skip the
+ * config file's safety check and its log lines: printing grants nothing.
+ * `--allow-unsafe-config` turns the check off for development.
+ *
+ * @typeParam T The validated config.
+ * @typeParam M The Manager.
+ * @param name The server's name: the tenant file is `<name>.json`.
+ * @param options See {@linkcode RunWithConfigOptions}.
+ * @returns Resolves after shutdown (when `exit` is false).
+ * @throws {Error} When `exit` is false and the server cannot start: the error
+ *   that would have ended the process.
+ *
+ * @example A complete main.ts
+ * ```ts ignore
+ * import { health, runWithConfig } from "@forge/toolkit";
+ * import { ConfigSchema } from "../toolkit/domain/config.ts";
+ * import { Manager } from "../toolkit/domain/manager.ts";
+ * import { auditFileOf, policyFor } from "../toolkit/domain/policy.ts";
+ * import { registerAll } from "../toolkit/tools/register.ts";
+ *
+ * if (!health()) {
+ *   await runWithConfig("files", {
+ *     version: "0.1.0",
+ *     schema: ConfigSchema,
+ *     policy: (config, source) => policyFor(config, source.path, source.variables),
+ *     auditFile: (config, source) => auditFileOf(config, source.path),
+ *     manager: (config) => new Manager(config.get, config.path),
+ *     register: registerAll,
+ *   });
+ * }
+ * ```
+ */
+export async function runWithConfig<T, M extends Closable>(
+  name: string,
+  options: RunWithConfigOptions<T, M>,
+): Promise<void> {
+  const args = options.args ?? Deno.args;
+  const { schema, secretFields, policy, manager, register, auditFile, ...rest } = options;
+  // Loaded on start, not at import, so `--health` stays as cheap as with run().
+  const [{ fromSchema }, { Loader }, { resolveConfigPath }, { auditTrail }, host] = await Promise.all([
+    import("../configreload/from_schema.ts"),
+    import("../configreload/loader.ts"),
+    import("../configreload/resolve_config_path.ts"),
+    import("../middleware/audit_trail.ts"),
+    import("./_host_config.ts"),
+  ]);
+  const printing = args.includes(PRINT_PERMISSIONS) || host.hostConfigRequested(args);
+  let started: Started;
+  try {
+    const { path, source } = resolveConfigPath(name, { args });
+    const loader = new Loader(path, fromSchema(schema, { secretFields }), {
+      name,
+      optional: source === "tenant",
+      allowUnsafeFile: printing || args.includes("--allow-unsafe-config"),
+      log: printing ? () => {} : undefined,
+    });
+    const initial = await loader.get();
+    const from = (): ConfigSource => ({ path, source, variables: loader.variables });
+    const policyOf = (config: T) => policy(config, from());
+    const atStart = policyOf(initial);
+    if (host.hostConfigRequested(args)) {
+      await host.printHostConfig(name, atStart, { ...from(), args });
+      if (options.exit !== false) Deno.exit(0);
+      return;
+    }
+    if (args.includes(PRINT_PERMISSIONS)) {
+      // run() prints the flags and exits: no Manager, audit file or watcher is made for that.
+      started = { policy: atStart, register: () => {}, close: () => {} };
+    } else {
+      const redact = (text: string) => loader.redact(text);
+      const mgr = manager({ ...from(), initial, get: () => loader.get(), redact, policyOf });
+      const audit = auditTrail({ server: name, file: auditFile?.(initial, from()) });
+      started = {
+        policy: atStart,
+        middleware: [audit, ...(rest.middleware ?? [])],
+        register: (server: Server) => register(server, mgr),
+        close: async () => {
+          await mgr.close?.();
+          await audit.close();
+          await loader.close();
+        },
+      };
+    }
+  } catch (err) {
+    if (options.exit === false) throw err;
+    console.error(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    Deno.exit(1);
+  }
+  const { close } = started;
+  await run(name, started.register, {
+    ...rest,
+    policy: started.policy,
+    middleware: started.middleware ?? rest.middleware,
+    onClose: async () => {
+      await rest.onClose?.();
+      await close();
+    },
+  });
+}
+
+interface Started {
+  policy: Policy;
+  middleware?: RunOptions["middleware"];
+  register: (server: Server) => void | Promise<void>;
+  close: () => void | Promise<void>;
+}

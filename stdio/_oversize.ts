@@ -1,0 +1,18 @@
+// The reply to a line over maxMessageBytes. The framer dropped the line as it
+// streamed and kept only its first and last bytes, which is where a client's
+// `"id"` usually is, so the error can still reach the request that caused it.
+
+import type { OversizeFrame } from "./_frame.ts";
+import { encodeError, ErrorCode, peekId } from "../engine/jsonrpc.ts";
+
+const lenient = new TextDecoder("utf-8", { fatal: false });
+
+/** The JSON-RPC error for a line of `frame.size` bytes, naming `limit`. */
+export function oversizeReply(frame: OversizeFrame, limit: number): string {
+  const id = peekId(lenient.decode(frame.head), lenient.decode(frame.tail));
+  return encodeError(id, {
+    code: ErrorCode.invalidRequest,
+    message: `Message too large: ${frame.size} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,
+    data: { size: frame.size, limit },
+  });
+}

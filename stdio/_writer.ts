@@ -1,0 +1,211 @@
+// The one serialized writer to stdout. Messages queue as strings; whatever
+// queues while a write is in flight goes out in the next write, so a burst of
+// replies costs one syscall, not one each. The first write of a burst waits
+// a few microtask hops: the calls of one read finish within a hop or two of
+// each other, so they share it too. Memory stays bounded: frames are joined
+// only up to one chunk, a larger frame is encoded slice by slice into one
+// reused buffer, and a frame over the message limit is replaced before it is
+// queued. The reader checks `congested` and waits on `idle()` so a client
+// that stops reading cannot grow our memory.
+
+import type { ByteWriter } from "../internal/byte_writer.ts";
+import type { JsonParts } from "../engine/json_parts.ts";
+
+const encoder = new TextEncoder();
+// How many microtask hops the first write of a burst waits for more replies
+// (measured: 1 to 32 gather the same; each hop costs well under a microsecond).
+const GATHER_HOPS = 4;
+/** Frames are joined into one write up to this many UTF-16 units; a larger frame is written in slices of it. */
+export const WRITE_CHUNK = 256 * 1024;
+
+/** How a writer treats a frame larger than a message may be. */
+export interface OversizeOptions {
+  /** The largest frame written as it is, in UTF-8 bytes (without its newline). */
+  maxFrameBytes: number;
+  /** Returns what to send instead of a frame of `bytes` bytes (`head` is its start), or undefined to send nothing. */
+  replace(head: string, bytes: number): string | undefined;
+}
+
+/** Serialised, batching, backpressured writer of newline-terminated frames. */
+export class FrameWriter {
+  readonly #out: ByteWriter;
+  readonly #highWater: number;
+  readonly #onError: (error: unknown) => void;
+  readonly #oversize: OversizeOptions | undefined;
+  #queue: (string | JsonParts)[] = [];
+  #head = 0;
+  // Units queued or in flight: a frame counts until its last byte is written.
+  #queued = 0;
+  #writing = false;
+  #failed = false;
+  #waiters: (() => void)[] = [];
+  #slice: Uint8Array | undefined;
+
+  constructor(
+    out: ByteWriter,
+    highWaterMark: number,
+    onError: (error: unknown) => void,
+    oversize?: OversizeOptions,
+  ) {
+    this.#out = out;
+    this.#highWater = highWaterMark;
+    this.#onError = onError;
+    this.#oversize = oversize;
+  }
+
+  /**
+   * Queues one frame (without its newline): a string, or a large reply in
+   * pieces. Dropped once the output has failed.
+   */
+  send(frame: string | JsonParts): void {
+    if (this.#failed) return;
+    // A string is at most 3 UTF-8 bytes per unit: count bytes only when that could pass the limit.
+    const max = this.#oversize?.maxFrameBytes;
+    if (max !== undefined && (typeof frame === "string" ? frame.length * 3 : frame.maxBytes) > max) {
+      const bytes = typeof frame === "string" ? utf8Length(frame) : frame.bytes();
+      if (bytes > max) {
+        const replacement = this.#oversize!.replace(typeof frame === "string" ? frame : frame.head(), bytes);
+        if (replacement === undefined) return;
+        frame = replacement;
+      }
+    }
+    this.#queue.push(frame);
+    this.#queued += unitsOf(frame);
+    if (!this.#writing) void this.#pump();
+  }
+
+  /** True when more than the high-water mark is waiting to be written. */
+  get congested(): boolean {
+    return this.#queued > this.#highWater;
+  }
+
+  /** True once a write has failed (for example EPIPE: the client is gone). */
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  /** Resolves when nothing is queued or in flight, or the output failed. */
+  idle(): Promise<void> {
+    if (!this.#writing && this.#head === this.#queue.length) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  async #pump(): Promise<void> {
+    this.#writing = true;
+    try {
+      // No timer: a macrotask would add a loop turn to every reply's latency.
+      for (let hop = 0; hop < GATHER_HOPS; hop++) await null;
+      while (this.#head < this.#queue.length) {
+        const first = this.#queue[this.#head];
+        if (typeof first !== "string") {
+          this.#queue[this.#head++] = "";
+          await this.#writeParts(first);
+          this.#queued -= first.units;
+        } else if (first.length > WRITE_CHUNK) {
+          this.#queue[this.#head++] = "";
+          await this.#writeLarge(first);
+          this.#queued -= first.length;
+        } else {
+          const units = await this.#writeBatch(first);
+          this.#queued -= units;
+        }
+        if (this.#head === this.#queue.length) {
+          this.#queue = [];
+          this.#head = 0;
+        }
+      }
+    } catch (error) {
+      this.#failed = true;
+      this.#queue = [];
+      this.#head = 0;
+      this.#queued = 0;
+      this.#onError(error);
+    } finally {
+      this.#writing = false;
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const wake of waiters) wake();
+    }
+  }
+
+  /** Joins string frames from the head of the queue up to one chunk and writes them; returns their units. */
+  async #writeBatch(first: string): Promise<number> {
+    let end = this.#head + 1;
+    let units = first.length;
+    while (end < this.#queue.length) {
+      const next = this.#queue[end];
+      if (typeof next !== "string" || units + next.length > WRITE_CHUNK) break;
+      units += next.length;
+      end++;
+    }
+    const batch = end === this.#head + 1 ? first + "\n" : this.#queue.slice(this.#head, end).join("\n") + "\n";
+    for (let i = this.#head; i < end; i++) this.#queue[i] = "";
+    this.#head = end;
+    await this.#writeAll(encoder.encode(batch));
+    return units;
+  }
+
+  /** Writes one large frame and its newline, encoding a slice at a time into one reused buffer. */
+  async #writeLarge(frame: string): Promise<void> {
+    // Three bytes per unit always fit; the extra byte is the newline.
+    const buffer = this.#slice ??= new Uint8Array(WRITE_CHUNK * 3 + 1);
+    for (let start = 0; start < frame.length;) {
+      let end = Math.min(start + WRITE_CHUNK, frame.length);
+      // Never split a surrogate pair between two slices.
+      if (end < frame.length && isHighSurrogate(frame.charCodeAt(end - 1))) end--;
+      let { written } = encoder.encodeInto(frame.slice(start, end), buffer);
+      if (end === frame.length) buffer[written++] = 0x0a;
+      await this.#writeAll(buffer.subarray(0, written));
+      start = end;
+    }
+  }
+
+  /** Writes a reply in pieces and its newline, filling one reused buffer; nothing larger than it is ever encoded. */
+  async #writeParts(parts: JsonParts): Promise<void> {
+    const buffer = this.#slice ??= new Uint8Array(WRITE_CHUNK * 3 + 1);
+    let filled = 0;
+    for (const piece of parts.pieces()) {
+      if (filled + piece.length * 3 > buffer.length) {
+        await this.#writeAll(buffer.subarray(0, filled));
+        filled = 0;
+      }
+      filled += encoder.encodeInto(piece, buffer.subarray(filled)).written;
+    }
+    if (filled === buffer.length) {
+      await this.#writeAll(buffer);
+      filled = 0;
+    }
+    buffer[filled++] = 0x0a;
+    await this.#writeAll(buffer.subarray(0, filled));
+  }
+
+  async #writeAll(bytes: Uint8Array): Promise<void> {
+    let offset = 0;
+    while (offset < bytes.length) {
+      offset += await this.#out.write(offset === 0 ? bytes : bytes.subarray(offset));
+    }
+  }
+}
+
+function unitsOf(frame: string | JsonParts): number {
+  return typeof frame === "string" ? frame.length : frame.units;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+/** The UTF-8 length of `text` (a lone surrogate counts as the 3 bytes of U+FFFD, as TextEncoder writes it). */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (isHighSurrogate(unit) && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2;
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}

@@ -1,0 +1,256 @@
+import { Dispatcher } from "../engine/dispatch.ts";
+import { encodeError, ErrorCode, idForLog, idOfReply } from "../engine/jsonrpc.ts";
+import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
+import {
+  DEFAULT_MAX_CONTAINERS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  positive,
+  WRITE_HIGH_WATER,
+} from "./_options.ts";
+import { type ByteReader, readLoop } from "./_read_loop.ts";
+import { takeEarlyStart } from "../internal/startup.ts";
+import { logLine } from "../internal/stderr.ts";
+import { within } from "../internal/within.ts";
+import type { ByteWriter } from "../internal/byte_writer.ts";
+import { FrameWriter } from "./_writer.ts";
+import type { Middleware } from "../toolkit/middleware.ts";
+import type { Server } from "../toolkit/server.ts";
+
+export type { ByteReader } from "./_read_loop.ts";
+
+/** The two ends a server is served over. */
+export interface ServeIo {
+  /** The client's messages (stdin). */
+  reader: ByteReader;
+  /** Where replies go (stdout). */
+  writer: ByteWriter;
+}
+
+/** Settings of a served connection; every field has a safe default. */
+export interface ServeOptions {
+  /**
+   * Per-call deadline in milliseconds, unless a tool sets `timeoutMs`.
+   * @default {30000}
+   */
+  timeoutMs?: number;
+  /**
+   * The most calls in flight; past it a call is refused with a JSON-RPC error.
+   * @default {1024}
+   */
+  maxInFlight?: number;
+  /**
+   * The largest message accepted or sent, in bytes. A longer line is dropped
+   * as it streams and answered with a JSON-RPC error naming this limit; a
+   * reply that would be longer is replaced by such an error.
+   * @default {67108864}
+   */
+  maxMessageBytes?: number;
+  /**
+   * How many bytes of replies may wait for the client to read them. Past it
+   * the server starts no new call and reads no more input (beyond one read,
+   * to notice the input's end) until the client drains stdout; calls already
+   * running still have their replies queued, so none is lost.
+   * @default {67108864}
+   */
+  maxQueuedBytes?: number;
+  /**
+   * The deepest nesting of arrays and objects accepted in a message. A deeper
+   * message is refused with `-32600` naming this limit, found by a scan before
+   * it is parsed.
+   * @default {1000}
+   */
+  maxDepth?: number;
+  /**
+   * The most arrays and objects one message may hold. Each costs the parsed
+   * message tens of bytes for two or three bytes of text (30 MB of `[],`
+   * would grow to some 800 MB), so a message with more is refused with
+   * `-32600` naming this limit, found by the same scan as `maxDepth`.
+   * @default {100000}
+   */
+  maxContainers?: number;
+  /**
+   * How long calls in flight may finish at shutdown before they are aborted, in milliseconds.
+   * @default {5000}
+   */
+  shutdownGraceMs?: number;
+  /**
+   * The most tasks held at once, running or finished but not yet expired.
+   * When full, the oldest task the client cancelled or has seen end makes
+   * room; failing that, a call that would become a task is refused with a
+   * "Server busy" error.
+   * @default {64}
+   */
+  maxTasks?: number;
+  /**
+   * The most bytes of finished task results held at once; a result that would
+   * pass it fails its task with a "Server busy" error instead of being kept.
+   * @default {67108864}
+   */
+  maxTaskBytes?: number;
+  /**
+   * The TTL of a task whose tool says `task: true`, in milliseconds: the
+   * handler's deadline and how long the result can be fetched, from creation.
+   * @default {600000}
+   */
+  taskTtlMs?: number;
+  /**
+   * The poll interval suggested to clients in every task, in milliseconds.
+   * @default {1000}
+   */
+  taskPollIntervalMs?: number;
+  /**
+   * `ttlMs` of `tools/list` and `server/discover` results in the 2026-07-28 era.
+   * @default {0}
+   */
+  listTtlMs?: number;
+  /** Wrap every tool call; the first is outermost. */
+  middleware?: readonly Middleware[];
+  /**
+   * Where diagnostics go, one line each.
+   * @default {writes `<server>: <line>` to stderr}
+   */
+  log?: (line: string) => void;
+}
+
+/** A served connection. */
+export interface Connection {
+  /** Resolves once input ended (or `close()` was called), calls settled and replies were written. */
+  readonly closed: Promise<void>;
+  /** Stops reading, lets calls finish within the grace period, and resolves when done. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `server` over a pair of byte streams: newline-delimited JSON-RPC in,
+ * replies out. {@linkcode run} calls it with stdin and stdout; tests call it
+ * with in-memory pipes so they go through the same framer.
+ *
+ * @param server The server to serve.
+ * @param io The reader and writer.
+ * @param options See {@linkcode ServeOptions}.
+ * @returns The connection.
+ *
+ * @example Serve over in-memory pipes
+ * ```ts
+ * import { Server } from "@forge/toolkit";
+ * import { serve } from "@forge/toolkit/stdio";
+ *
+ * const server = new Server({ name: "demo" });
+ * const input = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+ * let done = false;
+ * const reader = { read: (buf: Uint8Array) => Promise.resolve(done ? null : (done = true, buf.set(input), input.length)) };
+ * const writer = { write: (bytes: Uint8Array) => Promise.resolve(bytes.length) };
+ * await serve(server, { reader, writer }).closed;
+ * ```
+ */
+export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): Connection {
+  // Serving on the real stdout: an early guard must not divert the replies.
+  if (io.writer === Deno.stdout) takeEarlyStart();
+  const log = options.log ?? ((line: string) => logLine(`${server.name}: ${line}`));
+  const maxMessageBytes = positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxMessageBytes", "serve");
+  const grace = positive(options.shutdownGraceMs, 5_000, "shutdownGraceMs", "serve");
+  const dispatchOptions = {
+    timeoutMs: positive(options.timeoutMs, 30_000, "timeoutMs", "serve"),
+    maxInFlight: positive(options.maxInFlight, 1024, "maxInFlight", "serve"),
+    maxMessageBytes,
+    listTtlMs: options.listTtlMs ?? 0,
+    tasks: {
+      max: positive(options.maxTasks, 64, "maxTasks", "serve"),
+      maxBytes: positive(options.maxTaskBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxTaskBytes", "serve"),
+      ttlMs: positive(options.taskTtlMs, 600_000, "taskTtlMs", "serve"),
+      pollIntervalMs: positive(options.taskPollIntervalMs, 1_000, "taskPollIntervalMs", "serve"),
+      maxMessageBytes,
+    },
+    middleware: options.middleware ?? [],
+    log,
+  };
+  let shutdownAt: number | undefined;
+  const maxDepth = positive(options.maxDepth, DEFAULT_MAX_DEPTH, "maxDepth", "serve");
+  const shape: ShapeLimits = {
+    maxDepth,
+    maxContainers: positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", "serve"),
+  };
+  const maxQueuedBytes = positive(options.maxQueuedBytes, WRITE_HIGH_WATER, "maxQueuedBytes", "serve");
+  const writer = new FrameWriter(io.writer, maxQueuedBytes, (err) => {
+    log(`output closed (${err instanceof Error ? err.name : "error"}): stopping`);
+    reading.stop();
+  }, { maxFrameBytes: maxMessageBytes, replace: (frame, bytes) => oversizeReply(frame, bytes, maxMessageBytes, log) });
+  const dispatcher = new Dispatcher(server, (frame) => writer.send(frame), dispatchOptions);
+  // Past the writer's bound no new call starts: the read loop holds what it
+  // reads until the client drains stdout.
+  const reading = readLoop(io.reader, {
+    writer,
+    maxMessageBytes,
+    sink: (frame) => {
+      const refused = frame.kind === "line" ? shapeRefusal(frame.bytes, shape) : undefined;
+      if (refused === undefined) dispatcher.receive(frame);
+      else {
+        log(refused.log);
+        writer.send(refused.reply);
+      }
+    },
+    onError: (err) => log(`input failed: ${err instanceof Error ? err.message : String(err)}`),
+  });
+
+  async function finish(): Promise<void> {
+    const end = await reading.done;
+    shutdownAt = end.stoppedAt;
+    if (end.undelivered > 0) log(`${end.undelivered} requests not served: the client stopped reading stdout`);
+    dispatcher.stop();
+    await dispatcher.drain(grace);
+    markSettled();
+    // A client that stopped reading must not hold shutdown: the replies get
+    // what is left of one second past the grace period.
+    await within(writer.idle(), shutdownAt + grace + FLUSH_MS - performance.now());
+  }
+
+  let markSettled!: () => void;
+  const settled = new Promise<void>((resolve) => (markSettled = resolve));
+  const closed = finish();
+  const connection: Connection = {
+    closed,
+    close() {
+      reading.stop();
+      return closed;
+    },
+  };
+  connections.set(connection, { shutdownAt: () => shutdownAt, settled });
+  return connection;
+}
+
+/**
+ * What is sent instead of a reply over `maxMessageBytes`: an error with the
+ * same id that names the limit. A notification that large is dropped.
+ */
+function oversizeReply(frame: string, bytes: number, limit: number, log: (line: string) => void): string | undefined {
+  const id = idOfReply(frame);
+  const to = id === null ? "" : ` to request ${idForLog(id)}`;
+  log(`reply of ${bytes} bytes${to} not sent: over maxMessageBytes ${limit}`);
+  if (id === null) return undefined;
+  return encodeError(id, {
+    code: ErrorCode.internalError,
+    message: `Reply too large: ${bytes} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,
+    data: { size: bytes, limit },
+  });
+}
+
+/** How long the last replies may take to reach stdout once calls are settled at shutdown, in milliseconds. */
+export const FLUSH_MS = 1_000;
+
+const connections = new WeakMap<Connection, { shutdownAt: () => number | undefined; settled: Promise<void> }>();
+
+/** When `connection` began to shut down (a `performance.now()` reading), or undefined while it serves. */
+export function shutdownStartedAt(connection: Connection): number | undefined {
+  return connections.get(connection)?.shutdownAt();
+}
+
+/**
+ * Resolves once a connection's calls are settled at shutdown (answered, or
+ * aborted at the end of the grace period), before the last replies have
+ * necessarily reached stdout: work that needs no stdout, such as `onClose`,
+ * can run while they flush.
+ */
+export function callsSettled(connection: Connection): Promise<void> {
+  return connections.get(connection)?.settled ?? connection.closed;
+}

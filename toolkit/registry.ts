@@ -1,0 +1,168 @@
+// The tool table behind a Server. Kept out of the public class so that
+// authors see only addTool/registerPatternTool, while the dispatcher, which
+// lives in this folder, reads it directly.
+
+import type { ConfirmSpec } from "../engine/_confirm.ts";
+import { compileInputValidator, type InputValidator } from "./input_validator.ts";
+import { unsupportedKeyword } from "./output_schema.ts";
+import { quote } from "../internal/quote.ts";
+import type { ObjectSchema } from "./schema.ts";
+import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
+
+/** A registered tool with what the dispatcher needs to run it. */
+export interface Entry {
+  tool: Tool;
+  handler: ToolHandler;
+  patterns: PatternFn | undefined;
+  /** The confirmation asked before the handler runs (pattern tools only). */
+  confirm?: ConfirmSpec;
+  /** Checks a call's arguments against the inputSchema; compiled once, here. */
+  validate: InputValidator;
+  /** The definition as sent in tools/list, built once. */
+  wire: Record<string, unknown>;
+}
+
+/** The tools of one server, in registration order. */
+export class Registry {
+  readonly tools: Map<string, Entry> = new Map();
+  #listeners: (() => void)[] = [];
+  #listCache: Record<string, unknown>[] | undefined;
+
+  add(entry: Entry): void {
+    this.tools.set(entry.tool.name, entry);
+    this.#listCache = undefined;
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** The tools/list array, cached until the next change. */
+  list(): Record<string, unknown>[] {
+    this.#listCache ??= [...this.tools.values()].map((e) => e.wire);
+    return this.#listCache;
+  }
+
+  /** Calls `listener` after every change; returns the function that stops it. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
+  }
+}
+
+const registries = new WeakMap<object, Registry>();
+
+/** Attaches a registry to a server object. */
+export function attachRegistry(server: object): Registry {
+  const registry = new Registry();
+  registries.set(server, registry);
+  return registry;
+}
+
+/** The registry of a server object created by this toolkit. */
+export function registryOf(server: object): Registry {
+  const registry = registries.get(server);
+  if (!registry) throw new TypeError("Cannot use this server: it was not created by run() or new Server()");
+  return registry;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+const HINTS_EXAMPLE =
+  "annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }";
+
+/** Validates a definition against the spec's rules and adds it; shared by addTool and registerPatternTool. */
+export function registerTool<A>(
+  server: object,
+  tool: Tool<A>,
+  handler: ToolHandler<A>,
+  patterns: PatternFn<A> | undefined,
+  confirm?: ConfirmSpec,
+): void {
+  const registry = registryOf(server);
+  const name = typeof tool?.name === "string" ? tool.name : "";
+  const fail = (problem: string) => new TypeError(`Cannot register tool ${quote(name)}: ${problem}`);
+  if (!TOOL_NAME.test(name)) throw fail("a name is 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'");
+  if (registry.tools.has(name)) {
+    throw fail("a tool with this name is already registered (tool names must be unique within a server)");
+  }
+  if (typeof tool.description !== "string" || tool.description.trim() === "") throw fail("the description is empty");
+  checkObjectSchema(tool.inputSchema, "inputSchema", fail);
+  const validate = compileInputValidator(tool.inputSchema as ObjectSchema, fail);
+  if (tool.outputSchema !== undefined) {
+    checkObjectSchema(tool.outputSchema, "outputSchema", fail);
+    const keyword = unsupportedKeyword(tool.outputSchema);
+    if (keyword) throw fail(`outputSchema uses ${keyword}, which the toolkit cannot validate`);
+  }
+  const annotations = tool.annotations as unknown as Partial<Record<string, unknown>> | null | undefined;
+  const missing = HINTS.filter((hint) => typeof annotations?.[hint] !== "boolean");
+  if (missing.length > 0) {
+    // Clients treat an unstated hint as the riskiest value, so all four are stated, each true or false.
+    throw fail(
+      `annotations must state all four hints, each true or false: ${HINTS.join(", ")} ` +
+        `(${
+          annotations === null || typeof annotations !== "object"
+            ? "no annotations given"
+            : `missing: ${missing.join(", ")}`
+        }); ` +
+        `for a read-only local tool: ${HINTS_EXAMPLE}`,
+    );
+  }
+  if (patterns && tool.annotations.readOnlyHint) {
+    throw fail("a pattern tool has side effects, so readOnlyHint must be false");
+  }
+  if (typeof handler !== "function") throw fail("the handler is not a function");
+  if (tool.timeoutMs !== undefined && !(Number.isFinite(tool.timeoutMs) && tool.timeoutMs > 0)) {
+    throw fail("timeoutMs must be a positive number of milliseconds");
+  }
+  const task = tool.task as unknown;
+  if (task !== undefined && typeof task !== "boolean") {
+    const { ttlMs: ttl, required, askFirst } = (task ?? {}) as {
+      ttlMs?: unknown;
+      required?: unknown;
+      askFirst?: unknown;
+    };
+    if (
+      task === null || typeof task !== "object" ||
+      (ttl !== undefined && !(Number.isSafeInteger(ttl) && (ttl as number) > 0)) ||
+      (required !== undefined && typeof required !== "boolean") ||
+      (askFirst !== undefined && typeof askFirst !== "boolean")
+    ) {
+      throw fail(
+        "task must be true, false or { ttlMs, required, askFirst } with ttlMs a positive whole number of milliseconds",
+      );
+    }
+  }
+  // The registry stores every tool alike; the validator guarantees the handler
+  // and patterns only ever see arguments of type A.
+  const entry: Entry = {
+    tool: tool as Tool,
+    handler: handler as ToolHandler,
+    patterns: patterns as PatternFn | undefined,
+    confirm,
+    validate,
+    wire: wireOf(tool as Tool),
+  };
+  registry.add(entry);
+}
+
+function checkObjectSchema(value: unknown, field: string, fail: (p: string) => TypeError): void {
+  const s = value as Record<string, unknown> | null;
+  if (s === null || typeof s !== "object" || s.type !== "object") throw fail(`${field} must be an object schema`);
+  const props = s.properties;
+  if (props === null || typeof props !== "object" || Array.isArray(props)) {
+    throw fail(`${field}.properties must be an object (use schema() to build it)`);
+  }
+}
+
+function wireOf(tool: Tool): Record<string, unknown> {
+  const wire: Record<string, unknown> = { name: tool.name };
+  if (tool.title !== undefined) wire.title = tool.title;
+  wire.description = tool.description;
+  wire.inputSchema = tool.inputSchema;
+  if (tool.outputSchema !== undefined) wire.outputSchema = tool.outputSchema;
+  wire.annotations = tool.annotations;
+  if (tool._meta !== undefined) wire._meta = tool._meta;
+  // A copy: later edits to the author's object cannot change what clients
+  // see, and a schema that cannot be serialised fails here, not mid-call.
+  return JSON.parse(JSON.stringify(wire));
+}
