@@ -4,19 +4,12 @@
 import type { Asker } from "./_asker.ts";
 import { protocolErrorOf, questionsOf } from "./_asker.ts";
 import type { Args } from "../toolkit/args.ts";
+import type { ConfirmSpec } from "../toolkit/registry.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { ToolError } from "../internal/tool_error.ts";
 
 /** How a confirmation ended; `unavailable` when the client cannot ask and the tool runs anyway. */
 export type Confirmation = "accepted" | "declined" | "cancelled" | "unavailable";
-
-/** A tool's confirmation, as registered. */
-export interface ConfirmSpec {
-  /** The question, or a function of the arguments that returns it (undefined: no question for this call). */
-  message: string | ((args: Args) => string | undefined | Promise<string | undefined>);
-  /** What happens when the client cannot ask its user. */
-  whenUnavailable: "run" | "refuse";
-}
 
 /** Asks the user to confirm a call; undefined when this call needs no confirmation. */
 export async function confirmCall(

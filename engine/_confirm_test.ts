@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type Asker, missingCapability, NO_ASKER, protocolErrorOf } from "./_asker.ts";
-import { confirmCall, type ConfirmSpec } from "./_confirm.ts";
+import { confirmCall } from "./_confirm.ts";
+import type { ConfirmSpec } from "../toolkit/registry.ts";
 import { ToolError } from "../internal/tool_error.ts";
 
 const answering = (action: string): Asker & { asked: unknown[] } => {

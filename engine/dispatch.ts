@@ -13,10 +13,8 @@ import { InputRounds } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
 import { badEnvelope, type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
-import type { Frame } from "../stdio/_frame.ts";
 import { encodeReply, ReplyTooLarge } from "./json_parts.ts";
 import {
-  decodeFrame,
   encodeError,
   encodeResult,
   ErrorCode,
@@ -29,7 +27,6 @@ import {
   type RequestMessage,
   type RpcError,
 } from "./jsonrpc.ts";
-import { oversizeReply } from "../stdio/_oversize.ts";
 import { PROBE_META_KEY } from "./probe.ts";
 import { noProgress, progressFor } from "./_progress.ts";
 import { quote } from "../internal/quote.ts";
@@ -91,16 +88,9 @@ export class Dispatcher {
     );
   }
 
-  /** Handles one frame from the framer. */
-  receive(frame: Frame): void {
+  /** Handles one decoded message (or batch); refused lines never reach it. */
+  receive(msg: Message): void {
     if (!this.#accepting) return;
-    if (frame.kind === "oversize") {
-      const limit = this.#options.maxMessageBytes;
-      this.#options.log(`message of ${frame.size} bytes refused: over maxMessageBytes ${limit}`);
-      this.#send(oversizeReply(frame, limit));
-      return;
-    }
-    const msg = decodeFrame(frame.bytes, frame.text, frame.release);
     const reply = msg.kind === "batch"
       ? batchReply(this.#session.legacyVersion, msg.items, (item) => this.#handle(item), this.#options.maxMessageBytes)
       : this.#handle(msg);

@@ -18,7 +18,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { verifyAuditTrail } from "../middleware/mod.ts";
 import { childEnv, type RawServer, spawnRaw } from "../testing/mod.ts";
 // The examples' Inspector runner (npx, clean environment, JSON parsed): one copy for every Inspector test.
-import { inspector } from "../examples/_inspector.ts";
+import { inspector } from "../examples/inspector.ts";
 
 const fixture = new URL("./testdata/ask_server.ts", import.meta.url).pathname;
 // --deny-run grants nothing: without a permission flag Deno's child_process passes the parent's permissions on.

@@ -6,8 +6,10 @@
 // bytes on the wire are those JSON.stringify would have produced.
 
 import { encodeResult, type Id } from "./jsonrpc.ts";
-import { utf8Length, WRITE_CHUNK } from "../stdio/_writer.ts";
+import { utf8Length } from "../internal/utf8_length.ts";
 
+/** Frames are joined into one write up to this many UTF-16 units; a larger frame is written in slices of it. */
+export const WRITE_CHUNK = 256 * 1024;
 /** A string longer than this (in UTF-16 units) is escaped lazily, and a value that may serialise longer is walked. */
 export const LARGE_UNITS = 64 * 1024;
 // A slice escapes to at most 6 units per unit (\u0001), so an escaped slice stays within one write chunk.

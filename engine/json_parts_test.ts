@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { encodeReply, escapedBytes, JsonParts, LARGE_UNITS } from "./json_parts.ts";
 import { encodeResult, ExactNumber } from "./jsonrpc.ts";
-import { FrameWriter } from "../stdio/_writer.ts";
 
 const big = (unit: string, units = LARGE_UNITS * 3 + 7) => unit.repeat(Math.ceil(units / unit.length));
 
@@ -51,45 +50,6 @@ Deno.test("escapedBytes counts the UTF-8 bytes of JSON.stringify without buildin
   for (const s of ["", "plain", "\u0000\u001f\b\t\n\f\r", '"\\', "é€😀", "\ud800", "\udc00x", "a\ud83d"]) {
     assert.equal(escapedBytes(s), new TextEncoder().encode(JSON.stringify(s)).length, JSON.stringify(s));
   }
-});
-
-Deno.test("FrameWriter writes a reply in pieces in writes no larger than its buffer, newline last", async () => {
-  const writes: Uint8Array[] = [];
-  const writer = new FrameWriter(
-    { write: (b: Uint8Array) => (writes.push(b.slice()), Promise.resolve(b.length)) },
-    1 << 30,
-    () => {},
-  );
-  const value = big("\u0001é", 1_000_000);
-  const reply = encodeReply(3, { content: [{ type: "text", text: value }] });
-  assert.ok(reply instanceof JsonParts);
-  writer.send("before");
-  writer.send(reply);
-  writer.send("after");
-  await writer.idle();
-  const all = new TextDecoder().decode(new Uint8Array(writes.flatMap((w) => [...w])));
-  const expected = `before\n${encodeResult(3, { content: [{ type: "text", text: value }] })}\nafter\n`;
-  assert.equal(all, expected);
-  assert.ok(writes.length > 3, "written in several writes");
-  assert.ok(writes.every((w) => w.length <= 3 * 256 * 1024 + 1), "no write over the buffer");
-});
-
-Deno.test("FrameWriter replaces a reply in pieces over the frame limit, naming its real size", async () => {
-  let written = "";
-  const seen: { head: string; bytes: number }[] = [];
-  const writer = new FrameWriter(
-    { write: (b: Uint8Array) => (written += new TextDecoder().decode(b), Promise.resolve(b.length)) },
-    1 << 30,
-    () => {},
-    { maxFrameBytes: 1_000_000, replace: (head, bytes) => (seen.push({ head, bytes }), "replaced") },
-  );
-  // 200,000 control characters: 200 KB as text, 1.2 MB escaped.
-  const reply = encodeReply(4, { content: [{ type: "text", text: "\u0001".repeat(200_000) }] });
-  writer.send(reply);
-  await writer.idle();
-  assert.equal(written, "replaced\n");
-  assert.equal(seen[0].bytes, text(reply).length);
-  assert.match(seen[0].head, /^\{"jsonrpc":"2.0","id":4,/);
 });
 
 Deno.test("encodeReply stops building past maxBytes: a sparse array of a billion items is refused, not built", () => {

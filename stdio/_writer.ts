@@ -9,14 +9,13 @@
 // that stops reading cannot grow our memory.
 
 import type { ByteWriter } from "../internal/byte_writer.ts";
-import type { JsonParts } from "../engine/json_parts.ts";
+import { type JsonParts, WRITE_CHUNK } from "../engine/json_parts.ts";
+import { isHighSurrogate, utf8Length } from "../internal/utf8_length.ts";
 
 const encoder = new TextEncoder();
 // How many microtask hops the first write of a burst waits for more replies
 // (measured: 1 to 32 gather the same; each hop costs well under a microsecond).
 const GATHER_HOPS = 4;
-/** Frames are joined into one write up to this many UTF-16 units; a larger frame is written in slices of it. */
-export const WRITE_CHUNK = 256 * 1024;
 
 /** How a writer treats a frame larger than a message may be. */
 export interface OversizeOptions {
@@ -189,23 +188,4 @@ export class FrameWriter {
 
 function unitsOf(frame: string | JsonParts): number {
   return typeof frame === "string" ? frame.length : frame.units;
-}
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
-}
-
-/** The UTF-8 length of `text` (a lone surrogate counts as the 3 bytes of U+FFFD, as TextEncoder writes it). */
-export function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) continue;
-    if (unit < 0x800) bytes += 1;
-    else if (isHighSurrogate(unit) && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 2;
-      i++;
-    } else bytes += 2;
-  }
-  return bytes;
 }

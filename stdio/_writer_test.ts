@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { FrameWriter, utf8Length, WRITE_CHUNK } from "./_writer.ts";
+import { encodeReply, JsonParts, WRITE_CHUNK } from "../engine/json_parts.ts";
+import { encodeResult } from "../engine/jsonrpc.ts";
+import { utf8Length } from "../internal/utf8_length.ts";
+import { FrameWriter } from "./_writer.ts";
 
 Deno.test("FrameWriter batches frames queued during a write into the next write", async () => {
   const writes: string[] = [];
@@ -163,3 +166,42 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   for (const chunk of chunks) (out.set(chunk, offset), offset += chunk.length);
   return out;
 }
+
+Deno.test("FrameWriter writes a reply in pieces in writes no larger than its buffer, newline last", async () => {
+  const writes: Uint8Array[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (writes.push(b.slice()), Promise.resolve(b.length)) },
+    1 << 30,
+    () => {},
+  );
+  const value = "\u0001é".repeat(500_000);
+  const reply = encodeReply(3, { content: [{ type: "text", text: value }] });
+  assert.ok(reply instanceof JsonParts);
+  writer.send("before");
+  writer.send(reply);
+  writer.send("after");
+  await writer.idle();
+  const all = new TextDecoder().decode(new Uint8Array(writes.flatMap((w) => [...w])));
+  const expected = `before\n${encodeResult(3, { content: [{ type: "text", text: value }] })}\nafter\n`;
+  assert.equal(all, expected);
+  assert.ok(writes.length > 3, "written in several writes");
+  assert.ok(writes.every((w) => w.length <= 3 * 256 * 1024 + 1), "no write over the buffer");
+});
+
+Deno.test("FrameWriter replaces a reply in pieces over the frame limit, naming its real size", async () => {
+  let written = "";
+  const seen: { head: string; bytes: number }[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (written += new TextDecoder().decode(b), Promise.resolve(b.length)) },
+    1 << 30,
+    () => {},
+    { maxFrameBytes: 1_000_000, replace: (head, bytes) => (seen.push({ head, bytes }), "replaced") },
+  );
+  // 200,000 control characters: 200 KB as text, 1.2 MB escaped.
+  const reply = encodeReply(4, { content: [{ type: "text", text: "\u0001".repeat(200_000) }] });
+  writer.send(reply);
+  await writer.idle();
+  assert.equal(written, "replaced\n");
+  assert.equal(seen[0].bytes, [...(reply as JsonParts).pieces()].join("").length);
+  assert.match(seen[0].head, /^\{"jsonrpc":"2.0","id":4,/);
+});

@@ -1,5 +1,6 @@
 import { Dispatcher } from "../engine/dispatch.ts";
-import { encodeError, ErrorCode, idForLog, idOfReply } from "../engine/jsonrpc.ts";
+import { decodeFrame, encodeError, ErrorCode, idForLog, idOfReply } from "../engine/jsonrpc.ts";
+import { oversizeReply as requestTooLarge } from "./_oversize.ts";
 import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
@@ -183,8 +184,13 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     writer,
     maxMessageBytes,
     sink: (frame) => {
-      const refused = frame.kind === "line" ? shapeRefusal(frame.bytes, shape) : undefined;
-      if (refused === undefined) dispatcher.receive(frame);
+      if (frame.kind === "oversize") {
+        log(`message of ${frame.size} bytes refused: over maxMessageBytes ${maxMessageBytes}`);
+        writer.send(requestTooLarge(frame, maxMessageBytes));
+        return;
+      }
+      const refused = shapeRefusal(frame.bytes, shape);
+      if (refused === undefined) dispatcher.receive(decodeFrame(frame.bytes, frame.text, frame.release));
       else {
         log(refused.log);
         writer.send(refused.reply);

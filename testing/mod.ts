@@ -32,7 +32,7 @@ export type { CallResult, ListedTool, McpClient, RequestOptions } from "./client
 export { connectInMemory, type InMemoryOptions, type InMemorySession } from "./in_memory.ts";
 export { type MemoryPipe, memoryPipe } from "./memory_pipe.ts";
 export { probe, type ProbeResult } from "./probe.ts";
-export { ALWAYS_META_KEY, PROBE_META_KEY } from "../toolkit/pattern_tool.ts";
+export { ALWAYS_META_KEY, PROBE_META_KEY } from "../engine/probe.ts";
 export { type RawOptions, type RawServer, spawnRaw } from "./raw_client.ts";
 export { runDeno, type RunDenoOptions, type RunDenoResult } from "./run_deno.ts";
 export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";

@@ -1,5 +1,5 @@
 import type { McpClient } from "./client.ts";
-import { ALWAYS_META_KEY, PROBE_META_KEY } from "../toolkit/pattern_tool.ts";
+import { ALWAYS_META_KEY, PROBE_META_KEY } from "../engine/probe.ts";
 
 /** What a probe returned. */
 export interface ProbeResult {

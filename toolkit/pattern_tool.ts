@@ -1,11 +1,8 @@
 import { quote } from "../internal/quote.ts";
-import type { ConfirmSpec } from "../engine/_confirm.ts";
-import { registerTool } from "./registry.ts";
+import { type ConfirmSpec, registerTool } from "./registry.ts";
 import type { Args } from "./args.ts";
 import type { Server } from "./server.ts";
 import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
-
-export { ALWAYS_META_KEY, PROBE_META_KEY } from "../engine/probe.ts";
 
 /**
  * Options of {@linkcode registerPatternTool}.

@@ -1,13 +1,21 @@
 // The tool table behind a Server. Kept out of the public class so that
-// authors see only addTool/registerPatternTool, while the dispatcher, which
-// lives in this folder, reads it directly.
+// authors see only addTool/registerPatternTool, while the dispatcher
+// (engine/dispatch.ts) reads it directly.
 
-import type { ConfirmSpec } from "../engine/_confirm.ts";
 import { compileInputValidator, type InputValidator } from "./input_validator.ts";
 import { unsupportedKeyword } from "./output_schema.ts";
 import { quote } from "../internal/quote.ts";
 import type { ObjectSchema } from "./schema.ts";
 import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
+import type { Args } from "./args.ts";
+
+/** A tool's confirmation, as registered. */
+export interface ConfirmSpec {
+  /** The question, or a function of the arguments that returns it (undefined: no question for this call). */
+  message: string | ((args: Args) => string | undefined | Promise<string | undefined>);
+  /** What happens when the client cannot ask its user. */
+  whenUnavailable: "run" | "refuse";
+}
 
 /** A registered tool with what the dispatcher needs to run it. */
 export interface Entry {
