@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
-import { textOf } from "../_served.ts";
+import { textOf } from "../served.ts";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {

@@ -1,8 +1,8 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=PATH,HOME,{child-env}
 // The MCP Inspector CLI (0.15.0, legacy era, and 2.12.0 pinned to the
-// 2026-07-28 era) drives the files server over stdio (../_inspector.ts).
+// 2026-07-28 era) drives the files server over stdio (../inspector.ts).
 import assert from "node:assert/strict";
-import { inspector, INSPECTOR_PERMISSIONS, serverCommand, texts } from "../_inspector.ts";
+import { inspector, INSPECTOR_PERMISSIONS, serverCommand, texts } from "../inspector.ts";
 import { makeE2eTree, SCRIPT } from "./_e2e.ts";
 
 Deno.test({

@@ -5,12 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe } from "@forge/toolkit/testing";
-import {
-  assertHealthNeedsNoPermission,
-  assertRefusesSharedConfig,
-  serveUnderPrintedFlags,
-  textOf,
-} from "../_served.ts";
+import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags, textOf } from "../served.ts";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {

@@ -1,11 +1,11 @@
 // test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
-// The deno.json tasks of this example (checked by ../_tasks_check.ts); of its
+// The deno.json tasks of this example (checked by ../tasks_check.ts); of its
 // own, the sample server started by the task serves the sample and keeps its
 // deny glob.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { probe, spawnServer } from "@forge/toolkit/testing";
-import { assertCompileDryRun, assertTaskGrantsPrinted, REPO, TASK_PERMISSIONS, taskArgs } from "../_tasks_check.ts";
+import { assertCompileDryRun, assertTaskGrantsPrinted, REPO, TASK_PERMISSIONS, taskArgs } from "../tasks_check.ts";
 
 const SAMPLE = join(REPO, "examples", "files", "sample", "config.json");
 

@@ -1,7 +1,7 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=PATH,HOME,{child-env}
-// The MCP Inspector CLI 0.15.0 drives the git server over stdio (../_inspector.ts).
+// The MCP Inspector CLI 0.15.0 drives the git server over stdio (../inspector.ts).
 import assert from "node:assert/strict";
-import { inspector, INSPECTOR_PERMISSIONS, serverCommand, texts } from "../_inspector.ts";
+import { inspector, INSPECTOR_PERMISSIONS, serverCommand, texts } from "../inspector.ts";
 import { makeE2eTree, SCRIPT } from "./_e2e.ts";
 
 Deno.test({

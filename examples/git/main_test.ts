@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe, runDeno, type RunDenoResult } from "@forge/toolkit/testing";
-import { serveUnderPrintedFlags, textOf } from "../_served.ts";
+import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {

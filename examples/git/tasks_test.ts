@@ -1,8 +1,8 @@
 // test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
-// The deno.json tasks of this example (checked by ../_tasks_check.ts); of its
+// The deno.json tasks of this example (checked by ../tasks_check.ts); of its
 // own, the compiled binary may run exactly git and kill.
 import assert from "node:assert/strict";
-import { assertCompileDryRun, assertTaskGrantsPrinted, TASK_PERMISSIONS } from "../_tasks_check.ts";
+import { assertCompileDryRun, assertTaskGrantsPrinted, TASK_PERMISSIONS } from "../tasks_check.ts";
 
 Deno.test({
   name: "the git task grants exactly what --print-permissions prints for the sample config",

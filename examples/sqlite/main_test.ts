@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe } from "@forge/toolkit/testing";
-import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags } from "../_served.ts";
+import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags } from "../served.ts";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 import { commandLine, descendants, environment, PROC_PROGRAMS } from "./_proc.ts";
 

@@ -7,7 +7,7 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
-import { textOf } from "../_served.ts";
+import { textOf } from "../served.ts";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };

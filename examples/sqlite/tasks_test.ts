@@ -1,12 +1,12 @@
 // test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
-// The deno.json tasks of this example (checked by ../_tasks_check.ts); of its
+// The deno.json tasks of this example (checked by ../tasks_check.ts); of its
 // own, the sample server started by the task answers from the sample
 // database, and sample/shop.db is what sample/shop.sql builds.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { spawnServer } from "@forge/toolkit/testing";
-import { assertCompileDryRun, assertTaskGrantsPrinted, REPO, TASK_PERMISSIONS, taskArgs } from "../_tasks_check.ts";
+import { assertCompileDryRun, assertTaskGrantsPrinted, REPO, TASK_PERMISSIONS, taskArgs } from "../tasks_check.ts";
 import { SAMPLE_SQL } from "./_e2e.ts";
 
 const SAMPLE_DB = join(REPO, "examples", "sqlite", "sample", "shop.db");

@@ -55,4 +55,4 @@ export async function session(
   };
 }
 
-export { textOf } from "../../_served.ts";
+export { textOf } from "../../served.ts";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { arg, PolicyError } from "@forge/toolkit/validate";
 import { ConfigSchema } from "./config.ts";
-import { fixture } from "./_fixture.ts";
+import { fixture } from "./fixture.ts";
 import { Git } from "./git.ts";
 
 Deno.test("Git.repo() refuses an unknown name and a configured repository whose folder is missing", async () => {

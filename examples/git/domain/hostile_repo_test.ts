@@ -3,7 +3,7 @@
 // a plain git run a script that leaves a marker file. No tool may ever run one.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Fixture, fixture } from "./_fixture.ts";
+import { type Fixture, fixture } from "./fixture.ts";
 import type { Manager } from "./manager.ts";
 
 const PROGRAMS = [

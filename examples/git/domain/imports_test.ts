@@ -1,7 +1,7 @@
 // test-permissions: --allow-read={repo}
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { checkDomainImports } from "../../_domain_imports.ts";
+import { checkDomainImports } from "../../domain_imports.ts";
 
 const dir = fileURLToPath(new URL(".", import.meta.url));
 

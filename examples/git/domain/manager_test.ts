@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
-import { fixture } from "./_fixture.ts";
+import { fixture } from "./fixture.ts";
 
 const refused = (code?: string) => (err: unknown) => {
   assert.ok(err instanceof PolicyError, String(err));

@@ -4,7 +4,7 @@
 // *_test.ts files in this folder.
 import { Server } from "@forge/toolkit";
 import { connectInMemory, type InMemorySession } from "@forge/toolkit/testing";
-import { type Fixture, fixture } from "../domain/_fixture.ts";
+import { type Fixture, fixture } from "../domain/fixture.ts";
 import { registerAll } from "./register.ts";
 
 /** A served git server over repo `r` (read-only) and `w` (writable). */
@@ -39,4 +39,4 @@ export async function session(): Promise<Session> {
   };
 }
 
-export { textOf } from "../../_served.ts";
+export { textOf } from "../../served.ts";

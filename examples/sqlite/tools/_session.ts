@@ -78,7 +78,7 @@ export async function session(options: SessionOptions = {}): Promise<Session> {
   };
 }
 
-export { textOf } from "../../_served.ts";
+export { textOf } from "../../served.ts";
 
 function exec(path: string, sql: string): void {
   const db = new DatabaseSync(path);
