@@ -46,6 +46,42 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "importing the root module loads only the authoring half: no engine/, stdio/ or permissions/ until run() starts",
+  permissions: perms,
+  async fn() {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", new URL("../mod.ts", import.meta.url).pathname],
+      stdout: "piped",
+    }).output();
+    assert.equal(out.code, 0);
+    type Dependency = { code?: { specifier: string }; isDynamic?: boolean };
+    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+      roots: string[];
+      modules: { specifier: string; dependencies?: Dependency[] }[];
+    };
+    const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
+    // What an import evaluates: code imports only; a type import is erased and
+    // an import() waits for run().
+    const loaded = new Set<string>();
+    const next = [...graph.roots];
+    for (let specifier = next.pop(); specifier !== undefined; specifier = next.pop()) {
+      if (loaded.has(specifier)) continue;
+      loaded.add(specifier);
+      for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
+        if (dep.code !== undefined && !dep.isDynamic) next.push(dep.code.specifier);
+      }
+    }
+    const root = new URL("../", import.meta.url).href;
+    const folders = new Set([...loaded].map((s) => s.slice(root.length).split("/").slice(0, -1).join("/") || "."));
+    assert.ok(loaded.has(new URL("../toolkit/server.ts", import.meta.url).href), "the graph was read");
+    assert.deepEqual([...folders].sort(), [".", "internal", "runner", "toolkit"]);
+    const serving = new URL("../stdio/serve.ts", import.meta.url).href;
+    assert.ok(graph.modules.some((m) => m.specifier === serving), "run() still reaches serve() through import()");
+  },
+});
+
+Deno.test({
   name: "console output and direct stdout writes of a handler go to stderr; stdout stays JSON-RPC",
   permissions: perms,
   async fn() {
