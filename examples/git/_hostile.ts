@@ -4,7 +4,7 @@
 // that Deno's API would need wider permissions for (`ln -s`, `chown`).
 // Imported only by *_test.ts files in this folder.
 import { join } from "node:path";
-import { type Fixture, fixture } from "./domain/_fixture.ts";
+import { type Fixture, fixture } from "./domain/fixture.ts";
 
 /** A tree for one red-team test. */
 export interface HostileTree {

@@ -6,7 +6,7 @@
 // before every run and after a reload, with one line that says why.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serveUnderPrintedFlags, textOf } from "../_served.ts";
+import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
 import { hostileTree, system } from "./_hostile.ts";
 

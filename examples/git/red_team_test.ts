@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
-import { serveUnderPrintedFlags, textOf } from "../_served.ts";
+import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { REPO, SCRIPT } from "./_e2e.ts";
 import { hostileTree, plainGit } from "./_hostile.ts";
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
-import { type Fixture, fixture } from "./_fixture.ts";
+import { type Fixture, fixture } from "./fixture.ts";
 import { gitLayout } from "./git_layout.ts";
 
 async function ln(target: string, path: string): Promise<void> {
