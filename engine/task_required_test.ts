@@ -6,9 +6,9 @@
 // the task exists and creates the task on the retry that answers them.
 import assert from "node:assert/strict";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
-import { initialize } from "../engine/testdata/raw_initialize.ts";
+import { initialize } from "./testdata/raw_initialize.ts";
 
-const script = new URL("../engine/testdata/task_server.ts", import.meta.url).pathname;
+const script = new URL("./testdata/task_server.ts", import.meta.url).pathname;
 type Json = Record<string, unknown>;
 const TASKS = "io.modelcontextprotocol/tasks";
 let nextId = 0;
