@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
-import { alive, descendants, ended, oneEnded, PROC_PROGRAMS, treeRss, treeWriteBytes } from "./_proc.ts";
+import { alive, descendants, ended, oneEnded, PROC_PROGRAMS, treeRss, treeWriteBytes } from "./proc.ts";
 
 const perms: Deno.PermissionOptions = {
   run: [Deno.execPath(), ...PROC_PROGRAMS],

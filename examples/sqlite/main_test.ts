@@ -8,7 +8,7 @@ import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe } from "@forge/toolkit/testing";
 import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags } from "../served.ts";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
-import { commandLine, descendants, environment, PROC_PROGRAMS } from "./_proc.ts";
+import { commandLine, descendants, environment, PROC_PROGRAMS } from "./proc.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 

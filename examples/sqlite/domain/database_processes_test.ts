@@ -1,7 +1,7 @@
 // test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
-import { alive, oneEnded, PROC_PROGRAMS } from "../_proc.ts";
+import { alive, oneEnded, PROC_PROGRAMS } from "../proc.ts";
 import type { DatabaseJob, QueryLimits } from "./database_job.ts";
 import { DatabaseProcesses } from "./database_processes.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
