@@ -3,10 +3,11 @@
 // toolkit's targets, and writes the results as JSON.
 //
 //   deno run --allow-run --allow-write=bench/results bench/main.ts \
-//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown] [--memory]
+//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown] [--memory] [--sqlite]
 //
 // --memory runs only the peak-memory rows (a fresh toolkit process per case),
 // so that a change on the data path can be measured in seconds.
+// --sqlite runs only the sqlite example's rows (the cost of its database processes).
 // --markdown also prints the table as Markdown (for docs/benchmarks.md).
 // --smoke runs tiny sizes for CI and exits 0 when every server answered what
 // it should, whatever the targets say. A full run also exits 1 when a target
@@ -34,18 +35,19 @@ import {
 import { busyShare } from "./machine.ts";
 import { type PeakCell, peakRuns, peakTargets } from "./memory.ts";
 import { plans } from "./plan.ts";
+import { type SqliteCells, sqliteRuns } from "./sqlite.ts";
 import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
 import { BASELINE, SERVERS, TYPED_SERVERS } from "./servers.ts";
 
-const USAGE = "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory]";
+const USAGE = "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory] [--sqlite]";
 
 function refuse(message: string): never {
   console.error(`${message}\n${USAGE}`);
   Deno.exit(2);
 }
 
-let flags: { smoke?: boolean; json?: string; only?: string; markdown?: boolean; memory?: boolean };
+let flags: { smoke?: boolean; json?: string; only?: string; markdown?: boolean; memory?: boolean; sqlite?: boolean };
 try {
   flags = parseArgs({
     args: Deno.args,
@@ -55,6 +57,7 @@ try {
       only: { type: "string" },
       markdown: { type: "boolean" },
       memory: { type: "boolean" },
+      sqlite: { type: "boolean" },
     },
   }).values;
 } catch (err) {
@@ -83,6 +86,8 @@ if (unknown.length > 0) {
   refuse(`Cannot select servers: unknown ${unknown.join(", ")}; known: ${known.map((s) => s.name).join(", ")}`);
 }
 const problems: string[] = [];
+const sqlitePhase = `sqlite example: ${plan.sqlite.freshServers} fresh servers, ${plan.sqlite.queries} warm queries, ` +
+  `${plan.sqlite.kills} kills at the deadline`;
 const notes: string[] = [];
 const clock = performance.now();
 
@@ -101,6 +106,7 @@ if (busy !== undefined && busy > 0.1) {
   );
 }
 if (flags.memory) await memoryOnly();
+if (flags.sqlite) await sqliteOnly();
 const selected = SERVERS.filter((s) => wanted === undefined || wanted.includes(s.name));
 const servers = await phase(
   `preflight: ${selected.map((s) => s.name).join(", ")}`,
@@ -134,6 +140,10 @@ const peaks = await phase(
   () => peakRuns(env, servers, plan),
 );
 
+const sqlite = wanted === undefined || wanted.includes("toolkit")
+  ? await phase(sqlitePhase, () => sqliteRuns(env, plan))
+  : {};
+
 // Both or neither: the figure is their ratio.
 const typedServers = TYPED_SERVERS.some((s) => wanted === undefined || wanted.includes(s.name)) ? TYPED_SERVERS : [];
 const typed = typedServers.length === 0 ? {} : await phase(
@@ -157,6 +167,9 @@ for (const [label, cell] of Object.entries(over)) {
 for (const [label, { cell }] of Object.entries(peaks)) {
   if ("failed" in cell) problems.push(`toolkit: peak memory, ${label}: ${cell.failed}`);
 }
+for (const [label, cell] of Object.entries(sqlite)) {
+  if ("failed" in cell) problems.push(`sqlite example: ${label}: ${cell.failed}`);
+}
 
 const seconds = (performance.now() - clock) / 1000;
 const mode = flags.smoke ? "Smoke run (tiny sizes; targets are informative only)" : "Full run";
@@ -169,6 +182,7 @@ if (flags.markdown) console.log(`\n${renderMarkdown(figures, servers, BASELINE)}
 console.log(`\n--health reference, deno run of an empty file: ${cellText(health.empty)} ms`);
 for (const [label, cell] of Object.entries(over)) console.log(`over-limit, ${label}: ${cellText(cell)}`);
 printPeaks(peaks);
+printSqlite(sqlite);
 for (const spec of typedServers) {
   console.log(`pipelined calls/s, warm, ${plan.window} in flight, ${spec.label}: ${cellText(typed[spec.name])}`);
   const cell = typed[spec.name];
@@ -203,6 +217,8 @@ const json = {
   peakMemory: peaks,
   // Pipelined calls/s of the four-argument echo, validated ("typed") and not.
   typedArguments: typed,
+  // The sqlite example's database processes: ms per run_query warm, on a fresh server, right after a kill.
+  sqlite,
   // Each process's own RSS and RssAnon readings (KiB) at plan.rssFirst, rssMiddle and rssSecond; the figures hold their medians.
   rssProcesses: Object.fromEntries(Object.entries(rss).map(([name, { runs }]) => [name, runs])),
   targets,
@@ -228,6 +244,22 @@ async function memoryOnly(): Promise<never> {
   await Deno.writeTextFile(file, JSON.stringify({ ...json, peakMemory: peaks, targets, notes }, null, 2) + "\n");
   console.log(`\nJSON: ${file}`);
   Deno.exit(failed || (!flags.smoke && targets.some((t) => t.pass === false)) ? 1 : 0);
+}
+
+/** `--sqlite`: the sqlite example's rows alone; exits 1 when one could not be measured. */
+async function sqliteOnly(): Promise<never> {
+  const sqlite = await phase(sqlitePhase, () => sqliteRuns(env, plan));
+  printSqlite(sqlite);
+  for (const note of notes) console.log(`note: ${note}`);
+  await Deno.mkdir(dirname(file), { recursive: true });
+  const json = { mode: flags.smoke ? "smoke" : "full", sqliteOnly: true, startedAt: startedAt.toISOString(), plan };
+  await Deno.writeTextFile(file, JSON.stringify({ ...json, sqlite, notes }, null, 2) + "\n");
+  console.log(`\nJSON: ${file}`);
+  Deno.exit(Object.values(sqlite).some((cell) => "failed" in cell) ? 1 : 0);
+}
+
+function printSqlite(cells: SqliteCells): void {
+  for (const [label, cell] of Object.entries(cells)) console.log(`sqlite example, ${label}: ${cellText(cell)}`);
 }
 
 function printPeaks(peaks: Record<string, PeakCell>): void {

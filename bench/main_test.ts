@@ -53,3 +53,16 @@ Deno.test({
     assert.doesNotMatch(stdout, /cold start|throughput/, "no other phase ran");
   },
 });
+
+Deno.test({
+  name: "bench --sqlite runs only the sqlite example's rows: warm, fresh and after-a-kill run_query",
+  permissions: { run: true },
+  fn: async () => {
+    const { code, stdout, stderr } = await bench(["--smoke", "--sqlite"]);
+    assert.equal(code, 0, stdout + stderr);
+    assert.match(stdout, /sqlite example, run_query on a warm database process, sequential, p50 \(ms\): \d/);
+    assert.match(stdout, /sqlite example, first run_query right after initialize of a fresh server .*: \d/);
+    assert.match(stdout, /sqlite example, run_query right after a query was killed at its 1000 ms deadline .*: \d/);
+    assert.doesNotMatch(stdout, /cold start|throughput|peak RSS/, "no other phase ran");
+  },
+});

@@ -39,6 +39,8 @@ export interface Plan {
   rssProcesses: number;
   /** The peak-memory cases (toolkit only): messages of each size and content, one deep nesting, one large escaped reply, several at once. */
   peaks: { messageSizes: number[]; depth: number; replyBytes: number; replies: number; timeoutMs: number };
+  /** The sqlite example's rows: fresh servers for the first query, warm-up and measured sequential queries, kills. */
+  sqlite: { freshServers: number; warmup: number; queries: number; kills: number };
 }
 
 const MiB = 1024 * 1024;
@@ -74,6 +76,7 @@ export const plans: { full: Plan; smoke: Plan } = {
       replies: 8,
       timeoutMs: 120_000,
     },
+    sqlite: { freshServers: 5, warmup: 100, queries: 1_000, kills: 5 },
   },
   smoke: {
     timeoutMs: 5_000,
@@ -98,6 +101,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     rssSecond: 1_000,
     rssProcesses: 1,
     peaks: { messageSizes: [256 * 1024, MiB], depth: 10_000, replyBytes: 64 * 1024, replies: 2, timeoutMs: 10_000 },
+    sqlite: { freshServers: 1, warmup: 5, queries: 20, kills: 1 },
   },
 };
 

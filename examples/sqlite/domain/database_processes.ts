@@ -145,6 +145,14 @@ export class DatabaseProcesses {
   }
 
   /**
+   * Starts a process now, if none is idle, so that the first job finds one
+   * ready. A process that cannot start says why at the first job.
+   */
+  warm(): void {
+    this.#spare();
+  }
+
+  /**
    * Kills every process and refuses new jobs; a job still running ends with a shutting-down refusal.
    *
    * @returns Resolves once every process has exited.

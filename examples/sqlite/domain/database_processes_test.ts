@@ -19,12 +19,15 @@ const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c 
 const query = (sql: string): DatabaseJob => ({ kind: "query", sql, params: [], limits: LIMITS });
 
 Deno.test({
-  name: "DatabaseProcesses runs jobs in warm processes, one job each, and keeps a spare ready",
+  name: "DatabaseProcesses runs jobs in warm processes, one job each, keeps a spare ready, and warms up on request",
   permissions: perms,
   async fn() {
     const fixture = makeFixture();
     const pool = new DatabaseProcesses(fixture.db);
-    assert.deepEqual(pool.pids, [], "nothing starts before the first job");
+    assert.deepEqual(pool.pids, [], "nothing starts by itself");
+    pool.warm();
+    const [warmed] = pool.pids;
+    assert.equal(typeof warmed, "number", "warm() starts one");
     const first = await pool.run(query("SELECT name FROM customers ORDER BY id"), { timeoutMs: 30_000 });
     assert.deepEqual(first, {
       columns: ["name"],
@@ -34,6 +37,7 @@ Deno.test({
     });
     const pids = pool.pids;
     assert.equal(pids.length, 2, "the one that served and a spare");
+    assert.equal(pids[0], warmed, "the warmed one served");
     const both = await Promise.all([
       pool.run({ kind: "list" }, { timeoutMs: 30_000 }),
       pool.run({ kind: "describe", table: "orders" }, { timeoutMs: 30_000 }),

@@ -116,6 +116,20 @@ export class Manager {
   }
 
   /**
+   * Starts a database process for the current config's database, if it has
+   * one, so that the first call does not wait for a process to start.
+   *
+   * @returns Resolves once the process is starting (not once it is ready).
+   */
+  async warm(): Promise<void> {
+    const config = await this.config();
+    const path = databasePathOf(config, this.#configPath);
+    if (path === undefined || path !== this.#startPath) return;
+    this.#processes ??= new DatabaseProcesses(path, this.#processOptions);
+    this.#processes.warm();
+  }
+
+  /**
    * The permission patterns of a write, without running it (what a probe shows).
    *
    * @param sql The write.

@@ -27,4 +27,6 @@ export async function registerAll(server: Server, mgr: Manager): Promise<void> {
   };
   addExecute(await mgr.config());
   mgr.watch(addExecute);
+  // A database process starts now, while the client connects, rather than on the first call.
+  await mgr.warm();
 }
