@@ -13,11 +13,8 @@ export {
   runWithConfig,
   type RunWithConfigOptions,
 } from "./runner/run_with_config.ts";
-// serve() and StdioTransport live in @forge/toolkit/stdio (stdio/mod.ts): run()
-// loads them when it starts, so `--health` never does. Types cost nothing.
-export type { ServeOptions } from "./stdio/serve.ts";
-// Named by RunOptions and RunWithConfigOptions, so this entry point documents on
-// its own; their functions live in @forge/toolkit/validate and /configreload.
-export type { Limits, NetPolicy, Policy } from "./validate/policy.ts";
-export type { ConfigSchema, SchemaIssue, SchemaResult } from "./configreload/from_schema.ts";
-// The audit trail and the limits live in @forge/toolkit/middleware (middleware/mod.ts).
+// serve() and StdioTransport (and ServeOptions, which RunOptions extends) live
+// in @forge/toolkit/stdio: run() loads them when it starts, so `--health` never
+// does. The policy types are @forge/toolkit/validate's, the config types
+// @forge/toolkit/configreload's, the audit trail and limits
+// @forge/toolkit/middleware's.

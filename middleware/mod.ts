@@ -16,25 +16,6 @@
  *
  * @module
  */
-// The core types its signatures reach (the hook, a call, a result): this entry point passes deno doc --lint alone.
-export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
-export type { Args } from "../toolkit/args.ts";
-export type { ClientInfo, Patterns, TaskOptions, Tool, ToolAnnotations } from "../toolkit/tool.ts";
-export type {
-  AudioContent,
-  BlobResourceContents,
-  Content,
-  ContentAnnotations,
-  ContentBlock,
-  EmbeddedResource,
-  Icon,
-  ImageContent,
-  ResourceLinkContent,
-  TextContent,
-  TextResourceContents,
-  ToolResult,
-} from "../toolkit/result.ts";
-export type { JsonSchema, JsonType, ObjectSchema } from "../toolkit/schema.ts";
 export { type AuditOptions, type AuditTrail, auditTrail } from "./audit_trail.ts";
 export type {
   AuditCall,

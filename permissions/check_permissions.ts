@@ -21,7 +21,7 @@ const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] 
  *
  * @example Under `deno test` without permissions nothing is excess
  * ```ts
- * import { checkPermissions } from "@forge/toolkit/permissions";
+ * import { checkPermissions } from "./check_permissions.ts";
  * import assert from "node:assert/strict";
  *
  * const excess = await checkPermissions({ read: [], write: [], net: [], denyNet: [], env: [] });
@@ -90,7 +90,7 @@ export async function checkPermissions(set: PermissionSet): Promise<string[]> {
  *
  * @example Without flags every path is missing
  * ```ts
- * import { missingPermissions } from "@forge/toolkit/permissions";
+ * import { missingPermissions } from "./check_permissions.ts";
  * import assert from "node:assert/strict";
  *
  * const missing = await missingPermissions({ read: ["/srv/data"], write: [], net: [], denyNet: [], env: [] });

@@ -68,7 +68,8 @@ export interface LeastPrivilegeResult {
  *
  * @example Wire it into a main.ts
  * ```ts
- * import { derivePermissions, enforceLeastPrivilege } from "@forge/toolkit/permissions";
+ * import { derivePermissions } from "@forge/toolkit/permissions";
+ * import { enforceLeastPrivilege } from "./least_privilege.ts";
  * import { definePolicy } from "@forge/toolkit/validate";
  * import assert from "node:assert/strict";
  *

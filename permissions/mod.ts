@@ -7,12 +7,11 @@
  *   {@linkcode permissionFlags} and {@linkcode formatPermissionFlags} turn that
  *   into `--allow-read=…`, `--allow-write=…`, `--allow-net=…`, `--deny-net=…`,
  *   `--allow-env=…` (what `--print-permissions` prints).
- * - {@linkcode checkPermissions} asks `Deno.permissions` what the process
- *   holds beyond the set; {@linkcode enforceLeastPrivilege} is the start-up
- *   check that refuses to serve (exit code 2, one stderr line with the flags
- *   to use) unless {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} is given;
- *   then {@linkcode revokeUnneeded} drops every kind the policy needs none
- *   of, scoped grants the probes cannot see included.
+ * - `run()` checks at start what the process holds against the set and
+ *   refuses to serve (exit code {@linkcode EXCESS_PERMISSIONS_EXIT_CODE}, one
+ *   stderr line with the flags to use) unless
+ *   {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} is given, then drops every kind
+ *   the policy needs none of; that check is no export of its own.
  *
  * @example From policy to flags
  * ```ts
@@ -35,13 +34,9 @@
  *
  * @module
  */
-export { checkPermissions, missingPermissions } from "./check_permissions.ts";
 export {
   ALLOW_EXCESS_PERMISSIONS_FLAG,
-  enforceLeastPrivilege,
   EXCESS_PERMISSIONS_EXIT_CODE,
-  type LeastPrivilegeOptions,
-  type LeastPrivilegeResult,
   PRINT_PERMISSIONS_FLAG,
 } from "./least_privilege.ts";
 export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
@@ -49,6 +44,3 @@ export { derivePermissions, type PermissionSet } from "./permission_set.ts";
 export { compileArgs, type CompileOptions } from "./compile_args.ts";
 export { compileServer, type CompileServerOptions, type CompileServerResult } from "./compile_server.ts";
 export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";
-export { revokeUnneeded } from "./revoke_unneeded.ts";
-// Named by derivePermissions, so this entry point documents on its own; definePolicy is in @forge/toolkit/validate.
-export type { Limits, NetPolicy, Policy } from "../validate/policy.ts";

@@ -20,7 +20,8 @@ import type { PermissionSet } from "./permission_set.ts";
  *
  * @example A read-only file server keeps read and env, and drops the rest
  * ```ts
- * import { derivePermissions, revokeUnneeded } from "@forge/toolkit/permissions";
+ * import { derivePermissions } from "@forge/toolkit/permissions";
+ * import { revokeUnneeded } from "./revoke_unneeded.ts";
  * import { definePolicy } from "@forge/toolkit/validate";
  * import assert from "node:assert/strict";
  *

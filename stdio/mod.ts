@@ -26,24 +26,3 @@
 export { type ByteReader, type Connection, serve, type ServeIo, type ServeOptions } from "./serve.ts";
 export type { ByteWriter } from "../internal/byte_writer.ts";
 export { type JsonRpcMessage, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
-// The core types serve()'s signature reaches, so this entry point documents on
-// its own; the values live in @forge/toolkit.
-export type { Server } from "../toolkit/server.ts";
-export type { CallContext, Middleware, MiddlewareScope, Next } from "../toolkit/middleware.ts";
-export type { Args } from "../toolkit/args.ts";
-export type { ClientInfo, Patterns, TaskOptions, Tool, ToolAnnotations } from "../toolkit/tool.ts";
-export type {
-  AudioContent,
-  BlobResourceContents,
-  Content,
-  ContentAnnotations,
-  ContentBlock,
-  EmbeddedResource,
-  Icon,
-  ImageContent,
-  ResourceLinkContent,
-  TextContent,
-  TextResourceContents,
-  ToolResult,
-} from "../toolkit/result.ts";
-export type { JsonSchema, JsonType, ObjectSchema } from "../toolkit/schema.ts";

@@ -86,9 +86,6 @@ export {
   type PolicyInit,
 } from "./policy.ts";
 export { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
-// PolicyError and LimitError extend it: named as a type so this entry point
-// documents on its own; the class itself is exported by @forge/toolkit.
-export type { ToolError } from "../internal/tool_error.ts";
 export { quote } from "../internal/quote.ts";
 export {
   planReadOnlyQuery,
@@ -106,14 +103,7 @@ export {
   UNSAFE_SQL_FUNCTIONS,
   VALUE_PRAGMAS,
 } from "./sql_guard.ts";
-export {
-  splitSqlStatements,
-  sqlIdentifier,
-  SqlLexError,
-  sqlNames,
-  type SqlToken,
-  type SqlTokenKind,
-  tokenizeSql,
-} from "./sql_tokens.ts";
+// The SQL lexer the guards read SQL with has its own entry point,
+// @forge/toolkit/validate/sql-tokens: only a server that judges SQL itself needs it.
 export { type HostLookup, UrlPolicy, type UrlPolicyOptions } from "./url_policy.ts";
 export { matchWildcard } from "./wildcard.ts";

@@ -1,6 +1,20 @@
-// A tokenizer for SQLite's lexical grammar: enough to know where comments,
-// string literals, quoted identifiers and statements begin and end, so a
-// guard judges keywords only where SQLite would read them as keywords.
+/**
+ * A tokenizer for SQLite's lexical grammar: enough to know where comments,
+ * string literals, quoted identifiers and statements begin and end, so a
+ * guard judges keywords only where SQLite would read them as keywords. The
+ * guards of `@forge/toolkit/validate` read SQL with it; a server that judges
+ * SQL itself (as the SQLite example's write check does) imports it from here.
+ *
+ * @example Split a script into statements
+ * ```ts
+ * import { splitSqlStatements, tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(splitSqlStatements(tokenizeSql("SELECT 1; SELECT ';'")).length, 2);
+ * ```
+ *
+ * @module
+ */
 
 /**
  * The kinds of {@linkcode SqlToken}: a bare `word` (keyword or name), a
@@ -26,7 +40,7 @@ export interface SqlToken {
  *
  * @example
  * ```ts
- * import { SqlLexError, tokenizeSql } from "@forge/toolkit/validate";
+ * import { SqlLexError, tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
  * import assert from "node:assert/strict";
  *
  * assert.throws(() => tokenizeSql("SELECT 'open"), SqlLexError);
@@ -60,7 +74,7 @@ const OPS = "()[],.+-*/%<>=!|&~";
  *
  * @example Semicolons inside literals and comments do not end a statement
  * ```ts
- * import { tokenizeSql } from "@forge/toolkit/validate";
+ * import { tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
  * import assert from "node:assert/strict";
  *
  * const tokens = tokenizeSql("SELECT ';' FROM \"t;1\" -- ; DROP TABLE t");
@@ -141,7 +155,7 @@ export function tokenizeSql(sql: string): SqlToken[] {
  *
  * @example
  * ```ts
- * import { sqlIdentifier, tokenizeSql } from "@forge/toolkit/validate";
+ * import { sqlIdentifier, tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
  * import assert from "node:assert/strict";
  *
  * const names = tokenizeSql('plain "a""b" [c d] `e` \'str\'').map(sqlIdentifier);
@@ -166,7 +180,7 @@ export function sqlIdentifier(token: SqlToken | undefined): string | undefined {
  *
  * @example
  * ```ts
- * import { splitSqlStatements, tokenizeSql } from "@forge/toolkit/validate";
+ * import { splitSqlStatements, tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
  * import assert from "node:assert/strict";
  *
  * assert.equal(splitSqlStatements(tokenizeSql("SELECT ';'; ;")).length, 1);
@@ -214,7 +228,7 @@ const FROM_ENDS = new Set([
  *
  * @example
  * ```ts
- * import { sqlNames, tokenizeSql } from "@forge/toolkit/validate";
+ * import { sqlNames, tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
  * import assert from "node:assert/strict";
  *
  * const names = sqlNames(tokenizeSql("SELECT 'x' FROM t, 'pragma_database_list'"));

@@ -4,11 +4,11 @@
 import { definePolicy, type PolicyInit } from "../../validate/policy.ts";
 import {
   derivePermissions,
-  enforceLeastPrivilege,
   EXCESS_PERMISSIONS_EXIT_CODE,
   formatPermissionFlags,
   PRINT_PERMISSIONS_FLAG,
 } from "../mod.ts";
+import { enforceLeastPrivilege } from "../least_privilege.ts";
 
 const config = Deno.args[0];
 const init: PolicyInit = JSON.parse(await Deno.readTextFile(config));

@@ -7,8 +7,8 @@ import {
   PolicyError,
   quote,
   readPlannedRows,
-  tokenizeSql,
 } from "@forge/toolkit/validate";
+import { tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
 import { assertAffordable, explainQueryPlan, queryCost } from "./query_cost.ts";
 import { DatabaseSizes } from "./database_sizes.ts";
 import { Authorizer } from "./authorizer.ts";

@@ -6,7 +6,8 @@
 import type { Sqlite } from "./_sqlite.ts";
 import { MAX_VALUE_BYTES } from "./connection.ts";
 import type { Sizes } from "./database_sizes.ts";
-import { PolicyError, sqlIdentifier, sqlNames, type SqlToken, tokenizeSql } from "@forge/toolkit/validate";
+import { PolicyError } from "@forge/toolkit/validate";
+import { sqlIdentifier, sqlNames, type SqlToken, tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
 
 /** One line of `EXPLAIN QUERY PLAN`. */
 export interface PlanRow {

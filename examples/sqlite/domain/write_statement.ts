@@ -1,12 +1,5 @@
-import {
-  PolicyError,
-  quote,
-  singleSqlStatement,
-  sqlIdentifier,
-  sqlNames,
-  type SqlToken,
-  UNSAFE_SQL_FUNCTIONS,
-} from "@forge/toolkit/validate";
+import { PolicyError, quote, singleSqlStatement, UNSAFE_SQL_FUNCTIONS } from "@forge/toolkit/validate";
+import { sqlIdentifier, sqlNames, type SqlToken } from "@forge/toolkit/validate/sql-tokens";
 import { type WriteKind, writePattern } from "./write_pattern.ts";
 
 /** What the text of one write statement says it does. */
