@@ -5,7 +5,7 @@
 // flight in _calls.ts.
 
 import type { Asker } from "./_asker.ts";
-import { batchReply, type Outgoing, type Reply } from "./_batch.ts";
+import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
 import { type CallInput, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
 import { ClientRequests, LegacyAsker } from "./_client_requests.ts";
@@ -92,7 +92,12 @@ export class Dispatcher {
   receive(msg: Message): void {
     if (!this.#accepting) return;
     const reply = msg.kind === "batch"
-      ? batchReply(this.#session.legacyVersion, msg.items, (item) => this.#handle(item), this.#options.maxMessageBytes)
+      ? batchReply(
+        this.#session.legacyVersion,
+        msg.items,
+        (item, slot) => this.#handle(item, slot),
+        this.#options.maxMessageBytes,
+      )
       : this.#handle(msg);
     if (reply === undefined) return;
     if (reply instanceof Promise) reply.then((r) => r !== undefined && this.#send(r));
@@ -134,10 +139,11 @@ export class Dispatcher {
     return undefined;
   }
 
-  #handle(msg: Message): Reply {
+  /** The reply to one message; `slot` is its place in a batch's reply, when it came in one. */
+  #handle(msg: Message, slot?: BatchSlot): Reply {
     switch (msg.kind) {
       case "request":
-        return this.#request(msg);
+        return this.#request(msg, slot);
       case "notification":
         this.#notification(msg.method, msg.params);
         return undefined;
@@ -151,7 +157,7 @@ export class Dispatcher {
     }
   }
 
-  #request(msg: RequestMessage): Reply {
+  #request(msg: RequestMessage, slot: BatchSlot | undefined): Reply {
     const { id, method } = msg;
     // One id, one request in flight: a second would get a second answer under
     // it, and a cancellation could not tell them apart.
@@ -196,7 +202,7 @@ export class Dispatcher {
         if (params?.cursor !== undefined) return fail(id, ErrorCode.invalidParams, "Invalid params: unknown cursor");
         return encodeResult(id, this.#session.toolsList(this.#registry.list(), envelope));
       case "tools/call":
-        return this.#toolsCall(id, params, envelope);
+        return this.#toolsCall(id, params, envelope, slot);
       case "subscriptions/listen":
         if (modern) {
           return taskSubscriptionRefusal(id, params, metaOf(params) ?? {}) ?? this.#subscriptions.listen(id, params);
@@ -219,7 +225,7 @@ export class Dispatcher {
     this.#calls.cancel(requestId, new DOMException(reason, "AbortError"));
   }
 
-  #toolsCall(id: Id, params: Params, envelope: Envelope): Reply {
+  #toolsCall(id: Id, params: Params, envelope: Envelope, slot: BatchSlot | undefined): Reply {
     const name = params?.name;
     if (typeof name !== "string") return fail(id, ErrorCode.invalidParams, 'Invalid params: "name" must be a string');
     const entry = this.#registry.tools.get(name);
@@ -278,8 +284,8 @@ export class Dispatcher {
       ).then((o) => o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? aborted(call) : o);
     }
     // A synchronous tool's outcome is ready now: answer in this turn.
-    if (!(outcome instanceof Promise)) return this.#finish(call, outcome, modern);
-    const settled = outcome.then((done) => this.#finish(call, done, modern));
+    if (!(outcome instanceof Promise)) return this.#finish(call, outcome, modern, slot);
+    const settled = outcome.then((done) => this.#finish(call, done, modern, slot));
     this.#calls.track(call, settled);
     return settled;
   }
@@ -366,7 +372,17 @@ export class Dispatcher {
       });
   }
 
-  #finish(call: Call, outcome: Outcome, modern: boolean): Outgoing | undefined {
+  /**
+   * The reply to a call that settled. In a batch, the reply is built within
+   * the room its slot has left and takes its place in the same turn, so
+   * calls that end together never build more than the batch's reply can hold.
+   */
+  #finish(call: Call, outcome: Outcome, modern: boolean, slot?: BatchSlot): Outgoing | undefined {
+    const reply = this.#reply(call, outcome, modern, slot?.limit() ?? this.#options.maxMessageBytes);
+    return slot === undefined ? reply : slot.take(reply);
+  }
+
+  #reply(call: Call, outcome: Outcome, modern: boolean, max: number): Outgoing | undefined {
     this.#calls.close(call);
     const id = call.key;
     outcome = outcomeForEra(outcome, modern);
@@ -378,21 +394,23 @@ export class Dispatcher {
         id,
         { inputRequests, requestState } as unknown as ToolResult,
         modern,
+        max,
         "input_required",
       );
     }
-    return this.#encodeToolResult(id, outcome.result, modern);
+    return this.#encodeToolResult(id, outcome.result, modern, max);
   }
 
-  #encodeToolResult(id: Id, result: ToolResult, modern: boolean, resultType?: string): Outgoing {
-    const max = this.#options.maxMessageBytes;
+  #encodeToolResult(id: Id, result: ToolResult, modern: boolean, max: number, resultType?: string): Outgoing {
     try {
       if (!modern) return encodeReply(id, result, max);
       return this.#session.modernReply(id, result as unknown as Record<string, unknown>, resultType, max);
     } catch (err) {
       this.#options.log(`result of request ${idForLog(id)} cannot be serialised: ${String(err)}`);
       if (err instanceof ReplyTooLarge) {
-        return encodeError(id, {
+        const limit = this.#options.maxMessageBytes;
+        // Below the stream's limit, `max` is what a batch's reply had left for this one.
+        return max < limit ? tooLargeForBatch(id, limit) : encodeError(id, {
           code: ErrorCode.internalError,
           message: `Reply too large: it exceeds the limit of ${max} bytes (maxMessageBytes)`,
           data: { limit: max },

@@ -5,7 +5,7 @@
 // messages built to cost far more than their size. No timings are asserted;
 // the generous deadlines only turn a hang into a failure.
 import assert from "node:assert/strict";
-import { deadline, hostilePerms as perms, initialize, spawnHostile } from "../stdio/testdata/hostile.ts";
+import { deadline, type Hostile, hostilePerms as perms, initialize, spawnHostile } from "../stdio/testdata/hostile.ts";
 
 const line = (id: string, method: string, params?: string) =>
   `{"jsonrpc":"2.0","id":${id},"method":"${method}"${params === undefined ? "" : `,"params":${params}`}}\n`;
@@ -159,6 +159,91 @@ Deno.test({
     assert.equal(ask.method, "elicitation/create");
     await server.send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { name: "Ada" } } });
     assert.match(await deadline(server.nextLine(), "the call's reply"), /"id":1,"result".*Hi, Ada/);
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "a client that writes large calls and pings, closes stdin, then reads: every request is answered",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--queue=1048576"], "read");
+    await initialize(server);
+    // Three replies of 2 MiB pass the 1 MiB queue bound: what follows is held until the client reads.
+    for (let id = 1; id <= 3; id++) {
+      await server.sendRaw(line(String(id), "tools/call", '{"name":"blob","arguments":{"bytes":2097152}}'));
+    }
+    for (let id = 4; id <= 103; id++) await server.sendRaw(line(String(id), "ping"));
+    await server.closeInput();
+    const ids = [];
+    for (let i = 0; i < 103; i++) ids.push(JSON.parse(await deadline(server.nextLine(), `reply ${i + 1} of 103`)).id);
+    assert.deepEqual(ids, Array.from({ length: 103 }, (_, i) => i + 1));
+    assert.equal((await server.status()).code, 0);
+    assert.doesNotMatch(server.stderr(), /not served/);
+  },
+});
+
+Deno.test({
+  name:
+    "a client that closes stdin and never reads: the held requests are given up after the grace period, and the log says why",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--queue=1048576", "--grace=200"], "read");
+    await initialize(server);
+    for (let id = 1; id <= 3; id++) {
+      await server.sendRaw(line(String(id), "tools/call", '{"name":"blob","arguments":{"bytes":2097152}}'));
+    }
+    for (let id = 4; id <= 103; id++) await server.sendRaw(line(String(id), "ping"));
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.match(
+      server.stderr(),
+      /\d+ messages read before the input ended were not served: the client did not read the replies before them within shutdownGraceMs \(200 ms\)/,
+    );
+    assert.doesNotMatch(server.stderr(), /stopped reading stdout/);
+  },
+});
+
+/** Sends a 2025-03-26 batch of `count` calls of `blob` with `bytes`, ids made by `id`; returns its parsed reply. */
+async function batchOf(server: Hostile, count: number, bytes: number, id: (i: number) => string) {
+  const items = Array.from({ length: count }, (_, i) => callLast(id(i), "blob", `{"bytes":${bytes}}`).trim());
+  await server.sendRaw(`[${items.join(",")}]\n`);
+  const reply = await deadline(server.nextLine(), "the batch's reply");
+  return { bytes: new TextEncoder().encode(reply).length, items: JSON.parse(reply) as Record<string, unknown>[] };
+}
+
+Deno.test({
+  name: "every request of a batch is answered in one array within maxMessageBytes, long ids and many items alike",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--max=1048576"], "read");
+    await initialize(server, "2025-03-26");
+    const cases = [
+      // Errors carrying 10,000-character ids must fit too.
+      { count: 70, bytes: 100_000, id: (i: number) => JSON.stringify(`${i}:${"i".repeat(10_000)}`) },
+      // 1,024 replies of 2 kB pass 1 MiB: the ones that do not fit are answered Reply too large.
+      { count: 1024, bytes: 2_000, id: (i: number) => String(i) },
+    ];
+    for (const c of cases) {
+      const { bytes, items } = await batchOf(server, c.count, c.bytes, c.id);
+      assert.ok(bytes <= 1048576, `${bytes} bytes`);
+      assert.deepEqual(
+        items.map((item) => JSON.stringify(item.id)).sort(),
+        Array.from({ length: c.count }, (_, i) => c.id(i)).map((id) => JSON.stringify(JSON.parse(id))).sort(),
+      );
+      const tooLarge = items.filter((item) =>
+        /^Reply too large/.test((item.error as { message?: string })?.message ?? "")
+      );
+      assert.ok(tooLarge.length > 0 && tooLarge.length < c.count, `${tooLarge.length} of ${c.count} too large`);
+    }
+    // Ids so long that a short error for each would not fit: one refusal, nothing run.
+    const huge = Array.from({ length: 1024 }, (_, i) => line(JSON.stringify(`${"i".repeat(950)}${i}`), "x").trim());
+    await server.sendRaw(`[${huge.join(",")}]\n`);
+    assert.match(
+      await deadline(server.nextLine(), "the refusal"),
+      /^\{"jsonrpc":"2.0","id":null,"error":\{"code":-32600,"message":"Invalid request: the answers to this batch cannot fit/,
+    );
     await server.closeInput();
     assert.equal((await server.status()).code, 0);
   },

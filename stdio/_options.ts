@@ -13,6 +13,12 @@ export const DEFAULT_MAX_DEPTH = 1000;
  * one message to about 10 MiB beyond its text (`deno task bench --memory`).
  */
 export const DEFAULT_MAX_CONTAINERS = 100_000;
+/**
+ * How long calls in flight may finish at shutdown, and messages held back
+ * under backpressure may wait for the peer to drain once its input ended,
+ * unless the caller says otherwise, in milliseconds (`shutdownGraceMs`).
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 /** How many bytes of replies may wait for the peer to read them before no new message is taken (`maxQueuedBytes`). */
 export const WRITE_HIGH_WATER = 64 * 1024 * 1024;
 

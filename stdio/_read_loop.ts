@@ -5,6 +5,7 @@
 
 import { type Frame, type FrameSink, LineFramer } from "./_frame.ts";
 import type { FrameWriter } from "./_writer.ts";
+import { timerDelay } from "../internal/timer_delay.ts";
 
 /** Where bytes come from: `Deno.stdin`, or an in-memory pipe in tests. */
 export interface ByteReader {
@@ -21,13 +22,25 @@ export interface ReadLoopOptions {
   sink: FrameSink;
   /** Receives a read that failed; reading stops after it. */
   onError: (error: unknown) => void;
+  /**
+   * How long frames held back under backpressure may wait, once the input
+   * ended, for the peer to drain its input (milliseconds): a client that
+   * closes its end and then reads its replies is served every request.
+   * @default {0}
+   */
+  heldMs?: number;
 }
 
 /** How a read loop ended. */
 export interface ReadEnd {
   /** When reading stopped (a `performance.now()` reading), before the last frames were delivered. */
   stoppedAt: number;
-  /** Frames read but never delivered, because the writer stayed congested to the end. */
+  /** Why: the input ended, or reading was stopped (stop(), a failed read or write). */
+  cause: "end" | "stopped";
+  /**
+   * Frames read but never delivered: the writer stayed congested for
+   * `heldMs` after the input ended, or reading was stopped while they waited.
+   */
   undelivered: number;
 }
 
@@ -40,6 +53,8 @@ export interface ReadLoop {
 }
 
 const READ_CHUNK = 64 * 1024;
+/** How many bytes of messages may wait while the writer is congested before reading pauses. */
+const HELD_BYTES = 1024 * 1024;
 const STOPPED = Symbol("stopped");
 const DRAINED = Symbol("drained");
 
@@ -65,41 +80,43 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     // meanwhile wait here, in order, until the peer drains its input.
     const held: Frame[] = [];
     let next = 0;
+    let heldBytes = 0;
     const hold = (frame: Frame) => {
-      if (next < held.length || writer.congested) held.push(own(frame));
-      else sink(frame);
+      if (next < held.length || writer.congested) {
+        held.push(own(frame));
+        heldBytes += sizeOf(frame);
+      } else sink(frame);
+    };
+    const deliver = () => {
+      const frame = held[next++];
+      heldBytes -= sizeOf(frame);
+      sink(frame);
     };
     // One buffer for every read: complete lines are delivered before the next
     // read, and the framer copies the unfinished tail.
     const buffer = new Uint8Array(READ_CHUNK);
     let ended = false;
-    // While congested, one read is still made, raced against the peer
-    // draining its input: it is how the end of input (a peer that closed its
-    // end and stopped reading) is noticed, and a peer that sends nothing more
-    // is still served once it drains.
-    let readAhead = false;
+    // While congested, reading goes on, raced against the peer draining its
+    // input, until HELD_BYTES of messages wait: that is how the end of input
+    // (a peer that closed its end and stopped reading) is noticed, and a peer
+    // that sends nothing more is still served once it drains. Past it the
+    // rest stays in the pipe: a peer that stops reading cannot grow our memory.
     let reading: Promise<number | null> | undefined;
     try {
       while (!writer.failed) {
-        while (next < held.length && !writer.congested) sink(held[next++]);
+        while (next < held.length && !writer.congested) deliver();
         if (next === held.length) (held.length = 0, next = 0);
         let n: number | null | typeof STOPPED | typeof DRAINED;
         if (writer.congested) {
-          if (readAhead && reading === undefined) {
+          if (heldBytes >= HELD_BYTES && reading === undefined) {
             if ((await unlessStopped(writer.idle())) === STOPPED) break;
-            readAhead = false;
             continue;
           }
-          readAhead = true;
           reading ??= reader.read(buffer);
           n = await unlessStopped(Promise.race([reading, writer.idle().then((): typeof DRAINED => DRAINED)]));
-          if (n === DRAINED) {
-            // The read stays pending; the next turn takes its result.
-            readAhead = false;
-            continue;
-          }
+          // Drained: the read stays pending; the next turn takes its result.
+          if (n === DRAINED) continue;
         } else {
-          readAhead = false;
           n = await unlessStopped(reading ?? reader.read(buffer));
         }
         reading = undefined;
@@ -115,8 +132,18 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     }
     const stoppedAt = performance.now();
     if (ended) framer.end(hold);
-    while (next < held.length && !writer.congested && !writer.failed) sink(held[next++]);
-    return { stoppedAt, undelivered: held.length - next };
+    // After the end of input, what is held goes out as the peer drains, for a
+    // bounded time; after a stop, only what the writer takes at once.
+    const until = stoppedAt + (ended ? options.heldMs ?? 0 : 0);
+    while (next < held.length && !writer.failed) {
+      if (!writer.congested) {
+        deliver();
+        continue;
+      }
+      const left = until - performance.now();
+      if (left <= 0 || (await unlessStopped(drainedWithin(writer, left))) !== DRAINED) break;
+    }
+    return { stoppedAt, cause: ended ? "end" : "stopped", undelivered: held.length - next };
   }
 
   const done = loop();
@@ -127,6 +154,20 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
       interrupt?.();
     },
   };
+}
+
+/** DRAINED once `writer` is idle, or undefined after `ms` milliseconds. */
+function drainedWithin(writer: FrameWriter, ms: number): Promise<typeof DRAINED | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    writer.idle().then((): typeof DRAINED => DRAINED),
+    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timerDelay(ms)))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The bytes a held frame keeps. */
+function sizeOf(frame: Frame): number {
+  return frame.kind === "line" ? frame.bytes.length : frame.head.length + frame.tail.length;
 }
 
 /** A frame that outlives the read: its bytes copied out of the read buffer. */

@@ -6,6 +6,7 @@ import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_SHUTDOWN_GRACE_MS,
   positive,
   WRITE_HIGH_WATER,
 } from "./_options.ts";
@@ -49,9 +50,11 @@ export interface ServeOptions {
   maxMessageBytes?: number;
   /**
    * How many bytes of replies may wait for the client to read them. Past it
-   * the server starts no new call and reads no more input (beyond one read,
-   * to notice the input's end) until the client drains stdout; calls already
-   * running still have their replies queued, so none is lost.
+   * the server starts no new call and holds what it reads (up to 1 MiB of
+   * messages, enough to notice the input's end; the rest stays in the pipe)
+   * until the client drains stdout; calls already running still have their
+   * replies queued, so none is lost. Messages held when the input ends are
+   * served as the client drains, within `shutdownGraceMs`.
    * @default {67108864}
    */
   maxQueuedBytes?: number;
@@ -150,7 +153,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   if (io.writer === Deno.stdout) takeEarlyStart();
   const log = options.log ?? ((line: string) => logLine(`${server.name}: ${line}`));
   const maxMessageBytes = positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxMessageBytes", "serve");
-  const grace = positive(options.shutdownGraceMs, 5_000, "shutdownGraceMs", "serve");
+  const grace = positive(options.shutdownGraceMs, DEFAULT_SHUTDOWN_GRACE_MS, "shutdownGraceMs", "serve");
   const dispatchOptions = {
     timeoutMs: positive(options.timeoutMs, 30_000, "timeoutMs", "serve"),
     maxInFlight: positive(options.maxInFlight, 1024, "maxInFlight", "serve"),
@@ -197,14 +200,24 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
       }
     },
     onError: (err) => log(`input failed: ${err instanceof Error ? err.message : String(err)}`),
+    heldMs: grace,
   });
 
   async function finish(): Promise<void> {
     const end = await reading.done;
     shutdownAt = end.stoppedAt;
-    if (end.undelivered > 0) log(`${end.undelivered} requests not served: the client stopped reading stdout`);
+    if (end.undelivered > 0) {
+      log(
+        end.cause === "end"
+          ? `${end.undelivered} messages read before the input ended were not served: the client did not read ` +
+            `the replies before them within shutdownGraceMs (${grace} ms)`
+          : `${end.undelivered} messages read were not served: the server stopped while they waited for the client ` +
+            "to read earlier replies",
+      );
+    }
     dispatcher.stop();
-    await dispatcher.drain(grace);
+    // The calls share the shutdown's grace period with the messages served after the end of input.
+    await dispatcher.drain(Math.max(0, shutdownAt + grace - performance.now()));
     markSettled();
     // A client that stopped reading must not hold shutdown: the replies get
     // what is left of one second past the grace period.
@@ -233,7 +246,8 @@ function oversizeReply(frame: string, bytes: number, limit: number, log: (line: 
   const id = idOfReply(frame);
   const to = id === null ? "" : ` to request ${idForLog(id)}`;
   log(`reply of ${bytes} bytes${to} not sent: over maxMessageBytes ${limit}`);
-  if (id === null) return undefined;
+  // A notification that large is dropped; a batch's reply fits by construction, but is never dropped silently.
+  if (id === null && !frame.startsWith("[")) return undefined;
   return encodeError(id, {
     code: ErrorCode.internalError,
     message: `Reply too large: ${bytes} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,

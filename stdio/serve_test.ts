@@ -256,7 +256,7 @@ Deno.test("serve() refuses a limit that is not a positive number before it reads
   }
 });
 
-Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and reads at most once more", async () => {
+Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and holds at most 1 MiB more input", async () => {
   const server = new Server({ name: "mem" });
   let started = 0;
   addTool(server, { name: "blob", description: "600 bytes", inputSchema: schema(), annotations: RO }, () => {
@@ -272,6 +272,7 @@ Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and
     }) + "\n";
   // An endless client: every read gets ten more calls.
   let reads = 0;
+  let bytesRead = 0;
   let id = 0;
   const reader = {
     read(buffer: Uint8Array) {
@@ -280,6 +281,7 @@ Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and
       for (let i = 0; i < 10; i++) chunk += line(++id);
       const bytes = new TextEncoder().encode(chunk);
       buffer.set(bytes);
+      bytesRead += bytes.length;
       return Promise.resolve(bytes.length);
     },
   };
@@ -291,9 +293,13 @@ Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and
     log: () => {},
   });
   for (let turn = 0; turn < 50; turn++) await new Promise((r) => setTimeout(r, 1));
-  // Three replies of ~700 bytes pass the bound; one more read may complete.
-  assert.ok(reads <= 2, `${reads} reads`);
+  // Three replies of ~700 bytes pass the bound; reading goes on (to notice
+  // the end of input) only until 1 MiB of messages wait (plus one read), and starts nothing.
+  assert.ok(reads > 1 && bytesRead <= 1024 * 1024 + 64 * 1024, `${reads} reads, ${bytesRead} bytes`);
   assert.ok(started <= 10, `${started} calls started`);
+  const before = reads;
+  for (let turn = 0; turn < 20; turn++) await new Promise((r) => setTimeout(r, 1));
+  assert.equal(reads, before, "no read past the bound");
   stuck.reject(new Deno.errors.BrokenPipe("gone"));
   await connection.closed;
 });

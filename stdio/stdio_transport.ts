@@ -4,6 +4,7 @@ import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_SHUTDOWN_GRACE_MS,
   positive,
   WRITE_HIGH_WATER,
 } from "./_options.ts";
@@ -132,6 +133,7 @@ export class StdioTransport {
       maxMessageBytes: this.#max,
       sink: (frame) => this.#frame(frame),
       onError: (err) => this.onerror?.(asError(err)),
+      heldMs: DEFAULT_SHUTDOWN_GRACE_MS,
     });
     void this.#reading.done.then((end) => {
       if (end.undelivered > 0) {
