@@ -1,0 +1,56 @@
+// Fills the `@@name@@` placeholders of a JSON template. A value placed inside
+// a JSON string is escaped for it (a path may hold a backslash); `repeat`
+// text is template text already, so it is copied as written.
+
+const PLACEHOLDER = /@@([a-z_]+)(?::(\d+):([^@]*))?@@/g;
+const BYTES = /@@bytes:([0-9a-f ]+)@@/g;
+
+/** Fills placeholders from `values`; a name missing from it throws. */
+export function fill(template: string, values: Readonly<Record<string, string>>): string {
+  let out = "";
+  let last = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const [whole, name, count, text] = match;
+    out += template.slice(last, match.index);
+    last = match.index + whole.length;
+    if (name === "repeat") {
+      out += (text ?? "").repeat(Number(count));
+      continue;
+    }
+    const value = values[name];
+    if (value === undefined) throw new RangeError(`Cannot fill placeholder "@@${name}@@": it is not known`);
+    out += insideString(template, match.index) ? JSON.stringify(value).slice(1, -1) : value;
+  }
+  return out + template.slice(last);
+}
+
+/** Whether `index` of JSON text `text` lies inside a string literal. */
+function insideString(text: string, index: number): boolean {
+  let inside = false;
+  for (let i = 0; i < index; i++) {
+    const c = text[i];
+    if (c === "\\" && inside) i++;
+    else if (c === '"') inside = !inside;
+  }
+  return inside;
+}
+
+/** Encodes a filled line as UTF-8, with `@@bytes:ff fe@@` written as those raw bytes. */
+export function encodeLine(line: string): Uint8Array {
+  const encoder = new TextEncoder();
+  const parts: Uint8Array[] = [];
+  let last = 0;
+  for (const match of line.matchAll(BYTES)) {
+    parts.push(encoder.encode(line.slice(last, match.index)));
+    parts.push(Uint8Array.from(match[1].trim().split(/\s+/), (h) => parseInt(h, 16)));
+    last = match.index + match[0].length;
+  }
+  parts.push(encoder.encode(line.slice(last) + "\n"));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

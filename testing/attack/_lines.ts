@@ -1,0 +1,94 @@
+// Output streams split into lines as they arrive, with one wake-up shared by
+// stdout and stderr, and a gate that stops reading a stream (a client that
+// never reads) until it is opened again.
+
+/** Wakes whoever waits for the next line of any stream. */
+export class Bell {
+  #waiters: (() => void)[] = [];
+
+  /** Wakes every waiter. */
+  ring(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves on the next ring or after `ms`. */
+  wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#waiters.push(done);
+    });
+  }
+}
+
+/** Lines of one stream. */
+export class Lines {
+  readonly lines: string[] = [];
+  readonly #decoder = new TextDecoder();
+  readonly #bell: Bell;
+  #partial = "";
+
+  constructor(bell: Bell) {
+    this.#bell = bell;
+  }
+
+  /** Adds bytes (or text); complete lines become visible. */
+  push(chunk: Uint8Array | string): void {
+    this.#partial += typeof chunk === "string" ? chunk : this.#decoder.decode(chunk, { stream: true });
+    let nl: number;
+    let added = false;
+    while ((nl = this.#partial.indexOf("\n")) >= 0) {
+      this.lines.push(this.#partial.slice(0, nl).replace(/\r$/, ""));
+      this.#partial = this.#partial.slice(nl + 1);
+      added = true;
+    }
+    if (added) this.#bell.ring();
+  }
+
+  /** Ends the stream: a final partial line becomes a line. */
+  end(): void {
+    if (this.#partial) this.lines.push(this.#partial);
+    this.#partial = "";
+    this.#bell.ring();
+  }
+}
+
+/** A gate a reading loop passes before each read. */
+export class Gate {
+  #open = true;
+  #waiters: (() => void)[] = [];
+
+  set(open: boolean): void {
+    this.#open = open;
+    if (!open) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  pass(): Promise<void> {
+    return this.#open ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
+
+/** Reads `stream` into `lines` through `gate`, and ends `lines` with it. */
+export async function pump(stream: ReadableStream<Uint8Array>, lines: Lines, gate: Gate): Promise<void> {
+  const reader = stream.getReader();
+  try {
+    while (true) {
+      await gate.pass();
+      const { value, done } = await reader.read();
+      if (done) break;
+      lines.push(value);
+    }
+  } catch {
+    // The stream failed (the process is gone): what was read stays.
+  } finally {
+    lines.end();
+  }
+}

@@ -1,0 +1,248 @@
+// One protocol era against one running server: open it (the handshake, the
+// tool list), run cases one at a time with everything observed around each,
+// and close it (the server must exit cleanly at end of input).
+import type { ListedTool } from "../client.ts";
+import { type AttackCase, type AttackEra, type AttackStep as Step, handshake, request } from "./_case.ts";
+import { encodeLine, fill } from "./_fill.ts";
+import { type Ground, judge, type Observed, type Verdict } from "./_judge.ts";
+import { rawId, sameId } from "./_raw_id.ts";
+import { changes, type Snapshot, snapshot } from "./_snapshot.ts";
+import type { World } from "./_world.ts";
+import type { AttackConnection, AttackScope, AttackTarget } from "./target.ts";
+
+/** How a surface watches its server. */
+export interface SurfaceSettings {
+  ground: Ground;
+  /** Paths snapshotted around each case. */
+  watch: readonly string[];
+  maxWatchedEntries: number;
+  /** Check Object.prototype after each case (the server runs in this process). */
+  pollution: boolean;
+}
+
+interface Reply {
+  id: string | undefined;
+  value: unknown;
+}
+
+function fillStep(step: Step, values: Record<string, string>): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < (step.repeat ?? 1); i++) {
+    out.push(encodeLine(fill(step.line.replaceAll("@@n@@", String((step.from ?? 0) + i)), values)));
+  }
+  return out;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** A server speaking one era, with the cursor of what was read from it. */
+export class Surface {
+  readonly era: AttackEra;
+  readonly connection: AttackConnection;
+  tools: ListedTool[] = [];
+  readonly #world: World;
+  readonly #settings: SurfaceSettings;
+  #cursor = 0;
+  #errCursor = 0;
+  #pending = new Map<string, number>();
+  #before: Snapshot | undefined;
+
+  private constructor(era: AttackEra, connection: AttackConnection, world: World, settings: SurfaceSettings) {
+    this.era = era;
+    this.connection = connection;
+    this.#world = world;
+    this.#settings = settings;
+  }
+
+  /** Starts the server; `first` runs before the handshake (a call before initialize). */
+  static async open(
+    target: AttackTarget,
+    world: World,
+    era: AttackEra,
+    settings: (scope: AttackScope) => SurfaceSettings,
+    first?: AttackCase,
+  ): Promise<{ surface: Surface; verdicts: Verdict[] }> {
+    const connection = await target.start(world);
+    const surface = new Surface(era, connection, world, settings(connection.scope));
+    surface.#before = surface.#snap();
+    const verdicts = first ? await surface.run(first) : [];
+    await surface.#call(handshake(era), "init");
+    const listed = await surface.#call([{ line: request(era, '"forge-tools"', "tools/list") }], "forge-tools");
+    surface.tools = (listed as { result?: { tools?: ListedTool[] } }).result?.tools ?? [];
+    surface.#before = surface.#snap();
+    return { surface, verdicts };
+  }
+
+  #snap(): Snapshot | undefined {
+    return this.#settings.watch.length ? snapshot(this.#settings.watch, this.#settings.maxWatchedEntries) : undefined;
+  }
+
+  async #call(steps: Step[], id: string): Promise<unknown> {
+    if (steps.length === 0) return undefined;
+    for (const step of steps) await this.connection.send(concat(fillStep(step, this.#world.values)));
+    const want = JSON.stringify(id);
+    const deadline = Date.now() + this.#settings.ground.deadlineMs;
+    while (Date.now() < deadline) {
+      for (const reply of this.#read([])) if (reply.id === want) return reply.value;
+      if (this.connection.ended) break;
+      await this.connection.wait(deadline - Date.now());
+    }
+    const stderr = this.connection.stderr.slice(-5).join("\n").slice(0, 1000);
+    throw new Error(`Cannot attack the server: it did not answer "${id}" in the ${this.era} era; stderr: ${stderr}`);
+  }
+
+  /** Parses the lines that arrived since the last read. */
+  #read(notJson: string[]): Reply[] {
+    const out: Reply[] = [];
+    const lines = this.connection.lines;
+    for (; this.#cursor < lines.length; this.#cursor++) {
+      const line = lines[this.#cursor];
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        notJson.push(line);
+        continue;
+      }
+      if (Array.isArray(value)) {
+        const ids = value.map((item) => rawId(JSON.stringify(item)));
+        out.push({ id: `[${ids.join(",")}]`, value });
+      } else if (typeof value === "object" && value !== null && !("method" in value)) {
+        out.push({ id: rawId(line), value });
+      }
+    }
+    return out;
+  }
+
+  /** Runs one case and judges it. */
+  async run(c: AttackCase): Promise<Verdict[]> {
+    const values = { ...this.#world.values, tag: c.tag, allowed_url: `${this.#world.allowedUrl}${c.tag}/` };
+    const { listener } = this.#world;
+    const [lineStart, hitStart] = [this.connection.lines.length, listener.hits.length];
+    const notJson: string[] = [];
+    const unexpected: string[] = [];
+    const served: string[] = [];
+    const want: string[] = [...c.expect];
+    for (const id of [...c.expect, ...(c.batch ?? [])]) this.#pending.set(id, (this.#pending.get(id) ?? 0) + 1);
+    let batchOpen = c.batch !== undefined;
+    const batchMissing: string[] = [];
+    const take = (replies: Reply[]) => {
+      for (const reply of replies) {
+        if (batchOpen && (reply.id === "null" || reply.id?.startsWith("["))) {
+          batchOpen = false;
+          const answered = Array.isArray(reply.value) ? reply.value.map((r) => rawId(JSON.stringify(r)) ?? "") : [];
+          for (const id of c.batch!) {
+            this.#pending.delete(id);
+            if (Array.isArray(reply.value) && !answered.some((a) => sameId(id, a))) batchMissing.push(id);
+          }
+          continue;
+        }
+        const i = want.findIndex((w) => w.split("|").some((alt) => reply.id !== undefined && sameId(alt, reply.id)));
+        if (i >= 0) {
+          this.#settle(reply.id);
+          want.splice(i, 1);
+          if (c.refuse && typeof reply.value === "object" && reply.value !== null && "result" in reply.value) {
+            served.push(reply.id!);
+          }
+        } else if (!this.#settle(reply.id)) {
+          unexpected.push(reply.id ?? "(none)");
+        }
+      }
+    };
+    if (c.pause) this.connection.reading(c.pause, false);
+    const sent: string[] = [];
+    for (const step of c.steps) {
+      sent.push(fill(step.line.replaceAll("@@n@@", String(step.from ?? 0)), values));
+      await this.connection.send(concat(fillStep(step, values)));
+    }
+    if (c.pause === "stdout") this.connection.reading("stdout", true);
+    await this.#until(() => want.length === 0 && !batchOpen, take, notJson);
+    if (c.pause === "stderr") this.connection.reading("stderr", true);
+    const missing = [...want, ...(batchOpen ? c.batch! : batchMissing)];
+    const alive = await this.#alive(c.tag, take, notJson);
+    const after = this.#snap();
+    const polluted = this.#settings.pollution ? pollution() : undefined;
+    const observed: Observed = {
+      case: c,
+      sent,
+      lines: this.connection.lines.slice(lineStart),
+      stderr: this.connection.stderr.slice(this.#errCursor),
+      hits: listener.hits.slice(hitStart),
+      changes: this.#before && after ? changes(this.#before, after) : [],
+      missing,
+      unexpected,
+      served,
+      notJson,
+      alive,
+      exitCode: this.connection.ended?.code,
+      rss: await this.connection.rss(),
+      polluted,
+    };
+    this.#errCursor = this.connection.stderr.length;
+    this.#before = after;
+    return judge(observed, this.#settings.ground);
+  }
+
+  /** Counts down a reply to an id sent earlier (a late answer); false when none was pending. */
+  #settle(id: string | undefined): boolean {
+    for (const [pending, count] of this.#pending) {
+      if (id === undefined || !pending.split("|").some((alt) => sameId(alt, id))) continue;
+      if (count <= 1) this.#pending.delete(pending);
+      else this.#pending.set(pending, count - 1);
+      return true;
+    }
+    return false;
+  }
+
+  async #until(done: () => boolean, take: (r: Reply[]) => void, notJson: string[]): Promise<boolean> {
+    const deadline = Date.now() + this.#settings.ground.deadlineMs;
+    while (true) {
+      take(this.#read(notJson));
+      if (done()) return true;
+      if (this.connection.ended || Date.now() >= deadline) return false;
+      await this.connection.wait(deadline - Date.now());
+    }
+  }
+
+  async #alive(tag: string, take: (r: Reply[]) => void, notJson: string[]): Promise<Observed["alive"]> {
+    if (this.connection.ended) return "ended";
+    const id = JSON.stringify(`forge-alive-${tag}`);
+    await this.connection.send(encodeLine(request(this.era, id, "tools/list"))).catch(() => {});
+    let answered = false;
+    const ok = await this.#until(() => answered, (replies) => {
+      const rest = replies.filter((r) => !(r.id === id && (answered = true)));
+      take(rest);
+    }, notJson);
+    if (ok) return "yes";
+    return this.connection.ended ? "ended" : "hung";
+  }
+
+  /** Ends the input; the server must exit 0 within `graceMs`. */
+  async close(graceMs: number): Promise<Verdict[]> {
+    const { code, killed } = await this.connection.close(graceMs);
+    if (killed) {
+      return [{ check: "exit", what: `the server did not exit within ${graceMs} ms of the end of its input` }];
+    }
+    if (code !== undefined && code !== 0) {
+      return [{ check: "exit", what: `the server exited with code ${code} at the end of its input` }];
+    }
+    return [];
+  }
+}
+
+/** Reads and removes a `polluted` key planted on Object.prototype. */
+function pollution(): string | undefined {
+  const proto = Object.prototype as Record<string, unknown>;
+  if (!Object.hasOwn(proto, "polluted")) return undefined;
+  const value = String(proto.polluted);
+  delete proto.polluted;
+  return value;
+}

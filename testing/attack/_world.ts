@@ -1,0 +1,101 @@
+// The canaries: a folder outside every policy with a secret file and an
+// SQLite file, the loopback listener, and, next to and inside the server's
+// roots, a sibling folder whose name starts with the root's and links that
+// point out of the root. Everything planted is removed at the end.
+import { basename, dirname, join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import type { AttackWorld } from "./target.ts";
+import { type Listener, startListener } from "./_listener.ts";
+
+/** The world with what the kit needs beyond the public fields. */
+export interface World extends AttackWorld {
+  listener: Listener;
+  /** The token a forged log line starts with. */
+  marker: string;
+  /** Planted paths, to watch and remove. */
+  planted: string[];
+  /** Values of the placeholders that do not depend on the case. */
+  values: Record<string, string>;
+  /** Plants sibling folders and links for `roots` (best effort: a root the kit may not write is skipped). */
+  plant(roots: readonly string[]): string[];
+  dispose(): Promise<void>;
+}
+
+const LINK_FILE = "forge-attack-link";
+const LINK_DIR = "forge-attack-dir";
+const SIBLING_SUFFIX = "-forge-attack";
+
+/** Creates the canary folder, its files and the listener. */
+export async function createWorld(): Promise<World> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "forge-attack-" }));
+  const secret = `FORGE-CANARY-${crypto.randomUUID()}`;
+  const marker = `FORGE-FORGED-${crypto.randomUUID().slice(0, 8)}`;
+  const canaryFile = join(dir, "canary.txt");
+  const canaryDb = join(dir, "canary.db");
+  await Deno.writeTextFile(canaryFile, secret);
+  const db = new DatabaseSync(canaryDb);
+  db.exec("CREATE TABLE secrets (value TEXT)");
+  db.prepare("INSERT INTO secrets VALUES (?)").run(secret);
+  db.close();
+  const listener = await startListener(secret, canaryFile);
+  const allowedUrl = `http://127.0.0.1:${listener.port}/allowed/`;
+  const planted: string[] = [];
+  const up = (step: string) => step.repeat(32);
+  const values: Record<string, string> = {
+    canary_file: canaryFile,
+    canary_dir: dir,
+    canary_db: canaryDb,
+    up: up("../"),
+    up_backslash: up("..\\"),
+    up_encoded: up("%2e%2e%2f"),
+    up_double_encoded: up("%252e%252e%252f"),
+    up_fullwidth: up("\uff0e\uff0e\uff0f"),
+    sibling: dir,
+    sibling_name: basename(dir),
+    link_file: LINK_FILE,
+    link_dir: LINK_DIR,
+    listener: `127.0.0.1:${listener.port}`,
+    port: String(listener.port),
+    marker,
+  };
+  return {
+    dir,
+    canaryFile,
+    canaryDb,
+    secret,
+    port: listener.port,
+    allowedUrl,
+    listener,
+    marker,
+    planted,
+    values,
+    plant(roots) {
+      const notes: string[] = [];
+      for (const root of roots) {
+        try {
+          if (!Deno.statSync(root).isDirectory) continue;
+          const sibling = join(dirname(root), basename(root) + SIBLING_SUFFIX);
+          Deno.mkdirSync(sibling);
+          planted.push(sibling);
+          Deno.writeTextFileSync(join(sibling, "canary.txt"), secret);
+          if (values.sibling === dir) {
+            values.sibling = sibling;
+            values.sibling_name = basename(sibling);
+          }
+          for (const [name, to] of [[LINK_FILE, canaryFile], [LINK_DIR, dir]]) {
+            Deno.symlinkSync(to, join(root, name));
+            planted.push(join(root, name));
+          }
+        } catch (err) {
+          notes.push(`Cannot plant canaries beside and inside "${root}": ${(err as Error).name}`);
+        }
+      }
+      return notes;
+    },
+    async dispose() {
+      await listener.close();
+      for (const path of planted.reverse()) await Deno.remove(path, { recursive: true }).catch(() => {});
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
