@@ -65,8 +65,11 @@ export interface AttackTranscript {
   pause?: "stdout" | "stderr";
   /** Nothing may change and no listener hit happen at all (probes, calls before initialize). */
   inert?: boolean;
-  /** A `result` is a finding: the method should not exist. */
-  refuse?: boolean;
+  /**
+   * Why the request must be refused: a `result` that is not `isError` is then a finding. A reason that says
+   * "case" marks a variant of a real method's name.
+   */
+  refuse?: string;
 }
 
 /** A case: a transcript with where it came from. */
@@ -85,7 +88,7 @@ export interface AttackCase {
   batch?: string[];
   pause?: "stdout" | "stderr";
   inert?: boolean;
-  refuse?: boolean;
+  refuse?: string;
   /** For a tool call: what it was built from, so a finding can be shrunk. */
   call?: { tool: string; args: string; argument?: string; value?: string; probe: boolean };
 }

@@ -27,6 +27,7 @@ const BY_CHECK: Record<AttackCheck, [string, string]> = {
   "canary-leak": ["CWE-200", "MCP02"],
   "network": ["CWE-918", "MCP05"],
   "outside-change": ["CWE-73", "MCP02"],
+  "config-ran": ["CWE-15", "MCP05"],
   "side-effect": ["CWE-862", "MCP07"],
   "log-injection": ["CWE-117", "MCP08"],
   "no-reply": ["CWE-400", "MCP05"],
@@ -36,6 +37,7 @@ const BY_CHECK: Record<AttackCheck, [string, string]> = {
   "memory": ["CWE-770", "MCP05"],
   "host-path": ["CWE-209", "MCP10"],
   "served-variant": ["CWE-178", "MCP07"],
+  "served-invalid": ["CWE-20", "MCP07"],
   "prototype-pollution": ["CWE-1321", "MCP05"],
   "exit": ["CWE-404", "MCP05"],
 };

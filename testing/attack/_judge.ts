@@ -1,16 +1,20 @@
 // Ground truth for one case: what came back, what reached stderr, what the
 // listener saw, what changed on disk. Each check reads facts the kit itself
 // planted (a secret, a marker, a port, a folder), never a guess from text.
-import { isAbsolute, relative } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import type { AttackCase } from "./_case.ts";
 import type { Hit } from "./_listener.ts";
 import type { Change } from "./_snapshot.ts";
+
+/** Files a command from a hostile repository config creates in the canary folder start with this. */
+export const CONFIG_RAN = "hostile-config-";
 
 /** What a finding is about. */
 export type AttackCheck =
   | "canary-leak"
   | "network"
   | "outside-change"
+  | "config-ran"
   | "side-effect"
   | "log-injection"
   | "no-reply"
@@ -20,6 +24,7 @@ export type AttackCheck =
   | "memory"
   | "host-path"
   | "served-variant"
+  | "served-invalid"
   | "prototype-pollution"
   | "exit";
 
@@ -71,7 +76,7 @@ export interface Ground {
 /** Whether `path` is `root` or lies under it, by path segments. */
 export function within(path: string, root: string): boolean {
   const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  return rel === "" || (rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel));
 }
 
 function cut(text: string, n = 80): string {
@@ -87,7 +92,7 @@ function hostPaths(line: string, ground: Ground, sent: string): string[] {
   for (const prefix of ground.sensitive) {
     for (let at = line.indexOf(prefix); at >= 0; at = line.indexOf(prefix, at + 1)) {
       const end = line.slice(at).search(PATH_END);
-      const path = (end < 0 ? line.slice(at) : line.slice(at, at + end)).replace(/[!?.:;,)\]}]+$/, "");
+      const path = (end < 0 ? line.slice(at) : line.slice(at, at + end)).replace(/[!?.:;,)\]}…]+$/, "");
       if (ground.roots.some((root) => within(path, root)) || sent.includes(path)) continue;
       out.push(path);
     }
@@ -116,7 +121,12 @@ export function judge(o: Observed, ground: Ground): Verdict[] {
     !o.changes.some((d) => d !== c && d.path.startsWith(c.path + "/")) &&
     (o.case.inert || !ground.writable.some((w) => within(c.path, w)))
   );
-  for (const c of changed.slice(0, 3)) {
+  const ran = changed.filter((c) => basename(c.path).startsWith(CONFIG_RAN));
+  for (const c of ran.slice(0, 3)) {
+    const what = basename(c.path).slice(CONFIG_RAN.length);
+    add("config-ran", `git ran "${what}" from the repository's hostile config (it created ${cut(c.path, 120)})`);
+  }
+  for (const c of changed.filter((c) => !ran.includes(c)).slice(0, 3)) {
     add(o.case.inert ? "side-effect" : "outside-change", `${c.change} ${cut(c.path, 120)}`);
   }
   if (o.stderr.some((l) => forged(l, ground.marker))) {
@@ -129,7 +139,8 @@ export function judge(o: Observed, ground: Ground): Verdict[] {
     add("unexpected-reply", `a reply with id ${cut(id, 40)}, which no pending request had`);
   }
   for (const id of o.served.slice(0, 1)) {
-    add("served-variant", `id ${cut(id, 40)} got a result from a method that does not exist`);
+    const variant = o.case.refuse?.includes("case") === true;
+    add(variant ? "served-variant" : "served-invalid", `id ${cut(id, 40)} got a result although ${o.case.refuse}`);
   }
   for (const line of o.notJson.slice(0, 1)) add("not-json", `stdout held a line that is not JSON: ${cut(line)}`);
   for (const line of o.lines) {

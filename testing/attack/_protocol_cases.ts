@@ -97,7 +97,9 @@ function methodCases(c: ProtocolContext): Draft[] {
       title: `method ${JSON.stringify(method)}`,
       steps: [{ line: request(c.era, id, method) }],
       expect: [id],
-      refuse: true,
+      refuse: method === "resources/read"
+        ? "the server has no such method"
+        : "the name differs from tools/list in case or spacing",
     });
   }
   if (c.tool) {
@@ -108,7 +110,7 @@ function methodCases(c: ProtocolContext): Draft[] {
         title: `method ${JSON.stringify(method)}`,
         steps: [{ line: request(c.era, id, method, params) }],
         expect: [id],
-        refuse: true,
+        refuse: "the name differs from tools/call in case or spacing",
         inert: true,
       });
     }
@@ -117,7 +119,7 @@ function methodCases(c: ProtocolContext): Draft[] {
       title: "a tool that does not exist",
       steps: [{ line: callLine(c.era, unknown, "../forge-attack", "{}") }],
       expect: [unknown],
-      refuse: true,
+      refuse: "the tool does not exist",
     });
     const dup = c.nextId();
     const line = callLine(c.era, dup, c.tool.name, c.tool.hostile);
@@ -165,7 +167,7 @@ function slowReaderCases(c: ProtocolContext): Draft[] {
       const id = c.nextId();
       ids.push(id);
       steps.push({
-        line: callLine(c.era, id, tool.name, tool.args.replace(/^\{/, '{"forge_attack_noise":"@@repeat:16384:N@@",')),
+        line: callLine(c.era, id, tool.name, tool.args.replace(/^\{/, '{"forge_attack_noise":"@@repeat:32768:N@@",')),
       });
     }
   }
@@ -201,7 +203,13 @@ export function protocolCases(c: ProtocolContext): AttackCase[] {
       const line = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${
         params.slice(0, -1)
       },"_meta":{${meta}}}}`;
-      drafts.push({ title, steps: [{ line }], expect: [id], refuse: true, inert: true });
+      drafts.push({
+        title,
+        steps: [{ line }],
+        expect: [id],
+        refuse: `the _meta envelope is broken (${title})`,
+        inert: true,
+      });
     }
   }
   return drafts.map((d) => ({ ...d, tag: c.nextTag(), kind: "protocol", category: "protocol" }));
@@ -218,7 +226,7 @@ export function beforeInitialize(c: ProtocolContext): AttackCase | undefined {
     title: "a call before initialize",
     steps: [{ line: callLine(c.era, id, c.tool.name, c.tool.hostile) }],
     expect: [id],
-    refuse: true,
+    refuse: "it came before initialize",
     inert: true,
   };
 }

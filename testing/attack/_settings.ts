@@ -13,6 +13,7 @@ export interface Watching {
   writable: readonly string[];
   maxWatchedEntries: number;
   plant: boolean;
+  repositories: readonly string[];
 }
 
 /** A path with at least two segments, so that a prefix such as `/tmp` or `/` never matches everything. */
@@ -37,7 +38,11 @@ export function settingsFor(
   notes: string[],
 ): SurfaceSettings {
   const roots = [...scope.read, ...scope.write].map((p) => resolve(p));
-  if (options.plant && world.planted.length === 0) notes.push(...world.plant(roots.filter((r) => r !== "/")));
+  if (options.plant && !world.plantedOnce) {
+    world.plantedOnce = true;
+    notes.push(...world.plant(roots.filter((r) => r !== "/")));
+    notes.push(...world.plantRepositories(options.repositories.map((p) => resolve(p))));
+  }
   const watch = [
     world.dir,
     ...world.planted,

@@ -54,6 +54,9 @@ export class Surface {
   #errCursor = 0;
   #pending = new Map<string, number>();
   #before: Snapshot | undefined;
+  /** Lines that were not JSON, read outside a case (during the handshake): the next case reports them. */
+  #noise: string[] = [];
+  #overBound = false;
 
   private constructor(era: AttackEra, connection: AttackConnection, world: World, settings: SurfaceSettings) {
     this.era = era;
@@ -87,11 +90,11 @@ export class Surface {
 
   async #call(steps: Step[], id: string): Promise<unknown> {
     if (steps.length === 0) return undefined;
-    for (const step of steps) await this.connection.send(concat(fillStep(step, this.#world.values)));
+    await this.#send(steps.map((step) => concat(fillStep(step, this.#world.values))));
     const want = JSON.stringify(id);
     const deadline = Date.now() + this.#settings.ground.deadlineMs;
     while (Date.now() < deadline) {
-      for (const reply of this.#read([])) if (reply.id === want) return reply.value;
+      for (const reply of this.#read(this.#noise)) if (reply.id === want) return reply.value;
       if (this.connection.ended) break;
       await this.connection.wait(deadline - Date.now());
     }
@@ -127,7 +130,7 @@ export class Surface {
     const values = { ...this.#world.values, tag: c.tag, allowed_url: `${this.#world.allowedUrl}${c.tag}/` };
     const { listener } = this.#world;
     const [lineStart, hitStart] = [this.connection.lines.length, listener.hits.length];
-    const notJson: string[] = [];
+    const notJson: string[] = this.#noise.splice(0);
     const unexpected: string[] = [];
     const served: string[] = [];
     const want: string[] = [...c.expect];
@@ -149,20 +152,16 @@ export class Surface {
         if (i >= 0) {
           this.#settle(reply.id);
           want.splice(i, 1);
-          if (c.refuse && typeof reply.value === "object" && reply.value !== null && "result" in reply.value) {
-            served.push(reply.id!);
-          }
+          if (c.refuse !== undefined && succeeded(reply.value)) served.push(reply.id!);
         } else if (!this.#settle(reply.id)) {
           unexpected.push(reply.id ?? "(none)");
         }
       }
     };
     if (c.pause) this.connection.reading(c.pause, false);
-    const sent: string[] = [];
-    for (const step of c.steps) {
-      sent.push(fill(step.line.replaceAll("@@n@@", String(step.from ?? 0)), values));
-      await this.connection.send(concat(fillStep(step, values)));
-    }
+    const sent = c.steps.map((step) => fill(step.line.replaceAll("@@n@@", String(step.from ?? 0)), values));
+    // A server that stops reading its input (blocked on a full stderr) must not block the kit.
+    await this.#send(c.steps.map((step) => concat(fillStep(step, values))));
     if (c.pause === "stdout") this.connection.reading("stdout", true);
     await this.#until(() => want.length === 0 && !batchOpen, take, notJson);
     if (c.pause === "stderr") this.connection.reading("stderr", true);
@@ -188,7 +187,25 @@ export class Surface {
     };
     this.#errCursor = this.connection.stderr.length;
     this.#before = after;
-    return judge(observed, this.#settings.ground);
+    const verdicts = judge(observed, this.#settings.ground);
+    // Memory only grows past the bound once worth telling: the first case that crossed it.
+    if (this.#overBound) return verdicts.filter((v) => v.check !== "memory");
+    this.#overBound = verdicts.some((v) => v.check === "memory");
+    return verdicts;
+  }
+
+  /** Writes `chunks` in order; gives up waiting after the deadline (the writes stay queued). */
+  async #send(chunks: Uint8Array[]): Promise<boolean> {
+    const writes = (async () => {
+      for (const chunk of chunks) await this.connection.send(chunk);
+    })().then(() => true, () => false);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((
+      resolve,
+    ) => (timer = setTimeout(() => resolve(false), this.#settings.ground.deadlineMs)));
+    const done = await Promise.race([writes, late]);
+    clearTimeout(timer);
+    return done;
   }
 
   /** Counts down a reply to an id sent earlier (a late answer); false when none was pending. */
@@ -215,7 +232,7 @@ export class Surface {
   async #alive(tag: string, take: (r: Reply[]) => void, notJson: string[]): Promise<Observed["alive"]> {
     if (this.connection.ended) return "ended";
     const id = JSON.stringify(`forge-alive-${tag}`);
-    await this.connection.send(encodeLine(request(this.era, id, "tools/list"))).catch(() => {});
+    await this.#send([encodeLine(request(this.era, id, "tools/list"))]);
     let answered = false;
     const ok = await this.#until(() => answered, (replies) => {
       const rest = replies.filter((r) => !(r.id === id && (answered = true)));
@@ -236,6 +253,12 @@ export class Surface {
     }
     return [];
   }
+}
+
+/** Whether a reply is a result that is not an `isError` one: the request was served. */
+function succeeded(value: unknown): boolean {
+  const result = (value as { result?: { isError?: unknown } } | null)?.result;
+  return typeof result === "object" && result !== null && result.isError !== true;
 }
 
 /** Reads and removes a `polluted` key planted on Object.prototype. */

@@ -6,6 +6,7 @@ import { basename, dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { AttackWorld } from "./target.ts";
 import { type Listener, startListener } from "./_listener.ts";
+import { CONFIG_RAN } from "./_judge.ts";
 
 /** The world with what the kit needs beyond the public fields. */
 export interface World extends AttackWorld {
@@ -14,16 +15,51 @@ export interface World extends AttackWorld {
   marker: string;
   /** Planted paths, to watch and remove. */
   planted: string[];
+  /** Whether the scope's canaries were planted (once per world). */
+  plantedOnce: boolean;
   /** Values of the placeholders that do not depend on the case. */
   values: Record<string, string>;
   /** Plants sibling folders and links for `roots` (best effort: a root the kit may not write is skipped). */
   plant(roots: readonly string[]): string[];
+  /** Adds hostile settings to each repository's `.git/config` (restored by `dispose`). */
+  plantRepositories(repos: readonly string[]): string[];
   dispose(): Promise<void>;
 }
 
 const LINK_FILE = "forge-attack-link";
 const LINK_DIR = "forge-attack-dir";
 const SIBLING_SUFFIX = "-forge-attack";
+const HOOKS = [
+  "pre-commit",
+  "commit-msg",
+  "post-commit",
+  "reference-transaction",
+  "post-index-change",
+  "post-checkout",
+];
+
+/**
+ * Settings with which git runs a program: a server that works in a
+ * repository it does not control must neutralise each of them. Every program
+ * leaves a file named after itself in the canary folder.
+ */
+function hostileConfig(dir: string): string {
+  // git appends arguments to a configured command; the comment swallows them.
+  const touch = (name: string) => `touch '${dir}/${CONFIG_RAN}${name}' #`;
+  return [
+    "",
+    "[core]",
+    `\tfsmonitor = "${touch("fsmonitor")}"`,
+    `\thooksPath = ${dir}/hooks`,
+    `\tsshCommand = "${touch("ssh")}"`,
+    `\tpager = "touch '${dir}/${CONFIG_RAN}pager'; cat"`,
+    "[diff]",
+    `\texternal = ${dir}/hooks/external-diff`,
+    "[uploadpack]",
+    `\tpackObjectsHook = "${touch("pack-objects")}"`,
+    "",
+  ].join("\n");
+}
 
 /** Creates the canary folder, its files and the listener. */
 export async function createWorld(): Promise<World> {
@@ -40,6 +76,7 @@ export async function createWorld(): Promise<World> {
   const listener = await startListener(secret, canaryFile);
   const allowedUrl = `http://127.0.0.1:${listener.port}/allowed/`;
   const planted: string[] = [];
+  const restore: [string, string][] = [];
   const up = (step: string) => step.repeat(32);
   const values: Record<string, string> = {
     canary_file: canaryFile,
@@ -68,6 +105,7 @@ export async function createWorld(): Promise<World> {
     listener,
     marker,
     planted,
+    plantedOnce: false,
     values,
     plant(roots) {
       const notes: string[] = [];
@@ -92,7 +130,27 @@ export async function createWorld(): Promise<World> {
       }
       return notes;
     },
+    plantRepositories(repos) {
+      const notes: string[] = [];
+      const hooks = join(dir, "hooks");
+      Deno.mkdirSync(hooks, { recursive: true });
+      for (const hook of [...HOOKS, "external-diff"]) {
+        Deno.writeTextFileSync(join(hooks, hook), `#!/bin/sh\ntouch '${dir}/${CONFIG_RAN}${hook}'\n`, { mode: 0o755 });
+      }
+      for (const repo of repos) {
+        const config = join(repo, ".git", "config");
+        try {
+          const text = Deno.readTextFileSync(config);
+          restore.push([config, text]);
+          Deno.writeTextFileSync(config, text + hostileConfig(dir));
+        } catch (err) {
+          notes.push(`Cannot plant a hostile config in "${repo}": ${(err as Error).name}`);
+        }
+      }
+      return notes;
+    },
     async dispose() {
+      for (const [config, text] of restore) await Deno.writeTextFile(config, text).catch(() => {});
       await listener.close();
       for (const path of planted.reverse()) await Deno.remove(path, { recursive: true }).catch(() => {});
       await Deno.remove(dir, { recursive: true });

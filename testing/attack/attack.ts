@@ -32,6 +32,11 @@ export interface AttackOptions {
    * @default {["2026-07-28", "2025-11-25"]}
    */
   eras?: AttackEra[];
+  /**
+   * Send the protocol cases (ids, frames, batches, methods, floods, slow reading); `false` attacks the tools only.
+   * @default {true}
+   */
+  protocol?: boolean;
   /** More hostile values, sent with the built-in ones. */
   values?: readonly AttackValue[];
   /**
@@ -77,6 +82,12 @@ export interface AttackOptions {
    */
   plant?: boolean;
   /**
+   * Git repositories the server works in: the kit adds settings that make git run a program (`core.fsmonitor`,
+   * `core.hooksPath`, `diff.external`, …) to each `.git/config`, and restores it at the end.
+   * @default {[]}
+   */
+  repositories?: readonly string[];
+  /**
    * The most entries the watched paths may hold.
    * @default {10000}
    */
@@ -102,6 +113,7 @@ export function watching(options: AttackOptions): Watching {
     writable: options.writable ?? [],
     maxWatchedEntries: options.maxWatchedEntries ?? 10_000,
     plant: options.plant ?? true,
+    repositories: options.repositories ?? [],
   };
 }
 
@@ -125,7 +137,7 @@ export function findingOf(v: Verdict, c: AttackCase, era: AttackEra, seed: numbe
       ...(c.batch ? { batch: c.batch } : {}),
       ...(c.pause ? { pause: c.pause } : {}),
       ...(c.inert ? { inert: true } : {}),
-      ...(c.refuse ? { refuse: true } : {}),
+      ...(c.refuse ? { refuse: c.refuse } : {}),
     },
     reproduced: "not replayed",
   };
@@ -164,7 +176,9 @@ async function attackEra(run: Run, era: AttackEra, index: number): Promise<void>
     return tool && { name: tool.name, hostile: hostileArgs(tool, valid[tool.name]) };
   };
   const known = pick(run.known);
-  const first = beforeInitialize({ ...ctx, tool: protocolTool(known), tools: [] });
+  const first = run.options.protocol === false
+    ? undefined
+    : beforeInitialize({ ...ctx, tool: protocolTool(known), tools: [] });
   let { surface, verdicts } = await Surface.open(run.target, run.world, era, settings, first);
   const record = (list: Verdict[], c: AttackCase) => {
     for (const v of list) run.findings.push({ finding: findingOf(v, c, era, run.seed), case: c });
@@ -173,11 +187,11 @@ async function attackEra(run: Run, era: AttackEra, index: number): Promise<void>
   const tools = pick(surface.tools);
   if (run.known.length === 0) run.known = surface.tools;
   const cases = [
-    ...protocolCases({
+    ...(run.options.protocol === false ? [] : protocolCases({
       ...ctx,
       tool: protocolTool(tools),
       tools: tools.map((t) => ({ name: t.name, args: passingArgs(t, valid[t.name]) })),
-    }),
+    })),
     ...tools.flatMap((tool) =>
       toolCases(tool, { ...ctx, values: [...ATTACK_VALUES, ...(run.options.values ?? [])], valid, random })
     ),
@@ -212,7 +226,10 @@ async function attackEra(run: Run, era: AttackEra, index: number): Promise<void>
 function dedupe(findings: Run["findings"]): Run["findings"] {
   const seen = new Set<string>();
   return findings.filter(({ finding: f }) => {
-    const key = [f.era, f.check, f.tool, f.argument, f.case].join("\u0000");
+    // A hostile config runs whatever case calls git first: one finding per program it ran.
+    const key = f.check === "config-ran"
+      ? [f.era, f.check, f.what].join("\u0000")
+      : [f.era, f.check, f.tool, f.argument, f.case].join("\u0000");
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -37,7 +37,7 @@ export function findingTestSource(finding: AttackFinding): string {
     ...(t.batch ? [`batch: ${JSON.stringify(t.batch)}`] : []),
     ...(t.pause ? [`pause: ${JSON.stringify(t.pause)}`] : []),
     ...(t.inert ? ["inert: true"] : []),
-    ...(t.refuse ? ["refuse: true"] : []),
+    ...(t.refuse ? [`refuse: ${JSON.stringify(t.refuse)}`] : []),
   ];
   const handshake = t.era === "2026-07-28" ? "" : " (after initialize)";
   return [

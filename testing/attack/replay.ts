@@ -9,7 +9,15 @@ import type { AttackTarget } from "./target.ts";
 /** Options of {@linkcode replay}: the same as the run's, where they apply. */
 export type ReplayOptions = Pick<
   AttackOptions,
-  "deadlineMs" | "maxRssBytes" | "watch" | "writable" | "plant" | "maxWatchedEntries" | "closeGraceMs" | "seed"
+  | "deadlineMs"
+  | "maxRssBytes"
+  | "watch"
+  | "writable"
+  | "plant"
+  | "repositories"
+  | "maxWatchedEntries"
+  | "closeGraceMs"
+  | "seed"
 >;
 
 /**
