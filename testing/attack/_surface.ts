@@ -57,6 +57,7 @@ export class Surface {
   /** Lines that were not JSON, read outside a case (during the handshake): the next case reports them. */
   #noise: string[] = [];
   #overBound = false;
+  #cases = 0;
 
   private constructor(era: AttackEra, connection: AttackConnection, world: World, settings: SurfaceSettings) {
     this.era = era;
@@ -80,6 +81,12 @@ export class Surface {
     await surface.#call(handshake(era), "init");
     const listed = await surface.#call([{ line: request(era, '"forge-tools"', "tools/list") }], "forge-tools");
     surface.tools = (listed as { result?: { tools?: ListedTool[] } }).result?.tools ?? [];
+    for (const line of surface.#noise.splice(0).slice(0, 1)) {
+      verdicts.push({
+        check: "not-json",
+        what: `stdout held a line that is not JSON: ${JSON.stringify(line).slice(0, 80)}`,
+      });
+    }
     surface.#before = surface.#snap();
     return { surface, verdicts };
   }
@@ -182,7 +189,10 @@ export class Surface {
       notJson,
       alive,
       exitCode: this.connection.ended?.code,
-      rss: await this.connection.rss(),
+      // Reading a process's memory costs a process of its own: every few cases, and after large ones.
+      rss: ++this.#cases % 8 === 0 || c.steps.some((s) => /@@repeat:\d{5,}/.test(s.line) || (s.repeat ?? 1) > 100)
+        ? await this.connection.rss()
+        : undefined,
       polluted,
     };
     this.#errCursor = this.connection.stderr.length;

@@ -61,6 +61,16 @@ function hostileConfig(dir: string): string {
   ].join("\n");
 }
 
+/**
+ * Makes a symbolic link with `ln`: Deno.symlink needs read and write
+ * permission for the whole file system, which a test's scoped flags do not
+ * give.
+ */
+function link(to: string, at: string): void {
+  const out = new Deno.Command("ln", { args: ["-s", to, at], stdout: "null", stderr: "piped" }).outputSync();
+  if (!out.success) throw new Error(`Cannot link "${at}": ${new TextDecoder().decode(out.stderr).trim()}`);
+}
+
 /** Creates the canary folder, its files and the listener. */
 export async function createWorld(): Promise<World> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "forge-attack-" }));
@@ -121,7 +131,7 @@ export async function createWorld(): Promise<World> {
             values.sibling_name = basename(sibling);
           }
           for (const [name, to] of [[LINK_FILE, canaryFile], [LINK_DIR, dir]]) {
-            Deno.symlinkSync(to, join(root, name));
+            link(to, join(root, name));
             planted.push(join(root, name));
           }
         } catch (err) {

@@ -1,5 +1,5 @@
 import type { ListedTool } from "../client.ts";
-import type { AttackCase, AttackEra } from "./_case.ts";
+import { type AttackCase, type AttackEra, handshake, request } from "./_case.ts";
 import { classify } from "./_classes.ts";
 import type { Verdict } from "./_judge.ts";
 import { prng } from "./_prng.ts";
@@ -175,15 +175,29 @@ async function attackEra(run: Run, era: AttackEra, index: number): Promise<void>
     const tool = tools.find((t) => t.annotations?.readOnlyHint !== true) ?? tools[0];
     return tool && { name: tool.name, hostile: hostileArgs(tool, valid[tool.name]) };
   };
-  const known = pick(run.known);
+  if (run.known.length === 0 && era !== "2026-07-28" && run.options.protocol !== false) {
+    // The call before initialize needs a tool's name: learn them from a server of their own.
+    const { surface } = await Surface.open(run.target, run.world, era, settings);
+    run.known = surface.tools;
+    await surface.connection.close(run.options.closeGraceMs ?? 10_000);
+  }
   const first = run.options.protocol === false
     ? undefined
-    : beforeInitialize({ ...ctx, tool: protocolTool(known), tools: [] });
+    : beforeInitialize({ ...ctx, tool: protocolTool(pick(run.known)), tools: [] });
   let { surface, verdicts } = await Surface.open(run.target, run.world, era, settings, first);
   const record = (list: Verdict[], c: AttackCase) => {
     for (const v of list) run.findings.push({ finding: findingOf(v, c, era, run.seed), case: c });
   };
-  if (first) record(verdicts, first);
+  const opening: AttackCase = {
+    tag: "open",
+    kind: "protocol",
+    category: "protocol",
+    title: "initialize and tools/list",
+    steps: [...handshake(era), { line: request(era, '"forge-tools"', "tools/list") }],
+    expect: ['"forge-tools"'],
+  };
+  if (first) record(verdicts.filter((v) => v.check !== "not-json"), first);
+  record(verdicts.filter((v) => v.check === "not-json"), opening);
   const tools = pick(surface.tools);
   if (run.known.length === 0) run.known = surface.tools;
   const cases = [
@@ -215,7 +229,8 @@ async function attackEra(run: Run, era: AttackEra, index: number): Promise<void>
         run.notes.push(`Stopped the ${era} surface after 5 restarts: the server keeps dying`);
         return;
       }
-      ({ surface } = await Surface.open(run.target, run.world, era, settings));
+      ({ surface, verdicts } = await Surface.open(run.target, run.world, era, settings));
+      record(verdicts, opening);
     }
   }
   const last = cases.at(-1) ?? first;

@@ -44,7 +44,7 @@ export interface AttackConnection {
   wait(ms: number): Promise<void>;
   /** Stops (`false`) or resumes (`true`) reading the server's output, or its stderr. */
   reading(stream: "stdout" | "stderr", on: boolean): void;
-  /** The server's resident memory in bytes, when it can be read. */
+  /** The server's resident memory in bytes, when it can be read (the kit asks every few cases). */
   rss(): Promise<number | undefined>;
   /** Set once the server's output ended (it exited or closed it), with its exit code when known. */
   readonly ended: { code: number | undefined } | undefined;

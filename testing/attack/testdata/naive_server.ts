@@ -1,7 +1,7 @@
 // A server written without the toolkit, the way many are: it parses ids into
 // numbers, matches methods without regard to case, prints a debug line on
-// stdout, logs every call synchronously to stderr, keeps every large line it
-// reads, and never exits at the end of its input. attack_test.ts proves the
+// stdout, logs every call synchronously to stderr, keeps 48 MiB for every large
+// line it reads, and never exits at the end of its input. attack_test.ts proves the
 // kit finds each of these.
 const encoder = new TextEncoder();
 const kept: Uint8Array[] = [];
@@ -17,7 +17,7 @@ function reply(id: unknown, result: unknown): void {
 }
 
 function handle(line: string): void {
-  if (line.length > 60_000) kept.push(encoder.encode(line.repeat(200)));
+  if (line.length > 60_000) kept.push(new Uint8Array(48 << 20).fill(line.length & 0xff));
   let message: { id?: unknown; method?: string; params?: { arguments?: { text?: unknown } } };
   try {
     message = JSON.parse(line);
