@@ -7,6 +7,8 @@
  * the way a host does; its type appears here only as `McpClient`, the calls
  * tests make, so the SDK's large type tree stays out of this module's API.
  * A child process gets a clean environment: `childEnv()` says what it keeps.
+ * `attack()` attacks every tool a server lists, in each protocol era, and
+ * judges by canaries it plants (see docs/testing.md).
  *
  * ```ts
  * import { addTool, schema, Server, text } from "@forge/toolkit";
@@ -27,6 +29,7 @@
  *
  * @module
  */
+export * from "./attack/mod.ts";
 export { CHILD_ENV_NAMES, childEnv } from "../internal/child_env.ts";
 export type { CallResult, ListedTool, McpClient, RequestOptions } from "./client.ts";
 export { connectInMemory, type InMemoryOptions, type InMemorySession } from "./in_memory.ts";

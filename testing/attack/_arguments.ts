@@ -109,9 +109,12 @@ export function argsWith(base: Record<string, unknown>, argument: string, json: 
   return `{${parts.join(",")}}`;
 }
 
+// Past this, a repeated value's length only matters against a bound as large.
+const LABEL_REPEAT_CAP = 70_000;
+
 function judged(schema: Schema, args: string): boolean | undefined {
   try {
-    return passesSchema(schema, JSON.parse(fill(args, LABEL)));
+    return passesSchema(schema, JSON.parse(fill(args, LABEL, LABEL_REPEAT_CAP)));
   } catch {
     return undefined;
   }

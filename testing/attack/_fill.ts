@@ -5,8 +5,11 @@
 const PLACEHOLDER = /@@([a-z_]+)(?::(\d+):([^@]*))?@@/g;
 const BYTES = /@@bytes:([0-9a-f ]+)@@/g;
 
-/** Fills placeholders from `values`; a name missing from it throws. */
-export function fill(template: string, values: Readonly<Record<string, string>>): string {
+/**
+ * Fills placeholders from `values`; a name missing from it throws. `repeatCap`
+ * bounds `@@repeat@@` counts, for a copy that is only checked, not sent.
+ */
+export function fill(template: string, values: Readonly<Record<string, string>>, repeatCap = Infinity): string {
   let out = "";
   let last = 0;
   for (const match of template.matchAll(PLACEHOLDER)) {
@@ -14,7 +17,7 @@ export function fill(template: string, values: Readonly<Record<string, string>>)
     out += template.slice(last, match.index);
     last = match.index + whole.length;
     if (name === "repeat") {
-      out += (text ?? "").repeat(Number(count));
+      out += (text ?? "").repeat(Math.min(Number(count), repeatCap));
       continue;
     }
     const value = values[name];

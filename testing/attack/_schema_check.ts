@@ -31,7 +31,11 @@ function numberPasses(schema: Schema, value: number): boolean {
 }
 
 function stringPasses(schema: Schema, value: string): boolean {
-  const length = [...value].length;
+  let length = 0;
+  for (let i = 0; i < value.length; i++, length++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0xd800 && c < 0xdc00 && i + 1 < value.length) i++;
+  }
   if (typeof schema.minLength === "number" && length < schema.minLength) return false;
   if (typeof schema.maxLength === "number" && length > schema.maxLength) return false;
   if (typeof schema.pattern !== "string") return true;

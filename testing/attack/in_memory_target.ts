@@ -44,7 +44,7 @@ function teeConsole(lines: Lines): () => void {
  * @returns The target.
  *
  * @example Attack a server in memory
- * ```ts
+ * ```ts ignore
  * import { addTool, requireString, schema, Server, strProp, text } from "@forge/toolkit";
  * import { assertNoFindings, attack, inMemoryTarget } from "@forge/toolkit/testing";
  *

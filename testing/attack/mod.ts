@@ -5,7 +5,7 @@
  * loopback listener, a log marker) and by snapshots of the server's folders
  * before and after every case.
  *
- * ```ts
+ * ```ts ignore
  * import { addTool, requireString, schema, Server, strProp, text } from "@forge/toolkit";
  * import { assertNoFindings, attack, inMemoryTarget } from "@forge/toolkit/testing";
  *

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { childEnv } from "../child_env.ts";
+import { childEnv } from "../../internal/child_env.ts";
 import { Bell, Gate, Lines, pump } from "./_lines.ts";
 import type { AttackConnection, AttackScope, AttackTarget, AttackWorld } from "./target.ts";
 

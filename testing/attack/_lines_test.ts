@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { Bell, Gate, Lines, pump } from "./_lines.ts";
+
+Deno.test("Lines splits bytes into lines across chunks and keeps a last line without its newline", () => {
+  const lines = new Lines(new Bell());
+  lines.push(new TextEncoder().encode("a\r\nb"));
+  lines.push("c\nd");
+  lines.end();
+  assert.deepEqual(lines.lines, ["a", "bc", "d"]);
+});
+
+Deno.test("a closed Gate stops pump() reading until it opens", async () => {
+  const gate = new Gate();
+  const lines = new Lines(new Bell());
+  let pulls = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (++pulls > 3) return controller.close();
+      controller.enqueue(new TextEncoder().encode(`${pulls}\n`));
+    },
+  }, { highWaterMark: 0 });
+  gate.set(false);
+  const done = pump(stream, lines, gate);
+  await new Bell().wait(20); // a fixed wait, only to show that nothing is read while the gate is shut
+  assert.deepEqual(lines.lines, []);
+  gate.set(true);
+  await done;
+  assert.deepEqual(lines.lines, ["1", "2", "3"]);
+});
