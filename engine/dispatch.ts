@@ -62,9 +62,20 @@ export interface DispatchOptions {
 
 type Params = Record<string, unknown> | undefined;
 
+/** Where a dispatcher's frames go: a writer that says when the client is behind. */
+export interface Outbox {
+  /** Queues one frame. */
+  send(frame: Outgoing): void;
+  /** True while more than the stream's bound of replies waits for the client. */
+  readonly congested: boolean;
+  /** Resolves once nothing waits to be written. */
+  idle(): Promise<void>;
+}
+
 /** Serves one stream of messages for one server. */
 export class Dispatcher {
   readonly #registry: Registry;
+  readonly #out: Outbox;
   readonly #send: (frame: Outgoing) => void;
   readonly #options: DispatchOptions;
   readonly #calls = new CallTable();
@@ -75,9 +86,10 @@ export class Dispatcher {
   readonly #clientRequests: ClientRequests;
   #accepting = true;
 
-  constructor(server: Server, send: (frame: Outgoing) => void, options: DispatchOptions) {
+  constructor(server: Server, out: Outbox, options: DispatchOptions) {
     this.#registry = registryOf(server);
-    this.#send = send;
+    this.#out = out;
+    const send = this.#send = (frame: Outgoing) => out.send(frame);
     this.#options = options;
     this.#session = new Session(server, options.listTtlMs);
     this.#subscriptions = new Subscriptions(send);
@@ -268,7 +280,7 @@ export class Dispatcher {
     if (requestState === undefined) {
       // The common call: one closure for an asker that most calls never make.
       const asker = this.#askerFor(call, envelope, name, args, responses, undefined, undefined);
-      outcome = runCall(this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#send), asker));
+      outcome = runCall(this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#out), asker));
     } else {
       // The state is checked before anything runs: a forged or transplanted one never reaches the handler.
       const argsDigest = digestOf(args);
@@ -277,7 +289,7 @@ export class Dispatcher {
           if (!opened.ok) return badState(opened.problem);
           const asker = this.#askerFor(call, envelope, name, args, responses, opened.body, argsDigest);
           return runCall(
-            this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#send), asker),
+            this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#out), asker),
           );
         },
         () => ({ kind: "none" as const }),

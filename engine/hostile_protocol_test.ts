@@ -248,3 +248,53 @@ Deno.test({
     assert.equal((await server.status()).code, 0);
   },
 });
+
+Deno.test({
+  name: "a progressToken over 256 characters is ignored: the call runs and reports nothing under it",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    await initialize(server);
+    const call = (id: number, token: string) =>
+      line(String(id), "tools/call", `{"name":"steps","arguments":{"n":3},"_meta":{"progressToken":${token}}}`);
+    await server.sendRaw(call(1, JSON.stringify("t".repeat(300_000))));
+    await server.sendRaw(call(2, "1".repeat(300)));
+    for (const id of [1, 2]) {
+      assert.match(
+        await deadline(server.nextLine(), `reply ${id}`),
+        new RegExp(`^\\{"jsonrpc":"2.0","id":${id},"result"`),
+      );
+    }
+    // Within the limit, progress flows as before.
+    await server.sendRaw(call(3, JSON.stringify("t".repeat(256))));
+    for (let k = 1; k <= 3; k++) {
+      assert.match(await deadline(server.nextLine(), `progress ${k}`), new RegExp(`"progress":${k},"total":3\\}\\}$`));
+    }
+    assert.match(await deadline(server.nextLine(), "reply 3"), /^\{"jsonrpc":"2.0","id":3,"result"/);
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "progress respects backpressure: while the client is behind, a handler's 1,000 reports queue as one",
+  permissions: perms,
+  async fn() {
+    // 10 kB per report: seven pass the 64 KiB queue bound, the rest coalesce.
+    const server = spawnHostile(["--queue=65536"], "read");
+    await initialize(server);
+    await server.sendRaw(
+      line("1", "tools/call", '{"name":"steps","arguments":{"n":1000,"size":10000},"_meta":{"progressToken":"p"}}'),
+    );
+    const progress: number[] = [];
+    for (;;) {
+      const message = JSON.parse(await deadline(server.nextLine(), "the next line"));
+      if (message.id === 1) break;
+      progress.push(message.params.progress);
+    }
+    assert.ok(progress.length > 0 && progress.length < 20, `${progress.length} reports sent`);
+    assert.deepEqual(progress, [...progress].sort((a, b) => a - b), "in increasing order");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});

@@ -180,7 +180,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     log(`output closed (${err instanceof Error ? err.name : "error"}): stopping`);
     reading.stop();
   }, { maxFrameBytes: maxMessageBytes, replace: (frame, bytes) => oversizeReply(frame, bytes, maxMessageBytes, log) });
-  const dispatcher = new Dispatcher(server, (frame) => writer.send(frame), dispatchOptions);
+  const dispatcher = new Dispatcher(server, writer, dispatchOptions);
   // Past the writer's bound no new call starts: the read loop holds what it
   // reads until the client drains stdout.
   const reading = readLoop(io.reader, {

@@ -45,12 +45,14 @@ if (!health()) {
     });
     addTool(server, {
       name: "steps",
-      description: "Reports progress for each of n steps",
-      inputSchema: schema({ n: intProp("steps") }),
+      description: "Reports progress for each of n steps, each with a message of size bytes when size is given",
+      inputSchema: schema({ n: intProp("steps"), size: intProp("message bytes") }),
       annotations: RO,
     }, (req) => {
       const n = getInt(req.arguments, "n", 2);
-      for (let i = 1; i <= n; i++) req.progress(i, n);
+      const size = getInt(req.arguments, "size", 0);
+      const message = size > 0 ? "m".repeat(size) : undefined;
+      for (let i = 1; i <= n; i++) req.progress(i, n, message);
       return text(`${n} steps`);
     });
     addTool(server, {
