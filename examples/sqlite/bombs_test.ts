@@ -158,6 +158,47 @@ Deno.test({
 });
 
 Deno.test({
+  name: "writes too: a compile bomb sent to execute holds nothing up, and a write past its deadline changes nothing",
+  permissions: perms,
+  async fn() {
+    const { tree, server, send, next, call, query } = await start(10, {
+      writable: true,
+      allow_recursive: true,
+      query_timeout_ms: 1_000,
+    });
+    assert.equal((await query("SELECT 1 AS one")).isError, undefined);
+    const bomb = await send("execute", { sql: `INSERT INTO t (n) ${COMPILE_BOMB}` });
+    const list = await send("list_tables", {});
+    assert.equal((await next()).id, list, "list_tables is answered while execute's bomb compiles");
+    const refused = await next();
+    assert.equal(refused.id, bomb);
+    assert.match(refused.result!.content[0].text, /^Cannot execute: it ran past its deadline of 1000 ms/);
+    // Row 1 is changed at once (its page is in the journal), then minutes of work on row 2: stopped, and undone.
+    const slow = await call("execute", {
+      sql: `UPDATE t SET n = CASE WHEN rowid = 1 THEN -1 ELSE (${ENDLESS}) END WHERE rowid IN (1, 2)`,
+    });
+    assert.match(
+      slow.content[0].text,
+      /^Cannot execute: it ran past its deadline of 1000 ms \(query_timeout_ms\) and was stopped; SQLite undoes/,
+    );
+    assert.deepEqual((await query("SELECT n FROM t WHERE rowid = 1")).structuredContent, {
+      columns: ["n"],
+      rows: [{ n: 1 }],
+      row_count: 1,
+      truncated: false,
+    });
+    const done = await call("execute", { sql: "UPDATE t SET n = 5 WHERE rowid = 1" });
+    assert.deepEqual(done.structuredContent, { changes: 1, last_insert_rowid: null });
+    assert.deepEqual(
+      ((await query("SELECT n FROM t WHERE rowid = 1")).structuredContent as { rows: unknown[] }).rows,
+      [{ n: 5 }],
+    );
+    assert.equal((await server.status()).code, 0, server.stderr());
+    await tree.remove();
+  },
+});
+
+Deno.test({
   name: "EOF while a query runs inside SQLite: the server exits 0 and leaves no database process behind",
   permissions: perms,
   async fn() {

@@ -1,13 +1,14 @@
 // What the server asks its database process, and how the process answers:
-// one job in, one reply out, both plain JSON. Everything SQLite does for a
-// read — compiling, planning, pricing, stepping — happens in answerJob(), in
-// that process, never on the thread that reads the server's stdin.
+// one job in, one reply out, both plain JSON. Everything SQLite does —
+// compiling, planning, pricing, stepping, writing — happens in answerJob(),
+// in that process, never on the thread that reads the server's stdin.
 import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
 import type { Sqlite } from "./_sqlite.ts";
 import { describeTable, listTables } from "./catalog.ts";
 import type { DatabaseSizes } from "./database_sizes.ts";
 import { runQuery } from "./query.ts";
 import { toSqlParams } from "./values.ts";
+import { executeWrite, planWrite } from "./write.ts";
 
 /** The limits of one query, from the config the call saw. */
 export interface QueryLimits {
@@ -21,11 +22,29 @@ export interface QueryLimits {
   maxScanRows: number;
 }
 
+/** The limits of one write, from the config the call saw. */
+export interface WriteLimits {
+  /** `max_sql_length`. */
+  maxSqlLength: number;
+  /** `allow_recursive`. */
+  allowRecursive: boolean;
+}
+
 /** One job for the database process. */
 export type DatabaseJob =
   | { kind: "query"; sql: string; params: unknown; limits: QueryLimits }
   | { kind: "list" }
-  | { kind: "describe"; table: string };
+  | { kind: "describe"; table: string }
+  | { kind: "patterns"; sql: string; limits: WriteLimits }
+  | { kind: "execute"; sql: string; params: unknown; limits: WriteLimits };
+
+/** The connections of a database process: a read-only one always, a read-write one in a process that may write. */
+export interface Connections {
+  /** From `openDatabase(path, false)`. */
+  reader: Sqlite;
+  /** From `openDatabase(path, true)`; absent in a read-only process. */
+  writer?: Sqlite;
+}
 
 /** The process's answer: the tool's value, or a refusal the model may read. */
 export type DatabaseReply =
@@ -49,6 +68,8 @@ export const JOB_ACTIONS: Readonly<Record<DatabaseJob["kind"], string>> = Object
   query: "run query",
   list: "list tables",
   describe: "describe table",
+  patterns: "execute",
+  execute: "execute",
 });
 
 /**
@@ -56,20 +77,29 @@ export const JOB_ACTIONS: Readonly<Record<DatabaseJob["kind"], string>> = Object
  * error reply with its message; anything else (a bug, not SQLite's word on
  * the query) becomes a generic one, and its detail goes to stderr.
  *
- * @param db The process's connection, from `openDatabase(path, false)`.
+ * @param connections The process's connections.
  * @param job What to do.
- * @param sizes The sizes kept between the connection's queries.
+ * @param sizes The sizes kept between the read-only connection's queries.
  * @returns The reply.
  */
-export function answerJob(db: Sqlite, job: DatabaseJob, sizes: DatabaseSizes): DatabaseReply {
+export function answerJob(connections: Connections, job: DatabaseJob, sizes: DatabaseSizes): DatabaseReply {
+  const { reader, writer } = connections;
   try {
     switch (job.kind) {
       case "query":
-        return { ok: runQuery(db, job.sql, { params: toSqlParams(job.params), ...job.limits, sizes }) };
+        return { ok: runQuery(reader, job.sql, { params: toSqlParams(job.params), ...job.limits, sizes }) };
       case "list":
-        return { ok: listTables(db) };
+        return { ok: listTables(reader) };
       case "describe":
-        return { ok: describeTable(db, job.table) };
+        return { ok: describeTable(reader, job.table) };
+      case "patterns":
+        return { ok: planWrite(reader, job.sql, job.limits).patterns };
+      case "execute": {
+        if (writer === undefined) throw new TypeError("Cannot execute: this database process may not write");
+        const plan = planWrite(reader, job.sql, job.limits);
+        const params = toSqlParams(job.params);
+        return { ok: executeWrite(writer, { plan, params, allowRecursive: job.limits.allowRecursive }) };
+      }
       default:
         throw new TypeError(`Cannot do a job: unknown kind ${JSON.stringify((job as { kind?: unknown }).kind)}`);
     }

@@ -15,7 +15,7 @@ Deno.test({
     const fixture = makeFixture();
     const db = openDatabase(fixture.db, false);
     const sizes = new DatabaseSizes(db);
-    const answer = (job: DatabaseJob) => answerJob(db, job, sizes);
+    const answer = (job: DatabaseJob) => answerJob({ reader: db }, job, sizes);
     assert.deepEqual(
       answer({ kind: "query", sql: "SELECT name FROM customers WHERE id = ?", params: [2], limits: LIMITS }),
       { ok: { columns: ["name"], rows: [{ name: "Grace" }], row_count: 1, truncated: false } },
@@ -48,7 +48,34 @@ Deno.test({
           'Invalid argument "params": must be an array (for ? placeholders) or an object (for :name placeholders)',
       },
     });
+    // A read-only process can tell a write's patterns, and refuses to run it.
+    const write = { sql: "DELETE FROM customers WHERE id = ?", limits: { maxSqlLength: 1_000, allowRecursive: false } };
+    assert.deepEqual(answer({ kind: "patterns", ...write }), { ok: ["sql:delete:customers", "sql:delete:orders"] });
+    assert.deepEqual(answer({ kind: "execute", ...write, params: [1] }), {
+      error: { code: "sql", message: "Cannot execute: the database failed" },
+    });
     db.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "answerJob() runs execute on the read-write connection, with the patterns its read-only one found",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const reader = openDatabase(fixture.db, false);
+    const writer = openDatabase(fixture.db, true);
+    const limits = { maxSqlLength: 1_000, allowRecursive: false };
+    const reply = answerJob(
+      { reader, writer },
+      { kind: "execute", sql: "DELETE FROM customers WHERE id = ?", params: [1], limits },
+      new DatabaseSizes(reader),
+    );
+    assert.deepEqual(reply, { ok: { changes: 1, last_insert_rowid: null } });
+    assert.equal(Number(reader.prepare("SELECT count(*) AS n FROM orders").get()?.n), 1, "the cascade ran");
+    writer.close();
+    reader.close();
     fixture.remove();
   },
 });

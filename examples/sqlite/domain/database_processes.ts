@@ -1,8 +1,8 @@
 // The server's database processes. node:sqlite cannot interrupt a statement,
 // and a Worker cannot stop a thread inside SQLite (deno_facts_test.ts), yet
 // compiling one hostile query can take SQLite minutes and running one hours.
-// So every read happens in a child process with read access to the database
-// file only, and a job that passes its deadline (or is cancelled) ends with
+// So every statement runs in a child process with access to the database
+// file only (read; write too for `execute`), and a job that passes its deadline (or is cancelled) ends with
 // the process: SIGKILL stops SQLite wherever it is. A spare process is kept
 // ready, so that a call arriving while another one works (or after a kill)
 // does not wait for a process to start.
@@ -23,6 +23,17 @@ export interface DatabaseProcessesOptions {
    * @default {30000}
    */
   startTimeoutMs?: number;
+  /**
+   * Whether the processes may write the database (`execute`): they get `--allow-write` for it too, and a
+   * read-write connection. Only when Deno lets this process write it.
+   * @default {false}
+   */
+  writable?: boolean;
+  /**
+   * How many idle processes are kept. With two or more, a spare starts whenever a job takes the last one.
+   * @default {2}
+   */
+  maxIdle?: number;
 }
 
 /** How one job runs. */
@@ -42,14 +53,14 @@ interface Child {
 }
 
 const RESTART = "restart the server with the flags from --print-permissions";
-/** Idle processes kept: one takes the next call, the other is the spare while it works. */
-const MAX_IDLE = 2;
 
 /** The database processes of one database file: one job per process at a time. */
 export class DatabaseProcesses {
   readonly #database: string;
   readonly #maxQueries: number;
   readonly #startTimeoutMs: number;
+  readonly #writable: boolean;
+  readonly #maxIdle: number;
   readonly #idle: Child[] = [];
   /** Each busy process, with what ends its job when the pool closes. */
   readonly #busy = new Map<Child, () => void>();
@@ -66,6 +77,8 @@ export class DatabaseProcesses {
     this.#database = database;
     this.#maxQueries = options.maxQueries ?? 4;
     this.#startTimeoutMs = options.startTimeoutMs ?? 30_000;
+    this.#writable = options.writable ?? false;
+    this.#maxIdle = options.maxIdle ?? 2;
   }
 
   /** The process ids of the live processes, busy or idle. */
@@ -97,7 +110,7 @@ export class DatabaseProcesses {
       return Promise.reject(err instanceof PolicyError ? err : refuse("sql", "its database process did not start"));
     }
     // A spare, so that a call arriving while this one works finds a process ready.
-    if (this.#idle.length === 0) this.#spare();
+    if (this.#idle.length === 0 && this.#maxIdle >= 2) this.#spare();
     return new Promise<unknown>((resolve, reject) => {
       let settled = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -122,12 +135,14 @@ export class DatabaseProcesses {
       child.ready.then(async () => {
         if (settled) return;
         clearTimeout(timer);
+        const advice = job.kind === "execute"
+          ? "SQLite undoes a write stopped before its commit (run_query shows what is there)"
+          : "narrow it (a WHERE on an indexed column, fewer joined tables, a LIMIT)";
         timer = setTimeout(() =>
           finish(
             refuse(
               "sql",
-              `it ran past its deadline of ${run.timeoutMs} ms (query_timeout_ms) and was stopped; narrow it ` +
-                "(a WHERE on an indexed column, fewer joined tables, a LIMIT)",
+              `it ran past its deadline of ${run.timeoutMs} ms (query_timeout_ms) and was stopped; ${advice}`,
             ),
             undefined,
             false,
@@ -177,6 +192,13 @@ export class DatabaseProcesses {
         `Cannot open the database: reading it is outside what this process was started with; ${RESTART}`,
       );
     }
+    if (this.#writable && Deno.permissions.querySync({ name: "write", path: this.#database }).state !== "granted") {
+      throw new PolicyError(
+        "no-permission",
+        "Cannot execute: writing the database is outside what this process was started with (it was started " +
+          `read-only); ${RESTART}`,
+      );
+    }
     const script = fileURLToPath(new URL("../database_process.ts", import.meta.url));
     let process: Deno.ChildProcess;
     try {
@@ -188,8 +210,10 @@ export class DatabaseProcesses {
           "--no-lock",
           "--cached-only",
           `--allow-read=${this.#database}`,
+          ...(this.#writable ? [`--allow-write=${this.#database}`] : []),
           script,
           this.#database,
+          ...(this.#writable ? ["write"] : []),
         ],
         clearEnv: true,
         env: processEnv(),
@@ -219,9 +243,9 @@ export class DatabaseProcesses {
     return child;
   }
 
-  /** Keeps two idle processes warm (one for the next call, one spare while it works); ends any other. */
+  /** Keeps `maxIdle` processes warm (with two: one for the next call, one spare while it works); ends any other. */
   #release(child: Child): void {
-    if (this.#idle.length < MAX_IDLE) this.#idle.push(child);
+    if (this.#idle.length < this.#maxIdle) this.#idle.push(child);
     else this.#end(child);
   }
 

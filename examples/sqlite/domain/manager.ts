@@ -1,16 +1,15 @@
 // The Manager: one per process. It reads the current config on every call,
-// so an edit applies at the next call, and owns the two connections.
-import type { Sqlite } from "./_sqlite.ts";
+// so an edit applies at the next call, and owns the database processes that
+// do the work (see database_processes.ts): the server opens no database itself.
 import { PolicyError } from "@forge/toolkit/validate";
 import type { TableDescription, TableSummary } from "./catalog.ts";
 import type { Config } from "./config.ts";
-import { openDatabase } from "./connection.ts";
-import type { DatabaseJob } from "./database_job.ts";
+import type { DatabaseJob, WriteLimits } from "./database_job.ts";
 import { DatabaseProcesses, type DatabaseProcessesOptions } from "./database_processes.ts";
 import { databasePathOf } from "./policy.ts";
 import type { QueryResult } from "./query.ts";
 import { paramsToJson, type SqlParams } from "./values.ts";
-import { type ExecuteResult, executeWrite, planWrite } from "./write.ts";
+import type { ExecuteResult } from "./write.ts";
 
 /** Options of {@linkcode Manager}. */
 export interface ManagerOptions {
@@ -46,9 +45,9 @@ export class Manager {
   readonly #listeners: ((config: Config) => void)[] = [];
   #last: Config | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
-  #reader: Sqlite | undefined;
-  #writer: Sqlite | undefined;
   #processes: DatabaseProcesses | undefined;
+  /** The process that may write, started at the first `execute` while the config says writable. */
+  #writers: DatabaseProcesses | undefined;
   readonly #processOptions: DatabaseProcessesOptions | undefined;
 
   /**
@@ -130,35 +129,40 @@ export class Manager {
   }
 
   /**
-   * The permission patterns of a write, without running it (what a probe shows).
+   * The permission patterns of a write, without running it (what a probe
+   * shows): a database process compiles it on its read-only connection.
    *
    * @param sql The write.
    * @returns The patterns, e.g. `["sql:insert:users"]`.
    * @throws {PolicyError} When writing is off, or the statement is refused.
    */
   async writePatterns(sql: string): Promise<string[]> {
-    const { config, reader } = await this.#writable();
-    return planWrite(reader, sql, { maxSqlLength: config.max_sql_length, allowRecursive: config.allow_recursive })
-      .patterns;
+    return await this.#job(
+      (config) => ({ kind: "patterns", sql, limits: writeLimits(config) }),
+      undefined,
+      "patterns",
+    ) as string[];
   }
 
   /**
-   * Runs one write on the read-write connection, allowed to touch only what its patterns name.
+   * Runs one write in the database process that may write, allowed to touch
+   * only what its patterns name; it is stopped at `query_timeout_ms` like a
+   * query (SQLite undoes a write stopped before its commit).
    *
    * @param sql The write.
    * @param params Values to bind.
-   * @param signal Aborts before the write starts.
+   * @param signal Ends the call early (the process is stopped).
    * @returns The number of changed rows and the last inserted rowid.
    * @throws {PolicyError} When writing is off in the config or in the process's flags, or the write is refused.
    */
   async execute(sql: string, params: SqlParams, signal?: AbortSignal): Promise<ExecuteResult> {
-    const { config, path, reader } = await this.#writable(signal);
-    const plan = planWrite(reader, sql, {
-      maxSqlLength: config.max_sql_length,
-      allowRecursive: config.allow_recursive,
+    const job = (config: Config): DatabaseJob => ({
+      kind: "execute",
+      sql,
+      params: paramsToJson(params),
+      limits: writeLimits(config),
     });
-    this.#writer ??= openDatabase(path, true);
-    return executeWrite(this.#writer, { plan, params, allowRecursive: config.allow_recursive });
+    return await this.#job(job, signal, "write") as ExecuteResult;
   }
 
   /**
@@ -188,26 +192,36 @@ export class Manager {
   }
 
   /**
-   * Stops watching and closes both connections.
+   * Stops watching and ends every database process.
    *
-   * @returns Resolves when closed.
+   * @returns Resolves when they have exited.
    */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    const processes = this.#processes;
-    this.#processes = undefined;
-    this.#reader?.close();
-    this.#writer?.close();
-    this.#reader = this.#writer = undefined;
-    return processes?.close() ?? Promise.resolve();
+    const pools = [this.#processes, this.#writers];
+    this.#processes = this.#writers = undefined;
+    await Promise.all(pools.map((pool) => pool?.close()));
   }
 
-  /** Runs a job, made for the current config, in a database process under that config's deadline. */
-  async #job(job: (config: Config) => DatabaseJob, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * Runs a job, made for the current config, in a database process under
+   * that config's deadline: a read-only one, or (`write`) the one that may
+   * write; `patterns` and `write` need `"writable": true`.
+   */
+  async #job(
+    job: (config: Config) => DatabaseJob,
+    signal?: AbortSignal,
+    needs: "read" | "patterns" | "write" = "read",
+  ): Promise<unknown> {
     const { config, path } = await this.#session(signal);
-    this.#processes ??= new DatabaseProcesses(path, this.#processOptions);
-    return await this.#processes.run(job(config), { timeoutMs: config.query_timeout_ms, signal });
+    if (needs !== "read" && !config.writable) {
+      throw new PolicyError("no-permission", 'Cannot execute: writing is turned off in the config ("writable": false)');
+    }
+    const pool = needs === "write"
+      ? this.#writers ??= new DatabaseProcesses(path, { writable: true, maxQueries: 1, maxIdle: 1 })
+      : this.#processes ??= new DatabaseProcesses(path, this.#processOptions);
+    return await pool.run(job(config), { timeoutMs: config.query_timeout_ms, signal });
   }
 
   async #session(signal?: AbortSignal): Promise<Session> {
@@ -228,20 +242,12 @@ export class Manager {
         `Cannot use the database: the config now names a different database file than this process was started for; ${RESTART}`,
       );
     }
-    if (!config.writable && this.#writer !== undefined) {
-      this.#writer.close();
-      this.#writer = undefined;
+    if (!config.writable && this.#writers !== undefined) {
+      // Writing was turned off: the process that may write ends.
+      void this.#writers.close();
+      this.#writers = undefined;
     }
     return { config, path };
-  }
-
-  async #writable(signal?: AbortSignal): Promise<Session & { reader: Sqlite }> {
-    const session = await this.#session(signal);
-    if (!session.config.writable) {
-      throw new PolicyError("no-permission", 'Cannot execute: writing is turned off in the config ("writable": false)');
-    }
-    this.#reader ??= openDatabase(session.path, false);
-    return { ...session, reader: this.#reader };
   }
 
   #seen(config: Config): void {
@@ -249,4 +255,8 @@ export class Manager {
     this.#last = config;
     for (const listener of this.#listeners) listener(config);
   }
+}
+
+function writeLimits(config: Config): WriteLimits {
+  return { maxSqlLength: config.max_sql_length, allowRecursive: config.allow_recursive };
 }
