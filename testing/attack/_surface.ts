@@ -20,6 +20,9 @@ export interface SurfaceSettings {
   pollution: boolean;
 }
 
+/** How long a server may take to answer its first request. */
+const START_MS = 60_000;
+
 interface Reply {
   id: string | undefined;
   value: unknown;
@@ -52,7 +55,8 @@ export class Surface {
   readonly #settings: SurfaceSettings;
   #cursor = 0;
   #errCursor = 0;
-  #pending = new Map<string, number>();
+  /** Ids sent and not yet answered → how many answers are due, and why a success would be a finding. */
+  #pending = new Map<string, { count: number; refuse: string | undefined }>();
   #before: Snapshot | undefined;
   /** Lines that were not JSON, read outside a case (during the handshake): the next case reports them. */
   #noise: string[] = [];
@@ -99,7 +103,8 @@ export class Surface {
     if (steps.length === 0) return undefined;
     await this.#send(steps.map((step) => concat(fillStep(step, this.#world.values))));
     const want = JSON.stringify(id);
-    const deadline = Date.now() + this.#settings.ground.deadlineMs;
+    // A process may take seconds to start on a loaded machine: the case deadline does not apply.
+    const deadline = Date.now() + Math.max(this.#settings.ground.deadlineMs, START_MS);
     while (Date.now() < deadline) {
       for (const reply of this.#read(this.#noise)) if (reply.id === want) return reply.value;
       if (this.connection.ended) break;
@@ -140,8 +145,11 @@ export class Surface {
     const notJson: string[] = this.#noise.splice(0);
     const unexpected: string[] = [];
     const served: string[] = [];
+    const lateServed: [string, string][] = [];
     const want: string[] = [...c.expect];
-    for (const id of [...c.expect, ...(c.batch ?? [])]) this.#pending.set(id, (this.#pending.get(id) ?? 0) + 1);
+    for (const id of [...c.expect, ...(c.batch ?? [])]) {
+      this.#pending.set(id, { count: (this.#pending.get(id)?.count ?? 0) + 1, refuse: c.refuse });
+    }
     let batchOpen = c.batch !== undefined;
     const batchMissing: string[] = [];
     const take = (replies: Reply[]) => {
@@ -160,8 +168,11 @@ export class Surface {
           this.#settle(reply.id);
           want.splice(i, 1);
           if (c.refuse !== undefined && succeeded(reply.value)) served.push(reply.id!);
-        } else if (!this.#settle(reply.id)) {
-          unexpected.push(reply.id ?? "(none)");
+        } else {
+          const late = this.#settle(reply.id);
+          if (late === undefined) unexpected.push(reply.id ?? "(none)");
+          // An answer that comes after its case's deadline is still judged, here.
+          else if (late.refuse !== undefined && succeeded(reply.value)) lateServed.push([reply.id!, late.refuse]);
         }
       }
     };
@@ -198,6 +209,10 @@ export class Surface {
     this.#errCursor = this.connection.stderr.length;
     this.#before = after;
     const verdicts = judge(observed, this.#settings.ground);
+    for (const [id, reason] of lateServed.slice(0, 1)) {
+      const check = reason.includes("case") ? "served-variant" : "served-invalid";
+      verdicts.push({ check, what: `id ${JSON.stringify(id)} got a result, after its deadline, although ${reason}` });
+    }
     // Memory only grows past the bound once worth telling: the first case that crossed it.
     if (this.#overBound) return verdicts.filter((v) => v.check !== "memory");
     this.#overBound = verdicts.some((v) => v.check === "memory");
@@ -218,15 +233,15 @@ export class Surface {
     return done;
   }
 
-  /** Counts down a reply to an id sent earlier (a late answer); false when none was pending. */
-  #settle(id: string | undefined): boolean {
-    for (const [pending, count] of this.#pending) {
+  /** Counts down an answer to an id sent earlier; what was due for it, or undefined when nothing was. */
+  #settle(id: string | undefined): { refuse: string | undefined } | undefined {
+    for (const [pending, due] of this.#pending) {
       if (id === undefined || !pending.split("|").some((alt) => sameId(alt, id))) continue;
-      if (count <= 1) this.#pending.delete(pending);
-      else this.#pending.set(pending, count - 1);
-      return true;
+      if (due.count <= 1) this.#pending.delete(pending);
+      else this.#pending.set(pending, { ...due, count: due.count - 1 });
+      return due;
     }
-    return false;
+    return undefined;
   }
 
   async #until(done: () => boolean, take: (r: Reply[]) => void, notJson: string[]): Promise<boolean> {
