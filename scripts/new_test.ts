@@ -37,7 +37,7 @@ Deno.test("deno task new --help prints the usage with every option and exits 0; 
   assert.doesNotMatch(wrong.stderr, /^\s+at /m, "no stack trace");
 });
 
-Deno.test("the README's `deno task new <dir> --name my-server` yields a project whose own tests pass", async () => {
+Deno.test("the README's `deno task new <dir> --name my-server` yields a project whose tests pass with a typed tool added over a ${VAR} folder, editing only register.ts and the config", async () => {
   const dir = join(await Deno.makeTempDir(), "my-server");
   const made = await scaffold([dir, "--name", "my-server"]);
   assert.equal(made.code, 0, made.stderr);
@@ -52,12 +52,43 @@ Deno.test("the README's `deno task new <dir> --name my-server` yields a project 
     made.stdout,
     /Next:\n\n {2}cd .*my-server\n {2}deno task test\n {2}NOTES_DIR=\$PWD\/notes deno task start\n$/,
   );
+  // The project README's "Adding a tool", as written: its two code blocks become the two new files, then one
+  // register line (with its import) and one config line. No other file is touched, and every test still passes.
+  const readme = await Deno.readTextFile(join(dir, "README.md"));
+  const recipe = readme.slice(readme.indexOf("## Adding a tool"));
+  const [tool, test] = [...recipe.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((block) => block[1]);
+  await Deno.writeTextFile(join(dir, "tools/word_count.ts"), tool);
+  await Deno.writeTextFile(join(dir, "tools/word_count_test.ts"), test);
+  await edit(join(dir, "tools/register.ts"), [
+    [
+      'from "./write_note.ts";\n',
+      'from "./write_note.ts";\nimport { wordCount, wordCountTool } from "./word_count.ts";\n',
+    ],
+    ["writeNote(mgr));\n", "writeNote(mgr));\n  addTool(server, wordCountTool, wordCount(mgr));\n"],
+  ]);
+  await edit(join(dir, "config/config.example.json"), [
+    ['"max_bytes": 65536\n', '"max_bytes": 65536,\n  "folders": { "files": { "path": "${FILES_DIR}" } }\n'],
+  ]);
   const tests = await deno(["task", "test"], dir);
   const text = tests.stdout + tests.stderr;
   assert.equal(tests.code, 0, text.slice(-3000));
   assert.match(text, /test: (\d+) of \1 permission groups passed/);
+  assert.match(
+    text,
+    /word_count counts the words of a file in the files folder and refuses a path outside it \.\.\. ok/,
+  );
   await Deno.remove(join(dir, ".."), { recursive: true });
 });
+
+/** Replaces each `[from, to]` once, failing when `from` is not in the file. */
+async function edit(path: string, changes: [string, string][]): Promise<void> {
+  let text = await Deno.readTextFile(path);
+  for (const [from, to] of changes) {
+    assert.ok(text.includes(from), `${path} has no ${JSON.stringify(from)}`);
+    text = text.replace(from, to);
+  }
+  await Deno.writeTextFile(path, text);
+}
 
 Deno.test("deno task new --jsr points imports at this version on JSR, --local at this checkout, and renames", async () => {
   const dir = join(await Deno.makeTempDir(), "svc");

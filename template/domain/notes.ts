@@ -1,43 +1,54 @@
 // The Manager: one per process. It reads the current config on every call,
 // so an edited config applies at the next call, and it owns nothing that
 // needs closing beyond that (a real server would own pools here).
-import { PathJail, type Policy, PolicyError } from "@forge/toolkit/validate";
+import { PathJail, PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
+import { policyFor, rootPolicy, rootsOf } from "./policy.ts";
 
 const NOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-/** Reads and writes notes inside the configured directory. */
+/** Reads and writes notes, and opens the config's folders, each as a jail of its own. */
 export class Manager {
   readonly #config: () => Promise<Config>;
-  readonly #policyFor: (config: Config) => Policy;
-  #cache: { config: Config; jail: PathJail; maxBytes: number } | undefined;
+  readonly #configPath: string | undefined;
+  #cache: { config: Config; jails: Map<string, PathJail> } | undefined;
 
   /**
    * @param config Returns the current config (the loader's `get`).
-   * @param policyFor Turns a config into its policy.
+   * @param configPath The config file: relative paths in it start at its directory.
    */
-  constructor(config: () => Promise<Config>, policyFor: (config: Config) => Policy) {
+  constructor(config: () => Promise<Config>, configPath: string | undefined) {
     this.#config = config;
-    this.#policyFor = policyFor;
+    this.#configPath = configPath;
   }
 
   /** Reads one note. */
   async read(name: string, signal?: AbortSignal): Promise<string> {
-    const { jail, maxBytes } = await this.#current();
-    return await jail.readTextFile(fileOf(name), { maxBytes, signal });
+    const { config, jail } = await this.#open("notes");
+    return await jail.readTextFile(fileOf(name), { maxBytes: config.max_bytes, signal });
   }
 
   /** Writes (creates or replaces) one note. */
   async write(name: string, content: string, signal?: AbortSignal): Promise<void> {
-    const { jail, maxBytes } = await this.#current();
+    const { config, jail } = await this.#open("notes");
     const bytes = new TextEncoder().encode(content);
-    if (bytes.length > maxBytes) {
+    if (bytes.length > config.max_bytes) {
       throw new PolicyError(
         "invalid-input",
-        `Cannot write note "${name}": ${bytes.length} bytes is over the limit of ${maxBytes}`,
+        `Cannot write note "${name}": ${bytes.length} bytes is over the limit of ${config.max_bytes}`,
       );
     }
     await jail.writeFile(fileOf(name), bytes, { signal });
+  }
+
+  /**
+   * The jail of one root by name — `notes`, or a folder of the config's
+   * `folders` — for the config of this call. Its only root is that folder:
+   * relative paths start there, and no path reaches another root. Reads are
+   * capped at `max_bytes`.
+   */
+  async folder(name: string): Promise<PathJail> {
+    return (await this.#open(name)).jail;
   }
 
   /** Nothing to release in this template; a real Manager closes pools here. */
@@ -45,15 +56,24 @@ export class Manager {
     return Promise.resolve();
   }
 
-  async #current(): Promise<{ jail: PathJail; maxBytes: number }> {
+  async #open(name: string): Promise<{ config: Config; jail: PathJail }> {
     const config = await this.#config();
-    if (this.#cache?.config !== config) {
-      if (config.notes_dir === undefined) {
-        throw new PolicyError("outside-roots", "Cannot use notes: no notes directory is configured");
+    if (this.#cache?.config !== config) this.#cache = { config, jails: new Map() };
+    let jail = this.#cache.jails.get(name);
+    if (jail === undefined) {
+      const root = rootsOf(config, this.#configPath).get(name);
+      if (root === undefined) {
+        throw new PolicyError(
+          "outside-roots",
+          name === "notes"
+            ? "Cannot use notes: no notes directory is configured"
+            : `Cannot open folder "${name.slice(0, 32)}": the config has no such folder`,
+        );
       }
-      this.#cache = { config, jail: new PathJail(this.#policyFor(config)), maxBytes: config.max_bytes };
+      jail = new PathJail(rootPolicy(policyFor(config, this.#configPath, []), root));
+      this.#cache.jails.set(name, jail);
     }
-    return this.#cache;
+    return { config, jail };
   }
 }
 

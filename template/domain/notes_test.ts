@@ -3,26 +3,32 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { derivePermissions } from "@forge/toolkit/permissions";
 import { PolicyError } from "@forge/toolkit/validate";
-import type { Config } from "./config.ts";
+import { type Config, ConfigSchema } from "./config.ts";
 import { Manager } from "./notes.ts";
 import { policyFor } from "./policy.ts";
 
 const TMP = Deno.env.get("TMPDIR") ?? "/tmp";
+const perms = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 
 async function setup(maxBytes = 64) {
   const root = await Deno.realPath(await Deno.makeTempDir());
-  const notes = join(root, "notes");
-  await Deno.mkdir(notes);
+  const [notes, docs, drafts] = ["notes", "docs", "drafts"].map((name) => join(root, name));
+  for (const dir of [notes, docs, drafts]) await Deno.mkdir(dir);
   await Deno.writeTextFile(join(notes, "todo.md"), "buy milk");
+  await Deno.writeTextFile(join(docs, "guide.txt"), "read me");
   await Deno.writeTextFile(join(root, "canary.txt"), "CANARY-outside-the-notes");
-  let config: Config = { notes_dir: notes, max_bytes: maxBytes };
-  const mgr = new Manager(() => Promise.resolve(config), (c) => policyFor(c, undefined, []));
-  return { root, notes, mgr, set: (c: Config) => (config = c) };
+  let config: Config = ConfigSchema.parse({
+    notes_dir: notes,
+    max_bytes: maxBytes,
+    folders: { docs: { path: docs }, drafts: { path: drafts, writable: true } },
+  });
+  const mgr = new Manager(() => Promise.resolve(config), undefined);
+  return { root, notes, docs, drafts, mgr, set: (c: Config) => (config = c) };
 }
 
 Deno.test({
   name: "Manager reads and writes notes inside the notes directory",
-  permissions: { read: [TMP], write: [TMP], env: ["TMPDIR"] },
+  permissions: perms,
   async fn() {
     const { root, notes, mgr } = await setup();
     assert.equal(await mgr.read("todo"), "buy milk");
@@ -34,7 +40,7 @@ Deno.test({
 
 Deno.test({
   name: "Manager refuses names that could leave the directory, and notes over max_bytes",
-  permissions: { read: [TMP], write: [TMP], env: ["TMPDIR"] },
+  permissions: perms,
   async fn() {
     const { root, mgr } = await setup(8);
     for (const name of ["../canary", "/etc/hostname", "a/b", "", ".hidden", "x".repeat(65)]) {
@@ -46,13 +52,38 @@ Deno.test({
 });
 
 Deno.test({
+  name: "mgr.folder(name) is a jail of that folder alone: paths start there and no path reaches another root",
+  permissions: perms,
+  async fn() {
+    const { root, notes, drafts, mgr } = await setup();
+    const docs = await mgr.folder("docs");
+    assert.equal(await docs.readTextFile("guide.txt"), "read me");
+    for (const path of ["../notes/todo.md", join(notes, "todo.md"), "../canary.txt", join(drafts, "x.txt")]) {
+      await assert.rejects(() => docs.readTextFile(path), PolicyError, path);
+    }
+    await assert.rejects(() => docs.writeFile("new.txt", "x"), PolicyError, "a folder is read-only by default");
+    await (await mgr.folder("drafts")).writeFile("plan.txt", "ship it");
+    assert.equal(await Deno.readTextFile(join(drafts, "plan.txt")), "ship it");
+    await assert.rejects(async () => (await mgr.folder("notes")).readTextFile("../docs/guide.txt"), PolicyError);
+    await assert.rejects(() => mgr.folder("secrets"), /Cannot open folder "secrets": the config has no such folder/);
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test("the config refuses a folder named notes or with a name a tool could not spell", () => {
+  assert.throws(() => ConfigSchema.parse({ folders: { notes: { path: "/srv/x" } } }), /names the notes directory/);
+  assert.throws(() => ConfigSchema.parse({ folders: { "../x": { path: "/srv/x" } } }), /a folder's name is/);
+});
+
+Deno.test({
   name: "a config edit applies at the next call: without notes_dir nothing is allowed",
-  permissions: { read: [TMP], write: [TMP], env: ["TMPDIR"] },
+  permissions: perms,
   async fn() {
     const { root, mgr, set } = await setup();
     assert.equal(await mgr.read("todo"), "buy milk");
-    set({ max_bytes: 64 });
+    set(ConfigSchema.parse({ max_bytes: 64 }));
     await assert.rejects(() => mgr.read("todo"), /no notes directory is configured/);
+    await assert.rejects(() => mgr.folder("docs"), /no such folder/);
     await Deno.remove(root, { recursive: true });
   },
 });
@@ -61,26 +92,33 @@ Deno.test({
 // written down before it runs, so the paths must exist already.
 const scoped = Deno.realPathSync(Deno.makeTempDirSync());
 Deno.mkdirSync(join(scoped, "notes"));
+Deno.mkdirSync(join(scoped, "docs"));
 Deno.writeTextFileSync(join(scoped, "notes", "todo.md"), "buy milk");
 Deno.writeTextFileSync(join(scoped, "canary.txt"), "CANARY-outside-the-notes");
 
-const scopedConfig: Config = { notes_dir: join(scoped, "notes"), max_bytes: 64 };
+const scopedConfig = ConfigSchema.parse({
+  notes_dir: join(scoped, "notes"),
+  folders: { docs: { path: join(scoped, "docs") } },
+});
 const derived = derivePermissions(policyFor(scopedConfig, undefined, []));
 
 Deno.test({
-  name: "layer 2: the grants derived from the notes policy serve the notes and stop a read that skips layer 1",
+  name:
+    "layer 2: the grants derived from the policy serve the notes, keep folders read-only, and stop a read that skips layer 1",
   permissions: { read: [...derived.read], write: [...derived.write] },
   async fn() {
-    const mgr = new Manager(() => Promise.resolve(scopedConfig), (c) => policyFor(c, undefined, []));
+    assert.deepEqual(derived.write, [join(scoped, "notes")], "only the writable roots are writable");
+    const mgr = new Manager(() => Promise.resolve(scopedConfig), undefined);
     assert.equal(await mgr.read("todo"), "buy milk");
     // Bypass layer 1 on purpose (read the file directly): the derived grant does not reach it.
     await assert.rejects(() => Deno.readTextFile(join(scoped, "canary.txt")), Deno.errors.NotCapable);
+    await assert.rejects(() => Deno.writeTextFile(join(scoped, "docs", "x.txt"), "x"), Deno.errors.NotCapable);
   },
 });
 
 Deno.test({
   name: "(cleanup of the permission-scoped test's directory)",
-  permissions: { read: [TMP], write: [TMP], env: ["TMPDIR"] },
+  permissions: perms,
   async fn() {
     await Deno.remove(scoped, { recursive: true });
     await assert.rejects(() => Deno.stat(scoped), Deno.errors.NotFound);
