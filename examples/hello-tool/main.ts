@@ -1,5 +1,5 @@
 // The smallest complete server: one read-only tool.
-import { addTool, health, requireString, run, schema, strProp, text } from "@forge/toolkit";
+import { addTool, health, run, schema, strProp, text } from "@forge/toolkit";
 
 if (!health()) {
   await run("hello", (server) => {
@@ -9,6 +9,6 @@ if (!health()) {
       description: "Greets someone by name.",
       inputSchema: schema({ name: strProp("Who to greet") }, ["name"]),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    }, (req) => text(`Hello, ${requireString(req.arguments, "name")}!`));
+    }, (req) => text(`Hello, ${req.arguments.name}!`));
   }, { version: "0.1.0" });
 }

@@ -1,15 +1,20 @@
-import { requireString, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 import { clientRootsOf } from "./_client_roots.ts";
 
+const input = schema({
+  path: strProp("The file: relative to the first root, or absolute inside a root", { minLength: 1 }),
+}, ["path"]);
+type Input = Infer<typeof input>;
+
 /** `read_file {path}`: a text file inside a root, cut at `max_bytes` with a marker. */
-export const readFileTool: Tool = {
+export const readFileTool: Tool<Input> = {
   name: "read_file",
   title: "Read a text file",
   description: "Reads a UTF-8 text file inside the allowed folders. `path` is relative to the first root, or an " +
     "absolute path inside any root. A file longer than the server's max_bytes is cut and ends with " +
     "`[truncated: showed N of M bytes]`. Binary files, folders and denied files (.env, .git, keys) are refused.",
-  inputSchema: schema({ path: strProp("The file: relative to the first root, or absolute inside a root") }, ["path"]),
+  inputSchema: input,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   timeoutMs: 10_000,
 };
@@ -20,7 +25,6 @@ export const readFileTool: Tool = {
  * @param mgr The manager.
  * @returns The handler.
  */
-export function readFile(mgr: Manager): ToolHandler {
-  return async (req) =>
-    text(await mgr.read(requireString(req.arguments, "path"), req.signal, await clientRootsOf(req)));
+export function readFile(mgr: Manager): ToolHandler<Input> {
+  return async (req) => text(await mgr.read(req.arguments.path, req.signal, await clientRootsOf(req)));
 }

@@ -1,4 +1,4 @@
-import { json, requireString, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, json, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 import { SEARCH_DEFAULTS } from "../domain/search.ts";
 import { entrySchema } from "./_entry_schema.ts";
@@ -6,8 +6,14 @@ import { clientRootsOf } from "./_client_roots.ts";
 
 const d = SEARCH_DEFAULTS;
 
+const input = schema({
+  path: strProp("The folder to search: relative to the first root (`.`), or absolute inside a root", { minLength: 1 }),
+  pattern: strProp("A name glob (`*`, `?`) or a substring of the name", { minLength: 1, maxLength: 255 }),
+}, ["path", "pattern"]);
+type Input = Infer<typeof input>;
+
 /** `search_files {path, pattern}`: names under a folder, bounded in depth, count and time. */
-export const searchFilesTool: Tool = {
+export const searchFilesTool: Tool<Input> = {
   name: "search_files",
   title: "Find files by name",
   description: "Finds files and folders under `path` whose NAME matches `pattern`, ignoring case. With `*` or " +
@@ -16,10 +22,7 @@ export const searchFilesTool: Tool = {
     `folders are skipped. Bounded: ${d.maxDepth} levels deep, ${d.maxResults} matches, ${d.maxEntries} entries ` +
     `looked at, ${d.timeMs / 1000} s; when cut short, \`truncated\` is true and \`limits_hit\` says which ` +
     "bound: search a narrower folder. Paths are relative to `root`.",
-  inputSchema: schema({
-    path: strProp("The folder to search: relative to the first root (`.`), or absolute inside a root"),
-    pattern: strProp("A name glob (`*`, `?`) or a substring of the name", { maxLength: 255 }),
-  }, ["path", "pattern"]),
+  inputSchema: input,
   outputSchema: schema({
     root: strProp("The root the folder lies in"),
     path: strProp("The folder searched, relative to the root"),
@@ -38,10 +41,9 @@ export const searchFilesTool: Tool = {
  * @param mgr The manager.
  * @returns The handler.
  */
-export function searchFiles(mgr: Manager): ToolHandler {
+export function searchFiles(mgr: Manager): ToolHandler<Input> {
   return async (req) => {
-    const path = requireString(req.arguments, "path");
-    const pattern = requireString(req.arguments, "pattern");
+    const { path, pattern } = req.arguments;
     return json({ ...await mgr.search(path, pattern, req.signal, await clientRootsOf(req)) });
   };
 }

@@ -1,29 +1,23 @@
-import {
-  type Args,
-  ArgumentError,
-  json,
-  type PatternFn,
-  requireString,
-  schema,
-  strProp,
-  type Tool,
-  type ToolHandler,
-} from "@forge/toolkit";
+import { type Infer, json, type PatternFn, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 import { clientRootsOf } from "./_client_roots.ts";
 
+// An empty file is a legal write, so `content` has no minLength.
+const input = schema({
+  path: strProp("The file: relative to the first writable root, or absolute inside one", { minLength: 1 }),
+  content: strProp("The complete new content (UTF-8 text)"),
+}, ["path", "content"]);
+type Input = Infer<typeof input>;
+
 /** `write_file {path, content}`: replaces or creates a file inside the writable roots, atomically. */
-export const writeFileTool: Tool = {
+export const writeFileTool: Tool<Input> = {
   name: "write_file",
   title: "Write a text file",
   description: "Creates or replaces a UTF-8 text file inside the writable folders. `path` is relative to the " +
     "first writable root, or absolute inside one. The file is replaced atomically (readers never see half a " +
     "file). Folders are not created: the file's folder must exist. Content over the server's max_bytes is " +
     "refused. Permission pattern: `write:<absolute path>`.",
-  inputSchema: schema({
-    path: strProp("The file: relative to the first writable root, or absolute inside one"),
-    content: strProp("The complete new content (UTF-8 text)"),
-  }, ["path", "content"]),
+  inputSchema: input,
   // No outputSchema: a probe answers without structuredContent, and the official SDK client
   // refuses a result without it for a tool that declares one.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -39,8 +33,8 @@ export const writeFileTool: Tool = {
  * @param mgr The manager.
  * @returns The pattern function.
  */
-export function writeFilePatterns(mgr: Manager): PatternFn {
-  return async (args) => ({ patterns: [`write:${await mgr.writeTarget(requireString(args, "path"))}`] });
+export function writeFilePatterns(mgr: Manager): PatternFn<Input> {
+  return async (args) => ({ patterns: [`write:${await mgr.writeTarget(args.path)}`] });
 }
 
 /**
@@ -50,8 +44,8 @@ export function writeFilePatterns(mgr: Manager): PatternFn {
  * @param mgr The manager.
  * @returns The question for a call, or undefined.
  */
-export function writeFileConfirm(mgr: Manager): (args: Args) => Promise<string | undefined> {
-  return (args) => mgr.overwriteQuestion(requireString(args, "path"));
+export function writeFileConfirm(mgr: Manager): (args: Input) => Promise<string | undefined> {
+  return (args) => mgr.overwriteQuestion(args.path);
 }
 
 /**
@@ -62,12 +56,9 @@ export function writeFileConfirm(mgr: Manager): (args: Args) => Promise<string |
  * @param mgr The manager.
  * @returns The handler.
  */
-export function writeFile(mgr: Manager): ToolHandler {
+export function writeFile(mgr: Manager): ToolHandler<Input> {
   return async (req) => {
-    const path = requireString(req.arguments, "path");
-    const content = req.arguments.content;
-    // An empty file is a legal write, so the content is read without requireString.
-    if (typeof content !== "string") throw new ArgumentError("content", "is required and must be a string");
+    const { path, content } = req.arguments;
     // The confirmation asked nothing when the file did not exist: then only a new file may be
     // made, so a file that appeared after that check is never replaced without the user's say.
     const createNew = req.confirmation === undefined;

@@ -1,8 +1,7 @@
 import {
-  getStringMap,
+  type Infer,
   json,
   type PatternFn,
-  requireString,
   schema,
   stringMapProp,
   strProp,
@@ -10,6 +9,17 @@ import {
   type ToolHandler,
 } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+
+const input = schema({
+  url: strProp("Absolute http(s) URL on an allowed host, e.g. https://api.example.com/v1/items", { minLength: 1 }),
+  headers: stringMapProp(
+    'Extra request headers, e.g. {"Accept": "application/json"}. Host, Authorization, Cookie, ' +
+      "Proxy-*, hop-by-hop, Accept-Encoding, forwarding and method-override headers are refused",
+  ),
+}, ["url"]);
+
+/** The arguments of `fetch_url`, checked against its schema before the patterns or the handler run. */
+export type FetchUrlArgs = Infer<typeof input>;
 
 /**
  * The `fetch_url` definition. A GET changes nothing on this machine, but it
@@ -31,20 +41,14 @@ import type { Manager } from "../domain/manager.ts";
  * assert.equal(tool.annotations.openWorldHint, true);
  * ```
  */
-export function fetchUrlTool(timeoutMs: number): Tool {
+export function fetchUrlTool(timeoutMs: number): Tool<FetchUrlArgs> {
   return {
     name: "fetch_url",
     title: "Fetch a URL",
     description: "GETs a URL on an allowed host and returns its status, content type and body as text. " +
       "Redirects are followed only to allowed hosts; a non-2xx status is returned, not an error. " +
       "The body is cut at the configured size (truncated: true); a binary body is described, not returned.",
-    inputSchema: schema({
-      url: strProp("Absolute http(s) URL on an allowed host, e.g. https://api.example.com/v1/items"),
-      headers: stringMapProp(
-        'Extra request headers, e.g. {"Accept": "application/json"}. Host, Authorization, Cookie, ' +
-          "Proxy-*, hop-by-hop, Accept-Encoding, forwarding and method-override headers are refused",
-      ),
-    }, ["url"]),
+    inputSchema: input,
     // No outputSchema: a pattern tool's probe answers without structuredContent,
     // which official clients reject for a tool that declares one. The result
     // still carries structuredContent (see the README).
@@ -78,9 +82,9 @@ export function fetchUrlTool(timeoutMs: number): Tool {
  * });
  * ```
  */
-export function fetchUrlPatterns(mgr: Manager): PatternFn {
+export function fetchUrlPatterns(mgr: Manager): PatternFn<FetchUrlArgs> {
   return async (args) => {
-    const url = await mgr.check({ url: requireString(args, "url"), headers: getStringMap(args, "headers") });
+    const url = await mgr.check({ url: args.url, headers: args.headers });
     return { patterns: [`get:${url.origin}${url.pathname}`], always: [`get:${url.origin}/*`] };
   };
 }
@@ -104,10 +108,6 @@ export function fetchUrlPatterns(mgr: Manager): PatternFn {
  * registerPatternTool(server, fetchUrlTool(mgr.callTimeoutMs), fetchUrlPatterns(mgr), fetchUrlHandler(mgr));
  * ```
  */
-export function fetchUrlHandler(mgr: Manager): ToolHandler {
-  return async (req) => {
-    const url = requireString(req.arguments, "url");
-    const headers = getStringMap(req.arguments, "headers");
-    return json(await mgr.fetch({ url, headers }, req.signal));
-  };
+export function fetchUrlHandler(mgr: Manager): ToolHandler<FetchUrlArgs> {
+  return async (req) => json(await mgr.fetch({ url: req.arguments.url, headers: req.arguments.headers }, req.signal));
 }

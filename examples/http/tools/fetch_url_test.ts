@@ -99,7 +99,7 @@ Deno.test({
       [{ url: `${servers.main}/chain?n=9` }, /more than 5 redirects/],
       [{ url: `${servers.main}/echo`, headers: { Host: "x" } }, /Cannot send header "Host"/],
       [{ url: `${servers.main}/echo`, headers: { "X-A": 1 } }, /Invalid argument "headers.X-A": must be a string/],
-      [{ url: "" }, /Invalid argument "url": is required/],
+      [{ url: "" }, /Invalid argument "url": must be at least 1 characters long/],
       [{}, /Invalid argument "url"/],
       [{ url: "not a url" }, /not an absolute URL/],
     ];

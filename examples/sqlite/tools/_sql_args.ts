@@ -1,8 +1,12 @@
 // The arguments run_query and execute share: `sql`, and `params` bound to its placeholders.
-import { type JsonSchema, requireString, type ToolRequest } from "@forge/toolkit";
+import type { JsonSchema } from "@forge/toolkit";
 import { type SqlParams, toSqlParams } from "../domain/values.ts";
 
-/** The input schema of `params`: an array for `?` placeholders, an object for named ones. */
+/**
+ * The input schema of `params`: an array for `?` placeholders, an object for named ones. Written by hand (the
+ * helpers have no "array or object"), so the schema checks it but TypeScript types it `unknown`: `toSqlParams`
+ * reads it.
+ */
 export const PARAMS_PROP: JsonSchema = {
   type: ["array", "object"],
   description: "Values for the placeholders: an array for ?, ?1…, an object for :name, @name, $name. Strings, " +
@@ -10,13 +14,12 @@ export const PARAMS_PROP: JsonSchema = {
 };
 
 /**
- * Reads `sql` and `params` from a call's arguments.
+ * The SQL and the values to bind, from a call's checked arguments.
  *
- * @param args The call's arguments.
+ * @param args The call's arguments, as their schema typed them.
  * @returns The SQL and the values to bind.
- * @throws {ToolError} When `sql` is missing or `params` cannot be bound.
+ * @throws {ToolError} When `params` cannot be bound.
  */
-export function sqlArgs(args: ToolRequest["arguments"]): { sql: string; params: SqlParams } {
-  const sql = requireString(args, "sql");
-  return { sql, params: toSqlParams(Object.hasOwn(args, "params") ? args.params : undefined) };
+export function sqlArgs(args: { sql: string; params?: unknown }): { sql: string; params: SqlParams } {
+  return { sql: args.sql, params: toSqlParams(args.params) };
 }

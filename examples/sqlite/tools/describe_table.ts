@@ -1,10 +1,10 @@
 import {
   arrayProp,
   boolProp,
+  type Infer,
   intProp,
   json,
   type JsonSchema,
-  requireString,
   schema,
   strProp,
   type Tool,
@@ -14,14 +14,17 @@ import type { Manager } from "../domain/manager.ts";
 
 const nullableString: JsonSchema = { type: ["string", "null"] };
 
+const input = schema({ table: strProp("The table or view, as list_tables shows it", { minLength: 1 }) }, ["table"]);
+type Input = Infer<typeof input>;
+
 /** `describe_table {table}`: the columns, indexes and foreign keys of one table or view. */
-export const describeTableTool: Tool = {
+export const describeTableTool: Tool<Input> = {
   name: "describe_table",
   title: "Describe a table",
   description: "Describes one table or view: its CREATE statement, columns (name, declared type, NOT NULL, " +
     "default, position in the primary key), indexes and foreign keys. The name is matched as SQLite does " +
     "(ignoring ASCII case); list_tables shows the names.",
-  inputSchema: schema({ table: strProp("The table or view, as list_tables shows it") }, ["table"]),
+  inputSchema: input,
   outputSchema: schema({
     name: strProp("The table's name as stored"),
     type: { type: "string", enum: ["table", "view"] },
@@ -66,6 +69,6 @@ export const describeTableTool: Tool = {
  * @param mgr The manager.
  * @returns The handler.
  */
-export function describeTable(mgr: Manager): ToolHandler {
-  return async (req) => json({ ...await mgr.describeTable(requireString(req.arguments, "table"), req.signal) });
+export function describeTable(mgr: Manager): ToolHandler<Input> {
+  return async (req) => json({ ...await mgr.describeTable(req.arguments.table, req.signal) });
 }

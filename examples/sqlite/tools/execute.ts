@@ -1,9 +1,15 @@
-import { json, type PatternFn, requireString, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, json, type PatternFn, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 import { PARAMS_PROP, sqlArgs } from "./_sql_args.ts";
 
+const input = schema({
+  sql: strProp("One SQL statement that changes the database", { minLength: 1 }),
+  params: PARAMS_PROP,
+}, ["sql"]);
+type Input = Infer<typeof input>;
+
 /** `execute {sql, params?}`: one write, only when the config says `"writable": true`. */
-export const executeTool: Tool = {
+export const executeTool: Tool<Input> = {
   name: "execute",
   title: "Change the database",
   description: "Runs one statement that changes the database: INSERT, REPLACE, UPDATE, DELETE (optionally after " +
@@ -11,7 +17,7 @@ export const executeTool: Tool = {
     "call, committed on its own; no transactions, ATTACH, PRAGMA, VACUUM, triggers, RETURNING. Pass values " +
     "through `params`. Permission patterns: sql:<insert|update|delete|ddl>:<table> for every table the statement " +
     "may change, including through triggers and foreign-key cascades. Returns changes and last_insert_rowid.",
-  inputSchema: schema({ sql: strProp("One SQL statement that changes the database"), params: PARAMS_PROP }, ["sql"]),
+  inputSchema: input,
   // No outputSchema: a probe answers without structuredContent, and the official SDK client
   // refuses a result without it for a tool that declares one.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -25,8 +31,8 @@ export const executeTool: Tool = {
  * @param mgr The manager.
  * @returns The pattern function.
  */
-export function executePatterns(mgr: Manager): PatternFn {
-  return async (args) => ({ patterns: await mgr.writePatterns(requireString(args, "sql")) });
+export function executePatterns(mgr: Manager): PatternFn<Input> {
+  return async (args) => ({ patterns: await mgr.writePatterns(args.sql) });
 }
 
 /**
@@ -35,7 +41,7 @@ export function executePatterns(mgr: Manager): PatternFn {
  * @param mgr The manager.
  * @returns The handler.
  */
-export function execute(mgr: Manager): ToolHandler {
+export function execute(mgr: Manager): ToolHandler<Input> {
   return async (req) => {
     const { sql, params } = sqlArgs(req.arguments);
     return json({ ...await mgr.execute(sql, params, req.signal) });

@@ -2,6 +2,7 @@ import {
   arrayProp,
   boolProp,
   enumProp,
+  type Infer,
   intProp,
   json,
   type JsonSchema,
@@ -22,8 +23,11 @@ const VALUE: JsonSchema = {
   ],
 };
 
+const input = schema({ sql: strProp("One read-only SQL statement", { minLength: 1 }), params: PARAMS_PROP }, ["sql"]);
+type Input = Infer<typeof input>;
+
 /** `run_query {sql, params?}`: one read-only query, rows as JSON. */
-export const runQueryTool: Tool = {
+export const runQueryTool: Tool<Input> = {
   name: "run_query",
   title: "Run a read-only SQL query",
   description: "Runs one read-only SQLite statement: SELECT, WITH … SELECT, EXPLAIN [QUERY PLAN], or a schema " +
@@ -33,7 +37,7 @@ export const runQueryTool: Tool = {
     'integers outside ±2^53 come back as decimal strings, blobs as {"$base64": "…"}, infinite floats as ' +
     '"Infinity"/"-Infinity". Give duplicate column names distinct aliases. A query that runs past the server\'s ' +
     "deadline (5 s by default) is answered with an error: avoid unbounded sorts or aggregates over huge joins.",
-  inputSchema: schema({ sql: strProp("One read-only SQL statement"), params: PARAMS_PROP }, ["sql"]),
+  inputSchema: input,
   outputSchema: schema({
     columns: arrayProp(strProp("A column name"), "The result's columns, in order"),
     rows: arrayProp({ type: "object", additionalProperties: VALUE }, "The rows, keyed by column name"),
@@ -51,7 +55,7 @@ export const runQueryTool: Tool = {
  * @param mgr The manager.
  * @returns The handler.
  */
-export function runQuery(mgr: Manager): ToolHandler {
+export function runQuery(mgr: Manager): ToolHandler<Input> {
   return async (req) => {
     const { sql, params } = sqlArgs(req.arguments);
     return json({ ...await mgr.query(sql, params, req.signal) });
