@@ -33,6 +33,12 @@ export interface Asker {
   readonly modern: boolean;
   /** What the call paused to ask (2026-07-28), once this asker paused it. */
   readonly inputRequired?: InputRequired;
+  /**
+   * Spends the answers this call was retried with, once, before a side effect
+   * they confirm (2026-07-28: the requestState they came in): `replayed` when
+   * they were spent before. An asker whose answers cannot be replayed has none.
+   */
+  spend?(): "ok" | "replayed" | "busy";
 }
 
 /** The capability each method needs. */

@@ -3,7 +3,7 @@
 // It never throws: every failure becomes either a tool result (a domain
 // error the model can fix) or a JSON-RPC error (everything else).
 
-import { type Asker, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
+import { type Asker, asProtocolError, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
 import type { Call } from "./_calls.ts";
 import { type Confirmation, confirmCall } from "./_confirm.ts";
 import type { InputRequired } from "./_input_rounds.ts";
@@ -131,6 +131,8 @@ function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"):
   };
 }
 
+const REPLAYED = "its confirmation was already used for a run; call the tool again without it to ask the user again";
+
 /** The general path: patterns, probes and middleware. */
 async function runCallAsync(input: CallInput): Promise<Outcome> {
   const { entry, call } = input;
@@ -158,6 +160,13 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
         confirmation = await call.race(
           confirmCall(entry.tool.name, entry.confirm, input.args, askerOf(input)),
         );
+        if (confirmation === "replayed") {
+          throw asProtocolError(new ToolError(`Cannot run tool "${entry.tool.name}": ${REPLAYED}`), {
+            code: ErrorCode.invalidParams,
+            message: `Invalid params: requestState refused: ${REPLAYED}`,
+            data: { requestState: "replayed" },
+          });
+        }
         if (confirmation === "declined" || confirmation === "cancelled") {
           return error(
             `Cannot run tool "${entry.tool.name}": the user ${confirmation} the confirmation; nothing was done`,

@@ -8,8 +8,12 @@ import type { ConfirmSpec } from "../toolkit/registry.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { ToolError } from "../internal/tool_error.ts";
 
-/** How a confirmation ended; `unavailable` when the client cannot ask and the tool runs anyway. */
-export type Confirmation = "accepted" | "declined" | "cancelled" | "unavailable";
+/**
+ * How a confirmation ended; `unavailable` when the client cannot ask and the
+ * tool runs anyway; `replayed` when the acceptance came in a requestState
+ * already spent on a run (the call is refused).
+ */
+export type Confirmation = "accepted" | "declined" | "cancelled" | "unavailable" | "replayed";
 
 /** Asks the user to confirm a call; undefined when this call needs no confirmation. */
 export async function confirmCall(
@@ -25,7 +29,15 @@ export async function confirmCall(
   }
   try {
     const answer = await questionsOf(asker).elicit({ message, requestedSchema: { type: "object", properties: {} } });
-    return answer.action === "accept" ? "accepted" : answer.action === "decline" ? "declined" : "cancelled";
+    if (answer.action !== "accept") return answer.action === "decline" ? "declined" : "cancelled";
+    // One "yes", one run: the answers a retried call brings are spent on it.
+    const spent = asker.spend?.() ?? "ok";
+    if (spent === "busy") {
+      throw new ToolError(
+        `Cannot run tool "${tool}": too many confirmed calls are remembered against replay; try again later`,
+      );
+    }
+    return spent === "ok" ? "accepted" : "replayed";
   } catch (err) {
     if (!(err instanceof MissingCapabilityError)) throw err;
     if (spec.whenUnavailable === "run") return "unavailable";

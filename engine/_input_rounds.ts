@@ -10,7 +10,7 @@
 // that key is asked again.
 
 import { type Asker, type AskMethod, declares, missingCapability } from "./_asker.ts";
-import { digestOf, sealState, type StateBody } from "./_request_state.ts";
+import { digestOf, sealState, spendState, type StateBody } from "./_request_state.ts";
 
 /** The most rounds of asking one call may take. */
 export const MAX_ROUNDS = 8;
@@ -69,6 +69,12 @@ export class InputRounds implements Asker {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #paused = false;
   #asked: InputRequired | undefined;
+
+  /** Spends the state this call was retried with (none on a first round, which has nothing to replay). */
+  spend(): "ok" | "replayed" | "busy" {
+    const state = this.#options.state;
+    return state === undefined ? "ok" : spendState(state);
+  }
 
   constructor(options: RoundsOptions) {
     this.#options = options;

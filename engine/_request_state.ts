@@ -21,13 +21,20 @@ export interface StateBody {
   asked: Record<string, string>;
   /** Answers of earlier rounds, by key, with the digest of their question. */
   answers: Record<string, { q: string; a: unknown }>;
+  /** The opened state's nonce and expiry, so that it can be spent once ({@linkcode spendState}). */
+  readonly issued?: { nonce: string; exp: number };
 }
 
-interface Sealed extends StateBody {
+interface Sealed {
   v: 1;
   tool: string;
   args: string;
   exp: number;
+  /** A random nonce: what {@linkcode spendState} remembers. */
+  n: string;
+  round: number;
+  asked: Record<string, string>;
+  answers: Record<string, { q: string; a: unknown }>;
 }
 
 let keyPromise: Promise<CryptoKey> | undefined;
@@ -52,7 +59,16 @@ export async function digestOf(value: unknown): Promise<string> {
  * @throws {RangeError} When the sealed state would be longer than {@linkcode MAX_STATE_CHARS}.
  */
 export async function sealState(tool: string, argsDigest: string, body: StateBody): Promise<string> {
-  const sealed: Sealed = { v: 1, tool, args: argsDigest, exp: Date.now() + STATE_TTL_MS, ...body };
+  const sealed: Sealed = {
+    v: 1,
+    tool,
+    args: argsDigest,
+    exp: Date.now() + STATE_TTL_MS,
+    n: toBase64Url(crypto.getRandomValues(new Uint8Array(16))),
+    round: body.round,
+    asked: body.asked,
+    answers: body.answers,
+  };
   const payload = toBase64Url(encoder.encode(JSON.stringify(sealed)));
   const mac = await crypto.subtle.sign("HMAC", await key(), encoder.encode(payload));
   const state = `${payload}.${toBase64Url(new Uint8Array(mac))}`;
@@ -67,11 +83,17 @@ export async function sealState(tool: string, argsDigest: string, body: StateBod
 /** Why a state was refused, as the client is told. */
 export type StateProblem = "malformed" | "forged" | "expired" | "other-call";
 
-/** Opens a state the client sent back for `tool` with arguments of `argsDigest`, as of `now`. */
+/**
+ * Opens a state the client sent back for `tool`, as of `now`. The cheap
+ * checks come first — its form, its seal, its tool, its expiry — and the
+ * arguments are digested (`argsDigest`, the costly part for large
+ * arguments) only for a genuine, current state of this tool, to compare
+ * with the digest it was sealed with.
+ */
 export async function openState(
   state: unknown,
   tool: string,
-  argsDigest: string,
+  argsDigest: () => Promise<string>,
   now: number = Date.now(),
 ): Promise<{ ok: true; body: StateBody } | { ok: false; problem: StateProblem }> {
   if (typeof state !== "string" || state.length > MAX_STATE_CHARS) return { ok: false, problem: "malformed" };
@@ -84,9 +106,39 @@ export async function openState(
   }
   // Signed by this process, so well-formed: only the binding and the clock remain to check.
   const sealed = JSON.parse(new TextDecoder().decode(fromBase64Url(payload))) as Sealed;
-  if (sealed.tool !== tool || sealed.args !== argsDigest) return { ok: false, problem: "other-call" };
+  if (sealed.tool !== tool) return { ok: false, problem: "other-call" };
   if (!(now <= sealed.exp)) return { ok: false, problem: "expired" };
-  return { ok: true, body: { round: sealed.round, asked: sealed.asked, answers: sealed.answers } };
+  if (sealed.args !== await argsDigest()) return { ok: false, problem: "other-call" };
+  const issued = { nonce: sealed.n, exp: sealed.exp };
+  return { ok: true, body: { round: sealed.round, asked: sealed.asked, answers: sealed.answers, issued } };
+}
+
+/** The most spent states remembered at once; past it, a confirmation waits for old ones to expire. */
+export const MAX_SPENT_STATES = 65_536;
+// Spent nonces with their state's expiry, in the order they were spent.
+const spent = new Map<string, number>();
+
+/**
+ * Spends an opened state once, for a side effect it confirms: `ok` the first
+ * time; `replayed` after that, until the state expires (then it no longer
+ * opens at all); `busy` when {@linkcode MAX_SPENT_STATES} unexpired ones are
+ * remembered already. Memory stays bounded: expired nonces are forgotten.
+ */
+export function spendState(body: StateBody, now: number = Date.now()): "ok" | "replayed" | "busy" {
+  const issued = body.issued;
+  if (issued === undefined) return "ok";
+  if (spent.has(issued.nonce)) return "replayed";
+  // The oldest spent state, once expired, is forgotten as new ones are spent.
+  for (const [nonce, exp] of spent) {
+    if (exp < now) spent.delete(nonce);
+    break;
+  }
+  if (spent.size >= MAX_SPENT_STATES) {
+    for (const [nonce, exp] of spent) if (exp < now) spent.delete(nonce);
+    if (spent.size >= MAX_SPENT_STATES) return "busy";
+  }
+  spent.set(issued.nonce, issued.exp);
+  return "ok";
 }
 
 function toBase64Url(bytes: Uint8Array): string {

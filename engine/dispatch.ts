@@ -268,7 +268,7 @@ export class Dispatcher {
       // that brings the answers creates the task.
       if (!askFirst) return this.#createTask(id, entry, args, meta, envelope, undefined);
       if (requestState !== undefined) {
-        return digestOf(args).then((digest) => openState(requestState, name, digest)).then((opened) =>
+        return openState(requestState, name, () => digestOf(args)).then((opened) =>
           opened.ok
             ? this.#createTask(id, entry, args, meta, envelope, { state: opened.body, responses, args })
             : encodeError(id, stateError(opened.problem))
@@ -277,14 +277,17 @@ export class Dispatcher {
     }
     const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     let outcome: Outcome | Promise<Outcome>;
-    if (requestState === undefined) {
+    // Arguments that break the schema are answered as any call's, before a state is opened (and they are digested).
+    if (requestState === undefined || entry.validate(args) !== undefined) {
       // The common call: one closure for an asker that most calls never make.
       const asker = this.#askerFor(call, envelope, name, args, responses, undefined, undefined);
       outcome = runCall(this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#out), asker));
     } else {
-      // The state is checked before anything runs: a forged or transplanted one never reaches the handler.
-      const argsDigest = digestOf(args);
-      outcome = call.race(argsDigest.then((digest) => openState(requestState, name, digest))).then(
+      // The state is checked before anything runs: a forged or transplanted one never reaches the handler, and
+      // the arguments are digested only for a state this server sealed for this tool.
+      let digest: Promise<string> | undefined;
+      const argsDigest = () => digest ??= digestOf(args);
+      outcome = call.race(openState(requestState, name, argsDigest)).then(
         (opened) => {
           if (!opened.ok) return badState(opened.problem);
           const asker = this.#askerFor(call, envelope, name, args, responses, opened.body, argsDigest);
@@ -367,7 +370,7 @@ export class Dispatcher {
     args: Record<string, unknown>,
     responses: unknown,
     state: StateBody | undefined,
-    argsDigest: Promise<string> | undefined,
+    argsDigest: (() => Promise<string>) | undefined,
   ): () => Asker {
     if (envelope.era !== "modern") {
       return () => new LegacyAsker(this.#clientRequests, this.#session.legacy, call.signal);
@@ -376,7 +379,7 @@ export class Dispatcher {
       new InputRounds({
         tool,
         // Most calls never ask: the arguments are digested only when a round is sealed.
-        argsDigest: () => argsDigest ?? digestOf(args),
+        argsDigest: argsDigest ?? (() => digestOf(args)),
         capabilities: envelope.capabilities,
         state,
         responses: responses as Record<string, unknown> | undefined,

@@ -426,6 +426,75 @@ Deno.test("audit trail: a declined confirmation is recorded as declined, an acce
   }
 });
 
+Deno.test("requestState: arguments that break the schema are answered before the state is opened or they are digested", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    // 50,000 keys the schema does not allow, and a state that is not one: the schema answers, at once.
+    const args: Record<string, unknown> = { greeting: "Hi" };
+    for (let i = 0; i < 50_000; i++) args[`k${i}`] = i;
+    const r = await rawCall(server, 1, { name: "greet", arguments: args, requestState: "junk" });
+    assert.equal(r.result?.isError, true, JSON.stringify(r).slice(0, 200));
+    assert.match(textOf(r.result), /k0/);
+    // Valid arguments and the same junk state: the state is refused.
+    const e = await rawCall(server, 2, { name: "greet", arguments: { greeting: "Hi" }, requestState: "junk" });
+    assert.equal(e.error?.code, -32602);
+    assert.match(e.error!.message, /requestState refused: it is not a state this server issued/);
+  } finally {
+    await server.status();
+  }
+});
+
+Deno.test("a confirmation is used once: replaying an accepted requestState runs nothing, is refused and audited as replayed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ask-replay-" });
+  const file = join(dir, "audit.jsonl");
+  const server = await spawnRaw({
+    args: ["--quiet", "--no-prompt", `--allow-read=${file}`, `--allow-write=${file}`, fixture, `--audit=${file}`],
+  });
+  try {
+    const first = await firstRound(server, 1, "delete", { path: "a" });
+    const accept = { [first.keys[0]]: { action: "accept", content: {} } };
+    const retry = (id: number) =>
+      rawCall(server, id, {
+        name: "delete",
+        arguments: { path: "a" },
+        inputResponses: accept,
+        requestState: first.state,
+      });
+    assert.equal(textOf((await retry(2)).result), "deleted a (accepted)");
+    for (let id = 3; id <= 5; id++) {
+      const replay = await retry(id);
+      assert.equal(replay.error?.code, -32602);
+      assert.match(replay.error!.message, /requestState refused: its confirmation was already used for a run/);
+    }
+    const counts = await rawCall(server, 6, { name: "counts", arguments: {} });
+    assert.equal(JSON.parse(textOf(counts.result)).deletions, 1, "the side effect ran once");
+    // A new round asks the user again, and its acceptance runs once more.
+    const again = await firstRound(server, 7, "delete", { path: "a" });
+    const fresh = await rawCall(server, 8, {
+      name: "delete",
+      arguments: { path: "a" },
+      inputResponses: { [again.keys[0]]: { action: "accept", content: {} } },
+      requestState: again.state,
+    });
+    assert.equal(textOf(fresh.result), "deleted a (accepted)");
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+  const trail = await Deno.readTextFile(file);
+  assert.equal((await verifyAuditTrail(trail)).ok, true);
+  const outcomes = trail.trim().split("\n").map((l) => JSON.parse(l)).filter((r) => r.event === "outcome");
+  assert.deepEqual(outcomes.map((r) => [r.outcome, r.confirmation]), [
+    ["input_required", undefined],
+    ["ok", "accepted"],
+    ["error", "replayed"],
+    ["error", "replayed"],
+    ["error", "replayed"],
+    ["input_required", undefined],
+    ["ok", "accepted"],
+  ]);
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test({
   name:
     "Inspector CLI 2.12.0 (2026-07-28): answers a roots/list input request and retries; no elicitation → the -32021 message",

@@ -59,9 +59,11 @@ export interface AuditResult extends AuditLink {
   /**
    * How the user answered the tool's confirmation (`registerPatternTool`'s
    * `confirm`): `accepted`, `declined`, `cancelled`, or `unavailable` (the
-   * client could not ask and the tool ran unconfirmed). Absent when none was asked.
+   * client could not ask and the tool ran unconfirmed), or `replayed` (a
+   * 2026-07-28 client sent back an acceptance already spent on a run: refused,
+   * nothing ran). Absent when none was asked.
    */
-  confirmation?: "accepted" | "declined" | "cancelled" | "unavailable";
+  confirmation?: "accepted" | "declined" | "cancelled" | "unavailable" | "replayed";
   /** Milliseconds from the intent to the end of the call. */
   duration_ms: number;
 }

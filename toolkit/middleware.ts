@@ -24,9 +24,11 @@ export interface CallContext {
    * How the user answered the tool's confirmation (`registerPatternTool`'s
    * `confirm`), once `next()` settled: `accepted`, `declined`, `cancelled`, or
    * `unavailable` when the client cannot ask and the tool runs anyway;
-   * undefined when no confirmation was asked.
+   * `replayed` when a 2026-07-28 client sent back an acceptance already spent
+   * on a run (the call is refused, nothing runs); undefined when no
+   * confirmation was asked.
    */
-  readonly confirmation: "accepted" | "declined" | "cancelled" | "unavailable" | undefined;
+  readonly confirmation: "accepted" | "declined" | "cancelled" | "unavailable" | "replayed" | undefined;
 }
 
 /**
