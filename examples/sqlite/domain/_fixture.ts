@@ -68,6 +68,17 @@ export function makeFixture(): Fixture {
 }
 
 /**
+ * A fixture for a whole test module, made at load time so that scoped
+ * tests can name its exact paths, and removed when the module ends —
+ * whichever of its tests ran, so `--filter` leaves nothing behind.
+ */
+export function moduleFixture(): Fixture {
+  const fixture = makeFixture();
+  globalThis.addEventListener("unload", () => fixture.remove());
+  return fixture;
+}
+
+/**
  * A test body that gets the database of a fresh fixture, opened by `open`,
  * and closes and removes both afterwards, whatever the body throws.
  */

@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
 import { MAX_SQLITE_HEAP_BYTES, MAX_VALUE_BYTES, openDatabase, withAuthorizer } from "./connection.ts";
-import { makeFixture, TMP } from "./_fixture.ts";
+import { makeFixture, moduleFixture, TMP } from "./_fixture.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 // Built at load time so the scoped tests below can name its exact paths.
-const scoped = makeFixture();
+const scoped = moduleFixture();
 
 Deno.test({
   name: "openDatabase(path, false) gives a connection SQLite itself keeps read-only, with no ATTACH",
@@ -109,14 +109,5 @@ Deno.test({
     // Outside withAuthorizer nothing judges: recursion compiles again.
     db.prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2) SELECT x FROM c");
     db.close();
-  },
-});
-
-Deno.test({
-  name: "(cleanup of the scoped fixture)",
-  permissions: perms,
-  fn() {
-    scoped.remove();
-    assert.throws(() => Deno.statSync(scoped.base), Deno.errors.NotFound);
   },
 });

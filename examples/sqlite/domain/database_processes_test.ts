@@ -4,7 +4,7 @@ import { PolicyError } from "@forge/toolkit/validate";
 import { alive, oneEnded, PROC_PROGRAMS } from "../proc.ts";
 import type { DatabaseJob, QueryLimits } from "./database_job.ts";
 import { DatabaseProcesses } from "./database_processes.ts";
-import { makeFixture, TMP } from "./_fixture.ts";
+import { makeFixture, moduleFixture, TMP } from "./_fixture.ts";
 
 const perms: Deno.PermissionOptions = {
   read: [TMP],
@@ -118,7 +118,7 @@ Deno.test({
 });
 
 // Built at load time so that the tests below can name its exact paths.
-const scoped = makeFixture();
+const scoped = moduleFixture();
 
 Deno.test({
   name: "DatabaseProcesses gives a process no access this one lacks, and says to restart when it cannot start one",
@@ -144,14 +144,5 @@ Deno.test({
       new DatabaseProcesses(scoped.db).run({ kind: "list" }, { timeoutMs: 1_000 }),
       /^PolicyError: Cannot start the database process: this process may not run deno \(--allow-run\); restart/,
     );
-  },
-});
-
-Deno.test({
-  name: "(cleanup of the scoped fixture)",
-  permissions: { read: [TMP], write: [TMP], env: ["TMPDIR"] },
-  fn() {
-    scoped.remove();
-    assert.throws(() => Deno.statSync(scoped.base), Deno.errors.NotFound);
   },
 });

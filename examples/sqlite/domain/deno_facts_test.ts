@@ -5,14 +5,19 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { AUTH, openSqlite } from "./_sqlite.ts";
-import { TMP } from "./_fixture.ts";
 
-const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
+// Files made at load time, so that each test can name exactly the one it may use (each test changes only its own),
+// and removed when the module ends, whichever tests ran.
 const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "sqlite-facts-" }));
-const rollback = join(dir, "rollback.db");
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+const journaled = join(dir, "journaled.db");
 const wal = join(dir, "wal.db");
+const rollback = join(dir, "rollback.db");
+const readWal = join(dir, "read-wal.db");
 const other = join(dir, "other.db");
-for (const [path, mode] of [[rollback, "DELETE"], [wal, "WAL"], [other, "DELETE"]]) {
+for (
+  const [path, mode] of [[journaled, "DELETE"], [wal, "WAL"], [rollback, "DELETE"], [readWal, "WAL"], [other, "DELETE"]]
+) {
   const db = new DatabaseSync(path);
   db.exec(`PRAGMA journal_mode = ${mode}; CREATE TABLE t (x); INSERT INTO t VALUES (1);`);
   db.close();
@@ -20,14 +25,30 @@ for (const [path, mode] of [[rollback, "DELETE"], [wal, "WAL"], [other, "DELETE"
 
 Deno.test({
   name: "Deno checks only the database path: with write on the file alone SQLite still writes its -journal",
-  permissions: { read: [rollback], write: [rollback] },
-  fn() {
-    const db = new DatabaseSync(rollback);
-    // PERSIST keeps the journal after the commit, so the cleanup test can see it was written.
-    db.exec("PRAGMA journal_mode = PERSIST; INSERT INTO t VALUES (2)");
+  permissions: { read: [dir], write: [dir], run: [Deno.execPath()] },
+  async fn() {
+    // A process with write access to the database file alone; PERSIST keeps the journal after the commit.
+    const source = `import { DatabaseSync } from "node:sqlite";
+      const db = new DatabaseSync(${JSON.stringify(journaled)});
+      db.exec("PRAGMA journal_mode = PERSIST; INSERT INTO t VALUES (2)");
+      db.close();
+      try {
+        Deno.writeTextFileSync(${JSON.stringify(`${journaled}-journal`)}, "x");
+      } catch (err) {
+        console.log(err.name);
+      }`;
+    const script = join(dir, "journal_child.ts");
+    Deno.writeTextFileSync(script, source);
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-prompt", `--allow-read=${journaled}`, `--allow-write=${journaled}`, script],
+      stdout: "piped",
+    }).output();
+    // The same flags do not let the process touch the journal itself.
+    assert.equal(new TextDecoder().decode(child.stdout).trim(), "NotCapable");
+    assert.ok(Deno.statSync(`${journaled}-journal`).size > 0, "SQLite wrote the -journal");
+    const db = new DatabaseSync(journaled, { readOnly: true });
+    assert.equal((db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 2);
     db.close();
-    // The same flags do not let this process touch the journal itself.
-    assert.throws(() => Deno.writeTextFileSync(`${rollback}-journal`, "x"), Deno.errors.NotCapable);
   },
 });
 
@@ -38,6 +59,7 @@ Deno.test({
     const db = new DatabaseSync(wal);
     db.exec("INSERT INTO t VALUES (2)");
     assert.equal((db.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode, "wal");
+    assert.equal((db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 2);
     db.close();
     assert.throws(() => Deno.readFileSync(`${wal}-wal`), Deno.errors.NotCapable);
   },
@@ -45,11 +67,11 @@ Deno.test({
 
 Deno.test({
   name: "a read-only open needs --allow-read on the file only (WAL included); read-write needs --allow-write too",
-  permissions: { read: [rollback, wal] },
+  permissions: { read: [rollback, readWal] },
   fn() {
-    for (const path of [rollback, wal]) {
+    for (const path of [rollback, readWal]) {
       const db = new DatabaseSync(path, { readOnly: true });
-      assert.equal((db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 2);
+      assert.equal((db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 1);
       db.close();
       assert.throws(() => new DatabaseSync(path), Deno.errors.NotCapable);
     }
@@ -58,12 +80,13 @@ Deno.test({
 
 Deno.test({
   name: "under scoped permissions Deno limits ATTACH to zero databases, which also stops VACUUM INTO",
-  permissions: { read: [rollback], write: [rollback] },
+  permissions: { read: [dir], write: [rollback] },
   fn() {
     const db = new DatabaseSync(rollback);
     assert.throws(() => db.exec(`ATTACH DATABASE '${other}' AS o`), /too many attached databases - max 0/);
     assert.throws(() => db.exec(`VACUUM INTO '${join(dir, "copy.db")}'`), /too many attached databases - max 0/);
     db.close();
+    assert.throws(() => Deno.statSync(join(dir, "copy.db")), Deno.errors.NotFound, "no copy was written");
   },
 });
 
@@ -133,18 +156,5 @@ Deno.test({
       stdout: "piped",
     }).output();
     assert.equal(new TextDecoder().decode(child.stdout).trim(), "true");
-  },
-});
-
-Deno.test({
-  name: "(the journal was written, the copy was not; cleanup)",
-  permissions: perms,
-  fn() {
-    assert.ok(Deno.statSync(`${rollback}-journal`).isFile, "SQLite wrote the -journal");
-    assert.throws(() => Deno.statSync(join(dir, "copy.db")), Deno.errors.NotFound);
-    const db = new DatabaseSync(wal, { readOnly: true });
-    assert.equal((db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 2);
-    db.close();
-    Deno.removeSync(dir, { recursive: true });
   },
 });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
-import { makeFixture, TMP } from "./_fixture.ts";
+import { makeFixture, moduleFixture, TMP } from "./_fixture.ts";
 import { Manager } from "./manager.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"], run: [Deno.execPath()] };
@@ -111,7 +111,7 @@ Deno.test({
 
 // Started read-only: Deno holds only read access to the file. Built at load
 // time so the test's permissions can name it.
-const scoped = makeFixture();
+const scoped = moduleFixture();
 
 Deno.test({
   name: "layer 2: a reload that turns writing on cannot widen the flags: execute asks for a restart",
@@ -127,14 +127,5 @@ Deno.test({
     });
     assert.equal((await mgr.query("SELECT count(*) AS n FROM log", [])).rows[0].n, 2, "nothing was deleted");
     await mgr.close();
-  },
-});
-
-Deno.test({
-  name: "(cleanup of the scoped fixture)",
-  permissions: perms,
-  fn() {
-    scoped.remove();
-    assert.throws(() => Deno.statSync(scoped.base), Deno.errors.NotFound);
   },
 });
