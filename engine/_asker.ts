@@ -5,6 +5,7 @@
 // (2026-07-28); _client_requests.ts sends real requests (initialize era).
 
 import { compileInputValidator } from "../toolkit/input_validator.ts";
+import type { Era } from "./_era.ts";
 import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
 import type {
@@ -29,8 +30,8 @@ export type AskMethod = "elicitation/create" | "roots/list" | "sampling/createMe
 export interface Asker {
   /** `key` is the handler's name for the question, already checked; undefined lets the asker make one. */
   ask(method: AskMethod, params: Record<string, unknown> | undefined, key?: string): Promise<unknown>;
-  /** True when answers arrive in `inputResponses` (2026-07-28): a bad one is then the request's invalid params. */
-  readonly modern: boolean;
+  /** The era it asks in: in `stateless` answers arrive in `inputResponses`, and a bad one is the request's invalid params. */
+  readonly era: Era;
   /** What the call paused to ask (2026-07-28), once this asker paused it. */
   readonly inputRequired?: InputRequired;
   /**
@@ -87,7 +88,7 @@ export function protocolErrorOf(err: unknown): RpcError | undefined {
 
 /** An asker for a call that cannot ask anything (tests, callers outside a served stream). */
 export const NO_ASKER: Asker = {
-  modern: false,
+  era: "session",
   ask: (method) => Promise.reject(new MissingCapabilityError(CAPABILITY[method], method)),
 };
 
@@ -148,7 +149,7 @@ function checked<T>(asker: Asker, check: () => T): T {
   try {
     return check();
   } catch (err) {
-    if (asker.modern && err instanceof BadAnswer) {
+    if (asker.era === "stateless" && err instanceof BadAnswer) {
       throw asProtocolError(err, {
         code: ErrorCode.invalidParams,
         message: `Invalid params: inputResponses: ${err.message}`,

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
+import type { Era } from "./_era.ts";
 import { type Asker, declares, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { schema, strProp } from "../toolkit/schema.ts";
 
-const answering = (answer: unknown, modern = false): Asker => ({ modern, ask: () => Promise.resolve(answer) });
+const answering = (answer: unknown, era: Era = "session"): Asker => ({ era, ask: () => Promise.resolve(answer) });
 
 Deno.test("declares(): form elicitation is {} or {form}; roots and sampling need their object", () => {
   assert.equal(declares({ elicitation: {} }, "elicitation/create"), true);
@@ -26,7 +27,7 @@ Deno.test("elicit() checks the answer against the form: a bad one is an error th
   });
   for (const bad of [null, { action: "maybe" }, { action: "accept", content: { name: 3 } }, { action: "accept" }]) {
     await assert.rejects(questionsOf(answering(bad)).elicit(form), /Cannot use the client's answer to elicitation/);
-    const err = await questionsOf(answering(bad, true)).elicit(form).catch((e) => e);
+    const err = await questionsOf(answering(bad, "stateless")).elicit(form).catch((e) => e);
     assert.equal(protocolErrorOf(err)?.code, -32602);
   }
   await assert.rejects(questionsOf(NO_ASKER).elicit(form), MissingCapabilityError);

@@ -46,8 +46,8 @@ export type Outcome =
  * Runs one call to its outcome. A plain tool (no middleware, no patterns, not
  * a probe) skips the general chain: a handler that returns without a promise
  * is answered in the same turn, and a promise is raced once against the
- * call's abort. The promise chain of the general path cost more than the rest
- * of such a call. Middleware, patterns and probes go through
+ * call's abort, because the general path's promise chain is most of such a
+ * call's cost (docs/benchmarks.md, "The hot path"). Middleware, patterns and probes go through
  * {@linkcode runCallAsync}; the outcomes are the same either way.
  */
 export function runCall(input: CallInput): Outcome | Promise<Outcome> {
@@ -267,7 +267,7 @@ function isToolError(err: unknown): err is ToolError {
 }
 
 /** What to log about a failure; never throws, whatever was thrown (`Object.create(null)`, a hostile Proxy). */
-function describe(err: unknown): string {
+function errorDetail(err: unknown): string {
   try {
     return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
   } catch {
@@ -301,7 +301,7 @@ function failure(input: CallInput, err: unknown): Outcome {
     return { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } };
   }
   const ref = `${Date.now().toString(36)}-${(++failures).toString(36)}`;
-  const detail = describe(err);
+  const detail = errorDetail(err);
   input.log(`tool ${input.entry.tool.name} failed (ref ${ref})${plainErrorHint(err)}: ${detail}`);
   return { kind: "error", error: { code: ErrorCode.internalError, message: `Internal error (ref ${ref})` } };
 }

@@ -1,6 +1,7 @@
 // The calls in flight, each with one AbortController and a deadline. One
 // timer serves every deadline (armed for the earliest), because a timer per
-// call costs more than the rest of a fast call put together. A call's state
+// call would be most of a fast call's cost (docs/benchmarks.md, "Figures
+// behind the code"). A call's state
 // changes only here: the table opens, tracks, aborts and closes it, and
 // `race()` is the one way to wait on it.
 

@@ -84,8 +84,8 @@ export class ClientRequests {
   }
 }
 
-/** The legacy state an asker reads: the capabilities `initialize` declared and the roots cache. */
-export interface LegacyClient {
+/** The initialize-era state an asker reads: the capabilities `initialize` declared and the roots cache. */
+export interface HandshakeState {
   readonly capabilities: Record<string, unknown> | undefined;
   /** The client's last answer to `roots/list`, until it says the roots changed. */
   roots: unknown;
@@ -99,13 +99,13 @@ export interface LegacyClient {
 }
 
 /** The asker of one call in the initialize era. */
-export class LegacyAsker implements Asker {
-  readonly modern = false;
+export class SessionAsker implements Asker {
+  readonly era = "session";
   readonly #requests: ClientRequests;
-  readonly #client: LegacyClient;
+  readonly #client: HandshakeState;
   readonly #signal: AbortSignal;
 
-  constructor(requests: ClientRequests, client: LegacyClient, signal: AbortSignal) {
+  constructor(requests: ClientRequests, client: HandshakeState, signal: AbortSignal) {
     this.#requests = requests;
     this.#client = client;
     this.#signal = signal;

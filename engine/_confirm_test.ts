@@ -6,7 +6,7 @@ import { ToolError } from "../internal/tool_error.ts";
 
 const answering = (action: string): Asker & { asked: unknown[] } => {
   const asked: unknown[] = [];
-  return { modern: false, asked, ask: (_m, params) => (asked.push(params), Promise.resolve({ action })) };
+  return { era: "session", asked, ask: (_m, params) => (asked.push(params), Promise.resolve({ action })) };
 };
 const spec = (message: ConfirmSpec["message"], whenUnavailable: "run" | "refuse" = "refuse"): ConfirmSpec => ({
   message,
@@ -45,7 +45,7 @@ Deno.test("confirmCall() without elicitation: 'run' goes on unconfirmed, 'refuse
     );
     return true;
   });
-  const modern: Asker = { modern: true, ask: (method) => Promise.reject(missingCapability(method)) };
-  const err = await confirmCall("t", spec("Go?"), {}, modern).catch((e) => e);
+  const stateless: Asker = { era: "stateless", ask: (method) => Promise.reject(missingCapability(method)) };
+  const err = await confirmCall("t", spec("Go?"), {}, stateless).catch((e) => e);
   assert.equal(protocolErrorOf(err)?.code, -32021);
 });

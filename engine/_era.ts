@@ -8,10 +8,10 @@ import { ErrorCode, type RpcError } from "./jsonrpc.ts";
 import { quote } from "../internal/quote.ts";
 
 /** The stateless protocol version. */
-export const MODERN_VERSION = "2026-07-28";
+export const STATELESS_VERSION = "2026-07-28";
 /** Protocol versions served through `initialize`, newest first. */
-export const LEGACY_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-/** The only legacy version whose stdio transport carries JSON-RPC batches. */
+export const SESSION_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/** The only session-era version whose stdio transport carries JSON-RPC batches. */
 export const BATCH_VERSION = "2025-03-26";
 
 export const META_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -20,10 +20,17 @@ export const META_CLIENT = "io.modelcontextprotocol/clientInfo";
 export const META_SERVER = "io.modelcontextprotocol/serverInfo";
 export const META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 
+/**
+ * The protocol era a request is served in: `stateless` (2026-07-28, every
+ * request carries its own `_meta` envelope) or `session` (the
+ * initialize-based versions, one handshake per stream).
+ */
+export type Era = "stateless" | "session";
+
 /** How one request is to be served. */
 export type Envelope =
-  | { era: "legacy" }
-  | { era: "modern"; client: { name: string; version: string }; capabilities: Record<string, unknown> }
+  | { era: "session" }
+  | { era: "stateless"; client: { name: string; version: string }; capabilities: Record<string, unknown> }
   | { era: "invalid"; error: RpcError };
 
 /**
@@ -33,21 +40,21 @@ export type Envelope =
  * neither); a `_meta` with none of them is the initialize era.
  */
 export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope {
-  if (meta === undefined) return { era: "legacy" };
+  if (meta === undefined) return { era: "session" };
   if (!Object.hasOwn(meta, META_VERSION)) {
     return Object.hasOwn(meta, META_CAPABILITIES) || Object.hasOwn(meta, META_CLIENT)
       ? badEnvelope(META_VERSION, "missing")
-      : { era: "legacy" };
+      : { era: "session" };
   }
   const version = meta[META_VERSION];
   if (typeof version !== "string") return badEnvelope(META_VERSION, "must be a string");
-  if (version !== MODERN_VERSION) {
+  if (version !== STATELESS_VERSION) {
     return {
       era: "invalid",
       error: {
         code: ErrorCode.unsupportedProtocolVersion,
         message: `Unsupported protocol version: ${quote(version, 32)}`,
-        data: { supported: [MODERN_VERSION], requested: version.slice(0, 64) },
+        data: { supported: [STATELESS_VERSION], requested: version.slice(0, 64) },
       },
     };
   }
@@ -56,7 +63,7 @@ export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope 
   if (caps === null || typeof caps !== "object" || Array.isArray(caps)) {
     return badEnvelope(META_CAPABILITIES, "must be an object");
   }
-  return { era: "modern", client: implementation(meta[META_CLIENT]), capabilities: caps as Record<string, unknown> };
+  return { era: "stateless", client: implementation(meta[META_CLIENT]), capabilities: caps as Record<string, unknown> };
 }
 
 /** The answer to a request whose 2026-07-28 envelope lacks `key` or holds a bad value there. */
@@ -65,7 +72,7 @@ export function badEnvelope(key: string, problem: string): Envelope & { era: "in
     era: "invalid",
     error: {
       code: ErrorCode.invalidParams,
-      message: `Invalid _meta envelope for protocol version ${MODERN_VERSION}: ${key}: ${problem}`,
+      message: `Invalid _meta envelope for protocol version ${STATELESS_VERSION}: ${key}: ${problem}`,
       data: { envelope: { key, problem } },
     },
   };
@@ -81,7 +88,7 @@ export function implementation(value: unknown): { name: string; version: string 
   };
 }
 
-/** The legacy version to answer `initialize` with: the client's if we speak it, else our newest. */
-export function negotiateLegacy(requested: unknown): string {
-  return typeof requested === "string" && LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSIONS[0];
+/** The session-era version to answer `initialize` with: the client's if we speak it, else our newest. */
+export function negotiateSessionVersion(requested: unknown): string {
+  return typeof requested === "string" && SESSION_VERSIONS.includes(requested) ? requested : SESSION_VERSIONS[0];
 }

@@ -3,8 +3,9 @@
 // subprocess: raw frames for both eras on one stream (the era is per
 // request), the official clients where they show what a host makes of it.
 import assert from "node:assert/strict";
-import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
-import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Era } from "./_era.ts";
+import { Client as SessionClient } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport as SessionStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
@@ -13,7 +14,7 @@ import { busyError, outcomeForEra } from "./_era_errors.ts";
 
 const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
 const perms: Deno.PermissionOptions = { run: true, env: true, read: [new URL("..", import.meta.url).pathname] };
-const MODERN_META = {
+const STATELESS_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };
@@ -24,9 +25,9 @@ async function started(args: string[]): Promise<RawServer> {
   return server;
 }
 
-function call(id: string, name: string, args: Record<string, unknown>, modern: boolean): string {
+function call(id: string, name: string, args: Record<string, unknown>, era: Era): string {
   const params: Record<string, unknown> = { name, arguments: args };
-  if (modern) params._meta = MODERN_META;
+  if (era === "stateless") params._meta = STATELESS_META;
   return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
 }
 
@@ -45,15 +46,15 @@ const errorOf = (msg: Record<string, unknown> | undefined) => msg?.error as Erro
 
 Deno.test("outcomeForEra() leaves the initialize era alone and rewrites only deadline and shutdown for 2026-07-28", () => {
   const timeout = { kind: "error", error: { code: -32001, message: "Tool call timed out after 5 ms" } } as const;
-  assert.equal(outcomeForEra(timeout, false), timeout);
-  assert.deepEqual(outcomeForEra(timeout, true), {
+  assert.equal(outcomeForEra(timeout, "session"), timeout);
+  assert.deepEqual(outcomeForEra(timeout, "stateless"), {
     kind: "result",
     result: { content: [{ type: "text", text: "Tool call timed out after 5 ms" }], isError: true },
   });
   const internal = { kind: "error", error: { code: -32603, message: "Internal error (ref x)" } } as const;
-  assert.equal(outcomeForEra(internal, true), internal);
-  assert.equal(busyError(false, 3).code, -32003);
-  assert.deepEqual(busyError(true, 3).data, { reason: "server_busy", retryable: true, limit: 3 });
+  assert.equal(outcomeForEra(internal, "stateless"), internal);
+  assert.equal(busyError("session", 3).code, -32003);
+  assert.deepEqual(busyError("stateless", 3).data, { reason: "server_busy", retryable: true, limit: 3 });
 });
 
 Deno.test({
@@ -61,15 +62,15 @@ Deno.test({
   permissions: perms,
   async fn() {
     const server = await started(["--timeout=100"]);
-    await server.send(call("legacy", "sleep", { ms: 5_000 }, false));
-    await server.send(call("modern", "sleep", { ms: 5_000 }, true));
-    const got = await replies(server, ["legacy", "modern"]);
-    assert.equal(errorOf(got.get("legacy")).code, -32001);
-    assert.match(errorOf(got.get("legacy")).message, /timed out after 100 ms/);
-    const modern = got.get("modern")!.result as Record<string, unknown>;
-    assert.equal(modern.isError, true);
-    assert.equal(modern.resultType, "complete");
-    assert.match(JSON.stringify(modern.content), /Tool call timed out after 100 ms/);
+    await server.send(call("session", "sleep", { ms: 5_000 }, "session"));
+    await server.send(call("stateless", "sleep", { ms: 5_000 }, "stateless"));
+    const got = await replies(server, ["session", "stateless"]);
+    assert.equal(errorOf(got.get("session")).code, -32001);
+    assert.match(errorOf(got.get("session")).message, /timed out after 100 ms/);
+    const stateless = got.get("stateless")!.result as Record<string, unknown>;
+    assert.equal(stateless.isError, true);
+    assert.equal(stateless.resultType, "complete");
+    assert.match(JSON.stringify(stateless.content), /Tool call timed out after 100 ms/);
     assert.equal((await server.status()).code, 0);
   },
 });
@@ -79,16 +80,20 @@ Deno.test({
   permissions: perms,
   async fn() {
     const server = await started(["--inflight=2"]);
-    await server.send([call("a", "sleep", { ms: 300 }, false), call("b", "sleep", { ms: 300 }, true)].join("\n"));
     await server.send(
-      [call("legacy", "echo", { text: "x" }, false), call("modern", "echo", { text: "x" }, true)].join("\n"),
+      [call("a", "sleep", { ms: 300 }, "session"), call("b", "sleep", { ms: 300 }, "stateless")].join("\n"),
     );
-    const got = await replies(server, ["a", "b", "legacy", "modern"]);
-    assert.equal(errorOf(got.get("legacy")).code, -32003);
-    const modern = errorOf(got.get("modern"));
-    assert.equal(modern.code, -32603);
-    assert.match(modern.message, /Server busy: 2 calls in flight \(maxInFlight\); retry later/);
-    assert.deepEqual(modern.data, { reason: "server_busy", retryable: true, limit: 2 });
+    await server.send(
+      [call("session", "echo", { text: "x" }, "session"), call("stateless", "echo", { text: "x" }, "stateless")].join(
+        "\n",
+      ),
+    );
+    const got = await replies(server, ["a", "b", "session", "stateless"]);
+    assert.equal(errorOf(got.get("session")).code, -32003);
+    const stateless = errorOf(got.get("stateless"));
+    assert.equal(stateless.code, -32603);
+    assert.match(stateless.message, /Server busy: 2 calls in flight \(maxInFlight\); retry later/);
+    assert.deepEqual(stateless.data, { reason: "server_busy", retryable: true, limit: 2 });
     assert.ok(got.get("a")!.result && got.get("b")!.result, "the calls in flight were not disturbed");
     await server.status();
   },
@@ -100,13 +105,16 @@ Deno.test({
   async fn() {
     const server = await started(["--grace=50"]);
     await server.send(
-      [call("legacy", "sleep", { ms: 30_000 }, false), call("modern", "sleep", { ms: 30_000 }, true)].join("\n"),
+      [call("session", "sleep", { ms: 30_000 }, "session"), call("stateless", "sleep", { ms: 30_000 }, "stateless")]
+        .join(
+          "\n",
+        ),
     );
     await new Promise((r) => setTimeout(r, 100));
     await server.closeInput();
-    const got = await replies(server, ["legacy", "modern"]);
-    assert.deepEqual(errorOf(got.get("legacy")), { code: -32004, message: "Server is shutting down" });
-    assert.deepEqual(errorOf(got.get("modern")), {
+    const got = await replies(server, ["session", "stateless"]);
+    assert.deepEqual(errorOf(got.get("session")), { code: -32004, message: "Server is shutting down" });
+    assert.deepEqual(errorOf(got.get("stateless")), {
       code: -32603,
       message: "Server is shutting down",
       data: { reason: "shutting_down", retryable: false },
@@ -121,20 +129,20 @@ Deno.test({
   permissions: perms,
   async fn() {
     const args = ["run", "--quiet", "--no-prompt", "--deny-run", fixture, "--timeout=100"];
-    const legacy = new LegacyClient({ name: "legacy", version: "1" });
-    await legacy.connect(new LegacyStdio({ command: Deno.execPath(), args, stderr: "pipe" }));
+    const session = new SessionClient({ name: "session", version: "1" });
+    await session.connect(new SessionStdio({ command: Deno.execPath(), args, stderr: "pipe" }));
     await assert.rejects(
-      legacy.callTool({ name: "sleep", arguments: { ms: 5_000 } }),
+      session.callTool({ name: "sleep", arguments: { ms: 5_000 } }),
       (err: { code: number }) => err.code === -32001,
     );
-    await legacy.close();
-    const modern = new Client({ name: "modern", version: "2" }, {
+    await session.close();
+    const stateless = new Client({ name: "stateless", version: "2" }, {
       versionNegotiation: { mode: { pin: "2026-07-28" } },
     });
-    await modern.connect(new StdioClientTransport({ command: Deno.execPath(), args, stderr: "pipe" }));
-    const r = await modern.callTool({ name: "sleep", arguments: { ms: 5_000 } });
+    await stateless.connect(new StdioClientTransport({ command: Deno.execPath(), args, stderr: "pipe" }));
+    const r = await stateless.callTool({ name: "sleep", arguments: { ms: 5_000 } });
     assert.equal(r.isError, true);
     assert.match(JSON.stringify(r.content), /timed out after 100 ms/);
-    await modern.close();
+    await stateless.close();
   },
 });

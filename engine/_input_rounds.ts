@@ -60,7 +60,7 @@ interface Open {
 
 /** The asker of one call in the 2026-07-28 era. */
 export class InputRounds implements Asker {
-  readonly modern = true;
+  readonly era = "stateless";
   readonly #options: RoundsOptions;
   #seq = 0;
   #lookups = 0;

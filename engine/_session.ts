@@ -1,15 +1,15 @@
 // What one stream has negotiated, and how each era's results are shaped. A
-// legacy client picks its version once with `initialize`; a 2026-07-28
+// session-era client picks its version once with `initialize`; a 2026-07-28
 // request carries its own envelope (read by _era.ts), so that era keeps no
 // state here.
 
 import {
   type Envelope,
   implementation,
-  LEGACY_VERSIONS,
   META_SERVER,
-  MODERN_VERSION,
-  negotiateLegacy,
+  negotiateSessionVersion,
+  SESSION_VERSIONS,
+  STATELESS_VERSION,
 } from "./_era.ts";
 import { encodeReply, fits, type JsonParts, LARGE_UNITS } from "./json_parts.ts";
 import type { Id } from "./jsonrpc.ts";
@@ -24,13 +24,13 @@ export class Session {
   readonly #serverInfo: Record<string, unknown>;
   // The `_meta` of a result that brings none of its own: one frozen object, serialised with each reply.
   readonly #serverMeta: Readonly<Record<string, unknown>>;
-  // What modern() adds to a complete result, as JSON members, for replies spliced without a copy.
+  // What statelessResult() adds to a complete result, as JSON members, for replies spliced without a copy.
   readonly #completeMembers: string;
   readonly #listTtlMs: number;
-  #legacyVersion: string | undefined;
-  #legacyClient = { name: "", version: "" };
+  #sessionVersion: string | undefined;
+  #sessionClient = { name: "", version: "" };
   /** What `initialize` declared, the roots it answered until it says they changed, and whether it said `initialized`. */
-  readonly legacy: {
+  readonly handshake: {
     capabilities: Record<string, unknown> | undefined;
     roots: unknown;
     rootsGeneration: number;
@@ -47,13 +47,13 @@ export class Session {
   clientInitialized(): void {
     this.#markInitialized?.();
     this.#markInitialized = undefined;
-    this.legacy.initialized = undefined;
+    this.handshake.initialized = undefined;
   }
 
   /** The client said its roots changed (`notifications/roots/list_changed`): the kept answer is dropped. */
   rootsChanged(): void {
-    this.legacy.roots = undefined;
-    this.legacy.rootsGeneration++;
+    this.handshake.roots = undefined;
+    this.handshake.rootsGeneration++;
   }
 
   constructor(server: Server, listTtlMs: number) {
@@ -66,22 +66,22 @@ export class Session {
   }
 
   /** The version `initialize` settled on; undefined until a client sent one. */
-  get legacyVersion(): string | undefined {
-    return this.#legacyVersion;
+  get sessionVersion(): string | undefined {
+    return this.#sessionVersion;
   }
 
-  /** Answers `initialize`: settles the legacy version and remembers the client. */
+  /** Answers `initialize`: settles the session's version and remembers the client. */
   initialize(params: Params): Record<string, unknown> {
-    const version = negotiateLegacy(params?.protocolVersion);
-    this.#legacyVersion = version;
-    this.#legacyClient = implementation(params?.clientInfo);
+    const version = negotiateSessionVersion(params?.protocolVersion);
+    this.#sessionVersion = version;
+    this.#sessionClient = implementation(params?.clientInfo);
     const caps = params?.capabilities;
-    this.legacy.capabilities = caps !== null && typeof caps === "object" && !Array.isArray(caps)
+    this.handshake.capabilities = caps !== null && typeof caps === "object" && !Array.isArray(caps)
       ? caps as Record<string, unknown>
       : undefined;
     // The lifecycle: no request to the client before it says `initialized`.
     const { promise, resolve } = Promise.withResolvers<void>();
-    this.legacy.initialized = promise;
+    this.handshake.initialized = promise;
     this.#markInitialized = resolve;
     this.rootsChanged();
     const result: Record<string, unknown> = {
@@ -98,45 +98,45 @@ export class Session {
     const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
     if (extensions !== undefined) capabilities.extensions = extensions;
     const result: Record<string, unknown> = {
-      supportedVersions: [MODERN_VERSION],
+      supportedVersions: [STATELESS_VERSION],
       capabilities,
       ttlMs: this.#listTtlMs,
       cacheScope: "private",
     };
     if (this.#server.instructions !== undefined) result.instructions = this.#server.instructions;
-    return this.modern(result);
+    return this.statelessResult(result);
   }
 
   /** Answers `tools/list` in the request's era. */
   toolsList(tools: Record<string, unknown>[], envelope: Envelope): Record<string, unknown> {
-    if (envelope.era !== "modern") return { tools };
-    return this.modern({ tools, ttlMs: this.#listTtlMs, cacheScope: "private" });
+    if (envelope.era !== "stateless") return { tools };
+    return this.statelessResult({ tools, ttlMs: this.#listTtlMs, cacheScope: "private" });
   }
 
   /** The client a handler sees: from the request's envelope, or from `initialize`. */
   client(envelope: Envelope): ClientInfo {
     // A new object per call (a handler may change its own), built without a spread.
-    if (envelope.era === "modern") {
-      return { name: envelope.client.name, version: envelope.client.version, protocolVersion: MODERN_VERSION };
+    if (envelope.era === "stateless") {
+      return { name: envelope.client.name, version: envelope.client.version, protocolVersion: STATELESS_VERSION };
     }
-    const { name, version } = this.#legacyClient;
-    return { name, version, protocolVersion: this.#legacyVersion ?? LEGACY_VERSIONS[0] };
+    const { name, version } = this.#sessionClient;
+    return { name, version, protocolVersion: this.#sessionVersion ?? SESSION_VERSIONS[0] };
   }
 
   /** Adds what every 2026-07-28 result carries. */
-  modern(result: Record<string, unknown>, resultType = "complete"): Record<string, unknown> {
+  statelessResult(result: Record<string, unknown>, resultType = "complete"): Record<string, unknown> {
     const meta = result._meta as Record<string, unknown> | undefined;
     const _meta = meta === undefined ? this.#serverMeta : { ...meta, [META_SERVER]: this.#serverInfo };
     return { ...result, resultType, _meta };
   }
 
   /**
-   * The reply to request `id` with `result` shaped by {@linkcode modern}, the
+   * The reply to request `id` with `result` shaped by {@linkcode statelessResult}, the
    * same bytes. A small complete result that brings neither `resultType` nor
    * `_meta` (most tool results) is not copied: its JSON gets the constant
    * members spliced in before its closing brace.
    */
-  modernReply(
+  statelessReply(
     id: Id,
     result: Record<string, unknown>,
     resultType = "complete",
@@ -148,7 +148,7 @@ export class Session {
       Object.hasOwn(result, "resultType") || typeof result.toJSON === "function" ||
       fits(result, LARGE_UNITS - members.length) < 0
     ) {
-      return encodeReply(id, this.modern(result, resultType), maxBytes);
+      return encodeReply(id, this.statelessResult(result, resultType), maxBytes);
     }
     const json = JSON.stringify(result);
     const body = json.length === 2 ? `{${members}}` : `${json.slice(0, -1)},${members}}`;

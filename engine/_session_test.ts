@@ -4,14 +4,14 @@ import { Session } from "./_session.ts";
 import { encodeReply, LARGE_UNITS } from "./json_parts.ts";
 import { META_SERVER } from "./_era.ts";
 
-/** What modernReply() must send: the reply of the shaped copy, as one string. */
+/** What statelessReply() must send: the reply of the shaped copy, as one string. */
 function shapedReply(session: Session, id: number | string, result: Record<string, unknown>, type?: string): string {
-  return encodeReply(id, session.modern(result, type)).toString();
+  return encodeReply(id, session.statelessResult(result, type)).toString();
 }
 
 const session = new Session(new Server({ name: "s", version: "1.0", title: "S" }), 0);
 
-Deno.test("modernReply() sends the same bytes as the shaped copy, whether it splices or copies", () => {
+Deno.test("statelessReply() sends the same bytes as the shaped copy, whether it splices or copies", () => {
   class WithToJson {
     toJSON(): unknown {
       return { content: [] };
@@ -32,7 +32,7 @@ Deno.test("modernReply() sends the same bytes as the shaped copy, whether it spl
     [Object.assign([], { content: [] }) as unknown as Record<string, unknown>],
   ];
   for (const [result, type] of cases) {
-    const got = session.modernReply(7, result, type);
+    const got = session.statelessReply(7, result, type);
     assert.equal(typeof got, "string");
     assert.equal(got, shapedReply(session, 7, result, type), JSON.stringify(result));
     const reply = JSON.parse(got as string);
@@ -41,30 +41,34 @@ Deno.test("modernReply() sends the same bytes as the shaped copy, whether it spl
   }
 });
 
-Deno.test("modernReply() hands a large result to the piecewise encoder, with the same bytes", () => {
+Deno.test("statelessReply() hands a large result to the piecewise encoder, with the same bytes", () => {
   const result = { content: [{ type: "text", text: "x".repeat(LARGE_UNITS + 1) }] };
-  const got = session.modernReply("big", result);
+  const got = session.statelessReply("big", result);
   assert.notEqual(typeof got, "string");
   assert.equal(got.toString(), shapedReply(session, "big", result));
 });
 
-Deno.test("modernReply() throws what JSON.stringify throws, so the caller answers an internal error", () => {
+Deno.test("statelessReply() throws what JSON.stringify throws, so the caller answers an internal error", () => {
   const cyclic: Record<string, unknown> = { content: [] };
   cyclic.self = cyclic;
-  assert.throws(() => session.modernReply(1, cyclic), TypeError);
-  assert.throws(() => session.modernReply(1, { content: [1n] }), TypeError);
+  assert.throws(() => session.statelessReply(1, cyclic), TypeError);
+  assert.throws(() => session.statelessReply(1, { content: [1n] }), TypeError);
 });
 
 Deno.test("client() gives each call its own object: a handler that changes it changes no other call's", () => {
-  const envelope = { era: "modern" as const, client: { name: "c", version: "2" }, capabilities: {} };
+  const envelope = { era: "stateless" as const, client: { name: "c", version: "2" }, capabilities: {} };
   const a = session.client(envelope);
   const b = session.client(envelope);
   assert.deepEqual(a, { name: "c", version: "2", protocolVersion: "2026-07-28" });
   assert.notEqual(a, b);
   a.name = "changed";
   assert.equal(session.client(envelope).name, "c");
-  const legacy = new Session(new Server({ name: "s" }), 0);
-  legacy.initialize({ protocolVersion: "2025-06-18", clientInfo: { name: "old", version: "0.1" } });
-  assert.deepEqual(legacy.client({ era: "legacy" }), { name: "old", version: "0.1", protocolVersion: "2025-06-18" });
-  assert.notEqual(legacy.client({ era: "legacy" }), legacy.client({ era: "legacy" }));
+  const initialized = new Session(new Server({ name: "s" }), 0);
+  initialized.initialize({ protocolVersion: "2025-06-18", clientInfo: { name: "old", version: "0.1" } });
+  assert.deepEqual(initialized.client({ era: "session" }), {
+    name: "old",
+    version: "0.1",
+    protocolVersion: "2025-06-18",
+  });
+  assert.notEqual(initialized.client({ era: "session" }), initialized.client({ era: "session" }));
 });

@@ -1,4 +1,4 @@
-// Who hears that the tool list changed: a legacy session once it initialized,
+// Who hears that the tool list changed: an initialize-era session once it initialized,
 // and each open 2026-07-28 `subscriptions/listen` request until the client
 // cancels it or the server shuts down.
 
@@ -56,8 +56,8 @@ export class Subscriptions {
   }
 
   /** Tells every listener that the tool list changed. */
-  toolsChanged(legacySession: boolean): void {
-    if (legacySession) this.#send(encodeNotification("notifications/tools/list_changed"));
+  toolsChanged(initialized: boolean): void {
+    if (initialized) this.#send(encodeNotification("notifications/tools/list_changed"));
     for (const id of this.#open) {
       this.#send(encodeNotification("notifications/tools/list_changed", { _meta: { [META_SUBSCRIPTION]: id } }));
     }

@@ -10,7 +10,7 @@ import type { Task, TaskTable } from "./_tasks.ts";
 /** The asker of one task. */
 export class TaskAsker implements Asker {
   // Answers arrive as inputResponses: a malformed one fails the task with -32602, as it would fail a call.
-  readonly modern = true;
+  readonly era = "stateless";
   readonly #table: TaskTable;
   readonly #task: Task;
   readonly #capabilities: Record<string, unknown>;

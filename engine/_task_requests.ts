@@ -4,7 +4,7 @@
 // (under the initialize era these methods are not found), and only a request
 // that declares it in its own clientCapabilities may create or touch a task.
 
-import { META_CAPABILITIES } from "./_era.ts";
+import { type Era, META_CAPABILITIES } from "./_era.ts";
 import { encodeError, encodeResult, ErrorCode, type Id, type RpcError } from "./jsonrpc.ts";
 import type { Session } from "./_session.ts";
 import { quote } from "../internal/quote.ts";
@@ -28,7 +28,7 @@ export function declaresTasks(meta: Record<string, unknown>): boolean {
 /** The reply to a tools/call that became a task: the handle, or the refusal. */
 export function createdReply(id: Id, created: Task | RpcError, table: TaskTable, session: Session): string {
   if (!("call" in created)) return encodeError(id, created);
-  return encodeResult(id, { ...session.modern(fields(created, table)), resultType: "task" });
+  return encodeResult(id, { ...session.statelessResult(fields(created, table)), resultType: "task" });
 }
 
 /** Answers tasks/get, tasks/update or tasks/cancel from a 2026-07-28 request. */
@@ -60,7 +60,7 @@ export function answerTaskRequest(
   } else {
     return detailed(id, task, table, session);
   }
-  return encodeResult(id, session.modern({}));
+  return encodeResult(id, session.statelessResult({}));
 }
 
 /**
@@ -84,18 +84,18 @@ export function taskSubscriptionRefusal(
  * cannot have one: `-32021` naming the extension in 2026-07-28; in the
  * initialize era, where the extension is not defined, an `isError` result.
  */
-export function taskRequired(id: Id, tool: string, modern: boolean): string {
-  if (modern) return missingExtension(id, `tool ${quote(tool)} runs only as a task and`);
+export function taskRequired(id: Id, tool: string, era: Era): string {
+  if (era === "stateless") return missingExtension(id, `tool ${quote(tool)} runs only as a task and`);
   return encodeResult(id, {
     content: [{
       type: "text",
-      text: `Cannot run tool ${quote(tool)}: it runs only as a task, which needs ${MODERN_TASKS}`,
+      text: `Cannot run tool ${quote(tool)}: it runs only as a task, which needs ${STATELESS_TASKS}`,
     }],
     isError: true,
   });
 }
 
-const MODERN_TASKS = `the ${TASKS_EXTENSION} extension of protocol version 2026-07-28`;
+const STATELESS_TASKS = `the ${TASKS_EXTENSION} extension of protocol version 2026-07-28`;
 
 function missingExtension(id: Id, what: string): string {
   return encodeError(id, {
@@ -127,7 +127,7 @@ function fields(task: Task, table: TaskTable): Record<string, unknown> {
 
 /** tasks/get: the task with what its status carries; a result is spliced in as the text it is held as. */
 function detailed(id: Id, task: Task, table: TaskTable, session: Session): string {
-  const view = session.modern(fields(task, table));
+  const view = session.statelessResult(fields(task, table));
   if (task.status === "input_required") {
     view.inputRequests = Object.fromEntries([...task.inputs].map(([key, pending]) => [key, pending.request]));
   } else if (task.status === "failed") {

@@ -4,8 +4,8 @@
 // side is driven with raw frames; the official clients show that a client
 // without the extension gets the plain result, in both eras.
 import assert from "node:assert/strict";
-import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
-import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as SessionClient } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport as SessionStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
@@ -145,7 +145,7 @@ Deno.test({
       -32602,
     );
     await initialize(server);
-    await server.send(JSON.stringify({ jsonrpc: "2.0", id: "legacy", method: "tasks/get", params: created }));
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: "session", method: "tasks/get", params: created }));
     assert.equal(errorOf(await server.next()).code, -32601);
     await server.status();
   },
@@ -292,20 +292,20 @@ Deno.test({
   permissions: perms,
   async fn() {
     const args = ["run", "--quiet", "--no-prompt", "--deny-run", script];
-    const legacy = new LegacyClient({ name: "legacy", version: "1" });
-    await legacy.connect(new LegacyStdio({ command: Deno.execPath(), args, stderr: "pipe" }));
-    assert.deepEqual((await legacy.callTool({ name: "slow", arguments: { ms: 1 } })).content, [
+    const session = new SessionClient({ name: "session", version: "1" });
+    await session.connect(new SessionStdio({ command: Deno.execPath(), args, stderr: "pipe" }));
+    assert.deepEqual((await session.callTool({ name: "slow", arguments: { ms: 1 } })).content, [
       { type: "text", text: "slept 1" },
     ]);
-    await legacy.close();
-    const modern = new Client({ name: "modern", version: "2" }, {
+    await session.close();
+    const stateless = new Client({ name: "stateless", version: "2" }, {
       versionNegotiation: { mode: { pin: "2026-07-28" } },
     });
-    await modern.connect(new StdioClientTransport({ command: Deno.execPath(), args, stderr: "pipe" }));
-    assert.deepEqual((await modern.callTool({ name: "slow", arguments: { ms: 1 } })).content, [
+    await stateless.connect(new StdioClientTransport({ command: Deno.execPath(), args, stderr: "pipe" }));
+    assert.deepEqual((await stateless.callTool({ name: "slow", arguments: { ms: 1 } })).content, [
       { type: "text", text: "slept 1" },
     ]);
-    await modern.close();
+    await stateless.close();
   },
 });
 

@@ -214,7 +214,8 @@ export class TaskTable {
     this.#calls.close(task.call);
     // Cancelled, shut down or expired meanwhile: what the handler produced is dropped.
     if (task.terminal || this.#tasks.get(task.id) !== task) return;
-    const done = outcomeForEra(outcome, true);
+    // Tasks exist only in the stateless era.
+    const done = outcomeForEra(outcome, "stateless");
     if (done.kind === "none") return this.#end(task, "cancelled", "Cancelled");
     // A task's asker (_task_asker.ts) waits for tasks/update instead of pausing the call.
     if (done.kind === "input_required") return this.#end(task, "failed", "A task cannot pause to ask its client");

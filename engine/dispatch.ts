@@ -8,10 +8,10 @@ import type { Asker } from "./_asker.ts";
 import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
 import { type CallInput, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
-import { ClientRequests, LegacyAsker } from "./_client_requests.ts";
+import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
-import { badEnvelope, type Envelope, envelopeOf, META_VERSION, MODERN_VERSION } from "./_era.ts";
+import { badEnvelope, type Envelope, envelopeOf, type Era, META_VERSION, STATELESS_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
 import { encodeReply, ReplyTooLarge } from "./json_parts.ts";
 import {
@@ -96,7 +96,7 @@ export class Dispatcher {
     this.#tasks = new TaskTable(options.tasks, options.log);
     this.#clientRequests = new ClientRequests(send);
     this.#unsubscribe = this.#registry.onChange(() =>
-      this.#subscriptions.toolsChanged(this.#session.legacyVersion !== undefined)
+      this.#subscriptions.toolsChanged(this.#session.sessionVersion !== undefined)
     );
   }
 
@@ -105,7 +105,7 @@ export class Dispatcher {
     if (!this.#accepting) return;
     const reply = msg.kind === "batch"
       ? batchReply(
-        this.#session.legacyVersion,
+        this.#session.sessionVersion,
         msg.items,
         (item, slot) => this.#handle(item, slot),
         this.#options.maxMessageBytes,
@@ -184,28 +184,32 @@ export class Dispatcher {
     const params = msg.params;
     const envelope = envelopeOf(metaOf(params));
     if (envelope.era === "invalid") return encodeError(id, envelope.error);
-    const modern = envelope.era === "modern";
+    const stateless = envelope.era === "stateless";
     switch (method) {
       case "initialize":
         // The handshake belongs to the initialize era: a request that speaks 2026-07-28 has no such method.
-        if (modern) {
-          return fail(id, ErrorCode.methodNotFound, `Method not found: "initialize" is not part of ${MODERN_VERSION}`);
+        if (stateless) {
+          return fail(
+            id,
+            ErrorCode.methodNotFound,
+            `Method not found: "initialize" is not part of ${STATELESS_VERSION}`,
+          );
         }
         return encodeResult(id, this.#session.initialize(params));
       case "server/discover":
         // Discovery is a 2026-07-28 method: without its envelope it is refused, still answered so no probe waits.
-        if (!modern) return encodeError(id, badEnvelope(META_VERSION, "missing").error);
+        if (!stateless) return encodeError(id, badEnvelope(META_VERSION, "missing").error);
         return encodeResult(id, this.#session.discovery(this.#extensions()));
       case "ping":
-        if (modern) {
-          return fail(id, ErrorCode.methodNotFound, `Method not found: "ping" is not part of ${MODERN_VERSION}`);
+        if (stateless) {
+          return fail(id, ErrorCode.methodNotFound, `Method not found: "ping" is not part of ${STATELESS_VERSION}`);
         }
         return encodeResult(id, {});
     }
-    if (!modern && this.#session.legacyVersion === undefined) {
+    if (!stateless && this.#session.sessionVersion === undefined) {
       return encodeError(id, {
         code: ErrorCode.invalidParams,
-        message: `Not initialized: send "initialize" first, or put "${META_VERSION}" in _meta (${MODERN_VERSION})`,
+        message: `Not initialized: send "initialize" first, or put "${META_VERSION}" in _meta (${STATELESS_VERSION})`,
         data: { envelope: { key: META_VERSION, problem: "missing" } },
       });
     }
@@ -216,11 +220,11 @@ export class Dispatcher {
       case "tools/call":
         return this.#toolsCall(id, params, envelope, slot);
       case "subscriptions/listen":
-        if (modern) {
+        if (stateless) {
           return taskSubscriptionRefusal(id, params, metaOf(params) ?? {}) ?? this.#subscriptions.listen(id, params);
         }
     }
-    if (modern && TASK_METHODS.has(method)) {
+    if (stateless && TASK_METHODS.has(method)) {
       return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks, this.#session);
     }
     return fail(id, ErrorCode.methodNotFound, `Method not found: ${quote(method)}`);
@@ -247,20 +251,21 @@ export class Dispatcher {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "arguments" must be an object');
     }
     const args = given as Record<string, unknown>;
-    const modern = envelope.era === "modern";
+    const era: Era = envelope.era === "stateless" ? "stateless" : "session";
+    const stateless = era === "stateless";
     if (this.#calls.size >= this.#options.maxInFlight) {
-      return encodeError(id, busyError(modern, this.#options.maxInFlight));
+      return encodeError(id, busyError(era, this.#options.maxInFlight));
     }
-    const responses = modern ? params?.inputResponses : undefined;
+    const responses = stateless ? params?.inputResponses : undefined;
     if (responses !== undefined && (responses === null || typeof responses !== "object" || Array.isArray(responses))) {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "inputResponses" must be an object');
     }
     const meta = metaOf(params) ?? {};
     const task = entry.tool.task;
     const probe = meta[PROBE_META_KEY] === true;
-    const asTask = modern && task !== undefined && task !== false && !probe && declaresTasks(meta);
-    if (typeof task === "object" && task.required && !probe && !asTask) return taskRequired(id, name, modern);
-    const requestState = modern ? params?.requestState : undefined;
+    const asTask = stateless && task !== undefined && task !== false && !probe && declaresTasks(meta);
+    if (typeof task === "object" && task.required && !probe && !asTask) return taskRequired(id, name, era);
+    const requestState = stateless ? params?.requestState : undefined;
     // Arguments that break the schema are answered at once, as any call's, not after a round of polling.
     if (asTask && entry.validate(args) === undefined) {
       const askFirst = typeof task === "object" && task.askFirst === true;
@@ -299,8 +304,8 @@ export class Dispatcher {
       ).then((o) => o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? aborted(call) : o);
     }
     // A synchronous tool's outcome is ready now: answer in this turn.
-    if (!(outcome instanceof Promise)) return this.#finish(call, outcome, modern, slot);
-    const settled = outcome.then((done) => this.#finish(call, done, modern, slot));
+    if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
+    const settled = outcome.then((done) => this.#finish(call, done, era, slot));
     this.#calls.track(call, settled);
     return settled;
   }
@@ -321,7 +326,7 @@ export class Dispatcher {
     const task = entry.tool.task;
     // The extension carries no progress on tasks; status is polled instead.
     const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
-    const capabilities = envelope.era === "modern" ? envelope.capabilities : {};
+    const capabilities = envelope.era === "stateless" ? envelope.capabilities : {};
     const created = this.#tasks.create(ttlMs, (task) => {
       const asker = new TaskAsker(this.#tasks, task, capabilities);
       const gatheredAsker = gathered === undefined ? asker : new InputRounds({
@@ -372,8 +377,8 @@ export class Dispatcher {
     state: StateBody | undefined,
     argsDigest: (() => Promise<string>) | undefined,
   ): () => Asker {
-    if (envelope.era !== "modern") {
-      return () => new LegacyAsker(this.#clientRequests, this.#session.legacy, call.signal);
+    if (envelope.era !== "stateless") {
+      return () => new SessionAsker(this.#clientRequests, this.#session.handshake, call.signal);
     }
     return () =>
       new InputRounds({
@@ -392,15 +397,15 @@ export class Dispatcher {
    * the room its slot has left and takes its place in the same turn, so
    * calls that end together never build more than the batch's reply can hold.
    */
-  #finish(call: Call, outcome: Outcome, modern: boolean, slot?: BatchSlot): Outgoing | undefined {
-    const reply = this.#reply(call, outcome, modern, slot?.limit() ?? this.#options.maxMessageBytes);
+  #finish(call: Call, outcome: Outcome, era: Era, slot?: BatchSlot): Outgoing | undefined {
+    const reply = this.#reply(call, outcome, era, slot?.limit() ?? this.#options.maxMessageBytes);
     return slot === undefined ? reply : slot.take(reply);
   }
 
-  #reply(call: Call, outcome: Outcome, modern: boolean, max: number): Outgoing | undefined {
+  #reply(call: Call, outcome: Outcome, era: Era, max: number): Outgoing | undefined {
     this.#calls.close(call);
     const id = call.key;
-    outcome = outcomeForEra(outcome, modern);
+    outcome = outcomeForEra(outcome, era);
     if (outcome.kind === "none") return undefined;
     if (outcome.kind === "error") return encodeError(id, outcome.error);
     if (outcome.kind === "input_required") {
@@ -408,18 +413,18 @@ export class Dispatcher {
       return this.#encodeToolResult(
         id,
         { inputRequests, requestState } as unknown as ToolResult,
-        modern,
+        era,
         max,
         "input_required",
       );
     }
-    return this.#encodeToolResult(id, outcome.result, modern, max);
+    return this.#encodeToolResult(id, outcome.result, era, max);
   }
 
-  #encodeToolResult(id: Id, result: ToolResult, modern: boolean, max: number, resultType?: string): Outgoing {
+  #encodeToolResult(id: Id, result: ToolResult, era: Era, max: number, resultType?: string): Outgoing {
     try {
-      if (!modern) return encodeReply(id, result, max);
-      return this.#session.modernReply(id, result as unknown as Record<string, unknown>, resultType, max);
+      if (era === "session") return encodeReply(id, result, max);
+      return this.#session.statelessReply(id, result as unknown as Record<string, unknown>, resultType, max);
     } catch (err) {
       this.#options.log(`result of request ${idForLog(id)} cannot be serialised: ${String(err)}`);
       if (err instanceof ReplyTooLarge) {

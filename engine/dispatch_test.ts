@@ -3,7 +3,7 @@ import { serveRaw } from "@forge/toolkit/testing";
 import { addTool, json, type ObjectSchema, registerPatternTool, schema, Server, strProp, text } from "@forge/toolkit";
 
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const MODERN_META = {
+const STATELESS_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
@@ -35,7 +35,7 @@ const init = (version = "2025-11-25") =>
   });
 const req = (id: unknown, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
 
-Deno.test("initialize echoes a supported legacy version and answers an unknown one with the newest", async () => {
+Deno.test("initialize echoes a supported session version and answers an unknown one with the newest", async () => {
   for (
     const [asked, got] of [["2025-03-26", "2025-03-26"], ["2024-11-05", "2024-11-05"], ["1999-01-01", "2025-11-25"]]
   ) {
@@ -51,7 +51,7 @@ Deno.test("initialize echoes a supported legacy version and answers an unknown o
   }
 });
 
-Deno.test("a legacy request before initialize is refused with a message that says what to send", async () => {
+Deno.test("a session request before initialize is refused with a message that says what to send", async () => {
   const s = serveRaw(makeServer());
   await s.send(req(1, "tools/list"));
   const reply = await s.next();
@@ -65,7 +65,7 @@ Deno.test("a legacy request before initialize is refused with a message that say
 
 Deno.test("server/discover answers in the 2026-07-28 shape, and initialize still works after it", async () => {
   const s = serveRaw(makeServer());
-  await s.send(req("probe-1", "server/discover", { _meta: MODERN_META }));
+  await s.send(req("probe-1", "server/discover", { _meta: STATELESS_META }));
   const discover = (await s.next()).result as Record<string, unknown>;
   assert.deepEqual(discover.supportedVersions, ["2026-07-28"]);
   assert.equal(discover.resultType, "complete");
@@ -83,13 +83,13 @@ Deno.test("server/discover answers in the 2026-07-28 shape, and initialize still
 
 Deno.test("a 2026-07-28 request needs no initialize and gets resultType, ttlMs and cacheScope", async () => {
   const s = serveRaw(makeServer());
-  await s.send(req(1, "tools/list", { _meta: MODERN_META }));
+  await s.send(req(1, "tools/list", { _meta: STATELESS_META }));
   const list = (await s.next()).result as Record<string, unknown>;
   assert.equal(list.resultType, "complete");
   assert.equal(list.ttlMs, 0);
   assert.equal(list.cacheScope, "private");
   assert.deepEqual((list.tools as { name: string }[]).map((t) => t.name), ["echo", "slow"]);
-  await s.send(req(2, "tools/call", { name: "echo", arguments: { text: "hi" }, _meta: MODERN_META }));
+  await s.send(req(2, "tools/call", { name: "echo", arguments: { text: "hi" }, _meta: STATELESS_META }));
   const call = (await s.next()).result as Record<string, unknown>;
   assert.equal(call.resultType, "complete");
   assert.deepEqual(call.content, [{ type: "text", text: "hi" }]);
@@ -98,7 +98,7 @@ Deno.test("a 2026-07-28 request needs no initialize and gets resultType, ttlMs a
 
 Deno.test("an unsupported protocol version gets -32022 with the supported list", async () => {
   const s = serveRaw(makeServer());
-  const meta = { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" };
+  const meta = { ...STATELESS_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" };
   await s.send(req(1, "tools/list", { _meta: meta }));
   const error = (await s.next()).error as { code: number; data: Record<string, unknown> };
   assert.equal(error.code, -32022);
@@ -115,11 +115,11 @@ Deno.test("a 2026-07-28 request without clientCapabilities is malformed (-32602)
   await s.close();
 });
 
-Deno.test("ping is answered in the legacy era and is not a 2026-07-28 method", async () => {
+Deno.test("ping is answered in the session era and is not a 2026-07-28 method", async () => {
   const s = serveRaw(makeServer());
   await s.send(req(1, "ping"));
   assert.deepEqual((await s.next()).result, {});
-  await s.send(req(2, "ping", { _meta: MODERN_META }));
+  await s.send(req(2, "ping", { _meta: STATELESS_META }));
   assert.equal(((await s.next()).error as { code: number }).code, -32601);
   await s.close();
 });
@@ -272,7 +272,7 @@ Deno.test("subscriptions/listen (2026-07-28) acknowledges, delivers list_changed
   const server = makeServer();
   const s = serveRaw(server);
   await s.send(
-    req("listen:0", "subscriptions/listen", { _meta: MODERN_META, notifications: { toolsListChanged: true } }),
+    req("listen:0", "subscriptions/listen", { _meta: STATELESS_META, notifications: { toolsListChanged: true } }),
   );
   const ack = await s.next();
   assert.equal(ack.method, "notifications/subscriptions/acknowledged");
@@ -375,7 +375,7 @@ Deno.test("a probe of a pattern tool answers its patterns in _meta and never run
     req(1, "tools/call", {
       name: "write",
       arguments: { path: "a.txt" },
-      _meta: { ...MODERN_META, "forge.permission_patterns": true },
+      _meta: { ...STATELESS_META, "forge.permission_patterns": true },
     }),
   );
   const result = (await s.next()).result as Record<string, unknown>;

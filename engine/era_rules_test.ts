@@ -25,7 +25,7 @@ Deno.test("initialize carrying 2026-07-28 _meta is -32601: the handshake is not 
   const refused = await ask(server, 1, "initialize", { ...INITIALIZE, _meta: MODERN });
   assert.equal((refused.error as { code: number }).code, -32601);
   assert.match((refused.error as { message: string }).message, /"initialize" is not part of 2026-07-28/);
-  // Nothing was negotiated: a legacy request is still refused as not initialized.
+  // Nothing was negotiated: a session request is still refused as not initialized.
   const after = await ask(server, 2, "tools/list");
   assert.equal((after.error as { code: number }).code, -32602);
   await server.closeInput();

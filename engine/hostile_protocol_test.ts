@@ -87,7 +87,7 @@ Deno.test({
   },
 });
 
-const MODERN_META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' +
+const STATELESS_META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' +
   '"io.modelcontextprotocol/clientCapabilities":{}}';
 
 Deno.test({
@@ -97,17 +97,17 @@ Deno.test({
     const server = spawnHostile([], "read");
     // 2026-07-28: a subscription holds id 5 open.
     await server.sendRaw(
-      line("5", "subscriptions/listen", `{"notifications":{"toolsListChanged":true},${MODERN_META}}`),
+      line("5", "subscriptions/listen", `{"notifications":{"toolsListChanged":true},${STATELESS_META}}`),
     );
     assert.match(await deadline(server.nextLine(), "the acknowledgement"), /subscriptions\/acknowledged/);
-    await server.sendRaw(line("5", "tools/call", `{"name":"sleep","arguments":{"ms":60000},${MODERN_META}}`));
+    await server.sendRaw(line("5", "tools/call", `{"name":"sleep","arguments":{"ms":60000},${STATELESS_META}}`));
     assert.match(
       await deadline(server.nextLine(), "the refusal of the call"),
       /^\{"jsonrpc":"2.0","id":5,"error":\{"code":-32600,"message":"Invalid request: id \\"5\\" is already used/,
     );
     // The cancellation ends the subscription, the only request under id 5: its id is free again.
     await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}\n');
-    await server.sendRaw(line("5", "tools/call", `{"name":"sleep","arguments":{"ms":1},${MODERN_META}}`));
+    await server.sendRaw(line("5", "tools/call", `{"name":"sleep","arguments":{"ms":1},${STATELESS_META}}`));
     assert.match(
       await deadline(server.nextLine(), "the call under the freed id"),
       /^\{"jsonrpc":"2.0","id":5,"result"/,
@@ -117,7 +117,7 @@ Deno.test({
     await server.sendRaw(line("9", "tools/call", '{"name":"sleep","arguments":{"ms":60000}}'));
     await server.sendRaw(line("9", "ping"));
     await server.sendRaw(
-      line("9", "subscriptions/listen", `{"notifications":{"toolsListChanged":true},${MODERN_META}}`),
+      line("9", "subscriptions/listen", `{"notifications":{"toolsListChanged":true},${STATELESS_META}}`),
     );
     for (const what of ["ping", "subscription"]) {
       assert.match(

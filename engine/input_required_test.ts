@@ -3,11 +3,11 @@
 // input-required results with @modelcontextprotocol/client 2.4 (2026-07-28),
 // real server-to-client requests with SDK 1.32.2 (initialize era), and a raw
 // client for what a real client would never send (forged, altered and
-// transplanted requestState), and the MCP Inspector CLI 2.12.0 in modern mode.
+// transplanted requestState), and the MCP Inspector CLI 2.12.0 in stateless mode.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
-import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as SessionClient } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport as SessionStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -30,9 +30,9 @@ const ENVELOPE = {
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
 };
 
-async function modern(capabilities: Record<string, unknown>, answer?: (message: string) => Answer) {
+async function stateless(capabilities: Record<string, unknown>, answer?: (message: string) => Answer) {
   const transport = new StdioClientTransport({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
-  const client = new Client({ name: "modern", version: "2.4.0" }, {
+  const client = new Client({ name: "stateless", version: "2.4.0" }, {
     capabilities,
     versionNegotiation: { mode: { pin: "2026-07-28" } } as never,
   });
@@ -48,6 +48,7 @@ async function modern(capabilities: Record<string, unknown>, answer?: (message: 
     client.setRequestHandler("roots/list", () => ({ roots: [{ uri: "file:///work/project", name: "project" }] }));
   }
   await client.connect(transport);
+  // "modern" and "legacy" are the SDK's names for the stateless and session eras.
   assert.equal(client.getProtocolEra(), "modern");
   return { client, asked };
 }
@@ -55,7 +56,10 @@ async function modern(capabilities: Record<string, unknown>, answer?: (message: 
 const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0].text;
 
 Deno.test("2026-07-28: a handler's elicitation becomes input_required; the client's retry carries the answer", async () => {
-  const { client, asked } = await modern({ elicitation: {} }, () => ({ action: "accept", content: { name: "Ada" } }));
+  const { client, asked } = await stateless(
+    { elicitation: {} },
+    () => ({ action: "accept", content: { name: "Ada" } }),
+  );
   const r = await client.callTool({ name: "greet", arguments: { greeting: "Hello" } });
   assert.equal(textOf(r), "Hello, Ada");
   assert.deepEqual(asked, ["What is your name?"]);
@@ -71,7 +75,7 @@ Deno.test("2026-07-28: questions asked together go in one round; a later one tak
     "Sure?": { action: "accept", content: { sure: true } },
     "Last?": { action: "accept", content: { last: "yes" } },
   };
-  const { client, asked } = await modern({ elicitation: {} }, (m) => answers[m]);
+  const { client, asked } = await stateless({ elicitation: {} }, (m) => answers[m]);
   const r = await client.callTool({ name: "survey", arguments: {} });
   assert.deepEqual(JSON.parse(textOf(r)), { color: "red", sure: true, last: "yes" });
   // Each question was put to the user once: earlier answers travel in the sealed state.
@@ -80,13 +84,13 @@ Deno.test("2026-07-28: questions asked together go in one round; a later one tak
 });
 
 Deno.test("2026-07-28: a declined elicitation reaches the handler as decline", async () => {
-  const { client } = await modern({ elicitation: {} }, () => ({ action: "decline" }));
+  const { client } = await stateless({ elicitation: {} }, () => ({ action: "decline" }));
   assert.equal(textOf(await client.callTool({ name: "greet", arguments: { greeting: "Hi" } })), "no name (decline)");
   await client.close();
 });
 
 Deno.test("2026-07-28: a client without elicitation gets -32021 with data.requiredCapabilities", async () => {
-  const { client } = await modern({});
+  const { client } = await stateless({});
   await assert.rejects(client.callTool({ name: "greet", arguments: { greeting: "Hi" } }), (err: unknown) => {
     const e = err as { code: number; data: unknown };
     assert.equal(e.code, -32021);
@@ -99,7 +103,7 @@ Deno.test("2026-07-28: a client without elicitation gets -32021 with data.requir
 });
 
 Deno.test("2026-07-28: roots/list goes out as an input request and its answer reaches the handler", async () => {
-  const { client } = await modern({ roots: {} });
+  const { client } = await stateless({ roots: {} });
   const r = await client.callTool({ name: "roots", arguments: {} });
   assert.deepEqual(JSON.parse(textOf(r)), { roots: ["file:///work/project"] });
   await client.close();
@@ -107,7 +111,7 @@ Deno.test("2026-07-28: roots/list goes out as an input request and its answer re
 
 Deno.test("2026-07-28: a confirmed pattern tool asks first; decline runs nothing and says so", async () => {
   let verdict: Answer = { action: "decline" };
-  const { client, asked } = await modern({ elicitation: {} }, () => verdict);
+  const { client, asked } = await stateless({ elicitation: {} }, () => verdict);
   const declined = await client.callTool({ name: "delete", arguments: { path: "a.txt" } });
   assert.equal(declined.isError, true);
   assert.match(textOf(declined), /user declined the confirmation; nothing was done/);
@@ -123,7 +127,7 @@ Deno.test("2026-07-28: a confirmed pattern tool asks first; decline runs nothing
 });
 
 Deno.test("2026-07-28: sampling/createMessage goes out as an input request; the model's answer reaches the handler", async () => {
-  const { client } = await modern({ sampling: {} });
+  const { client } = await stateless({ sampling: {} });
   client.setRequestHandler("sampling/createMessage", () =>
     ({
       role: "assistant",
@@ -136,7 +140,7 @@ Deno.test("2026-07-28: sampling/createMessage goes out as an input request; the 
 });
 
 Deno.test("2026-07-28: a call may ask in 8 rounds; a 9th question is refused as an internal error", async () => {
-  const { client } = await modern({ elicitation: {} }, () => ({ action: "accept", content: {} }));
+  const { client } = await stateless({ elicitation: {} }, () => ({ action: "accept", content: {} }));
   assert.equal(textOf(await client.callTool({ name: "many", arguments: { n: 8 } })), "asked 8");
   await assert.rejects(client.callTool({ name: "many", arguments: { n: 9 } }), (err: { code: number }) => {
     assert.equal(err.code, -32603);
@@ -252,14 +256,14 @@ Deno.test("inputResponses: an answer that breaks the form's schema is -32602; un
 
 // ---- the initialize era: real server-to-client requests ----
 
-function legacy(capabilities: Record<string, unknown>, args: string[] = []) {
-  const transport = new LegacyStdio({ command: Deno.execPath(), args: [...serverArgs, ...args], stderr: "pipe" });
-  const client = new LegacyClient({ name: "legacy", version: "1.32.2" }, { capabilities });
+function session(capabilities: Record<string, unknown>, args: string[] = []) {
+  const transport = new SessionStdio({ command: Deno.execPath(), args: [...serverArgs, ...args], stderr: "pipe" });
+  const client = new SessionClient({ name: "session", version: "1.32.2" }, { capabilities });
   return { client, transport };
 }
 
 Deno.test("initialize era: elicitation/create and roots/list go to the SDK 1.32.2 client and its answers come back", async () => {
-  const { client, transport } = legacy({ elicitation: {}, roots: { listChanged: true } });
+  const { client, transport } = session({ elicitation: {}, roots: { listChanged: true } });
   let rootsAsked = 0;
   let root = "file:///first";
   client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: { name: "Grace" } }));
@@ -280,20 +284,20 @@ Deno.test("initialize era: elicitation/create and roots/list go to the SDK 1.32.
 });
 
 Deno.test("initialize era: sampling/createMessage goes to the SDK 1.32.2 client and the model's answer comes back", async () => {
-  const { client, transport } = legacy({ sampling: {} });
+  const { client, transport } = session({ sampling: {} });
   client.setRequestHandler(CreateMessageRequestSchema, () => ({
     role: "assistant",
     content: { type: "text", text: "spring rain" },
-    model: "legacy-model",
+    model: "session-model",
   }));
   await client.connect(transport);
-  assert.equal(textOf(await client.callTool({ name: "haiku", arguments: {} })), "legacy-model: spring rain");
+  assert.equal(textOf(await client.callTool({ name: "haiku", arguments: {} })), "session-model: spring rain");
   await client.close();
 });
 
 Deno.test("initialize era: client 2.4 left to negotiate falls back to initialize and answers the same elicitation", async () => {
   const transport = new StdioClientTransport({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
-  const client = new Client({ name: "v2-legacy", version: "2.4.0" }, { capabilities: { elicitation: {} } });
+  const client = new Client({ name: "v2-session", version: "2.4.0" }, { capabilities: { elicitation: {} } });
   client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { name: "Lin" } }) as never);
   await client.connect(transport);
   assert.equal(client.getProtocolEra(), "legacy");
@@ -303,7 +307,7 @@ Deno.test("initialize era: client 2.4 left to negotiate falls back to initialize
 });
 
 Deno.test("initialize era: without the capability the call is an isError result, or the handler's fallback", async () => {
-  const { client, transport } = legacy({});
+  const { client, transport } = session({});
   await client.connect(transport);
   const r = await client.callTool({ name: "greet", arguments: { greeting: "Hi" } });
   assert.equal(r.isError, true);
@@ -400,7 +404,7 @@ Deno.test("audit trail: a declined confirmation is recorded as declined, an acce
       ],
       stderr: "pipe",
     });
-    const client = new Client({ name: "modern", version: "2.4.0" }, {
+    const client = new Client({ name: "stateless", version: "2.4.0" }, {
       capabilities: { elicitation: {} },
       versionNegotiation: { mode: { pin: "2026-07-28" } } as never,
     });
@@ -504,7 +508,7 @@ Deno.test({
     const cli = [
       "@modelcontextprotocol/inspector@2.12.0",
       "--cli",
-      "--protocol-era",
+      "--protocol-era", // the Inspector's name for the stateless era
       "modern",
       "--format",
       "json",

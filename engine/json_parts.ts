@@ -1,5 +1,5 @@
 // A large reply serialised without ever holding its whole text. JSON.stringify
-// of a 60 MiB string builds the text and then copies it (twice its size at
+// of a large string builds the text and then copies it (twice its size at
 // once), and writing it needs it flat: a reply whose value holds more than one
 // chunk of text is instead kept as literal JSON pieces plus the large strings
 // themselves, which the writer escapes a slice at a time as it writes. The

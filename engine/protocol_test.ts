@@ -3,8 +3,8 @@
 // official client: SDK 1.32.2 (initialize-based) and @modelcontextprotocol/client
 // 2.4 (2026-07-28, and its auto-negotiation).
 import assert from "node:assert/strict";
-import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
-import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as SessionClient } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport as SessionStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
@@ -16,16 +16,16 @@ const serverArgs = ["run", "--quiet", "--no-prompt", "--deny-run", fixture];
 
 type Mode = { mode: { pin: string } } | { mode: "auto" } | undefined;
 
-async function modern(mode: Mode) {
+async function stateless(mode: Mode) {
   const transport = new StdioClientTransport({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
-  const client = new Client({ name: "modern-client", version: "2.4.0" }, { versionNegotiation: mode as never });
+  const client = new Client({ name: "stateless-client", version: "2.4.0" }, { versionNegotiation: mode as never });
   await client.connect(transport);
   return client;
 }
 
 Deno.test("SDK 1.32.2 client: initialize, tools/list, tools/call, isError and unknown tool", async () => {
-  const transport = new LegacyStdio({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
-  const client = new LegacyClient({ name: "legacy-client", version: "1.32.2" });
+  const transport = new SessionStdio({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
+  const client = new SessionClient({ name: "session-client", version: "1.32.2" });
   await client.connect(transport);
   assert.equal(client.getServerVersion()?.name, "fixture");
   const { tools } = await client.listTools();
@@ -42,7 +42,8 @@ Deno.test("SDK 1.32.2 client: initialize, tools/list, tools/call, isError and un
 });
 
 Deno.test("client 2.4 pinned to 2026-07-28: no initialize, results decode, unknown tool is -32602", async () => {
-  const client = await modern({ mode: { pin: "2026-07-28" } });
+  const client = await stateless({ mode: { pin: "2026-07-28" } });
+  // "modern" and "legacy" are the SDK's names for the stateless and session eras.
   assert.equal(client.getProtocolEra(), "modern");
   assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
   assert.deepEqual(client.getServerVersion(), { name: "fixture", version: "0.0.0" });
@@ -55,13 +56,13 @@ Deno.test("client 2.4 pinned to 2026-07-28: no initialize, results decode, unkno
 });
 
 Deno.test("client 2.4 in auto mode probes with server/discover and chooses 2026-07-28", async () => {
-  const client = await modern({ mode: "auto" });
+  const client = await stateless({ mode: "auto" });
   assert.equal(client.getProtocolEra(), "modern");
   await client.close();
 });
 
-Deno.test("client 2.4 by default falls back to initialize and gets the legacy era", async () => {
-  const client = await modern(undefined);
+Deno.test("client 2.4 by default falls back to initialize and gets the session era", async () => {
+  const client = await stateless(undefined);
   assert.equal(client.getProtocolEra(), "legacy");
   assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
   await client.close();
@@ -69,7 +70,7 @@ Deno.test("client 2.4 by default falls back to initialize and gets the legacy er
 
 Deno.test("progress reaches the client in both eras", async () => {
   for (const mode of [{ mode: { pin: "2026-07-28" } }, undefined] as Mode[]) {
-    const client = await modern(mode);
+    const client = await stateless(mode);
     const seen: number[] = [];
     const r = await client.callTool({ name: "steps", arguments: { n: 3 } }, {
       onprogress: (p: { progress: number }) => seen.push(p.progress),
@@ -82,7 +83,7 @@ Deno.test("progress reaches the client in both eras", async () => {
 
 Deno.test("cancellation works in both eras and the server keeps serving", async () => {
   for (const mode of [{ mode: { pin: "2026-07-28" } }, undefined] as Mode[]) {
-    const client = await modern(mode);
+    const client = await stateless(mode);
     const controller = new AbortController();
     const call = client.callTool({ name: "sleep", arguments: { ms: 30_000 } }, { signal: controller.signal });
     setTimeout(() => controller.abort("user cancel"), 50);

@@ -50,9 +50,9 @@ Deno.test("a task-only tool is -32021 naming the tasks extension without it, an 
   assert.deepEqual(error.data, { requiredCapabilities: { extensions: { [TASKS]: {} } } });
   assert.match(error.message, /tool "only_task" runs only as a task/);
   await initialize(server);
-  const legacy = (await ask(server, "tools/call", { name: "only_task", arguments: {} })).result as Json;
-  assert.equal(legacy.isError, true);
-  assert.match(JSON.stringify(legacy.content), /runs only as a task/);
+  const session = (await ask(server, "tools/call", { name: "only_task", arguments: {} })).result as Json;
+  assert.equal(session.isError, true);
+  assert.match(JSON.stringify(session.content), /runs only as a task/);
   // With the extension it becomes a task, and only then does the handler run.
   const created = (await ask(server, "tools/call", { name: "only_task", arguments: {} }, WITH_TASKS)).result as Json;
   assert.equal(created.resultType, "task");

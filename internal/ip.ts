@@ -1,5 +1,6 @@
 // IP address literals, parsed by hand instead of through node:net: loading
-// node:net costs a server ~19 ms at start on Deno 2.9.6, for two predicates.
+// node:net is a start-up cost every server would pay for two predicates
+// (docs/benchmarks.md, "Findings").
 // What is accepted matches node:net's isIPv4/isIPv6 exactly (a differential
 // test pins it): dotted decimal without leading zeros, and IPv6 with at most
 // one `::`, an optional dotted-quad tail and an optional `%zone`.

@@ -10,7 +10,7 @@ export const DEFAULT_MAX_DEPTH = 1000;
  * The most arrays and objects one message may hold unless the caller says
  * otherwise (`maxContainers`). Each costs the parsed message tens of bytes for
  * two or three bytes of text, so this bounds what `JSON.parse` can build from
- * one message to about 10 MiB beyond its text (`deno task bench --memory`).
+ * one message (docs/benchmarks.md, "Figures behind the code").
  */
 export const DEFAULT_MAX_CONTAINERS = 100_000;
 /**

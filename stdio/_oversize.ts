@@ -8,7 +8,7 @@ import { encodeError, ErrorCode, peekId } from "../engine/jsonrpc.ts";
 const lenient = new TextDecoder("utf-8", { fatal: false });
 
 /** The JSON-RPC error for a line of `frame.size` bytes, naming `limit`. */
-export function oversizeReply(frame: OversizeFrame, limit: number): string {
+export function requestTooLargeReply(frame: OversizeFrame, limit: number): string {
   const id = peekId(lenient.decode(frame.head), lenient.decode(frame.tail));
   return encodeError(id, {
     code: ErrorCode.invalidRequest,

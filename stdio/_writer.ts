@@ -14,7 +14,7 @@ import { isHighSurrogate, utf8Length } from "../internal/utf8_length.ts";
 
 const encoder = new TextEncoder();
 // How many microtask hops the first write of a burst waits for more replies
-// (measured: 1 to 32 gather the same; each hop costs well under a microsecond).
+// (docs/benchmarks.md, "The hot path": how many hops, and why not a timer).
 const GATHER_HOPS = 4;
 
 /** How a writer treats a frame larger than a message may be. */

@@ -1,6 +1,6 @@
 import { Dispatcher } from "../engine/dispatch.ts";
 import { decodeFrame, encodeError, ErrorCode, idForLog, idOfReply } from "../engine/jsonrpc.ts";
-import { oversizeReply as requestTooLarge } from "./_oversize.ts";
+import { requestTooLargeReply } from "./_oversize.ts";
 import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
@@ -67,9 +67,9 @@ export interface ServeOptions {
   maxDepth?: number;
   /**
    * The most arrays and objects one message may hold. Each costs the parsed
-   * message tens of bytes for two or three bytes of text (30 MB of `[],`
-   * would grow to some 800 MB), so a message with more is refused with
-   * `-32600` naming this limit, found by the same scan as `maxDepth`.
+   * message tens of bytes for two or three bytes of text, so a message with
+   * more is refused with `-32600` naming this limit, found by the same scan
+   * as `maxDepth`.
    * @default {100000}
    */
   maxContainers?: number;
@@ -179,7 +179,10 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   const writer = new FrameWriter(io.writer, maxQueuedBytes, (err) => {
     log(`output closed (${err instanceof Error ? err.name : "error"}): stopping`);
     reading.stop();
-  }, { maxFrameBytes: maxMessageBytes, replace: (frame, bytes) => oversizeReply(frame, bytes, maxMessageBytes, log) });
+  }, {
+    maxFrameBytes: maxMessageBytes,
+    replace: (frame, bytes) => replyTooLargeError(frame, bytes, maxMessageBytes, log),
+  });
   const dispatcher = new Dispatcher(server, writer, dispatchOptions);
   // Past the writer's bound no new call starts: the read loop holds what it
   // reads until the client drains stdout.
@@ -189,7 +192,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     sink: (frame) => {
       if (frame.kind === "oversize") {
         log(`message of ${frame.size} bytes refused: over maxMessageBytes ${maxMessageBytes}`);
-        writer.send(requestTooLarge(frame, maxMessageBytes));
+        writer.send(requestTooLargeReply(frame, maxMessageBytes));
         return;
       }
       const refused = shapeRefusal(frame.bytes, shape);
@@ -242,7 +245,12 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
  * What is sent instead of a reply over `maxMessageBytes`: an error with the
  * same id that names the limit. A notification that large is dropped.
  */
-function oversizeReply(frame: string, bytes: number, limit: number, log: (line: string) => void): string | undefined {
+function replyTooLargeError(
+  frame: string,
+  bytes: number,
+  limit: number,
+  log: (line: string) => void,
+): string | undefined {
   const id = idOfReply(frame);
   const to = id === null ? "" : ` to request ${idForLog(id)}`;
   log(`reply of ${bytes} bytes${to} not sent: over maxMessageBytes ${limit}`);

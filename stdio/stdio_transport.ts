@@ -8,7 +8,7 @@ import {
   positive,
   WRITE_HIGH_WATER,
 } from "./_options.ts";
-import { oversizeReply } from "./_oversize.ts";
+import { requestTooLargeReply } from "./_oversize.ts";
 import { type ByteReader, type ReadLoop, readLoop } from "./_read_loop.ts";
 import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
 import { takeEarlyStart } from "../internal/startup.ts";
@@ -169,7 +169,7 @@ export class StdioTransport {
 
   #frame(frame: Frame): void {
     if (frame.kind === "oversize") {
-      this.#reject(oversizeReply(frame, this.#max));
+      this.#reject(requestTooLargeReply(frame, this.#max));
       return;
     }
     if (this.#onLine) this.#onLine(lenient.decode(frame.bytes));

@@ -1,4 +1,4 @@
-import { describe } from "./_describe.ts";
+import { describeValue } from "./_describe_value.ts";
 import { quote } from "../internal/quote.ts";
 import { ArgumentError } from "../internal/tool_error.ts";
 import type { ToolRequest } from "./tool.ts";
@@ -128,7 +128,7 @@ export function getBool(args: Args, key: string, fallback = false): boolean {
   if (typeof value === "boolean") return value;
   if (value === "true") return true;
   if (value === "false") return false;
-  throw new ArgumentError(key, `must be a boolean, got ${describe(value)}`);
+  throw new ArgumentError(key, `must be a boolean, got ${describeValue(value)}`);
 }
 
 /** Options of {@linkcode getStringArray} and {@linkcode getIntArray}. */
@@ -167,7 +167,7 @@ export interface ArrayOptions {
 export function getStringArray(args: Args, key: string, options: ArrayOptions = {}): string[] {
   return readArray(args, key, options, (item, index) => {
     if (typeof item !== "string") {
-      throw new ArgumentError(key, `element ${index} must be a string, got ${describe(item)}`);
+      throw new ArgumentError(key, `element ${index} must be a string, got ${describeValue(item)}`);
     }
     return item;
   });
@@ -218,11 +218,11 @@ export function getStringMap(args: Args, key: string): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   if (value === undefined || value === null) return out;
   if (typeof value !== "object" || Array.isArray(value)) {
-    throw new ArgumentError(key, `must be an object of strings, got ${describe(value)}`);
+    throw new ArgumentError(key, `must be an object of strings, got ${describeValue(value)}`);
   }
   for (const [name, item] of Object.entries(value)) {
     if (typeof item !== "string") {
-      throw new ArgumentError(key, `value of ${quote(name)} must be a string, got ${describe(item)}`);
+      throw new ArgumentError(key, `value of ${quote(name)} must be a string, got ${describeValue(item)}`);
     }
     out[name] = item;
   }
@@ -244,7 +244,7 @@ function readArray<T>(
     if (options.required) throw new ArgumentError(key, "is required and must be a non-empty array");
     return [];
   }
-  if (!Array.isArray(value)) throw new ArgumentError(key, `must be an array, got ${describe(value)}`);
+  if (!Array.isArray(value)) throw new ArgumentError(key, `must be an array, got ${describeValue(value)}`);
   if (value.length === 0) throw new ArgumentError(key, "must be a non-empty array");
   const max = options.maxItems ?? 10_000;
   if (value.length > max) throw new ArgumentError(key, `must hold at most ${max} elements, got ${value.length}`);
@@ -255,8 +255,8 @@ function toInt(key: string, value: unknown): number {
   let n: number;
   if (typeof value === "number") n = value;
   else if (typeof value === "string" && /^\s*[-+]?\d+\s*$/.test(value)) n = Number(value);
-  else throw new ArgumentError(key, `must be an integer, got ${describe(value)}`);
-  if (!Number.isInteger(n)) throw new ArgumentError(key, `must be an integer, got ${describe(value)}`);
+  else throw new ArgumentError(key, `must be an integer, got ${describeValue(value)}`);
+  if (!Number.isInteger(n)) throw new ArgumentError(key, `must be an integer, got ${describeValue(value)}`);
   if (!Number.isSafeInteger(n)) {
     throw new ArgumentError(key, `must be between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`);
   }

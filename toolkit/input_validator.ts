@@ -9,7 +9,7 @@
 // schema with any other keyword is refused at registration, so "validated"
 // never silently means "partly validated".
 
-import { describe } from "./_describe.ts";
+import { describeValue } from "./_describe_value.ts";
 import { unsupportedKeyword } from "./output_schema.ts";
 import { quote } from "../internal/quote.ts";
 import type { JsonSchema, JsonType, ObjectSchema } from "./schema.ts";
@@ -117,7 +117,7 @@ function typeCheck(type: unknown, where: string, fail: Fail): Check {
     throw fail(`${where}/type must name JSON types (${Object.keys(TYPE_TESTS).join(", ")})`);
   }
   const expected = `must be ${types.map((t: JsonType) => TYPE_NAMES[t]).join(" or ")} (type)`;
-  const fails = (value: unknown): Failure => ({ at: "", problem: `${expected}, got ${describe(value)}` });
+  const fails = (value: unknown): Failure => ({ at: "", problem: `${expected}, got ${describeValue(value)}` });
   if (types.length === 1) {
     const test = TYPE_TESTS[types[0] as JsonType];
     return (value) => test(value) ? undefined : fails(value);
@@ -139,7 +139,7 @@ function enumCheck(values: unknown, where: string, fail: Fail, keyword: string):
     if (objects.length > 0 && value !== null && typeof value === "object") {
       if (objects.includes(JSON.stringify(value))) return undefined;
     }
-    return { at: "", problem: `${problem}, got ${describe(value)}` };
+    return { at: "", problem: `${problem}, got ${describeValue(value)}` };
   };
 }
 

@@ -3,7 +3,7 @@
 // one of its own requests.
 import type { RawServer } from "@forge/toolkit/testing";
 
-/** Sends `initialize` for `version` (the newest legacy one unless told) and returns its reply. */
+/** Sends `initialize` for `version` (the newest session one unless told) and returns its reply. */
 export async function initialize(server: RawServer, version = "2025-11-25"): Promise<Record<string, unknown>> {
   await server.send(JSON.stringify({
     jsonrpc: "2.0",

@@ -5,7 +5,7 @@
 import { quote } from "../internal/quote.ts";
 
 /** Describes `value` for a message about a bad argument, e.g. `the string "abc"` or `an array`. */
-export function describe(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
   if (Array.isArray(value)) return "an array";
