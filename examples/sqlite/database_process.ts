@@ -4,7 +4,7 @@
 // it one job per line on stdin and reads one reply per line on stdout; it
 // kills the process when a job runs past its deadline (node:sqlite cannot
 // interrupt SQLite). See domain/database_processes.ts.
-import type { Sqlite } from "./domain/_sqlite.ts";
+import type { Sqlite } from "./domain/sqlite.ts";
 import { openDatabase } from "./domain/connection.ts";
 import { answerJob, type Connections, type DatabaseJob, MAX_JOB_BYTES } from "./domain/database_job.ts";
 import { DatabaseSizes } from "./domain/database_sizes.ts";

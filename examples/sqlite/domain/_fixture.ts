@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type Config, ConfigSchema } from "./config.ts";
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 
 /** The temp folder's real path (what test permissions name). */
 export const TMP: string = Deno.realPathSync(Deno.env.get("TMPDIR") ?? "/tmp");

@@ -1,5 +1,5 @@
 import { quote, SCHEMA_PRAGMAS, UNSAFE_SQL_FUNCTIONS, VALUE_PRAGMAS } from "@forge/toolkit/validate";
-import { AUTH, type AuthorizerCallback } from "./_sqlite.ts";
+import { AUTH, type AuthorizerCallback } from "./sqlite.ts";
 import { type WriteKind, writePattern } from "./write_pattern.ts";
 
 /** What an {@linkcode Authorizer} lets a statement do. */

@@ -1,7 +1,7 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { Authorizer } from "./authorizer.ts";
-import { openSqlite, type Sqlite } from "./_sqlite.ts";
+import { openSqlite, type Sqlite } from "./sqlite.ts";
 import { TMP, withFixtureDb } from "./_fixture.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };

@@ -1,5 +1,5 @@
 import type { SQLOutputValue } from "node:sqlite";
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 import { PolicyError, queryReadOnly, quote } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";

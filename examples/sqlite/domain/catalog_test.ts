@@ -4,7 +4,7 @@ import { PolicyError } from "@forge/toolkit/validate";
 import { describeTable, listTables } from "./catalog.ts";
 import { openDatabase } from "./connection.ts";
 import { TMP, withFixtureDb } from "./_fixture.ts";
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 

@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS, PolicyError } from "@forge/toolkit/validate";
 import type { Authorizer } from "./authorizer.ts";
-import { openSqlite, type Sqlite, type SqliteOptions } from "./_sqlite.ts";
+import { openSqlite, type Sqlite, type SqliteOptions } from "./sqlite.ts";
 
 /** How long a statement waits for another process's lock before it fails, in milliseconds. */
 export const BUSY_TIMEOUT_MS = 250;

@@ -3,7 +3,7 @@
 // compiling, planning, pricing, stepping, writing — happens in answerJob(),
 // in that process, never on the thread that reads the server's stdin.
 import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 import { describeTable, listTables } from "./catalog.ts";
 import type { DatabaseSizes } from "./database_sizes.ts";
 import { runQuery } from "./query.ts";

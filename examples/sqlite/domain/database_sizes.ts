@@ -2,7 +2,7 @@
 // pages the file has, how big the schema is. Counting a big table takes
 // time, so counts are kept until another connection commits; they are made
 // in the database process, under the call's deadline.
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 
 /** The sizes a price reads (see `queryCost`). */
 export interface Sizes {

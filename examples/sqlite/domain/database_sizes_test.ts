@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { openDatabase } from "./connection.ts";
 import { DatabaseSizes } from "./database_sizes.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
-import { openSqlite } from "./_sqlite.ts";
+import { openSqlite } from "./sqlite.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { AUTH, openSqlite } from "./_sqlite.ts";
+import { AUTH, openSqlite } from "./sqlite.ts";
 
 // Files made at load time, so that each test can name exactly the one it may use (each test changes only its own),
 // and removed when the module ends, whichever tests ran.

@@ -1,4 +1,4 @@
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 import {
   assertReadOnlySql,
   DEFAULT_LIMITS,

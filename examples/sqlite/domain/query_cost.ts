@@ -3,7 +3,7 @@
 // priced by the most rows its source can hold. A price only refuses early;
 // the call's deadline, which kills the database process, is what bounds a
 // query the price lets through.
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 import { MAX_VALUE_BYTES } from "./connection.ts";
 import type { Sizes } from "./database_sizes.ts";
 import { PolicyError } from "@forge/toolkit/validate";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
-import { openSqlite, type Sqlite } from "./_sqlite.ts";
+import { openSqlite, type Sqlite } from "./sqlite.ts";
 import { DatabaseSizes } from "./database_sizes.ts";
 import { assertAffordable, EQUALITY_ROWS, explainQueryPlan, JSON_ROWS, queryCost, UNKNOWN_ROWS } from "./query_cost.ts";
 

@@ -4,7 +4,7 @@ import { PolicyError } from "@forge/toolkit/validate";
 import { openDatabase } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 import { type QueryOptions, runQuery } from "./query.ts";
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 const OPTIONS: QueryOptions = { maxRows: 100, maxSqlLength: 10_000, allowRecursive: false };

@@ -1,5 +1,5 @@
 import type { SQLInputValue } from "node:sqlite";
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
 import { classifyWrite } from "./write_statement.ts";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { openDatabase } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
-import type { Sqlite } from "./_sqlite.ts";
+import type { Sqlite } from "./sqlite.ts";
 import { executeWrite, planWrite, type WriteOptions } from "./write.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
