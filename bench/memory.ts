@@ -30,8 +30,9 @@ export interface PeakCell {
   limitMiB: number | undefined;
 }
 
-/** The toolkit server's maxContainers: its default, which the bench server keeps. */
+/** The toolkit server's maxContainers and maxValues: its defaults, which the bench server keeps. */
 const MAX_CONTAINERS = 100_000;
+const MAX_VALUES = 150_000;
 
 /** The 2026-07-28 envelope, for the case that carries a `requestState`. */
 const MODERN_META = JSON.stringify({
@@ -55,6 +56,15 @@ function items(count: number, item: (i: number) => string): string {
 /** How many items of about `each` bytes fill `bytes`. */
 const fill = (bytes: number, each: number) => Math.max(1, Math.floor(bytes / each));
 
+/** A ping whose pad holds `count` distinct strings of six characters. */
+const stringsLine = (count: number) => pingWith(`[${items(count, (i) => `"s${i.toString(36).padStart(5, "0")}"`)}]`);
+/** A ping whose pad is an object of `count` distinct keys. */
+const keysLine = (count: number) => pingWith(`{${items(count, (i) => `"k${i.toString(36).padStart(6, "0")}":0`)}}`);
+const withId = (line: string) => (id: number) => [line.replace("ID", String(id))];
+// The most of each a ping may hold: its own eight commas and colons, then one per string, two per key.
+const mostStrings = MAX_VALUES - 8;
+const mostKeys = Math.floor((MAX_VALUES - 7) / 2);
+
 /** The cases that scale with the message: one set per size of the plan. */
 function sizedCases(bytes: number): PeakCase[] {
   const size = formatBytes(bytes);
@@ -62,13 +72,15 @@ function sizedCases(bytes: number): PeakCase[] {
   // One character outside Latin-1 makes every string of the message two bytes per character in V8.
   const wide = "€" + text.slice(3);
   // Distinct short strings, numbers and keys: each is a few bytes of text and a heap object or slot once parsed.
-  const strings = pingWith(`[${items(fill(bytes, 9), (i) => `"s${i.toString(36).padStart(5, "0")}"`)}]`);
+  const strings = stringsLine(fill(bytes, 9));
   const numbers = pingWith(`[${items(fill(bytes, 8), (i) => String(1_000_000 + i))}]`);
   const keyCount = fill(bytes, 13);
   const keys = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"echo","arguments":{${
     items(keyCount, (i) => `"k${i.toString(36).padStart(6, "0")}":0`)
   }},"requestState":"junk","_meta":${MODERN_META}}}\n`;
-  const withId = (line: string) => (id: number) => [line.replace("ID", String(id))];
+  // Each item is a value, and the rest of a ping line holds eight commas and colons.
+  const refusal = (count: number) => count + 8 > MAX_VALUES ? "refused: -32600 naming maxValues" : "answered";
+  const answer = (count: number) => count + 8 > MAX_VALUES ? refused : answered;
   return [
     {
       label: `one ${size} message of ASCII (echo: the reply is as large)`,
@@ -85,24 +97,28 @@ function sizedCases(bytes: number): PeakCase[] {
       judged: true,
     },
     {
-      label: `one ${size} message of ${fill(bytes, 9).toLocaleString("en-US")} short strings`,
+      label: `one ${size} message of ${fill(bytes, 9).toLocaleString("en-US")} short strings (${
+        refusal(fill(bytes, 9))
+      })`,
       lines: withId(strings),
       bytes: strings.length,
-      check: answered,
+      check: answer(fill(bytes, 9)),
       judged: true,
     },
     {
-      label: `one ${size} message of ${fill(bytes, 8).toLocaleString("en-US")} numbers`,
+      label: `one ${size} message of ${fill(bytes, 8).toLocaleString("en-US")} numbers (${refusal(fill(bytes, 8))})`,
       lines: withId(numbers),
       bytes: numbers.length,
-      check: answered,
+      check: answer(fill(bytes, 8)),
       judged: true,
     },
     {
-      label: `one ${size} 2026-07-28 call of ${keyCount.toLocaleString("en-US")} argument keys and a junk requestState`,
+      label: `one ${size} 2026-07-28 call of ${
+        keyCount.toLocaleString("en-US")
+      } argument keys and a junk requestState (${refusal(2 * keyCount)})`,
       lines: withId(keys),
       bytes: keys.length,
-      check: answered,
+      check: answer(2 * keyCount),
       judged: true,
     },
   ];
@@ -159,6 +175,22 @@ function cases(plan: Plan): PeakCase[] {
       lines: (id) => [atLimit(id)],
       bytes: atLimit(1).length,
       check: (m) => m.result !== undefined,
+      judged: true,
+    },
+    {
+      label: `one message of ${
+        mostStrings.toLocaleString("en-US")
+      } distinct short strings (answered: just within maxValues)`,
+      lines: withId(stringsLine(mostStrings)),
+      bytes: stringsLine(mostStrings).length,
+      check: answered,
+      judged: true,
+    },
+    {
+      label: `one message of ${mostKeys.toLocaleString("en-US")} keys (answered: just within maxValues)`,
+      lines: withId(keysLine(mostKeys)),
+      bytes: keysLine(mostKeys).length,
+      check: answered,
       judged: true,
     },
     {

@@ -118,7 +118,8 @@ Deno.test("peekId() finds an id written last, as the SDK client writes it", () =
 
 Deno.test("shapeOverLimit() counts brackets outside strings and stops at the first level past maxDepth", () => {
   // No container limit here: only the depth is judged.
-  const nestsDeeper = (bytes: Uint8Array, limit: number) => shapeOverLimit(bytes, limit, Infinity) === "maxDepth";
+  const nestsDeeper = (bytes: Uint8Array, limit: number) =>
+    shapeOverLimit(bytes, { maxDepth: limit, maxContainers: Infinity, maxValues: Infinity }) === "maxDepth";
   const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
   assert.equal(nestsDeeper(enc.encode(nested(1000)), 1000), false);
   assert.equal(nestsDeeper(enc.encode(nested(1001)), 1000), true);
@@ -219,12 +220,37 @@ Deno.test("parseFrame() lets the bytes go once decoded, before JSON.parse, exact
   assert.deepEqual(parsed, { kind: "parsed", value: { jsonrpc: "2.0", id: 1, method: "ping", params: { s: "é" } } });
 });
 
+Deno.test("shapeOverLimit() counts commas and colons outside strings against maxValues", () => {
+  const limits = (maxValues: number) => ({ maxDepth: 1000, maxContainers: 1000, maxValues });
+  const line = (n: number) => enc.encode(`{"a":[${Array(n).fill("1").join(",")}],"s":"${",:".repeat(50)}"}`);
+  // n items: n - 1 commas, two colons and one comma between the members.
+  assert.equal(shapeOverLimit(line(100), limits(102)), undefined);
+  assert.equal(shapeOverLimit(line(101), limits(102)), "maxValues");
+  assert.equal(shapeOverLimit(enc.encode("[1,2]"), limits(1)), undefined, "one comma is within a limit of one");
+});
+
 Deno.test("shapeOverLimit() counts arrays and objects outside strings and names the first limit broken", () => {
   const enc = new TextEncoder();
   const empties = (n: number) => `[${Array(n).fill("[]").join(",")}]`;
-  assert.equal(shapeOverLimit(enc.encode(empties(9)), 1000, 10), undefined);
-  assert.equal(shapeOverLimit(enc.encode(empties(10)), 1000, 10), "maxContainers");
-  assert.equal(shapeOverLimit(enc.encode(`[{},{},${JSON.stringify("{}".repeat(100))}]`), 1000, 3), undefined);
-  assert.equal(shapeOverLimit(enc.encode("[".repeat(20)), 5, 100), "maxDepth");
-  assert.equal(shapeOverLimit(enc.encode("[]"), 5, 1), undefined);
+  assert.equal(
+    shapeOverLimit(enc.encode(empties(9)), { maxDepth: 1000, maxContainers: 10, maxValues: Infinity }),
+    undefined,
+  );
+  assert.equal(
+    shapeOverLimit(enc.encode(empties(10)), { maxDepth: 1000, maxContainers: 10, maxValues: Infinity }),
+    "maxContainers",
+  );
+  assert.equal(
+    shapeOverLimit(enc.encode(`[{},{},${JSON.stringify("{}".repeat(100))}]`), {
+      maxDepth: 1000,
+      maxContainers: 3,
+      maxValues: Infinity,
+    }),
+    undefined,
+  );
+  assert.equal(
+    shapeOverLimit(enc.encode("[".repeat(20)), { maxDepth: 5, maxContainers: 100, maxValues: Infinity }),
+    "maxDepth",
+  );
+  assert.equal(shapeOverLimit(enc.encode("[]"), { maxDepth: 5, maxContainers: 1, maxValues: Infinity }), undefined);
 });

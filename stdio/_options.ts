@@ -19,6 +19,15 @@ export const DEFAULT_MAX_CONTAINERS = 100_000;
  * unless the caller says otherwise, in milliseconds (`shutdownGraceMs`).
  */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
+/**
+ * The most values one message may hold unless the caller says otherwise
+ * (`maxValues`): array items, object keys and object values, counted by the
+ * commas and colons between them. Each costs the parsed message from a few
+ * bytes (a small number) to some ninety (an object key) for a few bytes of
+ * text, so this bounds what `JSON.parse` can build from one message to about
+ * 14 MiB beyond its text (`deno task bench --memory`).
+ */
+export const DEFAULT_MAX_VALUES = 150_000;
 /** How many bytes of replies may wait for the peer to read them before no new message is taken (`maxQueuedBytes`). */
 export const WRITE_HIGH_WATER = 64 * 1024 * 1024;
 

@@ -241,6 +241,17 @@ const shapeCases: {
     within: { pad: empties(996), note: "[]".repeat(5000) },
     message: "Invalid request: more than 1000 arrays and objects (maxContainers)",
   },
+  {
+    name:
+      "a message holding more values than maxValues (items, keys and values) is refused with -32600 before it is parsed",
+    flag: "--values=1000",
+    limit: 1000,
+    // The call itself has twelve commas and colons (fourteen with the note); the pad one fewer than its items.
+    over: { pad: Array(989).fill(1) },
+    // Commas and colons inside strings are text, not values.
+    within: { pad: Array(986).fill(1), note: ",:".repeat(5000) },
+    message: "Invalid request: more than 1000 values (maxValues)",
+  },
 ];
 
 for (const c of shapeCases) {

@@ -6,6 +6,7 @@ import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_VALUES,
   DEFAULT_SHUTDOWN_GRACE_MS,
   positive,
   WRITE_HIGH_WATER,
@@ -73,6 +74,16 @@ export interface ServeOptions {
    * @default {100000}
    */
   maxContainers?: number;
+  /**
+   * The most values one message may hold: array items, object keys and
+   * object values, counted by the commas and colons between them. Each costs
+   * the parsed message up to some ninety bytes for a few bytes of text (60 MB
+   * of short strings would grow to some 500 MB), so a message with more is
+   * refused with `-32600` naming this limit, found by the same scan as
+   * `maxDepth`, before it is parsed.
+   * @default {150000}
+   */
+  maxValues?: number;
   /**
    * How long calls in flight may finish at shutdown before they are aborted, in milliseconds.
    * @default {5000}
@@ -174,6 +185,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   const shape: ShapeLimits = {
     maxDepth,
     maxContainers: positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", "serve"),
+    maxValues: positive(options.maxValues, DEFAULT_MAX_VALUES, "maxValues", "serve"),
   };
   const maxQueuedBytes = positive(options.maxQueuedBytes, WRITE_HIGH_WATER, "maxQueuedBytes", "serve");
   const writer = new FrameWriter(io.writer, maxQueuedBytes, (err) => {

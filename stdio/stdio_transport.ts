@@ -4,6 +4,7 @@ import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_VALUES,
   DEFAULT_SHUTDOWN_GRACE_MS,
   positive,
   WRITE_HIGH_WATER,
@@ -55,6 +56,13 @@ export interface StdioTransportOptions {
    * @default {100000}
    */
   maxContainers?: number;
+  /**
+   * The most values (array items, object keys and values) one message may
+   * hold; a message with more is refused (`-32600` naming the limit) by the
+   * same scan, before `JSON.parse` would build them.
+   * @default {150000}
+   */
+  maxValues?: number;
   /** Sees every complete line read, before decoding (for tests that check what crossed the wire). */
   onLine?: (line: string) => void;
 }
@@ -101,7 +109,7 @@ export class StdioTransport {
    * Creates a transport over stdio, or over the given reader and writer.
    *
    * @param options See {@linkcode StdioTransportOptions}.
-   * @throws {RangeError} When `maxMessageBytes`, `maxDepth` or `maxContainers` is not a positive number.
+   * @throws {RangeError} When `maxMessageBytes`, `maxDepth`, `maxContainers` or `maxValues` is not a positive number.
    */
   constructor(options: StdioTransportOptions = {}) {
     this.#reader = options.reader ?? Deno.stdin;
@@ -111,6 +119,7 @@ export class StdioTransport {
     this.#shape = {
       maxDepth: positive(options.maxDepth, DEFAULT_MAX_DEPTH, "maxDepth", action),
       maxContainers: positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", action),
+      maxValues: positive(options.maxValues, DEFAULT_MAX_VALUES, "maxValues", action),
     };
     this.#onLine = options.onLine;
     // Writing to the real stdout from now on: an early guard must not divert it.

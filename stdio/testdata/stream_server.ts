@@ -1,6 +1,7 @@
 // A server for the hostile-client tests: needs no Deno permission. Flags:
 // --grace=<ms> (shutdownGraceMs), --max=<bytes> (maxMessageBytes),
-// --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth), --containers=<n> (maxContainers).
+// --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth), --containers=<n> (maxContainers),
+// --values=<n> (maxValues).
 import process from "node:process";
 import { addTool, getInt, getString, health, intProp, run, schema, strProp, text } from "../../mod.ts";
 import { addSleepTool, RO } from "../../engine/testdata/sleep_tool.ts";
@@ -82,6 +83,7 @@ if (!health()) {
     maxQueuedBytes: flag("queue"),
     maxDepth: flag("depth"),
     maxContainers: flag("containers"),
+    maxValues: flag("values"),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }
