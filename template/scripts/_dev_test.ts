@@ -5,29 +5,9 @@
 // reply, a line on stderr); a server that cannot start fails the test at
 // once, with the launcher's stderr.
 import assert from "node:assert/strict";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { configVariables } from "@forge/toolkit/configreload";
-
-const project = new URL("..", import.meta.url).pathname;
-
-/** Copies the project's sources; imports that pointed at relative paths keep pointing at the same files. */
-async function copyProject(): Promise<string> {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
-  for (const folder of ["config", "domain", "tools", "scripts"]) {
-    await Deno.mkdir(join(dir, folder));
-    for await (const entry of Deno.readDir(join(project, folder))) {
-      if (entry.isFile) await Deno.copyFile(join(project, folder, entry.name), join(dir, folder, entry.name));
-    }
-  }
-  await Deno.copyFile(join(project, "main.ts"), join(dir, "main.ts"));
-  const config = JSON.parse(await Deno.readTextFile(join(project, "deno.json")));
-  for (const [key, target] of Object.entries(config.imports as Record<string, string>)) {
-    if (target.startsWith(".")) config.imports[key] = pathToFileURL(resolve(project, target)).href;
-  }
-  await Deno.writeTextFile(join(dir, "deno.json"), JSON.stringify(config));
-  return dir;
-}
+import { copyProject } from "./_copy_project.ts";
 
 Deno.test("deno task dev restarts the server on a change; the session goes on, and requests sent during a restart or a broken edit are answered", async () => {
   const dir = await copyProject();
