@@ -37,7 +37,7 @@ export interface Verdict {
 /** What one case produced. */
 export interface Observed {
   case: AttackCase;
-  /** The lines sent, filled (a repeated line once). */
+  /** The lines sent, filled (a repeated line once), and redirect targets the kit's listener gave. */
   sent: string[];
   /** New stdout lines. */
   lines: string[];
@@ -113,9 +113,10 @@ export function judge(o: Observed, ground: Ground): Verdict[] {
   if (o.stderr.some((l) => l.includes(ground.secret))) {
     add("canary-leak", "the canary secret reached stderr (log or audit)");
   }
-  const allowed = (h: Hit) => !o.case.inert && h.path.startsWith("/allowed/");
+  const allowed = (h: Hit) => !o.case.inert && h.allowed;
   for (const hit of o.hits.filter((h) => !allowed(h)).slice(0, 3)) {
-    add(o.case.inert ? "side-effect" : "network", `the loopback listener got ${hit.method} ${cut(hit.path)}`);
+    const which = hit.allowed ? "allowed" : "canary";
+    add(o.case.inert ? "side-effect" : "network", `the ${which} loopback listener got ${hit.method} ${cut(hit.path)}`);
   }
   const changed = o.changes.filter((c) =>
     !o.changes.some((d) => d !== c && d.path.startsWith(c.path + "/")) &&

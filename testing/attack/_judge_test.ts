@@ -42,7 +42,11 @@ Deno.test("judge() finds nothing in a case that left no trace", () => {
 
 Deno.test("judge() reads the canary secret on stdout or stderr, and a hit outside /allowed/", () => {
   assert.deepEqual(checks({ lines: ["x SECRET-1"], stderr: ["y SECRET-1"] }), ["canary-leak", "canary-leak"]);
-  const hits = [{ method: "GET", path: "/c/c1", host: "" }, { method: "GET", path: "/allowed/c1/ok", host: "" }];
+  const hits = [{ method: "GET", path: "/c/c1", allowed: false }, {
+    method: "GET",
+    path: "/allowed/c1/ok",
+    allowed: true,
+  }];
   assert.deepEqual(checks({ hits }), ["network"]);
   assert.deepEqual(checks({ hits, case: { ...aCase, inert: true } }), ["side-effect", "side-effect"]);
 });

@@ -1,23 +1,29 @@
 // test-permissions: --allow-net=127.0.0.1
 import assert from "node:assert/strict";
-import { startListener } from "./_listener.ts";
+import { type Hit, startListener } from "./_listener.ts";
 
-Deno.test("the listener records every hit, serves the secret, and sends /allowed/…/redirect-* elsewhere", async () => {
-  const listener = await startListener("SECRET", "/tmp/canary.txt");
-  const base = `http://127.0.0.1:${listener.port}`;
-  assert.equal(await (await fetch(`${base}/c/c1`)).text(), "SECRET");
-  const redirect = await fetch(`${base}/allowed/c2/redirect-metadata`, { redirect: "manual" });
-  await redirect.body?.cancel();
-  assert.equal(redirect.headers.get("location"), "http://169.254.169.254/latest/meta-data/");
-  const loop = await fetch(`${base}/allowed/c3/redirect-loopback`, { redirect: "manual" });
-  await loop.body?.cancel();
-  assert.equal(loop.headers.get("location"), `http://[::ffff:7f00:1]:${listener.port}/c/c3/redirected`);
-  assert.equal(await (await fetch(`${base}/allowed/c4/ok`)).text(), "ok");
-  assert.deepEqual(listener.hits.map((h) => h.path), [
-    "/c/c1",
-    "/allowed/c2/redirect-metadata",
-    "/allowed/c3/redirect-loopback",
-    "/allowed/c4/ok",
+Deno.test("the canary listener serves the secret; the allowed one answers and redirects to it; both record hits", async () => {
+  const hits: Hit[] = [];
+  const canary = await startListener(hits, "SECRET", "/tmp/canary.txt");
+  const allowed = await startListener(hits, "SECRET", "/tmp/canary.txt", canary.port);
+  assert.equal(await (await fetch(`http://127.0.0.1:${canary.port}/c/c1`)).text(), "SECRET");
+  const base = `http://127.0.0.1:${allowed.port}/allowed`;
+  const location = async (path: string) => {
+    const response = await fetch(`${base}/${path}`, { redirect: "manual" });
+    await response.body?.cancel();
+    return response.headers.get("location");
+  };
+  assert.equal(await location("c2/redirect-metadata"), "http://169.254.169.254/latest/meta-data/");
+  assert.equal(await location("c3/redirect-loopback"), `http://[::ffff:7f00:1]:${canary.port}/c/c3/redirected`);
+  assert.equal(await location("c4/redirect-file"), "file:///tmp/canary.txt");
+  assert.equal(await (await fetch(`${base}/c5/ok`)).text(), "ok");
+  assert.deepEqual(hits.map((h) => [h.path, h.allowed, h.location]), [
+    ["/c/c1", false, undefined],
+    ["/allowed/c2/redirect-metadata", true, "http://169.254.169.254/latest/meta-data/"],
+    ["/allowed/c3/redirect-loopback", true, `http://[::ffff:7f00:1]:${canary.port}/c/c3/redirected`],
+    ["/allowed/c4/redirect-file", true, "file:///tmp/canary.txt"],
+    ["/allowed/c5/ok", true, undefined],
   ]);
-  await listener.close();
+  await canary.close();
+  await allowed.close();
 });

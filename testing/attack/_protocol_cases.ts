@@ -134,7 +134,7 @@ function notificationCases(c: ProtocolContext): Draft[] {
   const steps: Step[] = cancels.map((p) => ({
     line: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{${p}${p && meta ? meta : meta.slice(1)}}}`,
   }));
-  const flood = c.large ? 100_000 : 5_000;
+  const flood = c.large ? 100_000 : 2_000;
   return [
     { title: "cancellation of ids never sent", steps, expect: [] },
     {
@@ -149,8 +149,14 @@ function notificationCases(c: ProtocolContext): Draft[] {
   ];
 }
 
+/** Arguments with a 32 KiB extra one: a server that logs what it refuses has that much to write to stderr. */
+function withNoise(args: string): string {
+  const noise = '"forge_attack_noise":"@@repeat:32768:N@@"';
+  return args === "{}" ? `{${noise}}` : `{${noise},${args.slice(1)}`;
+}
+
 function slowReaderCases(c: ProtocolContext): Draft[] {
-  const count = c.large ? 20_000 : 2_000;
+  const count = c.large ? 20_000 : 500;
   const from = Number(c.nextId());
   for (let i = 1; i < count; i++) c.nextId();
   const expect = Array.from({ length: count }, (_, i) => String(from + i));
@@ -167,7 +173,7 @@ function slowReaderCases(c: ProtocolContext): Draft[] {
       const id = c.nextId();
       ids.push(id);
       steps.push({
-        line: callLine(c.era, id, tool.name, tool.args.replace(/^\{/, '{"forge_attack_noise":"@@repeat:32768:N@@",')),
+        line: callLine(c.era, id, tool.name, withNoise(tool.args)),
       });
     }
   }

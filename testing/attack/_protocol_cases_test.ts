@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { fill } from "./_fill.ts";
 import { beforeInitialize, protocolCases, type ProtocolContext } from "./_protocol_cases.ts";
 
 function context(era: ProtocolContext["era"], large = false): ProtocolContext {
@@ -8,7 +9,7 @@ function context(era: ProtocolContext["era"], large = false): ProtocolContext {
     large,
     maxMessageBytes: 64 << 20,
     tool: { name: "write", hostile: '{"path":"@@up@@@@canary_file@@"}' },
-    tools: [{ name: "write", args: '{"path":"a"}' }],
+    tools: [{ name: "write", args: '{"path":"a"}' }, { name: "list", args: "{}" }],
     nextId: () => String(++id),
     nextTag: () => `t${++tag}`,
   };
@@ -24,8 +25,8 @@ Deno.test("protocolCases() holds ids JSON cannot hold, frames, batches, case var
       "frame with invalid UTF-8",
       "batch of two",
       'method "TOOLS/CALL"',
-      "5000 notifications at once",
-      "2000 requests while stdout is not read",
+      "2000 notifications at once",
+      "500 requests while stdout is not read",
       "calls while stderr is not read",
       "envelope of an unknown version",
     ]
@@ -33,6 +34,13 @@ Deno.test("protocolCases() holds ids JSON cannot hold, frames, batches, case var
     assert.ok(titles.includes(title), title);
   }
   assert.equal(new Set(cases.map((c) => c.tag)).size, cases.length, "tags are unique");
+  const broken = new Set(["frame cut short", "frame not JSON"]);
+  for (const c of cases.filter((c) => !broken.has(c.title))) {
+    for (const step of c.steps.filter((s) => !s.line.includes("@@bytes"))) {
+      JSON.parse(fill(step.line.replaceAll("@@n@@", "1"), { up: "../", canary_file: "/c" }, 2));
+    }
+  }
+
   const variant = cases.find((c) => c.title === 'method "TOOLS/CALL"')!;
   assert.equal(variant.inert, true);
   assert.match(variant.refuse!, /case/);

@@ -140,8 +140,8 @@ export class Surface {
   /** Runs one case and judges it. */
   async run(c: AttackCase): Promise<Verdict[]> {
     const values = { ...this.#world.values, tag: c.tag, allowed_url: `${this.#world.allowedUrl}${c.tag}/` };
-    const { listener } = this.#world;
-    const [lineStart, hitStart] = [this.connection.lines.length, listener.hits.length];
+    const { hits } = this.#world;
+    const [lineStart, hitStart] = [this.connection.lines.length, hits.length];
     const notJson: string[] = this.#noise.splice(0);
     const unexpected: string[] = [];
     const served: string[] = [];
@@ -187,12 +187,14 @@ export class Surface {
     const alive = await this.#alive(c.tag, take, notJson);
     const after = this.#snap();
     const polluted = this.#settings.pollution ? pollution() : undefined;
+    const caseHits = hits.slice(hitStart);
     const observed: Observed = {
       case: c,
-      sent,
+      // A redirect's target reached the server from the kit's listener, as the request's own text did.
+      sent: [...sent, ...caseHits.flatMap((h) => h.location ?? [])],
       lines: this.connection.lines.slice(lineStart),
       stderr: this.connection.stderr.slice(this.#errCursor),
-      hits: listener.hits.slice(hitStart),
+      hits: caseHits,
       changes: this.#before && after ? changes(this.#before, after) : [],
       missing,
       unexpected,

@@ -5,12 +5,13 @@
 import { basename, dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { AttackWorld } from "./target.ts";
-import { type Listener, startListener } from "./_listener.ts";
+import { type Hit, startListener } from "./_listener.ts";
 import { CONFIG_RAN } from "./_judge.ts";
 
 /** The world with what the kit needs beyond the public fields. */
 export interface World extends AttackWorld {
-  listener: Listener;
+  /** Every hit on either listener, in order. */
+  hits: Hit[];
   /** The token a forged log line starts with. */
   marker: string;
   /** Planted paths, to watch and remove. */
@@ -83,8 +84,10 @@ export async function createWorld(): Promise<World> {
   db.exec("CREATE TABLE secrets (value TEXT)");
   db.prepare("INSERT INTO secrets VALUES (?)").run(secret);
   db.close();
-  const listener = await startListener(secret, canaryFile);
-  const allowedUrl = `http://127.0.0.1:${listener.port}/allowed/`;
+  const hits: Hit[] = [];
+  const listener = await startListener(hits, secret, canaryFile);
+  const allowedListener = await startListener(hits, secret, canaryFile, listener.port);
+  const allowedUrl = `http://127.0.0.1:${allowedListener.port}/allowed/`;
   const planted: string[] = [];
   const restore: [string, string][] = [];
   const up = (step: string) => step.repeat(32);
@@ -112,16 +115,21 @@ export async function createWorld(): Promise<World> {
     secret,
     port: listener.port,
     allowedUrl,
-    listener,
+    hits,
     marker,
     planted,
     plantedOnce: false,
     values,
     plant(roots) {
       const notes: string[] = [];
+      const seen = new Set<string>();
       for (const root of roots) {
         try {
           if (!Deno.statSync(root).isDirectory) continue;
+          // A root given twice, or as a link and as its real folder, is planted once.
+          const real = Deno.realPathSync(root);
+          if (seen.has(real)) continue;
+          seen.add(real);
           const sibling = join(dirname(root), basename(root) + SIBLING_SUFFIX);
           Deno.mkdirSync(sibling);
           planted.push(sibling);
@@ -162,6 +170,7 @@ export async function createWorld(): Promise<World> {
     async dispose() {
       for (const [config, text] of restore) await Deno.writeTextFile(config, text).catch(() => {});
       await listener.close();
+      await allowedListener.close();
       for (const path of planted.reverse()) await Deno.remove(path, { recursive: true }).catch(() => {});
       await Deno.remove(dir, { recursive: true });
     },

@@ -2,7 +2,7 @@ import type { ListedTool } from "../client.ts";
 import { type AttackCase, type AttackEra, handshake, request } from "./_case.ts";
 import { classify } from "./_classes.ts";
 import type { Verdict } from "./_judge.ts";
-import { prng } from "./_prng.ts";
+import { prng, shuffled } from "./_prng.ts";
 import { beforeInitialize, protocolCases } from "./_protocol_cases.ts";
 import { settingsFor, type Watching } from "./_settings.ts";
 import { shrinkAll } from "./_shrink.ts";
@@ -37,6 +37,13 @@ export interface AttackOptions {
    * @default {true}
    */
   protocol?: boolean;
+  /**
+   * The most argument cases per tool in each era, picked by the seed across the values' categories; probes and
+   * protocol cases are not counted. For servers whose calls are slow (a program per call), so the gate stays fast;
+   * each run's seed picks others, and the large corpus ignores it.
+   * @default {Infinity}
+   */
+  maxCasesPerTool?: number;
   /** More hostile values, sent with the built-in ones. */
   values?: readonly AttackValue[];
   /**
@@ -73,7 +80,7 @@ export interface AttackOptions {
   knownFailures?: readonly KnownFailure[];
   /**
    * How many fresh servers the kit may start to replay findings alone and shrink them.
-   * @default {12}
+   * @default {6}
    */
   shrinkReplays?: number;
   /**
@@ -145,6 +152,7 @@ export function findingOf(v: Verdict, c: AttackCase, era: AttackEra, seed: numbe
 
 interface Run {
   target: AttackTarget;
+  eras: readonly AttackEra[];
   world: World;
   options: AttackOptions;
   seed: number;
@@ -200,15 +208,19 @@ async function attackEra(run: Run, era: AttackEra, index: number): Promise<void>
   record(verdicts.filter((v) => v.check === "not-json"), opening);
   const tools = pick(surface.tools);
   if (run.known.length === 0) run.known = surface.tools;
+  const values = [...ATTACK_VALUES, ...(run.options.values ?? [])];
+  const max = run.large ? Infinity : run.options.maxCasesPerTool;
   const cases = [
     ...(run.options.protocol === false ? [] : protocolCases({
       ...ctx,
       tool: protocolTool(tools),
       tools: tools.map((t) => ({ name: t.name, args: passingArgs(t, valid[t.name]) })),
     })),
-    ...tools.flatMap((tool) =>
-      toolCases(tool, { ...ctx, values: [...ATTACK_VALUES, ...(run.options.values ?? [])], valid, random })
-    ),
+    ...tools.flatMap((tool) => {
+      const mine = toolCases(tool, { ...ctx, values, valid, random })
+        .filter((c) => run.large || c.kind !== "argument" || ownEra(c, run.seed, run.eras) === index);
+      return capped(mine, max, random);
+    }),
   ];
   let restarts = 0;
   for (const c of cases) {
@@ -236,6 +248,34 @@ async function attackEra(run: Run, era: AttackEra, index: number): Promise<void>
   const last = cases.at(-1) ?? first;
   const closing = await surface.close(run.options.closeGraceMs ?? 10_000);
   if (last) record(closing, { ...last, title: "end of input", kind: "protocol", category: "protocol" });
+}
+
+/**
+ * At most `max` of one tool's argument cases, taken in turn from each
+ * category (shuffled by the seed), so that every kind of value keeps a share.
+ */
+export function capped(cases: AttackCase[], max: number | undefined, random: () => number): AttackCase[] {
+  const args = cases.filter((c) => c.kind === "argument");
+  if (max === undefined || args.length <= max) return cases;
+  const groups = [...new Set(args.map((c) => c.category))]
+    .map((category) => shuffled(args.filter((c) => c.category === category), random));
+  const kept = new Set<AttackCase>();
+  for (let round = 0; kept.size < max; round++) {
+    for (const group of groups) if (group[round] && kept.size < max) kept.add(group[round]);
+  }
+  return cases.filter((c) => c.kind !== "argument" || kept.has(c));
+}
+
+/**
+ * The era that sends an argument case in the default corpus: a handler's code
+ * is the same in every era, so each argument case goes to one era, chosen by
+ * the seed; protocol cases and probes, which differ by era, go to every era.
+ * The large corpus sends everything everywhere.
+ */
+function ownEra(c: AttackCase, seed: number, eras: readonly AttackEra[]): number {
+  let hash = 2166136261 ^ seed;
+  for (const ch of `${c.tool}\u0000${c.argument}\u0000${c.title}`) hash = Math.imul(hash ^ ch.charCodeAt(0), 16777619);
+  return (hash >>> 0) % eras.length;
 }
 
 function dedupe(findings: Run["findings"]): Run["findings"] {
@@ -287,6 +327,7 @@ export async function attack(target: AttackTarget, options: AttackOptions = {}):
   const eras = options.eras ?? ["2026-07-28", "2025-11-25"];
   const run: Run = {
     target,
+    eras,
     world: await createWorld(),
     options,
     seed,
@@ -305,7 +346,7 @@ export async function attack(target: AttackTarget, options: AttackOptions = {}):
   const all = dedupe(run.findings);
   const entries = options.knownFailures ?? [];
   const isKnown = (f: AttackFinding) => entries.find((e) => matchesKnown(f, e));
-  await shrinkAll(target, all.filter(({ finding }) => !isKnown(finding)), options, options.shrinkReplays ?? 12);
+  await shrinkAll(target, all.filter(({ finding }) => !isKnown(finding)), options, options.shrinkReplays ?? 6);
   const findings: AttackFinding[] = [];
   const known: AttackFinding[] = [];
   for (const { finding } of all) {

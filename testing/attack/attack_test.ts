@@ -7,8 +7,16 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Server } from "@forge/toolkit";
-import { type AttackFinding, type AttackOptions, type AttackReport, formatFindings } from "./mod.ts";
-import { attack } from "./attack.ts";
+import {
+  type AttackCategory,
+  type AttackFinding,
+  type AttackOptions,
+  type AttackReport,
+  formatFindings,
+} from "./mod.ts";
+import { attack, capped } from "./attack.ts";
+import type { AttackCase } from "./_case.ts";
+import { prng } from "./_prng.ts";
 import { inMemoryTarget } from "./in_memory_target.ts";
 import type { AttackScope } from "./target.ts";
 import * as weak from "./testdata/weak_servers.ts";
@@ -168,4 +176,26 @@ Deno.test("one seed gives the same findings in the same order; the report names 
   const [a, b] = [await run(), await run()];
   assert.deepEqual(a.map((f) => [f.case, f.check]), b.map((f) => [f.case, f.check]));
   await t.remove();
+});
+
+Deno.test("capped() keeps at most its share of argument cases, every category represented, and every probe", () => {
+  const c = (category: AttackCategory, kind: AttackCase["kind"], n: number): AttackCase => ({
+    tag: `${category}${n}`,
+    kind,
+    title: `${category} ${n}`,
+    category,
+    steps: [],
+    expect: [],
+  });
+  const cases = [
+    ...Array.from({ length: 10 }, (_, i) => c("path", "argument", i)),
+    ...Array.from({ length: 3 }, (_, i) => c("log", "argument", i)),
+    c("url", "argument", 0),
+    c("path", "probe", 0),
+  ];
+  const kept = capped(cases, 6, prng(1));
+  assert.equal(kept.filter((k) => k.kind === "argument").length, 6);
+  assert.deepEqual(new Set(kept.map((k) => k.category)), new Set(["path", "log", "url"]));
+  assert.ok(kept.some((k) => k.kind === "probe"));
+  assert.equal(capped(cases, undefined, prng(1)), cases);
 });

@@ -1,32 +1,40 @@
 import { type AttackCategory, attackString, type AttackValue } from "./corpus.ts";
 
+/**
+ * A name, a string value, and whether only the large corpus sends it. The
+ * default corpus keeps, per category, the values that published advisories
+ * and the kit's own weak fixtures show matter most, so the gate stays fast;
+ * `FORGE_ATTACK=large` sends the rest.
+ */
+type Entry = [string, string, boolean?];
+
 // The listener's own URL in the encodings URL parsers disagree on: a check
 // that reads the host as text sees something other than 127.0.0.1, while the
 // socket still reaches it. Each hit is recorded, so the judge needs no guess.
-const LOOPBACK: [string, string][] = [
+const LOOPBACK: Entry[] = [
   ["loopback", "http://@@listener@@/c/@@tag@@"],
-  ["loopback short form 127.1", "http://127.1:@@port@@/c/@@tag@@"],
+  ["loopback short form 127.1", "http://127.1:@@port@@/c/@@tag@@", true],
   ["loopback hex 0x7f.1", "http://0x7f.1:@@port@@/c/@@tag@@"],
   ["loopback hex dword", "http://0x7f000001:@@port@@/c/@@tag@@"],
   ["loopback decimal dword", "http://2130706433:@@port@@/c/@@tag@@"],
   ["loopback octal", "http://0177.0.0.1:@@port@@/c/@@tag@@"],
-  ["loopback octal dword", "http://017700000001:@@port@@/c/@@tag@@"],
+  ["loopback octal dword", "http://017700000001:@@port@@/c/@@tag@@", true],
   ["loopback IPv4-mapped IPv6", "http://[::ffff:127.0.0.1]:@@port@@/c/@@tag@@"],
   ["loopback IPv4-mapped IPv6 hex", "http://[::ffff:7f00:1]:@@port@@/c/@@tag@@"],
-  ["loopback IPv4-compatible IPv6", "http://[0:0:0:0:0:ffff:127.0.0.1]:@@port@@/c/@@tag@@"],
+  ["loopback IPv4-compatible IPv6", "http://[0:0:0:0:0:ffff:127.0.0.1]:@@port@@/c/@@tag@@", true],
   ["localhost", "http://localhost:@@port@@/c/@@tag@@"],
-  ["localhost with trailing dot", "http://LOCALHOST.:@@port@@/c/@@tag@@"],
+  ["localhost with trailing dot", "http://LOCALHOST.:@@port@@/c/@@tag@@", true],
   ["loopback with trailing dot", "http://127.0.0.1.:@@port@@/c/@@tag@@"],
   ["unspecified 0.0.0.0", "http://0.0.0.0:@@port@@/c/@@tag@@"],
-  ["unspecified 0", "http://0:@@port@@/c/@@tag@@"],
+  ["unspecified 0", "http://0:@@port@@/c/@@tag@@", true],
   ["fullwidth digits", "http://\uff11\uff12\uff17.\uff10.\uff10.\uff11:@@port@@/c/@@tag@@"],
   ["userinfo before loopback", "http://example.com@@@listener@@/c/@@tag@@"],
-  ["fragment hides loopback", "http://@@listener@@/c/@@tag@@#@example.com"],
-  ["backslash authority", "http:\\\\@@listener@@/c/@@tag@@"],
+  ["fragment hides loopback", "http://@@listener@@/c/@@tag@@#@example.com", true],
+  ["backslash authority", "http:\\\\@@listener@@/c/@@tag@@", true],
   ["no slashes", "http:@@listener@@/c/@@tag@@"],
-  ["upper-case scheme", "HTTP://@@listener@@/c/@@tag@@"],
+  ["upper-case scheme", "HTTP://@@listener@@/c/@@tag@@", true],
   ["tab inside host", "http://127.0.\t0.1:@@port@@/c/@@tag@@"],
-  ["leading space", " http://@@listener@@/c/@@tag@@"],
+  ["leading space", " http://@@listener@@/c/@@tag@@", true],
   ["redirect to loopback", "@@allowed_url@@redirect-loopback"],
   ["redirect to metadata", "@@allowed_url@@redirect-metadata"],
   ["redirect to file", "@@allowed_url@@redirect-file"],
@@ -35,66 +43,66 @@ const LOOPBACK: [string, string][] = [
 // Private, link-local and metadata addresses the listener cannot stand in
 // for: a server must refuse them without connecting, so they are judged by
 // the answer arriving in time and the server staying up.
-const PRIVATE: [string, string][] = [
+const PRIVATE: Entry[] = [
   ["metadata 169.254.169.254", "http://169.254.169.254/latest/meta-data/"],
   ["metadata decimal", "http://2852039166/latest/meta-data/"],
-  ["metadata hex", "http://0xa9fea9fe/latest/meta-data/"],
+  ["metadata hex", "http://0xa9fea9fe/latest/meta-data/", true],
   ["metadata IPv4-mapped IPv6", "http://[::ffff:169.254.169.254]/latest/meta-data/"],
-  ["metadata IPv6 (AWS)", "http://[fd00:ec2::254]/latest/meta-data/"],
-  ["metadata name (GCP)", "http://metadata.google.internal/computeMetadata/v1/"],
+  ["metadata IPv6 (AWS)", "http://[fd00:ec2::254]/latest/meta-data/", true],
+  ["metadata name (GCP)", "http://metadata.google.internal/computeMetadata/v1/", true],
   ["private 10/8", "http://10.0.0.1/"],
   ["private 192.168/16", "http://192.168.0.1/"],
-  ["private 172.16/12", "http://172.16.0.1/"],
-  ["carrier-grade NAT", "http://100.64.0.1/"],
-  ["link-local IPv6", "http://[fe80::1]/"],
+  ["private 172.16/12", "http://172.16.0.1/", true],
+  ["carrier-grade NAT", "http://100.64.0.1/", true],
+  ["link-local IPv6", "http://[fe80::1]/", true],
   ["IPv6 loopback", "http://[::1]:@@port@@/c/@@tag@@"],
 ];
 
-const SCHEMES: [string, string][] = [
+const SCHEMES: Entry[] = [
   ["file URL", "file://@@canary_file@@"],
-  ["file URL with host", "file://localhost@@canary_file@@"],
+  ["file URL with host", "file://localhost@@canary_file@@", true],
   ["data URL", "data:text/plain,@@tag@@"],
-  ["javascript URL", "javascript:alert(1)"],
+  ["javascript URL", "javascript:alert(1)", true],
   ["gopher to loopback", "gopher://@@listener@@/_c/@@tag@@"],
-  ["ftp to loopback", "ftp://@@listener@@/c/@@tag@@"],
-  ["websocket to loopback", "ws://@@listener@@/c/@@tag@@"],
+  ["ftp to loopback", "ftp://@@listener@@/c/@@tag@@", true],
+  ["websocket to loopback", "ws://@@listener@@/c/@@tag@@", true],
 ];
 
-const PATHS: [string, string][] = [
+const PATHS: Entry[] = [
   ["traversal to the canary", "@@up@@@@canary_file@@"],
   ["absolute canary path", "@@canary_file@@"],
   ["sibling prefix, absolute", "@@sibling@@/canary.txt"],
   ["sibling prefix, relative", "../@@sibling_name@@/canary.txt"],
-  ["traversal after a name", "x/@@up@@@@canary_file@@"],
+  ["traversal after a name", "x/@@up@@@@canary_file@@", true],
   ["backslash traversal", "@@up_backslash@@@@canary_file@@"],
   ["percent-encoded traversal", "@@up_encoded@@@@canary_file@@"],
-  ["double-encoded traversal", "@@up_double_encoded@@@@canary_file@@"],
+  ["double-encoded traversal", "@@up_double_encoded@@@@canary_file@@", true],
   ["fullwidth traversal", "@@up_fullwidth@@@@canary_file@@"],
   ["NUL truncation", "@@canary_file@@\u0000.txt"],
-  ["NUL after a name", "x\u0000@@up@@@@canary_file@@"],
+  ["NUL after a name", "x\u0000@@up@@@@canary_file@@", true],
   ["file URL as a path", "file://@@canary_file@@"],
-  ["home folder", "~/.ssh/id_rsa"],
-  ["another user's home", "~root/.bashrc"],
-  ["variable in a path", "$HOME/.bashrc"],
-  ["process environment", "/proc/self/environ"],
+  ["home folder", "~/.ssh/id_rsa", true],
+  ["another user's home", "~root/.bashrc", true],
+  ["variable in a path", "$HOME/.bashrc", true],
+  ["process environment", "/proc/self/environ", true],
   ["own stdin", "/proc/self/fd/0"],
   ["endless device", "/dev/zero"],
-  ["dot", "."],
+  ["dot", ".", true],
   ["dot-dot", ".."],
-  ["root", "/"],
+  ["root", "/", true],
   ["git config", ".git/config"],
-  ["dotenv, upper case", ".ENV"],
-  ["glob star", "*"],
-  ["glob recursive", "**/*"],
-  ["brace expansion", "{.,..}/@@tag@@"],
-  ["Windows device name", "CON"],
-  ["Windows drive path", "C:\\Windows\\win.ini"],
-  ["UNC path", "\\\\127.0.0.1\\c$\\@@tag@@"],
+  ["dotenv, upper case", ".ENV", true],
+  ["glob star", "*", true],
+  ["glob recursive", "**/*", true],
+  ["brace expansion", "{.,..}/@@tag@@", true],
+  ["Windows device name", "CON", true],
+  ["Windows drive path", "C:\\Windows\\win.ini", true],
+  ["UNC path", "\\\\127.0.0.1\\c$\\@@tag@@", true],
   ["name too long", "@@repeat:256:a@@"],
-  ["path too long", "@@repeat:2100:a/@@"],
+  ["path too long", "@@repeat:2100:a/@@", true],
 ];
 
-const LINKS: [string, string][] = [
+const LINKS: Entry[] = [
   ["link to the canary", "@@link_file@@"],
   ["through a linked folder", "@@link_dir@@/canary.txt"],
 ];
@@ -103,28 +111,28 @@ const LINKS: [string, string][] = [
 // pragma or a new table changes the database file, VACUUM INTO and ATTACH
 // create files in the canary folder, and reading the attached canary puts its
 // token in the reply.
-const SQL: [string, string][] = [
+const SQL: Entry[] = [
   ["pragma write", "PRAGMA user_version = 7"],
   ["create table", "CREATE TABLE forge_attack(x)"],
   ["commit then write", "COMMIT; CREATE TABLE forge_attack(x)"],
   ["stacked write", "SELECT 1; CREATE TABLE forge_attack(x)"],
   ["comment hides a write", "SELECT 1 /* */; PRAGMA user_version = 7"],
-  ["line comment then write", "SELECT 1 --\n; PRAGMA user_version = 7"],
+  ["line comment then write", "SELECT 1 --\n; PRAGMA user_version = 7", true],
   ["transaction", "BEGIN; CREATE TABLE forge_attack(x); COMMIT;"],
   ["attach the canary", "ATTACH DATABASE '@@canary_db@@' AS c"],
   ["read an attached canary", "ATTACH '@@canary_db@@' AS c; SELECT * FROM c.secrets"],
   ["attach a new file", "ATTACH '@@canary_dir@@/attached-@@tag@@.db' AS n; CREATE TABLE n.t(x)"],
   ["vacuum into a file", "VACUUM INTO '@@canary_dir@@/vacuum-@@tag@@.db'"],
-  ["writable schema", "PRAGMA writable_schema = 1"],
-  ["journal mode", "PRAGMA journal_mode = DELETE"],
-  ["load extension", "SELECT load_extension('@@canary_dir@@/ext')"],
-  ["savepoint", "SAVEPOINT a; PRAGMA user_version = 7; RELEASE a"],
-  ["CTE with a write", "WITH x AS (SELECT 1) INSERT INTO sqlite_master SELECT * FROM x"],
+  ["writable schema", "PRAGMA writable_schema = 1", true],
+  ["journal mode", "PRAGMA journal_mode = DELETE", true],
+  ["load extension", "SELECT load_extension('@@canary_dir@@/ext')", true],
+  ["savepoint", "SAVEPOINT a; PRAGMA user_version = 7; RELEASE a", true],
+  ["CTE with a write", "WITH x AS (SELECT 1) INSERT INTO sqlite_master SELECT * FROM x", true],
 ];
 
 // Values that a program called with them reads as options (git, grep, tar…),
 // and shell syntax for servers that build a command line.
-const OPTIONS: [string, string][] = [
+const OPTIONS: Entry[] = [
   ["short option", "-x"],
   ["output option", "--output=@@canary_dir@@/output-@@tag@@"],
   ["short output option", "-o@@canary_dir@@/o-@@tag@@"],
@@ -135,21 +143,21 @@ const OPTIONS: [string, string][] = [
   ["short pager option", "-Otouch @@canary_dir@@/O-@@tag@@"],
   ["upload-pack", "--upload-pack=touch @@canary_dir@@/upload-@@tag@@"],
   ["exec option", "--exec=touch @@canary_dir@@/exec-@@tag@@"],
-  ["external diff", "--ext-diff"],
-  ["end of options", "--"],
-  ["help", "--help"],
-  ["lone dash", "-"],
+  ["external diff", "--ext-diff", true],
+  ["end of options", "--", true],
+  ["help", "--help", true],
+  ["lone dash", "-", true],
 ];
 
-const COMMANDS: [string, string][] = [
+const COMMANDS: Entry[] = [
   ["command substitution", "$(touch @@canary_dir@@/sub-@@tag@@)"],
-  ["backticks", "`touch @@canary_dir@@/tick-@@tag@@`"],
+  ["backticks", "`touch @@canary_dir@@/tick-@@tag@@`", true],
   ["semicolon", "x; touch @@canary_dir@@/semi-@@tag@@"],
-  ["pipe", "x | touch @@canary_dir@@/pipe-@@tag@@"],
+  ["pipe", "x | touch @@canary_dir@@/pipe-@@tag@@", true],
   ["newline command", "x\ntouch @@canary_dir@@/nl-@@tag@@"],
 ];
 
-const LOGS: [string, string][] = [
+const LOGS: Entry[] = [
   ["newline forges a log line", "x\n@@marker@@ forged"],
   ["CRLF forges a log line", "x\r\n@@marker@@ forged"],
   ["carriage return overwrites a line", "x\r@@marker@@ forged"],
@@ -157,14 +165,14 @@ const LOGS: [string, string][] = [
   ["terminal escape", "\u001b]0;@@marker@@\u0007\u001b[2J@@marker@@"],
 ];
 
-const UNICODE: [string, string][] = [
+const UNICODE: Entry[] = [
   ["lone high surrogate", "\ud800"],
-  ["lone low surrogate", "x\udfffx"],
-  ["byte order mark", "\ufeffx"],
+  ["lone low surrogate", "x\udfffx", true],
+  ["byte order mark", "\ufeffx", true],
   ["right-to-left override", "x\u202etxt.exe"],
   ["zero-width space", "x\u200bx"],
-  ["decomposed accent", "e\u0301"],
-  ["noncharacter", "\uffff\ufffe"],
+  ["decomposed accent", "e\u0301", true],
+  ["noncharacter", "\uffff\ufffe", true],
   ["line separator", "x\u2028x"],
   ["NUL", "\u0000"],
   ["control characters", "\u0001\u0002\u0007\u0008\u007f"],
@@ -176,19 +184,19 @@ const SIZES: [string, string, boolean][] = [
   ["16 MiB", "@@repeat:16777216:A@@", true],
 ];
 
-const GENERIC: [string, string][] = [
+const GENERIC: Entry[] = [
   ["empty", ""],
-  ["space", " "],
-  ["the word null", "null"],
+  ["space", " ", true],
+  ["the word null", "null", true],
   ["format string", "%s%n%x%p"],
-  ["template", "{{7*7}}${7*7}"],
+  ["template", "{{7*7}}${7*7}", true],
   ["markup", "<script>@@tag@@</script>"],
   ["quotes", "'\"`"],
-  ["backslash", "\\"],
+  ["backslash", "\\", true],
 ];
 
-function strings(category: AttackCategory, list: [string, string][]): AttackValue[] {
-  return list.map(([name, value]) => attackString(name, category, value));
+function strings(category: AttackCategory, list: Entry[]): AttackValue[] {
+  return list.map(([name, value, large]) => attackString(name, category, value, large));
 }
 
 function raw(category: AttackCategory, on: "number" | "array" | "object", list: [string, string][]): AttackValue[] {

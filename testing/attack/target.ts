@@ -12,9 +12,12 @@ export interface AttackWorld {
   readonly canaryDb: string;
   /** The token inside every canary; no request ever carries it, so it must never come back. */
   readonly secret: string;
-  /** The port of the loopback listener on 127.0.0.1 that records every hit. */
+  /** The port of the canary listener on 127.0.0.1: every hit on it is a finding. */
   readonly port: number;
-  /** A listener URL (ending in `/`) whose hits are expected: a server may be configured to allow it. */
+  /**
+   * The URL (ending in `/`) of a second listener, on another port of 127.0.0.1, whose hits are expected: allow
+   * its host and port (never all of 127.0.0.1) in the server's config, and the kit's redirect bait starts there.
+   */
   readonly allowedUrl: string;
 }
 
