@@ -10,6 +10,7 @@ Deno.test("huge repeated values shrink by 16 while the finding holds", async () 
     seed: 5,
     eras: ["2026-07-28"],
     protocol: false,
+    shrinkReplays: 60,
     values: [{ name: "huge then forged", category: "log", json: '"@@repeat:65536:A@@\\n@@marker@@ x"' }],
   });
   const finding = report.findings.find((f) => f.case === "huge then forged");
