@@ -5,6 +5,7 @@
 // fails this test and prints itself as a test to paste. FORGE_ATTACK=large
 // runs the larger corpus; FORGE_ATTACK_SEED=<n> repeats a run.
 import { join } from "node:path";
+import { configVariables } from "@forge/toolkit/configreload";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { assertNoFindings, attack, subprocessTarget } from "@forge/toolkit/testing";
 
@@ -12,13 +13,19 @@ const main = new URL("./main.ts", import.meta.url).pathname;
 const config = new URL("./config/config.example.json", import.meta.url).pathname;
 
 Deno.test("the server survives the attack kit under its printed flags", async () => {
-  const notes = await Deno.realPath(await Deno.makeTempDir());
-  await Deno.writeTextFile(join(notes, "todo.md"), "buy milk");
-  const env = { NOTES_DIR: notes };
+  // A fresh folder for every variable the config uses, so a new `${VAR}` needs no edit here.
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const env: Record<string, string> = {};
+  for (const name of configVariables(await Deno.readFile(config))) {
+    env[name] = join(dir, name.toLowerCase());
+    await Deno.mkdir(env[name]);
+  }
+  await Deno.writeTextFile(join(env.NOTES_DIR, "todo.md"), "buy milk");
   const flags = await printedPermissions({ script: main, config, env });
   const report = await attack(subprocessTarget({ args: [...flags, main, "-config", config], env }), {
+    watch: [dir],
     valid: { read_note: { name: "todo" }, write_note: { name: "plan", content: "ship it" } },
   });
   assertNoFindings(report);
-  await Deno.remove(notes, { recursive: true });
+  await Deno.remove(dir, { recursive: true });
 });
