@@ -1,3 +1,5 @@
+import { concatBytes } from "../internal/concat_bytes.ts";
+
 /** What `stat` says about a file: enough to notice most changes cheaply. */
 export interface Stamp {
   /** Inode, size and times of the path and, for a symlink, of its target. */
@@ -41,13 +43,7 @@ export async function readBounded(path: string, maxBytes: number): Promise<Uint8
     if (total > maxBytes) throw tooLarge(maxBytes);
     chunks.push(buffer.slice(0, n));
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 function tooLarge(maxBytes: number): RangeError {

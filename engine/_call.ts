@@ -280,6 +280,20 @@ function isDomainError(err: unknown): err is ToolError {
   return isToolError(err) && protocolErrorOf(err) === undefined;
 }
 
+/**
+ * The answer of a call its deadline or the shutdown ended, in the initialize
+ * era's codes (outcomeForEra() words it for 2026-07-28): the one wording,
+ * whether the handler had started or not.
+ */
+export function endedOutcome(call: Call): Outcome {
+  return call.cause === "shutdown"
+    ? { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } }
+    : {
+      kind: "error",
+      error: { code: ErrorCode.requestTimeout, message: `Tool call timed out after ${call.timeoutMs} ms` },
+    };
+}
+
 function failure(input: CallInput, err: unknown): Outcome {
   const call = input.call;
   if (call.cause === "cancelled") return { kind: "none" };
@@ -292,14 +306,8 @@ function failure(input: CallInput, err: unknown): Outcome {
   if (rpc !== undefined) return { kind: "error", error: rpc };
   if (call.cause === "timeout") {
     input.log(`tool ${input.entry.tool.name}: timed out after ${call.timeoutMs} ms (request ${idForLog(input.id)})`);
-    return {
-      kind: "error",
-      error: { code: ErrorCode.requestTimeout, message: `Tool call timed out after ${call.timeoutMs} ms` },
-    };
   }
-  if (call.cause === "shutdown") {
-    return { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } };
-  }
+  if (call.cause === "timeout" || call.cause === "shutdown") return endedOutcome(call);
   const ref = `${Date.now().toString(36)}-${(++failures).toString(36)}`;
   const detail = errorDetail(err);
   input.log(`tool ${input.entry.tool.name} failed (ref ${ref})${plainErrorHint(err)}: ${detail}`);

@@ -142,18 +142,14 @@ export function spendState(body: StateBody, now: number = Date.now()): "ok" | "r
 }
 
 function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  // Only the URL alphabet, no padding or whitespace: what toBase64Url() writes.
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
   try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
+    return Uint8Array.fromBase64(text, { alphabet: "base64url" });
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@
 
 import type { Asker } from "./_asker.ts";
 import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
-import { type CallInput, type Outcome, runCall } from "./_call.ts";
+import { type CallInput, endedOutcome, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
 import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
@@ -301,7 +301,10 @@ export class Dispatcher {
           );
         },
         () => ({ kind: "none" as const }),
-      ).then((o) => o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? aborted(call) : o);
+        // Aborted before its handler started (deadline or shutdown while the state was checked).
+      ).then((o) =>
+        o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? endedOutcome(call) : o
+      );
     }
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
@@ -469,16 +472,6 @@ function stateError(problem: StateProblem): RpcError {
     message: `Invalid params: requestState refused: ${STATE_PROBLEMS[problem]}`,
     data: { requestState: problem },
   };
-}
-
-/** The answer of a call aborted before its handler started (deadline or shutdown while the state was checked). */
-function aborted(call: Call): Outcome {
-  return call.cause === "shutdown"
-    ? { kind: "error", error: { code: ErrorCode.shuttingDown, message: "Server is shutting down" } }
-    : {
-      kind: "error",
-      error: { code: ErrorCode.requestTimeout, message: `Tool call timed out after ${call.timeoutMs} ms` },
-    };
 }
 
 function fail(id: Id, code: number, message: string): string {

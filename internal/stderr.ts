@@ -7,6 +7,7 @@
 // whether they were written.
 
 import type { ByteWriter } from "./byte_writer.ts";
+import { concatBytes } from "./concat_bytes.ts";
 
 const encoder = new TextEncoder();
 
@@ -222,15 +223,7 @@ function closedError(): Error {
 }
 
 function join(entries: Entry[]): Uint8Array {
-  let size = 0;
-  for (const entry of entries) size += entry.bytes.length;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const entry of entries) {
-    out.set(entry.bytes, offset);
-    offset += entry.bytes.length;
-  }
-  return out;
+  return concatBytes(entries.map((entry) => entry.bytes));
 }
 
 let shared: StderrQueue | undefined;

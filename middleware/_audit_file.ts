@@ -1,6 +1,7 @@
 // The audit file: opened for append, checked before every batch that the
 // path still names the file that is open, and synced after every batch.
 
+import { concatBytes } from "../internal/concat_bytes.ts";
 import { type AuditTarget, AuditUnavailable, MAX_RECORD_BYTES, unavailable } from "./_audit_log.ts";
 
 /** The longest last line read back to link the chain to: four times the longest record written. */
@@ -115,20 +116,10 @@ async function readTail(file: Deno.FsFile, size: number): Promise<string> {
     const at = chunk.subarray(0, searchEnd).lastIndexOf(0x0a);
     if (at >= 0) {
       chunks[0] = chunk.subarray(at + 1);
-      return new TextDecoder().decode(concat(chunks));
+      return new TextDecoder().decode(concatBytes(chunks));
     }
     end = start;
   }
-  if (end === 0) return new TextDecoder().decode(concat(chunks));
+  if (end === 0) return new TextDecoder().decode(concatBytes(chunks));
   throw new AuditUnavailable("the audit file's last line is longer than any record");
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

@@ -136,8 +136,8 @@ export async function run(
     console.error(startupLine(name, err));
     Deno.exit(1);
   }
-  const { shutdownStartedAt, callsSettled, FLUSH_MS } = await serving;
-  const grace = options.shutdownGraceMs ?? 5_000;
+  const { shutdownStartedAt, callsSettled, DEFAULT_SHUTDOWN_GRACE_MS, FLUSH_MS } = await serving;
+  const grace = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   let signalled = false;
   const onSignal = (signal: Deno.Signal) => () => {
     if (signalled) Deno.exit(128 + (SIGNAL_NUMBERS[signal] ?? 0));

@@ -24,10 +24,22 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
  * (`maxValues`): array items, object keys and object values, counted by the
  * commas and colons between them. Each costs the parsed message from a few
  * bytes (a small number) to some ninety (an object key) for a few bytes of
- * text, so this bounds what `JSON.parse` can build from one message to about
- * 14 MiB beyond its text (`deno task bench --memory`).
+ * text, so this bounds what `JSON.parse` can build from one message
+ * (docs/benchmarks.md, "Figures behind the code").
  */
 export const DEFAULT_MAX_VALUES = 150_000;
+/** A call's deadline unless its tool or the caller says otherwise, in milliseconds (`timeoutMs`). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The most calls in flight unless the caller says otherwise (`maxInFlight`). */
+export const DEFAULT_MAX_IN_FLIGHT = 1024;
+/** The most tasks held at once unless the caller says otherwise (`maxTasks`). */
+export const DEFAULT_MAX_TASKS = 64;
+/** A task's TTL unless its tool or the caller says otherwise, in milliseconds (`taskTtlMs`). */
+export const DEFAULT_TASK_TTL_MS = 600_000;
+/** The poll interval suggested to clients in every task unless the caller says otherwise, in milliseconds. */
+export const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
+/** How long the last replies may take to reach stdout once calls are settled at shutdown, in milliseconds. */
+export const FLUSH_MS = 1_000;
 /** How many bytes of replies may wait for the peer to read them before no new message is taken (`maxQueuedBytes`). */
 export const WRITE_HIGH_WATER = 64 * 1024 * 1024;
 

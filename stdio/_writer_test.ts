@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { encodeReply, JsonParts, WRITE_CHUNK } from "../engine/json_parts.ts";
 import { encodeResult } from "../engine/jsonrpc.ts";
+import { concatBytes } from "../internal/concat_bytes.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 import { FrameWriter } from "./_writer.ts";
 
@@ -119,7 +120,7 @@ Deno.test("FrameWriter writes a frame larger than a chunk in slices, never split
   await writer.idle();
   assert.ok(chunks.length > 3, `${chunks.length} writes`);
   for (const chunk of chunks) assert.ok(chunk.length <= WRITE_CHUNK * 3 + 1);
-  const text = new TextDecoder("utf-8", { fatal: true }).decode(concat(chunks));
+  const text = new TextDecoder("utf-8", { fatal: true }).decode(concatBytes(chunks));
   assert.equal(text, frame + "\nnext\n");
   assert.equal(utf8Length(frame), new TextEncoder().encode(frame).length);
 });
@@ -159,13 +160,6 @@ Deno.test("FrameWriter replaces a frame over maxFrameBytes, by UTF-8 bytes, and 
   assert.equal(got, `${"é".repeat(15)}\ntoo large: 32\n`);
   assert.deepEqual(replaced, [32, 44]);
 });
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) (out.set(chunk, offset), offset += chunk.length);
-  return out;
-}
 
 Deno.test("FrameWriter writes a reply in pieces in writes no larger than its buffer, newline last", async () => {
   const writes: Uint8Array[] = [];

@@ -5,9 +5,15 @@ import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_TASKS,
   DEFAULT_MAX_VALUES,
   DEFAULT_SHUTDOWN_GRACE_MS,
+  DEFAULT_TASK_POLL_INTERVAL_MS,
+  DEFAULT_TASK_TTL_MS,
+  DEFAULT_TIMEOUT_MS,
+  FLUSH_MS,
   positive,
   WRITE_HIGH_WATER,
 } from "./_options.ts";
@@ -166,15 +172,20 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   const maxMessageBytes = positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxMessageBytes", "serve");
   const grace = positive(options.shutdownGraceMs, DEFAULT_SHUTDOWN_GRACE_MS, "shutdownGraceMs", "serve");
   const dispatchOptions = {
-    timeoutMs: positive(options.timeoutMs, 30_000, "timeoutMs", "serve"),
-    maxInFlight: positive(options.maxInFlight, 1024, "maxInFlight", "serve"),
+    timeoutMs: positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", "serve"),
+    maxInFlight: positive(options.maxInFlight, DEFAULT_MAX_IN_FLIGHT, "maxInFlight", "serve"),
     maxMessageBytes,
     listTtlMs: options.listTtlMs ?? 0,
     tasks: {
-      max: positive(options.maxTasks, 64, "maxTasks", "serve"),
+      max: positive(options.maxTasks, DEFAULT_MAX_TASKS, "maxTasks", "serve"),
       maxBytes: positive(options.maxTaskBytes, DEFAULT_MAX_MESSAGE_BYTES, "maxTaskBytes", "serve"),
-      ttlMs: positive(options.taskTtlMs, 600_000, "taskTtlMs", "serve"),
-      pollIntervalMs: positive(options.taskPollIntervalMs, 1_000, "taskPollIntervalMs", "serve"),
+      ttlMs: positive(options.taskTtlMs, DEFAULT_TASK_TTL_MS, "taskTtlMs", "serve"),
+      pollIntervalMs: positive(
+        options.taskPollIntervalMs,
+        DEFAULT_TASK_POLL_INTERVAL_MS,
+        "taskPollIntervalMs",
+        "serve",
+      ),
       maxMessageBytes,
     },
     middleware: options.middleware ?? [],
@@ -275,8 +286,8 @@ function replyTooLargeError(
   });
 }
 
-/** How long the last replies may take to reach stdout once calls are settled at shutdown, in milliseconds. */
-export const FLUSH_MS = 1_000;
+// What run() needs of the defaults to bound its own shutdown; it loads this module when it starts.
+export { DEFAULT_SHUTDOWN_GRACE_MS, FLUSH_MS } from "./_options.ts";
 
 const connections = new WeakMap<Connection, { shutdownAt: () => number | undefined; settled: Promise<void> }>();
 

@@ -1,4 +1,47 @@
+// Reading a stream while keeping at most a cap of it: the one loop behind
+// readCapped() (limits.ts) and a command's output (command_policy.ts), which
+// differ only in what the cap and an abort mean to them.
+
+import { concatBytes } from "../internal/concat_bytes.ts";
 import { wholeCharacters } from "./_utf8.ts";
+
+/** What {@linkcode readUpTo} read. */
+export interface UpTo {
+  /** The first bytes, at most the cap. */
+  readonly bytes: Uint8Array;
+  /** Whether a byte past the cap came (reading stopped there). */
+  readonly cut: boolean;
+}
+
+/**
+ * Reads `reader` until it ends, keeping at most `cap` bytes, and stops at the
+ * first byte past the cap; what happens to the rest is the caller's choice. A
+ * read that fails ends the reading with what was kept when `keepOnError`,
+ * else its error propagates. A cancelled reader simply ends.
+ */
+export async function readUpTo(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  cap: number,
+  keepOnError = false,
+): Promise<UpTo> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (size + value.length > cap) {
+        chunks.push(value.subarray(0, cap - size));
+        return { bytes: concatBytes(chunks), cut: true };
+      }
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch (err) {
+    if (!keepOnError) throw err;
+  }
+  return { bytes: concatBytes(chunks), cut: false };
+}
 
 /** What {@linkcode collectCapped} kept of a stream. */
 export interface Collected {
@@ -21,37 +64,17 @@ export async function collectCapped(
   onOverflow: () => void,
   stop: AbortSignal,
 ): Promise<Collected> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let cut = false;
   const reader = stream.getReader();
   const cancel = () => reader.cancel().catch(() => {});
   stop.addEventListener("abort", cancel, { once: true });
+  let kept: UpTo;
   try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      if (size + value.length > cap) {
-        chunks.push(value.subarray(0, cap - size));
-        size = cap;
-        cut = true;
-        onOverflow();
-        break;
-      }
-      chunks.push(value);
-      size += value.length;
-    }
-  } catch {
-    // A cancelled read ends here: what was kept stands.
+    // A cancelled or failed read ends the reading: what was kept stands.
+    kept = await readUpTo(reader, cap, true);
+    if (kept.cut) onOverflow();
   } finally {
     stop.removeEventListener("abort", cancel);
     cancel();
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return { bytes: cut ? bytes.subarray(0, wholeCharacters(bytes)) : bytes, cut };
+  return { bytes: kept.cut ? kept.bytes.subarray(0, wholeCharacters(kept.bytes)) : kept.bytes, cut: kept.cut };
 }

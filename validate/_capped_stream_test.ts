@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { collectCapped } from "./_capped_stream.ts";
+import { collectCapped, readUpTo } from "./_capped_stream.ts";
 
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return ReadableStream.from(chunks);
@@ -31,4 +31,18 @@ Deno.test("collectCapped() stops reading a pipe that never ends when told to", a
   setTimeout(() => stop.abort(), 50);
   const got = await collectCapped(endless, 10, () => {}, stop.signal);
   assert.deepEqual(got, { bytes: new Uint8Array(), cut: false });
+});
+
+Deno.test("readUpTo() keeps what came before a failed read only when asked to, and rethrows otherwise", async () => {
+  const failing = () =>
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (controller.desiredSize === null) return;
+        controller.enqueue(new Uint8Array([1, 2]));
+        controller.error(new Error("pipe broke"));
+      },
+    });
+  const kept = await readUpTo(failing().getReader(), 10, true);
+  assert.deepEqual(kept, { bytes: new Uint8Array([1, 2]), cut: false });
+  await assert.rejects(readUpTo(failing().getReader(), 10), /pipe broke/);
 });

@@ -1,4 +1,5 @@
 import { ToolError } from "../internal/tool_error.ts";
+import { readUpTo } from "./_capped_stream.ts";
 import { wholeCharacters } from "./_utf8.ts";
 
 /**
@@ -190,36 +191,17 @@ export async function readCapped(stream: ReadableStream<Uint8Array>, options: Re
   const reader = stream.getReader();
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
     signal?.throwIfAborted();
-    while (true) {
-      const { done, value } = await reader.read();
-      signal?.throwIfAborted();
-      if (done) break;
-      if (size + value.length > maxBytes) {
-        await reader.cancel().catch(() => {});
-        if (!options.truncate) throw new LimitError(options.action ?? "read the data", maxBytes, "bytes");
-        chunks.push(value.subarray(0, maxBytes - size));
-        return { bytes: concat(chunks, maxBytes), truncated: true };
-      }
-      chunks.push(value);
-      size += value.length;
-    }
-    return { bytes: concat(chunks, size), truncated: false };
+    // An abort cancels the reader, which ends the reading; it is thrown here.
+    const { bytes, cut } = await readUpTo(reader, maxBytes);
+    signal?.throwIfAborted();
+    if (!cut) return { bytes, truncated: false };
+    await reader.cancel().catch(() => {});
+    if (!options.truncate) throw new LimitError(options.action ?? "read the data", maxBytes, "bytes");
+    return { bytes, truncated: true };
   } finally {
     signal?.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
