@@ -71,6 +71,9 @@ function sizedCases(bytes: number): PeakCase[] {
   const text = "x".repeat(bytes - echoLine(1, "").length);
   // One character outside Latin-1 makes every string of the message two bytes per character in V8.
   const wide = "€" + text.slice(3);
+  // Text as a file holds it: a line break every 80 characters, escaped as \n in JSON, and one €.
+  const row = "x".repeat(79) + "\n";
+  const lines = "€" + row.repeat(Math.floor((bytes - echoLine(1, "").length - 3) / 81));
   // Distinct short strings, numbers and keys: each is a few bytes of text and a heap object or slot once parsed.
   const strings = stringsLine(fill(bytes, 9));
   const numbers = pingWith(`[${items(fill(bytes, 8), (i) => String(1_000_000 + i))}]`);
@@ -94,6 +97,13 @@ function sizedCases(bytes: number): PeakCase[] {
       lines: (id) => [echoLine(id, wide)],
       bytes,
       check: (m) => echoed(m, wide),
+      judged: true,
+    },
+    {
+      label: `one ${size} message of lines of text and one € (echo: escaped, two-byte)`,
+      lines: (id) => [echoLine(id, lines)],
+      bytes,
+      check: (m) => echoed(m, lines),
       judged: true,
     },
     {

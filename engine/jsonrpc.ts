@@ -3,6 +3,7 @@
 // becomes an `invalid` message that carries the reply to send.
 
 import { quote } from "../internal/quote.ts";
+import { parseLargeLine } from "./_large_line.ts";
 import { type NumberSources, numberSources, plainIntegerAtEnds } from "./_number_sources.ts";
 
 /** A JSON-RPC request id as MCP allows it; a number JavaScript cannot hold exactly keeps its text. */
@@ -145,6 +146,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 // U+FFFD the client really sent.
 const fast = new TextDecoder("utf-8", { ignoreBOM: false });
 
+/**
+ * A line longer than this that is not known to be ASCII is parsed without its
+ * whole text ({@linkcode parseLargeLine}): decoding it whole would need a
+ * transient as large as its (possibly two-byte) text.
+ */
+const LARGE_LINE_BYTES = 1024 * 1024;
+
 /** A frame parsed as JSON, before its JSON-RPC shape is checked. */
 export interface ParsedFrame {
   kind: "parsed";
@@ -157,6 +165,15 @@ export interface ParsedFrame {
  * JSON.parse: a large line's bytes and its parsed value are never held at once.
  */
 export function parseFrame(bytes: Uint8Array, ascii?: string, release?: () => void): ParsedFrame | InvalidMessage {
+  if (ascii === undefined && bytes.length > LARGE_LINE_BYTES) {
+    const large = parseLargeLine(bytes, release);
+    if ("invalid" in large) {
+      return large.invalid === "utf8"
+        ? invalid(null, ErrorCode.parseError, "Parse error: the message is not valid UTF-8")
+        : invalid(null, ErrorCode.parseError, "Parse error: the message is not valid JSON");
+    }
+    return { kind: "parsed", value: withExactNumbers(large.value, large.text) };
+  }
   let text = ascii ?? fast.decode(bytes);
   if (ascii === undefined && text.includes("\uFFFD")) {
     try {

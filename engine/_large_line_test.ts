@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { parseLargeLine } from "./_large_line.ts";
+
+const enc = new TextEncoder();
+// Tiny pieces, so that every chunk boundary falls inside escapes, characters and surrogate pairs somewhere.
+const tiny = { extractBytes: 3, extractKeyBytes: 3, chunkBytes: 5 };
+
+/** What JSON.parse makes of the bytes, or "invalid". */
+function expected(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return "invalid";
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return "invalid";
+  }
+}
+
+function parsed(bytes: Uint8Array, options = tiny): unknown {
+  const result = parseLargeLine(bytes, undefined, options);
+  return "invalid" in result ? "invalid" : result.value;
+}
+
+Deno.test("parseLargeLine() gives what JSON.parse gives: escapes, characters and pairs split across chunks, long keys", () => {
+  const samples = [
+    '{"jsonrpc":"2.0","id":1,"params":{"text":"a\\nb\\"c\\\\d\\u00e9\\ud83d\\ude00€😀 end"}}',
+    '["\\\\\\\\\\"", "\\u0000\\u001f", "\\/\\b\\f\\r\\t", "ééééééé", "😀😀😀😀"]',
+    '{"a long key with é":1,"__proto__":{"x":"long enough value"},"short":"ab","another long key":[1,"x"]}',
+    '\uFEFF{"bom":"at the start of the line, dropped as a whole line\'s decoding drops it"}',
+    '{"inner":"\uFEFF is data inside a string","n":[1.5,-0,1e400]}',
+    '"a top-level string long enough to be decoded on its own"',
+    '{"dup long key":1,"dup long key":2}',
+  ];
+  for (const text of samples) {
+    const bytes = enc.encode(text);
+    for (
+      const options of [tiny, { extractBytes: 1, extractKeyBytes: 9, chunkBytes: 1 }, {
+        extractBytes: 0,
+        extractKeyBytes: 0,
+        chunkBytes: 2,
+      }]
+    ) {
+      assert.deepEqual(parsed(bytes, options), expected(bytes), `${text} ${JSON.stringify(options)}`);
+    }
+  }
+  const proto = parsed(enc.encode('{"__proto__ as a long key":1,"__proto__":{"polluted":true}}'), {
+    extractBytes: 0,
+    extractKeyBytes: 0,
+    chunkBytes: 4,
+  }) as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(proto), Object.prototype);
+  assert.ok(Object.hasOwn(proto, "__proto__"), "an own key, as JSON.parse makes it");
+});
+
+Deno.test("parseLargeLine() refuses what JSON.parse refuses: raw control characters, bad escapes, bad UTF-8", () => {
+  const bad = [
+    enc.encode('{"a":"raw \n line break in a long string"}'),
+    enc.encode('{"a":"a bad \\x escape in a long string"}'),
+    enc.encode('{"a":"a cut \\u12 escape in a long string"}'),
+    enc.encode('{"a":"unterminated long string'),
+    enc.encode('{"a":"fine" junk}'),
+    enc.encode('{"a":"\uFEFF"}\uFEFF'),
+    new Uint8Array([...enc.encode('{"a":"bad byte in a long string '), 0xff, ...enc.encode('"}')]),
+    new Uint8Array([...enc.encode('{"a":"cut character in a long string '), 0xe2, 0x82, ...enc.encode('"}')]),
+    new Uint8Array([...enc.encode('{"a'), 0xc3, ...enc.encode('":"bad byte in a short key"}')]),
+  ];
+  for (const bytes of bad) {
+    assert.equal(expected(bytes), "invalid", new TextDecoder().decode(bytes));
+    assert.equal(parsed(bytes), "invalid", new TextDecoder().decode(bytes));
+  }
+});
+
+Deno.test("parseLargeLine() agrees with JSON.parse on 3,000 seeded random lines", () => {
+  let seed = 20261204;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const pieces = [
+    "a",
+    "é",
+    "€",
+    "😀",
+    "\\n",
+    '\\"',
+    "\\\\",
+    "\\u00e9",
+    "\\ud83d\\ude00",
+    "\\ud83d",
+    "\n",
+    "\\x",
+    "\\u12",
+  ];
+  const string = () => `"${Array.from({ length: Math.floor(random() * 12) }, () => pick(pieces)).join("")}"`;
+  const value = (depth: number): string => {
+    const kind = depth > 3 ? 0 : Math.floor(random() * 4);
+    if (kind === 0) return pick([string(), "1", "-0.5", "true", "null"]);
+    if (kind === 1) return `[${Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1)).join(",")}]`;
+    return `{${Array.from({ length: Math.floor(random() * 4) }, () => `${string()}:${value(depth + 1)}`).join(",")}}`;
+  };
+  for (let i = 0; i < 3000; i++) {
+    const bytes = enc.encode(value(0));
+    const options = {
+      extractBytes: Math.floor(random() * 8),
+      extractKeyBytes: Math.floor(random() * 8),
+      chunkBytes: 1 + Math.floor(random() * 9),
+    };
+    assert.deepEqual(parsed(bytes, options), expected(bytes), new TextDecoder().decode(bytes));
+  }
+});
+
+Deno.test("parseLargeLine() lets the bytes go once decoded, before parsing, and gives the skeleton for the ids", () => {
+  const bytes = enc.encode(`{"jsonrpc":"2.0","id":1.50,"params":{"text":"${"é".repeat(100)}"}}`);
+  let released = 0;
+  const result = parseLargeLine(bytes, () => released++, { ...tiny, extractKeyBytes: 4096 });
+  assert.equal(released, 1);
+  assert.ok(!("invalid" in result));
+  assert.match(result.text, /^\{"jsonrpc":"2.0","id":1.50,"params":\{"text":"\\u0000/);
+  assert.equal((result.value as { params: { text: string } }).params.text, "é".repeat(100));
+});
