@@ -31,7 +31,8 @@ export class Lines {
   readonly lines: string[] = [];
   readonly #decoder = new TextDecoder();
   readonly #bell: Bell;
-  #partial = "";
+  /** The pieces of the line not yet ended; each chunk is searched once, so a long line costs linear time. */
+  #parts: string[] = [];
 
   constructor(bell: Bell) {
     this.#bell = bell;
@@ -39,21 +40,23 @@ export class Lines {
 
   /** Adds bytes (or text); complete lines become visible. */
   push(chunk: Uint8Array | string): void {
-    this.#partial += typeof chunk === "string" ? chunk : this.#decoder.decode(chunk, { stream: true });
-    let nl: number;
-    let added = false;
-    while ((nl = this.#partial.indexOf("\n")) >= 0) {
-      this.lines.push(this.#partial.slice(0, nl).replace(/\r$/, ""));
-      this.#partial = this.#partial.slice(nl + 1);
-      added = true;
+    const text = typeof chunk === "string" ? chunk : this.#decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
+      this.#parts.push(text.slice(start, nl));
+      this.lines.push(this.#parts.join("").replace(/\r$/, ""));
+      this.#parts = [];
+      start = nl + 1;
     }
-    if (added) this.#bell.ring();
+    if (start < text.length) this.#parts.push(text.slice(start));
+    if (start > 0) this.#bell.ring();
   }
 
   /** Ends the stream: a final partial line becomes a line. */
   end(): void {
-    if (this.#partial) this.lines.push(this.#partial);
-    this.#partial = "";
+    const last = this.#parts.join("");
+    if (last) this.lines.push(last);
+    this.#parts = [];
     this.#bell.ring();
   }
 }

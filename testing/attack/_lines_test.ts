@@ -5,8 +5,22 @@ Deno.test("Lines splits bytes into lines across chunks and keeps a last line wit
   const lines = new Lines(new Bell());
   lines.push(new TextEncoder().encode("a\r\nb"));
   lines.push("c\nd");
+  lines.push("e");
+  lines.push("\n\nf");
   lines.end();
-  assert.deepEqual(lines.lines, ["a", "bc", "d"]);
+  assert.deepEqual(lines.lines, ["a", "bc", "de", "", "f"]);
+});
+
+Deno.test("Lines joins a line of 4 MiB sent in 64 KiB chunks, and a UTF-8 character split between chunks", () => {
+  const lines = new Lines(new Bell());
+  const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+  for (let i = 0; i < 64; i++) lines.push(chunk);
+  const euro = new TextEncoder().encode("\u20ac\n");
+  lines.push(euro.subarray(0, 1));
+  lines.push(euro.subarray(1));
+  assert.equal(lines.lines.length, 1);
+  assert.equal(lines.lines[0].length, 4 * 1024 * 1024 + 1);
+  assert.ok(lines.lines[0].endsWith("x\u20ac"));
 });
 
 Deno.test("a closed Gate stops pump() reading until it opens", async () => {
