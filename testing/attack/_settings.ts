@@ -14,6 +14,7 @@ export interface Watching {
   maxWatchedEntries: number;
   plant: boolean;
   repositories: readonly string[];
+  logs: readonly string[];
 }
 
 /** A path with at least two segments, so that a prefix such as `/tmp` or `/` never matches everything. */
@@ -60,6 +61,7 @@ export function settingsFor(
     watch: [...new Set(watch)],
     maxWatchedEntries: options.maxWatchedEntries,
     pollution,
+    logs: options.logs.map((p) => resolve(p)),
     ground: {
       secret: world.secret,
       marker: world.marker,

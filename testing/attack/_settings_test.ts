@@ -19,6 +19,7 @@ Deno.test("settingsFor() watches the canaries and the scope, allows writes under
     maxWatchedEntries: 99,
     plant: true,
     repositories: [],
+    logs: [],
   };
   const s = settingsFor(world, { read: [data], write: [out] }, options, false, notes);
   assert.deepEqual(notes, []);

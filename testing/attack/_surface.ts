@@ -18,6 +18,8 @@ export interface SurfaceSettings {
   maxWatchedEntries: number;
   /** Check Object.prototype after each case (the server runs in this process). */
   pollution: boolean;
+  /** Log or audit files the server appends to: what a case adds is judged as stderr is. */
+  logs: readonly string[];
 }
 
 /** How long a server may take to answer its first request. */
@@ -61,6 +63,8 @@ export class Surface {
   /** Lines that were not JSON, read outside a case (during the handshake): the next case reports them. */
   #noise: string[] = [];
   #overBound = false;
+  /** How much of each log file was judged already. */
+  #logOffsets = new Map<string, number>();
   #cases = 0;
 
   private constructor(era: AttackEra, connection: AttackConnection, world: World, settings: SurfaceSettings) {
@@ -92,6 +96,7 @@ export class Surface {
       });
     }
     surface.#before = surface.#snap();
+    surface.#logLines();
     return { surface, verdicts };
   }
 
@@ -193,7 +198,7 @@ export class Surface {
       // A redirect's target reached the server from the kit's listener, as the request's own text did.
       sent: [...sent, ...caseHits.flatMap((h) => h.location ?? [])],
       lines: this.connection.lines.slice(lineStart),
-      stderr: this.connection.stderr.slice(this.#errCursor),
+      stderr: [...this.connection.stderr.slice(this.#errCursor), ...this.#logLines()],
       hits: caseHits,
       changes: this.#before && after ? changes(this.#before, after) : [],
       missing,
@@ -219,6 +224,23 @@ export class Surface {
     if (this.#overBound) return verdicts.filter((v) => v.check !== "memory");
     this.#overBound = verdicts.some((v) => v.check === "memory");
     return verdicts;
+  }
+
+  /** The lines appended to the log files since the last case (a file not there yet has none). */
+  #logLines(): string[] {
+    const out: string[] = [];
+    for (const path of this.#settings.logs) {
+      let bytes: Uint8Array;
+      try {
+        bytes = Deno.readFileSync(path);
+      } catch {
+        continue;
+      }
+      const from = this.#logOffsets.get(path) ?? 0;
+      this.#logOffsets.set(path, bytes.length);
+      if (bytes.length > from) out.push(...new TextDecoder().decode(bytes.subarray(from)).split("\n").filter(Boolean));
+    }
+    return out;
   }
 
   /** Writes `chunks` in order; gives up waiting after the deadline (the writes stay queued). */

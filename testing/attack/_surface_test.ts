@@ -19,6 +19,7 @@ Deno.test("a surface of 2025-03-26 gets a batch answered as one array, and the t
     watch: [world.dir],
     maxWatchedEntries: 100,
     pollution: true,
+    logs: [],
     ground: {
       secret: world.secret,
       marker: world.marker,

@@ -95,6 +95,12 @@ export interface AttackOptions {
    */
   repositories?: readonly string[];
   /**
+   * Log and audit files the server writes (an `audit_file`): the lines each case adds are judged as stderr is, for
+   * the canary secret and forged lines. Stderr is always read.
+   * @default {[]}
+   */
+  logs?: readonly string[];
+  /**
    * The most entries the watched paths may hold.
    * @default {10000}
    */
@@ -121,6 +127,7 @@ export function watching(options: AttackOptions): Watching {
     maxWatchedEntries: options.maxWatchedEntries ?? 10_000,
     plant: options.plant ?? true,
     repositories: options.repositories ?? [],
+    logs: options.logs ?? [],
   };
 }
 

@@ -106,6 +106,14 @@ Deno.test("attack() finds a handler that logs its argument: a forged stderr line
   found(report, { check: "log-injection", case: "carriage return overwrites a line" });
 });
 
+Deno.test("attack() reads the log files it is given: a line forged in an audit file is found too", async () => {
+  const t = await tree();
+  const log = join(t.base, "audit.jsonl");
+  const report = await attackTools(() => weak.logsToFile(log), { write: [t.base] }, { logs: [log] });
+  found(report, { check: "log-injection", tool: "lookup", case: "CRLF forges a log line" });
+  await t.remove();
+});
+
 Deno.test("attack() finds a patterns function that does the write: a probe changes the notes folder", async () => {
   const t = await tree();
   const report = await attackTools(() => weak.probeRunsAction(t.notes), { write: [t.notes] });

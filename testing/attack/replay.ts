@@ -15,6 +15,7 @@ export type ReplayOptions = Pick<
   | "writable"
   | "plant"
   | "repositories"
+  | "logs"
   | "maxWatchedEntries"
   | "closeGraceMs"
   | "seed"

@@ -198,3 +198,18 @@ export function mergesOptions(): Server {
   });
   return server;
 }
+
+/** Appends each lookup, with its key as it came, to a log file. */
+export function logsToFile(log: string): Server {
+  const server = new Server({ name: "weak" });
+  addTool(server, {
+    name: "lookup",
+    description: "Looks a key up",
+    inputSchema: schema({ key: strProp("The key") }, ["key"]),
+    annotations: READ,
+  }, (req) => {
+    Deno.writeTextFileSync(log, `{"tool":"lookup"} ${requireString(req.arguments, "key")}\n`, { append: true });
+    return text("none");
+  });
+  return server;
+}
