@@ -143,6 +143,7 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
     // Invalid arguments never reach the patterns or the handler, but the
     // middleware (an audit trail, a rate limit) still sees the call.
     let patternProblem = entry.validate(input.args);
+    const argumentsValid = patternProblem === undefined;
     if (entry.patterns && patternProblem === undefined) {
       try {
         patterns = checkPatterns(await entry.patterns(input.args));
@@ -184,6 +185,7 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
       const ctx: CallContext = {
         tool: entry.tool,
         arguments: input.args,
+        argumentsValid,
         probe,
         patternTool: entry.patterns !== undefined,
         patterns,

@@ -6,7 +6,7 @@
 // edited, expired or transplanted state is refused before any handler runs.
 // Sealed, not encrypted: the client may read it, so nothing secret goes in.
 
-import { canonicalJson } from "../internal/canonical_json.ts";
+import { canonicalDigest } from "../internal/canonical_digest.ts";
 
 /** How long a state stays valid: a user may take a while to answer a form. */
 export const STATE_TTL_MS = 15 * 60_000;
@@ -47,10 +47,16 @@ function key(): Promise<CryptoKey> {
 
 const encoder = new TextEncoder();
 
-/** sha256 (base64url) of a value's canonical JSON: the identity of arguments or of a question. */
-export async function digestOf(value: unknown): Promise<string> {
-  const bytes = await crypto.subtle.digest("SHA-256", encoder.encode(canonicalJson(value)));
-  return toBase64Url(new Uint8Array(bytes));
+/**
+ * sha256 (base64url) of a value's canonical JSON: the identity of arguments or
+ * of a question, hashed a piece at a time (no copy of a large argument).
+ */
+export function digestOf(value: unknown): Promise<string> {
+  try {
+    return Promise.resolve(canonicalDigest(value, "base64url"));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /**

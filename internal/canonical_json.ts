@@ -20,15 +20,34 @@ class Token {
  */
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];
+  writeCanonical(value, (piece) => out.push(piece));
+  return out.join("");
+}
+
+/** A string longer than this is written in escaped slices of this many units, never whole. */
+const SLICE_UNITS = 64 * 1024;
+
+/**
+ * Hands the canonical JSON of `value` ({@linkcode canonicalJson}) to `emit`
+ * piece by piece, in order, without ever building the whole text: a long
+ * string is escaped a slice at a time (never between the halves of a
+ * surrogate pair). A digest fed this way costs the value's size in time, not
+ * in memory.
+ *
+ * @throws {TypeError} When the value refers to itself.
+ */
+export function writeCanonical(value: unknown, emit: (piece: string) => void): void {
   const stack: unknown[] = [value];
   const ancestors = new Set<object>();
   while (stack.length > 0) {
     const item = stack.pop();
     if (item instanceof Token) {
-      out.push(item.text);
+      emit(item.text);
       if (item.leaves !== undefined) ancestors.delete(item.leaves);
+    } else if (typeof item === "string" && item.length > SLICE_UNITS) {
+      writeLongString(item, emit);
     } else if (item === null || typeof item !== "object") {
-      out.push(JSON.stringify(item) ?? "null");
+      emit(JSON.stringify(item) ?? "null");
     } else if (ancestors.has(item)) {
       throw new TypeError("Cannot write canonical JSON: the value refers to itself");
     } else if (Array.isArray(item)) {
@@ -51,5 +70,18 @@ export function canonicalJson(value: unknown): string {
       stack.push(new Token("{"));
     }
   }
-  return out.join("");
+}
+
+/** `JSON.stringify(text)`, emitted in escaped slices. */
+function writeLongString(text: string, emit: (piece: string) => void): void {
+  emit('"');
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(start + SLICE_UNITS, text.length);
+    // Escaped apart, the halves of a pair would be two lone surrogates: \ud83d\ude00 instead of the character.
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    emit(JSON.stringify(text.slice(start, end)).slice(1, -1));
+    start = end;
+  }
+  emit('"');
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { canonicalJson } from "./canonical_json.ts";
+import { canonicalJson, writeCanonical } from "./canonical_json.ts";
 
 Deno.test("canonicalJson() sorts keys at every level and survives 100k levels of nesting", () => {
   assert.equal(
@@ -31,4 +31,15 @@ Deno.test("canonicalJson() refuses a value that refers to itself, and still writ
   assert.throws(() => canonicalJson(loop), TypeError);
   const shared = { x: 1 };
   assert.equal(canonicalJson({ a: shared, b: [shared, shared] }), '{"a":{"x":1},"b":[{"x":1},{"x":1}]}');
+});
+
+Deno.test("writeCanonical() hands out the canonical JSON in pieces: a long string in escaped slices, pairs kept whole", () => {
+  // A pair straddles the first slice boundary (65,536 units); control characters and quotes are escaped per slice.
+  const long = "a".repeat(65_535) + "😀" + '"\n\u0001'.repeat(30_000) + "\ud800";
+  const value = { z: long, a: [long, 1] };
+  const pieces: string[] = [];
+  writeCanonical(value, (piece) => pieces.push(piece));
+  assert.equal(pieces.join(""), canonicalJson(value));
+  assert.equal(pieces.join(""), `{"a":[${JSON.stringify(long)},1],"z":${JSON.stringify(long)}}`);
+  assert.ok(Math.max(...pieces.map((p) => p.length)) <= 6 * 65_536, "no piece holds the whole string");
 });

@@ -1,6 +1,4 @@
-import { canonicalJson } from "../internal/canonical_json.ts";
-import { sha256Hex } from "../internal/sha256_hex.ts";
-import { hmacHex, hmacKey } from "./_digest.ts";
+import { canonicalDigest } from "../internal/canonical_digest.ts";
 
 /**
  * The digest the audit trail writes for some arguments: HMAC-SHA256 of their
@@ -24,8 +22,7 @@ import { hmacHex, hmacKey } from "./_digest.ts";
  * assert.equal(digest, await auditDigest({ content: "x", path: "notes/todo.md" }, key));
  * ```
  */
-export async function auditDigest(args: unknown, key?: string | Uint8Array<ArrayBuffer>): Promise<string> {
-  const text = canonicalJson(args);
-  if (key === undefined) return await sha256Hex(text);
-  return await hmacHex(await hmacKey(typeof key === "string" ? new TextEncoder().encode(key) : key), text);
+export function auditDigest(args: unknown, key?: string | Uint8Array<ArrayBuffer>): Promise<string> {
+  const bytes = typeof key === "string" ? new TextEncoder().encode(key) : key;
+  return Promise.resolve(canonicalDigest(args, "hex", bytes));
 }

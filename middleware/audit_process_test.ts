@@ -3,7 +3,7 @@
 // writing to a full disk, and on a stderr nobody reads.
 import assert from "node:assert/strict";
 import { type RawServer, spawnRaw, spawnServer } from "@forge/toolkit/testing";
-import { verifyAuditTrail } from "./mod.ts";
+import { auditDigest, verifyAuditTrail } from "./mod.ts";
 
 const fixture = new URL("./testdata/limits_server.ts", import.meta.url).pathname;
 const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
@@ -184,6 +184,29 @@ Deno.test({
     assert.equal((await again.status()).code, 0);
     const verdict = await verifyAuditTrail(await Deno.readTextFile(file));
     assert.deepEqual([verdict.ok, verdict.records], [true, 6]);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "arguments that break the schema are recorded as invalid, not digested; valid ones are digested as before",
+  permissions: perms,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const file = `${dir}/audit.jsonl`;
+    const server = await rawFixture([`--allow-read=${file}`, `--allow-write=${file}`], [`--audit=${file}`]);
+    await server.send(write(1, { path: 5, extra: "x".repeat(100_000) }));
+    assert.equal(((await server.next(30_000)).result as { isError?: boolean }).isError, true);
+    await server.send(write(2, { path: "p" }));
+    assert.deepEqual((await server.next(30_000)).result, { content: [{ type: "text", text: "written" }] });
+    assert.equal((await server.status()).code, 0);
+    const intents = (await Deno.readTextFile(file)).trim().split("\n").map((l) => JSON.parse(l))
+      .filter((r) => r.event === "intent");
+    assert.deepEqual(intents.map((r) => [r.args_invalid, typeof r.args_sha256]), [[true, "undefined"], [
+      undefined,
+      "string",
+    ]]);
+    assert.equal(intents[1].args_sha256, await auditDigest({ path: "p" }));
     await Deno.remove(dir, { recursive: true });
   },
 });

@@ -31,6 +31,8 @@ export interface AuditCall {
   args_hmac?: string;
   /** sha256 (hex) of the arguments' canonical JSON, when the trail has no key. */
   args_sha256?: string;
+  /** Set instead of a digest when the arguments break the tool's inputSchema: nothing runs, nothing is digested. */
+  args_invalid?: true;
   /** The client's declared name and version. */
   client: string;
   /**

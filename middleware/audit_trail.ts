@@ -5,9 +5,7 @@ import type { Tool } from "../toolkit/tool.ts";
 import { AuditFile } from "./_audit_file.ts";
 import { AuditLog, type AuditTarget, AuditUnavailable } from "./_audit_log.ts";
 import { auditStderr } from "./_audit_stderr.ts";
-import { canonicalJson } from "../internal/canonical_json.ts";
-import { sha256Hex } from "../internal/sha256_hex.ts";
-import { hmacHex, hmacKey } from "./_digest.ts";
+import { canonicalDigest } from "../internal/canonical_digest.ts";
 import { readAuditKey } from "./_audit_key.ts";
 import type { AuditOutcome } from "./audit_record.ts";
 
@@ -104,7 +102,6 @@ export function auditTrail(options: AuditOptions): AuditTrail {
   const log = options.log ?? logLine;
   const name = options.server;
   const key = readAuditKey(options);
-  const signingKey = key === undefined ? undefined : hmacKey(key);
   if (options.failOpen) {
     log(`${name}: audit failOpen is set: side-effecting calls run even when their audit record cannot be written`);
   }
@@ -123,7 +120,6 @@ export function auditTrail(options: AuditOptions): AuditTrail {
 
   const middleware = async (ctx: CallContext, next: () => Promise<ToolResult>): Promise<ToolResult> => {
     const started = performance.now();
-    const text = canonicalJson(ctx.arguments);
     const cut: string[] = [];
     const call = {
       time: new Date().toISOString(),
@@ -131,7 +127,12 @@ export function auditTrail(options: AuditOptions): AuditTrail {
       tool: ctx.tool.name,
       id: capped(ctx.requestId, MAX_ID_CHARS, "id", cut),
       patterns: cappedPatterns(ctx.patterns?.patterns ?? [], cut),
-      ...(signingKey ? { args_hmac: await hmacHex(await signingKey, text) } : { args_sha256: await sha256Hex(text) }),
+      // Arguments the schema refuses run nothing: they are not digested, and the record says so.
+      ...(!ctx.argumentsValid
+        ? { args_invalid: true }
+        : key
+        ? { args_hmac: canonicalDigest(ctx.arguments, "hex", key) }
+        : { args_sha256: canonicalDigest(ctx.arguments, "hex") }),
       client: capped(`${ctx.client.name} ${ctx.client.version}`.trim(), MAX_CLIENT_CHARS, "client", cut),
       ...(cut.length > 0 ? { cut } : {}),
     };

@@ -8,6 +8,12 @@ export interface CallContext {
   readonly tool: Tool;
   /** The call's arguments. Do not log them raw: they may hold secrets or file contents. */
   readonly arguments: Args;
+  /**
+   * False when the arguments break the tool's `inputSchema`: the handler will
+   * not run, and `next()` answers with an `isError` result naming the
+   * problem. Costly work on the arguments (digesting them) can be skipped.
+   */
+  readonly argumentsValid: boolean;
   /** True when the call is a probe: `next()` returns the patterns and the handler does not run. */
   readonly probe: boolean;
   /** True for a tool registered with `registerPatternTool` (it has side effects). */
