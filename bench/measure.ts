@@ -142,7 +142,10 @@ export interface Throughput {
 }
 
 /** The sizes `throughput()` uses: the plan's own fields, so the two cannot drift apart. */
-export type ThroughputSizes = Pick<Plan, "warmup" | "sequential" | "pipelined" | "window" | "concurrent" | "sleepMs">;
+export type ThroughputSizes = Pick<
+  Plan,
+  "warmup" | "sequential" | "pipelined" | "window" | "concurrent" | "sleepMs" | "sizedWarmup" | "sizedCalls"
+>;
 
 /**
  * On one warm process: a warm-up, then sequential calls, pipelined calls with
@@ -196,7 +199,7 @@ async function pipelinedWithCpu(
   sizes: ThroughputSizes,
   line: (id: number) => string,
   check: (m: Message) => boolean,
-): Promise<{ pipelinedPerSec: Cell; cpuUsPerCall: Cell }> {
+): Promise<PipelinedFigures> {
   const cpuBefore = await server.cpuSeconds();
   const piped = await server.pipeline(sizes.pipelined, sizes.window, line, check, env.timeoutMs);
   const cpuAfter = await server.cpuSeconds();
@@ -209,27 +212,59 @@ async function pipelinedWithCpu(
   return { pipelinedPerSec, cpuUsPerCall };
 }
 
-/** Throughput figures of one server in the 2026-07-28 era. */
-export interface ModernThroughput {
+/** Pipelined calls/s and the server's CPU per call of one run. */
+export interface PipelinedFigures {
   pipelinedPerSec: Cell;
   cpuUsPerCall: Cell;
 }
+
+/** The protocol eras a row can be measured in. */
+export type Era = "initialize" | "2026-07-28";
 
 /**
  * On a warm process (after {@linkcode throughput}): a warm-up of 2026-07-28
  * echo calls, then pipelined calls with the server's CPU time. Each answer
  * must be a complete 2026-07-28 result (`resultType`) with the text.
  */
-export async function modernThroughput(
+export function modernThroughput(
   server: ServerProcess,
   env: Env,
   sizes: ThroughputSizes,
-): Promise<ModernThroughput> {
-  const check = (m: Message) => echoed(m, "hi") && (m.result as { resultType?: unknown }).resultType === "complete";
-  const echo = (id: number) => modernEchoLine(id, "hi");
-  await server.pipeline(sizes.warmup, sizes.window, echo, check, env.timeoutMs);
-  const { pipelinedPerSec, cpuUsPerCall } = await pipelinedWithCpu(server, env, sizes, echo, check);
-  return { pipelinedPerSec, cpuUsPerCall };
+): Promise<PipelinedFigures> {
+  return eraThroughput(server, env, "2026-07-28", "hi", sizes.warmup, sizes);
+}
+
+/**
+ * On a warm process: echo calls whose text is `bytes` ASCII characters, in
+ * `era`, `sizes.sizedWarmup` discarded then `sizes.sizedCalls` measured
+ * pipelined, with the server's CPU time. Each answer must hold the text
+ * unchanged (and be a complete result in 2026-07-28).
+ */
+export function sizedThroughput(
+  server: ServerProcess,
+  env: Env,
+  era: Era,
+  bytes: number,
+  sizes: ThroughputSizes,
+): Promise<PipelinedFigures> {
+  const text = "x".repeat(bytes);
+  return eraThroughput(server, env, era, text, sizes.sizedWarmup, { ...sizes, pipelined: sizes.sizedCalls });
+}
+
+async function eraThroughput(
+  server: ServerProcess,
+  env: Env,
+  era: Era,
+  text: string,
+  warmup: number,
+  sizes: ThroughputSizes,
+): Promise<PipelinedFigures> {
+  const modern = era === "2026-07-28";
+  const check = (m: Message) =>
+    echoed(m, text) && (!modern || (m.result as { resultType?: unknown }).resultType === "complete");
+  const echo = modern ? (id: number) => modernEchoLine(id, text) : (id: number) => echoLine(id, text);
+  await server.pipeline(warmup, sizes.window, echo, check, env.timeoutMs);
+  return await pipelinedWithCpu(server, env, sizes, echo, check);
 }
 
 /**

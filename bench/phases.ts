@@ -6,6 +6,7 @@ import {
   type Cell,
   coldStart,
   type Env,
+  type Era,
   freshRate,
   healthRun,
   latencyCells,
@@ -14,6 +15,7 @@ import {
   roundTrip,
   rssAfter,
   type RssReadings,
+  sizedThroughput,
   start,
   throughput,
   typedRate,
@@ -118,6 +120,16 @@ export interface ThroughputFigures {
   pipelinedModern?: Cell;
   /** Server CPU per pipelined 2026-07-28 call; absent as above. */
   cpuModern?: Cell;
+  /** The sized rows, keyed by {@linkcode sizedKey}: the initialize era on every server, 2026-07-28 where served. */
+  sized: Record<string, { pipelined: Cell; cpu: Cell }>;
+}
+
+/** The eras every sized row is measured in (the second only on servers that serve it). */
+export const ERAS: readonly Era[] = ["initialize", "2026-07-28"];
+
+/** The key of a sized row: its era and argument size. */
+export function sizedKey(era: Era, bytes: number): string {
+  return `${era} ${bytes}`;
 }
 
 /** Runs `plan.rounds` throughput rounds, a fresh process per server per round. */
@@ -133,8 +145,15 @@ export async function throughputRounds(
   const pipeModern: Record<string, Cell[]> = {};
   const cpuModern: Record<string, Cell[]> = {};
   const samples: Record<string, number[]> = {};
+  // Per server, per sized row: the calls/s and the CPU per call of each round.
+  const sized: Record<string, Record<string, { pipelined: Cell[]; cpu: Cell[] }>> = {};
+  const sizedRows = (spec: ServerSpec) =>
+    ERAS.filter((era) => era === "initialize" || spec.modern).flatMap((era) =>
+      plan.argumentSizes.map((bytes) => ({ era, bytes, key: sizedKey(era, bytes) }))
+    );
   for (let round = 0; round < plan.rounds; round++) {
     for (const spec of servers) {
+      const rows = (sized[spec.name] ??= {});
       try {
         const server = await start(env, spec);
         try {
@@ -150,12 +169,23 @@ export async function throughputRounds(
             (pipeModern[spec.name] ??= []).push(m.pipelinedPerSec);
             (cpuModern[spec.name] ??= []).push(m.cpuUsPerCall);
           }
+          for (const { era, bytes, key } of sizedRows(spec)) {
+            const s = await sizedThroughput(server, env, era, bytes, plan);
+            const row = (rows[key] ??= { pipelined: [], cpu: [] });
+            row.pipelined.push(s.pipelinedPerSec);
+            row.cpu.push(s.cpuUsPerCall);
+          }
         } finally {
           await server.close();
         }
       } catch (err) {
         const tables = spec.modern ? [seq, pipe, cpu, conc, pipeModern, cpuModern] : [seq, pipe, cpu, conc];
         for (const table of tables) (table[spec.name] ??= []).push(failure(err));
+        for (const { key } of sizedRows(spec)) {
+          const row = (rows[key] ??= { pipelined: [], cpu: [] });
+          row.pipelined.push(failure(err));
+          row.cpu.push(failure(err));
+        }
       }
     }
   }
@@ -171,6 +201,11 @@ export async function throughputRounds(
       ...(s.modern
         ? { pipelinedModern: medianCell(pipeModern[s.name] ?? []), cpuModern: medianCell(cpuModern[s.name] ?? []) }
         : {}),
+      sized: Object.fromEntries(
+        Object.entries(sized[s.name] ?? {}).map((
+          [key, row],
+        ) => [key, { pipelined: medianCell(row.pipelined), cpu: medianCell(row.cpu) }]),
+      ),
     }];
   }));
 }

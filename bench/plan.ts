@@ -23,6 +23,14 @@ export interface Plan {
   window: number;
   concurrent: number;
   sleepMs: number;
+  /**
+   * Argument sizes (bytes of the echoed text) of the sized pipelined rows,
+   * in both eras, each measured over `sizedCalls` calls after `sizedWarmup`
+   * on the warm process of the throughput round.
+   */
+  argumentSizes: number[];
+  sizedWarmup: number;
+  sizedCalls: number;
   /** Echo sizes of the round-trip rows, in bytes, with the runs of each. */
   largeSizes: number[];
   largeRuns: number[];
@@ -61,6 +69,9 @@ export const plans: { full: Plan; smoke: Plan } = {
     window: 64,
     concurrent: 100,
     sleepMs: 100,
+    argumentSizes: [1536, 8192],
+    sizedWarmup: 5_000,
+    sizedCalls: 20_000,
     largeSizes: [MiB, 10 * MiB],
     largeRuns: [5, 3],
     overLimit: { limit: MiB, bytes: 2 * MiB },
@@ -92,6 +103,9 @@ export const plans: { full: Plan; smoke: Plan } = {
     window: 64,
     concurrent: 100,
     sleepMs: 100,
+    argumentSizes: [1536, 8192],
+    sizedWarmup: 20,
+    sizedCalls: 100,
     largeSizes: [64 * 1024, 256 * 1024],
     largeRuns: [1, 1],
     overLimit: { limit: 64 * 1024, bytes: 128 * 1024 },
@@ -105,9 +119,9 @@ export const plans: { full: Plan; smoke: Plan } = {
   },
 };
 
-/** "1 MiB", "64 KiB" or "100 B". */
+/** "1 MiB", "64 KiB", "1.5 KiB" or "100 B". */
 export function formatBytes(bytes: number): string {
   if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  if (bytes >= 1024 && bytes % 512 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} B`;
 }

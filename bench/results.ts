@@ -2,10 +2,10 @@
 // targets against them.
 
 import type { Cell, RssReadings } from "./measure.ts";
-import type { RssFigures, ThroughputFigures } from "./phases.ts";
+import { type RssFigures, sizedKey, type ThroughputFigures } from "./phases.ts";
 import { formatBytes, type Plan } from "./plan.ts";
 import { type Figure, formatNumber, ratioTarget, type Target, valueOf } from "./report.ts";
-import { BASELINE, type ServerSpec } from "./servers.ts";
+import { BASELINE, FLOOR, type ServerSpec } from "./servers.ts";
 import { median } from "./stats.ts";
 
 /** Everything the phases measured. */
@@ -67,6 +67,7 @@ export function collectFigures(m: Measured): Figure[] {
       "lower",
       per((n) => m.tput[n]?.cpuModern),
     ),
+    ...plan.argumentSizes.flatMap((bytes) => sizedRows(m, bytes, per)),
     ...plan.largeSizes.map((bytes) =>
       row(`roundTrip${bytes}`, `${formatBytes(bytes)} echo round trip`, "ms", "lower", per((n) => m.trips[bytes]?.[n]))
     ),
@@ -88,6 +89,41 @@ export function collectFigures(m: Measured): Figure[] {
         "lower",
         per((n) => kib(m.rss[n]?.anon[i])),
       )
+    ),
+  ];
+}
+
+/** The pipelined and CPU rows of echo calls with `bytes` of argument text, in each era. */
+function sizedRows(
+  m: Measured,
+  bytes: number,
+  per: (pick: (name: string) => Cell | undefined) => Record<string, Cell>,
+): Figure[] {
+  const size = `${formatBytes(bytes)} argument`;
+  const cell = (era: "initialize" | "2026-07-28", pick: "pipelined" | "cpu") => (name: string) =>
+    m.tput[name]?.sized?.[sizedKey(era, bytes)]?.[pick];
+  return [
+    row(
+      `pipelined${bytes}`,
+      `pipelined calls, warm, ${size}`,
+      "calls/s",
+      "higher",
+      per(cell("initialize", "pipelined")),
+    ),
+    row(`cpu${bytes}`, `server CPU per pipelined call, warm, ${size}`, "µs", "lower", per(cell("initialize", "cpu"))),
+    row(
+      `pipelinedModern${bytes}`,
+      `pipelined calls, warm, ${size}, 2026-07-28 era`,
+      "calls/s",
+      "higher",
+      per(cell("2026-07-28", "pipelined")),
+    ),
+    row(
+      `cpuModern${bytes}`,
+      `server CPU per pipelined call, warm, ${size}, 2026-07-28 era`,
+      "µs",
+      "lower",
+      per(cell("2026-07-28", "cpu")),
     ),
   ];
 }
@@ -138,6 +174,7 @@ const TARGETS: readonly TargetRule[] = [
     check: answeredOverLimit((label) => label.includes("default"), "not measured in this plan"),
   },
   { name: "cold start ≤ 1.1× the bare SDK", check: againstBaseline("coldStart", 1.1, true) },
+  { name: "cold start ≤ 1.5× the raw floor", check: againstFloor("coldStart", 1.5, true) },
   {
     name: "--health ≤ 1.3× deno run of an empty file",
     check: (name, m, figure) => ratioTarget(name, figure("health", "toolkit"), m.health.empty, 1.3, true),
@@ -152,10 +189,40 @@ const TARGETS: readonly TargetRule[] = [
   },
 ];
 
+/**
+ * The targets against the raw floor, per era and argument size: pipelined
+ * calls/s at least 0.95× the floor's and server CPU per call at most 1.15×.
+ */
+function floorTargets(plan: Plan): TargetRule[] {
+  const rows = [
+    { suffix: "", size: "small calls" },
+    ...plan.argumentSizes.map((bytes) => ({ suffix: String(bytes), size: `${formatBytes(bytes)} argument` })),
+  ];
+  return rows.flatMap(({ suffix, size }) =>
+    [["", "initialize era"], ["Modern", "2026-07-28 era"]].flatMap(([era, eraName]) => [
+      {
+        name: `pipelined calls/s, warm, ${size}, ${eraName}, ≥ 0.95× the raw floor`,
+        check: againstFloor(`pipelined${era}${suffix}`, 0.95, false),
+      },
+      {
+        name: `server CPU per pipelined call, warm, ${size}, ${eraName}, ≤ 1.15× the raw floor`,
+        check: againstFloor(`cpu${era}${suffix}`, 1.15, true),
+      },
+    ])
+  );
+}
+
 /** The toolkit's targets, checked against what the run measured. */
 export function collectTargets(m: Measured, figures: readonly Figure[]): Target[] {
   const figure: FigureCell = (key, server) => figures.find((f) => f.key === key)?.cells[server];
-  return TARGETS.map((rule) => rule.check(typeof rule.name === "string" ? rule.name : rule.name(m.plan), m, figure));
+  return [...TARGETS, ...floorTargets(m.plan)].map((rule) =>
+    rule.check(typeof rule.name === "string" ? rule.name : rule.name(m.plan), m, figure)
+  );
+}
+
+/** The toolkit's figure `key` against the raw floor's: at least (or at most) `limit` times it. */
+function againstFloor(key: string, limit: number, atMost: boolean): TargetRule["check"] {
+  return (name, _m, figure) => ratioTarget(name, figure(key, "toolkit"), figure(key, FLOOR), limit, atMost);
 }
 
 /** The toolkit's figure `key` against the baseline's: at least (or at most) `limit` times it. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { RssReadings } from "./measure.ts";
-import type { RssFigures } from "./phases.ts";
+import { ERAS, type RssFigures, sizedKey } from "./phases.ts";
 import { plans } from "./plan.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
 import { SERVERS } from "./servers.ts";
@@ -105,6 +105,7 @@ Deno.test("the 2026-07-28 rows hold only servers that serve that era, and its ta
     cpu: { value: 1 },
     concurrent: { value: 1 },
     ...(modern === undefined ? {} : { pipelinedModern: { value: modern }, cpuModern: { value: 3 } }),
+    sized: {},
   });
   const run = (modern: number) => {
     const m = { ...measured({}), tput: { toolkit: cells(250_000, modern), "sdk-lowlevel": cells(50_000) } };
@@ -120,4 +121,44 @@ Deno.test("the 2026-07-28 rows hold only servers that serve that era, and its ta
   assert.equal(target.pass, true);
   assert.equal(run(100_000).target.pass, true, "exactly 2.0× passes");
   assert.equal(run(99_000).target.pass, false);
+});
+
+Deno.test("the floor targets judge every era and argument size: calls/s ≥ 0.95× the floor, CPU ≤ 1.15×", () => {
+  const sized = (rate: number, cpu: number) =>
+    Object.fromEntries(
+      ERAS.flatMap((era) =>
+        plans.full.argumentSizes.map((
+          bytes,
+        ) => [sizedKey(era, bytes), { pipelined: { value: rate }, cpu: { value: cpu } }])
+      ),
+    );
+  const cells = (rate: number, cpu: number) => ({
+    sequential: { value: 1 },
+    p50: { value: 1 },
+    p99: { value: 1 },
+    pipelined: { value: rate },
+    cpu: { value: cpu },
+    concurrent: { value: 1 },
+    pipelinedModern: { value: rate },
+    cpuModern: { value: cpu },
+    sized: sized(rate, cpu),
+  });
+  const judge = (rate: number, cpu: number) => {
+    const m = { ...measured({}), tput: { toolkit: cells(rate, cpu), "raw-floor": cells(100_000, 4) } };
+    const figures = collectFigures(m);
+    return { figures, targets: collectTargets(m, figures).filter((t) => t.name.endsWith("the raw floor")) };
+  };
+  const { figures, targets } = judge(95_000, 4.6);
+  // Small calls and each argument size, two eras, two targets each; and the cold start.
+  assert.equal(targets.length, (1 + plans.full.argumentSizes.length) * 2 * 2 + 1);
+  assert.deepEqual(figures.find((f) => f.key === "cpuModern8192")?.cells.toolkit, { value: 4.6 });
+  assert.ok(figures.find((f) => f.key === "pipelined1536")?.label.includes("1.5 KiB argument"));
+  const speed = targets.filter((t) => !t.name.startsWith("cold start"));
+  assert.ok(speed.every((t) => t.pass === true), "exactly 0.95× and 1.15× pass");
+  const slower = judge(94_000, 4.6).targets.filter((t) => t.name.startsWith("pipelined"));
+  assert.ok(slower.every((t) => t.pass === false));
+  const costlier = judge(95_000, 4.7).targets.filter((t) => t.name.startsWith("server CPU"));
+  assert.ok(costlier.every((t) => t.pass === false));
+  const cold = targets.find((t) => t.name.startsWith("cold start"));
+  assert.equal(cold?.pass, undefined, "a cold start not measured is not passed");
 });

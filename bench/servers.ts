@@ -60,6 +60,15 @@ export const SERVERS: readonly ServerSpec[] = [
     file: "bench/servers/raw_floor_server.ts",
     permissions: [],
     health: true,
+    modern: true,
+  },
+  {
+    name: "cat-loop",
+    label: "cat loop (driver ceiling)",
+    file: "bench/servers/cat_loop_server.ts",
+    permissions: [],
+    health: true,
+    modern: true,
   },
   {
     name: "sdk-on-toolkit",
@@ -95,6 +104,9 @@ export const TYPED_SERVERS: readonly ServerSpec[] = [
 
 /** The name of the server every ratio is taken against. */
 export const BASELINE = "sdk-lowlevel";
+
+/** The name of the server the toolkit's speed is judged against: no checks at all. */
+export const FLOOR = "raw-floor";
 
 /** The file `deno run` starts for the `--health` reference. */
 export const EMPTY_FILE = "bench/servers/empty.ts";

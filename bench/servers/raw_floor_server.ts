@@ -1,60 +1,96 @@
 // The floor: a careful raw JSON-RPC loop with no library at all. It frames
 // bytes in linear time, answers `initialize`, `tools/list` and `tools/call`
 // (echo, sleep) and writes every reply produced while handling one read in a
-// single write. No limits, no validation beyond what JSON.parse does: it
-// shows what the machine can do, not what a server should do.
+// single write. A call that carries the 2026-07-28 `_meta` envelope gets that
+// era's result (`resultType` and the server's `_meta`), so that both eras have
+// a floor. No limits, no validation beyond what JSON.parse does: it shows what
+// the machine can do, not what a server should do.
 
-if (Deno.args.includes("--health")) {
-  console.log("ok");
-} else {
-  await serve();
+/** Where the loop reads from and writes to: stdin and stdout, or memory pipes. */
+export interface FloorIo {
+  read(buffer: Uint8Array): Promise<number | null>;
+  write(bytes: Uint8Array): Promise<number>;
 }
 
-async function serve(): Promise<void> {
+/**
+ * A line handled without JSON: returns the reply (with its newline), or
+ * undefined to let the floor parse the line. The cat loop uses it.
+ */
+export type FastPath = (line: Uint8Array) => Uint8Array | undefined;
+
+const META_VERSION = "io.modelcontextprotocol/protocolVersion";
+// What every 2026-07-28 result carries, as JSON members spliced before the result's closing brace.
+const MODERN_MEMBERS = `"resultType":"complete","_meta":${
+  JSON.stringify({ "io.modelcontextprotocol/serverInfo": { name: "bench-raw-floor", version: "0.0.0" } })
+}`;
+
+if (import.meta.main) {
+  if (Deno.args.includes("--health")) console.log("ok");
+  else {
+    await serveFloor({
+      read: (buffer) => Deno.stdin.read(buffer),
+      write: (bytes) => Deno.stdout.write(bytes),
+    });
+  }
+}
+
+/** Serves `io` until its input ends; `fast` may answer a line before it is parsed. */
+export async function serveFloor(io: FloorIo, fast?: FastPath): Promise<void> {
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
   const buffer = new Uint8Array(64 * 1024);
   let parts: Uint8Array[] = [];
   let pendingBytes = 0;
-  let out: string[] = [];
+  let out: (string | Uint8Array)[] = [];
+  let outHasBytes = false;
   let writing: Promise<void> = Promise.resolve();
 
   const flush = () => {
     if (out.length === 0) return;
-    const bytes = encoder.encode(out.join(""));
+    const bytes = outHasBytes ? joined(out, encoder) : encoder.encode(out.join(""));
     out = [];
-    writing = writing.then(() => writeAll(bytes));
+    outHasBytes = false;
+    writing = writing.then(() => writeAll(io, bytes));
   };
-  const reply = (id: unknown, result: unknown) => {
-    out.push(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}\n`);
+  const reply = (id: unknown, result: unknown, modern: boolean) => {
+    const json = JSON.stringify(result);
+    const body = modern ? `${json.slice(0, -1)},${MODERN_MEMBERS}}` : json;
+    out.push(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}\n`);
   };
   const handle = (line: Uint8Array) => {
     if (line.length === 0) return;
+    const quick = fast?.(line);
+    if (quick !== undefined) {
+      out.push(quick);
+      outHasBytes = true;
+      return;
+    }
     const msg = JSON.parse(decoder.decode(line));
     if (msg.id === undefined) return;
+    const modern = msg.params?._meta?.[META_VERSION] !== undefined;
     switch (msg.method) {
       case "initialize":
         return reply(msg.id, {
           protocolVersion: msg.params?.protocolVersion ?? "2025-06-18",
           capabilities: { tools: {} },
           serverInfo: { name: "bench-raw-floor", version: "0.0.0" },
-        });
+        }, false);
       case "ping":
-        return reply(msg.id, {});
+        return reply(msg.id, {}, false);
       case "tools/list":
         return reply(msg.id, {
           tools: [
             { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
             { name: "sleep", inputSchema: { type: "object", properties: { ms: { type: "integer" } } } },
           ],
-        });
+        }, modern);
       case "tools/call": {
         const args = msg.params?.arguments ?? {};
         if (msg.params?.name === "sleep") {
-          setTimeout(() => (reply(msg.id, { content: [{ type: "text", text: "slept" }] }), flush()), args.ms);
+          setTimeout(() => (reply(msg.id, { content: [{ type: "text", text: "slept" }] }, modern), flush()), args.ms);
           return;
         }
-        return reply(msg.id, { content: [{ type: "text", text: String(args.text) }] });
+        return reply(msg.id, { content: [{ type: "text", text: String(args.text) }] }, modern);
       }
       default:
         out.push(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"error":{"code":-32601,"message":"no"}}\n`);
@@ -62,7 +98,7 @@ async function serve(): Promise<void> {
   };
 
   while (true) {
-    const n = await Deno.stdin.read(buffer);
+    const n = await io.read(buffer);
     if (n === null) break;
     const chunk = buffer.subarray(0, n);
     let start = 0;
@@ -92,7 +128,16 @@ async function serve(): Promise<void> {
   await writing;
 }
 
-async function writeAll(bytes: Uint8Array): Promise<void> {
+/** The queued replies, text and bytes, as one buffer. */
+function joined(out: (string | Uint8Array)[], encoder: TextEncoder): Uint8Array {
+  const pieces = out.map((item) => typeof item === "string" ? encoder.encode(item) : item);
+  const bytes = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) (bytes.set(piece, at), at += piece.length);
+  return bytes;
+}
+
+async function writeAll(io: FloorIo, bytes: Uint8Array): Promise<void> {
   let offset = 0;
-  while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
+  while (offset < bytes.length) offset += await io.write(bytes.subarray(offset));
 }
