@@ -146,12 +146,14 @@ const sqlite = wanted === undefined || wanted.includes("toolkit")
 
 // Both or neither: the figure is their ratio.
 const typedServers = TYPED_SERVERS.some((s) => wanted === undefined || wanted.includes(s.name)) ? TYPED_SERVERS : [];
-const typed = typedServers.length === 0 ? {} : await phase(
-  `typed arguments: ${plan.rounds} rounds of ${plan.pipelined} pipelined four-argument calls, validated and not`,
-  () => typedRounds(env, typedServers, plan),
-);
+const { rate: typed, cpu: typedCpu, paired: typedPaired } = typedServers.length === 0
+  ? { rate: {}, cpu: {}, paired: {} }
+  : await phase(
+    `typed arguments: ${plan.rounds} rounds of ${plan.pipelined} pipelined four-argument calls, validated and not`,
+    () => typedRounds(env, typedServers, plan),
+  );
 
-const measured: Measured = { plan, servers, cold, fresh, health, tput, trips, over, rss, typed };
+const measured: Measured = { plan, servers, cold, fresh, health, tput, trips, over, rss, typed, typedCpu };
 const figures = collectFigures(measured);
 const targets = [...collectTargets(measured, figures), ...peakTargets(peaks)];
 for (const figure of figures) {
@@ -185,6 +187,12 @@ printPeaks(peaks);
 printSqlite(sqlite);
 for (const spec of typedServers) {
   console.log(`pipelined calls/s, warm, ${plan.window} in flight, ${spec.label}: ${cellText(typed[spec.name])}`);
+  console.log(`  server CPU µs per call: ${cellText(typedCpu[spec.name])}`);
+  if (typedPaired[spec.name] !== undefined) {
+    const ratio = typedPaired[spec.name];
+    const shown = "value" in ratio ? `${ratio.value.toFixed(3)}× (${ratio.detail})` : ratio.failed;
+    console.log(`  rate ÷ the unvalidated one's in the same round: ${shown}`);
+  }
   const cell = typed[spec.name];
   if (cell !== undefined && "failed" in cell) problems.push(`${spec.name}: typed arguments: ${cell.failed}`);
 }
@@ -215,8 +223,10 @@ const json = {
   overLimit: over,
   // Peak RSS (VmHWM, MiB) of a fresh toolkit process per case, with the 4 × N + 64 MiB limit where it applies.
   peakMemory: peaks,
-  // Pipelined calls/s of the four-argument echo, validated ("typed") and not.
+  // Pipelined calls/s of the four-argument echo, validated ("typed", "typed-refs") and not, and server CPU µs per call.
   typedArguments: typed,
+  typedArgumentsCpuUs: typedCpu,
+  typedArgumentsPairedRatio: typedPaired,
   // The sqlite example's database processes: ms per run_query warm, on a fresh server, right after a kill.
   sqlite,
   // Each process's own RSS and RssAnon readings (KiB) at plan.rssFirst, rssMiddle and rssSecond; the figures hold their medians.

@@ -110,17 +110,26 @@ export function typedLine(id: number | string, text: string): string {
 }
 
 /**
- * Pipelined calls/s of the four-argument `echo` on one warm process: a
- * warm-up of `warmup` calls, then `calls` measured, `window` in flight.
+ * Pipelined calls/s of the four-argument `echo` on one warm process, and the
+ * server's CPU time per call while they ran (steadier than calls/s on a busy
+ * machine): a warm-up of `warmup` calls, then `pipelined` measured, `window`
+ * in flight.
  */
-export async function typedRate(env: Env, spec: ServerSpec, sizes: ThroughputSizes): Promise<Cell> {
+export async function typedRate(
+  env: Env,
+  spec: ServerSpec,
+  sizes: ThroughputSizes,
+): Promise<{ pipelinedPerSec: Cell; cpuUsPerCall: Cell }> {
   const server = await start(env, spec);
   try {
     const line = (id: number) => typedLine(id, "hi");
     const check = (m: Message) => echoed(m, "hi");
     const warm = await server.pipeline(sizes.warmup, sizes.window, line, check, env.timeoutMs);
-    if (warm.stopped || warm.bad > 0) return rate(warm, sizes.warmup);
-    return rate(await server.pipeline(sizes.pipelined, sizes.window, line, check, env.timeoutMs), sizes.pipelined);
+    if (warm.stopped || warm.bad > 0) {
+      const failed = rate(warm, sizes.warmup);
+      return { pipelinedPerSec: failed, cpuUsPerCall: failed };
+    }
+    return await pipelinedWithCpu(server, env, sizes, line, check);
   } finally {
     await server.close();
   }

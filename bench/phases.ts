@@ -22,7 +22,7 @@ import {
   Unavailable,
 } from "./measure.ts";
 import { formatBytes, type Plan } from "./plan.ts";
-import type { ServerSpec } from "./servers.ts";
+import { type ServerSpec, UNVALIDATED } from "./servers.ts";
 import { median } from "./stats.ts";
 
 /** The median of measured cells; the first failure when any failed. */
@@ -281,13 +281,41 @@ export async function rssRuns(
 }
 
 /**
- * Median pipelined rate of the four-argument `echo` per typed server: one
- * fresh process per server per round, `plan.rounds` rounds, interleaved.
+ * Median pipelined rate of the four-argument `echo` per typed server, median
+ * server CPU time per call, and the median per-round ratio of each validated
+ * server's rate to the unvalidated one's (`UNVALIDATED`): one fresh process
+ * per server per round, `plan.rounds` rounds, interleaved. Servers measured
+ * in the same round met the same load, so the paired ratio moves less than
+ * the ratio of medians on a busy machine.
  */
-export async function typedRounds(env: Env, servers: readonly ServerSpec[], plan: Plan): Promise<Record<string, Cell>> {
-  const runs: Record<string, Cell[]> = {};
+export async function typedRounds(
+  env: Env,
+  servers: readonly ServerSpec[],
+  plan: Plan,
+): Promise<{ rate: Record<string, Cell>; cpu: Record<string, Cell>; paired: Record<string, Cell> }> {
+  const rates: Record<string, Cell[]> = {};
+  const cpus: Record<string, Cell[]> = {};
   for (let round = 0; round < plan.rounds; round++) {
-    for (const spec of servers) (runs[spec.name] ??= []).push(await typedRate(env, spec, plan).catch(failure));
+    for (const spec of servers) {
+      const { pipelinedPerSec, cpuUsPerCall } = await typedRate(env, spec, plan).catch((err) => {
+        const failed = failure(err);
+        return { pipelinedPerSec: failed, cpuUsPerCall: failed };
+      });
+      (rates[spec.name] ??= []).push(pipelinedPerSec);
+      (cpus[spec.name] ??= []).push(cpuUsPerCall);
+    }
   }
-  return Object.fromEntries(servers.map((s) => [s.name, medianCell(runs[s.name] ?? [])]));
+  const median = (runs: Record<string, Cell[]>) =>
+    Object.fromEntries(servers.map((s) => [s.name, medianCell(runs[s.name] ?? [])]));
+  const paired: Record<string, Cell> = {};
+  for (const spec of servers.filter((s) => s.name !== UNVALIDATED)) {
+    const ratios = (rates[spec.name] ?? []).map((cell, round): Cell => {
+      const base = rates[UNVALIDATED]?.[round];
+      if (!("value" in cell)) return cell;
+      if (base === undefined || !("value" in base)) return base ?? { failed: "not measured" };
+      return { value: cell.value / base.value };
+    });
+    paired[spec.name] = medianCell(ratios);
+  }
+  return { rate: median(rates), cpu: median(cpus), paired };
 }

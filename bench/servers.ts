@@ -81,15 +81,23 @@ export const SERVERS: readonly ServerSpec[] = [
 ];
 
 /**
- * The typed-arguments pair, measured in a phase of their own: the same
- * four-argument `echo`, validated against its declared schema or not. Their
- * ratio is the cost of validation, which must stay within 5 %.
+ * The typed-arguments servers, measured in a phase of their own: the same
+ * four-argument `echo`, validated against its declared schema (built with the
+ * helpers, or hand-written with `$defs` and `$ref`) or not. Their ratio to
+ * the unvalidated one is the cost of validation, which must stay within 5 %.
  */
 export const TYPED_SERVERS: readonly ServerSpec[] = [
   {
     name: "typed",
     label: "four typed arguments, validated",
     file: "bench/servers/typed_server.ts",
+    permissions: [],
+    health: true,
+  },
+  {
+    name: "typed-refs",
+    label: "the same arguments as $defs reached by $ref, validated",
+    file: "bench/servers/typed_refs_server.ts",
     permissions: [],
     health: true,
   },
@@ -101,6 +109,9 @@ export const TYPED_SERVERS: readonly ServerSpec[] = [
     health: true,
   },
 ];
+
+/** The typed server the validated ones are compared with. */
+export const UNVALIDATED = "typed-unvalidated";
 
 /** The name of the server every ratio is taken against. */
 export const BASELINE = "sdk-lowlevel";

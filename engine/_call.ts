@@ -8,7 +8,6 @@ import type { Call } from "./_calls.ts";
 import { type Confirmation, confirmCall } from "./_confirm.ts";
 import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, idForLog, type RpcError } from "./jsonrpc.ts";
-import { checkValue } from "../toolkit/output_schema.ts";
 import type { Entry } from "../toolkit/registry.ts";
 import type { Args } from "../toolkit/args.ts";
 import type { CallContext, Middleware } from "../toolkit/middleware.ts";
@@ -227,11 +226,11 @@ function checkResult(entry: Entry, result: ToolResult): ToolResult {
     const { structuredContent: _, ...rest } = result;
     return rest;
   }
-  const schema = entry.wire.outputSchema as Record<string, unknown> | undefined;
-  if (schema !== undefined && result._meta?.[PROBE_META_KEY] === undefined) {
+  const check = entry.validateOutput;
+  if (check !== undefined && result._meta?.[PROBE_META_KEY] === undefined) {
     const problem = result.structuredContent === undefined
       ? "it has no structuredContent"
-      : checkValue(schema, result.structuredContent);
+      : check(result.structuredContent);
     if (problem) {
       throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": outputSchema check failed: ${problem}`);
     }

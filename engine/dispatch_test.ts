@@ -345,7 +345,7 @@ Deno.test("structuredContent is validated against outputSchema before it is sent
   await s.send(req(2, "tools/call", { name: "bad" }));
   const bad = await s.next();
   assert.equal((bad.error as { code: number }).code, -32603);
-  assert.match(s.log.join("\n"), /outputSchema check failed: \/n: expected integer, got string/);
+  assert.match(s.log.join("\n"), /outputSchema check failed: "\/n": must be an integer \(type\), got the string "one"/);
   await s.send(req(3, "tools/call", { name: "fails" }));
   const failed = (await s.next()).result as Record<string, unknown>;
   assert.equal(failed.isError, true);

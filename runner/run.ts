@@ -119,8 +119,9 @@ export async function run(
     // In force before register runs: nothing an author prints reaches stdout.
     takeEarlyStart();
     guard = guardStdout({ stderr: true });
-    await register(server);
+    // Loaded before register: it provides the schema engine, so addTool refuses a bad schema at once.
     const { serve } = await serving;
+    await register(server);
     connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
   } catch (err) {
     // A start-up mistake (a duplicate tool, a bad schema or option) is one

@@ -105,6 +105,7 @@ if (only.length === 0) {
     "runner/",
     "middleware/",
     "internal/",
+    "jsonschema/",
   ];
   await step("test --doc", [
     "test",

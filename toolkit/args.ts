@@ -1,4 +1,4 @@
-import { describeValue } from "./_describe_value.ts";
+import { describeValue } from "../internal/describe_value.ts";
 import { quote } from "../internal/quote.ts";
 import { ArgumentError } from "../internal/tool_error.ts";
 import type { ToolRequest } from "./tool.ts";

@@ -1,51 +1,57 @@
 import assert from "node:assert/strict";
-import { checkValue, unsupportedKeyword } from "./output_schema.ts";
+import { compileInputValidator } from "./input_validator.ts";
+import { compileOutputValidator } from "./output_schema.ts";
+import type { ObjectSchema } from "./schema.ts";
 
-Deno.test("checkValue() enforces types, required, additionalProperties and nested items", () => {
-  const schema = {
-    type: "object" as const,
+const fail = (problem: string) => new TypeError(`Cannot register tool "t": ${problem}`);
+
+Deno.test("the output check names the JSON Pointer of the part that broke the rule, and the rule", () => {
+  const check = compileOutputValidator({
+    type: "object",
     properties: {
-      rows: {
-        type: "array" as const,
-        items: { type: "object" as const, properties: { id: { type: "integer" as const } }, required: ["id"] },
-      },
-      note: { type: ["string", "null"] as ("string" | "null")[] },
+      rows: { type: "array", items: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] } },
+      note: { type: ["string", "null"] },
+      "a/b": { const: 1 },
     },
     required: ["rows"],
     additionalProperties: false,
-  };
-  assert.equal(checkValue(schema, { rows: [{ id: 1 }], note: null }), undefined);
-  assert.equal(checkValue(schema, { rows: [{ id: 1.5 }] }), "/rows/0/id: expected integer, got number");
-  assert.equal(checkValue(schema, {}), '/: missing required property "rows"');
-  assert.equal(checkValue(schema, { rows: [], extra: 1 }), "/extra: no value is allowed here");
-  assert.equal(checkValue(schema, { rows: "x" }), "/rows: expected array, got string");
+  }, fail);
+  assert.equal(check({ rows: [{ id: 1 }], note: null }), undefined);
+  assert.equal(check({ rows: [{ id: 1.5 }] }), '"/rows/0/id": must be an integer (type), got the number 1.5');
+  assert.equal(check({}), '"/rows": is required (required)');
+  assert.match(check({ rows: [], extra: 1 })!, /^"\/extra": is not an allowed property \(additionalProperties\)/);
+  assert.equal(check({ rows: [], "a/b": 2 }), '"/a~1b": must be 1 (const), got the number 2');
 });
 
-Deno.test("checkValue() enforces enum, const, bounds, lengths, pattern and combinators", () => {
-  assert.match(checkValue({ enum: ["a"] }, "b")!, /not one of the allowed values/);
-  assert.match(checkValue({ const: 3 }, 4)!, /not the constant/);
-  assert.match(checkValue({ minimum: 2 }, 1)!, /below 2/);
-  assert.match(checkValue({ exclusiveMaximum: 2 }, 2)!, /not below 2/);
-  assert.match(checkValue({ maxLength: 2 }, "😀😀😀")!, /longer than 2/);
-  assert.equal(checkValue({ maxLength: 2 }, "😀😀"), undefined, "length counts code points");
-  assert.match(checkValue({ pattern: "^a+$" }, "ab")!, /does not match/);
-  assert.match(checkValue({ minItems: 1 }, [])!, /fewer than 1/);
-  assert.match(checkValue({ anyOf: [{ type: "string" }, { type: "integer" }] }, true)!, /none of anyOf/);
-  assert.match(checkValue({ oneOf: [{ type: "number" }, { type: "integer" }] }, 1)!, /exactly one/);
-  assert.equal(checkValue({ allOf: [{ type: "number" }, { minimum: 0 }] }, 1), undefined);
-});
-
-Deno.test("unsupportedKeyword() names any keyword the checker would not enforce", () => {
-  assert.equal(unsupportedKeyword({ type: "object", properties: { a: { type: "string", format: "uri" } } }), undefined);
-  assert.equal(unsupportedKeyword({ type: "object", $defs: {} }), "#/$defs");
-  assert.equal(
-    unsupportedKeyword({ anyOf: [{ type: "string" }, { patternProperties: {} }] }),
-    "#/anyOf/1/patternProperties",
+Deno.test("the output check refuses at registration a schema the engine cannot enforce, naming outputSchema", () => {
+  assert.throws(
+    () => compileOutputValidator({ type: "object", properties: { a: { $ref: "https://example.com/a.json" } } }, fail),
+    /^TypeError: Cannot register tool "t": outputSchema\/properties\/a\/\$ref "https:\/\/example.com\/a.json" refers to a schema outside this one .*never fetched/,
   );
-  assert.equal(unsupportedKeyword({ items: { if: {} } }), "#/items/if");
 });
 
-Deno.test("checkValue() only walks as deep as the schema, whatever the value's depth", () => {
+Deno.test("the output check and the input check give the same verdict on the same schema", () => {
+  const schema: ObjectSchema = {
+    type: "object",
+    properties: { v: { const: { a: 2, b: [1, { c: null }] } }, u: { uniqueItems: true } },
+    $defs: {},
+  };
+  const input = compileInputValidator(schema, fail);
+  const output = compileOutputValidator(schema, fail);
+  const values = [
+    { v: { b: [1, { c: null }], a: 2 } },
+    { v: { a: 2, b: [1, { c: 0 }] } },
+    { u: [{ x: 1, y: 2 }, { y: 2, x: 1 }] },
+    { u: [{ x: 1 }, { x: 2 }] },
+  ];
+  for (const value of values) {
+    assert.equal(input(value) === undefined, output(value) === undefined, JSON.stringify(value));
+  }
+  assert.deepEqual(values.map((value) => output(value) === undefined), [true, false, false, true]);
+});
+
+Deno.test("the output check only walks as deep as the schema, whatever the value's depth", () => {
   const deep = JSON.parse("[".repeat(50_000) + "]".repeat(50_000));
-  assert.equal(checkValue({ type: "object", properties: { d: { type: "array" } } }, { d: deep }), undefined);
+  const check = compileOutputValidator({ type: "object", properties: { d: { type: "array" } } }, fail);
+  assert.equal(check({ d: deep }), undefined);
 });

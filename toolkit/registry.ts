@@ -2,10 +2,10 @@
 // authors see only addTool/registerPatternTool, while the dispatcher
 // (engine/dispatch.ts) reads it directly.
 
-import { compileInputValidator, type InputValidator } from "./input_validator.ts";
-import { unsupportedKeyword } from "./output_schema.ts";
+import type { InputValidator } from "./input_validator.ts";
+import type { OutputValidator } from "./output_schema.ts";
+import { compiledWhenUsed } from "./schema_engine.ts";
 import { quote } from "../internal/quote.ts";
-import type { ObjectSchema } from "./schema.ts";
 import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
 import type { Args } from "./args.ts";
 
@@ -26,6 +26,8 @@ export interface Entry {
   confirm?: ConfirmSpec;
   /** Checks a call's arguments against the inputSchema; compiled once, here. */
   validate: InputValidator;
+  /** Checks a result's structuredContent against the outputSchema, when there is one; compiled once, here. */
+  validateOutput?: OutputValidator;
   /** The definition as sent in tools/list, built once. */
   wire: Record<string, unknown>;
 }
@@ -95,12 +97,18 @@ export function registerTool<A>(
   }
   if (typeof tool.description !== "string" || tool.description.trim() === "") throw fail("the description is empty");
   checkObjectSchema(tool.inputSchema, "inputSchema", fail);
-  const validate = compileInputValidator(tool.inputSchema as ObjectSchema, fail);
-  if (tool.outputSchema !== undefined) {
-    checkObjectSchema(tool.outputSchema, "outputSchema", fail);
-    const keyword = unsupportedKeyword(tool.outputSchema);
-    if (keyword) throw fail(`outputSchema uses ${keyword}, which the toolkit cannot validate`);
+  if (tool.outputSchema !== undefined) checkObjectSchema(tool.outputSchema, "outputSchema", fail);
+  if (tool.assertFormats !== undefined && typeof tool.assertFormats !== "boolean") {
+    throw fail("assertFormats must be true or false");
   }
+  // Both schemas are compiled from the JSON copy clients are sent, so what is
+  // checked is what they see, and a later edit of the author's objects changes neither.
+  const wire = wireOf(tool as Tool);
+  const formats = { assertFormats: tool.assertFormats };
+  const validate = compiledWhenUsed((engine) => engine.compileInput(wire.inputSchema, fail, formats));
+  const validateOutput = wire.outputSchema === undefined
+    ? undefined
+    : compiledWhenUsed((engine) => engine.compileOutput(wire.outputSchema, fail, formats));
   const annotations = tool.annotations as unknown as Partial<Record<string, unknown>> | null | undefined;
   const missing = HINTS.filter((hint) => typeof annotations?.[hint] !== "boolean");
   if (missing.length > 0) {
@@ -148,7 +156,8 @@ export function registerTool<A>(
     patterns: patterns as PatternFn | undefined,
     confirm,
     validate,
-    wire: wireOf(tool as Tool),
+    validateOutput,
+    wire,
   };
   registry.add(entry);
 }

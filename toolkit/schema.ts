@@ -2,25 +2,26 @@
 export type JsonType = "object" | "string" | "integer" | "number" | "boolean" | "array" | "null";
 
 /**
- * A JSON Schema 2020-12 fragment as the toolkit writes it. Only the keywords
- * the helpers produce are typed. A tool's `inputSchema` is enforced: every
- * call is validated against it before the handler runs.
+ * A JSON Schema 2020-12 fragment. The keywords the helpers produce are typed;
+ * any other 2020-12 keyword (`$defs`, `$ref`, `anyOf`, `unevaluatedProperties`…)
+ * is allowed as well. A tool's `inputSchema` is enforced: every call is
+ * validated against it, every keyword included, before the handler runs.
  */
 export interface JsonSchema {
   /** The JSON type(s) a value must have. */
   type?: JsonType | JsonType[];
   /** What the value means, for the model. */
   description?: string;
-  /** The schemas of an object's named properties. */
-  properties?: Record<string, JsonSchema>;
+  /** The schemas of an object's named properties (`true` allows anything, `false` nothing). */
+  properties?: Record<string, JsonSchema | boolean>;
   /** Properties an object must have. */
   required?: string[];
   /** Whether (or how) properties not listed are allowed. */
   additionalProperties?: boolean | JsonSchema;
-  /** The schema of every array element. */
-  items?: JsonSchema;
-  /** The allowed values. */
-  enum?: readonly (string | number)[];
+  /** The schema of every array element (after `prefixItems`, if any). */
+  items?: JsonSchema | boolean;
+  /** The allowed values, compared by JSON equality. */
+  enum?: readonly unknown[];
   /** The smallest allowed number. */
   minimum?: number;
   /** The largest allowed number. */
@@ -82,7 +83,7 @@ export interface ObjectSchema<T = Readonly<Record<string, unknown>>> extends Jso
   /** Always `"object"`. */
   type: "object";
   /** The properties; always an object, never null. */
-  properties: Record<string, JsonSchema>;
+  properties: Record<string, JsonSchema | boolean>;
   /** The accepted object's type; type-level only. */
   readonly "~value"?: T;
 }
@@ -260,7 +261,7 @@ export function arrayProp<S extends JsonSchema>(
   items: S,
   description: string,
   options: PropOptions = {},
-): Prop<Infer<S>[]> {
+): Prop<Infer<S>[]> & { items: S } {
   return { type: "array", description, items, ...options };
 }
 

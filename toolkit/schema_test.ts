@@ -132,3 +132,41 @@ Deno.test("addTool() and registerPatternTool() hand typed arguments to the handl
   await session.close();
   assert.deepEqual(server.toolNames, ["head", "todo_add", "legacy"]);
 });
+
+Deno.test("a hand-written 2020-12 schema with $defs and $ref compiles as a tool's schema and types each argument unknown", async () => {
+  const server = new Server({ name: "refs" });
+  const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+  addTool(server, {
+    name: "pick",
+    description: "Picks a colour",
+    inputSchema: {
+      type: "object",
+      $defs: { colour: { enum: ["red", "green", null, 1, true, { custom: "#fff" }] } },
+      properties: {
+        colour: { $ref: "#/$defs/colour" },
+        list: { type: "array", items: { $ref: "#/$defs/colour" } },
+        shade: { enum: ["light", null] },
+        note: true,
+        legacy: false,
+        extra: { type: "array", prefixItems: [{ type: "string" }], items: false },
+      },
+      required: ["colour"],
+      additionalProperties: false,
+    },
+    annotations: RO,
+  }, (req) => {
+    expectType<Equal<typeof req.arguments.colour, unknown>>(true);
+    expectType<Equal<typeof req.arguments.anything, unknown>>(true);
+    return text(JSON.stringify(req.arguments.colour));
+  });
+  const session = await connectInMemory(server);
+  const ok = await session.client.callTool({ name: "pick", arguments: { colour: { custom: "#fff" } } });
+  assert.deepEqual(ok.content, [{ type: "text", text: '{"custom":"#fff"}' }]);
+  const bad = await session.client.callTool({ name: "pick", arguments: { colour: "red", list: ["blue"] } });
+  assert.equal(bad.isError, true);
+  assert.match(
+    (bad.content as { text: string }[])[0].text,
+    /^Invalid argument "list\[0\]": must be one of "red", "green", null/,
+  );
+  await session.close();
+});

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { addTool, registerPatternTool, schema, Server, text, type Tool } from "@forge/toolkit";
+// Loaded as run() loads it before register: the serving half provides the schema engine addTool compiles with.
+import "@forge/toolkit/stdio";
 
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const base: Tool = { name: "ok", description: "d", inputSchema: schema(), annotations: RO };
@@ -47,7 +49,11 @@ Deno.test("addTool() needs object schemas with properties objects and an outputS
   );
   assert.throws(
     () => addTool(server, { ...base, outputSchema: { type: "object", properties: { a: { $ref: "#/x" } } } }, handler),
-    /outputSchema uses #\/properties\/a\/\$ref, which the toolkit cannot validate/,
+    /Cannot register tool "ok": outputSchema\/properties\/a\/\$ref "#\/x" points at nothing in this schema$/,
+  );
+  assert.throws(
+    () => addTool(server, { ...base, assertFormats: "yes" as never }, handler),
+    /assertFormats must be true or false/,
   );
   assert.throws(() => addTool(server, { ...base, description: " " }, handler), /the description is empty/);
   assert.throws(() => addTool(server, { ...base, timeoutMs: -1 }, handler), /timeoutMs must be a positive number/);

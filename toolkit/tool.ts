@@ -50,6 +50,15 @@ export interface Tool<A = Args> {
    */
   timeoutMs?: number;
   /**
+   * Whether `format` in `inputSchema` and `outputSchema` is checked for the
+   * common formats (`date-time`, `date`, `time`, `duration`, `email`,
+   * `hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `uuid`,
+   * `json-pointer`, `relative-json-pointer`, `regex`). By default `format` is
+   * an annotation, as JSON Schema 2020-12 says. Not sent to clients.
+   * @default {false}
+   */
+  assertFormats?: boolean;
+  /**
    * Marks a long-running tool. A 2026-07-28 client that declares the tasks
    * extension (`io.modelcontextprotocol/tasks`) gets a task handle at once and
    * polls for the result while the handler runs; any other client's call runs

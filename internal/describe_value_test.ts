@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { describeValue } from "./_describe_value.ts";
+import { describeValue } from "./describe_value.ts";
 
 Deno.test("describeValue() names a value's kind and quotes at most 32 characters of a scalar", () => {
   assert.equal(describeValue(null), "null");

@@ -1,0 +1,66 @@
+// test-permissions: --allow-run --allow-read={repo}
+// Nothing in this file loads the serving half before the tests below do: the
+// engine is absent until the last test loads it.
+import assert from "node:assert/strict";
+import { addTool, Server, text } from "../mod.ts";
+import { registryOf } from "./registry.ts";
+import { schemaEngine } from "./schema_engine.ts";
+import type { ObjectSchema } from "./schema.ts";
+
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const remote: ObjectSchema = { type: "object", properties: { a: { $ref: "https://example.com/a.json" } } };
+
+interface Dependency {
+  code?: { specifier: string };
+  isDynamic?: boolean;
+}
+
+Deno.test({
+  name: "importing @forge/toolkit (as --health does) loads no module of the schema engine",
+  permissions: { run: true, read: [new URL("..", import.meta.url).pathname] },
+  async fn() {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", new URL("../mod.ts", import.meta.url).pathname],
+      stdout: "piped",
+    }).output();
+    assert.equal(out.code, 0);
+    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+      roots: string[];
+      modules: { specifier: string; dependencies?: Dependency[] }[];
+    };
+    const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
+    // What runs at import: value imports only, not `import type`, not `import()`.
+    const loaded = new Set<string>();
+    const visit = (specifier: string) => {
+      if (loaded.has(specifier)) return;
+      loaded.add(specifier);
+      for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
+        if (dep.code !== undefined && !dep.isDynamic) visit(dep.code.specifier);
+      }
+    };
+    visit(graph.roots[0]);
+    assert.ok([...loaded].some((s) => s.endsWith("/toolkit/registry.ts")), "the walk reached the registry");
+    assert.deepEqual([...loaded].filter((s) => s.includes("/jsonschema/")), []);
+    assert.ok(graph.modules.some((m) => m.specifier.includes("/jsonschema/")), "the engine is reachable, by import()");
+  },
+});
+
+Deno.test("a tool registered before the engine is loaded is compiled when first used, then refused as usual", async () => {
+  assert.equal(schemaEngine(), undefined, "no test before this one loaded the serving half");
+  const server = new Server({ name: "early" });
+  addTool(server, { name: "early", description: "d", inputSchema: remote, annotations: RO }, () => text("x"));
+  const entry = registryOf(server).tools.get("early")!;
+  assert.throws(() => entry.validate({ a: 1 }), /Cannot check a value against its schema: nothing loaded the engine/);
+
+  await import("../engine/dispatch.ts");
+  assert.notEqual(schemaEngine(), undefined, "the serving half provides it");
+  assert.throws(
+    () => entry.validate({ a: 1 }),
+    /Cannot register tool "early": inputSchema\/properties\/a\/\$ref .* remote references are refused/,
+  );
+  assert.throws(
+    () => addTool(server, { name: "late", description: "d", inputSchema: remote, annotations: RO }, () => text("x")),
+    /Cannot register tool "late": inputSchema\/properties\/a\/\$ref/,
+    "once loaded, addTool refuses at once",
+  );
+});
