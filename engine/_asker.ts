@@ -180,7 +180,9 @@ function elicitAnswer(raw: unknown, schema: ObjectSchema): ElicitAnswer {
   const content = raw.content ?? {};
   if (!isObject(content)) throw new BadAnswer(method, '"content" must be an object');
   // The user's answer is client input like any argument: checked against the form before the handler sees it.
-  const problem = compileInputValidator(schema, (p) => new TypeError(`Cannot elicit: ${p}`))(content);
+  const problem = compileInputValidator(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
+    name: "requestedSchema",
+  })(content);
   if (problem !== undefined) throw new BadAnswer(method, problem);
   return { action, content };
 }

@@ -145,7 +145,7 @@ function compileNode(c: Compiler, at: Location): Check {
     c.refuse(
       at,
       "$schema",
-      `is ${JSON.stringify(dialect)}: only JSON Schema 2020-12 is validated ` +
+      `is ${quote(dialect, 120)}: only JSON Schema 2020-12 is validated ` +
         `(the dialect MCP specifies); drop $schema or generate "https://json-schema.org/draft/2020-12/schema"`,
     );
   }

@@ -15,6 +15,8 @@ export type InputValidator = (args: Readonly<Record<string, unknown>>) => string
 export interface InputValidatorOptions {
   /** Whether `format` asserts the formats the engine knows, instead of being an annotation. */
   assertFormats?: boolean;
+  /** The schema's name in the refusal of a schema it cannot enforce; `inputSchema` unless given. */
+  name?: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export function compileInputValidator(
 ): InputValidator {
   let validate;
   try {
-    validate = compileSchema(schema, { name: "inputSchema", assertFormats: options.assertFormats });
+    validate = compileSchema(schema, { name: options.name ?? "inputSchema", assertFormats: options.assertFormats });
   } catch (err) {
     if (err instanceof SchemaError) throw fail(err.problem);
     throw err;
