@@ -3,8 +3,9 @@
 // read from the message's JSON text by a scanner that follows only the path
 // to them and skips every other value without building it. JSON.parse gives
 // numbers as doubles, which lose `1.50`, `-0`, `1e400` and 2^53 + 1; the
-// reply must carry the id as the client wrote it. Time is linear in the text
-// before those members, memory is the few source texts found.
+// reply must carry the id as the client wrote it. Only messages with such a
+// number are scanned. Time is linear in the text before those members, memory
+// is the few source texts found.
 
 /** The source text of the routing numbers of one message; absent where the member is missing or not a number. */
 export interface NumberSources {
@@ -39,55 +40,6 @@ export function numberSources(text: string): NumberSources[] {
     if (text.charCodeAt(i) !== COMMA) return out;
     i = skipWs(text, i + 1);
   }
-}
-
-/**
- * Whether the top-level `"id"` of `text` is written `id` exactly (digits,
- * an optional minus, nothing else), judged from a glance at either end of the
- * line: where clients put it, last (`…,"id":7}`) or right after `"jsonrpc"`
- * (`{"jsonrpc":"2.0","id":7,…`). False when neither end shows it; the caller
- * then reads it with {@linkcode numberSources}.
- */
-export function plainIntegerAtEnds(text: string, id: number): boolean {
-  // Tail: `"id":<digits>}` with optional white space between the tokens.
-  let end = skipWsBack(text, text.length - 1);
-  if (text.charCodeAt(end) === CLOSE_OBJECT) {
-    end = skipWsBack(text, end - 1);
-    let start = end;
-    while (start >= 0 && isDigit(text.charCodeAt(start))) start--;
-    if (text.charCodeAt(start) === MINUS) start--;
-    if (start < end && integerIs(text, start + 1, end + 1, id)) {
-      let k = skipWsBack(text, start);
-      if (text.charCodeAt(k) === COLON) {
-        k = skipWsBack(text, k - 1);
-        if (text.startsWith('"id"', k - 3)) {
-          const before = text.charCodeAt(skipWsBack(text, k - 4));
-          if (before === COMMA || before === OPEN_OBJECT) return true;
-        }
-      }
-    }
-  }
-  // Head: the prefix the toolkit's own clients and most SDKs write.
-  if (!text.startsWith(HEAD)) return false;
-  let stop = HEAD.length;
-  if (text.charCodeAt(stop) === MINUS) stop++;
-  while (isDigit(text.charCodeAt(stop))) stop++;
-  const next = text.charCodeAt(stop);
-  return (next === COMMA || next === CLOSE_OBJECT) && integerIs(text, HEAD.length, stop, id);
-}
-
-const HEAD = '{"jsonrpc":"2.0","id":';
-
-/** Whether `text[from, to)` is the decimal form of `id` with no leading zero: what String(id) writes. */
-function integerIs(text: string, from: number, to: number, id: number): boolean {
-  const negative = text.charCodeAt(from) === MINUS;
-  const digits = negative ? from + 1 : from;
-  if (digits >= to || to - digits > 16) return false;
-  if (text.charCodeAt(digits) === ZERO && to - digits > 1) return false;
-  let value = 0;
-  for (let i = digits; i < to; i++) value = value * 10 + (text.charCodeAt(i) - ZERO);
-  // "-0" is not the integer 0 as written: it needs its text.
-  return negative ? value !== 0 && -value === id : value === id;
 }
 
 // Which members a scanned object's sources come from, by nesting.
@@ -180,11 +132,6 @@ function skipWs(text: string, i: number): number {
   return i;
 }
 
-function skipWsBack(text: string, i: number): number {
-  while (i >= 0 && isWs(text.charCodeAt(i))) i--;
-  return i;
-}
-
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
@@ -209,6 +156,5 @@ const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const COMMA = 0x2c;
-const COLON = 0x3a;
 const MINUS = 0x2d;
 const ZERO = 0x30;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { numberSources, plainIntegerAtEnds } from "./_number_sources.ts";
+import { numberSources } from "./_number_sources.ts";
 
 Deno.test("numberSources() reads the id, requestId and progressToken as written, wherever they are", () => {
   assert.deepEqual(numberSources('{"jsonrpc":"2.0","id":1.50,"method":"ping"}'), [{ id: "1.50" }]);
@@ -43,25 +43,4 @@ Deno.test("numberSources() reads each item of a batch, skipping items that are n
     {},
   ]);
   assert.deepEqual(numberSources("[]"), []);
-});
-
-Deno.test("plainIntegerAtEnds() confirms a plain integer id at the end or after jsonrpc, and nothing else", () => {
-  assert.equal(plainIntegerAtEnds('{"method":"ping","jsonrpc":"2.0","id":42}', 42), true);
-  assert.equal(plainIntegerAtEnds('{"method":"ping", "id" : -42 }\r', -42), true);
-  assert.equal(plainIntegerAtEnds('{"jsonrpc":"2.0","id":42,"method":"ping"}', 42), true);
-  assert.equal(plainIntegerAtEnds('{"jsonrpc":"2.0","id":0}', 0), true);
-  for (
-    const [text, id] of [
-      ['{"jsonrpc":"2.0","id":42.0,"method":"ping"}', 42],
-      ['{"method":"ping","id":4.2e1}', 42],
-      ['{"method":"ping","id":-0}', 0],
-      ['{"jsonrpc":"2.0","id":-0,"method":"ping"}', 0],
-      ['{"method":"ping","params":{"id":42}}', 42],
-      ['{"method":"ping","x":"a\\"id\\":42"}', 42],
-      ['{"method":"ping","id":43}', 42],
-      ['{"jsonrpc": "2.0", "id": 42, "method": "ping"}', 42],
-    ] as const
-  ) {
-    assert.equal(plainIntegerAtEnds(text, id), false, text);
-  }
 });

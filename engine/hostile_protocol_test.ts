@@ -14,12 +14,12 @@ const callLast = (id: string, name: string, args: string) =>
   `{"method":"tools/call","params":{"name":"${name}","arguments":${args}},"jsonrpc":"2.0","id":${id}}\n`;
 
 Deno.test({
-  name: "every numeric id comes back byte for byte (-0, 1.0, 1e400, 2e-400, past 2^53): results, errors, refusals",
+  name: "numeric ids come back byte for byte (-0, 1e400, 1.50, past 2^53): results, errors, refusals",
   permissions: perms,
   async fn() {
     const server = spawnHostile(["--max=65536", "--depth=20"], "read");
     await initialize(server);
-    const ids = ["-0", "-0.0", "1.0", "1e2", "1e400", "-1E400", "2e-400", "9007199254740993", "1.50"];
+    const ids = ["-0", "-0.0", "1e400", "-1E400", "9007199254740993", "1.50", "1.5"];
     for (const id of ids) {
       await server.sendRaw(line(id, "ping"));
       await server.sendRaw(callLast(id, "blob", '{"bytes":2}'));
@@ -44,12 +44,12 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a call is cancelled by its id as written: -0 and 1.0 find their calls, 0 and 1 do not",
+  name: "a call is cancelled by its id as written: -0 and 1.50 find their calls, 0 and 1.5 do not",
   permissions: perms,
   async fn() {
     const server = spawnHostile([], "read");
     await initialize(server);
-    for (const [id, other] of [["-0", "0"], ["1.0", "1"]]) {
+    for (const [id, other] of [["-0", "0"], ["1.50", "1.5"]]) {
       await server.sendRaw(line(id, "tools/call", '{"name":"sleep","arguments":{"ms":60000}}'));
       // Another id of the same value as a double is another request: it runs and is answered.
       await server.sendRaw(line(other, "tools/call", '{"name":"sleep","arguments":{"ms":1}}'));

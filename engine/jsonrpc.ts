@@ -4,7 +4,7 @@
 
 import { quote } from "../internal/quote.ts";
 import { parseLargeLine } from "./_large_line.ts";
-import { type NumberSources, numberSources, plainIntegerAtEnds } from "./_number_sources.ts";
+import { type NumberSources, numberSources } from "./_number_sources.ts";
 
 /** A JSON-RPC request id as MCP allows it; a number JavaScript cannot hold exactly keeps its text. */
 export type Id = string | number | ExactNumber;
@@ -193,32 +193,22 @@ export function parseFrame(bytes: Uint8Array, ascii?: string, release?: () => vo
 }
 
 /**
- * `value` with each routing number that JSON.parse did not keep as written
- * (an `id`, `params.requestId` or `params._meta.progressToken` of `1.50`,
- * `-0`, `1e400`, 2^53 + 1) replaced by an {@linkcode ExactNumber} of its
- * source text, read from `text` by a scanner that builds nothing else. The
- * common message — an integer id the line shows plainly at either end, no
- * such token — costs a glance at the line's ends.
+ * `value` with each routing number that JSON.parse did not keep as written —
+ * an `id`, `params.requestId` or `params._meta.progressToken` that is not a
+ * safe integer (`1.50`, `-0`, `1e400`, 2^53 + 1) — replaced by an
+ * {@linkcode ExactNumber} of its source text, read from `text` by a scanner
+ * that builds nothing else. A safe integer stays a number, whatever its
+ * notation (`1.0` is `1`): telling those apart would cost every call a look
+ * at its text.
  */
 function withExactNumbers(value: unknown, text: string): unknown {
   if (Array.isArray(value)) {
-    if (!value.some(hasRoutingNumber)) return value;
+    if (!value.some(inexactRouting)) return value;
     const sources = numberSources(text);
     for (let i = 0; i < value.length; i++) exactify(value[i], sources[i]);
     return value;
   }
-  if (value === null || typeof value !== "object") return value;
-  const msg = value as RoutedMessage;
-  const id = msg.id;
-  let needed = typeof id === "number" && !(plainInteger(id) && plainIntegerAtEnds(text, id));
-  const params = msg.params;
-  if (!needed && params !== null && typeof params === "object") {
-    const meta = params._meta;
-    needed = typeof params.requestId === "number" ||
-      (meta !== null && typeof meta === "object" && typeof meta.progressToken === "number" &&
-        !plainInteger(meta.progressToken));
-  }
-  if (needed) exactify(msg, numberSources(text)[0]);
+  if (inexactRouting(value)) exactify(value, numberSources(text)[0]);
   return value;
 }
 
@@ -227,16 +217,15 @@ interface RoutedMessage {
   params?: { requestId?: unknown; _meta?: { progressToken?: unknown } };
 }
 
-/** Whether a batch item has a routing number at all: a batch's ids are read from its text whatever they are. */
-function hasRoutingNumber(item: unknown): boolean {
+/** Whether a message has a routing number that is not a safe integer. */
+function inexactRouting(item: unknown): boolean {
   if (item === null || typeof item !== "object") return false;
   const msg = item as RoutedMessage;
+  if (inexact(msg.id)) return true;
   const params = msg.params;
-  if (typeof msg.id === "number") return true;
   if (params === null || typeof params !== "object") return false;
   const meta = params._meta;
-  return typeof params.requestId === "number" ||
-    (meta !== null && typeof meta === "object" && typeof meta.progressToken === "number");
+  return inexact(params.requestId) || (meta !== null && typeof meta === "object" && inexact(meta.progressToken));
 }
 
 /** Replaces each routing number of `msg` whose source text is not how JavaScript writes it. */
@@ -251,17 +240,15 @@ function exactify(msg: unknown, sources: NumberSources | undefined): void {
   if (meta !== null && typeof meta === "object") asWritten(meta, "progressToken", sources.progressToken);
 }
 
-/** Puts the source text in place of `holder[key]` when that is a number JavaScript writes otherwise. */
+/** Puts the source text in place of `holder[key]` when that is a number, not a safe integer, written otherwise. */
 function asWritten(holder: Record<string, unknown>, key: string, source: string | undefined): void {
   const parsed = holder[key];
-  if (typeof parsed === "number" && source !== undefined && source !== String(parsed)) {
-    holder[key] = ExactNumber.of(source);
-  }
+  if (inexact(parsed) && source !== undefined && source !== String(parsed)) holder[key] = ExactNumber.of(source);
 }
 
-/** An integer JavaScript holds exactly and writes as JSON did (not `-0`). */
-function plainInteger(value: number): boolean {
-  return Number.isSafeInteger(value) && !Object.is(value, -0);
+/** A number that is not an integer JavaScript holds exactly and writes as sent (`-0` is not one). */
+function inexact(value: unknown): value is number {
+  return typeof value === "number" && (!Number.isSafeInteger(value) || Object.is(value, -0));
 }
 
 /** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape; `release` as for {@linkcode parseFrame}. */
@@ -428,7 +415,7 @@ function readValue(text: string, at: number): Id | null {
 function parseId(text: string): Id | null {
   try {
     const v = JSON.parse(text);
-    if (typeof v === "number" && String(v) !== text) return ExactNumber.of(text);
+    if (inexact(v) && String(v) !== text) return ExactNumber.of(text);
     return isId(v) ? v : null;
   } catch {
     return null;
