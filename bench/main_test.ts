@@ -48,7 +48,7 @@ Deno.test({
   fn: async () => {
     const { code, stdout, stderr } = await bench(["--smoke", "--memory"]);
     assert.equal(code, 0, stdout + stderr);
-    assert.match(stdout, /peak RSS, one 1 MiB message \(echo: the reply is as large\): \d+ MiB/);
+    assert.match(stdout, /peak RSS, one 1 MiB message of ASCII \(echo: the reply is as large\): \d+ MiB/);
     assert.match(stdout, /limit 4 × N \+ 64 MiB = 68 MiB/);
     assert.doesNotMatch(stdout, /cold start|throughput/, "no other phase ran");
   },
