@@ -6,6 +6,7 @@ import type { Middleware } from "../toolkit/middleware.ts";
 import { text, type ToolResult } from "../toolkit/result.ts";
 import type { ToolHandler } from "../toolkit/tool.ts";
 import { ToolError } from "../internal/tool_error.ts";
+import { ManualClock } from "../internal/manual_clock.ts";
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -104,12 +105,12 @@ Deno.test("runCall() settles an async handler: result, ToolError, failure", asyn
 });
 
 Deno.test("runCall() ends an async handler that never settles at its deadline, and on cancellation", async () => {
-  const table = new CallTable();
+  const clock = new ManualClock();
+  const table = new CallTable(clock);
   const never = () => new Promise<ToolResult>(() => {});
-  // The deadline timer is unref'd (it must not keep a server alive): hold the loop open meanwhile.
-  const alive = setTimeout(() => {}, 5_000);
-  const timedOut = await runCall(input(table, never, {}, 30));
-  clearTimeout(alive);
+  const running = runCall(input(table, never, {}, 30));
+  clock.advance(30);
+  const timedOut = await running;
   assert.equal(timedOut.kind === "error" && timedOut.error.code, -32001);
   const cancelled = input(table, never);
   const pending = runCall(cancelled);

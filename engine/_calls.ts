@@ -3,10 +3,11 @@
 // call would be most of a fast call's cost (docs/benchmarks.md, "Figures
 // behind the code"). A call's state
 // changes only here: the table opens, tracks, aborts and closes it, and
-// `race()` is the one way to wait on it.
+// `race()` is the one way to wait on it. The table reads the time from a
+// Clock, so its tests move time instead of waiting for it.
 
 import type { Id } from "./jsonrpc.ts";
-import { timerDelay } from "../internal/timer_delay.ts";
+import { type Clock, systemClock } from "../internal/clock.ts";
 
 /** Why a call's signal fired; `input` is a call paused to ask its client (2026-07-28). */
 export type AbortCause = "timeout" | "cancelled" | "shutdown" | "input";
@@ -32,10 +33,10 @@ export class Call {
   // listener on the signal, which costs an EventTarget round per call.
   #racers: ((reason: unknown) => void)[] | undefined = undefined;
 
-  constructor(key: Id, timeoutMs: number) {
+  constructor(key: Id, timeoutMs: number, deadline: number) {
     this.key = key;
     this.timeoutMs = timeoutMs;
-    this.deadline = performance.now() + timeoutMs;
+    this.deadline = deadline;
   }
 
   /** Fires at the deadline, on cancellation and at shutdown. */
@@ -82,8 +83,14 @@ export class Call {
 /** The table of calls in flight, keyed by request id. */
 export class CallTable {
   readonly #calls = new Map<Id, Call>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #clock: Clock;
+  #timer: unknown;
   #armedFor = Infinity;
+
+  /** A table whose deadlines run on `clock`. */
+  constructor(clock: Clock = systemClock) {
+    this.#clock = clock;
+  }
 
   get size(): number {
     return this.#calls.size;
@@ -93,9 +100,13 @@ export class CallTable {
     return this.#calls.has(key);
   }
 
-  /** Starts tracking a call; its signal fires with a TimeoutError at the deadline. */
-  open(key: Id, timeoutMs: number): Call {
-    const call = new Call(key, timeoutMs);
+  /**
+   * Starts tracking a call; its signal fires with a TimeoutError at the
+   * deadline, `timeoutMs` from now unless given (`Infinity`: whoever opened
+   * the call ends it with {@linkcode CallTable.timeOut}).
+   */
+  open(key: Id, timeoutMs: number, deadline: number = this.#clock.now() + timeoutMs): Call {
+    const call = new Call(key, timeoutMs, deadline);
     this.#calls.set(key, call);
     if (call.deadline < this.#armedFor) this.#arm(call.deadline);
     return call;
@@ -111,6 +122,12 @@ export class CallTable {
     // The timer stays armed: re-arming per call is what one shared timer avoids.
     closeCall(call);
     if (this.#calls.get(call.key) === call) this.#calls.delete(call.key);
+  }
+
+  /** Aborts the call in flight under `key`, if any, as its deadline does. */
+  timeOut(key: Id): void {
+    const call = this.#calls.get(key);
+    if (call) abortCall(call, "timeout", timeoutReason(call));
   }
 
   /** Aborts the call in flight under `key`, if any, as cancelled by the client. */
@@ -146,13 +163,11 @@ export class CallTable {
   #arm(at: number): void {
     this.#disarm();
     this.#armedFor = at;
-    const timer = setTimeout(() => this.#sweep(), timerDelay(at - performance.now()));
-    Deno.unrefTimer(timer);
-    this.#timer = timer;
+    this.#timer = this.#clock.setTimer(() => this.#sweep(), at - this.#clock.now());
   }
 
   #disarm(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
   }
@@ -160,15 +175,17 @@ export class CallTable {
   #sweep(): void {
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    const now = performance.now();
+    const now = this.#clock.now();
     let next = Infinity;
     for (const call of this.#calls.values()) {
       if (call.signal.aborted) continue;
-      if (call.deadline <= now + 1) {
-        const reason = new DOMException(`Tool call timed out after ${call.timeoutMs} ms`, "TimeoutError");
-        abortCall(call, "timeout", reason);
-      } else if (call.deadline < next) next = call.deadline;
+      if (call.deadline <= now + 1) abortCall(call, "timeout", timeoutReason(call));
+      else if (call.deadline < next) next = call.deadline;
     }
     if (next !== Infinity) this.#arm(next);
   }
+}
+
+function timeoutReason(call: Call): DOMException {
+  return new DOMException(`Tool call timed out after ${call.timeoutMs} ms`, "TimeoutError");
 }

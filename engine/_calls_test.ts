@@ -1,27 +1,53 @@
 import assert from "node:assert/strict";
 import { CallTable } from "./_calls.ts";
+import { ManualClock } from "../internal/manual_clock.ts";
 
-Deno.test("CallTable aborts each call with a TimeoutError at its own deadline, using one timer", async () => {
-  const table = new CallTable();
+Deno.test("CallTable aborts each call with a TimeoutError at its own deadline, using one timer", () => {
+  const clock = new ManualClock();
+  const table = new CallTable(clock);
   const fast = table.open("a", 20);
   const slow = table.open("b", 1_000);
-  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(clock.pending, 1, "one timer serves both deadlines");
+  clock.advance(19);
+  assert.equal(fast.signal.aborted, false);
+  clock.advance(1);
   assert.equal(fast.signal.aborted, true);
   assert.equal(fast.cause, "timeout");
   assert.equal((fast.signal.reason as DOMException).name, "TimeoutError");
+  assert.equal((fast.signal.reason as DOMException).message, "Tool call timed out after 20 ms");
   assert.equal(slow.signal.aborted, false);
-  await new Promise((r) => setTimeout(r, 1_000));
+  assert.equal(clock.pending, 1, "the timer is armed again, for the next deadline");
+  clock.advance(979);
+  assert.equal(slow.signal.aborted, false);
+  clock.advance(1);
   assert.equal(slow.signal.aborted, true);
   table.dispose();
+  assert.equal(clock.pending, 0);
 });
 
-Deno.test("CallTable does not abort a call closed before its deadline", async () => {
-  const table = new CallTable();
+Deno.test("CallTable does not abort a call closed before its deadline", () => {
+  const clock = new ManualClock();
+  const table = new CallTable(clock);
   const call = table.open("a", 20);
   table.close(call);
   assert.equal(table.size, 0);
-  await new Promise((r) => setTimeout(r, 40));
+  clock.advance(40);
   assert.equal(call.signal.aborted, false);
+  table.dispose();
+});
+
+Deno.test("a call opened with no deadline of its own arms no timer and ends by timeOut() as its deadline would", () => {
+  const clock = new ManualClock();
+  const table = new CallTable(clock);
+  const call = table.open("t", 300, Infinity);
+  assert.equal(clock.pending, 0);
+  clock.advance(10_000);
+  assert.equal(call.signal.aborted, false);
+  table.timeOut("t");
+  assert.equal(call.cause, "timeout");
+  assert.equal((call.signal.reason as DOMException).name, "TimeoutError");
+  assert.equal((call.signal.reason as DOMException).message, "Tool call timed out after 300 ms");
+  table.timeOut("nothing under this key");
   table.dispose();
 });
 

@@ -5,12 +5,15 @@
 // bytes of the results they hold, and in time: a task is freed when its TTL
 // (counted from creation) has passed, and a handler still running then is
 // aborted. A task's id is a random UUID: it is the only key to its result.
+// The table's one timer owns the TTL: a running handler is aborted in the
+// same step that frees its task, so no request ever sees one without the
+// other. Time is read from a Clock, so the tests move it.
 
 import { type Call, CallTable } from "./_calls.ts";
 import type { Outcome } from "./_call.ts";
 import { outcomeForEra } from "./_era_errors.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
-import { timerDelay } from "../internal/timer_delay.ts";
+import { type Clock, systemClock } from "../internal/clock.ts";
 
 /** A task's status, as the extension names it. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
@@ -61,10 +64,10 @@ export class Task {
   seenEnded = false;
   inputCount = 0;
 
-  constructor(id: string, ttlMs: number, call: Call) {
+  constructor(id: string, ttlMs: number, call: Call, expiresAt: number) {
     this.id = id;
     this.ttlMs = ttlMs;
-    this.expiresAt = performance.now() + ttlMs;
+    this.expiresAt = expiresAt;
     this.call = call;
   }
 
@@ -81,15 +84,19 @@ export class TaskTable {
   readonly #limits: TaskLimits;
   readonly #log: (line: string) => void;
   readonly #tasks = new Map<string, Task>();
-  readonly #calls = new CallTable();
+  readonly #clock: Clock;
+  readonly #calls: CallTable;
   readonly #expired: string[] = [];
   #heldBytes = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   #armedFor = Infinity;
 
-  constructor(limits: TaskLimits, log: (line: string) => void) {
+  /** A table within `limits`, logging to `log`, whose TTLs run on `clock`. */
+  constructor(limits: TaskLimits, log: (line: string) => void, clock: Clock = systemClock) {
     this.#limits = limits;
     this.#log = log;
+    this.#clock = clock;
+    this.#calls = new CallTable(clock);
   }
 
   get size(): number {
@@ -119,7 +126,8 @@ export class TaskTable {
       };
     }
     const id = crypto.randomUUID();
-    const task = new Task(id, ttlMs, this.#calls.open(id, ttlMs));
+    // The call's deadline is the TTL, which #free() enforces: the call gets no timer of its own.
+    const task = new Task(id, ttlMs, this.#calls.open(id, ttlMs, Infinity), this.#clock.now() + ttlMs);
     this.#tasks.set(id, task);
     if (task.expiresAt < this.#armedFor) this.#arm(task.expiresAt);
     let outcome: Outcome | Promise<Outcome>;
@@ -147,7 +155,7 @@ export class TaskTable {
   lookup(id: string): Lookup {
     const task = this.#tasks.get(id);
     // The timer may not have fired yet for a task whose TTL has just passed.
-    if (task && task.expiresAt <= performance.now()) this.#free(task);
+    if (task && task.expiresAt <= this.#clock.now()) this.#free(task);
     else if (task) return { task };
     return { missing: this.#expired.includes(id) ? "expired" : "not found" };
   }
@@ -205,7 +213,7 @@ export class TaskTable {
 
   /** Stops the timers; tasks are dropped. */
   dispose(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
     this.#timer = undefined;
     this.#calls.dispose();
   }
@@ -274,15 +282,15 @@ export class TaskTable {
 
   #free(task: Task): void {
     this.#tasks.delete(task.id);
+    this.#expired.push(task.id);
+    if (this.#expired.length > REMEMBERED_EXPIRED) this.#expired.shift();
     this.#heldBytes -= task.resultBytes;
     task.resultJson = undefined;
     task.resultBytes = 0;
     if (!task.terminal) {
-      this.#calls.cancel(task.id, new DOMException("Task expired", "TimeoutError"));
+      this.#calls.timeOut(task.id);
       this.#end(task, "cancelled", "Task expired");
     }
-    this.#expired.push(task.id);
-    if (this.#expired.length > REMEMBERED_EXPIRED) this.#expired.shift();
   }
 
   /**
@@ -297,20 +305,18 @@ export class TaskTable {
   }
 
   #arm(at: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
     this.#armedFor = at;
-    const timer = setTimeout(() => {
+    this.#timer = this.#clock.setTimer(() => {
       this.#timer = undefined;
       this.#armedFor = Infinity;
       this.#sweep();
-    }, timerDelay(at - performance.now()));
-    Deno.unrefTimer(timer);
-    this.#timer = timer;
+    }, at - this.#clock.now());
   }
 
   /** Frees every task past its TTL and arms the timer for the next one. */
   #sweep(): void {
-    const now = performance.now();
+    const now = this.#clock.now();
     let next = Infinity;
     for (const task of [...this.#tasks.values()]) {
       if (task.expiresAt <= now) this.#free(task);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { Outcome } from "./_call.ts";
 import { type Task, TaskTable } from "./_tasks.ts";
 import { addTool, schema, Server, text } from "../mod.ts";
+import { ManualClock } from "../internal/manual_clock.ts";
 
 const limits = { max: 4, maxBytes: 1_000_000, maxMessageBytes: 100_000, pollIntervalMs: 1_000, ttlMs: 5_000 };
 
@@ -14,12 +15,17 @@ function started(table: TaskTable, run: (task: Task) => Outcome | Promise<Outcom
 Deno.test("a task asks for input: input_required with keyed requests, tasks/update answers, working again", async () => {
   const table = new TaskTable(limits, () => {});
   let answer: unknown;
+  let answered!: () => void;
+  const hasAnswer = new Promise<void>((r) => (answered = r));
   let release!: () => void;
-  const task = started(table, async (task) => {
-    answer = await table.ask(task, "elicitation/create", { mode: "form", message: "Overwrite?" });
-    await new Promise<void>((r) => (release = r));
-    return { kind: "result", result: text("done") };
-  });
+  let outcome!: Promise<Outcome>;
+  const task = started(table, (task) =>
+    outcome = (async () => {
+      answer = await table.ask(task, "elicitation/create", { mode: "form", message: "Overwrite?" });
+      answered();
+      await new Promise<void>((r) => (release = r));
+      return { kind: "result", result: text("done") } as const;
+    })());
   await Promise.resolve();
   assert.equal(task.status, "input_required");
   assert.deepEqual([...task.inputs].map(([key, p]) => [key, p.request]), [
@@ -29,12 +35,13 @@ Deno.test("a task asks for input: input_required with keyed requests, tasks/upda
   assert.equal(task.status, "input_required", "a key that is not outstanding is ignored");
   table.update(task, { "input-1": { action: "accept", content: {} } });
   assert.equal(task.status, "working");
-  await new Promise((r) => setTimeout(r, 0));
+  await hasAnswer;
   assert.deepEqual(answer, { action: "accept", content: {} });
   table.update(task, { "input-1": { action: "decline" } });
   assert.deepEqual(answer, { action: "accept", content: {} }, "an answered key is never answered twice");
   release();
-  await new Promise((r) => setTimeout(r, 0));
+  // The table settled the task in a reaction it registered before this await's.
+  await outcome;
   assert.equal(task.status, "completed");
   assert.equal(task.resultJson, '{"content":[{"type":"text","text":"done"}]}');
   table.dispose();
@@ -43,19 +50,82 @@ Deno.test("a task asks for input: input_required with keyed requests, tasks/upda
 Deno.test("cancelling a task that waits for input rejects the question and fires the handler's signal", async () => {
   const table = new TaskTable(limits, () => {});
   let seen: unknown;
+  let outcome!: Promise<Outcome>;
   const task = started(table, (task) =>
-    table.ask(task, "roots/list", undefined).then(
+    outcome = table.ask(task, "roots/list", undefined).then(
       () => ({ kind: "result", result: text("answered") }),
       (err) => (seen = err, task.call.signal.aborted ? { kind: "none" } : { kind: "result", result: text("?") }),
     ));
   await Promise.resolve();
   table.cancel(task, "Cancelled by the client");
-  await new Promise((r) => setTimeout(r, 0));
+  await outcome;
   assert.equal(task.status, "cancelled");
   assert.equal(task.call.signal.aborted, true);
   assert.equal((seen as DOMException).name, "AbortError");
   assert.equal(task.inputs.size, 0);
   await assert.rejects(table.ask(task, "roots/list", undefined));
+  table.dispose();
+});
+
+Deno.test("a running task is freed at its TTL, and its handler aborted with a TimeoutError in that same step", async () => {
+  const clock = new ManualClock();
+  const table = new TaskTable({ ...limits, ttlMs: 300 }, () => {}, clock);
+  let seenAtAbort: unknown;
+  let outcome!: Promise<Outcome>;
+  const task = started(table, (task) =>
+    outcome = new Promise((resolve) => {
+      task.call.signal.addEventListener("abort", () => {
+        seenAtAbort = table.lookup(task.id);
+        resolve({ kind: "none" });
+      });
+    }));
+  clock.advance(299);
+  assert.deepEqual(table.lookup(task.id), { task: task }, "alive until its TTL");
+  clock.advance(1);
+  assert.deepEqual(seenAtAbort, { missing: "expired" }, "freed before its handler hears of it");
+  assert.equal(task.call.cause, "timeout");
+  assert.equal((task.call.signal.reason as DOMException).message, "Tool call timed out after 300 ms");
+  assert.equal(task.status, "cancelled");
+  assert.equal(task.statusMessage, "Task expired");
+  await outcome;
+  assert.deepEqual(table.lookup(task.id), { missing: "expired" });
+  assert.equal(table.size, 0);
+  table.dispose();
+});
+
+Deno.test("a finished task is kept until its TTL, then freed; an unknown id is not found", async () => {
+  const clock = new ManualClock();
+  const table = new TaskTable(limits, () => {}, clock);
+  const first = started(table, () => ({ kind: "result", result: text("one") }));
+  clock.advance(1_000);
+  const second = table.create(60_000, () => Promise.resolve({ kind: "result", result: text("two") } as const));
+  assert.ok("call" in second);
+  await Promise.resolve();
+  assert.equal(first.status, "completed");
+  clock.advance(3_999);
+  assert.deepEqual(table.lookup(first.id), { task: first });
+  clock.advance(1);
+  assert.deepEqual(table.lookup(first.id), { missing: "expired" });
+  assert.deepEqual(table.lookup(second.id), { task: second }, "a task with its own TTL lives on");
+  assert.equal(clock.pending, 1, "the timer is armed for the next TTL");
+  assert.deepEqual(table.lookup("no-such-task"), { missing: "not found" });
+  table.dispose();
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("a full table refuses a new task until a TTL frees one; running tasks are never evicted", () => {
+  const clock = new ManualClock();
+  const table = new TaskTable({ ...limits, max: 2 }, () => {}, clock);
+  const never = () => new Promise<Outcome>(() => {});
+  started(table, never);
+  clock.advance(10);
+  started(table, never);
+  const refused = table.create(undefined, never);
+  assert.ok(!("call" in refused));
+  assert.equal(refused.message, "Server busy: 2 tasks held (maxTasks); retry later, or cancel a task");
+  clock.advance(4_990);
+  assert.ok("call" in table.create(undefined, never), "the oldest task's TTL made room");
+  assert.equal(table.size, 2);
   table.dispose();
 });
 

@@ -44,6 +44,7 @@ import {
 } from "./_task_requests.ts";
 import { TaskAsker } from "./_task_asker.ts";
 import { type TaskLimits, TaskTable } from "./_tasks.ts";
+import type { Clock } from "../internal/clock.ts";
 import { within } from "../internal/within.ts";
 import type { Middleware } from "../toolkit/middleware.ts";
 import type { ToolResult } from "../toolkit/result.ts";
@@ -64,6 +65,8 @@ export interface DispatchOptions {
   tasks: TaskLimits;
   middleware: readonly Middleware[];
   log: (line: string) => void;
+  /** What the deadlines and task TTLs run on: the system clock unless a test moves time itself. */
+  clock?: Clock;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -84,7 +87,7 @@ export class Dispatcher {
   readonly #out: Outbox;
   readonly #send: (frame: Outgoing) => void;
   readonly #options: DispatchOptions;
-  readonly #calls = new CallTable();
+  readonly #calls: CallTable;
   readonly #session: Session;
   readonly #subscriptions: Subscriptions;
   readonly #tasks: TaskTable;
@@ -97,9 +100,10 @@ export class Dispatcher {
     this.#out = out;
     const send = this.#send = (frame: Outgoing) => out.send(frame);
     this.#options = options;
+    this.#calls = new CallTable(options.clock);
     this.#session = new Session(server, options.listTtlMs);
     this.#subscriptions = new Subscriptions(send);
-    this.#tasks = new TaskTable(options.tasks, options.log);
+    this.#tasks = new TaskTable(options.tasks, options.log, options.clock);
     this.#clientRequests = new ClientRequests(send);
     this.#unsubscribe = this.#registry.onChange(() =>
       this.#subscriptions.toolsChanged(this.#session.sessionVersion !== undefined)

@@ -4,6 +4,7 @@
 
 import type { ByteReader } from "@forge/toolkit/stdio";
 import { childEnv } from "../internal/child_env.ts";
+import { StreamText } from "./stream_text.ts";
 import { readerOf, writerOf } from "./_streams.ts";
 
 /** A started child with its ends adapted. */
@@ -13,6 +14,8 @@ export interface Spawned {
   stdout: ByteReader;
   /** What the child wrote to stderr so far. */
   stderr(): string;
+  /** Resolves once stderr holds `marker` `times` times (see StreamText.waitFor). */
+  waitForStderr(marker: string, times?: number): Promise<void>;
   /** Resolves once stderr has ended. */
   stderrDone: Promise<void>;
 }
@@ -28,9 +31,13 @@ export function spawnDeno(args: readonly string[], env: Record<string, string> =
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let stderr = "";
-  const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (chunk) => void (stderr += chunk) }),
-  ).catch(() => {});
-  return { child, stdin: writerOf(child.stdin), stdout: readerOf(child.stdout), stderr: () => stderr, stderrDone };
+  const stderr = new StreamText(child.stderr);
+  return {
+    child,
+    stdin: writerOf(child.stdin),
+    stdout: readerOf(child.stdout),
+    stderr: () => stderr.text,
+    waitForStderr: (marker, times) => stderr.waitFor(marker, times),
+    stderrDone: stderr.done,
+  };
 }

@@ -40,5 +40,6 @@ export { type RawOptions, type RawServer, spawnRaw } from "./raw_client.ts";
 export { runDeno, type RunDenoOptions, type RunDenoResult } from "./run_deno.ts";
 export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";
 export { type SpyHandler, spyHandler } from "./spy.ts";
+export { StreamText } from "./stream_text.ts";
 export { testFilesByPermissions, type TestFilesOptions } from "./test_files.ts";
 export { type RawSession, serveRaw } from "./raw_session.ts";

@@ -26,6 +26,13 @@ export interface RawServer {
   lines: string[];
   /** What the server wrote to stderr so far. */
   stderr(): string;
+  /**
+   * Resolves once stderr holds `marker` at least `times` times (default 1):
+   * how a test waits for a server to reach a point it announces there (a
+   * handler started, a task expired). Rejects if stderr ends first, or after
+   * a minute as a backstop against a hang.
+   */
+  waitForStderr(marker: string, times?: number): Promise<void>;
   /** Closes stdin: the server sees end of input. */
   closeInput(): Promise<void>;
   /** Waits for the process to exit (after closing stdin) and returns its status. */
@@ -52,7 +59,7 @@ export interface RawServer {
  * ```
  */
 export function spawnRaw(options: RawOptions): Promise<RawServer> {
-  const { child, stdin, stdout, stderr, stderrDone } = spawnDeno(options.args, options.env, options.cwd);
+  const { child, stdin, stdout, stderr, waitForStderr, stderrDone } = spawnDeno(options.args, options.env, options.cwd);
   const queue = new LineQueue();
   const pump = (async () => {
     const buffer = new Uint8Array(64 * 1024);
@@ -66,6 +73,7 @@ export function spawnRaw(options: RawOptions): Promise<RawServer> {
     process: child,
     lines: queue.lines,
     stderr,
+    waitForStderr,
     async send(data) {
       await stdin.write(typeof data === "string" ? encoder.encode(data + "\n") : data);
     },

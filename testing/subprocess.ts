@@ -31,6 +31,13 @@ export interface ServerProcess {
   lines: string[];
   /** What the server wrote to stderr so far. */
   stderr(): string;
+  /**
+   * Resolves once stderr holds `marker` at least `times` times (default 1):
+   * how a test waits for a server to reach a point it announces there (a
+   * handler started, a task expired). Rejects if stderr ends first, or after
+   * a minute as a backstop against a hang.
+   */
+  waitForStderr(marker: string, times?: number): Promise<void>;
   /** Closes stdin (EOF), waits for the process to exit, and returns its status. */
   close(): Promise<Deno.CommandStatus>;
 }
@@ -55,7 +62,11 @@ export interface ServerProcess {
  * ```
  */
 export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
-  const { child, stdin, stdout, stderr: stderrText, stderrDone } = spawnDeno(options.args, options.env, options.cwd);
+  const { child, stdin, stdout, stderr: stderrText, waitForStderr, stderrDone } = spawnDeno(
+    options.args,
+    options.env,
+    options.cwd,
+  );
   const lines: string[] = [];
   const transport = new StdioTransport({
     reader: stdout,
@@ -79,6 +90,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     process: child,
     lines,
     stderr: stderrText,
+    waitForStderr,
     async close() {
       await stdin.close();
       const status = await child.status;
