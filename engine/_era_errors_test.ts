@@ -62,8 +62,8 @@ Deno.test({
   permissions: perms,
   async fn() {
     const server = await started(["--timeout=100"]);
-    await server.send(call("session", "sleep", { ms: 5_000 }, "session"));
-    await server.send(call("stateless", "sleep", { ms: 5_000 }, "stateless"));
+    await server.send(call("session", "sleep", { ms: 60_000 }, "session"));
+    await server.send(call("stateless", "sleep", { ms: 60_000 }, "stateless"));
     const got = await replies(server, ["session", "stateless"]);
     assert.equal(errorOf(got.get("session")).code, -32001);
     assert.match(errorOf(got.get("session")).message, /timed out after 100 ms/);
@@ -79,22 +79,27 @@ Deno.test({
   name: "past maxInFlight the initialize era gets -32003 and 2026-07-28 gets -32603 with data.reason server_busy",
   permissions: perms,
   async fn() {
-    const server = await started(["--inflight=2"]);
+    // The calls outlast the test, so both are in flight when the next two arrive; the input's end aborts them.
+    const server = await started(["--inflight=2", "--grace=1"]);
     await server.send(
-      [call("a", "sleep", { ms: 300 }, "session"), call("b", "sleep", { ms: 300 }, "stateless")].join("\n"),
+      [call("a", "sleep", { ms: 60_000 }, "session"), call("b", "sleep", { ms: 60_000 }, "stateless")].join("\n"),
     );
     await server.send(
       [call("session", "echo", { text: "x" }, "session"), call("stateless", "echo", { text: "x" }, "stateless")].join(
         "\n",
       ),
     );
-    const got = await replies(server, ["a", "b", "session", "stateless"]);
+    const got = await replies(server, ["session", "stateless"]);
     assert.equal(errorOf(got.get("session")).code, -32003);
     const stateless = errorOf(got.get("stateless"));
     assert.equal(stateless.code, -32603);
     assert.match(stateless.message, /Server busy: 2 calls in flight \(maxInFlight\); retry later/);
     assert.deepEqual(stateless.data, { reason: "server_busy", retryable: true, limit: 2 });
-    assert.ok(got.get("a")!.result && got.get("b")!.result, "the calls in flight were not disturbed");
+    await server.closeInput();
+    const ended = await replies(server, ["a", "b"]);
+    for (const id of ["a", "b"]) {
+      assert.equal(errorOf(ended.get(id)).message, "Server is shutting down", `${id} ran on until the shutdown`);
+    }
     await server.status();
   },
 });
@@ -110,7 +115,7 @@ Deno.test({
           "\n",
         ),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await server.waitForStderr("SLEEP_STARTED 30000", 2);
     await server.closeInput();
     const got = await replies(server, ["session", "stateless"]);
     assert.deepEqual(errorOf(got.get("session")), { code: -32004, message: "Server is shutting down" });
@@ -132,7 +137,7 @@ Deno.test({
     const session = new SessionClient({ name: "session", version: "1" });
     await session.connect(new SessionStdio({ command: Deno.execPath(), args, stderr: "pipe" }));
     await assert.rejects(
-      session.callTool({ name: "sleep", arguments: { ms: 5_000 } }),
+      session.callTool({ name: "sleep", arguments: { ms: 60_000 } }),
       (err: { code: number }) => err.code === -32001,
     );
     await session.close();
@@ -140,7 +145,7 @@ Deno.test({
       versionNegotiation: { mode: { pin: "2026-07-28" } },
     });
     await stateless.connect(new StdioClientTransport({ command: Deno.execPath(), args, stderr: "pipe" }));
-    const r = await stateless.callTool({ name: "sleep", arguments: { ms: 5_000 } });
+    const r = await stateless.callTool({ name: "sleep", arguments: { ms: 60_000 } });
     assert.equal(r.isError, true);
     assert.match(JSON.stringify(r.content), /timed out after 100 ms/);
     await stateless.close();

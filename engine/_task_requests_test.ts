@@ -52,20 +52,24 @@ const call = (server: RawServer, name: string, args: Json = {}, tasks = true) =>
 const resultOf = (msg: Json) => msg.result as Json;
 const errorOf = (msg: Json) => msg.error as { code: number; message: string; data?: unknown };
 
-/** Polls tasks/get until the task leaves `working`. */
+/**
+ * Polls tasks/get until the task leaves `working`. Between two polls it
+ * waits for the next handler to end (`ENDED` on stderr): the task's own
+ * handler says so after the poll that found it working, so each wait ends.
+ */
 async function settled(server: RawServer, taskId: unknown): Promise<Json> {
-  for (let i = 0; i < 200; i++) {
+  for (let ended = count(server.stderr(), "ENDED ");; ended++) {
     const got = await ask(server, "tasks/get", { taskId });
     if (got.error || resultOf(got).status !== "working") return got;
-    await new Promise((r) => setTimeout(r, 20));
+    await server.waitForStderr("ENDED ", ended + 1);
   }
-  throw new Error("the task never settled");
 }
 
+const count = (text: string, marker: string) => text.split(marker).length - 1;
+
+/** Waits until `tool`'s handler has heard its signal fire, and returns stderr. */
 async function aborted(server: RawServer, tool: string): Promise<string> {
-  for (let i = 0; i < 100 && !server.stderr().includes(`ABORTED ${tool}`); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await server.waitForStderr(`ABORTED ${tool}`);
   return server.stderr();
 }
 
@@ -198,17 +202,14 @@ Deno.test({
     const server = await spawnRaw({ args: [script] });
     const created = resultOf(await call(server, "short_lived", { ms: 30_000 }));
     assert.equal(created.ttlMs, 300);
+    // The task is freed before its handler hears the abort, so any request after the line finds it gone.
     assert.match(await aborted(server, "short_lived"), /ABORTED short_lived: TimeoutError/);
-    await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(errorOf(await ask(server, "tasks/get", { taskId: created.taskId })), {
       code: -32602,
       message: "Cannot retrieve task: Task has expired",
     });
-    // A finished task is freed at its TTL too.
-    const quick = resultOf(await call(server, "short_lived", { ms: 1 }));
-    assert.equal(resultOf(await settled(server, quick.taskId)).status, "completed");
-    await new Promise((r) => setTimeout(r, 400));
-    assert.match(errorOf(await ask(server, "tasks/get", { taskId: quick.taskId })).message, /expired/);
+    // That a finished task is freed at its TTL too is _tasks_test.ts's to show: a real
+    // 300 ms TTL cannot promise the task finishes first on a busy machine.
     await server.status();
   },
 });
@@ -219,7 +220,7 @@ Deno.test({
   async fn() {
     const server = await spawnRaw({ args: [script, "--max-tasks=2"] });
     const first = resultOf(await call(server, "slow", { ms: 30_000 }));
-    resultOf(await call(server, "short_lived", { ms: 30_000 }));
+    const second = resultOf(await call(server, "slow", { ms: 30_000 }));
     const refused = errorOf(await call(server, "slow", { ms: 1 }));
     assert.equal(refused.code, -32603);
     assert.equal(refused.message, "Server busy: 2 tasks held (maxTasks); retry later, or cancel a task");
@@ -230,7 +231,10 @@ Deno.test({
     assert.equal(third.resultType, "task");
     assert.equal(errorOf(await ask(server, "tasks/get", { taskId: first.taskId })).code, -32602);
     assert.equal(errorOf(await call(server, "slow", { ms: 1 })).code, -32603, "running tasks are never evicted");
-    await new Promise((r) => setTimeout(r, 400)); // short_lived expires
+    // A task past its TTL makes room: the table is full again until short_lived expires.
+    await ask(server, "tasks/cancel", { taskId: second.taskId });
+    assert.equal(resultOf(await call(server, "short_lived", { ms: 30_000 })).resultType, "task");
+    await aborted(server, "short_lived");
     assert.equal(resultOf(await call(server, "slow", { ms: 1 })).resultType, "task");
     await server.status();
   },
@@ -243,7 +247,7 @@ Deno.test({
     const server = await spawnRaw({ args: [script, "--max-tasks=2"] });
     const a = resultOf(await call(server, "slow", { ms: 1 }));
     const b = resultOf(await call(server, "slow", { ms: 1 }));
-    await new Promise((r) => setTimeout(r, 100));
+    await server.waitForStderr("ENDED slow", 2);
     assert.equal(errorOf(await call(server, "slow", { ms: 1 })).code, -32603, "finished but unread: kept");
     assert.equal(resultOf(await settled(server, b.taskId)).status, "completed");
     assert.equal(resultOf(await call(server, "slow", { ms: 1 })).resultType, "task");
@@ -317,11 +321,9 @@ Deno.test({
     const { taskId } = resultOf(
       await ask(server, "tools/call", { name: "greet", arguments: {}, _meta: meta(true, { elicitation: {} }) }),
     );
-    let asked = resultOf(await ask(server, "tasks/get", { taskId }));
-    for (let i = 0; asked.status === "working" && i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      asked = resultOf(await ask(server, "tasks/get", { taskId }));
-    }
+    // The handler asks in the same turn it prints the line.
+    await server.waitForStderr("ASKING greet");
+    const asked = resultOf(await ask(server, "tasks/get", { taskId }));
     assert.equal(asked.status, "input_required");
     const requests = asked.inputRequests as Record<string, { method: string; params: Json }>;
     const [key] = Object.keys(requests);

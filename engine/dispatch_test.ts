@@ -263,6 +263,7 @@ Deno.test("a server served twice notifies only the stream that is still open", a
   await second.next();
   addTool(server, { name: "late", description: "Late", inputSchema: schema(), annotations: RO }, () => text("late"));
   assert.deepEqual(await second.next(), { jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  // A fixed wait, only to prove that something does not happen: no line reaches the closed stream.
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(first.lines.length, seenByFirst, "the closed stream's dispatcher still hears the registry");
   await second.close();

@@ -7,6 +7,8 @@ import { Client as SessionClient } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport as SessionStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Readable } from "node:stream";
+import { StreamText } from "@forge/toolkit/testing";
 
 const fixture = new URL("./testdata/fixture_server.ts", import.meta.url).pathname;
 // Deno's node:child_process passes the parent's permissions to a `deno` child
@@ -17,10 +19,16 @@ const serverArgs = ["run", "--quiet", "--no-prompt", "--deny-run", fixture];
 type Mode = { mode: { pin: string } } | { mode: "auto" } | undefined;
 
 async function stateless(mode: Mode) {
+  return (await withStderr(mode)).client;
+}
+
+/** A client 2.4 connected to the fixture, and what the fixture writes to stderr. */
+async function withStderr(mode: Mode): Promise<{ client: Client; stderr: StreamText }> {
   const transport = new StdioClientTransport({ command: Deno.execPath(), args: serverArgs, stderr: "pipe" });
   const client = new Client({ name: "stateless-client", version: "2.4.0" }, { versionNegotiation: mode as never });
+  const stderr = new StreamText(Readable.toWeb(transport.stderr as Readable) as ReadableStream<Uint8Array>);
   await client.connect(transport);
-  return client;
+  return { client, stderr };
 }
 
 Deno.test("SDK 1.32.2 client: initialize, tools/list, tools/call, isError and unknown tool", async () => {
@@ -83,10 +91,11 @@ Deno.test("progress reaches the client in both eras", async () => {
 
 Deno.test("cancellation works in both eras and the server keeps serving", async () => {
   for (const mode of [{ mode: { pin: "2026-07-28" } }, undefined] as Mode[]) {
-    const client = await stateless(mode);
+    const { client, stderr } = await withStderr(mode);
     const controller = new AbortController();
     const call = client.callTool({ name: "sleep", arguments: { ms: 30_000 } }, { signal: controller.signal });
-    setTimeout(() => controller.abort("user cancel"), 50);
+    await stderr.waitFor("SLEEP_STARTED 30000");
+    controller.abort("user cancel");
     await assert.rejects(call);
     const r = await client.callTool({ name: "sleep", arguments: { ms: 1 } });
     assert.deepEqual(r.content, [{ type: "text", text: "slept 1" }]);

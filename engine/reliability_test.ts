@@ -29,8 +29,10 @@ Deno.test({
     assert.equal(textOf(await server.next()), "crlf");
     const bytes = enc.encode(echo(2, "é😀") + "\n");
     const cut = bytes.indexOf(0xf0) + 2;
-    await server.send(bytes.subarray(0, cut));
-    await new Promise((r) => setTimeout(r, 30));
+    // One small write arrives in one read: once line 1b is answered, the server
+    // holds the first half of the character, and the rest comes in a later read.
+    await server.send(new Uint8Array([...enc.encode(echo("1b", "before") + "\n"), ...bytes.subarray(0, cut)]));
+    assert.equal(textOf(await server.next()), "before");
     await server.send(bytes.subarray(cut));
     assert.equal(textOf(await server.next()), "é😀");
     await server.send(enc.encode(echo(3, "no newline at the end")));
@@ -133,7 +135,8 @@ Deno.test({
     );
     const reply = await server.next();
     assert.equal((reply.error as { code: number }).code, -32001);
-    await new Promise((r) => setTimeout(r, 400));
+    // The handler has thrown once this is printed; a reply to it would come before the next one.
+    await server.waitForStderr("LATE_FAILED");
     await server.send(echo(2, "after"));
     assert.equal(textOf(await server.next()), "after");
     assert.equal((await server.status()).code, 0);
@@ -161,7 +164,8 @@ Deno.test({
   name: "past maxInFlight a call gets a clear busy error, not a hang",
   permissions: perms,
   async fn() {
-    const server = await started(["--inflight=10"]);
+    // The calls outlast the test, so none ends before the last is read; the input's end aborts them after 1 ms.
+    const server = await started(["--inflight=10", "--grace=1"]);
     const lines = Array.from(
       { length: 15 },
       (_, i) =>
@@ -169,10 +173,11 @@ Deno.test({
           jsonrpc: "2.0",
           id: i + 1,
           method: "tools/call",
-          params: { name: "sleep", arguments: { ms: 200 } },
+          params: { name: "sleep", arguments: { ms: 60_000 } },
         }),
     );
     await server.send(lines.join("\n"));
+    await server.closeInput();
     const replies: Record<string, unknown>[] = [];
     for (let i = 0; i < 15; i++) replies.push(await server.next());
     const busy = replies.filter((r) => (r.error as { code: number } | undefined)?.code === -32003);
@@ -240,7 +245,7 @@ Deno.test({
       method: "tools/call",
       params: { name: "sleep", arguments: { ms: 400 } },
     }));
-    await new Promise((r) => setTimeout(r, 100));
+    await server.waitForStderr("SLEEP_STARTED 400");
     // Input ends with the call in flight: the grace lets it finish instead of aborting it.
     await server.closeInput();
     const reply = await server.next(10_000);
@@ -262,12 +267,8 @@ Deno.test({
     };
     const created = await ask("t", "tools/call", { name: "slow", arguments: { ms: 300 } });
     assert.equal(created.ttlMs, Number(long));
-    let status = created.status;
-    for (let i = 0; status === "working" && i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      status = (await ask(`g${i}`, "tasks/get", { taskId: created.taskId })).status;
-    }
-    assert.equal(status, "completed");
+    await tasks.waitForStderr("ENDED slow");
+    assert.equal((await ask("g", "tasks/get", { taskId: created.taskId })).status, "completed");
     assert.equal((await tasks.status()).code, 0);
     assert.doesNotMatch(tasks.stderr(), /TimeoutOverflowWarning/);
   },

@@ -33,13 +33,17 @@ async function ask(server: RawServer, method: string, params: Json, capabilities
 const WITH_TASKS = { elicitation: {}, extensions: { [TASKS]: {} } };
 const ACCEPT = (name: string) => ({ action: "accept", content: { name } });
 
-async function until(server: RawServer, taskId: unknown, status: string): Promise<Json> {
-  let task: Json = {};
-  for (let i = 0; i < 300 && task.status !== status; i++) {
-    task = (await ask(server, "tasks/get", { taskId }, WITH_TASKS)).result as Json;
-    if (task.status !== status) await new Promise((r) => setTimeout(r, 10));
+/**
+ * Polls tasks/get until the task has ended. Between two polls it waits for
+ * the next handler to end (`ENDED` on stderr): the task's own handler says so
+ * after the poll that found it running, so each wait ends.
+ */
+async function ended(server: RawServer, taskId: unknown): Promise<Json> {
+  for (let seen = server.stderr().split("ENDED ").length - 1;; seen++) {
+    const task = (await ask(server, "tasks/get", { taskId }, WITH_TASKS)).result as Json;
+    if (task.status !== "working" && task.status !== "input_required") return task;
+    await server.waitForStderr("ENDED ", seen + 1);
   }
-  return task;
 }
 
 Deno.test("a task-only tool is -32021 naming the tasks extension without it, an isError result in the initialize era, and never runs", async () => {
@@ -56,7 +60,8 @@ Deno.test("a task-only tool is -32021 naming the tasks extension without it, an 
   // With the extension it becomes a task, and only then does the handler run.
   const created = (await ask(server, "tools/call", { name: "only_task", arguments: {} }, WITH_TASKS)).result as Json;
   assert.equal(created.resultType, "task");
-  const done = await until(server, created.taskId, "completed");
+  const done = await ended(server, created.taskId);
+  assert.equal(done.status, "completed");
   assert.deepEqual((done.result as Json).content, [{ type: "text", text: "done as a task" }]);
   await server.closeInput();
   await server.status();
@@ -79,10 +84,14 @@ Deno.test("an ask-first task tool asks through input_required before the task ex
   assert.equal(created.requestState, undefined);
   assert.equal(created.inputRequests, undefined);
   // The question asked inside the task is the task's input, under its own key.
-  const waiting = await until(server, created.taskId, "input_required");
+  // The handler asks its second question in the turn it prints this line.
+  await server.waitForStderr("ASKED-FIRST answered");
+  const waiting = (await ask(server, "tasks/get", { taskId: created.taskId }, WITH_TASKS)).result as Json;
+  assert.equal(waiting.status, "input_required");
   assert.deepEqual(Object.keys(waiting.inputRequests as Json), ["nickname"]);
   await ask(server, "tasks/update", { taskId: created.taskId, inputResponses: { nickname: ACCEPT("Al") } }, WITH_TASKS);
-  const done = await until(server, created.taskId, "completed");
+  const done = await ended(server, created.taskId);
+  assert.equal(done.status, "completed");
   assert.deepEqual((done.result as Json).content, [{ type: "text", text: "Hello, Alice (Al)!" }]);
   await server.closeInput();
   await server.status();

@@ -126,9 +126,10 @@ Deno.test({
   name: "SIGTERM during a slow call: the call completes, onClose runs once, exit 0, stdout only JSON-RPC",
   permissions: perms,
   async fn() {
-    const server = await spawnServer({ args: [fixture, "--grace=5000"] });
+    // A grace far longer than the call: only a shutdown that ignored it could end the call early.
+    const server = await spawnServer({ args: [fixture, "--grace=60000"] });
     const call = server.client.callTool({ name: "sleep", arguments: { ms: 300 } });
-    await new Promise((r) => setTimeout(r, 100));
+    await server.waitForStderr("SLEEP_STARTED 300");
     server.process.kill("SIGTERM");
     const result = await call;
     assert.deepEqual(result.content, [{ type: "text", text: "slept 300" }]);
@@ -155,7 +156,8 @@ Deno.test({
         params: { name: "sleep", arguments: { ms: 60000 } },
       }),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await raw.waitForStderr("HANG_STARTED");
+    await raw.waitForStderr("SLEEP_STARTED 60000");
     raw.process.kill("SIGINT");
     const replies = [await raw.next(), await raw.next()];
     for (const reply of replies) {
@@ -175,9 +177,10 @@ Deno.test({
     const raw = await spawnRaw({ args: [fixture, "--grace=30000"] });
     await initialize(raw);
     await raw.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hang" } }));
-    await new Promise((r) => setTimeout(r, 100));
+    await raw.waitForStderr("HANG_STARTED");
     raw.process.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 100));
+    // Two signals sent at once may be heard as one: the second goes once the first was heard.
+    await raw.waitForStderr("SIGNAL SIGTERM");
     raw.process.kill("SIGTERM");
     const status = await raw.status();
     assert.equal(status.code, 143);
@@ -188,7 +191,7 @@ Deno.test({
   name: "stdin EOF mid-call: the call finishes, its reply is written, then exit 0",
   permissions: perms,
   async fn() {
-    const raw = await spawnRaw({ args: [fixture] });
+    const raw = await spawnRaw({ args: [fixture, "--grace=60000"] });
     await raw.send(JSON.stringify({ jsonrpc: "2.0", id: "a", method: "server/discover", params: {} }));
     await raw.next();
     await raw.send(JSON.stringify({

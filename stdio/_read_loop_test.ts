@@ -24,7 +24,6 @@ function chunked(...chunks: string[]): ByteReader {
 }
 
 const lineOf = (frame: Frame) => frame.kind === "line" ? decoder.decode(frame.bytes) : `oversize ${frame.size}`;
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const noError = (err: unknown) => assert.fail(String(err));
 
 Deno.test("readLoop() frames every line across reads and ends the last one at end of input", async () => {
@@ -62,10 +61,16 @@ Deno.test("readLoop() holds what it reads while the writer is congested and deli
   const out = new FrameWriter({ write: (bytes) => blocked.then(() => bytes.length) }, 4, () => {});
   const lines: string[] = [];
   const input = chunked("one\ntwo\nthree\n", "four\n");
-  // The second read answers only once the writer drained.
+  // The second read is asked for once the first chunk was framed, and answers only once the writer drained.
+  let askedAgain!: () => void;
+  const secondRead = new Promise<void>((resolve) => (askedAgain = resolve));
+  let reads = 0;
   const reader = {
-    read: (buffer: Uint8Array) =>
-      lines.length > 0 ? blocked.then(() => wait(20)).then(() => input.read(buffer)) : input.read(buffer),
+    read: (buffer: Uint8Array) => {
+      if (++reads === 1) return input.read(buffer);
+      askedAgain();
+      return blocked.then(() => out.idle()).then(() => input.read(buffer));
+    },
   };
   const loop = readLoop(reader, {
     writer: out,
@@ -74,8 +79,8 @@ Deno.test("readLoop() holds what it reads while the writer is congested and deli
     sink: (frame) => (lines.push(lineOf(frame)), out.send(lines.length === 1 ? "a long reply" : "")),
     onError: noError,
   });
-  await wait(20);
-  assert.deepEqual(lines, ["one"]);
+  await secondRead;
+  assert.deepEqual(lines, ["one"], "two and three are held while the writer is congested");
   release();
   const end = await loop.done;
   assert.deepEqual(lines, ["one", "two", "three", "four"]);

@@ -109,10 +109,11 @@ for (const ending of ["SIGTERM", "EOF"] as const) {
     async fn() {
       const server = spawnHostile(["--grace=300"], "read");
       await initialize(server);
-      // 16 x 4 MiB of replies, never read: stdout blocks for good.
-      for (let id = 1; id <= 16; id++) await server.send(call(id, "blob", { bytes: 4 * 1024 * 1024 }));
-      await server.send(call(17, "sleep", { ms: 60_000 }));
-      await new Promise((r) => setTimeout(r, 300));
+      // 15 x 4 MiB of replies, never read: stdout blocks for good, yet the
+      // queue stays under its 64 MiB bound, so the next call still starts.
+      for (let id = 1; id <= 15; id++) await server.send(call(id, "blob", { bytes: 4 * 1024 * 1024 }));
+      await server.send(call(16, "sleep", { ms: 60_000 }));
+      await server.waitForStderr("SLEEP_STARTED 60000");
       if (ending === "SIGTERM") server.child.kill("SIGTERM");
       else await server.closeInput();
       const status = await server.status();
@@ -127,10 +128,11 @@ for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
     name: `${signal} takes the graceful path: the call in flight is answered, onClose runs once, exit 0`,
     permissions: perms,
     async fn() {
-      const server = spawnHostile(["--grace=5000"], "read");
+      // A grace far longer than the call: only a shutdown that ignored it could end the call early.
+      const server = spawnHostile(["--grace=60000"], "read");
       await initialize(server);
       await server.send(call(1, "sleep", { ms: 300 }));
-      await new Promise((r) => setTimeout(r, 100));
+      await server.waitForStderr("SLEEP_STARTED 300");
       server.child.kill(signal);
       const reply = await deadline(server.next(), "the reply of the call in flight");
       assert.equal(textOf(reply), "slept 300");
@@ -150,8 +152,10 @@ Deno.test({
     const bytes = 16 * 1024 * 1024;
     for (let id = 1; id <= 8; id++) await server.send(call(id, "blob", { bytes }));
     await server.send(call(9, "blob", { bytes: 3 }));
-    // The client reads nothing for a while: the server must hold, not drop.
-    await new Promise((r) => setTimeout(r, 500));
+    // The client reads nothing until the server is congested: four 16 MiB
+    // replies pass the 64 MiB bound (none can finish writing), so the rest
+    // are held. The server must hold them, not drop them.
+    await server.waitForStderr(`BLOB ${bytes}`, 4);
     const ids: unknown[] = [];
     for (let i = 0; i < 9; i++) {
       const reply = await deadline(server.next(), `reply ${i + 1} of 9`);

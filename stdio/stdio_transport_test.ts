@@ -16,13 +16,16 @@ function pair() {
   };
 }
 
-/** Ends the input, then reads every line the server side wrote, as JSON. */
+/** Ends the input, waits for the server side to close (it flushes first), then reads every line it wrote, as JSON. */
 async function repliesAfterClose(
+  server: StdioTransport,
   up: ReturnType<typeof memoryPipe>,
   down: ReturnType<typeof memoryPipe>,
 ): Promise<{ id: unknown; error: { code: number; message: string } }[]> {
+  const closed = Promise.withResolvers<void>();
+  server.onclose = () => closed.resolve();
   up.close();
-  await new Promise((r) => setTimeout(r, 20));
+  await closed.promise;
   down.close();
   const buf = new Uint8Array(65536);
   let text = "";
@@ -53,7 +56,7 @@ Deno.test("StdioTransport (server role) answers a bad line with -32700 and an ov
   await up.writer.write(enc.encode("not json\n"));
   await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":5,"method":"x","params":{"p":"${"a".repeat(5000)}"}}\n`));
   await up.writer.write(enc.encode('{"jsonrpc":"2.0","id":6,"method":"ping"}\n'));
-  const replies = await repliesAfterClose(up, down);
+  const replies = await repliesAfterClose(server, up, down);
   assert.equal(replies[0].error.code, -32700);
   assert.equal(replies[1].id, 5);
   assert.match(replies[1].error.message, /exceeds the limit of 4096 bytes/);
@@ -92,7 +95,7 @@ Deno.test("StdioTransport (server role) refuses messages past maxDepth, maxConta
   const values = `[${Array(40).fill("1").join(",")}]`;
   await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":10,"method":"x","params":{"p":${values}}}\n`));
   await up.writer.write(enc.encode('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"p":[[],{}]}}\n'));
-  const replies = await repliesAfterClose(up, down);
+  const replies = await repliesAfterClose(server, up, down);
   assert.deepEqual(replies.map((r) => [r.id, r.error.code, r.error.message]), [
     [7, -32600, "Invalid request: nested deeper than 10 levels (maxDepth)"],
     [8, -32600, "Invalid request: more than 20 arrays and objects (maxContainers)"],

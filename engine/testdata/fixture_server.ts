@@ -1,6 +1,9 @@
 // A server for the lifecycle tests: needs no Deno permission. Flags:
 // --grace=<ms> (shutdownGraceMs), --timeout=<ms> (default per-call deadline),
 // --max=<bytes> (maxMessageBytes), --inflight=<n> (maxInFlight).
+// Readiness markers on stderr, for tests to wait on: `SLEEP_STARTED <ms>`,
+// `HANG_STARTED`, `LATE_FAILED` (the late tool throws), and `SIGNAL <name>`
+// as each shutdown signal arrives (run() hears it in the same turn).
 import { addTool, getInt, health, intProp, requireString, run, schema, strProp, text } from "../../mod.ts";
 import { addSleepTool, RO } from "./sleep_tool.ts";
 
@@ -11,6 +14,10 @@ const flag = (name: string, fallback: number) => {
 
 if (!health()) {
   await run("fixture", (server) => {
+    // Added before run()'s own listeners, so each signal reaches this one first, in the same turn.
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      Deno.addSignalListener(signal, () => console.error(`SIGNAL ${signal}`));
+    }
     addSleepTool(server);
     addTool(server, {
       name: "memory",
@@ -47,6 +54,7 @@ if (!health()) {
       annotations: RO,
     }, async (req) => {
       await new Promise((r) => setTimeout(r, getInt(req.arguments, "ms", 300)));
+      console.error("LATE_FAILED");
       throw new Error("failed after the deadline");
     });
     addTool(server, {
@@ -54,7 +62,10 @@ if (!health()) {
       description: "Never settles and ignores its signal",
       inputSchema: schema(),
       annotations: RO,
-    }, () => new Promise(() => {}));
+    }, () => {
+      console.error("HANG_STARTED");
+      return new Promise(() => {});
+    });
     addTool(server, {
       name: "noisy",
       description: "Logs to console and writes to stdout directly",

@@ -1,6 +1,8 @@
 // The `sleep` tool the lifecycle and hostile-client servers share: it waits
 // `ms` and honours its call's signal, so a test can hold a call open and see
-// a deadline, a cancellation or a shutdown reach it.
+// a deadline, a cancellation or a shutdown reach it. It prints
+// `SLEEP_STARTED <ms>` on stderr as it starts: a test that must act while the
+// call is in flight waits for that line (waitForStderr), not for time.
 import { addTool, getInt, intProp, schema, type Server, text } from "../../mod.ts";
 
 /** Read-only, idempotent and closed-world: the annotations of every fixture tool. */
@@ -15,6 +17,7 @@ export function addSleepTool(server: Server): void {
     annotations: RO,
   }, (req) => {
     const ms = getInt(req.arguments, "ms", 100);
+    console.error(`SLEEP_STARTED ${ms}`);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => resolve(text(`slept ${ms}`)), ms);
       req.signal.addEventListener("abort", () => {

@@ -4,6 +4,7 @@
 // is written raw bytes where a real client would refuse to send them. Every
 // wait has a generous deadline that only turns a hang into a failure.
 import assert from "node:assert/strict";
+import { StreamText } from "@forge/toolkit/testing";
 
 /** The stream server (see its flags), the default script. */
 export const STREAM_SERVER = new URL("./stream_server.ts", import.meta.url).pathname;
@@ -28,6 +29,8 @@ export interface Hostile {
   /** Starts reading stderr now (when it was left unread). */
   readStderr(): void;
   stderr(): string;
+  /** Resolves once the stderr read so far holds `marker` `times` times (see StreamText.waitFor). */
+  waitForStderr(marker: string, times?: number): Promise<void>;
   /** Waits for exit, then releases every pipe. */
   status(): Promise<Deno.CommandStatus>;
 }
@@ -47,13 +50,9 @@ export function spawnHostile(
   const stdin = child.stdin.getWriter();
   const stdout = child.stdout.getReader();
   let pending = new Uint8Array(0);
-  let err = "";
-  let stderrDone: Promise<void> = Promise.resolve();
-  const readStderr = () => {
-    stderrDone = (async () => {
-      for await (const chunk of child.stderr) err += decoder.decode(chunk, { stream: true });
-    })();
-  };
+  let stderr: StreamText | undefined;
+  const err = () => stderr?.text ?? "";
+  const readStderr = () => void (stderr = new StreamText(child.stderr));
   if (stderrMode === "read") readStderr();
   const closed = stderrMode === "closed" ? child.stderr.cancel() : Promise.resolve();
   let inputOpen = true;
@@ -76,7 +75,7 @@ export function spawnHostile(
         }
         parts.push(pending);
         const { value, done } = await stdout.read();
-        if (done) throw new Error(`Cannot read a reply: stdout ended; stderr: ${err.slice(0, 500)}`);
+        if (done) throw new Error(`Cannot read a reply: stdout ended; stderr: ${err().slice(0, 500)}`);
         pending = value;
       }
     },
@@ -86,14 +85,19 @@ export function spawnHostile(
       await stdin.close();
     },
     readStderr,
-    stderr: () => err,
+    stderr: err,
+    waitForStderr: (marker, times) =>
+      stderr === undefined
+        ? Promise.reject(new Error("Cannot wait for a marker on stderr: it is not read"))
+        : stderr.waitFor(marker, times),
     async status() {
       const status = await deadline(child.status, "the server to exit");
       if (inputOpen) await stdin.close().catch(() => {});
       await stdout.cancel();
       await closed;
-      if (stderrMode === "unread") await child.stderr.cancel();
-      await stderrDone;
+      // Read to its end if it was read at all; an unread one is released here.
+      if (stderr !== undefined) await stderr.done;
+      else if (stderrMode === "unread") await child.stderr.cancel();
       return status;
     },
   };

@@ -1,7 +1,8 @@
 // A server for the hostile-client tests: needs no Deno permission. Flags:
 // --grace=<ms> (shutdownGraceMs), --max=<bytes> (maxMessageBytes),
 // --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth), --containers=<n> (maxContainers),
-// --values=<n> (maxValues).
+// --values=<n> (maxValues). Readiness markers on stderr, for tests to wait on:
+// `SLEEP_STARTED <ms>` (the sleep tool) and `BLOB <bytes>` as a blob is made.
 import process from "node:process";
 import { addTool, getInt, getString, health, intProp, run, schema, strProp, text } from "../../mod.ts";
 import { addSleepTool, RO } from "../../engine/testdata/sleep_tool.ts";
@@ -69,7 +70,11 @@ if (!health()) {
       description: "Returns a text of the given size",
       inputSchema: schema({ bytes: intProp("bytes") }),
       annotations: RO,
-    }, (req) => text("b".repeat(getInt(req.arguments, "bytes", 10))));
+    }, (req) => {
+      const bytes = getInt(req.arguments, "bytes", 10);
+      console.error(`BLOB ${bytes}`);
+      return text("b".repeat(bytes));
+    });
     addTool(server, {
       name: "rows",
       description: "Returns n empty rows: a sparse array whose JSON is far larger than the array",
