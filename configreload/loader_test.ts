@@ -323,6 +323,7 @@ Deno.test({
           using file = await Deno.open(path, { write: true, truncate: true });
           const bytes = new TextEncoder().encode(text);
           await file.write(bytes.subarray(0, 9));
+          // One loop turn with the file half written, for the readers to race: not a wait for anything.
           await new Promise((resolve) => setTimeout(resolve, 0));
           await file.write(bytes.subarray(9));
         }

@@ -74,6 +74,7 @@ Deno.test("StderrQueue.writeRecord() resolves only once the record was written, 
   let written = false;
   const record = queue.writeRecord('{"tool":"write_file"}').then(() => (written = true));
   queue.logLine("after");
+  // A fixed wait, only to prove that something does not happen: no resolve while the write is held.
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(written, false);
   out.open();

@@ -11,6 +11,7 @@ Deno.test("timerDelay() keeps a wait setTimeout honours, cuts a longer one to 2^
 Deno.test("a timer armed with timerDelay() of a 30-day wait does not fire at once", async () => {
   let fired = false;
   const timer = setTimeout(() => (fired = true), timerDelay(30 * 86_400_000));
+  // A fixed wait, only to prove that something does not happen: an overflowed delay fires after 1 ms.
   await new Promise((resolve) => setTimeout(resolve, 50));
   clearTimeout(timer);
   assert.equal(fired, false);

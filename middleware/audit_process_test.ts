@@ -23,10 +23,8 @@ Deno.test({
     const args = [`--allow-read=${file}`, `--allow-write=${file}`, fixture, `--audit=${file}`];
     const server = await spawnServer({ args });
     const call = server.client.callTool({ name: "write", arguments: { path: "slow.txt", ms: 60_000 } }).catch(() => {});
-    // The intent is on disk before the handler starts: wait for it, then kill.
-    for (let i = 0; i < 500 && !(await Deno.readTextFile(file).catch(() => "")).includes("\n"); i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    // The intent is on disk before the handler starts: wait for the handler, then kill.
+    await server.waitForStderr("WRITE_STARTED");
     server.process.kill("SIGKILL");
     assert.equal((await server.process.status).signal, "SIGKILL");
     await call;

@@ -27,8 +27,16 @@ const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: fals
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const FILE_PERMISSIONS = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 
-/** A server whose pattern tool "act" does what its mode says; `ran` counts handler starts. */
-function server(ran: { count: number; seen?: number }, lines?: string[], timeoutMs = 100): Server {
+/**
+ * A server whose pattern tool "act" does what its mode says; `ran` counts
+ * handler starts, and hears `slowStarted` when a "slow" call (which waits
+ * for its signal) begins.
+ */
+function server(
+  ran: { count: number; seen?: number; slowStarted?: () => void },
+  lines?: string[],
+  timeoutMs = 100,
+): Server {
   const s = new Server({ name: "audited" });
   registerPatternTool(
     s,
@@ -47,7 +55,10 @@ function server(ran: { count: number; seen?: number }, lines?: string[], timeout
       if (mode === "domain") throw new ToolError("refused");
       if (mode === "crash") throw new Error("bug");
       if (mode === "hang") await new Promise(() => {});
-      if (mode === "slow") await new Promise((r) => setTimeout(r, 10_000));
+      if (mode === "slow") {
+        ran.slowStarted?.();
+        await new Promise((_, reject) => req.signal.addEventListener("abort", () => reject(req.signal.reason)));
+      }
       return text("acted");
     },
   );
@@ -55,14 +66,24 @@ function server(ran: { count: number; seen?: number }, lines?: string[], timeout
   return s;
 }
 
-async function settle(lines: string[], count: number): Promise<void> {
-  for (let i = 0; i < 200 && lines.length < count; i++) await new Promise((r) => setTimeout(r, 5));
+/** A sink that keeps the lines, and a wait for the count of them to reach `count`. */
+function collected(): { lines: string[]; sink: (line: string) => void; until: (count: number) => Promise<void> } {
+  const lines: string[] = [];
+  let wake: (() => void) | undefined;
+  return {
+    lines,
+    sink: (line) => (lines.push(line), wake?.()),
+    async until(count) {
+      while (lines.length < count) await new Promise<void>((resolve) => (wake = resolve));
+    },
+  };
 }
 
 Deno.test("auditTrail() writes an intent before the handler runs and an outcome after it, for every outcome", async () => {
-  const lines: string[] = [];
-  const ran = { count: 0, seen: undefined as number | undefined };
-  const audit = auditTrail({ server: "audited", sink: (l) => void lines.push(l) });
+  const { lines, sink, until } = collected();
+  const slow = Promise.withResolvers<void>();
+  const ran = { count: 0, seen: undefined as number | undefined, slowStarted: slow.resolve };
+  const audit = auditTrail({ server: "audited", sink });
   const session = await connectInMemory(server(ran, lines), { serve: { middleware: [audit] } });
   const c = session.client;
   await c.callTool({ name: "act", arguments: { mode: "ok", secret: CANARY } });
@@ -74,10 +95,12 @@ Deno.test("auditTrail() writes an intent before the handler runs and an outcome 
   assert.equal((await probe(c, "act", {})).isError, true, "a probe that patterns() refuses");
   const controller = new AbortController();
   const cancelled = c.callTool({ name: "act", arguments: { mode: "slow" } }, undefined, { signal: controller.signal });
-  setTimeout(() => controller.abort(), 20);
+  await slow.promise;
+  controller.abort();
   await assert.rejects(cancelled);
   await c.callTool({ name: "look", arguments: {} });
-  await settle(lines, 12);
+  // The client gives up at once; the server's outcome record follows when the cancellation reaches it.
+  await until(12);
   await session.close();
   await audit.close();
   const records = lines.map((l) => JSON.parse(l) as AuditRecord);
@@ -245,8 +268,15 @@ Deno.test({
     await call();
     // Rename only, then SIGUSR1: the server creates the new file.
     await Deno.rename(file, `${dir}/audit.jsonl.1`);
+    // A listener added after the trail's hears each signal just after it, in the same turn.
+    const heard = Promise.withResolvers<void>();
+    const listener = () => heard.resolve();
+    Deno.addSignalListener("SIGUSR1", listener);
+    // Signal listeners keep no process alive: a backstop timer does, while the signal is on its way.
+    const backstop = setTimeout(() => heard.reject(new Error("Cannot hear SIGUSR1: none within 60 s")), 60_000);
     Deno.kill(Deno.pid, "SIGUSR1");
-    await new Promise((r) => setTimeout(r, 50));
+    await heard.promise.finally(() => clearTimeout(backstop));
+    Deno.removeSignalListener("SIGUSR1", listener);
     await call();
     await session.close();
     await audit.close();

@@ -27,9 +27,15 @@ Deno.test("collectCapped() cuts at the cap on a whole UTF-8 character and report
 
 Deno.test("collectCapped() stops reading a pipe that never ends when told to", async () => {
   const stop = new AbortController();
-  const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
-  setTimeout(() => stop.abort(), 50);
-  const got = await collectCapped(endless, 10, () => {}, stop.signal);
+  const pulled = Promise.withResolvers<void>();
+  const endless = new ReadableStream<Uint8Array>({
+    pull: () => (pulled.resolve(), new Promise(() => {})),
+  });
+  const collecting = collectCapped(endless, 10, () => {}, stop.signal);
+  // Told to stop once it waits on a read that never returns.
+  await pulled.promise;
+  stop.abort();
+  const got = await collecting;
   assert.deepEqual(got, { bytes: new Uint8Array(), cut: false });
 });
 

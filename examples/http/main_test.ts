@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { derivePermissions, printedPermissions } from "@forge/toolkit/permissions";
 import { probe, runDeno, type RunDenoResult, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
 import { definePolicy } from "@forge/toolkit/validate";
-import { startTestServers } from "./testdata/test_servers.ts";
+import { assertCanaryUntouched, testServersForFile } from "./testdata/test_servers.ts";
 
 const SCRIPT = fileURLToPath(new URL("./main.ts", import.meta.url));
 const REPO = dirname(dirname(dirname(SCRIPT)));
@@ -25,10 +25,11 @@ const TASK_HTTP = "deno run --allow-read=examples/http/sample/config.json " +
 const TASK_COMPILE = "deno run --allow-run --allow-read --allow-env scripts/compile.ts examples/http/main.ts " +
   "--config examples/http/sample/config.json --output dist/http";
 
-const servers = startTestServers();
+const servers = testServersForFile();
 const { main, other, canary, canaryBody } = servers;
 const SHARED = { sanitizeOps: false, sanitizeResources: false };
-const outputs: string[] = [];
+/** What the running test's processes printed: checked for the canary when the test is done. */
+let outputs: string[] = [];
 
 type Result = { content: unknown[]; isError?: boolean; structuredContent?: unknown };
 const textOf = (result: Result) => (result.content as { text: string }[]).map((block) => block.text).join("\n");
@@ -79,8 +80,18 @@ async function stop(server: ServerProcess): Promise<void> {
 const fetchUrl = (server: ServerProcess, args: Record<string, unknown>) =>
   server.client.callTool({ name: "fetch_url", arguments: args }) as Promise<Result>;
 
+/** A test that, once done, checks that nothing reached the canary server and nothing printed its body. */
 function test(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ...SHARED, fn });
+  Deno.test({
+    name,
+    ...SHARED,
+    async fn() {
+      outputs = [];
+      await fn();
+      assertCanaryUntouched(servers);
+      for (const text of outputs) assert.ok(!text.includes(canaryBody), "a process printed the canary's body");
+    },
+  });
 }
 
 test("--health prints ok and needs no permission at all", async () => {
@@ -350,17 +361,6 @@ test("compile:http --dry-run builds deno compile with the printed flags and the 
     "-config",
     sample,
   ]);
-});
-
-Deno.test({
-  name: "nothing the servers printed holds the canary, and the test servers stop",
-  ...SHARED,
-  async fn() {
-    await servers.close();
-    assert.ok(outputs.length > 10);
-    for (const text of outputs) assert.ok(!text.includes(canaryBody));
-    assert.equal(servers.canaryHits(), 0, "no request ever reached the canary server");
-  },
 });
 
 /** Splits a command line with single-quoted words, as `formatPermissionFlags` and the tasks write them. */

@@ -1,6 +1,8 @@
 // A server for the middleware tests. Flags: --audit=<file> (audit to a file,
 // else stderr), --rate=<per second> and --burst=<n> for "write",
 // --concurrency=<n> for "write", --timeout=<ms> (the per-call deadline).
+// The write handler prints `WRITE_STARTED` on stderr as it starts: its audit
+// intent is on disk by then, and a test waits for the line, not for time.
 import { auditTrail, concurrencyLimit, rateLimit } from "../mod.ts";
 import {
   getInt,
@@ -36,6 +38,7 @@ if (!health()) {
       },
       (args) => ({ patterns: [`write:${requireString(args, "path")}`] }),
       async (req) => {
+        console.error("WRITE_STARTED");
         await new Promise((r) => setTimeout(r, getInt(req.arguments, "ms", 0)));
         return text("written");
       },

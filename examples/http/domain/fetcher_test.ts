@@ -1,14 +1,14 @@
 // test-permissions: --allow-net=127.0.0.1,127.0.0.2,localhost,*.example.test
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
-import { startTestServers, stopTestServers } from "../testdata/test_servers.ts";
+import { assertCanaryUntouched, testServersForFile } from "../testdata/test_servers.ts";
 import { fetchText, type FetchTextOptions } from "./fetcher.ts";
 import { type NetConfig, NetRules } from "./net_rules.ts";
 
-const servers = startTestServers();
+const servers = testServersForFile();
 const { main, other, canary, canaryBody } = servers;
 const NET = { net: ["127.0.0.1", "localhost"] };
-// Test servers live for the whole file; their connection ops outlive single tests.
+// The test servers live as long as the file's tests; their connection ops outlive single tests.
 const SHARED = { sanitizeOps: false, sanitizeResources: false };
 
 function rules(init: Partial<NetConfig> = {}): NetRules {
@@ -39,7 +39,7 @@ function refusal(code: PolicyError["code"], message?: RegExp) {
 }
 
 function test(name: string, fn: () => Promise<void>, permissions: Deno.PermissionOptionsObject = NET): void {
-  Deno.test({ name, permissions, ...SHARED, fn });
+  Deno.test({ name, permissions, ...SHARED, fn: () => fn().then(() => assertCanaryUntouched(servers)) });
 }
 
 test("fetchText() returns status, content type and the body as text", async () => {
@@ -182,11 +182,14 @@ test("fetchText() gives up at timeout_ms with a clear refusal, while headers or 
 
 test("fetchText() stops when the call's signal aborts, and the server sees the request go away", async () => {
   const controller = new AbortController();
+  const count = (paths: string[]) => paths.filter((path) => path === "/slow").length;
+  const [asked, aborted] = [count(servers.requests.map((r) => r.path)), count(servers.aborted)];
   const pending = get("/slow", { signal: controller.signal });
-  setTimeout(() => controller.abort(new DOMException("cancelled", "AbortError")), 50);
+  // Aborted once the server holds the request: it sees the client go away.
+  await servers.requested("/slow", asked + 1);
+  controller.abort(new DOMException("cancelled", "AbortError"));
   await assert.rejects(pending, (err: Error) => err.name === "AbortError");
-  for (let i = 0; i < 100 && !servers.aborted.includes("/slow"); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(servers.aborted.includes("/slow"));
+  await servers.abortedTimes("/slow", aborted + 1);
 });
 
 test("fetchText() sends the caller's headers", async () => {
@@ -250,11 +253,3 @@ test(
   },
   { net: ["*.example.test"] },
 );
-
-Deno.test({
-  name: "the test servers stop",
-  ...SHARED,
-  async fn() {
-    await stopTestServers(servers);
-  },
-});

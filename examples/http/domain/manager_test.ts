@@ -2,12 +2,17 @@
 import assert from "node:assert/strict";
 import { ToolError } from "@forge/toolkit";
 import { PolicyError } from "@forge/toolkit/validate";
-import { startTestServers, stopTestServers, testConfig } from "../testdata/test_servers.ts";
+import { assertCanaryUntouched, testConfig, testServersForFile } from "../testdata/test_servers.ts";
 import type { Config } from "./config.ts";
 import { Manager } from "./manager.ts";
 
-const servers = startTestServers();
+const servers = testServersForFile();
 const SHARED = { sanitizeOps: false, sanitizeResources: false, permissions: { net: ["127.0.0.1"] } };
+
+/** A test with the file's settings that, once done, checks it sent nothing to the canary server. */
+function test(t: { name: string; fn: () => Promise<void> }): void {
+  Deno.test({ ...SHARED, name: t.name, fn: () => t.fn().then(() => assertCanaryUntouched(servers)) });
+}
 
 const config = (init: Record<string, unknown> = {}): Config => testConfig(servers, init);
 
@@ -18,9 +23,8 @@ function managed(initial: Config, timeoutMs = initial.timeout_ms) {
   return { mgr, set: (next: Config) => void (current = next) };
 }
 
-Deno.test({
+test({
   name: "Manager.fetch() reads the current config on every call: a narrowed config refuses the very next call",
-  ...SHARED,
   async fn() {
     const { mgr, set } = managed(config());
     assert.equal((await mgr.fetch({ url: `${servers.main}/text` })).body, "hello, world");
@@ -31,9 +35,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "Manager.fetch() applies a lowered timeout_ms at once, but never one above the start-up value",
-  ...SHARED,
   async fn() {
     const { mgr, set } = managed(config({ timeout_ms: 300 }));
     await assert.rejects(mgr.fetch({ url: `${servers.main}/slow` }), /no complete response within 300 ms/);
@@ -44,9 +47,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "Manager.fetch() refuses bad headers before any request is sent",
-  ...SHARED,
   async fn() {
     const { mgr } = managed(config());
     const seen = servers.requests.length;
@@ -57,9 +59,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "Manager.fetch() sends the current config's credentials and hides them through redact",
-  ...SHARED,
   async fn() {
     const secret = `secret-${crypto.randomUUID()}`;
     const auth = [{ origins: [servers.main], scheme: "Token", credentials: secret }];
@@ -74,9 +75,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "Manager.check() validates URL and headers without any request",
-  ...SHARED,
   async fn() {
     const { mgr } = managed(config());
     const seen = servers.requests.length;
@@ -92,9 +92,8 @@ Deno.test("Manager.callTimeoutMs gives the tool the start-up fetch deadline plus
   assert.ok(mgr.callTimeoutMs > 2_000 && mgr.callTimeoutMs <= 5_000);
 });
 
-Deno.test({
+test({
   name: "Manager.fetch() refuses every client-address header before any request reaches the server",
-  ...SHARED,
   async fn() {
     const { mgr } = managed(config());
     const names = [
@@ -120,14 +119,5 @@ Deno.test({
     assert.equal(servers.requests.length, seen, "no request was sent");
     const echoed = await mgr.fetch({ url: `${servers.main}/echo`, headers: { "X-Request-Id": "r1" } });
     assert.equal(JSON.parse(echoed.body).headers["x-request-id"], "r1");
-  },
-});
-
-Deno.test({
-  name: "the manager test servers stop",
-  ...SHARED,
-  permissions: "inherit",
-  async fn() {
-    await stopTestServers(servers);
   },
 });

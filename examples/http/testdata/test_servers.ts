@@ -37,6 +37,10 @@ export interface TestServers {
   requests: SeenRequest[];
   /** Paths whose request was aborted by the client while the server waited. */
   aborted: string[];
+  /** Resolves once `requests` holds `times` requests to `path` (path and query). */
+  requested(path: string, times: number): Promise<void>;
+  /** Resolves once `aborted` holds `path` `times` times. */
+  abortedTimes(path: string, times: number): Promise<void>;
   /** Stops all three servers. */
   close(): Promise<void>;
 }
@@ -54,12 +58,21 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
 export function startTestServers(): TestServers {
   const requests: SeenRequest[] = [];
   const aborted: string[] = [];
+  // What a test waits for is checked again each time a request arrives or goes away.
+  const waiters = new Set<() => boolean>();
+  const changed = () => waiters.forEach((done) => done() && waiters.delete(done));
+  const until = (met: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const done = () => met() && (resolve(), true);
+      if (!done()) waiters.add(done);
+    });
   const canaryBody = `CANARY-${crypto.randomUUID()}`;
   const quiet = { onListen() {} };
   const handler = async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     requests.push({ origin: url.origin, path: url.pathname + url.search, headers: Object.fromEntries(req.headers) });
-    return await route(url, req, aborted);
+    changed();
+    return await route(url, req, (path) => (aborted.push(path), changed()));
   };
   const main = Deno.serve({ hostname: "127.0.0.1", port: 0, ...quiet }, handler);
   const other = Deno.serve({ hostname: "127.0.0.1", port: 0, ...quiet }, handler);
@@ -81,13 +94,15 @@ export function startTestServers(): TestServers {
     canaryHits: () => canaryHits,
     requests,
     aborted,
+    requested: (path, times) => until(() => requests.filter((r) => r.path === path).length >= times),
+    abortedTimes: (path, times) => until(() => aborted.filter((p) => p === path).length >= times),
     async close() {
       await Promise.all([main.shutdown(), other.shutdown(), canary.shutdown()]);
     },
   };
 }
 
-async function route(url: URL, req: Request, aborted: string[]): Promise<Response> {
+async function route(url: URL, req: Request, onAbort: (path: string) => void): Promise<Response> {
   const q = url.searchParams;
   const text = (body: string | Uint8Array<ArrayBuffer>, type?: string, status = 200) =>
     new Response(body, { status, headers: type === undefined ? {} : { "content-type": type } });
@@ -113,7 +128,7 @@ async function route(url: URL, req: Request, aborted: string[]): Promise<Respons
       return text(char.repeat(Math.ceil(bytes / unit)), "text/plain; charset=utf-8");
     }
     case "/slow":
-      await untilAborted(req, url, aborted);
+      await untilAborted(req, url, onAbort);
       return text("too late", "text/plain");
     case "/slow-body": {
       // The stream's cancel is how a server learns that a client left mid-body.
@@ -125,7 +140,7 @@ async function route(url: URL, req: Request, aborted: string[]): Promise<Respons
         },
         cancel() {
           clearTimeout(timer);
-          aborted.push(url.pathname);
+          onAbort(url.pathname);
         },
       });
       return new Response(body, { headers: { "content-type": "text/plain" } });
@@ -152,11 +167,11 @@ function redirect(location: string, status: number): Response {
 }
 
 /** Waits until the client gives up (or 20 s), recording an abort. */
-function untilAborted(req: Request, url: URL, aborted: string[]): Promise<void> {
+function untilAborted(req: Request, url: URL, onAbort: (path: string) => void): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 20_000);
     req.signal.addEventListener("abort", () => {
-      aborted.push(url.pathname);
+      onAbort(url.pathname);
       clearTimeout(timer);
       resolve();
     }, { once: true });
@@ -177,9 +192,20 @@ export function testConfig(servers: TestServers, init: Record<string, unknown> =
   });
 }
 
-/** Stops the servers and asserts they were used and the canary server never was. */
-export async function stopTestServers(servers: TestServers): Promise<void> {
-  await servers.close();
-  assert.ok(servers.requests.length > 0, "the tests sent requests");
-  assert.equal(servers.canaryHits(), 0, "no request ever reached the canary server");
+/**
+ * Starts the servers for one test file and stops them when its tests are
+ * done (at unload): a module fixture, so that a run of a single test
+ * (`--filter`) starts and stops them too. They start at import, under the
+ * file's permissions, because a test may narrow its own below what starting
+ * them needs.
+ */
+export function testServersForFile(): TestServers {
+  const servers = startTestServers();
+  globalThis.addEventListener("unload", () => void servers.close());
+  return servers;
+}
+
+/** Asserts that no request has reached the canary server: each test checks it once it is done. */
+export function assertCanaryUntouched(servers: TestServers): void {
+  assert.equal(servers.canaryHits(), 0, "a request reached the canary server");
 }

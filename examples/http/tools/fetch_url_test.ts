@@ -5,12 +5,17 @@ import { auditTrail } from "@forge/toolkit/middleware";
 import { connectInMemory, probe } from "@forge/toolkit/testing";
 import type { Config } from "../domain/config.ts";
 import { Manager } from "../domain/manager.ts";
-import { startTestServers, stopTestServers, testConfig } from "../testdata/test_servers.ts";
+import { assertCanaryUntouched, testConfig, testServersForFile } from "../testdata/test_servers.ts";
 import { fetchUrlTool } from "./fetch_url.ts";
 import { registerAll } from "./register.ts";
 
-const servers = startTestServers();
+const servers = testServersForFile();
 const SHARED = { sanitizeOps: false, sanitizeResources: false, permissions: { net: ["127.0.0.1"] } };
+
+/** A test with the file's settings that, once done, checks it sent nothing to the canary server. */
+function test(t: { name: string; fn: () => Promise<void> }): void {
+  Deno.test({ ...SHARED, name: t.name, fn: () => t.fn().then(() => assertCanaryUntouched(servers)) });
+}
 
 const config = (init: Record<string, unknown> = {}): Config => testConfig(servers, { max_bytes: 1_000, ...init });
 
@@ -27,10 +32,9 @@ function textOf(result: { content: unknown[] }): string {
   return (result.content as { text: string }[]).map((block) => block.text).join("\n");
 }
 
-Deno.test({
+test({
   name:
     "fetch_url is listed as a pattern tool: not read-only, not destructive, idempotent, open world, with output schema",
-  ...SHARED,
   async fn() {
     const s = await session();
     const [tool] = (await s.client.listTools()).tools;
@@ -47,9 +51,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "fetch_url returns the structured result, and the same JSON as text",
-  ...SHARED,
   async fn() {
     const s = await session();
     const result = await s.client.callTool({ name: "fetch_url", arguments: { url: `${servers.main}/chain?n=1` } });
@@ -68,9 +71,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "fetch_url returns a 404 as a result with its status, not as an error",
-  ...SHARED,
   async fn() {
     const s = await session();
     const result = await s.client.callTool({
@@ -83,9 +85,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "fetch_url answers isError for everything the model can fix, without leaking the canary",
-  ...SHARED,
   async fn() {
     const s = await session(config({ allow_hosts: [`127.0.0.1:${servers.mainPort}`, "10.0.0.1"] }));
     const cases: [Record<string, unknown>, RegExp][] = [
@@ -114,9 +115,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "a probe of fetch_url returns get: patterns for origin and path, and sends no request",
-  ...SHARED,
   async fn() {
     const s = await session();
     const seen = servers.requests.length;
@@ -137,9 +137,8 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "fetch_url is audited: patterns and outcome, never the query, the header values or the body",
-  ...SHARED,
   async fn() {
     const s = await session();
     await s.client.callTool({
@@ -164,33 +163,29 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "fetch_url passes the call's signal down: a cancelled call aborts the request on the server",
-  ...SHARED,
   async fn() {
     const s = await session();
-    const before = servers.aborted.filter((path) => path === "/slow-body").length;
+    const count = (paths: string[]) => paths.filter((path) => path === "/slow-body").length;
+    const [asked, aborted] = [count(servers.requests.map((r) => r.path)), count(servers.aborted)];
     const controller = new AbortController();
     const call = s.client.callTool(
       { name: "fetch_url", arguments: { url: `${servers.main}/slow-body` } },
       undefined,
       { signal: controller.signal },
     );
-    while (!servers.requests.some((r) => r.path === "/slow-body")) await new Promise((r) => setTimeout(r, 10));
+    await servers.requested("/slow-body", asked + 1);
     controller.abort();
     await assert.rejects(call);
-    for (let i = 0; i < 200; i++) {
-      if (servers.aborted.filter((path) => path === "/slow-body").length > before) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    assert.ok(servers.aborted.filter((path) => path === "/slow-body").length > before, "the server saw the abort");
+    // The server sees the abort: the body's stream is cancelled.
+    await servers.abortedTimes("/slow-body", aborted + 1);
     await s.close();
   },
 });
 
-Deno.test({
+test({
   name: "fetch_url turns the config's timeout_ms into an isError result before the tool's own deadline",
-  ...SHARED,
   async fn() {
     const s = await session(config({ timeout_ms: 200 }));
     const result = await s.client.callTool({ name: "fetch_url", arguments: { url: `${servers.main}/slow` } });
@@ -198,14 +193,5 @@ Deno.test({
     assert.match(textOf(result), /no complete response within 200 ms/);
     assert.ok(fetchUrlTool(1_200).timeoutMs === 1_200);
     await s.close();
-  },
-});
-
-Deno.test({
-  name: "the fetch_url test servers stop",
-  ...SHARED,
-  permissions: "inherit",
-  async fn() {
-    await stopTestServers(servers);
   },
 });
