@@ -149,3 +149,72 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a repository's config that names an outside file (include.path, includeIf, blame.ignoreRevsFile, mailmap.file) never gets a byte of it shown",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    // Lines git would echo: as a config key in an include's error, as a revision in blame's, as a name by the mailmap.
+    await Deno.writeTextFile(t.secret, `${t.canary}\nName ${t.canary} <test@example.com>\n`);
+    const make = async (name: string, ...config: [string, string][]) => {
+      const dir = await t.f.repo(name, { "README.md": `# ${name}\n`, ".git-blame-ignore-revs": "# none\n" });
+      for (const [key, value] of config) await t.f.git(dir, "config", key, value);
+      return dir;
+    };
+    const include = await make("include", ["include.path", t.secret]);
+    await make("includeif", ["includeIf.gitdir:/.path", t.secret]);
+    const blame = await make("blame", ["blame.ignoreRevsFile", t.secret]);
+    await make("home", ["blame.ignoreRevsFile", "~root/secret"]);
+    const mailmap = await make("mailmap", ["mailmap.file", t.secret]);
+    await make("inside", ["blame.ignoreRevsFile", ".git-blame-ignore-revs"]);
+    // Plain git shows the outside file's text on stdout or stderr: what an unguarded server would hand back.
+    const shown = async (cwd: string, ...args: string[]) => {
+      const env = { PATH: "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+      const out = await new Deno.Command("/usr/bin/git", { args, cwd, env, clearEnv: true }).output();
+      return new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    };
+    for (
+      const [dir, args] of [[include, ["rev-parse", "HEAD"]], [blame, ["blame", "README.md"]], [mailmap, [
+        "log",
+      ]]] as const
+    ) {
+      assert.ok((await shown(dir, ...args)).toLowerCase().includes(t.canary.toLowerCase()), `plain git: ${dir}`);
+    }
+    const names = ["include", "includeif", "blame", "home", "mailmap", "inside"];
+    const config = await t.config({ repos: names.map((name) => ({ name, path: name, writable: true })) });
+    const served = await serveUnderPrintedFlags(SCRIPT, config);
+    try {
+      for (const repo of names) {
+        for (
+          const [name, args] of [
+            ["git_status", { repo }],
+            ["git_log", { repo }],
+            ["git_log", { repo, ref: "HEAD" }],
+            ["git_show", { repo, rev: "HEAD" }],
+            ["git_diff", { repo }],
+            ["git_diff", { repo, from: "HEAD" }],
+            ["git_grep", { repo, pattern: "#" }],
+            ["git_blame", { repo, path: "README.md" }],
+            ["git_blame", { repo, path: "README.md", ref: "HEAD" }],
+            ["git_commit", { repo, message: "m", paths: ["README.md"] }],
+          ] as [string, Record<string, unknown>][]
+        ) {
+          const text = textOf(await served.call(name, args));
+          assert.ok(!text.toLowerCase().includes(t.canary.toLowerCase()), `${name} ${JSON.stringify(args)}: ${text}`);
+        }
+      }
+      await served.refused("git_log", { repo: "include" }, /its config includes other files/);
+      await served.refused("git_log", { repo: "includeif" }, /its config includes other files/);
+      await served.refused("git_blame", { repo: "blame", path: "README.md" }, /blame\.ignoreRevsFile/);
+      await served.refused("git_blame", { repo: "home", path: "README.md" }, /blame\.ignoreRevsFile/);
+      assert.match(await served.ok("git_log", { repo: "blame" }), /first/);
+      assert.match(await served.ok("git_log", { repo: "mailmap" }), /Author: Test <test@example\.com>/);
+      assert.match(await served.ok("git_blame", { repo: "inside", path: "README.md" }), /# inside/);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});

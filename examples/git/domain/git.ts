@@ -9,6 +9,7 @@ import {
   truncationMarker,
 } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
+import { assertNoIncludes } from "./config_includes.ts";
 import { gitLayout } from "./git_layout.ts";
 import {
   discoveryArgs,
@@ -274,6 +275,8 @@ export class Git {
   /** Checks the repository's git data and its owner; returns the git directory to name. */
   async #verify(repo: Repo & { root: string }, signal?: AbortSignal): Promise<string> {
     const layout = await gitLayout(repo.name, repo.root, repo.allowOutside);
+    // Before git's first read of the config (every run, this server's ownership check included).
+    await assertNoIncludes(repo.name, layout);
     if (repo.trustOtherOwner) return layout.gitDir;
     const uid = this.#uid ?? await this.#learnUid(repo, layout.gitDir, signal);
     const owned: [string, string][] = [

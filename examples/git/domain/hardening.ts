@@ -20,6 +20,7 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "protocol.allow=never", // no transport, no remote helper, no ext::
   "diff.external=",
   "core.attributesFile=/dev/null",
+  "mailmap.file=", // log, show and blame would read it from anywhere and show its names
   "log.showSignature=false", // verifying a signature runs gpg.program
   "commit.gpgSign=false",
   "tag.gpgSign=false",
@@ -56,10 +57,16 @@ export interface Drivers {
   readonly merges: readonly string[];
   /** Names git's `-c` could not pin exactly (they hold `=` or a control character). */
   readonly unpinnable: readonly string[];
+  /**
+   * The files `blame.ignoreRevsFile` names, in order: git blame reads every
+   * one (a later `-c` cannot unset them) and quotes a line that is not a
+   * revision in its error.
+   */
+  readonly ignoreRevsFiles: readonly string[];
 }
 
-/** The regexp (for `git config --get-regexp`) of every driver key a repository may define. */
-export const DRIVER_KEYS = "^(filter|diff|merge)\\.";
+/** The regexp (for `git config --get-regexp`) of every driver key a repository may define, and `blame.ignoreRevsFile`. */
+export const DRIVER_KEYS = "^(filter|diff|merge)\\.|^blame\\.ignorerevsfile$";
 
 /**
  * Reads the output of `git config --null --get-regexp <DRIVER_KEYS>`: NUL-ended
@@ -71,8 +78,13 @@ export const DRIVER_KEYS = "^(filter|diff|merge)\\.";
 export function parseDrivers(output: string): Drivers {
   const found = { filter: new Set<string>(), diff: new Set<string>(), merge: new Set<string>() };
   const unpinnable = new Set<string>();
+  const ignoreRevsFiles: string[] = [];
   for (const entry of output.split("\0")) {
     const key = entry.split("\n", 1)[0];
+    if (key.toLowerCase() === "blame.ignorerevsfile") {
+      ignoreRevsFiles.push(entry.slice(key.length + 1));
+      continue;
+    }
     const first = key.indexOf(".");
     const last = key.lastIndexOf(".");
     if (first < 0 || last <= first) continue; // `diff.external` and others without a name
@@ -87,6 +99,7 @@ export function parseDrivers(output: string): Drivers {
     diffs: [...found.diff].sort(),
     merges: [...found.merge].sort(),
     unpinnable: [...unpinnable].sort(),
+    ignoreRevsFiles,
   };
 }
 

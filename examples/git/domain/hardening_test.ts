@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { buildArgv } from "@forge/toolkit/validate";
 import { discoveryArgs, driverOverrides, globalArgs, parseDrivers, PINNED_CONFIG } from "./hardening.ts";
 
-Deno.test("parseDrivers() finds filter, diff and merge driver names, and names git's -c cannot pin", () => {
+Deno.test("parseDrivers() finds filter, diff and merge driver names, names git's -c cannot pin, and blame's files", () => {
   const out = [
     "filter.lfs.clean\ngit-lfs clean -- %f",
     "filter.lfs.process\ngit-lfs filter-process",
@@ -10,6 +10,8 @@ Deno.test("parseDrivers() finds filter, diff and merge driver names, and names g
     "diff.My.Driver.textconv\nx",
     "merge.ours.driver\ntrue",
     "filter.a=b.smudge\nx",
+    "blame.ignorerevsfile\n/etc/passwd",
+    "blame.ignorerevsfile\n",
     "",
   ].join("\0");
   assert.deepEqual(parseDrivers(out), {
@@ -17,11 +19,18 @@ Deno.test("parseDrivers() finds filter, diff and merge driver names, and names g
     diffs: ["My.Driver"],
     merges: ["ours"],
     unpinnable: ["a=b"],
+    ignoreRevsFiles: ["/etc/passwd", ""],
   });
 });
 
 Deno.test("driverOverrides() empties every command of every driver", () => {
-  const settings = driverOverrides({ filters: ["x"], diffs: ["y"], merges: ["z"], unpinnable: [] });
+  const settings = driverOverrides({
+    filters: ["x"],
+    diffs: ["y"],
+    merges: ["z"],
+    unpinnable: [],
+    ignoreRevsFiles: [],
+  });
   assert.deepEqual(settings, [
     "filter.x.clean=",
     "filter.x.smudge=",

@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import { Git, type GitOutput } from "./git.ts";
 import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
+import { assertIgnoreRevsInside } from "./ignore_revs_files.ts";
 import { baseDirOf } from "./policy.ts";
 import { assertNoLinkedFolder, repoPath } from "./repo_path.ts";
 import { revision } from "./revision.ts";
@@ -195,16 +196,17 @@ export class Manager {
     const [git, r] = await this.#repo(repo);
     const id = ref === undefined ? undefined : await git.resolve(r, "ref", revision("ref", ref), "commit", signal);
     const paths = await this.#paths(r.root, path, false);
-    if (id === undefined && !(await this.#config()).allow_hard_links) {
-      await assertSingleNames(r.root, r.name, paths);
-    }
+    const { allow_hard_links } = await this.#config();
+    if (id === undefined && !allow_hard_links) await assertSingleNames(r.root, r.name, paths);
+    const drivers = await git.drivers(r, signal);
+    await assertIgnoreRevsInside(r.root, r.name, drivers.ignoreRevsFiles, allow_hard_links);
     return await git.run(r, [
       arg.word("blame"),
       arg.flag("--no-textconv"),
       arg.flag("--date=iso-strict"),
       ...(id === undefined ? [] : [arg.value("ref", id)]),
       arg.operands("path", paths),
-    ], { signal });
+    ], { signal, drivers });
   }
 
   /**
