@@ -218,3 +218,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "a repository's config cannot choose how many threads git starts (grep.threads, index.threads)",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "README.md": "# app\n" });
+    // Each thread reserves its stack: under 1 GiB of address space, 2,000 threads cannot start, git's own few can.
+    const git = join(t.f.base, "git-in-1-gib");
+    await Deno.writeTextFile(git, '#!/bin/sh\nulimit -v 1048576\nexec /usr/bin/git "$@"\n', { mode: 0o755 });
+    await t.f.git(app, "config", "grep.threads", "2000");
+    // A value git refuses shows whose value git read: the repository's, unless a pin beat it.
+    await t.f.git(app, "config", "index.threads", "many");
+    const env = { PATH: "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+    const plain = async (...args: string[]) =>
+      new TextDecoder().decode(
+        (await new Deno.Command(git, { args, cwd: app, env, clearEnv: true, stderr: "piped" }).output()).stderr,
+      );
+    assert.match(await plain("grep", "--no-index", "-e", "app"), /failed to create thread/, "the limit proves nothing");
+    assert.match(await plain("status"), /bad numeric config value 'many' for 'index\.threads'/);
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }], git }));
+    try {
+      assert.equal(await served.ok("git_grep", { repo: "app", pattern: "app" }), "README.md:1:# app\n");
+      assert.match(await served.ok("git_status", { repo: "app" }), /^## main/);
+      assert.match(await served.ok("git_blame", { repo: "app", path: "README.md" }), /# app/);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});

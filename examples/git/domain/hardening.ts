@@ -30,6 +30,9 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "diff.ignoreSubmodules=all",
   "status.submoduleSummary=false",
   "grep.fallbackToNoIndex=false",
+  // Thread counts: a repository's own would start as many threads as the user may have processes.
+  "grep.threads=0", // 0: one per core
+  "index.threads=true", // true: one per core
   "color.ui=false",
   "core.quotePath=false",
 ]);
