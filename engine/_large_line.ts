@@ -189,7 +189,7 @@ function isKey(bytes: Uint8Array, close: number): boolean {
 }
 
 /** The index of the quote that closes the string opened at `open`, or -1. */
-function closingQuote(bytes: Uint8Array, open: number): number {
+export function closingQuote(bytes: Uint8Array, open: number): number {
   let at = bytes.indexOf(QUOTE, open + 1);
   while (at !== -1) {
     let slashes = 0;

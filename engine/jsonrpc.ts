@@ -3,7 +3,7 @@
 // becomes an `invalid` message that carries the reply to send.
 
 import { quote } from "../internal/quote.ts";
-import { parseLargeLine } from "./_large_line.ts";
+import { closingQuote, parseLargeLine } from "./_large_line.ts";
 import { type NumberSources, numberSources } from "./_number_sources.ts";
 
 /** A JSON-RPC request id as MCP allows it; a number JavaScript cannot hold exactly keeps its text. */
@@ -488,16 +488,3 @@ export function shapeOverLimit(bytes: Uint8Array, limits: ShapeLimits): keyof Sh
 }
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The index of the quote that closes the string opened at `open`, or -1. */
-function closingQuote(bytes: Uint8Array, open: number): number {
-  let at = bytes.indexOf(QUOTE, open + 1);
-  while (at !== -1) {
-    let slashes = 0;
-    while (bytes[at - 1 - slashes] === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return at;
-    at = bytes.indexOf(QUOTE, at + 1);
-  }
-  return -1;
-}
