@@ -1,6 +1,6 @@
 // Chunks read one at a time, joined once their total is known: the one copy
-// the stream readers, the config reader, the audit file and the stderr queue
-// share.
+// the stream readers, the config reader, the audit file, the stderr queue and
+// the test package's readers and attack lines share.
 
 /**
  * The bytes of `parts`, one after another, in a new array.

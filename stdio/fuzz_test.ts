@@ -5,6 +5,7 @@
 // `deno task fuzz` runs 200k (FORGE_FUZZ_FRAMES, FORGE_FUZZ_SEED to replay).
 import assert from "node:assert/strict";
 import { spawnRaw } from "@forge/toolkit/testing";
+import { concatBytes } from "../internal/concat_bytes.ts";
 
 const fixture = new URL("../engine/testdata/fixture_server.ts", import.meta.url).pathname;
 const FRAMES = Number(Deno.env.get("FORGE_FUZZ_FRAMES") ?? 10_000);
@@ -136,13 +137,7 @@ Deno.test({
       batch.push(frame, new Uint8Array([0x0a]));
       size += frame.length + 1;
       if (size > 256 * 1024 || i === FRAMES - 1) {
-        const chunk = new Uint8Array(size);
-        let offset = 0;
-        for (const part of batch) {
-          chunk.set(part, offset);
-          offset += part.length;
-        }
-        await server.send(chunk);
+        await server.send(concatBytes(batch));
         batch.length = 0;
         size = 0;
       }

@@ -1,18 +1,20 @@
 // The smallest valid media the content scenarios ask for, built here instead of
 // pasted as opaque base64: a 1×1 red PNG and a short silent WAV.
 
+import { concatBytes } from "../../internal/concat_bytes.ts";
+
 /** A 1×1 red PNG, base64. */
 export async function redPixelPng(): Promise<string> {
   const header = chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
   // One scanline: filter byte 0, then R G B.
   const pixels = await deflate(new Uint8Array([0, 255, 0, 0]));
-  const png = concat(
+  const png = concatBytes([
     new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]),
     header,
     chunk("IDAT", [...pixels]),
     chunk("IEND", []),
-  );
-  return encodeBase64(png);
+  ]);
+  return png.toBase64();
 }
 
 /** 8 samples of 8-bit mono silence at 8 kHz, as a WAV file, base64. */
@@ -34,11 +36,7 @@ export function silentWav(): string {
   ascii(36, "data");
   view.setUint32(40, samples, true);
   bytes.fill(128, 44); // 8-bit PCM silence is the midpoint
-  return encodeBase64(bytes);
-}
-
-function encodeBase64(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes));
+  return bytes.toBase64();
 }
 
 function chunk(type: string, data: number[]): Uint8Array {
@@ -63,14 +61,4 @@ function crc32(bytes: Uint8Array): number {
 async function deflate(data: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
   const stream = new Blob([data]).stream().pipeThrough(new CompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -5,6 +5,7 @@
 // wait has a generous deadline that only turns a hang into a failure.
 import assert from "node:assert/strict";
 import { StreamText } from "@forge/toolkit/testing";
+import { concatBytes } from "../../internal/concat_bytes.ts";
 
 /** The stream server (see its flags), the default script. */
 export const STREAM_SERVER = new URL("./stream_server.ts", import.meta.url).pathname;
@@ -71,7 +72,7 @@ export function spawnHostile(
         if (nl !== -1) {
           parts.push(pending.subarray(0, nl));
           pending = pending.subarray(nl + 1);
-          return decoder.decode(join(parts));
+          return decoder.decode(concatBytes(parts));
         }
         parts.push(pending);
         const { value, done } = await stdout.read();
@@ -101,14 +102,6 @@ export function spawnHostile(
       return status;
     },
   };
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) (out.set(part, offset), offset += part.length);
-  return out;
 }
 
 /** Rejects when `promise` has not settled within HANG ms: a hang becomes a failure, not a stuck suite. */

@@ -2,6 +2,8 @@
 // a JSON string is escaped for it (a path may hold a backslash); `repeat`
 // text is template text already, so it is copied as written.
 
+import { concatBytes } from "../../internal/concat_bytes.ts";
+
 const PLACEHOLDER = /@@([a-z_]+)(?::(\d+):([^@]*))?@@/g;
 const BYTES = /@@bytes:([0-9a-f ]+)@@/g;
 
@@ -49,11 +51,5 @@ export function encodeLine(line: string): Uint8Array {
     last = match.index + match[0].length;
   }
   parts.push(encoder.encode(line.slice(last) + "\n"));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }

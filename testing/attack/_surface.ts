@@ -1,6 +1,7 @@
 // One protocol era against one running server: open it (the handshake, the
 // tool list), run cases one at a time with everything observed around each,
 // and close it (the server must exit cleanly at end of input).
+import { concatBytes } from "../../internal/concat_bytes.ts";
 import type { ListedTool } from "../client.ts";
 import { type AttackCase, type AttackEra, type AttackStep as Step, handshake, request } from "./_case.ts";
 import { encodeLine, fill } from "./_fill.ts";
@@ -34,16 +35,6 @@ function fillStep(step: Step, values: Record<string, string>): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (let i = 0; i < (step.repeat ?? 1); i++) {
     out.push(encodeLine(fill(step.line.replaceAll("@@n@@", String((step.from ?? 0) + i)), values)));
-  }
-  return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
   }
   return out;
 }
@@ -106,7 +97,7 @@ export class Surface {
 
   async #call(steps: Step[], id: string): Promise<unknown> {
     if (steps.length === 0) return undefined;
-    await this.#send(steps.map((step) => concat(fillStep(step, this.#world.values))));
+    await this.#send(steps.map((step) => concatBytes(fillStep(step, this.#world.values))));
     const want = JSON.stringify(id);
     // A process may take seconds to start on a loaded machine: the case deadline does not apply.
     const deadline = Date.now() + Math.max(this.#settings.ground.deadlineMs, START_MS);
@@ -184,7 +175,7 @@ export class Surface {
     if (c.pause) this.connection.reading(c.pause, false);
     const sent = c.steps.map((step) => fill(step.line.replaceAll("@@n@@", String(step.from ?? 0)), values));
     // A server that stops reading its input (blocked on a full stderr) must not block the kit.
-    await this.#send(c.steps.map((step) => concat(fillStep(step, values))));
+    await this.#send(c.steps.map((step) => concatBytes(fillStep(step, values))));
     if (c.pause === "stdout") this.connection.reading("stdout", true);
     await this.#until(() => want.length === 0 && !batchOpen, take, notJson);
     if (c.pause === "stderr") this.connection.reading("stderr", true);

@@ -35,7 +35,7 @@ export function toJsonValue(value: SQLOutputValue): JsonValue {
       : value.toString();
   }
   if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
-  return { $base64: base64(value) };
+  return { $base64: value.toBase64() };
 }
 
 /**
@@ -76,7 +76,7 @@ export function toSqlParams(params: unknown): SqlParams {
  */
 export function paramsToJson(params: SqlParams): unknown {
   const one = (value: SQLInputValue): unknown => {
-    if (value instanceof Uint8Array) return { $base64: base64(value) };
+    if (value instanceof Uint8Array) return { $base64: value.toBase64() };
     // toSqlParams makes no bigint; one that JSON cannot hold as a number is refused, never rounded.
     if (typeof value === "bigint") {
       return Number.isSafeInteger(Number(value)) ? Number(value) : bad("a bigint is out of range");
@@ -100,19 +100,13 @@ function toSqlValue(value: unknown, where: string): SQLInputValue {
     const encoded = (value as Record<string, unknown>).$base64;
     if (keys.length === 1 && typeof encoded === "string") {
       try {
-        return Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
+        return Uint8Array.fromBase64(encoded);
       } catch {
         bad(`${where}.$base64 is not base64`);
       }
     }
   }
   bad(`${where} must be a string, a number, a boolean, null or { "$base64": "…" }`);
-}
-
-function base64(bytes: Uint8Array): string {
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(text);
 }
 
 function bad(problem: string): never {
