@@ -5,6 +5,11 @@
 // changes only here: the table opens, tracks, aborts and closes it, and
 // `race()` is the one way to wait on it. The table reads the time from a
 // Clock, so its tests move time instead of waiting for it.
+//
+// A call enters the table (and its deadline starts) when it first waits: a
+// handler that answers in the turn it was called can be neither cancelled nor
+// timed out in between, so such a call costs no clock reading, no table entry
+// and, unless its handler reads `signal`, no AbortController.
 
 import type { Id } from "./jsonrpc.ts";
 import { type Clock, systemClock } from "../internal/clock.ts";
@@ -18,30 +23,42 @@ let abortCall: (call: Call, cause: AbortCause, reason: unknown) => void;
 let closeCall: (call: Call) => void;
 let trackCall: (call: Call, settled: Promise<unknown>) => void;
 let settledOf: (call: Call) => Promise<unknown>;
+let setDeadline: (call: Call, deadline: number) => void;
 
 /** One call in flight; only {@linkcode CallTable} changes it. */
 export class Call {
   /** The request id (a Map keeps 1 and "1" apart, as JSON-RPC does). */
   readonly key: Id;
-  readonly deadline: number;
   readonly timeoutMs: number;
-  readonly #controller = new AbortController();
+  #deadline = Infinity;
+  // Made when `signal` is first read, aborted at once if the call already was.
+  #controller: AbortController | undefined = undefined;
   #cause: AbortCause | undefined = undefined;
+  #reason: unknown = undefined;
   #open = true;
   #settled: Promise<unknown> = NOTHING_PENDING;
   // Rejecters of the races waiting on this call: cheaper than an abort
   // listener on the signal, which costs an EventTarget round per call.
   #racers: ((reason: unknown) => void)[] | undefined = undefined;
 
-  constructor(key: Id, timeoutMs: number, deadline: number) {
+  constructor(key: Id, timeoutMs: number) {
     this.key = key;
     this.timeoutMs = timeoutMs;
-    this.deadline = deadline;
+  }
+
+  /** When the call times out (a clock reading); Infinity until it entered its table. */
+  get deadline(): number {
+    return this.#deadline;
   }
 
   /** Fires at the deadline, on cancellation and at shutdown. */
   get signal(): AbortSignal {
-    return this.#controller.signal;
+    let controller = this.#controller;
+    if (controller === undefined) {
+      controller = this.#controller = new AbortController();
+      if (this.#cause !== undefined) controller.abort(this.#reason);
+    }
+    return controller.signal;
   }
 
   /** Why the signal fired; undefined while it has not. */
@@ -56,8 +73,7 @@ export class Call {
 
   /** Settles with `promise`, or rejects with the abort reason as soon as the call is aborted. */
   race<T>(promise: Promise<T>): Promise<T> {
-    const signal = this.#controller.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.#cause !== undefined) return Promise.reject(this.#reason);
     return new Promise<T>((resolve, reject) => {
       (this.#racers ??= []).push(reject);
       promise.then(resolve, reject);
@@ -67,9 +83,10 @@ export class Call {
   static {
     // The table's access to a call's state, kept out of the class's public face.
     abortCall = (call, cause, reason) => {
-      if (call.#controller.signal.aborted) return;
+      if (call.#cause !== undefined) return;
       call.#cause = cause;
-      call.#controller.abort(reason);
+      call.#reason = reason;
+      call.#controller?.abort(reason);
       const racers = call.#racers;
       call.#racers = undefined;
       if (racers) { for (const reject of racers) reject(reason); }
@@ -77,6 +94,7 @@ export class Call {
     closeCall = (call) => (call.#open = false);
     trackCall = (call, settled) => (call.#settled = settled);
     settledOf = (call) => call.#settled;
+    setDeadline = (call, deadline) => (call.#deadline = deadline);
   }
 }
 
@@ -105,11 +123,29 @@ export class CallTable {
    * deadline, `timeoutMs` from now unless given (`Infinity`: whoever opened
    * the call ends it with {@linkcode CallTable.timeOut}).
    */
-  open(key: Id, timeoutMs: number, deadline: number = this.#clock.now() + timeoutMs): Call {
-    const call = new Call(key, timeoutMs, deadline);
-    this.#calls.set(key, call);
-    if (call.deadline < this.#armedFor) this.#arm(call.deadline);
+  open(key: Id, timeoutMs: number, deadline?: number): Call {
+    const call = this.create(key, timeoutMs);
+    this.enter(call, deadline);
     return call;
+  }
+
+  /**
+   * A call not tracked yet: it can be raced and aborted, but neither
+   * cancelled by its key nor timed out until it {@linkcode CallTable.enter}s
+   * the table.
+   */
+  create(key: Id, timeoutMs: number): Call {
+    return new Call(key, timeoutMs);
+  }
+
+  /**
+   * Tracks a call made by {@linkcode CallTable.create} from now on: its key
+   * finds it, and its deadline (`timeoutMs` from now unless given) starts.
+   */
+  enter(call: Call, deadline: number = this.#clock.now() + call.timeoutMs): void {
+    setDeadline(call, deadline);
+    this.#calls.set(call.key, call);
+    if (deadline < this.#armedFor) this.#arm(deadline);
   }
 
   /** Records the promise that settles once the call's reply is ready, for {@linkcode settledAll}. */
@@ -178,7 +214,7 @@ export class CallTable {
     const now = this.#clock.now();
     let next = Infinity;
     for (const call of this.#calls.values()) {
-      if (call.signal.aborted) continue;
+      if (call.cause !== undefined) continue;
       if (call.deadline <= now + 1) abortCall(call, "timeout", timeoutReason(call));
       else if (call.deadline < next) next = call.deadline;
     }

@@ -290,7 +290,8 @@ export class Dispatcher {
         );
       }
     }
-    const call = this.#calls.open(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+    // The call enters the table when it first waits, below: a synchronous answer never does.
+    const call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     let outcome: Outcome | Promise<Outcome>;
     // Arguments that break the schema are answered as any call's, before a state is opened (and they are digested).
     if (requestState === undefined || entry.validate(args) !== undefined) {
@@ -318,6 +319,7 @@ export class Dispatcher {
     }
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
+    this.#calls.enter(call);
     const settled = outcome.then((done) => this.#finish(call, done, era, slot));
     this.#calls.track(call, settled);
     return settled;

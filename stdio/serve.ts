@@ -39,7 +39,8 @@ export interface ServeIo {
 /** Settings of a served connection; every field has a safe default. */
 export interface ServeOptions {
   /**
-   * Per-call deadline in milliseconds, unless a tool sets `timeoutMs`.
+   * Per-call deadline in milliseconds, unless a tool sets `timeoutMs`;
+   * it runs from when the call first waits (its handler returns a promise).
    * @default {30000}
    */
   timeoutMs?: number;

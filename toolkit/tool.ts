@@ -46,7 +46,10 @@ export interface Tool<A = Args> {
   annotations: ToolAnnotations;
   /**
    * Per-call deadline in milliseconds; the server's default when absent. Not
-   * sent to clients. A call that runs as a task has its TTL as deadline instead.
+   * sent to clients. It runs from when the call first waits (its handler
+   * returns a promise): synchronous code cannot be interrupted, so a handler
+   * that answers without waiting has no deadline to meet. A call that runs as
+   * a task has its TTL as deadline instead.
    */
   timeoutMs?: number;
   /**
