@@ -114,8 +114,9 @@ function askerOf(input: CallInput): Asker {
 }
 
 function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"): ToolRequest {
-  // The keys this run of the handler named: a name is used once per call.
-  const keys = new Set<string>();
+  // The keys this run of the handler named: a name is used once per call. Most calls ask nothing.
+  let named: Set<string> | undefined;
+  const keys = () => named ??= new Set();
   return {
     name: input.entry.tool.name,
     arguments: input.args,
@@ -124,9 +125,9 @@ function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"):
     client: input.client,
     confirmation,
     progress: input.progress,
-    elicit: (form, options) => questionsOf(askerOf(input), keys).elicit(form, options),
-    listRoots: (options) => questionsOf(askerOf(input), keys).listRoots(options),
-    sample: (request, options) => questionsOf(askerOf(input), keys).sample(request, options),
+    elicit: (form, options) => questionsOf(askerOf(input), keys()).elicit(form, options),
+    listRoots: (options) => questionsOf(askerOf(input), keys()).listRoots(options),
+    sample: (request, options) => questionsOf(askerOf(input), keys()).sample(request, options),
   };
 }
 

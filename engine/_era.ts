@@ -33,6 +33,9 @@ export type Envelope =
   | { era: "stateless"; client: { name: string; version: string }; capabilities: Record<string, unknown> }
   | { era: "invalid"; error: RpcError };
 
+// Every initialize-era request has this one envelope: nothing in it varies.
+const SESSION: Envelope = Object.freeze({ era: "session" });
+
 /**
  * Reads a request's era from its `_meta`, which decides first: a protocol
  * version there makes it 2026-07-28; the other 2026-07-28 keys without one
@@ -40,11 +43,11 @@ export type Envelope =
  * neither); a `_meta` with none of them is the initialize era.
  */
 export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope {
-  if (meta === undefined) return { era: "session" };
+  if (meta === undefined) return SESSION;
   if (!Object.hasOwn(meta, META_VERSION)) {
     return Object.hasOwn(meta, META_CAPABILITIES) || Object.hasOwn(meta, META_CLIENT)
       ? badEnvelope(META_VERSION, "missing")
-      : { era: "session" };
+      : SESSION;
   }
   const version = meta[META_VERSION];
   if (typeof version !== "string") return badEnvelope(META_VERSION, "must be a string");

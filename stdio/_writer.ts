@@ -137,9 +137,18 @@ export class FrameWriter {
       units += next.length;
       end++;
     }
-    const batch = end === this.#head + 1 ? first + "\n" : this.#queue.slice(this.#head, end).join("\n") + "\n";
-    for (let i = this.#head; i < end; i++) this.#queue[i] = "";
-    this.#head = end;
+    // The common burst is the whole queue: joined as it is, and replaced rather than cleared.
+    const whole = this.#head === 0 && end === this.#queue.length;
+    const batch = end === this.#head + 1
+      ? first + "\n"
+      : (whole ? this.#queue : this.#queue.slice(this.#head, end)).join("\n") + "\n";
+    if (whole) {
+      this.#queue = [];
+      this.#head = 0;
+    } else {
+      for (let i = this.#head; i < end; i++) this.#queue[i] = "";
+      this.#head = end;
+    }
     await this.#writeAll(encoder.encode(batch));
     return units;
   }
