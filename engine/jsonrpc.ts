@@ -253,7 +253,11 @@ function inexact(value: unknown): value is number {
 
 /** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape; `release` as for {@linkcode parseFrame}. */
 export function decodeFrame(bytes: Uint8Array, ascii?: string, release?: () => void): Message {
-  const parsed = parseFrame(bytes, ascii, release);
+  return messageOf(parseFrame(bytes, ascii, release));
+}
+
+/** The message a parsed frame holds: a batch, or one message whose JSON-RPC shape is checked. */
+export function messageOf(parsed: ParsedFrame | InvalidMessage): Message {
   if (parsed.kind === "invalid") return parsed;
   const value = parsed.value;
   if (Array.isArray(value)) {
@@ -299,7 +303,8 @@ export function classify(value: unknown): Message {
   return { kind: "request", id: rawId as Id, method, params: p };
 }
 
-function isId(value: unknown): value is Id {
+/** Whether `value` can be a request's id: a string, a finite number, or an exact number kept as text. */
+export function isId(value: unknown): value is Id {
   return typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) ||
     value instanceof ExactNumber;
 }

@@ -1,40 +1,120 @@
 // The refusal of a message whose shape would cost far more to parse than its
 // size: nested deeper than maxDepth, holding more than maxContainers arrays and
-// objects, or more than maxValues values. Found by a scan of the bytes before JSON.parse, so the message
-// is never materialised; the error carries the id when the line's first or
-// last bytes show it.
+// objects, or more than maxValues values. Where the line is long enough to
+// hold more containers or values than allowed, a scan of its bytes finds it
+// before JSON.parse, so such a message is never materialised; the error
+// carries the id when the line's first or last bytes show it. A shorter line
+// cannot break those two limits and is parsed at once, and when it is long
+// enough to be too deep its parsed value is walked: what it can build is
+// bounded by its length.
 
 import { OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
-import { encodeError, ErrorCode, peekId, type ShapeLimits, shapeOverLimit } from "../engine/jsonrpc.ts";
+import {
+  encodeError,
+  ErrorCode,
+  type Id,
+  type InvalidMessage,
+  isId,
+  type ParsedFrame,
+  parseFrame,
+  peekId,
+  type ShapeLimits,
+  shapeOverLimit,
+} from "../engine/jsonrpc.ts";
 
 export type { ShapeLimits } from "../engine/jsonrpc.ts";
 
 /** A refused line: the JSON-RPC error to send and a line for the log. */
 export interface ShapeRefusal {
+  kind: "refused";
   reply: string;
   log: string;
 }
 
 const lenient = new TextDecoder("utf-8", { fatal: false });
 
-/** The refusal of `bytes` when its shape breaks a limit; undefined when it may be parsed. */
+/** The refusal of `bytes` when its shape breaks a limit, found by a scan of every byte; undefined when it may be parsed. */
 export function shapeRefusal(bytes: Uint8Array, limits: ShapeLimits): ShapeRefusal | undefined {
   const name = shapeOverLimit(bytes, limits);
   if (name === undefined) return undefined;
-  const limit = limits[name];
+  const head = lenient.decode(bytes.subarray(0, OVERSIZE_HEAD_BYTES));
+  const tail = lenient.decode(bytes.subarray(Math.max(0, bytes.length - OVERSIZE_TAIL_BYTES)));
+  return refusal(peekId(head, tail), name, limits[name], bytes.length);
+}
+
+/**
+ * The JSON value in a line, parsed as {@linkcode parseFrame} does, or the
+ * refusal of a line whose shape breaks a limit. In valid JSON each container
+ * takes two bytes ("[]") and each separator one beside a value of one byte,
+ * so a line of `n` bytes holds at most `n / 2` levels, containers and
+ * values: the scan runs only on a line long enough to break maxContainers or
+ * maxValues, and a line that could only be too deep is walked once parsed
+ * (JSON.parse keeps no stack per level, so a deep line costs it no more than
+ * its length). A line that does not parse gets the scan's verdict, so it is
+ * answered as before whichever limit its brackets break.
+ */
+export function parseWithinShape(
+  bytes: Uint8Array,
+  text: string | undefined,
+  release: (() => void) | undefined,
+  limits: ShapeLimits,
+): ParsedFrame | InvalidMessage | ShapeRefusal {
+  const size = bytes.length;
+  if (size > 2 * limits.maxContainers || size > 2 * limits.maxValues) {
+    const refused = shapeRefusal(bytes, limits);
+    if (refused !== undefined) return refused;
+    return parseFrame(bytes, text, release);
+  }
+  const parsed = parseFrame(bytes, text, release);
+  if (parsed.kind === "invalid") {
+    // A line that does not parse is named by the limit its brackets break, if any, as a scan first would have;
+    // unless its bytes were given back already (only a line longer than any the defaults let through).
+    return (bytes.length === size ? shapeRefusal(bytes, limits) : undefined) ?? parsed;
+  }
+  if (size <= 2 * limits.maxDepth || !deeperThan(parsed.value, limits.maxDepth)) return parsed;
+  return refusal(idOf(parsed.value), "maxDepth", limits.maxDepth, size);
+}
+
+/** Whether `value` nests arrays and objects more than `limit` levels deep; walked without recursion. */
+export function deeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown>;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    for (const key in node) {
+      const child = node[key];
+      if (child !== null && typeof child === "object") {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** The id of a parsed message, when it has one a reply can carry. */
+function idOf(value: unknown): Id | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const id = (value as { id?: unknown }).id;
+  return isId(id) ? id : null;
+}
+
+function refusal(id: Id | null, name: keyof ShapeLimits, limit: number, size: number): ShapeRefusal {
   const what = name === "maxDepth"
     ? `nested deeper than ${limit} levels`
     : name === "maxContainers"
     ? `more than ${limit} arrays and objects`
     : `more than ${limit} values`;
-  const head = lenient.decode(bytes.subarray(0, OVERSIZE_HEAD_BYTES));
-  const tail = lenient.decode(bytes.subarray(Math.max(0, bytes.length - OVERSIZE_TAIL_BYTES)));
   return {
-    reply: encodeError(peekId(head, tail), {
+    kind: "refused",
+    reply: encodeError(id, {
       code: ErrorCode.invalidRequest,
       message: `Invalid request: ${what} (${name})`,
       data: { limit },
     }),
-    log: `message of ${bytes.length} bytes refused: ${what} (${name})`,
+    log: `message of ${size} bytes refused: ${what} (${name})`,
   };
 }

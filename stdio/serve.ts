@@ -1,7 +1,7 @@
 import { Dispatcher } from "../engine/dispatch.ts";
-import { decodeFrame, encodeError, ErrorCode, idForLog, idOfReply } from "../engine/jsonrpc.ts";
+import { encodeError, ErrorCode, idForLog, idOfReply, messageOf } from "../engine/jsonrpc.ts";
 import { requestTooLargeReply } from "./_oversize.ts";
-import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
+import { parseWithinShape, type ShapeLimits } from "./_shape.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
@@ -68,16 +68,19 @@ export interface ServeOptions {
   maxQueuedBytes?: number;
   /**
    * The deepest nesting of arrays and objects accepted in a message. A deeper
-   * message is refused with `-32600` naming this limit, found by a scan before
-   * it is parsed.
+   * message is refused with `-32600` naming this limit, found by the scan of
+   * `maxContainers` before it is parsed, or, on a line too short to need that
+   * scan, by a walk of the value it parsed to (a line of `n` bytes nests at
+   * most `n / 2` deep, so what it built is bounded by its length).
    * @default {1000}
    */
   maxDepth?: number;
   /**
    * The most arrays and objects one message may hold. Each costs the parsed
    * message tens of bytes for two or three bytes of text, so a message with
-   * more is refused with `-32600` naming this limit, found by the same scan
-   * as `maxDepth`.
+   * more is refused with `-32600` naming this limit, found by a scan of its
+   * bytes before it is parsed (only a line longer than twice this limit can
+   * break it, so a shorter one is not scanned).
    * @default {100000}
    */
   maxContainers?: number;
@@ -87,7 +90,8 @@ export interface ServeOptions {
    * the parsed message up to some ninety bytes for a few bytes of text (60 MB
    * of short strings would grow to some 500 MB), so a message with more is
    * refused with `-32600` naming this limit, found by the same scan as
-   * `maxDepth`, before it is parsed.
+   * `maxContainers`, before it is parsed (a line of `n` bytes holds at most
+   * `n / 2` values, so a shorter one than twice this limit is not scanned).
    * @default {150000}
    */
   maxValues?: number;
@@ -219,11 +223,11 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
         writer.send(requestTooLargeReply(frame, maxMessageBytes));
         return;
       }
-      const refused = shapeRefusal(frame.bytes, shape);
-      if (refused === undefined) dispatcher.receive(decodeFrame(frame.bytes, frame.text, frame.release));
+      const parsed = parseWithinShape(frame.bytes, frame.text, frame.release, shape);
+      if (parsed.kind !== "refused") dispatcher.receive(messageOf(parsed));
       else {
-        log(refused.log);
-        writer.send(refused.reply);
+        log(parsed.log);
+        writer.send(parsed.reply);
       }
     },
     onError: (err) => log(`input failed: ${err instanceof Error ? err.message : String(err)}`),

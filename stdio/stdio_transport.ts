@@ -1,5 +1,5 @@
 import type { Frame } from "./_frame.ts";
-import { classify, encodeError, parseFrame } from "../engine/jsonrpc.ts";
+import { classify, encodeError } from "../engine/jsonrpc.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
@@ -11,7 +11,7 @@ import {
 } from "./_options.ts";
 import { requestTooLargeReply } from "./_oversize.ts";
 import { type ByteReader, type ReadLoop, readLoop } from "./_read_loop.ts";
-import { type ShapeLimits, shapeRefusal } from "./_shape.ts";
+import { parseWithinShape, type ShapeLimits } from "./_shape.ts";
 import { takeEarlyStart } from "../internal/startup.ts";
 import type { ByteWriter } from "../internal/byte_writer.ts";
 import { FrameWriter } from "./_writer.ts";
@@ -45,7 +45,7 @@ export interface StdioTransportOptions {
   maxMessageBytes?: number;
   /**
    * The deepest nesting of arrays and objects accepted in a message; a deeper
-   * one is refused (`-32600` naming the limit) by a scan before it is parsed.
+   * one is refused (`-32600` naming the limit), found as `serve()` finds it.
    * @default {1000}
    */
   maxDepth?: number;
@@ -182,12 +182,11 @@ export class StdioTransport {
       return;
     }
     if (this.#onLine) this.#onLine(lenient.decode(frame.bytes));
-    const refused = shapeRefusal(frame.bytes, this.#shape);
-    if (refused !== undefined) {
-      this.#reject(refused.reply);
+    const parsed = parseWithinShape(frame.bytes, frame.text, undefined, this.#shape);
+    if (parsed.kind === "refused") {
+      this.#reject(parsed.reply);
       return;
     }
-    const parsed = parseFrame(frame.bytes, frame.text);
     if (parsed.kind === "invalid") {
       this.#reject(encodeError(parsed.id, parsed.error));
       return;

@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { deeperThan, parseWithinShape, shapeRefusal } from "./_shape.ts";
+import type { ShapeLimits } from "../engine/jsonrpc.ts";
+
+const enc = new TextEncoder();
+
+Deno.test("deeperThan() counts levels of arrays and objects, in any branch, without recursion", () => {
+  const nest = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels));
+  assert.equal(deeperThan(nest(5), 5), false);
+  assert.equal(deeperThan(nest(6), 5), true);
+  assert.equal(deeperThan({ a: 1, b: [2, { c: nest(2) }] }, 5), false, "object, array, object, then 2");
+  assert.equal(deeperThan({ a: 1, b: [2, { c: nest(3) }] }, 5), true);
+  assert.equal(deeperThan({ shallow: [], deep: { x: { y: { z: [] } } } }, 5), false);
+  assert.equal(deeperThan({ shallow: [], deep: { x: { y: { z: [[]] } } } }, 5), true, "the deep branch comes last");
+  assert.equal(deeperThan("[[[[[[", 1), false, "brackets in a string are text");
+  assert.equal(deeperThan(null, 0), false);
+  assert.equal(deeperThan(nest(1_000_000), 999_999), true, "a million levels walk without overflowing the stack");
+});
+
+// Random JSON of every shape the limits count: deep, wide, many values, brackets and separators inside strings.
+function randomValue(rand: () => number, budget: { left: number }, depth = 0): unknown {
+  budget.left--;
+  const r = rand();
+  if (budget.left <= 0 || depth > 40 || r < 0.3) {
+    const leaf = rand();
+    if (leaf < 0.3) return Math.floor(rand() * 100);
+    if (leaf < 0.6) return ["", "[]", "{}", ",:", 'a"[b', "x".repeat(Math.floor(rand() * 40))][Math.floor(rand() * 6)];
+    return leaf < 0.8 ? null : true;
+  }
+  const n = Math.floor(rand() * (r < 0.6 ? 2 : 6));
+  if (r < 0.65) return Array.from({ length: n }, () => randomValue(rand, budget, depth + 1));
+  return Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, randomValue(rand, budget, depth + 1)]));
+}
+
+function nested(levels: number): unknown {
+  return JSON.parse("[".repeat(levels) + "]".repeat(levels));
+}
+
+/** The levels, containers and values (commas and colons) a value's JSON holds. */
+function counts(value: unknown, depth = 1): { depth: number; containers: number; values: number } {
+  if (value === null || typeof value !== "object") return { depth: 0, containers: 0, values: 0 };
+  const items = Array.isArray(value) ? value : Object.values(value);
+  const keys = Array.isArray(value) ? 0 : items.length;
+  const out = { depth, containers: 1, values: Math.max(0, items.length - 1) + keys };
+  for (const item of items) {
+    const inner = counts(item, depth + 1);
+    out.depth = Math.max(out.depth, inner.depth);
+    out.containers += inner.containers;
+    out.values += inner.values;
+  }
+  return out;
+}
+
+function seeded(seed: number): () => number {
+  return () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+}
+
+Deno.test("parseWithinShape() refuses exactly the lines a scan of every byte refuses, under any limits", () => {
+  const rand = seeded(7);
+  let refused = 0;
+  let walked = 0;
+  for (let i = 0; i < 3_000; i++) {
+    // Every other line is dense (nested arrays, or a run of zeros: as many containers or values per byte as
+    // JSON allows) and judged by limits a step either side of what it holds, where the length bound is tight.
+    const dense = i % 2 === 0;
+    const p = !dense
+      ? randomValue(rand, { left: 200 })
+      : rand() < 0.5
+      ? nested(1 + Math.floor(rand() * 200))
+      : Array(Math.floor(rand() * 200)).fill(0);
+    const value = { jsonrpc: "2.0", id: i, method: "x", params: { p } };
+    const bytes = enc.encode(JSON.stringify(value));
+    const held = counts(value);
+    const near = (n: number) => Math.max(1, n - 1 + Math.floor(rand() * 3));
+    const limits: ShapeLimits = dense
+      ? {
+        maxDepth: rand() < 0.5 ? near(held.depth) : 10_000,
+        maxContainers: rand() < 0.5 ? near(held.containers) : 10_000,
+        maxValues: rand() < 0.5 ? near(held.values) : 10_000,
+      }
+      : {
+        maxDepth: 1 + Math.floor(rand() * 30),
+        maxContainers: 1 + Math.floor(rand() * 150),
+        maxValues: 1 + Math.floor(rand() * 300),
+      };
+    const scanned = shapeRefusal(bytes, { ...limits });
+    const got = parseWithinShape(bytes, undefined, undefined, limits);
+    if (scanned === undefined) {
+      assert.equal(got.kind, "parsed", `line ${i} is parsed as the scan lets it`);
+      continue;
+    }
+    refused++;
+    if (bytes.length <= 2 * limits.maxContainers && bytes.length <= 2 * limits.maxValues) walked++;
+    assert.equal(got.kind, "refused", `line ${i} is refused as the scan refuses it`);
+    if (got.kind === "refused") {
+      assert.equal(got.log, scanned.log);
+      assert.deepEqual(JSON.parse(got.reply), JSON.parse(scanned.reply), "the same answer, with the id");
+    }
+  }
+  assert.ok(refused > 300 && walked > 100, `both paths are exercised (${refused} refused, ${walked} by the walk)`);
+});
+
+Deno.test("parseWithinShape() answers a line that does not parse with the limit its brackets break, else a parse error", () => {
+  const limits: ShapeLimits = { maxDepth: 10, maxContainers: 1_000, maxValues: 1_000 };
+  const deep = parseWithinShape(enc.encode("[".repeat(50)), undefined, undefined, limits);
+  assert.equal(deep.kind, "refused");
+  assert.match((deep as { log: string }).log, /nested deeper than 10 levels \(maxDepth\)/);
+  const broken = parseWithinShape(enc.encode("[".repeat(8) + "oops"), undefined, undefined, limits);
+  assert.equal(broken.kind, "invalid");
+});
+
+Deno.test("parseWithinShape() names a too-deep message by the id it parsed to", () => {
+  const limits: ShapeLimits = { maxDepth: 5, maxContainers: 1_000, maxValues: 1_000 };
+  const line = `{"jsonrpc":"2.0","method":"x","params":{"p":[[[[[]]]]]},"id":"the-id"}`;
+  const got = parseWithinShape(enc.encode(line), undefined, undefined, limits);
+  assert.equal(got.kind, "refused");
+  const reply = JSON.parse((got as { reply: string }).reply);
+  assert.equal(reply.id, "the-id");
+  assert.deepEqual(reply.error, {
+    code: -32600,
+    message: "Invalid request: nested deeper than 5 levels (maxDepth)",
+    data: { limit: 5 },
+  });
+});
