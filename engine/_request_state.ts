@@ -6,8 +6,6 @@
 // edited, expired or transplanted state is refused before any handler runs.
 // Sealed, not encrypted: the client may read it, so nothing secret goes in.
 
-import { canonicalDigest } from "../internal/canonical_digest.ts";
-
 /** How long a state stays valid: a user may take a while to answer a form. */
 export const STATE_TTL_MS = 15 * 60_000;
 /** The largest sealed state accepted or produced, in characters. */
@@ -52,12 +50,22 @@ const encoder = new TextEncoder();
  * of a question, hashed a piece at a time (no copy of a large argument).
  */
 export function digestOf(value: unknown): Promise<string> {
+  if (digests === undefined) {
+    // Loaded at the first digest: node:crypto costs a server's start more than the rest of its engine
+    // (docs/benchmarks.md, "Cold start"), and most servers never seal a state.
+    return import("../internal/canonical_digest.ts").then((module) => {
+      digests = module;
+      return module.canonicalDigest(value, "base64url");
+    });
+  }
   try {
-    return Promise.resolve(canonicalDigest(value, "base64url"));
+    return Promise.resolve(digests.canonicalDigest(value, "base64url"));
   } catch (err) {
     return Promise.reject(err);
   }
 }
+
+let digests: typeof import("../internal/canonical_digest.ts") | undefined;
 
 /**
  * Seals a state for one tool call.

@@ -180,8 +180,10 @@ function divertWrites(stream: typeof Deno.stdout | typeof Deno.stderr, queue: St
   };
   Object.defineProperty(target, "write", { value: (p: Uint8Array) => Promise.resolve(divert(p)), configurable: true });
   Object.defineProperty(target, "writeSync", { value: divert, configurable: true });
-  const writable = new WritableStream<Uint8Array>({ write: (chunk) => void divert(chunk) });
-  Object.defineProperty(target, "writable", { get: () => writable, configurable: true });
+  // Made at first use: the first WritableStream of a process loads Deno's streams, a cost at every start.
+  let writable: WritableStream<Uint8Array> | undefined;
+  const diverted = () => writable ??= new WritableStream<Uint8Array>({ write: (chunk) => void divert(chunk) });
+  Object.defineProperty(target, "writable", { get: diverted, configurable: true });
   return () => {
     for (const [key, descriptor] of Object.entries(own)) {
       if (descriptor) Object.defineProperty(target, key, descriptor);

@@ -2,16 +2,17 @@
 // over-privilege check asks about probes: places a least-privilege server
 // never needs and a careless flag often grants.
 
-import { dirname, isAbsolute, relative, sep } from "node:path";
-
-/** Paths to ask about for read, write and ffi, before filtering out what the set covers. */
-export function pathProbes(anchors: readonly string[]): string[] {
+/**
+ * Paths to ask about for read, write and ffi, before filtering out what the
+ * set covers: common places, the `ancestors` of the set's own paths, the
+ * working directory and the deno executable (a grant of its folder or of any
+ * folder above covers it too).
+ */
+export function pathProbes(ancestors: readonly string[]): string[] {
   const probes = new Set<string>(["/", "/etc", "/root", "/home", "/proc", "/sys", "/dev", "/var", "/usr", "/tmp"]);
-  for (const anchor of anchors) {
-    for (let dir = dirname(anchor); dir !== dirname(dir); dir = dirname(dir)) probes.add(dir);
-  }
+  for (const dir of ancestors) probes.add(dir);
   probes.add(Deno.cwd());
-  probes.add(dirname(Deno.execPath()));
+  probes.add(Deno.execPath());
   return [...probes];
 }
 
@@ -99,14 +100,6 @@ export const SYS_KINDS: readonly NonNullable<Deno.SysPermissionDescriptor["kind"
   "ca",
   "umask",
 ];
-
-/** Whether `path` is one of `roots` or inside one, compared by segments. */
-export function pathCovered(roots: readonly string[], path: string): boolean {
-  return roots.some((root) => {
-    const rel = relative(root, path);
-    return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
-  });
-}
 
 /** Whether a net probe `host[:port]` is granted by one of `entries` (Deno's `*.suffix` also matches the apex). */
 export function netCovered(entries: readonly string[], probe: string): boolean {

@@ -1,5 +1,5 @@
 import type { PermissionSet } from "./permission_set.ts";
-import { ENV_PROBES, netCovered, netProbes, pathCovered, pathProbes, runProbes, SYS_KINDS } from "./_probes.ts";
+import { ENV_PROBES, netCovered, netProbes, pathProbes, runProbes, SYS_KINDS } from "./_probes.ts";
 
 const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] as const;
 
@@ -29,53 +29,57 @@ const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] 
  * ```
  */
 export async function checkPermissions(set: PermissionSet): Promise<string[]> {
-  const granted = async (descriptor: Deno.PermissionDescriptor) =>
-    (await Deno.permissions.query(descriptor)).state === "granted";
+  // querySync(): query() is the same answer wrapped in a promise, and awaiting
+  // each of the ~150 probes cost a server's start several milliseconds.
+  const granted = (descriptor: Deno.PermissionDescriptor) => Deno.permissions.querySync(descriptor).state === "granted";
   const unscoped = new Set<string>();
-  for (const name of UNSCOPED) if (await granted({ name })) unscoped.add(name);
+  for (const name of UNSCOPED) if (granted({ name })) unscoped.add(name);
   if (unscoped.size === UNSCOPED.length) return ["-A (--allow-all): every permission is granted"];
   const excess = [...unscoped].map((name) => `unscoped --allow-${name}`);
 
   const anchors = [...set.read, ...set.write];
-  const paths = pathProbes(anchors);
+  // A set without paths needs no path arithmetic (nothing it holds can cover a probe): node:path is not loaded.
+  const geometry = anchors.length === 0 ? undefined : await import("./_path_probes.ts");
+  const pathCovered = (roots: readonly string[], path: string) => geometry?.pathCovered(roots, path) ?? false;
+  const paths = pathProbes(geometry?.ancestorsOf(anchors) ?? []);
   if (!unscoped.has("read")) {
     for (const path of paths) {
-      if (!pathCovered(set.read, path) && await granted({ name: "read", path })) excess.push(`read ${q(path)}`);
+      if (!pathCovered(set.read, path) && granted({ name: "read", path })) excess.push(`read ${q(path)}`);
     }
   }
   if (!unscoped.has("write")) {
     for (const path of [...paths, ...set.read]) {
-      if (!pathCovered(set.write, path) && await granted({ name: "write", path })) excess.push(`write ${q(path)}`);
+      if (!pathCovered(set.write, path) && granted({ name: "write", path })) excess.push(`write ${q(path)}`);
     }
   }
   if (!unscoped.has("ffi")) {
     for (const path of [...paths, ...anchors]) {
-      if (await granted({ name: "ffi", path })) excess.push(`ffi ${q(path)}`);
+      if (granted({ name: "ffi", path })) excess.push(`ffi ${q(path)}`);
     }
   }
   if (!unscoped.has("net")) {
     for (const host of netProbes(set.net)) {
-      if (!netCovered(set.net, host) && await granted({ name: "net", host })) excess.push(`net ${q(host)}`);
+      if (!netCovered(set.net, host) && granted({ name: "net", host })) excess.push(`net ${q(host)}`);
     }
   }
   if (!unscoped.has("env")) {
     for (const variable of ENV_PROBES) {
-      if (!set.env.includes(variable) && await granted({ name: "env", variable })) excess.push(`env ${q(variable)}`);
+      if (!set.env.includes(variable) && granted({ name: "env", variable })) excess.push(`env ${q(variable)}`);
     }
   }
   if (!unscoped.has("run")) {
     // A probe that names a program the set runs (`git` for `/usr/bin/git`) resolves to that grant.
     const names = new Set((set.run ?? []).flatMap((path) => [path, path.slice(path.lastIndexOf("/") + 1)]));
     for (const command of runProbes().filter((probe) => !names.has(probe))) {
-      if (await granted({ name: "run", command })) excess.push(`run ${q(command)}`);
+      if (granted({ name: "run", command })) excess.push(`run ${q(command)}`);
     }
   }
   if (!unscoped.has("sys")) {
-    for (const kind of SYS_KINDS) if (await granted({ name: "sys", kind })) excess.push(`sys ${q(kind)}`);
+    for (const kind of SYS_KINDS) if (granted({ name: "sys", kind })) excess.push(`sys ${q(kind)}`);
   }
   for (const entry of set.denyNet) {
     const host = entry.split("/")[0];
-    const state = (await Deno.permissions.query({ name: "net", host })).state;
+    const state = Deno.permissions.querySync({ name: "net", host }).state;
     if (state !== "denied") excess.push(`--deny-net ${q(entry)} is not in force`);
   }
   return [...new Set(excess)];
@@ -97,19 +101,18 @@ export async function checkPermissions(set: PermissionSet): Promise<string[]> {
  * assert.deepEqual(missing, ['read "/srv/data"']);
  * ```
  */
-export async function missingPermissions(set: PermissionSet): Promise<string[]> {
+export function missingPermissions(set: PermissionSet): Promise<string[]> {
   const missing: string[] = [];
-  const lacks = async (descriptor: Deno.PermissionDescriptor) =>
-    (await Deno.permissions.query(descriptor)).state !== "granted";
-  for (const path of set.read) if (await lacks({ name: "read", path })) missing.push(`read ${q(path)}`);
-  for (const path of set.write) if (await lacks({ name: "write", path })) missing.push(`write ${q(path)}`);
+  const lacks = (descriptor: Deno.PermissionDescriptor) => Deno.permissions.querySync(descriptor).state !== "granted";
+  for (const path of set.read) if (lacks({ name: "read", path })) missing.push(`read ${q(path)}`);
+  for (const path of set.write) if (lacks({ name: "write", path })) missing.push(`write ${q(path)}`);
   for (const entry of set.net) {
     const host = entry.startsWith("*.") ? `probe${entry.slice(1)}` : entry;
-    if (await lacks({ name: "net", host })) missing.push(`net ${q(entry)}`);
+    if (lacks({ name: "net", host })) missing.push(`net ${q(entry)}`);
   }
-  for (const variable of set.env) if (await lacks({ name: "env", variable })) missing.push(`env ${q(variable)}`);
-  for (const command of set.run ?? []) if (await lacks({ name: "run", command })) missing.push(`run ${q(command)}`);
-  return missing;
+  for (const variable of set.env) if (lacks({ name: "env", variable })) missing.push(`env ${q(variable)}`);
+  for (const command of set.run ?? []) if (lacks({ name: "run", command })) missing.push(`run ${q(command)}`);
+  return Promise.resolve(missing);
 }
 
 function q(value: string): string {

@@ -17,6 +17,18 @@ Deno.test("derivePermissions() of an empty policy grants only the tenant config 
   });
 });
 
+Deno.test("derivePermissions() of a policy that allows nothing is every list empty, the set run() uses without a policy", () => {
+  // runner/run.ts holds this set as a constant, so that a server without a policy never loads the policy code.
+  assert.deepEqual(derivePermissions(definePolicy({ tenantConfig: false })), {
+    read: [],
+    write: [],
+    net: [],
+    denyNet: [],
+    env: [],
+    run: [],
+  });
+});
+
 Deno.test("derivePermissions() grants exactly the programs the policy runs, by absolute path", () => {
   const set = derivePermissions(definePolicy({ run: ["/usr/bin/kill", "/usr/bin/git", "/usr/bin/git"] }));
   assert.deepEqual(set.run, ["/usr/bin/git", "/usr/bin/kill"]);

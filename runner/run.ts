@@ -1,3 +1,4 @@
+import type { PermissionSet } from "../permissions/permission_set.ts";
 import type { Policy } from "../validate/policy.ts";
 import "./_guard_on_import.ts";
 import { stderrQueue } from "../internal/stderr.ts";
@@ -106,10 +107,7 @@ export async function run(
   // The serving half is loaded on start, not at import: `--health` must not pay for it.
   const serving = import("../stdio/serve.ts");
   try {
-    // Loaded on start, not at import, for the same reason: node:net and node:path.
-    const { definePolicy } = await import("../validate/policy.ts");
-    const policy = options.policy ?? definePolicy({ tenantConfig: false });
-    if (!(await permitted(name, policy, options))) return;
+    if (!(await permitted(name, options.policy, options))) return;
     server = new Server({
       name,
       version: options.version,
@@ -183,18 +181,34 @@ function shutdownSignals(): Deno.Signal[] {
   return Deno.build.os === "windows" ? ["SIGINT", "SIGBREAK"] : ["SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM"];
 }
 
+/**
+ * What a server without a policy may hold: nothing, the set a policy that
+ * allows nothing derives (`permissions/permission_set_test.ts` checks it),
+ * built without loading the policy code and its path arithmetic.
+ */
+const NO_PERMISSIONS: PermissionSet = Object.freeze({
+  read: Object.freeze([]),
+  write: Object.freeze([]),
+  net: Object.freeze([]),
+  denyNet: Object.freeze([]),
+  env: Object.freeze([]),
+  run: Object.freeze([]),
+});
+
 /** Layer 2 at start: prints the flags when asked, else refuses to serve with excess permissions. */
-async function permitted(name: string, policy: Policy, options: RunOptions): Promise<boolean> {
+async function permitted(name: string, policy: Policy | undefined, options: RunOptions): Promise<boolean> {
   const args = options.args ?? Deno.args;
-  // The three files it needs, not permissions/mod.ts: Deno reads a dynamic
-  // import's whole graph at start, and the barrel would pull in configreload.
-  const [{ derivePermissions }, { formatPermissionFlags }, least] = await Promise.all([
-    import("../permissions/permission_set.ts"),
+  // The files it needs, not permissions/mod.ts: Deno reads a dynamic import's
+  // whole graph at start, and the barrel would pull in configreload. Without a
+  // policy there is nothing to derive (nor the address tables to load).
+  const [set, { formatPermissionFlags }, least] = await Promise.all([
+    policy === undefined
+      ? NO_PERMISSIONS
+      : import("../permissions/permission_set.ts").then(({ derivePermissions }) => derivePermissions(policy)),
     import("../permissions/permission_flags.ts"),
     import("../permissions/least_privilege.ts"),
   ]);
   const { enforceLeastPrivilege, EXCESS_PERMISSIONS_EXIT_CODE, PRINT_PERMISSIONS_FLAG } = least;
-  const set = derivePermissions(policy);
   if (args.includes(PRINT_PERMISSIONS_FLAG)) {
     // The values themselves, never `${NAME}`: the line is pasted or captured into a command.
     await Deno.stdout.write(new TextEncoder().encode(`${formatPermissionFlags(set)}\n`));

@@ -82,7 +82,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "console output and direct stdout writes of a handler go to stderr; stdout stays JSON-RPC",
+  name:
+    "console output and direct stdout writes (write, writeSync, the writable stream) of a handler go to stderr; stdout stays JSON-RPC",
   permissions: perms,
   async fn() {
     const server = await spawnServer({ args: [fixture] });
@@ -96,6 +97,7 @@ Deno.test({
     assert.match(stderr, /console.log from a handler CANARY/);
     assert.match(stderr, /raw stdout write from a handler/);
     assert.match(stderr, /raw stdout writeSync from a handler/);
+    assert.match(stderr, /raw stdout stream write from a handler/);
   },
 });
 

@@ -77,6 +77,9 @@ if (!health()) {
       console.table([{ a: 1 }]);
       await Deno.stdout.write(new TextEncoder().encode("raw stdout write from a handler\n"));
       Deno.stdout.writeSync(new TextEncoder().encode("raw stdout writeSync from a handler\n"));
+      const writer = Deno.stdout.writable.getWriter();
+      await writer.write(new TextEncoder().encode("raw stdout stream write from a handler\n"));
+      writer.releaseLock();
       return text("noisy done");
     });
     addTool(server, {
