@@ -3,6 +3,8 @@
 // the schema object again. A check returns its first failure and, when asked,
 // collects what it evaluated (Seen) for `unevaluated*` around it.
 
+import type { ValueIds } from "./_value_ids.ts";
+
 /** Where and why a value broke a rule. The path grows, innermost step first, as the failure climbs out. */
 export class Failure {
   /** Steps from the checked value down to the one that broke the rule, innermost first. */
@@ -44,6 +46,8 @@ export interface Run {
   scope: Scope | undefined;
   /** Per object or array: the verdict of each reference target already checked on it, `null` for a pass. */
   memo: Map<object, Map<string, Failure | null>> | undefined;
+  /** The numbers `uniqueItems` compares items by, kept for the whole run; made by the first check that needs them. */
+  ids: ValueIds | undefined;
 }
 
 /**

@@ -119,6 +119,9 @@ export class Compiler {
     return this.#targets.size > 0;
   }
 
+  /** Whether a check keeps numbers of values for the run (`uniqueItems`): then each run has its own state. */
+  comparesValues = false;
+
   /** A non-negative integer keyword (`minLength`, `maxItems`…), or undefined when absent. */
   count(at: Location, keyword: string): number | undefined {
     const value = (at.schema as Record<string, unknown>)[keyword];
@@ -201,4 +204,4 @@ export class Compiler {
 }
 
 /** A run with no state: what a schema without `$dynamicRef` or recursion needs. */
-export const STATELESS: Run = Object.freeze({ scope: undefined, memo: undefined });
+export const STATELESS: Run = Object.freeze({ scope: undefined, memo: undefined, ids: undefined });

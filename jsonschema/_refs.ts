@@ -15,6 +15,7 @@ export function newRun(dynamic: boolean): Run {
   return {
     scope: dynamic ? { resource: null, outer: undefined, id: nextScope++, inner: new Map() } : undefined,
     memo: undefined,
+    ids: undefined,
   };
 }
 

@@ -5,10 +5,11 @@
 // are the cheap checks, run before anything descends into the value.
 
 import { describeValue } from "../internal/describe_value.ts";
-import { type Check, Failure, isObject } from "./_check.ts";
+import { type Check, Failure, isObject, type Run } from "./_check.ts";
 import type { Compiler, Location } from "./_compiler.ts";
-import { canonicalJson } from "../internal/canonical_json.ts";
+import { canonicalJson, writeCanonical } from "../internal/canonical_json.ts";
 import { quote } from "../internal/quote.ts";
+import { ValueIds } from "./_value_ids.ts";
 
 // `type`: one JSON type or a list of them. "integer" is any number with no
 // fractional part (1.0 is one), as JSON Schema counts it.
@@ -60,7 +61,9 @@ export function typeCheck(c: Compiler, at: Location): Check | undefined {
 // `const` and `enum`, which compare by JSON equality: objects equal whatever
 // the order of their keys, arrays item by item, numbers by value (1 and 1.0
 // are one number). Objects and arrays are compared through their canonical
-// JSON, built once per checked value, so the cost is linear in its size.
+// JSON, written only as far as the longest allowed one: a value cannot cost
+// more than the schema's own values, however large it is, and however many
+// levels of it a recursive schema checks.
 
 /** The checks of `const` and `enum`, when present. */
 export function valueChecks(c: Compiler, at: Location): Check[] {
@@ -81,12 +84,32 @@ function oneOf(values: readonly unknown[], keyword: string): Check {
     : `must be ${values.length === 1 ? "" : "one of "}${shown}${values.length > 10 ? ", …" : ""}`;
   const scalars = new Set(values.filter((v) => v === null || typeof v !== "object"));
   const containers = new Set(values.filter((v) => v !== null && typeof v === "object").map(canonicalJson));
+  const longest = Math.max(0, ...[...containers].map((text) => text.length));
   return (value) => {
     const match = value !== null && typeof value === "object"
-      ? containers.size > 0 && containers.has(canonicalJson(value))
+      ? containers.size > 0 && containers.has(canonicalJsonUpTo(value, longest)!)
       : scalars.has(value);
     return match ? undefined : new Failure(keyword, rule, `got ${describeValue(value)}`);
   };
+}
+
+const TOO_LONG = Symbol("too long");
+
+/** The canonical JSON of `value`, or undefined once it passes `max` characters (the rest is never written). */
+function canonicalJsonUpTo(value: object, max: number): string | undefined {
+  const out: string[] = [];
+  let length = 0;
+  try {
+    writeCanonical(value, (piece) => {
+      length += piece.length;
+      if (length > max) throw TOO_LONG;
+      out.push(piece);
+    });
+  } catch (err) {
+    if (err === TOO_LONG) return undefined;
+    throw err;
+  }
+  return out.join("");
 }
 
 // `minLength`, `maxLength` and `pattern`. Length counts code points, as JSON
@@ -210,9 +233,10 @@ export function numberCheck(c: Compiler, at: Location): Check | undefined {
   };
 }
 
-// `minItems`, `maxItems` and `uniqueItems`. `uniqueItems` keys each item (its
-// canonical JSON for objects and arrays) in a map, so a hostile array costs
-// time linear in its size, not quadratic in its length.
+// `minItems`, `maxItems` and `uniqueItems`. `uniqueItems` keys each item by
+// its number from the run's ValueIds (equal JSON, equal number) in a map, so
+// a hostile array costs time linear in its size, not quadratic in its length,
+// and a value checked at every level of a recursive schema is read once.
 
 /** The checks of the array keywords that need no subschema, when present. */
 export function arrayCountCheck(c: Compiler, at: Location): Check | undefined {
@@ -222,7 +246,8 @@ export function arrayCountCheck(c: Compiler, at: Location): Check | undefined {
   const unique = schema.uniqueItems;
   if (unique !== undefined && typeof unique !== "boolean") c.refuse(at, "uniqueItems", "must be true or false");
   if (min === undefined && max === undefined && unique !== true) return undefined;
-  return (value) => {
+  if (unique === true) c.comparesValues = true;
+  return (value, run) => {
     if (!Array.isArray(value)) return undefined;
     if (min !== undefined && value.length < min) {
       return new Failure("minItems", `must hold at least ${min} items`, `got ${value.length}`);
@@ -230,24 +255,21 @@ export function arrayCountCheck(c: Compiler, at: Location): Check | undefined {
     if (max !== undefined && value.length > max) {
       return new Failure("maxItems", `must hold at most ${max} items`, `got ${value.length}`);
     }
-    return unique === true ? duplicate(value) : undefined;
+    return unique === true ? duplicate(value, run) : undefined;
   };
 }
 
-function duplicate(items: readonly unknown[]): Failure | undefined {
+function duplicate(items: readonly unknown[], run: Run): Failure | undefined {
   if (items.length < 2) return undefined;
-  const scalars = new Map<unknown, number>();
-  let containers: Map<string, number> | undefined;
+  const ids = run.ids ??= new ValueIds();
+  const seen = new Map<number, number>();
   for (let i = 0; i < items.length; i++) {
-    const item = items[i];
-    const isContainer = item !== null && typeof item === "object";
-    const map = isContainer ? (containers ??= new Map()) : scalars;
-    const key = isContainer ? canonicalJson(item) : item;
-    const first = map.get(key);
+    const id = ids.of(items[i]);
+    const first = seen.get(id);
     if (first !== undefined) {
       return new Failure("uniqueItems", "must hold unique items", `but items ${first} and ${i} are equal`);
     }
-    map.set(key, i);
+    seen.set(id, i);
   }
   return undefined;
 }

@@ -192,6 +192,49 @@ Deno.test("uniqueItems checks 100,000 distinct objects, the most a message may h
   assert.equal(check(items)?.message, "must hold unique items (uniqueItems), but items 99998 and 99999 are equal");
 });
 
+/** Nested arrays `depth` deep, `[[…[leaf, 0]…, 1], 0]`, whose leaf counts the reads of its one property. */
+function deepWithCountedLeaf(depth: number): { value: unknown; reads: () => number } {
+  let reads = 0;
+  let value: unknown = [Object.defineProperty({}, "s", { enumerable: true, get: () => (reads++, "x") }), 0];
+  for (let i = 0; i < depth; i++) value = [value, i];
+  return { value, reads: () => reads };
+}
+
+Deno.test("uniqueItems through a recursive schema keys each part of the value once, whatever its depth", () => {
+  // Keyed by their whole JSON, each level's items would read the leaf again: once per level.
+  const check = compileSchema({
+    $defs: {
+      list: { type: "array", uniqueItems: true, items: { anyOf: [{ type: "integer" }, { $ref: "#/$defs/list" }] } },
+    },
+    $ref: "#/$defs/list",
+  });
+  const { value, reads } = deepWithCountedLeaf(200);
+  assert.equal(check(value)?.keyword, "anyOf", "the leaf object is neither an integer nor a list");
+  assert.ok(reads() <= 2, `${reads()} reads of the deepest value for 200 levels`);
+  const equal = compileSchema({ uniqueItems: true, items: { $ref: "#" } });
+  assert.deepEqual(equal([[[1, { a: [2, 3] }], 4], [[1.0, { a: [2, 3] }], 4]])?.path, []);
+  assert.equal(equal([[[1, { a: [2, 3] }], 4], [[1, { a: [3, 2] }], 4]]), undefined);
+});
+
+Deno.test("const and enum of objects or arrays read no more of a value than the longest allowed one", () => {
+  const check = compileSchema({
+    $defs: {
+      n: { anyOf: [{ const: ["end"] }, { enum: [{ a: 1 }, [1, 2]] }, { type: "array", items: { $ref: "#/$defs/n" } }] },
+    },
+    $ref: "#/$defs/n",
+  });
+  const readsAt = (depth: number) => {
+    const { value, reads } = deepWithCountedLeaf(depth);
+    assert.equal(check(value)?.keyword, "anyOf");
+    return reads();
+  };
+  // Only the levels whose JSON is no longer than the longest allowed value reach the leaf.
+  assert.equal(readsAt(400), readsAt(200), "the reads grow with the depth");
+  assert.ok(readsAt(200) <= 40, `${readsAt(200)} reads of the deepest value for 200 levels`);
+  assert.equal(check([["end"], [1, 2], { a: 1.0 }]), undefined);
+  assert.equal(check([["end", 1]])?.keyword, "anyOf");
+});
+
 Deno.test("required names the missing property in the path", () => {
   const check = compileSchema({ required: ["a", "b"] });
   assert.equal(check({ a: 1, b: null }), undefined);

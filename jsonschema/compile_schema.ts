@@ -92,7 +92,7 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Sc
   const check = compiler.node({ schema, tokens: [], resource: doc.rootResource });
   compiler.refuseLoops();
   const references = compiler.hasReferences;
-  const stateful = doc.dynamic || references;
+  const stateful = doc.dynamic || references || compiler.comparesValues;
   return (value) => {
     const run = stateful ? newRun(doc.dynamic) : STATELESS;
     let failure: Failure | undefined;
