@@ -264,7 +264,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a three-way cross join of 1,000-row tables is refused by its price, every time, and joins on rowid run",
+  name:
+    "a three-way cross join of 1,000-row tables is refused by its price, every time, so is a merged UNION joined to one, and joins on rowid run",
   permissions: perms,
   async fn() {
     const { tree, server, query } = await start(1_000);
@@ -277,6 +278,11 @@ Deno.test({
           "max_scan_rows (100,000,000); join on indexed columns, filter with WHERE, or join fewer tables",
       );
     }
+    // A UNION SQLite merges is priced by its parts too: a million rows, each joined to t.
+    const merged = await query(
+      "SELECT count(*) AS n FROM (SELECT a.n * 1000 + b.n AS k FROM t a, t b UNION SELECT n FROM t) x, t c",
+    );
+    assert.match(merged.content[0].text, /^Cannot run query: its plan would visit about 1,001,000,000 rows /);
     const joined = await query("SELECT count(*) AS n FROM t a JOIN t b ON b.rowid = a.n");
     assert.deepEqual((joined.structuredContent as { rows: unknown[] }).rows, [{ n: 1_000 }]);
     server.process.kill("SIGTERM");

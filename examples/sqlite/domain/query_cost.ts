@@ -124,10 +124,12 @@ export function queryCost(
     building.add(id);
     try {
       const children = plan.filter((row) => row.parent === id);
-      // A compound's parts (LEFT-MOST SUBQUERY, UNION ALL, …) add up; each part's loops multiply.
+      // A compound's parts (LEFT-MOST SUBQUERY, UNION ALL, …; LEFT and RIGHT when SQLite merges sorted parts,
+      // `MERGE (UNION)`) add up; each part's loops multiply.
       const sum = (rows: PlanRow[]) => rows.reduce((total, row) => total + boundOf(row.id), 0);
-      if (byId.get(id)?.detail.startsWith("COMPOUND ")) return sum(children);
-      const compound = children.filter((row) => row.detail.startsWith("COMPOUND "));
+      const isCompound = (detail = "") => detail.startsWith("COMPOUND ") || detail.startsWith("MERGE (");
+      if (isCompound(byId.get(id)?.detail)) return sum(children);
+      const compound = children.filter((row) => isCompound(row.detail));
       if (compound.length > 0) return sum(compound);
       const loops = children.filter((row) => isLoop(row.detail));
       return loops.reduce((product, loop) => product * price(loop.detail, loops.length === 1), 1);

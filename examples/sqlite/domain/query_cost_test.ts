@@ -99,6 +99,16 @@ Deno.test(
 );
 
 Deno.test(
+  "queryCost() adds up the parts of a UNION, EXCEPT or INTERSECT that SQLite merges (sorted, not a compound query)",
+  withDb((_db, nestsOf) => {
+    for (const op of ["UNION", "EXCEPT", "INTERSECT"]) {
+      const sql = `SELECT count(*) FROM (SELECT a.n * 100 + b.n FROM t a, t b ${op} SELECT n FROM w) x, u`;
+      assert.deepEqual(new Set(nestsOf(sql)), new Set([[30, 30], [900 + 2000, 20]]), op);
+    }
+  }),
+);
+
+Deno.test(
   "queryCost() prices a view's inner aliases by the tables the view names, and an unknown loop as the largest",
   withDb((_db, nestsOf) => {
     assert.deepEqual(nestsOf("SELECT count(*) FROM v"), [[2000, 2000]]);
