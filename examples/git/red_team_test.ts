@@ -9,7 +9,7 @@ import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
 import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { REPO, SCRIPT } from "./_e2e.ts";
-import { hostileTree, plainGit } from "./_hostile.ts";
+import { hostileTree, plainGit, system } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
@@ -243,6 +243,42 @@ Deno.test({
       assert.equal(await served.ok("git_grep", { repo: "app", pattern: "app" }), "README.md:1:# app\n");
       assert.match(await served.ok("git_status", { repo: "app" }), /^## main/);
       assert.match(await served.ok("git_blame", { repo: "app", path: "README.md" }), /# app/);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a tracked folder swapped for a link to an outside folder is read through by no tool: git_grep refuses the match",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "README.md": "# app\n", "docs/a.txt": "plain\n" });
+    // The index still lists docs/a.txt as a file; the work tree's docs now leads outside.
+    await Deno.remove(join(app, "docs"), { recursive: true });
+    await Deno.writeTextFile(join(t.f.base, "outside", "a.txt"), `${t.canary}\n`);
+    await system("ln", "-s", join(t.f.base, "outside"), join(app, "docs"));
+    assert.ok((await plainGit(app, "grep", "-e", "CANARY")).includes(t.canary), "plain git does not read through it");
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      const attacks: [string, Record<string, unknown>][] = [
+        ["git_grep", { repo: "app", pattern: "CANARY" }],
+        ["git_grep", { repo: "app", pattern: "CANARY", path: "." }],
+        ["git_grep", { repo: "app", pattern: "CANARY", path: "docs/a.txt" }],
+        ["git_diff", { repo: "app" }],
+        ["git_diff", { repo: "app", from: "HEAD" }],
+        ["git_blame", { repo: "app", path: "docs/a.txt" }],
+        ["git_status", { repo: "app" }],
+      ];
+      for (const [name, args] of attacks) {
+        const text = textOf(await served.call(name, args));
+        assert.ok(!text.includes(t.canary), `${name} ${JSON.stringify(args)}: ${text}`);
+      }
+      await served.refused("git_grep", { repo: "app", pattern: "CANARY" }, /"docs\/a\.txt".*symbolic link/);
+      assert.match(await served.ok("git_grep", { repo: "app", pattern: "app" }), /^README\.md:1:# app$/m);
     } finally {
       await served.server.close();
       await t.f.end();

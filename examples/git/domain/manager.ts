@@ -178,9 +178,12 @@ export class Manager {
       arg.operands("path", await this.#paths(r.root, path, false)),
     ], { signal, okCodes: [0, 1] });
     const matches = parseGrep(out.stdout);
-    if (id === undefined && !(await this.#config()).allow_hard_links) {
-      // Checked after git read them, before anyone sees a line: only files that matched were shown.
-      await assertSingleNames(r.root, r.name, matches.map((m) => m.name));
+    if (id === undefined) {
+      // Checked after git read them, before anyone sees a line: only files that matched were shown. git grep
+      // opens a tracked file through a folder the work tree has since swapped for a link (diff and blame do not).
+      const names = [...new Set(matches.map((m) => m.name))];
+      for (const name of names) await assertNoLinkedFolder(r.root, "matched file", name);
+      if (!(await this.#config()).allow_hard_links) await assertSingleNames(r.root, r.name, names);
     }
     // A match in a revision is named `<id>:<path>`: shown as the revision the caller gave.
     const lines = matches.map((m) => {
