@@ -1,6 +1,6 @@
 // The build a compiled server needs: its own printed flags and its config,
 // never a hand-written permission list. `deno task compile` is the command line.
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { configVariables } from "../configreload/config_variables.ts";
 import { compileArgs } from "./compile_args.ts";
 import { printedPermissions } from "./printed_permissions.ts";
@@ -43,6 +43,13 @@ export interface CompileServerResult {
  * `--print-permissions` answer (values from the environment filled in from
  * this process's environment) and, unless `dryRun`, runs it.
  *
+ * A server that starts its own executable (`Deno.execPath()`, as the sqlite
+ * example starts its database processes) prints `--allow-run=<deno>`; once
+ * compiled, its executable is the binary, so that grant names the binary's
+ * absolute path instead (links in its folder resolved, as `Deno.execPath()`
+ * reports them). The binary may then start itself only from where it was
+ * built to.
+ *
  * @param options See {@linkcode CompileServerOptions}.
  * @returns The command and whether it built.
  * @throws {Error} When the server does not print its permissions.
@@ -64,8 +71,16 @@ export async function compileServer(options: CompileServerOptions): Promise<Comp
       if (value !== undefined) env[name] = value;
     }
   }
-  const flags = await printedPermissions({ script: options.entry, config, env });
   const output = options.output ?? `dist/${basename(dirname(resolve(options.entry)))}`;
+  const binary = await realOutputPath(output);
+  const deno = Deno.execPath();
+  const flags = (await printedPermissions({ script: options.entry, config, env })).map((flag) =>
+    flag.startsWith("--allow-run=")
+      ? `--allow-run=${
+        flag.slice("--allow-run=".length).split(",").map((run) => run === deno ? binary : run).join(",")
+      }`
+      : flag
+  );
   const args = compileArgs({ entry: options.entry, flags, output, config, target: options.target });
   const command = ["deno", ...args];
   const commandLine = command.map(shellQuote).join(" ");
@@ -78,4 +93,19 @@ export async function compileServer(options: CompileServerOptions): Promise<Comp
       "The command above is exactly what would run; run it where the download works.";
   }
   return { command, commandLine, built: false, error };
+}
+
+/** `output` as an absolute path, with the links of its longest existing folder resolved. */
+async function realOutputPath(output: string): Promise<string> {
+  let folder = dirname(resolve(output));
+  const rest = [basename(resolve(output))];
+  while (true) {
+    try {
+      return join(await Deno.realPath(folder), ...rest);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound) || dirname(folder) === folder) throw err;
+      rest.unshift(basename(folder));
+      folder = dirname(folder);
+    }
+  }
 }

@@ -1,5 +1,6 @@
-// test-permissions: --allow-run --allow-read={repo} --allow-env=NOTES_DIR
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=NOTES_DIR
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compileServer } from "./compile_server.ts";
 
@@ -42,5 +43,31 @@ Deno.test({
       }),
       /Cannot read the permissions of .*template\/main\.ts: .*\$\{NOTES_DIR\}, which is not set/s,
     );
+  },
+});
+
+// A folder reached through a link: a compiled binary's Deno.execPath() is its real path.
+const linked = await Deno.realPath(await Deno.makeTempDir({ prefix: "compile_server_" }));
+globalThis.addEventListener("unload", () => Deno.removeSync(linked, { recursive: true }));
+
+Deno.test({
+  name: "compileServer() grants the binary, by its real path, where the server's flags let it run this deno",
+  permissions: { run: [deno, "ln"], read: [repo, linked], write: [linked] },
+  async fn() {
+    await Deno.mkdir(join(linked, "real"));
+    assert.ok(
+      (await new Deno.Command("ln", { args: ["-s", join(linked, "real"), join(linked, "link")] }).output()).success,
+    );
+    const { command } = await compileServer({
+      entry: `${repo}permissions/testdata/self_run_flags.ts`,
+      output: join(linked, "link/dist/server"),
+      dryRun: true,
+    });
+    assert.deepEqual(command.slice(2, 5), [
+      "--no-prompt",
+      "--allow-read=/srv/data",
+      `--allow-run=/usr/bin/git,${join(linked, "real/dist/server")}`,
+    ]);
+    assert.ok(!command.some((word) => word.includes(deno)), command.join(" "));
   },
 });
