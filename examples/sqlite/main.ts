@@ -1,18 +1,10 @@
-// The sqlite server: list, describe and query one SQLite file read-only, and
-// change it through the `execute` pattern tool when the config allows. See README.md.
-import { health, runWithConfig } from "@forge/toolkit";
-import { ConfigSchema } from "./domain/config.ts";
-import { Manager } from "./domain/manager.ts";
-import { auditFileOf, policyFor } from "./domain/policy.ts";
-import { registerAll } from "./tools/register.ts";
+// The sqlite server's entry point (the server is server.ts; see README.md).
+// A compiled server has no deno to start its database processes with, so it
+// starts its own binary with `--database-process` among the arguments: then
+// this file serves as a database process and never loads the server, whose
+// toolkit import would take stdout over at once.
+import { serveDatabaseProcess } from "./database_process.ts";
+import { isDatabaseProcess } from "./domain/database_process_args.ts";
 
-if (!health()) {
-  await runWithConfig("sqlite", {
-    version: "0.1.0",
-    schema: ConfigSchema,
-    policy: policyFor,
-    auditFile: (config, source) => auditFileOf(config, source.path),
-    manager: (config) => new Manager(config.get, { configPath: config.path, initial: config.initial }),
-    register: registerAll,
-  });
-}
+if (isDatabaseProcess(Deno.args)) await serveDatabaseProcess(Deno.args);
+else await import("./server.ts");

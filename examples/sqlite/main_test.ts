@@ -192,6 +192,7 @@ Deno.test({
         "--cached-only",
         `--allow-read=${tree.db}`,
         join(dirname(SCRIPT), "database_process.ts"),
+        "--database-process",
         tree.db,
       ]);
       assert.deepEqual(await environment(pid), ["NO_COLOR=1"]);

@@ -5,10 +5,13 @@
 // file only (read; write too for `execute`), and a job that passes its deadline (or is cancelled) ends with
 // the process: SIGKILL stops SQLite wherever it is. A spare process is kept
 // ready, so that a call arriving while another one works (or after a kill)
-// does not wait for a process to start.
+// does not wait for a process to start. A compiled server has no deno to
+// start: it starts its own binary in database-process mode, which lets go of
+// the binary's other grants before it opens anything (keep_only_database.ts).
 import { fileURLToPath } from "node:url";
 import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
 import { type DatabaseJob, type DatabaseReply, JOB_ACTIONS, MAX_REPLY_BYTES } from "./database_job.ts";
+import { databaseProcessArgs } from "./database_process_args.ts";
 import { jsonLine, readJsonLines } from "./json_lines.ts";
 
 /** Options of {@linkcode DatabaseProcesses}. */
@@ -34,6 +37,34 @@ export interface DatabaseProcessesOptions {
    * @default {2}
    */
   maxIdle?: number;
+  /**
+   * The files this server may read and write besides the database (its policy's `readFiles` and
+   * `writeFiles`): a compiled server's process starts with the same baked grants, and lets go of these.
+   * @default {{ read: [], write: [] }}
+   */
+  serverFiles?: ServerFiles;
+}
+
+/** The files a server's grants name, as its policy lists them. */
+export interface ServerFiles {
+  /** Files it may read. */
+  read: readonly string[];
+  /** Files it may write. */
+  write: readonly string[];
+}
+
+/** How to start one database process: under deno, or as a compiled server's own binary. */
+export interface DatabaseProcessCommandOptions {
+  /** The database file (absolute). */
+  database: string;
+  /** Whether the process may write it. */
+  writable: boolean;
+  /** Whether this server is a compiled binary (`Deno.build.standalone`). */
+  standalone: boolean;
+  /** This process's executable (`Deno.execPath()`): deno, or the compiled binary. */
+  execPath: string;
+  /** The server's files besides the database, for a compiled server's process to let go of. */
+  serverFiles: ServerFiles;
 }
 
 /** How one job runs. */
@@ -53,6 +84,56 @@ interface Child {
 }
 
 const RESTART = "restart the server with the flags from --print-permissions";
+const SCRIPT = fileURLToPath(new URL("../database_process.ts", import.meta.url));
+
+/**
+ * The program and arguments of one database process. Under deno:
+ * `deno run` with read access to the database alone (and write, for a
+ * writer), running `database_process.ts`. Compiled: the binary itself,
+ * whose `main.ts` serves as a database process when it sees the flag, and
+ * which is told the server's other files so that it can let go of them.
+ *
+ * @param options See {@linkcode DatabaseProcessCommandOptions}.
+ * @returns The program and its arguments.
+ *
+ * @example A compiled server's reader
+ * ```ts
+ * import { databaseProcessCommand } from "./database_processes.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const { program, args } = databaseProcessCommand({
+ *   database: "/srv/shop.db",
+ *   writable: false,
+ *   standalone: true,
+ *   execPath: "/opt/sqlite",
+ *   serverFiles: { read: ["/etc/s.json", "/srv/shop.db"], write: [] },
+ * });
+ * assert.deepEqual([program, ...args], ["/opt/sqlite", "--database-process", "/srv/shop.db", "--drop-read=/etc/s.json"]);
+ * ```
+ */
+export function databaseProcessCommand(options: DatabaseProcessCommandOptions): { program: string; args: string[] } {
+  const { database, writable } = options;
+  if (options.standalone) {
+    const others = (paths: readonly string[]) => paths.filter((path) => path !== database);
+    const dropRead = others(options.serverFiles.read);
+    const dropWrite = others(options.serverFiles.write);
+    return { program: options.execPath, args: databaseProcessArgs({ database, writable, dropRead, dropWrite }) };
+  }
+  return {
+    program: options.execPath,
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--no-lock",
+      "--cached-only",
+      `--allow-read=${database}`,
+      ...(writable ? [`--allow-write=${database}`] : []),
+      SCRIPT,
+      ...databaseProcessArgs({ database, writable, dropRead: [], dropWrite: [] }),
+    ],
+  };
+}
 
 /** The database processes of one database file: one job per process at a time. */
 export class DatabaseProcesses {
@@ -61,6 +142,7 @@ export class DatabaseProcesses {
   readonly #startTimeoutMs: number;
   readonly #writable: boolean;
   readonly #maxIdle: number;
+  readonly #serverFiles: ServerFiles;
   readonly #idle: Child[] = [];
   /** Each busy process, with what ends its job when the pool closes. */
   readonly #busy = new Map<Child, () => void>();
@@ -79,6 +161,7 @@ export class DatabaseProcesses {
     this.#startTimeoutMs = options.startTimeoutMs ?? 30_000;
     this.#writable = options.writable ?? false;
     this.#maxIdle = options.maxIdle ?? 2;
+    this.#serverFiles = options.serverFiles ?? { read: [], write: [] };
   }
 
   /** The process ids of the live processes, busy or idle. */
@@ -180,12 +263,6 @@ export class DatabaseProcesses {
   }
 
   #spawn(): Child {
-    if (Deno.build.standalone) {
-      throw new PolicyError(
-        "no-permission",
-        "Cannot start the database process: a compiled server has no deno to start it with; run main.ts with deno",
-      );
-    }
     if (Deno.permissions.querySync({ name: "read", path: this.#database }).state !== "granted") {
       throw new PolicyError(
         "no-permission",
@@ -199,22 +276,18 @@ export class DatabaseProcesses {
           `read-only); ${RESTART}`,
       );
     }
-    const script = fileURLToPath(new URL("../database_process.ts", import.meta.url));
+    const standalone = Deno.build.standalone;
+    const { program, args } = databaseProcessCommand({
+      database: this.#database,
+      writable: this.#writable,
+      standalone,
+      execPath: Deno.execPath(),
+      serverFiles: this.#serverFiles,
+    });
     let process: Deno.ChildProcess;
     try {
-      process = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--quiet",
-          "--no-prompt",
-          "--no-lock",
-          "--cached-only",
-          `--allow-read=${this.#database}`,
-          ...(this.#writable ? [`--allow-write=${this.#database}`] : []),
-          script,
-          this.#database,
-          ...(this.#writable ? ["write"] : []),
-        ],
+      process = new Deno.Command(program, {
+        args,
         clearEnv: true,
         env: processEnv(),
         stdin: "piped",
@@ -225,7 +298,11 @@ export class DatabaseProcesses {
       if (!(err instanceof Deno.errors.NotCapable)) throw err;
       throw new PolicyError(
         "no-permission",
-        `Cannot start the database process: this process may not run deno (--allow-run); ${RESTART}`,
+        standalone
+          // The binary's --allow-run names the path it was built to (deno compile --output): a moved binary may not start itself.
+          ? "Cannot start the database process: this binary may not run itself (--allow-run); build it with " +
+            "--output where it runs from"
+          : `Cannot start the database process: this process may not run deno (--allow-run); ${RESTART}`,
       );
     }
     const replies = readJsonLines(process.stdout, MAX_REPLY_BYTES);

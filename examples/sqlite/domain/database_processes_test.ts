@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { alive, oneEnded, PROC_PROGRAMS } from "../proc.ts";
 import type { DatabaseJob, QueryLimits } from "./database_job.ts";
-import { DatabaseProcesses } from "./database_processes.ts";
+import { databaseProcessCommand, DatabaseProcesses } from "./database_processes.ts";
 import { makeFixture, moduleFixture, TMP } from "./_fixture.ts";
 
 const perms: Deno.PermissionOptions = {
@@ -145,4 +145,29 @@ Deno.test({
       /^PolicyError: Cannot start the database process: this process may not run deno \(--allow-run\); restart/,
     );
   },
+});
+
+Deno.test("databaseProcessCommand() under deno grants the database alone; compiled, the binary drops the server's files", () => {
+  const common = {
+    database: "/srv/shop.db",
+    writable: true,
+    serverFiles: { read: ["/etc/s.json"], write: ["/a.jsonl"] },
+  };
+  const underDeno = databaseProcessCommand({ ...common, standalone: false, execPath: "/usr/bin/deno" });
+  assert.equal(underDeno.program, "/usr/bin/deno");
+  assert.deepEqual(underDeno.args.filter((arg) => arg.startsWith("--allow-")), [
+    "--allow-read=/srv/shop.db",
+    "--allow-write=/srv/shop.db",
+  ]);
+  assert.match(underDeno.args.at(-4)!, /\/examples\/sqlite\/database_process\.ts$/);
+  assert.deepEqual(underDeno.args.slice(-3), ["--database-process", "/srv/shop.db", "--write"]);
+  const compiled = databaseProcessCommand({ ...common, standalone: true, execPath: "/opt/sqlite" });
+  assert.deepEqual([compiled.program, ...compiled.args], [
+    "/opt/sqlite",
+    "--database-process",
+    "/srv/shop.db",
+    "--write",
+    "--drop-read=/etc/s.json",
+    "--drop-write=/a.jsonl",
+  ]);
 });

@@ -5,8 +5,8 @@ import { PolicyError } from "@forge/toolkit/validate";
 import type { TableDescription, TableSummary } from "./catalog.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseJob, WriteLimits } from "./database_job.ts";
-import { DatabaseProcesses, type DatabaseProcessesOptions } from "./database_processes.ts";
-import { databasePathOf } from "./policy.ts";
+import { DatabaseProcesses, type DatabaseProcessesOptions, type ServerFiles } from "./database_processes.ts";
+import { databasePathOf, policyFor } from "./policy.ts";
 import type { QueryResult } from "./query.ts";
 import { paramsToJson, type SqlParams } from "./values.ts";
 import type { ExecuteResult } from "./write.ts";
@@ -49,6 +49,8 @@ export class Manager {
   /** The process that may write, started at the first `execute` while the config says writable. */
   #writers: DatabaseProcesses | undefined;
   readonly #processOptions: DatabaseProcessesOptions | undefined;
+  /** The files the server's grants name (its policy at start): a compiled server's processes let go of them. */
+  readonly #serverFiles: ServerFiles;
 
   /**
    * Makes the Manager; nothing is opened until the first call.
@@ -61,6 +63,8 @@ export class Manager {
     this.#configPath = options.configPath;
     this.#startPath = databasePathOf(options.initial, options.configPath);
     this.#pollMs = options.pollMs ?? 1000;
+    const policy = policyFor(options.initial, { path: options.configPath });
+    this.#serverFiles = { read: policy.readFiles, write: policy.writeFiles };
     this.#processOptions = options.processes;
   }
 
@@ -124,8 +128,7 @@ export class Manager {
     const config = await this.config();
     const path = databasePathOf(config, this.#configPath);
     if (path === undefined || path !== this.#startPath) return;
-    this.#processes ??= new DatabaseProcesses(path, this.#processOptions);
-    this.#processes.warm();
+    this.#pool(path, false).warm();
   }
 
   /**
@@ -218,10 +221,15 @@ export class Manager {
     if (needs !== "read" && !config.writable) {
       throw new PolicyError("no-permission", 'Cannot execute: writing is turned off in the config ("writable": false)');
     }
-    const pool = needs === "write"
-      ? this.#writers ??= new DatabaseProcesses(path, { writable: true, maxQueries: 1, maxIdle: 1 })
-      : this.#processes ??= new DatabaseProcesses(path, this.#processOptions);
-    return await pool.run(job(config), { timeoutMs: config.query_timeout_ms, signal });
+    return await this.#pool(path, needs === "write").run(job(config), { timeoutMs: config.query_timeout_ms, signal });
+  }
+
+  /** The readers' pool, or the writer's, made at first use. */
+  #pool(path: string, write: boolean): DatabaseProcesses {
+    const serverFiles = this.#serverFiles;
+    return write
+      ? this.#writers ??= new DatabaseProcesses(path, { writable: true, maxQueries: 1, maxIdle: 1, serverFiles })
+      : this.#processes ??= new DatabaseProcesses(path, { serverFiles, ...this.#processOptions });
   }
 
   async #session(signal?: AbortSignal): Promise<Session> {

@@ -1,0 +1,106 @@
+// How the server tells a database process what to open. Under deno the words
+// follow `database_process.ts`; a compiled server starts its own binary, whose
+// baked `-config …` comes first, so the words follow that. One writer and one
+// reader of them, so the two sides cannot drift.
+import { isAbsolute } from "node:path";
+import { quote } from "@forge/toolkit/validate";
+
+/** The word that puts `main.ts` (or `database_process.ts`) in database-process mode. */
+export const DATABASE_PROCESS_FLAG = "--database-process";
+
+/** What a database process opens, and which grants it lets go of first. */
+export interface DatabaseProcessRequest {
+  /** The database file, absolute. */
+  database: string;
+  /** Whether the process opens a read-write connection too (for `execute`). */
+  writable: boolean;
+  /**
+   * Other files the process may read when it starts: a compiled server's
+   * process holds the binary's baked grants, which name these.
+   */
+  dropRead: readonly string[];
+  /** Other files the process may write when it starts (the audit file of a compiled server). */
+  dropWrite: readonly string[];
+}
+
+/**
+ * The words that start a database process for `request`, after the script
+ * (under deno) or after the binary's baked arguments (compiled).
+ *
+ * @param request What the process opens and drops.
+ * @returns The words, the flag first.
+ *
+ * @example A read-only process of a compiled server
+ * ```ts
+ * import { databaseProcessArgs } from "./database_process_args.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const args = databaseProcessArgs({ database: "/srv/shop.db", writable: false, dropRead: ["/etc/s.json"], dropWrite: [] });
+ * assert.deepEqual(args, ["--database-process", "/srv/shop.db", "--drop-read=/etc/s.json"]);
+ * ```
+ */
+export function databaseProcessArgs(request: DatabaseProcessRequest): string[] {
+  return [
+    DATABASE_PROCESS_FLAG,
+    request.database,
+    ...(request.writable ? ["--write"] : []),
+    ...request.dropRead.map((path) => `--drop-read=${path}`),
+    ...request.dropWrite.map((path) => `--drop-write=${path}`),
+  ];
+}
+
+/**
+ * Whether a process was started as a database process: its arguments hold
+ * {@linkcode DATABASE_PROCESS_FLAG}, wherever the baked ones end.
+ *
+ * @param args `Deno.args`.
+ * @returns True in database-process mode.
+ *
+ * @example A compiled server's process
+ * ```ts
+ * import { isDatabaseProcess } from "./database_process_args.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(isDatabaseProcess(["-config", "/etc/s.json", "--database-process", "/srv/shop.db"]));
+ * assert.ok(!isDatabaseProcess(["-config", "/etc/s.json"]));
+ * ```
+ */
+export function isDatabaseProcess(args: readonly string[]): boolean {
+  return args.includes(DATABASE_PROCESS_FLAG);
+}
+
+/**
+ * Reads what {@linkcode databaseProcessArgs} wrote; what comes before the
+ * flag (a compiled server's baked arguments) is not read.
+ *
+ * @param args `Deno.args`.
+ * @returns The request.
+ * @throws {TypeError} When the flag is missing, a path is not absolute, or a word is unknown.
+ *
+ * @example Read back what the server wrote
+ * ```ts
+ * import { databaseProcessArgs, parseDatabaseProcessArgs } from "./database_process_args.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const request = { database: "/srv/shop.db", writable: true, dropRead: [], dropWrite: ["/var/log/a.jsonl"] };
+ * assert.deepEqual(parseDatabaseProcessArgs(["-config", "/etc/s.json", ...databaseProcessArgs(request)]), request);
+ * ```
+ */
+export function parseDatabaseProcessArgs(args: readonly string[]): DatabaseProcessRequest {
+  const at = args.indexOf(DATABASE_PROCESS_FLAG);
+  const [database, ...rest] = at === -1 ? [] : args.slice(at + 1);
+  if (database === undefined || !isAbsolute(database)) bad("it needs the database file's absolute path");
+  const request = { database, writable: false, dropRead: [] as string[], dropWrite: [] as string[] };
+  for (const word of rest) {
+    const [, option, path] = /^--(drop-read|drop-write)=(.*)$/s.exec(word) ?? [];
+    if (word === "--write") request.writable = true;
+    else if (option !== undefined && isAbsolute(path)) {
+      (option === "drop-read" ? request.dropRead : request.dropWrite).push(path);
+    } else bad(`${quote(word, 80)} is not one of its arguments`);
+  }
+  return request;
+}
+
+function bad(state: string): never {
+  throw new TypeError(`Cannot start the database process: ${state}`);
+}
