@@ -56,10 +56,10 @@ export function takeEarlyStart(): void {
   early = undefined;
 }
 
-// The folders of the toolkit's serving code: a frame in them is not where the author's mistake is.
-const TOOLKIT_DIRS = ["toolkit", "engine", "stdio", "runner", "internal"].map((dir) =>
-  new URL(`../${dir}/`, import.meta.url).href
-);
+// The folders of the toolkit's serving code: a frame in them is not where the author's mistake is. Made at the
+// first failure: the first URL of a process loads Deno's URL code, a cost at every start.
+let toolkitDirs: string[] | undefined;
+const TOOLKIT_DIR_NAMES = ["toolkit", "engine", "stdio", "runner", "internal"];
 
 /**
  * The one line a start-up failure is reported with: the message and, for
@@ -75,11 +75,16 @@ export function startupLine(name: string, err: unknown): string {
         : `${err.name}: ${err.message}`;
       at = (err.stack ?? "").split("\n").slice(1).map((l) => l.trim().replace(/^at /, ""))
         .map((l) => l.match(/\(?((?:file|https?|jsr|npm):[^()\s]+:\d+:\d+)\)?$/)?.[1])
-        .find((loc) => loc !== undefined && !TOOLKIT_DIRS.some((dir) => loc.startsWith(dir)));
+        .find((loc) => loc !== undefined && !inToolkit(loc));
     } else message = String(err);
   } catch {
     message = "a thrown value that cannot be shown";
   }
   const line = `${name}: ${message.replaceAll(/\s*\n\s*/g, " ")}`;
   return at === undefined ? line : `${line} (at ${at})`;
+}
+
+function inToolkit(location: string): boolean {
+  toolkitDirs ??= TOOLKIT_DIR_NAMES.map((dir) => new URL(`../${dir}/`, import.meta.url).href);
+  return toolkitDirs.some((dir) => location.startsWith(dir));
 }
