@@ -42,7 +42,7 @@ export class Failure {
 
 /** The state one validation carries: the dynamic scope and the verdicts of references already followed. */
 export interface Run {
-  /** The innermost schema resource entered, for `$dynamicRef`; undefined when the schema has none. */
+  /** The dynamic scope, for `$dynamicRef`; undefined when the schema has none. */
   scope: Scope | undefined;
   /** Per object or array: the verdict of each reference target already checked on it, `null` for a pass. */
   memo: Map<object, Map<string, Failure | null>> | undefined;
@@ -51,19 +51,22 @@ export interface Run {
 }
 
 /**
- * One schema resource in the dynamic scope, linked to the one that entered
- * it. Scopes are interned per run (`inner`), so the same chain of resources
- * is the same object and can key a memo.
+ * The dynamic scope, as far as `$dynamicRef` can tell it apart: for each
+ * `$dynamicAnchor` name, the outermost resource entered that declares it.
+ * Two chains of resources that agree on those resolve every `$dynamicRef`
+ * alike, so they are one scope: scopes are interned per run by that content
+ * (`registry`), and the memo keys verdicts by scope without telling apart
+ * the paths that led there.
  */
 export interface Scope {
-  /** The resource entered; null for the empty scope a run starts with. */
-  readonly resource: object | null;
-  /** The scope it was entered from. */
-  readonly outer: Scope | undefined;
+  /** `$dynamicAnchor` name → the outermost resource entered that declares it. */
+  readonly providers: ReadonlyMap<string, object>;
   /** Unique among scopes, for memo keys. */
   readonly id: number;
-  /** The scopes entered from this one, by resource. */
+  /** The scope each resource leads to when entered from this one, by resource. */
   readonly inner: Map<object, Scope>;
+  /** Every scope of the run, by its providers (shared by all of them). */
+  readonly registry: Map<string, Scope>;
 }
 
 /**

@@ -13,27 +13,46 @@ let nextScope = 1;
 /** A new run's state: an empty dynamic scope when the schema needs one; the memo comes with the first object or array a reference meets. */
 export function newRun(dynamic: boolean): Run {
   return {
-    scope: dynamic ? { resource: null, outer: undefined, id: nextScope++, inner: new Map() } : undefined,
+    scope: dynamic ? { providers: new Map(), id: nextScope++, inner: new Map(), registry: new Map() } : undefined,
     memo: undefined,
     ids: undefined,
   };
 }
 
-/** Runs `check` with `resource` entered into the dynamic scope, unless it is the innermost already. */
+/**
+ * Runs `check` with `resource` entered into the dynamic scope. Only the
+ * dynamic anchors it declares that no outer resource declares change the
+ * scope; entering any other resource leaves it as it is.
+ */
 export function entering(resource: Resource, check: Check): Check {
   return (value, run, seen) => {
     const outer = run.scope!;
-    if (outer.resource === resource) return check(value, run, seen);
     let scope = outer.inner.get(resource);
     if (scope === undefined) {
-      scope = { resource, outer, id: nextScope++, inner: new Map() } satisfies Scope;
+      scope = widen(outer, resource);
       outer.inner.set(resource, scope);
     }
+    if (scope === outer) return check(value, run, seen);
     run.scope = scope;
     const failure = check(value, run, seen);
     run.scope = outer;
     return failure;
   };
+}
+
+/** The scope `outer` becomes when `resource` is entered: the run's one scope with those providers. */
+function widen(outer: Scope, resource: Resource): Scope {
+  const added = [...resource.dynamicAnchors].filter((anchor) => !outer.providers.has(anchor));
+  if (added.length === 0) return outer;
+  const providers = new Map(outer.providers);
+  for (const anchor of added) providers.set(anchor, resource);
+  const key = [...providers].map(([anchor, by]) => `${anchor}\u0000${(by as Resource).uri}`).sort().join("\u0001");
+  let scope = outer.registry.get(key);
+  if (scope === undefined) {
+    scope = { providers, id: nextScope++, inner: new Map(), registry: outer.registry } satisfies Scope;
+    outer.registry.set(key, scope);
+  }
+  return scope;
 }
 
 /** The checks of `$ref` and `$dynamicRef`, when present. */
@@ -86,11 +105,8 @@ function dynamicRef(c: Compiler, at: Location): Check {
     candidates.set(resource, via(c, at, { schema: follow(c.doc.root, tokens), tokens, resource }));
   }
   return (value, run, seen) => {
-    let outermost: Check | undefined;
-    for (let scope = run.scope; scope !== undefined; scope = scope.outer) {
-      const check = scope.resource === null ? undefined : candidates.get(scope.resource);
-      if (check !== undefined) outermost = check;
-    }
+    const provider = run.scope!.providers.get(anchor);
+    const outermost = provider === undefined ? undefined : candidates.get(provider);
     return (outermost ?? initial)(value, run, seen);
   };
 }

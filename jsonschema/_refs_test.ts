@@ -89,6 +89,27 @@ Deno.test("a recursive $ref under anyOf checks each object once per target, what
   assert.ok(reads <= 20 * 4, `${reads} reads for 20 levels`);
 });
 
+Deno.test("a recursive $dynamicRef under anyOf checks each object once per target, whatever resources led there", () => {
+  // Each level enters A or B: keyed by the whole chain of resources, the memo would miss on every path, 2^depth.
+  const check = compileSchema({
+    $id: "https://example.com/root",
+    $dynamicAnchor: "node",
+    $defs: {
+      A: { $id: "A", type: "object", properties: { c: { $dynamicRef: "root#node" } }, allOf: [{ required: ["a"] }] },
+      B: { $id: "B", type: "object", properties: { c: { $dynamicRef: "root#node" } }, allOf: [{ required: ["b"] }] },
+    },
+    anyOf: [{ $ref: "A" }, { $ref: "B" }, { type: "null" }],
+  });
+  let reads = 0;
+  let value: unknown = null;
+  for (let i = 0; i < 16; i++) {
+    const inner = value;
+    value = Object.defineProperty({}, "c", { enumerable: true, get: () => (reads++, inner) });
+  }
+  assert.equal(check(value)?.keyword, "anyOf");
+  assert.ok(reads <= 16 * 4, `${reads} reads for 16 levels`);
+});
+
 Deno.test("$dynamicRef resolves to the outermost $dynamicAnchor of its name in the dynamic scope", () => {
   // A generic list whose items an extending schema decides: the extension's anchor wins.
   const list = compileSchema({
