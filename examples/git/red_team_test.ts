@@ -285,3 +285,53 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a link in the git directory's info folder (grafts, attributes, exclude) to an outside file is refused before git runs",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const names = ["grafts", "attributes", "exclude"];
+    for (const name of names) {
+      const dir = await t.f.repo(name, { "README.md": `# ${name}\n` });
+      // git's advice would fill the first lines of its error; the repository turns it off.
+      await t.f.git(dir, "config", "advice.graftFileDeprecated", "false");
+      await Deno.remove(join(dir, ".git", "info", name)).catch(() => {});
+      await system("ln", "-s", t.secret, join(dir, ".git", "info", name));
+    }
+    const grafts = join(t.f.base, "grafts");
+    const env = { PATH: "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+    const plain = await new Deno.Command("/usr/bin/git", {
+      args: ["blame", "--", "nope"],
+      cwd: grafts,
+      env,
+      clearEnv: true,
+    })
+      .output();
+    assert.match(new TextDecoder().decode(plain.stderr), new RegExp(`^error: bad graft data: ${t.canary}`));
+    const config = await t.config({ repos: names.map((name) => ({ name, path: name })) });
+    const served = await serveUnderPrintedFlags(SCRIPT, config);
+    try {
+      for (const repo of names) {
+        for (
+          const [tool, args] of [
+            ["git_blame", { repo, path: "nope" }],
+            ["git_log", { repo }],
+            ["git_status", { repo }],
+          ] as [string, Record<string, unknown>][]
+        ) {
+          const text = textOf(await served.call(tool, args));
+          assert.ok(!text.includes(t.canary), `${tool} ${repo}: ${text}`);
+          assert.match(
+            text,
+            new RegExp(`^Cannot use repo "${repo}": its git directory holds a link "${repo}" that leads`),
+          );
+        }
+      }
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});

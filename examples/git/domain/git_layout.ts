@@ -28,8 +28,9 @@ export interface GitLayout {
 /**
  * Finds a repository's git directory, common directory and object stores
  * the way git 2.39 does for `--git-dir=<root>/.git`, and checks that each
- * one, and every symbolic link directly inside them (and inside each store's
- * `pack` and `info`), resolves inside `root` or one of `allowed`. A store with
+ * one, and every symbolic link directly inside them (and inside their `info`,
+ * and each store's `pack` and `info`), resolves inside `root` or one of
+ * `allowed`. A store with
  * `objects/info/http-alternates` is refused: those name places on the web.
  *
  * The refusal names what failed and never tells whether an outside path
@@ -97,8 +98,14 @@ export async function gitLayout(name: string, root: string, allowed: readonly st
     }
   }
 
-  // Folder → what it is, each listed once (the common directory is usually the git directory).
-  const linked = new Map<string, string>([[commonDir, "common directory"], [gitDir, "git directory"]]);
+  // Folder → what it is, each listed once (the common directory is usually the git directory). `info` holds
+  // files git reads by name and quotes a bad line of (`grafts`), or takes patterns from (`attributes`, `exclude`).
+  const linked = new Map<string, string>([
+    [commonDir, "common directory"],
+    [join(commonDir, "info"), "common directory"],
+    [gitDir, "git directory"],
+    [join(gitDir, "info"), "git directory"],
+  ]);
   for (const s of stores) {
     for (const dir of [s, join(s, "pack"), join(s, "info")]) linked.set(dir, "object store");
   }
