@@ -288,7 +288,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a link in the git directory's info folder (grafts, attributes, exclude) to an outside file is refused before git runs",
+    "a link in the git directory's info folder (grafts, attributes, exclude) or to a commit-graph chain, leading outside, is refused before git runs",
   permissions: perms,
   async fn() {
     const t = await hostileTree();
@@ -300,6 +300,10 @@ Deno.test({
       await Deno.remove(join(dir, ".git", "info", name)).catch(() => {});
       await system("ln", "-s", t.secret, join(dir, ".git", "info", name));
     }
+    // git warns "invalid commit-graph chain: line '…' not a hash", quoting the line.
+    const chain = await t.f.repo("chain", { "README.md": "# chain\n" });
+    await Deno.mkdir(join(chain, ".git", "objects", "info", "commit-graphs"));
+    await system("ln", "-s", t.secret, join(chain, ".git", "objects", "info", "commit-graphs", "commit-graph-chain"));
     const grafts = join(t.f.base, "grafts");
     const env = { PATH: "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
     const plain = await new Deno.Command("/usr/bin/git", {
@@ -310,7 +314,7 @@ Deno.test({
     })
       .output();
     assert.match(new TextDecoder().decode(plain.stderr), new RegExp(`^error: bad graft data: ${t.canary}`));
-    const config = await t.config({ repos: names.map((name) => ({ name, path: name })) });
+    const config = await t.config({ repos: [...names, "chain"].map((name) => ({ name, path: name })) });
     const served = await serveUnderPrintedFlags(SCRIPT, config);
     try {
       for (const repo of names) {
@@ -329,6 +333,8 @@ Deno.test({
           );
         }
       }
+      const refused = /^Cannot use repo "chain": its object store holds a link "commit-graph-chain" that leads outside/;
+      await served.refused("git_blame", { repo: "chain", path: "nope" }, refused);
     } finally {
       await served.server.close();
       await t.f.end();

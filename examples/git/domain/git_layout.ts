@@ -29,8 +29,8 @@ export interface GitLayout {
  * Finds a repository's git directory, common directory and object stores
  * the way git 2.39 does for `--git-dir=<root>/.git`, and checks that each
  * one, and every symbolic link directly inside them (and inside their `info`,
- * and each store's `pack` and `info`), resolves inside `root` or one of
- * `allowed`. A store with
+ * and each store's `pack`, `info` and `info/commit-graphs`), resolves inside
+ * `root` or one of `allowed`. A store with
  * `objects/info/http-alternates` is refused: those name places on the web.
  *
  * The refusal names what failed and never tells whether an outside path
@@ -107,7 +107,10 @@ export async function gitLayout(name: string, root: string, allowed: readonly st
     [join(gitDir, "info"), "git directory"],
   ]);
   for (const s of stores) {
-    for (const dir of [s, join(s, "pack"), join(s, "info")]) linked.set(dir, "object store");
+    // A commit-graph chain names its files by line, and git quotes a line that is not a hash.
+    for (const dir of [s, join(s, "pack"), join(s, "info"), join(s, "info", "commit-graphs")]) {
+      linked.set(dir, "object store");
+    }
   }
   for (const [dir, what] of linked) {
     await assertLinksInside(dir, inside, () => refuse(what), (link) => refuse(what, link));
