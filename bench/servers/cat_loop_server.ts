@@ -18,23 +18,22 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
-/** The reply to an echo call written as the driver writes it, or undefined for any other line. */
-const echoBytes: FastPath = (line) => {
-  if (!startsWith(line, HEAD, 0)) return undefined;
+/** Appends the reply to an echo call written as the driver writes it; false for any other line. */
+const echoBytes: FastPath = (line, out) => {
+  if (!startsWith(line, HEAD, 0)) return false;
   const idEnd = line.indexOf(COMMA, HEAD.length);
-  if (idEnd === -1 || !startsWith(line, CALL, idEnd + 1)) return undefined;
+  if (idEnd === -1 || !startsWith(line, CALL, idEnd + 1)) return false;
   const textStart = idEnd + 1 + CALL.length;
   let textEnd = line.indexOf(QUOTE, textStart);
   while (textEnd !== -1 && line[textEnd - 1] === BACKSLASH) textEnd = line.indexOf(QUOTE, textEnd + 1);
-  if (textEnd === -1) return undefined;
+  if (textEnd === -1) return false;
   // The 2026-07-28 envelope follows the arguments: `"},"_meta":…` instead of `"}}}`.
-  const end = line[textEnd + 2] === COMMA ? END_MODERN : END;
-  const id = line.subarray(HEAD.length, idEnd);
-  const text = line.subarray(textStart, textEnd);
-  const reply = new Uint8Array(HEAD.length + id.length + MIDDLE.length + text.length + end.length);
-  let at = 0;
-  for (const part of [HEAD, id, MIDDLE, text, end]) (reply.set(part, at), at += part.length);
-  return reply;
+  out.append(HEAD);
+  out.append(line.subarray(HEAD.length, idEnd));
+  out.append(MIDDLE);
+  out.append(line.subarray(textStart, textEnd));
+  out.append(line[textEnd + 2] === COMMA ? END_MODERN : END);
+  return true;
 };
 
 function startsWith(line: Uint8Array, prefix: Uint8Array, at: number): boolean {

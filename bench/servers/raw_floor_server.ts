@@ -13,10 +13,40 @@ export interface FloorIo {
 }
 
 /**
- * A line handled without JSON: returns the reply (with its newline), or
- * undefined to let the floor parse the line. The cat loop uses it.
+ * A line handled without JSON: appends the reply (with its newline) to
+ * `out` and returns true, or returns false to let the floor parse the line.
+ * The cat loop uses it.
  */
-export type FastPath = (line: Uint8Array) => Uint8Array | undefined;
+export type FastPath = (line: Uint8Array, out: ReplyBytes) => boolean;
+
+/** Reply bytes gathered while one read is handled, in one buffer reused from read to read. */
+export class ReplyBytes {
+  #buffer = new Uint8Array(64 * 1024);
+  #length = 0;
+
+  /** Appends `bytes`. */
+  append(bytes: Uint8Array): void {
+    if (this.#length + bytes.length > this.#buffer.length) {
+      const grown = new Uint8Array(Math.max(this.#buffer.length * 2, this.#length + bytes.length));
+      grown.set(this.#buffer.subarray(0, this.#length));
+      this.#buffer = grown;
+    }
+    this.#buffer.set(bytes, this.#length);
+    this.#length += bytes.length;
+  }
+
+  /** A copy of what was appended (the write may outlive the next read), and empties the buffer. */
+  take(): Uint8Array {
+    const bytes = this.#buffer.slice(0, this.#length);
+    this.#length = 0;
+    return bytes;
+  }
+
+  /** Bytes appended since the last take. */
+  get length(): number {
+    return this.#length;
+  }
+}
 
 const META_VERSION = "io.modelcontextprotocol/protocolVersion";
 // What every 2026-07-28 result carries, as JSON members spliced before the result's closing brace.
@@ -41,15 +71,18 @@ export async function serveFloor(io: FloorIo, fast?: FastPath): Promise<void> {
   const buffer = new Uint8Array(64 * 1024);
   let parts: Uint8Array[] = [];
   let pendingBytes = 0;
-  let out: (string | Uint8Array)[] = [];
-  let outHasBytes = false;
+  let out: string[] = [];
+  const quick = new ReplyBytes();
   let writing: Promise<void> = Promise.resolve();
 
   const flush = () => {
+    if (quick.length > 0) {
+      const bytes = quick.take();
+      writing = writing.then(() => writeAll(io, bytes));
+    }
     if (out.length === 0) return;
-    const bytes = outHasBytes ? joined(out, encoder) : encoder.encode(out.join(""));
+    const bytes = encoder.encode(out.join(""));
     out = [];
-    outHasBytes = false;
     writing = writing.then(() => writeAll(io, bytes));
   };
   const reply = (id: unknown, result: unknown, modern: boolean) => {
@@ -59,12 +92,7 @@ export async function serveFloor(io: FloorIo, fast?: FastPath): Promise<void> {
   };
   const handle = (line: Uint8Array) => {
     if (line.length === 0) return;
-    const quick = fast?.(line);
-    if (quick !== undefined) {
-      out.push(quick);
-      outHasBytes = true;
-      return;
-    }
+    if (fast?.(line, quick)) return;
     const msg = JSON.parse(decoder.decode(line));
     if (msg.id === undefined) return;
     const modern = msg.params?._meta?.[META_VERSION] !== undefined;
@@ -126,15 +154,6 @@ export async function serveFloor(io: FloorIo, fast?: FastPath): Promise<void> {
   }
   flush();
   await writing;
-}
-
-/** The queued replies, text and bytes, as one buffer. */
-function joined(out: (string | Uint8Array)[], encoder: TextEncoder): Uint8Array {
-  const pieces = out.map((item) => typeof item === "string" ? encoder.encode(item) : item);
-  const bytes = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
-  let at = 0;
-  for (const piece of pieces) (bytes.set(piece, at), at += piece.length);
-  return bytes;
 }
 
 async function writeAll(io: FloorIo, bytes: Uint8Array): Promise<void> {
