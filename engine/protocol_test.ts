@@ -80,11 +80,20 @@ Deno.test("progress reaches the client in both eras", async () => {
   for (const mode of [{ mode: { pin: "2026-07-28" } }, undefined] as Mode[]) {
     const client = await stateless(mode);
     const seen: number[] = [];
-    const r = await client.callTool({ name: "steps", arguments: { n: 3 } }, {
-      onprogress: (p: { progress: number }) => seen.push(p.progress),
+    const nexts: Promise<unknown>[] = [];
+    // The client hands a report to its callback a turn after reading it, and
+    // forgets the call's token once the reply is read: a report read along with
+    // the reply would be dropped. The tool goes on only once told to, here,
+    // after each report reached the callback.
+    const r = await client.callTool({ name: "gated_steps", arguments: { n: 3 } }, {
+      onprogress: (p: { progress: number }) => {
+        seen.push(p.progress);
+        nexts.push(client.callTool({ name: "next", arguments: {} }));
+      },
     });
     assert.deepEqual(r.content, [{ type: "text", text: "3 steps" }]);
     assert.deepEqual(seen, [1, 2, 3]);
+    await Promise.all(nexts);
     await client.close();
   }
 });

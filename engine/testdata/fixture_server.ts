@@ -47,6 +47,32 @@ if (!health()) {
       }
       return text(`${n} steps`);
     });
+    // Reports step i of n, then waits for a call to `next` before going on (and before answering), so a
+    // client acts on each report before the next message leaves: its reports and reply never share a read.
+    let next: (() => void) | undefined;
+    addTool(server, {
+      name: "gated_steps",
+      description: "Reports progress for each of n steps, each once `next` is called",
+      inputSchema: schema({ n: intProp("steps") }),
+      annotations: RO,
+    }, async (req) => {
+      const n = getInt(req.arguments, "n", 3);
+      for (let i = 1; i <= n; i++) {
+        const called = new Promise<void>((resolve) => (next = resolve));
+        req.progress(i, n, `step ${i}`);
+        await called;
+      }
+      return text(`${n} steps`);
+    });
+    addTool(server, {
+      name: "next",
+      description: "Lets gated_steps go on",
+      inputSchema: schema(),
+      annotations: RO,
+    }, () => {
+      next?.();
+      return text("next");
+    });
     addTool(server, {
       name: "late",
       description: "Ignores its signal and fails after ms",
