@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+// test-permissions: --allow-read={tmp} --allow-write={tmp}
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
