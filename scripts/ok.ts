@@ -7,6 +7,16 @@
 // `{tmp}` is the system temp directory, `{repo}` this checkout and
 // `{child-env}` the proxy and certificate variables childEnv() passes to a
 // server. A file without the line runs with no permissions at all.
+//
+// Everything is type-checked once, by one `deno check --doc` (code, tests
+// and JSDoc examples together); the test runs then skip the check
+// (`--no-check`): checked group by group, the library's graph was checked
+// again for each of some fifty permission groups, most of the gate's time.
+// The steps are independent, so they run side by side, twice as many at once
+// as the machine has cores (`--jobs=N` to change it): much of a step's time is
+// spent waiting on the processes its tests start. The longest start first,
+// as the last run on this machine measured them (kept in the temp directory).
+// docs/testing.md has the figures.
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +27,22 @@ const tmp = await Deno.realPath(Deno.env.get("TMPDIR") ?? "/tmp");
 const deno = Deno.execPath();
 const only = Deno.args.filter((a) => !a.startsWith("--"));
 const quick = Deno.args.includes("--quick");
+const jobs = Number(Deno.args.find((a) => a.startsWith("--jobs="))?.slice("--jobs=".length)) ||
+  2 * (navigator.hardwareConcurrency || 2);
+/** How long each step took last time (seconds by label), to start the longest first. */
+const timesFile = join(tmp, "forge-toolkit-gate-times.json");
+const lastTimes: Record<string, number> = await Deno.readTextFile(timesFile).then(JSON.parse).catch(() => ({}));
+const times: Record<string, number> = { ...lastTimes };
+
+/** One command of the gate. */
+interface Step {
+  label: string;
+  args: string[];
+  /** True when the step is a test run whose passed and failed tests are counted. */
+  counts: boolean;
+  /** A guess of how long it takes in seconds, when the last run did not measure it. */
+  weight: number;
+}
 
 interface Tally {
   passed: number;
@@ -27,12 +53,17 @@ const failures: string[] = [];
 /** The longest one step may run; the whole gate takes a few minutes on 2 cores. */
 const STEP_LIMIT_MS = 8 * 60_000;
 
-async function step(label: string, args: string[], countTests = false): Promise<void> {
+async function run(step: Step): Promise<void> {
   const started = performance.now();
-  console.log(`\n=== ${label}`);
   const env = { ...Deno.env.toObject(), NO_COLOR: "1" };
-  const child = new Deno.Command(deno, { args, cwd: repo, env, stdin: "null", stdout: "piped", stderr: "piped" })
-    .spawn();
+  const child = new Deno.Command(deno, {
+    args: step.args,
+    cwd: repo,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
   // A step that hangs fails at its limit with what it printed so far, instead
   // of holding the gate (and CI) until an outside timeout ends it silently.
   let hung = false;
@@ -46,9 +77,12 @@ async function step(label: string, args: string[], countTests = false): Promise<
   const [out, err] = hung
     ? await Promise.race([texts, new Promise<[string, string]>((r) => setTimeout(() => r(["", ""]), 2_000))])
     : await texts;
-  const text = out + err + (hung ? `\n${label}: killed after ${STEP_LIMIT_MS / 1000} s without finishing\n` : "");
+  const text = out + err + (hung ? `\n${step.label}: killed after ${STEP_LIMIT_MS / 1000} s without finishing\n` : "");
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  if (countTests) {
+  times[step.label] = Number(seconds);
+  // Printed whole once the step is done, so that steps running side by side do not interleave.
+  const report = (line: string) => console.log(`\n=== ${step.label}\n${line}`);
+  if (step.counts) {
     const summary = [...text.matchAll(/(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/g)].at(-1);
     const passed = summary ? Number(summary[1]) : 0;
     const failed = summary ? Number(summary[2]) : 0;
@@ -56,25 +90,48 @@ async function step(label: string, args: string[], countTests = false): Promise<
     tally.failed += failed;
     if (!status.success && failed === 0) {
       tally.failed += 1;
-      failures.push(label);
-    } else if (failed > 0) failures.push(label);
-    console.log(status.success ? `${passed} passed in ${seconds}s` : text);
+      failures.push(step.label);
+    } else if (failed > 0) failures.push(step.label);
+    report(status.success ? `${passed} passed in ${seconds}s` : text);
     return;
   }
   if (status.success) {
     tally.passed += 1;
-    console.log(`ok in ${seconds}s`);
+    report(`ok in ${seconds}s`);
   } else {
     tally.failed += 1;
-    failures.push(label);
-    console.log(text);
+    failures.push(step.label);
+    report(text);
   }
+}
+
+/** Runs the steps, `jobs` at a time, the heaviest first. */
+async function runAll(steps: Step[]): Promise<void> {
+  const expected = (step: Step) => lastTimes[step.label] ?? step.weight;
+  const queue = [...steps].sort((a, b) => expected(b) - expected(a));
+  const worker = async () => {
+    for (let step = queue.shift(); step !== undefined; step = queue.shift()) await run(step);
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
 }
 
 function testFiles(): Promise<Map<string, string[]>> {
   return testFilesByPermissions(repo, { only, tmp, skip: ["node_modules", ".git", "testdata", "results"] });
 }
 
+/** The 1, 5 and 15 minute load averages, where /proc says them: the gate's time depends on them. */
+async function loadAverage(): Promise<string> {
+  const text = await Deno.readTextFile("/proc/loadavg").catch(() => "");
+  return text === "" ? "unknown" : text.split(" ").slice(0, 3).join(" ");
+}
+
+/** The files deno.json exports, e.g. `./mod.ts` and `./validate/mod.ts`. */
+async function entryPoints(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(join(repo, "deno.json")));
+  return Object.values(config.exports as Record<string, string>);
+}
+
+const started = performance.now();
 const version = (await Deno.readTextFile(join(repo, ".deno-version"))).trim();
 if (Deno.version.deno !== version) {
   console.log(`Deno ${Deno.version.deno} is running, but .deno-version pins ${version}`);
@@ -82,14 +139,23 @@ if (Deno.version.deno !== version) {
   failures.push("deno version");
 }
 
+const groups = await testFiles();
+const steps: Step[] = [];
 if (only.length === 0) {
-  await step("fmt --check", ["fmt", "--check"]);
-  await step("lint", ["lint"]);
-  await step("check", ["check", "."]);
+  steps.push({ label: "fmt --check", args: ["fmt", "--check"], counts: false, weight: 2 });
+  steps.push({ label: "lint", args: ["lint"], counts: false, weight: 2 });
+  // Code, tests and the JSDoc examples: the one type check every later step relies on.
+  steps.push({ label: "check --doc", args: ["check", "--doc", "."], counts: false, weight: 20 });
+} else {
+  const files = [...groups.values()].flat();
+  if (files.length > 0) steps.push({ label: "check", args: ["check", ...files], counts: false, weight: 20 });
 }
-for (const [flags, files] of await testFiles()) {
+for (const [flags, files] of groups) {
   const label = `test ${flags || "(no permissions)"} [${files.length} files]`;
-  await step(label, ["test", "--quiet", "--parallel", ...flags.split(/\s+/).filter(Boolean), ...files.sort()], true);
+  const args = ["test", "--quiet", "--no-check", "--parallel", ...flags.split(/\s+/).filter(Boolean), ...files.sort()];
+  // A file that starts processes takes seconds; one that does not, a fraction of one.
+  const weight = files.length * (flags.includes("--allow-run") ? 5 : 0.5);
+  steps.push({ label, args, counts: true, weight });
 }
 if (only.length === 0) {
   // --doc on folders would also run their _test.ts files, without the permissions they declare.
@@ -107,43 +173,41 @@ if (only.length === 0) {
     "internal/",
     "jsonschema/",
   ];
-  await step("test --doc", [
-    "test",
-    "--doc",
-    "--quiet",
-    "--parallel",
-    "--ignore=**/*_test.ts,**/testdata/",
-    ...docTargets,
-  ], true);
+  const docArgs = ["test", "--doc", "--no-check", "--quiet", "--parallel", "--ignore=**/*_test.ts,**/testdata/"];
+  steps.push({ label: "test --doc", args: [...docArgs, ...docTargets], counts: true, weight: 60 });
   // All entry points in one run, as JSR documents the package: each name has
   // one home, and a type one entry point's signatures reach passes when any
   // entry point exports it.
-  await step("doc --lint (every entry point)", ["doc", "--lint", ...await entryPoints()]);
-  await step("publish --dry-run", ["publish", "--dry-run", "--allow-dirty"]);
+  steps.push({
+    label: "doc --lint (every entry point)",
+    args: ["doc", "--lint", ...await entryPoints()],
+    counts: false,
+    weight: 5,
+  });
+  steps.push({
+    label: "publish --dry-run",
+    args: ["publish", "--dry-run", "--allow-dirty", "--no-check"],
+    counts: false,
+    weight: 10,
+  });
   if (!quick) {
-    for (const smoke of smokes()) await step(smoke.label, smoke.args, smoke.counts);
-  }
-}
-
-/** The files deno.json exports, e.g. `./mod.ts` and `./validate/mod.ts`. */
-async function entryPoints(): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(join(repo, "deno.json")));
-  return Object.values(config.exports as Record<string, string>);
-}
-
-function smokes(): { label: string; args: string[]; counts: boolean }[] {
-  return [
     // The README's first command: a real server driven by the official client.
-    { label: "demo (deno task demo)", args: ["task", "demo"], counts: false },
+    steps.push({ label: "demo (deno task demo)", args: ["task", "demo"], counts: false, weight: 10 });
     // The benchmark at a tiny size: it must run and print, not hit its targets.
-    {
+    steps.push({
       label: "bench --smoke",
       args: ["run", "--allow-run", "--allow-write=bench/results", "bench/main.ts", "--smoke"],
       counts: false,
-    },
-  ];
+      weight: 40,
+    });
+  }
 }
+console.log(`${steps.length} steps, ${Math.min(jobs, steps.length)} at a time; load average ${await loadAverage()}`);
+await runAll(steps);
+await Deno.writeTextFile(timesFile, JSON.stringify(times)).catch(() => {});
 
+const seconds = ((performance.now() - started) / 1000).toFixed(0);
 if (failures.length > 0) console.log(`\nFailed: ${failures.join("; ")}`);
+console.log(`\nThe gate took ${seconds} s; load average ${await loadAverage()}.`);
 console.log(`${tally.passed} passed, ${tally.failed} failed`);
 Deno.exit(tally.failed === 0 ? 0 : 1);
