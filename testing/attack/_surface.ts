@@ -76,7 +76,9 @@ export class Surface {
     const connection = await target.start(world);
     const surface = new Surface(era, connection, world, settings(connection.scope));
     surface.#before = surface.#snap();
-    const verdicts = first ? await surface.run(first) : [];
+    // The first case meets a process that may still be starting, so it waits as the handshake does:
+    // on a busy machine its reply would otherwise come after the case, and be lost in the handshake's.
+    const verdicts = first ? await surface.run(first, Math.max(surface.#settings.ground.deadlineMs, START_MS)) : [];
     await surface.#call(handshake(era), "init");
     const listed = await surface.#call([{ line: request(era, '"forge-tools"', "tools/list") }], "forge-tools");
     surface.tools = (listed as { result?: { tools?: ListedTool[] } }).result?.tools ?? [];
@@ -133,8 +135,8 @@ export class Surface {
     return out;
   }
 
-  /** Runs one case and judges it. */
-  async run(c: AttackCase): Promise<Verdict[]> {
+  /** Runs one case and judges it; its replies are awaited `deadlineMs` (the case deadline unless told). */
+  async run(c: AttackCase, deadlineMs: number = this.#settings.ground.deadlineMs): Promise<Verdict[]> {
     const values = { ...this.#world.values, tag: c.tag, allowed_url: `${this.#world.allowedUrl}${c.tag}/` };
     const { hits } = this.#world;
     const [lineStart, hitStart] = [this.connection.lines.length, hits.length];
@@ -175,9 +177,9 @@ export class Surface {
     if (c.pause) this.connection.reading(c.pause, false);
     const sent = c.steps.map((step) => fill(step.line.replaceAll("@@n@@", String(step.from ?? 0)), values));
     // A server that stops reading its input (blocked on a full stderr) must not block the kit.
-    await this.#send(c.steps.map((step) => concatBytes(fillStep(step, values))));
+    await this.#send(c.steps.map((step) => concatBytes(fillStep(step, values))), deadlineMs);
     if (c.pause === "stdout") this.connection.reading("stdout", true);
-    await this.#until(() => want.length === 0 && !batchOpen, take, notJson);
+    await this.#until(() => want.length === 0 && !batchOpen, take, notJson, deadlineMs);
     if (c.pause === "stderr") this.connection.reading("stderr", true);
     const missing = [...want, ...(batchOpen ? c.batch! : batchMissing)];
     const alive = await this.#alive(c.tag, take, notJson);
@@ -235,14 +237,14 @@ export class Surface {
   }
 
   /** Writes `chunks` in order; gives up waiting after the deadline (the writes stay queued). */
-  async #send(chunks: Uint8Array[]): Promise<boolean> {
+  async #send(chunks: Uint8Array[], deadlineMs: number = this.#settings.ground.deadlineMs): Promise<boolean> {
     const writes = (async () => {
       for (const chunk of chunks) await this.connection.send(chunk);
     })().then(() => true, () => false);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<boolean>((
       resolve,
-    ) => (timer = setTimeout(() => resolve(false), this.#settings.ground.deadlineMs)));
+    ) => (timer = setTimeout(() => resolve(false), deadlineMs)));
     const done = await Promise.race([writes, late]);
     clearTimeout(timer);
     return done;
@@ -259,8 +261,13 @@ export class Surface {
     return undefined;
   }
 
-  async #until(done: () => boolean, take: (r: Reply[]) => void, notJson: string[]): Promise<boolean> {
-    const deadline = Date.now() + this.#settings.ground.deadlineMs;
+  async #until(
+    done: () => boolean,
+    take: (r: Reply[]) => void,
+    notJson: string[],
+    deadlineMs: number = this.#settings.ground.deadlineMs,
+  ): Promise<boolean> {
+    const deadline = Date.now() + deadlineMs;
     while (true) {
       take(this.#read(notJson));
       if (done()) return true;
@@ -282,16 +289,29 @@ export class Surface {
     return this.connection.ended ? "ended" : "hung";
   }
 
-  /** Ends the input; the server must exit 0 within `graceMs`. */
+  /**
+   * Ends the input; the server must exit 0 within `graceMs`. Its memory is
+   * read once more first: a sample taken at the end of a case may come before
+   * the server read all of it (a busy machine), but what it keeps shows here.
+   */
   async close(graceMs: number): Promise<Verdict[]> {
+    const verdicts: Verdict[] = [];
+    const bound = this.#settings.ground.maxRssBytes;
+    if (bound !== undefined && !this.#overBound && !this.connection.ended) {
+      const rss = await this.connection.rss();
+      if (rss !== undefined && rss > bound) {
+        const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+        const what = `resident memory ${mib(rss)} MiB is above the bound of ${mib(bound)} MiB after the last case`;
+        verdicts.push({ check: "memory", what });
+      }
+    }
     const { code, killed } = await this.connection.close(graceMs);
     if (killed) {
-      return [{ check: "exit", what: `the server did not exit within ${graceMs} ms of the end of its input` }];
+      verdicts.push({ check: "exit", what: `the server did not exit within ${graceMs} ms of the end of its input` });
+    } else if (code !== undefined && code !== 0) {
+      verdicts.push({ check: "exit", what: `the server exited with code ${code} at the end of its input` });
     }
-    if (code !== undefined && code !== 0) {
-      return [{ check: "exit", what: `the server exited with code ${code} at the end of its input` }];
-    }
-    return [];
+    return verdicts;
   }
 }
 
