@@ -10,6 +10,7 @@ import {
 } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { assertNoIncludes } from "./config_includes.ts";
+import { knownFailure } from "./git_failure.ts";
 import { gitLayout } from "./git_layout.ts";
 import {
   discoveryArgs,
@@ -20,6 +21,11 @@ import {
   globalArgs,
   parseDrivers,
 } from "./hardening.ts";
+
+/** The most of git's stderr one log line holds. */
+const MAX_LOGGED_STDERR = 4096;
+/** Failures said so far: with the clock, each one's ref. */
+let failures = 0;
 
 /** A configured repository, resolved. */
 export interface Repo {
@@ -213,7 +219,7 @@ export class Git {
         `Cannot use ${name} ${quote(rev)}: it names no ${type} in repo ${quote(repo.name)}`,
       );
     }
-    this.#check(repo, "rev-parse", result, [0]);
+    this.#check(repo, parts, result, [0]);
     if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id)) {
       throw new PolicyError("command", `Cannot use ${name} ${quote(rev)}: git did not answer with one object id`);
     }
@@ -259,12 +265,11 @@ export class Git {
       cwd: repo.root,
       signal: options.signal,
     });
-    const subcommand = parts[0]?.kind === "word" ? parts[0].text : "git";
     // Only a git stopped at the cap (killed, or ended by the pipe closed on it) is excused its
     // exit status: one that ended by itself before the kill still has to have succeeded.
     const stoppedAtCap = result.ended === "output-cap" && result.stdoutCut &&
       (result.signal === "SIGKILL" || result.signal === "SIGPIPE" || result.code === 141);
-    if (!stoppedAtCap) this.#check(repo, subcommand, result, options.okCodes ?? [0]);
+    if (!stoppedAtCap) this.#check(repo, parts, result, options.okCodes ?? [0]);
     const cut = result.stdoutCut;
     const text = cut
       ? `${result.stdout}\n${truncationMarker(this.#maxOutputBytes, undefined, "bytes")}`
@@ -302,7 +307,7 @@ export class Git {
     const result = await this.#commands.run("git", [...discoveryArgs(), ...parts], { cwd: repo.root, signal });
     const owner = (await Deno.stat(repo.root).catch(() => undefined))?.uid ?? undefined;
     if (/dubious ownership/.test(result.stderr)) throw otherOwner(repo.name, "work tree or git directory", undefined);
-    this.#check(repo, "rev-parse", result, [0]);
+    this.#check(repo, parts, result, [0]);
     const found = await Deno.realPath(result.stdout.trim()).catch(() => undefined);
     if (found !== gitDir || owner === undefined) {
       throw new PolicyError(
@@ -322,24 +327,39 @@ export class Git {
     });
     // Exit 1: no such key. Anything else (a broken config) fails closed.
     if (result.code === 1 && result.stdout === "") return parseDrivers("");
-    this.#check(repo, "config", result, [0]);
+    this.#check(repo, parts, result, [0]);
     if (result.stdoutCut) {
       throw new PolicyError("command", `Cannot use repo ${quote(repo.name)}: its config is too large`);
     }
     return parseDrivers(result.stdout);
   }
 
-  #check(repo: Repo & { root: string }, subcommand: string, result: CommandResult, ok: readonly number[]): void {
+  /**
+   * Throws when a run failed. git's own words never reach the caller (git
+   * quotes files it reads inside `.git`): a failure the server knows is said
+   * in its words, any other is "git failed (ref …)", with git's words on
+   * stderr under that ref, one line.
+   */
+  #check(
+    repo: Repo & { root: string },
+    parts: readonly CommandArg[],
+    result: CommandResult,
+    ok: readonly number[],
+  ): void {
+    const subcommand = parts[0]?.kind === "word" ? parts[0].text : "git";
     const what = `Cannot run git ${subcommand} in repo ${quote(repo.name)}`;
     if (result.ended === "deadline") {
       throw new PolicyError("command", `${what}: it ran past its deadline and was stopped`);
     }
     if (result.ended === "aborted") throw new PolicyError("command", `${what}: the call was cancelled`);
-    if (result.signal !== null || !ok.includes(result.code)) {
-      // git's own message, with the host path of the work tree replaced by the repo's name.
-      const reason = result.stderr.replaceAll(repo.root, `<${repo.name}>`).trim().split("\n").slice(0, 5).join("; ");
-      throw new PolicyError("command", `${what}: ${reason.slice(0, 500) || `exit ${result.code}`}`);
-    }
+    if (result.signal === null && ok.includes(result.code)) return;
+    const known = result.signal === null ? knownFailure(result, parts) : undefined;
+    if (known !== undefined) throw new PolicyError("command", `${what}: ${known}`);
+    const ref = `${Date.now().toString(36)}-${(++failures).toString(36)}`;
+    const ended = result.signal === null ? `exit ${result.code}` : `signal ${result.signal}`;
+    const words = result.stderr.trim().slice(0, MAX_LOGGED_STDERR) || "(nothing on stderr)";
+    console.error(`git: ref ${ref}: git ${subcommand} in repo ${quote(repo.name)} failed (${ended}): ${words}`);
+    throw new PolicyError("command", `${what}: git failed (ref ${ref})`);
   }
 }
 

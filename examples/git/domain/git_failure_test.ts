@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { arg } from "@forge/toolkit/validate";
+import { knownFailure } from "./git_failure.ts";
+
+const blame = [arg.word("blame"), arg.flag("--no-textconv"), arg.operands("path", ["a.txt"])];
+
+Deno.test("knownFailure() names a path git quoted only when the caller sent exactly it", () => {
+  const said = (stderr: string) => knownFailure({ stdout: "", stderr }, blame);
+  assert.equal(said("fatal: no such path 'a.txt' in HEAD\n"), 'path "a.txt" is not a committed file at that revision');
+  assert.equal(said("fatal: no such path 'secret' in HEAD\n"), "a path is not a committed file at that revision");
+  const tree = "0123456789abcdef0123456789abcdef01234567";
+  const show = [arg.word("show"), arg.value("rev", `${tree}:src/a:b.txt`)];
+  assert.equal(
+    knownFailure({ stdout: "", stderr: `fatal: bad revision '${tree}:src/a:b.txt'\n` }, show),
+    'path "src/a:b.txt" does not exist at that revision',
+  );
+});
+
+Deno.test("knownFailure() knows nothing from a line git quoted after a prefix of its own, wherever it stands", () => {
+  for (
+    const stderr of [
+      "fatal: unexpected line in .git/packed-refs: fatal: no such path 'a.txt' in HEAD\n",
+      "error: bad graft data: fatal: not a git repository: x\nfatal: unable to read abc\n",
+      "warning: ignoring broken ref refs/heads/x\n",
+      "",
+    ]
+  ) {
+    assert.equal(knownFailure({ stdout: "", stderr }, blame), undefined, stderr);
+  }
+});
+
+Deno.test("knownFailure() takes the last line it knows: git's quoted lines come first, its reason last", () => {
+  const stderr = "error: bad graft data: secret\nfatal: no such path 'a.txt' in HEAD\n";
+  assert.equal(
+    knownFailure({ stdout: "", stderr }, blame),
+    'path "a.txt" is not a committed file at that revision',
+  );
+});
+
+Deno.test("knownFailure() reads stdout only for git commit, and the pattern it names is the caller's", () => {
+  const stdout = "On branch main\nnothing to commit, working tree clean\n";
+  const commit = [arg.word("commit"), arg.operands("paths", ["a.txt"])];
+  assert.equal(knownFailure({ stdout, stderr: "" }, commit), "the paths hold no change to commit");
+  assert.equal(knownFailure({ stdout, stderr: "" }, [arg.word("show")]), undefined);
+  const grep = [arg.word("grep"), arg.option("-e", "pattern", "a{1")];
+  assert.equal(
+    knownFailure({ stdout: "", stderr: "fatal: -e option, 'a{1': Unmatched \\{\n" }, grep),
+    'pattern "a{1" is not a valid extended regular expression',
+  );
+});
