@@ -6,6 +6,8 @@
 // the WHATWG URL parser's (RFC 3986 for the URIs schemas use); nothing here
 // ever fetches anything.
 
+import { SUBSCHEMA_KEYWORDS } from "./subschema_keywords.ts";
+
 /** A schema resource: the root schema or a subschema with `$id`. */
 export interface Resource {
   /** Its absolute URI, without fragment. */
@@ -18,24 +20,7 @@ export interface Resource {
   readonly dynamicAnchors: Set<string>;
 }
 
-/** Keywords whose value is one subschema. */
-const SINGLE = [
-  "additionalProperties",
-  "items",
-  "contains",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "contentSchema",
-];
-/** Keywords whose value maps names to subschemas (`definitions` is the 2020-12 meta-schema's older name for `$defs`). */
-const MAPS = ["$defs", "definitions", "properties", "patternProperties", "dependentSchemas"];
-/** Keywords whose value is a list of subschemas. */
-const LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const { single: SINGLE, maps: MAPS, lists: LISTS } = SUBSCHEMA_KEYWORDS;
 
 /** Throws the error for a schema that cannot be compiled, at `tokens` in the document. */
 export type Refuse = (tokens: readonly string[], problem: string) => never;

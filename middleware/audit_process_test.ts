@@ -4,15 +4,10 @@
 import assert from "node:assert/strict";
 import { type RawServer, spawnRaw, spawnServer } from "@forge/toolkit/testing";
 import { auditDigest, verifyAuditTrail } from "./mod.ts";
+import { SERVER_IN_TMP } from "../internal/testdata/server_in_tmp.ts";
 
 const fixture = new URL("./testdata/limits_server.ts", import.meta.url).pathname;
-const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
-const perms: Deno.PermissionOptions = {
-  run: true,
-  read: [new URL("..", import.meta.url).pathname, tmp],
-  write: [tmp],
-  env: "inherit",
-};
+const perms = SERVER_IN_TMP;
 
 Deno.test({
   name: "a server killed with SIGKILL in the middle of a call leaves its intent, which the next run links to",

@@ -1,15 +1,10 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=TMPDIR,{child-env}
 import assert from "node:assert/strict";
 import { spawnServer } from "@forge/toolkit/testing";
+import { SERVER_IN_TMP } from "../internal/testdata/server_in_tmp.ts";
 
 const fixture = new URL("./testdata/limits_server.ts", import.meta.url).pathname;
-const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
-const perms: Deno.PermissionOptions = {
-  run: true,
-  read: [new URL("..", import.meta.url).pathname, tmp],
-  write: [tmp],
-  env: "inherit",
-};
+const perms = SERVER_IN_TMP;
 
 Deno.test({
   name: "rateLimit() refuses calls past the bucket with an isError result, through a real subprocess",

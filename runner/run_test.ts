@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { childEnv, spawnRaw, spawnServer } from "@forge/toolkit/testing";
 import { initialize } from "../engine/testdata/raw_initialize.ts";
+import { importGraph } from "../internal/testdata/import_graph.ts";
 
 const fixture = new URL("../engine/testdata/fixture_server.ts", import.meta.url).pathname;
 const hello = new URL("../examples/hello-tool/main.ts", import.meta.url).pathname;
@@ -33,15 +34,9 @@ Deno.test({
   name: "the core's module graph holds no npm package (no MCP SDK, no zod), so health() never loads one",
   permissions: perms,
   async fn() {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", new URL("../mod.ts", import.meta.url).pathname],
-      stdout: "piped",
-    }).output();
-    assert.equal(out.code, 0);
-    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: { specifier: string }[] };
-    const specifiers = graph.modules.map((m) => m.specifier);
-    assert.ok(specifiers.length > 5, "the graph was read");
-    assert.deepEqual(specifiers.filter((s) => !s.startsWith("file:") && !s.startsWith("node:")), [], "no npm: package");
+    const { modules } = await importGraph(new URL("../mod.ts", import.meta.url).pathname);
+    assert.ok(modules.length > 5, "the graph was read");
+    assert.deepEqual(modules.filter((s) => !s.startsWith("file:") && !s.startsWith("node:")), [], "no npm: package");
   },
 });
 
@@ -50,34 +45,15 @@ Deno.test({
     "importing the root module loads only the authoring half: no engine/, stdio/ or permissions/ until run() starts",
   permissions: perms,
   async fn() {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", new URL("../mod.ts", import.meta.url).pathname],
-      stdout: "piped",
-    }).output();
-    assert.equal(out.code, 0);
-    type Dependency = { code?: { specifier: string }; isDynamic?: boolean };
-    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-      roots: string[];
-      modules: { specifier: string; dependencies?: Dependency[] }[];
-    };
-    const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
-    // What an import evaluates: code imports only; a type import is erased and
-    // an import() waits for run().
-    const loaded = new Set<string>();
-    const next = [...graph.roots];
-    for (let specifier = next.pop(); specifier !== undefined; specifier = next.pop()) {
-      if (loaded.has(specifier)) continue;
-      loaded.add(specifier);
-      for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
-        if (dep.code !== undefined && !dep.isDynamic) next.push(dep.code.specifier);
-      }
-    }
+    const { modules, loaded } = await importGraph(new URL("../mod.ts", import.meta.url).pathname);
     const root = new URL("../", import.meta.url).href;
     const folders = new Set([...loaded].map((s) => s.slice(root.length).split("/").slice(0, -1).join("/") || "."));
     assert.ok(loaded.has(new URL("../toolkit/server.ts", import.meta.url).href), "the graph was read");
     assert.deepEqual([...folders].sort(), [".", "internal", "runner", "toolkit"]);
-    const serving = new URL("../stdio/serve.ts", import.meta.url).href;
-    assert.ok(graph.modules.some((m) => m.specifier === serving), "run() still reaches serve() through import()");
+    assert.ok(
+      modules.includes(new URL("../stdio/serve.ts", import.meta.url).href),
+      "run() still reaches serve() through import()",
+    );
   },
 });
 

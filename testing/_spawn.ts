@@ -3,7 +3,7 @@
 // spawnServer and spawnRaw.
 
 import type { ByteReader } from "@forge/toolkit/stdio";
-import { childEnv } from "../internal/child_env.ts";
+import { denoRun } from "../internal/deno_run.ts";
 import { StreamText } from "./stream_text.ts";
 import { readerOf, writerOf } from "./_streams.ts";
 
@@ -22,15 +22,7 @@ export interface Spawned {
 
 /** Spawns `deno run --quiet <args>` with only `env` and what `childEnv()` adds in its environment. */
 export function spawnDeno(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Spawned {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...args],
-    env: childEnv(env),
-    clearEnv: true,
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = denoRun(args, { env, cwd }).spawn();
   const stderr = new StreamText(child.stderr);
   return {
     child,

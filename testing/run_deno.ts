@@ -1,4 +1,4 @@
-import { childEnv } from "../internal/child_env.ts";
+import { denoRun } from "../internal/deno_run.ts";
 
 /** Options of {@linkcode runDeno}. */
 export interface RunDenoOptions {
@@ -45,15 +45,8 @@ export interface RunDenoResult {
  * ```
  */
 export async function runDeno(options: RunDenoOptions): Promise<RunDenoResult> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...options.args],
-    cwd: options.cwd,
-    clearEnv: true,
-    env: childEnv(options.env),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const out = await denoRun(["--no-prompt", ...options.args], { env: options.env, cwd: options.cwd, stdin: "null" })
+    .output();
   const decoder = new TextDecoder();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }

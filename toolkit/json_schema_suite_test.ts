@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { addTool, json, type ObjectSchema, schema, Server, text } from "@forge/toolkit";
 import { serveRaw } from "@forge/toolkit/testing";
+import { SUBSCHEMA_KEYWORDS } from "../jsonschema/subschema_keywords.ts";
 
 /** The commit of the suite these figures and refusals were checked against (docs/typed-tools.md). */
 const SUITE_COMMIT = "44401e0c046704b476ec9d2e2fccdaee618f259d";
@@ -50,21 +51,7 @@ interface Tally {
   refusals: { group: string; message: string }[];
 }
 
-const SUBSCHEMA = [
-  "additionalProperties",
-  "items",
-  "contains",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "contentSchema",
-];
-const MAPS = ["$defs", "definitions", "properties", "patternProperties", "dependentSchemas"];
-const LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const { single: SUBSCHEMA, maps: MAPS, lists: LISTS } = SUBSCHEMA_KEYWORDS;
 
 /**
  * The group's schema as the `value` property of a tool's schema. JSON

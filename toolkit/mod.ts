@@ -19,15 +19,7 @@ export {
 export type { ArrayOptions } from "./args.ts";
 export { health } from "./health.ts";
 export { type PatternToolOptions, registerPatternTool } from "./pattern_tool.ts";
-export type {
-  AskOptions,
-  ClientCapability,
-  ClientRoot,
-  ElicitAnswer,
-  ElicitForm,
-  SampleAnswer,
-  SampleRequest,
-} from "./client_input.ts";
+export type * from "./client_input.ts";
 export { MissingCapabilityError } from "./missing_capability_error.ts";
 export { error, json, text } from "./result.ts";
 export type {
@@ -44,27 +36,7 @@ export type {
   TextResourceContents,
   ToolResult,
 } from "./result.ts";
-export {
-  arrayProp,
-  boolProp,
-  enumProp,
-  intProp,
-  numProp,
-  objectProp,
-  schema,
-  stringMapProp,
-  strProp,
-} from "./schema.ts";
-export type {
-  Infer,
-  JsonSchema,
-  JsonType,
-  ObjectSchema,
-  ObjectValue,
-  Prop,
-  PropOptions,
-  SchemaOptions,
-} from "./schema.ts";
+export * from "./schema.ts";
 export { addTool, Server, type ServerInfo } from "./server.ts";
 export type {
   ClientInfo,

@@ -3,6 +3,7 @@
 // engine is absent until the last test loads it.
 import assert from "node:assert/strict";
 import { addTool, Server, text } from "../mod.ts";
+import { importGraph } from "../internal/testdata/import_graph.ts";
 import { registryOf } from "./registry.ts";
 import { schemaEngine } from "./schema_engine.ts";
 import type { ObjectSchema } from "./schema.ts";
@@ -10,38 +11,14 @@ import type { ObjectSchema } from "./schema.ts";
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const remote: ObjectSchema = { type: "object", properties: { a: { $ref: "https://example.com/a.json" } } };
 
-interface Dependency {
-  code?: { specifier: string };
-  isDynamic?: boolean;
-}
-
 Deno.test({
   name: "importing @forge/toolkit (as --health does) loads no module of the schema engine",
   permissions: { run: true, read: [new URL("..", import.meta.url).pathname] },
   async fn() {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", new URL("../mod.ts", import.meta.url).pathname],
-      stdout: "piped",
-    }).output();
-    assert.equal(out.code, 0);
-    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-      roots: string[];
-      modules: { specifier: string; dependencies?: Dependency[] }[];
-    };
-    const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
-    // What runs at import: value imports only, not `import type`, not `import()`.
-    const loaded = new Set<string>();
-    const visit = (specifier: string) => {
-      if (loaded.has(specifier)) return;
-      loaded.add(specifier);
-      for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
-        if (dep.code !== undefined && !dep.isDynamic) visit(dep.code.specifier);
-      }
-    };
-    visit(graph.roots[0]);
+    const { modules, loaded } = await importGraph(new URL("../mod.ts", import.meta.url).pathname);
     assert.ok([...loaded].some((s) => s.endsWith("/toolkit/registry.ts")), "the walk reached the registry");
     assert.deepEqual([...loaded].filter((s) => s.includes("/jsonschema/")), []);
-    assert.ok(graph.modules.some((m) => m.specifier.includes("/jsonschema/")), "the engine is reachable, by import()");
+    assert.ok(modules.some((s) => s.includes("/jsonschema/")), "the engine is reachable, by import()");
   },
 });
 

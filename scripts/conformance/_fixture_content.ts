@@ -3,36 +3,12 @@
 
 import { addTool, error, type JsonSchema, type ObjectSchema, type Server, text } from "@forge/toolkit";
 import { redPixelPng, silentWav } from "./_media.ts";
+import { SCENARIO_SCHEMA_2020_12 } from "./scenario_schema.ts";
 
 /** The hints of a tool that only reads. */
 export const READS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** An object schema with no arguments. */
 export const NO_ARGS: ObjectSchema = { type: "object", properties: {} };
-
-/** The input schema the json-schema-2020-12 scenario looks for, keyword for keyword. */
-const SCHEMA_2020_12 = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  $defs: {
-    address: {
-      $anchor: "addressDef",
-      type: "object",
-      properties: { street: { type: "string" }, city: { type: "string" } },
-    },
-  },
-  properties: {
-    name: { type: "string" },
-    address: { $ref: "#/$defs/address" },
-    contactMethod: { type: "string", enum: ["phone", "email"] },
-    phone: { type: "string" },
-    email: { type: "string" },
-  },
-  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
-  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
-  then: { required: ["phone"] },
-  else: { required: ["email"] },
-  additionalProperties: false,
-} as unknown as ObjectSchema;
 
 /** Registers the content tools; the media are built first. */
 export async function addContentTools(server: Server): Promise<void> {
@@ -102,7 +78,7 @@ export async function addContentTools(server: Server): Promise<void> {
   addTool(server, {
     name: "json_schema_2020_12_tool",
     description: "Tool with JSON Schema 2020-12 features",
-    inputSchema: SCHEMA_2020_12,
+    inputSchema: SCENARIO_SCHEMA_2020_12,
     annotations: READS,
   }, (req) => text(`Received: ${JSON.stringify(req.arguments)}`));
 }

@@ -72,23 +72,16 @@ export interface AttackTranscript {
   refuse?: string;
 }
 
-/** A case: a transcript with where it came from. */
-export interface AttackCase {
+/** A case: a transcript (its era is the run's) with where it came from. */
+export interface AttackCase extends Omit<AttackTranscript, "era"> {
   /** Unique in a run; `@@tag@@` in its lines, so a listener hit names its case. */
   tag: string;
   kind: "argument" | "probe" | "protocol";
-  title: string;
   category: AttackCategory | "protocol";
   tool?: string;
   argument?: string;
   /** Whether the arguments pass the tool's schema. */
   passes?: boolean;
-  steps: AttackStep[];
-  expect: string[];
-  batch?: string[];
-  pause?: "stdout" | "stderr";
-  inert?: boolean;
-  refuse?: string;
   /** For a tool call: what it was built from, so a finding can be shrunk. */
   call?: { tool: string; args: string; argument?: string; value?: string; probe: boolean };
 }

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { childEnv } from "../../internal/child_env.ts";
+import { denoRun } from "../../internal/deno_run.ts";
 import { Bell, Gate, Lines, pump } from "./_lines.ts";
 import type { AttackConnection, AttackScope, AttackTarget, AttackWorld } from "./target.ts";
 
@@ -51,15 +51,7 @@ async function readRss(pid: number): Promise<number | undefined> {
 
 function startProcess(args: readonly string[], options: SubprocessTargetOptions): AttackConnection {
   const cwd = options.cwd ?? Deno.cwd();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...args],
-    env: childEnv(options.env),
-    clearEnv: true,
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = denoRun(args, { env: options.env, cwd }).spawn();
   const bell = new Bell();
   const [out, err] = [new Lines(bell), new Lines(bell)];
   const [outGate, errGate] = [new Gate(), new Gate()];

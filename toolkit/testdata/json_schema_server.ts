@@ -4,6 +4,7 @@
 // scenario ($schema, $defs with an $anchor, $ref, allOf/anyOf, if/then/else,
 // additionalProperties: false). Needs no Deno permission.
 import { addTool, health, json, type ObjectSchema, run, text } from "../../mod.ts";
+import { SCENARIO_SCHEMA_2020_12 } from "../../scripts/conformance/scenario_schema.ts";
 
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -35,31 +36,6 @@ const SCHEDULED: ObjectSchema = {
   required: ["slots"],
 };
 
-/** The conformance scenario's tool, as the scenario requires it. */
-const CONFORMANCE: ObjectSchema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  $defs: {
-    address: {
-      $anchor: "addressDef",
-      type: "object",
-      properties: { street: { type: "string" }, city: { type: "string" } },
-    },
-  },
-  properties: {
-    name: { type: "string" },
-    address: { $ref: "#/$defs/address" },
-    contactMethod: { type: "string", enum: ["phone", "email"] },
-    phone: { type: "string" },
-    email: { type: "string" },
-  },
-  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
-  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
-  then: { required: ["phone"] },
-  else: { required: ["email"] },
-  additionalProperties: false,
-};
-
 if (!health()) {
   await run("json-schema", (server) => {
     addTool(server, {
@@ -78,7 +54,7 @@ if (!health()) {
     addTool(server, {
       name: "json_schema_2020_12_tool",
       description: "Tool with JSON Schema 2020-12 features",
-      inputSchema: CONFORMANCE,
+      inputSchema: SCENARIO_SCHEMA_2020_12,
       annotations: RO,
     }, (req) => text(`ok: ${req.arguments.name ?? "anonymous"}`));
   });

@@ -3,22 +3,55 @@
 // twin built on the toolkit's own policy code, which must show nothing.
 import { isAbsolute, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { addTool, registerPatternTool, requireString, schema, Server, strProp, text, ToolError } from "@forge/toolkit";
+import {
+  addTool,
+  registerPatternTool,
+  requireString,
+  schema,
+  Server,
+  strProp,
+  text,
+  type Tool,
+  ToolError,
+  type ToolHandler,
+} from "@forge/toolkit";
 import { definePolicy, PathJail } from "@forge/toolkit/validate";
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
-/** One tool that reads a file through `open(path)`. */
-function fileReader(open: (path: string) => string): Server {
-  const server = new Server({ name: "weak" });
-  addTool(server, {
-    name: "read_file",
-    description: "Reads a file in the root",
-    inputSchema: schema({ path: strProp("The file, relative to the root") }, ["path"]),
-    annotations: READ,
-  }, (req) => text(open(requireString(req.arguments, "path"))));
+/** A server called `name` with the one tool `tool`. */
+function oneTool<A>(tool: Tool<A>, handler: ToolHandler<A>, name = "weak"): Server {
+  const server = new Server({ name });
+  addTool(server, tool, handler);
   return server;
+}
+
+/** One tool that reads a file through `open(path)`. */
+function fileReader(open: (path: string) => string | Promise<string>, name = "weak"): Server {
+  return oneTool(
+    {
+      name: "read_file",
+      description: "Reads a file in the root",
+      inputSchema: schema({ path: strProp("The file, relative to the root") }, ["path"]),
+      annotations: READ,
+    },
+    async (req) => text(await open(requireString(req.arguments, "path"))),
+    name,
+  );
+}
+
+/** One tool that looks a key up, after `record(key)`. */
+function keyLookup(record: (key: string) => void): Server {
+  return oneTool({
+    name: "lookup",
+    description: "Looks a key up",
+    inputSchema: schema({ key: strProp("The key") }, ["key"]),
+    annotations: READ,
+  }, (req) => {
+    record(requireString(req.arguments, "key"));
+    return text("none");
+  });
 }
 
 /** Refuses absolute paths, and forgets `..`. */
@@ -63,20 +96,12 @@ export function hostPathInError(root: string): Server {
 /** The sound twin: the toolkit's PathJail. */
 export function soundJail(root: string): Server {
   const jail = new PathJail(definePolicy({ readRoots: [root] }));
-  const server = new Server({ name: "sound" });
-  addTool(server, {
-    name: "read_file",
-    description: "Reads a file in the root",
-    inputSchema: schema({ path: strProp("The file, relative to the root") }, ["path"]),
-    annotations: READ,
-  }, async (req) => text(await jail.readTextFile(requireString(req.arguments, "path"), { truncate: true })));
-  return server;
+  return fileReader((path) => jail.readTextFile(path, { truncate: true }), "sound");
 }
 
 /** Refuses URLs whose text names 127.0.0.1 or localhost, then fetches: `0x7f.1` gets through. */
 export function urlTrustsHex(): Server {
-  const server = new Server({ name: "weak" });
-  addTool(server, {
+  return oneTool({
     name: "fetch_url",
     description: "Fetches a URL",
     inputSchema: schema({ url: strProp("An http(s) URL") }, ["url"]),
@@ -87,22 +112,11 @@ export function urlTrustsHex(): Server {
     const response = await fetch(url, { signal: req.signal }).catch(() => undefined);
     return text(response ? (await response.text()).slice(0, 200) : "unreachable");
   });
-  return server;
 }
 
 /** Logs each lookup with its key as it came. */
 export function logsItsArgument(): Server {
-  const server = new Server({ name: "weak" });
-  addTool(server, {
-    name: "lookup",
-    description: "Looks a key up",
-    inputSchema: schema({ key: strProp("The key") }, ["key"]),
-    annotations: READ,
-  }, (req) => {
-    console.error(`lookup ${requireString(req.arguments, "key")}`);
-    return text("none");
-  });
-  return server;
+  return keyLookup((key) => console.error(`lookup ${key}`));
 }
 
 /** A patterns function that does the write it should only describe: a probe runs the action. */
@@ -126,8 +140,7 @@ export function probeRunsAction(dir: string): Server {
 
 /** Read-only when the statement starts with SELECT; runs the whole text. */
 export function readOnlyByPrefix(db: string): Server {
-  const server = new Server({ name: "weak" });
-  addTool(server, {
+  return oneTool({
     name: "run_query",
     description: "Runs a read-only SQL query",
     inputSchema: schema({ sql: strProp("The SQL query") }, ["sql"]),
@@ -143,38 +156,33 @@ export function readOnlyByPrefix(db: string): Server {
       conn.close();
     }
   });
-  return server;
 }
 
 /** Runs git in `repo` with a revision as given (`--output=…` is an option) and no guard on the repository's config. */
 export function gitAsGiven(repo: string): Server {
-  const server = new Server({ name: "weak" });
-  addTool(server, {
+  const git = async (...args: string[]) =>
+    text(
+      (await new Deno.Command("git", { args: ["-C", repo, ...args], stdin: "null" }).output()).success
+        ? "ok"
+        : "failed",
+    );
+  const server = oneTool({
     name: "git_log",
     description: "Shows the log from a revision",
     inputSchema: schema({ rev: strProp("A revision") }, ["rev"]),
     annotations: READ,
-  }, async (req) => {
-    const rev = requireString(req.arguments, "rev");
-    const out = await new Deno.Command("git", { args: ["-C", repo, "log", "--oneline", "-1", rev], stdin: "null" })
-      .output();
-    return text(out.success ? "ok" : "failed");
-  });
+  }, (req) => git("log", "--oneline", "-1", requireString(req.arguments, "rev")));
   addTool(server, {
     name: "git_status",
     description: "Shows the status",
     inputSchema: schema({}),
     annotations: READ,
-  }, async () => {
-    const out = await new Deno.Command("git", { args: ["-C", repo, "status", "--short"], stdin: "null" }).output();
-    return text(out.success ? "ok" : "failed");
-  });
+  }, () => git("status", "--short"));
   return server;
 }
 
 /** Merges an options object into its defaults key by key, `__proto__` included. */
 export function mergesOptions(): Server {
-  const server = new Server({ name: "weak" });
   const merge = (into: Record<string, unknown>, from: Record<string, unknown>) => {
     for (const key in from) {
       const value = from[key];
@@ -184,7 +192,7 @@ export function mergesOptions(): Server {
       } else into[key] = value;
     }
   };
-  addTool(server, {
+  return oneTool({
     name: "render",
     description: "Renders with options",
     inputSchema: schema({ options: { type: "object", description: "Rendering options", additionalProperties: true } }, [
@@ -196,20 +204,9 @@ export function mergesOptions(): Server {
     merge(settings, JSON.parse(JSON.stringify(req.arguments.options)) as Record<string, unknown>);
     return text("rendered");
   });
-  return server;
 }
 
 /** Appends each lookup, with its key as it came, to a log file. */
 export function logsToFile(log: string): Server {
-  const server = new Server({ name: "weak" });
-  addTool(server, {
-    name: "lookup",
-    description: "Looks a key up",
-    inputSchema: schema({ key: strProp("The key") }, ["key"]),
-    annotations: READ,
-  }, (req) => {
-    Deno.writeTextFileSync(log, `{"tool":"lookup"} ${requireString(req.arguments, "key")}\n`, { append: true });
-    return text("none");
-  });
-  return server;
+  return keyLookup((key) => Deno.writeTextFileSync(log, `{"tool":"lookup"} ${key}\n`, { append: true }));
 }
