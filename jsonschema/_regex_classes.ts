@@ -8,6 +8,10 @@
 
 import type { Atom } from "./_regex_syntax.ts";
 
+/** The position is the string's start. */
+export const AT_BEGIN = 1;
+/** The position is the string's end. */
+export const AT_END = 2;
 /** The next code point is a word character (`\w`). */
 export const NEXT_WORD = 8;
 /** The next code point is a word character under case folding (`\w` with `i`: also U+017F, U+212A). */
@@ -20,6 +24,33 @@ export const PREV_WORD = NEXT_WORD >> 1;
 export const PREV_WORD_I = NEXT_WORD_I >> 1;
 /** See NEXT_LINE. */
 export const PREV_LINE = NEXT_LINE >> 1;
+
+/**
+ * Whether assertion `id` (numbered as ASSERTIONS in _regex_program.ts) holds
+ * at a position whose context is `ctx`: AT_* bits, the previous code point's
+ * PREV_* bits and the next one's NEXT_* bits. A missing neighbour has none,
+ * so `\b` holds at either end of a word.
+ */
+export function holds(id: number, ctx: number): boolean {
+  switch (id) {
+    case 0:
+      return (ctx & AT_BEGIN) !== 0;
+    case 1:
+      return (ctx & AT_END) !== 0;
+    case 2:
+      return (ctx & (AT_BEGIN | PREV_LINE)) !== 0;
+    case 3:
+      return (ctx & (AT_END | NEXT_LINE)) !== 0;
+    case 4:
+      return ((ctx & PREV_WORD) !== 0) !== ((ctx & NEXT_WORD) !== 0);
+    case 5:
+      return ((ctx & PREV_WORD) !== 0) === ((ctx & NEXT_WORD) !== 0);
+    case 6:
+      return ((ctx & PREV_WORD_I) !== 0) !== ((ctx & NEXT_WORD_I) !== 0);
+    default:
+      return ((ctx & PREV_WORD_I) !== 0) === ((ctx & NEXT_WORD_I) !== 0);
+  }
+}
 
 /** What the class of a code point must tell apart besides its atoms. */
 export interface ClassNeeds {

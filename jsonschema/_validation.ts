@@ -10,6 +10,9 @@ import type { Compiler, Location } from "./_compiler.ts";
 import { canonicalJson, writeCanonical } from "../internal/canonical_json.ts";
 import { quote } from "../internal/quote.ts";
 import { ValueIds } from "./_value_ids.ts";
+import { linearRegex, PROGRAM_LIMIT } from "./_regex.ts";
+import { respellLegacy } from "./_regex_legacy.ts";
+import { ProgramTooLarge } from "./_regex_program.ts";
 
 // `type`: one JSON type or a list of them. "integer" is any number with no
 // fractional part (1.0 is one), as JSON Schema counts it.
@@ -114,8 +117,9 @@ function canonicalJsonUpTo(value: object, max: number): string | undefined {
 
 // `minLength`, `maxLength` and `pattern`. Length counts code points, as JSON
 // Schema does (a surrogate pair is one). The lengths are checked first, so an
-// author's pattern never runs on a string its `maxLength` refuses: with a
-// `maxLength`, a backtracking pattern cannot be fed a megabyte.
+// author's pattern never runs on a string its `maxLength` refuses: the one
+// kind of pattern that backtracks (a backreference) is accepted only under a
+// `maxLength`, and cannot be fed a megabyte.
 
 /** JSON Schema counts a string's length in code points; a surrogate pair is one. */
 export function codePoints(text: string): number {
@@ -133,25 +137,66 @@ export function codePoints(text: string): number {
   return n;
 }
 
+/** A compiled `pattern` or `patternProperties` expression. */
+export interface Pattern {
+  test(text: string): boolean;
+}
+
 /**
- * Compiles a schema's regular expression once. The `u` flag makes it match by
- * code point, as JSON Schema means; a pattern that only the older syntax
- * accepts (`\-` outside a class, say) is still an ECMA-262 expression, so it is
- * compiled without the flag rather than refused.
+ * Compiles a schema's regular expression once, for a matcher whose work is
+ * linear in the string (jsonschema/_regex.ts), with the verdicts of the `u`
+ * flag: JSON Schema matches by code point. A pattern only the older syntax
+ * accepts is respelled for the `u` flag where that changes no match (`\-`
+ * outside a class, a lone `}`); any other is refused, as is a program whose
+ * counted repetitions expand past the matcher's limit. A backreference
+ * (`\1`, `\k<name>`) cannot be matched in linear time: such a pattern runs on
+ * V8 only where `maxLength` bounds the string (`bound`), and is refused
+ * elsewhere.
  *
- * @throws {SchemaError} (through `c.refuse`) When neither syntax accepts it.
+ * @throws {SchemaError} (through `c.refuse`) When the pattern is refused.
  */
-export function compilePattern(c: Compiler, at: Location, keyword: string | string[], source: unknown): RegExp {
+export function compilePattern(
+  c: Compiler,
+  at: Location,
+  keyword: string | string[],
+  source: unknown,
+  bound?: number,
+): Pattern {
   if (typeof source !== "string") c.refuse(at, keyword, "must be a string (a regular expression)");
+  let unicode: string;
   try {
-    return new RegExp(source, "u");
-  } catch (unicode) {
+    new RegExp(source, "u");
+    unicode = source;
+  } catch (err) {
+    unicode = respellLegacy(source);
     try {
-      return new RegExp(source);
+      new RegExp(unicode, "u");
     } catch {
-      c.refuse(at, keyword, `is not a valid regular expression: ${(unicode as Error).message}`);
+      c.refuse(at, keyword, `is not a valid regular expression: ${(err as Error).message}`);
     }
   }
+  let matcher: ReturnType<typeof linearRegex>;
+  try {
+    matcher = linearRegex(unicode);
+  } catch (err) {
+    if (!(err instanceof ProgramTooLarge)) throw err;
+    c.refuse(
+      at,
+      keyword,
+      `repeats more than a linear-time matcher takes (${PROGRAM_LIMIT} instructions): lower its counts`,
+    );
+  }
+  if (!("backreference" in matcher)) return matcher;
+  if (bound !== undefined) return new RegExp(unicode, "u");
+  const cut = quote(matcher.backreference, 16);
+  c.refuse(
+    at,
+    keyword,
+    Array.isArray(keyword)
+      ? `uses the backreference ${cut}, which no linear-time matcher can follow: remove it`
+      : `uses the backreference ${cut}, which no linear-time matcher can follow: remove it, or bound the string ` +
+        "with maxLength (the pattern then backtracks on at most that many characters)",
+  );
 }
 
 /** The check of `minLength`, `maxLength` and `pattern`, or undefined when the schema has none. */
@@ -159,7 +204,7 @@ export function stringCheck(c: Compiler, at: Location): Check | undefined {
   const schema = at.schema as Record<string, unknown>;
   const min = c.count(at, "minLength");
   const max = c.count(at, "maxLength");
-  const re = schema.pattern === undefined ? undefined : compilePattern(c, at, "pattern", schema.pattern);
+  const re = schema.pattern === undefined ? undefined : compilePattern(c, at, "pattern", schema.pattern, max);
   if (min === undefined && max === undefined && re === undefined) return undefined;
   const patternRule = `must match the pattern ${quote(schema.pattern)}`;
   return (value) => {

@@ -1,0 +1,83 @@
+// A schema's regular expression compiled for a matcher whose work is linear:
+// at most a constant times the program's size times the string's length,
+// whatever the pattern and the string (see _regex_nfa.ts and _regex_dfa.ts).
+// The verdicts are those of `new RegExp(source, "u").test(text)`: the
+// structure is parsed here, but every class and escape is decided by V8 on
+// one code point at a time.
+
+import { CodePointClasses } from "./_regex_classes.ts";
+import { LazyDfa } from "./_regex_dfa.ts";
+import { nfaTest } from "./_regex_nfa.ts";
+import { ASSERTIONS, compileProgram, LOOK, type Program } from "./_regex_program.ts";
+import { type Node, parsePattern } from "./_regex_syntax.ts";
+import type { Steps } from "./_regex_threads.ts";
+
+/** The most instructions a program may have: counted repetitions are copied out, and this bounds the copies. */
+export const PROGRAM_LIMIT = 20_000;
+
+/** A pattern ready to test strings in linear time. */
+export class LinearRegex implements Steps {
+  /** The steps taken over every test so far (instructions visited, code points read). */
+  steps = 0;
+  readonly #program: Program;
+  readonly #classes: CodePointClasses;
+  readonly #dfa: LazyDfa | undefined;
+
+  /**
+   * @param program The compiled pattern.
+   */
+  constructor(program: Program) {
+    this.#program = program;
+    const uses = (...names: string[]) =>
+      names.some((name) => program.assertions.has(ASSERTIONS.indexOf(name as never)));
+    this.#classes = new CodePointClasses(program.atoms, {
+      word: uses("word", "not-word"),
+      wordIgnoreCase: uses("word-i", "not-word-i"),
+      lines: uses("line-begin", "line-end"),
+    });
+    this.#dfa = program.op.includes(LOOK) ? undefined : new LazyDfa(program, this.#classes, this);
+  }
+
+  /** The program's size, in instructions: the unit of the linear bound. */
+  get size(): number {
+    return this.#program.op.length;
+  }
+
+  /** Whether the pattern matches anywhere in `text`. */
+  test(text: string): boolean {
+    return this.#dfa !== undefined ? this.#dfa.test(text) : nfaTest(this.#program, this.#classes, text, this);
+  }
+}
+
+/**
+ * The linear matcher of `source`, a pattern `new RegExp(source, "u")`
+ * accepts, or the backreference that prevents one (`\1`, `\k<name>`): no
+ * linear-time matcher can follow what a group captured.
+ *
+ * @throws {ProgramTooLarge} When its counted repetitions expand past PROGRAM_LIMIT instructions.
+ */
+export function linearRegex(source: string): LinearRegex | { backreference: string } {
+  const tree = parsePattern(source);
+  const backreference = findBackreference(tree);
+  if (backreference !== undefined) return { backreference };
+  return new LinearRegex(compileProgram(tree, PROGRAM_LIMIT));
+}
+
+function findBackreference(node: Node): string | undefined {
+  switch (node.kind) {
+    case "backref":
+      return node.text;
+    case "concat":
+    case "alt":
+      for (const item of node.items) {
+        const found = findBackreference(item);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    case "repeat":
+    case "look":
+      return findBackreference(node.body);
+    default:
+      return undefined;
+  }
+}

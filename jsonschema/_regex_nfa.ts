@@ -1,0 +1,89 @@
+// The general matcher: a program run as a set of threads (a Pike VM without
+// captures), for patterns with lookarounds. Every lookaround's body is run
+// once over the whole string first, into a table of the positions where it
+// holds: a lookbehind's body forward, a lookahead's (compiled reversed)
+// backward from the end, each starting a thread at every position. Nested
+// lookarounds have later numbers, so running the tables from the last to the
+// first finds every table a body reads already filled. Each program visits
+// each of its instructions at most twice per position, so a test costs at
+// most 2 × program size × (code points + 1) steps.
+
+import { AT_BEGIN, AT_END, codePointAt, type CodePointClasses } from "./_regex_classes.ts";
+import type { Program } from "./_regex_program.ts";
+import { type Steps, Threads } from "./_regex_threads.ts";
+
+/**
+ * Whether the program matches anywhere in `text`.
+ *
+ * @param program The compiled pattern.
+ * @param classes The classes of its code points.
+ * @param text The string to search.
+ * @param counter Where the steps are added.
+ */
+export function nfaTest(program: Program, classes: CodePointClasses, text: string, counter: Steps): boolean {
+  const cls: number[] = [];
+  for (let i = 0; i < text.length;) {
+    const cp = codePointAt(text, i);
+    cls.push(classes.of(cp));
+    i += cp > 0xffff ? 2 : 1;
+  }
+  counter.steps += cls.length;
+  const n = cls.length;
+  const ctx = new Int32Array(n + 1);
+  for (let i = 0; i <= n; i++) {
+    ctx[i] = (i === 0 ? AT_BEGIN : classes.bitsOf[cls[i - 1]] >> 1) | (i === n ? AT_END : classes.bitsOf[cls[i]]);
+  }
+  const vm = new Vm(program, classes, cls, ctx, counter);
+  for (let k = program.starts.length - 1; k >= 1; k--) {
+    vm.tables[k - 1] = new Uint8Array(n + 1);
+    vm.run(program.starts[k], !program.behind[k - 1], vm.tables[k - 1]);
+  }
+  return vm.run(program.starts[0], false, undefined);
+}
+
+class Vm {
+  readonly tables: Uint8Array[] = [];
+  readonly #threads: Threads;
+
+  constructor(
+    readonly program: Program,
+    readonly classes: CodePointClasses,
+    readonly cls: readonly number[],
+    readonly ctx: Int32Array,
+    readonly counter: Steps,
+  ) {
+    this.#threads = new Threads(program, counter);
+  }
+
+  /**
+   * Runs the body that starts at `entry` over every position, backward or
+   * forward, a new thread starting at each. With a table, marks each position
+   * where the body's end was reached; without, stops at the first.
+   */
+  run(entry: number, backward: boolean, table: Uint8Array | undefined): boolean {
+    const { op, a } = this.program;
+    const n = this.cls.length;
+    let current = new Int32Array(op.length);
+    let next = new Int32Array(op.length);
+    let count = 0;
+    for (let step = 0; step <= n; step++) {
+      const i = backward ? n - step : step;
+      const chars = this.#threads.closure(current, count, entry, this.ctx[i], this.tables, i);
+      if (chars < 0) {
+        if (table === undefined) return true;
+        table[i] = 1;
+      }
+      if (step === n) break;
+      const atoms = this.classes.atomsOf[this.cls[backward ? i - 1 : i]];
+      const live = chars < 0 ? -chars - 1 : chars;
+      count = 0;
+      for (let t = 0; t < live; t++) {
+        const pc = current[t];
+        if (atoms[a[pc]] === 1) next[count++] = pc + 1;
+      }
+      this.counter.steps += live;
+      [current, next] = [next, current];
+    }
+    return false;
+  }
+}
