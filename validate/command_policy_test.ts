@@ -24,6 +24,31 @@ async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
 }
 
+/** Makes a FIFO at `path` (Deno has no mkfifo) and returns the path. */
+async function mkfifo(path: string): Promise<string> {
+  assert.ok((await new Deno.Command("/bin/sh", { args: ["-c", 'mkfifo "$0"', path] }).output()).success);
+  return path;
+}
+
+/**
+ * A FIFO a program's background process holds open for writing (`exec 9>"$HOLD"`), so that the test learns, by an
+ * event and not by a wait, when the last process that could still write the marker is gone: the read end reaches
+ * its end once every writer has exited. The test's own keeper (read and write, which never blocks on Linux) lets
+ * both ends open without waiting for each other; `drained()` closes it, then reads to the end.
+ */
+async function holdOpen(dir: string): Promise<{ path: string; drained(): Promise<string> }> {
+  const path = await mkfifo(join(dir, "hold"));
+  const keeper = await Deno.open(path, { read: true, write: true });
+  const reader = await Deno.open(path, { read: true });
+  return {
+    path,
+    async drained() {
+      keeper.close();
+      return await new Response(reader.readable).text();
+    },
+  };
+}
+
 Deno.test("CommandPolicy.run() reports stdout, stderr and the exit code", async () => {
   const t = await tree();
   try {
@@ -71,13 +96,17 @@ Deno.test("CommandPolicy.run() kills the process group at the deadline, grandchi
   const t = await tree();
   try {
     const marker = join(t.root, "alive");
-    const commands = await sh(t.root, { env: { MARKER: marker }, timeoutMs: 300 });
-    // The subshell is a grandchild that would write the marker after a second.
-    const result = await commands.run("sh", script('(sleep 1; echo alive > "$MARKER") & sleep 30'), { cwd: t.root });
+    const hold = await holdOpen(t.root);
+    const commands = await sh(t.root, { env: { MARKER: marker, HOLD: hold.path }, timeoutMs: 1000 });
+    // The subshell is a grandchild that says it started, then would write the marker long after the deadline.
+    const result = await commands.run(
+      "sh",
+      script('(exec 9>"$HOLD"; echo started >&9; sleep 5; echo alive > "$MARKER") & sleep 30'),
+      { cwd: t.root },
+    );
     assert.equal(result.ended, "deadline");
     assert.equal(result.signal, "SIGKILL");
-    // A fixed wait, only to prove that something does not happen: a grandchild alive would write by now.
-    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await hold.drained(), "started\n", "the grandchild ran");
     assert.equal(await exists(marker), false, "the grandchild outlived the deadline");
   } finally {
     await t.end();
@@ -88,12 +117,20 @@ Deno.test("CommandPolicy.run() kills what a program left running after it exited
   const t = await tree();
   try {
     const marker = join(t.root, "alive");
-    const commands = await sh(t.root, { env: { MARKER: marker } });
-    const result = await commands.run("sh", script('(sleep 1; echo alive > "$MARKER") & exit 0'), { cwd: t.root });
+    const hold = await holdOpen(t.root);
+    const ready = await mkfifo(join(t.root, "ready"));
+    const commands = await sh(t.root, { env: { MARKER: marker, HOLD: hold.path, READY: ready } });
+    // The program exits once its background process has started, so that one is running when the program ends.
+    const result = await commands.run(
+      "sh",
+      script(
+        '(exec 9>"$HOLD"; echo started >&9; echo > "$READY"; sleep 5; echo alive > "$MARKER") & read _ < "$READY"',
+      ),
+      { cwd: t.root },
+    );
     assert.equal(result.ended, "exit");
     assert.equal(result.code, 0);
-    // A fixed wait, only to prove that something does not happen: a background process alive would write by now.
-    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await hold.drained(), "started\n", "the background process ran");
     assert.equal(await exists(marker), false, "the background process outlived the call");
   } finally {
     await t.end();
@@ -106,15 +143,19 @@ Deno.test("CommandPolicy.run() kills what a program left running with its output
   const t = await tree();
   try {
     const marker = join(t.root, "alive");
-    const commands = await sh(t.root, { env: { MARKER: marker } });
+    const hold = await holdOpen(t.root);
+    const ready = await mkfifo(join(t.root, "ready"));
+    const commands = await sh(t.root, { env: { MARKER: marker, HOLD: hold.path, READY: ready } });
     const result = await commands.run(
       "sh",
-      script('(sleep 1; echo alive > "$MARKER") > /dev/null 2>&1 & exit 0'),
+      script(
+        '(exec 9>"$HOLD"; echo started >&9; echo > "$READY"; sleep 5; echo alive > "$MARKER") > /dev/null 2>&1 &' +
+          ' read _ < "$READY"',
+      ),
       { cwd: t.root },
     );
     assert.equal(result.ended, "exit");
-    // A fixed wait, only to prove that something does not happen: a background process alive would write by now.
-    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await hold.drained(), "started\n", "the background process ran");
     assert.equal(await exists(marker), false, "the background process outlived the call");
   } finally {
     await t.end();
@@ -125,8 +166,7 @@ Deno.test("CommandPolicy.run() kills the group when the signal aborts", async ()
   const t = await tree();
   try {
     // The program says it runs through a FIFO: the abort comes once it runs, never before it started.
-    const fifo = join(t.root, "started");
-    assert.ok((await new Deno.Command("/bin/sh", { args: ["-c", 'mkfifo "$0"', fifo] }).output()).success);
+    const fifo = await mkfifo(join(t.root, "started"));
     const commands = await sh(t.root, { env: { FIFO: fifo } });
     const controller = new AbortController();
     const running = commands.run("sh", script('echo started > "$FIFO"; exec sleep 30'), {
