@@ -7,7 +7,8 @@ import { type Asker, asProtocolError, NO_ASKER, protocolErrorOf, questionsOf } f
 import type { Call } from "./_calls.ts";
 import { type Confirmation, confirmCall } from "./_confirm.ts";
 import type { InputRequired } from "./_input_rounds.ts";
-import { ErrorCode, idForLog, type RpcError } from "./jsonrpc.ts";
+import { ErrorCode, type RpcError } from "./jsonrpc.ts";
+import { idForLog } from "./id.ts";
 import type { Entry } from "../toolkit/registry.ts";
 import type { Args } from "../toolkit/args.ts";
 import type { CallContext, Middleware } from "../toolkit/middleware.ts";

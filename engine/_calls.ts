@@ -11,7 +11,7 @@
 // timed out in between, so such a call costs no clock reading, no table entry
 // and, unless its handler reads `signal`, no AbortController.
 
-import type { Id } from "./jsonrpc.ts";
+import type { Id } from "./id.ts";
 import { type Clock, systemClock } from "../internal/clock.ts";
 
 /** Why a call's signal fired; `input` is a call paused to ask its client (2026-07-28). */

@@ -6,7 +6,8 @@
 // `notifications/cancelled`, and a late response is dropped.
 
 import { type Asker, type AskMethod, CAPABILITY, declares } from "./_asker.ts";
-import { encodeNotification, type Id, type RpcError } from "./jsonrpc.ts";
+import { encodeNotification, type RpcError } from "./jsonrpc.ts";
+import { type Id } from "./id.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { ToolError } from "../internal/tool_error.ts";
 

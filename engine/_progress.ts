@@ -4,7 +4,7 @@
 // than one waits while the client is behind.
 
 import type { Call } from "./_calls.ts";
-import { ExactNumber } from "./jsonrpc.ts";
+import { ExactNumber } from "./id.ts";
 import type { ToolRequest } from "../toolkit/tool.ts";
 
 /** The `progress` of a call that reports to nobody. */

@@ -12,7 +12,7 @@ import {
   STATELESS_VERSION,
 } from "./_era.ts";
 import { encodeReply, fits, type JsonParts, LARGE_UNITS } from "./json_parts.ts";
-import type { Id } from "./jsonrpc.ts";
+import type { Id } from "./id.ts";
 import type { Server } from "../toolkit/server.ts";
 import type { ClientInfo } from "../toolkit/tool.ts";
 

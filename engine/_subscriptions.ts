@@ -3,7 +3,8 @@
 // cancels it or the server shuts down.
 
 import { META_SUBSCRIPTION } from "./_era.ts";
-import { encodeError, encodeNotification, encodeResult, ErrorCode, type Id } from "./jsonrpc.ts";
+import { encodeError, encodeNotification, encodeResult, ErrorCode } from "./jsonrpc.ts";
+import { type Id } from "./id.ts";
 
 /**
  * The most `subscriptions/listen` requests one stream keeps open. A client

@@ -14,19 +14,8 @@ import { digestOf, openState, type StateBody, type StateProblem } from "./_reque
 import { badEnvelope, type Envelope, envelopeOf, type Era, META_VERSION, STATELESS_VERSION } from "./_era.ts";
 import { busyError, outcomeForEra } from "./_era_errors.ts";
 import { encodeReply, ReplyTooLarge } from "./json_parts.ts";
-import {
-  encodeError,
-  encodeResult,
-  ErrorCode,
-  ExactNumber,
-  type Id,
-  idForLog,
-  type Message,
-  publicId,
-  publicMeta,
-  type RequestMessage,
-  type RpcError,
-} from "./jsonrpc.ts";
+import { encodeError, encodeResult, ErrorCode, type Message, type RequestMessage, type RpcError } from "./jsonrpc.ts";
+import { ExactNumber, type Id, idForLog, publicId, publicMeta } from "./id.ts";
 import { PROBE_META_KEY } from "./probe.ts";
 import { noProgress, progressFor } from "./_progress.ts";
 import { quote } from "../internal/quote.ts";

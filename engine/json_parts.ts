@@ -5,7 +5,8 @@
 // themselves, which the writer escapes a slice at a time as it writes. The
 // bytes on the wire are those JSON.stringify would have produced.
 
-import { encodeResult, type Id } from "./jsonrpc.ts";
+import { encodeResult } from "./jsonrpc.ts";
+import { type Id } from "./id.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 
 /** Frames are joined into one write up to this many UTF-16 units; a larger frame is written in slices of it. */

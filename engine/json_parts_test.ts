@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { encodeReply, escapedBytes, JsonParts, LARGE_UNITS } from "./json_parts.ts";
-import { encodeResult, ExactNumber } from "./jsonrpc.ts";
+import { encodeResult } from "./jsonrpc.ts";
+import { ExactNumber } from "./id.ts";
 
 const big = (unit: string, units = LARGE_UNITS * 3 + 7) => unit.repeat(Math.ceil(units / unit.length));
 

@@ -2,77 +2,9 @@
 // so it is tested against hostile input directly. A bad frame never throws; it
 // becomes an `invalid` message that carries the reply to send.
 
-import { quote } from "../internal/quote.ts";
-import { closingQuote, parseLargeLine } from "./_large_line.ts";
+import { parseLargeLine } from "./_large_line.ts";
+import { ExactNumber, type Id, inexact, isId } from "./id.ts";
 import { type NumberSources, numberSources } from "./_number_sources.ts";
-
-/** A JSON-RPC request id as MCP allows it; a number JavaScript cannot hold exactly keeps its text. */
-export type Id = string | number | ExactNumber;
-
-/**
- * A numeric id JavaScript cannot hold exactly (above 2^53, a fraction, an
- * exponent), kept as the text the client sent so that the reply carries it
- * byte for byte. One instance per text while it is in use, so two requests
- * with the same id are still one key in a Map, and two different ones never
- * collide.
- */
-export class ExactNumber {
-  /** The number as the client wrote it. */
-  readonly text: string;
-
-  private constructor(text: string) {
-    this.text = text;
-  }
-
-  /** The one instance for `text`. */
-  static of(text: string): ExactNumber {
-    const known = exact.get(text)?.deref();
-    if (known) return known;
-    const made = new ExactNumber(text);
-    exact.set(text, new WeakRef(made));
-    forget.register(made, text);
-    return made;
-  }
-
-  /** Serialised as the original number text. */
-  toJSON(): unknown {
-    return rawJSON(this.text);
-  }
-
-  /** The original number text. */
-  toString(): string {
-    return this.text;
-  }
-}
-
-// JSON.rawJSON (V8 11.4+) is missing from TypeScript's lib: it makes JSON.stringify write the text as it is.
-const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
-const exact = new Map<string, WeakRef<ExactNumber>>();
-const forget = new FinalizationRegistry<string>((text) => {
-  if (exact.get(text)?.deref() === undefined) exact.delete(text);
-});
-
-/** The id as handlers and middleware see it: an exact number as its text. */
-export function publicId(id: Id): string | number {
-  return id instanceof ExactNumber ? id.text : id;
-}
-
-/**
- * An id as a log line shows it: a string quoted, escaped and cut short (the
- * client chose it, and it may hold line breaks or be megabytes long), a
- * number as the client wrote it, cut short too.
- */
-export function idForLog(id: Id | null): string {
-  if (typeof id === "string") return quote(id);
-  const text = String(id);
-  return text.length <= 64 ? text : `${text.slice(0, 64)}…`;
-}
-
-/** A request's `_meta` as handlers and middleware see it: an exact `progressToken` as its text, like ids. */
-export function publicMeta(meta: Record<string, unknown>): Record<string, unknown> {
-  const token = meta.progressToken;
-  return token instanceof ExactNumber ? { ...meta, progressToken: token.text } : meta;
-}
 
 /** JSON-RPC and MCP error codes the toolkit sends. */
 export const ErrorCode = {
@@ -246,11 +178,6 @@ function asWritten(holder: Record<string, unknown>, key: string, source: string 
   if (inexact(parsed) && source !== undefined && source !== String(parsed)) holder[key] = ExactNumber.of(source);
 }
 
-/** A number that is not an integer JavaScript holds exactly and writes as sent (`-0` is not one). */
-function inexact(value: unknown): value is number {
-  return typeof value === "number" && (!Number.isSafeInteger(value) || Object.is(value, -0));
-}
-
 /** Decodes a line of bytes: UTF-8, then JSON, then the JSON-RPC shape; `release` as for {@linkcode parseFrame}. */
 export function decodeFrame(bytes: Uint8Array, ascii?: string, release?: () => void): Message {
   return messageOf(parseFrame(bytes, ascii, release));
@@ -303,12 +230,6 @@ export function classify(value: unknown): Message {
   return { kind: "request", id: rawId as Id, method, params: p };
 }
 
-/** Whether `value` can be a request's id: a string, a finite number, or an exact number kept as text. */
-export function isId(value: unknown): value is Id {
-  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) ||
-    value instanceof ExactNumber;
-}
-
 function invalid(id: Id | null, code: number, message: string): InvalidMessage {
   return { kind: "invalid", id, error: { code, message } };
 }
@@ -327,169 +248,3 @@ export function encodeError(id: Id | null, error: RpcError): string {
 export function encodeNotification(method: string, params?: Record<string, unknown>): string {
   return JSON.stringify(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
 }
-
-/**
- * Reads the id of a message too large to parse, from the bytes kept of its
- * start and end: a top-level `"id"` member near the start, or the last member
- * before the closing brace (where the official SDK client puts it).
- */
-export function peekId(head: string, tail: string): Id | null {
-  return idFromHead(head) ?? idFromTail(tail);
-}
-
-const REPLY_HEAD = '{"jsonrpc":"2.0","id":';
-
-/**
- * The id of a reply or error this toolkit serialised (they all start
- * `{"jsonrpc":"2.0","id":`), read whole however long it is; null when
- * `frame` is not such a reply (a notification, a batch).
- */
-export function idOfReply(frame: string): Id | null {
-  return frame.startsWith(REPLY_HEAD) ? readValue(frame, REPLY_HEAD.length) : null;
-}
-
-function idFromHead(head: string): Id | null {
-  // A tiny scanner that only tracks depth and strings, looking for "id" at depth 1.
-  let depth = 0;
-  let i = 0;
-  const n = head.length;
-  let expectKey = false;
-  while (i < n) {
-    const c = head[i];
-    if (c === '"') {
-      const end = stringEnd(head, i);
-      if (end < 0) return null;
-      if (depth === 1 && expectKey) {
-        const key = head.slice(i, end + 1);
-        let j = skipWs(head, end + 1);
-        if (head[j] !== ":") return null;
-        j = skipWs(head, j + 1);
-        if (key === '"id"') return readValue(head, j);
-      }
-      expectKey = false;
-      i = end + 1;
-      continue;
-    }
-    if (c === "{" || c === "[") {
-      depth++;
-      expectKey = c === "{" && depth === 1;
-    } else if (c === "}" || c === "]") depth--;
-    else if (c === "," && depth === 1) expectKey = true;
-    i++;
-  }
-  return null;
-}
-
-function idFromTail(tail: string): Id | null {
-  let end = tail.length - 1;
-  while (end >= 0 && isWs(tail[end])) end--;
-  if (tail[end] !== "}") return null;
-  end--;
-  while (end >= 0 && isWs(tail[end])) end--;
-  let start: number;
-  if (tail[end] === '"') {
-    start = tail.lastIndexOf('"', end - 1);
-    while (start > 0 && tail[start - 1] === "\\") start = tail.lastIndexOf('"', start - 2);
-    if (start < 0) return null;
-  } else {
-    start = end;
-    while (start > 0 && /[-+0-9.eE]/.test(tail[start - 1])) start--;
-  }
-  const valueText = tail.slice(start, end + 1);
-  let k = start - 1;
-  while (k >= 0 && isWs(tail[k])) k--;
-  if (tail[k] !== ":") return null;
-  k--;
-  while (k >= 0 && isWs(tail[k])) k--;
-  if (tail.slice(k - 3, k + 1) !== '"id"') return null;
-  const before = skipWsBack(tail, k - 4);
-  if (before >= 0 && tail[before] !== "," && tail[before] !== "{") return null;
-  return parseId(valueText);
-}
-
-function readValue(text: string, at: number): Id | null {
-  if (text[at] === '"') {
-    const end = stringEnd(text, at);
-    return end < 0 ? null : parseId(text.slice(at, end + 1));
-  }
-  let j = at;
-  while (j < text.length && /[-+0-9.eE]/.test(text[j])) j++;
-  return j === at ? null : parseId(text.slice(at, j));
-}
-
-function parseId(text: string): Id | null {
-  try {
-    const v = JSON.parse(text);
-    if (inexact(v) && String(v) !== text) return ExactNumber.of(text);
-    return isId(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
-function stringEnd(text: string, quote: number): number {
-  let i = quote + 1;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === "\\") i += 2;
-    else if (c === '"') return i;
-    else i++;
-  }
-  return -1;
-}
-
-function isWs(c: string | undefined): boolean {
-  return c === " " || c === "\t" || c === "\n" || c === "\r";
-}
-
-function skipWs(text: string, i: number): number {
-  while (i < text.length && isWs(text[i])) i++;
-  return i;
-}
-
-function skipWsBack(text: string, i: number): number {
-  while (i >= 0 && isWs(text[i])) i--;
-  return i;
-}
-
-/** What one message may cost to parse beyond its size: the limits of its shape. */
-export interface ShapeLimits {
-  /** The deepest nesting of arrays and objects. */
-  maxDepth: number;
-  /** The most arrays and objects in all. */
-  maxContainers: number;
-  /** The most values: array items, object keys and object values, counted by the commas and colons between them. */
-  maxValues: number;
-}
-
-/**
- * Which shape limit the JSON text in `bytes` breaks, found by a scan that
- * builds nothing, before `JSON.parse` would materialise it: nesting of arrays
- * and objects deeper than `maxDepth`, more than `maxContainers` arrays and
- * objects in all, or more than `maxValues` commas and colons (each separates
- * two values, or a key from its value). Brackets and separators inside
- * strings do not count. A text too short to break any limit is not scanned.
- */
-export function shapeOverLimit(bytes: Uint8Array, limits: ShapeLimits): keyof ShapeLimits | undefined {
-  const { maxDepth, maxContainers, maxValues } = limits;
-  // Each container takes two bytes at least ("[]"), each separator one.
-  if (bytes.length <= maxDepth && bytes.length <= 2 * maxContainers && bytes.length <= maxValues) return undefined;
-  let depth = 0;
-  let containers = 0;
-  let values = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (b === QUOTE) {
-      i = closingQuote(bytes, i);
-      if (i === -1) return undefined;
-    } else if (b === 0x2c || b === 0x3a) {
-      if (++values > maxValues) return "maxValues";
-    } else if (b === 0x5b || b === 0x7b) {
-      if (++depth > maxDepth) return "maxDepth";
-      if (++containers > maxContainers) return "maxContainers";
-    } else if (b === 0x5d || b === 0x7d) depth--;
-  }
-  return undefined;
-}
-
-const QUOTE = 0x22;

@@ -1,17 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  classify,
-  decodeFrame,
-  encodeError,
-  encodeResult,
-  ErrorCode,
-  ExactNumber,
-  parseFrame,
-  peekId,
-  publicId,
-  publicMeta,
-  shapeOverLimit,
-} from "./jsonrpc.ts";
+import { classify, decodeFrame, encodeError, encodeResult, ErrorCode, parseFrame } from "./jsonrpc.ts";
+import { ExactNumber, publicId, publicMeta } from "./id.ts";
+import { peekId } from "./peek_id.ts";
 
 const enc = new TextEncoder();
 const decode = (text: string) => decodeFrame(enc.encode(text));
@@ -98,42 +88,6 @@ Deno.test("encodeResult() and encodeError() write JSON-RPC 2.0 replies", () => {
   });
 });
 
-Deno.test("peekId() finds a top-level id at the start of a line", () => {
-  assert.equal(peekId('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":"', ""), 42);
-  assert.equal(peekId('{ "id" : "abc", "method"', ""), "abc");
-  assert.equal(peekId('{"method":"x","params":{"id":5},"id":6,', ""), 6);
-});
-
-Deno.test("peekId() ignores ids nested inside params", () => {
-  assert.equal(peekId('{"method":"x","params":{"id":5,"arguments":{"text":"', ""), null);
-  assert.equal(peekId('{"params":["id",1],"x":"', ""), null);
-});
-
-Deno.test("peekId() finds an id written last, as the SDK client writes it", () => {
-  assert.equal(peekId('{"method":"tools/call","params":{"arguments":{"t":"', 'aaaa"}},"jsonrpc":"2.0","id":17}'), 17);
-  assert.equal(peekId("{", '"}},"jsonrpc":"2.0","id":"req-9" } '), "req-9");
-  assert.equal(peekId("{", 'aaa"}}}'), null);
-  assert.equal(peekId("{", 'x":{"id":3}}'), null);
-});
-
-Deno.test("shapeOverLimit() counts brackets outside strings and stops at the first level past maxDepth", () => {
-  // No container limit here: only the depth is judged.
-  const nestsDeeper = (bytes: Uint8Array, limit: number) =>
-    shapeOverLimit(bytes, { maxDepth: limit, maxContainers: Infinity, maxValues: Infinity }) === "maxDepth";
-  const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
-  assert.equal(nestsDeeper(enc.encode(nested(1000)), 1000), false);
-  assert.equal(nestsDeeper(enc.encode(nested(1001)), 1000), true);
-  assert.equal(nestsDeeper(enc.encode(`{"a":${nested(5)}}`), 5), true);
-  assert.equal(nestsDeeper(enc.encode(`{"a":${nested(4)}}`), 5), false);
-  // Brackets in strings, escaped quotes and escaped backslashes.
-  assert.equal(nestsDeeper(enc.encode(`{"s":"${"[".repeat(50)}\\"[[[","t":"\\\\"}`), 3), false);
-  assert.equal(nestsDeeper(enc.encode(`{"s":"\\\\",${'"k":'.repeat(1)}${nested(3)}}`), 3), true);
-  // Unterminated input is left to JSON.parse to refuse.
-  assert.equal(nestsDeeper(enc.encode(`{"s":"${"[".repeat(50)}`), 3), false);
-  // An open run with no closers, as an attacker sends it.
-  assert.equal(nestsDeeper(enc.encode("[".repeat(100_000)), 1000), true);
-});
-
 Deno.test("numeric ids that are not safe integers come back byte for byte (-0, 1e400, 1.50, past 2^53)", () => {
   const texts = ["9007199254740993", "123456789012345678901234567890", "-9007199254740993", "1.50", "1e400", "-1E400"];
   for (const text of [...texts, "-0", "-0.0"]) {
@@ -210,39 +164,4 @@ Deno.test("parseFrame() lets the bytes go once decoded, before JSON.parse, exact
   });
   assert.equal(calls, 1);
   assert.deepEqual(parsed, { kind: "parsed", value: { jsonrpc: "2.0", id: 1, method: "ping", params: { s: "é" } } });
-});
-
-Deno.test("shapeOverLimit() counts commas and colons outside strings against maxValues", () => {
-  const limits = (maxValues: number) => ({ maxDepth: 1000, maxContainers: 1000, maxValues });
-  const line = (n: number) => enc.encode(`{"a":[${Array(n).fill("1").join(",")}],"s":"${",:".repeat(50)}"}`);
-  // n items: n - 1 commas, two colons and one comma between the members.
-  assert.equal(shapeOverLimit(line(100), limits(102)), undefined);
-  assert.equal(shapeOverLimit(line(101), limits(102)), "maxValues");
-  assert.equal(shapeOverLimit(enc.encode("[1,2]"), limits(1)), undefined, "one comma is within a limit of one");
-});
-
-Deno.test("shapeOverLimit() counts arrays and objects outside strings and names the first limit broken", () => {
-  const enc = new TextEncoder();
-  const empties = (n: number) => `[${Array(n).fill("[]").join(",")}]`;
-  assert.equal(
-    shapeOverLimit(enc.encode(empties(9)), { maxDepth: 1000, maxContainers: 10, maxValues: Infinity }),
-    undefined,
-  );
-  assert.equal(
-    shapeOverLimit(enc.encode(empties(10)), { maxDepth: 1000, maxContainers: 10, maxValues: Infinity }),
-    "maxContainers",
-  );
-  assert.equal(
-    shapeOverLimit(enc.encode(`[{},{},${JSON.stringify("{}".repeat(100))}]`), {
-      maxDepth: 1000,
-      maxContainers: 3,
-      maxValues: Infinity,
-    }),
-    undefined,
-  );
-  assert.equal(
-    shapeOverLimit(enc.encode("[".repeat(20)), { maxDepth: 5, maxContainers: 100, maxValues: Infinity }),
-    "maxDepth",
-  );
-  assert.equal(shapeOverLimit(enc.encode("[]"), { maxDepth: 5, maxContainers: 1, maxValues: Infinity }), undefined);
 });

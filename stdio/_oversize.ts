@@ -3,7 +3,8 @@
 // `"id"` usually is, so the error can still reach the request that caused it.
 
 import type { OversizeFrame } from "./_frame.ts";
-import { encodeError, ErrorCode, peekId } from "../engine/jsonrpc.ts";
+import { encodeError, ErrorCode } from "../engine/jsonrpc.ts";
+import { peekId } from "../engine/peek_id.ts";
 
 const lenient = new TextDecoder("utf-8", { fatal: false });
 

@@ -9,20 +9,12 @@
 // bounded by its length.
 
 import { OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
-import {
-  encodeError,
-  ErrorCode,
-  type Id,
-  type InvalidMessage,
-  isId,
-  type ParsedFrame,
-  parseFrame,
-  peekId,
-  type ShapeLimits,
-  shapeOverLimit,
-} from "../engine/jsonrpc.ts";
+import { encodeError, ErrorCode, type InvalidMessage, type ParsedFrame, parseFrame } from "../engine/jsonrpc.ts";
+import { type Id, isId } from "../engine/id.ts";
+import { peekId } from "../engine/peek_id.ts";
+import { type ShapeLimits, shapeOverLimit } from "../engine/shape_limits.ts";
 
-export type { ShapeLimits } from "../engine/jsonrpc.ts";
+export type { ShapeLimits } from "../engine/shape_limits.ts";
 
 /** A refused line: the JSON-RPC error to send and a line for the log. */
 export interface ShapeRefusal {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { deeperThan, parseWithinShape, shapeRefusal } from "./_shape.ts";
-import type { ShapeLimits } from "../engine/jsonrpc.ts";
+import type { ShapeLimits } from "../engine/shape_limits.ts";
 
 const enc = new TextEncoder();
 

@@ -1,5 +1,7 @@
 import { Dispatcher } from "../engine/dispatch.ts";
-import { encodeError, ErrorCode, idForLog, idOfReply, messageOf } from "../engine/jsonrpc.ts";
+import { encodeError, ErrorCode, messageOf } from "../engine/jsonrpc.ts";
+import { idForLog } from "../engine/id.ts";
+import { idOfReply } from "../engine/peek_id.ts";
 import { requestTooLargeReply } from "./_oversize.ts";
 import { parseWithinShape, type ShapeLimits } from "./_shape.ts";
 import {

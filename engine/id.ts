@@ -1,0 +1,85 @@
+// A request's id as the client wrote it: MCP allows a string or any JSON
+// number, and a reply must carry the same id back. A number JavaScript cannot
+// hold exactly keeps its source text, so no two ids collide and none changes
+// on the way back.
+
+import { quote } from "../internal/quote.ts";
+
+/** A JSON-RPC request id as MCP allows it; a number JavaScript cannot hold exactly keeps its text. */
+export type Id = string | number | ExactNumber;
+
+/**
+ * A numeric id JavaScript cannot hold exactly (above 2^53, a fraction, an
+ * exponent), kept as the text the client sent so that the reply carries it
+ * byte for byte. One instance per text while it is in use, so two requests
+ * with the same id are still one key in a Map, and two different ones never
+ * collide.
+ */
+export class ExactNumber {
+  /** The number as the client wrote it. */
+  readonly text: string;
+
+  private constructor(text: string) {
+    this.text = text;
+  }
+
+  /** The one instance for `text`. */
+  static of(text: string): ExactNumber {
+    const known = exact.get(text)?.deref();
+    if (known) return known;
+    const made = new ExactNumber(text);
+    exact.set(text, new WeakRef(made));
+    forget.register(made, text);
+    return made;
+  }
+
+  /** Serialised as the original number text. */
+  toJSON(): unknown {
+    return rawJSON(this.text);
+  }
+
+  /** The original number text. */
+  toString(): string {
+    return this.text;
+  }
+}
+
+// JSON.rawJSON (V8 11.4+) is missing from TypeScript's lib: it makes JSON.stringify write the text as it is.
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+const exact = new Map<string, WeakRef<ExactNumber>>();
+const forget = new FinalizationRegistry<string>((text) => {
+  if (exact.get(text)?.deref() === undefined) exact.delete(text);
+});
+
+/** The id as handlers and middleware see it: an exact number as its text. */
+export function publicId(id: Id): string | number {
+  return id instanceof ExactNumber ? id.text : id;
+}
+
+/**
+ * An id as a log line shows it: a string quoted, escaped and cut short (the
+ * client chose it, and it may hold line breaks or be megabytes long), a
+ * number as the client wrote it, cut short too.
+ */
+export function idForLog(id: Id | null): string {
+  if (typeof id === "string") return quote(id);
+  const text = String(id);
+  return text.length <= 64 ? text : `${text.slice(0, 64)}…`;
+}
+
+/** A request's `_meta` as handlers and middleware see it: an exact `progressToken` as its text, like ids. */
+export function publicMeta(meta: Record<string, unknown>): Record<string, unknown> {
+  const token = meta.progressToken;
+  return token instanceof ExactNumber ? { ...meta, progressToken: token.text } : meta;
+}
+
+/** Whether `value` can be a request's id: a string, a finite number, or an exact number kept as text. */
+export function isId(value: unknown): value is Id {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) ||
+    value instanceof ExactNumber;
+}
+
+/** A number that is not an integer JavaScript holds exactly and writes as sent (`-0` is not one). */
+export function inexact(value: unknown): value is number {
+  return typeof value === "number" && (!Number.isSafeInteger(value) || Object.is(value, -0));
+}

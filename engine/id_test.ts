@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { ExactNumber, idForLog, inexact, isId, publicId, publicMeta } from "./id.ts";
+
+Deno.test("ExactNumber.of() gives one instance per text, and JSON.stringify writes the text as sent", () => {
+  const a = ExactNumber.of("9007199254740993");
+  assert.equal(ExactNumber.of("9007199254740993"), a, "the same text is the same key in a Map");
+  assert.notEqual(ExactNumber.of("9007199254740992.0"), a);
+  assert.equal(JSON.stringify({ id: a }), '{"id":9007199254740993}');
+  assert.equal(JSON.stringify(ExactNumber.of("1.50")), "1.50");
+  assert.equal(String(a), "9007199254740993");
+});
+
+Deno.test("publicId() and publicMeta() show an exact number as its text and leave the rest alone", () => {
+  assert.equal(publicId(ExactNumber.of("1e400")), "1e400");
+  assert.equal(publicId(7), 7);
+  assert.equal(publicId("abc"), "abc");
+  const meta = { progressToken: ExactNumber.of("-0"), other: 1 };
+  assert.deepEqual(publicMeta(meta), { progressToken: "-0", other: 1 });
+  const plain = { progressToken: 5 };
+  assert.equal(publicMeta(plain), plain);
+});
+
+Deno.test("idForLog() quotes and escapes a string id and cuts a long one; a number is cut at 64 characters", () => {
+  assert.equal(idForLog("a\nb"), '"a\\nb"');
+  assert.ok(idForLog("x".repeat(10_000)).length < 200);
+  assert.equal(idForLog(42), "42");
+  assert.equal(idForLog(null), "null");
+  const long = ExactNumber.of("1".repeat(100));
+  assert.equal(idForLog(long), `${"1".repeat(64)}…`);
+});
+
+Deno.test("isId() takes a string, a finite number or an exact number, and nothing else", () => {
+  for (const id of ["", "a", 0, -1, 1.5, ExactNumber.of("1e400")]) assert.equal(isId(id), true, String(id));
+  for (const id of [null, undefined, true, NaN, Infinity, {}, [], 1n]) assert.equal(isId(id), false, String(id));
+});
+
+Deno.test("inexact() names the numbers JavaScript cannot hold or write back as sent: -0, fractions, past 2^53", () => {
+  for (const n of [-0, 1.5, 2 ** 53, -(2 ** 53), 1e400]) assert.equal(inexact(n), true, String(n));
+  for (const n of [0, 1, -1, 2 ** 53 - 1, "1.5"]) assert.equal(inexact(n), false, String(n));
+});

@@ -1,0 +1,129 @@
+// Reads the id of a frame from its text without parsing it: a request too
+// large to parse still gets its error reply under its own id, and the writer
+// names a reply too large to send by the id it carries.
+
+import { ExactNumber, type Id, inexact, isId } from "./id.ts";
+
+/**
+ * Reads the id of a message too large to parse, from the bytes kept of its
+ * start and end: a top-level `"id"` member near the start, or the last member
+ * before the closing brace (where the official SDK client puts it).
+ */
+export function peekId(head: string, tail: string): Id | null {
+  return idFromHead(head) ?? idFromTail(tail);
+}
+
+const REPLY_HEAD = '{"jsonrpc":"2.0","id":';
+
+/**
+ * The id of a reply or error this toolkit serialised (they all start
+ * `{"jsonrpc":"2.0","id":`), read whole however long it is; null when
+ * `frame` is not such a reply (a notification, a batch).
+ */
+export function idOfReply(frame: string): Id | null {
+  return frame.startsWith(REPLY_HEAD) ? readValue(frame, REPLY_HEAD.length) : null;
+}
+
+function idFromHead(head: string): Id | null {
+  // A tiny scanner that only tracks depth and strings, looking for "id" at depth 1.
+  let depth = 0;
+  let i = 0;
+  const n = head.length;
+  let expectKey = false;
+  while (i < n) {
+    const c = head[i];
+    if (c === '"') {
+      const end = stringEnd(head, i);
+      if (end < 0) return null;
+      if (depth === 1 && expectKey) {
+        const key = head.slice(i, end + 1);
+        let j = skipWs(head, end + 1);
+        if (head[j] !== ":") return null;
+        j = skipWs(head, j + 1);
+        if (key === '"id"') return readValue(head, j);
+      }
+      expectKey = false;
+      i = end + 1;
+      continue;
+    }
+    if (c === "{" || c === "[") {
+      depth++;
+      expectKey = c === "{" && depth === 1;
+    } else if (c === "}" || c === "]") depth--;
+    else if (c === "," && depth === 1) expectKey = true;
+    i++;
+  }
+  return null;
+}
+
+function idFromTail(tail: string): Id | null {
+  let end = tail.length - 1;
+  while (end >= 0 && isWs(tail[end])) end--;
+  if (tail[end] !== "}") return null;
+  end--;
+  while (end >= 0 && isWs(tail[end])) end--;
+  let start: number;
+  if (tail[end] === '"') {
+    start = tail.lastIndexOf('"', end - 1);
+    while (start > 0 && tail[start - 1] === "\\") start = tail.lastIndexOf('"', start - 2);
+    if (start < 0) return null;
+  } else {
+    start = end;
+    while (start > 0 && /[-+0-9.eE]/.test(tail[start - 1])) start--;
+  }
+  const valueText = tail.slice(start, end + 1);
+  let k = start - 1;
+  while (k >= 0 && isWs(tail[k])) k--;
+  if (tail[k] !== ":") return null;
+  k--;
+  while (k >= 0 && isWs(tail[k])) k--;
+  if (tail.slice(k - 3, k + 1) !== '"id"') return null;
+  const before = skipWsBack(tail, k - 4);
+  if (before >= 0 && tail[before] !== "," && tail[before] !== "{") return null;
+  return parseId(valueText);
+}
+
+function readValue(text: string, at: number): Id | null {
+  if (text[at] === '"') {
+    const end = stringEnd(text, at);
+    return end < 0 ? null : parseId(text.slice(at, end + 1));
+  }
+  let j = at;
+  while (j < text.length && /[-+0-9.eE]/.test(text[j])) j++;
+  return j === at ? null : parseId(text.slice(at, j));
+}
+
+function parseId(text: string): Id | null {
+  try {
+    const v = JSON.parse(text);
+    if (inexact(v) && String(v) !== text) return ExactNumber.of(text);
+    return isId(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function stringEnd(text: string, quote: number): number {
+  let i = quote + 1;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === "\\") i += 2;
+    else if (c === '"') return i;
+    else i++;
+  }
+  return -1;
+}
+
+function isWs(c: string | undefined): boolean {
+  return c === " " || c === "\t" || c === "\n" || c === "\r";
+}
+
+function skipWs(text: string, i: number): number {
+  while (i < text.length && isWs(text[i])) i++;
+  return i;
+}
+
+function skipWsBack(text: string, i: number): number {
+  while (i >= 0 && isWs(text[i])) i--;
+  return i;
+}
