@@ -10,7 +10,7 @@ import { LazyDfa } from "./_regex_dfa.ts";
 import { nfaTest } from "./_regex_nfa.ts";
 import { ASSERTIONS, compileProgram, LOOK, type Program } from "./_regex_program.ts";
 import { type Node, parsePattern } from "./_regex_syntax.ts";
-import type { Steps } from "./_regex_threads.ts";
+import { type Steps, Threads } from "./_regex_threads.ts";
 
 /** The most instructions a program may have: counted repetitions are copied out, and this bounds the copies. */
 export const PROGRAM_LIMIT = 20_000;
@@ -22,6 +22,7 @@ export class LinearRegex implements Steps {
   readonly #program: Program;
   readonly #classes: CodePointClasses;
   readonly #dfa: LazyDfa | undefined;
+  readonly #insidePairs: boolean;
 
   /**
    * @param program The compiled pattern.
@@ -36,6 +37,7 @@ export class LinearRegex implements Steps {
       lines: uses("line-begin", "line-end"),
     });
     this.#dfa = program.op.includes(LOOK) ? undefined : new LazyDfa(program, this.#classes, this);
+    this.#insidePairs = matchesInsidePair(program, this);
   }
 
   /** The program's size, in instructions: the unit of the linear bound. */
@@ -45,8 +47,42 @@ export class LinearRegex implements Steps {
 
   /** Whether the pattern matches anywhere in `text`. */
   test(text: string): boolean {
+    if (this.#insidePairs && hasPair(text, this)) return true;
     return this.#dfa !== undefined ? this.#dfa.test(text) : nfaTest(this.#program, this.#classes, text, this);
   }
+}
+
+/**
+ * Whether V8 finds a match that starts between the two halves of a surrogate
+ * pair. Its search tries every UTF-16 index, and from inside a pair no code
+ * point can be read (forward or backward) and neither neighbour is a word
+ * character, so only a path of assertions matches there: `\B`, a negative
+ * lookaround, a positive one whose body needs no code point. ECMA-262 starts
+ * a `u` search on code points only, but the verdicts here are V8's.
+ */
+function matchesInsidePair(program: Program, counter: Steps): boolean {
+  const threads = new Threads(program, counter);
+  const list = new Int32Array(program.op.length);
+  const looks: Uint8Array[] = [];
+  for (let k = program.starts.length - 1; k >= 1; k--) {
+    looks[k - 1] = Uint8Array.of(threads.closure(list, 0, program.starts[k], 0, looks, 0) < 0 ? 1 : 0);
+  }
+  return threads.closure(list, 0, 0, 0, looks, 0) < 0;
+}
+
+function hasPair(text: string, counter: Steps): boolean {
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        counter.steps += i;
+        return true;
+      }
+    }
+  }
+  counter.steps += text.length;
+  return false;
 }
 
 /**

@@ -126,6 +126,41 @@ Deno.test("a string that breaks both maxLength and pattern is refused for its le
   assert.equal(check(`${"a".repeat(100_000)}!`)?.keyword, "maxLength");
 });
 
+Deno.test("a pattern that backtracks in V8 answers a 100,001-character string at once, with no maxLength", () => {
+  const check = compileSchema({ pattern: "^(a+)+$" });
+  assert.equal(check(`${"a".repeat(100_000)}!`)?.keyword, "pattern");
+  assert.equal(check("a".repeat(100_000)), undefined);
+  const names = compileSchema({ patternProperties: { "^(a|a)*$": false } });
+  assert.equal(names({ [`${"a".repeat(100_000)}!`]: 1 }), undefined, "the name does not match: no subschema applies");
+});
+
+Deno.test("a backreference runs only under a maxLength, and is refused elsewhere with the reason", () => {
+  const bounded = compileSchema({ maxLength: 8, pattern: "^(a)\\1$" });
+  assert.equal(bounded("aa"), undefined);
+  assert.equal(bounded("ab")?.keyword, "pattern");
+  assert.throws(
+    () => compileSchema({ pattern: "^(?<x>a)\\k<x>$" }),
+    /schema\/pattern uses the backreference "\\\\k<x>", which no linear-time matcher can follow: remove it, or bound the string with maxLength/,
+  );
+  assert.throws(
+    () => compileSchema({ propertyNames: { maxLength: 4 }, patternProperties: { "(a)\\1": {} } }),
+    /schema\/patternProperties\/\(a\)\\1 uses the backreference "\\\\1", which no linear-time matcher can follow: remove it$/,
+  );
+});
+
+Deno.test("a pattern whose counted repetitions expand past the matcher's limit is refused, saying so", () => {
+  assert.throws(
+    () => compileSchema({ pattern: "(a{1000}){1000}" }),
+    /schema\/pattern repeats more than a linear-time matcher takes \(20000 instructions\): lower its counts/,
+  );
+  assert.equal(compileSchema({ pattern: "^[a-z]{1,1000}$" })("abc"), undefined, "a thousand copies are fine");
+});
+
+Deno.test("an older-syntax pattern no respelling saves is refused: an octal escape", () => {
+  assert.equal(new RegExp("\\01").test("\x01"), true, "the older syntax accepts it");
+  assert.throws(() => compileSchema({ pattern: "\\01" }), /schema\/pattern is not a valid regular expression/);
+});
+
 Deno.test("minLength and maxLength must be non-negative integers", () => {
   for (const bad of [-1, 1.5, "2", null]) {
     assert.throws(() => compileSchema({ maxLength: bad }), /schema\/maxLength must be a non-negative integer/);

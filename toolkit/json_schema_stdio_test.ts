@@ -70,6 +70,30 @@ Deno.test({
 });
 
 Deno.test({
+  // Without the linear matcher V8 backtracks on this value for far longer than any test runs (2^50,000 paths): the
+  // call never answers, and this test hangs until the runner is stopped, rather than failing an assertion.
+  name:
+    "over stdio, a 50,001-character value against ^(a+)+$ with no maxLength is refused, and the next request is answered",
+  permissions: { run: true, read: true, env: true },
+  async fn() {
+    const server = await spawnServer({ args: [fixture] });
+    try {
+      const result = await server.client.callTool({ name: "word", arguments: { word: "a".repeat(50_000) + "!" } });
+      assert.deepEqual(
+        [result.isError, textOf(result)],
+        [true, 'Invalid argument "word": must match the pattern "^(a+)+$" (pattern)'],
+      );
+      // The read loop is free again: the next request is answered.
+      assert.ok((await server.client.listTools()).tools.some((t) => t.name === "word"));
+      const ok = await server.client.callTool({ name: "word", arguments: { word: "a".repeat(50_000) } });
+      assert.equal(ok.isError, undefined);
+    } finally {
+      await server.close();
+    }
+  },
+});
+
+Deno.test({
   name:
     "the MCP Inspector CLI lists the conformance scenario's json-schema-2020-12 tool whole and calls it, valid and not",
   permissions: { run: true, read: true, write: true, env: true },

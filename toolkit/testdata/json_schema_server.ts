@@ -2,7 +2,8 @@
 // $defs reached through $ref (as zod, pydantic and OpenAPI generators write
 // them), and the tool of the MCP conformance suite's json-schema-2020-12
 // scenario ($schema, $defs with an $anchor, $ref, allOf/anyOf, if/then/else,
-// additionalProperties: false). Needs no Deno permission.
+// additionalProperties: false), and a tool whose pattern backtracks in V8.
+// Needs no Deno permission.
 import { addTool, health, json, type ObjectSchema, run, text } from "../../mod.ts";
 import { SCENARIO_SCHEMA_2020_12 } from "../../scripts/conformance/scenario_schema.ts";
 
@@ -36,6 +37,13 @@ const SCHEDULED: ObjectSchema = {
   required: ["slots"],
 };
 
+/** A pattern that backtracks exponentially in V8 on "aaa…a!", and no maxLength to bound it. */
+const WORD: ObjectSchema = {
+  type: "object",
+  properties: { word: { type: "string", pattern: "^(a+)+$" } },
+  required: ["word"],
+};
+
 if (!health()) {
   await run("json-schema", (server) => {
     addTool(server, {
@@ -51,6 +59,12 @@ if (!health()) {
       for (let slot = range.from; slot <= (range.to ?? range.from); slot++) slots.push(slot);
       return json({ slots });
     });
+    addTool(server, {
+      name: "word",
+      description: "Echoes a word of a's",
+      inputSchema: WORD,
+      annotations: RO,
+    }, (req) => text(String(req.arguments.word)));
     addTool(server, {
       name: "json_schema_2020_12_tool",
       description: "Tool with JSON Schema 2020-12 features",
