@@ -64,14 +64,20 @@ export async function treeRss(pid: number): Promise<number> {
 }
 
 /**
- * The bytes `pid` and its descendants caused to be written to storage
- * (`write_bytes` of /proc/<pid>/io: counted when a page is dirtied, so an
- * unlinked temp file that is never flushed still counts). A reaped child's
- * bytes move into its parent's figure, so the sum misses no process that
- * ended in between.
+ * The bytes each of `pid` and its descendants caused to be written to
+ * storage, by process id (`write_bytes` of /proc/<pid>/io: counted when a page
+ * is dirtied, so an unlinked temp file that is never flushed still counts).
+ * A process that ends takes its figure with it (a parent's /proc/<pid>/io
+ * does not add its reaped children's), so a caller comparing two readings
+ * must check that no process of the first is gone from the second.
  */
-export async function treeWriteBytes(pid: number): Promise<number> {
-  const pids = [pid, ...await descendants(pid)].map(String);
-  const text = await sh('for p; do cat /proc/"$p"/io; done', ...pids);
-  return [...text.matchAll(/^write_bytes: (\d+)$/gm)].reduce((sum, [, n]) => sum + Number(n), 0);
+export async function treeWriteBytes(pid: number): Promise<Map<number, number>> {
+  const pids = [pid, ...await descendants(pid)];
+  const figures = new Map<number, number>();
+  for (const p of pids) {
+    const text = await sh('cat /proc/"$1"/io', String(p));
+    const found = /^write_bytes: (\d+)$/m.exec(text);
+    if (found !== null) figures.set(p, Number(found[1]));
+  }
+  return figures;
 }
