@@ -77,6 +77,7 @@ Deno.test({
     const { program, args: appended } = databaseProcessCommand({
       database: `${SAMPLE}/shop.db`,
       writable: false,
+      maxMemoryMb: 256,
       standalone: true,
       execPath: granted(flags, "run")[0],
       serverFiles: { read: granted(flags, "read"), write: granted(flags, "write") },
@@ -85,6 +86,7 @@ Deno.test({
     assert.deepEqual(appended, [
       "--database-process",
       `${SAMPLE}/shop.db`,
+      "--max-memory-mb=256",
       `--drop-read=${SAMPLE}/config.json`,
     ]);
     const child = await spawnRaw({ args: ["--no-prompt", ...flags, SCRIPT, ...args, ...appended], cwd: REPO });
@@ -117,6 +119,7 @@ Deno.test({
     const { args: appended } = databaseProcessCommand({
       database: tree.db,
       writable: true,
+      maxMemoryMb: 256,
       standalone: true,
       execPath: granted(flags, "run")[0],
       serverFiles: { read: granted(flags, "read"), write: granted(flags, "write") },
@@ -124,6 +127,7 @@ Deno.test({
     assert.deepEqual(appended, [
       "--database-process",
       tree.db,
+      "--max-memory-mb=256",
       "--write",
       `--drop-read=${audit}`,
       `--drop-read=${tree.config}`,

@@ -40,10 +40,11 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
       console.error(`sqlite: the database process still holds ${left.join(", ")} after revoking them`);
       throw new Error("Cannot start the database process: it could not let go of grants it does not need");
     }
-    const reader = openDatabase(request.database, false);
+    const options = { maxMemoryMb: request.maxMemoryMb };
+    const reader = openDatabase(request.database, false, options);
     let writer: Sqlite | undefined;
     if (request.writable) {
-      writer = openDatabase(request.database, true);
+      writer = openDatabase(request.database, true, options);
       // A write stopped by a kill left its journal behind: the first read through a read-write connection rolls it back.
       writer.prepare("SELECT count(*) FROM sqlite_schema").get();
     }

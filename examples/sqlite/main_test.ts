@@ -194,6 +194,7 @@ Deno.test({
         join(dirname(SCRIPT), "database_process.ts"),
         "--database-process",
         tree.db,
+        "--max-memory-mb=256",
       ]);
       assert.deepEqual(await environment(pid), ["NO_COLOR=1"]);
     }

@@ -2,6 +2,7 @@
 // (or an empty one) there is no database, and with one the server only reads.
 import { definePolicy } from "@forge/toolkit/validate";
 import { z } from "zod";
+import { MEMORY_CAP_MB } from "./connection.ts";
 
 /** The largest `max_rows` a config may set. */
 export const MAX_ROWS_CEILING = 10_000;
@@ -34,6 +35,15 @@ export const ConfigSchema = z.strictObject({
    * refused up front (see README, Limits).
    */
   max_scan_rows: z.number().int().min(1_000).max(1e12).default(100_000_000),
+  /**
+   * The most memory SQLite may hold in one database process, in MiB: a
+   * statement that needs more (a big sort, a row of many large values) fails
+   * with "out of memory". Temporary storage is kept in memory under this cap
+   * rather than spilled to disk (see README, Limits). A change reaches the
+   * processes started after it; one running a job keeps its cap until the job
+   * ends, then exits.
+   */
+  max_memory_mb: z.number().int().min(MEMORY_CAP_MB.min).max(MEMORY_CAP_MB.max).default(MEMORY_CAP_MB.default),
   /** Whether `WITH RECURSIVE` queries may run: one can loop until the process is killed (see README). */
   allow_recursive: z.boolean().default(false),
   /** An append-only file for the audit trail of `execute`; stderr when absent. */

@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { ConfigSchema, MAX_ROWS_CEILING } from "./config.ts";
 
-Deno.test("ConfigSchema: an empty config names no database, is read-only, refuses recursion, gives queries 5 s", () => {
+Deno.test("ConfigSchema: an empty config names no database, is read-only, refuses recursion, gives queries 5 s and 256 MiB", () => {
   assert.deepEqual(ConfigSchema.parse({}), {
     max_rows: 100,
     writable: false,
     max_sql_length: 10_000,
     query_timeout_ms: 5_000,
     max_scan_rows: 100_000_000,
+    max_memory_mb: 256,
     allow_recursive: false,
   });
 });
@@ -25,9 +26,12 @@ Deno.test("ConfigSchema accepts a full config", () => {
     writable: true,
     max_sql_length: 500,
     allow_recursive: true,
+    max_memory_mb: 16,
     audit_file: "audit.jsonl",
   });
   assert.equal(config.database, "shop.db");
+  assert.equal(config.max_memory_mb, 16);
+  assert.equal(ConfigSchema.parse({ max_memory_mb: 4_096 }).max_memory_mb, 4_096);
   assert.equal(config.writable, true);
 });
 
@@ -44,6 +48,10 @@ Deno.test("ConfigSchema refuses :memory:, file: URIs, commas, unknown keys and o
       { max_rows: 1.5 },
       { writable: "yes" },
       { max_sql_length: 10 },
+      { max_memory_mb: 15 },
+      { max_memory_mb: 4_097 },
+      { max_memory_mb: 64.5 },
+      { max_memory_mb: "64" },
       { database: "x.db", audit_file: "x.db" },
     ]
   ) {

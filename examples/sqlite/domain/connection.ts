@@ -7,13 +7,31 @@ export const BUSY_TIMEOUT_MS = 250;
 /** The largest string or blob SQLite will build or return, in bytes (also caps memory per value). */
 export const MAX_VALUE_BYTES: number = DEFAULT_LIMITS.maxResultBytes;
 /**
- * The most memory SQLite may hold at once, in bytes, for the whole process
- * (`PRAGMA hard_heap_limit`, set by every open): past it a step fails with
- * "out of memory" instead of growing the process. A row SQLite builds can
- * hold up to 2,000 columns of {@linkcode MAX_VALUE_BYTES} each, and a sort
- * or a temporary table is held in memory too (see {@linkcode openDatabase}).
+ * The bounds and default of the cap on SQLite's memory, in MiB, for a whole
+ * database process (`max_memory_mb` in the config; `PRAGMA hard_heap_limit`,
+ * set by every open): past it a step fails with "out of memory" instead of
+ * growing the process. A row SQLite builds can hold up to 2,000 columns of
+ * {@linkcode MAX_VALUE_BYTES} each, and a sort or a temporary table is held in
+ * memory too (see {@linkcode openDatabase}). Below the minimum a schema read
+ * or a plain query could run out; above the maximum the cap no longer
+ * protects a host.
  */
-export const MAX_SQLITE_HEAP_BYTES: number = 256 * 2 ** 20;
+export const MEMORY_CAP_MB: { readonly min: number; readonly default: number; readonly max: number } = {
+  min: 16,
+  default: 256,
+  max: 4_096,
+};
+
+/** Options of {@linkcode openDatabase}. */
+export interface OpenDatabaseOptions {
+  /**
+   * The cap on SQLite's memory, in MiB. It holds for the whole process, and
+   * SQLite only ever lowers it: a process keeps the smallest cap any of its
+   * opens asked for, so a larger cap needs a new process.
+   * @default {256}
+   */
+  maxMemoryMb?: number;
+}
 
 const RESTART = "restart the server with the flags from --print-permissions";
 
@@ -42,7 +60,7 @@ export function connectionOptions(writable: boolean): SqliteOptions {
  * defensive mode is on, and no string or blob may exceed
  * {@linkcode MAX_VALUE_BYTES}. Temporary storage (a sort too big for the
  * cache, a materialized subquery, a temporary index) stays in memory
- * (`PRAGMA temp_store = MEMORY`) under {@linkcode MAX_SQLITE_HEAP_BYTES}:
+ * (`PRAGMA temp_store = MEMORY`) under the heap cap ({@linkcode MEMORY_CAP_MB}):
  * by default SQLite spills it to unlinked files in the temp folder, which
  * no Deno permission sees, so a read-only server could fill the disk.
  * Deno checks only this path: `--allow-read` for a read-only open,
@@ -50,10 +68,19 @@ export function connectionOptions(writable: boolean): SqliteOptions {
  *
  * @param path The database file (absolute).
  * @param writable Whether to open it read-write.
+ * @param options The heap cap.
  * @returns The open connection.
+ * @throws {RangeError} When the heap cap is not a whole number of MiB within {@linkcode MEMORY_CAP_MB}.
  * @throws {PolicyError} When Deno refuses the open (this process was not started with that access).
  */
-export function openDatabase(path: string, writable: boolean): Sqlite {
+export function openDatabase(path: string, writable: boolean, options: OpenDatabaseOptions = {}): Sqlite {
+  const maxMemoryMb = options.maxMemoryMb ?? MEMORY_CAP_MB.default;
+  if (!isMemoryCapMb(maxMemoryMb)) {
+    throw new RangeError(
+      `Cannot open the database: a heap cap of ${maxMemoryMb} MiB is not a whole number from ` +
+        `${MEMORY_CAP_MB.min} to ${MEMORY_CAP_MB.max}`,
+    );
+  }
   let db: Sqlite;
   try {
     db = openSqlite(path, connectionOptions(writable));
@@ -71,8 +98,28 @@ export function openDatabase(path: string, writable: boolean): Sqlite {
   db.limits.attach = 0;
   db.limits.length = MAX_VALUE_BYTES;
   db.exec("PRAGMA temp_store = MEMORY");
-  db.prepare(`PRAGMA hard_heap_limit = ${MAX_SQLITE_HEAP_BYTES}`).get();
+  db.prepare(`PRAGMA hard_heap_limit = ${maxMemoryMb * 2 ** 20}`).get();
   return db;
+}
+
+/**
+ * Whether `value` is a heap cap {@linkcode openDatabase} accepts: a whole
+ * number of MiB within {@linkcode MEMORY_CAP_MB}.
+ *
+ * @param value The cap, in MiB.
+ * @returns True when it is one.
+ *
+ * @example The bounds are included
+ * ```ts
+ * import { isMemoryCapMb } from "./connection.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(isMemoryCapMb(16) && isMemoryCapMb(4096));
+ * assert.ok(!isMemoryCapMb(8) && !isMemoryCapMb(32.5));
+ * ```
+ */
+export function isMemoryCapMb(value: number): boolean {
+  return Number.isInteger(value) && value >= MEMORY_CAP_MB.min && value <= MEMORY_CAP_MB.max;
 }
 
 /**

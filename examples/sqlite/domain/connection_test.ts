@@ -2,9 +2,10 @@
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
-import { MAX_SQLITE_HEAP_BYTES, MAX_VALUE_BYTES, openDatabase, withAuthorizer } from "./connection.ts";
+import { MAX_VALUE_BYTES, MEMORY_CAP_MB, openDatabase, withAuthorizer } from "./connection.ts";
 import { makeFixture, moduleFixture, TMP } from "./_fixture.ts";
 
+const MiB = 2 ** 20;
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 // Built at load time so the scoped tests below can name its exact paths.
 const scoped = moduleFixture();
@@ -35,9 +36,42 @@ Deno.test({
     // The LIMIT keeps the inner query whole: SQLite builds its rows with every column at once.
     const wide = db.prepare(`SELECT ${sizes} AS n FROM (SELECT ${columns.join(", ")} FROM orders LIMIT 2)`);
     assert.throws(() => wide.all(), /out of memory/);
-    assert.equal(Number(db.prepare("PRAGMA hard_heap_limit").get()?.hard_heap_limit), MAX_SQLITE_HEAP_BYTES);
+    assert.equal(Number(db.prepare("PRAGMA hard_heap_limit").get()?.hard_heap_limit), MEMORY_CAP_MB.default * MiB);
     db.close();
     fixture.remove();
+  },
+});
+
+Deno.test({
+  name:
+    "openDatabase() sets the heap cap it is given, and cannot raise a process's cap: a later, larger one is ignored",
+  permissions: perms,
+  fn() {
+    // The cap is SQLite's, for the whole test process, so this test only asks for the default and more:
+    // a smaller cap would stay for every later test (database_processes_test.ts tests one in its own processes).
+    const fixture = makeFixture();
+    const capOf = (db: ReturnType<typeof openDatabase>) =>
+      Number(db.prepare("PRAGMA hard_heap_limit").get()?.hard_heap_limit);
+    const first = openDatabase(fixture.db, false, { maxMemoryMb: MEMORY_CAP_MB.default });
+    assert.equal(capOf(first), MEMORY_CAP_MB.default * MiB);
+    const larger = openDatabase(fixture.db, false, { maxMemoryMb: MEMORY_CAP_MB.max });
+    assert.equal(capOf(larger), MEMORY_CAP_MB.default * MiB, "a process keeps the smallest cap it was given");
+    first.close();
+    larger.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "openDatabase() refuses a heap cap that is not a whole number of MiB from 16 to 4096, before it opens anything",
+  permissions: { read: [scoped.db] },
+  fn() {
+    for (const maxMemoryMb of [0, 15, 4_097, 32.5, Number.NaN, Infinity]) {
+      assert.throws(() => openDatabase(scoped.db, false, { maxMemoryMb }), {
+        name: "RangeError",
+        message: `Cannot open the database: a heap cap of ${maxMemoryMb} MiB is not a whole number from 16 to 4096`,
+      });
+    }
   },
 });
 

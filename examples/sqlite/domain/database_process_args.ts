@@ -4,6 +4,7 @@
 // reader of them, so the two sides cannot drift.
 import { isAbsolute } from "node:path";
 import { quote } from "@forge/toolkit/validate";
+import { isMemoryCapMb, MEMORY_CAP_MB } from "./connection.ts";
 
 /** The word that puts `main.ts` (or `database_process.ts`) in database-process mode. */
 export const DATABASE_PROCESS_FLAG = "--database-process";
@@ -14,6 +15,8 @@ export interface DatabaseProcessRequest {
   database: string;
   /** Whether the process opens a read-write connection too (for `execute`). */
   writable: boolean;
+  /** The cap on SQLite's memory in the process, in MiB (`max_memory_mb`). */
+  maxMemoryMb: number;
   /**
    * Other files the process may read when it starts: a compiled server's
    * process holds the binary's baked grants, which name these.
@@ -35,14 +38,21 @@ export interface DatabaseProcessRequest {
  * import { databaseProcessArgs } from "./database_process_args.ts";
  * import assert from "node:assert/strict";
  *
- * const args = databaseProcessArgs({ database: "/srv/shop.db", writable: false, dropRead: ["/etc/s.json"], dropWrite: [] });
- * assert.deepEqual(args, ["--database-process", "/srv/shop.db", "--drop-read=/etc/s.json"]);
+ * const args = databaseProcessArgs({
+ *   database: "/srv/shop.db",
+ *   writable: false,
+ *   maxMemoryMb: 256,
+ *   dropRead: ["/etc/s.json"],
+ *   dropWrite: [],
+ * });
+ * assert.deepEqual(args, ["--database-process", "/srv/shop.db", "--max-memory-mb=256", "--drop-read=/etc/s.json"]);
  * ```
  */
 export function databaseProcessArgs(request: DatabaseProcessRequest): string[] {
   return [
     DATABASE_PROCESS_FLAG,
     request.database,
+    `--max-memory-mb=${request.maxMemoryMb}`,
     ...(request.writable ? ["--write"] : []),
     ...request.dropRead.map((path) => `--drop-read=${path}`),
     ...request.dropWrite.map((path) => `--drop-write=${path}`),
@@ -75,14 +85,21 @@ export function isDatabaseProcess(args: readonly string[]): boolean {
  *
  * @param args `Deno.args`.
  * @returns The request.
- * @throws {TypeError} When the flag is missing, a path is not absolute, or a word is unknown.
+ * @throws {TypeError} When the flag is missing, a path is not absolute, the heap cap is missing or out of
+ * bounds, or a word is unknown.
  *
  * @example Read back what the server wrote
  * ```ts
  * import { databaseProcessArgs, parseDatabaseProcessArgs } from "./database_process_args.ts";
  * import assert from "node:assert/strict";
  *
- * const request = { database: "/srv/shop.db", writable: true, dropRead: [], dropWrite: ["/var/log/a.jsonl"] };
+ * const request = {
+ *   database: "/srv/shop.db",
+ *   writable: true,
+ *   maxMemoryMb: 64,
+ *   dropRead: [],
+ *   dropWrite: ["/var/log/a.jsonl"],
+ * };
  * assert.deepEqual(parseDatabaseProcessArgs(["-config", "/etc/s.json", ...databaseProcessArgs(request)]), request);
  * ```
  */
@@ -90,13 +107,19 @@ export function parseDatabaseProcessArgs(args: readonly string[]): DatabaseProce
   const at = args.indexOf(DATABASE_PROCESS_FLAG);
   const [database, ...rest] = at === -1 ? [] : args.slice(at + 1);
   if (database === undefined || !isAbsolute(database)) bad("it needs the database file's absolute path");
-  const request = { database, writable: false, dropRead: [] as string[], dropWrite: [] as string[] };
+  const request = { database, writable: false, maxMemoryMb: NaN, dropRead: [] as string[], dropWrite: [] as string[] };
   for (const word of rest) {
     const [, option, path] = /^--(drop-read|drop-write)=(.*)$/s.exec(word) ?? [];
+    const [, megabytes] = /^--max-memory-mb=(\d{1,5})$/.exec(word) ?? [];
     if (word === "--write") request.writable = true;
+    else if (megabytes !== undefined && Number.isNaN(request.maxMemoryMb)) request.maxMemoryMb = Number(megabytes);
     else if (option !== undefined && isAbsolute(path)) {
       (option === "drop-read" ? request.dropRead : request.dropWrite).push(path);
     } else bad(`${quote(word, 80)} is not one of its arguments`);
+  }
+  // No default: a process must not run with a cap other than the one its server chose.
+  if (!isMemoryCapMb(request.maxMemoryMb)) {
+    bad(`it needs --max-memory-mb=<MiB>, a whole number from ${MEMORY_CAP_MB.min} to ${MEMORY_CAP_MB.max}`);
   }
   return request;
 }

@@ -6,21 +6,30 @@ import {
   parseDatabaseProcessArgs,
 } from "./database_process_args.ts";
 
-const WRITER = { database: "/srv/shop.db", writable: true, dropRead: ["/etc/s.json"], dropWrite: ["/var/a.jsonl"] };
+const WRITER = {
+  database: "/srv/shop.db",
+  writable: true,
+  maxMemoryMb: 32,
+  dropRead: ["/etc/s.json"],
+  dropWrite: ["/var/a.jsonl"],
+};
 
 Deno.test("parseDatabaseProcessArgs() reads back what databaseProcessArgs() wrote, after a binary's baked arguments", () => {
   const args = databaseProcessArgs(WRITER);
   assert.deepEqual(args, [
     "--database-process",
     "/srv/shop.db",
+    "--max-memory-mb=32",
     "--write",
     "--drop-read=/etc/s.json",
     "--drop-write=/var/a.jsonl",
   ]);
   assert.deepEqual(parseDatabaseProcessArgs(args), WRITER);
   assert.deepEqual(parseDatabaseProcessArgs(["-config", "/etc/s.json", ...args]), WRITER);
-  const reader = { database: "/srv/a,b.db", writable: false, dropRead: [], dropWrite: [] };
-  assert.deepEqual(parseDatabaseProcessArgs(databaseProcessArgs(reader)), reader);
+  for (const maxMemoryMb of [16, 256, 4_096]) {
+    const reader = { database: "/srv/a,b.db", writable: false, maxMemoryMb, dropRead: [], dropWrite: [] };
+    assert.deepEqual(parseDatabaseProcessArgs(databaseProcessArgs(reader)), reader);
+  }
 });
 
 Deno.test("isDatabaseProcess() finds the flag wherever the baked arguments end, and only the flag", () => {
@@ -34,14 +43,35 @@ Deno.test("parseDatabaseProcessArgs() refuses a relative or missing database, a 
     const args of [
       ["--database-process"],
       ["--database-process", "shop.db"],
-      ["--database-process", "/srv/shop.db", "--drop-read=etc/s.json"],
-      ["--database-process", "/srv/shop.db", "write"],
+      ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--drop-read=etc/s.json"],
+      ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "write"],
       ["-config", "/etc/s.json"],
     ]
   ) {
     assert.throws(() => parseDatabaseProcessArgs(args), TypeError, args.join(" "));
   }
-  assert.throws(() => parseDatabaseProcessArgs(["--database-process", "/srv/shop.db", "--drop-all"]), {
-    message: 'Cannot start the database process: "--drop-all" is not one of its arguments',
-  });
+  assert.throws(
+    () => parseDatabaseProcessArgs(["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--drop-all"]),
+    {
+      message: 'Cannot start the database process: "--drop-all" is not one of its arguments',
+    },
+  );
+});
+
+Deno.test("parseDatabaseProcessArgs() refuses a process without its heap cap, or with one out of bounds, twice or not whole", () => {
+  const need = "Cannot start the database process: it needs --max-memory-mb=<MiB>, a whole number from 16 to 4096";
+  for (const caps of [[], ["--max-memory-mb=15"], ["--max-memory-mb=4097"], ["--max-memory-mb=0"]]) {
+    assert.throws(() => parseDatabaseProcessArgs(["--database-process", "/srv/shop.db", ...caps]), { message: need });
+  }
+  for (const word of ["--max-memory-mb=32.5", "--max-memory-mb=-64", "--max-memory-mb=", "--max-memory-mb=1e3"]) {
+    assert.throws(() => parseDatabaseProcessArgs(["--database-process", "/srv/shop.db", word]), {
+      message: `Cannot start the database process: ${JSON.stringify(word)} is not one of its arguments`,
+    });
+  }
+  assert.throws(
+    () =>
+      parseDatabaseProcessArgs(["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--max-memory-mb=4096"]),
+    /"--max-memory-mb=4096" is not one of its arguments/,
+    "a second cap cannot override the first",
+  );
 });

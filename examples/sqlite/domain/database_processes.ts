@@ -11,6 +11,7 @@
 import { fileURLToPath } from "node:url";
 import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
 import { type DatabaseJob, type DatabaseReply, JOB_ACTIONS, MAX_REPLY_BYTES } from "./database_job.ts";
+import { MEMORY_CAP_MB } from "./connection.ts";
 import { databaseProcessArgs } from "./database_process_args.ts";
 import { jsonLine, readJsonLines } from "./json_lines.ts";
 
@@ -43,6 +44,11 @@ export interface DatabaseProcessesOptions {
    * @default {{ read: [], write: [] }}
    */
   serverFiles?: ServerFiles;
+  /**
+   * The cap on SQLite's memory in each process, in MiB, until a job asks for another (see {@linkcode JobRun}).
+   * @default {256}
+   */
+  maxMemoryMb?: number;
 }
 
 /** The files a server's grants name, as its policy lists them. */
@@ -59,6 +65,8 @@ export interface DatabaseProcessCommandOptions {
   database: string;
   /** Whether the process may write it. */
   writable: boolean;
+  /** The cap on SQLite's memory in the process, in MiB. */
+  maxMemoryMb: number;
   /** Whether this server is a compiled binary (`Deno.build.standalone`). */
   standalone: boolean;
   /** This process's executable (`Deno.execPath()`): deno, or the compiled binary. */
@@ -73,6 +81,15 @@ export interface JobRun {
   timeoutMs: number;
   /** Ends the job early (cancellation, the tool's own deadline): its process is killed. */
   signal?: AbortSignal;
+  /**
+   * The cap on SQLite's memory the job runs under, in MiB. SQLite cannot
+   * raise a process's cap, so when this differs from the pool's the pool
+   * takes it for every process it starts from then on: its idle processes
+   * end at once, and a process busy with another job ends once that job is
+   * answered (that job keeps the cap it started under).
+   * @default {the pool's current cap}
+   */
+  maxMemoryMb?: number;
 }
 
 interface Child {
@@ -81,6 +98,8 @@ interface Child {
   replies: AsyncGenerator<unknown>;
   /** Resolves once the process has opened the database. */
   ready: Promise<void>;
+  /** The cap on SQLite's memory it was started with, in MiB. */
+  maxMemoryMb: number;
 }
 
 const RESTART = "restart the server with the flags from --print-permissions";
@@ -104,20 +123,30 @@ const SCRIPT = fileURLToPath(new URL("../database_process.ts", import.meta.url))
  * const { program, args } = databaseProcessCommand({
  *   database: "/srv/shop.db",
  *   writable: false,
+ *   maxMemoryMb: 256,
  *   standalone: true,
  *   execPath: "/opt/sqlite",
  *   serverFiles: { read: ["/etc/s.json", "/srv/shop.db"], write: [] },
  * });
- * assert.deepEqual([program, ...args], ["/opt/sqlite", "--database-process", "/srv/shop.db", "--drop-read=/etc/s.json"]);
+ * assert.deepEqual([program, ...args], [
+ *   "/opt/sqlite",
+ *   "--database-process",
+ *   "/srv/shop.db",
+ *   "--max-memory-mb=256",
+ *   "--drop-read=/etc/s.json",
+ * ]);
  * ```
  */
 export function databaseProcessCommand(options: DatabaseProcessCommandOptions): { program: string; args: string[] } {
-  const { database, writable } = options;
+  const { database, writable, maxMemoryMb } = options;
   if (options.standalone) {
     const others = (paths: readonly string[]) => paths.filter((path) => path !== database);
     const dropRead = others(options.serverFiles.read);
     const dropWrite = others(options.serverFiles.write);
-    return { program: options.execPath, args: databaseProcessArgs({ database, writable, dropRead, dropWrite }) };
+    return {
+      program: options.execPath,
+      args: databaseProcessArgs({ database, writable, maxMemoryMb, dropRead, dropWrite }),
+    };
   }
   return {
     program: options.execPath,
@@ -130,7 +159,7 @@ export function databaseProcessCommand(options: DatabaseProcessCommandOptions): 
       `--allow-read=${database}`,
       ...(writable ? [`--allow-write=${database}`] : []),
       SCRIPT,
-      ...databaseProcessArgs({ database, writable, dropRead: [], dropWrite: [] }),
+      ...databaseProcessArgs({ database, writable, maxMemoryMb, dropRead: [], dropWrite: [] }),
     ],
   };
 }
@@ -143,6 +172,7 @@ export class DatabaseProcesses {
   readonly #writable: boolean;
   readonly #maxIdle: number;
   readonly #serverFiles: ServerFiles;
+  #maxMemoryMb: number;
   readonly #idle: Child[] = [];
   /** Each busy process, with what ends its job when the pool closes. */
   readonly #busy = new Map<Child, () => void>();
@@ -162,6 +192,7 @@ export class DatabaseProcesses {
     this.#writable = options.writable ?? false;
     this.#maxIdle = options.maxIdle ?? 2;
     this.#serverFiles = options.serverFiles ?? { read: [], write: [] };
+    this.#maxMemoryMb = options.maxMemoryMb ?? MEMORY_CAP_MB.default;
   }
 
   /** The process ids of the live processes, busy or idle. */
@@ -173,7 +204,7 @@ export class DatabaseProcesses {
    * Runs one job in a process and answers by its deadline.
    *
    * @param job What to do.
-   * @param run The deadline and the signal.
+   * @param run The deadline, the signal and the heap cap.
    * @returns The job's value.
    * @throws {PolicyError} When the job is refused or fails, runs past its deadline, is cancelled, or cannot start.
    */
@@ -182,6 +213,10 @@ export class DatabaseProcesses {
     const refuse = (code: PolicyErrorCode, state: string) => new PolicyError(code, `Cannot ${action}: ${state}`);
     if (this.#closed) return Promise.reject(refuse("sql", "the server is shutting down"));
     if (run.signal?.aborted) return Promise.reject(refuse("sql", "the call was cancelled"));
+    if (run.maxMemoryMb !== undefined && run.maxMemoryMb !== this.#maxMemoryMb) {
+      this.#maxMemoryMb = run.maxMemoryMb;
+      for (const idle of this.#idle.splice(0)) this.#end(idle);
+    }
     if (this.#busy.size >= this.#maxQueries + (job.kind === "query" ? 0 : 1)) {
       const running = this.#maxQueries === 1 ? "1 query is" : `${this.#maxQueries} queries are`;
       return Promise.reject(refuse("sql", `${running} already running; try again shortly`));
@@ -280,6 +315,7 @@ export class DatabaseProcesses {
     const { program, args } = databaseProcessCommand({
       database: this.#database,
       writable: this.#writable,
+      maxMemoryMb: this.#maxMemoryMb,
       standalone,
       execPath: Deno.execPath(),
       serverFiles: this.#serverFiles,
@@ -314,15 +350,27 @@ export class DatabaseProcesses {
     });
     // A spare nobody waits on yet must not fail the process with an unhandled rejection.
     ready.catch(() => {});
-    const child: Child = { process, writer: process.stdin.getWriter(), replies, ready };
+    const child: Child = {
+      process,
+      writer: process.stdin.getWriter(),
+      replies,
+      ready,
+      maxMemoryMb: this.#maxMemoryMb,
+    };
     this.#all.add(child);
     process.status.then(() => this.#all.delete(child));
     return child;
   }
 
-  /** Keeps `maxIdle` processes warm (with two: one for the next call, one spare while it works); ends any other. */
+  /**
+   * Keeps `maxIdle` processes warm (with two: one for the next call, one spare while it works); ends any other,
+   * and one started under another heap cap than the pool's now (a spare under the new cap takes its place).
+   */
   #release(child: Child): void {
-    if (this.#idle.length < this.#maxIdle) this.#idle.push(child);
+    if (child.maxMemoryMb !== this.#maxMemoryMb) {
+      this.#end(child);
+      this.#spare();
+    } else if (this.#idle.length < this.#maxIdle) this.#idle.push(child);
     else this.#end(child);
   }
 

@@ -1,7 +1,7 @@
 // test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
-import { alive, oneEnded, PROC_PROGRAMS } from "../proc.ts";
+import { alive, ended, oneEnded, PROC_PROGRAMS } from "../proc.ts";
 import type { DatabaseJob, QueryLimits } from "./database_job.ts";
 import { databaseProcessCommand, DatabaseProcesses } from "./database_processes.ts";
 import { makeFixture, moduleFixture, TMP } from "./_fixture.ts";
@@ -16,6 +16,9 @@ const LIMITS: QueryLimits = { maxRows: 10, maxSqlLength: 1_000, allowRecursive: 
 /** A recursive count SQLite needs minutes for. */
 const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000000) " +
   "SELECT count(*) AS n FROM c";
+/** 250,000 rows of ~110 bytes, sorted whole before the first row: tens of MiB, more than 16, far less than 256. */
+const SORT = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 500) " +
+  "SELECT a.n AS x, b.n AS y, printf('%.100c', 'p') AS pad FROM c a, c b ORDER BY random()";
 const query = (sql: string): DatabaseJob => ({ kind: "query", sql, params: [], limits: LIMITS });
 
 Deno.test({
@@ -108,11 +111,63 @@ Deno.test({
     );
     const listed = await pool.run({ kind: "list" }, { timeoutMs: 30_000 });
     assert.equal((listed as { tables: unknown[] }).tables.length, 6);
-    const ended = assert.rejects(running, /^PolicyError: Cannot run query: the server is shutting down$/);
+    const shutDown = assert.rejects(running, /^PolicyError: Cannot run query: the server is shutting down$/);
     await pool.close();
-    await ended;
+    await shutDown;
     await assert.rejects(pool.run({ kind: "list" }, { timeoutMs: 1_000 }), /the server is shutting down/);
     assert.deepEqual(pool.pids, []);
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "DatabaseProcesses starts processes under the heap cap a job asks for: a sort refused at 16 MiB, served at 256",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const pool = new DatabaseProcesses(fixture.db, { maxMemoryMb: 16 });
+    await assert.rejects(pool.run(query(SORT), { timeoutMs: 30_000 }), {
+      name: "PolicyError",
+      message: "Cannot run query: out of memory",
+    });
+    const capped = pool.pids;
+    const small = await pool.run(query("SELECT count(*) AS n FROM orders"), { timeoutMs: 30_000 });
+    assert.deepEqual((small as { rows: unknown[] }).rows, [{ n: 3 }], "the process that refused serves on");
+    assert.deepEqual(pool.pids, capped, "no process ended");
+    // SQLite can only lower a process's cap: served, the sort ran in a process started under the larger one.
+    const served = await pool.run(query(SORT), { timeoutMs: 30_000, maxMemoryMb: 256 });
+    assert.deepEqual([(served as { row_count: number }).row_count, (served as { limit: string }).limit], [
+      10,
+      "max_rows",
+    ]);
+    await ended(capped);
+    // And back: the processes under 256 MiB are not used for a job that asks for 16.
+    await assert.rejects(
+      pool.run(query(SORT), { timeoutMs: 30_000, maxMemoryMb: 16 }),
+      /^PolicyError: .*out of memory$/,
+    );
+    await pool.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "DatabaseProcesses: a job running when the heap cap changes keeps its cap, and its process ends after it",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const pool = new DatabaseProcesses(fixture.db, { maxMemoryMb: 256 });
+    await pool.run({ kind: "list" }, { timeoutMs: 30_000 });
+    const before = pool.pids;
+    assert.equal(before.length, 2, "the one that served and a spare");
+    // Sent together: the first job has taken its process before the second one changes the cap.
+    const old = pool.run(query(SORT), { timeoutMs: 30_000 });
+    const changed = pool.run(query(SORT), { timeoutMs: 30_000, maxMemoryMb: 16 });
+    await assert.rejects(changed, /^PolicyError: Cannot run query: out of memory$/);
+    assert.equal((await old as { row_count: number }).row_count, 10, "served under the cap it started with");
+    await ended(before);
+    await assert.rejects(pool.run(query(SORT), { timeoutMs: 30_000 }), /out of memory/, "no job asked otherwise since");
+    await pool.close();
     fixture.remove();
   },
 });
@@ -151,6 +206,7 @@ Deno.test("databaseProcessCommand() under deno grants the database alone; compil
   const common = {
     database: "/srv/shop.db",
     writable: true,
+    maxMemoryMb: 64,
     serverFiles: { read: ["/etc/s.json"], write: ["/a.jsonl"] },
   };
   const underDeno = databaseProcessCommand({ ...common, standalone: false, execPath: "/usr/bin/deno" });
@@ -159,13 +215,14 @@ Deno.test("databaseProcessCommand() under deno grants the database alone; compil
     "--allow-read=/srv/shop.db",
     "--allow-write=/srv/shop.db",
   ]);
-  assert.match(underDeno.args.at(-4)!, /\/examples\/sqlite\/database_process\.ts$/);
-  assert.deepEqual(underDeno.args.slice(-3), ["--database-process", "/srv/shop.db", "--write"]);
+  assert.match(underDeno.args.at(-5)!, /\/examples\/sqlite\/database_process\.ts$/);
+  assert.deepEqual(underDeno.args.slice(-4), ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--write"]);
   const compiled = databaseProcessCommand({ ...common, standalone: true, execPath: "/opt/sqlite" });
   assert.deepEqual([compiled.program, ...compiled.args], [
     "/opt/sqlite",
     "--database-process",
     "/srv/shop.db",
+    "--max-memory-mb=64",
     "--write",
     "--drop-read=/etc/s.json",
     "--drop-write=/a.jsonl",

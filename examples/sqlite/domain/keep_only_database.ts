@@ -25,7 +25,7 @@ const UNUSED_KINDS = ["env", "run", "net", "sys", "ffi", "import"] as const;
  * if (left.length > 0) throw new Error(`still held: ${left.join(", ")}`);
  * ```
  */
-export function keepOnlyDatabase(request: DatabaseProcessRequest): string[] {
+export function keepOnlyDatabase(request: Omit<DatabaseProcessRequest, "maxMemoryMb">): string[] {
   const { database } = request;
   const others = (paths: readonly string[]) => paths.filter((path) => path !== database);
   for (const name of UNUSED_KINDS) Deno.permissions.revokeSync({ name });

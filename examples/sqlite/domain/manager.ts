@@ -128,7 +128,7 @@ export class Manager {
     const config = await this.config();
     const path = databasePathOf(config, this.#configPath);
     if (path === undefined || path !== this.#startPath) return;
-    this.#pool(path, false).warm();
+    this.#pool(path, false, config).warm();
   }
 
   /**
@@ -221,15 +221,22 @@ export class Manager {
     if (needs !== "read" && !config.writable) {
       throw new PolicyError("no-permission", 'Cannot execute: writing is turned off in the config ("writable": false)');
     }
-    return await this.#pool(path, needs === "write").run(job(config), { timeoutMs: config.query_timeout_ms, signal });
+    return await this.#pool(path, needs === "write", config).run(job(config), {
+      timeoutMs: config.query_timeout_ms,
+      signal,
+      maxMemoryMb: config.max_memory_mb,
+    });
   }
 
-  /** The readers' pool, or the writer's, made at first use. */
-  #pool(path: string, write: boolean): DatabaseProcesses {
-    const serverFiles = this.#serverFiles;
+  /**
+   * The readers' pool, or the writer's, made at first use with `config`'s
+   * heap cap; each job then brings the cap of the config it was made for.
+   */
+  #pool(path: string, write: boolean, config: Config): DatabaseProcesses {
+    const common = { serverFiles: this.#serverFiles, maxMemoryMb: config.max_memory_mb };
     return write
-      ? this.#writers ??= new DatabaseProcesses(path, { writable: true, maxQueries: 1, maxIdle: 1, serverFiles })
-      : this.#processes ??= new DatabaseProcesses(path, { serverFiles, ...this.#processOptions });
+      ? this.#writers ??= new DatabaseProcesses(path, { writable: true, maxQueries: 1, maxIdle: 1, ...common })
+      : this.#processes ??= new DatabaseProcesses(path, { ...common, ...this.#processOptions });
   }
 
   async #session(signal?: AbortSignal): Promise<Session> {
