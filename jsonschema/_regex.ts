@@ -7,7 +7,7 @@
 
 import { CodePointClasses } from "./_regex_classes.ts";
 import { LazyDfa } from "./_regex_dfa.ts";
-import { nfaTest } from "./_regex_nfa.ts";
+import { PikeVm } from "./_regex_nfa.ts";
 import { ASSERTIONS, compileProgram, LOOK, type Program } from "./_regex_program.ts";
 import { type Node, parsePattern } from "./_regex_syntax.ts";
 import { type Steps, Threads } from "./_regex_threads.ts";
@@ -21,7 +21,7 @@ export class LinearRegex implements Steps {
   steps = 0;
   readonly #program: Program;
   readonly #classes: CodePointClasses;
-  readonly #dfa: LazyDfa | undefined;
+  readonly #matcher: LazyDfa | PikeVm;
   readonly #insidePairs: boolean;
 
   /**
@@ -36,7 +36,9 @@ export class LinearRegex implements Steps {
       wordIgnoreCase: uses("word-i", "not-word-i"),
       lines: uses("line-begin", "line-end"),
     });
-    this.#dfa = program.op.includes(LOOK) ? undefined : new LazyDfa(program, this.#classes, this);
+    this.#matcher = program.op.includes(LOOK)
+      ? new PikeVm(program, this.#classes, this)
+      : new LazyDfa(program, this.#classes, this);
     this.#insidePairs = matchesInsidePair(program, this);
   }
 
@@ -48,7 +50,7 @@ export class LinearRegex implements Steps {
   /** Whether the pattern matches anywhere in `text`. */
   test(text: string): boolean {
     if (this.#insidePairs && hasPair(text, this)) return true;
-    return this.#dfa !== undefined ? this.#dfa.test(text) : nfaTest(this.#program, this.#classes, text, this);
+    return this.#matcher.test(text);
   }
 }
 

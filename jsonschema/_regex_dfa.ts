@@ -16,6 +16,8 @@ import { type Steps, Threads } from "./_regex_threads.ts";
 
 /** A move to this target means the pattern matched: the search ends. */
 const ACCEPT = -1;
+/** A move not built yet. */
+const UNKNOWN = -2;
 /** Thread numbers kept over all states before they are forgotten. */
 const BUDGET = 1 << 18;
 const NO_LOOKS: Uint8Array[] = [];
@@ -27,6 +29,8 @@ interface State {
   readonly prev: number;
   /** By class: the state after a code point of that class, ACCEPT, or undefined until first needed. */
   readonly next: number[];
+  /** The same by ASCII code point, UNKNOWN until first needed: one read per character on the common path. */
+  readonly ascii: Int32Array;
   /** Whether the pattern matches when the string ends here: 1, 0, or -1 until first needed. */
   end: number;
 }
@@ -58,13 +62,24 @@ export class LazyDfa {
     let states = this.#states;
     const n = text.length;
     for (let i = 0; i < n;) {
-      const cp = codePointAt(text, i);
-      i += cp > 0xffff ? 2 : 1;
-      const c = classes.of(cp);
-      let t = states[s].next[c];
-      if (t === undefined) {
-        t = this.#move(s, c);
-        states = this.#states;
+      const unit = text.charCodeAt(i);
+      let t: number;
+      if (unit < 128) {
+        i++;
+        t = states[s].ascii[unit];
+        if (t === UNKNOWN) {
+          t = this.#move(s, classes.of(unit), unit);
+          states = this.#states;
+        }
+      } else {
+        const cp = codePointAt(text, i);
+        i += cp > 0xffff ? 2 : 1;
+        const c = classes.of(cp);
+        t = states[s].next[c] ?? UNKNOWN;
+        if (t === UNKNOWN) {
+          t = this.#move(s, c, -1);
+          states = this.#states;
+        }
       }
       if (t === ACCEPT) {
         this.counter.steps += i;
@@ -81,8 +96,8 @@ export class LazyDfa {
     return last.end === 1;
   }
 
-  /** The move from state `s` on a code point of class `c`, built and remembered. */
-  #move(s: number, c: number): number {
+  /** The move from state `s` on a code point of class `c` (the ASCII `unit`, or -1), built and remembered. */
+  #move(s: number, c: number, unit: number): number {
     const from = this.#states[s];
     const list = this.#list;
     list.set(from.pcs);
@@ -105,7 +120,9 @@ export class LazyDfa {
       }
       target = this.#state(pcs, bits >> 1);
     }
-    this.#states[s].next[c] = target;
+    const state = this.#states[s];
+    state.next[c] = target;
+    if (unit >= 0) state.ascii[unit] = target;
     return target;
   }
 
@@ -114,9 +131,9 @@ export class LazyDfa {
     let id = this.#ids.get(key);
     if (id === undefined) {
       id = this.#states.length;
-      this.#states.push({ pcs, prev, next: [], end: -1 });
+      this.#states.push({ pcs, prev, next: [], ascii: new Int32Array(128).fill(UNKNOWN), end: -1 });
       this.#ids.set(key, id);
-      this.#kept += pcs.length + 1;
+      this.#kept += pcs.length + 128;
     }
     return id;
   }

@@ -12,47 +12,54 @@ import { AT_BEGIN, AT_END, codePointAt, type CodePointClasses } from "./_regex_c
 import type { Program } from "./_regex_program.ts";
 import { type Steps, Threads } from "./_regex_threads.ts";
 
-/**
- * Whether the program matches anywhere in `text`.
- *
- * @param program The compiled pattern.
- * @param classes The classes of its code points.
- * @param text The string to search.
- * @param counter Where the steps are added.
- */
-export function nfaTest(program: Program, classes: CodePointClasses, text: string, counter: Steps): boolean {
-  const cls: number[] = [];
-  for (let i = 0; i < text.length;) {
-    const cp = codePointAt(text, i);
-    cls.push(classes.of(cp));
-    i += cp > 0xffff ? 2 : 1;
-  }
-  counter.steps += cls.length;
-  const n = cls.length;
-  const ctx = new Int32Array(n + 1);
-  for (let i = 0; i <= n; i++) {
-    ctx[i] = (i === 0 ? AT_BEGIN : classes.bitsOf[cls[i - 1]] >> 1) | (i === n ? AT_END : classes.bitsOf[cls[i]]);
-  }
-  const vm = new Vm(program, classes, cls, ctx, counter);
-  for (let k = program.starts.length - 1; k >= 1; k--) {
-    vm.tables[k - 1] = new Uint8Array(n + 1);
-    vm.run(program.starts[k], !program.behind[k - 1], vm.tables[k - 1]);
-  }
-  return vm.run(program.starts[0], false, undefined);
-}
-
-class Vm {
-  readonly tables: Uint8Array[] = [];
+/** The Pike VM of one program, its scratch space kept from one test to the next. */
+export class PikeVm {
   readonly #threads: Threads;
+  #current: Int32Array;
+  #next: Int32Array;
+  #cls = new Int32Array(0);
+  #ctx = new Int32Array(0);
+  #n = 0;
+  #tables: Uint8Array[] = [];
 
-  constructor(
-    readonly program: Program,
-    readonly classes: CodePointClasses,
-    readonly cls: readonly number[],
-    readonly ctx: Int32Array,
-    readonly counter: Steps,
-  ) {
+  /**
+   * @param program The compiled pattern.
+   * @param classes The classes of its code points.
+   * @param counter Where the steps are added.
+   */
+  constructor(readonly program: Program, readonly classes: CodePointClasses, readonly counter: Steps) {
     this.#threads = new Threads(program, counter);
+    this.#current = new Int32Array(program.op.length);
+    this.#next = new Int32Array(program.op.length);
+  }
+
+  /** Whether the program matches anywhere in `text`. */
+  test(text: string): boolean {
+    const { classes, program } = this;
+    if (this.#ctx.length <= text.length) {
+      this.#cls = new Int32Array(text.length);
+      this.#ctx = new Int32Array(text.length + 1);
+      this.#tables = [];
+    }
+    const cls = this.#cls;
+    let n = 0;
+    for (let i = 0; i < text.length;) {
+      const cp = codePointAt(text, i);
+      cls[n++] = classes.of(cp);
+      i += cp > 0xffff ? 2 : 1;
+    }
+    this.#n = n;
+    this.counter.steps += n;
+    const ctx = this.#ctx;
+    for (let i = 0; i <= n; i++) {
+      ctx[i] = (i === 0 ? AT_BEGIN : classes.bitsOf[cls[i - 1]] >> 1) | (i === n ? AT_END : classes.bitsOf[cls[i]]);
+    }
+    for (let k = program.starts.length - 1; k >= 1; k--) {
+      const table = this.#tables[k - 1] ??= new Uint8Array(this.#ctx.length);
+      table.fill(0, 0, n + 1);
+      this.#run(program.starts[k], !program.behind[k - 1], table);
+    }
+    return this.#run(program.starts[0], false, undefined);
   }
 
   /**
@@ -60,21 +67,22 @@ class Vm {
    * forward, a new thread starting at each. With a table, marks each position
    * where the body's end was reached; without, stops at the first.
    */
-  run(entry: number, backward: boolean, table: Uint8Array | undefined): boolean {
-    const { op, a } = this.program;
-    const n = this.cls.length;
-    let current = new Int32Array(op.length);
-    let next = new Int32Array(op.length);
+  #run(entry: number, backward: boolean, table: Uint8Array | undefined): boolean {
+    const a = this.program.a;
+    const n = this.#n;
+    const cls = this.#cls;
+    let current = this.#current;
+    let next = this.#next;
     let count = 0;
     for (let step = 0; step <= n; step++) {
       const i = backward ? n - step : step;
-      const chars = this.#threads.closure(current, count, entry, this.ctx[i], this.tables, i);
+      const chars = this.#threads.closure(current, count, entry, this.#ctx[i], this.#tables, i);
       if (chars < 0) {
         if (table === undefined) return true;
         table[i] = 1;
       }
       if (step === n) break;
-      const atoms = this.classes.atomsOf[this.cls[backward ? i - 1 : i]];
+      const atoms = this.classes.atomsOf[cls[backward ? i - 1 : i]];
       const live = chars < 0 ? -chars - 1 : chars;
       count = 0;
       for (let t = 0; t < live; t++) {
@@ -82,7 +90,9 @@ class Vm {
         if (atoms[a[pc]] === 1) next[count++] = pc + 1;
       }
       this.counter.steps += live;
-      [current, next] = [next, current];
+      const swap = current;
+      current = next;
+      next = swap;
     }
     return false;
   }
