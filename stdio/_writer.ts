@@ -3,10 +3,10 @@
 // replies costs one syscall, not one each. The first write of a burst waits
 // a few microtask hops: the calls of one read finish within a hop or two of
 // each other, so they share it too. Memory stays bounded: frames are joined
-// only up to one chunk, a larger frame is encoded slice by slice into one
-// reused buffer, and a frame over the message limit is replaced before it is
-// queued. The reader checks `congested` and waits on `idle()` so a client
-// that stops reading cannot grow our memory.
+// only up to one chunk, every write is encoded into one reused buffer (a
+// larger frame slice by slice), and a frame over the message limit is
+// replaced before it is queued. The reader checks `congested` and waits on
+// `idle()` so a client that stops reading cannot grow our memory.
 
 import type { ByteWriter } from "../internal/byte_writer.ts";
 import { type JsonParts, WRITE_CHUNK } from "../engine/json_parts.ts";
@@ -139,9 +139,10 @@ export class FrameWriter {
     }
     // The common burst is the whole queue: joined as it is, and replaced rather than cleared.
     const whole = this.#head === 0 && end === this.#queue.length;
-    const batch = end === this.#head + 1
-      ? first + "\n"
-      : (whole ? this.#queue : this.#queue.slice(this.#head, end)).join("\n") + "\n";
+    const frames = whole ? this.#queue : this.#queue.slice(this.#head, end);
+    // The last newline joined in, not appended: a string appended to is a rope, which the encoder must flatten first.
+    frames.push("");
+    const batch = frames.join("\n");
     if (whole) {
       this.#queue = [];
       this.#head = 0;
@@ -149,7 +150,11 @@ export class FrameWriter {
       for (let i = this.#head; i < end; i++) this.#queue[i] = "";
       this.#head = end;
     }
-    await this.#writeAll(encoder.encode(batch));
+    // Encoded into the one buffer the writer reuses: a new one per write costs page faults once it is large.
+    const buffer = this.#slice ??= new Uint8Array(WRITE_CHUNK * 3 + 1);
+    if (batch.length * 3 <= buffer.length) {
+      await this.#writeAll(buffer.subarray(0, encoder.encodeInto(batch, buffer).written));
+    } else await this.#writeAll(encoder.encode(batch));
     return units;
   }
 

@@ -199,3 +199,21 @@ Deno.test("FrameWriter replaces a reply in pieces over the frame limit, naming i
   assert.equal(seen[0].bytes, [...(reply as JsonParts).pieces()].join("").length);
   assert.match(seen[0].head, /^\{"jsonrpc":"2.0","id":4,/);
 });
+
+Deno.test("FrameWriter writes each batch exactly though every batch is encoded into one reused buffer", async () => {
+  const writes: string[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (writes.push(new TextDecoder().decode(b)), Promise.resolve(b.length)) },
+    1 << 30,
+    () => {},
+  );
+  // A long batch, then a shorter one (a stale tail would show), then one of two-byte text, then one too long for
+  // the buffer: 300,000 one-unit frames join to 600,000 units, which could take 1.8 MB.
+  const rounds = [["x".repeat(5000), "y".repeat(3000)], ["short"], ["é".repeat(1000), "€"], Array(300_000).fill("z")];
+  for (const frames of rounds) {
+    for (const frame of frames) writer.send(frame);
+    await writer.idle();
+  }
+  assert.equal(writes.join(""), rounds.map((frames) => frames.map((f) => f + "\n").join("")).join(""));
+  assert.deepEqual(writes.slice(0, 3), rounds.slice(0, 3).map((frames) => frames.map((f) => f + "\n").join("")));
+});
