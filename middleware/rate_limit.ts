@@ -49,8 +49,12 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     bucket.tokens = Math.min(spec.burst, bucket.tokens + ((now - bucket.at) / 1000) * spec.rate);
     bucket.at = now;
     buckets.set(ctx.tool.name, bucket);
-    if (bucket.tokens < 1) {
-      const waitMs = Math.ceil(((1 - bucket.tokens) / spec.rate) * 1000);
+    // The refill is summed call by call in floating point, so the token is
+    // counted as there a nanosecond early: else a client that waits exactly
+    // the time it was told could be refused again by a rounding error.
+    const missingMs = ((1 - bucket.tokens) / spec.rate) * 1000;
+    if (missingMs > SLACK_MS) {
+      const waitMs = Math.ceil(missingMs - SLACK_MS);
       return error(
         `Rate limit exceeded for tool "${ctx.tool.name}": at most ${spec.rate} calls per second ` +
           `(bursts of ${spec.burst}); retry in ${waitMs} ms`,
@@ -62,6 +66,9 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   // Tools without a limit skip it entirely.
   return Object.assign(limit, { appliesTo: (tool: Tool) => fallback !== undefined || specs.has(tool.name) });
 }
+
+/** How early, in milliseconds, a token may be counted: far below what a clock or a client can tell apart. */
+const SLACK_MS = 1e-6;
 
 function checked(spec: RateSpec, name: string): { rate: number; burst: number } {
   const burst = spec.burst ?? Math.max(1, spec.rate);

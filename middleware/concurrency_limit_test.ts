@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { text, type ToolResult } from "@forge/toolkit";
+import type { CallContext, Tool } from "@forge/toolkit";
+import { concurrencyLimit } from "./concurrency_limit.ts";
+
+const RW = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+function tool(name: string): Tool {
+  return { name, description: "d", inputSchema: { type: "object", properties: {} }, annotations: RW };
+}
+
+function ctx(name: string, probe = false): CallContext {
+  return { tool: tool(name), probe } as unknown as CallContext;
+}
+
+/** A call held open until the test ends it, resolving or rejecting. */
+function held() {
+  const { promise, resolve, reject } = Promise.withResolvers<ToolResult>();
+  let started = false;
+  return {
+    next: () => {
+      started = true;
+      return promise;
+    },
+    get started() {
+      return started;
+    },
+    finish: () => resolve(text("ran")),
+    fail: (err: unknown) => reject(err),
+  };
+}
+
+function refusal(result: ToolResult): string | undefined {
+  return result.isError ? (result.content[0] as { text: string }).text : undefined;
+}
+
+Deno.test("concurrencyLimit() refuses the call past the limit at once, without running it", async () => {
+  const limit = concurrencyLimit({ tools: { query: 2 } });
+  const [a, b, c] = [held(), held(), held()];
+  const first = limit(ctx("query"), a.next);
+  const second = limit(ctx("query"), b.next);
+  const third = await limit(ctx("query"), c.next);
+  assert.equal(
+    refusal(third),
+    'Too many concurrent calls of tool "query": at most 2 at once; retry when one finishes',
+  );
+  assert.equal(c.started, false, "the refused call's handler did not start");
+  a.finish();
+  b.finish();
+  assert.equal(refusal(await first), undefined);
+  assert.equal(refusal(await second), undefined);
+});
+
+Deno.test("concurrencyLimit() frees the slot when a call throws, so a failing handler cannot lock the tool", async () => {
+  const limit = concurrencyLimit({ tools: { query: 1 } });
+  for (let i = 0; i < 3; i++) {
+    const call = held();
+    const running = limit(ctx("query"), call.next);
+    assert.match(refusal(await limit(ctx("query"), held().next)) ?? "", /at most 1 at once/);
+    call.fail(new DOMException("deadline", "TimeoutError"));
+    await assert.rejects(Promise.resolve(running), { name: "TimeoutError" });
+  }
+  const after = held();
+  const running = limit(ctx("query"), after.next);
+  assert.equal(after.started, true);
+  after.finish();
+  assert.equal(refusal(await running), undefined);
+});
+
+Deno.test("concurrencyLimit() counts each tool apart, and a refusal takes no slot", async () => {
+  const limit = concurrencyLimit({ default: 1 });
+  const a = held();
+  const runningA = limit(ctx("a"), a.next);
+  for (let i = 0; i < 3; i++) assert.ok(refusal(await limit(ctx("a"), held().next)));
+  const b = held();
+  const runningB = limit(ctx("b"), b.next);
+  assert.equal(b.started, true, "tool b has its own slot");
+  a.finish();
+  b.finish();
+  await Promise.all([runningA, runningB]);
+  const again = held();
+  const runningAgain = limit(ctx("a"), again.next);
+  assert.equal(again.started, true, "the three refusals did not keep a's slot");
+  again.finish();
+  await runningAgain;
+});
+
+Deno.test("concurrencyLimit() lets probes past a full limit: they run nothing", async () => {
+  const limit = concurrencyLimit({ tools: { query: 1 } });
+  const a = held();
+  const running = limit(ctx("query"), a.next);
+  assert.equal(refusal(await limit(ctx("query", true), () => Promise.resolve(text("patterns")))), undefined);
+  a.finish();
+  await running;
+});
+
+Deno.test("concurrencyLimit() applies only to the tools it limits, every tool once it has a default", () => {
+  const named = concurrencyLimit({ tools: { query: 1 } });
+  assert.equal(named.appliesTo!(tool("query"), false), true);
+  assert.equal(named.appliesTo!(tool("other"), false), false);
+  assert.equal(concurrencyLimit({ default: 3 }).appliesTo!(tool("other"), false), true);
+});
+
+Deno.test("concurrencyLimit() refuses a limit that is not a positive integer when it is built", () => {
+  for (const n of [0, -1, 1.5, NaN, Infinity]) {
+    assert.throws(
+      () => concurrencyLimit({ tools: { query: n } }),
+      (err: unknown) =>
+        err instanceof RangeError &&
+        err.message === `Cannot build the concurrency limit of "query": it must be a positive integer, got ${n}`,
+    );
+  }
+  assert.throws(() => concurrencyLimit({ default: 0 }), /concurrency limit of "default"/);
+});
