@@ -1,0 +1,129 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp}
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { AuditFile } from "./_audit_file.ts";
+import { AuditUnavailable, MAX_RECORD_BYTES } from "./_audit_log.ts";
+
+const base = await Deno.makeTempDir({ prefix: "audit_file_" });
+globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+const files = { read: [base], write: [base] };
+let count = 0;
+const fresh = (): string => join(base, `audit_${count++}.jsonl`);
+
+Deno.test({
+  name: "AuditFile creates its file readable by its owner only, and appends what it is given",
+  permissions: files,
+  async fn() {
+    const path = fresh();
+    const file = new AuditFile(path);
+    assert.equal(await file.ready(), undefined, "a new file has no last line");
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    await file.write('{"seq":0}\n', true);
+    assert.equal(await file.ready(), undefined, "the same file: nothing to link to again");
+    await file.write('{"seq":1}\n', false);
+    await file.close();
+    assert.equal(await Deno.readTextFile(path), '{"seq":0}\n{"seq":1}\n');
+  },
+});
+
+Deno.test({
+  name: "AuditFile hands back the last line of a file it opens, newline included, or without one when cut",
+  permissions: files,
+  async fn() {
+    const path = fresh();
+    await Deno.writeTextFile(path, 'one\n{"seq":1}\n');
+    const file = new AuditFile(path);
+    assert.equal(await file.ready(), '{"seq":1}\n');
+    await file.close();
+    await Deno.writeTextFile(path, 'one\n{"seq":1', { append: false });
+    const cut = new AuditFile(path);
+    assert.equal(await cut.ready(), '{"seq":1');
+    await cut.close();
+    await Deno.writeTextFile(path, "single line, no newline");
+    const single = new AuditFile(path);
+    assert.equal(await single.ready(), "single line, no newline");
+    await single.close();
+  },
+});
+
+Deno.test({
+  name: "AuditFile reads back a last line that spans several read chunks",
+  permissions: files,
+  async fn() {
+    const path = fresh();
+    const long = `{"x":"${"a".repeat(150 * 1024)}"}`;
+    await Deno.writeTextFile(path, `first\n${long}\n`);
+    const file = new AuditFile(path);
+    assert.equal(await file.ready(), `${long}\n`);
+    await file.close();
+  },
+});
+
+Deno.test({
+  name: "AuditFile refuses a file whose last line is longer than any record it could have written",
+  permissions: files,
+  async fn() {
+    const path = fresh();
+    await Deno.writeTextFile(path, `x\n${"a".repeat(4 * MAX_RECORD_BYTES + 1)}\n`);
+    const file = new AuditFile(path);
+    await assert.rejects(file.ready(), (err: unknown) => {
+      assert.ok(err instanceof AuditUnavailable);
+      assert.equal(err.reason, "the audit file's last line is longer than any record");
+      return true;
+    });
+    await file.close();
+  },
+});
+
+Deno.test({
+  name: "AuditFile follows a rotation to the new file, and reopen() opens the path again",
+  permissions: files,
+  async fn() {
+    const path = fresh();
+    const file = new AuditFile(path);
+    await file.ready();
+    await file.write("old\n", true);
+    await Deno.rename(path, `${path}.1`);
+    await Deno.writeTextFile(path, "rotated\n");
+    assert.equal(await file.ready(), "rotated\n", "a new file at the path: its last line to link to");
+    await file.write("new\n", true);
+    assert.equal(await Deno.readTextFile(`${path}.1`), "old\n");
+    assert.equal(await Deno.readTextFile(path), "rotated\nnew\n");
+    file.reopen();
+    assert.equal(await file.ready(), "new\n", "reopened though it is the same file");
+    await file.close();
+  },
+});
+
+Deno.test({
+  name: "AuditFile refuses to write once its file was removed, with a reason that names no path",
+  permissions: files,
+  async fn() {
+    const path = fresh();
+    const file = new AuditFile(path);
+    await file.ready();
+    await Deno.remove(path);
+    await assert.rejects(file.ready(), (err: unknown) => {
+      assert.ok(err instanceof AuditUnavailable);
+      assert.equal(err.reason, "the audit file was removed; recreate it or send SIGUSR1 to reopen it");
+      return true;
+    });
+    file.reopen();
+    assert.equal(await file.ready(), undefined, "reopen() recreates it");
+    await file.close();
+    await file.close();
+  },
+});
+
+Deno.test({
+  name: "AuditFile says it cannot open a path it may not write, without naming it",
+  permissions: { read: [base], write: false },
+  async fn() {
+    const file = new AuditFile(fresh());
+    await assert.rejects(file.ready(), (err: unknown) => {
+      assert.ok(err instanceof AuditUnavailable);
+      assert.equal(err.reason, "the audit file cannot be opened (NotCapable)");
+      return true;
+    });
+  },
+});
