@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { schema, Server, text, type Tool } from "@forge/toolkit";
+// Loaded as run() loads it before register: the serving half provides the schema engine the registry compiles with.
+import "@forge/toolkit/stdio";
+import { registerPatternTool } from "./pattern_tool.ts";
+import { registryOf } from "./registry.ts";
+
+const RW = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+const write: Tool = { name: "write", description: "Writes", inputSchema: schema(), annotations: RW };
+const patterns = () => ({ patterns: ["write:x"] });
+const handler = () => text("done");
+
+Deno.test("registerPatternTool() registers the tool with its patterns and no confirmation by default", () => {
+  const server = new Server({ name: "s" });
+  registerPatternTool(server, write, patterns, handler);
+  const entry = registryOf(server).tools.get("write")!;
+  assert.equal(entry.patterns, patterns);
+  assert.equal(entry.handler, handler);
+  assert.equal(entry.confirm, undefined);
+});
+
+Deno.test("registerPatternTool() keeps a confirmation, refusing by default when the client cannot ask", () => {
+  const server = new Server({ name: "s" });
+  const ask = (args: { path?: string }) => `Write ${args.path}?`;
+  registerPatternTool(server, write, patterns, handler, { confirm: ask });
+  registerPatternTool(server, { ...write, name: "fixed" }, patterns, handler, {
+    confirm: "Sure?",
+    whenUnconfirmable: "run",
+  });
+  const tools = registryOf(server).tools;
+  assert.deepEqual(tools.get("write")!.confirm, { message: ask, whenUnavailable: "refuse" });
+  assert.deepEqual(tools.get("fixed")!.confirm, { message: "Sure?", whenUnavailable: "run" });
+});
+
+Deno.test("registerPatternTool() refuses patterns that are not a function, naming the tool", () => {
+  const server = new Server({ name: "s" });
+  for (const bad of [undefined, null, ["write:x"], { patterns: [] }]) {
+    assert.throws(
+      () => registerPatternTool(server, write, bad as never, handler),
+      { name: "TypeError", message: 'Cannot register tool "write": patterns must be a function' },
+    );
+  }
+  assert.equal(registryOf(server).tools.size, 0);
+});
+
+Deno.test("registerPatternTool() refuses a confirm or whenUnconfirmable of the wrong kind, registering nothing", () => {
+  const server = new Server({ name: "s" });
+  for (const confirm of [true, 1, ["Sure?"], null]) {
+    assert.throws(
+      () => registerPatternTool(server, write, patterns, handler, { confirm: confirm as never }),
+      { name: "TypeError", message: 'Cannot register tool "write": confirm must be a string or a function' },
+    );
+  }
+  for (const whenUnconfirmable of ["allow", "", "RUN"]) {
+    assert.throws(
+      () => registerPatternTool(server, write, patterns, handler, { whenUnconfirmable: whenUnconfirmable as never }),
+      { name: "TypeError", message: 'Cannot register tool "write": whenUnconfirmable must be "run" or "refuse"' },
+    );
+  }
+  assert.equal(registryOf(server).tools.size, 0);
+});
+
+Deno.test("registerPatternTool() quotes and cuts a hostile tool name in its refusal", () => {
+  const server = new Server({ name: "s" });
+  const name = `evil\n${"x".repeat(10_000)}`;
+  assert.throws(() => registerPatternTool(server, { ...write, name }, "nope" as never, handler), (err: unknown) => {
+    assert.ok(err instanceof TypeError);
+    assert.ok(err.message.length < 300, `${err.message.length} characters`);
+    assert.ok(!err.message.includes("\n"));
+    return true;
+  });
+});
