@@ -8,7 +8,7 @@
 import { BATCH_VERSION } from "./_era.ts";
 import type { JsonParts } from "./json_parts.ts";
 import { classify, encodeError, ErrorCode, type InvalidMessage, type Message, type RequestMessage } from "./jsonrpc.ts";
-import { type Id } from "./id.ts";
+import type { Id } from "./id.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 
 /** A frame as sent: a string, or a large reply in pieces. */

@@ -7,7 +7,7 @@
 
 import { type Asker, type AskMethod, CAPABILITY, declares } from "./_asker.ts";
 import { encodeNotification, type RpcError } from "./jsonrpc.ts";
-import { type Id } from "./id.ts";
+import type { Id } from "./id.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { ToolError } from "../internal/tool_error.ts";
 

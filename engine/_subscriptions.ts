@@ -4,7 +4,7 @@
 
 import { META_SUBSCRIPTION } from "./_era.ts";
 import { encodeError, encodeNotification, encodeResult, ErrorCode } from "./jsonrpc.ts";
-import { type Id } from "./id.ts";
+import type { Id } from "./id.ts";
 
 /**
  * The most `subscriptions/listen` requests one stream keeps open. A client

@@ -6,7 +6,7 @@
 
 import { type Era, META_CAPABILITIES } from "./_era.ts";
 import { encodeError, encodeResult, ErrorCode, type RpcError } from "./jsonrpc.ts";
-import { type Id } from "./id.ts";
+import type { Id } from "./id.ts";
 import type { Session } from "./_session.ts";
 import { quote } from "../internal/quote.ts";
 import { CANCELLED_BY_CLIENT, type Task, type TaskTable } from "./_tasks.ts";

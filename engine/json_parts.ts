@@ -6,7 +6,7 @@
 // bytes on the wire are those JSON.stringify would have produced.
 
 import { encodeResult } from "./jsonrpc.ts";
-import { type Id } from "./id.ts";
+import type { Id } from "./id.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 
 /** Frames are joined into one write up to this many UTF-16 units; a larger frame is written in slices of it. */

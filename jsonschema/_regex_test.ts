@@ -6,7 +6,7 @@
 // names the seed, the pattern and the string, and reruns the same way.
 import assert from "node:assert/strict";
 import { LinearRegex, linearRegex } from "./_regex.ts";
-import { referenceTest } from "./testdata/regex_reference.ts";
+import { referenceTest } from "./_regex_reference.ts";
 
 /** A small, seeded generator (mulberry32): the same seed gives the same cases. */
 function random(seed: number): () => number {

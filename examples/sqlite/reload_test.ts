@@ -76,21 +76,23 @@ Deno.test({
     "reload of max_memory_mb reaches the next query either way: a sort refused at 16 MiB is served at 256, then refused",
   permissions: perms,
   async fn() {
-    // 250,000 rows of ~110 bytes sorted whole: tens of MiB. SQLite cannot raise a process's heap cap, so
-    // the sort is served only by a process started after the reload.
-    const sort = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 500) " +
-      "SELECT a.n AS x, b.n AS y, printf('%.100c', 'p') AS pad FROM c a, c b ORDER BY random()";
-    const { tree, server, call } = await start({ allow_recursive: true, max_memory_mb: 16 });
+    // 40,000 rows of ~1 KB sorted whole: about 40 MiB, in few rows, so that the sort that is served
+    // ends far before its deadline on a busy machine. SQLite cannot raise a process's heap cap, so the
+    // sort is served only by a process started after the reload.
+    const sort = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 200) " +
+      "SELECT a.n AS x, b.n AS y, printf('%.1000c', 'p') AS pad FROM c a, c b ORDER BY random()";
+    const config = { allow_recursive: true, query_timeout_ms: 9_000 };
+    const { tree, server, call } = await start({ ...config, max_memory_mb: 16 });
     const refused = await call("run_query", { sql: sort });
     assert.equal(refused.isError, true);
     assert.equal(textOf(refused), "Cannot run query: out of memory");
     const next = await call("run_query", { sql: "SELECT count(*) AS n FROM orders" });
     assert.deepEqual((next.structuredContent as { rows: unknown[] }).rows, [{ n: 4 }], "the next query is served");
-    await tree.writeConfig({ database: tree.db, allow_recursive: true, max_memory_mb: 256 });
+    await tree.writeConfig({ database: tree.db, ...config, max_memory_mb: 256 });
     const served = await call("run_query", { sql: sort });
     assert.equal(served.isError, undefined, textOf(served));
     assert.deepEqual((served.structuredContent as { limit: string }).limit, "max_rows");
-    await tree.writeConfig({ database: tree.db, allow_recursive: true, max_memory_mb: 16 });
+    await tree.writeConfig({ database: tree.db, ...config, max_memory_mb: 16 });
     assert.equal(textOf(await call("run_query", { sql: sort })), "Cannot run query: out of memory");
     assert.equal((await server.close()).code, 0);
     await tree.remove();

@@ -1,12 +1,12 @@
-// Test support, not shipped. A second opinion for the differential test: ECMA-262's backtracking
+// Test support, imported only by _regex_test.ts. A second opinion for the differential test: ECMA-262's backtracking
 // semantics written out directly over the parsed tree (exponential, so only
 // for short strings), with V8 deciding each atom on one code point as the
 // matcher does. Where V8's whole-pattern verdict differs from the matcher's,
 // this decides whether V8 contradicts the specification: the differential
 // test counts those cases apart and bounds them, and every other disagreement
 // fails it.
-import { codePointAt, codePointBefore } from "../_regex_classes.ts";
-import { type Atom, type Node, parsePattern } from "../_regex_syntax.ts";
+import { codePointAt, codePointBefore } from "./_regex_classes.ts";
+import { type Atom, type Node, parsePattern } from "./_regex_syntax.ts";
 
 const atomTests = new Map<string, RegExp>();
 
