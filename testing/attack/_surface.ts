@@ -276,6 +276,26 @@ export class Surface {
     }
   }
 
+  /**
+   * Waits until the server answers one more `tools/list`, for at most ten
+   * deadlines (5 s at least): a server still working through earlier cases
+   * answers it late, one that never answers costs that wait once.
+   */
+  async #caughtUp(): Promise<void> {
+    const id = JSON.stringify("forge-caught-up");
+    await this.#send([encodeLine(request(this.era, id, "tools/list"))]);
+    let answered = false;
+    const wait = Math.max(10 * this.#settings.ground.deadlineMs, 5_000);
+    await this.#until(
+      () => answered,
+      (replies) => {
+        if (replies.some((r) => r.id === id)) answered = true;
+      },
+      [],
+      wait,
+    );
+  }
+
   async #alive(tag: string, take: (r: Reply[]) => void, notJson: string[]): Promise<Observed["alive"]> {
     if (this.connection.ended) return "ended";
     const id = JSON.stringify(`forge-alive-${tag}`);
@@ -292,12 +312,15 @@ export class Surface {
   /**
    * Ends the input; the server must exit 0 within `graceMs`. Its memory is
    * read once more first: a sample taken at the end of a case may come before
-   * the server read all of it (a busy machine), but what it keeps shows here.
+   * the server read all of it (a busy machine), so the last sample waits for
+   * the answer to one more request, which a server that reads its input in
+   * order gives only after it has read every case before it.
    */
   async close(graceMs: number): Promise<Verdict[]> {
     const verdicts: Verdict[] = [];
     const bound = this.#settings.ground.maxRssBytes;
     if (bound !== undefined && !this.#overBound && !this.connection.ended) {
+      await this.#caughtUp();
       const rss = await this.connection.rss();
       if (rss !== undefined && rss > bound) {
         const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
