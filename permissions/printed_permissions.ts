@@ -66,16 +66,26 @@ export async function printedPermissions(options: PrintedPermissionsOptions): Pr
   return shellWords(new TextDecoder().decode(out.stdout).trim());
 }
 
-/** Splits the single-quoted words `formatPermissionFlags` prints. */
+/**
+ * Splits the words `formatPermissionFlags` prints as a POSIX shell would:
+ * single quotes, and a backslash outside them, as in the `'\''` that stands
+ * for an apostrophe inside a quoted word.
+ */
 function shellWords(text: string): string[] {
   const words: string[] = [];
   let word = "";
   let quoted = false;
   let inWord = false;
+  let escaped = false;
   for (const c of text) {
-    if (quoted) {
+    if (escaped) {
+      word += c;
+      escaped = false;
+    } else if (quoted) {
       if (c === "'") quoted = false;
       else word += c;
+    } else if (c === "\\") {
+      escaped = inWord = true;
     } else if (c === "'") {
       quoted = inWord = true;
     } else if (c === " ") {
