@@ -1,0 +1,155 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { FirstByName, linkShown, listChecked, listIn, type ListOptions } from "./_listing.ts";
+import { PolicyError } from "./policy_error.ts";
+
+const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "listing_" }));
+globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+const files = { read: [base], write: [base], run: ["ln"] };
+const all: ListOptions = { limit: 100, visible: () => true, linkVisible: () => true };
+const context = { allowHardLinks: false };
+
+async function ln(...args: string[]): Promise<void> {
+  assert.ok((await new Deno.Command("ln", { args }).output()).success, args.join(" "));
+}
+
+/** A fresh folder under the temp folder with `names` as small files. */
+async function folder(name: string, names: string[]): Promise<string> {
+  const dir = join(base, name);
+  await Deno.mkdir(dir);
+  for (const n of names) await Deno.writeTextFile(join(dir, n), n);
+  return dir;
+}
+
+Deno.test("FirstByName keeps the first names in code-unit order, whatever order they come in", () => {
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const names = Array.from({ length: 500 }, (_, i) => `n${Math.floor(random() * 1000)}_${i}`);
+  names.push("Zed", "a", "é", "_", "a");
+  for (const limit of [1, 2, 3, 17, 499]) {
+    const kept = new FirstByName(limit);
+    for (const name of names) kept.offer(name);
+    const expected = [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, limit);
+    assert.deepEqual(kept.sorted(), expected, `limit ${limit}`);
+    assert.equal(kept.dropped, true);
+  }
+  const roomy = new FirstByName(1000);
+  for (const name of names) roomy.offer(name);
+  assert.equal(roomy.dropped, false);
+  assert.equal(roomy.sorted().length, names.length);
+});
+
+Deno.test("FirstByName with a limit of 0 keeps nothing and says so once a name came", () => {
+  const none = new FirstByName(0);
+  assert.equal(none.dropped, false);
+  none.offer("a");
+  assert.deepEqual(none.sorted(), []);
+  assert.equal(none.dropped, true);
+});
+
+Deno.test({
+  name: "listChecked() describes files, folders and links without following links, sizes only for single-link files",
+  permissions: files,
+  async fn() {
+    const dir = await folder("kinds", ["file", "twice"]);
+    await Deno.mkdir(join(dir, "sub"));
+    await ln(join(dir, "twice"), join(dir, "twice_too"));
+    await ln("-s", "file", join(dir, "link"));
+    const { entries, truncated, unlisted } = listChecked(dir, "kinds", context, all);
+    assert.deepEqual(entries, [
+      { name: "file", type: "file", size: 4 },
+      { name: "link", type: "symlink" },
+      { name: "sub", type: "dir" },
+      { name: "twice", type: "file" },
+      { name: "twice_too", type: "file" },
+    ]);
+    assert.equal(truncated, false);
+    assert.equal(unlisted, 0);
+    const hardLinksAllowed = listChecked(dir, "kinds", { allowHardLinks: true }, all);
+    assert.equal(hardLinksAllowed.entries.find((e) => e.name === "twice")?.size, 5);
+  },
+});
+
+Deno.test({
+  name:
+    "listChecked() hides names the policy hides and links whose target it hides, and counts names no path can reach",
+  permissions: files,
+  async fn() {
+    const dir = await folder("hidden", ["shown", ".secret", "ctl\u0001name", "del\u007f"]);
+    await ln("-s", "/etc/passwd", join(dir, "to_denied"));
+    await ln("-s", "shown", join(dir, "to_shown"));
+    await ln("-s", "missing_target", join(dir, "dangling"));
+    const listing = listChecked(dir, "hidden", context, {
+      limit: 100,
+      visible: (name) => !name.startsWith("."),
+      linkVisible: (target) => target.startsWith(dir),
+    });
+    assert.deepEqual(listing.entries.map((e) => e.name), ["dangling", "shown", "to_shown"]);
+    assert.equal(listing.unlisted, 2, "the control-character names");
+  },
+});
+
+Deno.test({
+  name: "listChecked() keeps the first names by code-unit order past the limit and says it cut",
+  permissions: files,
+  async fn() {
+    const dir = await folder("many", ["b", "a", "C", "_", "d"]);
+    const listing = listChecked(dir, "many", context, { ...all, limit: 3 });
+    assert.deepEqual(listing.entries.map((e) => e.name), ["C", "_", "a"]);
+    assert.equal(listing.truncated, true);
+  },
+});
+
+Deno.test({
+  name: "listChecked() refuses a folder that is not there, naming the caller's path and not the real one",
+  permissions: files,
+  fn() {
+    assert.throws(() => listChecked(join(base, "absent"), "notes/absent", context, all), (err: unknown) => {
+      assert.ok(err instanceof PolicyError);
+      assert.match(err.message, /^Cannot list "notes\/absent"/);
+      assert.ok(!err.message.includes(base));
+      return true;
+    });
+  },
+});
+
+Deno.test({
+  name: "listIn() leaves out an entry gone between reading the folder and looking at it",
+  permissions: files,
+  async fn() {
+    const dir = await folder("racing", ["stays", "goes"]);
+    const listing = listIn(
+      {
+        dir,
+        at: (name) => join(dir, name),
+        realDir: dir,
+        look(name) {
+          if (name === "goes") Deno.removeSync(join(dir, name));
+          try {
+            return Deno.lstatSync(join(dir, name));
+          } catch {
+            return undefined;
+          }
+        },
+      },
+      "racing",
+      context,
+      all,
+    );
+    assert.deepEqual(listing.entries.map((e) => e.name), ["stays"]);
+  },
+});
+
+Deno.test({
+  name: "linkShown() asks about a relative target resolved against the folder, and shows what is not a link",
+  permissions: files,
+  async fn() {
+    const dir = await folder("links", ["plain"]);
+    await ln("-s", "../elsewhere/x", join(dir, "up"));
+    const asked: string[] = [];
+    assert.equal(linkShown(join(dir, "up"), dir, (t) => (asked.push(t), false)), false);
+    assert.deepEqual(asked, [join(base, "elsewhere", "x")]);
+    assert.equal(linkShown(join(dir, "plain"), dir, () => false), true);
+  },
+});
