@@ -103,7 +103,7 @@ export function registerTool<A>(
   }
   // Both schemas are compiled from the JSON copy clients are sent, so what is
   // checked is what they see, and a later edit of the author's objects changes neither.
-  const wire = wireOf(tool as Tool);
+  const wire = wireOf(tool as Tool, fail);
   const formats = { assertFormats: tool.assertFormats };
   const validate = compiledWhenUsed((engine) => engine.compileInput(wire.inputSchema, fail, formats));
   const validateOutput = wire.outputSchema === undefined
@@ -171,7 +171,7 @@ function checkObjectSchema(value: unknown, field: string, fail: (p: string) => T
   }
 }
 
-function wireOf(tool: Tool): Record<string, unknown> {
+function wireOf(tool: Tool, fail: (p: string) => TypeError): Record<string, unknown> {
   const wire: Record<string, unknown> = { name: tool.name };
   if (tool.title !== undefined) wire.title = tool.title;
   wire.description = tool.description;
@@ -181,5 +181,11 @@ function wireOf(tool: Tool): Record<string, unknown> {
   if (tool._meta !== undefined) wire._meta = tool._meta;
   // A copy: later edits to the author's object cannot change what clients
   // see, and a schema that cannot be serialised fails here, not mid-call.
-  return JSON.parse(JSON.stringify(wire));
+  try {
+    return JSON.parse(JSON.stringify(wire));
+  } catch (err) {
+    // A BigInt, or an object whose toJSON throws: the author's definition, said as the other refusals are.
+    const why = err instanceof Error ? err.message : String(err);
+    throw Object.assign(fail(`its definition cannot be sent as JSON (${why.slice(0, 100)})`), { cause: err });
+  }
 }
