@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LinearRegex, linearRegex } from "./_regex.ts";
+import { type LinearRegex, linearRegex } from "./_regex.ts";
 
 Deno.test("the lazy DFA forgets its states past its budget and keeps giving V8's verdicts", () => {
   // "an a thirteen from the end" needs 2^13 states: more than the budget keeps, so the cache is dropped mid-string.
