@@ -3,10 +3,9 @@
 // MIT licence), tests/draft2020-12, run through the public API as a user
 // would meet it: each group's schema is one property of an object-rooted tool,
 // each case is a tools/call over the real framer, once against inputSchema
-// and once against outputSchema. The suite is not vendored: point
-// FORGE_JSON_SCHEMA_SUITE at a checkout of SUITE_COMMIT, or put one in
-// .cache/JSON-Schema-Test-Suite (git-ignored). Without it the test is
-// reported as ignored, with the reason in its name.
+// and once against outputSchema. The files used are vendored unchanged at
+// SUITE_COMMIT in testdata/json_schema_test_suite (with the suite's licence);
+// FORGE_JSON_SCHEMA_SUITE may point at another checkout instead.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { addTool, json, type ObjectSchema, schema, Server, text } from "@forge/toolkit";
@@ -163,7 +162,7 @@ async function runFile(groups: Group[]): Promise<Tally> {
 
 function suiteDir(): string | undefined {
   const fromEnv = Deno.env.get("FORGE_JSON_SCHEMA_SUITE");
-  const dir = fromEnv ?? fileURLToPath(new URL("../.cache/JSON-Schema-Test-Suite", import.meta.url));
+  const dir = fromEnv ?? fileURLToPath(new URL("./testdata/json_schema_test_suite", import.meta.url));
   try {
     return Deno.statSync(`${dir}/tests/draft2020-12`).isDirectory ? dir : undefined;
   } catch {
@@ -176,7 +175,7 @@ const dir = suiteDir();
 Deno.test({
   name: dir === undefined
     ? "JSON Schema Test Suite draft2020-12 — NOT RUN: the suite was not found; set FORGE_JSON_SCHEMA_SUITE to a " +
-      `checkout of ${SUITE_COMMIT.slice(0, 12)} or put it in .cache/JSON-Schema-Test-Suite`
+      `checkout of ${SUITE_COMMIT.slice(0, 12)} (testdata/json_schema_test_suite holds one)`
     : "JSON Schema Test Suite draft2020-12 through tools/call: ≥ 99 % of applicable cases agree on input and output, " +
       "none is wrong, and only the listed groups are refused, for the listed reason",
   ignore: dir === undefined,
