@@ -9,7 +9,10 @@ import { encodeError, encodeResult, ErrorCode, type RpcError } from "./jsonrpc.t
 import type { Id } from "./id.ts";
 import type { Session } from "./_session.ts";
 import { quote } from "../internal/quote.ts";
-import { CANCELLED_BY_CLIENT, type Task, type TaskTable } from "./_tasks.ts";
+import type { Lookup, Task, TaskTable } from "./_tasks.ts";
+
+/** The status message of a task its client cancelled. */
+export const CANCELLED_BY_CLIENT = "Cancelled by the client";
 
 /** The extension's identifier, in clientCapabilities.extensions and in server/discover. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -38,15 +41,16 @@ export function answerTaskRequest(
   method: string,
   params: Record<string, unknown> | undefined,
   meta: Record<string, unknown>,
-  table: TaskTable,
+  table: TaskTable | undefined,
   session: Session,
 ): string {
   if (!declaresTasks(meta)) return missingExtension(id, method);
   const taskId = params?.taskId;
   if (typeof taskId !== "string") return invalid(id, 'Invalid params: "taskId" must be a string');
-  const found = table.lookup(taskId);
-  if (!("task" in found)) {
-    const problem = found.missing === "expired" ? "Task has expired" : "Task not found";
+  // No table yet: no task was ever created, so none can be found.
+  const found: Lookup = table === undefined ? { missing: "not found" } : table.lookup(taskId);
+  if (table === undefined || !("task" in found)) {
+    const problem = "missing" in found && found.missing === "expired" ? "Task has expired" : "Task not found";
     return invalid(id, `Cannot ${VERB[method]} task: ${problem}`);
   }
   const task = found.task;

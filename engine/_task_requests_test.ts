@@ -126,6 +126,48 @@ Deno.test({
 
 Deno.test({
   name:
+    "before any task exists tasks/* answer Task not found; two tasks asked for just before input ends are created, " +
+    "answered and cancelled at shutdown",
+  permissions: perms,
+  async fn() {
+    // The tasks code loads at the first task: these requests are answered before it is.
+    const server = await spawnRaw({ args: [script] });
+    const taskId = "00000000-0000-4000-8000-000000000000";
+    assert.deepEqual(errorOf(await ask(server, "tasks/get", { taskId })), {
+      code: -32602,
+      message: "Cannot retrieve task: Task not found",
+    });
+    assert.deepEqual(errorOf(await ask(server, "tasks/update", { taskId, inputResponses: {} })), {
+      code: -32602,
+      message: "Cannot update task: Task not found",
+    });
+    assert.deepEqual(errorOf(await ask(server, "tasks/cancel", { taskId })), {
+      code: -32602,
+      message: "Cannot cancel task: Task not found",
+    });
+    // Both calls come before the tasks code has loaded: each gets its own task.
+    const line = (id: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "slow", arguments: { ms: 60_000 }, _meta: meta(true) },
+      });
+    await server.send(`${line("a")}\n${line("b")}`);
+    assert.equal((await server.status()).code, 0);
+    const replies = server.lines.map((l) => JSON.parse(l) as Json).filter((m) => m.id === "a" || m.id === "b");
+    assert.equal(replies.length, 2);
+    const ids = replies.map((reply) => {
+      assert.equal(resultOf(reply).resultType, "task");
+      return resultOf(reply).taskId;
+    });
+    assert.notEqual(ids[0], ids[1]);
+    assert.equal(count(server.stderr(), "ABORTED slow"), 2, "both handlers were cancelled at shutdown");
+  },
+});
+
+Deno.test({
+  name:
     "tasks/* needs the extension: -32021 without it in 2026-07-28, -32601 in the initialize era; bad ids are -32602",
   permissions: perms,
   async fn() {

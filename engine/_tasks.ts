@@ -14,6 +14,7 @@ import type { Outcome } from "./_call.ts";
 import { outcomeForEra } from "./_era_errors.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
 import { type Clock, systemClock } from "../internal/clock.ts";
+import { CANCELLED_BY_CLIENT } from "./_task_requests.ts";
 
 /** A task's status, as the extension names it. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
@@ -34,8 +35,6 @@ export interface TaskLimits {
 
 /** Room left in a `tasks/get` reply for everything but the result. */
 const ENVELOPE_BYTES = 1024;
-/** The status message of a task the client cancelled. */
-export const CANCELLED_BY_CLIENT = "Cancelled by the client";
 /** How many freed task ids are remembered, to say "expired" rather than "not found". */
 const REMEMBERED_EXPIRED = 256;
 

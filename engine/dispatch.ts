@@ -31,8 +31,8 @@ import {
   TASKS_EXTENSION,
   taskSubscriptionRefusal,
 } from "./_task_requests.ts";
-import { TaskAsker } from "./_task_asker.ts";
-import { type TaskLimits, TaskTable } from "./_tasks.ts";
+import type { TaskAsker } from "./_task_asker.ts";
+import type { TaskLimits, TaskTable } from "./_tasks.ts";
 import type { Clock } from "../internal/clock.ts";
 import { within } from "../internal/within.ts";
 import type { Middleware } from "../toolkit/middleware.ts";
@@ -79,7 +79,9 @@ export class Dispatcher {
   readonly #calls: CallTable;
   readonly #session: Session;
   readonly #subscriptions: Subscriptions;
-  readonly #tasks: TaskTable;
+  // Made at the first task: a server whose clients never ask for one does not load the tasks code.
+  #tasks: Tasks | undefined;
+  #tasksLoading: Promise<Tasks> | undefined;
   readonly #unsubscribe: () => void;
   readonly #clientRequests: ClientRequests;
   #accepting = true;
@@ -92,7 +94,6 @@ export class Dispatcher {
     this.#calls = new CallTable(options.clock);
     this.#session = new Session(server, options.listTtlMs);
     this.#subscriptions = new Subscriptions(send);
-    this.#tasks = new TaskTable(options.tasks, options.log, options.clock);
     this.#clientRequests = new ClientRequests(send);
     this.#unsubscribe = this.#registry.onChange(() =>
       this.#subscriptions.toolsChanged(this.#session.sessionVersion !== undefined)
@@ -129,17 +130,19 @@ export class Dispatcher {
   async drain(graceMs: number): Promise<void> {
     this.#accepting = false;
     // No task can be polled once input has ended: they are cancelled now, not given the grace period.
-    const tasksEnded = this.#tasks.shutdown();
+    // A task whose code is still loading is created first (it was asked for before), then cancelled here.
+    if (this.#tasksLoading !== undefined) await this.#tasksLoading;
+    const tasksEnded = this.#tasks?.table.shutdown();
     if (this.#calls.size > 0) await within(this.#calls.settledAll(), graceMs);
     if (this.#calls.size > 0) {
       this.#calls.abortAll("shutdown", new DOMException("Server is shutting down", "AbortError"));
       await within(this.#calls.settledAll(), 250);
     }
-    await within(tasksEnded, 250);
+    if (tasksEnded !== undefined) await within(tasksEnded, 250);
     this.#subscriptions.endAll();
     this.#unsubscribe();
     this.#calls.dispose();
-    this.#tasks.dispose();
+    this.#tasks?.table.dispose();
   }
 
   /** The extensions server/discover names: tasks when a tool can run as one. */
@@ -224,7 +227,7 @@ export class Dispatcher {
         }
     }
     if (stateless && TASK_METHODS.has(method)) {
-      return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks, this.#session);
+      return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks?.table, this.#session);
     }
     return fail(id, ErrorCode.methodNotFound, `Method not found: ${quote(method)}`);
   }
@@ -325,14 +328,35 @@ export class Dispatcher {
     args: Record<string, unknown>,
     meta: Record<string, unknown>,
     envelope: Envelope,
-    gathered: { state: StateBody; responses: unknown; args: Record<string, unknown> } | undefined,
+    gathered: Gathered | undefined,
+  ): Outgoing | Promise<Outgoing> {
+    if (this.#tasks !== undefined) return this.#startTask(this.#tasks, id, entry, args, meta, envelope, gathered);
+    // Literal import()s, so that `deno compile` and `deno publish` still see the modules.
+    this.#tasksLoading ??= Promise.all([import("./_tasks.ts"), import("./_task_asker.ts")]).then(
+      ([{ TaskTable }, { TaskAsker }]) =>
+        this.#tasks = {
+          table: new TaskTable(this.#options.tasks, this.#options.log, this.#options.clock),
+          TaskAsker,
+        },
+    );
+    return this.#tasksLoading.then((tasks) => this.#startTask(tasks, id, entry, args, meta, envelope, gathered));
+  }
+
+  #startTask(
+    tasks: Tasks,
+    id: Id,
+    entry: Entry,
+    args: Record<string, unknown>,
+    meta: Record<string, unknown>,
+    envelope: Envelope,
+    gathered: Gathered | undefined,
   ): Outgoing {
     const task = entry.tool.task;
     // The extension carries no progress on tasks; status is polled instead.
     const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
     const capabilities = envelope.era === "stateless" ? envelope.capabilities : {};
-    const created = this.#tasks.create(ttlMs, (task) => {
-      const asker = new TaskAsker(this.#tasks, task, capabilities);
+    const created = tasks.table.create(ttlMs, (task) => {
+      const asker = new tasks.TaskAsker(tasks.table, task, capabilities);
       const gatheredAsker = gathered === undefined ? asker : new InputRounds({
         tool: entry.tool.name,
         argsDigest: () => digestOf(gathered.args),
@@ -344,7 +368,7 @@ export class Dispatcher {
       });
       return runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
     });
-    return createdReply(id, created, this.#tasks, this.#session);
+    return createdReply(id, created, tasks.table, this.#session);
   }
 
   #input(
@@ -446,6 +470,19 @@ export class Dispatcher {
       });
     }
   }
+}
+
+/** What an ask-first tool's input-required rounds gathered before its task is created. */
+interface Gathered {
+  state: StateBody;
+  responses: unknown;
+  args: Record<string, unknown>;
+}
+
+/** The tasks code, loaded at the first task, and the stream's table. */
+interface Tasks {
+  table: TaskTable;
+  TaskAsker: typeof TaskAsker;
 }
 
 function metaOf(params: Params): Record<string, unknown> | undefined {

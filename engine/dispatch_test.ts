@@ -2,6 +2,11 @@ import assert from "node:assert/strict";
 import { serveRaw } from "@forge/toolkit/testing";
 import { addTool, json, type ObjectSchema, registerPatternTool, schema, Server, strProp, text } from "@forge/toolkit";
 
+import { Dispatcher } from "./dispatch.ts";
+import type { Outgoing } from "./_batch.ts";
+import { classify } from "./jsonrpc.ts";
+
+const TASKS = "io.modelcontextprotocol/tasks";
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const STATELESS_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -384,4 +389,44 @@ Deno.test("a probe of a pattern tool answers its patterns in _meta and never run
   assert.deepEqual((result._meta as Record<string, unknown>)["forge.always_patterns"], ["write:*"]);
   assert.equal(ran, 0);
   await s.close();
+});
+
+Deno.test("a drain that starts while the tasks code is still loading cancels the tasks asked for before it", async () => {
+  const server = new Server({ name: "t" });
+  let aborted = 0;
+  addTool(
+    server,
+    {
+      name: "long",
+      description: "Runs until its signal fires",
+      inputSchema: schema(),
+      annotations: RO,
+      task: true,
+    },
+    (r) => new Promise((_, reject) => r.signal.addEventListener("abort", () => (aborted++, reject(r.signal.reason)))),
+  );
+  const sent: string[] = [];
+  const outbox = {
+    send: (frame: Outgoing) => sent.push(String(frame)),
+    congested: false,
+    idle: () => Promise.resolve(),
+  };
+  const dispatcher = new Dispatcher(server, outbox, {
+    timeoutMs: 60_000,
+    maxInFlight: 10,
+    maxMessageBytes: 1 << 20,
+    listTtlMs: 60_000,
+    tasks: { max: 10, maxBytes: 1 << 20, maxMessageBytes: 1 << 20, pollIntervalMs: 1_000, ttlMs: 60_000 },
+    middleware: [],
+    log: () => {},
+  });
+  const meta = { ...STATELESS_META, "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } } };
+  for (const id of ["a", "b"]) {
+    dispatcher.receive(classify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "long", _meta: meta } }));
+  }
+  // In the same turn: no import() has settled yet.
+  await dispatcher.drain(1_000);
+  assert.equal(aborted, 2, "both handlers ran and were cancelled by the drain");
+  const replies = sent.map((line) => JSON.parse(line));
+  assert.deepEqual(replies.map((r) => [r.id, r.result.resultType]).sort(), [["a", "task"], ["b", "task"]]);
 });
