@@ -1,3 +1,4 @@
+// test-alone: it replaces Deno.stderr.write for the whole isolate before any test writes
 import assert from "node:assert/strict";
 import { auditStderr } from "./_audit_stderr.ts";
 import { AuditUnavailable } from "./_audit_log.ts";

@@ -1,3 +1,4 @@
+// test-alone: it checks what importing the toolkit did to this isolate's Deno.stdout, which other files' guards change
 import assert from "node:assert/strict";
 import "./_guard_on_import.ts";
 

@@ -12,6 +12,13 @@
 // and JSDoc examples together); the test runs then skip the check
 // (`--no-check`): checked group by group, the library's graph was checked
 // again for each of some fifty permission groups, most of the gate's time.
+// The files of one permission group run as a few generated modules, each
+// importing a share of them in turn, so that Deno sets up one test module per
+// share instead of one per file: that set-up, not the tests, was most of what
+// the small files cost. A file whose tests need a module instance of their
+// own (they change what every module of an isolate shares: Deno.stdout, a
+// module loaded lazily) says why on a line of its own and runs alone:
+//   // test-alone: it replaces Deno.stderr.write for the whole isolate
 // The steps are independent, so they run side by side, twice as many at once
 // as the machine has cores (`--jobs=N` to change it): much of a step's time is
 // spent waiting on the processes its tests start. The longest start first,
@@ -19,7 +26,7 @@
 // docs/testing.md has the figures.
 
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { testFilesByPermissions } from "../testing/test_files.ts";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -115,6 +122,36 @@ async function runAll(steps: Step[]): Promise<void> {
   await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
 }
 
+/** The line by which a test file asks to run in a module of its own. */
+const ALONE = /^\/\/ test-alone: \S/m;
+/** Shares per group: as many as `deno test --parallel` runs side by side. */
+const SHARES = navigator.hardwareConcurrency || 2;
+/** Where the generated modules go; removed at the end. */
+const generated = await Deno.makeTempDir({ dir: tmp, prefix: "forge-toolkit-gate-" });
+
+/**
+ * The modules one group's `deno test` runs: its files in `SHARES` generated
+ * modules, each importing a run of neighbouring files (they share most of
+ * what they import), and the files that ask to run alone as they are.
+ */
+async function testModules(files: string[], group: number): Promise<string[]> {
+  const alone: string[] = [];
+  const pooled: string[] = [];
+  for (const file of files) {
+    (ALONE.test(await Deno.readTextFile(join(repo, file))) ? alone : pooled).push(file);
+  }
+  if (pooled.length < 2) return [...pooled, ...alone];
+  const size = Math.ceil(pooled.length / Math.min(SHARES, pooled.length));
+  const modules: string[] = [];
+  for (let start = 0; start < pooled.length; start += size) {
+    const module = join(generated, `group_${group}_${start / size}_test.ts`);
+    const imports = pooled.slice(start, start + size).map((f) => `import "${pathToFileURL(join(repo, f)).href}";\n`);
+    await Deno.writeTextFile(module, imports.join(""));
+    modules.push(module);
+  }
+  return [...modules, ...alone];
+}
+
 function testFiles(): Promise<Map<string, string[]>> {
   return testFilesByPermissions(repo, { only, tmp, skip: ["node_modules", ".git", "testdata", "results"] });
 }
@@ -158,7 +195,8 @@ if (only.length === 0) {
 }
 for (const [flags, files] of groups) {
   const label = `test ${flags || "(no permissions)"} [${files.length} files]`;
-  const args = ["test", "--quiet", "--no-check", "--parallel", ...flags.split(/\s+/).filter(Boolean), ...files.sort()];
+  const modules = await testModules(files.sort(), steps.length);
+  const args = ["test", "--quiet", "--no-check", "--parallel", ...flags.split(/\s+/).filter(Boolean), ...modules];
   // A file that starts processes takes seconds; one that does not, a fraction of one.
   const weight = files.length * (flags.includes("--allow-run") ? 5 : 0.5);
   steps.push({ label, args, counts: true, weight });
@@ -211,6 +249,7 @@ if (only.length === 0) {
 console.log(`${steps.length} steps, ${Math.min(jobs, steps.length)} at a time; load average ${await loadAverage()}`);
 await runAll(steps);
 await Deno.writeTextFile(timesFile, JSON.stringify(times)).catch(() => {});
+await Deno.remove(generated, { recursive: true });
 
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 if (failures.length > 0) console.log(`\nFailed: ${failures.join("; ")}`);

@@ -1,4 +1,5 @@
 // test-permissions: --allow-run --allow-read={repo}
+// test-alone: its tests need an isolate where nothing has loaded the schema engine yet
 // Nothing in this file loads the serving half before the tests below do: the
 // engine is absent until the last test loads it.
 import assert from "node:assert/strict";
