@@ -7,18 +7,7 @@
 import assert from "node:assert/strict";
 import { LinearRegex, linearRegex } from "./_regex.ts";
 import { referenceTest } from "./_regex_reference.ts";
-
-/** A small, seeded generator (mulberry32): the same seed gives the same cases. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { prng as random } from "../internal/prng.ts";
 
 // Letters that case-fold across scripts (K, the Kelvin sign, ſ), an astral
 // letter with a case pair (Deseret), an emoji, line terminators, a space.

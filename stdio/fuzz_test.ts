@@ -6,22 +6,11 @@
 import assert from "node:assert/strict";
 import { spawnRaw } from "@forge/toolkit/testing";
 import { concatBytes } from "../internal/concat_bytes.ts";
+import { prng } from "../internal/prng.ts";
 
 const fixture = new URL("../engine/testdata/fixture_server.ts", import.meta.url).pathname;
 const FRAMES = Number(Deno.env.get("FORGE_FUZZ_FRAMES") ?? 10_000);
 const SEED = Number(Deno.env.get("FORGE_FUZZ_SEED") ?? 20261202);
-
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const enc = new TextEncoder();
 const METHODS = ["tools/call", "tools/list", "initialize", "ping", "server/discover", "subscriptions/listen", "x", ""];

@@ -3,7 +3,7 @@
 import type { ListedTool } from "../client.ts";
 import { argsWith, argumentCases, baseline } from "./_arguments.ts";
 import { type AttackCase, type AttackEra, callLine } from "./_case.ts";
-import { shuffled } from "./_prng.ts";
+import { shuffled } from "../../internal/prng.ts";
 import type { AttackValue } from "./corpus.ts";
 
 /** What the tool cases of a surface need. */

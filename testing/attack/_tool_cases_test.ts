@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { schema, strProp } from "@forge/toolkit";
-import { prng } from "./_prng.ts";
+import { prng } from "../../internal/prng.ts";
 import { hostileArgs, toolCases } from "./_tool_cases.ts";
 import { ATTACK_VALUES } from "./attack_values.ts";
 

@@ -2,7 +2,7 @@ import type { ListedTool } from "../client.ts";
 import { type AttackCase, type AttackEra, handshake, request } from "./_case.ts";
 import { classify } from "./_classes.ts";
 import type { Verdict } from "./_judge.ts";
-import { prng, shuffled } from "./_prng.ts";
+import { prng, shuffled } from "../../internal/prng.ts";
 import { beforeInitialize, protocolCases } from "./_protocol_cases.ts";
 import { settingsFor, type Watching } from "./_settings.ts";
 import { shrinkAll } from "./_shrink.ts";

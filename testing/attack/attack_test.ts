@@ -17,7 +17,7 @@ import {
 } from "./mod.ts";
 import { attack, capped } from "./attack.ts";
 import type { AttackCase } from "./_case.ts";
-import { prng } from "./_prng.ts";
+import { prng } from "../../internal/prng.ts";
 import { inMemoryTarget } from "./in_memory_target.ts";
 import type { AttackScope } from "./target.ts";
 import * as weak from "./testdata/weak_servers.ts";

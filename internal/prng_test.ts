@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { prng, shuffled } from "./_prng.ts";
+import { prng, shuffled } from "./prng.ts";
 
 Deno.test("prng() replays the same sequence for the same seed and another for another seed", () => {
   const take = (seed: number) => Array.from({ length: 5 }, prng(seed));
