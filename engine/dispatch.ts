@@ -330,7 +330,31 @@ export class Dispatcher {
     envelope: Envelope,
     gathered: Gathered | undefined,
   ): Outgoing | Promise<Outgoing> {
-    if (this.#tasks !== undefined) return this.#startTask(this.#tasks, id, entry, args, meta, envelope, gathered);
+    return this.#withTasks((tasks) => {
+      const task = entry.tool.task;
+      // The extension carries no progress on tasks; status is polled instead.
+      const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
+      const capabilities = envelope.era === "stateless" ? envelope.capabilities : {};
+      const created = tasks.table.create(ttlMs, (task) => {
+        const asker = new tasks.TaskAsker(tasks.table, task, capabilities);
+        const gatheredAsker = gathered === undefined ? asker : new InputRounds({
+          tool: entry.tool.name,
+          argsDigest: () => digestOf(gathered.args),
+          capabilities,
+          state: gathered.state,
+          responses: gathered.responses as Record<string, unknown> | undefined,
+          pause: () => {},
+          unanswered: asker,
+        });
+        return runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
+      });
+      return createdReply(id, created, tasks.table, this.#session);
+    });
+  }
+
+  /** Runs `use` with the tasks code, loading it at the stream's first task. */
+  #withTasks<T>(use: (tasks: Tasks) => T): T | Promise<T> {
+    if (this.#tasks !== undefined) return use(this.#tasks);
     // Literal import()s, so that `deno compile` and `deno publish` still see the modules.
     this.#tasksLoading ??= Promise.all([import("./_tasks.ts"), import("./_task_asker.ts")]).then(
       ([{ TaskTable }, { TaskAsker }]) =>
@@ -339,36 +363,7 @@ export class Dispatcher {
           TaskAsker,
         },
     );
-    return this.#tasksLoading.then((tasks) => this.#startTask(tasks, id, entry, args, meta, envelope, gathered));
-  }
-
-  #startTask(
-    tasks: Tasks,
-    id: Id,
-    entry: Entry,
-    args: Record<string, unknown>,
-    meta: Record<string, unknown>,
-    envelope: Envelope,
-    gathered: Gathered | undefined,
-  ): Outgoing {
-    const task = entry.tool.task;
-    // The extension carries no progress on tasks; status is polled instead.
-    const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
-    const capabilities = envelope.era === "stateless" ? envelope.capabilities : {};
-    const created = tasks.table.create(ttlMs, (task) => {
-      const asker = new tasks.TaskAsker(tasks.table, task, capabilities);
-      const gatheredAsker = gathered === undefined ? asker : new InputRounds({
-        tool: entry.tool.name,
-        argsDigest: () => digestOf(gathered.args),
-        capabilities,
-        state: gathered.state,
-        responses: gathered.responses as Record<string, unknown> | undefined,
-        pause: () => {},
-        unanswered: asker,
-      });
-      return runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
-    });
-    return createdReply(id, created, tasks.table, this.#session);
+    return this.#tasksLoading.then(use);
   }
 
   #input(
