@@ -277,34 +277,28 @@ export class Surface {
   }
 
   /**
-   * Waits until the server answers one more `tools/list`, for at most ten
-   * deadlines (5 s at least): a server still working through earlier cases
-   * answers it late, one that never answers costs that wait once.
+   * Whether the server answers one more `tools/list` within `deadlineMs`;
+   * replies to other ids go to `take`.
    */
-  async #caughtUp(): Promise<void> {
-    const id = JSON.stringify("forge-caught-up");
-    await this.#send([encodeLine(request(this.era, id, "tools/list"))]);
-    let answered = false;
-    const wait = Math.max(10 * this.#settings.ground.deadlineMs, 5_000);
-    await this.#until(
-      () => answered,
-      (replies) => {
-        if (replies.some((r) => r.id === id)) answered = true;
-      },
-      [],
-      wait,
-    );
-  }
-
-  async #alive(tag: string, take: (r: Reply[]) => void, notJson: string[]): Promise<Observed["alive"]> {
+  async #alive(
+    tag: string,
+    take: (r: Reply[]) => void,
+    notJson: string[],
+    deadlineMs: number = this.#settings.ground.deadlineMs,
+  ): Promise<Observed["alive"]> {
     if (this.connection.ended) return "ended";
     const id = JSON.stringify(`forge-alive-${tag}`);
     await this.#send([encodeLine(request(this.era, id, "tools/list"))]);
     let answered = false;
-    const ok = await this.#until(() => answered, (replies) => {
-      const rest = replies.filter((r) => !(r.id === id && (answered = true)));
-      take(rest);
-    }, notJson);
+    const ok = await this.#until(
+      () => answered,
+      (replies) => {
+        const rest = replies.filter((r) => !(r.id === id && (answered = true)));
+        take(rest);
+      },
+      notJson,
+      deadlineMs,
+    );
     if (ok) return "yes";
     return this.connection.ended ? "ended" : "hung";
   }
@@ -320,7 +314,8 @@ export class Surface {
     const verdicts: Verdict[] = [];
     const bound = this.#settings.ground.maxRssBytes;
     if (bound !== undefined && !this.#overBound && !this.connection.ended) {
-      await this.#caughtUp();
+      // A server still working through earlier cases answers late; one that never answers costs this wait once.
+      await this.#alive("caught-up", () => {}, [], Math.max(10 * this.#settings.ground.deadlineMs, 5_000));
       const rss = await this.connection.rss();
       if (rss !== undefined && rss > bound) {
         const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
