@@ -1,5 +1,4 @@
-import { isAbsolute } from "node:path";
-import { quote } from "../internal/quote.ts";
+import { assertScopedInputs } from "./_scoped_flags.ts";
 
 /** What to compile. */
 export interface CompileOptions {
@@ -52,16 +51,7 @@ export interface CompileOptions {
  * ```
  */
 export function compileArgs(options: CompileOptions): string[] {
-  for (const flag of options.flags) {
-    if (!/^--(allow|deny)-(read|write|net|env|run|sys|ffi|import)=./.test(flag)) {
-      throw new TypeError(`Cannot compile: ${quote(flag, 80)} is not a scoped permission flag`);
-    }
-  }
-  if (options.config !== undefined && !isAbsolute(options.config)) {
-    throw new TypeError(
-      `Cannot compile: the config path ${quote(options.config, 200)} is not absolute`,
-    );
-  }
+  assertScopedInputs("compile", options.flags, options.config);
   const args = ["compile", "--no-prompt", ...options.flags];
   if (options.config !== undefined) args.push("--include", options.config);
   if (options.target !== undefined) args.push("--target", options.target);

@@ -1,7 +1,7 @@
 // The build a compiled server needs: its own printed flags and its config,
 // never a hand-written permission list. `deno task compile` is the command line.
 import { basename, dirname, join, resolve } from "node:path";
-import { configVariables } from "../configreload/config_variables.ts";
+import { configEnvironment } from "./_config_env.ts";
 import { compileArgs } from "./compile_args.ts";
 import { printedPermissions } from "./printed_permissions.ts";
 import { shellQuote } from "../internal/shell_quote.ts";
@@ -64,13 +64,7 @@ export interface CompileServerResult {
  */
 export async function compileServer(options: CompileServerOptions): Promise<CompileServerResult> {
   const config = options.config === undefined ? undefined : resolve(options.config);
-  const env: Record<string, string> = {};
-  if (config !== undefined) {
-    for (const name of configVariables(await Deno.readFile(config))) {
-      const value = Deno.env.get(name);
-      if (value !== undefined) env[name] = value;
-    }
-  }
+  const env = await configEnvironment(config);
   const output = options.output ?? `dist/${basename(dirname(resolve(options.entry)))}`;
   const binary = await realOutputPath(output);
   const deno = Deno.execPath();

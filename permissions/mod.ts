@@ -43,4 +43,6 @@ export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 export { derivePermissions, type PermissionSet } from "./permission_set.ts";
 export { compileArgs, type CompileOptions } from "./compile_args.ts";
 export { compileServer, type CompileServerOptions, type CompileServerResult } from "./compile_server.ts";
+export { type BundleArgs, bundleArgs, type BundleOptions } from "./bundle_args.ts";
+export { bundleServer, type BundleServerOptions, type BundleServerResult } from "./bundle_server.ts";
 export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";
