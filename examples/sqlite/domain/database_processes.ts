@@ -103,12 +103,22 @@ interface Child {
 }
 
 const RESTART = "restart the server with the flags from --print-permissions";
-const SCRIPT = fileURLToPath(new URL("../database_process.ts", import.meta.url));
+const SOURCE = new URL("../database_process.ts", import.meta.url);
+/**
+ * What `deno run` starts as a database process: `database_process.ts` beside
+ * `main.ts`, or in a bundle (where this code sits in a chunk with no sources
+ * beside it) the bundle's entry, which is `main.ts` bundled and serves as a
+ * database process when it sees the flag, as a compiled binary does.
+ */
+const SCRIPT = import.meta.url.endsWith("/domain/database_processes.ts")
+  ? fileURLToPath(SOURCE)
+  : fileURLToPath(Deno.mainModule);
 
 /**
  * The program and arguments of one database process. Under deno:
  * `deno run` with read access to the database alone (and write, for a
- * writer), running `database_process.ts`. Compiled: the binary itself,
+ * writer), running `database_process.ts` (a bundle's own entry, when the
+ * server runs from a bundle). Compiled: the binary itself,
  * whose `main.ts` serves as a database process when it sees the flag, and
  * which is told the server's other files so that it can let go of them.
  *
