@@ -22,8 +22,8 @@ export interface BundleArgs {
 }
 
 /**
- * The `deno bundle` arguments that put a server into a few JavaScript chunks
- * (every `import()` stays a chunk of its own, loaded when it runs), and the
+ * The `deno bundle` arguments that join a server's modules into chunks of
+ * JavaScript (every `import()` stays a chunk of its own, loaded when it runs), and the
  * `deno run` arguments that start the bundle with exactly the given
  * permission flags and `--no-prompt`: a missing grant is a refusal, never a
  * prompt, and nothing else is granted.

@@ -1,5 +1,6 @@
-// A bundled server: a few chunks of JavaScript that Deno reads in one go
-// instead of a graph of a hundred modules, run with the server's own printed
+// A bundled server: its modules joined into fewer, larger chunks of
+// JavaScript, which Deno loads faster than the many small modules of its
+// sources (Deno's cost is per module), run with the server's own printed
 // flags. `deno task bundle` is the command line.
 import { basename, dirname, resolve } from "node:path";
 import { quote } from "../internal/quote.ts";

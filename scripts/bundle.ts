@@ -1,6 +1,6 @@
 // `deno task bundle <main.ts> [--config FILE] [--outdir DIR] [--dry-run]`:
-// bundles a server into a few chunks of JavaScript that start faster than its
-// sources (see bundleServer in @forge/toolkit/permissions), and prints the
+// joins a server's modules into chunks of JavaScript that start faster than
+// its sources (see bundleServer in @forge/toolkit/permissions), and prints the
 // `deno bundle` command, then the least-privilege command that runs the
 // bundle: what a host's config starts.
 import { parseArgs } from "node:util";
