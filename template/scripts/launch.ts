@@ -1,4 +1,4 @@
-// `deno task start | dev | inspect | permissions | host-config | compile`: the server's
+// `deno task start | dev | inspect | permissions | host-config | compile | bundle`: the server's
 // Deno flags always come from the server itself (`--print-permissions` for the
 // config in use), so a new `${VAR}` or folder in the config needs no edit here.
 //
@@ -10,16 +10,19 @@
 //   host-config  print a host entry: `deno task host-config claude|vscode [--npx]`
 //   compile      one binary in dist/ with those flags baked in and the config embedded
 //                (`--dry-run` prints the `deno compile` command without running it)
+//   bundle       the server as chunks of JavaScript in dist/my-server.bundle, which start
+//                sooner than its sources, and the `deno run` line with its flags that starts
+//                them (`--dry-run` prints both without bundling)
 //
 // `--config=FILE` picks another config (default config/config.example.json).
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configVariables } from "@forge/toolkit/configreload";
-import { compileServer, printedPermissions } from "@forge/toolkit/permissions";
+import { bundleServer, compileServer, printedPermissions } from "@forge/toolkit/permissions";
 import { devLoop } from "./_dev.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
-const MODES = ["start", "dev", "inspect", "permissions", "host-config", "compile"];
+const MODES = ["start", "dev", "inspect", "permissions", "host-config", "compile", "bundle"];
 
 const project = fileURLToPath(new URL("..", import.meta.url));
 const script = resolve(project, "main.ts");
@@ -54,6 +57,23 @@ if (mode === "compile") {
     console.log(result.commandLine);
     if (result.error) console.error(result.error);
     Deno.exit(rest.includes("--dry-run") || result.built ? 0 : 1);
+  } catch (err) {
+    console.error((err as Error).message.trim());
+    Deno.exit(1);
+  }
+}
+
+if (mode === "bundle") {
+  try {
+    const outdir = resolve(project, "dist/my-server.bundle");
+    const result = await bundleServer({ entry: script, config, outdir, dryRun: rest.includes("--dry-run") });
+    console.log(result.commandLine);
+    if (result.error) {
+      console.error(result.error);
+      Deno.exit(1);
+    }
+    console.log(result.runLine);
+    Deno.exit(0);
   } catch (err) {
     console.error((err as Error).message.trim());
     Deno.exit(1);

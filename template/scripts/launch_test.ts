@@ -107,3 +107,17 @@ Deno.test("deno task compile refuses in one line when a ${VAR} of the config is 
   assert.doesNotMatch(out.stderr, /\n\s+at /);
   await Deno.remove(t.dir, { recursive: true });
 });
+
+Deno.test("deno task bundle --dry-run prints deno bundle, then the run line with the printed flags and the config", async () => {
+  const t = await docsConfig();
+  const out = await task(["bundle", `--config=${t.config}`, "--dry-run"], t.env);
+  assert.equal(out.code, 0, out.stderr);
+  const [bundle, run, ...more] = out.stdout.trim().split("\n");
+  assert.deepEqual(more, []);
+  assert.equal(bundle, `deno bundle --code-splitting --outdir ${project}dist/my-server.bundle ${project}main.ts`);
+  assert.match(run, /^deno run --no-prompt --allow-read=\S+ --allow-write=\S+ /);
+  assert.ok(run.includes(" --allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR "), run);
+  assert.ok(run.endsWith(` ${project}dist/my-server.bundle/main.js -config ${t.config}`), run);
+  await assert.rejects(Deno.stat(join(project, "dist/my-server.bundle")), Deno.errors.NotFound, "nothing written");
+  await Deno.remove(t.dir, { recursive: true });
+});
