@@ -32,13 +32,14 @@ import {
   throughputRounds,
   typedRounds,
 } from "./phases.ts";
+import { bundleServer } from "./bundle.ts";
 import { busyShare } from "./machine.ts";
 import { type PeakCell, peakRuns, peakTargets } from "./memory.ts";
 import { plans } from "./plan.ts";
 import { type SqliteCells, sqliteRuns } from "./sqlite.ts";
 import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
-import { BASELINE, SERVERS, TYPED_SERVERS } from "./servers.ts";
+import { BASELINE, BUNDLE_DIR, BUNDLED, SERVERS, type ServerSpec, TYPED_SERVERS } from "./servers.ts";
 
 const USAGE = "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory] [--sqlite]";
 
@@ -112,14 +113,26 @@ const servers = await phase(
   `preflight: ${selected.map((s) => s.name).join(", ")}`,
   () => preflight(env, selected, problems, notes),
 );
+// With the toolkit, its server is also bundled as `deno task bundle` ships it, and that bundle's start measured
+// beside the others; a bundle that cannot be built fails its cells, with the reason, and the run goes on.
+const toolkit = servers.find((s) => s.name === "toolkit");
+const bundle = toolkit && await phase(
+  `bundle: deno bundle --code-splitting --outdir ${BUNDLE_DIR} ${toolkit.file}`,
+  () => bundleServer(env, toolkit.file, BUNDLE_DIR),
+);
+const bundled: ServerSpec | undefined = bundle && { ...BUNDLED, file: "file" in bundle ? bundle.file : "" };
+// The table's columns: the bundle, when one was attempted, beside the toolkit.
+const columns = servers.flatMap((s) => s === toolkit && bundled ? [s, bundled] : [s]);
+const starting = bundle && "file" in bundle ? columns : servers;
 const cold = await phase(
   `cold start: ${plan.coldRuns} runs each after ${plan.coldWarmRuns} discarded, interleaved`,
-  () => coldStarts(env, servers, plan),
+  () => coldStarts(env, starting, plan),
 );
 const health = await phase(
   `--health: ${plan.healthRuns} runs each, interleaved with deno run of an empty file`,
-  () => healthRuns(env, servers, plan),
+  () => healthRuns(env, starting, plan),
 );
+if (bundle && "failed" in bundle) cold[BUNDLED.name] = health[BUNDLED.name] = { failed: bundle.failed };
 const fresh = await phase(
   `fresh processes: ${plan.fresh} pipelined calls right after initialize, ${plan.freshRuns} processes each`,
   () => freshRuns(env, servers, plan),
@@ -153,7 +166,7 @@ const { rate: typed, cpu: typedCpu, paired: typedPaired } = typedServers.length 
     () => typedRounds(env, typedServers, plan),
   );
 
-const measured: Measured = { plan, servers, cold, fresh, health, tput, trips, over, rss, typed, typedCpu };
+const measured: Measured = { plan, servers: columns, cold, fresh, health, tput, trips, over, rss, typed, typedCpu };
 const figures = collectFigures(measured);
 const targets = [...collectTargets(measured, figures), ...peakTargets(peaks)];
 for (const figure of figures) {
@@ -179,8 +192,8 @@ console.log(
   `\n${mode}: ${seconds.toFixed(0)} s, Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores.` +
     ` Each cell: value (ratio to "${BASELINE}").\n`,
 );
-console.log(renderTable(figures, servers, BASELINE));
-if (flags.markdown) console.log(`\n${renderMarkdown(figures, servers, BASELINE)}`);
+console.log(renderTable(figures, columns, BASELINE));
+if (flags.markdown) console.log(`\n${renderMarkdown(figures, columns, BASELINE)}`);
 console.log(`\n--health reference, deno run of an empty file: ${cellText(health.empty)} ms`);
 for (const [label, cell] of Object.entries(over)) console.log(`over-limit, ${label}: ${cellText(cell)}`);
 printPeaks(peaks);
@@ -217,8 +230,11 @@ const json = {
   },
   plan,
   baseline: BASELINE,
-  servers: servers.map(({ name, label, file, permissions }) => ({ name, label, file, permissions })),
+  servers: columns.map(({ name, label, file, permissions }) => ({ name, label, file, permissions })),
   figures,
+  // The pipelined and CPU rows' cells of each round (the same index is the same round on every server), of which
+  // the figures hold the medians and the floor targets the median of the toolkit's ratios to the floor's.
+  throughputRounds: Object.fromEntries(Object.entries(tput).map(([name, { rounds }]) => [name, rounds])),
   healthEmptyMs: health.empty,
   overLimit: over,
   // Peak RSS (VmHWM, MiB) of a fresh toolkit process per case, with the 4 × N + 64 MiB limit where it applies.

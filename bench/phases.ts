@@ -22,7 +22,7 @@ import {
   Unavailable,
 } from "./measure.ts";
 import { formatBytes, type Plan } from "./plan.ts";
-import { type ServerSpec, UNVALIDATED } from "./servers.ts";
+import { BUNDLED, FLOOR, type ServerSpec, UNVALIDATED } from "./servers.ts";
 import { median } from "./stats.ts";
 
 /** The median of measured cells; the first failure when any failed. */
@@ -72,11 +72,11 @@ export async function preflight(
   return available;
 }
 
-/** Median cold start per server. */
+/** Median cold start per server, the servers in {@linkcode roundOrder} run by run. */
 export async function coldStarts(env: Env, servers: readonly ServerSpec[], plan: Plan): Promise<Record<string, Cell>> {
   const runs: Record<string, Cell[]> = {};
   for (let run = 0; run < plan.coldWarmRuns + plan.coldRuns; run++) {
-    for (const spec of servers) {
+    for (const spec of roundOrder(servers, run)) {
       const cell = await coldStart(env, spec);
       if (run >= plan.coldWarmRuns) (runs[spec.name] ??= []).push(cell);
     }
@@ -108,105 +108,112 @@ export async function freshRuns(env: Env, servers: readonly ServerSpec[], plan: 
   return Object.fromEntries(servers.map((s) => [s.name, medianCell(runs[s.name] ?? [])]));
 }
 
-/** Throughput figures per server: medians over rounds, latency percentiles over every sample. */
+/**
+ * Throughput figures per server: medians over rounds, latency percentiles
+ * over every sample, and each round's own cells, so that two servers can be
+ * compared round by round.
+ */
 export interface ThroughputFigures {
-  sequential: Cell;
+  /** The medians over rounds, keyed `"sequential"`, `"concurrent"` and {@linkcode rowKey} of each pipelined and CPU row. */
+  cells: Record<string, Cell>;
   p50: Cell;
   p99: Cell;
-  pipelined: Cell;
-  cpu: Cell;
-  concurrent: Cell;
-  /** Pipelined calls/s in the 2026-07-28 era; absent for a server that does not serve it. */
-  pipelinedModern?: Cell;
-  /** Server CPU per pipelined 2026-07-28 call; absent as above. */
-  cpuModern?: Cell;
-  /** The sized rows, keyed by {@linkcode sizedKey}: the initialize era on every server, 2026-07-28 where served. */
-  sized: Record<string, { pipelined: Cell; cpu: Cell }>;
+  /**
+   * The same keys' cells, one record per round in round order: index `i` is
+   * round `i` on every server, measured back to back with the others. A row
+   * the server does not serve (the 2026-07-28 era on the SDK) has no key.
+   */
+  rounds: Record<string, Cell>[];
 }
 
-/** The eras every sized row is measured in (the second only on servers that serve it). */
+/** The eras every pipelined and CPU row is measured in (the second only on servers that serve it). */
 export const ERAS: readonly Era[] = ["initialize", "2026-07-28"];
 
-/** The key of a sized row: its era and argument size. */
-export function sizedKey(era: Era, bytes: number): string {
-  return `${era} ${bytes}`;
+/**
+ * The key of a pipelined calls/s or CPU-per-call row: `pipelined`,
+ * `cpuModern`, `pipelined1536`, `cpuModern8192`… (no size: the small call).
+ */
+export function rowKey(what: "pipelined" | "cpu", era: Era, bytes?: number): string {
+  return `${what}${era === "2026-07-28" ? "Modern" : ""}${bytes ?? ""}`;
 }
 
-/** Runs `plan.rounds` throughput rounds, a fresh process per server per round. */
+/** The servers judged against one another, kept side by side in every round. */
+const BACK_TO_BACK: readonly string[] = ["toolkit", BUNDLED.name, FLOOR];
+
+/**
+ * The order of the servers in round `round`: the toolkit (and its bundle)
+ * beside the floor, so that what is judged against the floor meets the same
+ * moment of the machine, then the others; every odd round reversed, so that
+ * no server always goes first.
+ */
+export function roundOrder<T extends { name: string }>(servers: readonly T[], round: number): T[] {
+  const paired = BACK_TO_BACK.flatMap((name) => servers.filter((s) => s.name === name));
+  const order = [...paired, ...servers.filter((s) => !BACK_TO_BACK.includes(s.name))];
+  return round % 2 === 0 ? order : order.reverse();
+}
+
+/**
+ * Runs `plan.rounds` throughput rounds, a fresh process per server per round,
+ * in {@linkcode roundOrder}.
+ */
 export async function throughputRounds(
   env: Env,
   servers: readonly ServerSpec[],
   plan: Plan,
 ): Promise<Record<string, ThroughputFigures>> {
-  const seq: Record<string, Cell[]> = {};
-  const pipe: Record<string, Cell[]> = {};
-  const cpu: Record<string, Cell[]> = {};
-  const conc: Record<string, Cell[]> = {};
-  const pipeModern: Record<string, Cell[]> = {};
-  const cpuModern: Record<string, Cell[]> = {};
+  const rounds: Record<string, Record<string, Cell>[]> = {};
   const samples: Record<string, number[]> = {};
-  // Per server, per sized row: the calls/s and the CPU per call of each round.
-  const sized: Record<string, Record<string, { pipelined: Cell[]; cpu: Cell[] }>> = {};
-  const sizedRows = (spec: ServerSpec) =>
-    ERAS.filter((era) => era === "initialize" || spec.modern).flatMap((era) =>
-      plan.argumentSizes.map((bytes) => ({ era, bytes, key: sizedKey(era, bytes) }))
-    );
+  const keys = (spec: ServerSpec) => [
+    "sequential",
+    "concurrent",
+    ...ERAS.filter((era) => era === "initialize" || spec.modern).flatMap((era) =>
+      [undefined, ...plan.argumentSizes].flatMap((
+        bytes,
+      ) => [rowKey("pipelined", era, bytes), rowKey("cpu", era, bytes)])
+    ),
+  ];
   for (let round = 0; round < plan.rounds; round++) {
-    for (const spec of servers) {
-      const rows = (sized[spec.name] ??= {});
+    for (const spec of roundOrder(servers, round)) {
+      const cells: Record<string, Cell> = {};
+      (rounds[spec.name] ??= []).push(cells);
       try {
         const server = await start(env, spec);
         try {
           const t = await throughput(server, env, plan);
-          (seq[spec.name] ??= []).push(t.sequentialPerSec);
-          (pipe[spec.name] ??= []).push(t.pipelinedPerSec);
-          (cpu[spec.name] ??= []).push(t.cpuUsPerCall);
-          (conc[spec.name] ??= []).push(t.concurrentMs);
+          cells.sequential = t.sequentialPerSec;
+          cells.concurrent = t.concurrentMs;
+          cells[rowKey("pipelined", "initialize")] = t.pipelinedPerSec;
+          cells[rowKey("cpu", "initialize")] = t.cpuUsPerCall;
           (samples[spec.name] ??= []).push(...t.latenciesUs);
           if (spec.modern) {
             // After the initialize-era figures, so that their runs are the same as on every other server.
             const m = await modernThroughput(server, env, plan);
-            (pipeModern[spec.name] ??= []).push(m.pipelinedPerSec);
-            (cpuModern[spec.name] ??= []).push(m.cpuUsPerCall);
+            cells[rowKey("pipelined", "2026-07-28")] = m.pipelinedPerSec;
+            cells[rowKey("cpu", "2026-07-28")] = m.cpuUsPerCall;
           }
-          for (const { era, bytes, key } of sizedRows(spec)) {
-            const s = await sizedThroughput(server, env, era, bytes, plan);
-            const row = (rows[key] ??= { pipelined: [], cpu: [] });
-            row.pipelined.push(s.pipelinedPerSec);
-            row.cpu.push(s.cpuUsPerCall);
+          for (const era of ERAS.filter((era) => era === "initialize" || spec.modern)) {
+            for (const bytes of plan.argumentSizes) {
+              const s = await sizedThroughput(server, env, era, bytes, plan);
+              cells[rowKey("pipelined", era, bytes)] = s.pipelinedPerSec;
+              cells[rowKey("cpu", era, bytes)] = s.cpuUsPerCall;
+            }
           }
         } finally {
           await server.close();
         }
       } catch (err) {
-        const tables = spec.modern ? [seq, pipe, cpu, conc, pipeModern, cpuModern] : [seq, pipe, cpu, conc];
-        for (const table of tables) (table[spec.name] ??= []).push(failure(err));
-        for (const { key } of sizedRows(spec)) {
-          const row = (rows[key] ??= { pipelined: [], cpu: [] });
-          row.pipelined.push(failure(err));
-          row.cpu.push(failure(err));
-        }
+        // What this round measured before the failure stands; the rest of its rows carry the failure.
+        for (const key of keys(spec)) cells[key] ??= failure(err);
       }
     }
   }
   return Object.fromEntries(servers.map((s) => {
     const { p50, p99 } = latencyCells(samples[s.name] ?? []);
-    return [s.name, {
-      sequential: medianCell(seq[s.name] ?? []),
-      p50,
-      p99,
-      pipelined: medianCell(pipe[s.name] ?? []),
-      cpu: medianCell(cpu[s.name] ?? []),
-      concurrent: medianCell(conc[s.name] ?? []),
-      ...(s.modern
-        ? { pipelinedModern: medianCell(pipeModern[s.name] ?? []), cpuModern: medianCell(cpuModern[s.name] ?? []) }
-        : {}),
-      sized: Object.fromEntries(
-        Object.entries(sized[s.name] ?? {}).map((
-          [key, row],
-        ) => [key, { pipelined: medianCell(row.pipelined), cpu: medianCell(row.cpu) }]),
-      ),
-    }];
+    const list = rounds[s.name] ?? [];
+    const cells = Object.fromEntries(
+      keys(s).map((key) => [key, medianCell(list.map((cells) => cells[key] ?? { failed: "not measured" }))]),
+    );
+    return [s.name, { cells, p50, p99, rounds: list }];
   }));
 }
 

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import type { Env } from "./measure.ts";
-import { medianCell, rssRuns } from "./phases.ts";
+import { ERAS, medianCell, roundOrder, rowKey, rssRuns, throughputRounds } from "./phases.ts";
 import { plans } from "./plan.ts";
-import { SERVERS } from "./servers.ts";
+import { BUNDLED, SERVERS } from "./servers.ts";
 
 const env: Env = { deno: Deno.execPath(), repo: fileURLToPath(new URL("..", import.meta.url)), timeoutMs: 10_000 };
 
@@ -29,6 +29,54 @@ Deno.test({
     for (let i = 0; i < 3; i++) {
       const values = out.runs.map((run) => (run.rss[i] as { value: number }).value).sort((a, b) => a - b);
       assert.equal((out.rss[i] as { value: number }).value, values[1], `median at point ${i}`);
+    }
+  },
+});
+
+Deno.test("roundOrder() keeps the toolkit, its bundle and the floor side by side and reverses every other round", () => {
+  const names = (round: number) =>
+    roundOrder([...SERVERS, { ...BUNDLED, file: "" }], round).map((s) => s.name).join(" ");
+  assert.equal(
+    names(0),
+    "toolkit toolkit-bundled raw-floor sdk-lowlevel sdk-mcpserver cat-loop sdk-on-toolkit",
+  );
+  assert.equal(
+    names(1),
+    "sdk-on-toolkit cat-loop sdk-mcpserver sdk-lowlevel raw-floor toolkit-bundled toolkit",
+  );
+  assert.equal(names(2), names(0));
+  const pair = SERVERS.filter((s) => s.name === "raw-floor" || s.name === "toolkit");
+  assert.deepEqual([0, 1, 2, 3].map((round) => roundOrder(pair, round)[0].name), [
+    "toolkit",
+    "raw-floor",
+    "toolkit",
+    "raw-floor",
+  ]);
+});
+
+Deno.test({
+  name: "throughputRounds() keeps each round's cells per server, the same rows in every round, and their medians",
+  permissions: { run: true },
+  fn: async () => {
+    const servers = SERVERS.filter((s) => s.name === "raw-floor" || s.name === "cat-loop");
+    const plan = { ...plans.smoke, rounds: 3, argumentSizes: [1536] };
+    const out = await throughputRounds(env, servers, plan);
+    const keys = [
+      "sequential",
+      "concurrent",
+      ...ERAS.flatMap((era) =>
+        [undefined, 1536].flatMap((bytes) => [rowKey("pipelined", era, bytes), rowKey("cpu", era, bytes)])
+      ),
+    ].sort();
+    for (const spec of servers) {
+      const { rounds, cells } = out[spec.name];
+      assert.equal(rounds.length, 3);
+      for (const round of rounds) {
+        assert.deepEqual(Object.keys(round).sort(), keys);
+        for (const cell of Object.values(round)) assert.ok("value" in cell && cell.value > 0, JSON.stringify(cell));
+      }
+      const rates = rounds.map((r) => (r.pipelinedModern1536 as { value: number }).value).sort((a, b) => a - b);
+      assert.equal((cells.pipelinedModern1536 as { value: number }).value, rates[1]);
     }
   },
 });

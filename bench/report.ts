@@ -2,6 +2,7 @@
 // the bare SDK) and the toolkit's targets with PASS/FAIL.
 
 import type { Cell } from "./measure.ts";
+import { median } from "./stats.ts";
 
 /** One row of the table: a figure measured on every server. */
 export interface Figure {
@@ -98,6 +99,35 @@ export function ratioTarget(
     return { name, measured: `not measured (${reason(cell) ?? reason(base) ?? "missing"})`, pass: undefined };
   }
   const measured = `${r.toFixed(2)}× (${formatNumber(valueOf(cell)!)} vs ${formatNumber(valueOf(base)!)})`;
+  return { name, measured, pass: atMost ? r <= limit : r >= limit };
+}
+
+/**
+ * A ratio target judged round by round: `cells[i] / bases[i]` of each round
+ * (the two measured back to back, so the load of that moment cancels), the
+ * median of those ratios compared with `limit`. Printed with the ratios'
+ * range and, for the reader of the table, the medians of each side.
+ */
+export function pairedTarget(
+  name: string,
+  cells: readonly Cell[] | undefined,
+  bases: readonly Cell[] | undefined,
+  limit: number,
+  atMost: boolean,
+): Target {
+  const failed = [...cells ?? [], ...bases ?? []].map(reason).find((r) => r !== undefined);
+  if (failed !== undefined) return { name, measured: `not measured (${failed})`, pass: undefined };
+  const values = (cells ?? []).map(valueOf) as number[];
+  const baseValues = (bases ?? []).map(valueOf) as number[];
+  if (values.length === 0 || values.length !== baseValues.length || baseValues.includes(0)) {
+    return { name, measured: "not measured (missing rounds)", pass: undefined };
+  }
+  const ratios = values.map((value, i) => value / baseValues[i]);
+  const r = median(ratios);
+  const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+  const rounds = `${ratios.length} round${ratios.length === 1 ? "" : "s"}`;
+  const medians = `${formatNumber(median(values))} vs ${formatNumber(median(baseValues))}`;
+  const measured = `${r.toFixed(2)}× paired (median of ${rounds}, range ${spread}; medians ${medians})`;
   return { name, measured, pass: atMost ? r <= limit : r >= limit };
 }
 

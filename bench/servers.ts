@@ -119,6 +119,23 @@ export const BASELINE = "sdk-lowlevel";
 /** The name of the server the toolkit's speed is judged against: no checks at all. */
 export const FLOOR = "raw-floor";
 
+/** Where the bundled toolkit server is built: under bench/results, the one folder the benchmark may write. */
+export const BUNDLE_DIR = "bench/results/bundle/toolkit";
+
+/**
+ * The toolkit's server as `deno task bundle` ships it (`deno bundle
+ * --code-splitting`), built from the toolkit's entry file when a run selects
+ * the toolkit (its file is the bundle's entry): measured in the cold-start
+ * and `--health` phases only, where reading a few bundled files instead of a
+ * graph of modules is what differs.
+ */
+export const BUNDLED: Omit<ServerSpec, "file"> = {
+  name: "toolkit-bundled",
+  label: "toolkit run(), bundled",
+  permissions: [],
+  health: true,
+};
+
 /** The file `deno run` starts for the `--health` reference. */
 export const EMPTY_FILE = "bench/servers/empty.ts";
 
