@@ -11,7 +11,11 @@ export interface Plan {
   coldWarmRuns: number;
   /** `--health` runs measured per server (one more is discarded). */
   healthRuns: number;
-  /** Throughput rounds; each round starts a fresh process per server, servers interleaved. */
+  /**
+   * Throughput rounds; each round starts a fresh process per server, servers
+   * interleaved. The floor rows are judged on the median of the per-round
+   * ratios, so an odd count makes that median one round's own ratio.
+   */
   rounds: number;
   /** Pipelined calls measured straight after `initialize`, before any warm-up, on `freshRuns` processes. */
   fresh: number;
@@ -60,18 +64,18 @@ export const plans: { full: Plan; smoke: Plan } = {
     coldRuns: 11,
     coldWarmRuns: 1,
     healthRuns: 15,
-    rounds: 5,
+    rounds: 7,
     fresh: 5_000,
     freshRuns: 11,
     warmup: 20_000,
-    sequential: 5_000,
+    sequential: 3_500,
     pipelined: 40_000,
     window: 64,
     concurrent: 100,
     sleepMs: 100,
     argumentSizes: [1536, 8192],
     sizedWarmup: 5_000,
-    sizedCalls: 20_000,
+    sizedCalls: 10_000,
     largeSizes: [MiB, 10 * MiB],
     largeRuns: [5, 3],
     overLimit: { limit: MiB, bytes: 2 * MiB },
