@@ -115,21 +115,47 @@ function askerOf(input: CallInput): Asker {
 }
 
 function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"): ToolRequest {
+  return new CallRequest(input, confirmation);
+}
+
+/**
+ * What a handler gets. Its signal, and so the call's AbortController, is made
+ * only when the handler reads it (a getter on the class: a getter in an object
+ * literal costs more than the controller). The question methods are closures,
+ * so that they still work taken off the request.
+ */
+class CallRequest implements ToolRequest {
+  readonly name: string;
+  readonly arguments: Args;
+  readonly meta: Record<string, unknown>;
+  readonly client: ClientInfo;
+  readonly confirmation: "accepted" | "unavailable" | undefined;
+  readonly progress: ToolRequest["progress"];
+  readonly #input: CallInput;
   // The keys this run of the handler named: a name is used once per call. Most calls ask nothing.
-  let named: Set<string> | undefined;
-  const keys = () => named ??= new Set();
-  return {
-    name: input.entry.tool.name,
-    arguments: input.args,
-    signal: input.call.signal,
-    meta: input.meta,
-    client: input.client,
-    confirmation,
-    progress: input.progress,
-    elicit: (form, options) => questionsOf(askerOf(input), keys()).elicit(form, options),
-    listRoots: (options) => questionsOf(askerOf(input), keys()).listRoots(options),
-    sample: (request, options) => questionsOf(askerOf(input), keys()).sample(request, options),
-  };
+  #named: Set<string> | undefined;
+
+  constructor(input: CallInput, confirmation: "accepted" | "unavailable" | undefined) {
+    this.name = input.entry.tool.name;
+    this.arguments = input.args;
+    this.meta = input.meta;
+    this.client = input.client;
+    this.confirmation = confirmation;
+    this.progress = input.progress;
+    this.#input = input;
+  }
+
+  get signal(): AbortSignal {
+    return this.#input.call.signal;
+  }
+
+  elicit: ToolRequest["elicit"] = (form, options) => this.#questions().elicit(form, options);
+  listRoots: ToolRequest["listRoots"] = (options) => this.#questions().listRoots(options);
+  sample: ToolRequest["sample"] = (request, options) => this.#questions().sample(request, options);
+
+  #questions(): ReturnType<typeof questionsOf> {
+    return questionsOf(askerOf(this.#input), this.#named ??= new Set());
+  }
 }
 
 const REPLAYED = "its confirmation was already used for a run; call the tool again without it to ask the user again";

@@ -144,3 +144,38 @@ Deno.test("runCall() takes the general path for middleware and probes; the handl
   assert.equal(ran, 1);
   table.dispose();
 });
+
+Deno.test("runCall() makes a call's AbortController only when its handler reads signal", async () => {
+  const table = new CallTable();
+  // Counts reads of the call's signal: each first read makes the AbortController.
+  const counted = (extra: Partial<CallInput>, handler: ToolHandler) => {
+    const made = input(table, handler, extra);
+    const call = made.call;
+    const signalOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(call), "signal")!.get!;
+    const reads = { n: 0 };
+    Object.defineProperty(call, "signal", { get: () => (reads.n++, signalOf.call(call)) });
+    return { made, reads };
+  };
+  const quiet = counted({}, (req) => text(`${req.name} ${JSON.stringify(req.arguments)}`));
+  assert.equal(textOf(runCall(quiet.made) as Outcome), "t {}");
+  assert.equal(quiet.reads.n, 0);
+  // A handler that reads it gets the call's signal, which fires on cancellation.
+  let seen: AbortSignal | undefined;
+  const reading = counted({}, (req) => {
+    seen = req.signal;
+    return new Promise<ToolResult>(() => {});
+  });
+  const pending = runCall(reading.made);
+  assert.equal(reading.reads.n, 1);
+  table.cancel(reading.made.call.key, new DOMException("stop", "AbortError"));
+  assert.deepEqual(await pending, { kind: "none" });
+  assert.equal(seen?.aborted, true);
+  // The question methods still work taken off the request.
+  const detached = counted(
+    {},
+    ({ elicit, listRoots, sample }) => text([elicit, listRoots, sample].map((f) => typeof f).join(" ")),
+  );
+  assert.equal(textOf(runCall(detached.made) as Outcome), "function function function");
+  assert.equal(detached.reads.n, 0);
+  table.dispose();
+});
