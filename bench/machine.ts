@@ -26,3 +26,56 @@ async function cpuTotals(): Promise<{ busy: number; total: number } | undefined>
     return undefined;
   }
 }
+
+/** Where the servers and the driver run when pinned: CPU lists as `taskset -c` reads them. */
+export interface Pinning {
+  /** The one CPU every server runs on. */
+  server: string;
+  /** The CPUs the benchmark itself (the driver) runs on. */
+  driver: string;
+}
+
+/**
+ * The CPUs of an affinity list (`0-2,5`) in order; undefined when the list
+ * cannot be read.
+ */
+export function cpusOf(list: string): number[] | undefined {
+  const cpus: number[] = [];
+  for (const part of list.trim().split(",")) {
+    const range = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!range) return undefined;
+    const from = Number(range[1]);
+    const to = range[2] === undefined ? from : Number(range[2]);
+    if (to < from) return undefined;
+    for (let cpu = from; cpu <= to; cpu++) cpus.push(cpu);
+  }
+  return cpus;
+}
+
+/**
+ * Pins the benchmark (every thread) to all but the last CPU it may use and
+ * returns where servers go: that last CPU. Two virtual CPUs of one machine
+ * need not run a server at the same speed (docs/benchmarks.md, "Where a
+ * server runs"), and a server the scheduler moves between them mixes both
+ * speeds into its figures; pinned, every server of a run gets the same CPU and
+ * the driver never competes with it. Where that is not possible (no
+ * `taskset`, one CPU) it pins nothing and returns the reason.
+ */
+export async function pinToCpus(): Promise<Pinning | string> {
+  let allowed: number[] | undefined;
+  try {
+    const out = await new Deno.Command("taskset", { args: ["-c", "-p", String(Deno.pid)], stderr: "null" }).output();
+    if (!out.success) return "taskset could not read the benchmark's CPUs";
+    allowed = cpusOf(new TextDecoder().decode(out.stdout).split(":").at(-1) ?? "");
+  } catch {
+    return "no taskset on this machine";
+  }
+  if (allowed === undefined) return "taskset printed an affinity list this cannot read";
+  if (allowed.length < 2) return `only ${allowed.length} CPU to run on`;
+  const server = String(allowed.at(-1));
+  const driver = allowed.slice(0, -1).join(",");
+  const out = await new Deno.Command("taskset", { args: ["-a", "-c", "-p", driver, String(Deno.pid)], stdout: "null" })
+    .output();
+  if (!out.success) return "taskset could not pin the benchmark";
+  return { server, driver };
+}

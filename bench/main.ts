@@ -3,11 +3,13 @@
 // toolkit's targets, and writes the results as JSON.
 //
 //   deno run --allow-run --allow-write=bench/results bench/main.ts \
-//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown] [--memory] [--sqlite]
+//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown] [--memory] [--sqlite] [--no-pin]
 //
 // --memory runs only the peak-memory rows (a fresh toolkit process per case),
 // so that a change on the data path can be measured in seconds.
 // --sqlite runs only the sqlite example's rows (the cost of its database processes).
+// --no-pin leaves servers and the driver where the scheduler puts them; by
+// default every server runs on one CPU (taskset) and the driver on the others.
 // --markdown also prints the table as Markdown (for docs/benchmarks.md).
 // --smoke runs tiny sizes for CI and exits 0 when every server answered what
 // it should, whatever the targets say. A full run also exits 1 when a target
@@ -33,7 +35,7 @@ import {
   typedRounds,
 } from "./phases.ts";
 import { bundleServer } from "./bundle.ts";
-import { busyShare } from "./machine.ts";
+import { busyShare, pinToCpus } from "./machine.ts";
 import { type PeakCell, peakRuns, peakTargets } from "./memory.ts";
 import { plans } from "./plan.ts";
 import { type SqliteCells, sqliteRuns } from "./sqlite.ts";
@@ -41,14 +43,23 @@ import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
 import { collectFigures, collectTargets, type Measured } from "./results.ts";
 import { BASELINE, BUNDLE_DIR, BUNDLED, SERVERS, type ServerSpec, TYPED_SERVERS } from "./servers.ts";
 
-const USAGE = "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory] [--sqlite]";
+const USAGE =
+  "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory] [--sqlite] [--no-pin]";
 
 function refuse(message: string): never {
   console.error(`${message}\n${USAGE}`);
   Deno.exit(2);
 }
 
-let flags: { smoke?: boolean; json?: string; only?: string; markdown?: boolean; memory?: boolean; sqlite?: boolean };
+let flags: {
+  smoke?: boolean;
+  json?: string;
+  only?: string;
+  markdown?: boolean;
+  memory?: boolean;
+  sqlite?: boolean;
+  "no-pin"?: boolean;
+};
 try {
   flags = parseArgs({
     args: Deno.args,
@@ -59,6 +70,7 @@ try {
       markdown: { type: "boolean" },
       memory: { type: "boolean" },
       sqlite: { type: "boolean" },
+      "no-pin": { type: "boolean" },
     },
   }).values;
 } catch (err) {
@@ -105,6 +117,12 @@ if (busy !== undefined && busy > 0.1) {
   notes.push(
     `the machine was ${(busy * 100).toFixed(0)} % busy before the run started: wall-clock figures may be off`,
   );
+}
+const pinned = flags["no-pin"] ? "--no-pin" : await pinToCpus();
+if (typeof pinned === "string") notes.push(`servers and the driver are not pinned to CPUs: ${pinned}`);
+else {
+  env.serverCpu = pinned.server;
+  console.log(`servers run on CPU ${pinned.server}, the driver on CPU ${pinned.driver} (taskset)`);
 }
 if (flags.memory) await memoryOnly();
 if (flags.sqlite) await sqliteOnly();

@@ -17,6 +17,15 @@ export interface Env {
   deno: string;
   repo: string;
   timeoutMs: number;
+  /** The CPU every server is started on (`taskset -c`); unpinned when absent. */
+  serverCpu?: string;
+}
+
+/** The program and arguments that start `deno` with `args` as a server: on the servers' CPU when pinned. */
+export function serverCommand(env: Env, args: string[]): { command: string; args: string[] } {
+  return env.serverCpu === undefined
+    ? { command: env.deno, args }
+    : { command: "taskset", args: ["-c", env.serverCpu, env.deno, ...args] };
 }
 
 const INIT_PARAMS = {
@@ -27,7 +36,7 @@ const INIT_PARAMS = {
 
 /** Spawns `spec` and completes the MCP handshake; throws with the reason when it cannot. */
 export async function start(env: Env, spec: ServerSpec, extra: string[] = []): Promise<ServerProcess> {
-  const server = ServerProcess.spawn({ command: env.deno, args: denoArgs(spec, extra), cwd: env.repo });
+  const server = ServerProcess.spawn({ ...serverCommand(env, denoArgs(spec, extra)), cwd: env.repo });
   const outcome = await server.request("initialize", INIT_PARAMS, env.timeoutMs);
   if (outcome.kind !== "reply" || !isObject(outcome.message.result)) {
     await server.close(200);
@@ -49,7 +58,7 @@ export class Unavailable extends Error {
 /** Milliseconds from spawn to the `initialize` reply. */
 export async function coldStart(env: Env, spec: ServerSpec): Promise<Cell> {
   const started = performance.now();
-  const server = ServerProcess.spawn({ command: env.deno, args: denoArgs(spec), cwd: env.repo });
+  const server = ServerProcess.spawn({ ...serverCommand(env, denoArgs(spec)), cwd: env.repo });
   const outcome = await server.request("initialize", INIT_PARAMS, env.timeoutMs);
   const ms = performance.now() - started;
   await server.close();
@@ -62,8 +71,9 @@ export async function healthRun(env: Env, spec: ServerSpec | "empty"): Promise<C
   const file = spec === "empty" ? EMPTY_FILE : spec.file;
   const permissions = spec === "empty" ? [] : spec.permissions;
   const started = performance.now();
-  const child = new Deno.Command(env.deno, {
-    args: denoArgs({ file, permissions }, ["--health"]),
+  const { command, args } = serverCommand(env, denoArgs({ file, permissions }, ["--health"]));
+  const child = new Deno.Command(command, {
+    args,
     cwd: env.repo,
     stdin: "null",
     stdout: "piped",
