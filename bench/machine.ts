@@ -33,6 +33,8 @@ export interface Pinning {
   server: string;
   /** The CPUs the benchmark itself (the driver) runs on. */
   driver: string;
+  /** Every CPU the benchmark was given: where a start is timed (a child would otherwise inherit the driver's). */
+  all: string;
 }
 
 /**
@@ -77,5 +79,5 @@ export async function pinToCpus(): Promise<Pinning | string> {
   const out = await new Deno.Command("taskset", { args: ["-a", "-c", "-p", driver, String(Deno.pid)], stdout: "null" })
     .output();
   if (!out.success) return "taskset could not pin the benchmark";
-  return { server, driver };
+  return { server, driver, all: allowed.join(",") };
 }

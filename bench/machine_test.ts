@@ -44,4 +44,5 @@ console.log(JSON.stringify({ pinned, threads: new TextDecoder().decode(out.stdou
   for (const line of lines) assert.equal(line.split(":").at(-1)!.trim(), pinned.driver);
   assert.notEqual(pinned.server, pinned.driver);
   assert.ok(!pinned.driver.split(",").includes(pinned.server));
+  assert.equal(pinned.all, `${pinned.driver},${pinned.server}`);
 });

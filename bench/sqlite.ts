@@ -4,7 +4,7 @@
 // sample's SQL in a temp folder, and driven over real stdio like the rest.
 
 import { ServerProcess } from "./driver.ts";
-import type { Cell, Env } from "./measure.ts";
+import { type Cell, type Env, serverCommand } from "./measure.ts";
 import type { Plan } from "./plan.ts";
 import { median, percentile } from "./stats.ts";
 
@@ -58,8 +58,7 @@ async function printedFlags(env: Env, config: string): Promise<string[]> {
 
 async function startServer(env: Env, flags: string[], config: string): Promise<ServerProcess> {
   const server = ServerProcess.spawn({
-    command: env.deno,
-    args: ["run", "--quiet", "--no-prompt", ...flags, SCRIPT, "-config", config],
+    ...serverCommand(env, ["run", "--quiet", "--no-prompt", ...flags, SCRIPT, "-config", config]),
     cwd: env.repo,
   });
   const outcome = await server.request("initialize", INIT, env.timeoutMs);
