@@ -124,7 +124,7 @@ else {
   env.serverCpu = pinned.server;
   console.log(
     `servers run on CPU ${pinned.server}, the driver on CPU ${pinned.driver} (taskset); ` +
-      "cold starts and --health are not pinned",
+      "a start is timed on all of them",
   );
 }
 // A start is timed as a host makes it: on any of the machine's CPUs. Deno starts on
