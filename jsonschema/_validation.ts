@@ -17,7 +17,8 @@ import { ProgramTooLarge } from "./_regex_program.ts";
 // `type`: one JSON type or a list of them. "integer" is any number with no
 // fractional part (1.0 is one), as JSON Schema counts it.
 
-const TESTS: Record<string, (value: unknown) => boolean> = {
+/** The test of each JSON type name, as `type` applies it. */
+export const TYPE_TESTS: Readonly<Record<string, (value: unknown) => boolean>> = {
   string: (v) => typeof v === "string",
   integer: (v) => Number.isInteger(v),
   // A non-finite number is not JSON: a handler's NaN would reach the client as null.
@@ -43,18 +44,18 @@ export function typeCheck(c: Compiler, at: Location): Check | undefined {
   if (type === undefined) return undefined;
   const types = Array.isArray(type) ? type : [type];
   if (
-    types.length === 0 || !types.every((t) => typeof t === "string" && Object.hasOwn(TESTS, t)) ||
+    types.length === 0 || !types.every((t) => typeof t === "string" && Object.hasOwn(TYPE_TESTS, t)) ||
     new Set(types).size !== types.length
   ) {
-    c.refuse(at, "type", `must name JSON types, each once (${Object.keys(TESTS).join(", ")})`);
+    c.refuse(at, "type", `must name JSON types, each once (${Object.keys(TYPE_TESTS).join(", ")})`);
   }
   const rule = `must be ${types.map((t: string) => NAMES[t]).join(" or ")}`;
   const fails = (value: unknown) => new Failure("type", rule, `got ${describeValue(value)}`);
   if (types.length === 1) {
-    const test = TESTS[types[0]];
+    const test = TYPE_TESTS[types[0]];
     return (value) => test(value) ? undefined : fails(value);
   }
-  const tests = types.map((t: string) => TESTS[t]);
+  const tests = types.map((t: string) => TYPE_TESTS[t]);
   return (value) => {
     for (let i = 0; i < tests.length; i++) if (tests[i](value)) return undefined;
     return fails(value);

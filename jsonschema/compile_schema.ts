@@ -6,6 +6,7 @@ import { formatCheck } from "./_format.ts";
 import { arrayItemsCheck, logicChecks, propertiesCheck } from "./_applicator.ts";
 import { entering, newRun, refChecks } from "./_refs.ts";
 import { withUnevaluated } from "./_unevaluated.ts";
+import { plainObjectAcceptor } from "./_plain_object.ts";
 import { arrayCountCheck, numberCheck, objectCountCheck, stringCheck, typeCheck, valueChecks } from "./_validation.ts";
 import { SchemaError } from "./schema_error.ts";
 
@@ -93,7 +94,7 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Sc
   compiler.refuseLoops();
   const references = compiler.hasReferences;
   const stateful = doc.dynamic || references || compiler.comparesValues;
-  return (value) => {
+  const validate: SchemaValidator = (value) => {
     const run = stateful ? newRun(doc.dynamic) : STATELESS;
     let failure: Failure | undefined;
     try {
@@ -115,6 +116,9 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Sc
       ...(failure.names === undefined ? {} : { allowed: failure.names }),
     };
   };
+  // The common tool schema is accepted by one loop; a value it does not accept is judged and worded by the engine.
+  const accepts = plainObjectAcceptor(schema);
+  return accepts === undefined ? validate : (value) => accepts(value) ? undefined : validate(value);
 }
 
 /** The dialects this engine implements: JSON Schema 2020-12, with or without the empty fragment. */
