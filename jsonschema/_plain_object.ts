@@ -48,9 +48,11 @@ export function plainObjectAcceptor(schema: unknown): ((value: unknown) => boole
     if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
     // Own keys are distinct: counting the required ones met tells whether all are there.
     let met = 0;
-    for (const key in value) {
-      // hasOwnProperty.call, not Object.hasOwn: V8 answers it from the for-in state without a lookup.
-      if (!hasOwnProperty.call(value, key)) continue;
+    // Its own keys, as the engine reads them (for…in, skipping inherited ones): a list of them costs the server
+    // less than for…in with a check per key.
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
       const rule = rules.get(key);
       if (rule === undefined) {
         if (closed) return false;
@@ -69,7 +71,6 @@ interface Rule {
 }
 
 const ANY = (): boolean => true;
-const hasOwnProperty = Object.prototype.hasOwnProperty;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
