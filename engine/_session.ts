@@ -12,7 +12,7 @@ import {
   STATELESS_VERSION,
 } from "./_era.ts";
 import { encodeReply, fits, type JsonParts, LARGE_UNITS } from "./json_parts.ts";
-import { type Id, idJson } from "./id.ts";
+import type { Id } from "./id.ts";
 import type { Server } from "../toolkit/server.ts";
 import type { ClientInfo } from "../toolkit/tool.ts";
 
@@ -152,6 +152,6 @@ export class Session {
     }
     const json = JSON.stringify(result);
     const body = json.length === 2 ? `{${members}}` : `${json.slice(0, -1)},${members}}`;
-    return `{"jsonrpc":"2.0","id":${idJson(id)},"result":${body}}`;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`;
   }
 }

@@ -51,15 +51,6 @@ const forget = new FinalizationRegistry<string>((text) => {
   if (exact.get(text)?.deref() === undefined) exact.delete(text);
 });
 
-/**
- * `id` as JSON text, the same as `JSON.stringify(id)`. Every reply writes its
- * id: a finite number's JSON is its string form, which a template writes
- * without the serialiser's setup (about half the cost for a numeric id).
- */
-export function idJson(id: Id | null): string {
-  return typeof id === "number" && Number.isFinite(id) ? `${id}` : JSON.stringify(id);
-}
-
 /** The id as handlers and middleware see it: an exact number as its text. */
 export function publicId(id: Id): string | number {
   return id instanceof ExactNumber ? id.text : id;

@@ -6,7 +6,7 @@
 // bytes on the wire are those JSON.stringify would have produced.
 
 import { encodeResult } from "./jsonrpc.ts";
-import { type Id, idJson } from "./id.ts";
+import type { Id } from "./id.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 
 /** Frames are joined into one write up to this many UTF-16 units; a larger frame is written in slices of it. */
@@ -108,7 +108,7 @@ export class ReplyTooLarge extends RangeError {
 export function encodeReply(id: Id, result: unknown, maxBytes = Infinity): string | JsonParts {
   if (fits(result, LARGE_UNITS) >= 0) return encodeResult(id, result);
   const out = new Builder(maxBytes);
-  out.literal(`{"jsonrpc":"2.0","id":${idJson(id)},"result":`);
+  out.literal(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
   encodeValue(prepare(result, "result"), out, []);
   out.literal("}");
   return out.finish();
@@ -121,56 +121,15 @@ export function encodeReply(id: Id, result: unknown, maxBytes = Infinity): strin
  * than the budget.
  */
 export function fits(value: unknown, budget: number): number {
-  // Every reply asks this of its result, most often `{content: [{type, text}]}`: its first three levels (members,
-  // then the items of an array member, then their members) are measured here, in the walk's order and by its
-  // sums, without a call per member; anything deeper goes to the walk.
-  if (value === null || typeof value !== "object") return walk(value, budget);
-  if (typeof (value as JsonLike).toJSON === "function") return budget - 8;
-  if (Array.isArray(value)) return walkItems(value, budget);
-  for (const key in value) {
-    const item = (value as Record<string, unknown>)[key];
-    budget -= key.length + 4;
-    if (typeof item === "string") budget -= item.length;
-    else if (item === null || typeof item !== "object" || typeof (item as JsonLike).toJSON === "function") budget -= 8;
-    else if (!Array.isArray(item)) budget = walkMembers(item, budget);
-    else {
-      for (let i = 0; i < item.length && budget >= 0; i++) {
-        const part = item[i];
-        budget -= 1;
-        if (typeof part === "string") budget -= part.length;
-        else if (part === null || typeof part !== "object" || typeof (part as JsonLike).toJSON === "function") {
-          budget -= 8;
-        } else budget = Array.isArray(part) ? walkItems(part, budget) : walkMembers(part, budget);
-      }
-    }
-    if (budget < 0) break;
-  }
-  return budget;
-}
-
-interface JsonLike {
-  toJSON?: unknown;
-}
-
-/** {@linkcode fits} at any depth: a string costs its length, another primitive or a `toJSON` object 8, a container its members. */
-function walk(value: unknown, budget: number): number {
   if (typeof value === "string") return budget - value.length;
   if (value === null || typeof value !== "object") return budget - 8;
-  if (typeof (value as JsonLike).toJSON === "function") return budget - 8;
-  return Array.isArray(value) ? walkItems(value, budget) : walkMembers(value, budget);
-}
-
-/** An array: a unit per item, and each item. */
-function walkItems(value: unknown[], budget: number): number {
-  for (let i = 0; i < value.length && budget >= 0; i++) budget = walk(value[i], budget - 1);
-  return budget;
-}
-
-/** An object: each member's key with its quotes, colon and comma, and its value. */
-function walkMembers(value: object, budget: number): number {
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return budget - 8;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && budget >= 0; i++) budget = fits(value[i], budget - 1);
+    return budget;
+  }
   for (const key in value) {
-    const item = (value as Record<string, unknown>)[key];
-    budget = typeof item === "string" ? budget - key.length - 4 - item.length : walk(item, budget - key.length - 4);
+    budget = fits((value as Record<string, unknown>)[key], budget - key.length - 4);
     if (budget < 0) break;
   }
   return budget;

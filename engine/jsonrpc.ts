@@ -3,7 +3,7 @@
 // becomes an `invalid` message that carries the reply to send.
 
 import { parseLargeLine } from "./_large_line.ts";
-import { ExactNumber, type Id, idJson, inexact, isId } from "./id.ts";
+import { ExactNumber, type Id, inexact, isId } from "./id.ts";
 import { type NumberSources, numberSources } from "./_number_sources.ts";
 
 /** JSON-RPC and MCP error codes the toolkit sends. */
@@ -236,7 +236,7 @@ function invalid(id: Id | null, code: number, message: string): InvalidMessage {
 
 /** Serialises a success reply. Throws only if `result` cannot be serialised. */
 export function encodeResult(id: Id, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${idJson(id)},"result":${JSON.stringify(result)}}`;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
 }
 
 /** Serialises an error reply. */
