@@ -136,7 +136,8 @@ Deno.test({
     }
     const excess = await runDeno({ args: [afterRun(result)[0], "--allow-write=/tmp", ...afterRun(result).slice(1)] });
     assert.equal(excess.code, 2, excess.stderr);
-    assert.match(excess.stderr, /more permissions than its policy needs \(write "\/tmp"\)/);
+    // Where the repository itself is under /tmp, the grant also reaches the paths the check probes inside it.
+    assert.match(excess.stderr, /more permissions than its policy needs \(write "\/tmp"[;)]/);
   },
 });
 
