@@ -1,5 +1,6 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env
 import assert from "node:assert/strict";
+import { runTaskScript } from "./testdata/run_task_script.ts";
 import { join } from "node:path";
 
 const repo = new URL("..", import.meta.url).pathname;
@@ -7,16 +8,7 @@ const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "bundle_task_" 
 globalThis.addEventListener("unload", () => Deno.removeSync(tmp, { recursive: true }));
 const perms: Deno.PermissionOptions = { run: true, read: [repo, tmp], write: [tmp], env: true };
 
-async function bundle(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-run", "--allow-read", "--allow-env", "scripts/bundle.ts", ...args],
-    cwd: repo,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
-}
+const bundle = (args: string[]) => runTaskScript("bundle.ts", args);
 
 Deno.test({
   name: "deno task bundle:hello-tool is the bundle task on the hello example",

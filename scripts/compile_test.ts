@@ -1,18 +1,10 @@
 // test-permissions: --allow-run --allow-read={repo} --allow-env
 import assert from "node:assert/strict";
+import { runTaskScript } from "./testdata/run_task_script.ts";
 
 const repo = new URL("..", import.meta.url).pathname;
 
-async function compile(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-run", "--allow-read", "--allow-env", "scripts/compile.ts", ...args],
-    cwd: repo,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
-}
+const compile = (args: string[]) => runTaskScript("compile.ts", args);
 
 Deno.test({
   name: "deno task compile --dry-run builds the deno compile command from the server's own --print-permissions",
