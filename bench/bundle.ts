@@ -1,7 +1,8 @@
 // Builds a server the way `deno task bundle` ships one, so that its cold
 // start can be measured beside the same server run from its source modules.
 
-import { basename, extname, join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { bundleArgs } from "../permissions/bundle_args.ts";
 import type { Env } from "./measure.ts";
 
 /** The bundle's entry file (relative to the repository), or why there is none, in one line. */
@@ -28,11 +29,13 @@ export async function bundleServer(env: Env, entry: string, outdir: string): Pro
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) return fail(`cannot empty ${outdir}: ${message(err)}`);
   }
+  // The command `deno task bundle` runs, so that the bench measures what it ships; its run line ends with the entry chunk.
+  const { bundle, run } = bundleArgs({ entry, flags: [], outdir });
   let output: Deno.CommandOutput;
   try {
     output = await new Deno.Command(env.deno, {
       // --no-lock: the benchmark must not write the repository's lock file.
-      args: ["bundle", "--quiet", "--no-lock", "--code-splitting", "--outdir", outdir, entry],
+      args: [bundle[0], "--quiet", "--no-lock", ...bundle.slice(1)],
       cwd: env.repo,
       env: { NO_COLOR: "1" },
       stdin: "null",
@@ -43,7 +46,7 @@ export async function bundleServer(env: Env, entry: string, outdir: string): Pro
     return fail(message(err));
   }
   if (!output.success) return fail(firstError(new TextDecoder().decode(output.stderr)) ?? `exit code ${output.code}`);
-  return { file: join(outdir, `${basename(entry, extname(entry))}.js`) };
+  return { file: run[run.length - 1] };
 }
 
 /** The first `error:` line of deno's output (the cause; later ones repeat that bundling failed), cut short. */
