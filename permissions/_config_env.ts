@@ -1,6 +1,7 @@
 // A deployment command asks the server for its flags with the config it will
 // run with, so the config's ${VAR}s take the values this process sees.
 import { configVariables } from "../configreload/config_variables.ts";
+import { quote } from "../internal/quote.ts";
 
 /**
  * The values of the variables a config file references, from this process's
@@ -8,11 +9,25 @@ import { configVariables } from "../configreload/config_variables.ts";
  *
  * @param config The config file (absolute), or none.
  * @returns Name to value, for `printedPermissions({ env })`.
+ * @throws {Error} When the config does not exist or is a folder, naming it.
  */
 export async function configEnvironment(config: string | undefined): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   if (config === undefined) return env;
-  for (const name of configVariables(await Deno.readFile(config))) {
+  let text: Uint8Array;
+  try {
+    text = await Deno.readFile(config);
+  } catch (err) {
+    // The one line a command prints: which config, and why, never the OS's own wording.
+    if (err instanceof Deno.errors.NotFound) {
+      throw new Error(`Cannot read the config ${quote(config, 200)}: no such file`);
+    }
+    if (err instanceof Deno.errors.IsADirectory) {
+      throw new Error(`Cannot read the config ${quote(config, 200)}: it is a folder`);
+    }
+    throw err;
+  }
+  for (const name of configVariables(text)) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }

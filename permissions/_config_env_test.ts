@@ -33,3 +33,19 @@ Deno.test({
     await assert.rejects(configEnvironment(config), Deno.errors.NotCapable);
   },
 });
+
+Deno.test({
+  name: "configEnvironment() refuses a config that is missing or a folder in one line naming it",
+  permissions: files,
+  async fn() {
+    const missing = join(dir, "missing.json");
+    await assert.rejects(configEnvironment(missing), (err: Error) => {
+      assert.equal(err.message, `Cannot read the config ${JSON.stringify(missing)}: no such file`);
+      return true;
+    });
+    await assert.rejects(configEnvironment(dir), (err: Error) => {
+      assert.equal(err.message, `Cannot read the config ${JSON.stringify(dir)}: it is a folder`);
+      return true;
+    });
+  },
+});
