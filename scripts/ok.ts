@@ -15,7 +15,9 @@
 // The files of one permission group run as a few generated modules, each
 // importing a share of them in turn, so that Deno sets up one test module per
 // share instead of one per file: that set-up, not the tests, was most of what
-// the small files cost. A file whose tests need a module instance of their
+// the small files cost. The JSDoc examples run the same way: Deno generates
+// their test modules (`--no-run`) and the gate runs them a share per module
+// (scripts/_doc_tests.ts). A file whose tests need a module instance of their
 // own (they change what every module of an isolate shares: Deno.stdout, a
 // module loaded lazily) says why on a line of its own and runs alone:
 //   // test-alone: it replaces Deno.stderr.write for the whole isolate
@@ -29,6 +31,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { testFilesByPermissions } from "../testing/test_files.ts";
+import { extractDocTests, writeDocTests } from "./_doc_tests.ts";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tmp = await Deno.realPath(Deno.env.get("TMPDIR") ?? "/tmp");
@@ -218,8 +221,22 @@ if (only.length === 0) {
     "internal/",
     "jsonschema/",
   ];
-  const docArgs = ["test", "--doc", "--no-check", "--quiet", "--parallel", "--ignore=**/*_test.ts,**/testdata/"];
-  steps.push({ label: "test --doc", args: [...docArgs, ...docTargets], counts: true, weight: 60 });
+  // The JSDoc examples as `deno test --doc` generates them, run a share per module (scripts/_doc_tests.ts).
+  const docTests = await extractDocTests(deno, repo, ["--ignore=**/*_test.ts,**/testdata/"], docTargets);
+  const docModules = await writeDocTests(docTests, await Deno.makeTempDir({ dir: generated }), SHARES);
+  if (docTests.length === 0) {
+    // Deno changed how it logs them: fail, rather than let `deno test` with no modules run every test file.
+    console.log("test --doc: Deno generated no doc tests to run (scripts/_doc_tests.ts reads its debug log)");
+    tally.failed += 1;
+    failures.push("test --doc");
+  } else {
+    steps.push({
+      label: `test --doc [${docTests.length} examples]`,
+      args: ["test", "--no-check", "--quiet", "--parallel", ...docModules],
+      counts: true,
+      weight: 5,
+    });
+  }
   // All entry points in one run, as JSR documents the package: each name has
   // one home, and a type one entry point's signatures reach passes when any
   // entry point exports it.
