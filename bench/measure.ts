@@ -48,6 +48,25 @@ export async function start(env: Env, spec: ServerSpec, extra: string[] = []): P
   return server;
 }
 
+/**
+ * Spawns `spec` and speaks 2026-07-28 to it from the first message, as a
+ * client of that era does: no `initialize`; one echo call, answered as a
+ * complete 2026-07-28 result, shows it is up.
+ */
+export async function startModern(env: Env, spec: ServerSpec): Promise<ServerProcess> {
+  const server = ServerProcess.spawn({ ...serverCommand(env, denoArgs(spec)), cwd: env.repo });
+  const id = server.nextId();
+  const outcome = await server.requestLine(id, modernEchoLine(id, "up"), env.timeoutMs);
+  if (
+    outcome.kind !== "reply" || !echoed(outcome.message, "up") ||
+    (outcome.message.result as { resultType?: unknown }).resultType !== "complete"
+  ) {
+    await server.close(200);
+    throw new Error(`a first 2026-07-28 call failed: ${describe(outcome)} ${server.stderrTail.trim().slice(-300)}`);
+  }
+  return server;
+}
+
 /** Thrown by `start()` when a server cannot run in this build (e.g. the toolkit has no StdioTransport yet). */
 export class Unavailable extends Error {
   constructor(spec: ServerSpec) {
@@ -241,7 +260,7 @@ export interface PipelinedFigures {
 export type Era = "initialize" | "2026-07-28";
 
 /**
- * On a warm process (after {@linkcode throughput}): a warm-up of 2026-07-28
+ * On a process started by {@linkcode startModern}: a warm-up of 2026-07-28
  * echo calls, then pipelined calls with the server's CPU time. Each answer
  * must be a complete 2026-07-28 result (`resultType`) with the text.
  */

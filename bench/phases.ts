@@ -17,10 +17,12 @@ import {
   type RssReadings,
   sizedThroughput,
   start,
+  startModern,
   throughput,
   typedRate,
   Unavailable,
 } from "./measure.ts";
+import type { ServerProcess } from "./driver.ts";
 import { formatBytes, type Plan } from "./plan.ts";
 import { BUNDLED, FLOOR, type ServerSpec, UNVALIDATED } from "./servers.ts";
 import { median } from "./stats.ts";
@@ -185,21 +187,22 @@ export async function throughputRounds(
           cells[rowKey("pipelined", "initialize")] = t.pipelinedPerSec;
           cells[rowKey("cpu", "initialize")] = t.cpuUsPerCall;
           (samples[spec.name] ??= []).push(...t.latenciesUs);
-          if (spec.modern) {
-            // After the initialize-era figures, so that their runs are the same as on every other server.
-            const m = await modernThroughput(server, env, plan);
-            cells[rowKey("pipelined", "2026-07-28")] = m.pipelinedPerSec;
-            cells[rowKey("cpu", "2026-07-28")] = m.cpuUsPerCall;
-          }
-          for (const era of ERAS.filter((era) => era === "initialize" || spec.modern)) {
-            for (const bytes of plan.argumentSizes) {
-              const s = await sizedThroughput(server, env, era, bytes, plan);
-              cells[rowKey("pipelined", era, bytes)] = s.pipelinedPerSec;
-              cells[rowKey("cpu", era, bytes)] = s.cpuUsPerCall;
-            }
-          }
+          await sizedRows(server, env, "initialize", plan, cells);
         } finally {
           await server.close();
+        }
+        if (spec.modern) {
+          // A process of its own, spoken to in 2026-07-28 from its first message (no initialize), as a
+          // 2026-07-28 client's server is: a stdio server has one client, which speaks one era.
+          const modern = await startModern(env, spec);
+          try {
+            const m = await modernThroughput(modern, env, plan);
+            cells[rowKey("pipelined", "2026-07-28")] = m.pipelinedPerSec;
+            cells[rowKey("cpu", "2026-07-28")] = m.cpuUsPerCall;
+            await sizedRows(modern, env, "2026-07-28", plan, cells);
+          } finally {
+            await modern.close();
+          }
         }
       } catch (err) {
         // What this round measured before the failure stands; the rest of its rows carry the failure.
@@ -215,6 +218,21 @@ export async function throughputRounds(
     );
     return [s.name, { cells, p50, p99, rounds: list }];
   }));
+}
+
+/** The rows of `era` at each of the plan's argument sizes, measured on `server` into `cells`. */
+async function sizedRows(
+  server: ServerProcess,
+  env: Env,
+  era: Era,
+  plan: Plan,
+  cells: Record<string, Cell>,
+): Promise<void> {
+  for (const bytes of plan.argumentSizes) {
+    const s = await sizedThroughput(server, env, era, bytes, plan);
+    cells[rowKey("pipelined", era, bytes)] = s.pipelinedPerSec;
+    cells[rowKey("cpu", era, bytes)] = s.cpuUsPerCall;
+  }
 }
 
 /** Round trip per size (key: the size in bytes) per server. */
