@@ -2,7 +2,10 @@
 // queues while a write is in flight goes out in the next write, so a burst of
 // replies costs one syscall, not one each. The first write of a burst waits
 // a few microtask hops: the calls of one read finish within a hop or two of
-// each other, so they share it too. Memory stays bounded: frames are joined
+// each other, so they share it too. But once EARLY_FRAMES replies wait, they
+// go out at once, while the rest of the read is still being answered: a
+// client with many calls in flight reads and sends while we compute, instead
+// of the two sides taking turns. Memory stays bounded: frames are joined
 // only up to one chunk, every write is encoded into one reused buffer (a
 // larger frame slice by slice), and a frame over the message limit is
 // replaced before it is queued. The reader checks `congested` and waits on
@@ -16,6 +19,12 @@ const encoder = new TextEncoder();
 // How many microtask hops the first write of a burst waits for more replies
 // (docs/benchmarks.md, "The hot path": how many hops, and why not a timer).
 const GATHER_HOPS = 4;
+// How many replies waiting in the gathering hops are written without waiting
+// for the rest (docs/benchmarks.md, "The hot path": how many, and what it does
+// to calls/s and CPU). A read of a pipelining client's calls then splits into
+// two writes, and the client's next calls arrive while the first half's
+// replies are read; a client with fewer calls in flight never reaches it.
+const EARLY_FRAMES = 32;
 
 /** How a writer treats a frame larger than a message may be. */
 export interface OversizeOptions {
@@ -39,6 +48,10 @@ export class FrameWriter {
   #failed = false;
   #waiters: (() => void)[] = [];
   #slice: Uint8Array | undefined;
+  // True during the gathering hops, before a burst's first write.
+  #gathering = false;
+  // The write of a burst's first EARLY_FRAMES replies, once started; the burst's next write waits for it.
+  #early: Promise<void> | undefined;
 
   constructor(
     out: ByteWriter,
@@ -71,6 +84,19 @@ export class FrameWriter {
     this.#queue.push(frame);
     this.#queued += unitsOf(frame);
     if (!this.#writing) void this.#pump();
+    else if (this.#gathering && this.#early === undefined && this.#queue.length - this.#head === EARLY_FRAMES) {
+      this.#writeEarly();
+    }
+  }
+
+  /** Starts writing what has gathered (small frames, up to one chunk); the pump waits for it before writing more. */
+  #writeEarly(): void {
+    const first = this.#queue[this.#head];
+    if (typeof first !== "string" || first.length > WRITE_CHUNK) return;
+    // #writeBatch calls the output's write before it first awaits: the bytes leave in this turn.
+    this.#early = this.#writeBatch(first).then((units) => {
+      this.#queued -= units;
+    });
   }
 
   /** True when more than the high-water mark is waiting to be written. */
@@ -93,7 +119,14 @@ export class FrameWriter {
     this.#writing = true;
     try {
       // No timer: a macrotask would add a loop turn to every reply's latency.
+      this.#gathering = true;
       for (let hop = 0; hop < GATHER_HOPS; hop++) await null;
+      this.#gathering = false;
+      if (this.#early !== undefined) {
+        const early = this.#early;
+        this.#early = undefined;
+        await early;
+      }
       while (this.#head < this.#queue.length) {
         const first = this.#queue[this.#head];
         if (typeof first !== "string") {
@@ -121,6 +154,8 @@ export class FrameWriter {
       this.#onError(error);
     } finally {
       this.#writing = false;
+      this.#gathering = false;
+      this.#early = undefined;
       const waiters = this.#waiters;
       this.#waiters = [];
       for (const wake of waiters) wake();

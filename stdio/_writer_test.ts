@@ -217,3 +217,80 @@ Deno.test("FrameWriter writes each batch exactly though every batch is encoded i
   assert.equal(writes.join(""), rounds.map((frames) => frames.map((f) => f + "\n").join("")).join(""));
   assert.deepEqual(writes.slice(0, 3), rounds.slice(0, 3).map((frames) => frames.map((f) => f + "\n").join("")));
 });
+
+Deno.test("FrameWriter writes a burst's first 32 frames in the turn they are sent, the rest after the gathering hops, in order", async () => {
+  const writes: string[] = [];
+  const writer = new FrameWriter(
+    { write: (b: Uint8Array) => (writes.push(new TextDecoder().decode(b)), Promise.resolve(b.length)) },
+    1 << 20,
+    () => {},
+  );
+  const frames = Array.from({ length: 40 }, (_, i) => `m${i}`);
+  // Like the calls of one read of a pipelining client: all answered in one turn.
+  for (const frame of frames.slice(0, 31)) writer.send(frame);
+  assert.equal(writes.length, 0, "31 replies wait for the gathering hops");
+  writer.send(frames[31]);
+  assert.deepEqual(writes, [frames.slice(0, 32).map((f) => `${f}\n`).join("")], "the 32nd starts a write at once");
+  for (const frame of frames.slice(32)) writer.send(frame);
+  assert.equal(writes.length, 1, "one early write per burst");
+  await writer.idle();
+  assert.deepEqual(writes, [
+    frames.slice(0, 32).map((f) => `${f}\n`).join(""),
+    frames.slice(32).map((f) => `${f}\n`).join(""),
+  ]);
+  // The next burst gathers again.
+  for (const frame of frames.slice(0, 3)) writer.send(frame);
+  await writer.idle();
+  assert.equal(writes.at(-1), "m0\nm1\nm2\n");
+});
+
+Deno.test("FrameWriter's next write waits for the early one: bytes never interleave, though the early write is slow", async () => {
+  let calls = 0;
+  let accepted = "";
+  const slow = Promise.withResolvers<void>();
+  const writer = new FrameWriter(
+    {
+      async write(b: Uint8Array) {
+        calls++;
+        if (calls === 1) await slow.promise;
+        // Half of each write (at least a byte), so that every write takes several calls.
+        const n = Math.max(1, b.length >> 1);
+        accepted += new TextDecoder().decode(b.subarray(0, n));
+        return n;
+      },
+    },
+    1 << 20,
+    () => {},
+  );
+  for (let i = 0; i < 40; i++) writer.send(`m${i}`);
+  for (let hop = 0; hop < 10; hop++) await null;
+  assert.equal(calls, 1, "nothing else is written while the early write is in flight");
+  slow.resolve();
+  await writer.idle();
+  assert.equal(accepted, Array.from({ length: 40 }, (_, i) => `m${i}\n`).join(""));
+  assert.ok(calls > 2);
+});
+
+Deno.test("FrameWriter stops and reports once when the early write fails", async () => {
+  const errors: unknown[] = [];
+  let calls = 0;
+  const writer = new FrameWriter(
+    {
+      write() {
+        calls++;
+        return Promise.reject(new Deno.errors.BrokenPipe("gone"));
+      },
+    },
+    1 << 20,
+    (err) => errors.push(err),
+  );
+  for (let i = 0; i < 40; i++) writer.send(`m${i}`);
+  await writer.idle();
+  assert.equal(calls, 1);
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0] instanceof Deno.errors.BrokenPipe);
+  assert.equal(writer.failed, true);
+  writer.send("after");
+  await writer.idle();
+  assert.equal(calls, 1, "nothing is written after the failure");
+});
