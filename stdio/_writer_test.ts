@@ -5,6 +5,13 @@ import { concatBytes } from "../internal/concat_bytes.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 import { FrameWriter } from "./_writer.ts";
 
+/** A writer whose output records each write as text, every byte accepted at once. */
+function recordingWriter(highWaterMark: number): { writes: string[]; writer: FrameWriter } {
+  const writes: string[] = [];
+  const out = { write: (b: Uint8Array) => (writes.push(new TextDecoder().decode(b)), Promise.resolve(b.length)) };
+  return { writes, writer: new FrameWriter(out, highWaterMark, () => {}) };
+}
+
 Deno.test("FrameWriter batches frames queued during a write into the next write", async () => {
   const writes: string[] = [];
   const gate = Promise.withResolvers<void>();
@@ -27,12 +34,7 @@ Deno.test("FrameWriter batches frames queued during a write into the next write"
 });
 
 Deno.test("FrameWriter gathers frames sent within a few microtask hops into one write", async () => {
-  const writes: string[] = [];
-  const writer = new FrameWriter(
-    { write: (b: Uint8Array) => (writes.push(new TextDecoder().decode(b)), Promise.resolve(b.length)) },
-    1 << 20,
-    () => {},
-  );
+  const { writes, writer } = recordingWriter(1 << 20);
   // Like the calls of one read: each finishes a hop or two after the previous one.
   writer.send("a");
   await null;
@@ -201,12 +203,7 @@ Deno.test("FrameWriter replaces a reply in pieces over the frame limit, naming i
 });
 
 Deno.test("FrameWriter writes each batch exactly though every batch is encoded into one reused buffer", async () => {
-  const writes: string[] = [];
-  const writer = new FrameWriter(
-    { write: (b: Uint8Array) => (writes.push(new TextDecoder().decode(b)), Promise.resolve(b.length)) },
-    1 << 30,
-    () => {},
-  );
+  const { writes, writer } = recordingWriter(1 << 30);
   // A long batch, then a shorter one (a stale tail would show), then one of two-byte text, then one too long for
   // the buffer: 300,000 one-unit frames join to 600,000 units, which could take 1.8 MB.
   const rounds = [["x".repeat(5000), "y".repeat(3000)], ["short"], ["é".repeat(1000), "€"], Array(300_000).fill("z")];
@@ -219,12 +216,7 @@ Deno.test("FrameWriter writes each batch exactly though every batch is encoded i
 });
 
 Deno.test("FrameWriter writes a burst's first 32 frames in the turn they are sent, the rest after the gathering hops, in order", async () => {
-  const writes: string[] = [];
-  const writer = new FrameWriter(
-    { write: (b: Uint8Array) => (writes.push(new TextDecoder().decode(b)), Promise.resolve(b.length)) },
-    1 << 20,
-    () => {},
-  );
+  const { writes, writer } = recordingWriter(1 << 20);
   const frames = Array.from({ length: 40 }, (_, i) => `m${i}`);
   // Like the calls of one read of a pipelining client: all answered in one turn.
   for (const frame of frames.slice(0, 31)) writer.send(frame);
