@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { encodeReply, JsonParts, WRITE_CHUNK } from "../engine/json_parts.ts";
 import { encodeResult } from "../engine/jsonrpc.ts";
 import { concatBytes } from "../internal/concat_bytes.ts";
+import { prng } from "../internal/prng.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 import { FrameWriter } from "./_writer.ts";
 
@@ -285,4 +286,62 @@ Deno.test("FrameWriter stops and reports once when the early write fails", async
   writer.send("after");
   await writer.idle();
   assert.equal(calls, 1, "nothing is written after the failure");
+});
+
+Deno.test("FrameWriter, under random bursts, pauses and partial slow writes: one write in flight at a time, every byte in order", async () => {
+  // Bursts of 1–80 frames (past the early write's 32 or not), small and over-a-chunk strings and replies in
+  // pieces, with microtask hops or a timer turn between sends; the output accepts random parts after random waits.
+  for (let seed = 1; seed <= 8; seed++) {
+    const random = prng(seed);
+    let inFlight = 0;
+    let overlapped = false;
+    const errors: unknown[] = [];
+    const accepted: Uint8Array[] = [];
+    const writer = new FrameWriter(
+      {
+        async write(b: Uint8Array) {
+          if (++inFlight > 1) overlapped = true;
+          if (random() < 0.3) await new Promise((resolve) => setTimeout(resolve, 0));
+          else for (let hop = Math.floor(random() * 6); hop > 0; hop--) await null;
+          const n = random() < 0.5 ? b.length : Math.max(1, Math.floor(b.length * random()));
+          accepted.push(b.slice(0, n));
+          inFlight--;
+          return n;
+        },
+      },
+      1 << 30,
+      (err) => errors.push(err),
+    );
+    let expected = "";
+    for (let burst = 0; burst < 25; burst++) {
+      const frames = 1 + Math.floor(random() * 80);
+      for (let i = 0; i < frames; i++) {
+        const kind = random();
+        if (kind < 0.01) {
+          const text = "é".repeat(WRITE_CHUNK + 10);
+          writer.send(text);
+          expected += `${text}\n`;
+        } else if (kind < 0.02) {
+          const reply = encodeReply(burst, { content: [{ type: "text", text: "\u0001".repeat(70_000) }] });
+          writer.send(reply);
+          expected += `${typeof reply === "string" ? reply : reply.toString()}\n`;
+        } else {
+          const text = `s${seed}b${burst}f${i}`;
+          writer.send(text);
+          expected += `${text}\n`;
+        }
+        const pause = random();
+        if (pause < 0.1) await null;
+        else if (pause < 0.12) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      if (random() < 0.5) await writer.idle();
+    }
+    await writer.idle();
+    assert.equal(overlapped, false, `seed ${seed}: two writes were in flight at once`);
+    assert.deepEqual(errors, [], `seed ${seed}`);
+    // Decoded whole: a part may end inside a character.
+    const text = new TextDecoder().decode(concatBytes(accepted));
+    assert.equal(text.length, expected.length, `seed ${seed}`);
+    assert.ok(text === expected, `seed ${seed}: the bytes differ from the frames in order`);
+  }
 });
