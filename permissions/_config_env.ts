@@ -1,7 +1,32 @@
 // A deployment command asks the server for its flags with the config it will
 // run with, so the config's ${VAR}s take the values this process sees.
+import { basename, dirname, resolve } from "node:path";
 import { configVariables } from "../configreload/config_variables.ts";
 import { quote } from "../internal/quote.ts";
+import { printedPermissions } from "./printed_permissions.ts";
+
+/** What a deployment command builds on: the config's absolute path and the flags the server prints with it. */
+export interface DeployedServer {
+  /** The config, absolute (a host starts the server elsewhere), or none. */
+  config: string | undefined;
+  /** What the server's `--print-permissions` prints with that config and this process's values of its `${VAR}`s. */
+  flags: string[];
+  /** Where its build goes by default: `dist/<name of the entry's folder>`, before any suffix. */
+  dist: string;
+}
+
+/**
+ * Asks the server at `entry` for its least-privilege flags with the config it
+ * will run with, as a deployment command (compile, bundle) must.
+ *
+ * @throws {Error} When the config cannot be read, or the server does not print its permissions.
+ */
+export async function deployedServer(entry: string, config: string | undefined): Promise<DeployedServer> {
+  const absolute = config === undefined ? undefined : resolve(config);
+  const env = await configEnvironment(absolute);
+  const flags = await printedPermissions({ script: entry, config: absolute, env });
+  return { config: absolute, flags, dist: `dist/${basename(dirname(resolve(entry)))}` };
+}
 
 /**
  * The values of the variables a config file references, from this process's

@@ -2,12 +2,11 @@
 // JavaScript, which Deno loads faster than the many small modules of its
 // sources (Deno's cost is per module), run with the server's own printed
 // flags. `deno task bundle` is the command line.
-import { basename, dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { quote } from "../internal/quote.ts";
 import { shellQuote } from "../internal/shell_quote.ts";
-import { configEnvironment } from "./_config_env.ts";
+import { deployedServer } from "./_config_env.ts";
 import { bundleArgs } from "./bundle_args.ts";
-import { printedPermissions } from "./printed_permissions.ts";
 
 /** Options of {@linkcode bundleServer}. */
 export interface BundleServerOptions {
@@ -69,10 +68,8 @@ export interface BundleServerResult {
  * ```
  */
 export async function bundleServer(options: BundleServerOptions): Promise<BundleServerResult> {
-  const config = options.config === undefined ? undefined : resolve(options.config);
-  const env = await configEnvironment(config);
-  const flags = await printedPermissions({ script: options.entry, config, env });
-  const outdir = resolve(options.outdir ?? `dist/${basename(dirname(resolve(options.entry)))}.bundle`);
+  const { config, flags, dist } = await deployedServer(options.entry, options.config);
+  const outdir = resolve(options.outdir ?? `${dist}.bundle`);
   const args = bundleArgs({ entry: options.entry, flags, outdir, config });
   const command = ["deno", ...args.bundle];
   const run = ["deno", ...args.run];

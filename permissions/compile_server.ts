@@ -1,9 +1,8 @@
 // The build a compiled server needs: its own printed flags and its config,
 // never a hand-written permission list. `deno task compile` is the command line.
 import { basename, dirname, join, resolve } from "node:path";
-import { configEnvironment } from "./_config_env.ts";
+import { deployedServer } from "./_config_env.ts";
 import { compileArgs } from "./compile_args.ts";
-import { printedPermissions } from "./printed_permissions.ts";
 import { shellQuote } from "../internal/shell_quote.ts";
 
 /** Options of {@linkcode compileServer}. */
@@ -63,12 +62,12 @@ export interface CompileServerResult {
  * ```
  */
 export async function compileServer(options: CompileServerOptions): Promise<CompileServerResult> {
-  const config = options.config === undefined ? undefined : resolve(options.config);
-  const env = await configEnvironment(config);
-  const output = options.output ?? `dist/${basename(dirname(resolve(options.entry)))}`;
+  const printed = await deployedServer(options.entry, options.config);
+  const config = printed.config;
+  const output = options.output ?? printed.dist;
   const binary = await realOutputPath(output);
   const deno = Deno.execPath();
-  const flags = (await printedPermissions({ script: options.entry, config, env })).map((flag) =>
+  const flags = printed.flags.map((flag) =>
     flag.startsWith("--allow-run=")
       ? `--allow-run=${
         flag.slice("--allow-run=".length).split(",").map((run) => run === deno ? binary : run).join(",")
