@@ -73,6 +73,27 @@ export async function makeE2eTree(extra: Record<string, unknown> = {}): Promise<
   };
 }
 
+/**
+ * The command line a database process must run with: `script` started with
+ * read access to the database file `db` and nothing else (spelled out here,
+ * not built by the code under test).
+ */
+export function databaseProcessCommand(script: string, db: string): string[] {
+  return [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    "--no-prompt",
+    "--no-lock",
+    "--cached-only",
+    `--allow-read=${db}`,
+    script,
+    "--database-process",
+    db,
+    "--max-memory-mb=256",
+  ];
+}
+
 /** Runs `deno run --quiet --no-prompt <args>` from the checkout with a clean environment. */
 export function denoRun(args: string[], env?: Record<string, string>): Promise<RunDenoResult> {
   return runDeno({ args, env, cwd: REPO });

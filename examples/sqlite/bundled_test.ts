@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bundleServer, printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
-import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { databaseProcessCommand, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 import { commandLine, descendants, PROC_PROGRAMS } from "./proc.ts";
 
 Deno.test({
@@ -37,19 +37,7 @@ Deno.test({
         const pids = await descendants(server.process.pid);
         assert.equal(pids.length, 2, "one process that served, one spare");
         for (const pid of pids) {
-          assert.deepEqual(await commandLine(pid), [
-            Deno.execPath(),
-            "run",
-            "--quiet",
-            "--no-prompt",
-            "--no-lock",
-            "--cached-only",
-            `--allow-read=${tree.db}`,
-            script,
-            "--database-process",
-            tree.db,
-            "--max-memory-mb=256",
-          ]);
+          assert.deepEqual(await commandLine(pid), databaseProcessCommand(script, tree.db));
         }
       } finally {
         await server.close();

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe } from "@forge/toolkit/testing";
 import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags } from "../served.ts";
-import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { databaseProcessCommand, denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 import { commandLine, descendants, environment, PROC_PROGRAMS } from "./proc.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
@@ -183,19 +183,10 @@ Deno.test({
     const pids = await descendants(server.process.pid);
     assert.equal(pids.length, 2, "one process that served, one spare");
     for (const pid of pids) {
-      assert.deepEqual(await commandLine(pid), [
-        Deno.execPath(),
-        "run",
-        "--quiet",
-        "--no-prompt",
-        "--no-lock",
-        "--cached-only",
-        `--allow-read=${tree.db}`,
-        join(dirname(SCRIPT), "database_process.ts"),
-        "--database-process",
-        tree.db,
-        "--max-memory-mb=256",
-      ]);
+      assert.deepEqual(
+        await commandLine(pid),
+        databaseProcessCommand(join(dirname(SCRIPT), "database_process.ts"), tree.db),
+      );
       assert.deepEqual(await environment(pid), ["NO_COLOR=1"]);
     }
     await server.close();
