@@ -4,6 +4,7 @@
 // checks; anything the loop does not accept goes to the engine, which finds
 // the failure and words it, so only the verdict "valid" is ever given here.
 
+import { isObject } from "./_check.ts";
 import { TYPE_TESTS } from "./_validation.ts";
 
 /** Keywords that assert nothing (annotations): a schema holding only these and the ones handled here qualifies. */
@@ -23,19 +24,19 @@ const SCALARS = new Set(["string", "integer", "number", "boolean", "null"]);
  * changes nothing.
  */
 export function plainObjectAcceptor(schema: unknown): ((value: unknown) => boolean) | undefined {
-  if (!isRecord(schema) || schema.type !== "object" || !Object.keys(schema).every((k) => ROOT_KEYWORDS.has(k))) {
+  if (!isObject(schema) || schema.type !== "object" || !Object.keys(schema).every((k) => ROOT_KEYWORDS.has(k))) {
     return undefined;
   }
   const extra = schema.additionalProperties;
   if (extra !== undefined && typeof extra !== "boolean") return undefined;
   const properties = schema.properties ?? {};
-  if (!isRecord(properties)) return undefined;
+  if (!isObject(properties)) return undefined;
   const required = new Set(Array.isArray(schema.required) ? schema.required as string[] : []);
   // Each property's test, and whether it is required.
   const rules = new Map<string, Rule>();
   for (const name of Object.keys(properties)) {
     const property = properties[name];
-    if (!isRecord(property) || !Object.keys(property).every((k) => PROPERTY_KEYWORDS.has(k))) return undefined;
+    if (!isObject(property) || !Object.keys(property).every((k) => PROPERTY_KEYWORDS.has(k))) return undefined;
     const type = property.type;
     if (typeof type !== "string" || !SCALARS.has(type)) return undefined;
     rules.set(name, { test: TYPE_TESTS[type], required: required.has(name) });
@@ -71,7 +72,3 @@ interface Rule {
 }
 
 const ANY = (): boolean => true;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
