@@ -29,6 +29,12 @@ export interface ReadLoopOptions {
    * @default {0}
    */
   heldMs?: number;
+  /**
+   * How long a read waits for a large write in flight to finish before it
+   * starts anyway (milliseconds).
+   * @default {5}
+   */
+  writeWaitMs?: number;
 }
 
 /** How a read loop ended. */
@@ -55,6 +61,8 @@ export interface ReadLoop {
 const READ_CHUNK = 64 * 1024;
 /** How many bytes of messages may wait while the writer is congested before reading pauses. */
 const HELD_BYTES = 1024 * 1024;
+/** How long a read waits, at most, for a large write in flight (see ReadLoopOptions.writeWaitMs). */
+const WRITE_WAIT_MS = 5;
 const STOPPED = Symbol("stopped");
 const DRAINED = Symbol("drained");
 
@@ -75,6 +83,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
 
   async function loop(): Promise<ReadEnd> {
     const { writer, sink } = options;
+    const writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
     const framer = new LineFramer(options.maxMessageBytes);
     // Past the writer's bound no new message is delivered: frames read
     // meanwhile wait here, in order, until the peer drains its input.
@@ -117,6 +126,15 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
           // Drained: the read stays pending; the next turn takes its result.
           if (n === DRAINED) continue;
         } else {
+          // A large write going out: the next read waits for it, as a serial
+          // loop's would. Read while it is in flight, the two cost a third more
+          // CPU per call (docs/benchmarks.md, "The hot path against the floor",
+          // item 8). A peer that does not read its replies only delays the read
+          // by writeWaitMs: the end of input is still noticed.
+          if (reading === undefined && writer.writingLarge) {
+            if ((await unlessStopped(drainedWithin(writer, writeWaitMs))) === STOPPED) break;
+            if (writer.congested || writer.failed) continue;
+          }
           n = await unlessStopped(reading ?? reader.read(buffer));
         }
         reading = undefined;

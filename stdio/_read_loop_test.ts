@@ -100,3 +100,91 @@ Deno.test("readLoop() notices the end of input while congested and counts what i
   assert.deepEqual(lines, ["one"]);
   assert.equal(end.undelivered, 2);
 });
+
+/** A reader that returns `chunks` one per read, then end of input, and logs each read in `events`. */
+function logged(events: string[], ...chunks: string[]): ByteReader {
+  const input = chunked(...chunks);
+  return {
+    read(buffer: Uint8Array) {
+      events.push("read");
+      return input.read(buffer);
+    },
+  };
+}
+
+/** A writer whose writes wait for `release()`, logging when each starts and ends. */
+function heldWriter(events: string[]) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let started!: () => void;
+  const writing = new Promise<void>((resolve) => (started = resolve));
+  const out = new FrameWriter(
+    {
+      write: (bytes) => {
+        events.push("write");
+        started();
+        return released.then(() => (events.push("written"), bytes.length));
+      },
+    },
+    1024 * 1024,
+    noError,
+  );
+  return { out, writing, release };
+}
+
+/** Lets every pending task run: nothing but the write this test holds can wake the loop. */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+Deno.test("readLoop() reads again only once a large write in flight went out", async () => {
+  const events: string[] = [];
+  const { out, writing, release } = heldWriter(events);
+  const loop = readLoop(logged(events, "call\n"), {
+    writer: out,
+    maxMessageBytes: 1024 * 1024,
+    // 40,000 units of replies: more than half of a pipe.
+    sink: () => out.send("x".repeat(40_000)),
+    onError: noError,
+    writeWaitMs: 60 * 60 * 1000,
+  });
+  await writing;
+  await settle();
+  assert.deepEqual(events, ["read", "write"], "no read while the large write is in flight");
+  release();
+  assert.equal((await loop.done).cause, "end");
+  assert.deepEqual(events, ["read", "write", "written", "read"]);
+});
+
+Deno.test("readLoop() reads on while a small write is in flight", async () => {
+  const events: string[] = [];
+  const { out, writing, release } = heldWriter(events);
+  const loop = readLoop(logged(events, "call\n", "call\n"), {
+    writer: out,
+    maxMessageBytes: 1024 * 1024,
+    sink: () => out.send("x".repeat(100)),
+    onError: noError,
+    writeWaitMs: 60 * 60 * 1000,
+  });
+  await writing;
+  await settle();
+  // Both calls and the end of input are read while the first reply still waits to go out.
+  assert.deepEqual(events, ["read", "read", "read", "write"]);
+  assert.equal((await loop.done).cause, "end");
+  release();
+});
+
+Deno.test("readLoop() notices the end of input behind a large write that never goes out, after writeWaitMs", async () => {
+  const out = new FrameWriter({ write: () => new Promise<number>(() => {}) }, 1024 * 1024, noError);
+  const lines: string[] = [];
+  const loop = readLoop(chunked("one\n", "two\n"), {
+    writer: out,
+    maxMessageBytes: 1024 * 1024,
+    sink: (frame) => (lines.push(lineOf(frame)), out.send("x".repeat(40_000))),
+    onError: noError,
+    writeWaitMs: 1,
+  });
+  const end = await loop.done;
+  assert.equal(end.cause, "end");
+  assert.deepEqual(lines, ["one", "two"]);
+});

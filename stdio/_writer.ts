@@ -25,6 +25,11 @@ const GATHER_HOPS = 4;
 // two writes, and the client's next calls arrive while the first half's
 // replies are read; a client with fewer calls in flight never reaches it.
 const EARLY_FRAMES = 32;
+// How many units queued or in flight make a write large: half of a Linux
+// pipe's 64 KiB. Reading while such a write is in flight cost the raw floor
+// a third more CPU per call at 8 KiB; reading while a small one is, nothing
+// (docs/benchmarks.md, "The hot path against the floor", item 8).
+const LARGE_WRITE_UNITS = 32 * 1024;
 
 /** How a writer treats a frame larger than a message may be. */
 export interface OversizeOptions {
@@ -104,6 +109,15 @@ export class FrameWriter {
     return this.#queued > this.#highWater;
   }
 
+  /**
+   * True while a write is going out (or gathering) with at least half a pipe's
+   * worth of replies queued or in flight: the read loop lets it finish before
+   * reading more.
+   */
+  get writingLarge(): boolean {
+    return this.#writing && this.#queued >= LARGE_WRITE_UNITS;
+  }
+
   /** True once a write has failed (for example EPIPE: the client is gone). */
   get failed(): boolean {
     return this.#failed;
@@ -164,6 +178,15 @@ export class FrameWriter {
 
   /** Joins string frames from the head of the queue up to one chunk and writes them; returns their units. */
   async #writeBatch(first: string): Promise<number> {
+    // Only bytes wait for the write: the joined strings die in #encodeBatch, so a
+    // garbage collection while the write is in flight has none of them to copy.
+    const { bytes, units } = this.#encodeBatch(first);
+    await this.#writeAll(bytes);
+    return units;
+  }
+
+  /** Takes string frames from the head of the queue up to one chunk and encodes them; returns the bytes and their units. */
+  #encodeBatch(first: string): { bytes: Uint8Array; units: number } {
     let end = this.#head + 1;
     let units = first.length;
     while (end < this.#queue.length) {
@@ -187,10 +210,10 @@ export class FrameWriter {
     }
     // Encoded into the one buffer the writer reuses: a new one per write costs page faults once it is large.
     const buffer = this.#slice ??= new Uint8Array(WRITE_CHUNK * 3 + 1);
-    if (batch.length * 3 <= buffer.length) {
-      await this.#writeAll(buffer.subarray(0, encoder.encodeInto(batch, buffer).written));
-    } else await this.#writeAll(encoder.encode(batch));
-    return units;
+    const bytes = batch.length * 3 <= buffer.length
+      ? buffer.subarray(0, encoder.encodeInto(batch, buffer).written)
+      : encoder.encode(batch);
+    return { bytes, units };
   }
 
   /** Writes one large frame and its newline, encoding a slice at a time into one reused buffer. */
