@@ -188,3 +188,21 @@ Deno.test("readLoop() notices the end of input behind a large write that never g
   assert.equal(end.cause, "end");
   assert.deepEqual(lines, ["one", "two"]);
 });
+
+Deno.test("readLoop() reads on behind a large write of many replies: the early write keeps its overlap", async () => {
+  const events: string[] = [];
+  const { out, writing, release } = heldWriter(events);
+  // 40 calls in one read, 1,600 units of reply each: 64,000 units in all, in more replies than an early write takes.
+  const loop = readLoop(logged(events, "call\n".repeat(40)), {
+    writer: out,
+    maxMessageBytes: 1024 * 1024,
+    sink: () => out.send("x".repeat(1_600)),
+    onError: noError,
+    writeWaitMs: 60 * 60 * 1000,
+  });
+  await writing;
+  await settle();
+  assert.deepEqual(events, ["read", "write", "read"], "the end of input is read while the early write is in flight");
+  assert.equal((await loop.done).cause, "end");
+  release();
+});

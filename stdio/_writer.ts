@@ -26,9 +26,10 @@ const GATHER_HOPS = 4;
 // replies are read; a client with fewer calls in flight never reaches it.
 const EARLY_FRAMES = 32;
 // How many units queued or in flight make a write large: half of a Linux
-// pipe's 64 KiB. Reading while such a write is in flight cost the raw floor
-// a third more CPU per call at 8 KiB; reading while a small one is, nothing
-// (docs/benchmarks.md, "The hot path against the floor", item 8).
+// pipe's 64 KiB. Reading while such a write of a few large replies is in
+// flight cost the raw floor a third more CPU per call at 8 KiB; reading while
+// a small one is, nothing (docs/benchmarks.md, "The hot path against the
+// floor", item 8).
 const LARGE_WRITE_UNITS = 32 * 1024;
 
 /** How a writer treats a frame larger than a message may be. */
@@ -111,11 +112,13 @@ export class FrameWriter {
 
   /**
    * True while a write is going out (or gathering) with at least half a pipe's
-   * worth of replies queued or in flight: the read loop lets it finish before
-   * reading more.
+   * worth of replies queued or in flight, in fewer replies than an early write
+   * takes: the read loop lets it finish before reading more. Many smaller
+   * replies keep the early write's overlap instead.
    */
   get writingLarge(): boolean {
-    return this.#writing && this.#queued >= LARGE_WRITE_UNITS;
+    return this.#writing && this.#queued >= LARGE_WRITE_UNITS && this.#early === undefined &&
+      this.#queue.length - this.#head < EARLY_FRAMES;
   }
 
   /** True once a write has failed (for example EPIPE: the client is gone). */
