@@ -137,39 +137,46 @@ async function settle(): Promise<void> {
   for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-Deno.test("readLoop() reads again only once a large write in flight went out", async () => {
+/**
+ * Starts a read loop over `chunks` that answers every call with `reply`, behind a writer that holds
+ * its first write; returns the events seen once that write is held and everything else has settled.
+ */
+async function behindHeldWrite(reply: string, ...chunks: string[]) {
   const events: string[] = [];
   const { out, writing, release } = heldWriter(events);
-  const loop = readLoop(logged(events, "call\n"), {
+  const loop = readLoop(logged(events, ...chunks), {
     writer: out,
     maxMessageBytes: 1024 * 1024,
-    // 40,000 units of replies: more than half of a pipe.
-    sink: () => out.send("x".repeat(40_000)),
+    sink: () => out.send(reply),
     onError: noError,
     writeWaitMs: 60 * 60 * 1000,
   });
   await writing;
   await settle();
-  assert.deepEqual(events, ["read", "write"], "no read while the large write is in flight");
+  return { seen: [...events], events, loop, release };
+}
+
+Deno.test("readLoop() reads again only once a large write in flight went out", async () => {
+  // 40,000 units of replies: more than half of a pipe.
+  const { seen, events, loop, release } = await behindHeldWrite("x".repeat(40_000), "call\n");
+  assert.deepEqual(seen, ["read", "write"], "no read while the large write is in flight");
   release();
   assert.equal((await loop.done).cause, "end");
   assert.deepEqual(events, ["read", "write", "written", "read"]);
 });
 
 Deno.test("readLoop() reads on while a small write is in flight", async () => {
-  const events: string[] = [];
-  const { out, writing, release } = heldWriter(events);
-  const loop = readLoop(logged(events, "call\n", "call\n"), {
-    writer: out,
-    maxMessageBytes: 1024 * 1024,
-    sink: () => out.send("x".repeat(100)),
-    onError: noError,
-    writeWaitMs: 60 * 60 * 1000,
-  });
-  await writing;
-  await settle();
+  const { seen, loop, release } = await behindHeldWrite("x".repeat(100), "call\n", "call\n");
   // Both calls and the end of input are read while the first reply still waits to go out.
-  assert.deepEqual(events, ["read", "read", "read", "write"]);
+  assert.deepEqual(seen, ["read", "read", "read", "write"]);
+  assert.equal((await loop.done).cause, "end");
+  release();
+});
+
+Deno.test("readLoop() reads on behind a large write of many replies: the early write keeps its overlap", async () => {
+  // 40 calls in one read, 1,600 units of reply each: 64,000 units in all, in more replies than an early write takes.
+  const { seen, loop, release } = await behindHeldWrite("x".repeat(1_600), "call\n".repeat(40));
+  assert.deepEqual(seen, ["read", "write", "read"], "the end of input is read while the early write is in flight");
   assert.equal((await loop.done).cause, "end");
   release();
 });
@@ -187,22 +194,4 @@ Deno.test("readLoop() notices the end of input behind a large write that never g
   const end = await loop.done;
   assert.equal(end.cause, "end");
   assert.deepEqual(lines, ["one", "two"]);
-});
-
-Deno.test("readLoop() reads on behind a large write of many replies: the early write keeps its overlap", async () => {
-  const events: string[] = [];
-  const { out, writing, release } = heldWriter(events);
-  // 40 calls in one read, 1,600 units of reply each: 64,000 units in all, in more replies than an early write takes.
-  const loop = readLoop(logged(events, "call\n".repeat(40)), {
-    writer: out,
-    maxMessageBytes: 1024 * 1024,
-    sink: () => out.send("x".repeat(1_600)),
-    onError: noError,
-    writeWaitMs: 60 * 60 * 1000,
-  });
-  await writing;
-  await settle();
-  assert.deepEqual(events, ["read", "write", "read"], "the end of input is read while the early write is in flight");
-  assert.equal((await loop.done).cause, "end");
-  release();
 });
