@@ -81,6 +81,20 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     });
   };
 
+  // DRAINED once the writer is idle, undefined after `ms` milliseconds, STOPPED
+  // on stop(): whichever comes first, and its timer never outlives the wait.
+  const drainedWithin = async (ms: number): Promise<typeof DRAINED | typeof STOPPED | undefined> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await unlessStopped(Promise.race([
+        options.writer.idle().then((): typeof DRAINED => DRAINED),
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timerDelay(ms)))),
+      ]));
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   async function loop(): Promise<ReadEnd> {
     const { writer, sink } = options;
     const writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
@@ -132,7 +146,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
           // item 8). A peer that does not read its replies only delays the read
           // by writeWaitMs: the end of input is still noticed.
           if (reading === undefined && writer.writingLarge) {
-            if ((await unlessStopped(drainedWithin(writer, writeWaitMs))) === STOPPED) break;
+            if ((await drainedWithin(writeWaitMs)) === STOPPED) break;
             if (writer.congested || writer.failed) continue;
           }
           n = await unlessStopped(reading ?? reader.read(buffer));
@@ -159,7 +173,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
         continue;
       }
       const left = until - performance.now();
-      if (left <= 0 || (await unlessStopped(drainedWithin(writer, left))) !== DRAINED) break;
+      if (left <= 0 || (await drainedWithin(left)) !== DRAINED) break;
     }
     return { stoppedAt, cause: ended ? "end" : "stopped", undelivered: held.length - next };
   }
@@ -172,15 +186,6 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
       interrupt?.();
     },
   };
-}
-
-/** DRAINED once `writer` is idle, or undefined after `ms` milliseconds. */
-function drainedWithin(writer: FrameWriter, ms: number): Promise<typeof DRAINED | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    writer.idle().then((): typeof DRAINED => DRAINED),
-    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timerDelay(ms)))),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** The bytes a held frame keeps. */

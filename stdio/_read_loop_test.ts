@@ -139,9 +139,10 @@ async function settle(): Promise<void> {
 
 /**
  * Starts a read loop over `chunks` that answers every call with `reply`, behind a writer that holds
- * its first write; returns the events seen once that write is held and everything else has settled.
+ * its first write, with reads waiting `writeWaitMs` for a large write; returns the events seen once
+ * that write is held and everything else has settled.
  */
-async function behindHeldWrite(reply: string, ...chunks: string[]) {
+async function behindHeldWrite(reply: string, chunks: string[], writeWaitMs = 60 * 60 * 1000) {
   const events: string[] = [];
   const { out, writing, release } = heldWriter(events);
   const loop = readLoop(logged(events, ...chunks), {
@@ -149,7 +150,7 @@ async function behindHeldWrite(reply: string, ...chunks: string[]) {
     maxMessageBytes: 1024 * 1024,
     sink: () => out.send(reply),
     onError: noError,
-    writeWaitMs: 60 * 60 * 1000,
+    writeWaitMs,
   });
   await writing;
   await settle();
@@ -158,7 +159,7 @@ async function behindHeldWrite(reply: string, ...chunks: string[]) {
 
 Deno.test("readLoop() reads again only once a large write in flight went out", async () => {
   // 40,000 units of replies: more than half of a pipe.
-  const { seen, events, loop, release } = await behindHeldWrite("x".repeat(40_000), "call\n");
+  const { seen, events, loop, release } = await behindHeldWrite("x".repeat(40_000), ["call\n"]);
   assert.deepEqual(seen, ["read", "write"], "no read while the large write is in flight");
   release();
   assert.equal((await loop.done).cause, "end");
@@ -166,7 +167,7 @@ Deno.test("readLoop() reads again only once a large write in flight went out", a
 });
 
 Deno.test("readLoop() reads on while a small write is in flight", async () => {
-  const { seen, loop, release } = await behindHeldWrite("x".repeat(100), "call\n", "call\n");
+  const { seen, loop, release } = await behindHeldWrite("x".repeat(100), ["call\n", "call\n"]);
   // Both calls and the end of input are read while the first reply still waits to go out.
   assert.deepEqual(seen, ["read", "read", "read", "write"]);
   assert.equal((await loop.done).cause, "end");
@@ -175,7 +176,7 @@ Deno.test("readLoop() reads on while a small write is in flight", async () => {
 
 Deno.test("readLoop() reads on behind a large write of many replies: the early write keeps its overlap", async () => {
   // 40 calls in one read, 1,600 units of reply each: 64,000 units in all, in more replies than an early write takes.
-  const { seen, loop, release } = await behindHeldWrite("x".repeat(1_600), "call\n".repeat(40));
+  const { seen, loop, release } = await behindHeldWrite("x".repeat(1_600), ["call\n".repeat(40)]);
   assert.deepEqual(seen, ["read", "write", "read"], "the end of input is read while the early write is in flight");
   assert.equal((await loop.done).cause, "end");
   release();
@@ -194,4 +195,13 @@ Deno.test("readLoop() notices the end of input behind a large write that never g
   const end = await loop.done;
   assert.equal(end.cause, "end");
   assert.deepEqual(lines, ["one", "two"]);
+});
+
+Deno.test("readLoop() stop() ends a read's wait for a large write that never goes out", async () => {
+  // The write stays held to the end: only the stop can end the wait before its 30 s, after which the loop
+  // would read the end of input and end with "end".
+  const { seen, loop } = await behindHeldWrite("x".repeat(40_000), ["call\n"], 30_000);
+  assert.deepEqual(seen, ["read", "write"]);
+  loop.stop();
+  assert.equal((await loop.done).cause, "stopped");
 });
