@@ -95,9 +95,35 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     }
   };
 
+  // The wait for a large write, at most writeWaitMs. One timer serves a run of
+  // waits: armed by the first, it is not cleared when a wait ends early but
+  // left to fire, and re-armed then only for a wait still in progress (a timer
+  // per wait cost ~7 µs, near a microsecond per 8 KiB call). No timer is left
+  // once the loop ends.
+  const writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
+  let waitTimer: ReturnType<typeof setTimeout> | undefined;
+  let waitStarted = 0;
+  let timeUp: (() => void) | undefined;
+  const onWaitTimer = () => {
+    waitTimer = undefined;
+    if (timeUp === undefined) return;
+    const left = waitStarted + writeWaitMs - performance.now();
+    if (left > 0) waitTimer = setTimeout(onWaitTimer, timerDelay(left));
+    else timeUp();
+  };
+  const writeWritten = async (): Promise<typeof DRAINED | typeof STOPPED | undefined> => {
+    waitStarted = performance.now();
+    const timedOut = new Promise<undefined>((resolve) => (timeUp = () => resolve(undefined)));
+    waitTimer ??= setTimeout(onWaitTimer, timerDelay(writeWaitMs));
+    try {
+      return await unlessStopped(Promise.race([options.writer.idle().then((): typeof DRAINED => DRAINED), timedOut]));
+    } finally {
+      timeUp = undefined;
+    }
+  };
+
   async function loop(): Promise<ReadEnd> {
     const { writer, sink } = options;
-    const writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
     const framer = new LineFramer(options.maxMessageBytes);
     // Past the writer's bound no new message is delivered: frames read
     // meanwhile wait here, in order, until the peer drains its input.
@@ -146,7 +172,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
           // item 8). A peer that does not read its replies only delays the read
           // by writeWaitMs: the end of input is still noticed.
           if (reading === undefined && writer.writingLarge) {
-            if ((await drainedWithin(writeWaitMs)) === STOPPED) break;
+            if ((await writeWritten()) === STOPPED) break;
             if (writer.congested || writer.failed) continue;
           }
           n = await unlessStopped(reading ?? reader.read(buffer));
@@ -162,6 +188,8 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     } catch (err) {
       options.onError(err);
     }
+    clearTimeout(waitTimer);
+    waitTimer = undefined;
     const stoppedAt = performance.now();
     if (ended) framer.end(hold);
     // After the end of input, what is held goes out as the peer drains, for a
