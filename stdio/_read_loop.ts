@@ -82,45 +82,41 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
   };
 
   // DRAINED once the writer is idle, undefined after `ms` milliseconds, STOPPED
-  // on stop(): whichever comes first, and its timer never outlives the wait.
-  const drainedWithin = async (ms: number): Promise<typeof DRAINED | typeof STOPPED | undefined> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      return await unlessStopped(Promise.race([
-        options.writer.idle().then((): typeof DRAINED => DRAINED),
-        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timerDelay(ms)))),
-      ]));
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-
-  // The wait for a large write, at most writeWaitMs. One timer serves a run of
-  // waits: armed by the first, it is not cleared when a wait ends early but
-  // left to fire, and re-armed then only for a wait still in progress (a timer
-  // per wait cost ~7 µs, near a microsecond per 8 KiB call). No timer is left
-  // once the loop ends.
-  const writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
+  // on stop(): whichever comes first. One timer serves a run of waits: armed
+  // by the first, it is not cleared when a wait ends early but left to fire,
+  // and re-armed then only for a wait still in progress (a timer per wait cost
+  // ~7 µs, near a microsecond per 8 KiB call). A wait that must end before the
+  // armed timer fires arms it anew. No timer is left once the loop ends.
   let waitTimer: ReturnType<typeof setTimeout> | undefined;
-  let waitStarted = 0;
+  let timerDue = 0;
+  let waitEnds = 0;
   let timeUp: (() => void) | undefined;
+  const armWaitTimer = (ms: number) => {
+    timerDue = performance.now() + ms;
+    waitTimer = setTimeout(onWaitTimer, timerDelay(ms));
+  };
   const onWaitTimer = () => {
     waitTimer = undefined;
     if (timeUp === undefined) return;
-    const left = waitStarted + writeWaitMs - performance.now();
-    if (left > 0) waitTimer = setTimeout(onWaitTimer, timerDelay(left));
+    const left = waitEnds - performance.now();
+    if (left > 0) armWaitTimer(left);
     else timeUp();
   };
-  const writeWritten = async (): Promise<typeof DRAINED | typeof STOPPED | undefined> => {
-    waitStarted = performance.now();
+  const drainedWithin = async (ms: number): Promise<typeof DRAINED | typeof STOPPED | undefined> => {
+    waitEnds = performance.now() + ms;
     const timedOut = new Promise<undefined>((resolve) => (timeUp = () => resolve(undefined)));
-    waitTimer ??= setTimeout(onWaitTimer, timerDelay(writeWaitMs));
+    if (waitTimer !== undefined && timerDue > waitEnds) {
+      clearTimeout(waitTimer);
+      waitTimer = undefined;
+    }
+    if (waitTimer === undefined) armWaitTimer(ms);
     try {
       return await unlessStopped(Promise.race([options.writer.idle().then((): typeof DRAINED => DRAINED), timedOut]));
     } finally {
       timeUp = undefined;
     }
   };
+  const writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
 
   async function loop(): Promise<ReadEnd> {
     const { writer, sink } = options;
@@ -172,7 +168,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
           // item 8). A peer that does not read its replies only delays the read
           // by writeWaitMs: the end of input is still noticed.
           if (reading === undefined && writer.writingLarge) {
-            if ((await writeWritten()) === STOPPED) break;
+            if ((await drainedWithin(writeWaitMs)) === STOPPED) break;
             if (writer.congested || writer.failed) continue;
           }
           n = await unlessStopped(reading ?? reader.read(buffer));
@@ -188,8 +184,6 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     } catch (err) {
       options.onError(err);
     }
-    clearTimeout(waitTimer);
-    waitTimer = undefined;
     const stoppedAt = performance.now();
     if (ended) framer.end(hold);
     // After the end of input, what is held goes out as the peer drains, for a
@@ -203,6 +197,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
       const left = until - performance.now();
       if (left <= 0 || (await drainedWithin(left)) !== DRAINED) break;
     }
+    clearTimeout(waitTimer);
     return { stoppedAt, cause: ended ? "end" : "stopped", undelivered: held.length - next };
   }
 
