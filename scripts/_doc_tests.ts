@@ -10,7 +10,7 @@
 // import a share each. The examples are type-checked by `deno check --doc`.
 
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { writeShareModules } from "./_share_modules.ts";
 
 /** One example as Deno would run it: its name (`file.ts#12-20.ts`) and its generated module. */
 export interface DocTest {
@@ -97,16 +97,5 @@ export async function writeDocTests(tests: DocTest[], dir: string, shares: numbe
     await Deno.writeTextFile(file, withAbsoluteImports(test.source, test.specifier));
     files.push(file);
   }
-  if (files.length === 0) return [];
-  const size = Math.ceil(files.length / Math.max(1, Math.min(shares, files.length)));
-  const modules: string[] = [];
-  for (let start = 0; start < files.length; start += size) {
-    const module = join(dir, `doc_share_${start / size}_test.ts`);
-    await Deno.writeTextFile(
-      module,
-      files.slice(start, start + size).map((f) => `import "${pathToFileURL(f).href}";\n`).join(""),
-    );
-    modules.push(module);
-  }
-  return modules;
+  return writeShareModules(files, shares, dir, "doc_share");
 }

@@ -29,9 +29,10 @@
 // docs/testing.md has the figures.
 
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { testFilesByPermissions } from "../testing/test_files.ts";
 import { extractDocTests, writeDocTests } from "./_doc_tests.ts";
+import { writeShareModules } from "./_share_modules.ts";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tmp = await Deno.realPath(Deno.env.get("TMPDIR") ?? "/tmp");
@@ -145,14 +146,7 @@ async function testModules(files: string[], group: number): Promise<string[]> {
     (ALONE.test(await Deno.readTextFile(join(repo, file))) ? alone : pooled).push(file);
   }
   if (pooled.length < 2) return [...pooled, ...alone];
-  const size = Math.ceil(pooled.length / Math.min(SHARES, pooled.length));
-  const modules: string[] = [];
-  for (let start = 0; start < pooled.length; start += size) {
-    const module = join(generated, `group_${group}_${start / size}_test.ts`);
-    const imports = pooled.slice(start, start + size).map((f) => `import "${pathToFileURL(join(repo, f)).href}";\n`);
-    await Deno.writeTextFile(module, imports.join(""));
-    modules.push(module);
-  }
+  const modules = await writeShareModules(pooled.map((f) => join(repo, f)), SHARES, generated, `group_${group}`);
   return [...modules, ...alone];
 }
 
