@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseLargeLine } from "./_large_line.ts";
+import { isAscii, parseLargeLine } from "./_large_line.ts";
 
 const enc = new TextEncoder();
 // Tiny pieces, so that every chunk boundary falls inside escapes, characters and surrogate pairs somewhere.
@@ -119,4 +119,45 @@ Deno.test("parseLargeLine() lets the bytes go once decoded, before parsing, and 
   assert.ok(!("invalid" in result));
   assert.match(result.text, /^\{"jsonrpc":"2.0","id":1.50,"params":\{"text":"\\u0000/);
   assert.equal((result.value as { params: { text: string } }).params.text, "é".repeat(100));
+});
+
+Deno.test("isAscii() finds one byte over 0x7f wherever it is, at any offset, in a plain or a resizable buffer", () => {
+  const slice = 64 * 1024;
+  const lengths = [0, 1, 3, 4, 5, 7, slice - 1, slice, slice + 1, 2 * slice + 3];
+  const resizable = new ArrayBuffer(0, { maxByteLength: 4 * slice });
+  resizable.resize(2 * slice + 16);
+  const plain = new ArrayBuffer(2 * slice + 16);
+  let checked = 0;
+  for (const buffer of [plain, resizable]) {
+    for (const offset of [0, 1, 2, 3]) {
+      for (const length of lengths) {
+        const bytes = new Uint8Array(buffer, offset, length);
+        // Positions next to each word and slice boundary, and the ends.
+        const places = new Set([0, 1, 2, 3, 4, length - 1, length - 2, slice - 1, slice, slice + 1, 2 * slice]);
+        bytes.fill(0x7f);
+        assert.equal(isAscii(bytes), true, `all ASCII, offset ${offset}, length ${length}`);
+        for (const at of places) {
+          if (at < 0 || at >= length) continue;
+          for (const high of [0x80, 0xc3, 0xff]) {
+            bytes[at] = high;
+            assert.equal(isAscii(bytes), false, `0x${high.toString(16)} at ${at}, offset ${offset}, length ${length}`);
+            bytes[at] = 0x7f;
+            checked++;
+          }
+        }
+        // A byte over 0x7f just outside the view is not the view's.
+        if (offset > 0) {
+          new Uint8Array(buffer)[offset - 1] = 0xff;
+          assert.equal(isAscii(bytes), true);
+          new Uint8Array(buffer)[offset - 1] = 0;
+        }
+        if (offset + length < buffer.byteLength) {
+          new Uint8Array(buffer)[offset + length] = 0xff;
+          assert.equal(isAscii(bytes), true);
+          new Uint8Array(buffer)[offset + length] = 0;
+        }
+      }
+    }
+  }
+  assert.ok(checked > 500);
 });
