@@ -3,11 +3,16 @@
 // toolkit's targets, and writes the results as JSON.
 //
 //   deno run --allow-run --allow-write=bench/results bench/main.ts \
-//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown] [--memory] [--sqlite] [--no-pin]
+//     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown] [--memory] [--sqlite]
+//     [--throughput] [--no-pin]
 //
 // --memory runs only the peak-memory rows (a fresh toolkit process per case),
 // so that a change on the data path can be measured in seconds.
 // --sqlite runs only the sqlite example's rows (the cost of its database processes).
+// --throughput runs only the throughput rounds, and judges the rows against the
+// raw floor (calls/s and CPU per call, per era and argument size) as a full run
+// does, in a minute or two; every other selected server gets the same rows
+// against the floor for reference. The floor must be among the servers.
 // --no-pin leaves servers and the driver where the scheduler puts them; by
 // default every server runs on one CPU (taskset) and the driver on the others.
 // --markdown also prints the table as Markdown (for docs/benchmarks.md).
@@ -40,11 +45,12 @@ import { type PeakCell, peakRuns, peakTargets } from "./memory.ts";
 import { plans } from "./plan.ts";
 import { type SqliteCells, sqliteRuns } from "./sqlite.ts";
 import { renderMarkdown, renderTable, renderTargets } from "./report.ts";
-import { collectFigures, collectTargets, type Measured } from "./results.ts";
-import { BASELINE, BUNDLE_DIR, BUNDLED, SERVERS, type ServerSpec, TYPED_SERVERS } from "./servers.ts";
+import { collectFigures, collectTargets, floorRows, type Measured } from "./results.ts";
+import { BASELINE, BUNDLE_DIR, BUNDLED, FLOOR, SERVERS, type ServerSpec, TYPED_SERVERS } from "./servers.ts";
 
 const USAGE =
-  "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory] [--sqlite] [--no-pin]";
+  "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory] [--sqlite] [--throughput]" +
+  " [--no-pin]";
 
 function refuse(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -58,6 +64,7 @@ let flags: {
   markdown?: boolean;
   memory?: boolean;
   sqlite?: boolean;
+  throughput?: boolean;
   "no-pin"?: boolean;
 };
 try {
@@ -70,6 +77,7 @@ try {
       markdown: { type: "boolean" },
       memory: { type: "boolean" },
       sqlite: { type: "boolean" },
+      throughput: { type: "boolean" },
       "no-pin": { type: "boolean" },
     },
   }).values;
@@ -97,6 +105,12 @@ const known = [...SERVERS, ...TYPED_SERVERS];
 const unknown = wanted?.filter((name) => !known.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) {
   refuse(`Cannot select servers: unknown ${unknown.join(", ")}; known: ${known.map((s) => s.name).join(", ")}`);
+}
+if ([flags.memory, flags.sqlite, flags.throughput].filter(Boolean).length > 1) {
+  refuse("Cannot run more than one of --memory, --sqlite and --throughput: each runs its rows alone");
+}
+if (flags.throughput && wanted !== undefined && !wanted.includes(FLOOR)) {
+  refuse(`Cannot run --throughput without ${FLOOR}: its rows are paired with the floor's; add it to --only`);
 }
 const problems: string[] = [];
 const sqlitePhase = `sqlite example: ${plan.sqlite.freshServers} fresh servers, ${plan.sqlite.queries} warm queries, ` +
@@ -138,6 +152,7 @@ const servers = await phase(
   `preflight: ${selected.map((s) => s.name).join(", ")}`,
   () => preflight(env, selected, problems, notes),
 );
+if (flags.throughput) await throughputOnly(servers);
 // With the toolkit, its server is also bundled as `deno task bundle` ships it, and that bundle's start measured
 // beside the others; a bundle that cannot be built fails its cells, with the reason, and the run goes on.
 const toolkit = servers.find((s) => s.name === "toolkit");
@@ -295,6 +310,50 @@ async function memoryOnly(): Promise<never> {
   await Deno.writeTextFile(file, JSON.stringify({ ...json, peakMemory: peaks, targets, notes }, null, 2) + "\n");
   console.log(`\nJSON: ${file}`);
   Deno.exit(failed || (!flags.smoke && targets.some((t) => t.pass === false)) ? 1 : 0);
+}
+
+/**
+ * `--throughput`: the throughput rounds alone, with the toolkit's rows against
+ * the floor judged as a full run judges them, and every other server's beside
+ * them for reference; exits like a full run.
+ */
+async function throughputOnly(servers: readonly ServerSpec[]): Promise<never> {
+  const tput = await phase(
+    `throughput: ${plan.rounds} rounds of ${plan.sequential} sequential and ${plan.pipelined} pipelined calls`,
+    () => throughputRounds(env, servers, plan),
+  );
+  for (const [name, { rounds }] of Object.entries(tput)) {
+    const failures = new Set(
+      rounds.flatMap((cells) => Object.values(cells).flatMap((c) => "failed" in c ? [c.failed] : [])),
+    );
+    for (const failure of failures) problems.push(`${name}: throughput: ${failure}`);
+  }
+  const judged = servers.some((s) => s.name === "toolkit") ? floorRows(plan, tput) : [];
+  const reference = Object.fromEntries(
+    servers.filter((s) => s.name !== "toolkit" && s.name !== FLOOR).map((s) => [s.name, floorRows(plan, tput, s.name)]),
+  );
+  if (judged.length > 0) console.log(`\nTargets (toolkit), against ${FLOOR} round by round:\n${renderTargets(judged)}`);
+  for (const [name, rows] of Object.entries(reference)) {
+    const shown = rows.map((t) => `      ${t.name.replace(/, [≥≤] .*$/, "")}: ${t.measured}`).join("\n");
+    console.log(`\nFor reference, ${name} against ${FLOOR}, the same rows (not judged):\n${shown}`);
+  }
+  for (const note of notes) console.log(`note: ${note}`);
+  for (const problem of problems) console.log(`PROBLEM: ${problem}`);
+  await Deno.mkdir(dirname(file), { recursive: true });
+  const json = {
+    mode: flags.smoke ? "smoke" : "full",
+    throughputOnly: true,
+    startedAt: startedAt.toISOString(),
+    plan,
+    throughputRounds: Object.fromEntries(Object.entries(tput).map(([name, { rounds }]) => [name, rounds])),
+    targets: judged,
+    reference,
+    notes,
+    problems,
+  };
+  await Deno.writeTextFile(file, JSON.stringify(json, null, 2) + "\n");
+  console.log(`\nJSON: ${file}`);
+  Deno.exit(problems.length > 0 || (!flags.smoke && judged.some((t) => t.pass === false)) ? 1 : 0);
 }
 
 /** `--sqlite`: the sqlite example's rows alone; exits 1 when one could not be measured. */

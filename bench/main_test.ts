@@ -23,6 +23,8 @@ for (
     [["--json"], /--json <value>' argument missing/],
     [["stray"], /Unexpected argument 'stray'/],
     [["--only", "toolkit,nope"], /unknown nope; known: toolkit, sdk-lowlevel/],
+    [["--throughput", "--only", "toolkit"], /Cannot run --throughput without raw-floor: .*add it to --only/],
+    [["--memory", "--throughput"], /Cannot run more than one of --memory, --sqlite and --throughput/],
     [
       ["--smoke", "--json", "/nonexistent-dir/run.json"],
       /Cannot write the results to \/nonexistent-dir\/run\.json: run with --allow-write=\/nonexistent-dir/,
@@ -64,5 +66,29 @@ Deno.test({
     assert.match(stdout, /sqlite example, first run_query right after initialize of a fresh server .*: \d/);
     assert.match(stdout, /sqlite example, run_query right after a query was killed at its 1000 ms deadline .*: \d/);
     assert.doesNotMatch(stdout, /cold start|throughput|peak RSS/, "no other phase ran");
+  },
+});
+
+Deno.test({
+  name: "bench --throughput runs only the throughput rounds and judges the toolkit's rows against the floor's",
+  permissions: { run: true },
+  fn: async () => {
+    const { code, stdout, stderr } = await bench(["--smoke", "--throughput", "--only", "toolkit,raw-floor,cat-loop"]);
+    assert.equal(code, 0, stdout + stderr);
+    assert.match(stdout, /Targets \(toolkit\), against raw-floor round by round:/);
+    // Every size and era, both kinds of row, each paired over the smoke plan's one round.
+    for (const size of ["small calls", "1.5 KiB argument", "8 KiB argument"]) {
+      for (const era of ["initialize era", "2026-07-28 era"]) {
+        for (const [row, bound] of [["pipelined calls/s", "≥ 0.95×"], ["server CPU per pipelined call", "≤ 1.15×"]]) {
+          const line = new RegExp(
+            `(PASS|FAIL)  ${row}, warm, ${size}, ${era}, ${bound} the raw floor: [\\d.]+× paired \\(median of 1 round`,
+          );
+          assert.match(stdout, line);
+        }
+      }
+    }
+    assert.match(stdout, /For reference, cat-loop against raw-floor, the same rows \(not judged\):/);
+    assert.match(stdout, / {6}server CPU per pipelined call, warm, 8 KiB argument, 2026-07-28 era: [\d.]+× paired/);
+    assert.doesNotMatch(stdout, /cold start|--health|peak RSS|sqlite example/, "no other phase ran");
   },
 });

@@ -175,15 +175,23 @@ const TARGETS: readonly TargetRule[] = [
   },
 ];
 
+/** One row judged against the raw floor: its key in the rounds' cells, and its bound. */
+interface FloorRow {
+  name: string;
+  key: string;
+  limit: number;
+  atMost: boolean;
+}
+
 /**
- * The targets against the raw floor, per era and argument size: pipelined
+ * The rows against the raw floor, per era and argument size: pipelined
  * calls/s at least 0.95× the floor's and server CPU per call at most 1.15×,
- * each judged on the median of the ratios of the rounds, the toolkit and the
+ * each judged on the median of the ratios of the rounds, the server and the
  * floor measured back to back in each (a ratio of medians would take each
  * side's median from a different round, and a load that moves between rounds
  * moves it).
  */
-function floorTargets(plan: Plan): TargetRule[] {
+function floorRowsOf(plan: Plan): FloorRow[] {
   const rows = [
     { bytes: undefined, size: "small calls" },
     ...plan.argumentSizes.map((bytes) => ({ bytes, size: `${formatBytes(bytes)} argument` })),
@@ -193,29 +201,48 @@ function floorTargets(plan: Plan): TargetRule[] {
     eras.flatMap(([era, eraName]) => [
       {
         name: `pipelined calls/s, warm, ${size}, ${eraName}, ≥ 0.95× the raw floor`,
-        check: pairedWithFloor(rowKey("pipelined", era, bytes), 0.95, false),
+        key: rowKey("pipelined", era, bytes),
+        limit: 0.95,
+        atMost: false,
       },
       {
         name: `server CPU per pipelined call, warm, ${size}, ${eraName}, ≤ 1.15× the raw floor`,
-        check: pairedWithFloor(rowKey("cpu", era, bytes), 1.15, true),
+        key: rowKey("cpu", era, bytes),
+        limit: 1.15,
+        atMost: true,
       },
     ])
   );
 }
 
+/**
+ * `server`'s rows against the raw floor, judged as a full run judges the
+ * toolkit's, from the throughput rounds alone: what `deno task bench
+ * --throughput` prints. Another server than the toolkit (the cat loop) gets
+ * the same rows for reference.
+ *
+ * @param plan The plan the rounds ran under (its argument sizes name the rows).
+ * @param tput The throughput rounds, by server name; the floor's must be among them.
+ * @param server Whose rows: the toolkit by default.
+ * @returns One target per row, in the full run's order.
+ */
+export function floorRows(plan: Plan, tput: Record<string, ThroughputFigures>, server = "toolkit"): Target[] {
+  return floorRowsOf(plan).map((row) => pairedWithFloor(row, tput, server));
+}
+
+/** `server`'s cells of `row` against the floor's, round by round: at least (or at most) `row.limit` times them. */
+function pairedWithFloor(row: FloorRow, tput: Record<string, ThroughputFigures>, server: string): Target {
+  const rounds = (name: string) => tput[name]?.rounds.map((cells) => cells[row.key] ?? { failed: "n/a" });
+  return pairedTarget(row.name, rounds(server), rounds(FLOOR), row.limit, row.atMost);
+}
+
 /** The toolkit's targets, checked against what the run measured. */
 export function collectTargets(m: Measured, figures: readonly Figure[]): Target[] {
   const figure: FigureCell = (key, server) => figures.find((f) => f.key === key)?.cells[server];
-  return [...TARGETS, ...floorTargets(m.plan)].map((rule) =>
-    rule.check(typeof rule.name === "string" ? rule.name : rule.name(m.plan), m, figure)
-  );
-}
-
-/** The toolkit's cells of row `key` against the floor's, round by round: at least (or at most) `limit` times them. */
-function pairedWithFloor(key: string, limit: number, atMost: boolean): TargetRule["check"] {
-  const rounds = (m: Measured, server: string) =>
-    m.tput[server]?.rounds.map((cells) => cells[key] ?? { failed: "n/a" });
-  return (name, m) => pairedTarget(name, rounds(m, "toolkit"), rounds(m, FLOOR), limit, atMost);
+  return [
+    ...TARGETS.map((rule) => rule.check(typeof rule.name === "string" ? rule.name : rule.name(m.plan), m, figure)),
+    ...floorRows(m.plan, m.tput),
+  ];
 }
 
 /** The toolkit's figure `key` against the baseline's: at least (or at most) `limit` times it. */
