@@ -31,8 +31,10 @@ export interface ReadLoopOptions {
   heldMs?: number;
   /**
    * How long a read waits for a large write in flight to finish before it
-   * starts anyway (milliseconds).
-   * @default {5}
+   * starts anyway (milliseconds). Once a wait runs out, reads go on without
+   * waiting until a write completes again: a peer that does not read its
+   * replies is slowed once per write it leaves stuck, not once per read.
+   * @default {100}
    */
   writeWaitMs?: number;
 }
@@ -48,6 +50,8 @@ export interface ReadEnd {
    * `heldMs` after the input ended, or reading was stopped while they waited.
    */
   undelivered: number;
+  /** How many waits for a large write in flight ran out before it went out (see ReadLoopOptions.writeWaitMs). */
+  writeWaitsRanOut: number;
 }
 
 /** A running read loop. */
@@ -61,8 +65,14 @@ export interface ReadLoop {
 const READ_CHUNK = 64 * 1024;
 /** How many bytes of messages may wait while the writer is congested before reading pauses. */
 const HELD_BYTES = 1024 * 1024;
-/** How long a read waits, at most, for a large write in flight (see ReadLoopOptions.writeWaitMs). */
-const WRITE_WAIT_MS = 5;
+/**
+ * How long a read waits, at most, for a large write in flight (see
+ * ReadLoopOptions.writeWaitMs). The wait's timer stays armed while waits
+ * follow each other and fires once per this long: firing every 5 ms it cost
+ * an 8 KiB call ~7 % of its CPU on the benchmark's machine, every 100 ms ~3 %
+ * (docs/benchmarks.md, "The hot path against the floor", item 9).
+ */
+const WRITE_WAIT_MS = 100;
 const STOPPED = Symbol("stopped");
 const DRAINED = Symbol("drained");
 
@@ -117,6 +127,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     }
   };
   const writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
+  let waitsRanOut = 0;
 
   async function loop(): Promise<ReadEnd> {
     const { writer, sink } = options;
@@ -147,6 +158,8 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     // that sends nothing more is still served once it drains. Past it the
     // rest stays in the pipe: a peer that stops reading cannot grow our memory.
     let reading: Promise<number | null> | undefined;
+    // writer.writesDone when a wait for a large write last ran out (-1: none has).
+    let stuckAt = -1;
     try {
       while (!writer.failed) {
         while (next < held.length && !writer.congested) deliver();
@@ -167,8 +180,12 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
           // CPU per call (docs/benchmarks.md, "The hot path against the floor",
           // item 8). A peer that does not read its replies only delays the read
           // by writeWaitMs: the end of input is still noticed.
-          if (reading === undefined && writer.writingLarge) {
-            if ((await drainedWithin(writeWaitMs)) === STOPPED) break;
+          // After a wait ran out, no read waits again until a write completes: a write the peer leaves stuck
+          // delays the reads behind it once, not each.
+          if (reading === undefined && writer.writingLarge && writer.writesDone !== stuckAt) {
+            const waited = await drainedWithin(writeWaitMs);
+            if (waited === STOPPED) break;
+            if (waited === undefined) (stuckAt = writer.writesDone, waitsRanOut++);
             if (writer.congested || writer.failed) continue;
           }
           n = await unlessStopped(reading ?? reader.read(buffer));
@@ -198,7 +215,12 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
       if (left <= 0 || (await drainedWithin(left)) !== DRAINED) break;
     }
     clearTimeout(waitTimer);
-    return { stoppedAt, cause: ended ? "end" : "stopped", undelivered: held.length - next };
+    return {
+      stoppedAt,
+      cause: ended ? "end" : "stopped",
+      undelivered: held.length - next,
+      writeWaitsRanOut: waitsRanOut,
+    };
   }
 
   const done = loop();

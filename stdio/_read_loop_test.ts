@@ -197,6 +197,75 @@ Deno.test("readLoop() notices the end of input behind a large write that never g
   assert.deepEqual(lines, ["one", "two"]);
 });
 
+Deno.test("readLoop() waits once behind a write the peer leaves stuck, not before every read", async () => {
+  const out = new FrameWriter({ write: () => new Promise<number>(() => {}) }, 1024 * 1024, noError);
+  const lines: string[] = [];
+  const loop = readLoop(chunked("one\n", "two\n", "three\n", "four\n"), {
+    writer: out,
+    maxMessageBytes: 1024 * 1024,
+    sink: (frame) => (lines.push(lineOf(frame)), out.send("x".repeat(40_000))),
+    onError: noError,
+    writeWaitMs: 1,
+  });
+  const end = await loop.done;
+  assert.equal(end.cause, "end");
+  assert.deepEqual(lines, ["one", "two", "three", "four"]);
+  // The first reply's write never goes out: the read after it waited and ran out, the three after it did not wait.
+  assert.equal(end.writeWaitsRanOut, 1);
+});
+
+Deno.test("readLoop() waits again behind a large write once the stuck one went out", async () => {
+  // Every write is held until the test lets it go; every read is answered when the test says so.
+  const inFlight: (() => void)[] = [];
+  const writeStarted: (() => void)[] = [];
+  const out = new FrameWriter(
+    {
+      write: (bytes) =>
+        new Promise<number>((resolve) => {
+          inFlight.push(() => resolve(bytes.length));
+          writeStarted.shift()?.();
+        }),
+    },
+    1024 * 1024,
+    noError,
+  );
+  const pendingReads: ((call: boolean) => void)[] = [];
+  const readStarted: (() => void)[] = [];
+  const reader: ByteReader = {
+    read: (buffer) =>
+      new Promise((resolve) => {
+        const call = encoder.encode("call\n");
+        pendingReads.push((more) => resolve(more ? (buffer.set(call), call.length) : null));
+        readStarted.shift()?.();
+      }),
+  };
+  const aRead = () => new Promise<void>((resolve) => pendingReads.length > 0 ? resolve() : readStarted.push(resolve));
+  const aWrite = () => new Promise<void>((resolve) => inFlight.length > 0 ? resolve() : writeStarted.push(resolve));
+  const loop = readLoop(reader, {
+    writer: out,
+    maxMessageBytes: 1024 * 1024,
+    sink: () => out.send("x".repeat(40_000)),
+    onError: noError,
+    writeWaitMs: 1,
+  });
+  await aRead();
+  pendingReads.shift()!(true);
+  await aWrite();
+  // The first large write is held: the wait behind it runs out, and the loop reads again.
+  await aRead();
+  inFlight.shift()!();
+  await out.idle();
+  // That write went out. The next call's large write is held too, and the read behind it waits again.
+  pendingReads.shift()!(true);
+  await aWrite();
+  await aRead();
+  pendingReads.shift()!(false);
+  const end = await loop.done;
+  assert.equal(end.cause, "end");
+  assert.equal(end.writeWaitsRanOut, 2);
+  inFlight.shift()!();
+});
+
 Deno.test("readLoop() stop() ends a read's wait for a large write that never goes out", async () => {
   // The write stays held to the end: only the stop can end the wait before its 30 s, after which the loop
   // would read the end of input and end with "end".

@@ -58,6 +58,8 @@ export class FrameWriter {
   #gathering = false;
   // The write of a burst's first EARLY_FRAMES replies, once started; the burst's next write waits for it.
   #early: Promise<void> | undefined;
+  // Writes to the output that have completed.
+  #writesDone = 0;
 
   constructor(
     out: ByteWriter,
@@ -119,6 +121,14 @@ export class FrameWriter {
   get writingLarge(): boolean {
     return this.#writing && this.#queued >= LARGE_WRITE_UNITS && this.#early === undefined &&
       this.#queue.length - this.#head < EARLY_FRAMES;
+  }
+
+  /**
+   * How many writes to the output have completed. A write that never
+   * completes (a client that does not read its replies) leaves it unchanged.
+   */
+  get writesDone(): number {
+    return this.#writesDone;
   }
 
   /** True once a write has failed (for example EPIPE: the client is gone). */
@@ -257,6 +267,7 @@ export class FrameWriter {
     let offset = 0;
     while (offset < bytes.length) {
       offset += await this.#out.write(offset === 0 ? bytes : bytes.subarray(offset));
+      this.#writesDone++;
     }
   }
 }
