@@ -127,7 +127,6 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     }
   };
   const writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
-  let waitsRanOut = 0;
 
   async function loop(): Promise<ReadEnd> {
     const { writer, sink } = options;
@@ -158,8 +157,9 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     // that sends nothing more is still served once it drains. Past it the
     // rest stays in the pipe: a peer that stops reading cannot grow our memory.
     let reading: Promise<number | null> | undefined;
-    // writer.writesDone when a wait for a large write last ran out (-1: none has).
+    // writer.writesDone when a wait for a large write last ran out (-1: none has), and how many ran out.
     let stuckAt = -1;
+    let waitsRanOut = 0;
     try {
       while (!writer.failed) {
         while (next < held.length && !writer.congested) deliver();
@@ -178,10 +178,9 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
           // A large write going out: the next read waits for it, as a serial
           // loop's would. Read while it is in flight, the two cost a third more
           // CPU per call (docs/benchmarks.md, "The hot path against the floor",
-          // item 8). A peer that does not read its replies only delays the read
-          // by writeWaitMs: the end of input is still noticed.
-          // After a wait ran out, no read waits again until a write completes: a write the peer leaves stuck
-          // delays the reads behind it once, not each.
+          // item 8). A write the peer leaves stuck delays the read behind it by
+          // writeWaitMs, once: no read waits again until a write completes, and
+          // the end of input is still noticed.
           if (reading === undefined && writer.writingLarge && writer.writesDone !== stuckAt) {
             const waited = await drainedWithin(writeWaitMs);
             if (waited === STOPPED) break;
