@@ -256,8 +256,7 @@ console.log(`\n${targetsHeading}:\n${renderTargets(targets)}`);
 for (const note of notes) console.log(`note: ${note}`);
 for (const problem of problems) console.log(`PROBLEM: ${problem}`);
 
-await Deno.mkdir(dirname(file), { recursive: true });
-const json = {
+await saveJson({
   mode: flags.smoke ? "smoke" : "full",
   startedAt: startedAt.toISOString(),
   seconds,
@@ -290,9 +289,7 @@ const json = {
   targets,
   notes,
   problems,
-};
-await Deno.writeTextFile(file, JSON.stringify(json, null, 2) + "\n");
-console.log(`\nJSON: ${file}`);
+});
 const targetFailed = targets.some((t) => t.pass === false);
 Deno.exit(problems.length > 0 || (!flags.smoke && targetFailed) ? 1 : 0);
 
@@ -305,10 +302,8 @@ async function memoryOnly(): Promise<never> {
   console.log(`\nTargets (toolkit):\n${renderTargets(targets)}`);
   for (const note of notes) console.log(`note: ${note}`);
   const failed = Object.values(peaks).some(({ cell }) => "failed" in cell);
-  await Deno.mkdir(dirname(file), { recursive: true });
   const json = { mode: flags.smoke ? "smoke" : "full", memoryOnly: true, startedAt: startedAt.toISOString(), plan };
-  await Deno.writeTextFile(file, JSON.stringify({ ...json, peakMemory: peaks, targets, notes }, null, 2) + "\n");
-  console.log(`\nJSON: ${file}`);
+  await saveJson({ ...json, peakMemory: peaks, targets, notes });
   Deno.exit(failed || (!flags.smoke && targets.some((t) => t.pass === false)) ? 1 : 0);
 }
 
@@ -339,8 +334,7 @@ async function throughputOnly(servers: readonly ServerSpec[]): Promise<never> {
   }
   for (const note of notes) console.log(`note: ${note}`);
   for (const problem of problems) console.log(`PROBLEM: ${problem}`);
-  await Deno.mkdir(dirname(file), { recursive: true });
-  const json = {
+  await saveJson({
     mode: flags.smoke ? "smoke" : "full",
     throughputOnly: true,
     startedAt: startedAt.toISOString(),
@@ -350,9 +344,7 @@ async function throughputOnly(servers: readonly ServerSpec[]): Promise<never> {
     reference,
     notes,
     problems,
-  };
-  await Deno.writeTextFile(file, JSON.stringify(json, null, 2) + "\n");
-  console.log(`\nJSON: ${file}`);
+  });
   Deno.exit(problems.length > 0 || (!flags.smoke && judged.some((t) => t.pass === false)) ? 1 : 0);
 }
 
@@ -361,11 +353,16 @@ async function sqliteOnly(): Promise<never> {
   const sqlite = await phase(sqlitePhase, () => sqliteRuns(launching, plan));
   printSqlite(sqlite);
   for (const note of notes) console.log(`note: ${note}`);
-  await Deno.mkdir(dirname(file), { recursive: true });
   const json = { mode: flags.smoke ? "smoke" : "full", sqliteOnly: true, startedAt: startedAt.toISOString(), plan };
-  await Deno.writeTextFile(file, JSON.stringify({ ...json, sqlite, notes }, null, 2) + "\n");
-  console.log(`\nJSON: ${file}`);
+  await saveJson({ ...json, sqlite, notes });
   Deno.exit(Object.values(sqlite).some((cell) => "failed" in cell) ? 1 : 0);
+}
+
+/** Writes the run's record as JSON to the file settled at the start, and says where. */
+async function saveJson(record: Record<string, unknown>): Promise<void> {
+  await Deno.mkdir(dirname(file), { recursive: true });
+  await Deno.writeTextFile(file, JSON.stringify(record, null, 2) + "\n");
+  console.log(`\nJSON: ${file}`);
 }
 
 function printSqlite(cells: SqliteCells): void {
