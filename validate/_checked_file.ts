@@ -5,10 +5,11 @@
 // with a descriptor anchor the jail uses _descriptor_ops.ts, which shares the
 // lstat checks below.
 
+import fs from "node:fs";
 import { basename, dirname } from "node:path";
 import { type Anchor, anchoredIn, changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
-import { walkHooks } from "./_descriptor_anchor.ts";
+import { closeQuietly, type Identity, O, openChecked, sameIdentity, walkHooks } from "./_descriptor_anchor.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
@@ -33,7 +34,7 @@ export interface Stray {
   /** The path the call used, which leads to the file again whenever the swap does. */
   likely: string;
   /** The file's identity. */
-  ours: Deno.FileInfo;
+  ours: Identity;
 }
 
 /** How to write: exclusive create, append, atomic replace, and a signal. */
@@ -54,50 +55,52 @@ export async function readChecked(
   options: CheckedReadOptions,
 ): Promise<{ bytes: Uint8Array; size: number }> {
   options.signal?.throwIfAborted();
-  const { file, info } = anchoredIn(dirname(real), { action: "read", path }, (anchor) => {
+  const what = { action: "read", path };
+  const { fd, size } = anchoredIn(dirname(real), what, (anchor) => {
     const name = anchor.at(basename(real));
-    // lstat before open: opening a FIFO or device would block or stream forever.
+    // lstat before open: opening a FIFO or device would block or stream forever. The open is
+    // non-blocking too: a FIFO swapped in after the lstat must not hold the thread until a writer comes.
     const before = regularFile(name, "read", path, context);
     anchor.still();
-    let file: Deno.FsFile;
+    const opened = openChecked(name, O.O_RDONLY | O.O_NONBLOCK, before, what);
     try {
-      file = Deno.openSync(name, { read: true });
-    } catch (err) {
-      refusalFor(err, "read", path);
-    }
-    try {
-      const info = file.statSync();
-      if (!sameFile(info, before)) throw changed("read", path);
       anchor.still();
       // Two more looks at the name, the folder's place checked after each: a swap must redirect the
       // lstat, the open and both looks alike, each between two checks, to pass.
       for (let look = 0; look < 2; look++) {
-        if (!sameFile(info, regularFile(name, "read", path, context))) throw changed("read", path);
+        if (!sameIdentity(before, regularFile(name, "read", path, context))) throw changed("read", path);
         anchor.still();
       }
-      return { file, info };
+      return opened;
     } catch (err) {
-      file.close();
+      closeQuietly(opened.fd);
       throw err;
     }
   });
   // The descriptor is proven; reading from it no longer depends on any path.
   try {
     const { maxBytes } = options;
-    if (info.size > maxBytes && !options.truncate) throw new LimitError(`read ${quote(path)}`, maxBytes, "bytes");
-    const want = Math.min(info.size, maxBytes);
+    if (size > maxBytes && !options.truncate) throw new LimitError(`read ${quote(path)}`, maxBytes, "bytes");
+    const want = Math.min(size, maxBytes);
     const bytes = new Uint8Array(want);
     let offset = 0;
     while (offset < want) {
       options.signal?.throwIfAborted();
-      const n = await file.read(bytes.subarray(offset, Math.min(want, offset + CHUNK)));
-      if (n === null) break;
+      const n = await readAt(fd, bytes, offset, Math.min(CHUNK, want - offset));
+      if (n === 0) break;
       offset += n;
     }
-    return { bytes: bytes.subarray(0, offset), size: info.size };
+    return { bytes: bytes.subarray(0, offset), size };
   } finally {
-    file.close();
+    closeQuietly(fd);
   }
+}
+
+/** Reads up to `length` bytes from the descriptor's current position into `bytes` at `offset`. */
+function readAt(fd: number, bytes: Uint8Array, offset: number, length: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    fs.read(fd, bytes, offset, length, null, (err, n) => err ? reject(err) : resolve(n));
+  });
 }
 
 /**
@@ -128,38 +131,40 @@ export function writeChecked(
     }
     // In place, every other name of the file changes too: one may lie outside every root.
     if (before !== undefined) hardLinks(before, "write", path, { allowHardLinks: options.allowHardLinks === true });
-    let file: Deno.FsFile;
+    const flags = O.O_WRONLY | O.O_NONBLOCK | O.O_CREAT | (options.createNew ? O.O_EXCL : 0) |
+      (options.append ? O.O_APPEND : 0);
+    // Non-blocking: a FIFO swapped in after the lstat fails the open (ENXIO) instead of waiting for a reader.
+    walkHooks.beforeOpen?.(name);
+    let fd: number;
     try {
-      file = Deno.openSync(name, {
-        write: true,
-        create: !options.createNew,
-        createNew: options.createNew === true,
-        append: options.append === true,
-      });
+      fd = fs.openSync(name, flags, 0o666);
     } catch (err) {
-      if (err instanceof Deno.errors.AlreadyExists) throw alreadyExists(path);
       refusalFor(err, "write", path);
     }
-    let info: Deno.FileInfo | undefined;
+    let ours: Identity | undefined;
     let done = false;
     try {
-      info = file.statSync();
+      const info = fs.fstatSync(fd);
+      if (info.isFile()) ours = info;
       const now = existing(name, path);
-      if (now === undefined || !sameFile(info, now) || (before !== undefined && !sameFile(info, before))) {
+      if (
+        !info.isFile() || now === undefined || !sameIdentity(info, now) ||
+        (before !== undefined && !sameIdentity(info, before))
+      ) {
         throw changed("write", path);
       }
       anchor.still();
-      if (!options.append) file.truncateSync(0);
-      writeAll(file, bytes);
+      if (!options.append) fs.ftruncateSync(fd, 0);
+      writeAll((chunk) => fs.writeSync(fd, chunk), bytes);
       done = true;
     } catch (err) {
       if (err instanceof PolicyError) throw err;
       refusalFor(err, "write", path);
     } finally {
-      file.close();
+      closeQuietly(fd);
       // A file this step created for a write it then refused does not stay behind.
-      if (!done && before === undefined && info !== undefined && !removeIfOurs(name, info)) {
-        strays.push({ likely: anchor.at(base), ours: info });
+      if (!done && before === undefined && ours !== undefined && !removeIfOurs(name, ours)) {
+        strays.push({ likely: anchor.at(base), ours });
       }
     }
   });
@@ -217,11 +222,11 @@ function replaceAtomically(
     ours = file.statSync();
     const checkTemp = () => {
       const now = existing(temp, path);
-      if (now === undefined || !sameFile(ours!, now)) throw changed("write", path);
+      if (now === undefined || !isOurs(ours!, now)) throw changed("write", path);
       anchor.still();
     };
     checkTemp();
-    writeAll(file, bytes);
+    writeAll((chunk) => file.writeSync(chunk), bytes);
     file.syncDataSync();
     Deno.chmodSync(temp, mode);
     checkTemp();
@@ -231,7 +236,7 @@ function replaceAtomically(
     else Deno.renameSync(temp, name);
     placed = true;
     const now = existing(name, path);
-    if (now === undefined || !sameFile(ours, now)) {
+    if (now === undefined || !isOurs(ours, now)) {
       // The rename was redirected through a link swapped in during the call: take the bytes back out.
       strays.push({ likely: anchor.at(base), ours });
       throw changed("write", path);
@@ -262,7 +267,7 @@ export async function chaseStrays(strays: readonly Stray[], budgetMs = 2_000): P
   while (left.size > 0 && performance.now() < end) {
     for (const stray of left) {
       try {
-        if (sameFile(stray.ours, Deno.lstatSync(stray.likely))) {
+        if (isOurs(stray.ours, Deno.lstatSync(stray.likely))) {
           Deno.removeSync(stray.likely);
           left.delete(stray);
         }
@@ -278,9 +283,9 @@ export async function chaseStrays(strays: readonly Stray[], budgetMs = 2_000): P
 }
 
 /** Removes the temporary file when that name is still the file this step created; says whether it did. */
-function removeIfOurs(temp: string, ours: Deno.FileInfo): boolean {
+function removeIfOurs(temp: string, ours: Identity): boolean {
   try {
-    if (!sameFile(ours, Deno.lstatSync(temp))) return false;
+    if (!isOurs(ours, Deno.lstatSync(temp))) return false;
     Deno.removeSync(temp);
     return true;
   } catch {
@@ -331,8 +336,8 @@ export function existing(name: string, path: string): Deno.FileInfo | undefined 
   return info;
 }
 
-function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
-  for (let offset = 0; offset < bytes.length;) offset += file.writeSync(bytes.subarray(offset, offset + CHUNK));
+function writeAll(write: (chunk: Uint8Array) => number, bytes: Uint8Array): void {
+  for (let offset = 0; offset < bytes.length;) offset += write(bytes.subarray(offset, offset + CHUNK));
 }
 
 /** Same device, inode and type: the same entry. */
@@ -341,8 +346,9 @@ export function sameEntry(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
     a.isDirectory === b.isDirectory && a.isSymlink === b.isSymlink;
 }
 
-function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
-  return a.isFile && b.isFile && a.ino !== null && a.ino === b.ino && a.dev === b.dev;
+/** Whether `now` (an lstat) is the regular file `ours` identifies. */
+function isOurs(ours: Identity, now: Deno.FileInfo): boolean {
+  return now.isFile && sameIdentity(ours, now);
 }
 
 export function alreadyExists(path: string): PolicyError {

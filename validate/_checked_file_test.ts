@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp}
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=mkfifo
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readChecked, statChecked, writeChecked } from "./_checked_file.ts";
@@ -8,7 +8,7 @@ import { PolicyError } from "./policy_error.ts";
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "checked_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-const perms = { read: [dir], write: [dir] };
+const perms: Deno.PermissionOptions = { read: [dir], write: [dir], run: ["mkfifo"] };
 const context = { allowHardLinks: false };
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -130,5 +130,46 @@ Deno.test({
     assert.equal(Deno.readTextFileSync(join(dir, "fresh.txt")), "mine");
     assert.equal(Deno.statSync(join(dir, "fresh.txt")).nlink, 1);
     assert.deepEqual([...Deno.readDirSync(dir)].filter((e) => e.name.startsWith(".forge-write-")), []);
+  },
+});
+
+Deno.test({
+  name:
+    "readChecked() and an in-place writeChecked() refuse a FIFO swapped in between lstat and open, without blocking",
+  permissions: perms,
+  async fn() {
+    const target = join(dir, "swapped.txt");
+    const fifo = join(dir, "waiting-fifo");
+    assert.ok(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().success);
+    const swapIn = (at: string) => {
+      if (!at.endsWith("swapped.txt")) return;
+      Deno.renameSync(fifo, target);
+      walkHooks.beforeOpen = undefined;
+    };
+    try {
+      // A blocking open would wait here for a writer that never comes: the test would hang, not fail.
+      Deno.writeTextFileSync(target, "regular");
+      walkHooks.beforeOpen = swapIn;
+      const read = await readChecked(target, "swapped.txt", context, { maxBytes: 10 }).catch((e) => e);
+      assert.ok(read instanceof PolicyError, String(read));
+      assert.equal(read.code, "changed");
+      assert.ok(Deno.lstatSync(target).isFifo, "the hook swapped the FIFO in");
+      Deno.renameSync(target, fifo);
+
+      Deno.writeTextFileSync(target, "regular");
+      walkHooks.beforeOpen = swapIn;
+      const write = (() => {
+        try {
+          writeChecked(target, "swapped.txt", bytes("x"), {}, []);
+        } catch (err) {
+          return err;
+        }
+      })();
+      assert.ok(write instanceof PolicyError, String(write));
+      assert.equal(write.message, 'Cannot write "swapped.txt": it is not a regular file');
+      assert.ok(Deno.lstatSync(target).isFifo, "the hook swapped the FIFO in");
+    } finally {
+      walkHooks.beforeOpen = undefined;
+    }
   },
 });

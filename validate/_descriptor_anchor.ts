@@ -243,3 +243,22 @@ export function withRoot<T>(
     closeQuietly(fd);
   }
 }
+
+/** Opens a name lstat just described, and refuses unless the descriptor is that very entry; returns it and its size. */
+export function openChecked(target: string, flags: number, before: Identity, what: What): { fd: number; size: number } {
+  walkHooks.beforeOpen?.(target);
+  let fd: number;
+  try {
+    fd = fs.openSync(target, flags);
+  } catch (err) {
+    refusalFor(err, what.action, what.path);
+  }
+  try {
+    const info = fs.fstatSync(fd);
+    if (!info.isFile() || !sameIdentity(info, before)) throw changed(what.action, what.path);
+    return { fd, size: info.size };
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
+  }
+}

@@ -15,6 +15,7 @@ import {
   type Identity,
   inFolder,
   O,
+  openChecked,
   sameIdentity,
   walkHooks,
   type What,
@@ -206,25 +207,6 @@ function createInRoot(temp: string, what: What): { fd: number; ours: Identity } 
     const ours = fs.fstatSync(fd);
     if (!sameIdentity(ours, fs.lstatSync(temp))) throw changed(what.action, what.path);
     return { fd, ours };
-  } catch (err) {
-    closeQuietly(fd);
-    throw err;
-  }
-}
-
-/** Opens a name lstat just described, and refuses unless the descriptor is that very entry; returns it and its size. */
-function openChecked(target: string, flags: number, before: Identity, what: What): { fd: number; size: number } {
-  walkHooks.beforeOpen?.(target);
-  let fd: number;
-  try {
-    fd = fs.openSync(target, flags);
-  } catch (err) {
-    refusalFor(err, what.action, what.path);
-  }
-  try {
-    const info = fs.fstatSync(fd);
-    if (!info.isFile() || !sameIdentity(info, before)) throw changed(what.action, what.path);
-    return { fd, size: info.size };
   } catch (err) {
     closeQuietly(fd);
     throw err;
