@@ -182,6 +182,7 @@ function elicitAnswer(raw: unknown, schema: ObjectSchema): ElicitAnswer {
   // The user's answer is client input like any argument: checked against the form before the handler sees it.
   const problem = compileInputValidator(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
     name: "requestedSchema",
+    checking: "form",
   })(content);
   if (problem !== undefined) throw new BadAnswer(method, problem);
   return { action, content };

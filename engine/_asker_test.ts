@@ -33,6 +33,21 @@ Deno.test("elicit() checks the answer against the form: a bad one is an error th
   await assert.rejects(questionsOf(NO_ASKER).elicit(form), MissingCapabilityError);
 });
 
+Deno.test("elicit() words a refused answer as the form's fields, never as the tool's arguments", async () => {
+  const form = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }, ["name"]) };
+  const extra = await questionsOf(answering({ action: "accept", content: { name: "Ada", age: 3 } })).elicit(form)
+    .catch((e) => e);
+  assert.equal(
+    extra.message,
+    "Cannot use the client's answer to elicitation/create: " +
+      'Invalid field "age": is not a field of the requested form (additionalProperties); the form\'s fields are "name"',
+  );
+  const wrong = await questionsOf(answering({ action: "accept", content: { name: 3 } })).elicit(form).catch((e) => e);
+  assert.match(wrong.message, /: Invalid field "name": must be a string \(type\), got the number 3$/);
+  const missing = await questionsOf(answering({ action: "accept", content: {} })).elicit(form).catch((e) => e);
+  assert.match(missing.message, /: Invalid field "name": is required \(required\)$/);
+});
+
 Deno.test("listRoots() and sample() refuse answers without the fields their result needs", async () => {
   assert.deepEqual(await questionsOf(answering({ roots: [{ uri: "file:///a", name: "A", extra: 1 }] })).listRoots(), [
     { uri: "file:///a", name: "A" },

@@ -17,6 +17,11 @@ export interface InputValidatorOptions {
   assertFormats?: boolean;
   /** The schema's name in the refusal of a schema it cannot enforce; `inputSchema` unless given. */
   name?: string;
+  /**
+   * What the checked values are, for the failure's words: a tool's
+   * `arguments` (the default), or the fields of a `form` a user answered.
+   */
+  checking?: "arguments" | "form";
 }
 
 /**
@@ -36,30 +41,59 @@ export function compileInputValidator(
     if (err instanceof SchemaError) throw fail(err.problem);
     throw err;
   }
+  const words = options.checking === "form" ? FORM_WORDS : ARGUMENT_WORDS;
   return (args) => {
     const failure = validate(args);
-    return failure === undefined ? undefined : messageOf(failure);
+    return failure === undefined ? undefined : messageOf(failure, words);
   };
 }
 
-function messageOf(failure: SchemaFailure): string {
+/** How a failure names what it checked. */
+interface Words {
+  /** The whole value: "arguments". */
+  all: string;
+  /** One member: "argument". */
+  one: string;
+  /** Where a member is unknown: "an argument of this tool". */
+  member: string;
+  /** The known members, before their names: "the tool's arguments are". */
+  known: string;
+  /** When there are none: "it takes none". */
+  none: string;
+}
+
+const ARGUMENT_WORDS: Words = {
+  all: "arguments",
+  one: "argument",
+  member: "an argument of this tool",
+  known: "the tool's arguments are",
+  none: "it takes none",
+};
+
+const FORM_WORDS: Words = {
+  all: "answer",
+  one: "field",
+  member: "a field of the requested form",
+  known: "the form's fields are",
+  none: "it has none",
+};
+
+function messageOf(failure: SchemaFailure, words: Words): string {
   const { path } = failure;
-  if (path.length === 0) return `Invalid arguments: ${failure.message}`;
+  if (path.length === 0) return `Invalid ${words.all}: ${failure.message}`;
   let message = failure.message;
   if (path.length === 1 && failure.keyword === "additionalProperties") {
     const names = failure.allowed ?? [];
     const known = names.length === 0
-      ? "it takes none"
-      : `the tool's arguments are ${names.slice(0, 20).map((n) => quote(n, 32)).join(", ")}${
-        names.length > 20 ? ", …" : ""
-      }`;
-    message = `is not an argument of this tool (additionalProperties); ${known}`;
+      ? words.none
+      : `${words.known} ${names.slice(0, 20).map((n) => quote(n, 32)).join(", ")}${names.length > 20 ? ", …" : ""}`;
+    message = `is not ${words.member} (additionalProperties); ${known}`;
   } else if (path.length === 1 && failure.keyword === "unevaluatedProperties") {
-    message = "is not an argument of this tool (unevaluatedProperties)";
+    message = `is not ${words.member} (unevaluatedProperties)`;
   }
   // A model often sends null for an optional argument it means to leave out: say how to do that.
   if (failure.nullForOptional) message += "; to leave it out, omit it rather than sending null";
-  return `Invalid argument ${quote(pathText(path))}: ${message}`;
+  return `Invalid ${words.one} ${quote(pathText(path))}: ${message}`;
 }
 
 /** `range.from`, `tags[1]`: the path as the model would write it. */

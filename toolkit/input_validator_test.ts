@@ -119,6 +119,19 @@ Deno.test("the input validator refuses an unknown argument and lists the ones th
   assert.equal(compile(schema({}, [], { additionalProperties: true }))({ x: 1 }), undefined);
 });
 
+Deno.test("the input validator words a form's failures as its fields when told it checks a form", () => {
+  const form = compileInputValidator(schema({ name: strProp("Name") }, ["name"]), fail, { checking: "form" });
+  assert.equal(
+    form({ name: "Ada", x: 1 }),
+    'Invalid field "x": is not a field of the requested form (additionalProperties); the form\'s fields are "name"',
+  );
+  assert.equal(form({}), 'Invalid field "name": is required (required)');
+  assert.equal(
+    compileInputValidator(schema(), fail, { checking: "form" })({ x: 1 }),
+    'Invalid field "x": is not a field of the requested form (additionalProperties); it has none',
+  );
+});
+
 Deno.test("the input validator tells a model that sent null for an optional argument to leave it out", () => {
   assert.equal(
     search({ path: "a", order: "asc", limit: null }),
