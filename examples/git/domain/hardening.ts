@@ -6,6 +6,13 @@
 import { arg, type CommandArg } from "@forge/toolkit/validate";
 import { hasControl } from "./_has_control.ts";
 
+/**
+ * The size above which git shows a file as binary instead of diffing it line
+ * by line (`core.bigFileThreshold`): 1 MiB, the default `max_output_bytes`,
+ * since a line diff of a larger new file could not be shown whole anyway.
+ */
+export const BIG_FILE_THRESHOLD = "1m";
+
 /** `-c` settings every git run gets, before the subcommand. */
 export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "core.fsmonitor=false", // a hook program run by status, diff and commit
@@ -20,6 +27,8 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "protocol.allow=never", // no transport, no remote helper, no ext::
   "diff.external=",
   "core.attributesFile=/dev/null",
+  // A line diff holds some 45 bytes per line: a larger file is shown as binary, so one diffed pair costs tens of MiB.
+  `core.bigFileThreshold=${BIG_FILE_THRESHOLD}`,
   "mailmap.file=", // log, show and blame would read it from anywhere and show its names
   "log.showSignature=false", // verifying a signature runs gpg.program
   "commit.gpgSign=false",
@@ -122,7 +131,13 @@ export function driverOverrides(drivers: Drivers): string[] {
       `filter.${n}.process=`,
       `filter.${n}.required=false`,
     ]),
-    ...drivers.diffs.flatMap((n) => [`diff.${n}.textconv=`, `diff.${n}.command=`, `diff.${n}.cachetextconv=false`]),
+    // `binary=auto`: a driver's `binary=false` would line-diff a file past the big-file threshold.
+    ...drivers.diffs.flatMap((n) => [
+      `diff.${n}.textconv=`,
+      `diff.${n}.command=`,
+      `diff.${n}.cachetextconv=false`,
+      `diff.${n}.binary=auto`,
+    ]),
     ...drivers.merges.map((n) => `merge.${n}.driver=`),
   ];
 }

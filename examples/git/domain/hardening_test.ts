@@ -39,6 +39,7 @@ Deno.test("driverOverrides() empties every command of every driver", () => {
     "diff.y.textconv=",
     "diff.y.command=",
     "diff.y.cachetextconv=false",
+    "diff.y.binary=auto",
     "merge.z.driver=",
   ]);
 });

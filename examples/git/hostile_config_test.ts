@@ -1,0 +1,58 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
+// Settings a repository's own config holds that would make git spend the
+// host's memory or read a file outside the jail, each attacked over real
+// stdio against the server started with exactly the flags it prints.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { serveUnderPrintedFlags } from "../served.ts";
+import { SCRIPT } from "./_e2e.ts";
+import { hostileTree, plainGit } from "./_hostile.ts";
+
+const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
+
+Deno.test({
+  name:
+    "a file past the big-file threshold is shown as binary by git_show and git_diff, even when the repository's config raises the threshold or marks its driver text",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "README.md": "# app\n", ".gitattributes": "driven.txt diff=plain\n" });
+    // Just over 1 MiB of empty lines: git's line diff would hold some 45 bytes for each.
+    const lines = "\n".repeat(1024 * 1024 + 1);
+    await Deno.writeTextFile(join(app, "big.txt"), lines);
+    await Deno.writeTextFile(join(app, "driven.txt"), lines);
+    await Deno.writeTextFile(join(app, "small.txt"), "one\ntwo\n");
+    await t.f.git(app, "add", "big.txt", "driven.txt", "small.txt");
+    await t.f.git(app, "commit", "-q", "-m", "big files");
+    await Deno.writeTextFile(join(app, "big.txt"), lines + "more\n");
+    await t.f.git(app, "config", "core.bigFileThreshold", "512m");
+    await t.f.git(app, "config", "diff.plain.binary", "false");
+    // Plain git, under the repository's config, diffs both line by line: what an unguarded server would do.
+    const plain = await plainGit(app, "show", "HEAD");
+    assert.match(plain, /^\+\n\+\n/m, "plain git does not line-diff the big files: this test proves nothing");
+    assert.doesNotMatch(plain, /^Binary files/m);
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      for (
+        const [name, args] of [
+          ["git_show", { repo: "app", rev: "HEAD" }],
+          ["git_diff", { repo: "app", from: "HEAD~1", to: "HEAD" }],
+        ] as [string, Record<string, unknown>][]
+      ) {
+        const text = await served.ok(name, args);
+        assert.match(text, /^Binary files \/dev\/null and b\/big\.txt differ$/m, `${name}: ${text.slice(0, 400)}`);
+        assert.match(text, /^Binary files \/dev\/null and b\/driven\.txt differ$/m, name);
+        assert.doesNotMatch(text, /^\+$/m, `${name} diffed an empty line`);
+        assert.match(text, /^\+one\n\+two$/m, `${name}: a small file is still diffed as text`);
+      }
+      // The work tree against the index reads big.txt from disk: the same threshold applies.
+      assert.match(
+        await served.ok("git_diff", { repo: "app" }),
+        /^Binary files a\/big\.txt and b\/big\.txt differ$/m,
+      );
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
