@@ -119,15 +119,16 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
   const head = tokens[0].text.toUpperCase();
   // A PRAGMA or EXPLAIN cannot be a subquery, and its output is bounded by the schema or the statement itself.
   if (head === "PRAGMA" || head === "EXPLAIN") return { sql, params, maxRows, maxBytes };
-  let columns: string[];
-  try {
-    columns = db.prepare(sql).columns().map((column) => column.name);
-  } catch (err) {
-    throw sqlFailure(err);
-  }
   const last = tokens[tokens.length - 1];
   // The statement's own text: no trailing `;`, and line breaks so that a trailing `--` comment ends.
   const text = sql.slice(tokens[0].start, last.start + last.text.length);
+  let columns: string[];
+  try {
+    // Named as the subquery below names them: a trailing comment is part of an unnamed column's name in `sql`.
+    columns = db.prepare(text).columns().map((column) => column.name);
+  } catch (err) {
+    throw sqlFailure(err);
+  }
   // LIMIT -1 is no limit: what an unbounded maxRows (Infinity) asked for.
   const limit = Number.isFinite(maxRows) ? Math.max(0, Math.ceil(maxRows)) + 1 : -1;
   const sizes = columns.map((name) => `coalesce(length("${name.replaceAll('"', '""')}"), 0)`);

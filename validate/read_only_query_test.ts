@@ -108,6 +108,9 @@ Deno.test("queryReadOnly() confirms statements with a trailing ; or comment, PRA
   try {
     assert.equal(queryReadOnly(db, "SELECT n FROM t; -- the end").rows.length, 3);
     assert.equal(queryReadOnly(db, "SELECT n FROM t -- no newline after this").rows.length, 3);
+    // An unnamed column's name holds a trailing comment; the sized subquery, without it, must still find the column.
+    assert.deepEqual(Object.values(queryReadOnly(db, "SELECT 1 /* one */").rows[0]), [1]);
+    assert.deepEqual(Object.values(queryReadOnly(db, "SELECT 2 -- two").rows[0]), [2]);
     assert.equal(queryReadOnly(db, "/* lead */ WITH a AS (SELECT n FROM t) SELECT * FROM a ;").rows.length, 3);
     assert.equal(queryReadOnly(db, "PRAGMA table_info(t)").rows.length, 2);
     assert.ok(queryReadOnly(db, "EXPLAIN QUERY PLAN SELECT * FROM t WHERE n = ?", { params: [1] }).rows.length > 0);
