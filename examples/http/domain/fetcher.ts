@@ -44,11 +44,6 @@ export interface FetchTextOptions {
    * @default {the policy's fetchTimeoutMs}
    */
   timeoutMs?: number;
-  /**
-   * Hides secrets in everything returned (the config loader's `redact`).
-   * @default {no change}
-   */
-  redact?: (text: string) => string;
 }
 
 const OUTSIDE_FLAGS = "is outside what this process was started with; " +
@@ -67,7 +62,7 @@ const OUTSIDE_FLAGS = "is outside what this process was started with; " +
  *
  * @param url The URL as the caller gave it.
  * @param options The rules, headers, credentials, signal and deadline.
- * @returns The response, decoded and redacted.
+ * @returns The response, decoded; hiding secrets in it is the caller's (the Manager does it for everything the model sees).
  * @throws {PolicyError} When a hop is refused, times out, or cannot connect.
  *
  * @example Fetch an allowed local page
@@ -84,7 +79,6 @@ const OUTSIDE_FLAGS = "is outside what this process was started with; " +
  */
 export async function fetchText(url: string, options: FetchTextOptions): Promise<FetchResult> {
   const { rules } = options;
-  const redact = options.redact ?? ((text: string) => text);
   const target = rules.check(url);
   await assertStartedWith(target, url);
   const headers = new Headers(options.headers);
@@ -112,12 +106,12 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
   const contentType = response.headers.get("content-type") ?? "";
   const body = bodyText(response.body, contentType === "" ? null : contentType);
   return {
-    url: redact(response.url),
+    url: response.url,
     status: response.status,
-    content_type: redact(contentType),
-    body: redact(body.text),
+    content_type: contentType,
+    body: body.text,
     truncated: response.truncated,
-    redirects: response.redirects.map(redact),
+    redirects: [...response.redirects],
     binary: body.binary,
   };
 }

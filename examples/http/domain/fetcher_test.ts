@@ -200,18 +200,15 @@ test("fetchText() sends the caller's headers", async () => {
   assert.equal(echoed.headers.accept, "application/json");
 });
 
-test("fetchText() sends credentials only to their origin and hides them in what it returns", async () => {
+test("fetchText() sends credentials only to their origin", async () => {
   const secret = `secret-${crypto.randomUUID()}`;
   const auth = [{ origins: [main], scheme: "Bearer", credentials: secret }];
-  const redact = (text: string) => text.replaceAll(secret, "${HTTP_TOKEN}");
   const seen = servers.requests.length;
 
-  const echoed = await get("/echo", { auth, redact });
-  assert.ok(!JSON.stringify(echoed).includes(secret));
-  assert.equal(JSON.parse(echoed.body).headers.authorization, "Bearer ${HTTP_TOKEN}");
-  await get(`${other}/echo`, { auth, redact });
+  await get("/echo", { auth });
+  await get(`${other}/echo`, { auth });
   await assert.rejects(
-    get(`/to?location=${encodeURIComponent(`${other}/echo`)}`, { auth, redact }),
+    get(`/to?location=${encodeURIComponent(`${other}/echo`)}`, { auth }),
     refusal("redirect"),
   );
 

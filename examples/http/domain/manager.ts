@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import { type FetchResult, fetchText } from "./fetcher.ts";
 import { NetRules } from "./net_rules.ts";
 import { requestHeaders } from "./request_headers.ts";
+import { SecretFilter } from "./secret_filter.ts";
 
 /** Options of {@linkcode Manager}. */
 export interface ManagerOptions {
@@ -12,7 +13,8 @@ export interface ManagerOptions {
    */
   timeoutMs: number;
   /**
-   * Hides environment values (secrets) in results: the config loader's `redact`.
+   * Names environment values in everything the model sees: the config
+   * loader's `redact`. The config's credentials are hidden in any case.
    * @default {no change}
    */
   redact?: (text: string) => string;
@@ -35,7 +37,10 @@ const GRACE_MS = 1_000;
 /**
  * The one object per process: reads the current config on every call (an
  * edited config applies at the next call), keeps the rules built for each
- * config version, and runs fetches.
+ * config version, and runs fetches. Everything it returns or throws, and so
+ * everything the tool shows the model (results, refusals, errors built from
+ * a server's headers or `Location`), passes the current config's
+ * {@linkcode SecretFilter}: one place, so that no message can skip it.
  *
  * @example Refuse a host the config does not list
  * ```ts
@@ -52,7 +57,7 @@ const GRACE_MS = 1_000;
 export class Manager {
   readonly #config: () => Promise<Config>;
   readonly #options: ManagerOptions;
-  readonly #rules = new WeakMap<Config, NetRules>();
+  readonly #rules = new WeakMap<Config, { rules: NetRules; filter: SecretFilter }>();
 
   /**
    * Builds the manager; nothing is read until the first call.
@@ -80,10 +85,14 @@ export class Manager {
    * @throws {PolicyError} When a header is refused.
    */
   async check(request: FetchRequest): Promise<URL> {
-    const { rules } = await this.#current();
-    const url = rules.check(request.url);
-    requestHeaders(request.headers ?? {});
-    return url;
+    const { rules, filter } = await this.#current();
+    try {
+      const url = rules.check(request.url);
+      requestHeaders(request.headers ?? {});
+      return url;
+    } catch (err) {
+      throw filter.error(err);
+    }
   }
 
   /**
@@ -96,16 +105,21 @@ export class Manager {
    * @throws {PolicyError} When a header is refused.
    */
   async fetch(request: FetchRequest, signal?: AbortSignal): Promise<FetchResult> {
-    const { config, rules } = await this.#current();
-    const headers = requestHeaders(request.headers ?? {});
-    return await fetchText(request.url, {
-      rules,
-      headers,
-      auth: config.auth,
-      signal,
-      timeoutMs: Math.min(config.timeout_ms, this.#options.timeoutMs),
-      redact: this.#options.redact,
-    });
+    const { config, rules, filter } = await this.#current();
+    try {
+      const headers = requestHeaders(request.headers ?? {});
+      return filter.value(
+        await fetchText(request.url, {
+          rules,
+          headers,
+          auth: config.auth,
+          signal,
+          timeoutMs: Math.min(config.timeout_ms, this.#options.timeoutMs),
+        }),
+      );
+    } catch (err) {
+      throw filter.error(err);
+    }
   }
 
   /**
@@ -118,13 +132,14 @@ export class Manager {
     return Promise.resolve();
   }
 
-  async #current(): Promise<{ config: Config; rules: NetRules }> {
+  async #current(): Promise<{ config: Config; rules: NetRules; filter: SecretFilter }> {
     const config = await this.#config();
-    let rules = this.#rules.get(config);
-    if (rules === undefined) {
-      rules = new NetRules(config);
-      this.#rules.set(config, rules);
+    let built = this.#rules.get(config);
+    if (built === undefined) {
+      const secrets = config.auth.map((entry) => entry.credentials);
+      built = { rules: new NetRules(config), filter: new SecretFilter(secrets, this.#options.redact) };
+      this.#rules.set(config, built);
     }
-    return { config, rules };
+    return { config, ...built };
   }
 }

@@ -60,17 +60,18 @@ test({
 });
 
 test({
-  name: "Manager.fetch() sends the current config's credentials and hides them through redact",
+  name: "Manager.fetch() sends the current config's credentials, hides them in the result and names env values",
   async fn() {
     const secret = `secret-${crypto.randomUUID()}`;
     const auth = [{ origins: [servers.main], scheme: "Token", credentials: secret }];
     const current = config({ auth });
     const mgr = new Manager(() => Promise.resolve(current), {
       timeoutMs: 2_000,
-      redact: (text) => text.replaceAll(secret, "${HTTP_TOKEN}"),
+      redact: (text) => text.replaceAll(String(servers.mainPort), "${HTTP_PORT}"),
     });
     const result = await mgr.fetch({ url: `${servers.main}/echo` });
-    assert.equal(JSON.parse(result.body).headers.authorization, "Token ${HTTP_TOKEN}");
+    assert.equal(JSON.parse(result.body).headers.authorization, "Token [hidden credential]");
+    assert.equal(result.url, "http://127.0.0.1:${HTTP_PORT}/echo");
     assert.equal(servers.requests.at(-1)?.headers.authorization, `Token ${secret}`);
   },
 });
@@ -119,5 +120,53 @@ test({
     assert.equal(servers.requests.length, seen, "no request was sent");
     const echoed = await mgr.fetch({ url: `${servers.main}/echo`, headers: { "X-Request-Id": "r1" } });
     assert.equal(JSON.parse(echoed.body).headers["x-request-id"], "r1");
+  },
+});
+
+/** A manager whose config sends `secret` to `main` and allows both test origins. */
+function credentialed(secret: string, init: Record<string, unknown> = {}) {
+  const current = config({
+    allow_hosts: [`127.0.0.1:${servers.mainPort}`, `127.0.0.1:${servers.otherPort}`],
+    auth: [{ origins: [servers.main], scheme: "Bearer", credentials: secret }],
+    ...init,
+  });
+  return new Manager(() => Promise.resolve(current), { timeoutMs: 2_000 });
+}
+
+/** The message of a refusal, checked to be a PolicyError. */
+async function refusalOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof PolicyError, String(err));
+    return err.message;
+  }
+  throw new assert.AssertionError({ message: "the call was not refused" });
+}
+
+test({
+  name: "Manager.fetch() hides a credential that a refused redirect's Location carries, and still says why it refused",
+  async fn() {
+    // A quote in the value: the message JSON-escapes it, the URL parser percent-encodes it.
+    const id = crypto.randomUUID();
+    const mgr = credentialed(`se"cret-${id}`);
+    const to = (location: string) => `${servers.main}/to-token?location=${encodeURIComponent(location)}`;
+
+    const other = await refusalOf(mgr.fetch({ url: to(`${servers.other}/x?a={token}`) }));
+    assert.match(other, /redirects to .*outside the allow_hosts entry that allowed it/);
+    assert.ok(other.includes(`${servers.other}/x?a=[hidden credential]`), other);
+
+    const invalid = await refusalOf(mgr.fetch({ url: to("http://[{token}]/") }));
+    assert.match(invalid, /a redirect's Location "http:\/\/\[\[hidden credential\]\]\/" is not a valid URL/);
+
+    // quote() keeps 200 characters of the hop: pad it so that the cut falls inside the credential.
+    const padding = "p".repeat(200 - `${servers.other}/`.length - "?a=".length - 12);
+    const cut = await refusalOf(mgr.fetch({ url: to(`${servers.other}/${padding}?a={token}`) }));
+    assert.ok(cut.includes(`?a=[hidden credential]…`), cut);
+
+    for (const message of [other, invalid, cut]) {
+      assert.ok(!message.includes(id.slice(0, 8)) && !message.includes("cret"), message);
+    }
+    assert.equal(servers.requests.at(-1)?.headers.authorization, `Bearer se"cret-${id}`);
   },
 });

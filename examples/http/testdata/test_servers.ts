@@ -53,7 +53,9 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
  * `/untyped-nul`, `/odd-charset`, `/big?bytes=N&char=é`, `/slow`,
  * `/slow-body`, `/status?code=N`, `/echo` (request headers as JSON),
  * `/chain?n=N` (N redirects, the last to `/text`), `/to?location=URL&code=N`,
- * `/loop`.
+ * `/loop`, `/to-token?location=URL` (a 302 to URL with `{token}` replaced by
+ * the credentials of the request's Authorization, as a hostile origin
+ * would).
  */
 export function startTestServers(): TestServers {
   const requests: SeenRequest[] = [];
@@ -157,6 +159,10 @@ async function route(url: URL, req: Request, onAbort: (path: string) => void): P
       return redirect(q.get("location") ?? "/text", Number(q.get("code") ?? "302"));
     case "/loop":
       return redirect("/loop", 302);
+    case "/to-token": {
+      const token = (req.headers.get("authorization") ?? "").split(" ").at(-1) ?? "";
+      return redirect((q.get("location") ?? "/text").replaceAll("{token}", token), 302);
+    }
     default:
       return text("no such route", "text/plain", 404);
   }

@@ -1,0 +1,118 @@
+/** What a hidden credential is replaced with when `redact` does not name it. */
+export const HIDDEN = "[hidden credential]";
+
+// Shorter values would match inside ordinary words (as in the config loader's redaction).
+const MIN_LENGTH = 3;
+
+/**
+ * Hides the config's credentials in everything the model can see: results,
+ * refusals and other error messages, whatever part of them came from a
+ * server (a body, a header, a `Location`). In text it finds each credential
+ * written as itself, with any of its characters percent-encoded (either hex
+ * case) or JSON-escaped, and a start of it cut short by `quote()`'s `…`.
+ *
+ * @example Hide a credential echoed as text, percent-encoded, or cut short
+ * ```ts
+ * import { HIDDEN, SecretFilter } from "./secret_filter.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const filter = new SecretFilter(["t0k/en"]);
+ * assert.equal(filter.text("Bearer t0k/en"), `Bearer ${HIDDEN}`);
+ * assert.equal(filter.text("?a=t0k%2Fen"), `?a=${HIDDEN}`);
+ * assert.equal(filter.text('"?a=t0k…"'), `"?a=${HIDDEN}…"`);
+ * ```
+ */
+export class SecretFilter {
+  readonly #redact: (text: string) => string;
+  readonly #pattern: RegExp | undefined;
+  readonly #shown: readonly string[];
+
+  /**
+   * Builds the filter.
+   *
+   * @param secrets The credential values (values under 3 characters are ignored).
+   * @param redact Applied first to every text: the config loader's `redact`, which names environment values
+   *   (`${NAME}`); a credential it names is shown by that name, any other as {@linkcode HIDDEN}.
+   */
+  constructor(secrets: readonly string[], redact: (text: string) => string = (text) => text) {
+    this.#redact = redact;
+    const values = [...new Set(secrets)].filter((v) => v.length >= MIN_LENGTH).sort((a, b) => b.length - a.length);
+    this.#shown = values.map((value) => redact(value) === value ? HIDDEN : redact(value));
+    const units = values.map((value) => [...value].map(charPattern));
+    // Whole values first, so that a start cut short is tried only where no whole value is.
+    const whole = units.map((chars) => `(${chars.join("")})`);
+    const cut = units.map((chars) => `(${nested(chars)}(?=…))`);
+    this.#pattern = values.length === 0 ? undefined : new RegExp([...whole, ...cut].join("|"), "g");
+  }
+
+  /**
+   * Hides the credentials in a text.
+   *
+   * @param text Any text the model may see.
+   * @returns The text with each credential replaced by its name or {@linkcode HIDDEN}.
+   */
+  text(text: string): string {
+    const named = this.#redact(text);
+    if (this.#pattern === undefined) return named;
+    return named.replace(this.#pattern, (...groups: unknown[]) => {
+      const index = groups.slice(1).findIndex((group) => typeof group === "string");
+      return this.#shown[index % this.#shown.length];
+    });
+  }
+
+  /**
+   * Hides the credentials in every string of a result (objects and arrays walked).
+   *
+   * @param value A result made of plain objects, arrays, strings and other primitives.
+   * @returns A copy with every string filtered.
+   */
+  value<T>(value: T): T {
+    if (typeof value === "string") return this.text(value) as T;
+    if (Array.isArray(value)) return value.map((item) => this.value(item)) as T;
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.value(v)])) as T;
+    }
+    return value;
+  }
+
+  /**
+   * Hides the credentials in an error's message, keeping its class (and so
+   * how the toolkit answers it: a `ToolError` is still the model's `isError`).
+   *
+   * @param err What was thrown.
+   * @returns The same error, its message filtered.
+   */
+  error(err: unknown): unknown {
+    if (err instanceof Error) err.message = this.text(err.message);
+    return err;
+  }
+}
+
+/** One character as itself, percent-encoded (UTF-8, either hex case), or JSON-escaped. */
+function charPattern(char: string): string {
+  const alternatives = [escape(char)];
+  const utf8 = new TextEncoder().encode(char);
+  alternatives.push([...utf8].map((byte) => `%${hex(byte, 2)}`).join(""));
+  let units = "";
+  for (let i = 0; i < char.length; i++) units += `\\\\u${hex(char.charCodeAt(i), 4)}`;
+  alternatives.push(units);
+  if (char === '"' || char === "\\") alternatives.push(`\\\\${escape(char)}`);
+  return `(?:${alternatives.join("|")})`;
+}
+
+/** A start of the value, one character or more: `a(?:b(?:c)?)?`. */
+function nested(chars: readonly string[]): string {
+  let pattern = "";
+  for (let i = chars.length - 1; i >= 1; i--) pattern = `(?:${chars[i]}${pattern})?`;
+  return chars[0] + pattern;
+}
+
+/** Hex digits of a number as a pattern that accepts either case. */
+function hex(value: number, digits: number): string {
+  return [...value.toString(16).padStart(digits, "0")].map((d) => /[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)
+    .join("");
+}
+
+function escape(literal: string): string {
+  return literal.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+}
