@@ -2,6 +2,7 @@ import { PolicyError, quote, safeFetch } from "@forge/toolkit/validate";
 import { bodyText } from "./body_text.ts";
 import { type AuthEntry, authorizationFor } from "./credentials.ts";
 import type { NetRules } from "./net_rules.ts";
+import type { SecretFilter } from "./secret_filter.ts";
 
 /** What `fetch_url` returns: the structured result. */
 export interface FetchResult {
@@ -44,6 +45,14 @@ export interface FetchTextOptions {
    * @default {the policy's fetchTimeoutMs}
    */
   timeoutMs?: number;
+  /**
+   * Hides the credentials in the raw body before it is decoded, where a
+   * credential in another charset's bytes can still be found. The text of
+   * the result and of errors is the caller's to filter (the Manager does it
+   * for everything the model sees).
+   * @default {no change}
+   */
+  filter?: SecretFilter;
 }
 
 const OUTSIDE_FLAGS = "is outside what this process was started with; " +
@@ -62,7 +71,7 @@ const OUTSIDE_FLAGS = "is outside what this process was started with; " +
  *
  * @param url The URL as the caller gave it.
  * @param options The rules, headers, credentials, signal and deadline.
- * @returns The response, decoded; hiding secrets in it is the caller's (the Manager does it for everything the model sees).
+ * @returns The response, decoded (its raw body filtered first when a filter is given).
  * @throws {PolicyError} When a hop is refused, times out, or cannot connect.
  *
  * @example Fetch an allowed local page
@@ -104,7 +113,8 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
     throw err;
   }
   const contentType = response.headers.get("content-type") ?? "";
-  const body = bodyText(response.body, contentType === "" ? null : contentType);
+  const bytes = options.filter?.bytes(response.body, response.truncated) ?? response.body;
+  const body = bodyText(bytes, contentType === "" ? null : contentType);
   return {
     url: response.url,
     status: response.status,

@@ -115,6 +115,7 @@ export class Manager {
           auth: config.auth,
           signal,
           timeoutMs: Math.min(config.timeout_ms, this.#options.timeoutMs),
+          filter,
         }),
       );
     } catch (err) {

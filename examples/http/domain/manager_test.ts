@@ -170,3 +170,65 @@ test({
     assert.equal(servers.requests.at(-1)?.headers.authorization, `Bearer se"cret-${id}`);
   },
 });
+
+/** Whether `text`, written back in any of the encodings the server decodes, holds `secret`. */
+function holds(text: string, secret: string): boolean {
+  const forms = (value: string) => [
+    new TextEncoder().encode(value),
+    ...[true, false].map((littleEndian) => {
+      const bytes = new Uint8Array(value.length * 2);
+      const view = new DataView(bytes.buffer);
+      for (let i = 0; i < value.length; i++) view.setUint16(i * 2, value.charCodeAt(i), littleEndian);
+      return bytes;
+    }),
+  ];
+  const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  // Compared as hex: a match at an even position is a match at a byte boundary, at any offset.
+  return forms(text).some((bytes) =>
+    forms(secret).some((needle) => {
+      const haystack = hex(bytes);
+      const wanted = hex(needle);
+      for (let at = haystack.indexOf(wanted); at !== -1; at = haystack.indexOf(wanted, at + 1)) {
+        if (at % 2 === 0) return true;
+      }
+      return false;
+    })
+  );
+}
+
+test({
+  name: "Manager.fetch() hides a credential whose bytes an echoed body holds in another encoding than it declares",
+  async fn() {
+    const secret = `secret-${crypto.randomUUID()}`;
+    const mgr = credentialed(secret);
+    const cases = [
+      ["utf-16le", "utf-8"],
+      ["utf-16be", "utf-8"],
+      ["utf-8", "utf-16le"],
+      ["windows-1252", "utf-16be"],
+    ];
+    for (const [charset, encoding] of cases) {
+      const result = await mgr.fetch({ url: `${servers.main}/echo-as?charset=${charset}&encoding=${encoding}` });
+      assert.equal(servers.requests.at(-1)?.headers.authorization, `Bearer ${secret}`);
+      assert.ok(!holds(result.body, secret), `${charset} over ${encoding}: ${result.body}`);
+    }
+    // The body as it declares itself is still shown, the credential hidden.
+    const plain = await mgr.fetch({ url: `${servers.main}/echo-as?charset=utf-8&encoding=utf-8` });
+    assert.equal(JSON.parse(plain.body).headers.authorization, "Bearer [hidden credential]");
+  },
+});
+
+test({
+  name: "Manager.fetch() hides the start of a credential that the byte cap cuts off",
+  async fn() {
+    const secret = `secret-${crypto.randomUUID()}`;
+    const whole = await credentialed(secret).fetch({ url: `${servers.main}/echo-as?charset=utf-8&encoding=utf-8` });
+    // The echo is the same on every call: its hidden credential starts where the secret would.
+    const at = new TextEncoder().encode(whole.body.slice(0, whole.body.indexOf("[hidden credential]"))).length;
+    const capped = credentialed(secret, { max_bytes: at + 12 });
+    const result = await capped.fetch({ url: `${servers.main}/echo-as?charset=utf-8&encoding=utf-8` });
+    assert.equal(result.truncated, true);
+    assert.ok(result.body.endsWith("Bearer [hidden credential]"), result.body);
+    assert.ok(!result.body.includes(secret.slice(0, 12)));
+  },
+});

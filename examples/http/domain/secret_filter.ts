@@ -9,7 +9,11 @@ const MIN_LENGTH = 3;
  * refusals and other error messages, whatever part of them came from a
  * server (a body, a header, a `Location`). In text it finds each credential
  * written as itself, with any of its characters percent-encoded (either hex
- * case) or JSON-escaped, and a start of it cut short by `quote()`'s `…`.
+ * case) or JSON-escaped, and a start of it cut short by `quote()`'s `…`. In
+ * a raw body it finds the credential's bytes in UTF-8, Latin-1, UTF-16LE and
+ * UTF-16BE, before the body is decoded: a body declared in one charset can
+ * carry the secret's bytes in another, and then decoding turns it into text
+ * that no longer holds the value (UTF-8 bytes read as UTF-16LE become CJK).
  *
  * @example Hide a credential echoed as text, percent-encoded, or cut short
  * ```ts
@@ -26,6 +30,7 @@ export class SecretFilter {
   readonly #redact: (text: string) => string;
   readonly #pattern: RegExp | undefined;
   readonly #shown: readonly string[];
+  readonly #forms: readonly { secret: Uint8Array; hidden: Uint8Array }[];
 
   /**
    * Builds the filter.
@@ -43,6 +48,7 @@ export class SecretFilter {
     const whole = units.map((chars) => `(${chars.join("")})`);
     const cut = units.map((chars) => `(${nested(chars)}(?=…))`);
     this.#pattern = values.length === 0 ? undefined : new RegExp([...whole, ...cut].join("|"), "g");
+    this.#forms = values.flatMap((value, i) => byteForms(value, this.#shown[i]));
   }
 
   /**
@@ -58,6 +64,20 @@ export class SecretFilter {
       const index = groups.slice(1).findIndex((group) => typeof group === "string");
       return this.#shown[index % this.#shown.length];
     });
+  }
+
+  /**
+   * Hides the credentials in a raw body before it is decoded, in each byte
+   * form, the placeholder written in that same form.
+   *
+   * @param bytes The body.
+   * @param cut Whether the body was cut at the byte cap: then a start of a credential at its very end is hidden too.
+   * @returns The body, a copy when anything was hidden.
+   */
+  bytes(bytes: Uint8Array, cut: boolean): Uint8Array {
+    let out = bytes;
+    for (const form of this.#forms) out = replaceBytes(out, form.secret, form.hidden, cut);
+    return out;
   }
 
   /**
@@ -115,4 +135,67 @@ function hex(value: number, digits: number): string {
 
 function escape(literal: string): string {
   return literal.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+}
+
+/** The value and the placeholder in each encoding a body may be decoded from. */
+function byteForms(value: string, shown: string): { secret: Uint8Array; hidden: Uint8Array }[] {
+  const utf8 = new TextEncoder().encode(shown);
+  const forms: { secret: Uint8Array; hidden: Uint8Array }[] = [{
+    secret: new TextEncoder().encode(value),
+    hidden: utf8,
+  }];
+  const codes = [...value].map((c) => c.codePointAt(0)!);
+  if (codes.some((c) => c > 0x7f) && codes.every((c) => c <= 0xff)) {
+    forms.push({ secret: new Uint8Array(codes), hidden: utf8 });
+  }
+  forms.push({ secret: utf16(value, true), hidden: utf16(shown, true) });
+  forms.push({ secret: utf16(value, false), hidden: utf16(shown, false) });
+  return forms;
+}
+
+function utf16(text: string, littleEndian: boolean): Uint8Array {
+  const bytes = new Uint8Array(text.length * 2);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < text.length; i++) view.setUint16(i * 2, text.charCodeAt(i), littleEndian);
+  return bytes;
+}
+
+/** Every occurrence of `secret` replaced, at any offset (a UTF-16 form may start at an odd byte). */
+function replaceBytes(bytes: Uint8Array, secret: Uint8Array, hidden: Uint8Array, cut: boolean): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let start = 0;
+  let i = 0;
+  while (i <= bytes.length - secret.length) {
+    if (startsWith(bytes, i, secret, secret.length)) {
+      parts.push(bytes.subarray(start, i), hidden);
+      i += secret.length;
+      start = i;
+    } else {
+      i++;
+    }
+  }
+  let end = bytes.length;
+  if (cut) {
+    for (let n = Math.min(secret.length - 1, bytes.length - start); n >= 1; n--) {
+      if (startsWith(bytes, bytes.length - n, secret, n)) {
+        end = bytes.length - n;
+        break;
+      }
+    }
+  }
+  if (parts.length === 0 && end === bytes.length) return bytes;
+  parts.push(bytes.subarray(start, end));
+  if (end !== bytes.length) parts.push(hidden);
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+function startsWith(bytes: Uint8Array, at: number, secret: Uint8Array, length: number): boolean {
+  for (let j = 0; j < length; j++) if (bytes[at + j] !== secret[j]) return false;
+  return true;
 }

@@ -55,7 +55,8 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
  * `/chain?n=N` (N redirects, the last to `/text`), `/to?location=URL&code=N`,
  * `/loop`, `/to-token?location=URL` (a 302 to URL with `{token}` replaced by
  * the credentials of the request's Authorization, as a hostile origin
- * would).
+ * would), `/echo-as?charset=C&encoding=E` (`/echo`'s JSON in the bytes of E,
+ * `utf-8`, `utf-16le` or `utf-16be`, declared as charset C).
  */
 export function startTestServers(): TestServers {
   const requests: SeenRequest[] = [];
@@ -163,9 +164,22 @@ async function route(url: URL, req: Request, onAbort: (path: string) => void): P
       const token = (req.headers.get("authorization") ?? "").split(" ").at(-1) ?? "";
       return redirect((q.get("location") ?? "/text").replaceAll("{token}", token), 302);
     }
+    case "/echo-as": {
+      const json = JSON.stringify({ headers: Object.fromEntries(req.headers) });
+      return text(encodeAs(json, q.get("encoding") ?? "utf-8"), `text/plain; charset=${q.get("charset")}`);
+    }
     default:
       return text("no such route", "text/plain", 404);
   }
+}
+
+/** Text in UTF-8 or UTF-16 (which TextEncoder does not write). */
+function encodeAs(text: string, encoding: string): Uint8Array<ArrayBuffer> {
+  if (encoding === "utf-8") return new TextEncoder().encode(text);
+  const bytes = new Uint8Array(text.length * 2);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < text.length; i++) view.setUint16(i * 2, text.charCodeAt(i), encoding === "utf-16le");
+  return bytes;
 }
 
 function redirect(location: string, status: number): Response {
