@@ -56,3 +56,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a repository's core.excludesFile and diff.orderFile naming an outside file have no effect: git_status lists, git_commit takes and git_show and git_diff order files regardless of its lines",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "README.md": "# app\n" });
+    await Deno.writeTextFile(join(app, "a.txt"), "a\n");
+    await Deno.writeTextFile(join(app, "b.txt"), "b\n");
+    await t.f.git(app, "add", "a.txt", "b.txt");
+    await t.f.git(app, "commit", "-q", "-m", "two files");
+    await Deno.writeTextFile(join(app, "guess"), "untracked\n");
+    // Each line of the outside file would hide an untracked name (an oracle for its lines) or move a file first.
+    const outside = join(t.f.base, "outside", "lines");
+    await Deno.writeTextFile(outside, "b.txt\nguess\n");
+    await t.f.git(app, "config", "core.excludesFile", outside);
+    await t.f.git(app, "config", "diff.orderFile", outside);
+    const order = (text: string) => [...text.matchAll(/^diff --git a\/(\S+)/gm)].map((m) => m[1]);
+    assert.doesNotMatch(
+      await plainGit(app, "status", "--porcelain"),
+      /guess/,
+      "plain git shows it: this test proves nothing",
+    );
+    assert.deepEqual(order(await plainGit(app, "show", "HEAD")), ["b.txt", "a.txt"], "plain git does not reorder");
+    const served = await serveUnderPrintedFlags(
+      SCRIPT,
+      await t.config({ repos: [{ name: "app", path: "app", writable: true }] }),
+    );
+    try {
+      assert.match(await served.ok("git_status", { repo: "app" }), /^\?\? guess$/m);
+      assert.deepEqual(order(await served.ok("git_show", { repo: "app", rev: "HEAD" })), ["a.txt", "b.txt"]);
+      assert.deepEqual(order(await served.ok("git_diff", { repo: "app", from: "HEAD~1", to: "HEAD" })), [
+        "a.txt",
+        "b.txt",
+      ]);
+      assert.match(await served.ok("git_commit", { repo: "app", message: "m", paths: ["guess"] }), /"guess"/);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});

@@ -27,6 +27,8 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "protocol.allow=never", // no transport, no remote helper, no ext::
   "diff.external=",
   "core.attributesFile=/dev/null",
+  "core.excludesFile=", // status, ls-files and add would hide the names it lists: an oracle for its lines
+  "diff.orderFile=/dev/null", // show and diff would order files by its lines (an empty name is an error)
   // A line diff holds some 45 bytes per line: a larger file is shown as binary, so one diffed pair costs tens of MiB.
   `core.bigFileThreshold=${BIG_FILE_THRESHOLD}`,
   "mailmap.file=", // log, show and blame would read it from anywhere and show its names
