@@ -16,6 +16,19 @@ export const MAX_LOG_COUNT = 1000;
 export const MAX_COMMIT_PATHS = 1000;
 /** The longest commit message, in characters. */
 export const MAX_MESSAGE = 64 * 1024;
+/**
+ * The longest commit message in UTF-8 bytes: it reaches git as one argument,
+ * and Linux refuses to start a program with an argument over 128 KiB (its
+ * terminating NUL included).
+ */
+export const MAX_MESSAGE_BYTES = 128 * 1024 - 1;
+/**
+ * The most UTF-8 bytes the paths of one `git_commit` may hold together: each
+ * git run gets them all as arguments, and Linux refuses to start a program
+ * whose arguments and environment pass a quarter of its stack limit (2 MiB
+ * under the usual 8 MiB).
+ */
+export const MAX_COMMIT_PATHS_BYTES = 512 * 1024;
 /** The longest `git_grep` pattern, in characters. */
 export const MAX_PATTERN = 1000;
 
@@ -223,6 +236,13 @@ export class Manager {
       throw new PolicyError("invalid-input", `Cannot use paths: give 1 to ${MAX_COMMIT_PATHS} paths`);
     }
     const checked = [...new Set(paths.map((p) => repoPath("paths", p)))];
+    const bytes = checked.reduce((sum, path) => sum + utf8Length(path), 0);
+    if (bytes > MAX_COMMIT_PATHS_BYTES) {
+      throw new PolicyError(
+        "invalid-input",
+        `Cannot use paths: together they are ${bytes} bytes of UTF-8, over the ${MAX_COMMIT_PATHS_BYTES} git can take`,
+      );
+    }
     if (checked.includes(".")) {
       throw new PolicyError("invalid-input", "Cannot use paths: name files, not the whole work tree");
     }
@@ -236,6 +256,13 @@ export class Manager {
       throw new PolicyError("invalid-input", `Cannot use message: it must be 1 to ${MAX_MESSAGE} characters of text`);
     }
     if (message.includes("\0")) throw new PolicyError("invalid-input", "Cannot use message: it holds a NUL byte");
+    const bytes = utf8Length(message);
+    if (bytes > MAX_MESSAGE_BYTES) {
+      throw new PolicyError(
+        "invalid-input",
+        `Cannot use message: it is ${bytes} bytes of UTF-8, over the ${MAX_MESSAGE_BYTES} git takes as one argument`,
+      );
+    }
     const target = await this.commitTarget(repo, paths);
     const [git, r] = await this.#repo(repo);
     const { author, allow_hard_links } = await this.#config();
@@ -321,4 +348,8 @@ export class Manager {
     }
     return this.#current.git;
   }
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
 }

@@ -12,7 +12,7 @@ import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
   repo: strProp("The repository, by its configured name (it must be writable)"),
-  message: strProp("The commit message", { minLength: 1, maxLength: 65536 }),
+  message: strProp("The commit message (at most 131,071 bytes of UTF-8)", { minLength: 1, maxLength: 65536 }),
   paths: arrayProp(strProp("A file, relative to the work tree"), "The files to commit, as they are in the work tree", {
     minItems: 1,
     maxItems: 1000,

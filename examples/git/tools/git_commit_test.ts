@@ -38,3 +38,39 @@ Deno.test("git_commit refuses a read-only repo and paths outside the work tree, 
     await s.end();
   }
 });
+
+Deno.test("git_commit refuses a message or paths longer than git can take as arguments, naming the limit, and commits nothing", async () => {
+  const s = await session();
+  try {
+    await Deno.writeTextFile(join(s.w, "README.md"), "changed\n");
+    const head = await s.fixture.git(s.w, "rev-parse", "HEAD");
+    // 60,000 characters, within the schema's 65,536, but 180,000 bytes: over Linux's 128 KiB for one argument.
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [
+        { repo: "w", message: "中".repeat(60_000), paths: ["README.md"] },
+        /^Cannot use message: it is 180000 bytes of UTF-8, over the 131071 git takes as one argument$/,
+      ],
+      [
+        { repo: "w", message: "m", paths: Array.from({ length: 1000 }, (_, i) => `${"a".repeat(4000)}${i}`) },
+        /^Cannot use paths: together they are \d+ bytes of UTF-8, over the 524288 git can take$/,
+      ],
+    ];
+    for (const [args, reason] of cases) {
+      const result = await s.client.callTool({ name: "git_commit", arguments: args });
+      assert.equal(result.isError, true, textOf(result));
+      assert.match(textOf(result), reason);
+    }
+    assert.equal(await s.fixture.git(s.w, "rev-parse", "HEAD"), head);
+    assert.equal(await s.fixture.git(s.w, "diff", "--cached", "--name-only"), "", "something was staged");
+    // The longest message allowed: 43,690 three-byte characters, 131,070 bytes.
+    const longest = "中".repeat(43_690);
+    const done = await s.client.callTool({
+      name: "git_commit",
+      arguments: { repo: "w", message: longest, paths: ["README.md"] },
+    });
+    assert.equal(done.isError, undefined, textOf(done));
+    assert.equal(await s.fixture.git(s.w, "log", "-1", "--format=%B"), `${longest}\n\n`);
+  } finally {
+    await s.end();
+  }
+});
