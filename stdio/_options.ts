@@ -40,6 +40,12 @@ export const DEFAULT_TASK_TTL_MS = 600_000;
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
 /** How long the last replies may take to reach stdout once calls are settled at shutdown, in milliseconds. */
 export const FLUSH_MS = 1_000;
+/**
+ * The end of {@linkcode FLUSH_MS} kept for stderr, in milliseconds: the line
+ * that names replies not delivered is written only once stdout has had its
+ * time, and must still reach stderr before the process exits.
+ */
+export const LAST_LOG_MS = 100;
 /** How many bytes of replies may wait for the peer to read them before no new message is taken (`maxQueuedBytes`). */
 export const WRITE_HIGH_WATER = 64 * 1024 * 1024;
 

@@ -40,6 +40,18 @@ export interface OversizeOptions {
   replace(head: string, bytes: number): string | undefined;
 }
 
+/** What a writer has not written, counted in frames and in bytes (each frame with its newline). */
+export interface Unsent {
+  /** Frames queued behind the write in flight. */
+  queuedFrames: number;
+  /** Their bytes. */
+  queuedBytes: number;
+  /** Frames of the write in flight whose newline the output has not taken. */
+  inFlightFrames: number;
+  /** Bytes of the write in flight (or of the large frame it is a slice of) the output has not taken. */
+  inFlightBytes: number;
+}
+
 /** Serialised, batching, backpressured writer of newline-terminated frames. */
 export class FrameWriter {
   readonly #out: ByteWriter;
@@ -60,6 +72,13 @@ export class FrameWriter {
   #early: Promise<void> | undefined;
   // Writes to the output that have completed.
   #writesDone = 0;
+  // The bytes of the write in flight and how many of them the output took:
+  // shutdown reads them to say what a write stuck in a full pipe loses.
+  #inFlight: Uint8Array | undefined;
+  #inFlightTaken = 0;
+  // The large frame being written slice by slice, and its bytes written by the slices before the one in flight.
+  #large: string | JsonParts | undefined;
+  #largeTaken = 0;
 
   constructor(
     out: ByteWriter,
@@ -131,6 +150,34 @@ export class FrameWriter {
     return this.#writesDone;
   }
 
+  /**
+   * What has not reached the output, read at shutdown (it walks the queue):
+   * the frames still queued, and those of the write in flight that did not
+   * complete. The output may already hold part of that write (a pipe takes
+   * what fits), so its frames are at most lost, the last of them cut off.
+   * Nothing once the output has failed, which is logged where it fails.
+   */
+  unsent(): Unsent {
+    const unsent = { queuedFrames: 0, queuedBytes: 0, inFlightFrames: 0, inFlightBytes: 0 };
+    if (this.#failed) return unsent;
+    if (this.#large !== undefined) {
+      const size = typeof this.#large === "string" ? utf8Length(this.#large) : this.#large.bytes();
+      unsent.inFlightFrames = 1;
+      unsent.inFlightBytes = size + 1 - this.#largeTaken - this.#inFlightTaken;
+    } else if (this.#inFlight !== undefined) {
+      // Each frame of a batch ends with its newline: one not yet taken is a frame not delivered.
+      const rest = this.#inFlight.subarray(this.#inFlightTaken);
+      for (const byte of rest) if (byte === 0x0a) unsent.inFlightFrames++;
+      unsent.inFlightBytes = rest.length;
+    }
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const frame = this.#queue[i];
+      unsent.queuedFrames++;
+      unsent.queuedBytes += (typeof frame === "string" ? utf8Length(frame) : frame.bytes()) + 1;
+    }
+    return unsent;
+  }
+
   /** True once a write has failed (for example EPIPE: the client is gone). */
   get failed(): boolean {
     return this.#failed;
@@ -158,11 +205,15 @@ export class FrameWriter {
         const first = this.#queue[this.#head];
         if (typeof first !== "string") {
           this.#queue[this.#head++] = "";
+          this.#startLarge(first);
           await this.#writeParts(first);
+          this.#large = undefined;
           this.#queued -= first.units;
         } else if (first.length > WRITE_CHUNK) {
           this.#queue[this.#head++] = "";
+          this.#startLarge(first);
           await this.#writeLarge(first);
+          this.#large = undefined;
           this.#queued -= first.length;
         } else {
           const units = await this.#writeBatch(first);
@@ -187,6 +238,14 @@ export class FrameWriter {
       this.#waiters = [];
       for (const wake of waiters) wake();
     }
+  }
+
+  /** Notes the large frame about to be written, for {@linkcode unsent}: no slice of it is in flight yet. */
+  #startLarge(frame: string | JsonParts): void {
+    this.#large = frame;
+    this.#largeTaken = 0;
+    this.#inFlight = undefined;
+    this.#inFlightTaken = 0;
   }
 
   /** Joins string frames from the head of the queue up to one chunk and writes them; returns their units. */
@@ -264,9 +323,13 @@ export class FrameWriter {
   }
 
   async #writeAll(bytes: Uint8Array): Promise<void> {
-    let offset = 0;
-    while (offset < bytes.length) {
-      offset += await this.#out.write(offset === 0 ? bytes : bytes.subarray(offset));
+    // A large frame's slices before this one were written whole.
+    if (this.#large !== undefined && this.#inFlight !== undefined) this.#largeTaken += this.#inFlightTaken;
+    this.#inFlight = bytes;
+    this.#inFlightTaken = 0;
+    while (this.#inFlightTaken < bytes.length) {
+      const offset = this.#inFlightTaken;
+      this.#inFlightTaken += await this.#out.write(offset === 0 ? bytes : bytes.subarray(offset));
       this.#writesDone++;
     }
   }

@@ -345,3 +345,63 @@ Deno.test("FrameWriter, under random bursts, pauses and partial slow writes: one
     assert.ok(text === expected, `seed ${seed}: the bytes differ from the frames in order`);
   }
 });
+
+/** An output that takes `take(n)` bytes of its n-th write, then never completes another: a pipe nobody reads. */
+function stallingOutput(take: (write: number, bytes: Uint8Array) => number): {
+  out: { write(bytes: Uint8Array): Promise<number> };
+  stalled: Promise<void>;
+} {
+  const stalled = Promise.withResolvers<void>();
+  let writes = 0;
+  return {
+    stalled: stalled.promise,
+    out: {
+      write(bytes) {
+        const n = take(++writes, bytes);
+        if (n > 0) return Promise.resolve(n);
+        stalled.resolve();
+        return new Promise<number>(() => {});
+      },
+    },
+  };
+}
+
+Deno.test("FrameWriter.unsent() names what a stalled output did not take: queued frames whole, the write in flight past its taken bytes", async () => {
+  // The batch "aaaa\nbbbb\ncccc\n" is taken up to "aaaa\nbb"; the rest of it and "dd" never are.
+  const { out, stalled } = stallingOutput((write) => write === 1 ? 7 : 0);
+  const writer = new FrameWriter(out, 1 << 20, () => {});
+  assert.deepEqual(writer.unsent(), { queuedFrames: 0, queuedBytes: 0, inFlightFrames: 0, inFlightBytes: 0 });
+  for (const frame of ["aaaa", "bbbb", "cccc"]) writer.send(frame);
+  await stalled;
+  writer.send("dd");
+  assert.deepEqual(writer.unsent(), { queuedFrames: 1, queuedBytes: 3, inFlightFrames: 2, inFlightBytes: 8 });
+});
+
+Deno.test("FrameWriter.unsent() counts a large frame stalled in a later slice as one frame, less the slices taken", async () => {
+  const frame = "é".repeat(WRITE_CHUNK * 2);
+  // The first slice is taken whole, ten bytes of the second, nothing after.
+  const { out, stalled } = stallingOutput((write, bytes) => write === 1 ? bytes.length : write === 2 ? 10 : 0);
+  const writer = new FrameWriter(out, 1 << 30, () => {});
+  writer.send(frame);
+  writer.send("tail");
+  await stalled;
+  assert.deepEqual(writer.unsent(), {
+    queuedFrames: 1,
+    queuedBytes: 5,
+    inFlightFrames: 1,
+    inFlightBytes: utf8Length(frame) + 1 - 2 * WRITE_CHUNK - 10,
+  });
+});
+
+Deno.test("FrameWriter.unsent() is empty once everything was written, and once the output failed", async () => {
+  const { writer } = recordingWriter(1 << 20);
+  writer.send("a".repeat(WRITE_CHUNK * 2));
+  writer.send("b");
+  await writer.idle();
+  assert.deepEqual(writer.unsent(), { queuedFrames: 0, queuedBytes: 0, inFlightFrames: 0, inFlightBytes: 0 });
+  const broken = new FrameWriter({ write: () => Promise.reject(new Deno.errors.BrokenPipe()) }, 1 << 20, () => {});
+  broken.send("a");
+  broken.send("b");
+  await broken.idle();
+  assert.deepEqual(broken.unsent(), { queuedFrames: 0, queuedBytes: 0, inFlightFrames: 0, inFlightBytes: 0 });
+});

@@ -104,7 +104,7 @@ Deno.test({
 for (const ending of ["SIGTERM", "EOF"] as const) {
   Deno.test({
     name: `a client that stops reading stdout, then ${ending === "EOF" ? "closes stdin" : "sends SIGTERM"}: ` +
-      "the server exits 0 instead of waiting for it",
+      "the server exits 0 instead of waiting for it, and logs how many replies it did not deliver",
     permissions: perms,
     async fn() {
       const server = spawnHostile(["--grace=300"], "read");
@@ -119,6 +119,16 @@ for (const ending of ["SIGTERM", "EOF"] as const) {
       const status = await server.status();
       assert.equal(status.code, 0);
       assert.equal(server.stderr().split("ON_CLOSE_RAN").length - 1, 1, "onClose ran once");
+      // The 14 blobs behind the one stuck in the pipe, and the sleep's reply once the grace aborted it: all 16
+      // replies after initialize are named, none silently dropped.
+      const lost = server.stderr().match(
+        /replies not delivered at exit: (\d+) queued \((\d+) bytes\), and (\d+) in a write that did not complete \((\d+) bytes\): the client did not read stdout within shutdownGraceMs \(300 ms\)/,
+      );
+      assert.ok(lost, `the loss is logged; stderr: ${server.stderr().slice(-500)}`);
+      const [queued, queuedBytes, inFlight, inFlightBytes] = lost.slice(1).map(Number);
+      assert.deepEqual([queued, inFlight], [15, 1]);
+      assert.ok(queuedBytes > 14 * 4 * 1024 * 1024, `${queuedBytes} queued bytes`);
+      assert.ok(inFlightBytes > 0 && inFlightBytes <= 4 * 1024 * 1024 + 200, `${inFlightBytes} bytes in flight`);
     },
   });
 }

@@ -16,6 +16,7 @@ import {
   DEFAULT_TASK_TTL_MS,
   DEFAULT_TIMEOUT_MS,
   FLUSH_MS,
+  LAST_LOG_MS,
   positive,
   WRITE_HIGH_WATER,
 } from "./_options.ts";
@@ -254,7 +255,17 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     markSettled();
     // A client that stopped reading must not hold shutdown: the replies get
     // what is left of one second past the grace period.
-    await within(writer.idle(), shutdownAt + grace + FLUSH_MS - performance.now());
+    // The end of the budget is kept for stderr: the line that names the replies lost must get out before the exit.
+    await within(writer.idle(), shutdownAt + grace + FLUSH_MS - LAST_LOG_MS - performance.now());
+    // The process exits with them: replies built and then given up are named as plainly as messages never served.
+    const lost = writer.unsent();
+    if (lost.queuedFrames + lost.inFlightFrames > 0) {
+      log(
+        `replies not delivered at exit: ${lost.queuedFrames} queued (${lost.queuedBytes} bytes), and ` +
+          `${lost.inFlightFrames} in a write that did not complete (${lost.inFlightBytes} bytes): the client did not ` +
+          `read stdout within shutdownGraceMs (${grace} ms) and ${FLUSH_MS} ms more; the last reply it got may be cut off`,
+      );
+    }
   }
 
   let markSettled!: () => void;
