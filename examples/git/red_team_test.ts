@@ -341,3 +341,49 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "git_commit refuses a path that is a repository of its own (a .git file naming an outside repository, a nested repository, a tracked gitlink) and stages nothing",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "README.md": "# app\n" });
+    await Deno.mkdir(join(app, "sub"));
+    await Deno.writeTextFile(join(app, "sub", ".git"), `gitdir: ${join(t.private, ".git")}\n`);
+    await Deno.writeTextFile(join(app, "sub", "file"), "x\n");
+    await t.f.repo("app/deps/inner", { "g.txt": "g\n" });
+    await t.f.git(app, "update-index", "--add", "--cacheinfo", `160000,${t.privateHead},lib`);
+    await t.f.git(app, "commit", "-q", "-m", "a gitlink");
+    await Deno.writeTextFile(join(app, "README.md"), "# changed\n");
+    // Plain git stages the outside repository's HEAD as a gitlink: what an unguarded server would commit.
+    const copy = join(t.f.base, "copy");
+    await system("cp", "-a", app, copy);
+    await plainGit(copy, "add", "--", "sub");
+    assert.match(await plainGit(copy, "ls-files", "--stage", "--", "sub"), new RegExp(`^160000 ${t.privateHead} `));
+    const index = await t.f.git(app, "ls-files", "--stage");
+    const head = await t.f.git(app, "rev-parse", "HEAD");
+    const config = await t.config({ repos: [{ name: "app", path: "app", writable: true }] });
+    const served = await serveUnderPrintedFlags(SCRIPT, config);
+    try {
+      for (
+        const [paths, shown] of [[["sub"], "sub"], [["deps"], "deps/inner"], [["lib"], "lib"], [
+          ["README.md", "sub"],
+          "sub",
+        ]]
+      ) {
+        await served.refused(
+          "git_commit",
+          { repo: "app", message: "m", paths },
+          new RegExp(`^Cannot commit "${shown}" in repo "app": it is a git repository of its own`),
+        );
+      }
+      assert.equal(await t.f.git(app, "ls-files", "--stage"), index, "the index changed");
+      assert.equal(await t.f.git(app, "rev-parse", "HEAD"), head);
+      assert.match(await served.ok("git_commit", { repo: "app", message: "m", paths: ["README.md"] }), /README\.md/);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});

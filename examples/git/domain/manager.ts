@@ -6,6 +6,7 @@ import { Git, type GitOutput } from "./git.ts";
 import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
 import { assertIgnoreRevsInside } from "./ignore_revs_files.ts";
+import { assertNoNestedRepos, nestedRepos, stagedPaths } from "./nested_repos.ts";
 import { baseDirOf } from "./policy.ts";
 import { assertNoLinkedFolder, repoPath } from "./repo_path.ts";
 import { revision } from "./revision.ts";
@@ -274,18 +275,18 @@ export class Manager {
     // Two commits to one repository would race for its index lock: they take turns.
     const previous = this.#commitLocks.get(r.name) ?? Promise.resolve();
     const turn = previous.catch(() => {}).then(async () => {
-      if (!allow_hard_links) {
-        // What `git add` would read: tracked and untracked (not ignored) files under the paths.
-        const listed = await git.run(r, [
+      // What `git add` would read: tracked and untracked (not ignored) files under the paths.
+      const list = (...flags: string[]) =>
+        git.run(r, [
           arg.word("ls-files"),
           arg.flag("-z"),
-          arg.flag("--cached"),
-          arg.flag("--others"),
-          arg.flag("--exclude-standard"),
+          ...flags.map((flag) => arg.flag(flag)),
           arg.operands("paths", target.paths),
         ], { signal });
-        await assertSingleNames(r.root, r.name, nulPaths(r.name, listed));
-      }
+      const staged = nulPaths(r.name, await list("--stage")).join("\0");
+      const others = nulPaths(r.name, await list("--others", "--exclude-standard"));
+      assertNoNestedRepos(r.name, nestedRepos(staged, others.join("\0")));
+      if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedPaths(staged), ...others]);
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], options);
       await git.run(r, [
         arg.word("commit"),
