@@ -73,6 +73,52 @@ Deno.test({
 });
 
 Deno.test({
+  name: "a numeric id JavaScript reads as a safe integer is served as that integer whatever its notation: 1e-400 is " +
+    "id 0, refused as a duplicate of a running call 0, and cancelling 1e-400 cancels call 0",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    await initialize(server);
+    // Underflow to 0, over-precise fractions and exponents that land on an integer: the text is not kept.
+    const read = [
+      ["1e-400", 0],
+      ["1.00000000000000000001", 1],
+      ["2.0000000000000001", 2],
+      [
+        "100000000000000000000000e-23",
+        1,
+      ],
+      ["1.0", 1],
+      ["1e0", 1],
+    ] as const;
+    for (const [id, integer] of read) {
+      await server.sendRaw(line(id, "ping"));
+      assert.equal(
+        await deadline(server.nextLine(), `the reply to ${id}`),
+        `{"jsonrpc":"2.0","id":${integer},"result":{}}`,
+      );
+    }
+    await server.sendRaw(line("0", "tools/call", '{"name":"sleep","arguments":{"ms":60000}}'));
+    await server.waitForStderr("SLEEP_STARTED 60000");
+    await server.sendRaw(line("1e-400", "tools/call", '{"name":"sleep","arguments":{"ms":1}}'));
+    const duplicate = JSON.parse(await deadline(server.nextLine(), "the refusal of 1e-400"));
+    assert.equal(duplicate.id, 0);
+    assert.equal(duplicate.error.code, -32600);
+    await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1e-400}}\n');
+    // Call 0 was cancelled: no reply, and once it has ended (a ping answered after it) the id 0 is free again.
+    await server.sendRaw(line('"after"', "ping"));
+    assert.equal(await deadline(server.nextLine(), "the ping"), '{"jsonrpc":"2.0","id":"after","result":{}}');
+    await server.sendRaw(line("0", "tools/call", '{"name":"sleep","arguments":{"ms":1}}'));
+    assert.equal(
+      await deadline(server.nextLine(), "the reply to 0 reused"),
+      '{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"text","text":"slept 1"}]}}',
+    );
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
   name: "a reply too large for maxMessageBytes is answered with its id however long the id is, never dropped",
   permissions: perms,
   async fn() {

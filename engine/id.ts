@@ -1,7 +1,12 @@
 // A request's id as the client wrote it: MCP allows a string or any JSON
-// number, and a reply must carry the same id back. A number JavaScript cannot
-// hold exactly keeps its source text, so no two ids collide and none changes
-// on the way back.
+// number, and a reply must carry the same id back. A number JavaScript does
+// not read as a safe integer (above 2^53, a fraction, -0, an overflow) keeps
+// its source text, so no two such ids collide and none changes on the way
+// back. Any other notation of a number is the safe integer it reads as:
+// `1.0`, `1e0` and `1.00000000000000000001` are the id 1, the underflow
+// `1e-400` is 0, so two of them are one id (JSON-RPC says numeric ids SHOULD
+// NOT have fractional parts). Keeping their text too would cost every call a
+// look at its id's text (docs/mcp-contract.md, "Ids").
 
 import { quote } from "../internal/quote.ts";
 
@@ -9,9 +14,9 @@ import { quote } from "../internal/quote.ts";
 export type Id = string | number | ExactNumber;
 
 /**
- * A numeric id JavaScript cannot hold exactly (above 2^53, a fraction, an
- * exponent), kept as the text the client sent so that the reply carries it
- * byte for byte. One instance per text while it is in use, so two requests
+ * A numeric id JavaScript does not read as a safe integer (above 2^53, a
+ * fraction, `-0`, `1e400`), kept as the text the client sent so that the
+ * reply carries it byte for byte. One instance per text while it is in use, so two requests
  * with the same id are still one key in a Map, and two different ones never
  * collide.
  */
@@ -79,7 +84,11 @@ export function isId(value: unknown): value is Id {
     value instanceof ExactNumber;
 }
 
-/** A number that is not an integer JavaScript holds exactly and writes as sent (`-0` is not one). */
+/**
+ * Whether a parsed number must keep its source text: it is not a safe integer
+ * (`-0` counts as not one). One that is stays that number whatever its text
+ * (`1e-400` is 0, `1.00000000000000000001` is 1).
+ */
 export function inexact(value: unknown): value is number {
   return typeof value === "number" && (!Number.isSafeInteger(value) || Object.is(value, -0));
 }

@@ -125,13 +125,13 @@ export function parseFrame(bytes: Uint8Array, ascii?: string, release?: () => vo
 }
 
 /**
- * `value` with each routing number that JSON.parse did not keep as written —
- * an `id`, `params.requestId` or `params._meta.progressToken` that is not a
- * safe integer (`1.50`, `-0`, `1e400`, 2^53 + 1) — replaced by an
- * {@linkcode ExactNumber} of its source text, read from `text` by a scanner
- * that builds nothing else. A safe integer stays a number, whatever its
- * notation (`1.0` is `1`): telling those apart would cost every call a look
- * at its text.
+ * `value` with each routing number JavaScript did not read as a safe
+ * integer — an `id`, `params.requestId` or `params._meta.progressToken` such
+ * as `1.50`, `-0`, `1e400`, 2^53 + 1 — replaced by an {@linkcode ExactNumber}
+ * of its source text, read from `text` by a scanner that builds nothing else.
+ * A number read as a safe integer stays that number, whatever its notation
+ * (`1.0` is 1, `1e-400` is 0): telling those apart would cost every call a
+ * look at its text.
  */
 function withExactNumbers(value: unknown, text: string): unknown {
   if (Array.isArray(value)) {
