@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { concatBytes } from "../internal/concat_bytes.ts";
 
 /** What `stat` says about a file: enough to notice most changes cheaply. */
@@ -23,27 +24,50 @@ export async function stamp(path: string): Promise<Stamp | undefined> {
 
 /**
  * Reads a regular file, refusing one larger than `maxBytes` while reading (so
- * a file that grows after `stat` cannot exhaust memory).
+ * a file that grows after `stat` cannot exhaust memory). The open does not
+ * block: a FIFO put at the path (even between a caller's `stat` and this
+ * read) opens at once and is refused by the descriptor's own `fstat`, where a
+ * blocking open would wait for a writer, and hold every later reload behind it.
  *
  * @throws {RangeError} When the file is larger than `maxBytes`.
- * @throws {TypeError} When the path is not a regular file (a FIFO would block).
+ * @throws {TypeError} When the path is not a regular file.
+ * @throws {Deno.errors.NotFound} When nothing is at the path.
  */
 export async function readBounded(path: string, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
-  const info = await Deno.stat(path);
-  if (!info.isFile) throw new TypeError("Cannot read config: it is not a regular file");
-  if (info.size > maxBytes) throw tooLarge(maxBytes);
-  using file = await Deno.open(path, { read: true });
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const buffer = new Uint8Array(64 * 1024);
-  while (true) {
-    const n = await file.read(buffer);
-    if (n === null) break;
-    total += n;
-    if (total > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(buffer.slice(0, n));
+  let fd: number;
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "ENOENT") {
+      throw new Deno.errors.NotFound("Cannot read config: it does not exist", { cause: err });
+    }
+    throw err;
   }
-  return concatBytes(chunks);
+  try {
+    const info = fs.fstatSync(fd);
+    if (!info.isFile()) throw new TypeError("Cannot read config: it is not a regular file");
+    if (info.size > maxBytes) throw tooLarge(maxBytes);
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const buffer = new Uint8Array(64 * 1024);
+    while (true) {
+      const n = await readInto(fd, buffer);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(buffer.slice(0, n));
+    }
+    return concatBytes(chunks);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Reads from the descriptor's position into `buffer`; 0 at the end. */
+function readInto(fd: number, buffer: Uint8Array): Promise<number> {
+  return new Promise((resolve, reject) => {
+    fs.read(fd, buffer, 0, buffer.length, null, (err, n) => err ? reject(err) : resolve(n));
+  });
 }
 
 function tooLarge(maxBytes: number): RangeError {

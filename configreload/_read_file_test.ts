@@ -1,11 +1,11 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp}
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=mkfifo
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readBounded, stamp } from "./_read_file.ts";
 
 const base = await Deno.makeTempDir({ prefix: "configreload_read_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
-const files = { read: [base], write: [base] };
+const files: Deno.PermissionOptions = { read: [base], write: [base], run: ["mkfifo"] };
 
 Deno.test({
   name: "stamp() is undefined for a missing file and changes when the file is replaced",
@@ -50,5 +50,17 @@ Deno.test({
   permissions: files,
   async fn() {
     await assert.rejects(readBounded(base, 1024), TypeError, "Cannot read config: it is not a regular file");
+  },
+});
+
+Deno.test({
+  name: "readBounded() refuses a FIFO at once instead of waiting for a writer, and says a missing file is missing",
+  permissions: files,
+  async fn() {
+    const fifo = join(base, "fifo.json");
+    assert.ok(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().success);
+    // A blocking open would wait here for a writer that never comes: the test would hang, not fail.
+    await assert.rejects(readBounded(fifo, 1024), TypeError, "Cannot read config: it is not a regular file");
+    await assert.rejects(readBounded(join(base, "absent.json"), 1024), Deno.errors.NotFound);
   },
 });
