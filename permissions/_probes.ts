@@ -10,11 +10,37 @@
  */
 export function pathProbes(ancestors: readonly string[]): string[] {
   const probes = new Set<string>(["/", "/etc", "/root", "/home", "/proc", "/sys", "/dev", "/var", "/usr", "/tmp"]);
+  for (const path of SECRET_PATHS) probes.add(path);
   for (const dir of ancestors) probes.add(dir);
+  // The home folder's secrets, when the process may know where it is (its folder is probed as an ancestor only).
+  if (Deno.permissions.querySync({ name: "env", variable: "HOME" }).state === "granted") {
+    const home = Deno.env.get("HOME");
+    if (home !== undefined && home.startsWith("/")) { for (const name of HOME_SECRETS) probes.add(`${home}/${name}`); }
+  }
   probes.add(Deno.cwd());
   probes.add(Deno.execPath());
   return [...probes];
 }
+
+// Files and folders a careless grant names one by one, below the folders above (a grant of
+// /etc/passwd does not grant /etc): host secrets, the process's own environment, container and
+// orchestrator credentials.
+const SECRET_PATHS: readonly string[] = [
+  "/etc/passwd",
+  "/etc/shadow",
+  "/etc/sudoers",
+  "/etc/ssh",
+  "/root/.ssh",
+  "/proc/self/environ",
+  "/proc/self/mem",
+  "/var/run/docker.sock",
+  "/run/docker.sock",
+  "/var/run/secrets",
+  "/run/secrets",
+];
+
+// Under the home folder: keys, cloud and registry credentials.
+const HOME_SECRETS: readonly string[] = [".ssh", ".aws", ".config", ".netrc", ".docker", ".kube", ".gnupg", ".npmrc"];
 
 /** Hosts (optionally with a port) to ask about for net. */
 export function netProbes(allowed: readonly string[]): string[] {

@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=HOME
+// test-permissions: --allow-read={tmp},/etc/passwd,/proc/self/environ --allow-write={tmp} --allow-env=HOME
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { checkPermissions, missingPermissions } from "./check_permissions.ts";
@@ -52,6 +52,16 @@ Deno.test({
   permissions: { read: [root], env: ["HOME"] },
   async fn() {
     assert.deepEqual(await checkPermissions(set), ['env "HOME"']);
+  },
+});
+
+Deno.test({
+  name: "checkPermissions() finds a grant of a single well-known secret file, below the folders it probes",
+  permissions: { read: [root, "/etc/passwd", "/proc/self/environ"] },
+  async fn() {
+    assert.deepEqual(await checkPermissions(set), ['read "/etc/passwd"', 'read "/proc/self/environ"']);
+    // A policy that reads such a file itself is not refused for it.
+    assert.deepEqual(await checkPermissions({ ...set, read: [root, "/etc/passwd", "/proc/self/environ"] }), []);
   },
 });
 
