@@ -25,8 +25,8 @@ export class AuditFile implements AuditTarget {
     this.#reopen = true;
   }
 
-  async ready(): Promise<string | undefined> {
-    if (this.#file !== undefined && !this.#reopen) {
+  async ready(recheck: boolean): Promise<string | undefined> {
+    if (this.#file !== undefined && !this.#reopen && !recheck) {
       let info: Deno.FileInfo;
       try {
         info = await Deno.stat(this.#path);

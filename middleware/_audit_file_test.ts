@@ -16,11 +16,12 @@ Deno.test({
   async fn() {
     const path = fresh();
     const file = new AuditFile(path);
-    assert.equal(await file.ready(), undefined, "a new file has no last line");
+    assert.equal(await file.ready(false), undefined, "a new file has no last line");
     assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
     await file.write('{"seq":0}\n', true);
-    assert.equal(await file.ready(), undefined, "the same file: nothing to link to again");
+    assert.equal(await file.ready(false), undefined, "the same file: nothing to link to again");
     await file.write('{"seq":1}\n', false);
+    assert.equal(await file.ready(true), '{"seq":1}\n', "a recheck reads the same file's last line again");
     await file.close();
     assert.equal(await Deno.readTextFile(path), '{"seq":0}\n{"seq":1}\n');
   },
@@ -33,15 +34,15 @@ Deno.test({
     const path = fresh();
     await Deno.writeTextFile(path, 'one\n{"seq":1}\n');
     const file = new AuditFile(path);
-    assert.equal(await file.ready(), '{"seq":1}\n');
+    assert.equal(await file.ready(false), '{"seq":1}\n');
     await file.close();
     await Deno.writeTextFile(path, 'one\n{"seq":1', { append: false });
     const cut = new AuditFile(path);
-    assert.equal(await cut.ready(), '{"seq":1');
+    assert.equal(await cut.ready(false), '{"seq":1');
     await cut.close();
     await Deno.writeTextFile(path, "single line, no newline");
     const single = new AuditFile(path);
-    assert.equal(await single.ready(), "single line, no newline");
+    assert.equal(await single.ready(false), "single line, no newline");
     await single.close();
   },
 });
@@ -54,7 +55,7 @@ Deno.test({
     const long = `{"x":"${"a".repeat(150 * 1024)}"}`;
     await Deno.writeTextFile(path, `first\n${long}\n`);
     const file = new AuditFile(path);
-    assert.equal(await file.ready(), `${long}\n`);
+    assert.equal(await file.ready(false), `${long}\n`);
     await file.close();
   },
 });
@@ -66,7 +67,7 @@ Deno.test({
     const path = fresh();
     await Deno.writeTextFile(path, `x\n${"a".repeat(4 * MAX_RECORD_BYTES + 1)}\n`);
     const file = new AuditFile(path);
-    await assert.rejects(file.ready(), (err: unknown) => {
+    await assert.rejects(file.ready(false), (err: unknown) => {
       assert.ok(err instanceof AuditUnavailable);
       assert.equal(err.reason, "the audit file's last line is longer than any record");
       return true;
@@ -81,16 +82,16 @@ Deno.test({
   async fn() {
     const path = fresh();
     const file = new AuditFile(path);
-    await file.ready();
+    await file.ready(false);
     await file.write("old\n", true);
     await Deno.rename(path, `${path}.1`);
     await Deno.writeTextFile(path, "rotated\n");
-    assert.equal(await file.ready(), "rotated\n", "a new file at the path: its last line to link to");
+    assert.equal(await file.ready(false), "rotated\n", "a new file at the path: its last line to link to");
     await file.write("new\n", true);
     assert.equal(await Deno.readTextFile(`${path}.1`), "old\n");
     assert.equal(await Deno.readTextFile(path), "rotated\nnew\n");
     file.reopen();
-    assert.equal(await file.ready(), "new\n", "reopened though it is the same file");
+    assert.equal(await file.ready(false), "new\n", "reopened though it is the same file");
     await file.close();
   },
 });
@@ -101,15 +102,15 @@ Deno.test({
   async fn() {
     const path = fresh();
     const file = new AuditFile(path);
-    await file.ready();
+    await file.ready(false);
     await Deno.remove(path);
-    await assert.rejects(file.ready(), (err: unknown) => {
+    await assert.rejects(file.ready(false), (err: unknown) => {
       assert.ok(err instanceof AuditUnavailable);
       assert.equal(err.reason, "the audit file was removed; recreate it or send SIGUSR1 to reopen it");
       return true;
     });
     file.reopen();
-    assert.equal(await file.ready(), undefined, "reopen() recreates it");
+    assert.equal(await file.ready(false), undefined, "reopen() recreates it");
     await file.close();
     await file.close();
   },
@@ -120,7 +121,7 @@ Deno.test({
   permissions: { read: [base], write: false },
   async fn() {
     const file = new AuditFile(fresh());
-    await assert.rejects(file.ready(), (err: unknown) => {
+    await assert.rejects(file.ready(false), (err: unknown) => {
       assert.ok(err instanceof AuditUnavailable);
       assert.equal(err.reason, "the audit file cannot be opened (NotCapable)");
       return true;

@@ -38,8 +38,10 @@ export interface AuditTarget {
    * Opens the target or checks it is still the one opened, before each batch.
    * Resolves with the last line already there (newline included when there is
    * one) when it has just opened a non-empty file, so the chain links to it.
+   * With `recheck` it opens the path again even when it is the same file: the
+   * chain could not be linked to it, so it must show its last line again.
    */
-  ready(): Promise<string | undefined>;
+  ready(recheck: boolean): Promise<string | undefined>;
   /** Writes complete lines, and makes them durable when `sync` is set; on failure none of them may stay. */
   write(text: string, sync: boolean): Promise<void>;
   /** Releases the target. */
@@ -65,6 +67,9 @@ export class AuditLog {
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
   #head: Head | undefined;
+  // Set when the file's last line did not link: until it does (the operator put
+  // the file back or moved it aside), every batch is refused, never appended.
+  #unlinked = false;
 
   constructor(target: AuditTarget) {
     this.#target = target;
@@ -88,8 +93,16 @@ export class AuditLog {
     while (this.#queue.length > 0) {
       let batch = this.#queue.splice(0);
       try {
-        const tail = await this.#target.ready();
-        if (tail !== undefined) this.#head = await linkTo(tail, this.#head);
+        const tail = await this.#target.ready(this.#unlinked);
+        if (tail !== undefined) {
+          try {
+            this.#head = await linkTo(tail, this.#head);
+          } catch (err) {
+            this.#unlinked = true;
+            throw err;
+          }
+        }
+        this.#unlinked = false;
         let head = this.#head ?? { seq: -1, hash: GENESIS };
         const lines: string[] = [];
         const kept: Pending[] = [];
@@ -128,7 +141,8 @@ export class AuditLog {
 /**
  * The head after the last line of a file just opened. At start it continues
  * that record; after a rotation the new file must be empty or end with the
- * record this log wrote last, else the file was replaced under it.
+ * record this log wrote last, else the file was replaced under it. Each
+ * refusal says what the operator must do: the trail refuses until then.
  */
 async function linkTo(tail: string, head: Head | undefined): Promise<Head> {
   if (!tail.endsWith("\n")) {
@@ -138,7 +152,10 @@ async function linkTo(tail: string, head: Head | undefined): Promise<Head> {
   const hash = await sha256Hex(line);
   if (head !== undefined) {
     if (hash === head.hash) return head;
-    throw new AuditUnavailable("the audit file was replaced: it does not end with the last record written");
+    throw new AuditUnavailable(
+      "the audit file was replaced: it does not end with the last record written; put the original back, " +
+        "or move this one aside to start a new file",
+    );
   }
   let seq: unknown;
   try {

@@ -2,15 +2,21 @@ import assert from "node:assert/strict";
 import { sha256Hex } from "../internal/sha256_hex.ts";
 import { AuditLog, type AuditTarget, AuditUnavailable, MAX_RECORD_BYTES, unavailable } from "./_audit_log.ts";
 
-/** A target in memory: what was written, batch by batch, and what ready() hands back next. */
+/**
+ * A target in memory: what was written, batch by batch, and what ready() hands
+ * back next (`tail`, once, as a file just opened; with `recheck`, the last line
+ * of the file as it now ends).
+ */
 class MemoryTarget implements AuditTarget {
   writes: { text: string; sync: boolean }[] = [];
   tail: string | undefined;
+  ends: string | undefined;
   failWrite: Error | undefined;
   closed = false;
 
-  ready(): Promise<string | undefined> {
-    const tail = this.tail;
+  ready(recheck: boolean): Promise<string | undefined> {
+    const tail = this.tail ?? (recheck ? this.ends : undefined);
+    if (this.tail !== undefined) this.ends = this.tail;
     this.tail = undefined;
     return Promise.resolve(tail);
   }
@@ -121,6 +127,30 @@ Deno.test("AuditLog after a rotation takes an empty file or the same last record
   assert.equal(await log.append({ n: 2 }), 2, "reopened on the same file");
   target.tail = written;
   await assert.rejects(log.append({ n: 3 }), /the audit file was replaced/);
+});
+
+Deno.test("AuditLog refuses every batch after a file that did not link, until it ends with the last record or is empty", async () => {
+  const target = new MemoryTarget();
+  const log = new AuditLog(target);
+  await log.append({ n: 0 });
+  const last = target.writes[0].text;
+  for (const forged of ['{"forged":true}\n', `${last}{"seq":1,"pre`]) {
+    target.tail = forged;
+    for (let batch = 0; batch < 3; batch++) {
+      await assert.rejects(log.append({ n: "refused" }), /the audit file (was replaced|ends in a partial line)/);
+    }
+    assert.equal(target.writes.length, 1, "nothing appended to a file that does not end with the last record");
+  }
+  // The operator put the original back: the chain goes on from it.
+  target.ends = last;
+  assert.equal(await log.append({ n: 1 }), 1);
+  target.ends = '{"forged":true}\n';
+  target.tail = target.ends;
+  await assert.rejects(log.append({ n: "refused" }), /the audit file was replaced/);
+  // The operator moved it aside: a new, empty file continues the chain.
+  target.ends = undefined;
+  assert.equal(await log.append({ n: 2 }), 2);
+  assert.deepEqual(target.lines().map((r) => r.n), [0, 1, 2]);
 });
 
 Deno.test("AuditLog rejects every record of a batch the target failed to write, and reuses their seq", async () => {

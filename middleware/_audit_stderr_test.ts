@@ -16,7 +16,7 @@ Deno.stderr.write = (bytes: Uint8Array): Promise<number> => {
 
 Deno.test("auditStderr() writes a batch of records to stderr whole, in one write", async () => {
   const target = auditStderr(60_000);
-  assert.equal(await target.ready(), undefined, "stderr has no last line to link to");
+  assert.equal(await target.ready(false), undefined, "stderr has no last line to link to");
   await target.write('{"seq":0}\n{"seq":1}\n', true);
   assert.deepEqual(written, ['{"seq":0}\n{"seq":1}\n']);
   await target.close();

@@ -253,6 +253,58 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "auditTrail() keeps refusing side effects after its file is replaced or cut, appends nothing, and goes on once fixed",
+  permissions: FILE_PERMISSIONS,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const file = `${dir}/audit.jsonl`;
+    const stderr: string[] = [];
+    const ran = { count: 0 };
+    const audit = auditTrail({ server: "f", file, key: "k".repeat(32), log: (line) => void stderr.push(line) });
+    const session = await connectInMemory(server(ran, undefined, 10_000), { serve: { middleware: [audit] } });
+    const act = async () => await session.client.callTool({ name: "act", arguments: { mode: "ok" } });
+    assert.equal((await act()).isError, undefined);
+    const original = await Deno.readTextFile(file);
+    // Each case puts another file at the path, then the operator's fix back.
+    const cases: [string, RegExp, () => Promise<void>][] = [
+      [
+        '{"forged":true}\n',
+        /the audit file was replaced: .*put the original back/,
+        () => Deno.rename(`${file}.orig`, file),
+      ],
+      [`${original}{"seq":2,"pre`, /the audit file ends in a partial line; move it aside/, () => Deno.remove(file)],
+    ];
+    for (const [forged, reason, fix] of cases) {
+      await Deno.rename(file, `${file}.orig`);
+      await Deno.writeTextFile(`${dir}/forged`, forged);
+      await Deno.rename(`${dir}/forged`, file);
+      const before = ran.count;
+      for (let call = 1; call <= 3; call++) {
+        const refused = await act();
+        assert.equal(refused.isError, true, `call ${call} after the swap is refused`);
+        assert.match((refused.content as { text: string }[])[0].text, reason);
+        assert.equal(await Deno.readTextFile(file), forged, `call ${call} appended nothing`);
+      }
+      assert.equal(ran.count, before, "no refused handler ran");
+      assert.equal(stderr.filter((line) => reason.test(line)).length, 3, "stderr says what to do, for each call");
+      stderr.length = 0;
+      await fix();
+      assert.equal((await act()).isError, undefined, "runs again once the operator fixed the file");
+    }
+    await session.close();
+    await audit.close();
+    const restored = await Deno.readTextFile(`${file}.orig`);
+    assert.ok((await verifyAuditTrail(restored)).ok, "the restored file goes on with one unbroken chain");
+    const fresh = await verifyAuditTrail(await Deno.readTextFile(file), {
+      after: (await verifyAuditTrail(restored)).last,
+    });
+    assert.ok(fresh.ok, "the new file continues the chain");
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
   name: "auditTrail() follows rotation: a new file at the path, or SIGUSR1 after a rename, continues the chain",
   permissions: FILE_PERMISSIONS,
   async fn() {
