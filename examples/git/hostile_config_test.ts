@@ -12,7 +12,7 @@ const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inhe
 
 Deno.test({
   name:
-    "a file past the big-file threshold is shown as binary by git_show and git_diff, even when the repository's config raises the threshold or marks its driver text",
+    "a file over 1 MiB is not line-diffed by git_show and git_diff, even when the repository's config raises core.bigFileThreshold or marks its driver text",
   permissions: perms,
   async fn() {
     const t = await hostileTree();
@@ -40,15 +40,16 @@ Deno.test({
         ] as [string, Record<string, unknown>][]
       ) {
         const text = await served.ok(name, args);
-        assert.match(text, /^Binary files \/dev\/null and b\/big\.txt differ$/m, `${name}: ${text.slice(0, 400)}`);
-        assert.match(text, /^Binary files \/dev\/null and b\/driven\.txt differ$/m, name);
+        // Over 1 MiB: left out before git runs, whatever the threshold or driver says.
+        assert.match(text, /^Not diffed: "big\.txt" is over/m, `${name}: ${text.slice(0, 400)}`);
+        assert.match(text, /^Not diffed: "driven\.txt" is over/m, name);
         assert.doesNotMatch(text, /^\+$/m, `${name} diffed an empty line`);
         assert.match(text, /^\+one\n\+two$/m, `${name}: a small file is still diffed as text`);
       }
       // The work tree against the index reads big.txt from disk: the same threshold applies.
       assert.match(
         await served.ok("git_diff", { repo: "app" }),
-        /^Binary files a\/big\.txt and b\/big\.txt differ$/m,
+        /^Not diffed: "big\.txt" is over/m,
       );
     } finally {
       await served.server.close();
@@ -93,6 +94,55 @@ Deno.test({
         "b.txt",
       ]);
       assert.match(await served.ok("git_commit", { repo: "app", message: "m", paths: ["guess"] }), /"guess"/);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a file over 1 MiB is left out of git_show and git_diff and named, even when .gitattributes forces a line diff, while a small file is still diffed",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    // `* diff` is git's built-in text driver: no config can mark it binary, so git line-diffs any size.
+    const app = await t.f.repo("app", { "README.md": "# app\n", ".gitattributes": "* diff\n" });
+    const lines = "\n".repeat(1024 * 1024 + 1);
+    await Deno.writeTextFile(join(app, "big.txt"), lines);
+    await Deno.writeTextFile(join(app, "small.txt"), "one\ntwo\n");
+    await t.f.git(app, "add", "big.txt", "small.txt");
+    await t.f.git(app, "commit", "-q", "-m", "big and small");
+    await Deno.writeTextFile(join(app, "big.txt"), lines + "more\n");
+    await t.f.git(app, "commit", "-q", "-am", "only big");
+    await Deno.writeTextFile(join(app, "big.txt"), lines + "even more\n");
+    await Deno.writeTextFile(join(app, "small.txt"), "one\nthree\n");
+    const plain = await plainGit(app, "-c", "core.bigFileThreshold=1m", "show", "HEAD~1");
+    assert.match(plain, /^\+\n\+\n/m, "plain git does not line-diff the big file: this test proves nothing");
+    const leftOut = /^Not diffed: "big\.txt" is over 1048576 bytes, the most this server lets git read of one file/m;
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      for (
+        const [name, args, small] of [
+          ["git_show", { repo: "app", rev: "HEAD~1" }, /^\+one\n\+two$/m],
+          ["git_diff", { repo: "app", from: "HEAD~2", to: "HEAD~1" }, /^\+one\n\+two$/m],
+          ["git_diff", { repo: "app" }, /^-two\n\+three$/m],
+          ["git_diff", { repo: "app", from: "HEAD" }, /^-two\n\+three$/m],
+        ] as [string, Record<string, unknown>, RegExp][]
+      ) {
+        const text = await served.ok(name, args);
+        const what = `${name} ${JSON.stringify(args)}: ${text.slice(0, 300)}`;
+        assert.match(text, leftOut, what);
+        assert.doesNotMatch(text, /^\+$/m, `${what}: an empty line was diffed`);
+        assert.doesNotMatch(text, /big\.txt differ|b\/big\.txt/, `${what}: git read big.txt`);
+        assert.match(text, small, `${what}: the small file is not diffed`);
+      }
+      // Every changed file left out: the commit alone, not a diff of the whole tree.
+      const only = await served.ok("git_show", { repo: "app", rev: "HEAD" });
+      assert.match(only, /^Commit: /m);
+      assert.match(only, leftOut);
+      assert.doesNotMatch(only, /^diff --git/m);
     } finally {
       await served.server.close();
       await t.f.end();

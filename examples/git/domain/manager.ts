@@ -2,12 +2,14 @@
 // an edited config applies at the very next call, without restart.
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
+import { bigFiles, keptPaths, leftOutLines } from "./big_files.ts";
 import { Git, type GitOutput } from "./git.ts";
 import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
 import { assertIgnoreRevsInside } from "./ignore_revs_files.ts";
 import { assertNoNestedRepos, nestedRepos, stagedPaths } from "./nested_repos.ts";
 import { baseDirOf } from "./policy.ts";
+import { parseRaw } from "./raw_changes.ts";
 import { assertNoLinkedFolder, repoPath } from "./repo_path.ts";
 import { revision } from "./revision.ts";
 
@@ -120,15 +122,56 @@ export class Manager {
     const object = relative === undefined
       ? await git.resolve(r, "rev", checked, "object", signal)
       : `${await git.resolve(r, "rev", checked, "tree", signal)}:${relative}`;
-    return await git.run(r, [
+    const drivers = await git.drivers(r, signal);
+    const commit = relative === undefined ? await this.#commitOf(git, r, object, signal) : undefined;
+    let big: string[] = [];
+    let kept: string[] | undefined;
+    if (commit !== undefined) {
+      // The files the commit's diff reads, against each parent (a merge's combined diff reads them all).
+      const listing = await git.run(r, [
+        arg.word("diff-tree"),
+        arg.flag("-r"),
+        arg.flag("--raw"),
+        arg.flag("-z"),
+        arg.flag("--root"),
+        arg.flag("-m"),
+        arg.flag("--no-commit-id"),
+        arg.flag("--end-of-options"),
+        arg.value("rev", commit),
+      ], { signal, drivers });
+      const changes = parseRaw(r.name, listing);
+      big = await bigFiles(git, r, changes, { signal, drivers });
+      kept = keptPaths(r.name, changes, big);
+    }
+    const out = await git.run(r, [
       arg.word("show"),
       ...SHOW_AS_STORED,
       arg.flag("--date=iso-strict"),
       arg.flag("--format=fuller"),
+      // With every changed file left out, the commit alone: git given no path would diff them all.
+      ...(kept?.length === 0 ? [arg.flag("--no-patch")] : []),
       arg.flag("--end-of-options"),
       arg.value("rev", object),
-      arg.operands("path", []),
-    ], { signal });
+      arg.operands("path", kept ?? []),
+    ], { signal, drivers });
+    return { ...out, text: out.text + leftOutLines(big) };
+  }
+
+  /** The commit `git show` diffs for an object: itself, a tag's commit, or none (a tree, a blob). */
+  async #commitOf(
+    git: Git,
+    r: ReturnType<Git["repo"]>,
+    object: string,
+    signal?: AbortSignal,
+  ): Promise<string | undefined> {
+    const type = (await git.run(r, [arg.word("cat-file"), arg.flag("-t"), arg.value("rev", object)], { signal }))
+      .stdout.trim();
+    if (type === "commit") return object;
+    if (type !== "tag") return undefined;
+    return await git.resolve(r, "rev", object, "commit", signal).catch((err) => {
+      if (err instanceof PolicyError && err.code === "not-found") return undefined;
+      throw err;
+    });
   }
 
   /**
@@ -150,23 +193,30 @@ export class Manager {
     const paths = await this.#paths(r.root, path, true);
     const command = ["diff-files", "diff-index", "diff-tree"][trees.length];
     const patch = [arg.flag("--patch"), arg.flag("--find-renames"), ...SHOW_AS_STORED.slice(0, 3)];
-    const shape = (output: CommandArg[]) => [
+    const shape = (output: CommandArg[], operands: string[]) => [
       arg.word(command),
       ...output,
       ...(trees.length === 2 ? [arg.flag("-r")] : []),
       arg.flag("--ignore-submodules=all"),
       arg.flag("--end-of-options"),
       ...trees.map((id, i) => arg.value(i === 0 ? "from" : "to", id)),
-      arg.operands("path", paths),
+      arg.operands("path", operands),
     ];
-    if (trees.length === 2 || (await this.#config()).allow_hard_links) {
-      return await git.run(r, shape(patch), { signal });
-    }
-    // The files this diff would read from the work tree, listed first and checked; both runs pin the same drivers.
+    // Every run of the call pins the same drivers. The listing (without rename detection, which reads
+    // blobs) names every file the diff reads: each is checked for a second name and for its size first.
     const drivers = await git.drivers(r, signal);
-    const names = await git.run(r, shape([arg.flag("--name-only"), arg.flag("-z")]), { signal, drivers });
-    await assertSingleNames(r.root, r.name, nulPaths(r.name, names));
-    return await git.run(r, shape(patch), { signal, drivers });
+    const listing = await git.run(r, shape([arg.flag("--raw"), arg.flag("-z")], paths), { signal, drivers });
+    const changes = parseRaw(r.name, listing);
+    if (trees.length < 2 && !(await this.#config()).allow_hard_links) {
+      await assertSingleNames(r.root, r.name, changes.flatMap((change) => change.paths));
+    }
+    const big = await bigFiles(git, r, changes, { signal, drivers });
+    const kept = keptPaths(r.name, changes, big);
+    // With every changed file left out, no run: git given no path would diff them all.
+    const out = kept?.length === 0
+      ? { text: "", stdout: "", cut: false, code: 0 }
+      : await git.run(r, shape(patch, kept ?? paths), { signal, drivers });
+    return { ...out, text: out.text + leftOutLines(big) };
   }
 
   /** `git grep`: lines matching an extended regular expression, in tracked files (text only). */

@@ -1,0 +1,146 @@
+// git reads every blob it diffs whole, and its line diff holds some 45 bytes
+// per line whatever the size threshold (a `.gitattributes` `diff` line forces
+// it): the only bound is to keep big files out of the run. Their sizes come
+// from object headers (`rev-list --filter`) and lstat, never their content.
+import { join } from "node:path";
+import { arg, PolicyError, quote } from "@forge/toolkit/validate";
+import type { Git, GitRunOptions, Repo } from "./git.ts";
+import type { RawChange } from "./raw_changes.ts";
+
+/**
+ * The largest file (either side of a change) a diff lets git read: 1 MiB,
+ * the default `max_output_bytes` and `core.bigFileThreshold`.
+ */
+export const MAX_DIFFED_BYTES = 1024 * 1024;
+/** Object ids per `rev-list` run: some 400 KiB of arguments. */
+const IDS_PER_RUN = 10_000;
+/** The most UTF-8 bytes of paths a narrowed diff takes (Linux's argument limit is 2 MiB). */
+const MAX_KEPT_PATHS_BYTES = 512 * 1024;
+
+/**
+ * The paths of `changes` with a side over {@linkcode MAX_DIFFED_BYTES}: a blob
+ * by its object header, a work-tree file by lstat. Reads no file's content.
+ *
+ * @param git The runner.
+ * @param repo From {@linkcode Git.repo}.
+ * @param changes The diff's listing, from `parseRaw()`.
+ * @param options The run's signal and drivers.
+ * @returns The big paths, in listing order.
+ * @throws {PolicyError} When git fails, or its answer was cut.
+ *
+ * @example Before a diff
+ * ```ts ignore
+ * const big = await bigFiles(git, repo, parseRaw(repo.name, listing), { signal, drivers });
+ * ```
+ */
+export async function bigFiles(
+  git: Git,
+  repo: Repo & { readonly root: string },
+  changes: readonly RawChange[],
+  options: GitRunOptions,
+): Promise<string[]> {
+  const big = new Set<string>();
+  const pathsOf = new Map<string, string[]>();
+  for (const change of changes) {
+    for (const [side, oid] of change.oids.entries()) {
+      const mode = change.modes[side];
+      // An absent side, or a gitlink (another repository's commit, never read).
+      if (mode === "000000" || mode === "160000") continue;
+      if (/^0+$/.test(oid)) {
+        // A work-tree file: git maps it whole to diff it.
+        const info = await Deno.lstat(join(repo.root, change.paths.at(-1)!)).catch(() => undefined);
+        if (info !== undefined && info.size > MAX_DIFFED_BYTES) change.paths.forEach((p) => big.add(p));
+        continue;
+      }
+      pathsOf.set(oid, [...(pathsOf.get(oid) ?? []), ...change.paths]);
+    }
+  }
+  const ids = [...pathsOf.keys()];
+  for (let start = 0; start < ids.length; start += IDS_PER_RUN) {
+    // Each blob given is listed, or with `~` when over the limit: git reads only its header for that.
+    const out = await git.run(repo, [
+      arg.word("rev-list"),
+      arg.flag("--objects"),
+      arg.flag("--no-object-names"),
+      arg.flag(`--filter=blob:limit=${MAX_DIFFED_BYTES + 1}`),
+      arg.flag("--filter-provided-objects"),
+      arg.flag("--filter-print-omitted"),
+      ...ids.slice(start, start + IDS_PER_RUN).map((id) => arg.value("object", id)),
+    ], options);
+    if (out.cut) {
+      throw new PolicyError(
+        "invalid-input",
+        `Cannot check the sizes of the files a diff in repo ${
+          quote(repo.name)
+        } reads: it changes too many; name a path`,
+      );
+    }
+    for (const line of out.stdout.split("\n")) {
+      if (line.startsWith("~")) pathsOf.get(line.slice(1))?.forEach((p) => big.add(p));
+    }
+  }
+  const order = changes.flatMap((change) => change.paths);
+  return [...new Set(order)].filter((path) => big.has(path));
+}
+
+/**
+ * The paths of `changes` that are not `big`, to run the diff on instead of
+ * the whole tree; undefined when nothing is big (the diff runs as asked).
+ *
+ * @param repo The repository's name, for the message.
+ * @param changes The diff's listing.
+ * @param big From {@linkcode bigFiles}.
+ * @returns The paths to diff, or undefined.
+ * @throws {PolicyError} When they are too many bytes to pass to git.
+ *
+ * @example One big file left out
+ * ```ts
+ * import { keptPaths } from "./big_files.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const change = (path: string) => ({ modes: [], oids: [], paths: [path] });
+ * assert.deepEqual(keptPaths("app", [change("a"), change("big")], ["big"]), ["a"]);
+ * assert.equal(keptPaths("app", [change("a")], []), undefined);
+ * ```
+ */
+export function keptPaths(repo: string, changes: readonly RawChange[], big: readonly string[]): string[] | undefined {
+  if (big.length === 0) return undefined;
+  const left = new Set(big);
+  const kept = [...new Set(changes.flatMap((change) => change.paths))].filter((path) => !left.has(path));
+  const bytes = kept.reduce((sum, path) => sum + new TextEncoder().encode(path).length, 0);
+  if (bytes > MAX_KEPT_PATHS_BYTES) {
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot diff in repo ${
+        quote(repo)
+      } without its big files: the other files' names are ${bytes} bytes; name a path`,
+    );
+  }
+  return kept;
+}
+
+/**
+ * The lines that say which files a diff left out, one each, the name escaped
+ * as a JSON string (a name can hold a newline); empty when none.
+ *
+ * @param big From {@linkcode bigFiles}.
+ * @returns The lines, each ending in a newline.
+ *
+ * @example
+ * ```ts
+ * import { leftOutLines } from "./big_files.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(
+ *   leftOutLines(["big.txt"]),
+ *   'Not diffed: "big.txt" is over 1048576 bytes, the most this server lets git read of one file in a diff\n',
+ * );
+ * ```
+ */
+export function leftOutLines(big: readonly string[]): string {
+  return big.map((path) =>
+    `Not diffed: ${
+      JSON.stringify(path)
+    } is over ${MAX_DIFFED_BYTES} bytes, the most this server lets git read of one file in a diff\n`
+  ).join("");
+}
