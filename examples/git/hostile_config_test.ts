@@ -149,3 +149,60 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "rename detection, which reads each candidate whole, runs only in git_show and git_diff and over at most 100 added or deleted files; a repository's config cannot turn on copies, status renames or log.follow",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "a.txt": "alpha\nbeta\n", "moved.txt": "moved\n" });
+    const many = Array.from({ length: 51 }, (_, i) => `f${i}.txt`);
+    for (const name of many) await Deno.writeTextFile(join(app, name), `file ${name}\n`);
+    await t.f.git(app, "add", ...many);
+    await t.f.git(app, "commit", "-q", "-m", "51 files");
+    // 51 renames: 102 added or deleted files, over the cap.
+    for (const name of many) await t.f.git(app, "mv", name, `renamed-${name}`);
+    await t.f.git(app, "commit", "-q", "-m", "rename all");
+    // One rename, and a copy of a file the same commit modifies.
+    await t.f.git(app, "mv", "moved.txt", "moved-again.txt");
+    await Deno.writeTextFile(join(app, "a.txt"), "alpha\nbeta\ngamma\n");
+    await Deno.writeTextFile(join(app, "copy.txt"), "alpha\nbeta\ngamma\n");
+    await t.f.git(app, "add", "a.txt", "copy.txt");
+    await t.f.git(app, "commit", "-q", "-m", "one rename and a copy");
+    await t.f.git(app, "mv", "moved-again.txt", "moved-thrice.txt");
+    await t.f.git(app, "config", "diff.renames", "copies");
+    await t.f.git(app, "config", "status.renames", "true");
+    await t.f.git(app, "config", "log.follow", "true");
+    const plain = await plainGit(app, "show", "HEAD");
+    assert.match(plain, /^copy from a\.txt$/m, "plain git finds no copy: this test proves nothing");
+    assert.match(await plainGit(app, "status", "--porcelain"), /^R /m, "plain git status finds no rename");
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      const one = await served.ok("git_show", { repo: "app", rev: "HEAD" });
+      assert.match(one, /^rename from moved\.txt$/m, "a rename under the cap is found");
+      assert.doesNotMatch(one, /^copy from/m, "the repository's diff.renames=copies was followed");
+      assert.doesNotMatch(one, /Renames not looked for/);
+      for (
+        const [name, args] of [
+          ["git_show", { repo: "app", rev: "HEAD~1" }],
+          ["git_diff", { repo: "app", from: "HEAD~2", to: "HEAD~1" }],
+        ] as [string, Record<string, unknown>][]
+      ) {
+        const text = await served.ok(name, args);
+        assert.match(text, /^Renames not looked for: 102 files are added or deleted, over the 100 /m, name);
+        assert.doesNotMatch(text, /^rename from/m, `${name} looked for renames among 102 files`);
+        assert.match(text, /^deleted file mode .*\n(.*\n)*new file mode /m, name);
+      }
+      const status = await served.ok("git_status", { repo: "app" });
+      assert.match(status, /^D {2}moved-again\.txt$/m, status);
+      assert.match(status, /^A {2}moved-thrice\.txt$/m, status);
+      await t.f.git(app, "commit", "-q", "-m", "thrice");
+      const log = await served.ok("git_log", { repo: "app", path: "moved-thrice.txt" });
+      assert.equal(log.match(/^commit /gm)?.length, 1, `git_log followed the renames: ${log}`);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});

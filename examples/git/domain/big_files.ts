@@ -12,6 +12,11 @@ import type { RawChange } from "./raw_changes.ts";
  * the default `max_output_bytes` and `core.bigFileThreshold`.
  */
 export const MAX_DIFFED_BYTES = 1024 * 1024;
+/**
+ * The most added and deleted files a diff looks for renames among: git holds
+ * a fingerprint of each candidate (up to 1 MiB) at once, so the count bounds it.
+ */
+export const MAX_RENAME_CANDIDATES = 100;
 /** Object ids per `rev-list` run: some 400 KiB of arguments. */
 const IDS_PER_RUN = 10_000;
 /** The most UTF-8 bytes of paths a narrowed diff takes (Linux's argument limit is 2 MiB). */
@@ -143,4 +148,50 @@ export function leftOutLines(big: readonly string[]): string {
       JSON.stringify(path)
     } is over ${MAX_DIFFED_BYTES} bytes, the most this server lets git read of one file in a diff\n`
   ).join("");
+}
+
+/**
+ * How many files of `changes` that are not `big` are added or deleted: the
+ * candidates rename detection would compare.
+ *
+ * @param changes The diff's listing.
+ * @param big From {@linkcode bigFiles}.
+ * @returns The count.
+ *
+ * @example
+ * ```ts
+ * import { renameCandidates } from "./big_files.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const added = { modes: ["000000", "100644"], oids: [], paths: ["new"] };
+ * const modified = { modes: ["100644", "100644"], oids: [], paths: ["same"] };
+ * assert.equal(renameCandidates([added, modified], []), 1);
+ * ```
+ */
+export function renameCandidates(changes: readonly RawChange[], big: readonly string[]): number {
+  const left = new Set(big);
+  return changes.filter((change) => change.modes.includes("000000") && !change.paths.some((path) => left.has(path)))
+    .length;
+}
+
+/**
+ * The line that says renames were not looked for, or nothing when they were.
+ *
+ * @param candidates From {@linkcode renameCandidates}.
+ * @returns The line, ending in a newline, or "".
+ *
+ * @example
+ * ```ts
+ * import { renamesLine } from "./big_files.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(renamesLine(3), "");
+ * assert.match(renamesLine(101), /^Renames not looked for: 101 files/);
+ * ```
+ */
+export function renamesLine(candidates: number): string {
+  return candidates > MAX_RENAME_CANDIDATES
+    ? `Renames not looked for: ${candidates} files are added or deleted, over the ${MAX_RENAME_CANDIDATES} ` +
+      "this server compares (each is shown as deleted and added)\n"
+    : "";
 }

@@ -31,6 +31,10 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "diff.orderFile=/dev/null", // show and diff would order files by its lines (an empty name is an error)
   // A line diff holds some 45 bytes per line: a larger file is shown as binary, so one diffed pair costs tens of MiB.
   `core.bigFileThreshold=${BIG_FILE_THRESHOLD}`,
+  // Rename detection reads every candidate whole; the server bounds the candidates of its diffs, and runs no other.
+  "diff.renames=true", // not "copies": it would compare every modified file too
+  "status.renames=false",
+  "log.follow=false",
   "mailmap.file=", // log, show and blame would read it from anywhere and show its names
   "log.showSignature=false", // verifying a signature runs gpg.program
   "commit.gpgSign=false",

@@ -2,7 +2,14 @@
 // an edited config applies at the very next call, without restart.
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
-import { bigFiles, keptPaths, leftOutLines } from "./big_files.ts";
+import {
+  bigFiles,
+  keptPaths,
+  leftOutLines,
+  MAX_RENAME_CANDIDATES,
+  renameCandidates,
+  renamesLine,
+} from "./big_files.ts";
 import { Git, type GitOutput } from "./git.ts";
 import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
@@ -126,6 +133,7 @@ export class Manager {
     const commit = relative === undefined ? await this.#commitOf(git, r, object, signal) : undefined;
     let big: string[] = [];
     let kept: string[] | undefined;
+    let candidates = 0;
     if (commit !== undefined) {
       // The files the commit's diff reads, against each parent (a merge's combined diff reads them all).
       const listing = await git.run(r, [
@@ -142,6 +150,7 @@ export class Manager {
       const changes = parseRaw(r.name, listing);
       big = await bigFiles(git, r, changes, { signal, drivers });
       kept = keptPaths(r.name, changes, big);
+      candidates = renameCandidates(changes, big);
     }
     const out = await git.run(r, [
       arg.word("show"),
@@ -150,11 +159,12 @@ export class Manager {
       arg.flag("--format=fuller"),
       // With every changed file left out, the commit alone: git given no path would diff them all.
       ...(kept?.length === 0 ? [arg.flag("--no-patch")] : []),
+      ...(candidates > MAX_RENAME_CANDIDATES ? [arg.flag("--no-renames")] : []),
       arg.flag("--end-of-options"),
       arg.value("rev", object),
       arg.operands("path", kept ?? []),
     ], { signal, drivers });
-    return { ...out, text: out.text + leftOutLines(big) };
+    return { ...out, text: out.text + leftOutLines(big) + renamesLine(candidates) };
   }
 
   /** The commit `git show` diffs for an object: itself, a tag's commit, or none (a tree, a blob). */
@@ -192,7 +202,6 @@ export class Manager {
     for (const [name, rev] of revs) trees.push(await git.resolve(r, name, rev, "tree", signal));
     const paths = await this.#paths(r.root, path, true);
     const command = ["diff-files", "diff-index", "diff-tree"][trees.length];
-    const patch = [arg.flag("--patch"), arg.flag("--find-renames"), ...SHOW_AS_STORED.slice(0, 3)];
     const shape = (output: CommandArg[], operands: string[]) => [
       arg.word(command),
       ...output,
@@ -212,11 +221,14 @@ export class Manager {
     }
     const big = await bigFiles(git, r, changes, { signal, drivers });
     const kept = keptPaths(r.name, changes, big);
+    const candidates = renameCandidates(changes, big);
+    const renames = arg.flag(candidates > MAX_RENAME_CANDIDATES ? "--no-renames" : "--find-renames");
+    const patch = [arg.flag("--patch"), renames, ...SHOW_AS_STORED.slice(0, 3)];
     // With every changed file left out, no run: git given no path would diff them all.
     const out = kept?.length === 0
       ? { text: "", stdout: "", cut: false, code: 0 }
       : await git.run(r, shape(patch, kept ?? paths), { signal, drivers });
-    return { ...out, text: out.text + leftOutLines(big) };
+    return { ...out, text: out.text + leftOutLines(big) + renamesLine(candidates) };
   }
 
   /** `git grep`: lines matching an extended regular expression, in tracked files (text only). */
