@@ -9,7 +9,7 @@ import { type EnvReader, expand, type Expansion } from "./expand.ts";
 import type { ConfigParser } from "./from_schema.ts";
 
 /** Options of {@linkcode Loader}. */
-export interface LoaderOptions {
+export interface LoaderOptions<T = unknown> {
   /**
    * Where `${VAR}` values come from; only referenced names are read.
    * @default {Deno.env}
@@ -50,6 +50,14 @@ export interface LoaderOptions {
    * @default {"config"}
    */
   name?: string;
+  /**
+   * Why a new version may not replace the config first loaded, or `undefined`
+   * when it may: for what a running server fixed at start (its audit file).
+   * A version refused is treated as invalid: `get()` keeps the last good
+   * config and one line with the reason goes to `log`.
+   * @default {every valid version is used}
+   */
+  refuseReload?: (next: T, first: T) => string | undefined;
 }
 
 interface Good<T> {
@@ -76,7 +84,8 @@ const BAD_CACHE = 32;
  * - A valid new version is used from the next `get()` that starts after it
  *   was written, whether it allows more or less: what the server allows
  *   changes only through a file that validated. (The Deno permissions fixed at
- *   start cap what any version can add.)
+ *   start cap what any version can add.) A version that `refuseReload` gives a
+ *   reason for is not used, as an invalid one.
  * - Concurrent `get()` calls share one read.
  *
  * Permissions: read of the file, and env access to the names the file
@@ -115,9 +124,10 @@ export class Loader<T> {
   /** The config file, or `undefined` for the defaults. */
   readonly path: string | undefined;
   readonly #parse: ConfigParser<T>;
-  readonly #options: LoaderOptions;
+  readonly #options: LoaderOptions<T>;
   readonly #log: (line: string) => void;
   #good: Good<T> | undefined;
+  #first: T | undefined;
   #failure: Error | undefined;
   #stampKey: string | undefined;
   #stampAt = 0;
@@ -140,7 +150,7 @@ export class Loader<T> {
    * @param options See {@linkcode LoaderOptions}.
    * @throws {RangeError} When `maxBytes` or `maxDepth` is not a positive integer.
    */
-  constructor(path: string | undefined, parse: ConfigParser<T>, options: LoaderOptions = {}) {
+  constructor(path: string | undefined, parse: ConfigParser<T>, options: LoaderOptions<T> = {}) {
     for (const key of ["maxBytes", "maxDepth"] as const) {
       const value = options[key];
       if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
@@ -281,7 +291,10 @@ export class Loader<T> {
     let expansion: Expansion | undefined;
     try {
       expansion = expand(parseConfigText(bytes, this.#options.maxDepth ?? MAX_DEPTH), { env: this.#options.env });
-      return this.#accept({ config: this.#parse(expansion), hash, expansion });
+      const config = this.#parse(expansion);
+      const refused = this.#first === undefined ? undefined : this.#options.refuseReload?.(config, this.#first);
+      if (refused !== undefined) throw new ConfigError(`Cannot reload config: ${refused}`);
+      return this.#accept({ config, hash, expansion });
     } catch (err) {
       const error = this.#wrap(err, expansion);
       if (this.#bad.size >= BAD_CACHE) this.#bad.delete(this.#bad.keys().next().value!);
@@ -301,6 +314,7 @@ export class Loader<T> {
 
   #accept(good: Good<T>): T {
     this.#good = good;
+    this.#first ??= good.config;
     this.#failure = undefined;
     this.#logged.clear();
     return good.config;

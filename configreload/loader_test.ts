@@ -261,6 +261,27 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "Loader with refuseReload keeps the last good config for a version refused against the first, and logs why",
+  permissions: files,
+  async fn() {
+    // What a server fixes at start: here, the first root.
+    const refuseReload = (next: unknown, first: unknown) =>
+      (next as Config).roots[0] === (first as Config).roots[0] ? undefined : "the first root needs a restart";
+    const { path, loader, lines } = await setup('{ "roots": ["/srv/a"] }', { refuseReload });
+    assert.deepEqual((await loader.get()).roots, ["/srv/a"]);
+    await writeAtomically(path, '{ "roots": ["/srv/b"] }');
+    assert.deepEqual((await loader.get()).roots, ["/srv/a"], "the refused version is not used");
+    assert.equal(lines.length, 1);
+    assert.match(
+      lines[0],
+      /^files: keeping the last good config: Cannot load config ".*": the first root needs a restart$/,
+    );
+    await writeAtomically(path, '{ "roots": ["/srv/a", "/srv/c"] }');
+    assert.deepEqual((await loader.get()).roots, ["/srv/a", "/srv/c"], "a version it allows is used");
+  },
+});
+
 Deno.test("Loader without a path returns the defaults and refuses to watch", async () => {
   const loader = new Loader(undefined, fromSchema(schema));
   assert.deepEqual(await loader.get(), { roots: [] });

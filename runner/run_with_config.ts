@@ -1,4 +1,7 @@
+import { resolve as resolvePath } from "node:path";
 import type { ConfigSchema } from "../configreload/from_schema.ts";
+import type { Loader } from "../configreload/loader.ts";
+import { quote } from "../internal/quote.ts";
 import type { Policy } from "../validate/policy.ts";
 import { run, type RunOptions } from "./run.ts";
 import type { Server } from "../toolkit/server.ts";
@@ -19,7 +22,12 @@ export interface ConfigSource {
 export interface LoadedConfig<T> extends ConfigSource {
   /** The config the server started with. */
   readonly initial: T;
-  /** The current config, re-read when the file changed: call it at the start of each tool call. */
+  /**
+   * The current config, re-read when the file changed: call it at the start of
+   * each tool call. A version whose `auditFile` differs from the one at start
+   * is not used (the trail cannot move while it runs, so the files the
+   * Manager guards stay the ones it writes): a stderr line says to restart.
+   */
   readonly get: () => Promise<T>;
   /** Hides values that came from the environment (`${NAME}`): use it before printing anything from the config. */
   readonly redact: (text: string) => string;
@@ -50,7 +58,10 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
   /** Adds the tools. */
   register: (server: Server, manager: M) => void | Promise<void>;
   /**
-   * The audit trail's file for the config at start (absolute, or relative to the working directory).
+   * The audit trail's file for the config at start (absolute, or relative to
+   * the working directory). It is fixed while the server runs: a reloaded
+   * config that names another (or none) is refused, and the last good config
+   * stays, until a restart.
    * @default {stderr}
    */
   auditFile?: (config: T, source: ConfigSource) => string | undefined;
@@ -120,14 +131,26 @@ export async function runWithConfig<T, M extends Closable>(
   let started: Started;
   try {
     const { path, source } = resolveConfigPath(name, { args });
-    const loader = new Loader(path, fromSchema(schema, { secretFields }), {
+    const from = (): ConfigSource => ({ path, source, variables: loader.variables });
+    // The trail keeps the file it opened at start: a version naming another would have the Manager guard
+    // (deny the model) that one while the live trail sat unguarded, so such a version is not used.
+    const trailFile = (config: T) => {
+      const file = auditFile?.(config, from());
+      return file === undefined ? undefined : resolvePath(file);
+    };
+    const loader: Loader<T> = new Loader(path, fromSchema(schema, { secretFields }), {
       name,
       optional: source === "tenant",
       allowUnsafeFile: printing || args.includes("--allow-unsafe-config"),
       log: printing ? () => {} : undefined,
+      refuseReload: (next, first) => {
+        const [was, now] = [trailFile(first), trailFile(next)];
+        if (was === now) return undefined;
+        const where = (file: string | undefined) => file === undefined ? "stderr" : quote(file, 256);
+        return `it moves the audit trail from ${where(was)} to ${where(now)}, which needs a restart`;
+      },
     });
     const initial = await loader.get();
-    const from = (): ConfigSource => ({ path, source, variables: loader.variables });
     const policyOf = (config: T) => policy(config, from());
     const atStart = policyOf(initial);
     if (host.hostConfigRequested(args)) {
@@ -141,7 +164,7 @@ export async function runWithConfig<T, M extends Closable>(
     } else {
       const redact = (text: string) => loader.redact(text);
       const mgr = manager({ ...from(), initial, get: () => loader.get(), redact, policyOf });
-      const audit = auditTrail({ server: name, file: auditFile?.(initial, from()) });
+      const audit = auditTrail({ server: name, file: trailFile(initial) });
       started = {
         policy: atStart,
         middleware: [audit, ...(rest.middleware ?? [])],

@@ -1,6 +1,6 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { runDeno, type RunDenoResult, spawnServer } from "@forge/toolkit/testing";
 
@@ -40,6 +40,43 @@ Deno.test("runWithConfig() serves with the config's exact flags, audits a patter
     /"tool":"mark".*"outcome":"ok"/,
     "the audit trail was wired and flushed",
   );
+  await t.remove();
+});
+
+Deno.test("runWithConfig() keeps the last good config when a reload drops or moves the audit file, and says to restart", async () => {
+  const t = await tree({});
+  const [audit, other, later] = ["audit.jsonl", "other.jsonl", "later"].map((name) => join(t.dir, name));
+  await Deno.mkdir(later);
+  // Atomically, as operators should: the server never reads half a file.
+  const configure = async (config: Record<string, unknown>) => {
+    await Deno.writeTextFile(`${t.file}.new`, JSON.stringify(config), { mode: 0o600 });
+    await Deno.rename(`${t.file}.new`, t.file);
+  };
+  await configure({ root: t.root, audit_file: audit });
+  const flags = [
+    `--allow-read=${audit},${t.file},${t.root}`,
+    `--allow-write=${audit}`,
+    "--allow-env=FORGE_TENANT_CONFIG",
+  ];
+  const server = await spawnServer({ args: [...flags, fixture, "-config", t.file] });
+  const root = async () =>
+    ((await server.client.callTool({ name: "root", arguments: {} })).content as { text: string }[])[0].text;
+  assert.equal(await root(), t.root);
+  const refusals = [
+    [{ root: later }, `from "${audit}" to stderr, which needs a restart`],
+    [{ root: later, audit_file: other }, `from "${audit}" to "${other}", which needs a restart`],
+  ] as const;
+  for (const [config, line] of refusals) {
+    await configure(config);
+    assert.equal(await root(), t.root, "the config the trail started with stays");
+    await server.waitForStderr(line);
+  }
+  // Relative to the working directory, the same file: this version is used.
+  await configure({ root: later, audit_file: relative(Deno.cwd(), audit) });
+  assert.equal(await root(), later);
+  await server.client.callTool({ name: "mark", arguments: {} });
+  assert.equal((await server.close()).code, 0);
+  assert.match(await Deno.readTextFile(audit), /"tool":"mark"/, "the trail still writes where it started");
   await t.remove();
 });
 

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe } from "@forge/toolkit/testing";
+import { verifyAuditTrail } from "@forge/toolkit/middleware";
 import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags, textOf } from "../served.ts";
 import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
@@ -202,6 +203,39 @@ Deno.test({
     );
     await server.close();
     assert.ok(!server.lines.join("\n").includes(tree.canary));
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name:
+    "live reload: a config that drops or moves audit_file is not used, so the model can neither read nor write the live trail",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    // The trail inside the writable root: only the server's own-files guard keeps the model off it.
+    const trail = join(tree.out, "audit.jsonl");
+    const base = { roots: [tree.data], writable_roots: [tree.out], max_bytes: 64 };
+    await tree.writeConfig({ ...base, audit_file: trail });
+    const { server, ok, refused } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    await ok("write_file", { path: "a.txt", content: "audited" });
+    const before = await Deno.readTextFile(trail);
+    for (const audit_file of [undefined, join(tree.out, "other.jsonl")]) {
+      // A wider max_bytes shows whether the new version was used.
+      await tree.writeConfig({ ...base, max_bytes: 4096, audit_file });
+      await refused("read_file", { path: trail }, /^Cannot read ".*": the policy denies this path$/);
+      await refused("write_file", { path: trail, content: '{"forged":true}\n' }, /the policy denies this path$/);
+      assert.match(
+        await ok("read_file", { path: join(tree.data, "big.txt") }),
+        /showed 64 of 100 bytes/,
+        "max_bytes stays 64",
+      );
+      await server.waitForStderr("which needs a restart");
+    }
+    assert.equal((await server.close()).code, 0);
+    const after = await Deno.readTextFile(trail);
+    assert.ok(after.startsWith(before) && !after.includes("forged"), "the trail only grew, by the server's records");
+    assert.ok((await verifyAuditTrail(after)).ok);
     await tree.remove();
   },
 });
