@@ -206,3 +206,36 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "git_blame refuses a file with a version over 1 MiB, in its history or in the work tree, naming it, and still blames a small file",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "small.txt": "one\ntwo\n" });
+    const lines = "\n".repeat(1024 * 1024 + 1);
+    await Deno.writeTextFile(join(app, "shrunk.txt"), lines);
+    await Deno.writeTextFile(join(app, "grown.txt"), "small\n");
+    await t.f.git(app, "add", "shrunk.txt", "grown.txt");
+    await t.f.git(app, "commit", "-q", "-m", "one big, one small");
+    // Small at HEAD, over 1 MiB one commit before: blame would read that version whole.
+    await Deno.writeTextFile(join(app, "shrunk.txt"), "now small\n");
+    await t.f.git(app, "commit", "-q", "-am", "shrink");
+    // Small in every commit, over 1 MiB in the work tree.
+    await Deno.writeTextFile(join(app, "grown.txt"), lines);
+    assert.match(await plainGit(app, "blame", "HEAD", "--", "shrunk.txt"), /now small/, "plain git cannot blame it");
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      const over = /^Cannot blame "(shrunk|grown)\.txt" in repo "app": a version of it is over 1048576 bytes/;
+      await served.refused("git_blame", { repo: "app", path: "shrunk.txt", ref: "HEAD" }, over);
+      await served.refused("git_blame", { repo: "app", path: "shrunk.txt" }, over);
+      await served.refused("git_blame", { repo: "app", path: "grown.txt" }, over);
+      assert.match(await served.ok("git_blame", { repo: "app", path: "grown.txt", ref: "HEAD" }), /\) small$/m);
+      assert.match(await served.ok("git_blame", { repo: "app", path: "small.txt" }), /\) two$/m);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { arg, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Git, GitRunOptions, Repo } from "./git.ts";
-import type { RawChange } from "./raw_changes.ts";
+import { parseRaw, type RawChange } from "./raw_changes.ts";
 
 /**
  * The largest file (either side of a change) a diff lets git read: 1 MiB,
@@ -86,6 +86,59 @@ export async function bigFiles(
   }
   const order = changes.flatMap((change) => change.paths);
   return [...new Set(order)].filter((path) => big.has(path));
+}
+
+/**
+ * Refuses a blame that would make git read a version of its file over
+ * {@linkcode MAX_DIFFED_BYTES}: blame reads the file whole at each commit of
+ * its history it visits, and the work tree's copy when no revision is given.
+ * The versions come from `git log --raw` of the path (merges included), their
+ * sizes from object headers. Versions blame reaches through a rename are not
+ * checked.
+ *
+ * @param git The runner.
+ * @param repo From {@linkcode Git.repo}.
+ * @param path The file, relative to the work tree, checked.
+ * @param commit The revision's commit id, or undefined for the work tree.
+ * @param options The run's signal and drivers.
+ * @throws {PolicyError} When a version is over the limit, or the history is too long to list.
+ *
+ * @example Before a blame
+ * ```ts ignore
+ * await assertSmallHistory(git, repo, "src/main.ts", undefined, { signal, drivers });
+ * ```
+ */
+export async function assertSmallHistory(
+  git: Git,
+  repo: Repo & { readonly root: string },
+  path: string,
+  commit: string | undefined,
+  options: GitRunOptions,
+): Promise<void> {
+  const what = `Cannot blame ${quote(path)} in repo ${quote(repo.name)}`;
+  const file = commit === undefined ? await Deno.lstat(join(repo.root, path)).catch(() => undefined) : undefined;
+  const history = await git.run(repo, [
+    arg.word("log"),
+    arg.flag("--format="),
+    arg.flag("--raw"),
+    arg.flag("-z"),
+    arg.flag("-m"),
+    arg.flag("--no-abbrev"),
+    arg.flag("--no-renames"),
+    arg.flag("--end-of-options"),
+    commit === undefined ? arg.word("HEAD") : arg.value("ref", commit),
+    arg.operands("path", [path]),
+  ], options);
+  if (history.cut) {
+    throw new PolicyError("invalid-input", `${what}: its history is too long to check the size of every version`);
+  }
+  const big = await bigFiles(git, repo, parseRaw(repo.name, history), options);
+  if (big.length > 0 || (file !== undefined && file.size > MAX_DIFFED_BYTES)) {
+    throw new PolicyError(
+      "invalid-input",
+      `${what}: a version of it is over ${MAX_DIFFED_BYTES} bytes, the most this server lets git read of one file`,
+    );
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import {
+  assertSmallHistory,
   bigFiles,
   keptPaths,
   leftOutLines,
@@ -279,6 +280,7 @@ export class Manager {
     if (id === undefined && !allow_hard_links) await assertSingleNames(r.root, r.name, paths);
     const drivers = await git.drivers(r, signal);
     await assertIgnoreRevsInside(r.root, r.name, drivers.ignoreRevsFiles, allow_hard_links);
+    if (paths.length === 1) await assertSmallHistory(git, r, paths[0], id, { signal, drivers });
     return await git.run(r, [
       arg.word("blame"),
       arg.flag("--no-textconv"),
