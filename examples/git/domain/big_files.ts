@@ -116,7 +116,17 @@ export async function assertSmallHistory(
   options: GitRunOptions,
 ): Promise<void> {
   const what = `Cannot blame ${quote(path)} in repo ${quote(repo.name)}`;
+  const tooBig = `a version of it is over ${MAX_DIFFED_BYTES} bytes, the most this server lets git read of one file`;
   const file = commit === undefined ? await Deno.lstat(join(repo.root, path)).catch(() => undefined) : undefined;
+  if (file !== undefined && file.size > MAX_DIFFED_BYTES) {
+    throw new PolicyError("invalid-input", `${what}: ${tooBig}`);
+  }
+  // No commit yet: no history to check, and blame says so in its own words.
+  const start = commit ?? await git.resolve(repo, "ref", "HEAD", "commit", options.signal).catch((err) => {
+    if (err instanceof PolicyError && err.code === "not-found") return undefined;
+    throw err;
+  });
+  if (start === undefined) return;
   const history = await git.run(repo, [
     arg.word("log"),
     arg.flag("--format="),
@@ -126,19 +136,14 @@ export async function assertSmallHistory(
     arg.flag("--no-abbrev"),
     arg.flag("--no-renames"),
     arg.flag("--end-of-options"),
-    commit === undefined ? arg.word("HEAD") : arg.value("ref", commit),
+    arg.value("ref", start),
     arg.operands("path", [path]),
   ], options);
   if (history.cut) {
     throw new PolicyError("invalid-input", `${what}: its history is too long to check the size of every version`);
   }
   const big = await bigFiles(git, repo, parseRaw(repo.name, history), options);
-  if (big.length > 0 || (file !== undefined && file.size > MAX_DIFFED_BYTES)) {
-    throw new PolicyError(
-      "invalid-input",
-      `${what}: a version of it is over ${MAX_DIFFED_BYTES} bytes, the most this server lets git read of one file`,
-    );
-  }
+  if (big.length > 0) throw new PolicyError("invalid-input", `${what}: ${tooBig}`);
 }
 
 /**
