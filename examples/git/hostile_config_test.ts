@@ -239,3 +239,36 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "git_grep of a revision leaves out a file over 1 MiB and names it, with or without a path, and still searches the small files",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "top.txt": "needle at the top\n" });
+    await Deno.mkdir(join(app, "sub"));
+    await Deno.writeTextFile(join(app, "sub", "big file.txt"), "needle\n".repeat(160_000));
+    await Deno.writeTextFile(join(app, "sub", "small.txt"), "a needle\n");
+    await t.f.git(app, "add", "sub");
+    await t.f.git(app, "commit", "-q", "-m", "big and small");
+    assert.match(await plainGit(app, "grep", "needle", "HEAD"), /big file\.txt:needle/, "plain git skips it");
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      for (const args of [{}, { path: "sub" }]) {
+        const text = await served.ok("git_grep", { repo: "app", pattern: "needle", ref: "HEAD", ...args });
+        const what = `${JSON.stringify(args)}: ${text.slice(0, 300)}`;
+        assert.match(text, /^HEAD:sub\/small\.txt:1:a needle$/m, what);
+        assert.doesNotMatch(text, /big file\.txt:\d/, what);
+        assert.match(text, /^Not searched: "sub\/big file\.txt" is over 1048576 bytes/m, what);
+      }
+      assert.match(
+        await served.ok("git_grep", { repo: "app", pattern: "needle", ref: "HEAD" }),
+        /^HEAD:top\.txt:1:needle at the top$/m,
+      );
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});

@@ -147,6 +147,59 @@ export async function assertSmallHistory(
 }
 
 /**
+ * The files under `path` at a commit that are over {@linkcode MAX_DIFFED_BYTES}
+ * (`git grep` of a revision reads each file whole): their ids from object
+ * headers (`rev-list --quiet` prints only the omitted ones), their names from
+ * `ls-tree` only when there is one.
+ *
+ * @param git The runner.
+ * @param repo From {@linkcode Git.repo}.
+ * @param commit The commit id.
+ * @param path The caller's path, checked, or undefined for the whole tree.
+ * @param options The run's signal and drivers.
+ * @returns The big files' paths.
+ * @throws {PolicyError} When git fails, or a listing was cut.
+ *
+ * @example Before a grep of a revision
+ * ```ts ignore
+ * const big = await bigFilesAt(git, repo, id, "src", { signal, drivers });
+ * ```
+ */
+export async function bigFilesAt(
+  git: Git,
+  repo: Repo & { readonly root: string },
+  commit: string,
+  path: string | undefined,
+  options: GitRunOptions,
+): Promise<string[]> {
+  const tooMany = `Cannot check the sizes of the files of repo ${quote(repo.name)} at that revision: ` +
+    "there are too many; name a path";
+  const omitted = await git.run(repo, [
+    arg.word("rev-list"),
+    arg.flag("--objects"),
+    arg.flag("--quiet"),
+    arg.flag(`--filter=blob:limit=${MAX_DIFFED_BYTES + 1}`),
+    arg.flag("--filter-print-omitted"),
+    arg.value("ref", `${commit}^{tree}`),
+  ], options);
+  if (omitted.cut) throw new PolicyError("invalid-input", tooMany);
+  const big = new Set(omitted.stdout.split("\n").filter((line) => line.startsWith("~")).map((line) => line.slice(1)));
+  if (big.size === 0) return [];
+  const listing = await git.run(repo, [
+    arg.word("ls-tree"),
+    arg.flag("-r"),
+    arg.flag("-z"),
+    arg.flag("--format=%(objectname) %(path)"),
+    // git 2.39's ls-tree lists nothing after --end-of-options: it goes without (an object id is no option).
+    arg.value("ref", commit),
+    arg.operands("path", path === undefined ? [] : [path]),
+  ], options);
+  if (listing.cut) throw new PolicyError("invalid-input", tooMany);
+  return listing.stdout.split("\0").filter((entry) => big.has(entry.slice(0, entry.indexOf(" "))))
+    .map((entry) => entry.slice(entry.indexOf(" ") + 1));
+}
+
+/**
  * The paths of `changes` that are not `big`, to run the diff on instead of
  * the whole tree; undefined when nothing is big (the diff runs as asked).
  *
@@ -187,6 +240,8 @@ export function keptPaths(repo: string, changes: readonly RawChange[], big: read
  * as a JSON string (a name can hold a newline); empty when none.
  *
  * @param big From {@linkcode bigFiles}.
+ * @param what What was not done to them.
+ * @param where The tool's run, for the message.
  * @returns The lines, each ending in a newline.
  *
  * @example
@@ -200,12 +255,9 @@ export function keptPaths(repo: string, changes: readonly RawChange[], big: read
  * );
  * ```
  */
-export function leftOutLines(big: readonly string[]): string {
-  return big.map((path) =>
-    `Not diffed: ${
-      JSON.stringify(path)
-    } is over ${MAX_DIFFED_BYTES} bytes, the most this server lets git read of one file in a diff\n`
-  ).join("");
+export function leftOutLines(big: readonly string[], what = "diffed", where = "a diff"): string {
+  const limit = `is over ${MAX_DIFFED_BYTES} bytes, the most this server lets git read of one file in ${where}`;
+  return big.map((path) => `Not ${what}: ${JSON.stringify(path)} ${limit}\n`).join("");
 }
 
 /**

@@ -79,6 +79,12 @@ export interface GitRunOptions {
    * @default {read before this run}
    */
   drivers?: Drivers;
+  /**
+   * Lets pathspec magic (`:(exclude)`) through: the caller then writes
+   * `:(literal)` into every path operand itself.
+   * @default {false}
+   */
+  pathspecMagic?: boolean;
 }
 
 /**
@@ -261,7 +267,8 @@ export class Git {
       );
     }
     const settings = [...driverOverrides(drivers), ...(options.config ?? [])];
-    const result = await this.#commands.run("git", [...globalArgs(repo.root, gitDir, settings), ...parts], {
+    const global = globalArgs(repo.root, gitDir, settings, options.pathspecMagic);
+    const result = await this.#commands.run("git", [...global, ...parts], {
       cwd: repo.root,
       signal: options.signal,
     });

@@ -157,12 +157,13 @@ export function driverOverrides(drivers: Drivers): string[] {
  * @param root The work tree (real path).
  * @param gitDir The git directory (real path, checked by `gitLayout`).
  * @param overrides Extra `-c` settings (drivers, identity).
+ * @param magic Lets pathspec magic through: every operand must then carry its own `:(literal)`.
  * @returns The parts, to put before the subcommand.
  */
-export function globalArgs(root: string, gitDir: string, overrides: readonly string[]): CommandArg[] {
+export function globalArgs(root: string, gitDir: string, overrides: readonly string[], magic = false): CommandArg[] {
   return [
     arg.flag("--no-pager"),
-    arg.flag("--literal-pathspecs"),
+    ...(magic ? [] : [arg.flag("--literal-pathspecs")]),
     arg.flag("--no-replace-objects"),
     arg.flag(`--git-dir=${gitDir}`),
     arg.flag(`--work-tree=${root}`),

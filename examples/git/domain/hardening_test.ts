@@ -44,7 +44,7 @@ Deno.test("driverOverrides() empties every command of every driver", () => {
   ]);
 });
 
-Deno.test("globalArgs() names the checked git dir and the work tree and pins every setting with -c", () => {
+Deno.test("globalArgs() names the checked git dir and the work tree, pins every setting with -c, and keeps pathspecs literal unless asked", () => {
   const argv = buildArgv(globalArgs("/srv/app", "/srv/app/.git-real", ["user.name=x"]));
   assert.deepEqual(argv.slice(0, 5), [
     "--no-pager",
@@ -56,6 +56,9 @@ Deno.test("globalArgs() names the checked git dir and the work tree and pins eve
   for (const setting of [...PINNED_CONFIG, "user.name=x"]) assert.ok(argv.includes(setting), setting);
   assert.equal(argv.filter((a) => a === "-c").length, PINNED_CONFIG.length + 1);
   assert.ok(PINNED_CONFIG.includes("core.hooksPath=/dev/null"));
+  // Magic only when asked, for a run whose every operand carries its own `:(literal)`.
+  const magic = buildArgv(globalArgs("/srv/app", "/srv/app/.git-real", [], true));
+  assert.ok(!magic.includes("--literal-pathspecs") && magic.includes("--no-replace-objects"), magic.join(" "));
 });
 
 Deno.test("discoveryArgs() names no git dir or work tree, so git's ownership check runs, and pins every setting", () => {

@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import {
   assertSmallHistory,
   bigFiles,
+  bigFilesAt,
   keptPaths,
   leftOutLines,
   MAX_RENAME_CANDIDATES,
@@ -240,6 +241,14 @@ export class Manager {
     }
     const checked = ref === undefined ? undefined : revision("ref", ref);
     const id = checked === undefined ? undefined : await git.resolve(r, "ref", checked, "commit", signal);
+    const paths = await this.#paths(r.root, path, false);
+    // A revision's files are read whole: those over the limit are kept out with `:(exclude)`, which needs magic.
+    const drivers = await git.drivers(r, signal);
+    const big = id === undefined ? [] : await bigFilesAt(git, r, id, paths[0], { signal, drivers });
+    const magic = big.length > 0;
+    const operands = magic
+      ? [...paths.map((p) => `:(literal)${p}`), ...big.map((p) => `:(exclude,literal)${p}`)]
+      : paths;
     // git 2.39's grep takes --end-of-options for a revision: it goes without (an object id is no option).
     const out = await git.run(r, [
       arg.word("grep"),
@@ -252,8 +261,8 @@ export class Manager {
       arg.flag("--extended-regexp"),
       arg.option("-e", "pattern", pattern),
       ...(id === undefined ? [] : [arg.value("ref", id)]),
-      arg.operands("path", await this.#paths(r.root, path, false)),
-    ], { signal, okCodes: [0, 1] });
+      arg.operands("path", operands),
+    ], { signal, okCodes: [0, 1], drivers, pathspecMagic: magic });
     const matches = parseGrep(out.stdout);
     if (id === undefined) {
       // Checked after git read them, before anyone sees a line: only files that matched were shown. git grep
@@ -267,7 +276,8 @@ export class Manager {
       const name = id !== undefined && m.name.startsWith(`${id}:`) ? `${checked}${m.name.slice(id.length)}` : m.name;
       return `${name}:${m.line}:${m.text}\n`;
     });
-    const text = lines.join("") + (out.cut ? out.text.slice(out.stdout.length + 1) : "");
+    const text = lines.join("") + (out.cut ? out.text.slice(out.stdout.length + 1) : "") +
+      leftOutLines(big, "searched", "a search");
     return { ...out, text };
   }
 
