@@ -1,4 +1,3 @@
-import { resolve as resolvePath } from "node:path";
 import type { ConfigSchema } from "../configreload/from_schema.ts";
 import type { Loader } from "../configreload/loader.ts";
 import { quote } from "../internal/quote.ts";
@@ -120,13 +119,16 @@ export async function runWithConfig<T, M extends Closable>(
   const args = options.args ?? Deno.args;
   const { schema, secretFields, policy, manager, register, auditFile, ...rest } = options;
   // Loaded on start, not at import, so `--health` stays as cheap as with run().
-  const [{ fromSchema }, { Loader }, { resolveConfigPath }, { auditTrail }, host] = await Promise.all([
-    import("../configreload/from_schema.ts"),
-    import("../configreload/loader.ts"),
-    import("../configreload/resolve_config_path.ts"),
-    import("../middleware/audit_trail.ts"),
-    import("./_host_config.ts"),
-  ]);
+  // node:path too: a static import would load part of Deno's Node layer in every server that imports mod.ts.
+  const [{ fromSchema }, { Loader }, { resolveConfigPath }, { auditTrail }, host, { resolve: resolvePath }] =
+    await Promise.all([
+      import("../configreload/from_schema.ts"),
+      import("../configreload/loader.ts"),
+      import("../configreload/resolve_config_path.ts"),
+      import("../middleware/audit_trail.ts"),
+      import("./_host_config.ts"),
+      import("node:path"),
+    ]);
   const printing = args.includes(PRINT_PERMISSIONS) || host.hostConfigRequested(args);
   let started: Started;
   try {
