@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { type ReadPlan, readPlannedRows } from "./read_planned_rows.ts";
 import { readOnlyStatement } from "./sql_guard.ts";
+import { sqlUpperCase } from "./sql_tokens.ts";
 
 /** Options of {@linkcode queryReadOnly} and {@linkcode planReadOnlyQuery}. */
 export interface ReadOnlyQueryOptions {
@@ -116,7 +117,7 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
   const params = (Array.isArray(given) ? [...given] : [given]) as SQLInputValue[];
   const maxRows = options.maxRows ?? DEFAULT_LIMITS.maxRows;
   const maxBytes = options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes;
-  const head = tokens[0].text.toUpperCase();
+  const head = sqlUpperCase(tokens[0].text);
   // A PRAGMA or EXPLAIN cannot be a subquery, and its output is bounded by the schema or the statement itself.
   if (head === "PRAGMA" || head === "EXPLAIN") return { sql, params, maxRows, maxBytes };
   const last = tokens[tokens.length - 1];

@@ -1,7 +1,7 @@
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
 import { singleSqlStatement } from "./single_sql_statement.ts";
-import { sqlNames, type SqlToken } from "./sql_tokens.ts";
+import { sqlLowerCase, sqlNames, type SqlToken, sqlUpperCase } from "./sql_tokens.ts";
 
 /** Options of {@linkcode assertReadOnlySql}. */
 export interface SqlGuardOptions {
@@ -147,13 +147,16 @@ export function readOnlyStatement(sql: string, options: SqlGuardOptions = {}): S
     refuse(`only SELECT, WITH … SELECT and EXPLAIN are allowed, not ${quote(body[0]?.text ?? "nothing", 32)}`);
   }
   const names = sqlNames(body);
-  body.forEach((_, i) => checkToken(body, i, names[i]?.toLowerCase()));
+  body.forEach((_, i) => {
+    const name = names[i];
+    checkToken(body, i, name === undefined ? undefined : sqlLowerCase(name));
+  });
   return statement;
 }
 
 function checkToken(body: readonly SqlToken[], i: number, name: string | undefined): void {
   const token = body[i];
-  const word = token.kind === "word" ? token.text.toUpperCase() : "";
+  const word = token.kind === "word" ? sqlUpperCase(token.text) : "";
   // replace(x, y, z) is a string function, not the REPLACE statement.
   if (WRITES.has(word) && !(word === "REPLACE" && body[i + 1]?.text === "(")) {
     refuse(`${word} is not allowed in a read-only query`);
@@ -171,7 +174,7 @@ function checkToken(body: readonly SqlToken[], i: number, name: string | undefin
 function checkPragma(statement: SqlToken[]): void {
   let rest = statement.slice(1);
   if (rest[1]?.text === ".") rest = rest.slice(2);
-  const name = rest[0]?.kind === "word" ? rest[0].text.toLowerCase() : "";
+  const name = rest[0]?.kind === "word" ? sqlLowerCase(rest[0].text) : "";
   if (rest.some((t) => t.text === "=")) refuse("PRAGMA assignments are not allowed");
   if (VALUE_PRAGMAS.has(name) && rest.length === 1) return;
   const argument = rest[2];
@@ -182,7 +185,7 @@ function checkPragma(statement: SqlToken[]): void {
 }
 
 function upper(token: SqlToken | undefined): string {
-  return token?.kind === "word" ? token.text.toUpperCase() : "";
+  return token?.kind === "word" ? sqlUpperCase(token.text) : "";
 }
 
 function refuse(state: string): never {

@@ -243,3 +243,9 @@ Deno.test({
     assert.throws(() => new DatabaseSync(file), Deno.errors.NotCapable);
   },
 });
+
+Deno.test("assertReadOnlySql() reads keywords as SQLite does: a long s does not spell SELECT", () => {
+  // "ſ".toUpperCase() is "S" in JavaScript; SQLite folds ASCII letters only and reads ſelect as a name.
+  assert.throws(() => assertReadOnlySql("ſelect 1"), /^PolicyError: Cannot run query: only SELECT/);
+  assert.doesNotThrow(() => assertReadOnlySql("select 1"));
+});

@@ -171,6 +171,47 @@ export function sqlIdentifier(token: SqlToken | undefined): string | undefined {
 }
 
 /**
+ * Lower-cases a name or keyword as SQLite compares them: ASCII letters only.
+ * SQLite holds `"Ä"` and `"ä"` as two tables, so a check or lookup that
+ * used `toLowerCase()` would take one for the other (and `toUpperCase()`
+ * reads `ſelect` as `SELECT`, which SQLite does not).
+ *
+ * @param text A name or keyword.
+ * @returns `text` with `A`–`Z` turned into `a`–`z`, every other character kept.
+ *
+ * @example Fold a name as SQLite does
+ * ```ts
+ * import { sqlLowerCase } from "@forge/toolkit/validate/sql-tokens";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(sqlLowerCase("Main.Ärger"), "main.Ärger");
+ * ```
+ */
+export function sqlLowerCase(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+/**
+ * Upper-cases a keyword or name as SQLite compares them: ASCII letters only
+ * (see {@linkcode sqlLowerCase}).
+ *
+ * @param text A keyword or name.
+ * @returns `text` with `a`–`z` turned into `A`–`Z`, every other character kept.
+ *
+ * @example Fold a keyword as SQLite does
+ * ```ts
+ * import { sqlUpperCase } from "@forge/toolkit/validate/sql-tokens";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(sqlUpperCase("select"), "SELECT");
+ * assert.equal(sqlUpperCase("ſelect"), "ſELECT");
+ * ```
+ */
+export function sqlUpperCase(text: string): string {
+  return text.replace(/[a-z]+/g, (letters) => letters.toUpperCase());
+}
+
+/**
  * The statements of a token list: split at each `;` token (never at one
  * inside a literal or comment: the tokenizer already kept those whole), with
  * empty statements (`;;`, a trailing `;`) left out.
@@ -239,7 +280,7 @@ export function sqlNames(tokens: readonly SqlToken[]): (string | undefined)[] {
   // inFrom[d]: whether nesting level d is inside a FROM list.
   const inFrom: boolean[] = [false];
   return tokens.map((token, i) => {
-    const before = tokens[i - 1]?.text.toUpperCase();
+    const before = sqlUpperCase(tokens[i - 1]?.text ?? "");
     const depth = inFrom.length - 1;
     let name: string | undefined;
     if (token.kind !== "string") name = sqlIdentifier(token);
@@ -250,7 +291,7 @@ export function sqlNames(tokens: readonly SqlToken[]): (string | undefined)[] {
     if (token.text === "(") inFrom.push(false);
     else if (token.text === ")" && depth > 0) inFrom.pop();
     else if (token.kind === "word") {
-      const word = token.text.toUpperCase();
+      const word = sqlUpperCase(token.text);
       if (word === "FROM" || word === "JOIN") inFrom[depth] = true;
       else if (FROM_ENDS.has(word)) inFrom[depth] = false;
     }

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { splitSqlStatements, sqlIdentifier, SqlLexError, sqlNames, tokenizeSql } from "./sql_tokens.ts";
+import {
+  splitSqlStatements,
+  sqlIdentifier,
+  SqlLexError,
+  sqlLowerCase,
+  sqlNames,
+  sqlUpperCase,
+  tokenizeSql,
+} from "./sql_tokens.ts";
 
 Deno.test("tokenizeSql() drops comments and keeps literals whole", () => {
   const tokens = tokenizeSql('SELECT \'a;b\' -- x;\n, "c""d" /* ; */ FROM [t;1] WHERE x = ?1 AND y = :y;');
@@ -86,4 +94,11 @@ Deno.test("splitSqlStatements() splits at `;` tokens only and leaves empty state
   assert.deepEqual(texts("SELECT ';' -- ; \n; ;; SELECT 2;"), ["SELECT ';'", "SELECT 2"]);
   assert.deepEqual(texts(" ; ; "), []);
   assert.deepEqual(texts("SELECT 1"), ["SELECT 1"]);
+});
+
+Deno.test("sqlLowerCase() and sqlUpperCase() fold ASCII letters only, as SQLite compares names and keywords", () => {
+  assert.equal(sqlLowerCase("Main.ÄÖ_Table"), "main.ÄÖ_table");
+  assert.equal(sqlLowerCase("\u212A"), "\u212A", "the Kelvin sign is no K to SQLite");
+  assert.equal(sqlUpperCase("select ä"), "SELECT ä");
+  assert.equal(sqlUpperCase("ſelect"), "ſELECT", "the long s is no s to SQLite");
 });

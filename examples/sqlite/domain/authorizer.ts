@@ -1,4 +1,5 @@
 import { quote, SCHEMA_PRAGMAS, UNSAFE_SQL_FUNCTIONS, VALUE_PRAGMAS } from "@forge/toolkit/validate";
+import { sqlLowerCase } from "@forge/toolkit/validate/sql-tokens";
 import { AUTH, type AuthorizerCallback } from "./sqlite.ts";
 import { type WriteKind, writePattern } from "./write_pattern.ts";
 
@@ -80,7 +81,7 @@ export class Authorizer {
       case AUTH.READ:
         return readProblem(arg1 ?? "");
       case AUTH.FUNCTION:
-        return UNSAFE_SQL_FUNCTIONS.has((arg2 ?? "").toLowerCase()) ? `${quote(arg2 ?? "")} is not allowed` : undefined;
+        return UNSAFE_SQL_FUNCTIONS.has(sqlLowerCase(arg2 ?? "")) ? `${quote(arg2 ?? "")} is not allowed` : undefined;
       case AUTH.RECURSIVE:
         return this.#options.allowRecursive
           ? undefined
@@ -93,7 +94,7 @@ export class Authorizer {
     }
     if (mode === "read") return "a read-only query cannot change the database";
     // DROP TABLE drops the table's triggers with it.
-    if (action === AUTH.DROP_TRIGGER && this.writes.has(`sql:ddl:${(arg2 ?? "").toLowerCase()}`)) return undefined;
+    if (action === AUTH.DROP_TRIGGER && this.writes.has(`sql:ddl:${sqlLowerCase(arg2 ?? "")}`)) return undefined;
     const via = trigger === null ? "" : ` (through trigger ${quote(trigger)})`;
     const ddl = DDL[action];
     // AUTOINCREMENT makes SQLite create its sqlite_sequence table along with the new one.
@@ -102,13 +103,13 @@ export class Authorizer {
     const kind = ROWS[action];
     if (kind === undefined) return "this kind of statement is not allowed";
     // Schema changes write SQLite's schema table; the ddl pattern covers that.
-    if (SCHEMA_TABLES.has((arg1 ?? "").toLowerCase())) {
+    if (SCHEMA_TABLES.has(sqlLowerCase(arg1 ?? ""))) {
       return this.#options.schemaChange
         ? undefined
         : "SQLite's schema table can only change through CREATE, DROP or ALTER";
     }
     // DROP TABLE deletes the table's rows; its ddl pattern covers that too.
-    if (this.writes.has(`sql:ddl:${(arg1 ?? "").toLowerCase()}`)) return undefined;
+    if (this.writes.has(`sql:ddl:${sqlLowerCase(arg1 ?? "")}`)) return undefined;
     return this.#write(kind, arg1 ?? "", via);
   }
 
@@ -128,7 +129,7 @@ export class Authorizer {
 }
 
 function readProblem(table: string): string | undefined {
-  const name = table.toLowerCase();
+  const name = sqlLowerCase(table);
   if (RAW_TABLES.has(name)) return `${quote(table)} is not allowed`;
   if (name.startsWith("pragma_") && !SCHEMA_PRAGMAS.has(name.slice(7))) {
     return `${quote(table)} is not a schema PRAGMA`;
@@ -137,7 +138,7 @@ function readProblem(table: string): string | undefined {
 }
 
 function pragmaAllowed(name: string, argument: string | null): boolean {
-  const pragma = name.toLowerCase();
+  const pragma = sqlLowerCase(name);
   return SCHEMA_PRAGMAS.has(pragma) || (VALUE_PRAGMAS.has(pragma) && argument === null);
 }
 

@@ -2,11 +2,12 @@
 // pages the file has, how big the schema is. Counting a big table takes
 // time, so counts are kept until another connection commits; they are made
 // in the database process, under the call's deadline.
+import { sqlLowerCase } from "@forge/toolkit/validate/sql-tokens";
 import type { Sqlite } from "./sqlite.ts";
 
 /** The sizes a price reads (see `queryCost`). */
 export interface Sizes {
-  /** The database's tables (virtual ones included), lower case. */
+  /** The database's tables (virtual ones included), folded as SQLite folds names (ASCII letters only). */
   readonly tables: ReadonlySet<string>;
   /** The rows of one of {@linkcode Sizes.tables}, counted up to a cap. */
   rows(table: string): number;
@@ -26,7 +27,10 @@ export class DatabaseSizes implements Sizes {
   readonly #counts = new Map<string, number>();
   #version: unknown;
   #cap = 0;
-  #tables: Set<string> = new Set();
+  // Folded name → the name as the schema stores it: SQLite allows no two tables that fold alike, and a table is
+  // counted under its stored name, since a name folded by anything but SQLite's rule may name another table.
+  #stored: Map<string, string> = new Map();
+  #tables: ReadonlySet<string> = new Set();
   #pages: number | undefined;
   #entries: number | undefined;
 
@@ -51,10 +55,11 @@ export class DatabaseSizes implements Sizes {
     }
     this.#version = now;
     this.#cap = cap;
-    this.#tables = new Set(
+    this.#stored = new Map(
       this.#db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all()
-        .map((row) => String(row.name).toLowerCase()),
+        .map((row) => [sqlLowerCase(String(row.name)), String(row.name)]),
     );
+    this.#tables = new Set(this.#stored.keys());
   }
 
   get tables(): ReadonlySet<string> {
@@ -64,7 +69,8 @@ export class DatabaseSizes implements Sizes {
   rows(table: string): number {
     let rows = this.#counts.get(table);
     if (rows === undefined) {
-      const quoted = `"${table.replaceAll('"', '""')}"`;
+      const stored = this.#stored.get(sqlLowerCase(table)) ?? table;
+      const quoted = `"${stored.replaceAll('"', '""')}"`;
       const limit = Math.ceil(this.#cap);
       rows = Number(
         this.#db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM main.${quoted} LIMIT ${limit})`).get()?.n,

@@ -7,7 +7,14 @@ import type { Sqlite } from "./sqlite.ts";
 import { MAX_VALUE_BYTES } from "./connection.ts";
 import type { Sizes } from "./database_sizes.ts";
 import { PolicyError } from "@forge/toolkit/validate";
-import { sqlIdentifier, sqlNames, type SqlToken, tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
+import {
+  sqlIdentifier,
+  sqlLowerCase,
+  sqlNames,
+  type SqlToken,
+  sqlUpperCase,
+  tokenizeSql,
+} from "@forge/toolkit/validate/sql-tokens";
 
 /** One line of `EXPLAIN QUERY PLAN`. */
 export interface PlanRow {
@@ -101,7 +108,8 @@ export function queryCost(
   const loopsAt = (level: number) => plan.filter((row) => row.parent === level && isLoop(row.detail));
   const built = new Map<string, number[]>();
   for (const row of plan) {
-    const name = /^(?:MATERIALIZE|CO-ROUTINE) (.*)$/.exec(row.detail)?.[1]?.toLowerCase();
+    const materialized = /^(?:MATERIALIZE|CO-ROUTINE) (.*)$/.exec(row.detail)?.[1];
+    const name = materialized === undefined ? undefined : sqlLowerCase(materialized);
     if (name !== undefined) built.set(name, [...built.get(name) ?? [], row.id]);
   }
   const fn = new Set([...JSON_FUNCTIONS, "dbstat"]);
@@ -159,7 +167,7 @@ export function queryCost(
     const using = rest.lastIndexOf(" USING ");
     const virtual = rest.lastIndexOf(" VIRTUAL TABLE");
     const end = Math.max(using, virtual);
-    const name = (end === -1 ? rest : rest.slice(0, end)).toLowerCase();
+    const name = sqlLowerCase(end === -1 ? rest : rest.slice(0, end));
     if (search && using > virtual) {
       const how = rest.slice(using);
       if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
@@ -211,20 +219,20 @@ export function assertAffordable(nests: readonly number[][], maxScanRows: number
 function aliasesOf(tokens: readonly SqlToken[], sources: ReadonlySet<string>): Map<string, Set<string>> {
   const aliases = new Map<string, Set<string>>();
   const add = (alias: string, source: string) => {
-    const key = alias.toLowerCase();
+    const key = sqlLowerCase(alias);
     aliases.set(key, (aliases.get(key) ?? new Set()).add(source));
   };
   const names = sqlNames(tokens);
   names.forEach((name, i) => {
-    const source = name?.toLowerCase();
+    const source = name === undefined ? undefined : sqlLowerCase(name);
     if (source === undefined || !(sources.has(source) || source.startsWith("pragma_"))) return;
     add(source, source);
     let at = i + 1;
     // A table-valued function's alias follows its arguments.
     if (tokens[at]?.text === "(") at = closingParen(tokens, at) + 1;
     let next = tokens[at];
-    if (next?.kind === "word" && next.text.toUpperCase() === "AS") next = tokens[at + 1];
-    else if (next?.kind === "word" && NOT_ALIAS.has(next.text.toUpperCase())) return;
+    if (next?.kind === "word" && sqlUpperCase(next.text) === "AS") next = tokens[at + 1];
+    else if (next?.kind === "word" && NOT_ALIAS.has(sqlUpperCase(next.text))) return;
     const alias = sqlIdentifier(next);
     if (alias !== undefined) add(alias, source);
   });

@@ -4,7 +4,7 @@ import { PolicyError } from "@forge/toolkit/validate";
 import { openDatabase } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 import { type QueryOptions, runQuery } from "./query.ts";
-import type { Sqlite } from "./sqlite.ts";
+import { openSqlite, type Sqlite } from "./sqlite.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 const OPTIONS: QueryOptions = { maxRows: 100, maxSqlLength: 10_000, allowRecursive: false };
@@ -203,4 +203,33 @@ Deno.test({
     assert.deepEqual(names("PRAGMA table_info(customers)"), ["id", "name", "email"]);
     assert.deepEqual(names("SELECT p.name FROM customers c, pragma_table_info('log') p"), ["msg", "msg"]);
   }),
+});
+
+Deno.test({
+  name:
+    'runQuery() prices a non-ASCII table by its own rows: "Ä" and an empty "ä" are two tables, as SQLite holds them',
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const writer = openSqlite(fixture.db, {});
+    // SQLite folds ASCII letters only: "Ä" and "ä" can both exist, and "Ö" exists without "ö".
+    writer.exec(`CREATE TABLE "Ä" (x); CREATE TABLE "ä" (x); CREATE TABLE "Ö" (x);
+      INSERT INTO "Ä" SELECT value FROM json_each('[${Array.from({ length: 2_000 }, (_, i) => i).join(",")}]');
+      INSERT INTO "Ö" VALUES (1), (2);`);
+    writer.close();
+    const db = openDatabase(fixture.db, false);
+    try {
+      const priced = { ...OPTIONS, maxScanRows: 100_000 };
+      assert.throws(
+        () => runQuery(db, 'SELECT count(*) AS n FROM "Ä" p, "Ä" q', priced),
+        /^PolicyError: Cannot run query: its plan would visit about 4,000,000 rows \(2,000 × 2,000\)/,
+      );
+      assert.deepEqual(runQuery(db, 'SELECT count(*) AS n FROM "ä" p, "ä" q', priced).rows, [{ n: 0 }]);
+      assert.deepEqual(runQuery(db, 'SELECT x FROM "Ö" ORDER BY x', priced).rows, [{ x: 1 }, { x: 2 }]);
+      assert.deepEqual(runQuery(db, 'SELECT count(*) AS n FROM "Ö" a, "Ö" b', priced).rows, [{ n: 4 }]);
+    } finally {
+      db.close();
+      fixture.remove();
+    }
+  },
 });

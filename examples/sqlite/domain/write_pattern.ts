@@ -1,4 +1,5 @@
 import { PolicyError, quote } from "@forge/toolkit/validate";
+import { sqlLowerCase } from "@forge/toolkit/validate/sql-tokens";
 
 /** What a write does to a table: add rows, change rows, remove rows, or change its schema. */
 export type WriteKind = "insert" | "update" | "delete" | "ddl";
@@ -25,8 +26,8 @@ export function writePattern(kind: WriteKind, table: string): string {
         `only tables named with letters, digits and "_" (not starting with a digit) can be changed`,
     );
   }
-  if (table.toLowerCase().startsWith("sqlite_")) {
+  if (sqlLowerCase(table).startsWith("sqlite_")) {
     throw new PolicyError("sql", `Cannot execute: ${quote(table)} is one of SQLite's own tables`);
   }
-  return `sql:${kind}:${table.toLowerCase()}`;
+  return `sql:${kind}:${sqlLowerCase(table)}`;
 }

@@ -1,5 +1,5 @@
 import { PolicyError, quote, singleSqlStatement, UNSAFE_SQL_FUNCTIONS } from "@forge/toolkit/validate";
-import { sqlIdentifier, sqlNames, type SqlToken } from "@forge/toolkit/validate/sql-tokens";
+import { sqlIdentifier, sqlLowerCase, sqlNames, type SqlToken, sqlUpperCase } from "@forge/toolkit/validate/sql-tokens";
 import { type WriteKind, writePattern } from "./write_pattern.ts";
 
 /** What the text of one write statement says it does. */
@@ -43,12 +43,12 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
   const names = sqlNames(statement);
   statement.forEach((token, i) => {
     if (token.kind === "word") {
-      const reason = REFUSED_WORDS.get(token.text.toUpperCase());
+      const reason = REFUSED_WORDS.get(sqlUpperCase(token.text));
       if (reason) refuse(reason);
     }
     // Names as SQLite resolves them: `"load_extension"(…)` is the bare function, and so is a string literal
     // where a table name goes (`FROM 'pragma_database_list'`).
-    const name = names[i]?.toLowerCase() ?? "";
+    const name = sqlLowerCase(names[i] ?? "");
     if (UNSAFE_SQL_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quote(name)} is not allowed`);
   });
   const at = verbIndex(statement);
@@ -141,7 +141,7 @@ function tableAt(statement: SqlToken[], i: number): { name: string; next: number
   let name = sqlIdentifier(statement[i]);
   let next = i + 1;
   if (name !== undefined && statement[next]?.text === ".") {
-    if (name.toLowerCase() !== "main") refuse(`only the main database can be changed, not ${quote(name)}`);
+    if (sqlLowerCase(name) !== "main") refuse(`only the main database can be changed, not ${quote(name)}`);
     name = sqlIdentifier(statement[next + 1]);
     next += 2;
   }
@@ -150,7 +150,7 @@ function tableAt(statement: SqlToken[], i: number): { name: string; next: number
 }
 
 function upper(token: SqlToken | undefined): string {
-  return token?.kind === "word" ? token.text.toUpperCase() : "";
+  return token?.kind === "word" ? sqlUpperCase(token.text) : "";
 }
 
 function refuse(state: string): never {
