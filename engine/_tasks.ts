@@ -89,6 +89,8 @@ export class TaskTable {
   #heldBytes = 0;
   #timer: unknown;
   #armedFor = Infinity;
+  // Set by shutdown(): no task is created after it.
+  #shutDown = false;
 
   /** A table within `limits`, logging to `log`, whose TTLs run on `clock`. */
   constructor(limits: TaskLimits, log: (line: string) => void, clock: Clock = systemClock) {
@@ -112,6 +114,14 @@ export class TaskTable {
    * tasks are held.
    */
   create(ttlMs: number | undefined, run: (task: Task) => Outcome | Promise<Outcome>): Task | RpcError {
+    // A start that was still checking its state when shutdown began: no handler may run unaborted after it.
+    if (this.#shutDown) {
+      return {
+        code: ErrorCode.internalError,
+        message: "Server is shutting down",
+        data: { reason: "shutting_down", retryable: false },
+      };
+    }
     ttlMs ??= this.#limits.ttlMs;
     const max = this.#limits.max;
     // The timer frees expired tasks; a sweep here only makes sure a full table is really full.
@@ -202,6 +212,7 @@ export class TaskTable {
 
   /** Cancels every running task (at shutdown) and waits for their handlers, briefly. */
   shutdown(): Promise<unknown> {
+    this.#shutDown = true;
     for (const task of this.#tasks.values()) {
       if (task.terminal) continue;
       this.#end(task, "cancelled", "Server is shutting down");

@@ -143,3 +143,21 @@ Deno.test("tool registration refuses a task option that is not true, false or { 
   }
   for (const good of [true, false, {}, { ttlMs: 60_000 }]) addTool(server, tool(good), () => text("x"));
 });
+
+Deno.test("a table that has shut down creates no task: it answers shutting down and never runs the handler", async () => {
+  const table = new TaskTable(limits, () => {});
+  await table.shutdown();
+  let ran = false;
+  const refused = table.create(undefined, () => {
+    ran = true;
+    return { kind: "result", result: text("late") };
+  });
+  assert.deepEqual(refused, {
+    code: -32603,
+    message: "Server is shutting down",
+    data: { reason: "shutting_down", retryable: false },
+  });
+  assert.equal(ran, false);
+  assert.equal(table.size, 0);
+  table.dispose();
+});

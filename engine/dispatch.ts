@@ -82,6 +82,8 @@ export class Dispatcher {
   // Made at the first task: a server whose clients never ask for one does not load the tasks code.
   #tasks: Tasks | undefined;
   #tasksLoading: Promise<Tasks> | undefined;
+  // Set once a drain has shut the task table down (or would have, had there been one).
+  #tasksClosed = false;
   readonly #unsubscribe: () => void;
   readonly #clientRequests: ClientRequests;
   #accepting = true;
@@ -133,6 +135,8 @@ export class Dispatcher {
     // A task whose code is still loading is created first (it was asked for before), then cancelled here.
     if (this.#tasksLoading !== undefined) await this.#tasksLoading;
     const tasksEnded = this.#tasks?.table.shutdown();
+    // A table the tasks code makes from now on (a start whose state was still being checked) is born shut down.
+    this.#tasksClosed = true;
     if (this.#calls.size > 0) await within(this.#calls.settledAll(), graceMs);
     if (this.#calls.size > 0) {
       this.#calls.abortAll("shutdown", new DOMException("Server is shutting down", "AbortError"));
@@ -273,12 +277,26 @@ export class Dispatcher {
       const askFirst = typeof task === "object" && task.askFirst === true;
       // An ask-first tool's first round is an ordinary call (its questions answer input_required); the retry
       // that brings the answers creates the task.
-      if (!askFirst) return this.#createTask(id, entry, args, meta, envelope, undefined);
+      if (!askFirst) {
+        if (this.#tasks !== undefined) return this.#createTask(id, entry, args, meta, envelope, undefined);
+        // The stream's first task waits for the tasks code: it is a call in flight meanwhile.
+        return this.#taskInFlight(
+          id,
+          entry,
+          (call) => this.#createTask(id, entry, args, meta, envelope, undefined, call),
+        );
+      }
       if (requestState !== undefined) {
-        return openState(requestState, name, () => digestOf(args)).then((opened) =>
-          opened.ok
-            ? this.#createTask(id, entry, args, meta, envelope, { state: opened.body, responses, args })
-            : encodeError(id, stateError(opened.problem))
+        // The state is checked asynchronously: a call in flight meanwhile, which its task is created only if still open.
+        return this.#taskInFlight(
+          id,
+          entry,
+          (call) =>
+            call.race(openState(requestState, name, () => digestOf(args))).then((opened) =>
+              opened.ok
+                ? this.#createTask(id, entry, args, meta, envelope, { state: opened.body, responses, args }, call)
+                : encodeError(id, stateError(opened.problem))
+            ),
         );
       }
     }
@@ -318,9 +336,47 @@ export class Dispatcher {
   }
 
   /**
+   * Runs the asynchronous start of a task (its state checked, the tasks code
+   * loaded) as a call in flight: its id is taken, so a second request under
+   * it is refused; a cancel, the deadline or shutdown ends it; a drain waits
+   * for it. A cancelled start is answered with nothing, as a cancelled call.
+   */
+  #taskInFlight(
+    id: Id,
+    entry: Entry,
+    start: (call: Call) => Outgoing | Promise<Outgoing>,
+  ): Promise<Outgoing | undefined> {
+    const call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+    this.#calls.enter(call);
+    let started: Promise<Outgoing>;
+    try {
+      // Started in this turn: the tasks code starts loading now, so a drain that begins in this turn waits for it.
+      started = Promise.resolve(start(call));
+    } catch (err) {
+      started = Promise.reject(err);
+    }
+    const settled = call.race(started).then(
+      (reply) => (this.#calls.close(call), reply),
+      (err) => {
+        if (call.cause === "cancelled") return (this.#calls.close(call), undefined);
+        if (call.cause !== undefined) {
+          return this.#reply(call, endedOutcome(call), "stateless", this.#options.maxMessageBytes);
+        }
+        this.#calls.close(call);
+        this.#options.log(`task for request ${idForLog(id)} could not start: ${String(err)}`);
+        return encodeError(id, { code: ErrorCode.internalError, message: "Internal error" });
+      },
+    );
+    this.#calls.track(call, settled);
+    return settled;
+  }
+
+  /**
    * Answers with a new task whose handler runs in the background. `gathered`
    * holds what an ask-first tool's input-required rounds collected: those
    * questions resolve at once, later ones become the task's inputRequests.
+   * `pending` is the call in flight while the start was asynchronous: no
+   * task is created once it has ended (cancelled, timed out, shut down).
    */
   #createTask(
     id: Id,
@@ -329,8 +385,11 @@ export class Dispatcher {
     meta: Record<string, unknown>,
     envelope: Envelope,
     gathered: Gathered | undefined,
+    pending?: Call,
   ): Outgoing | Promise<Outgoing> {
     return this.#withTasks((tasks) => {
+      // Its answer is dropped: the call's race has already settled it.
+      if (pending?.cause !== undefined) return "";
       const task = entry.tool.task;
       // The extension carries no progress on tasks; status is polled instead.
       const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
@@ -357,11 +416,11 @@ export class Dispatcher {
     if (this.#tasks !== undefined) return use(this.#tasks);
     // Literal import()s, so that `deno compile` and `deno publish` still see the modules.
     this.#tasksLoading ??= Promise.all([import("./_tasks.ts"), import("./_task_asker.ts")]).then(
-      ([{ TaskTable }, { TaskAsker }]) =>
-        this.#tasks = {
-          table: new TaskTable(this.#options.tasks, this.#options.log, this.#options.clock),
-          TaskAsker,
-        },
+      ([{ TaskTable }, { TaskAsker }]) => {
+        const table = new TaskTable(this.#options.tasks, this.#options.log, this.#options.clock);
+        if (this.#tasksClosed) void table.shutdown();
+        return this.#tasks = { table, TaskAsker };
+      },
     );
     return this.#tasksLoading.then(use);
   }

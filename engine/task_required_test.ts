@@ -3,7 +3,11 @@
 // tool that runs only as a task (`task: {required: true}`) is refused, without
 // running, to a request that cannot have a task; a tool that asks first
 // (`task: {askFirst: true}`) puts its first questions as input_required before
-// the task exists and creates the task on the retry that answers them.
+// the task exists and creates the task on the retry that answers them. The
+// start of a task that is asynchronous (the stream's first task, while the
+// tasks code loads; an ask-first retry, while its state is checked) is a call
+// in flight like any other: its id is taken, a cancel reaches it, a drain
+// answers it.
 import assert from "node:assert/strict";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
 import { initialize } from "./testdata/raw_initialize.ts";
@@ -112,4 +116,120 @@ Deno.test("an ask-first retry whose requestState was altered is -32602 and creat
   await server.closeInput();
   await server.status();
   assert.doesNotMatch(server.stderr(), /ASKED-FIRST answered/);
+});
+
+/** One write holding every message: the server reads them in one turn. */
+function together(...messages: Json[]): string {
+  return messages.map((m) => JSON.stringify({ jsonrpc: "2.0", ...m })).join("\n");
+}
+
+/** Every message the server writes until it exits. */
+async function rest(server: RawServer): Promise<Json[]> {
+  await server.closeInput();
+  await server.status();
+  const out: Json[] = [];
+  for (;;) {
+    try {
+      out.push(await server.next(1));
+    } catch {
+      return out;
+    }
+  }
+}
+
+Deno.test("a stream's first task takes its id while the tasks code loads: a second request under it is -32600, and one handler runs", async () => {
+  const server = await spawnRaw({ args: [script] });
+  const call = {
+    id: "d",
+    method: "tools/call",
+    params: { name: "slow", arguments: { ms: 1 }, _meta: meta(WITH_TASKS) },
+  };
+  await server.send(together(call, call));
+  const replies = [await server.next(), await server.next()];
+  const created = replies.find((r) => (r.result as Json | undefined)?.resultType === "task");
+  const refused = replies.find((r) => r.error !== undefined);
+  assert.ok(created !== undefined && refused !== undefined, JSON.stringify(replies));
+  assert.equal((refused.error as { code: number }).code, -32600);
+  assert.match((refused.error as { message: string }).message, /already used by a request in flight/);
+  assert.equal((await ended(server, (created.result as Json).taskId)).status, "completed");
+  assert.deepEqual(await rest(server), []);
+  assert.equal(server.stderr().match(/ENDED slow/g)?.length, 1);
+});
+
+Deno.test("an ask-first retry takes its id while its state is checked: a second request under it is -32600, one task is made", async () => {
+  const server = await spawnRaw({ args: [script] });
+  const first = (await ask(server, "tools/call", { name: "ask_then_task", arguments: {} }, WITH_TASKS)).result as Json;
+  const params = {
+    name: "ask_then_task",
+    arguments: {},
+    inputResponses: { user_name: ACCEPT("Alice") },
+    requestState: first.requestState,
+    _meta: meta(WITH_TASKS),
+  };
+  await server.send(together({ id: "r", method: "tools/call", params }, { id: "r", method: "tools/call", params }));
+  const replies = [await server.next(), await server.next()];
+  assert.deepEqual(
+    replies.map((r) => r.error === undefined ? (r.result as Json).resultType : (r.error as Json).code).sort(),
+    [
+      -32600,
+      "task",
+    ],
+  );
+  await server.waitForStderr("ASKED-FIRST answered");
+  await rest(server);
+  assert.equal(server.stderr().match(/ASKED-FIRST answered/g)?.length, 1);
+});
+
+Deno.test("an ask-first retry cancelled while its state is checked is answered with nothing and never creates its task", async () => {
+  const server = await spawnRaw({ args: [script] });
+  const first = (await ask(server, "tools/call", { name: "ask_then_task", arguments: {} }, WITH_TASKS)).result as Json;
+  const params = (name: string) => ({
+    name: "ask_then_task",
+    arguments: {},
+    inputResponses: { user_name: ACCEPT(name) },
+    requestState: first.requestState,
+    _meta: meta(WITH_TASKS),
+  });
+  await server.send(together(
+    { id: "cancelled", method: "tools/call", params: params("Mallory") },
+    { method: "notifications/cancelled", params: { requestId: "cancelled" } },
+    { id: "kept", method: "tools/call", params: params("Alice") },
+  ));
+  // The kept retry's task goes through its second question to its end: the cancelled one's state check, started
+  // first, has long settled by then.
+  const kept = await server.next();
+  assert.equal(kept.id, "kept", JSON.stringify(kept));
+  const taskId = (kept.result as Json).taskId;
+  await server.waitForStderr("ASKED-FIRST answered");
+  await ask(server, "tasks/update", { taskId, inputResponses: { nickname: ACCEPT("Al") } }, WITH_TASKS);
+  const done = await ended(server, taskId);
+  assert.deepEqual((done.result as Json).content, [{ type: "text", text: "Hello, Alice (Al)!" }]);
+  assert.deepEqual((await rest(server)).filter((m) => m.id === "cancelled"), []);
+  assert.equal(server.stderr().match(/ASKED-FIRST answered/g)?.length, 1, server.stderr());
+});
+
+Deno.test("an ask-first retry whose input ends while its state is checked is still answered: a task the drain cancels, or shutting down", async () => {
+  const server = await spawnRaw({ args: [script] });
+  const first = (await ask(server, "tools/call", { name: "ask_then_task", arguments: {} }, WITH_TASKS)).result as Json;
+  await server.send(together({
+    id: "last",
+    method: "tools/call",
+    params: {
+      name: "ask_then_task",
+      arguments: {},
+      inputResponses: { user_name: ACCEPT("Alice") },
+      requestState: first.requestState,
+      _meta: meta(WITH_TASKS),
+    },
+  }));
+  const replies = await rest(server);
+  assert.equal(replies.length, 1, JSON.stringify(replies));
+  const reply = replies[0];
+  assert.equal(reply.id, "last");
+  // Either answer keeps the request: a task the drain cancels, or a refusal that says the server is going away.
+  if (reply.error !== undefined) {
+    assert.deepEqual((reply.error as Json).data, { reason: "shutting_down", retryable: false });
+  } else {
+    assert.equal((reply.result as Json).resultType, "task");
+  }
 });
