@@ -2,6 +2,7 @@
 // never a hand-written permission list. `deno task compile` is the command line.
 import { basename, dirname, join, resolve } from "node:path";
 import { deployedServer } from "./_config_env.ts";
+import { listFlag } from "./_flag_list.ts";
 import { compileArgs } from "./compile_args.ts";
 import { shellQuote } from "../internal/shell_quote.ts";
 
@@ -69,9 +70,11 @@ export async function compileServer(options: CompileServerOptions): Promise<Comp
   const deno = Deno.execPath();
   const flags = printed.flags.map((flag) =>
     flag.startsWith("--allow-run=")
-      ? `--allow-run=${
-        flag.slice("--allow-run=".length).split(",").map((run) => run === deno ? binary : run).join(",")
-      }`
+      ? listFlag(
+        "compile",
+        "--allow-run",
+        flag.slice("--allow-run=".length).split(",").map((run) => run === deno ? binary : run),
+      )
       : flag
   );
   const args = compileArgs({ entry: options.entry, flags, output, config, target: options.target });

@@ -71,3 +71,18 @@ Deno.test({
     assert.ok(!command.some((word) => word.includes(deno)), command.join(" "));
   },
 });
+
+Deno.test({
+  name: "compileServer() refuses an output path with a comma, which would grant a second program in --allow-run",
+  permissions: { run: [deno], read: [repo, linked] },
+  async fn() {
+    await assert.rejects(
+      compileServer({
+        entry: `${repo}permissions/testdata/self_run_flags.ts`,
+        output: join(linked, "srv,/usr/bin/python3"),
+        dryRun: true,
+      }),
+      /^TypeError: Cannot compile: --allow-run value ".*\/srv,\/usr\/bin\/python3" contains a NUL byte or a comma$/,
+    );
+  },
+});

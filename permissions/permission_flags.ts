@@ -1,4 +1,5 @@
 import { shellQuote } from "../internal/shell_quote.ts";
+import { listFlag } from "./_flag_list.ts";
 import type { PermissionSet } from "./permission_set.ts";
 
 /**
@@ -8,6 +9,7 @@ import type { PermissionSet } from "./permission_set.ts";
  *
  * @param set From `derivePermissions`.
  * @returns The flags, one array element each.
+ * @throws {TypeError} When an entry is empty or holds a comma or a NUL byte: Deno would split it into two grants.
  *
  * @example Flags of a read-only server
  * ```ts
@@ -21,7 +23,7 @@ import type { PermissionSet } from "./permission_set.ts";
 export function permissionFlags(set: PermissionSet): string[] {
   const flags: string[] = [];
   const add = (flag: string, list: readonly string[]) => {
-    if (list.length > 0) flags.push(`${flag}=${list.join(",")}`);
+    if (list.length > 0) flags.push(listFlag("build permission flags", flag, list));
   };
   add("--allow-read", set.read);
   add("--allow-write", set.write);

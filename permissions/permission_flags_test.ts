@@ -43,3 +43,14 @@ Deno.test("permissionFlags() ends with --allow-run of the absolute program paths
   ]);
   assert.deepEqual(permissionFlags({ ...base, run: [] }), []);
 });
+
+Deno.test("permissionFlags() refuses an entry with a comma or a NUL byte instead of splitting it into two grants", () => {
+  assert.throws(
+    () => permissionFlags({ ...full, run: ["/usr/bin/git", "/out/srv,/usr/bin/python3"] }),
+    /^TypeError: Cannot build permission flags: --allow-run value "\/out\/srv,\/usr\/bin\/python3" contains a NUL byte or a comma$/,
+  );
+  assert.throws(
+    () => permissionFlags({ ...full, read: ["/a\0b"] }),
+    /^TypeError: Cannot build permission flags: --allow-read/,
+  );
+});

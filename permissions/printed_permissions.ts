@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { configVariables } from "../configreload/mod.ts";
 import { childEnv } from "../internal/child_env.ts";
+import { listFlag } from "./_flag_list.ts";
 
 /** Options of {@linkcode printedPermissions}. */
 export interface PrintedPermissionsOptions {
@@ -44,8 +45,8 @@ export async function printedPermissions(options: PrintedPermissionsOptions): Pr
   const args = ["run", "--quiet", "--no-prompt"];
   // The file alone, as a served server gets: the loader checks its folder's
   // mode only when the folder happens to be readable.
-  if (options.config !== undefined) args.push(`--allow-read=${resolve(options.config)}`);
-  if (names.length > 0) args.push(`--allow-env=${names.join(",")}`);
+  if (options.config !== undefined) args.push(listFlag("print permissions", "--allow-read", [resolve(options.config)]));
+  if (names.length > 0) args.push(listFlag("print permissions", "--allow-env", names));
   // A permission flag of its own keeps Deno from handing down any of ours.
   args.push("--deny-run", options.script);
   if (options.config !== undefined) args.push("-config", options.config);

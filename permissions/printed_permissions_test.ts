@@ -40,3 +40,11 @@ Deno.test("printedPermissions() says which server failed, with its exit code and
     return true;
   });
 });
+
+Deno.test("printedPermissions() refuses a config path with a comma: Deno would read it as two paths to grant", async () => {
+  const path = await config("a,b.json", { root: "/srv" });
+  await assert.rejects(
+    printedPermissions({ script, config: path }),
+    /^TypeError: Cannot print permissions: --allow-read value ".*a,b\.json" contains a NUL byte or a comma$/,
+  );
+});
