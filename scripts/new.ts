@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { quote } from "../internal/quote.ts";
+import { shellQuote } from "../internal/shell_quote.ts";
 
 const TEMPLATE_NAME = "my-server";
 const SKIP = new Set(["deno.lock", "dist", "node_modules"]);
@@ -66,8 +67,9 @@ if (!/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(name)) {
   );
   Deno.exit(64);
 }
-if (await nonEmpty(target)) {
-  console.error(`Cannot create the server: ${target} exists and is not empty`);
+const taken = await occupied(target);
+if (taken !== undefined) {
+  console.error(`Cannot create the server: ${quote(target, 200)} ${taken}`);
   Deno.exit(1);
 }
 
@@ -78,17 +80,20 @@ await pointImports(join(target, "deno.json"), local);
 const near = relative(Deno.cwd(), target);
 const shown = near === "" ? "." : near.startsWith("..") ? target : near;
 console.log(`Created ${name} in ${shown} (@forge/toolkit ${local ? `from ${repo}` : `${version} from JSR`}). Next:\n`);
-console.log(`  cd ${shown}`);
+// Quoted as every printed command is: a folder named `a b $(…)` pasted bare would run the substitution.
+console.log(`  cd ${shellQuote(shown)}`);
 console.log("  deno task test");
 console.log("  NOTES_DIR=$PWD/notes deno task start");
 
-async function nonEmpty(dir: string): Promise<boolean> {
+/** Why `dir` cannot take the project, or undefined when it is absent or an empty folder. */
+async function occupied(dir: string): Promise<string | undefined> {
   try {
-    for await (const _ of Deno.readDir(dir)) return true;
-    return false;
+    for await (const _ of Deno.readDir(dir)) return "exists and is not empty";
+    return undefined;
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    if (err instanceof Deno.errors.NotADirectory) return "exists and is not a folder";
+    return `cannot be read (${(err as Error).name})`;
   }
 }
 

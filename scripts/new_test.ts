@@ -120,6 +120,32 @@ Deno.test("deno task new refuses a non-empty folder and a bad name, and writes n
   await Deno.remove(dir, { recursive: true });
 });
 
+Deno.test("deno task new refuses a file as its folder with one line, no stack, and leaves the file alone", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = join(dir, "a-file");
+  await Deno.writeTextFile(file, "mine");
+  const refused = await scaffold([file, "--local"]);
+  assert.equal(refused.code, 1);
+  assert.equal(refused.stderr, `Cannot create the server: ${JSON.stringify(file)} exists and is not a folder\n`);
+  assert.equal(await Deno.readTextFile(file), "mine");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("deno task new prints `cd` to a folder named like a shell command quoted, so pasting it runs nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  const target = join(dir, "a b $(touch PWNED)");
+  const made = await scaffold([target, "--name", "odd", "--local"]);
+  assert.equal(made.code, 0, made.stderr);
+  const line = made.stdout.split("\n").find((text) => text.startsWith("  cd "));
+  assert.equal(line, `  cd '${target}'`);
+  // What a shell reads back from the printed line is the folder itself, and nothing runs.
+  const echoed = await new Deno.Command("sh", { args: ["-c", `${line!.replace("  cd ", "printf %s ")}`], cwd: dir })
+    .output();
+  assert.equal(new TextDecoder().decode(echoed.stdout), target);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["a b $(touch PWNED)"]);
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("deno task inspect runs the pinned MCP Inspector on a scaffolded server (CLI mode lists its tools)", async () => {
   const dir = join(await Deno.makeTempDir(), "notes-server");
   assert.equal((await scaffold([dir, "--local"])).code, 0);
