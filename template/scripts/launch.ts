@@ -33,6 +33,11 @@ if (!MODES.includes(mode)) {
   console.error(`Cannot launch: ${JSON.stringify(mode ?? "")} is not one of ${MODES.join(", ")}`);
   Deno.exit(64);
 }
+// Every mode puts the config's path into a permission flag's list, which Deno splits at commas.
+if (config.includes(",") || config.includes("\0")) {
+  console.error(`Cannot launch: the config path ${JSON.stringify(config)} contains a NUL byte or a comma`);
+  Deno.exit(64);
+}
 
 if (mode === "permissions" || mode === "host-config") {
   // Printing needs only the config file and its variables, never what the server grants.

@@ -86,6 +86,19 @@ Deno.test("the launcher refuses an unknown task with one line and exit 64", asyn
   assert.match(new TextDecoder().decode(out.stderr), /^Cannot launch: "serve" is not one of start, dev, inspect/);
 });
 
+Deno.test("the launcher refuses a config path with a comma, which a permission flag would split, with one line and exit 64", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...LAUNCHER, "permissions", "--config=/tmp/a,/etc/b.json"],
+    cwd: project,
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 64);
+  assert.equal(
+    new TextDecoder().decode(out.stderr),
+    'Cannot launch: the config path "/tmp/a,/etc/b.json" contains a NUL byte or a comma\n',
+  );
+});
+
 Deno.test("deno task compile --dry-run builds deno compile from the flags the server printed, config embedded", async () => {
   const t = await docsConfig();
   const out = await task(["compile", `--config=${t.config}`, "--dry-run"], t.env);
