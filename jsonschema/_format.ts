@@ -141,7 +141,20 @@ function isEmail(value: string): boolean {
   return isHostname(domain);
 }
 
+/**
+ * The most a `format: "regex"` value may hold to be compiled: V8 compiles a
+ * pattern in time that grows with its length, and a Unicode property escape
+ * (`\p{L}`) costs it ~70 µs alone (docs/typed-tools.md). A value past either
+ * bound is not a regex this check accepts: some 25 ms of compiling at most.
+ */
+const REGEX_MAX_UNITS = 65_536;
+const REGEX_MAX_PROPERTY_ESCAPES = 64;
+const PROPERTY_ESCAPE = /\\[pP]\{/g;
+
 function isRegex(value: string): boolean {
+  if (value.length > REGEX_MAX_UNITS) return false;
+  // Counted without parsing: an escaped backslash before `p{` counts too, which only errs towards refusing.
+  if ((value.match(PROPERTY_ESCAPE)?.length ?? 0) > REGEX_MAX_PROPERTY_ESCAPES) return false;
   try {
     new RegExp(value, "u");
     return true;
