@@ -3,8 +3,9 @@
 
 /**
  * Quotes a value for a message: JSON-quoted, so control characters and quotes
- * are escaped, and cut to `max` characters with a trailing `…`, since hostile
- * input can be megabytes.
+ * are escaped (and bidirectional, zero-width and separator characters too, as
+ * `\u` escapes: they would change how the message reads), and cut to `max`
+ * characters with a trailing `…`, since hostile input can be megabytes.
  *
  * @param value The value to show; anything but a string is shown as `String(value)`.
  * @param max How many characters of it to keep.
@@ -22,5 +23,15 @@
  */
 export function quote(value: unknown, max: number = 64): string {
   const text = typeof value === "string" ? value : String(value);
-  return JSON.stringify(text.length <= max ? text : `${text.slice(0, max)}…`);
+  const quoted = JSON.stringify(text.length <= max ? text : `${text.slice(0, max)}…`);
+  return INVISIBLE.test(quoted) ? quoted.replace(INVISIBLE_ALL, escapeUnit) : quoted;
+}
+
+// Characters JSON leaves as they are that change how the text around them is shown: bidirectional
+// overrides and isolates (a refusal could read backwards), zero-width and line/paragraph separators.
+const INVISIBLE = /[\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "g");
+
+function escapeUnit(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

@@ -24,3 +24,9 @@ Deno.test("quote() of a megabyte of hostile input stays short", () => {
   assert.equal(quote("\u0001".repeat(1_000_000)).length, 2 + 64 * 6 + 1);
   assert.equal(quote("x".repeat(1_000_000), 100).length, 100 + 3);
 });
+
+Deno.test("quote() escapes characters that change how a message reads: bidi overrides, zero-width, separators", () => {
+  assert.equal(quote("a\u202Eb"), '"a\\u202eb"');
+  assert.equal(quote("\u2066x\u2069\u200B\u2028\uFEFF"), '"\\u2066x\\u2069\\u200b\\u2028\\ufeff"');
+  assert.equal(quote("naïve ✓"), '"naïve ✓"', "other characters stay as they are");
+});
