@@ -1,7 +1,7 @@
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
 import { singleSqlStatement } from "./single_sql_statement.ts";
-import { sqlLowerCase, sqlNames, type SqlToken, sqlUpperCase } from "./sql_tokens.ts";
+import { sqlKeyword, sqlLowerCase, sqlNames, type SqlToken } from "./sql_tokens.ts";
 
 /** Options of {@linkcode assertReadOnlySql}. */
 export interface SqlGuardOptions {
@@ -133,16 +133,16 @@ export function assertReadOnlySql(sql: string, options: SqlGuardOptions = {}): v
 /** {@linkcode assertReadOnlySql}, returning the statement's tokens (without the trailing `;`). */
 export function readOnlyStatement(sql: string, options: SqlGuardOptions = {}): SqlToken[] {
   const statement = singleSqlStatement(sql, { maxLength: options.maxLength });
-  const first = upper(statement[0]);
+  const first = sqlKeyword(statement[0]);
   if (first === "PRAGMA") {
     checkPragma(statement);
     return statement;
   }
   let body = statement;
   if (first === "EXPLAIN") {
-    body = statement.slice(upper(statement[1]) === "QUERY" && upper(statement[2]) === "PLAN" ? 3 : 1);
+    body = statement.slice(sqlKeyword(statement[1]) === "QUERY" && sqlKeyword(statement[2]) === "PLAN" ? 3 : 1);
   }
-  const head = upper(body[0]);
+  const head = sqlKeyword(body[0]);
   if (head !== "SELECT" && head !== "WITH") {
     refuse(`only SELECT, WITH … SELECT and EXPLAIN are allowed, not ${quote(body[0]?.text ?? "nothing", 32)}`);
   }
@@ -156,7 +156,7 @@ export function readOnlyStatement(sql: string, options: SqlGuardOptions = {}): S
 
 function checkToken(body: readonly SqlToken[], i: number, name: string | undefined): void {
   const token = body[i];
-  const word = token.kind === "word" ? sqlUpperCase(token.text) : "";
+  const word = sqlKeyword(token);
   // replace(x, y, z) is a string function, not the REPLACE statement.
   if (WRITES.has(word) && !(word === "REPLACE" && body[i + 1]?.text === "(")) {
     refuse(`${word} is not allowed in a read-only query`);
@@ -182,10 +182,6 @@ function checkPragma(statement: SqlToken[]): void {
     (argument.kind === "word" || argument.kind === "quoted" || argument.kind === "string");
   if (SCHEMA_PRAGMAS.has(name) && shape) return;
   refuse(`PRAGMA ${quote(name || rest[0]?.text || "", 32)} is not a read-only schema PRAGMA`);
-}
-
-function upper(token: SqlToken | undefined): string {
-  return token?.kind === "word" ? sqlUpperCase(token.text) : "";
 }
 
 function refuse(state: string): never {

@@ -212,6 +212,28 @@ export function sqlUpperCase(text: string): string {
 }
 
 /**
+ * A token as a keyword: a word's text upper-cased as SQLite compares it
+ * ({@linkcode sqlUpperCase}), or "" for any other token or none.
+ *
+ * @param token A token, or undefined past the end.
+ * @returns The keyword to compare with `SELECT`, `AS`, …, or "".
+ *
+ * @example Read a statement's first keyword
+ * ```ts
+ * import { sqlKeyword, tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
+ * import assert from "node:assert/strict";
+ *
+ * const [first, star] = tokenizeSql("select *");
+ * assert.equal(sqlKeyword(first), "SELECT");
+ * assert.equal(sqlKeyword(star), "");
+ * assert.equal(sqlKeyword(undefined), "");
+ * ```
+ */
+export function sqlKeyword(token: SqlToken | undefined): string {
+  return token?.kind === "word" ? sqlUpperCase(token.text) : "";
+}
+
+/**
  * The statements of a token list: split at each `;` token (never at one
  * inside a literal or comment: the tokenizer already kept those whole), with
  * empty statements (`;;`, a trailing `;`) left out.

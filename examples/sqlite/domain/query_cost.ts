@@ -9,10 +9,10 @@ import type { Sizes } from "./database_sizes.ts";
 import { PolicyError } from "@forge/toolkit/validate";
 import {
   sqlIdentifier,
+  sqlKeyword,
   sqlLowerCase,
   sqlNames,
   type SqlToken,
-  sqlUpperCase,
   tokenizeSql,
 } from "@forge/toolkit/validate/sql-tokens";
 
@@ -231,8 +231,8 @@ function aliasesOf(tokens: readonly SqlToken[], sources: ReadonlySet<string>): M
     // A table-valued function's alias follows its arguments.
     if (tokens[at]?.text === "(") at = closingParen(tokens, at) + 1;
     let next = tokens[at];
-    if (next?.kind === "word" && sqlUpperCase(next.text) === "AS") next = tokens[at + 1];
-    else if (next?.kind === "word" && NOT_ALIAS.has(sqlUpperCase(next.text))) return;
+    if (sqlKeyword(next) === "AS") next = tokens[at + 1];
+    else if (NOT_ALIAS.has(sqlKeyword(next))) return;
     const alias = sqlIdentifier(next);
     if (alias !== undefined) add(alias, source);
   });

@@ -1,5 +1,5 @@
 import { PolicyError, quote, singleSqlStatement, UNSAFE_SQL_FUNCTIONS } from "@forge/toolkit/validate";
-import { sqlIdentifier, sqlLowerCase, sqlNames, type SqlToken, sqlUpperCase } from "@forge/toolkit/validate/sql-tokens";
+import { sqlIdentifier, sqlKeyword, sqlLowerCase, sqlNames, type SqlToken } from "@forge/toolkit/validate/sql-tokens";
 import { type WriteKind, writePattern } from "./write_pattern.ts";
 
 /** What the text of one write statement says it does. */
@@ -42,51 +42,49 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
   const statement = singleSqlStatement(sql, { maxLength, action: "execute" });
   const names = sqlNames(statement);
   statement.forEach((token, i) => {
-    if (token.kind === "word") {
-      const reason = REFUSED_WORDS.get(sqlUpperCase(token.text));
-      if (reason) refuse(reason);
-    }
+    const reason = REFUSED_WORDS.get(sqlKeyword(token));
+    if (reason) refuse(reason);
     // Names as SQLite resolves them: `"load_extension"(…)` is the bare function, and so is a string literal
     // where a table name goes (`FROM 'pragma_database_list'`).
     const name = sqlLowerCase(names[i] ?? "");
     if (UNSAFE_SQL_FUNCTIONS.has(name) || name.startsWith("pragma_")) refuse(`${quote(name)} is not allowed`);
   });
   const at = verbIndex(statement);
-  const verb = upper(statement[at]);
+  const verb = sqlKeyword(statement[at]);
   const patterns = new Set<string>();
   const add = (kind: WriteKind, token: number) => patterns.add(writePattern(kind, tableAt(statement, token).name));
   const rest = statement.slice(at + 1);
   if (verb === "INSERT" || verb === "REPLACE" || verb === "UPDATE") {
-    const conflict = upper(rest[0]) === "OR" ? upper(rest[1]) : "";
+    const conflict = sqlKeyword(rest[0]) === "OR" ? sqlKeyword(rest[1]) : "";
     let i = at + 1 + (conflict ? 2 : 0);
     if (verb !== "UPDATE") {
-      if (upper(statement[i]) !== "INTO") refuse(`${verb} must be followed by INTO <table>`);
+      if (sqlKeyword(statement[i]) !== "INTO") refuse(`${verb} must be followed by INTO <table>`);
       i++;
     }
     add(verb === "UPDATE" ? "update" : "insert", i);
     // REPLACE removes the rows it conflicts with; an upsert may update them.
     if (verb === "REPLACE" || conflict === "REPLACE") add("delete", i);
-    if (statement.some((t, k) => upper(t) === "DO" && upper(statement[k + 1]) === "UPDATE")) add("update", i);
+    if (statement.some((t, k) => sqlKeyword(t) === "DO" && sqlKeyword(statement[k + 1]) === "UPDATE")) add("update", i);
   } else if (verb === "DELETE") {
-    if (upper(rest[0]) !== "FROM") refuse("DELETE must be followed by FROM <table>");
+    if (sqlKeyword(rest[0]) !== "FROM") refuse("DELETE must be followed by FROM <table>");
     add("delete", at + 2);
   } else if (verb === "CREATE") {
     createTarget(statement, at + 1, add);
   } else if (verb === "DROP") {
-    const what = upper(rest[0]);
+    const what = sqlKeyword(rest[0]);
     if (what === "TRIGGER") refuse("triggers cannot be created or dropped here");
     if (what !== "TABLE" && what !== "VIEW" && what !== "INDEX") {
       refuse(`DROP ${quote(rest[0]?.text ?? "")} is not allowed`);
     }
-    const i = at + 2 + (upper(rest[1]) === "IF" && upper(rest[2]) === "EXISTS" ? 2 : 0);
+    const i = at + 2 + (sqlKeyword(rest[1]) === "IF" && sqlKeyword(rest[2]) === "EXISTS" ? 2 : 0);
     // An index's table is not in the text; SQLite's authorizer names it.
     if (what === "INDEX") tableAt(statement, i);
     else add("ddl", i);
   } else if (verb === "ALTER") {
-    if (upper(rest[0]) !== "TABLE") refuse("ALTER must be followed by TABLE <table>");
+    if (sqlKeyword(rest[0]) !== "TABLE") refuse("ALTER must be followed by TABLE <table>");
     const { next } = tableAt(statement, at + 2);
     add("ddl", at + 2);
-    if (upper(statement[next]) === "RENAME" && upper(statement[next + 1]) === "TO") add("ddl", next + 2);
+    if (sqlKeyword(statement[next]) === "RENAME" && sqlKeyword(statement[next + 1]) === "TO") add("ddl", next + 2);
   } else if (verb === "SELECT" || verb === "WITH" || verb === "VALUES") {
     refuse("this statement only reads: use run_query");
   } else if (TRANSACTION_WORDS.has(verb)) {
@@ -103,8 +101,8 @@ export function classifyWrite(sql: string, maxLength: number): WriteStatement {
 
 /** CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON table | CREATE TABLE|VIEW [IF NOT EXISTS] name. */
 function createTarget(statement: SqlToken[], i: number, add: (kind: WriteKind, token: number) => void): void {
-  const unique = upper(statement[i]) === "UNIQUE";
-  const what = upper(statement[unique ? i + 1 : i]);
+  const unique = sqlKeyword(statement[i]) === "UNIQUE";
+  const what = sqlKeyword(statement[unique ? i + 1 : i]);
   if (what === "TEMP" || what === "TEMPORARY") refuse("temporary tables, views and triggers are not allowed");
   if (what === "VIRTUAL") refuse("virtual tables are not allowed");
   if (what === "TRIGGER") refuse("triggers cannot be created or dropped here");
@@ -112,23 +110,26 @@ function createTarget(statement: SqlToken[], i: number, add: (kind: WriteKind, t
     refuse(`CREATE ${quote(statement[i]?.text ?? "")} is not allowed`);
   }
   let k = unique ? i + 2 : i + 1;
-  if (upper(statement[k]) === "IF" && upper(statement[k + 1]) === "NOT" && upper(statement[k + 2]) === "EXISTS") k += 3;
+  if (
+    sqlKeyword(statement[k]) === "IF" && sqlKeyword(statement[k + 1]) === "NOT" &&
+    sqlKeyword(statement[k + 2]) === "EXISTS"
+  ) k += 3;
   const { next } = tableAt(statement, k);
   if (what !== "INDEX") return add("ddl", k);
-  if (upper(statement[next]) !== "ON") refuse("CREATE INDEX must name its table with ON <table>");
+  if (sqlKeyword(statement[next]) !== "ON") refuse("CREATE INDEX must name its table with ON <table>");
   add("ddl", next + 1);
 }
 
 /** The index of the statement's verb: the first token, or after a `WITH` clause the first verb outside parentheses. */
 function verbIndex(statement: SqlToken[]): number {
-  if (upper(statement[0]) !== "WITH") return 0;
+  if (sqlKeyword(statement[0]) !== "WITH") return 0;
   let depth = 0;
   for (let i = 1; i < statement.length; i++) {
     const text = statement[i].text;
     if (text === "(") depth++;
     else if (text === ")") depth--;
     else if (
-      depth === 0 && ["INSERT", "REPLACE", "UPDATE", "DELETE", "SELECT", "VALUES"].includes(upper(statement[i]))
+      depth === 0 && ["INSERT", "REPLACE", "UPDATE", "DELETE", "SELECT", "VALUES"].includes(sqlKeyword(statement[i]))
     ) {
       return i;
     }
@@ -147,10 +148,6 @@ function tableAt(statement: SqlToken[], i: number): { name: string; next: number
   }
   if (name === undefined) refuse(`a table name is missing after ${quote(statement[i - 1]?.text ?? "")}`);
   return { name, next };
-}
-
-function upper(token: SqlToken | undefined): string {
-  return token?.kind === "word" ? sqlUpperCase(token.text) : "";
 }
 
 function refuse(state: string): never {
