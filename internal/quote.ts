@@ -23,14 +23,12 @@
  */
 export function quote(value: unknown, max: number = 64): string {
   const text = typeof value === "string" ? value : String(value);
-  const quoted = JSON.stringify(text.length <= max ? text : `${text.slice(0, max)}…`);
-  return INVISIBLE.test(quoted) ? quoted.replace(INVISIBLE_ALL, escapeUnit) : quoted;
+  return JSON.stringify(text.length <= max ? text : `${text.slice(0, max)}…`).replace(INVISIBLE, escapeUnit);
 }
 
 // Characters JSON leaves as they are that change how the text around them is shown: bidirectional
 // overrides and isolates (a refusal could read backwards), zero-width and line/paragraph separators.
-const INVISIBLE = /[\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/;
-const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "g");
+const INVISIBLE = /[\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
 
 function escapeUnit(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
