@@ -3,9 +3,10 @@
 // it): the only bound is to keep big files out of the run. Their sizes come
 // from object headers (`rev-list --filter`) and lstat, never their content.
 import { join } from "node:path";
-import { arg, PolicyError, quote } from "@forge/toolkit/validate";
+import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
+import { argumentBytes, MAX_PATHS_BYTES } from "./argument_bytes.ts";
 import type { Git, GitRunOptions, Repo } from "./git.ts";
-import { parseRaw, type RawChange } from "./raw_changes.ts";
+import { parseRaw, type RawChange, tooManyChanges } from "./raw_changes.ts";
 
 /**
  * The largest file (either side of a change) a diff lets git read: 1 MiB,
@@ -19,8 +20,6 @@ export const MAX_DIFFED_BYTES = 1024 * 1024;
 export const MAX_RENAME_CANDIDATES = 100;
 /** Object ids per `rev-list` run: some 400 KiB of arguments. */
 const IDS_PER_RUN = 10_000;
-/** The most UTF-8 bytes of paths a narrowed diff takes (Linux's argument limit is 2 MiB). */
-const MAX_KEPT_PATHS_BYTES = 512 * 1024;
 
 /**
  * The paths of `changes` with a side over {@linkcode MAX_DIFFED_BYTES}: a blob
@@ -62,27 +61,15 @@ export async function bigFiles(
   }
   const ids = [...pathsOf.keys()];
   for (let start = 0; start < ids.length; start += IDS_PER_RUN) {
-    // Each blob given is listed, or with `~` when over the limit: git reads only its header for that.
-    const out = await git.run(repo, [
-      arg.word("rev-list"),
-      arg.flag("--objects"),
-      arg.flag("--no-object-names"),
-      arg.flag(`--filter=blob:limit=${MAX_DIFFED_BYTES + 1}`),
-      arg.flag("--filter-provided-objects"),
-      arg.flag("--filter-print-omitted"),
-      ...ids.slice(start, start + IDS_PER_RUN).map((id) => arg.value("object", id)),
-    ], options);
-    if (out.cut) {
-      throw new PolicyError(
-        "invalid-input",
-        `Cannot check the sizes of the files a diff in repo ${
-          quote(repo.name)
-        } reads: it changes too many; name a path`,
-      );
-    }
-    for (const line of out.stdout.split("\n")) {
-      if (line.startsWith("~")) pathsOf.get(line.slice(1))?.forEach((p) => big.add(p));
-    }
+    const over = await blobsOverLimit(
+      git,
+      repo,
+      [arg.flag("--no-object-names"), arg.flag("--filter-provided-objects")],
+      ids.slice(start, start + IDS_PER_RUN).map((id) => arg.value("object", id)),
+      options,
+      () => tooManyChanges(repo.name),
+    );
+    for (const id of over) pathsOf.get(id)?.forEach((p) => big.add(p));
   }
   const order = changes.flatMap((change) => change.paths);
   return [...new Set(order)].filter((path) => big.has(path));
@@ -172,18 +159,22 @@ export async function bigFilesAt(
   path: string | undefined,
   options: GitRunOptions,
 ): Promise<string[]> {
-  const tooMany = `Cannot check the sizes of the files of repo ${quote(repo.name)} at that revision: ` +
-    "there are too many; name a path";
-  const omitted = await git.run(repo, [
-    arg.word("rev-list"),
-    arg.flag("--objects"),
-    arg.flag("--quiet"),
-    arg.flag(`--filter=blob:limit=${MAX_DIFFED_BYTES + 1}`),
-    arg.flag("--filter-print-omitted"),
-    arg.value("ref", `${commit}^{tree}`),
-  ], options);
-  if (omitted.cut) throw new PolicyError("invalid-input", tooMany);
-  const big = new Set(omitted.stdout.split("\n").filter((line) => line.startsWith("~")).map((line) => line.slice(1)));
+  const tooMany = () =>
+    new PolicyError(
+      "invalid-input",
+      `Cannot check the sizes of the files of repo ${
+        quote(repo.name)
+      } at that revision: there are too many; name a path`,
+    );
+  // `--quiet`: only the blobs over the limit are printed.
+  const big = await blobsOverLimit(
+    git,
+    repo,
+    [arg.flag("--quiet")],
+    [arg.value("ref", `${commit}^{tree}`)],
+    options,
+    tooMany,
+  );
   if (big.size === 0) return [];
   const listing = await git.run(repo, [
     arg.word("ls-tree"),
@@ -194,9 +185,75 @@ export async function bigFilesAt(
     arg.value("ref", commit),
     arg.operands("path", path === undefined ? [] : [path]),
   ], options);
-  if (listing.cut) throw new PolicyError("invalid-input", tooMany);
+  if (listing.cut) throw tooMany();
   return listing.stdout.split("\0").filter((entry) => big.has(entry.slice(0, entry.indexOf(" "))))
     .map((entry) => entry.slice(entry.indexOf(" ") + 1));
+}
+
+/**
+ * The ids of the blobs over {@linkcode MAX_DIFFED_BYTES} among `objects` (and
+ * what they reach): `rev-list --filter` reads only their object headers and
+ * prints each left out with a `~`.
+ */
+async function blobsOverLimit(
+  git: Git,
+  repo: Repo & { readonly root: string },
+  flags: readonly CommandArg[],
+  objects: readonly CommandArg[],
+  options: GitRunOptions,
+  tooMany: () => PolicyError,
+): Promise<Set<string>> {
+  const out = await git.run(repo, [
+    arg.word("rev-list"),
+    arg.flag("--objects"),
+    ...flags,
+    arg.flag(`--filter=blob:limit=${MAX_DIFFED_BYTES + 1}`),
+    arg.flag("--filter-print-omitted"),
+    ...objects,
+  ], options);
+  if (out.cut) throw tooMany();
+  return new Set(out.stdout.split("\n").filter((line) => line.startsWith("~")).map((line) => line.slice(1)));
+}
+
+/** What a diff runs on, and the lines its answer ends with. */
+export interface DiffPlan {
+  /** The paths to diff instead of those asked, the big ones left out; undefined to diff as asked. */
+  readonly kept: string[] | undefined;
+  /** Whether git may look for renames: no more than {@linkcode MAX_RENAME_CANDIDATES} files added or deleted. */
+  readonly renames: boolean;
+  /** The files left out and renames not looked for, a line each; "" when neither. */
+  readonly note: string;
+}
+
+/**
+ * Plans a diff from its listing: its big files ({@linkcode bigFiles}) left
+ * out and named, rename detection only among few enough candidates.
+ *
+ * @param git The runner.
+ * @param repo From {@linkcode Git.repo}.
+ * @param changes The diff's listing, from `parseRaw()`.
+ * @param options The run's signal and drivers.
+ * @returns The plan.
+ * @throws {PolicyError} When git fails, a listing was cut, or the kept paths are too long for git.
+ *
+ * @example Before a diff
+ * ```ts ignore
+ * const plan = await planDiff(git, repo, parseRaw(repo.name, listing), { signal, drivers });
+ * ```
+ */
+export async function planDiff(
+  git: Git,
+  repo: Repo & { readonly root: string },
+  changes: readonly RawChange[],
+  options: GitRunOptions,
+): Promise<DiffPlan> {
+  const big = await bigFiles(git, repo, changes, options);
+  const candidates = renameCandidates(changes, big);
+  return {
+    kept: keptPaths(repo.name, changes, big),
+    renames: candidates <= MAX_RENAME_CANDIDATES,
+    note: leftOutLines(big) + renamesLine(candidates),
+  };
 }
 
 /**
@@ -223,8 +280,8 @@ export function keptPaths(repo: string, changes: readonly RawChange[], big: read
   if (big.length === 0) return undefined;
   const left = new Set(big);
   const kept = [...new Set(changes.flatMap((change) => change.paths))].filter((path) => !left.has(path));
-  const bytes = kept.reduce((sum, path) => sum + new TextEncoder().encode(path).length, 0);
-  if (bytes > MAX_KEPT_PATHS_BYTES) {
+  const bytes = argumentBytes(kept);
+  if (bytes > MAX_PATHS_BYTES) {
     throw new PolicyError(
       "invalid-input",
       `Cannot diff in repo ${

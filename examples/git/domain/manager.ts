@@ -1,17 +1,9 @@
 // The one object per process. It reads the current config on every call, so
 // an edited config applies at the very next call, without restart.
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
+import { argumentBytes, MAX_ARGUMENT_BYTES, MAX_PATHS_BYTES } from "./argument_bytes.ts";
 import type { Config } from "./config.ts";
-import {
-  assertSmallHistory,
-  bigFiles,
-  bigFilesAt,
-  keptPaths,
-  leftOutLines,
-  MAX_RENAME_CANDIDATES,
-  renameCandidates,
-  renamesLine,
-} from "./big_files.ts";
+import { assertSmallHistory, bigFilesAt, type DiffPlan, leftOutLines, planDiff } from "./big_files.ts";
 import { Git, type GitOutput } from "./git.ts";
 import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
@@ -28,19 +20,6 @@ export const MAX_LOG_COUNT = 1000;
 export const MAX_COMMIT_PATHS = 1000;
 /** The longest commit message, in characters. */
 export const MAX_MESSAGE = 64 * 1024;
-/**
- * The longest commit message in UTF-8 bytes: it reaches git as one argument,
- * and Linux refuses to start a program with an argument over 128 KiB (its
- * terminating NUL included).
- */
-export const MAX_MESSAGE_BYTES = 128 * 1024 - 1;
-/**
- * The most UTF-8 bytes the paths of one `git_commit` may hold together: each
- * git run gets them all as arguments, and Linux refuses to start a program
- * whose arguments and environment pass a quarter of its stack limit (2 MiB
- * under the usual 8 MiB).
- */
-export const MAX_COMMIT_PATHS_BYTES = 512 * 1024;
 /** The longest `git_grep` pattern, in characters. */
 export const MAX_PATTERN = 1000;
 
@@ -133,9 +112,7 @@ export class Manager {
       : `${await git.resolve(r, "rev", checked, "tree", signal)}:${relative}`;
     const drivers = await git.drivers(r, signal);
     const commit = relative === undefined ? await this.#commitOf(git, r, object, signal) : undefined;
-    let big: string[] = [];
-    let kept: string[] | undefined;
-    let candidates = 0;
+    let plan: DiffPlan | undefined;
     if (commit !== undefined) {
       // The files the commit's diff reads, against each parent (a merge's combined diff reads them all).
       const listing = await git.run(r, [
@@ -149,10 +126,7 @@ export class Manager {
         arg.flag("--end-of-options"),
         arg.value("rev", commit),
       ], { signal, drivers });
-      const changes = parseRaw(r.name, listing);
-      big = await bigFiles(git, r, changes, { signal, drivers });
-      kept = keptPaths(r.name, changes, big);
-      candidates = renameCandidates(changes, big);
+      plan = await planDiff(git, r, parseRaw(r.name, listing), { signal, drivers });
     }
     const out = await git.run(r, [
       arg.word("show"),
@@ -160,13 +134,13 @@ export class Manager {
       arg.flag("--date=iso-strict"),
       arg.flag("--format=fuller"),
       // With every changed file left out, the commit alone: git given no path would diff them all.
-      ...(kept?.length === 0 ? [arg.flag("--no-patch")] : []),
-      ...(candidates > MAX_RENAME_CANDIDATES ? [arg.flag("--no-renames")] : []),
+      ...(plan?.kept?.length === 0 ? [arg.flag("--no-patch")] : []),
+      ...(plan?.renames === false ? [arg.flag("--no-renames")] : []),
       arg.flag("--end-of-options"),
       arg.value("rev", object),
-      arg.operands("path", kept ?? []),
+      arg.operands("path", plan?.kept ?? []),
     ], { signal, drivers });
-    return { ...out, text: out.text + leftOutLines(big) + renamesLine(candidates) };
+    return { ...out, text: out.text + (plan?.note ?? "") };
   }
 
   /** The commit `git show` diffs for an object: itself, a tag's commit, or none (a tree, a blob). */
@@ -221,16 +195,14 @@ export class Manager {
     if (trees.length < 2 && !(await this.#config()).allow_hard_links) {
       await assertSingleNames(r.root, r.name, changes.flatMap((change) => change.paths));
     }
-    const big = await bigFiles(git, r, changes, { signal, drivers });
-    const kept = keptPaths(r.name, changes, big);
-    const candidates = renameCandidates(changes, big);
-    const renames = arg.flag(candidates > MAX_RENAME_CANDIDATES ? "--no-renames" : "--find-renames");
+    const plan = await planDiff(git, r, changes, { signal, drivers });
+    const renames = arg.flag(plan.renames ? "--find-renames" : "--no-renames");
     const patch = [arg.flag("--patch"), renames, ...SHOW_AS_STORED.slice(0, 3)];
     // With every changed file left out, no run: git given no path would diff them all.
-    const out = kept?.length === 0
+    const out = plan.kept?.length === 0
       ? { text: "", stdout: "", cut: false, code: 0 }
-      : await git.run(r, shape(patch, kept ?? paths), { signal, drivers });
-    return { ...out, text: out.text + leftOutLines(big) + renamesLine(candidates) };
+      : await git.run(r, shape(patch, plan.kept ?? paths), { signal, drivers });
+    return { ...out, text: out.text + plan.note };
   }
 
   /** `git grep`: lines matching an extended regular expression, in tracked files (text only). */
@@ -311,11 +283,12 @@ export class Manager {
       throw new PolicyError("invalid-input", `Cannot use paths: give 1 to ${MAX_COMMIT_PATHS} paths`);
     }
     const checked = [...new Set(paths.map((p) => repoPath("paths", p)))];
-    const bytes = checked.reduce((sum, path) => sum + utf8Length(path), 0);
-    if (bytes > MAX_COMMIT_PATHS_BYTES) {
+    // Each git run gets them all as arguments.
+    const bytes = argumentBytes(checked);
+    if (bytes > MAX_PATHS_BYTES) {
       throw new PolicyError(
         "invalid-input",
-        `Cannot use paths: together they are ${bytes} bytes of UTF-8, over the ${MAX_COMMIT_PATHS_BYTES} git can take`,
+        `Cannot use paths: together they are ${bytes} bytes of UTF-8, over the ${MAX_PATHS_BYTES} git can take`,
       );
     }
     if (checked.includes(".")) {
@@ -331,11 +304,11 @@ export class Manager {
       throw new PolicyError("invalid-input", `Cannot use message: it must be 1 to ${MAX_MESSAGE} characters of text`);
     }
     if (message.includes("\0")) throw new PolicyError("invalid-input", "Cannot use message: it holds a NUL byte");
-    const bytes = utf8Length(message);
-    if (bytes > MAX_MESSAGE_BYTES) {
+    const bytes = argumentBytes([message]);
+    if (bytes > MAX_ARGUMENT_BYTES) {
       throw new PolicyError(
         "invalid-input",
-        `Cannot use message: it is ${bytes} bytes of UTF-8, over the ${MAX_MESSAGE_BYTES} git takes as one argument`,
+        `Cannot use message: it is ${bytes} bytes of UTF-8, over the ${MAX_ARGUMENT_BYTES} git takes as one argument`,
       );
     }
     const target = await this.commitTarget(repo, paths);
@@ -357,9 +330,9 @@ export class Manager {
           ...flags.map((flag) => arg.flag(flag)),
           arg.operands("paths", target.paths),
         ], { signal });
-      const staged = nulPaths(r.name, await list("--stage")).join("\0");
+      const staged = nulPaths(r.name, await list("--stage"));
       const others = nulPaths(r.name, await list("--others", "--exclude-standard"));
-      assertNoNestedRepos(r.name, nestedRepos(staged, others.join("\0")));
+      assertNoNestedRepos(r.name, nestedRepos(staged, others));
       if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedPaths(staged), ...others]);
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], options);
       await git.run(r, [
@@ -423,8 +396,4 @@ export class Manager {
     }
     return this.#current.git;
   }
-}
-
-function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).length;
 }

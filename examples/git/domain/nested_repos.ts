@@ -14,8 +14,8 @@ const GITLINK = "160000";
  * nested repository (`ls-files -z --others`, which lists one as its folder
  * with a trailing `/` instead of its files).
  *
- * @param staged What `ls-files -z --stage` printed: `<mode> <id> <stage>\t<path>` entries.
- * @param others What `ls-files -z --others` printed: one path per entry.
+ * @param staged The entries `ls-files -z --stage` printed: `<mode> <id> <stage>\t<path>`.
+ * @param others The entries `ls-files -z --others` printed: one path each.
  * @returns The paths, without a trailing `/`.
  *
  * @example Read both listings
@@ -23,25 +23,27 @@ const GITLINK = "160000";
  * import { nestedRepos } from "./nested_repos.ts";
  * import assert from "node:assert/strict";
  *
- * const staged = "100644 587be6b4c3f93f93c489c0111bba5596147a26cb 0\ta.txt\0" +
- *   "160000 ce8ae6a522f30fd3686d2a9d5d376bb3401c02a1 0\tlib\0";
- * assert.deepEqual(nestedRepos(staged, "notes.txt\0sub/\0"), ["lib", "sub"]);
+ * const staged = [
+ *   "100644 587be6b4c3f93f93c489c0111bba5596147a26cb 0\ta.txt",
+ *   "160000 ce8ae6a522f30fd3686d2a9d5d376bb3401c02a1 0\tlib",
+ * ];
+ * assert.deepEqual(nestedRepos(staged, ["notes.txt", "sub/"]), ["lib", "sub"]);
  * ```
  */
-export function nestedRepos(staged: string, others: string): string[] {
+export function nestedRepos(staged: readonly string[], others: readonly string[]): string[] {
   const found: string[] = [];
-  for (const entry of staged.split("\0")) {
+  for (const entry of staged) {
     const tab = entry.indexOf("\t");
     if (tab > 0 && entry.startsWith(`${GITLINK} `)) found.push(entry.slice(tab + 1));
   }
-  for (const path of others.split("\0")) if (path.endsWith("/")) found.push(path.slice(0, -1));
+  for (const path of others) if (path.endsWith("/")) found.push(path.slice(0, -1));
   return found;
 }
 
 /**
  * The paths of an `ls-files -z --stage` listing.
  *
- * @param staged What git printed.
+ * @param staged The entries git printed.
  * @returns The paths.
  *
  * @example Paths of a staged listing
@@ -49,13 +51,11 @@ export function nestedRepos(staged: string, others: string): string[] {
  * import { stagedPaths } from "./nested_repos.ts";
  * import assert from "node:assert/strict";
  *
- * assert.deepEqual(stagedPaths("100644 587be6b4c3f93f93c489c0111bba5596147a26cb 0\ta b.txt\0"), ["a b.txt"]);
+ * assert.deepEqual(stagedPaths(["100644 587be6b4c3f93f93c489c0111bba5596147a26cb 0\ta b.txt"]), ["a b.txt"]);
  * ```
  */
-export function stagedPaths(staged: string): string[] {
-  return staged.split("\0").filter((entry) => entry.includes("\t")).map((entry) =>
-    entry.slice(entry.indexOf("\t") + 1)
-  );
+export function stagedPaths(staged: readonly string[]): string[] {
+  return staged.filter((entry) => entry.includes("\t")).map((entry) => entry.slice(entry.indexOf("\t") + 1));
 }
 
 /**

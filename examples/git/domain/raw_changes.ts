@@ -37,12 +37,7 @@ export interface RawChange {
  * ```
  */
 export function parseRaw(repo: string, output: { stdout: string; cut: boolean }): RawChange[] {
-  if (output.cut) {
-    throw new PolicyError(
-      "invalid-input",
-      `Cannot check the sizes of the files a diff in repo ${quote(repo)} reads: it changes too many; name a path`,
-    );
-  }
+  if (output.cut) throw tooManyChanges(repo);
   const fields = output.stdout.split("\0");
   const changes: RawChange[] = [];
   let i = 0;
@@ -67,4 +62,26 @@ export function parseRaw(repo: string, output: { stdout: string; cut: boolean })
     i += count;
   }
   return changes;
+}
+
+/**
+ * The refusal of a diff whose listing, or the sizes of its files, would not
+ * fit in one answer.
+ *
+ * @param repo The repository's name.
+ * @returns The error to throw.
+ *
+ * @example
+ * ```ts
+ * import { tooManyChanges } from "./raw_changes.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.match(tooManyChanges("app").message, /in repo "app" reads: it changes too many; name a path$/);
+ * ```
+ */
+export function tooManyChanges(repo: string): PolicyError {
+  return new PolicyError(
+    "invalid-input",
+    `Cannot check the sizes of the files a diff in repo ${quote(repo)} reads: it changes too many; name a path`,
+  );
 }
