@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { concatBytes } from "../internal/concat_bytes.ts";
+import { readDescriptor } from "../internal/read_descriptor.ts";
 
 /** What `stat` says about a file: enough to notice most changes cheaply. */
 export interface Stamp {
@@ -51,7 +52,7 @@ export async function readBounded(path: string, maxBytes: number): Promise<Uint8
     let total = 0;
     const buffer = new Uint8Array(64 * 1024);
     while (true) {
-      const n = await readInto(fd, buffer);
+      const n = await readDescriptor(fd, buffer, 0, buffer.length);
       if (n === 0) break;
       total += n;
       if (total > maxBytes) throw tooLarge(maxBytes);
@@ -61,13 +62,6 @@ export async function readBounded(path: string, maxBytes: number): Promise<Uint8
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** Reads from the descriptor's position into `buffer`; 0 at the end. */
-function readInto(fd: number, buffer: Uint8Array): Promise<number> {
-  return new Promise((resolve, reject) => {
-    fs.read(fd, buffer, 0, buffer.length, null, (err, n) => err ? reject(err) : resolve(n));
-  });
 }
 
 function tooLarge(maxBytes: number): RangeError {

@@ -13,6 +13,7 @@ import { closeQuietly, type Identity, O, openChecked, sameIdentity, walkHooks } 
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
+import { readDescriptor } from "../internal/read_descriptor.ts";
 
 const CHUNK = 64 * 1024;
 
@@ -86,7 +87,7 @@ export async function readChecked(
     let offset = 0;
     while (offset < want) {
       options.signal?.throwIfAborted();
-      const n = await readAt(fd, bytes, offset, Math.min(CHUNK, want - offset));
+      const n = await readDescriptor(fd, bytes, offset, Math.min(CHUNK, want - offset));
       if (n === 0) break;
       offset += n;
     }
@@ -94,13 +95,6 @@ export async function readChecked(
   } finally {
     closeQuietly(fd);
   }
-}
-
-/** Reads up to `length` bytes from the descriptor's current position into `bytes` at `offset`. */
-function readAt(fd: number, bytes: Uint8Array, offset: number, length: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    fs.read(fd, bytes, offset, length, null, (err, n) => err ? reject(err) : resolve(n));
-  });
 }
 
 /**
