@@ -4,7 +4,7 @@
 // stdio against the server started with exactly the flags it prints.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serveUnderPrintedFlags } from "../served.ts";
+import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
 import { hostileTree, plainGit } from "./_hostile.ts";
 
@@ -272,3 +272,79 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "an object git would read whole past 64 MiB (a commit message, a file stored as a delta) fails the call in the server's words, git_grep of the work tree leaves such a file out and names it, and a repository's diff.algorithm cannot push a diff the server allows past that",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const over = /more than 64 MiB at once, the most this server lets it/;
+    // 65 MiB of empty lines: a few hundred KB stored, read whole by git.
+    const lines = "\n".repeat(65 * 1024 * 1024);
+    const app = await t.f.repo("app", { "README.md": "# app\n" });
+    const message = join(t.f.base, "message");
+    await Deno.writeTextFile(message, `subject\n${lines}`);
+    const tree = (await t.f.git(app, "write-tree")).trim();
+    const first = (await t.f.git(app, "rev-parse", "HEAD")).trim();
+    const bomb = (await t.f.git(app, "commit-tree", tree, "-p", "HEAD", "-F", message)).trim();
+    await t.f.git(app, "update-ref", "HEAD", bomb);
+    assert.ok(Number(await t.f.git(app, "cat-file", "-s", "HEAD")) > 64 * 1024 * 1024);
+    // A file over the limit stored twice: `repack -f` stores one version as a delta of the other.
+    const data = await t.f.repo("data", { "README.md": "# data\n", "small.txt": "a needle\n" });
+    for (const end of ["a\n", "b\n"]) {
+      await Deno.writeTextFile(join(data, "lines.txt"), lines + end);
+      await t.f.git(data, "add", "lines.txt");
+      await t.f.git(data, "commit", "-q", "-m", end.trim());
+    }
+    await t.f.git(data, "repack", "-a", "-d", "-f", "-q");
+    const pack = await t.f.git(data, "verify-pack", "-v", ...(await packIndexes(data)));
+    assert.match(pack, /^[0-9a-f]{40} blob +\d+ \d+ \d+ 1 [0-9a-f]{40}$/m, "no version is stored as a delta");
+    // A 1 MiB file of empty lines, one changed: the largest diff the server allows. Patience would need 96 MiB.
+    const diffed = await t.f.repo("diffed", { ".gitattributes": "* diff\n" });
+    const mib = 1024 * 1024;
+    await Deno.writeTextFile(join(diffed, "e.txt"), "\n".repeat(mib));
+    await t.f.git(diffed, "add", "e.txt");
+    await t.f.git(diffed, "commit", "-q", "-m", "empty lines");
+    await Deno.writeTextFile(join(diffed, "e.txt"), "\n".repeat(mib / 2) + "x\n" + "\n".repeat(mib / 2 - 2));
+    await t.f.git(diffed, "commit", "-q", "-a", "-m", "one changed");
+    await t.f.git(diffed, "config", "diff.algorithm", "patience");
+    const served = await serveUnderPrintedFlags(
+      SCRIPT,
+      await t.config({
+        repos: [{ name: "app", path: "app" }, { name: "data", path: "data" }, { name: "diffed", path: "diffed" }],
+      }),
+    );
+    try {
+      await served.refused("git_log", { repo: "app" }, over);
+      await served.refused("git_show", { repo: "app", rev: "HEAD" }, over);
+      // The history before the bomb is still served (reaching it through the bomb, `HEAD~1`, reads the bomb).
+      assert.match(await served.ok("git_log", { repo: "app", ref: first }), /^ +first$/m);
+      // The whole-stored version streams (cut at the output cap); the delta-stored one is refused.
+      const shown: boolean[] = [];
+      for (const rev of ["HEAD", "HEAD~1"]) {
+        const result = await served.call("git_show", { repo: "data", rev, path: "lines.txt" });
+        if (result.isError === true) assert.match(textOf(result), over, rev);
+        else assert.match(textOf(result), /\[truncated: showed the first \d+ bytes\]/, rev);
+        shown.push(result.isError !== true);
+      }
+      assert.deepEqual(shown.toSorted(), [false, true], "one version streams, the delta-stored one is refused");
+      // grep of the work tree reads lines.txt whole from disk: past the limit it is left out and named.
+      const grep = await served.ok("git_grep", { repo: "data", pattern: "needle" });
+      assert.match(grep, /^small\.txt:1:a needle$/m);
+      assert.match(grep, /^Not searched: "lines\.txt" is over 1048576 bytes/m);
+      assert.match(await served.ok("git_show", { repo: "diffed", rev: "HEAD" }), /^\+x$/m);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
+
+/** The pack index files of a repository, for `git verify-pack`. */
+async function packIndexes(repo: string): Promise<string[]> {
+  const dir = join(repo, ".git", "objects", "pack");
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(dir)) if (entry.name.endsWith(".idx")) names.push(join(dir, entry.name));
+  return names;
+}

@@ -191,6 +191,51 @@ export async function bigFilesAt(
 }
 
 /**
+ * The tracked files under `paths` whose copy in the work tree is over
+ * {@linkcode MAX_DIFFED_BYTES}, by lstat (`git grep` of the work tree reads
+ * each whole): their names from `ls-files`, their sizes from the disk.
+ *
+ * @param git The runner.
+ * @param repo From {@linkcode Git.repo}.
+ * @param paths The caller's paths, checked (none: the whole tree).
+ * @param options The run's signal and drivers.
+ * @returns The big files' paths, in index order.
+ * @throws {PolicyError} When git fails, or the listing was cut.
+ *
+ * @example After a grep of the work tree stopped at GIT_ALLOC_LIMIT
+ * ```ts ignore
+ * const big = await bigFilesInWorkTree(git, repo, ["src"], { signal, drivers });
+ * ```
+ */
+export async function bigFilesInWorkTree(
+  git: Git,
+  repo: Repo & { readonly root: string },
+  paths: readonly string[],
+  options: GitRunOptions,
+): Promise<string[]> {
+  const listing = await git.run(repo, [
+    arg.word("ls-files"),
+    arg.flag("-z"),
+    arg.flag("--full-name"),
+    // git 2.39's ls-files reads the `--` after --end-of-options as a path: it goes without (only flags precede).
+    arg.operands("path", [...paths]),
+  ], options);
+  if (listing.cut) {
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot check the sizes of the files of repo ${quote(repo.name)}: there are too many; name a path`,
+    );
+  }
+  const big: string[] = [];
+  for (const name of listing.stdout.split("\0")) {
+    if (name === "") continue;
+    const info = await Deno.lstat(join(repo.root, name)).catch(() => undefined);
+    if (info !== undefined && info.isFile && info.size > MAX_DIFFED_BYTES) big.push(name);
+  }
+  return big;
+}
+
+/**
  * The ids of the blobs over {@linkcode MAX_DIFFED_BYTES} among `objects` (and
  * what they reach): `rev-list --filter` reads only their object headers and
  * prints each left out with a `~`.

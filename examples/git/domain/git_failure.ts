@@ -5,7 +5,7 @@
 // failure the server knows gets the server's words, naming only a value the
 // caller sent; any other failure is "git failed (ref …)", and git's words go
 // to the server's stderr under that ref.
-import { type CommandArg, quote } from "@forge/toolkit/validate";
+import { type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 
 /** What one failed git run printed. */
 export interface FailedRun {
@@ -25,6 +25,24 @@ interface Known {
    * @param parts The command line.
    */
   readonly say: (value: string | undefined, parts: readonly CommandArg[]) => string;
+}
+
+/**
+ * The server's words for a run that stopped at `GIT_ALLOC_LIMIT`: it would
+ * have read an object or file over 64 MiB whole.
+ */
+export const TOO_LARGE_TO_READ =
+  "git would have to hold more than 64 MiB at once, the most this server lets it: a commit or tag message, " +
+  "a tree or a file that large, which git reads whole (a file stored as a delta is read whole too)";
+
+/**
+ * Whether `err` is a run that stopped at `GIT_ALLOC_LIMIT`, as `Git.run` words it.
+ *
+ * @param err What a run threw.
+ * @returns True for that failure.
+ */
+export function tooLargeToRead(err: unknown): boolean {
+  return err instanceof PolicyError && err.code === "command" && err.message.endsWith(`: ${TOO_LARGE_TO_READ}`);
 }
 
 const path = (value: string | undefined) => value === undefined ? "a path" : `path ${quote(value)}`;
@@ -65,6 +83,11 @@ const KNOWN_STDERR: readonly Known[] = [
     say: () => "another git process holds the repository's index lock; try again once it ends",
   },
   {
+    // GIT_ALLOC_LIMIT (hardening.ts): git reads such an object whole, and stopped instead.
+    line: /^(?:fatal|error): attempting to allocate \d+ over limit \d+$/,
+    say: () => TOO_LARGE_TO_READ,
+  },
+  {
     line: /^fatal: not a git repository: /,
     say: () => "its git directory is not a repository git can open",
   },
@@ -80,7 +103,8 @@ const KNOWN_COMMIT_STDOUT: readonly Known[] = [
 /**
  * The server's own words for a git failure it knows (a path that matches
  * nothing, an invalid pattern, nothing to commit, no commits yet, a held
- * index lock, not a repository), or undefined for any other. The words name
+ * index lock, not a repository, an object too large to read whole), or
+ * undefined for any other. The words name
  * a value only when git quoted exactly a value the caller sent (an operand,
  * a value, or the path of a `<tree id>:<path>` value); otherwise "a path".
  *

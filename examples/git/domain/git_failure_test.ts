@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { arg } from "@forge/toolkit/validate";
-import { knownFailure } from "./git_failure.ts";
+import { knownFailure, TOO_LARGE_TO_READ } from "./git_failure.ts";
+import { GIT_ALLOC_LIMIT } from "./hardening.ts";
 
 const blame = [arg.word("blame"), arg.flag("--no-textconv"), arg.operands("path", ["a.txt"])];
 
@@ -47,4 +48,24 @@ Deno.test("knownFailure() reads stdout only for git commit, and the pattern it n
     knownFailure({ stdout: "", stderr: "fatal: -e option, 'a{1': Unmatched \\{\n" }, grep),
     'pattern "a{1" is not a valid extended regular expression',
   );
+});
+
+Deno.test("knownFailure() says a run stopped at GIT_ALLOC_LIMIT in the server's words, naming the limit git runs under", () => {
+  const log = [arg.word("log")];
+  for (
+    const stderr of [
+      "fatal: attempting to allocate 92055022 over limit 67108864\n",
+      // Reading a pack entry: git reports the entry as corrupt after the refused allocation.
+      "error: attempting to allocate 104857601 over limit 67108864\nfatal: packed object 9193b8cf (stored in x.pack) is corrupt\n",
+    ]
+  ) {
+    assert.equal(knownFailure({ stdout: "", stderr }, log), TOO_LARGE_TO_READ, stderr);
+  }
+  // A line quoted after a prefix of git's own is not git saying it.
+  assert.equal(
+    knownFailure({ stdout: "", stderr: "warning: x: fatal: attempting to allocate 1 over limit 1\n" }, log),
+    undefined,
+  );
+  assert.equal(GIT_ALLOC_LIMIT, "64m");
+  assert.match(TOO_LARGE_TO_READ, /more than 64 MiB at once/);
 });

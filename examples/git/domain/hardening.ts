@@ -33,6 +33,8 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   `core.bigFileThreshold=${BIG_FILE_THRESHOLD}`,
   // Rename detection reads every candidate whole; the server bounds the candidates of its diffs, and runs no other.
   "diff.renames=true", // not "copies": it would compare every modified file too
+  // Patience diff holds three times Myers' tables (96 MiB for a 1 MiB file of empty lines): over GIT_ALLOC_LIMIT.
+  "diff.algorithm=myers",
   "status.renames=false",
   "log.follow=false",
   "mailmap.file=", // log, show and blame would read it from anywhere and show its names
@@ -52,6 +54,12 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "core.quotePath=false",
 ]);
 
+/**
+ * The most git allocates at once (`GIT_ALLOC_LIMIT`): 64 MiB. A run that
+ * would read more than that whole fails, in the server's words.
+ */
+export const GIT_ALLOC_LIMIT = "64m";
+
 /** Variables every git run gets; nothing else is inherited. */
 export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
   GIT_CONFIG_NOSYSTEM: "1",
@@ -63,6 +71,11 @@ export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
   HOME: "/nonexistent",
   PATH: "/usr/bin:/bin",
   LC_ALL: "C",
+  // The most git may allocate at once: what git reads whole (a commit or tag message, a tree, a blob
+  // stored as a delta, a work-tree file grep reads) fails the run past it, where a small object in a
+  // hostile repository (a 200 KB commit holding a 200 MiB message) drove `git log` to 1.2 GiB. Twice
+  // the largest table a diff the server allows needs (Myers' on 1 MiB of empty lines: 32 MiB).
+  GIT_ALLOC_LIMIT: GIT_ALLOC_LIMIT,
 });
 
 /** What a repository's config names that git could run, found by {@linkcode parseDrivers}. */
@@ -143,6 +156,8 @@ export function driverOverrides(drivers: Drivers): string[] {
       `diff.${n}.command=`,
       `diff.${n}.cachetextconv=false`,
       `diff.${n}.binary=auto`,
+      // git 2.40 and later take a driver's algorithm before diff.algorithm.
+      `diff.${n}.algorithm=myers`,
     ]),
     ...drivers.merges.map((n) => `merge.${n}.driver=`),
   ];

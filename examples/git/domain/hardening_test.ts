@@ -40,6 +40,7 @@ Deno.test("driverOverrides() empties every command of every driver", () => {
     "diff.y.command=",
     "diff.y.cachetextconv=false",
     "diff.y.binary=auto",
+    "diff.y.algorithm=myers",
     "merge.z.driver=",
   ]);
 });

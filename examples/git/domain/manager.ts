@@ -3,8 +3,16 @@
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import { argumentBytes, MAX_ARGUMENT_BYTES, MAX_PATHS_BYTES } from "./argument_bytes.ts";
 import type { Config } from "./config.ts";
-import { assertSmallHistory, bigFilesAt, type DiffPlan, leftOutLines, planDiff } from "./big_files.ts";
+import {
+  assertSmallHistory,
+  bigFilesAt,
+  bigFilesInWorkTree,
+  type DiffPlan,
+  leftOutLines,
+  planDiff,
+} from "./big_files.ts";
 import { Git, type GitOutput } from "./git.ts";
+import { tooLargeToRead } from "./git_failure.ts";
 import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
 import { assertIgnoreRevsInside } from "./ignore_revs_files.ts";
@@ -216,25 +224,38 @@ export class Manager {
     const paths = await this.#paths(r.root, path, false);
     // A revision's files are read whole: those over the limit are kept out with `:(exclude)`, which needs magic.
     const drivers = await git.drivers(r, signal);
-    const big = id === undefined ? [] : await bigFilesAt(git, r, id, paths[0], { signal, drivers });
-    const magic = big.length > 0;
-    const operands = magic
-      ? [...paths.map((p) => `:(literal)${p}`), ...big.map((p) => `:(exclude,literal)${p}`)]
-      : paths;
-    // git 2.39's grep takes --end-of-options for a revision: it goes without (an object id is no option).
-    const out = await git.run(r, [
-      arg.word("grep"),
-      arg.flag("--no-color"),
-      arg.flag("--no-textconv"),
-      arg.flag("--line-number"),
-      arg.flag("--null"),
-      arg.flag("-I"),
-      arg.flag("--full-name"),
-      arg.flag("--extended-regexp"),
-      arg.option("-e", "pattern", pattern),
-      ...(id === undefined ? [] : [arg.value("ref", id)]),
-      arg.operands("path", operands),
-    ], { signal, okCodes: [0, 1], drivers, pathspecMagic: magic });
+    let big = id === undefined ? [] : await bigFilesAt(git, r, id, paths[0], { signal, drivers });
+    const search = (big: readonly string[]) => {
+      const magic = big.length > 0;
+      const operands = magic
+        ? [...paths.map((p) => `:(literal)${p}`), ...big.map((p) => `:(exclude,literal)${p}`)]
+        : paths;
+      // git 2.39's grep takes --end-of-options for a revision: it goes without (an object id is no option).
+      return git.run(r, [
+        arg.word("grep"),
+        arg.flag("--no-color"),
+        arg.flag("--no-textconv"),
+        arg.flag("--line-number"),
+        arg.flag("--null"),
+        arg.flag("-I"),
+        arg.flag("--full-name"),
+        arg.flag("--extended-regexp"),
+        arg.option("-e", "pattern", pattern),
+        ...(id === undefined ? [] : [arg.value("ref", id)]),
+        arg.operands("path", operands),
+      ], { signal, okCodes: [0, 1], drivers, pathspecMagic: magic });
+    };
+    let out: GitOutput;
+    try {
+      out = await search(big);
+    } catch (err) {
+      // A work-tree file takes its size on disk, so only one over GIT_ALLOC_LIMIT stops the search: then
+      // the files over the diff limit are found by lstat and left out, as a revision's are up front.
+      if (id !== undefined || !tooLargeToRead(err)) throw err;
+      big = await bigFilesInWorkTree(git, r, paths, { signal, drivers });
+      if (big.length === 0) throw err;
+      out = await search(big);
+    }
     const matches = parseGrep(out.stdout);
     if (id === undefined) {
       // Checked after git read them, before anyone sees a line: only files that matched were shown. git grep

@@ -126,14 +126,16 @@ Deno.test("git_log of 100 MiB of history is cut at the output cap, marked, and s
     const file = await Deno.open(message, { write: true, create: true });
     const chunk = new Uint8Array(1024 * 1024);
     for (let i = 0; i < chunk.length; i += line.length) chunk.set(line, i);
-    for (let i = 0; i < 100; i++) await file.write(chunk);
+    // Two commits of 50 MiB each: one message over GIT_ALLOC_LIMIT (64 MiB) is refused instead (hostile_config_test.ts).
+    for (let i = 0; i < 50; i++) await file.write(chunk);
     file.close();
     const tree = (await f.git(dir, "rev-parse", "HEAD^{tree}")).trim();
-    const commit = (await f.git(dir, "commit-tree", tree, "-p", "HEAD", "-F", message)).trim();
+    let commit = "HEAD";
+    for (let i = 0; i < 2; i++) commit = (await f.git(dir, "commit-tree", tree, "-p", commit, "-F", message)).trim();
     await f.git(dir, "update-ref", "refs/heads/main", commit);
     const mgr = f.manager({ r: dir }, { max_output_bytes: 1024 * 1024 });
     const started = Date.now();
-    const out = await mgr.log("r", { maxCount: 1 });
+    const out = await mgr.log("r", { maxCount: 2 });
     assert.equal(out.cut, true);
     assert.match(out.text, /\[truncated: showed the first 1048576 bytes\]$/);
     assert.ok(out.text.length < 1024 * 1024 + 100);
