@@ -4,6 +4,7 @@
 import { describeValue } from "../internal/describe_value.ts";
 import { type Check, Failure } from "./_check.ts";
 import type { Compiler, Location } from "./_compiler.ts";
+import { type LinearRegex, linearRegex } from "./_regex.ts";
 
 /** The check of `format` when formats are asserted and this one is known, else undefined. */
 export function formatCheck(c: Compiler, at: Location): Check | undefined {
@@ -22,7 +23,10 @@ export function formatCheck(c: Compiler, at: Location): Check | undefined {
 // (RFC 1123), IP addresses (RFC 2673, RFC 4291), URIs (RFC 3986), UUIDs
 // (RFC 4122), JSON Pointers (RFC 6901). Every expression is anchored and
 // unambiguous (each repetition starts with its own separator), so a hostile
-// string costs linear time.
+// string costs linear time. V8 still keeps a backtracking entry for each turn
+// of a repeated group, and runs out of stack some millions of turns in (a 10
+// MB URI of short segments): such a value is tested again by the linear
+// matcher of `pattern`, which keeps none, so a long value gets its verdict.
 
 const DIGITS2 = "[0-9]{2}";
 const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
@@ -69,7 +73,26 @@ function ipLiteralOk(value: string): boolean {
   const open = value.indexOf("[");
   if (open === -1) return true;
   const literal = value.slice(open + 1, value.indexOf("]", open));
-  return isIpv6(literal) || IP_FUTURE.test(literal);
+  return isIpv6(literal) || matches(IP_FUTURE, literal);
+}
+
+const linear = new Map<RegExp, LinearRegex>();
+
+/** `re.test(value)`, by the linear matcher when V8's backtracking stack runs out on a long value. */
+function matches(re: RegExp, value: string): boolean {
+  try {
+    return re.test(value);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+  }
+  let matcher = linear.get(re);
+  if (matcher === undefined) {
+    const compiled = linearRegex(re.source);
+    // The expressions here hold no backreference.
+    if ("backreference" in compiled) throw new Error(`format expression ${re.source} has a backreference`);
+    linear.set(re, matcher = compiled);
+  }
+  return matcher.test(value);
 }
 
 function isLeap(year: number): boolean {
@@ -133,7 +156,7 @@ function isEmail(value: string): boolean {
   if (at <= 0) return false;
   const local = value.slice(0, at);
   const domain = value.slice(at + 1);
-  if (!ATOM_LOCAL.test(local) && !QUOTED_LOCAL.test(local)) return false;
+  if (!matches(ATOM_LOCAL, local) && !matches(QUOTED_LOCAL, local)) return false;
   if (domain.startsWith("[") && domain.endsWith("]")) {
     const literal = domain.slice(1, -1);
     return /^ipv6:/i.test(literal) ? isIpv6(literal.slice(5)) : IPV4.test(literal);
@@ -168,15 +191,15 @@ export const FORMATS: Record<string, (value: string) => boolean> = {
   "date-time": isDateTime,
   date: isDate,
   time: isTime,
-  duration: (v) => DURATION.test(v),
+  duration: (v) => matches(DURATION, v),
   email: isEmail,
   hostname: isHostname,
   ipv4: (v) => IPV4.test(v),
   ipv6: isIpv6,
-  uri: (v) => URI.test(v) && ipLiteralOk(v),
-  "uri-reference": (v) => (URI.test(v) || RELATIVE_REF.test(v)) && ipLiteralOk(v),
+  uri: (v) => matches(URI, v) && ipLiteralOk(v),
+  "uri-reference": (v) => (matches(URI, v) || matches(RELATIVE_REF, v)) && ipLiteralOk(v),
   uuid: (v) => UUID.test(v),
-  "json-pointer": (v) => POINTER.test(v),
-  "relative-json-pointer": (v) => RELATIVE_POINTER.test(v),
+  "json-pointer": (v) => matches(POINTER, v),
+  "relative-json-pointer": (v) => matches(RELATIVE_POINTER, v),
   regex: isRegex,
 };

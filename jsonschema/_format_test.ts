@@ -81,3 +81,16 @@ Deno.test("format regex compiles no value V8 would take long over: at most 65,53
   assert.equal(isRegex("a".repeat(65_536)), true);
   assert.equal(isRegex("a".repeat(65_537)), false);
 });
+
+Deno.test("a value too long for V8's backtracking stack gets its verdict from the linear matcher, never a refusal about nesting", () => {
+  // Millions of short segments: V8 keeps an entry per turn of a repeated group and throws a RangeError.
+  const segments = "/a".repeat(5_000_000);
+  const valid: [string, string][] = [["uri", `http://x${segments}`], ["json-pointer", segments]];
+  for (const [format, value] of valid) {
+    assert.equal(compileSchema({ format }, { assertFormats: true })(value), undefined, format);
+  }
+  // A dot-atom local part that ends in a dot is no address, however long.
+  const failure = compileSchema({ format: "email" }, { assertFormats: true })(`${"a.".repeat(5_000_000)}@b.c`);
+  assert.equal(failure?.keyword, "format");
+  assert.match(failure?.message ?? "", /^must be a valid email \(format\)/);
+});
