@@ -1,5 +1,7 @@
 // The audit file: opened for append, checked before every batch that the
-// path still names the file that is open, and synced after every batch.
+// path still names the file that is open and that nobody else changed it
+// (its size and modification time are what the last batch left), and synced
+// after every batch.
 
 import { concatBytes } from "../internal/concat_bytes.ts";
 import { type AuditTarget, AuditUnavailable, MAX_RECORD_BYTES, unavailable } from "./_audit_log.ts";
@@ -14,6 +16,10 @@ export class AuditFile implements AuditTarget {
   #file: Deno.FsFile | undefined;
   #identity: { dev: number; ino: number | null } | undefined;
   #size = 0;
+  // The modification time the last write left (ms), for a regular file: another writer changes it.
+  #mtime: number | undefined;
+  // Set when the file open was changed by another writer: refused until the path names another file or SIGUSR1.
+  #changed = false;
   #reopen = false;
 
   constructor(path: string) {
@@ -26,7 +32,7 @@ export class AuditFile implements AuditTarget {
   }
 
   async ready(recheck: boolean): Promise<string | undefined> {
-    if (this.#file !== undefined && !this.#reopen && !recheck) {
+    if (this.#file !== undefined && !this.#reopen && (!recheck || this.#changed)) {
       let info: Deno.FileInfo;
       try {
         info = await Deno.stat(this.#path);
@@ -36,11 +42,22 @@ export class AuditFile implements AuditTarget {
         }
         throw unavailable("the audit file cannot be checked", err);
       }
-      // The same file: nothing to do. Another file: the operator rotated it.
-      if (info.dev === this.#identity!.dev && info.ino === this.#identity!.ino) return undefined;
+      // The same file, as the last batch left it: nothing to do. Another file: the operator rotated it.
+      if (info.dev === this.#identity!.dev && info.ino === this.#identity!.ino) {
+        if (this.#changed || this.#changedSince(info)) {
+          this.#changed = true;
+          throw new AuditUnavailable(
+            "the audit file was changed in place by another writer since the last record (cut, appended to or " +
+              "edited); check it with audit:verify, then move it aside to start a new file, or send SIGUSR1 to go on " +
+              "in it",
+          );
+        }
+        if (!recheck) return undefined;
+      }
     }
     this.#closeFile();
     this.#reopen = false;
+    this.#changed = false;
     let file: Deno.FsFile;
     try {
       file = await Deno.open(this.#path, { read: true, append: true, create: true, mode: 0o600 });
@@ -52,6 +69,7 @@ export class AuditFile implements AuditTarget {
       this.#file = file;
       this.#identity = { dev: info.dev, ino: info.ino };
       this.#size = info.size;
+      this.#mtime = info.isFile ? info.mtime?.getTime() : undefined;
       // A device or a pipe has no last line to read back.
       return info.isFile && info.size > 0 ? await readTail(file, info.size) : undefined;
     } catch (err) {
@@ -67,16 +85,25 @@ export class AuditFile implements AuditTarget {
       for (let offset = 0; offset < bytes.length;) offset += await file.write(bytes.subarray(offset));
       if (sync) await file.syncData();
       this.#size += bytes.length;
+      // What this write left, for the next batch's check; a device or pipe has neither.
+      if (this.#mtime !== undefined) this.#mtime = (await file.stat()).mtime?.getTime();
     } catch (err) {
       // A partial batch must not stay: the next record would link past it. If
       // it cannot be cut off, reopening will find the partial line and refuse.
       try {
         await file.truncate(this.#size);
+        if (this.#mtime !== undefined) this.#mtime = (await file.stat()).mtime?.getTime();
       } catch {
         this.#reopen = true;
       }
       throw unavailable("the audit file cannot be written", err);
     }
+  }
+
+  /** Whether a regular file's size or modification time is not what the last write left. */
+  #changedSince(info: Deno.FileInfo): boolean {
+    if (this.#mtime === undefined || !info.isFile) return false;
+    return info.size !== this.#size || info.mtime?.getTime() !== this.#mtime;
   }
 
   async close(): Promise<void> {

@@ -128,3 +128,50 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "AuditFile refuses every batch once another writer cut, appended to or edited its file in place, until the path names another file or reopen()",
+  permissions: files,
+  async fn() {
+    const changes: [string, (path: string) => Promise<void>][] = [
+      ["cut", (path) => Deno.truncate(path, 5)],
+      ["appended to", (path) => Deno.writeTextFile(path, '{"seq":9}\n', { append: true })],
+      // The same size, another time: what an edit in place leaves (set, not waited for).
+      ["edited", (path) => Deno.utime(path, new Date(2000, 0, 1), new Date(2000, 0, 1))],
+    ];
+    for (const [what, change] of changes) {
+      const path = fresh();
+      const file = new AuditFile(path);
+      assert.equal(await file.ready(false), undefined);
+      await file.write('{"seq":0}\n', true);
+      await file.write('{"seq":1}\n', false);
+      assert.equal(await file.ready(false), undefined, `${what}: its own writes are no change`);
+      await change(path);
+      for (const recheck of [false, true]) {
+        await assert.rejects(
+          () => file.ready(recheck),
+          (err: unknown) => err instanceof AuditUnavailable && /changed in place by another writer/.test(err.message),
+          `${what}, recheck ${recheck}`,
+        );
+      }
+      // SIGUSR1: the operator says the file is as it should be; it is read back again.
+      file.reopen();
+      assert.equal(typeof (await file.ready(false) ?? ""), "string", what);
+      await file.close();
+    }
+    const path = fresh();
+    const file = new AuditFile(path);
+    await file.ready(false);
+    await file.write('{"seq":0}\n', true);
+    await Deno.truncate(path, 0);
+    await assert.rejects(() => file.ready(false), AuditUnavailable);
+    // Moved aside and a new file made at the path (as logrotate's `create` does): that file is served.
+    await Deno.rename(path, `${path}.aside`);
+    await Deno.writeTextFile(path, "");
+    assert.equal(await file.ready(false), undefined, "a new file at the path is served");
+    await file.write('{"seq":1}\n', true);
+    await file.close();
+    assert.equal(await Deno.readTextFile(path), '{"seq":1}\n');
+  },
+});
