@@ -6,11 +6,13 @@ import { ExactNumber, type Id, inexact, isId } from "./id.ts";
 
 /**
  * Reads the id of a message too large to parse, from the bytes kept of its
- * start and end: a top-level `"id"` member near the start, or the last member
- * before the closing brace (where the official SDK client puts it).
+ * start and end: the last member before the closing brace when it is `"id"`
+ * (where the official SDK client puts it), else the last top-level `"id"`
+ * member near the start. Of two `"id"` members the later one is read, as
+ * JSON.parse reads a line that is not too large.
  */
 export function peekId(head: string, tail: string): Id | null {
-  return idFromHead(head) ?? idFromTail(tail);
+  return idFromTail(tail) ?? idFromHead(head);
 }
 
 const REPLY_HEAD = '{"jsonrpc":"2.0","id":';
@@ -25,22 +27,23 @@ export function idOfReply(frame: string): Id | null {
 }
 
 function idFromHead(head: string): Id | null {
-  // A tiny scanner that only tracks depth and strings, looking for "id" at depth 1.
+  // A tiny scanner that only tracks depth and strings, looking for "id" at depth 1; the last one counts.
   let depth = 0;
   let i = 0;
   const n = head.length;
   let expectKey = false;
+  let found: Id | null = null;
   while (i < n) {
     const c = head[i];
     if (c === '"') {
       const end = stringEnd(head, i);
-      if (end < 0) return null;
+      if (end < 0) return found;
       if (depth === 1 && expectKey) {
         const key = head.slice(i, end + 1);
         let j = skipWs(head, end + 1);
-        if (head[j] !== ":") return null;
+        if (head[j] !== ":") return found;
         j = skipWs(head, j + 1);
-        if (key === '"id"') return readValue(head, j);
+        if (keyText(key) === "id") found = readValue(head, j);
       }
       expectKey = false;
       i = end + 1;
@@ -53,7 +56,17 @@ function idFromHead(head: string): Id | null {
     else if (c === "," && depth === 1) expectKey = true;
     i++;
   }
-  return null;
+  return found;
+}
+
+/** The key a JSON string spells once its escapes are read (`"i\u0064"` is `id`), as JSON.parse reads it. */
+function keyText(quoted: string): string {
+  if (!quoted.includes("\\")) return quoted.slice(1, -1);
+  try {
+    return JSON.parse(quoted);
+  } catch {
+    return "";
+  }
 }
 
 function idFromTail(tail: string): Id | null {
@@ -77,8 +90,11 @@ function idFromTail(tail: string): Id | null {
   if (tail[k] !== ":") return null;
   k--;
   while (k >= 0 && isWs(tail[k])) k--;
-  if (tail.slice(k - 3, k + 1) !== '"id"') return null;
-  const before = skipWsBack(tail, k - 4);
+  if (tail[k] !== '"') return null;
+  let open = tail.lastIndexOf('"', k - 1);
+  while (open > 0 && tail[open - 1] === "\\") open = tail.lastIndexOf('"', open - 2);
+  if (open < 0 || keyText(tail.slice(open, k + 1)) !== "id") return null;
+  const before = skipWsBack(tail, open - 1);
   if (before >= 0 && tail[before] !== "," && tail[before] !== "{") return null;
   return parseId(valueText);
 }

@@ -36,3 +36,15 @@ Deno.test("idOfReply() reads the id of a reply however long, and nothing from a 
   assert.equal(idOfReply('{"jsonrpc":"2.0","method":"notifications/progress","params":{}}'), null);
   assert.equal(idOfReply('[{"jsonrpc":"2.0","id":1,"result":{}}]'), null);
 });
+
+Deno.test("peekId() reads the later of two ids, and a key written with escapes, as JSON.parse reads a line", () => {
+  // The same line, short enough to parse, is answered under the last id: so is one too large to.
+  const head = '{"jsonrpc":"2.0","id":1,"method":"tools/call","id":2,"params":{"t":"';
+  assert.equal(JSON.parse(`${head}x"}}`).id, 2);
+  assert.equal(peekId(head, 'x"}}'), 2);
+  assert.equal(peekId('{"id":1,"params":{"t":"', 'x"},"id":7}'), 7);
+  assert.equal(peekId('{"i\\u0064":3,"params":{"t":"', 'x"}}'), 3);
+  assert.equal(peekId("{", 'x"},"\\u0069d":"last"}'), "last");
+  // An id in the head and none last: the head's.
+  assert.equal(peekId('{"id":4,"params":{"t":"', 'x"},"method":"m"}'), 4);
+});
