@@ -2,6 +2,7 @@ import { checkPermissions, missingPermissions } from "./check_permissions.ts";
 import { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { revokeUnneeded } from "./revoke_unneeded.ts";
+import { hasOption } from "../internal/option_args.ts";
 
 /** The command-line flag that lets a server start with excess permissions, for development only. */
 export const ALLOW_EXCESS_PERMISSIONS_FLAG = "--allow-excess-permissions";
@@ -20,13 +21,13 @@ export interface LeastPrivilegeOptions {
    */
   name?: string;
   /**
-   * The command-line arguments, searched for {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG}.
+   * The command-line arguments, searched for {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} (an option only before `--`).
    * @default {Deno.args}
    */
   args?: readonly string[];
   /**
    * Serve despite excess permissions, with a loud warning (overrides `args`).
-   * @default {args.includes("--allow-excess-permissions")}
+   * @default {"--allow-excess-permissions" is in args, before any `--`}
    */
   allowExcess?: boolean;
   /**
@@ -86,7 +87,7 @@ export async function enforceLeastPrivilege(
 ): Promise<LeastPrivilegeResult> {
   const name = options.name ?? "server";
   const log = options.log ?? ((line: string) => console.error(line));
-  const allowExcess = options.allowExcess ?? (options.args ?? Deno.args).includes(ALLOW_EXCESS_PERMISSIONS_FLAG);
+  const allowExcess = options.allowExcess ?? hasOption(options.args ?? Deno.args, ALLOW_EXCESS_PERMISSIONS_FLAG);
   const flags = permissionFlags(set);
   const shown = formatPermissionFlags(set) || "(no flags)";
   const excess = await checkPermissions(set);

@@ -122,6 +122,17 @@ Deno.test({
 });
 
 Deno.test({
+  name: "the opt-out after -- is an operand: excess permissions are still refused",
+  permissions: { run: [Deno.execPath()], read: [base] },
+  async fn() {
+    const { code, stdout, stderr } = await start(["-A"], [files.config, "--", "--allow-excess-permissions"]);
+    assert.equal(code, 2);
+    assert.equal(stdout, "");
+    assert.doesNotMatch(stderr, /WARNING/);
+  },
+});
+
+Deno.test({
   name: "the opt-out warns even at least privilege",
   permissions: { run: [Deno.execPath()], read: [base] },
   async fn() {

@@ -3,6 +3,7 @@ import type { Policy } from "../validate/policy.ts";
 import "./_guard_on_import.ts";
 import { stderrQueue } from "../internal/stderr.ts";
 import { timerDelay } from "../internal/timer_delay.ts";
+import { hasOption } from "../internal/option_args.ts";
 import { startupLine, takeEarlyStart } from "../internal/startup.ts";
 import { guardStdout, type StdoutGuard } from "../internal/stdout_guard.ts";
 import type { Connection, ServeOptions } from "../stdio/serve.ts";
@@ -209,7 +210,7 @@ async function permitted(name: string, policy: Policy | undefined, options: RunO
     import("../permissions/least_privilege.ts"),
   ]);
   const { enforceLeastPrivilege, EXCESS_PERMISSIONS_EXIT_CODE, PRINT_PERMISSIONS_FLAG } = least;
-  if (args.includes(PRINT_PERMISSIONS_FLAG)) {
+  if (hasOption(args, PRINT_PERMISSIONS_FLAG)) {
     // The values themselves, never `${NAME}`: the line is pasted or captured into a command.
     await Deno.stdout.write(new TextEncoder().encode(`${formatPermissionFlags(set)}\n`));
     if (options.exit !== false) Deno.exit(0);

@@ -23,6 +23,19 @@ Deno.test({
 });
 
 Deno.test({
+  name: "run({ policy }) takes --print-permissions after -- as an operand: it starts, and refuses -A, printing no flags",
+  permissions: perms,
+  async fn() {
+    const root = await Deno.realPath(await Deno.makeTempDir());
+    const out = await deno(["-A", fixture, `--root=${root}`, "--", "--print-permissions"]);
+    assert.equal(out.code, 2, out.stderr);
+    assert.equal(out.stdout, "");
+    assert.match(out.stderr, /refusing to serve/);
+    await Deno.remove(root);
+  },
+});
+
+Deno.test({
   name: "run({ policy }) refuses to serve with -A: exit 2 and one stderr line with the flags to use",
   permissions: perms,
   async fn() {

@@ -1,6 +1,6 @@
 /**
  * A liveness check a host or supervisor can run without starting the server:
- * when the process was started with `--health`, prints `ok` and returns true,
+ * when the process was started with `--health` (before any `--`), prints `ok` and returns true,
  * so `main` can return at once.
  * It imports nothing, touches no disk or network, and needs no Deno
  * permission, so `deno run main.ts --health` works under any flags.
@@ -18,7 +18,9 @@
  * ```
  */
 export function health(args: readonly string[] = Deno.args): boolean {
-  if (!args.includes("--health")) return false;
+  // An option only before `--`: what follows it is an operand (internal/option_args.ts, not imported here).
+  const end = args.indexOf("--");
+  if (!(end === -1 ? args : args.slice(0, end)).includes("--health")) return false;
   console.log("ok");
   return true;
 }

@@ -16,10 +16,12 @@ function printed<T>(fn: () => T): [T, unknown[][]] {
 Deno.test("health() prints ok and answers true when --health is among the arguments", () => {
   assert.deepEqual(printed(() => health(["--health"])), [true, [["ok"]]]);
   assert.deepEqual(printed(() => health(["-config", "x.json", "--health"])), [true, [["ok"]]]);
+  assert.deepEqual(printed(() => health(["--health", "--", "x"])), [true, [["ok"]]]);
 });
 
-Deno.test("health() answers false and prints nothing without the exact --health flag", () => {
-  for (const args of [[], ["--healthy"], ["-health"], ["--health=1"], ["health"]]) {
+Deno.test("health() answers false and prints nothing without the exact --health flag before any --", () => {
+  // After `--` it is an operand, not the flag.
+  for (const args of [[], ["--healthy"], ["-health"], ["--health=1"], ["health"], ["--", "--health"]]) {
     assert.deepEqual(printed(() => health(args)), [false, []], JSON.stringify(args));
   }
 });
