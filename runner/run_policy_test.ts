@@ -23,7 +23,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "run({ policy }) takes --print-permissions after -- as an operand: it starts, and refuses -A, printing no flags",
+  name:
+    "run({ policy }) takes --print-permissions after -- as an operand: it starts, and refuses -A, printing no flags",
   permissions: perms,
   async fn() {
     const root = await Deno.realPath(await Deno.makeTempDir());
