@@ -280,60 +280,58 @@ Deno.test({
   async fn() {
     const t = await hostileTree();
     const over = /more than 64 MiB at once, the most this server lets it/;
-    // 65 MiB of empty lines: a few hundred KB stored, read whole by git.
-    const lines = "\n".repeat(65 * 1024 * 1024);
-    const app = await t.f.repo("app", { "README.md": "# app\n" });
-    const message = join(t.f.base, "message");
-    await Deno.writeTextFile(message, `subject\n${lines}`);
-    const tree = (await t.f.git(app, "write-tree")).trim();
-    const first = (await t.f.git(app, "rev-parse", "HEAD")).trim();
-    const bomb = (await t.f.git(app, "commit-tree", tree, "-p", "HEAD", "-F", message)).trim();
-    await t.f.git(app, "update-ref", "HEAD", bomb);
-    assert.ok(Number(await t.f.git(app, "cat-file", "-s", "HEAD")) > 64 * 1024 * 1024);
-    // A file over the limit stored twice: `repack -f` stores one version as a delta of the other.
-    const data = await t.f.repo("data", { "README.md": "# data\n", "small.txt": "a needle\n" });
-    for (const end of ["a\n", "b\n"]) {
-      await Deno.writeTextFile(join(data, "lines.txt"), lines + end);
-      await t.f.git(data, "add", "lines.txt");
-      await t.f.git(data, "commit", "-q", "-m", end.trim());
+    const app = await t.f.repo("app", {
+      "README.md": "# app\n",
+      "small.txt": "a needle\n",
+      ".gitattributes": "* diff\n",
+    });
+    // 65 MiB of empty lines: a few hundred KB stored, read whole by git. One version is stored as a delta of the
+    // other by `repack -f`; the work tree keeps the second.
+    const lines = new Uint8Array(65 * 1024 * 1024 + 2).fill(0x0a);
+    for (const end of ["a", "b"]) {
+      lines[lines.length - 2] = end.charCodeAt(0);
+      await Deno.writeFile(join(app, "lines.txt"), lines);
+      await t.f.git(app, "add", "lines.txt");
+      await t.f.git(app, "commit", "-q", "-m", end);
     }
-    await t.f.git(data, "repack", "-a", "-d", "-f", "-q");
-    const pack = await t.f.git(data, "verify-pack", "-v", ...(await packIndexes(data)));
+    await t.f.git(app, "repack", "-a", "-d", "-f", "-q");
+    const pack = await t.f.git(app, "verify-pack", "-v", ...(await packIndexes(app)));
     assert.match(pack, /^[0-9a-f]{40} blob +\d+ \d+ \d+ 1 [0-9a-f]{40}$/m, "no version is stored as a delta");
     // A 1 MiB file of empty lines, one changed: the largest diff the server allows. Patience would need 96 MiB.
-    const diffed = await t.f.repo("diffed", { ".gitattributes": "* diff\n" });
     const mib = 1024 * 1024;
-    await Deno.writeTextFile(join(diffed, "e.txt"), "\n".repeat(mib));
-    await t.f.git(diffed, "add", "e.txt");
-    await t.f.git(diffed, "commit", "-q", "-m", "empty lines");
-    await Deno.writeTextFile(join(diffed, "e.txt"), "\n".repeat(mib / 2) + "x\n" + "\n".repeat(mib / 2 - 2));
-    await t.f.git(diffed, "commit", "-q", "-a", "-m", "one changed");
-    await t.f.git(diffed, "config", "diff.algorithm", "patience");
-    const served = await serveUnderPrintedFlags(
-      SCRIPT,
-      await t.config({
-        repos: [{ name: "app", path: "app" }, { name: "data", path: "data" }, { name: "diffed", path: "diffed" }],
-      }),
-    );
+    await Deno.writeTextFile(join(app, "e.txt"), "\n".repeat(mib));
+    await t.f.git(app, "add", "e.txt");
+    await t.f.git(app, "commit", "-q", "-m", "empty lines");
+    await Deno.writeTextFile(join(app, "e.txt"), "\n".repeat(mib / 2) + "x\n" + "\n".repeat(mib / 2 - 2));
+    await t.f.git(app, "commit", "-q", "-a", "-m", "one changed");
+    await t.f.git(app, "config", "diff.algorithm", "patience");
+    // A commit whose message is 65 MiB, tagged beside the branch.
+    const message = join(t.f.base, "message");
+    await Deno.writeFile(message, lines);
+    const tree = (await t.f.git(app, "rev-parse", "HEAD^{tree}")).trim();
+    const bomb = (await t.f.git(app, "commit-tree", tree, "-p", "HEAD", "-F", message)).trim();
+    await t.f.git(app, "tag", "bomb", bomb);
+    assert.ok(Number(await t.f.git(app, "cat-file", "-s", "bomb")) > 64 * mib);
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
     try {
-      await served.refused("git_log", { repo: "app" }, over);
-      await served.refused("git_show", { repo: "app", rev: "HEAD" }, over);
-      // The history before the bomb is still served (reaching it through the bomb, `HEAD~1`, reads the bomb).
-      assert.match(await served.ok("git_log", { repo: "app", ref: first }), /^ +first$/m);
+      await served.refused("git_log", { repo: "app", ref: "bomb" }, over);
+      await served.refused("git_show", { repo: "app", rev: "bomb" }, over);
       // The whole-stored version streams (cut at the output cap); the delta-stored one is refused.
       const shown: boolean[] = [];
-      for (const rev of ["HEAD", "HEAD~1"]) {
-        const result = await served.call("git_show", { repo: "data", rev, path: "lines.txt" });
+      for (const rev of ["HEAD~2", "HEAD~3"]) {
+        const result = await served.call("git_show", { repo: "app", rev, path: "lines.txt" });
         if (result.isError === true) assert.match(textOf(result), over, rev);
         else assert.match(textOf(result), /\[truncated: showed the first \d+ bytes\]/, rev);
         shown.push(result.isError !== true);
       }
       assert.deepEqual(shown.toSorted(), [false, true], "one version streams, the delta-stored one is refused");
       // grep of the work tree reads lines.txt whole from disk: past the limit it is left out and named.
-      const grep = await served.ok("git_grep", { repo: "data", pattern: "needle" });
+      const grep = await served.ok("git_grep", { repo: "app", pattern: "needle" });
       assert.match(grep, /^small\.txt:1:a needle$/m);
       assert.match(grep, /^Not searched: "lines\.txt" is over 1048576 bytes/m);
-      assert.match(await served.ok("git_show", { repo: "diffed", rev: "HEAD" }), /^\+x$/m);
+      // The diff the server allows is still made, under the pinned algorithm; the history beside the bomb is served.
+      assert.match(await served.ok("git_show", { repo: "app", rev: "HEAD" }), /^\+x$/m);
+      assert.match(await served.ok("git_log", { repo: "app" }), /^ +one changed$/m);
     } finally {
       await served.server.close();
       await t.f.end();
