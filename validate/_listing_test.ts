@@ -1,7 +1,7 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { FirstByName, linkShown, listChecked, listIn, type ListOptions } from "./_listing.ts";
+import { FirstByName, linkShown, listChecked, listIn, type ListOptions, MAX_FOLDER_BYTES } from "./_listing.ts";
 import { PolicyError } from "./policy_error.ts";
 
 const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "listing_" }));
@@ -151,5 +151,32 @@ Deno.test({
     assert.equal(linkShown(join(dir, "up"), dir, (t) => (asked.push(t), false)), false);
     assert.deepEqual(asked, [join(base, "elsewhere", "x")]);
     assert.equal(linkShown(join(dir, "plain"), dir, () => false), true);
+  },
+});
+
+Deno.test({
+  name:
+    "listChecked() refuses a folder whose entry table is over MAX_FOLDER_BYTES on disk before reading it, and names what to do",
+  permissions: files,
+  async fn() {
+    const dir = join(base, "huge");
+    await Deno.mkdir(dir);
+    // Long names grow the table fastest: some 6,000 of them pass 2 MiB on ext4.
+    const stem = "n".repeat(240);
+    let count = 0;
+    while (Deno.statSync(dir).size <= MAX_FOLDER_BYTES) {
+      assert.ok(count < 100_000, "this file system does not grow a folder's size with its entries");
+      for (let i = 0; i < 500; i++) {
+        Deno.openSync(join(dir, `${stem}${count++}`), { create: true, write: true }).close();
+      }
+    }
+    assert.throws(
+      () => listChecked(dir, "huge", context, all),
+      (err: unknown) =>
+        err instanceof PolicyError && err.code === "too-large" &&
+        /^Cannot list "huge": the folder's entries take \d+ bytes on disk, over the 2097152 a listing reads .*; list or search a folder inside it$/
+          .test(err.message),
+    );
+    await Deno.remove(dir, { recursive: true });
   },
 });

@@ -297,7 +297,8 @@ export class PathJail {
    * Lists a folder inside the jail: the first `limit` entries by name, read
    * from the folder the kernel confirms lies inside a root. Entries the deny
    * globs refuse are left out; links are shown as `symlink`, never followed.
-   * Memory stays bounded by `limit` however large the folder.
+   * Deno reads a folder's names all at once: a folder whose entry table is
+   * over 2 MiB on disk is refused (`too-large`) before it is read.
    *
    * @param path The caller's path of a folder.
    * @param options The cap.

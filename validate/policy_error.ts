@@ -11,6 +11,7 @@ export type PolicyErrorCode =
   | "denied-by-glob"
   | "not-found"
   | "not-a-file"
+  | "too-large"
   | "changed"
   | "no-permission"
   | "scheme"

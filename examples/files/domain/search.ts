@@ -7,7 +7,7 @@ import { type Entry, entryOf } from "./files.ts";
 import { Workspace } from "./workspace.ts";
 
 /** Which bound cut a search short. */
-export type SearchLimit = "max_depth" | "max_results" | "max_entries" | "time";
+export type SearchLimit = "max_depth" | "max_results" | "max_entries" | "time" | "folder_size";
 
 /** Bounds of {@linkcode searchFiles}. */
 export interface SearchOptions {
@@ -102,6 +102,8 @@ export async function searchFiles(
         // The start folder's refusal is the caller's answer; a folder below it that moved, vanished
         // or turned unreadable mid-search is skipped.
         if (folder.jailPath === start.jailPath || !(err instanceof PolicyError)) throw err;
+        // A folder too large to read is a bound like the others: the answer says the search is incomplete.
+        if (err.code === "too-large") hit.add("folder_size");
         continue;
       }
       for (const entry of entries) {

@@ -81,3 +81,32 @@ Deno.test({
     await tree.remove();
   },
 });
+
+Deno.test({
+  name: "searchFiles() skips a folder too large to list and says so in limits_hit, and still finds what is elsewhere",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    const huge = join(tree.data, "huge");
+    await Deno.mkdir(huge);
+    const stem = "n".repeat(240);
+    let count = 0;
+    while (Deno.statSync(huge).size <= 2 * 1024 * 1024) {
+      assert.ok(count < 100_000, "this file system does not grow a folder's size with its entries");
+      for (let i = 0; i < 500; i++) {
+        Deno.openSync(join(huge, `${stem}${count++}`), { create: true, write: true }).close();
+      }
+    }
+    const found = await searchFiles(ws, ".", "*.md");
+    assert.deepEqual(found.matches.map((m) => m.path), ["notes/done.md", "notes/todo.md", "deep/a/b/deep.md"]);
+    assert.equal(found.truncated, true);
+    assert.deepEqual(found.limits_hit, ["folder_size"]);
+    // Started at the folder itself, the refusal is the answer.
+    await assert.rejects(
+      () => searchFiles(ws, "huge", "x"),
+      (err: unknown) => err instanceof PolicyError && err.code === "too-large",
+    );
+    await tree.remove();
+  },
+});
