@@ -29,7 +29,10 @@ export const searchFilesTool: Tool<Input> = {
     pattern: strProp("The pattern"),
     matches: { type: "array", items: entrySchema },
     truncated: { type: "boolean" },
-    limits_hit: { type: "array", items: { type: "string", enum: ["max_depth", "max_results", "max_entries", "time", "folder_size"] } },
+    limits_hit: {
+      type: "array",
+      items: { type: "string", enum: ["max_depth", "max_results", "max_entries", "time", "folder_size"] },
+    },
   }, ["root", "path", "pattern", "matches", "truncated", "limits_hit"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   timeoutMs: 15_000,
