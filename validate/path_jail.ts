@@ -160,9 +160,13 @@ export class PathJail {
       real = await Deno.realPath(candidate);
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) refusalFor(err, action, path);
-      // A dangling symbolic link is refused: writing through it would create its target.
+      // A dangling symbolic link is refused: writing through it would create its target. One that leads
+      // outside is refused as any link out is, so the answer does not tell whether its target exists.
       const link = await Deno.lstat(candidate).then(() => true, () => false);
-      if (link) throw new PolicyError("symlink-escape", `Cannot write ${quote(path)}: it is a dangling symbolic link`);
+      if (link) {
+        await this.#danglingInside(candidate, "write", action, path);
+        throw new PolicyError("symlink-escape", `Cannot write ${quote(path)}: it is a dangling symbolic link`);
+      }
       let parent: string;
       try {
         parent = await Deno.realPath(dirname(candidate));
@@ -389,14 +393,40 @@ export class PathJail {
    */
   async #missing(err: unknown, candidate: string, mode: Mode, path: string): Promise<never> {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
-      for (let dir = dirname(candidate); dir !== dirname(dir); dir = dirname(dir)) {
-        const real = await Deno.realPath(dir).catch(() => undefined);
-        if (real === undefined) continue;
-        await this.#checkReal(real, mode, mode, path);
-        break;
-      }
+      await this.#nearestInside(candidate, mode, mode, path);
+      await this.#danglingInside(candidate, mode, mode, path);
     }
     refusalFor(err, mode, path);
+  }
+
+  /** Refuses `candidate` when the nearest of its folders that exists lies outside the roots. */
+  async #nearestInside(candidate: string, mode: Mode, action: string, path: string): Promise<void> {
+    for (let dir = dirname(candidate); dir !== dirname(dir); dir = dirname(dir)) {
+      const real = await Deno.realPath(dir).catch(() => undefined);
+      if (real === undefined) continue;
+      await this.#checkReal(real, mode, action, path);
+      return;
+    }
+  }
+
+  /**
+   * Refuses a dangling link (or chain of links, up to 40) whose target lies
+   * outside the roots, as a link to an outside file that exists is refused:
+   * "not found" for one and "leads outside" for the other would tell what
+   * exists outside. Each target is resolved against its link's real folder,
+   * and checked lexically, then by its nearest existing folder.
+   */
+  async #danglingInside(candidate: string, mode: Mode, action: string, path: string): Promise<void> {
+    let at = candidate;
+    for (let hop = 0; hop < 40; hop++) {
+      const target = await Deno.readLink(at).catch(() => undefined);
+      if (target === undefined) return;
+      const folder = await Deno.realPath(dirname(at)).catch(() => undefined);
+      if (folder === undefined) return;
+      at = resolve(folder, target);
+      if (containing(await this.#realRoots(mode), at) === undefined) await this.#checkReal(at, mode, action, path);
+      await this.#nearestInside(at, mode, action, path);
+    }
   }
 
   /** Resolves the caller's text lexically and checks it against the roots and deny globs. */

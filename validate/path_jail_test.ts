@@ -47,6 +47,10 @@ await symlink(".env", join(data, "link_to_env"));
 await symlink("../other/other.txt", join(data, "link_other"));
 await symlink(join(base, "canary.txt"), join(data, "abs_link_out"));
 await symlink("../attack_created.txt", join(data, "dangling_out"));
+await symlink("nowhere_in.txt", join(data, "dangling_in"));
+await symlink("chain_b", join(data, "chain_a"));
+await symlink("../nowhere_either.txt", join(data, "chain_b"));
+await symlink("dirlink_out/nothing.txt", join(data, "via_dirlink"));
 // The descriptor anchor lives beside the roots, in a folder only this user writes.
 const anchor = join(base, "anchor", "fd");
 await Deno.mkdir(join(base, "anchor"), { mode: 0o700 });
@@ -125,7 +129,11 @@ const readCases: [string, unknown, Expect][] = [
   ["a missing file", "missing.txt", { code: "not-found" }],
   ["a missing folder", "missing/x.txt", { code: "not-found" }],
   ["a file used as a folder", "notes.txt/child", { code: "not-found" }],
-  ["a dangling link", "dangling", { code: "not-found" }],
+  // A link out is refused the same whether its target exists: "not found" would say it does not.
+  ["a dangling link that points outside", "dangling", { code: "symlink-escape" }],
+  ["a chain of links whose last points outside, to nothing", "chain_a", { code: "symlink-escape" }],
+  ["a link to a missing file through a folder link outside", "via_dirlink", { code: "symlink-escape" }],
+  ["a dangling link that points inside", "dangling_in", { code: "not-found" }],
   ["a folder", "sub", { code: "not-a-file" }],
   ["percent-encoded dots (no URL decoding)", "%2e%2e/canary.txt", { code: "not-found" }],
   ["a backslash escape (a file name on POSIX)", "..\\canary.txt", { code: "not-found" }],
@@ -158,6 +166,8 @@ const writeCases: [string, string, Expect][] = [
   ["a new file through a parent link outside", "dirlink_out/new.txt", { code: "symlink-escape" }],
   ["an existing link to a file outside", "link_out", { code: "symlink-escape" }],
   ["a dangling link that points outside", "dangling_out", { code: "symlink-escape" }],
+  ["a chain of links whose last points outside, to nothing", "chain_a", { code: "symlink-escape" }],
+  ["a dangling link that points inside", "dangling_in", { code: "symlink-escape" }],
   ["a new file two levels up through a link", "sub/up/evil.txt", { code: "symlink-escape" }],
   ["a missing folder", "nodir/new.txt", { code: "not-found" }],
   ["a .env file", ".env", { code: "denied-by-glob" }],
@@ -356,3 +366,39 @@ for (const [mode, options] of modes) {
     },
   });
 }
+
+Deno.test({
+  name:
+    "a link out is answered in the same words whether its target exists or not, for read, stat and write: no oracle for what exists outside",
+  permissions: perms,
+  async fn() {
+    const said = async (run: () => Promise<unknown>) => {
+      try {
+        await run();
+        return "no refusal";
+      } catch (err) {
+        return err instanceof PolicyError ? `${err.code}: ${err.message}` : String(err);
+      }
+    };
+    for (const [, options] of modes) {
+      const jail = new PathJail(policy, options);
+      const writer = new PathJail(writePolicy, options);
+      // link_out leads to a file that exists, dangling to one that does not; both outside.
+      for (const [existing, missing] of [["link_out", "dangling"], ["link_out", "chain_a"]]) {
+        for (
+          const [action, run] of [
+            ["read", (p: string) => jail.readTextFile(p)],
+            ["stat", (p: string) => jail.stat(p)],
+            ["write", (p: string) => writer.writeFile(p, new TextEncoder().encode("x"))],
+          ] as [string, (p: string) => Promise<unknown>][]
+        ) {
+          const a = (await said(() => run(existing))).replace(existing, "<link>");
+          const b = (await said(() => run(missing))).replace(missing, "<link>");
+          assert.equal(b, a, `${action}: ${existing} and ${missing}`);
+          assert.match(a, /^symlink-escape: /, action);
+        }
+      }
+    }
+    assert.ok(!(await Deno.lstat(join(base, "attack_created.txt")).then(() => true, () => false)));
+  },
+});

@@ -81,7 +81,14 @@ Deno.test({
     await symlink(join(tree.outside, "created-by-link.txt"), join(tree.out, "dangling.txt"));
     const ws = await workspaceOf(tree.config);
     await assert.rejects(writeAtomic(ws, "escape.txt", "pwned", { maxBytes: 1024 }), /symbolic link/);
-    await assert.rejects(writeAtomic(ws, "dangling.txt", "pwned", { maxBytes: 1024 }), /dangling symbolic link/);
+    // Outside, dangling or not: the same words, which do not tell whether the target exists.
+    await assert.rejects(
+      writeAtomic(ws, "dangling.txt", "pwned", { maxBytes: 1024 }),
+      /leads outside the allowed folders/,
+    );
+    await symlink("created-inside.txt", join(tree.out, "dangling_in.txt"));
+    await assert.rejects(writeAtomic(ws, "dangling_in.txt", "pwned", { maxBytes: 1024 }), /dangling symbolic link/);
+    await assert.rejects(Deno.stat(join(tree.out, "created-inside.txt")), Deno.errors.NotFound);
     assert.equal(await Deno.readTextFile(join(tree.outside, "canary.txt")), tree.canary);
     await assert.rejects(Deno.stat(join(tree.outside, "created-by-link.txt")), Deno.errors.NotFound);
     await tree.remove();
