@@ -112,16 +112,32 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
     if (left > 0) armWaitTimer(left);
     else timeUp();
   };
+  // One watcher of the writer's drain at a time, not one per wait: a peer
+  // that trickles bytes in while it reads nothing makes a wait of every read,
+  // and a waiter left with the writer at each (until it next drains) grew the
+  // server by ~16 MB a second. Each wait gets its own promise, which the
+  // watcher settles through `onDrained`; the waits follow one another.
+  let draining: Promise<void> | undefined;
+  let onDrained: (() => void) | undefined;
+  const untilDrained = <T>(other: (resolve: (value: T) => void, reject: (err: unknown) => void) => void) => {
+    draining ??= options.writer.idle().then(() => {
+      draining = undefined;
+      onDrained?.();
+    });
+    return new Promise<T | typeof DRAINED>((resolve, reject) => {
+      onDrained = () => resolve(DRAINED);
+      other(resolve, reject);
+    }).finally(() => (onDrained = undefined));
+  };
   const drainedWithin = async (ms: number): Promise<typeof DRAINED | typeof STOPPED | undefined> => {
     waitEnds = performance.now() + ms;
-    const timedOut = new Promise<undefined>((resolve) => (timeUp = () => resolve(undefined)));
     if (waitTimer !== undefined && timerDue > waitEnds) {
       clearTimeout(waitTimer);
       waitTimer = undefined;
     }
     if (waitTimer === undefined) armWaitTimer(ms);
     try {
-      return await unlessStopped(Promise.race([options.writer.idle().then((): typeof DRAINED => DRAINED), timedOut]));
+      return await unlessStopped(untilDrained<undefined>((resolve) => (timeUp = () => resolve(undefined))));
     } finally {
       timeUp = undefined;
     }
@@ -170,8 +186,8 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
             if ((await unlessStopped(writer.idle())) === STOPPED) break;
             continue;
           }
-          reading ??= reader.read(buffer);
-          n = await unlessStopped(Promise.race([reading, writer.idle().then((): typeof DRAINED => DRAINED)]));
+          const read = reading ??= reader.read(buffer);
+          n = await unlessStopped(untilDrained<number | null>((resolve, reject) => read.then(resolve, reject)));
           // Drained: the read stays pending; the next turn takes its result.
           if (n === DRAINED) continue;
         } else {

@@ -87,6 +87,28 @@ Deno.test("readLoop() holds what it reads while the writer is congested and deli
   assert.equal(end.undelivered, 0);
 });
 
+Deno.test("readLoop() keeps one watcher of a congested writer's drain, however many reads come meanwhile", async () => {
+  // A waiter per read stayed with the writer until it drained: a peer that trickles newlines and reads nothing
+  // grew the server without bound.
+  class Counting extends FrameWriter {
+    calls = 0;
+    override idle(): Promise<void> {
+      this.calls++;
+      return super.idle();
+    }
+  }
+  const out = new Counting({ write: () => new Promise<number>(() => {}) }, 4, () => {});
+  const loop = readLoop(chunked("one\n", ...Array<string>(5_000).fill("\n")), {
+    writer: out,
+    maxMessageBytes: 1024,
+    sink: () => out.send("a reply longer than the bound"),
+    onError: noError,
+  });
+  const end = await loop.done;
+  assert.equal(end.cause, "end");
+  assert.ok(out.calls <= 2, `idle() was asked ${out.calls} times`);
+});
+
 Deno.test("readLoop() notices the end of input while congested and counts what it could not deliver", async () => {
   const out = new FrameWriter({ write: () => new Promise<number>(() => {}) }, 4, () => {});
   const lines: string[] = [];
