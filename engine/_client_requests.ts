@@ -94,9 +94,10 @@ export interface HandshakeState {
   readonly rootsGeneration: number;
   /**
    * Until the client sent `notifications/initialized` after `initialize`, a
-   * promise that resolves then (no request may go out before); undefined after.
+   * wait for it (no request may go out before) that a call's signal ends;
+   * undefined after.
    */
-  readonly initialized: Promise<void> | undefined;
+  readonly initialized: ((signal: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** The asker of one call in the initialize era. */
@@ -116,7 +117,7 @@ export class SessionAsker implements Asker {
     if (!declares(this.#client.capabilities, method)) throw new MissingCapabilityError(CAPABILITY[method], method);
     // The lifecycle forbids requests to a client that has not said `initialized`: the question waits for it.
     const initialized = this.#client.initialized;
-    if (initialized !== undefined) await untilAborted(initialized, this.#signal);
+    if (initialized !== undefined) await initialized(this.#signal);
     if (method !== "roots/list") return this.#requests.request(method, params, this.#signal);
     // Roots change rarely and the client says when (notifications/roots/list_changed): an answer is kept until
     // then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.
@@ -129,14 +130,4 @@ export class SessionAsker implements Asker {
     }, () => {});
     return asked;
   }
-}
-
-/** Settles with `promise`, or rejects with the abort reason as soon as `signal` fires. */
-function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    promise.then(() => (signal.removeEventListener("abort", abort), resolve()));
-  });
 }

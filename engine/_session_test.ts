@@ -72,3 +72,29 @@ Deno.test("client() gives each call its own object: a handler that changes it ch
   });
   assert.notEqual(initialized.client({ era: "session" }), initialized.client({ era: "session" }));
 });
+
+Deno.test("a call waiting for notifications/initialized leaves the wait when it ends, and one initialized releases every waiter, a second initialize's too", async () => {
+  const session = new Session(new Server({ name: "s" }), 0);
+  session.initialize({ protocolVersion: "2025-06-18", capabilities: { roots: {} } });
+  const gate = session.handshake.initialized!;
+  // Calls that end before the client initializes (cancelled, timed out) hold nothing afterwards.
+  for (let i = 0; i < 1_000; i++) {
+    const call = new AbortController();
+    const waiting = gate(call.signal);
+    call.abort(new DOMException("cancelled", "AbortError"));
+    await assert.rejects(waiting, { name: "AbortError" });
+  }
+  assert.equal(session.waitingForInitialized, 0);
+  const released: string[] = [];
+  void gate(new AbortController().signal).then(() => released.push("first"));
+  // A second initialize before initialized keeps the call already waiting.
+  session.initialize({ protocolVersion: "2025-06-18", capabilities: { roots: {} } });
+  void session.handshake.initialized!(new AbortController().signal).then(() => released.push("second"));
+  assert.equal(session.waitingForInitialized, 2);
+  session.clientInitialized();
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.deepEqual(released.sort(), ["first", "second"]);
+  assert.equal(session.waitingForInitialized, 0);
+  assert.equal(session.handshake.initialized, undefined);
+});
