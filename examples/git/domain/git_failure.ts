@@ -33,7 +33,8 @@ interface Known {
  */
 export const TOO_LARGE_TO_READ =
   "git would have to hold more than 64 MiB at once, the most this server lets it: a commit or tag message, " +
-  "a tree or a file that large, which git reads whole (a file stored as a delta is read whole too)";
+  "a tree, an index or a file that large, which git reads whole (a file stored as a delta is read whole too), " +
+  "or a diff's table for as many lines";
 
 /**
  * Whether `err` is a run that stopped at `GIT_ALLOC_LIMIT`, as `Git.run` words it.

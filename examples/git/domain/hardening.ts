@@ -52,6 +52,18 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "index.threads=true", // true: one per core
   "color.ui=false",
   "core.quotePath=false",
+  // What git keeps of delta bases it unpacked: a repository's own `10g` let a grep of a revision through a
+  // 1,000-deep chain of 1 MiB blobs (a 125 KiB pack) reach 1 GiB. Git's default, pinned.
+  "core.deltaBaseCacheLimit=96m",
+  // How answers look, which the README promises: full commit ids, no ref names, authors as committed, UTF-8
+  // messages (UTF-16 left only the `commit` lines), no column inside grep's lines, paths with their a/ b/ prefix.
+  "log.abbrevCommit=false",
+  "log.decorate=false",
+  "log.mailmap=false",
+  "i18n.logOutputEncoding=UTF-8",
+  "grep.column=false",
+  "diff.noprefix=false",
+  "diff.relative=false",
 ]);
 
 /**

@@ -178,3 +178,40 @@ Deno.test("two git_commit calls at once in one repository both land, one after t
     await f.end();
   }
 });
+
+Deno.test("git_grep of the work tree refuses, naming a path to use, when the files to leave out would not fit git's arguments", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    // 2,100 tracked files over 1 MiB in the work tree (sparse, so cheap), and one over 64 MiB that stops
+    // the first search at GIT_ALLOC_LIMIT; their ":(exclude,literal)" arguments take over 512 KiB.
+    const empty = (await f.git(dir, "hash-object", "-w", "--stdin")).trim();
+    const names = ["0big", ...Array.from({ length: 2_100 }, (_, i) => `${"n".repeat(230)}${i}`)];
+    for (const [i, name] of names.entries()) {
+      using file = await Deno.open(join(dir, name), { write: true, create: true });
+      await file.truncate(i === 0 ? 65 * 1024 * 1024 : 2 * 1024 * 1024);
+    }
+    const info = names.map((name) => `100644 ${empty}\t${name}\n`).join("");
+    const child = new Deno.Command("/usr/bin/git", {
+      args: ["update-index", "--add", "--index-info"],
+      cwd: dir,
+      stdin: "piped",
+      env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", PATH: "/usr/bin:/bin" },
+      clearEnv: true,
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(info));
+    await writer.close();
+    assert.ok((await child.output()).success);
+    const mgr = f.manager({ r: dir });
+    await assert.rejects(
+      mgr.grep("r", "needle"),
+      (err: unknown) =>
+        err instanceof PolicyError &&
+        /^Cannot search repo "r": 2101 tracked files are over 1048576 bytes in the work tree, too many to leave out of one search; name a path$/
+          .test(err.message),
+    );
+  } finally {
+    await f.end();
+  }
+});

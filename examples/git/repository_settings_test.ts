@@ -1,0 +1,118 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
+// What a repository's own history, index and config can make git spend or
+// show, attacked over real stdio against the server started with exactly the
+// flags it prints: merges, upstream counts, message searches, and the config
+// that changes how answers look.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { serveUnderPrintedFlags } from "../served.ts";
+import { SCRIPT } from "./_e2e.ts";
+import { hostileTree, plainGit } from "./_hostile.ts";
+
+const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
+
+Deno.test({
+  name:
+    "a merge is shown against its first parent and an unmerged path against ours, never as a combined diff; status counts no upstream; ^{/…} is refused",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "f.txt": "base\n" });
+    await t.f.git(app, "checkout", "-q", "-b", "side");
+    await Deno.writeTextFile(join(app, "f.txt"), "side\n");
+    await t.f.git(app, "commit", "-q", "-a", "-m", "side");
+    await t.f.git(app, "checkout", "-q", "main");
+    await Deno.writeTextFile(join(app, "f.txt"), "main\n");
+    await t.f.git(app, "commit", "-q", "-a", "-m", "main");
+    // A merge resolved by hand (its result differs from both parents), then a conflicted one left in the index.
+    await mergeConflicting(app, "side");
+    await Deno.writeTextFile(join(app, "f.txt"), "resolved\n");
+    await t.f.git(app, "commit", "-q", "-a", "-m", "merged");
+    await t.f.git(app, "checkout", "-q", "-b", "other", "main~1");
+    await Deno.writeTextFile(join(app, "f.txt"), "other\n");
+    await t.f.git(app, "commit", "-q", "-a", "-m", "other");
+    await mergeConflicting(app, "side");
+    // An upstream the status would count commits against.
+    await t.f.git(app, "config", "branch.other.remote", ".");
+    await t.f.git(app, "config", "branch.other.merge", "refs/heads/main");
+    assert.match(await plainGit(app, "show", "main"), /^diff --cc f\.txt$/m, "plain git shows no combined diff");
+    assert.match(await plainGit(app, "diff"), /^diff --cc f\.txt$/m, "plain git shows no combined diff");
+    assert.match(await plainGit(app, "status", "--porcelain=v1", "--branch"), /\[ahead \d+, behind \d+\]/);
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      const merge = await served.ok("git_show", { repo: "app", rev: "main" });
+      assert.doesNotMatch(merge, /^diff --cc/m);
+      assert.match(merge, /^diff --git a\/f\.txt b\/f\.txt$/m, merge);
+      const unmerged = await served.ok("git_diff", { repo: "app" });
+      assert.doesNotMatch(unmerged, /^diff --cc/m, unmerged);
+      const status = await served.ok("git_status", { repo: "app" });
+      assert.doesNotMatch(status, /ahead|behind/, status);
+      assert.match(status, /^## other\.\.\.main/m, status);
+      await served.refused("git_log", { repo: "app", ref: "HEAD^{/side}" }, /may not search commit messages/);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a repository's config cannot change how answers look: full ids, no ref names, authors as committed, UTF-8 messages, grep lines without a column, a/ and b/ prefixes",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "f.txt": "a needle\n" });
+    await Deno.writeTextFile(join(app, ".mailmap"), "Someone Else <else@example.com> <test@example.com>\n");
+    await Deno.writeTextFile(join(app, "f.txt"), "a needle\nmore\n");
+    await t.f.git(app, "commit", "-q", "-a", "-m", "second");
+    const author = (await t.f.git(app, "log", "-1", "--format=%an <%ae>")).trim();
+    for (
+      const [key, value] of [
+        ["log.abbrevCommit", "true"],
+        ["log.decorate", "short"],
+        ["i18n.logOutputEncoding", "UTF-16LE"],
+        ["grep.column", "true"],
+        ["diff.noprefix", "true"],
+        ["core.deltaBaseCacheLimit", "10g"],
+      ]
+    ) await t.f.git(app, "config", key, value);
+    await Deno.writeTextFile(
+      join(app, ".mailmap"),
+      `Mapped Name <mapped@example.com> ${author.replace(/^.*</, "<")}\n`,
+    );
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      const log = await served.ok("git_log", { repo: "app" });
+      assert.match(log, /^commit [0-9a-f]{40}$/m, log);
+      assert.doesNotMatch(log, /\(HEAD|main\)/, log);
+      assert.match(log, new RegExp(`^Author: ${author.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"), log);
+      assert.match(log, /^ {4}second$/m, log);
+      assert.doesNotMatch(log, /Mapped Name/);
+      const grep = await served.ok("git_grep", { repo: "app", pattern: "needle" });
+      assert.match(grep, /^f\.txt:1:a needle$/m, JSON.stringify(grep));
+      const show = await served.ok("git_show", { repo: "app", rev: "HEAD" });
+      assert.match(show, /^diff --git a\/f\.txt b\/f\.txt$/m, show);
+      assert.doesNotMatch(show, /Mapped Name/);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
+
+/** Merges `branch` into the current one, which conflicts: git exits 1 and leaves stages 1-3 in the index. */
+async function mergeConflicting(repo: string, branch: string): Promise<void> {
+  const env = {
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    PATH: "/usr/bin:/bin",
+    GIT_AUTHOR_NAME: "Test",
+    GIT_AUTHOR_EMAIL: "test@example.com",
+    GIT_COMMITTER_NAME: "Test",
+    GIT_COMMITTER_EMAIL: "test@example.com",
+  };
+  const out = await new Deno.Command("/usr/bin/git", { args: ["merge", "-q", branch], cwd: repo, env, clearEnv: true })
+    .output();
+  assert.equal(out.code, 1, new TextDecoder().decode(out.stderr));
+}
