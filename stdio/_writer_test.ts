@@ -144,6 +144,18 @@ Deno.test("FrameWriter counts a large frame as queued until its last byte is wri
   assert.equal(writer.congested, false);
 });
 
+Deno.test("FrameWriter counts what each queued frame costs beside its text: many short replies congest it as their memory does", async () => {
+  const stuck = Promise.withResolvers<number>();
+  const writer = new FrameWriter({ write: () => stuck.promise }, 4096, () => {});
+  let sent = 0;
+  while (!writer.congested && sent < 10_000) writer.send(`{"id":${sent++}}`);
+  // 256 counted beside each short frame: some 15 of them, where 4,096 units of text alone took ~400.
+  assert.ok(sent <= 20, `${sent} short frames before congestion`);
+  stuck.reject(new Deno.errors.BrokenPipe("gone"));
+  await writer.idle();
+  assert.equal(writer.congested, false, "a failed writer holds nothing");
+});
+
 Deno.test("FrameWriter replaces a frame over maxFrameBytes, by UTF-8 bytes, and drops it when told to", async () => {
   let got = "";
   const replaced: number[] = [];

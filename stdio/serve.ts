@@ -60,9 +60,11 @@ export interface ServeOptions {
    */
   maxMessageBytes?: number;
   /**
-   * How many bytes of replies may wait for the client to read them. Past it
-   * the server starts no new call and holds what it reads (up to 1 MiB of
-   * messages, enough to notice the input's end; the rest stays in the pipe)
+   * How many bytes of replies may wait for the client to read them, each
+   * counted with 256 bytes beside its text for its objects. Past it the server
+   * starts no new call and holds what it reads (up to 1 MiB of messages, each
+   * counted with 512 bytes beside its own, enough to notice the input's end;
+   * the rest stays in the pipe)
    * until the client drains stdout; calls already running still have their
    * replies queued, so none is lost. Messages held when the input ends are
    * served as the client drains, within `shutdownGraceMs`.

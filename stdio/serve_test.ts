@@ -272,7 +272,7 @@ Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and
   let reads = 0;
   let bytesRead = 0;
   let id = 0;
-  const oneMiBRead = Promise.withResolvers<void>();
+  const someRead = Promise.withResolvers<void>();
   const reader = {
     read(buffer: Uint8Array) {
       reads++;
@@ -281,7 +281,7 @@ Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and
       const bytes = new TextEncoder().encode(chunk);
       buffer.set(bytes);
       bytesRead += bytes.length;
-      if (bytesRead >= 1024 * 1024) oneMiBRead.resolve();
+      if (bytesRead >= 128 * 1024) someRead.resolve();
       return Promise.resolve(bytes.length);
     },
   };
@@ -292,12 +292,14 @@ Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and
     shutdownGraceMs: 10,
     log: () => {},
   });
-  await oneMiBRead.promise;
+  await someRead.promise;
   // A fixed wait, only to prove that something does not happen: no read past the bound.
   for (let turn = 0; turn < 20; turn++) await new Promise((r) => setTimeout(r, 1));
   // Three replies of ~700 bytes pass the bound; reading goes on (to notice
   // the end of input) only until 1 MiB of messages wait (plus one read), and starts nothing.
+  // A held message counts 512 bytes beside its own (the frame and its copy): ~2,000 of them are 1 MiB.
   assert.ok(reads > 1 && bytesRead <= 1024 * 1024 + 64 * 1024, `${reads} reads, ${bytesRead} bytes`);
+  assert.ok(id <= (1024 * 1024) / 512 + 10, `${id} messages read`);
   assert.ok(started <= 10, `${started} calls started`);
   stuck.reject(new Deno.errors.BrokenPipe("gone"));
   await connection.closed;
