@@ -114,16 +114,43 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
   }
   const contentType = response.headers.get("content-type") ?? "";
   const bytes = options.filter?.bytes(response.body, response.truncated) ?? response.body;
-  const body = bodyText(bytes, contentType === "" ? null : contentType);
+  const coding = undecodedCoding(response.headers.get("content-encoding"));
+  const body = coding === undefined ? bodyText(bytes, contentType === "" ? null : contentType) : {
+    text: `[body not shown: it is encoded as ${quote(coding, 40)}, which is not decoded; ${bytes.length} bytes]`,
+    binary: true,
+  };
   return {
     url: response.url,
     status: response.status,
-    content_type: contentType,
+    // A header is no part of max_bytes: what the server sends there reaches the model cut.
+    content_type: cut(contentType, MAX_SHOWN_HEADER),
     body: body.text,
     truncated: response.truncated,
-    redirects: [...response.redirects],
+    redirects: response.redirects.map((hop) => cut(hop, MAX_SHOWN_URL)),
     binary: body.binary,
   };
+}
+
+/** The most of the Content-Type header a result shows, in UTF-16 units. */
+const MAX_SHOWN_HEADER = 256;
+/** The most of each redirect's URL a result shows. */
+const MAX_SHOWN_URL = 1024;
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * The first content coding of a response that the runtime does not decode
+ * (it decodes gzip and br): its body is then the coded bytes, never text.
+ */
+function undecodedCoding(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  for (const coding of header.split(",")) {
+    const name = coding.trim().toLowerCase();
+    if (name !== "" && name !== "identity" && name !== "gzip" && name !== "x-gzip" && name !== "br") return name;
+  }
+  return undefined;
 }
 
 /**

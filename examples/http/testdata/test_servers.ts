@@ -124,6 +124,17 @@ async function route(url: URL, req: Request, onAbort: (path: string) => void): P
       return text(new Uint8Array([0x61, 0x00, 0x62]));
     case "/odd-charset":
       return text("abc", "text/plain; charset=x-no-such-charset");
+    case "/long-type":
+      return text("x", `text/plain; ${"p=v; ".repeat(20_000)}charset=utf-8`);
+    case "/deflated": {
+      // Deno decodes gzip and br only: a body in another coding arrives as its raw bytes.
+      const raw = await new Response(
+        new Blob([new TextEncoder().encode("hello ".repeat(50))]).stream().pipeThrough(
+          new CompressionStream("deflate-raw"),
+        ),
+      ).bytes();
+      return new Response(raw, { headers: { "content-type": "text/plain", "content-encoding": "deflate" } });
+    }
     case "/big": {
       const bytes = Number(q.get("bytes") ?? "100000");
       const char = q.get("char") ?? "a";
