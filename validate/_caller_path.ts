@@ -4,6 +4,26 @@
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
 
+/**
+ * Characters no caller's path may hold and no listing shows: C0 and C1
+ * control characters and DEL, the line and paragraph separators, the bidi
+ * embeddings, overrides and isolates (`bidi\u202Etxt.exe` reads as
+ * `bidiexe.txt`), and the tag characters, invisible text that a name could
+ * carry to a model unseen by anyone reading it.
+ */
+// deno-lint-ignore no-control-regex
+const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\udb40[\udc00-\udc7f]/;
+
+/**
+ * Whether `text` holds a character no path may hold ({@linkcode UNSHOWN}).
+ *
+ * @param text A path or a name.
+ * @returns True when it holds one.
+ */
+export function hasUnshownCharacter(text: string): boolean {
+  return UNSHOWN.test(text);
+}
+
 /** Throws unless `path` is a non-empty string without control characters, at most `max` long. */
 export function checkCallerPath(path: unknown, max: number, action: string): string {
   if (typeof path !== "string") {
@@ -26,12 +46,11 @@ export function checkCallerPath(path: unknown, max: number, action: string): str
       }: "~" is not expanded; give a path relative to the first folder or an absolute one`,
     );
   }
-  for (let i = 0; i < path.length; i++) {
-    const code = path.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) {
-      const what = code === 0 ? "a NUL byte" : "a control character";
-      throw new PolicyError("invalid-input", `Cannot ${action} ${quote(path)}: the path contains ${what}`);
-    }
+  if (hasUnshownCharacter(path)) {
+    const what = path.includes("\0")
+      ? "a NUL byte"
+      : "a control character, a line separator, a bidi override or a tag character";
+    throw new PolicyError("invalid-input", `Cannot ${action} ${quote(path)}: the path contains ${what}`);
   }
   return path;
 }

@@ -14,6 +14,18 @@ Deno.test("checkCallerPath() refuses empty, long, NUL and control characters", (
   assert.throws(() => checkCallerPath(null, 10, "read"), /must be a string/);
 });
 
+Deno.test("checkCallerPath() refuses C1 controls, line separators, bidi overrides and tag characters, and passes other scripts and emoji", () => {
+  for (
+    const text of ["a\u0085b", "a\u009bb", "a\u2028b", "a\u2029b", "bidi\u202etxt.exe", "a\u2066b", "a\u{e0041}b"]
+  ) {
+    assert.throws(() => checkCallerPath(text, 100, "read"), /contains a control character, a line separator/, text);
+  }
+  // Joiners that scripts and emoji need, and right-to-left text itself, are names like any other.
+  for (const text of ["👨\u200d👩\u200d👧.txt", "می\u200cخواهم.txt", "עברית.txt", "café.txt"]) {
+    assert.equal(checkCallerPath(text, 100, "read"), text);
+  }
+});
+
 Deno.test("refusalFor() maps file-system errors without their host paths", () => {
   const hostError = new Deno.errors.NotFound("No such file: /real/host/x");
   const err = (() => {

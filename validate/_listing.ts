@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { anchoredIn } from "./_anchored.ts";
 import { type CheckContext, sameEntry } from "./_checked_file.ts";
 import { PolicyError } from "./policy_error.ts";
-import { refusalFor } from "./_caller_path.ts";
+import { hasUnshownCharacter, refusalFor } from "./_caller_path.ts";
 import { quote } from "../internal/quote.ts";
 import type { DirEntryInfo, DirListing } from "./dir_listing.ts";
 
@@ -115,11 +115,10 @@ export function listIn(folder: ListedFolder, path: string, context: CheckContext
 /**
  * Whether a caller's path can name this entry: Deno reads a name that is not
  * UTF-8 with U+FFFD in place of its bytes (a name no path reaches), and
- * callers' paths may hold no control character.
+ * callers' paths may hold none of the characters `hasUnshownCharacter` finds.
  */
 function nameable(name: string): boolean {
-  // deno-lint-ignore no-control-regex
-  return !/[\u0000-\u001f\u007f\ufffd]/.test(name);
+  return !name.includes("\ufffd") && !hasUnshownCharacter(name);
 }
 
 /** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */

@@ -76,7 +76,16 @@ Deno.test({
     "listChecked() hides names the policy hides and links whose target it hides, and counts names no path can reach",
   permissions: files,
   async fn() {
-    const dir = await folder("hidden", ["shown", ".secret", "ctl\u0001name", "del\u007f"]);
+    const dir = await folder("hidden", [
+      "shown",
+      ".secret",
+      "ctl\u0001name",
+      "del\u007f",
+      "nel\u0085",
+      "bidi\u202etxt.exe",
+      "tag\u{e0041}\u{e0042}",
+      "👨\u200d👩.txt",
+    ]);
     await ln("-s", "/etc/passwd", join(dir, "to_denied"));
     await ln("-s", "shown", join(dir, "to_shown"));
     await ln("-s", "missing_target", join(dir, "dangling"));
@@ -85,8 +94,8 @@ Deno.test({
       visible: (name) => !name.startsWith("."),
       linkVisible: (target) => target.startsWith(dir),
     });
-    assert.deepEqual(listing.entries.map((e) => e.name), ["dangling", "shown", "to_shown"]);
-    assert.equal(listing.unlisted, 2, "the control-character names");
+    assert.deepEqual(listing.entries.map((e) => e.name), ["dangling", "shown", "to_shown", "👨\u200d👩.txt"]);
+    assert.equal(listing.unlisted, 5, "the names with a control character, a bidi override or tag characters");
   },
 });
 
