@@ -210,5 +210,9 @@ function failure(err: unknown, url: string, timedOutAfter: number | undefined): 
       cause: err,
     });
   }
+  // Deno's client refuses more than 100 response headers, or a head of some 400 KB, in these words.
+  if (cause instanceof Error && cause.message.includes("message head is too large")) {
+    return new PolicyError("network", `${shown}: the response's headers are too many or too large`, { cause: err });
+  }
   return new PolicyError("network", `${shown}: the connection failed`, { cause: err });
 }

@@ -49,6 +49,11 @@ function route(req: Request, b: string): Response | Promise<Response> {
   if (path === "/to-canary") return redirect(`${b}/canary`);
   if (path === "/no-location") return new Response("no location", { status: 302 });
   if (path === "/big") return new Response("x".repeat(5000));
+  if (path === "/many-headers") {
+    const headers = new Headers();
+    for (let i = 0; i < 150; i++) headers.set(`x-h${i}`, "v");
+    return new Response("ok", { headers });
+  }
   if (path === "/big-stream") {
     const chunk = new TextEncoder().encode("y".repeat(1000));
     let sent = 0;
@@ -230,6 +235,20 @@ Deno.test({
       const response = await safeFetch(`${s.a}/big`, { policy: policyFor(s.portA), truncate: true });
       assert.equal(response.body.length, 1000);
       assert.equal(response.truncated, true);
+    }),
+});
+
+Deno.test({
+  name: "safeFetch() says a response's headers are too many, not that the connection failed",
+  permissions: { net: NET },
+  fn: () =>
+    withServers(async (s) => {
+      await assert.rejects(
+        safeFetch(`${s.a}/many-headers`, { policy: policyFor(s.portA) }),
+        (err: unknown) =>
+          err instanceof PolicyError && err.code === "network" &&
+          /: the response's headers are too many or too large$/.test(err.message),
+      );
     }),
 });
 
