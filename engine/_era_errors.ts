@@ -20,9 +20,21 @@ export type LimitReason = "server_busy" | "shutting_down";
 
 /** The error for a call refused because `max` calls are in flight. */
 export function busyError(era: Era, max: number): RpcError {
-  const message = `Server busy: ${max} calls in flight (maxInFlight); retry later`;
+  return busy(era, `Server busy: ${max} calls in flight (maxInFlight); retry later`, max);
+}
+
+/** The refusal of a call while the calls in flight hold `max` bytes of requests or more (`maxInFlightBytes`). */
+export function busyBytesError(era: Era, max: number): RpcError {
+  return busy(
+    era,
+    `Server busy: the calls in flight hold ${max} bytes of requests (maxInFlightBytes); retry later`,
+    max,
+  );
+}
+
+function busy(era: Era, message: string, limit: number): RpcError {
   if (era === "session") return { code: ErrorCode.serverBusy, message };
-  return { code: ErrorCode.internalError, message, data: { reason: "server_busy", retryable: true, limit: max } };
+  return { code: ErrorCode.internalError, message, data: { reason: "server_busy", retryable: true, limit } };
 }
 
 /**

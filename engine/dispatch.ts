@@ -12,7 +12,7 @@ import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
 import { badEnvelope, type Envelope, envelopeOf, type Era, META_VERSION, STATELESS_VERSION } from "./_era.ts";
-import { busyError, outcomeForEra } from "./_era_errors.ts";
+import { busyBytesError, busyError, outcomeForEra } from "./_era_errors.ts";
 import { encodeReply, ReplyTooLarge } from "./json_parts.ts";
 import { encodeError, encodeResult, ErrorCode, type Message, type RequestMessage, type RpcError } from "./jsonrpc.ts";
 import { ExactNumber, type Id, idForLog, publicId, publicMeta } from "./id.ts";
@@ -49,6 +49,8 @@ provideSchemaEngine({ compileInput: compileInputValidator, compileOutput: compil
 export interface DispatchOptions {
   timeoutMs: number;
   maxInFlight: number;
+  /** The most bytes of requests the calls that wait may hold together (`maxInFlightBytes`); none when absent. */
+  maxInFlightBytes?: number;
   maxMessageBytes: number;
   listTtlMs: number;
   tasks: TaskLimits;
@@ -77,6 +79,9 @@ export class Dispatcher {
   readonly #send: (frame: Outgoing) => void;
   readonly #options: DispatchOptions;
   readonly #calls: CallTable;
+  // The bytes of the message being handled (a batch's share per item), and those the calls that wait hold.
+  #lineBytes = 0;
+  #heldBytes = 0;
   readonly #session: Session;
   readonly #subscriptions: Subscriptions;
   // Made at the first task: a server whose clients never ask for one does not load the tasks code.
@@ -102,9 +107,14 @@ export class Dispatcher {
     );
   }
 
-  /** Handles one decoded message (or batch); refused lines never reach it. */
-  receive(msg: Message): void {
+  /**
+   * Handles one decoded message (or batch) of `bytes` bytes; refused lines
+   * never reach it. A call that waits holds its share of `bytes` until it
+   * settles, against `maxInFlightBytes`.
+   */
+  receive(msg: Message, bytes = 0): void {
     if (!this.#accepting) return;
+    this.#lineBytes = msg.kind === "batch" ? Math.ceil(bytes / Math.max(1, msg.items.length)) : bytes;
     const reply = msg.kind === "batch"
       ? batchReply(
         this.#session.sessionVersion,
@@ -262,6 +272,11 @@ export class Dispatcher {
     if (this.#calls.size >= this.#options.maxInFlight) {
       return encodeError(id, busyError(era, this.#options.maxInFlight));
     }
+    // One call alone is never refused by the bytes: only one that would join others past the bound.
+    const held = this.#heldBytes;
+    if (held > 0 && held + this.#lineBytes > (this.#options.maxInFlightBytes ?? Infinity)) {
+      return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
+    }
     const responses = stateless ? params?.inputResponses : undefined;
     if (responses !== undefined && (responses === null || typeof responses !== "object" || Array.isArray(responses))) {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "inputResponses" must be an object');
@@ -330,7 +345,12 @@ export class Dispatcher {
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
     this.#calls.enter(call);
-    const settled = outcome.then((done) => this.#finish(call, done, era, slot));
+    const bytes = this.#lineBytes;
+    this.#heldBytes += bytes;
+    const settled = outcome.then((done) => {
+      this.#heldBytes -= bytes;
+      return this.#finish(call, done, era, slot);
+    });
     this.#calls.track(call, settled);
     return settled;
   }

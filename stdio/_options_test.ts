@@ -5,6 +5,7 @@ import * as defaults from "./_options.ts";
 const DEFAULT_OF: Record<string, number> = {
   timeoutMs: defaults.DEFAULT_TIMEOUT_MS,
   maxInFlight: defaults.DEFAULT_MAX_IN_FLIGHT,
+  maxInFlightBytes: defaults.DEFAULT_MAX_IN_FLIGHT_BYTES,
   maxMessageBytes: defaults.DEFAULT_MAX_MESSAGE_BYTES,
   maxQueuedBytes: defaults.WRITE_HIGH_WATER,
   maxDepth: defaults.DEFAULT_MAX_DEPTH,

@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_IN_FLIGHT_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_TASKS,
   DEFAULT_MAX_VALUES,
@@ -52,6 +53,14 @@ export interface ServeOptions {
    * @default {1024}
    */
   maxInFlight?: number;
+  /**
+   * The most bytes of requests the calls in flight may hold together: a call
+   * counts its message's bytes while it waits (its handler returned a
+   * promise). Past it a new call is refused as busy, as past `maxInFlight`;
+   * one call alone is never refused by it.
+   * @default {67108864}
+   */
+  maxInFlightBytes?: number;
   /**
    * The largest message accepted or sent, in bytes. A longer line is dropped
    * as it streams and answered with a JSON-RPC error naming this limit; a
@@ -184,6 +193,12 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
   const dispatchOptions = {
     timeoutMs: positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs", "serve"),
     maxInFlight: positive(options.maxInFlight, DEFAULT_MAX_IN_FLIGHT, "maxInFlight", "serve"),
+    maxInFlightBytes: positive(
+      options.maxInFlightBytes,
+      DEFAULT_MAX_IN_FLIGHT_BYTES,
+      "maxInFlightBytes",
+      "serve",
+    ),
     maxMessageBytes,
     listTtlMs: options.listTtlMs ?? 0,
     tasks: {
@@ -228,8 +243,9 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
         writer.send(requestTooLargeReply(frame, maxMessageBytes));
         return;
       }
+      const size = frame.bytes.length;
       const parsed = parseWithinShape(frame.bytes, frame.text, frame.release, shape);
-      if (parsed.kind !== "refused") dispatcher.receive(messageOf(parsed));
+      if (parsed.kind !== "refused") dispatcher.receive(messageOf(parsed), size);
       else {
         log(parsed.log);
         writer.send(parsed.reply);

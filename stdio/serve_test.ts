@@ -135,6 +135,40 @@ Deno.test("calls past maxInFlight are refused with a clear error, the rest compl
   await s.close();
 });
 
+Deno.test("calls that would hold more than maxInFlightBytes of requests together are refused as busy; one alone never is", async () => {
+  const server = new Server({ name: "mem" });
+  const gate = Promise.withResolvers<void>();
+  addTool(server, { name: "held", description: "Held", inputSchema: schema(), annotations: RO }, async () => {
+    await gate.promise;
+    return text("released");
+  });
+  const s = serveRaw(server, { maxInFlightBytes: 1000 });
+  await s.send(
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+  );
+  await s.next();
+  // Each call is ~400 bytes (its id says so), held while it waits: two fit, the third would pass 1,000.
+  const call = (i: number, pad: number) =>
+    JSON.stringify({ jsonrpc: "2.0", id: `${i}-${"p".repeat(pad)}`, method: "tools/call", params: { name: "held" } });
+  for (let i = 1; i <= 3; i++) await s.send(call(i, 330));
+  // A ping behind them is answered at once: the third call's refusal, if any, comes before it.
+  await s.send('{"jsonrpc":"2.0","id":"ping","method":"ping"}');
+  const refused = await s.next();
+  assert.equal((await s.next()).id, "ping");
+  assert.match(String(refused.id), /^3-/);
+  assert.match(
+    (refused.error as { message: string }).message,
+    /^Server busy: the calls in flight hold 1000 bytes of requests \(maxInFlightBytes\); retry later$/,
+  );
+  gate.resolve();
+  const done = [await s.next(), await s.next()];
+  assert.deepEqual(done.map((d) => String(d.id).slice(0, 2)).sort(), ["1-", "2-"]);
+  // With nothing in flight, a call larger than the bound alone runs.
+  await s.send(call(4, 2000));
+  assert.equal(((await s.next()).result as { content: { text: string }[] }).content[0].text, "released");
+  await s.close();
+});
+
 Deno.test("middleware run in order around the handler, can short-circuit, and their errors follow the handler contract", async () => {
   const order: string[] = [];
   const outer: Middleware = async (ctx, next) => {
