@@ -78,6 +78,12 @@ function sizedCases(bytes: number): PeakCase[] {
   const strings = stringsLine(fill(bytes, 9));
   const numbers = pingWith(`[${items(fill(bytes, 8), (i) => String(1_000_000 + i))}]`);
   const keyCount = fill(bytes, 13);
+  // As many strings as a message may hold, each starting with a two-byte character, as long as the size asks:
+  // just over the length the large-line parser once decoded apart (64 bytes), where each cost an object.
+  const mediumCount = Math.max(1, Math.min(mostStrings, Math.floor(bytes / 69)));
+  const mediumLength = Math.max(66, Math.floor(bytes / mediumCount) - 3);
+  const medium = pingWith(`[${items(mediumCount, () => `"é${"a".repeat(mediumLength - 2)}"`)}]`);
+  const mediumAscii = pingWith(`[${items(mediumCount, () => `"${"a".repeat(mediumLength)}"`)}]`);
   const keys = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"echo","arguments":{${
     items(keyCount, (i) => `"k${i.toString(36).padStart(6, "0")}":0`)
   }},"requestState":"junk","_meta":${MODERN_META}}}\n`;
@@ -113,6 +119,24 @@ function sizedCases(bytes: number): PeakCase[] {
       lines: withId(strings),
       bytes: strings.length,
       check: answer(fill(bytes, 9)),
+      judged: true,
+    },
+    {
+      label: `one ${size} message of ${
+        mostStrings.toLocaleString("en-US")
+      } ASCII strings of ${mediumLength} bytes (answered)`,
+      lines: withId(mediumAscii),
+      bytes: mediumAscii.length,
+      check: (m) => m.result !== undefined,
+      judged: true,
+    },
+    {
+      label: `one ${size} message of ${
+        mediumCount.toLocaleString("en-US")
+      } strings of ${mediumLength} bytes, each with an é (answered)`,
+      lines: withId(medium),
+      bytes: new TextEncoder().encode(medium).length,
+      check: (m) => m.result !== undefined,
       judged: true,
     },
     {

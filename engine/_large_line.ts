@@ -30,7 +30,7 @@ export interface LargeLineOptions {
   chunkBytes: number;
 }
 
-const DEFAULTS: LargeLineOptions = { extractBytes: 64, extractKeyBytes: 4096, chunkBytes: 1024 * 1024 };
+const DEFAULTS: LargeLineOptions = { extractBytes: 256, extractKeyBytes: 4096, chunkBytes: 1024 * 1024 };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -165,3 +165,18 @@ Deno.test("parseFrame() lets the bytes go once decoded, before JSON.parse, exact
   assert.equal(calls, 1);
   assert.deepEqual(parsed, { kind: "parsed", value: { jsonrpc: "2.0", id: 1, method: "ping", params: { s: "é" } } });
 });
+
+Deno.test("parseFrame() parses a large all-ASCII line whole, as JSON.parse does, keeping an inexact id as written", () => {
+  const strings = Array.from({ length: 20_000 }, (_, i) => `s${i}${"a".repeat(70)}`);
+  const text = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping", params: { pad: strings } }).replace(
+    '"id":0',
+    '"id":1e400',
+  );
+  const bytes = new TextEncoder().encode(text);
+  assert.ok(bytes.length > 1024 * 1024);
+  const parsed = parseFrame(bytes);
+  assert.equal(parsed.kind, "parsed");
+  const value = (parsed as { value: { id: unknown; params: { pad: string[] } } }).value;
+  assert.deepEqual(value.params.pad, strings);
+  assert.ok(value.id instanceof ExactNumber && value.id.text === "1e400");
+});
