@@ -115,8 +115,9 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   let from: URL | undefined;
   try {
     while (true) {
-      const target = urls.check(current);
-      await urls.checkResolved(target);
+      const target = from === undefined ? urls.check(current) : asHop(() => urls.check(current), url, current);
+      if (from === undefined) await urls.checkResolved(target);
+      else await asHop(() => urls.checkResolved(target), url, target.href);
       if (from !== undefined) options.checkRedirect?.(target, from);
       signal.throwIfAborted();
       const response = await fetch(target, { method, headers, body, redirect: "manual", signal });
@@ -193,6 +194,32 @@ function nextHop(location: string, target: URL, url: string): string {
     return new URL(location, target).href;
   } catch {
     throw notAUrl();
+  }
+}
+
+/**
+ * Runs a check of a redirect hop, naming the URL the caller asked for in a
+ * refusal: the policy words it by the hop (`Cannot fetch "file:///etc/passwd":
+ * the scheme "file" is not allowed`), which reads as if the caller's own URL
+ * were wrong.
+ */
+function asHop<T>(check: () => T, asked: string, hop: string): T {
+  const reword = (err: unknown): never => {
+    if (!(err instanceof PolicyError)) throw err;
+    const prefix = [`Cannot fetch ${quote(hop, 100)}: `, `Cannot fetch ${quote(new URL(hop).href, 100)}: `]
+      .find((p) => err.message.startsWith(p));
+    if (prefix === undefined) throw err;
+    throw new PolicyError(
+      err.code,
+      `Cannot fetch ${quote(asked, 100)}: it redirects to ${quote(hop, 100)}, and ${err.message.slice(prefix.length)}`,
+      { cause: err },
+    );
+  };
+  try {
+    const result = check();
+    return result instanceof Promise ? result.catch(reword) as T : result;
+  } catch (err) {
+    return reword(err);
   }
 }
 

@@ -122,7 +122,11 @@ const cases: Case[] = [
   ["a redirect to an IPv4-mapped IPv6", (s) => `${s.a}/redirect?to=${enc(`http://[::ffff:127.0.0.1]:${s.portA}/`)}`, {
     code: "ip-literal",
   }],
-  ["a redirect to file:", (s) => `${s.a}/redirect?to=${enc("file:///etc/passwd")}`, { code: "scheme" }],
+  // Named by the URL asked for, with the hop: the hop's words alone read as if the caller's own URL were wrong.
+  ["a redirect to file:", (s) => `${s.a}/redirect?to=${enc("file:///etc/passwd")}`, {
+    code: "scheme",
+    says: '/redirect?to=file%3A%2F%2F%2Fetc%2Fpasswd": it redirects to "file:///etc/passwd", and ',
+  }],
   ["a redirect to a scheme not allowed", (s) => `${s.a}/redirect?to=${enc(`https://127.0.0.1:${s.portA}/ok`)}`, {
     code: "scheme",
   }],
