@@ -132,8 +132,15 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
   }
   // LIMIT -1 is no limit: what an unbounded maxRows (Infinity) asked for.
   const limit = Number.isFinite(maxRows) ? Math.max(0, Math.ceil(maxRows)) + 1 : -1;
-  const sizes = columns.map((name) => `coalesce(length("${name.replaceAll('"', '""')}"), 0)`);
-  const sizing = `SELECT ${columns.length} + ${balancedSum(sizes)} AS n FROM (\n${text}\n) LIMIT ${limit}`;
+  // The columns by position, under names of our own: SQLite matches a quoted name ignoring ASCII case, so
+  // `length("A")` over columns `a` and `A` measured `a` twice and let the big one through unmeasured.
+  const names = columns.map((_, i) => `c${i + 1}`);
+  const sizes = names.map((name) => `coalesce(length(${name}), 0)`);
+  const sizing = columns.length === 0
+    ? `SELECT 0 AS n FROM (\n${text}\n) LIMIT ${limit}`
+    : `WITH sized(${names.join(", ")}) AS (\n${text}\n) SELECT ${columns.length} + ${
+      balancedSum(sizes)
+    } AS n FROM sized LIMIT ${limit}`;
   try {
     // Compiled here too, so that a name it cannot resolve fails now and an authorizer on `db` judges it.
     db.prepare(sizing);

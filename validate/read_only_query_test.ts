@@ -213,7 +213,23 @@ Deno.test("planReadOnlyQuery() sizes every column, any name, in an expression SQ
     const wide = Array.from({ length: 2000 }, (_, i) => `${i} AS c${i}`).join(", ");
     const plan = planReadOnlyQuery(db, `SELECT ${wide}`);
     assert.equal(Object.keys(queryReadOnly(db, `SELECT ${wide}`).rows[0]).length, 2000);
-    assert.match(plan.sizing ?? "", /^SELECT 2000 \+ \(\(/);
+    assert.match(plan.sizing ?? "", /\) SELECT 2000 \+ \(\(/);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("planReadOnlyQuery() sizes columns by position: names that differ only in case are each measured", () => {
+  const db = memory();
+  try {
+    // SQLite matches a quoted name ignoring ASCII case: sized by name, "A" was "a" again, and the big value unseen.
+    const sql = "SELECT 1 AS a, printf('%.*c', 5000, 'x') AS A";
+    const plan = planReadOnlyQuery(db, sql);
+    const [{ n }] = db.prepare(plan.sizing!).all() as { n: number }[];
+    assert.ok(n >= 5001, `sized as ${n}`);
+    const cut = queryReadOnly(db, sql, { maxBytes: 1000 });
+    assert.equal(cut.rows.length, 0);
+    assert.equal(cut.limit, "max_bytes");
   } finally {
     db.close();
   }
