@@ -135,7 +135,9 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
   // The columns by position, under names of our own: SQLite matches a quoted name ignoring ASCII case, so
   // `length("A")` over columns `a` and `A` measured `a` twice and let the big one through unmeasured.
   const names = columns.map((_, i) => `c${i + 1}`);
-  const sizes = names.map((name) => `coalesce(length(${name}), 0)`);
+  // Bytes, one reference to each column (a second would evaluate its expression again): length() of a text
+  // counts only the characters before its first NUL, so a megabyte after one went uncounted.
+  const sizes = names.map((name) => `coalesce(length(CAST(${name} AS BLOB)), 0)`);
   const sizing = columns.length === 0
     ? `SELECT 0 AS n FROM (\n${text}\n) LIMIT ${limit}`
     : `WITH sized(${names.join(", ")}) AS (\n${text}\n) SELECT ${columns.length} + ${

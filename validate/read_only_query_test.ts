@@ -234,3 +234,17 @@ Deno.test("planReadOnlyQuery() sizes columns by position: names that differ only
     db.close();
   }
 });
+
+Deno.test("the sizing statement counts a text value's bytes past a NUL, which length() stops at", () => {
+  const db = memory();
+  try {
+    const sql = "SELECT char(0) || printf('%.*c', 5000, 'x') AS c FROM t";
+    const [{ n }] = db.prepare(planReadOnlyQuery(db, sql).sizing!).all() as { n: number }[];
+    assert.ok(n >= 5001, `sized as ${n}`);
+    const cut = queryReadOnly(db, sql, { maxBytes: 1000 });
+    assert.equal(cut.rows.length, 0);
+    assert.equal(cut.limit, "max_bytes");
+  } finally {
+    db.close();
+  }
+});

@@ -158,3 +158,18 @@ Deno.test({
     assert.equal(new TextDecoder().decode(child.stdout).trim(), "true");
   },
 });
+
+Deno.test({
+  name: "node:sqlite cuts a TEXT value at its first NUL; a BLOB comes back whole (examples/sqlite/README.md)",
+  permissions: "none",
+  fn() {
+    const db = new DatabaseSync(":memory:");
+    try {
+      const row = db.prepare("SELECT 'a' || char(0) || 'b' AS t, CAST('a' || char(0) || 'b' AS BLOB) AS b").get()!;
+      assert.equal(row.t, "a");
+      assert.deepEqual(row.b, new Uint8Array([0x61, 0, 0x62]));
+    } finally {
+      db.close();
+    }
+  },
+});
