@@ -140,7 +140,11 @@ export function queryCost(
       const compound = children.filter((row) => isCompound(row.detail));
       if (compound.length > 0) return sum(compound);
       const loops = children.filter((row) => isLoop(row.detail));
-      return loops.reduce((product, loop) => product * price(loop.detail, loops.length === 1), 1);
+      const driven = inListsAt(id);
+      return loops.reduce(
+        (product, loop) => product * price(loop.detail, loops.length === 1) * (driven.get(loop.id) ?? 1),
+        1,
+      );
     } finally {
       building.delete(id);
     }
@@ -176,6 +180,29 @@ export function queryCost(
     }
     return sourceRows(name, virtual > using);
   };
+  // An IN list that drives a lookup: SQLite names it after the SEARCH it feeds (`USING ROWID SEARCH ON TABLE big
+  // FOR IN-OPERATOR`, `LIST SUBQUERY 1`), and the lookup runs once per item of the list, not once.
+  const inListsAt = (level: number): Map<number, number> => {
+    const driven = new Map<number, number>();
+    let last: PlanRow | undefined;
+    for (const row of plan.filter((row) => row.parent === level).toSorted((a, b) => a.id - b.id)) {
+      if (isLoop(row.detail)) {
+        last = row;
+        continue;
+      }
+      if (last === undefined || !last.detail.startsWith("SEARCH ") || !/=\?/.test(last.detail)) continue;
+      const table = /^USING (?:ROWID SEARCH|INDEX .+) ON TABLE (.+) FOR IN-OPERATOR$/.exec(row.detail)?.[1];
+      const bound = table !== undefined
+        ? sourceRows(sqlLowerCase(table), false)
+        : /^USING INDEX .+ FOR IN-OPERATOR$/.test(row.detail)
+        ? largest()
+        : /^LIST SUBQUERY \d+$/.test(row.detail)
+        ? boundOf(row.id)
+        : undefined;
+      if (bound !== undefined) driven.set(last.id, Math.max(driven.get(last.id) ?? 1, bound));
+    }
+    return driven;
+  };
   const outer = (level: number): number[] => {
     const node = byId.get(level);
     if (node === undefined || !node.detail.startsWith("CORRELATED ")) return [];
@@ -186,7 +213,11 @@ export function queryCost(
   for (const level of new Set(plan.map((row) => row.parent))) {
     const loops = loopsAt(level);
     if (loops.length === 0) continue;
-    const nest = [...loops.map((row) => price(row.detail, loops.length === 1)), ...outer(level)];
+    const driven = inListsAt(level);
+    const nest = [
+      ...loops.map((row) => price(row.detail, loops.length === 1) * (driven.get(row.id) ?? 1)),
+      ...outer(level),
+    ];
     if (nest.length >= 2) nests.push(nest);
   }
   return nests;

@@ -45,6 +45,20 @@ Deno.test(
 );
 
 Deno.test(
+  "queryCost() prices a lookup an IN list drives once per item of the list, whether a table or a subquery feeds it",
+  withDb((_db, nestsOf) => {
+    // `u.id IN (SELECT id FROM u)`: SQLite reads u's rowids to drive the lookup (USING ROWID SEARCH … FOR IN-OPERATOR).
+    const byTable = nestsOf("SELECT count(*) FROM t JOIN u ON u.id IN (SELECT id FROM u)");
+    assert.ok(byTable.some((nest) => nest.includes(30) && nest.includes(20)), JSON.stringify(byTable));
+    // A filtered subquery: LIST SUBQUERY, as dear as its own scan.
+    const bySubquery = nestsOf("SELECT count(*) FROM t JOIN u ON u.id IN (SELECT n FROM w WHERE n > 5)");
+    assert.ok(bySubquery.some((nest) => nest.includes(30) && nest.includes(2000)), JSON.stringify(bySubquery));
+    // A list of values, and a plain lookup, stay one lookup each.
+    assert.deepEqual(nestsOf("SELECT * FROM t JOIN u ON u.id = t.n"), [[30, 1]]);
+  }),
+);
+
+Deno.test(
   "queryCost() leaves a single scan to the deadline, and multiplies a correlated subquery by the loop around it",
   withDb((_db, nestsOf) => {
     assert.deepEqual(nestsOf("SELECT * FROM t"), []);
