@@ -46,6 +46,12 @@ export const ConfigSchema = z.strictObject({
   kill: path.default("/usr/bin/kill"),
   /** Deadline of one git run, in milliseconds (a tool's own deadline may end it sooner). */
   timeout_ms: z.number().int().min(100).max(120_000).default(10_000),
+  /**
+   * The most git may allocate at once, in MiB (`GIT_ALLOC_LIMIT`): what git would read whole past it (a commit
+   * message, a tree, a file stored as a delta) fails the run in the server's words. Under 64, a diff of a 1 MiB
+   * file of short lines (a 32 MiB table) fails too.
+   */
+  alloc_limit_mib: z.number().int().min(1).max(4096).default(64),
   /** Most bytes kept of one git run's output; longer output is cut and says so. */
   max_output_bytes: z.number().int().min(1024).max(MAX_OUTPUT_CEILING).default(1024 * 1024),
   /** Author and committer of `git_commit`. */

@@ -17,7 +17,7 @@ import {
   DRIVER_KEYS,
   driverOverrides,
   type Drivers,
-  GIT_ENV,
+  gitEnv,
   globalArgs,
   parseDrivers,
 } from "./hardening.ts";
@@ -89,7 +89,7 @@ export interface GitRunOptions {
 
 /**
  * Runs git for the configured repositories through a {@linkcode CommandPolicy}:
- * git by absolute path, an empty inherited environment plus {@linkcode GIT_ENV},
+ * git by absolute path, an empty inherited environment plus `gitEnv()`,
  * every configuration-driven program pinned off, the deadline and output cap
  * of the config. Before every run it checks where the repository's git data
  * is ({@linkcode gitLayout}) and who owns it.
@@ -139,7 +139,7 @@ export class Git {
       programs: { git: config.git },
       killer: config.kill,
       roots,
-      env: GIT_ENV,
+      env: gitEnv(config.alloc_limit_mib),
       timeoutMs: config.timeout_ms,
       maxOutputBytes: config.max_output_bytes,
     });

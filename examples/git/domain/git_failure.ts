@@ -23,18 +23,27 @@ interface Known {
    * The server's words.
    * @param value What git quoted, when it is exactly a value the caller sent.
    * @param parts The command line.
+   * @param match The line's match.
    */
-  readonly say: (value: string | undefined, parts: readonly CommandArg[]) => string;
+  readonly say: (value: string | undefined, parts: readonly CommandArg[], match: RegExpExecArray) => string;
 }
 
 /**
- * The server's words for a run that stopped at `GIT_ALLOC_LIMIT`: it would
- * have read an object or file over 64 MiB whole.
+ * The server's words for a run that stopped at `GIT_ALLOC_LIMIT` (`limit`
+ * bytes, as git says it): it would have read an object or file that large
+ * whole.
+ *
+ * @param limit The limit git named, in bytes.
+ * @returns The reason.
  */
-export const TOO_LARGE_TO_READ =
-  "git would have to hold more than 64 MiB at once, the most this server lets it: a commit or tag message, " +
-  "a tree, an index or a file that large, which git reads whole (a file stored as a delta is read whole too), " +
-  "or a diff's table for as many lines";
+export function tooLargeWords(limit: number): string {
+  const shown = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${limit} bytes`;
+  return `git would have to hold more than ${shown} at once, the most this server lets it: a commit or tag ` +
+    "message, a tree, an index or a file that large, which git reads whole (a file stored as a delta is read " +
+    "whole too), or a diff's table for as many lines";
+}
+
+const TOO_LARGE = /: git would have to hold more than [^:]* at once, the most this server lets it: /;
 
 /**
  * Whether `err` is a run that stopped at `GIT_ALLOC_LIMIT`, as `Git.run` words it.
@@ -43,7 +52,7 @@ export const TOO_LARGE_TO_READ =
  * @returns True for that failure.
  */
 export function tooLargeToRead(err: unknown): boolean {
-  return err instanceof PolicyError && err.code === "command" && err.message.endsWith(`: ${TOO_LARGE_TO_READ}`);
+  return err instanceof PolicyError && err.code === "command" && TOO_LARGE.test(err.message);
 }
 
 const path = (value: string | undefined) => value === undefined ? "a path" : `path ${quote(value)}`;
@@ -85,8 +94,8 @@ const KNOWN_STDERR: readonly Known[] = [
   },
   {
     // GIT_ALLOC_LIMIT (hardening.ts): git reads such an object whole, and stopped instead.
-    line: /^(?:fatal|error): attempting to allocate \d+ over limit \d+$/,
-    say: () => TOO_LARGE_TO_READ,
+    line: /^(?:fatal|error): attempting to allocate \d+ over limit (\d+)$/,
+    say: (_value, _parts, match) => tooLargeWords(Number(match[1])),
   },
   {
     line: /^fatal: not a git repository: /,
@@ -142,7 +151,9 @@ function said(text: string, known: readonly Known[], parts: readonly CommandArg[
   for (const line of text.split("\n")) {
     for (const { line: pattern, say } of known) {
       const match = pattern.exec(line);
-      if (match !== null) found = say(callerValue(match.slice(1).find((group) => group !== undefined), parts), parts);
+      if (match !== null) {
+        found = say(callerValue(match.slice(1).find((group) => group !== undefined), parts), parts, match);
+      }
     }
   }
   return found;

@@ -66,12 +66,6 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "diff.relative=false",
 ]);
 
-/**
- * The most git allocates at once (`GIT_ALLOC_LIMIT`): 64 MiB. A run that
- * would read more than that whole fails, in the server's words.
- */
-export const GIT_ALLOC_LIMIT = "64m";
-
 /** Variables every git run gets; nothing else is inherited. */
 export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
   GIT_CONFIG_NOSYSTEM: "1",
@@ -83,12 +77,23 @@ export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
   HOME: "/nonexistent",
   PATH: "/usr/bin:/bin",
   LC_ALL: "C",
-  // The most git may allocate at once: what git reads whole (a commit or tag message, a tree, a blob
-  // stored as a delta, a work-tree file grep reads) fails the run past it, where a small object in a
-  // hostile repository (a 200 KB commit holding a 200 MiB message) drove `git log` to 1.2 GiB. Twice
-  // the largest table a diff the server allows needs (Myers' on 1 MiB of empty lines: 32 MiB).
-  GIT_ALLOC_LIMIT: GIT_ALLOC_LIMIT,
 });
+
+/**
+ * {@linkcode GIT_ENV} with `GIT_ALLOC_LIMIT`, the most git may allocate at
+ * once: what git reads whole (a commit or tag message, a tree, a blob stored
+ * as a delta, a work-tree file grep reads) fails the run past it, where a
+ * small object in a hostile repository (a 200 KB commit holding a 200 MiB
+ * message) drove `git log` to 1.2 GiB. The default, 64 MiB, is twice the
+ * largest table a diff the server allows needs (Myers' on 1 MiB of empty
+ * lines: 32 MiB).
+ *
+ * @param mib The config's `alloc_limit_mib`.
+ * @returns The variables of every git run.
+ */
+export function gitEnv(mib: number): Readonly<Record<string, string>> {
+  return Object.freeze({ ...GIT_ENV, GIT_ALLOC_LIMIT: `${mib}m` });
+}
 
 /** What a repository's config names that git could run, found by {@linkcode parseDrivers}. */
 export interface Drivers {
