@@ -219,32 +219,25 @@ Deno.test("planReadOnlyQuery() sizes every column, any name, in an expression SQ
   }
 });
 
-Deno.test("planReadOnlyQuery() sizes columns by position: names that differ only in case are each measured", () => {
+/** Asserts the sizing statement of `sql` counts at least `min` for its row, and a 1,000-byte budget reads no row. */
+function assertSizedPast(sql: string, min: number): void {
   const db = memory();
   try {
-    // SQLite matches a quoted name ignoring ASCII case: sized by name, "A" was "a" again, and the big value unseen.
-    const sql = "SELECT 1 AS a, printf('%.*c', 5000, 'x') AS A";
-    const plan = planReadOnlyQuery(db, sql);
-    const [{ n }] = db.prepare(plan.sizing!).all() as { n: number }[];
-    assert.ok(n >= 5001, `sized as ${n}`);
+    const [{ n }] = db.prepare(planReadOnlyQuery(db, sql).sizing!).all() as { n: number }[];
+    assert.ok(n >= min, `${sql}: sized as ${n}`);
     const cut = queryReadOnly(db, sql, { maxBytes: 1000 });
     assert.equal(cut.rows.length, 0);
     assert.equal(cut.limit, "max_bytes");
   } finally {
     db.close();
   }
+}
+
+Deno.test("planReadOnlyQuery() sizes columns by position: names that differ only in case are each measured", () => {
+  // SQLite matches a quoted name ignoring ASCII case: sized by name, "A" was "a" again, and the big value unseen.
+  assertSizedPast("SELECT 1 AS a, printf('%.*c', 5000, 'x') AS A", 5001);
 });
 
 Deno.test("the sizing statement counts a text value's bytes past a NUL, which length() stops at", () => {
-  const db = memory();
-  try {
-    const sql = "SELECT char(0) || printf('%.*c', 5000, 'x') AS c FROM t";
-    const [{ n }] = db.prepare(planReadOnlyQuery(db, sql).sizing!).all() as { n: number }[];
-    assert.ok(n >= 5001, `sized as ${n}`);
-    const cut = queryReadOnly(db, sql, { maxBytes: 1000 });
-    assert.equal(cut.rows.length, 0);
-    assert.equal(cut.limit, "max_bytes");
-  } finally {
-    db.close();
-  }
+  assertSizedPast("SELECT char(0) || printf('%.*c', 5000, 'x') AS c FROM t", 5001);
 });
