@@ -122,13 +122,17 @@ export class PathJail {
    * ```
    */
   async resolveRead(path: string): Promise<string> {
-    const action = "read";
+    return await this.#resolveRead(path, "read");
+  }
+
+  /** {@linkcode resolveRead}, its refusals worded for `action` (`list`: "Cannot list …"). */
+  async #resolveRead(path: string, action: string): Promise<string> {
     const candidate = this.#lexical(path, "read", action);
     let real: string;
     try {
       real = await Deno.realPath(candidate);
     } catch (err) {
-      real = await this.#missing(err, candidate, "read", path);
+      real = await this.#missing(err, candidate, "read", path, action);
     }
     await this.#checkReal(real, "read", action, path);
     return real;
@@ -319,7 +323,7 @@ export class PathJail {
    * ```
    */
   async listDir(path: string, options: ListDirOptions = {}): Promise<DirListing> {
-    const real = await this.resolveRead(path);
+    const real = await this.#resolveRead(path, "list");
     const rel = containing(await this.#realRoots("read"), real) ?? "";
     const limit = options.limit ?? 1000;
     const roots = await this.#realRoots("read");
@@ -391,12 +395,12 @@ export class PathJail {
    * lies outside the roots (through a link), the answer is the escape, not
    * "not found", so the jail does not reveal what exists outside it.
    */
-  async #missing(err: unknown, candidate: string, mode: Mode, path: string): Promise<never> {
+  async #missing(err: unknown, candidate: string, mode: Mode, path: string, action: string = mode): Promise<never> {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
-      await this.#nearestInside(candidate, mode, mode, path);
-      await this.#danglingInside(candidate, mode, mode, path);
+      await this.#nearestInside(candidate, mode, action, path);
+      await this.#danglingInside(candidate, mode, action, path);
     }
-    refusalFor(err, mode, path);
+    refusalFor(err, action, path);
   }
 
   /** Refuses `candidate` when the nearest of its folders that exists lies outside the roots. */

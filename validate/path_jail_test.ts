@@ -402,3 +402,25 @@ Deno.test({
     assert.ok(!(await Deno.lstat(join(base, "attack_created.txt")).then(() => true, () => false)));
   },
 });
+
+Deno.test({
+  name: "listDir() words its refusals as a listing: a missing folder, a path out, a link out",
+  permissions: perms,
+  async fn() {
+    for (const [, options] of modes) {
+      const jail = new PathJail(policy, options);
+      for (
+        const [path, reason] of [
+          ["missing", /^Cannot list "missing": no such file or folder$/],
+          ["../data2", /^Cannot list "\.\.\/data2": the path leaves the allowed folders$/],
+          ["dirlink_out", /^Cannot list "dirlink_out": it is or passes through a symbolic link that leads outside/],
+        ] as [string, RegExp][]
+      ) {
+        await assert.rejects(
+          jail.listDir(path),
+          (err: unknown) => err instanceof PolicyError && reason.test(err.message),
+        );
+      }
+    }
+  },
+});
