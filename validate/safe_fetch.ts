@@ -115,9 +115,13 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   let from: URL | undefined;
   try {
     while (true) {
-      const target = from === undefined ? urls.check(current) : asHop(() => urls.check(current), url, current);
-      if (from === undefined) await urls.checkResolved(target);
-      else await asHop(() => urls.checkResolved(target), url, target.href);
+      let target: URL;
+      try {
+        target = urls.check(current);
+        await urls.checkResolved(target);
+      } catch (err) {
+        throw from === undefined ? err : hopRefusal(err, url, current);
+      }
       if (from !== undefined) options.checkRedirect?.(target, from);
       signal.throwIfAborted();
       const response = await fetch(target, { method, headers, body, redirect: "manual", signal });
@@ -198,29 +202,20 @@ function nextHop(location: string, target: URL, url: string): string {
 }
 
 /**
- * Runs a check of a redirect hop, naming the URL the caller asked for in a
- * refusal: the policy words it by the hop (`Cannot fetch "file:///etc/passwd":
- * the scheme "file" is not allowed`), which reads as if the caller's own URL
- * were wrong.
+ * A redirect hop's refusal, named by the URL the caller asked for: the policy
+ * words it by the hop (`Cannot fetch "file:///etc/passwd": the scheme "file"
+ * is not allowed`), which reads as if the caller's own URL were wrong.
  */
-function asHop<T>(check: () => T, asked: string, hop: string): T {
-  const reword = (err: unknown): never => {
-    if (!(err instanceof PolicyError)) throw err;
-    const prefix = [`Cannot fetch ${quote(hop, 100)}: `, `Cannot fetch ${quote(new URL(hop).href, 100)}: `]
-      .find((p) => err.message.startsWith(p));
-    if (prefix === undefined) throw err;
-    throw new PolicyError(
-      err.code,
-      `Cannot fetch ${quote(asked, 100)}: it redirects to ${quote(hop, 100)}, and ${err.message.slice(prefix.length)}`,
-      { cause: err },
-    );
-  };
-  try {
-    const result = check();
-    return result instanceof Promise ? result.catch(reword) as T : result;
-  } catch (err) {
-    return reword(err);
-  }
+function hopRefusal(err: unknown, asked: string, hop: string): unknown {
+  if (!(err instanceof PolicyError)) return err;
+  const prefix = [`Cannot fetch ${quote(hop, 100)}: `, `Cannot fetch ${quote(new URL(hop).href, 100)}: `]
+    .find((p) => err.message.startsWith(p));
+  if (prefix === undefined) return err;
+  return new PolicyError(
+    err.code,
+    `Cannot fetch ${quote(asked, 100)}: it redirects to ${quote(hop, 100)}, and ${err.message.slice(prefix.length)}`,
+    { cause: err },
+  );
 }
 
 function failure(err: unknown, url: string, timedOutAfter: number | undefined): PolicyError {
