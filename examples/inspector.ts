@@ -1,5 +1,5 @@
 // A second, independent client for the examples' end-to-end tests: the MCP
-// Inspector CLI, run through npx, drives a server over stdio. npx fetches the
+// Inspector CLI, fetched by npx, drives a server over stdio. npx fetches the
 // Inspector on first use (cached afterwards), so the deadline is generous.
 // The server command line carries exactly the flags the server prints for
 // its config: the Inspector's Node child_process hands down no permission,
@@ -27,10 +27,50 @@ export interface InspectorRun {
   stderr: string;
 }
 
-/** Runs `npx -y <args>` with PATH, HOME and what `childEnv()` passes on, and parses what it prints. */
+/** The Inspector's program by package (`@modelcontextprotocol/inspector@0.15.0`), found once per test process. */
+const programs = new Map<string, Promise<string>>();
+
+/**
+ * Where npx keeps `mcp-inspector` of `spec` (fetching it on first use): asked
+ * once, so that each later run starts the Inspector alone, without npm's own
+ * Node process before it (about half of a run's CPU).
+ */
+function program(spec: string): Promise<string> {
+  let found = programs.get(spec);
+  if (found === undefined) {
+    found = (async () => {
+      const out = await new Deno.Command("npx", {
+        args: ["-y", "-p", spec, "-c", "command -v mcp-inspector"],
+        cwd: REPO,
+        clearEnv: true,
+        env: childEnv({ PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" }),
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(FIRST_INSTALL_MS),
+      }).output();
+      const path = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1) ?? "";
+      if (!out.success || !path.startsWith("/")) {
+        throw new Error(
+          `npx found no mcp-inspector in ${spec} (exit ${out.code}): ${new TextDecoder().decode(out.stderr)}`,
+        );
+      }
+      return path;
+    })();
+    programs.set(spec, found);
+  }
+  return found;
+}
+
+/**
+ * Runs the Inspector: `args[0]` names its package, the rest are its own
+ * arguments. It gets PATH, HOME and what `childEnv()` passes on; what it
+ * prints is parsed as JSON.
+ */
 export async function inspector(args: string[]): Promise<InspectorRun> {
-  const out = await new Deno.Command("npx", {
-    args: ["-y", ...args],
+  const [spec, ...rest] = args;
+  const out = await new Deno.Command(await program(spec), {
+    args: rest,
     cwd: REPO,
     clearEnv: true,
     env: childEnv({ PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" }),

@@ -150,8 +150,20 @@ async function testModules(files: string[], group: number): Promise<string[]> {
   return [...modules, ...alone];
 }
 
+/**
+ * The template's tests run once, in a project made from it: scripts/new_test.ts
+ * scaffolds one, adds a tool, and runs all of that project's tests. Run in place
+ * too, they would cost the gate a second time what they prove (docs/testing.md);
+ * `deno task test template/` still runs them here.
+ */
+const template = only.some((prefix) => prefix.startsWith("template")) ? [] : ["template"];
+
 function testFiles(): Promise<Map<string, string[]>> {
-  return testFilesByPermissions(repo, { only, tmp, skip: ["node_modules", ".git", "testdata", "results"] });
+  return testFilesByPermissions(repo, {
+    only,
+    tmp,
+    skip: ["node_modules", ".git", "testdata", "results", ...template],
+  });
 }
 
 /**
@@ -164,6 +176,26 @@ async function loadAverage(): Promise<string> {
     .catch(() => undefined);
   const text = out?.success ? new TextDecoder().decode(out.stdout) : "";
   return text === "" ? "unknown" : text.split(" ").slice(0, 3).join(" ");
+}
+
+/**
+ * The CPU time of the steps, in seconds (user and system, every process they
+ * started included): what the gate costs, whatever else the machine runs,
+ * while its wall time follows the load. Read from the gate's own
+ * /proc/<pid>/stat (the time of reaped children) by `sh`, whose parent the
+ * gate is; "unknown" where /proc or getconf is missing.
+ */
+async function cpuSeconds(): Promise<string> {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", 'getconf CLK_TCK && cat "/proc/$PPID/stat"'],
+    stdout: "piped",
+    stderr: "null",
+  }).output().catch(() => undefined);
+  const [tick, stat] = out?.success ? new TextDecoder().decode(out.stdout).split("\n") : [];
+  // After the command's name in parentheses: state is field 3, cutime and cstime are fields 16 and 17.
+  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ") ?? [];
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return Number(tick) > 0 && Number.isFinite(ticks) ? (ticks / Number(tick)).toFixed(0) : "unknown";
 }
 
 /** The files deno.json exports, e.g. `./mod.ts` and `./validate/mod.ts`. */
@@ -265,6 +297,6 @@ await Deno.remove(generated, { recursive: true });
 
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 if (failures.length > 0) console.log(`\nFailed: ${failures.join("; ")}`);
-console.log(`\nThe gate took ${seconds} s; load average ${await loadAverage()}.`);
+console.log(`\nThe gate took ${seconds} s and ${await cpuSeconds()} s of CPU; load average ${await loadAverage()}.`);
 console.log(`${tally.passed} passed, ${tally.failed} failed`);
 Deno.exit(tally.failed === 0 ? 0 : 1);

@@ -107,7 +107,7 @@ Deno.test({
   name: "a compile bomb in flight holds nothing up: list_tables sent after it is answered first",
   permissions: perms,
   async fn() {
-    const { tree, server, send, next, query } = await start(10, { query_timeout_ms: 2_000 });
+    const { tree, server, send, next, query } = await start(10, { query_timeout_ms: 1_000 });
     assert.equal((await query("SELECT 1 AS one")).isError, undefined);
     // Two warm processes now: one takes the bomb, the other list_tables.
     const warm = await descendants(server.process.pid);
@@ -122,7 +122,7 @@ Deno.test({
     // A machine fast enough compiles it within the deadline (its count is 2^17); any other is stopped at it.
     const text = second.result!.content[0].text;
     if (second.result?.isError) {
-      assert.match(text, /^Cannot run query: it ran past its deadline of 2000 ms/);
+      assert.match(text, /^Cannot run query: it ran past its deadline of 1000 ms/);
       // The process that compiled it is killed; the one that listed the tables serves on.
       const killed = await oneEnded(warm);
       assert.ok(await alive(warm.find((pid) => pid !== killed)!));
@@ -141,13 +141,13 @@ Deno.test({
   name: "a query still running at its deadline is stopped in fact: its process ends; the next call is served",
   permissions: perms,
   async fn() {
-    const { tree, server, send, next, query } = await start(10, { allow_recursive: true, query_timeout_ms: 1_000 });
+    const { tree, server, send, next, query } = await start(10, { allow_recursive: true, query_timeout_ms: 500 });
     assert.equal((await query("SELECT 1 AS one")).isError, undefined);
     const warm = await descendants(server.process.pid);
     const id = await send("run_query", { sql: ENDLESS });
     const late = await next();
     assert.equal(late.id, id);
-    assert.match(late.result!.content[0].text, /^Cannot run query: it ran past its deadline of 1000 ms/);
+    assert.match(late.result!.content[0].text, /^Cannot run query: it ran past its deadline of 500 ms/);
     await oneEnded(warm);
     const after = await query("SELECT count(*) AS n FROM t");
     assert.deepEqual((after.structuredContent as { rows: unknown[] }).rows, [{ n: 10 }]);
@@ -169,7 +169,7 @@ Deno.test({
     const { tree, server, send, next, call, query } = await start(10, {
       writable: true,
       allow_recursive: true,
-      query_timeout_ms: 2_000,
+      query_timeout_ms: 1_000,
     });
     assert.equal((await query("SELECT 1 AS one")).isError, undefined);
     const bomb = await send("execute", { sql: `INSERT INTO t (n) ${COMPILE_BOMB}` });
@@ -179,7 +179,7 @@ Deno.test({
     assert.equal(answered.id, bomb);
     // Stopped at its deadline, or (on a machine fast enough to compile it twice in time) run.
     const text = answered.result!.content[0].text;
-    if (answered.result?.isError) assert.match(text, /^Cannot execute: it ran past its deadline of 2000 ms/);
+    if (answered.result?.isError) assert.match(text, /^Cannot execute: it ran past its deadline of 1000 ms/);
     else assert.deepEqual(answered.result?.structuredContent, { changes: 1, last_insert_rowid: 11 });
     // Row 1 is changed at once (its page is in the journal), then minutes of work on row 2: stopped, and undone.
     const slow = await call("execute", {
@@ -187,7 +187,7 @@ Deno.test({
     });
     assert.match(
       slow.content[0].text,
-      /^Cannot execute: it ran past its deadline of 2000 ms \(query_timeout_ms\) and was stopped; SQLite undoes/,
+      /^Cannot execute: it ran past its deadline of 1000 ms \(query_timeout_ms\) and was stopped; SQLite undoes/,
     );
     assert.deepEqual((await query("SELECT n FROM t WHERE rowid = 1")).structuredContent, {
       columns: ["n"],
