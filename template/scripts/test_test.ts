@@ -12,7 +12,8 @@ Deno.test("deno task test stops at a type error in a test file, naming it, befor
     'Deno.test("never runs", () => {\n  const count: number = "three";\n  console.log(count);\n});\n',
   );
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-env=TMPDIR", "--allow-run", "scripts/test.ts", "tools/"],
+    // The broken file alone: its check needs nothing else, where tools/ would check the toolkit whole again.
+    args: ["run", "--allow-read", "--allow-env=TMPDIR", "--allow-run", "scripts/test.ts", "tools/broken_test.ts"],
     cwd: dir,
     env: { NO_COLOR: "1" },
     stdout: "piped",
