@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo} --allow-env
+// test-permissions: --allow-run --allow-env --allow-read={repo}
 import assert from "node:assert/strict";
 import { runTaskScript } from "./testdata/run_task_script.ts";
 

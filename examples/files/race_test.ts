@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp},{repo} --allow-write={tmp} --allow-run
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
 // The race tests of _race.ts at gate size: 2,000 calls per tool against a
 // process swapping folders for outside links, with the descriptor anchor.
 import { raceTests } from "./_race.ts";
