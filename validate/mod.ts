@@ -96,6 +96,7 @@ export {
 export { type PlannedRows, type ReadPlan, readPlannedRows } from "./read_planned_rows.ts";
 export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetch.ts";
 export { singleSqlStatement, type SingleSqlStatementOptions } from "./single_sql_statement.ts";
+export { sqliteMessage } from "./sqlite_message.ts";
 export {
   assertReadOnlySql,
   SCHEMA_PRAGMAS,

@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { type ReadPlan, readPlannedRows } from "./read_planned_rows.ts";
 import { readOnlyStatement } from "./sql_guard.ts";
+import { sqliteMessage } from "./sqlite_message.ts";
 import { sqlUpperCase } from "./sql_tokens.ts";
 
 /** Options of {@linkcode queryReadOnly} and {@linkcode planReadOnlyQuery}. */
@@ -162,7 +163,5 @@ function balancedSum(terms: readonly string[]): string {
 
 function sqlFailure(err: unknown): PolicyError {
   if (err instanceof PolicyError) return err;
-  // SQLite's own messages name tables and columns, not host paths.
-  const message = err instanceof Error ? err.message.split("\n")[0].slice(0, 200) : "query failed";
-  return new PolicyError("sql", `Cannot run query: ${message}`, { cause: err });
+  return new PolicyError("sql", `Cannot run query: ${sqliteMessage(err)}`, { cause: err });
 }

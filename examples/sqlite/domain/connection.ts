@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, PolicyError } from "@forge/toolkit/validate";
+import { DEFAULT_LIMITS, PolicyError, sqliteMessage } from "@forge/toolkit/validate";
 import type { Authorizer } from "./authorizer.ts";
 import { openSqlite, type Sqlite, type SqliteOptions } from "./sqlite.ts";
 
@@ -144,8 +144,7 @@ export function withAuthorizer<T>(db: Sqlite, authorizer: Authorizer, action: st
     if (err instanceof PolicyError) throw err;
     if (!(err instanceof Error) || (err as { code?: string }).code === undefined) throw err;
     // SQLite's messages name tables and columns, never host paths (no ATTACH, no file functions).
-    const message = err.message.split("\n")[0].slice(0, 200);
-    throw new PolicyError("sql", `Cannot ${action}: ${message}`, { cause: err });
+    throw new PolicyError("sql", `Cannot ${action}: ${sqliteMessage(err)}`, { cause: err });
   } finally {
     db.setAuthorizer(null);
   }

@@ -7,6 +7,7 @@ import {
   PolicyError,
   quote,
   readPlannedRows,
+  sqliteMessage,
 } from "@forge/toolkit/validate";
 import { tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
 import { assertAffordable, explainQueryPlan, queryCost } from "./query_cost.ts";
@@ -115,7 +116,7 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
       return readPlannedRows(db, plan);
     } catch (err) {
       if (authorizer.denied !== undefined || !(err instanceof Error)) throw err;
-      throw new PolicyError("sql", `Cannot run query: ${err.message.split("\n")[0].slice(0, 200)}`, { cause: err });
+      throw new PolicyError("sql", `Cannot run query: ${sqliteMessage(err)}`, { cause: err });
     }
   });
   return encodeRows(columns, found, plan.maxBytes);
