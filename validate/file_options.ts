@@ -42,3 +42,12 @@ export interface WriteFileOptions {
   /** Stops the write before it starts. */
   signal?: AbortSignal;
 }
+
+/** Options of {@linkcode PathJail.resolveRead}. */
+export interface ResolveReadOptions {
+  /**
+   * What the caller is about to do, for the refusals' words: `Cannot list "x": …`.
+   * @default {"read"}
+   */
+  action?: "read" | "list" | "stat";
+}

@@ -74,7 +74,7 @@ export {
 export { PathJail } from "./path_jail.ts";
 export type { DescriptorAnchorCheck, PathJailOptions } from "./path_jail_options.ts";
 export type { DirEntryInfo, DirListing, ListDirOptions } from "./dir_listing.ts";
-export type { ReadFileOptions, WriteFileOptions } from "./file_options.ts";
+export type { ReadFileOptions, ResolveReadOptions, WriteFileOptions } from "./file_options.ts";
 export {
   DEFAULT_DENY,
   DEFAULT_LIMITS,

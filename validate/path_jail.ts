@@ -12,7 +12,7 @@ import { quote } from "../internal/quote.ts";
 import { wholeCharacters } from "./_utf8.ts";
 import type { DescriptorAnchorCheck, PathJailOptions } from "./path_jail_options.ts";
 import type { DirListing, ListDirOptions } from "./dir_listing.ts";
-import type { ReadFileOptions, WriteFileOptions } from "./file_options.ts";
+import type { ReadFileOptions, ResolveReadOptions, WriteFileOptions } from "./file_options.ts";
 
 type Mode = "read" | "write";
 
@@ -109,6 +109,8 @@ export class PathJail {
    * Resolves a caller's path for reading.
    *
    * @param path The path as the caller gave it, relative to the first root or absolute.
+   * @param options `action` words the refusals: a tool that resolves a folder before listing it says
+   * "Cannot list …", not "Cannot read …".
    * @returns The real absolute path to open.
    * @throws {PolicyError} When the path is refused or does not exist.
    *
@@ -119,10 +121,11 @@ export class PathJail {
    *
    * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
    * await assert.rejects(jail.resolveRead("notes/\0.txt"), PolicyError);
+   * await assert.rejects(jail.resolveRead("/etc", { action: "list" }), /^PolicyError: Cannot list "\/etc"/);
    * ```
    */
-  async resolveRead(path: string): Promise<string> {
-    return await this.#resolveRead(path, "read");
+  async resolveRead(path: string, options: ResolveReadOptions = {}): Promise<string> {
+    return await this.#resolveRead(path, options.action ?? "read");
   }
 
   /** {@linkcode resolveRead}, its refusals worded for `action` (`list`: "Cannot list …"). */
@@ -293,7 +296,7 @@ export class PathJail {
    * ```
    */
   async stat(path: string): Promise<Deno.FileInfo> {
-    const real = await this.resolveRead(path);
+    const real = await this.#resolveRead(path, "stat");
     if (this.#anchor !== undefined) {
       return await this.#walk(real, "read", { action: "stat", path }, (w) => statAt(w, path, this.#context()));
     }

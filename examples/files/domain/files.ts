@@ -84,7 +84,7 @@ export async function readText(ws: Workspace, path: string, maxBytes: number, si
  * @throws {PolicyError} When refused, missing or not a folder.
  */
 export async function listDir(ws: Workspace, path: string, signal?: AbortSignal): Promise<Listing> {
-  const dir = await ws.resolve(path, "read");
+  const dir = await ws.resolve(path, "read", "list");
   signal?.throwIfAborted();
   const listing = await ws.listDir(path, dir.jailPath, MAX_LIST_ENTRIES);
   const entries = listing.entries.map((entry) => entryOf(dir.rel, entry));
@@ -102,7 +102,7 @@ export async function listDir(ws: Workspace, path: string, signal?: AbortSignal)
  * @throws {PolicyError} When refused or missing, or a file with several hard links (unless allowed).
  */
 export async function statPath(ws: Workspace, path: string): Promise<PathInfo> {
-  const target = await ws.resolve(path, "read");
+  const target = await ws.resolve(path, "read", "stat");
   const info = await ws.stat(path, target.jailPath);
   const out: PathInfo = {
     root: target.root,

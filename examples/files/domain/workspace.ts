@@ -111,16 +111,17 @@ export class Workspace {
    *
    * @param path The path as the caller gave it.
    * @param mode `read` (roots and writable roots) or `write` (writable roots).
+   * @param action For reading, what the caller is about to do, for the refusals' words ("Cannot list …").
    * @returns The real path, its root and the root-relative path.
    * @throws {PolicyError} When the jail refuses, or the path lies in a root this process cannot use.
    */
-  async resolve(path: string, mode: Mode): Promise<Resolved> {
+  async resolve(path: string, mode: Mode, action: "read" | "list" | "stat" = "read"): Promise<Resolved> {
     if (mode === "write" && this.#write.length === 0) {
       throw new PolicyError("outside-roots", `Cannot write ${quote(path)}: this server has no writable folder`);
     }
-    const jailPath = this.#jailPath(path, mode);
+    const jailPath = this.#jailPath(path, mode, mode === "read" ? action : mode);
     const real = await this.#echo(path, jailPath, () => {
-      return mode === "read" ? this.#jail.resolveRead(jailPath) : this.#jail.resolveWrite(jailPath);
+      return mode === "read" ? this.#jail.resolveRead(jailPath, { action }) : this.#jail.resolveWrite(jailPath);
     });
     return { real, jailPath, ...this.locate(real, mode) };
   }
@@ -221,7 +222,7 @@ export class Workspace {
    * the jail resolves it the same way, else the absolute path it means. Refuses
    * a path that lies only in a root this process cannot use.
    */
-  #jailPath(path: string, mode: Mode): string {
+  #jailPath(path: string, mode: Mode, action: string = mode): string {
     const roots = mode === "read" ? this.#read : this.#write;
     // With every root usable the jail decides everything, from the caller's own text.
     if (roots.every((r) => r.real !== undefined) || typeof path !== "string" || path === "") return path;
@@ -235,10 +236,10 @@ export class Workspace {
         ? "its root folder does not exist on this server"
         : "its root folder is in the config but outside what this process was started with; " +
           "restart the server with the flags from --print-permissions";
-      throw new PolicyError("no-permission", `Cannot ${mode} ${quote(path)}: ${why}`);
+      throw new PolicyError("no-permission", `Cannot ${action} ${quote(path)}: ${why}`);
     }
     if (sameStart) return path;
-    throw new PolicyError("outside-roots", `Cannot ${mode} ${quote(path)}: the path leaves the allowed folders`);
+    throw new PolicyError("outside-roots", `Cannot ${action} ${quote(path)}: the path leaves the allowed folders`);
   }
 
   /**

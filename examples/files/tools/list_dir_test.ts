@@ -23,6 +23,11 @@ Deno.test({
     assert.match(textOf(file), /it is a file, not a folder/);
     const missing = await s.client.callTool({ name: "list_dir", arguments: {} });
     assert.equal(missing.isError, true);
+    // A refusal names what was asked: a listing, though the folder is resolved before it is listed.
+    const gone = await s.client.callTool({ name: "list_dir", arguments: { path: "nope" } });
+    assert.equal(textOf(gone), 'Cannot list "nope": no such file or folder');
+    const out = await s.client.callTool({ name: "list_dir", arguments: { path: s.outside } });
+    assert.equal(textOf(out), `Cannot list ${JSON.stringify(s.outside)}: the path leaves the allowed folders`);
     await s.end();
   },
 });
