@@ -210,7 +210,10 @@ Deno.test({
   name: "EOF while a query runs inside SQLite: the server exits 0 and leaves no database process behind",
   permissions: perms,
   async fn() {
-    const { tree, server, send, next } = await start(10, { allow_recursive: true, query_timeout_ms: 9_000 });
+    // The query ends at its deadline, within the shutdown's grace period (5 s): a query still running when the grace
+    // ends is aborted, and an aborted job's process killed (domain/database_processes_test.ts, "a cancelled job stops
+    // its process"; "close() ends all"), which here would only burn a core for the grace period.
+    const { tree, server, send, next } = await start(10, { allow_recursive: true, query_timeout_ms: 1_000 });
     await send("list_tables", {});
     await next();
     const pids = await descendants(server.process.pid);
