@@ -1,4 +1,4 @@
-import fs from "node:fs";
+import { nodeFs } from "../internal/node_fs.ts";
 import { concatBytes } from "../internal/concat_bytes.ts";
 import { readDescriptor } from "../internal/read_descriptor.ts";
 
@@ -37,7 +37,7 @@ export async function stamp(path: string): Promise<Stamp | undefined> {
 export async function readBounded(path: string, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
   let fd: number;
   try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    fd = nodeFs().openSync(path, nodeFs().constants.O_RDONLY | nodeFs().constants.O_NONBLOCK);
   } catch (err) {
     if ((err as { code?: unknown }).code === "ENOENT") {
       throw new Deno.errors.NotFound("Cannot read config: it does not exist", { cause: err });
@@ -45,7 +45,7 @@ export async function readBounded(path: string, maxBytes: number): Promise<Uint8
     throw err;
   }
   try {
-    const info = fs.fstatSync(fd);
+    const info = nodeFs().fstatSync(fd);
     if (!info.isFile()) throw new TypeError("Cannot read config: it is not a regular file");
     if (info.size > maxBytes) throw tooLarge(maxBytes);
     const chunks: Uint8Array[] = [];
@@ -60,7 +60,7 @@ export async function readBounded(path: string, maxBytes: number): Promise<Uint8
     }
     return concatBytes(chunks);
   } finally {
-    fs.closeSync(fd);
+    nodeFs().closeSync(fd);
   }
 }
 

@@ -1,7 +1,7 @@
 // Reading a descriptor node:fs opened, without holding the event loop: where
 // a file must be opened O_NONBLOCK (a FIFO swapped in must not block the
 // open), which Deno.open cannot do, so there is no Deno.FsFile to read.
-import fs from "node:fs";
+import { nodeFs } from "./node_fs.ts";
 
 /**
  * Reads up to `length` bytes from the descriptor's current position into
@@ -32,6 +32,6 @@ import fs from "node:fs";
  */
 export function readDescriptor(fd: number, buffer: Uint8Array, offset: number, length: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    fs.read(fd, buffer, offset, length, null, (err, n) => err ? reject(err) : resolve(n));
+    nodeFs().read(fd, buffer, offset, length, null, (err, n) => err ? reject(err) : resolve(n));
   });
 }

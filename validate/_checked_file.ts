@@ -5,11 +5,11 @@
 // with a descriptor anchor the jail uses _descriptor_ops.ts, which shares the
 // lstat checks below.
 
-import fs from "node:fs";
+import { nodeFs } from "../internal/node_fs.ts";
 import { basename, dirname } from "node:path";
 import { type Anchor, anchoredIn, changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
-import { closeQuietly, type Identity, O, openChecked, sameIdentity, walkHooks } from "./_descriptor_anchor.ts";
+import { closeQuietly, type Identity, openChecked, sameIdentity, walkHooks } from "./_descriptor_anchor.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
@@ -63,7 +63,7 @@ export async function readChecked(
     // non-blocking too: a FIFO swapped in after the lstat must not hold the thread until a writer comes.
     const before = regularFile(name, "read", path, context);
     anchor.still();
-    const opened = openChecked(name, O.O_RDONLY | O.O_NONBLOCK, before, what);
+    const opened = openChecked(name, nodeFs().constants.O_RDONLY | nodeFs().constants.O_NONBLOCK, before, what);
     try {
       anchor.still();
       // Two more looks at the name, the folder's place checked after each: a swap must redirect the
@@ -125,20 +125,21 @@ export function writeChecked(
     }
     // In place, every other name of the file changes too: one may lie outside every root.
     if (before !== undefined) hardLinks(before, "write", path, { allowHardLinks: options.allowHardLinks === true });
-    const flags = O.O_WRONLY | O.O_NONBLOCK | O.O_CREAT | (options.createNew ? O.O_EXCL : 0) |
-      (options.append ? O.O_APPEND : 0);
+    const flags = nodeFs().constants.O_WRONLY | nodeFs().constants.O_NONBLOCK | nodeFs().constants.O_CREAT |
+      (options.createNew ? nodeFs().constants.O_EXCL : 0) |
+      (options.append ? nodeFs().constants.O_APPEND : 0);
     // Non-blocking: a FIFO swapped in after the lstat fails the open (ENXIO) instead of waiting for a reader.
     walkHooks.beforeOpen?.(name);
     let fd: number;
     try {
-      fd = fs.openSync(name, flags, 0o666);
+      fd = nodeFs().openSync(name, flags, 0o666);
     } catch (err) {
       refusalFor(err, "write", path);
     }
     let ours: Identity | undefined;
     let done = false;
     try {
-      const info = fs.fstatSync(fd);
+      const info = nodeFs().fstatSync(fd);
       if (info.isFile()) ours = info;
       const now = existing(name, path);
       if (
@@ -148,8 +149,8 @@ export function writeChecked(
         throw changed("write", path);
       }
       anchor.still();
-      if (!options.append) fs.ftruncateSync(fd, 0);
-      writeAll((chunk) => fs.writeSync(fd, chunk), bytes);
+      if (!options.append) nodeFs().ftruncateSync(fd, 0);
+      writeAll((chunk) => nodeFs().writeSync(fd, chunk), bytes);
       done = true;
     } catch (err) {
       if (err instanceof PolicyError) throw err;

@@ -11,15 +11,13 @@
 // descriptor's device and inode with the lstat. The folder is held open, so
 // only the name itself can change in between, and the compare sees that.
 
-import fs from "node:fs";
+import type { Stats } from "node:fs";
+import { nodeFs } from "../internal/node_fs.ts";
 import { dirname, isAbsolute } from "node:path";
 import { changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
-
-/** The open(2) flags used here. */
-export const O: typeof fs.constants = fs.constants;
 
 /** What the kernel calls the folder of descriptors the anchor must point at. */
 export const PROC_FDS = "/proc/self/fd";
@@ -89,7 +87,7 @@ export function at(anchor: string, fd: number, name?: string): string {
 /** Closes a descriptor; a failure to close changes nothing the caller can act on. */
 export function closeQuietly(fd: number): void {
   try {
-    fs.closeSync(fd);
+    nodeFs().closeSync(fd);
   } catch {
     // Already closed.
   }
@@ -102,12 +100,15 @@ export function closeQuietly(fd: number): void {
 export function openRoot(real: string, expected: Identity | undefined, what: What): { fd: number; id: Identity } {
   let fd: number;
   try {
-    fd = fs.openSync(real, O.O_RDONLY | O.O_DIRECTORY | O.O_NONBLOCK);
+    fd = nodeFs().openSync(
+      real,
+      nodeFs().constants.O_RDONLY | nodeFs().constants.O_DIRECTORY | nodeFs().constants.O_NONBLOCK,
+    );
   } catch (err) {
     refusalFor(err, what.action, what.path);
   }
   try {
-    const { dev, ino } = fs.fstatSync(fd);
+    const { dev, ino } = nodeFs().fstatSync(fd);
     if (expected !== undefined && !sameIdentity({ dev, ino }, expected)) {
       throw new PolicyError(
         "changed",
@@ -127,9 +128,9 @@ export function openRoot(real: string, expected: Identity | undefined, what: Wha
  */
 export function openDirIn(anchor: string, dir: number, name: string, what: What): number {
   const path = at(anchor, dir, name);
-  let before: fs.Stats;
+  let before: Stats;
   try {
-    before = fs.lstatSync(path);
+    before = nodeFs().lstatSync(path);
   } catch (err) {
     refusalFor(err, what.action, what.path);
   }
@@ -138,12 +139,15 @@ export function openDirIn(anchor: string, dir: number, name: string, what: What)
   walkHooks.beforeOpen?.(path);
   let fd: number;
   try {
-    fd = fs.openSync(path, O.O_RDONLY | O.O_DIRECTORY | O.O_NONBLOCK);
+    fd = nodeFs().openSync(
+      path,
+      nodeFs().constants.O_RDONLY | nodeFs().constants.O_DIRECTORY | nodeFs().constants.O_NONBLOCK,
+    );
   } catch (err) {
     refusalFor(err, what.action, what.path);
   }
   try {
-    if (!sameIdentity(fs.fstatSync(fd), before)) throw changed(what.action, what.path);
+    if (!sameIdentity(nodeFs().fstatSync(fd), before)) throw changed(what.action, what.path);
     return fd;
   } catch (err) {
     closeQuietly(fd);
@@ -249,12 +253,12 @@ export function openChecked(target: string, flags: number, before: Identity, wha
   walkHooks.beforeOpen?.(target);
   let fd: number;
   try {
-    fd = fs.openSync(target, flags);
+    fd = nodeFs().openSync(target, flags);
   } catch (err) {
     refusalFor(err, what.action, what.path);
   }
   try {
-    const info = fs.fstatSync(fd);
+    const info = nodeFs().fstatSync(fd);
     if (!info.isFile() || !sameIdentity(info, before)) throw changed(what.action, what.path);
     return { fd, size: info.size };
   } catch (err) {

@@ -5,7 +5,7 @@
 // a write puts a name into that folder only (its content starts in the root,
 // see writeAt).
 
-import fs from "node:fs";
+import { nodeFs } from "../internal/node_fs.ts";
 import { changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
 import { alreadyExists, type CheckContext, described, existing, hardLinks, regularFile } from "./_checked_file.ts";
@@ -14,7 +14,6 @@ import {
   closeQuietly,
   type Identity,
   inFolder,
-  O,
   openChecked,
   sameIdentity,
   walkHooks,
@@ -50,7 +49,7 @@ export function readAt(
     const target = at(w.anchor, dir, name);
     // lstat before open: a folder, FIFO or device is refused without opening it.
     const before = regularFile(target, "read", path, context);
-    const { fd, size } = openChecked(target, O.O_RDONLY | O.O_NONBLOCK, before, what);
+    const { fd, size } = openChecked(target, nodeFs().constants.O_RDONLY | nodeFs().constants.O_NONBLOCK, before, what);
     try {
       if (size > options.maxBytes && !options.truncate) {
         throw new LimitError(`read ${quote(path)}`, options.maxBytes, "bytes");
@@ -60,7 +59,7 @@ export function readAt(
       let offset = 0;
       while (offset < want) {
         options.signal?.throwIfAborted();
-        const n = fs.readSync(fd, bytes, offset, Math.min(CHUNK, want - offset), null);
+        const n = nodeFs().readSync(fd, bytes, offset, Math.min(CHUNK, want - offset), null);
         if (n === 0) break;
         offset += n;
       }
@@ -148,9 +147,15 @@ export function writeAt(
     if (before !== undefined && !replace) {
       // In place, every other name of the file changes too: one may lie outside every root.
       hardLinks(before, "write", path, context);
-      const { fd } = openChecked(target, O.O_WRONLY | O.O_NONBLOCK | (options.append ? O.O_APPEND : 0), before, what);
+      const { fd } = openChecked(
+        target,
+        nodeFs().constants.O_WRONLY | nodeFs().constants.O_NONBLOCK |
+          (options.append ? nodeFs().constants.O_APPEND : 0),
+        before,
+        what,
+      );
       try {
-        if (!options.append) fs.ftruncateSync(fd, 0);
+        if (!options.append) nodeFs().ftruncateSync(fd, 0);
         writeAll(fd, bytes);
       } catch (err) {
         refusalFor(err, "write", path);
@@ -165,12 +170,12 @@ export function writeAt(
     const { fd, ours } = createInRoot(temp, what);
     try {
       writeAll(fd, bytes);
-      fs.fsyncSync(fd);
-      fs.fchmodSync(fd, mode);
+      nodeFs().fsyncSync(fd);
+      nodeFs().fchmodSync(fd, mode);
       walkHooks.beforePlace?.(target);
       // A rename replaces whatever took the name meanwhile; createNew must never replace, so it links.
-      if (replace && !options.createNew) fs.renameSync(temp, target);
-      else fs.linkSync(temp, target);
+      if (replace && !options.createNew) nodeFs().renameSync(temp, target);
+      else nodeFs().linkSync(temp, target);
     } catch (err) {
       if ((err as { code?: string }).code === "EEXIST") {
         // Absent a moment ago: another process made it just now.
@@ -199,13 +204,18 @@ export function writeAt(
 function createInRoot(temp: string, what: What): { fd: number; ours: Identity } {
   let fd: number;
   try {
-    fd = fs.openSync(temp, O.O_WRONLY | O.O_CREAT | O.O_EXCL | O.O_NONBLOCK, 0o600);
+    fd = nodeFs().openSync(
+      temp,
+      nodeFs().constants.O_WRONLY | nodeFs().constants.O_CREAT | nodeFs().constants.O_EXCL |
+        nodeFs().constants.O_NONBLOCK,
+      0o600,
+    );
   } catch (err) {
     refusalFor(err, what.action, what.path);
   }
   try {
-    const ours = fs.fstatSync(fd);
-    if (!sameIdentity(ours, fs.lstatSync(temp))) throw changed(what.action, what.path);
+    const ours = nodeFs().fstatSync(fd);
+    if (!sameIdentity(ours, nodeFs().lstatSync(temp))) throw changed(what.action, what.path);
     return { fd, ours };
   } catch (err) {
     closeQuietly(fd);
@@ -216,7 +226,7 @@ function createInRoot(temp: string, what: What): { fd: number; ours: Identity } 
 /** Removes a file this call created, while that name is still that very file. */
 function removeIfOurs(name: string, ours: Identity): void {
   try {
-    if (sameIdentity(fs.lstatSync(name), ours)) fs.unlinkSync(name);
+    if (sameIdentity(nodeFs().lstatSync(name), ours)) nodeFs().unlinkSync(name);
   } catch {
     // Gone already.
   }
@@ -224,6 +234,6 @@ function removeIfOurs(name: string, ours: Identity): void {
 
 function writeAll(fd: number, bytes: Uint8Array): void {
   for (let offset = 0; offset < bytes.length;) {
-    offset += fs.writeSync(fd, bytes, offset, Math.min(CHUNK, bytes.length - offset));
+    offset += nodeFs().writeSync(fd, bytes, offset, Math.min(CHUNK, bytes.length - offset));
   }
 }
