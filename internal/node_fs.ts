@@ -1,7 +1,8 @@
-// node:fs, loaded at its first use instead of at start: the first node:fs of a
-// process loads Deno's Node streams with it, ~50 ms of CPU that a process which
-// never touches a file by descriptor (a sqlite example's database process,
-// which imports the validate folder for its SQL checks) would pay at every start.
+// node:fs, loaded at its first use instead of at start: node:fs loads Deno's
+// Node streams with it (alone, 125 ms of CPU to start against 70 for an empty
+// file), which a process that never opens a file by descriptor paid at every
+// start: a sqlite example's database process, which imports the validate
+// folder for its SQL checks, starts in 118 ms of CPU instead of 136.
 import type * as NodeFs from "node:fs";
 
 let loaded: typeof NodeFs | undefined;
