@@ -8,11 +8,17 @@ import { quote } from "../internal/quote.ts";
  * Characters no caller's path may hold and no listing shows: C0 and C1
  * control characters and DEL, the line and paragraph separators, the bidi
  * embeddings, overrides and isolates (`bidi\u202Etxt.exe` reads as
- * `bidiexe.txt`), and the tag characters, invisible text that a name could
- * carry to a model unseen by anyone reading it.
+ * `bidiexe.txt`) and marks (LRM, RLM, ALM), the tag characters, invisible
+ * text that a name could carry to a model unseen by anyone reading it, and
+ * the invisible characters no name needs, by which two names that look the
+ * same differ (`passwd\u200B`): the soft hyphen, the zero-width space, the word
+ * joiner and invisible operators, the byte-order mark, the Mongolian vowel
+ * separator. The zero-width joiner and non-joiner stay: emoji sequences and
+ * scripts such as Persian need them.
  */
-// deno-lint-ignore no-control-regex
-const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\udb40[\udc00-\udc7f]/;
+const UNSHOWN =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/;
 
 /**
  * Whether `text` holds a character no path may hold ({@linkcode UNSHOWN}).
@@ -49,7 +55,7 @@ export function checkCallerPath(path: unknown, max: number, action: string): str
   if (hasUnshownCharacter(path)) {
     const what = path.includes("\0")
       ? "a NUL byte"
-      : "a control character, a line separator, a bidi override or a tag character";
+      : "a control character, a line separator, a bidi control, a tag character or an invisible character";
     throw new PolicyError("invalid-input", `Cannot ${action} ${quote(path)}: the path contains ${what}`);
   }
   return path;

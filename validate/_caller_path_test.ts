@@ -14,9 +14,27 @@ Deno.test("checkCallerPath() refuses empty, long, NUL and control characters", (
   assert.throws(() => checkCallerPath(null, 10, "read"), /must be a string/);
 });
 
-Deno.test("checkCallerPath() refuses C1 controls, line separators, bidi overrides and tag characters, and passes other scripts and emoji", () => {
+Deno.test("checkCallerPath() refuses C1 controls, line separators, bidi controls, tag and invisible characters, and passes other scripts and emoji", () => {
   for (
-    const text of ["a\u0085b", "a\u009bb", "a\u2028b", "a\u2029b", "bidi\u202etxt.exe", "a\u2066b", "a\u{e0041}b"]
+    const text of [
+      "a\u0085b",
+      "a\u009bb",
+      "a\u2028b",
+      "a\u2029b",
+      "bidi\u202etxt.exe",
+      "a\u2066b",
+      "a\u{e0041}b",
+      // Bidi marks, and invisible characters by which two names that look alike differ.
+      "a\u200eb",
+      "a\u200fb",
+      "a\u061cb",
+      "passwd\u200b",
+      "pass\u00adwd",
+      "a\u2060b",
+      "a\u2063b",
+      "\ufeffa",
+      "a\u180eb",
+    ]
   ) {
     assert.throws(() => checkCallerPath(text, 100, "read"), /contains a control character, a line separator/, text);
   }

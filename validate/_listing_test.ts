@@ -84,6 +84,8 @@ Deno.test({
       "nel\u0085",
       "bidi\u202etxt.exe",
       "tag\u{e0041}\u{e0042}",
+      "passwd\u200b",
+      "lrm\u200e.txt",
       "👨\u200d👩.txt",
     ]);
     await ln("-s", "/etc/passwd", join(dir, "to_denied"));
@@ -95,7 +97,11 @@ Deno.test({
       linkVisible: (target) => target.startsWith(dir),
     });
     assert.deepEqual(listing.entries.map((e) => e.name), ["dangling", "shown", "to_shown", "👨\u200d👩.txt"]);
-    assert.equal(listing.unlisted, 5, "the names with a control character, a bidi override or tag characters");
+    assert.equal(
+      listing.unlisted,
+      7,
+      "the names with a control character, a bidi control, tag or invisible characters",
+    );
   },
 });
 
