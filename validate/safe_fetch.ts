@@ -13,7 +13,13 @@ export interface SafeFetchOptions {
    * @default {"GET"}
    */
   method?: string;
-  /** Request headers; `authorization`, `cookie` and `proxy-authorization` are dropped on a cross-origin redirect. */
+  /**
+   * Request headers; `authorization`, `cookie` and `proxy-authorization` are dropped on a cross-origin redirect.
+   * Without an `accept-encoding` of the caller's, the request asks for `identity`: the body is read as sent, and
+   * `maxBytes` caps the bytes that cross the network. (Deno's fetch decodes gzip and br when it asked for them: a
+   * stream of empty compressed blocks then decoded to nothing while it downloaded until the deadline.) A server
+   * that compresses anyway is read as sent too; see its `content-encoding`.
+   */
   headers?: HeadersInit;
   /** A request body; kept on 307/308 redirects, dropped when a redirect turns the request into a GET. */
   body?: string | Uint8Array<ArrayBuffer>;
@@ -108,6 +114,8 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const headers = new Headers(options.headers);
+  // Deno decodes only a coding it asked for: asking for none keeps every byte read a byte that crossed the network.
+  if (!headers.has("accept-encoding")) headers.set("accept-encoding", "identity");
   let method = (options.method ?? "GET").toUpperCase();
   let body = options.body;
   const redirects: string[] = [];

@@ -69,6 +69,16 @@ function route(req: Request, b: string): Response | Promise<Response> {
       }),
     );
   }
+  if (path === "/accept-encoding") return new Response(req.headers.get("accept-encoding") ?? "(none)");
+  if (path === "/empty-gzip") {
+    // 1 MiB of gzip members of nothing, whatever the request asked for: it decodes to no byte at all.
+    const member = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const chunk = new Uint8Array(member.length * 3276);
+    for (let i = 0; i < chunk.length; i += member.length) chunk.set(member, i);
+    let sent = 0;
+    const body = new ReadableStream({ pull: (c) => sent++ < 16 ? c.enqueue(chunk) : c.close() });
+    return new Response(body, { headers: { "content-encoding": "gzip" } });
+  }
   if (path === "/echo") {
     return req.text().then((body) =>
       Response.json({ method: req.method, body, authorization: req.headers.get("authorization") })
@@ -393,5 +403,23 @@ Deno.test({
       const unchecked = await safeFetch(`${s.a}/to-canary`, { policy });
       assert.equal(new TextDecoder().decode(unchecked.body), CANARY, "without the hook the hop is followed");
       assert.equal(s.hitsB(), 1);
+    }),
+});
+
+Deno.test({
+  name:
+    "safeFetch() asks for the body as sent (accept-encoding: identity), so maxBytes caps what crosses the network: a stream of empty gzip members is cut there, not decoded to nothing while it downloads; a caller's own accept-encoding is kept",
+  permissions: { net: NET },
+  fn: () =>
+    withServers(async ({ a, portA }) => {
+      const policy = policyFor(portA);
+      const asked = await safeFetch(`${a}/accept-encoding`, { policy });
+      assert.equal(new TextDecoder().decode(asked.body), "identity");
+      const own = await safeFetch(`${a}/accept-encoding`, { policy, headers: { "accept-encoding": "gzip" } });
+      assert.equal(new TextDecoder().decode(own.body), "gzip");
+      const coded = await safeFetch(`${a}/empty-gzip`, { policy, maxBytes: 65_536, truncate: true });
+      assert.equal(coded.headers.get("content-encoding"), "gzip");
+      assert.deepEqual([coded.body.length, coded.truncated], [65_536, true]);
+      assert.deepEqual([...coded.body.subarray(0, 2)], [0x1f, 0x8b], "the bytes as sent");
     }),
 });

@@ -141,14 +141,14 @@ function cut(text: string, max: number): string {
 }
 
 /**
- * The first content coding of a response that the runtime does not decode
- * (it decodes gzip and br): its body is then the coded bytes, never text.
+ * The first content coding of a response: safeFetch asks for none
+ * (`identity`), so a body that has one is the coded bytes, never text.
  */
 function undecodedCoding(header: string | null): string | undefined {
   if (header === null) return undefined;
   for (const coding of header.split(",")) {
     const name = coding.trim().toLowerCase();
-    if (name !== "" && name !== "identity" && name !== "gzip" && name !== "x-gzip" && name !== "br") return name;
+    if (name !== "" && name !== "identity") return name;
   }
   return undefined;
 }

@@ -57,7 +57,7 @@ test("fetchText() returns status, content type and the body as text", async () =
   assert.equal((await get("/untyped")).body, "plain ünïcode");
 });
 
-test("fetchText() cuts a long Content-Type, and shows a body in a coding the runtime does not decode as binary", async () => {
+test("fetchText() cuts a long Content-Type, and shows a body in any content coding (gzip too: it asked for none) as binary", async () => {
   const long = await get("/long-type");
   assert.equal(long.content_type.length, 257);
   assert.ok(long.content_type.endsWith("…"));
@@ -65,6 +65,9 @@ test("fetchText() cuts a long Content-Type, and shows a body in a coding the run
   const deflated = await get("/deflated");
   assert.equal(deflated.binary, true);
   assert.match(deflated.body, /^\[body not shown: it is encoded as "deflate", which is not decoded; \d+ bytes\]$/);
+  const gzipped = await get("/gzipped");
+  assert.equal(gzipped.binary, true);
+  assert.match(gzipped.body, /^\[body not shown: it is encoded as "gzip", which is not decoded; \d+ bytes\]$/);
 });
 
 test("fetchText() returns a non-2xx status as a result, not an error", async () => {

@@ -26,7 +26,7 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
     "the server manages connection and framing headers itself",
   ],
   [/^proxy-/, "proxy headers are not sent"],
-  [/^accept-encoding$/, "the server negotiates compression itself and returns decoded text"],
+  [/^accept-encoding$/, "the server asks for bodies as sent (identity), so that max_bytes caps what it downloads"],
   [/^(authorization|cookie)$/, "credentials come only from the server's config (its auth entries)"],
   [/^(x-http-method-override|x-http-method|x-method-override)$/, "fetch_url sends GET only"],
   [CLIENT_ADDRESS, "headers that claim a client address are not sent"],

@@ -126,14 +126,17 @@ async function route(url: URL, req: Request, onAbort: (path: string) => void): P
       return text("abc", "text/plain; charset=x-no-such-charset");
     case "/long-type":
       return text("x", `text/plain; ${"p=v; ".repeat(20_000)}charset=utf-8`);
-    case "/deflated": {
-      // Deno decodes gzip and br only: a body in another coding arrives as its raw bytes.
+    case "/deflated":
+    case "/gzipped": {
+      // Coded whatever the request asked for (it asks for identity): the body arrives as its coded bytes.
+      const gzip = url.pathname === "/gzipped";
       const raw = await new Response(
         new Blob([new TextEncoder().encode("hello ".repeat(50))]).stream().pipeThrough(
-          new CompressionStream("deflate-raw"),
+          new CompressionStream(gzip ? "gzip" : "deflate-raw"),
         ),
       ).bytes();
-      return new Response(raw, { headers: { "content-type": "text/plain", "content-encoding": "deflate" } });
+      const headers = { "content-type": "text/plain", "content-encoding": gzip ? "gzip" : "deflate" };
+      return new Response(raw, { headers });
     }
     case "/big": {
       const bytes = Number(q.get("bytes") ?? "100000");
