@@ -1,11 +1,12 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=mkfifo
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=mkfifo,sh
+import { lateFifoWriter } from "../internal/testdata/fifo_writer.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readBounded, stamp } from "./_read_file.ts";
 
 const base = await Deno.makeTempDir({ prefix: "configreload_read_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
-const files: Deno.PermissionOptions = { read: [base], write: [base], run: ["mkfifo"] };
+const files: Deno.PermissionOptions = { read: [base], write: [base], run: ["mkfifo", "sh"] };
 
 Deno.test({
   name: "stamp() is undefined for a missing file and changes when the file is replaced",
@@ -59,8 +60,14 @@ Deno.test({
   async fn() {
     const fifo = join(base, "fifo.json");
     assert.ok(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().success);
-    // A blocking open would wait here for a writer that never comes: the test would hang, not fail.
-    await assert.rejects(readBounded(fifo, 1024), TypeError, "Cannot read config: it is not a regular file");
+    // A blocking open would wait here for a writer: this one comes late, so such code fails the test, not hangs it.
+    const writer = lateFifoWriter(fifo);
+    try {
+      await assert.rejects(readBounded(fifo, 1024), TypeError, "Cannot read config: it is not a regular file");
+      assert.ok(!writer.came(), "the open waited for the FIFO's other end: it was opened without O_NONBLOCK");
+    } finally {
+      await writer.end();
+    }
     await assert.rejects(readBounded(join(base, "absent.json"), 1024), Deno.errors.NotFound);
   },
 });

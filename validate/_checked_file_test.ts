@@ -1,4 +1,5 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=mkfifo
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=mkfifo,sh
+import { lateFifoWriter } from "../internal/testdata/fifo_writer.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readChecked, statChecked, writeChecked } from "./_checked_file.ts";
@@ -8,7 +9,7 @@ import { PolicyError } from "./policy_error.ts";
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "checked_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-const perms: Deno.PermissionOptions = { read: [dir], write: [dir], run: ["mkfifo"] };
+const perms: Deno.PermissionOptions = { read: [dir], write: [dir], run: ["mkfifo", "sh"] };
 const context = { allowHardLinks: false };
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -146,12 +147,14 @@ Deno.test({
       Deno.renameSync(fifo, target);
       walkHooks.beforeOpen = undefined;
     };
+    // A blocking open would wait here for a writer: this one comes late, so such code fails the test, not hangs it.
+    const writer = lateFifoWriter(target);
     try {
-      // A blocking open would wait here for a writer that never comes: the test would hang, not fail.
       Deno.writeTextFileSync(target, "regular");
       walkHooks.beforeOpen = swapIn;
       const read = await readChecked(target, "swapped.txt", context, { maxBytes: 10 }).catch((e) => e);
       assert.ok(read instanceof PolicyError, String(read));
+      assert.ok(!writer.came(), "the open waited for the FIFO's other end: it was opened without O_NONBLOCK");
       assert.equal(read.code, "changed");
       assert.ok(Deno.lstatSync(target).isFifo, "the hook swapped the FIFO in");
       Deno.renameSync(target, fifo);
@@ -166,10 +169,12 @@ Deno.test({
         }
       })();
       assert.ok(write instanceof PolicyError, String(write));
+      assert.ok(!writer.came(), "the open waited for the FIFO's other end: it was opened without O_NONBLOCK");
       assert.equal(write.message, 'Cannot write "swapped.txt": it is not a regular file');
       assert.ok(Deno.lstatSync(target).isFifo, "the hook swapped the FIFO in");
     } finally {
       walkHooks.beforeOpen = undefined;
+      await writer.end();
     }
   },
 });

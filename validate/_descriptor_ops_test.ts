@@ -1,4 +1,5 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln,mkfifo
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln,mkfifo,sh
+import { lateFifoWriter } from "../internal/testdata/fifo_writer.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { walkHooks } from "./_descriptor_anchor.ts";
@@ -8,7 +9,7 @@ import { PolicyError } from "./policy_error.ts";
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "descriptor_ops_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-const perms: Deno.PermissionOptions = { read: [dir], write: [dir], run: ["ln", "mkfifo"] };
+const perms: Deno.PermissionOptions = { read: [dir], write: [dir], run: ["ln", "mkfifo", "sh"] };
 
 function run(cmd: string, ...args: string[]): void {
   assert.ok(new Deno.Command(cmd, { args }).outputSync().success, `${cmd} ${args.join(" ")}`);
@@ -66,15 +67,25 @@ Deno.test({
   name: "the descriptor walk refuses a FIFO without blocking, also one swapped in between lstat and open",
   permissions: perms,
   async fn() {
-    await assert.rejects(jail.readTextFile("fifo"), refused("not-a-file"));
+    // Code that opened the FIFO without O_NONBLOCK would wait for a writer for ever: this one comes late, to fail it.
+    const writer = lateFifoWriter(join(root, "fifo"));
+    try {
+      await assert.rejects(jail.readTextFile("fifo"), refused("not-a-file"));
+      assert.ok(!writer.came(), "the open waited for the FIFO's other end: it was opened without O_NONBLOCK");
+    } finally {
+      await writer.end();
+    }
+    const swapped = lateFifoWriter(join(root, "other.txt"));
     walkHooks.beforeOpen = (at) => {
       if (at.endsWith("/other.txt")) Deno.renameSync(join(root, "fifo"), join(root, "other.txt"));
     };
     try {
       // Without O_NONBLOCK this open would wait for a writer for ever.
       await assert.rejects(jail.readTextFile("other.txt"), refused("changed"));
+      assert.ok(!swapped.came(), "the open waited for the FIFO's other end: it was opened without O_NONBLOCK");
     } finally {
       walkHooks.beforeOpen = undefined;
+      await swapped.end();
       Deno.renameSync(join(root, "other.txt"), join(root, "fifo"));
       Deno.writeTextFileSync(join(root, "other.txt"), "other");
     }
