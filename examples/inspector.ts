@@ -27,6 +27,20 @@ export interface InspectorRun {
   stderr: string;
 }
 
+/** Runs `program` in the checkout with PATH, HOME and what `childEnv()` passes on, and collects its output. */
+function run(program: string, args: string[]): Promise<Deno.CommandOutput> {
+  return new Deno.Command(program, {
+    args,
+    cwd: REPO,
+    clearEnv: true,
+    env: childEnv({ PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" }),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(FIRST_INSTALL_MS),
+  }).output();
+}
+
 /** The Inspector's program by package (`@modelcontextprotocol/inspector@0.15.0`), found once per test process. */
 const programs = new Map<string, Promise<string>>();
 
@@ -39,16 +53,7 @@ function program(spec: string): Promise<string> {
   let found = programs.get(spec);
   if (found === undefined) {
     found = (async () => {
-      const out = await new Deno.Command("npx", {
-        args: ["-y", "-p", spec, "-c", "command -v mcp-inspector"],
-        cwd: REPO,
-        clearEnv: true,
-        env: childEnv({ PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" }),
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        signal: AbortSignal.timeout(FIRST_INSTALL_MS),
-      }).output();
+      const out = await run("npx", ["-y", "-p", spec, "-c", "command -v mcp-inspector"]);
       const path = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1) ?? "";
       if (!out.success || !path.startsWith("/")) {
         throw new Error(
@@ -69,16 +74,7 @@ function program(spec: string): Promise<string> {
  */
 export async function inspector(args: string[]): Promise<InspectorRun> {
   const [spec, ...rest] = args;
-  const out = await new Deno.Command(await program(spec), {
-    args: rest,
-    cwd: REPO,
-    clearEnv: true,
-    env: childEnv({ PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" }),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(FIRST_INSTALL_MS),
-  }).output();
+  const out = await run(await program(spec), rest);
   const stdout = new TextDecoder().decode(out.stdout);
   const stderr = new TextDecoder().decode(out.stderr);
   try {
