@@ -92,9 +92,19 @@ export function listIn(folder: ListedFolder, path: string, context: CheckContext
           `${MAX_FOLDER_BYTES} a listing reads (reading them holds every name at once); list or search a folder inside it`,
       );
     }
+    // Deno reads a name that is not UTF-8 with U+FFFD in place of its bytes: such a name reaches nothing, while one
+    // that holds U+FFFD itself is a name like any other. Told apart below by looking the name up.
+    const replaced = new Map<string, number>();
     for (const entry of Deno.readDirSync(folder.dir)) {
-      if (!nameable(entry.name)) unlisted++;
+      if (hasUnshownCharacter(entry.name)) unlisted++;
+      else if (entry.name.includes("\ufffd")) replaced.set(entry.name, (replaced.get(entry.name) ?? 0) + 1);
       else if (options.visible(entry.name)) kept.offer(entry.name);
+    }
+    for (const [name, count] of replaced) {
+      // Read once and found where it is named: the name itself. Read twice, one of the two was other bytes.
+      if (count === 1 && folder.look(name) !== undefined) {
+        if (options.visible(name)) kept.offer(name);
+      } else unlisted += count;
     }
   } catch (err) {
     refusalFor(err, "list", path);
@@ -110,15 +120,6 @@ export function listIn(folder: ListedFolder, path: string, context: CheckContext
     entries.push(entry);
   }
   return { entries, truncated: kept.dropped, unlisted };
-}
-
-/**
- * Whether a caller's path can name this entry: Deno reads a name that is not
- * UTF-8 with U+FFFD in place of its bytes (a name no path reaches), and
- * callers' paths may hold none of the characters `hasUnshownCharacter` finds.
- */
-function nameable(name: string): boolean {
-  return !name.includes("\ufffd") && !hasUnshownCharacter(name);
 }
 
 /** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */

@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln,sh
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FirstByName, linkShown, listChecked, listIn, type ListOptions, MAX_FOLDER_BYTES } from "./_listing.ts";
@@ -6,7 +6,7 @@ import { PolicyError } from "./policy_error.ts";
 
 const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "listing_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
-const files = { read: [base], write: [base], run: ["ln"] };
+const files = { read: [base], write: [base], run: ["ln", "sh"] };
 const all: ListOptions = { limit: 100, visible: () => true, linkVisible: () => true };
 const context = { allowHardLinks: false };
 
@@ -193,5 +193,24 @@ Deno.test({
           .test(err.message),
     );
     await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "listChecked() lists a name that holds U+FFFD itself, and counts one whose bytes are not UTF-8 (Deno reads both alike) and any pair read alike",
+  permissions: files,
+  async fn() {
+    const dir = await folder("replaced", ["plain", "lit\ufffdname", "pair\ufffd"]);
+    // Names of bytes that are not UTF-8 (0xFF), which Deno reads with U+FFFD in their place: only a shell can make them.
+    const made = await new Deno.Command("sh", {
+      args: ["-c", 'touch "$0/bad$(printf "\\377")name" "$0/pair$(printf "\\377")"', dir],
+    }).output();
+    assert.ok(made.success, new TextDecoder().decode(made.stderr));
+    const names = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    assert.deepEqual(names, ["bad\ufffdname", "lit\ufffdname", "pair\ufffd", "pair\ufffd", "plain"], "Deno's reading");
+    const listing = listChecked(dir, "replaced", context, all);
+    assert.deepEqual(listing.entries.map((e) => [e.name, e.type]), [["lit\ufffdname", "file"], ["plain", "file"]]);
+    assert.equal(listing.unlisted, 3, "bad<FF>name, and both of pair<FF> and pair\\ufffd");
   },
 });
