@@ -93,18 +93,32 @@ export function listIn(folder: ListedFolder, path: string, context: CheckContext
       );
     }
     // Deno reads a name that is not UTF-8 with U+FFFD in place of its bytes: such a name reaches nothing, while one
-    // that holds U+FFFD itself is a name like any other. Told apart below by looking the name up.
+    // that holds U+FFFD itself is a name like any other. Told apart below by looking the name up (Deno reads no
+    // folder as bytes, node:fs's "buffer" names included), for the first `limit` of them by name only: looked up
+    // each, 20,000 names that are not UTF-8 made a listing 0.4 s instead of 0.04. The rest count as unlisted.
     const replaced = new Map<string, number>();
     for (const entry of Deno.readDirSync(folder.dir)) {
       if (hasUnshownCharacter(entry.name)) unlisted++;
       else if (entry.name.includes("\ufffd")) replaced.set(entry.name, (replaced.get(entry.name) ?? 0) + 1);
       else if (options.visible(entry.name)) kept.offer(entry.name);
     }
+    const looked = new FirstByName(options.limit);
+    let once = 0;
     for (const [name, count] of replaced) {
-      // Read once and found where it is named: the name itself. Read twice, one of the two was other bytes.
-      if (count === 1 && folder.look(name) !== undefined) {
-        if (options.visible(name)) kept.offer(name);
-      } else unlisted += count;
+      // Read twice: one of the two was other bytes, and the name cannot tell which.
+      if (count > 1) {
+        unlisted += count;
+        continue;
+      }
+      once++;
+      looked.offer(name);
+    }
+    const candidates = looked.sorted();
+    unlisted += once - candidates.length;
+    for (const name of candidates) {
+      // Found where it is named: the name itself.
+      if (folder.look(name) === undefined) unlisted++;
+      else if (options.visible(name)) kept.offer(name);
     }
   } catch (err) {
     refusalFor(err, "list", path);

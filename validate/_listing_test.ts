@@ -198,7 +198,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "listChecked() lists a name that holds U+FFFD itself, and counts one whose bytes are not UTF-8 (Deno reads both alike) and any pair read alike",
+    "listChecked() lists a name that holds U+FFFD itself, and counts one whose bytes are not UTF-8 (Deno reads both alike), any pair read alike, and those past the first `limit` it looks up",
   permissions: files,
   async fn() {
     const dir = await folder("replaced", ["plain", "lit\ufffdname", "pair\ufffd"]);
@@ -212,5 +212,8 @@ Deno.test({
     const listing = listChecked(dir, "replaced", context, all);
     assert.deepEqual(listing.entries.map((e) => [e.name, e.type]), [["lit\ufffdname", "file"], ["plain", "file"]]);
     assert.equal(listing.unlisted, 3, "bad<FF>name, and both of pair<FF> and pair\\ufffd");
+    // Only the first `limit` such names by name are looked up, one call each; the rest count as unlisted.
+    const one = listChecked(dir, "replaced", context, { ...all, limit: 1 });
+    assert.deepEqual([one.entries.map((e) => e.name), one.unlisted], [["plain"], 4], "lit\\ufffdname not looked up");
   },
 });
