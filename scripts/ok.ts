@@ -167,14 +167,19 @@ function testFiles(): Promise<Map<string, string[]>> {
 }
 
 /**
- * The 1, 5 and 15 minute load averages, where /proc says them: the gate's
- * time depends on them. Read by `cat`, since Deno opens /proc only to a
- * script with every permission.
+ * What `script` prints under `sh`, whose parent the gate is (`$PPID`); "" where
+ * it fails. /proc is read this way, since Deno opens it only to a script with
+ * every permission.
  */
-async function loadAverage(): Promise<string> {
-  const out = await new Deno.Command("cat", { args: ["/proc/loadavg"], stdout: "piped", stderr: "null" }).output()
+async function shOutput(script: string): Promise<string> {
+  const out = await new Deno.Command("sh", { args: ["-c", script], stdout: "piped", stderr: "null" }).output()
     .catch(() => undefined);
-  const text = out?.success ? new TextDecoder().decode(out.stdout) : "";
+  return out?.success ? new TextDecoder().decode(out.stdout) : "";
+}
+
+/** The 1, 5 and 15 minute load averages, where /proc says them: the gate's time depends on them. */
+async function loadAverage(): Promise<string> {
+  const text = await shOutput("cat /proc/loadavg");
   return text === "" ? "unknown" : text.split(" ").slice(0, 3).join(" ");
 }
 
@@ -182,16 +187,11 @@ async function loadAverage(): Promise<string> {
  * The CPU time of the steps, in seconds (user and system, every process they
  * started included): what the gate costs, whatever else the machine runs,
  * while its wall time follows the load. Read from the gate's own
- * /proc/<pid>/stat (the time of reaped children) by `sh`, whose parent the
- * gate is; "unknown" where /proc or getconf is missing.
+ * /proc/<pid>/stat (the time of reaped children); "unknown" where /proc or
+ * getconf is missing.
  */
 async function cpuSeconds(): Promise<string> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", 'getconf CLK_TCK && cat "/proc/$PPID/stat"'],
-    stdout: "piped",
-    stderr: "null",
-  }).output().catch(() => undefined);
-  const [tick, stat] = out?.success ? new TextDecoder().decode(out.stdout).split("\n") : [];
+  const [tick, stat] = (await shOutput('getconf CLK_TCK && cat "/proc/$PPID/stat"')).split("\n");
   // After the command's name in parentheses: state is field 3, cutime and cstime are fields 16 and 17.
   const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ") ?? [];
   const ticks = Number(fields[13]) + Number(fields[14]);
