@@ -111,18 +111,24 @@ Deno.test("a probe returns the patterns and never runs the handler; a real call 
   await session.close();
 });
 
-Deno.test("calls past maxInFlight are refused with a clear error, the rest complete", async () => {
+/** A server whose one tool, `held`, waits for `gate`: served raw with `options`, and initialized. */
+async function heldServer(options: Parameters<typeof serveRaw>[1]) {
   const server = new Server({ name: "mem" });
   const gate = Promise.withResolvers<void>();
   addTool(server, { name: "held", description: "Held", inputSchema: schema(), annotations: RO }, async () => {
     await gate.promise;
     return text("released");
   });
-  const s = serveRaw(server, { maxInFlight: 3 });
+  const s = serveRaw(server, options);
   await s.send(
     '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
   );
   await s.next();
+  return { s, gate };
+}
+
+Deno.test("calls past maxInFlight are refused with a clear error, the rest complete", async () => {
+  const { s, gate } = await heldServer({ maxInFlight: 3 });
   for (let i = 1; i <= 5; i++) {
     await s.send(JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "held" } }));
   }
@@ -136,17 +142,7 @@ Deno.test("calls past maxInFlight are refused with a clear error, the rest compl
 });
 
 Deno.test("calls that would hold more than maxInFlightBytes of requests together are refused as busy; one alone never is", async () => {
-  const server = new Server({ name: "mem" });
-  const gate = Promise.withResolvers<void>();
-  addTool(server, { name: "held", description: "Held", inputSchema: schema(), annotations: RO }, async () => {
-    await gate.promise;
-    return text("released");
-  });
-  const s = serveRaw(server, { maxInFlightBytes: 1000 });
-  await s.send(
-    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
-  );
-  await s.next();
+  const { s, gate } = await heldServer({ maxInFlightBytes: 1000 });
   // Each call is ~400 bytes (its id says so), held while it waits: two fit, the third would pass 1,000.
   const call = (i: number, pad: number) =>
     JSON.stringify({ jsonrpc: "2.0", id: `${i}-${"p".repeat(pad)}`, method: "tools/call", params: { name: "held" } });
