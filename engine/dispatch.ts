@@ -8,6 +8,7 @@ import type { Asker } from "./_asker.ts";
 import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
 import { type CallInput, endedOutcome, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
+import { heldCost } from "./_held_cost.ts";
 import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
@@ -49,7 +50,10 @@ provideSchemaEngine({ compileInput: compileInputValidator, compileOutput: compil
 export interface DispatchOptions {
   timeoutMs: number;
   maxInFlight: number;
-  /** The most bytes of requests the calls that wait may hold together (`maxInFlightBytes`); none when absent. */
+  /**
+   * The most bytes the requests of the calls that wait may hold together, parsed (`maxInFlightBytes`); none when
+   * absent.
+   */
   maxInFlightBytes?: number;
   maxMessageBytes: number;
   listTtlMs: number;
@@ -79,7 +83,7 @@ export class Dispatcher {
   readonly #send: (frame: Outgoing) => void;
   readonly #options: DispatchOptions;
   readonly #calls: CallTable;
-  // The bytes of the message being handled (a batch's share per item), and those the calls that wait hold.
+  // The bytes of the message being handled (a batch's share per item), and what the calls that wait hold (#holds).
   #lineBytes = 0;
   #heldBytes = 0;
   readonly #session: Session;
@@ -109,8 +113,9 @@ export class Dispatcher {
 
   /**
    * Handles one decoded message (or batch) of `bytes` bytes; refused lines
-   * never reach it. A call that waits holds its share of `bytes` until it
-   * settles, against `maxInFlightBytes`.
+   * never reach it. A call that waits holds its share of `bytes`, and what
+   * its parsed params take beyond them, until it settles, against
+   * `maxInFlightBytes`.
    */
   receive(msg: Message, bytes = 0): void {
     if (!this.#accepting) return;
@@ -272,10 +277,15 @@ export class Dispatcher {
     if (this.#calls.size >= this.#options.maxInFlight) {
       return encodeError(id, busyError(era, this.#options.maxInFlight));
     }
-    // One call alone is never refused by the bytes: only one that would join others past the bound.
+    // One call alone is never refused by what it holds: only one that would join others past the bound. What it
+    // holds is counted when it is needed: a call answered in this turn holds nothing once it is.
     const held = this.#heldBytes;
-    if (held > 0 && held + this.#lineBytes > (this.#options.maxInFlightBytes ?? Infinity)) {
-      return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
+    let holds: number | undefined;
+    if (held > 0) {
+      holds = this.#holds(params);
+      if (held + holds > (this.#options.maxInFlightBytes ?? Infinity)) {
+        return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
+      }
     }
     const responses = stateless ? params?.inputResponses : undefined;
     if (responses !== undefined && (responses === null || typeof responses !== "object" || Array.isArray(responses))) {
@@ -345,7 +355,7 @@ export class Dispatcher {
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
     this.#calls.enter(call);
-    const bytes = this.#lineBytes;
+    const bytes = holds ?? this.#holds(params);
     this.#heldBytes += bytes;
     const settled = outcome.then((done) => {
       this.#heldBytes -= bytes;
@@ -353,6 +363,16 @@ export class Dispatcher {
     });
     this.#calls.track(call, settled);
     return settled;
+  }
+
+  /**
+   * What a call of the message being handled holds while it waits, against
+   * `maxInFlightBytes`: its bytes (a batch's share per item) and what its
+   * parsed params take beyond them ({@linkcode heldCost}), walked only when
+   * that bound is set.
+   */
+  #holds(params: Params): number {
+    return this.#options.maxInFlightBytes === undefined ? this.#lineBytes : heldCost(params, this.#lineBytes);
   }
 
   /**

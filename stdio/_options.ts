@@ -34,9 +34,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_IN_FLIGHT = 1024;
 /**
  * The most bytes of requests the calls in flight may hold together unless the
- * caller says otherwise (`maxInFlightBytes`): one message's worth. A call
- * holds its parsed request while it waits; 1024 calls of 64 MiB each were
- * otherwise allowed, and 25 calls with 20 MB ids held 565 MB.
+ * caller says otherwise (`maxInFlightBytes`): one message's worth, counted as
+ * parsed. A call holds its parsed request while it waits; 1024 calls of 64 MiB
+ * each were otherwise allowed, and 25 calls with 20 MB ids held 565 MB.
  */
 export const DEFAULT_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 /** The most tasks held at once unless the caller says otherwise (`maxTasks`). */

@@ -143,10 +143,11 @@ Deno.test("calls past maxInFlight are refused with a clear error, the rest compl
 
 Deno.test("calls that would hold more than maxInFlightBytes of requests together are refused as busy; one alone never is", async () => {
   const { s, gate } = await heldServer({ maxInFlightBytes: 1000 });
-  // Each call is ~400 bytes (its id says so), held while it waits: two fit, the third would pass 1,000.
+  // Each call is ~330 bytes (its id says so) and holds ~460 as parsed while it waits: two fit, the third would pass
+  // 1,000.
   const call = (i: number, pad: number) =>
     JSON.stringify({ jsonrpc: "2.0", id: `${i}-${"p".repeat(pad)}`, method: "tools/call", params: { name: "held" } });
-  for (let i = 1; i <= 3; i++) await s.send(call(i, 330));
+  for (let i = 1; i <= 3; i++) await s.send(call(i, 250));
   // A ping behind them is answered at once: the third call's refusal, if any, comes before it.
   await s.send('{"jsonrpc":"2.0","id":"ping","method":"ping"}');
   const refused = await s.next();
@@ -162,6 +163,33 @@ Deno.test("calls that would hold more than maxInFlightBytes of requests together
   // With nothing in flight, a call larger than the bound alone runs.
   await s.send(call(4, 2000));
   assert.equal(((await s.next()).result as { content: { text: string }[] }).content[0].text, "released");
+  await s.close();
+});
+
+Deno.test("what calls that wait hold is counted as parsed: a request of tiny members counts far more than its bytes", async () => {
+  const { s, gate } = await heldServer({ maxInFlightBytes: 200_000 });
+  // 2,000 empty objects: ~6 KB of bytes, ~150 KB as parsed (heldCost). By their bytes, thirty such calls fit.
+  const tiny = (id: number) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "held", _meta: { pad: Array.from({ length: 2_000 }, () => ({})) } },
+    });
+  assert.ok(tiny(1).length < 7_000);
+  await s.send(tiny(1));
+  await s.send(tiny(2));
+  const small = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "held" } });
+  await s.send(small);
+  const refused = await s.next();
+  assert.equal(refused.id, 2);
+  assert.match(
+    (refused.error as { message: string }).message,
+    /^Server busy: the calls in flight hold 200000 bytes of requests \(maxInFlightBytes\); retry later$/,
+  );
+  gate.resolve();
+  const done = [await s.next(), await s.next()];
+  assert.deepEqual(done.map((d) => d.id).sort(), [1, 3], "a small call still joins the large one");
   await s.close();
 });
 
