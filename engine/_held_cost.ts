@@ -19,7 +19,7 @@ const BOXED = 24;
 // Integers V8 keeps in a slot without a box (31-bit on a pointer-compressed heap).
 const SMALL_INT = 2 ** 30;
 // Any character outside Latin-1 makes a string two bytes a character.
-const WIDE = /[^\u0000-\u00ff]/;
+const WIDE = /[\u0100-\uffff]/;
 
 /**
  * The memory a parsed request of `bytes` bytes holds, estimated from above:
