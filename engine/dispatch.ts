@@ -300,15 +300,18 @@ export class Dispatcher {
     // Arguments that break the schema are answered at once, as any call's, not after a round of polling.
     if (asTask && entry.validate(args) === undefined) {
       const askFirst = typeof task === "object" && task.askFirst === true;
+      // A task holds its request while its start and its handler run, as a call that waits does.
+      const taskHolds = holds ?? this.#holds(params);
       // An ask-first tool's first round is an ordinary call (its questions answer input_required); the retry
       // that brings the answers creates the task.
       if (!askFirst) {
-        if (this.#tasks !== undefined) return this.#createTask(id, entry, args, meta, envelope, undefined);
+        if (this.#tasks !== undefined) return this.#createTask(id, entry, args, meta, envelope, taskHolds, undefined);
         // The stream's first task waits for the tasks code: it is a call in flight meanwhile.
         return this.#taskInFlight(
           id,
           entry,
-          (call) => this.#createTask(id, entry, args, meta, envelope, undefined, call),
+          taskHolds,
+          (call) => this.#createTask(id, entry, args, meta, envelope, taskHolds, undefined, call),
         );
       }
       if (requestState !== undefined) {
@@ -316,10 +319,15 @@ export class Dispatcher {
         return this.#taskInFlight(
           id,
           entry,
+          taskHolds,
           (call) =>
             call.race(openState(requestState, name, () => digestOf(args))).then((opened) =>
               opened.ok
-                ? this.#createTask(id, entry, args, meta, envelope, { state: opened.body, responses, args }, call)
+                ? this.#createTask(id, entry, args, meta, envelope, taskHolds, {
+                  state: opened.body,
+                  responses,
+                  args,
+                }, call)
                 : encodeError(id, stateError(opened.problem))
             ),
         );
@@ -380,14 +388,17 @@ export class Dispatcher {
    * loaded) as a call in flight: its id is taken, so a second request under
    * it is refused; a cancel, the deadline or shutdown ends it; a drain waits
    * for it. A cancelled start is answered with nothing, as a cancelled call.
+   * It holds `holds` bytes against `maxInFlightBytes` until it settles.
    */
   #taskInFlight(
     id: Id,
     entry: Entry,
+    holds: number,
     start: (call: Call) => Outgoing | Promise<Outgoing>,
   ): Promise<Outgoing | undefined> {
     const call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     this.#calls.enter(call);
+    this.#heldBytes += holds;
     let started: Promise<Outgoing>;
     try {
       // Started in this turn: the tasks code starts loading now, so a drain that begins in this turn waits for it.
@@ -406,7 +417,9 @@ export class Dispatcher {
         this.#options.log(`task for request ${idForLog(id)} could not start: ${String(err)}`);
         return encodeError(id, { code: ErrorCode.internalError, message: "Internal error" });
       },
-    );
+    ).finally(() => {
+      this.#heldBytes -= holds;
+    });
     this.#calls.track(call, settled);
     return settled;
   }
@@ -417,6 +430,8 @@ export class Dispatcher {
    * questions resolve at once, later ones become the task's inputRequests.
    * `pending` is the call in flight while the start was asynchronous: no
    * task is created once it has ended (cancelled, timed out, shut down).
+   * While its handler runs, the task holds `holds` bytes against
+   * `maxInFlightBytes`.
    */
   #createTask(
     id: Id,
@@ -424,6 +439,7 @@ export class Dispatcher {
     args: Record<string, unknown>,
     meta: Record<string, unknown>,
     envelope: Envelope,
+    holds: number,
     gathered: Gathered | undefined,
     pending?: Call,
   ): Outgoing | Promise<Outgoing> {
@@ -445,7 +461,12 @@ export class Dispatcher {
           pause: () => {},
           unanswered: asker,
         });
-        return runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
+        const outcome = runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
+        if (!(outcome instanceof Promise)) return outcome;
+        this.#heldBytes += holds;
+        return outcome.finally(() => {
+          this.#heldBytes -= holds;
+        });
       });
       return createdReply(id, created, tasks.table, this.#session);
     });

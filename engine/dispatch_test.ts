@@ -430,3 +430,48 @@ Deno.test("a drain that starts while the tasks code is still loading cancels the
   const replies = sent.map((line) => JSON.parse(line));
   assert.deepEqual(replies.map((r) => [r.id, r.result.resultType]).sort(), [["a", "task"], ["b", "task"]]);
 });
+
+Deno.test("a task holds its request against maxInFlightBytes while it runs, as a call that waits does", async () => {
+  const server = new Server({ name: "t" });
+  const gate = Promise.withResolvers<void>();
+  const released = async () => (await gate.promise, text("released"));
+  addTool(server, {
+    name: "long",
+    description: "Runs until released",
+    inputSchema: schema(),
+    annotations: RO,
+    task: true,
+  }, released);
+  addTool(
+    server,
+    { name: "held", description: "Waits until released", inputSchema: schema(), annotations: RO },
+    released,
+  );
+  const s = serveRaw(server, { maxInFlightBytes: 200_000 });
+  // 2,000 empty objects: ~6 KB of bytes, ~150 KB as parsed.
+  const pad = Array.from({ length: 2_000 }, () => ({}));
+  const tasks = { "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } } };
+  await s.send(req(1, "tools/call", { name: "long", _meta: { ...STATELESS_META, ...tasks, pad } }));
+  const created = await s.next();
+  assert.equal(created.id, 1);
+  assert.equal(created.error, undefined, "the task is created");
+  await s.send(req(2, "tools/call", { name: "held", _meta: { ...STATELESS_META, pad } }));
+  const refused = await s.next();
+  assert.equal(refused.id, 2);
+  assert.match(
+    (refused.error as { message: string }).message,
+    /^Server busy: the calls in flight hold 200000 bytes of requests \(maxInFlightBytes\); retry later$/,
+  );
+  gate.resolve();
+  // Once the task's handler has ended, what it held is given back: the same call is served.
+  const taskId = (created.result as { taskId: string }).taskId;
+  for (let poll = 10;; poll++) {
+    await s.send(req(poll, "tasks/get", { taskId, _meta: { ...STATELESS_META, ...tasks } }));
+    if ((((await s.next()).result) as { status: string }).status !== "working") break;
+  }
+  await s.send(req(3, "tools/call", { name: "held", _meta: { ...STATELESS_META, pad } }));
+  const served = await s.next();
+  assert.equal(served.id, 3);
+  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "released" }]);
+  await s.close();
+});
