@@ -56,11 +56,12 @@ export interface ServeOptions {
   /**
    * The most bytes of requests the calls in flight may hold together, as
    * parsed: a call counts its message's bytes while it waits (its handler
-   * returned a promise; a task, while its handler runs), and what its parsed params take in memory beyond
-   * them, estimated from above (each object, key, array item, string and
-   * boxed number at a fixed cost; a message of 30,000 empty objects takes
-   * twenty times its bytes). Past it a new call is refused as busy, as past
-   * `maxInFlight`; one call alone is never refused by it.
+   * returned a promise; a task, while its handler runs), and what its parsed
+   * params take in memory beyond them, estimated from above (each object,
+   * key, array item, string and boxed number at a fixed cost; a message of
+   * 30,000 empty objects takes twenty times its bytes). Past it a new call is
+   * refused as busy, as past `maxInFlight`; one call alone is never refused
+   * by it.
    * @default {67108864}
    */
   maxInFlightBytes?: number;
