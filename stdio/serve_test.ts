@@ -127,6 +127,27 @@ async function heldServer(options: Parameters<typeof serveRaw>[1]) {
   return { s, gate };
 }
 
+/** A JSON-RPC message as the raw tests read it. */
+type Reply = Record<string, unknown>;
+
+/** Asserts that `reply` refuses request `id` as busy: the calls in flight hold `limit` bytes (maxInFlightBytes). */
+function assertBusyBytes(reply: Reply, id: unknown, limit: number): void {
+  assert.equal(reply.id, id);
+  assert.equal(
+    (reply.error as { message: string }).message,
+    `Server busy: the calls in flight hold ${limit} bytes of requests (maxInFlightBytes); retry later`,
+  );
+}
+
+/** A 2026-07-28 request line. */
+const request = (id: unknown, method: string, params: unknown) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, params });
+const MODERN = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
+
 Deno.test("calls past maxInFlight are refused with a clear error, the rest complete", async () => {
   const { s, gate } = await heldServer({ maxInFlight: 3 });
   for (let i = 1; i <= 5; i++) {
@@ -152,11 +173,8 @@ Deno.test("calls that would hold more than maxInFlightBytes of requests together
   await s.send('{"jsonrpc":"2.0","id":"ping","method":"ping"}');
   const refused = await s.next();
   assert.equal((await s.next()).id, "ping");
+  assertBusyBytes(refused, refused.id, 1000);
   assert.match(String(refused.id), /^3-/);
-  assert.match(
-    (refused.error as { message: string }).message,
-    /^Server busy: the calls in flight hold 1000 bytes of requests \(maxInFlightBytes\); retry later$/,
-  );
   gate.resolve();
   const done = [await s.next(), await s.next()];
   assert.deepEqual(done.map((d) => String(d.id).slice(0, 2)).sort(), ["1-", "2-"]);
@@ -181,15 +199,52 @@ Deno.test("what calls that wait hold is counted as parsed: a request of tiny mem
   await s.send(tiny(2));
   const small = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "held" } });
   await s.send(small);
-  const refused = await s.next();
-  assert.equal(refused.id, 2);
-  assert.match(
-    (refused.error as { message: string }).message,
-    /^Server busy: the calls in flight hold 200000 bytes of requests \(maxInFlightBytes\); retry later$/,
-  );
+  assertBusyBytes(await s.next(), 2, 200_000);
   gate.resolve();
   const done = [await s.next(), await s.next()];
   assert.deepEqual(done.map((d) => d.id).sort(), [1, 3], "a small call still joins the large one");
+  await s.close();
+});
+
+Deno.test("a task holds its request against maxInFlightBytes while it runs, as a call that waits does", async () => {
+  const server = new Server({ name: "t" });
+  const gate = Promise.withResolvers<void>();
+  const released = async () => (await gate.promise, text("released"));
+  addTool(server, {
+    name: "long",
+    description: "Runs until released",
+    inputSchema: schema(),
+    annotations: RO,
+    task: true,
+  }, released);
+  addTool(
+    server,
+    { name: "held", description: "Waits until released", inputSchema: schema(), annotations: RO },
+    released,
+  );
+  const s = serveRaw(server, { maxInFlightBytes: 200_000 });
+  // 2,000 empty objects: ~6 KB of bytes, ~150 KB as parsed.
+  const pad = Array.from({ length: 2_000 }, () => ({}));
+  const tasks = {
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  };
+  await s.send(request(1, "tools/call", { name: "long", _meta: { ...MODERN, ...tasks, pad } }));
+  const created = await s.next();
+  assert.equal(created.id, 1);
+  assert.equal(created.error, undefined, "the task is created");
+  await s.send(request(2, "tools/call", { name: "held", _meta: { ...MODERN, pad } }));
+  assertBusyBytes(await s.next(), 2, 200_000);
+  gate.resolve();
+  // Once the task's handler has ended, what it held is given back: the same call is served.
+  const taskId = (created.result as { taskId: string }).taskId;
+  for (let poll = 10;; poll++) {
+    await s.send(request(poll, "tasks/get", { taskId, _meta: { ...MODERN, ...tasks } }));
+    if ((((await s.next()).result) as { status: string }).status !== "working") break;
+  }
+  await s.send(request(3, "tools/call", { name: "held", _meta: { ...MODERN, pad } }));
+  const served = await s.next();
+  assert.equal(served.id, 3);
+  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "released" }]);
   await s.close();
 });
 
