@@ -127,7 +127,8 @@ for (const name of Object.keys(tenantConfigs)) {
       const files = [
         own,
         join(dir, "logs", `${name}-audit.jsonl`),
-        ...(name === "sqlite" ? [join(dir, "shop.db")] : []),
+        // A writable sqlite server reads the database's journal before it writes (super_journal.ts).
+        ...(name === "sqlite" ? [join(dir, "shop.db"), join(dir, "shop.db-journal")] : []),
       ];
       await assertWithin(flags, roots, files);
       const { read, write } = granted(flags);

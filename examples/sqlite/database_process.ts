@@ -13,6 +13,7 @@ import { parseDatabaseProcessArgs } from "./domain/database_process_args.ts";
 import { DatabaseSizes } from "./domain/database_sizes.ts";
 import { jsonLine, readJsonLines } from "./domain/json_lines.ts";
 import { keepOnlyDatabase } from "./domain/keep_only_database.ts";
+import { journalProblem } from "./domain/super_journal.ts";
 
 /**
  * Serves as a database process until stdin ends: drops every grant but the
@@ -44,6 +45,15 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
     const reader = openDatabase(request.database, false, options);
     let writer: Sqlite | undefined;
     if (request.writable) {
+      // A connection that may write rolls a hot journal back: one planted to name another file is refused first.
+      const problem = journalProblem(request.database);
+      if (problem !== undefined) {
+        console.error(`sqlite: the database ${request.database} is not opened for writing: ${problem}`);
+        throw new Error(
+          "Cannot open the database for writing: its journal was not left by this server (it names another file " +
+            "for SQLite to delete, or is not a plain file); the operator must check the database's folder",
+        );
+      }
       writer = openDatabase(request.database, true, options);
       // A write stopped by a kill left its journal behind: the first read through a read-write connection rolls it back.
       writer.prepare("SELECT count(*) FROM sqlite_schema").get();

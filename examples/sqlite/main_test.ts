@@ -36,13 +36,14 @@ Deno.test({
 });
 
 Deno.test({
-  name: "--print-permissions: writable adds write on the database file (no -journal or -wal), and the audit file",
+  name:
+    "--print-permissions: writable adds write on the database file (not on -journal or -wal), read on its journal (checked before a write), and the audit file",
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree({ writable: true, audit_file: "../audit.jsonl" });
     const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
     assert.deepEqual(flags, [
-      `--allow-read=${[join(tree.base, "audit.jsonl"), tree.config, tree.db].sort().join(",")}`,
+      `--allow-read=${[join(tree.base, "audit.jsonl"), tree.config, tree.db, `${tree.db}-journal`].sort().join(",")}`,
       `--allow-write=${join(tree.base, "audit.jsonl")},${tree.db}`,
       "--allow-env=FORGE_TENANT_CONFIG",
       `--allow-run=${Deno.execPath()}`,

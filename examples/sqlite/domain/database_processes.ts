@@ -14,6 +14,7 @@ import { type DatabaseJob, type DatabaseReply, JOB_ACTIONS, MAX_REPLY_BYTES } fr
 import { MEMORY_CAP_MB } from "./connection.ts";
 import { databaseProcessArgs } from "./database_process_args.ts";
 import { jsonLine, readJsonLines } from "./json_lines.ts";
+import { databaseReads } from "./super_journal.ts";
 
 /** Options of {@linkcode DatabaseProcesses}. */
 export interface DatabaseProcessesOptions {
@@ -150,7 +151,8 @@ const SCRIPT = import.meta.url.endsWith("/domain/database_processes.ts")
 export function databaseProcessCommand(options: DatabaseProcessCommandOptions): { program: string; args: string[] } {
   const { database, writable, maxMemoryMb } = options;
   if (options.standalone) {
-    const others = (paths: readonly string[]) => paths.filter((path) => path !== database);
+    const kept = databaseReads(database, writable);
+    const others = (paths: readonly string[]) => paths.filter((path) => !kept.includes(path));
     const dropRead = others(options.serverFiles.read);
     const dropWrite = others(options.serverFiles.write);
     return {
@@ -166,7 +168,7 @@ export function databaseProcessCommand(options: DatabaseProcessCommandOptions): 
       "--no-prompt",
       "--no-lock",
       "--cached-only",
-      `--allow-read=${database}`,
+      `--allow-read=${databaseReads(database, writable).join(",")}`,
       ...(writable ? [`--allow-write=${database}`] : []),
       SCRIPT,
       ...databaseProcessArgs({ database, writable, maxMemoryMb, dropRead: [], dropWrite: [] }),

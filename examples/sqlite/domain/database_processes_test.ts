@@ -201,19 +201,21 @@ Deno.test({
   },
 });
 
-Deno.test("databaseProcessCommand() under deno grants the database alone; compiled, the binary drops the server's files", () => {
+Deno.test("databaseProcessCommand() under deno grants the database alone (and its journal to read, to a writer); compiled, the binary drops the server's other files", () => {
   const common = {
     database: "/srv/shop.db",
     writable: true,
     maxMemoryMb: 64,
-    serverFiles: { read: ["/etc/s.json"], write: ["/a.jsonl"] },
+    serverFiles: { read: ["/etc/s.json", "/srv/shop.db", "/srv/shop.db-journal"], write: ["/a.jsonl"] },
   };
   const underDeno = databaseProcessCommand({ ...common, standalone: false, execPath: "/usr/bin/deno" });
   assert.equal(underDeno.program, "/usr/bin/deno");
   assert.deepEqual(underDeno.args.filter((arg) => arg.startsWith("--allow-")), [
-    "--allow-read=/srv/shop.db",
+    "--allow-read=/srv/shop.db,/srv/shop.db-journal",
     "--allow-write=/srv/shop.db",
   ]);
+  const reader = databaseProcessCommand({ ...common, writable: false, standalone: false, execPath: "/usr/bin/deno" });
+  assert.deepEqual(reader.args.filter((arg) => arg.startsWith("--allow-")), ["--allow-read=/srv/shop.db"]);
   assert.match(underDeno.args.at(-5)!, /\/examples\/sqlite\/database_process\.ts$/);
   assert.deepEqual(underDeno.args.slice(-4), ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--write"]);
   const compiled = databaseProcessCommand({ ...common, standalone: true, execPath: "/opt/sqlite" });

@@ -4,6 +4,7 @@
 // file, the tenant variable, running itself). So the process first lets go of
 // all that, and starts only once Deno says it is gone.
 import type { DatabaseProcessRequest } from "./database_process_args.ts";
+import { databaseReads } from "./super_journal.ts";
 
 /** The kinds a database process never uses: revoked whole (every scoped grant of the kind goes with it). */
 const UNUSED_KINDS = ["env", "run", "net", "sys", "ffi", "import"] as const;
@@ -27,7 +28,8 @@ const UNUSED_KINDS = ["env", "run", "net", "sys", "ffi", "import"] as const;
  */
 export function keepOnlyDatabase(request: Omit<DatabaseProcessRequest, "maxMemoryMb">): string[] {
   const { database } = request;
-  const others = (paths: readonly string[]) => paths.filter((path) => path !== database);
+  const kept = databaseReads(database, request.writable);
+  const others = (paths: readonly string[]) => paths.filter((path) => !kept.includes(path));
   for (const name of UNUSED_KINDS) Deno.permissions.revokeSync({ name });
   if (!request.writable) Deno.permissions.revokeSync({ name: "write" });
   for (const path of others(request.dropRead)) Deno.permissions.revokeSync({ name: "read", path });

@@ -39,13 +39,26 @@ Deno.test({
 });
 
 Deno.test({
-  name: "keepOnlyDatabase() leaves the writer reading and writing its database, and lets the audit file go",
-  permissions: { read: [config, db, audit], write: [audit, db], env: ["FORGE_TENANT_CONFIG"], run: [self] },
+  name:
+    "keepOnlyDatabase() leaves the writer reading and writing its database, reading its journal, and lets the audit file go",
+  permissions: {
+    read: [config, db, `${db}-journal`, audit],
+    write: [audit, db],
+    env: ["FORGE_TENANT_CONFIG"],
+    run: [self],
+  },
   fn() {
-    const left = keepOnlyDatabase({ database: db, writable: true, dropRead: [config, audit], dropWrite: [audit] });
+    const left = keepOnlyDatabase({
+      database: db,
+      writable: true,
+      dropRead: [config, `${db}-journal`, audit],
+      dropWrite: [audit],
+    });
     assert.deepEqual(left, []);
     assert.equal(state({ name: "read", path: db }), "granted");
     assert.equal(state({ name: "write", path: db }), "granted");
+    assert.equal(state({ name: "read", path: `${db}-journal` }), "granted", "read before a write (super_journal.ts)");
+    assert.notEqual(state({ name: "write", path: `${db}-journal` }), "granted");
     assert.notEqual(state({ name: "write", path: audit }), "granted");
     assert.notEqual(state({ name: "read", path: config }), "granted");
   },

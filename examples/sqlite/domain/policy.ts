@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { definePolicy, type Policy } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
+import { databaseReads } from "./super_journal.ts";
 
 /** Where a config came from: what {@linkcode policyFor} needs besides the config itself. */
 export interface ConfigSource {
@@ -21,7 +22,9 @@ export interface ConfigSource {
  * which starts the database processes that do every read (each with read
  * access to the database file alone; see `DatabaseProcesses`). SQLite's own
  * side files (`-journal`, `-wal`, `-shm`) need no flag: Deno checks only the
- * path given to `DatabaseSync` (see `deno_facts_test.ts`).
+ * path given to `DatabaseSync` (see `deno_facts_test.ts`); a writable server
+ * reads the journal itself before it opens the database for writing
+ * (`super_journal.ts`), and so may read it.
  *
  * @param config The validated config.
  * @param source The config file and the variables it uses.
@@ -31,7 +34,10 @@ export function policyFor(config: Config, source: ConfigSource): Policy {
   const database = databasePathOf(config, source.path);
   const audit = auditFileOf(config, source.path);
   return definePolicy({
-    readFiles: [...(source.path === undefined ? [] : [resolve(source.path)]), ...(database ? [database] : [])],
+    readFiles: [
+      ...(source.path === undefined ? [] : [resolve(source.path)]),
+      ...(database ? databaseReads(database, config.writable) : []),
+    ],
     writeFiles: [...(audit ? [audit] : []), ...(database && config.writable ? [database] : [])],
     env: source.variables ?? [],
     // The database processes (see database_processes.ts): this deno, with read access to the database only.
