@@ -119,7 +119,7 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
   const maxRows = options.maxRows ?? DEFAULT_LIMITS.maxRows;
   const maxBytes = options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes;
   const head = sqlUpperCase(tokens[0].text);
-  // A PRAGMA or EXPLAIN cannot be a subquery, and its output is bounded by the schema or the statement itself.
+  // A PRAGMA or EXPLAIN cannot be a subquery: no sizing statement; readPlannedRows() steps its rows against the budgets.
   if (head === "PRAGMA" || head === "EXPLAIN") return { sql, params, maxRows, maxBytes };
   const last = tokens[tokens.length - 1];
   // The statement's own text: no trailing `;`, and line breaks so that a trailing `--` comment ends.

@@ -105,6 +105,35 @@ Deno.test("readPlannedRows() without a sizing statement applies both budgets to 
   assert.deepEqual([whole.rows.length, whole.truncated], [3, false]);
 });
 
+Deno.test("readPlannedRows() without a sizing statement steps its rows: an EXPLAIN of many instructions is never read whole", () => {
+  const d = db();
+  // The real connection, with each run noted: a statement read whole goes through all().
+  const runs: string[] = [];
+  const noted = {
+    prepare(sql: string) {
+      const statement = d.prepare(sql);
+      return {
+        iterate: (...args: ReadPlan["params"]) => (runs.push("iterate"), statement.iterate(...args)),
+        all: (...args: ReadPlan["params"]) => (runs.push("all"), statement.all(...args)),
+      };
+    },
+  } as unknown as DatabaseSync;
+  const sql = `EXPLAIN SELECT x FROM t WHERE x IN (${Array.from({ length: 2_000 }, (_, i) => i).join(",")})`;
+  assert.ok(
+    (d.prepare(sql).all() as unknown[]).length > 1_000,
+    "the statement lists more than a thousand instructions",
+  );
+  const read = readPlannedRows(noted, { sql, params: [], maxRows: 10, maxBytes: 1_000_000 });
+  assert.deepEqual([read.rows.length, read.limit], [10, "max_rows"]);
+  assert.deepEqual(runs, ["iterate"], "stepped, and left at the eleventh row");
+  let asked = 0;
+  assert.throws(
+    () => readPlannedRows(d, { sql, params: [], maxRows: 100, maxBytes: 1_000_000 }, () => ++asked > 3),
+    (err: unknown) => err instanceof DOMException && err.name === "AbortError",
+  );
+  assert.equal(asked, 4, "asked before each row");
+});
+
 Deno.test("readPlannedRows() binds the plan's parameters to both runs, a named-parameter object included", () => {
   const d = db();
   const positional = readPlannedRows(d, plan("SELECT x, s, b FROM t WHERE x >= ? ORDER BY x", 5, 1000, [4]));
