@@ -86,6 +86,7 @@ const refused: [string, string][] = [
   [`SELECT * FROM "fsdir"('/')`, '"fsdir" is not allowed'],
   // SQLite takes a string literal as a table name in FROM.
   ["SELECT * FROM 'pragma_database_list'", '"pragma_database_list" is not a read-only schema PRAGMA'],
+  ["SELECT ?FROM 'pragma_database_list'", '"pragma_database_list" is not a read-only schema PRAGMA'], // `?` takes digits only
   ["SELECT * FROM main.'pragma_compile_options'", '"pragma_compile_options" is not a read-only schema PRAGMA'],
   ["SELECT * FROM 'sqlite_dbpage'('main')", '"sqlite_dbpage" is not allowed'],
   ["SELECT * FROM 'Load_Extension'", '"load_extension" is not allowed'],

@@ -122,7 +122,9 @@ export function tokenizeSql(sql: string): SqlToken[] {
       tokens.push({ kind: "number", text: sql.slice(at, i), start: at });
     } else if (c === "?" || c === ":" || c === "@" || c === "$") {
       i++;
-      while (i < n && isWordChar(sql[i])) i++;
+      // `?` takes digits only (`?FROM` is `?` then FROM, as SQLite reads it); a named parameter takes a word.
+      if (c === "?") { while (i < n && isDigit(sql[i])) i++; }
+      else while (i < n && isWordChar(sql[i])) i++;
       if (c !== "?" && i === at + 1) throw new SqlLexError(`a parameter name is missing after ${JSON.stringify(c)}`);
       // SQLite reads `$a(…)` up to the `)` and `$a::b` as one parameter (TCL syntax); a lexer that stopped at
       // the name would misread what follows (`$a(') , * FROM pragma_database_list --'`). Nobody binds those here.

@@ -56,6 +56,18 @@ Deno.test("tokenizeSql() refuses TCL-style parameters, which SQLite reads past t
   assert.deepEqual(tokenizeSql("SELECT :a:b").map((t) => t.text), ["SELECT", ":a", ":b"]);
 });
 
+Deno.test("tokenizeSql() reads `?` with digits only, as SQLite does: `?FROM` is a parameter, then FROM", () => {
+  assert.deepEqual(tokenizeSql("SELECT ?FROM 'pragma_database_list'").map((t) => [t.kind, t.text]), [
+    ["word", "SELECT"],
+    ["param", "?"],
+    ["word", "FROM"],
+    ["string", "'pragma_database_list'"],
+  ]);
+  assert.deepEqual(tokenizeSql("SELECT ?12x").map((t) => t.text), ["SELECT", "?12", "x"]);
+  // So the string after it is judged as the table name SQLite takes it for.
+  assert.deepEqual(sqlNames(tokenizeSql("SELECT ?FROM 'c'")).filter((n) => n !== undefined), ["SELECT", "FROM", "c"]);
+});
+
 Deno.test("tokenizeSql() gives each token its start offset", () => {
   const sql = "SELECT /* c */ 'a''b', x'00', \"q\", [b], `t`, 1.5, :p, w -- end\n;";
   for (const token of tokenizeSql(sql)) {
