@@ -3,6 +3,7 @@
 import { definePolicy } from "@forge/toolkit/validate";
 import { z } from "zod";
 import { MEMORY_CAP_MB } from "./connection.ts";
+import { DATABASE_CAP_MB } from "./write.ts";
 
 /** The largest `max_rows` a config may set. */
 export const MAX_ROWS_CEILING = 10_000;
@@ -44,6 +45,13 @@ export const ConfigSchema = z.strictObject({
    * ends, then exits.
    */
   max_memory_mb: z.number().int().min(MEMORY_CAP_MB.min).max(MEMORY_CAP_MB.max).default(MEMORY_CAP_MB.default),
+  /**
+   * The largest the database file may grow to through `execute`, in MiB: a
+   * write that needs more fails whole and changes nothing (SQLite's
+   * `max_page_count` on the writer). A file already larger may shrink or
+   * reuse its free pages, never grow.
+   */
+  max_database_mb: z.number().int().min(DATABASE_CAP_MB.min).max(DATABASE_CAP_MB.max).default(DATABASE_CAP_MB.default),
   /** Whether `WITH RECURSIVE` queries may run: one can loop until the process is killed (see README). */
   allow_recursive: z.boolean().default(false),
   /** An append-only file for the audit trail of `execute`; stderr when absent. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigSchema, MAX_ROWS_CEILING } from "./config.ts";
 
-Deno.test("ConfigSchema: an empty config names no database, is read-only, refuses recursion, gives queries 5 s and 256 MiB", () => {
+Deno.test("ConfigSchema: an empty config names no database, is read-only, refuses recursion, gives queries 5 s and 256 MiB, writes 1 GiB", () => {
   assert.deepEqual(ConfigSchema.parse({}), {
     max_rows: 100,
     writable: false,
@@ -9,6 +9,7 @@ Deno.test("ConfigSchema: an empty config names no database, is read-only, refuse
     query_timeout_ms: 5_000,
     max_scan_rows: 100_000_000,
     max_memory_mb: 256,
+    max_database_mb: 1_024,
     allow_recursive: false,
   });
 });
@@ -32,6 +33,7 @@ Deno.test("ConfigSchema accepts a full config", () => {
   assert.equal(config.database, "shop.db");
   assert.equal(config.max_memory_mb, 16);
   assert.equal(ConfigSchema.parse({ max_memory_mb: 4_096 }).max_memory_mb, 4_096);
+  assert.equal(ConfigSchema.parse({ max_database_mb: 1 }).max_database_mb, 1);
   assert.equal(config.writable, true);
 });
 
@@ -52,6 +54,9 @@ Deno.test("ConfigSchema refuses :memory:, file: URIs, commas, unknown keys and o
       { max_memory_mb: 4_097 },
       { max_memory_mb: 64.5 },
       { max_memory_mb: "64" },
+      { max_database_mb: 0 },
+      { max_database_mb: 1.5 },
+      { max_database_mb: 1_048_577 },
       { database: "x.db", audit_file: "x.db" },
     ]
   ) {

@@ -28,6 +28,8 @@ export interface WriteLimits {
   maxSqlLength: number;
   /** `allow_recursive`. */
   allowRecursive: boolean;
+  /** `max_database_mb`, for `execute`; the config's default when absent. */
+  maxDatabaseMb?: number;
 }
 
 /** One job for the database process. */
@@ -98,7 +100,8 @@ export function answerJob(connections: Connections, job: DatabaseJob, sizes: Dat
         if (writer === undefined) throw new TypeError("Cannot execute: this database process may not write");
         const plan = planWrite(reader, job.sql, job.limits);
         const params = toSqlParams(job.params);
-        return { ok: executeWrite(writer, { plan, params, allowRecursive: job.limits.allowRecursive }) };
+        const { allowRecursive, maxDatabaseMb } = job.limits;
+        return { ok: executeWrite(writer, { plan, params, allowRecursive, maxDatabaseMb }) };
       }
       default:
         throw new TypeError(`Cannot do a job: unknown kind ${JSON.stringify((job as { kind?: unknown }).kind)}`);

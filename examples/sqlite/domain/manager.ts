@@ -273,5 +273,9 @@ export class Manager {
 }
 
 function writeLimits(config: Config): WriteLimits {
-  return { maxSqlLength: config.max_sql_length, allowRecursive: config.allow_recursive };
+  return {
+    maxSqlLength: config.max_sql_length,
+    allowRecursive: config.allow_recursive,
+    maxDatabaseMb: config.max_database_mb,
+  };
 }

@@ -1,4 +1,5 @@
 import type { SQLInputValue } from "node:sqlite";
+import { PolicyError } from "@forge/toolkit/validate";
 import type { Sqlite } from "./sqlite.ts";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
@@ -31,7 +32,15 @@ export interface ExecuteRequest {
   params: SqlParams;
   /** Whether `WITH RECURSIVE` may run. */
   allowRecursive: boolean;
+  /** The largest the database file may grow to, in MiB (`max_database_mb`); {@linkcode DATABASE_CAP_MB}'s default when absent. */
+  maxDatabaseMb?: number;
 }
+
+/** `max_database_mb`: its bounds and default, in MiB. */
+export const DATABASE_CAP_MB = { min: 1, max: 1_048_576, default: 1_024 } as const;
+
+// SQLite's code when a write needs a page past max_page_count (or the disk is full).
+const SQLITE_FULL = 13;
 
 /** What a write did. */
 export interface ExecuteResult {
@@ -77,6 +86,11 @@ export function planWrite(reader: Sqlite, sql: string, options: WriteOptions): W
  */
 export function executeWrite(writer: Sqlite, request: ExecuteRequest): ExecuteResult {
   const { plan, params } = request;
+  // SQLite allocates no page past max_page_count: a write that would grow the file further fails whole. It cannot be
+  // set below the file's current pages, so a file already larger may shrink or reuse its free pages, never grow.
+  const capMb = request.maxDatabaseMb ?? DATABASE_CAP_MB.default;
+  const pageSize = Number((writer.prepare("PRAGMA page_size").get() as { page_size: number | bigint }).page_size);
+  writer.prepare(`PRAGMA max_page_count = ${Math.max(1, Math.floor((capMb * 2 ** 20) / pageSize))}`).get();
   const authorizer = new Authorizer({
     mode: "enforce",
     allowRecursive: request.allowRecursive,
@@ -85,9 +99,20 @@ export function executeWrite(writer: Sqlite, request: ExecuteRequest): ExecuteRe
   });
   return withAuthorizer(writer, authorizer, "execute", () => {
     const statement = writer.prepare(plan.sql);
-    const result = Array.isArray(params)
-      ? statement.run(...(params as SQLInputValue[]))
-      : statement.run(params as Record<string, SQLInputValue>);
+    let result;
+    try {
+      result = Array.isArray(params)
+        ? statement.run(...(params as SQLInputValue[]))
+        : statement.run(params as Record<string, SQLInputValue>);
+    } catch (err) {
+      if ((err as { errcode?: unknown }).errcode !== SQLITE_FULL) throw err;
+      throw new PolicyError(
+        "too-large",
+        `Cannot execute: the database would grow past ${capMb} MiB (max_database_mb), or the disk is full; ` +
+          "nothing was changed",
+        { cause: err },
+      );
+    }
     // SQLite's counters keep the last DML's values across a schema change or a write that inserts nothing.
     const changes = plan.schemaChange ? 0 : toJsonValue(result.changes);
     const inserted = changes !== 0 && plan.patterns.some((p) => p.startsWith("sql:insert:"));

@@ -160,3 +160,36 @@ Deno.test({
     );
   }),
 });
+
+Deno.test({
+  name:
+    "executeWrite() refuses a write that would grow the file past maxDatabaseMb: it fails whole, the file stays under",
+  permissions: perms,
+  fn: withDbs((reader, writer) => {
+    const bytes = (db: Sqlite) =>
+      Number(
+        (db.prepare("SELECT page_count * page_size AS n FROM pragma_page_count, pragma_page_size").get() as {
+          n: bigint;
+        }).n,
+      );
+    // Ten blobs of 300,000 bytes: 3 MB, in one statement (a red team filled 2 GB in two calls of this shape).
+    const sql = "CREATE TABLE big AS WITH t(x) AS (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) " +
+      "SELECT zeroblob(300000) AS b FROM t";
+    const plan = planWrite(reader, sql, OPTIONS);
+    const before = bytes(reader);
+    assert.ok(before < 2 ** 20);
+    assert.throws(
+      () => executeWrite(writer, { plan, params: [], allowRecursive: false, maxDatabaseMb: 1 }),
+      (err: unknown) =>
+        err instanceof PolicyError &&
+        err.message ===
+          "Cannot execute: the database would grow past 1 MiB (max_database_mb), or the disk is full; nothing was changed",
+    );
+    assert.ok(bytes(reader) <= 2 ** 20, `the file stays within 1 MiB (${bytes(reader)} bytes)`);
+    assert.equal(reader.prepare("SELECT name FROM sqlite_schema WHERE name = 'big'").get(), undefined, "no table");
+    // Under a cap it fits, the same write runs.
+    executeWrite(writer, { plan, params: [], allowRecursive: false, maxDatabaseMb: 64 });
+    assert.equal(count(reader, "big"), 10);
+    assert.ok(bytes(reader) > 3_000_000);
+  }),
+});
