@@ -22,6 +22,8 @@ for (
   db.exec(`PRAGMA journal_mode = ${mode}; CREATE TABLE t (x); INSERT INTO t VALUES (1);`);
   db.close();
 }
+const walRo = join(dir, "wal-ro.db");
+Deno.copyFileSync(readWal, walRo);
 
 Deno.test({
   name: "Deno checks only the database path: with write on the file alone SQLite still writes its -journal",
@@ -75,6 +77,22 @@ Deno.test({
       db.close();
       assert.throws(() => new DatabaseSync(path), Deno.errors.NotCapable);
     }
+  },
+});
+
+Deno.test({
+  name:
+    "a read-only connection to a WAL database makes SQLite create -shm (32 KiB) and an empty -wal beside it, which Deno does not check; the file itself is not written",
+  permissions: { read: [dir] },
+  fn() {
+    const before = Deno.readFileSync(walRo);
+    assert.throws(() => Deno.statSync(`${walRo}-shm`), Deno.errors.NotFound);
+    const db = new DatabaseSync(walRo, { readOnly: true });
+    assert.equal((db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 1);
+    db.close();
+    assert.equal(Deno.statSync(`${walRo}-shm`).size, 32_768, "SQLite's shared-memory index");
+    assert.equal(Deno.statSync(`${walRo}-wal`).size, 0);
+    assert.deepEqual(Deno.readFileSync(walRo), before, "the database file is unchanged");
   },
 });
 
