@@ -49,6 +49,16 @@ Deno.test({
       refused(() =>
         runQuery(reader, "SELECT sum(n) AS s FROM t", { maxRows: 10, maxSqlLength: 1_000, allowRecursive: false })
       );
+      // A connection that read the schema before the journal appeared (a database process serves many calls)
+      // compiles from its cache: a query priced as the server prices it meets the journal in the pricing's counts.
+      const later = join(dir, "later.db");
+      Deno.copyFileSync(hot, later);
+      const warm = openDatabase(later, false);
+      const priced = { maxRows: 10, maxSqlLength: 1_000, allowRecursive: false, maxScanRows: 100_000_000 };
+      runQuery(warm, "SELECT count(*) AS c FROM t", priced);
+      Deno.copyFileSync(`${hot}-journal`, `${later}-journal`);
+      refused(() => runQuery(warm, "SELECT sum(n) AS s FROM t", priced));
+      warm.close();
       refused(() => listTables(reader));
       refused(() => describeTable(reader, "t"));
       reader.close();

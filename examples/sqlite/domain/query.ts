@@ -105,11 +105,20 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
     return { columns, plan, explained: priced ? explainQueryPlan(db, `${statementText(sql)}\n`) : undefined };
   });
   if (explained !== undefined && options.maxScanRows !== undefined) {
+    const maxScanRows = options.maxScanRows;
     const sizes = options.sizes ?? new DatabaseSizes(db);
-    sizes.refresh(options.maxScanRows + 1);
-    const views = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'view' AND sql IS NOT NULL").all()
-      .map((row) => String(row.sql));
-    assertAffordable(queryCost(explained, tokenizeSql(sql), sizes, views), options.maxScanRows);
+    let cost: ReturnType<typeof queryCost>;
+    try {
+      // The first reads of the file (a hot journal is met here, before any row is read).
+      sizes.refresh(maxScanRows + 1);
+      const views = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'view' AND sql IS NOT NULL").all()
+        .map((row) => String(row.sql));
+      cost = queryCost(explained, tokenizeSql(sql), sizes, views);
+    } catch (err) {
+      if (err instanceof PolicyError || !(err instanceof Error) || !("code" in err)) throw err;
+      throw new PolicyError("sql", `Cannot run query: ${sqliteMessage(err)}`, { cause: err });
+    }
+    assertAffordable(cost, maxScanRows);
   }
   const found = withAuthorizer(db, authorizer, "run query", () => {
     try {
