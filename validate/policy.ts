@@ -51,7 +51,11 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
 
 /**
  * Globs every policy denies unless its init sets `defaultDeny: false`:
- * secrets and version-control data that no tool should hand to a model.
+ * secrets and version-control data that no tool should hand to a model —
+ * environment files, keys and certificates, the credential files of git,
+ * npm, Python, Yarn, netrc, PostgreSQL, MySQL, Vault, Terraform state, and
+ * the credential folders of AWS, Azure, Google Cloud, Kubernetes, Docker
+ * and GnuPG. Matching ignores case.
  *
  * @example The defaults include `.env` files
  * ```ts
@@ -64,10 +68,38 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
 export const DEFAULT_DENY: readonly string[] = Object.freeze([
   "**/.env",
   "**/.env.*",
+  "**/.env~",
+  "**/.envrc",
   "**/.git/**",
+  "**/.git-credentials",
   "**/.ssh/**",
   "**/*.pem",
   "**/*.key",
+  "**/*.p12",
+  "**/*.pfx",
+  "**/*.jks",
+  "**/*.keystore",
+  "**/id_rsa*",
+  "**/id_dsa*",
+  "**/id_ecdsa*",
+  "**/id_ed25519*",
+  "**/.netrc",
+  "**/_netrc",
+  "**/.npmrc",
+  "**/.pypirc",
+  "**/.yarnrc.yml",
+  "**/.pgpass",
+  "**/.my.cnf",
+  "**/.htpasswd",
+  "**/.vault-token",
+  "**/*.tfstate",
+  "**/*.tfstate.*",
+  "**/.aws/**",
+  "**/.azure/**",
+  "**/.config/gcloud/**",
+  "**/.kube/**",
+  "**/.docker/config.json",
+  "**/.gnupg/**",
 ]);
 
 /** What the network layer allows; normalised by {@linkcode definePolicy}. */
