@@ -30,6 +30,12 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
   [/^(authorization|cookie)$/, "credentials come only from the server's config (its auth entries)"],
   [/^(x-http-method-override|x-http-method|x-method-override)$/, "fetch_url sends GET only"],
   [CLIENT_ADDRESS, "headers that claim a client address are not sent"],
+  // Some backends and proxies route by these instead of the request line or Host (IIS URL Rewrite, older Symfony and
+  // Zend, Envoy): the request would reach a path or host the approved URL does not name.
+  [
+    /^(x-original-url|x-rewrite-url|x-host|x-original-host|x-forwarded|x-http-host-override|x-envoy-.*)$/,
+    "headers that rewrite the request's path or host are not sent",
+  ],
 ];
 
 /**
@@ -37,7 +43,9 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
  * change the request's target, framing, method or identity: `Host`,
  * hop-by-hop and framing headers, `Proxy-*`, `Accept-Encoding`,
  * `Authorization` and `Cookie` (credentials come from the config), method
- * overrides, and every header that claims a client address (`Forwarded`,
+ * overrides, headers that rewrite the path or host a backend routes by
+ * (`X-Original-URL`, `X-Rewrite-URL`, `X-Host`, `X-Original-Host`,
+ * `X-Forwarded`, `X-HTTP-Host-Override`, `X-Envoy-*`), and every header that claims a client address (`Forwarded`,
  * `X-Forwarded-*`, `Via`, `X-Real-IP`, `True-Client-IP`, `X-Client-IP`,
  * `Client-IP`, `CF-Connecting-IP`, `Fastly-Client-IP`, `X-Cluster-Client-IP`,
  * `X-Originating-IP`, and any name ending in `-IP` or `-Addr`). Values never

@@ -56,6 +56,24 @@ Deno.test("requestHeaders() refuses method overrides: the tool sends GET only", 
   }
 });
 
+Deno.test("requestHeaders() refuses headers a backend routes by instead of the URL (red-team finding: they were sent)", () => {
+  for (
+    const name of [
+      "X-Original-URL",
+      "X-Rewrite-URL",
+      "X-Host",
+      "X-Original-Host",
+      "X-Forwarded",
+      "X-HTTP-Host-Override",
+      "X-Envoy-Internal",
+      "x-envoy-original-path",
+    ]
+  ) {
+    refused({ [name]: SECRET_VALUE }, /headers that rewrite the request's path or host are not sent/);
+  }
+  assert.equal(requestHeaders({ "X-Original-Request-Id": "7" }).get("x-original-request-id"), "7", "others pass");
+});
+
 Deno.test("requestHeaders() refuses forwarding headers and Accept-Encoding", () => {
   for (const name of ["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Real-IP"]) {
     refused({ [name]: "127.0.0.1" }, /claim a client address/);
