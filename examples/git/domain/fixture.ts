@@ -64,3 +64,37 @@ export async function fixture(): Promise<Fixture> {
     end: () => Deno.remove(base, { recursive: true }),
   };
 }
+
+/**
+ * Writes `<gitDir>/index` (format v2) listing `names`, each the blob `blob`
+ * with no stat data, checking nothing: an index git itself would not write
+ * (`../x`, `.git/config`), as a hostile one is.
+ */
+export async function writeCraftedIndex(gitDir: string, blob: string, names: readonly string[]): Promise<void> {
+  const encoder = new TextEncoder();
+  const sorted = names.map((name) => encoder.encode(name)).sort((a, b) => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return a.length - b.length;
+  });
+  const parts: Uint8Array[] = [];
+  const header = new DataView(new ArrayBuffer(12));
+  header.setUint32(0, 0x44495243); // "DIRC"
+  header.setUint32(4, 2);
+  header.setUint32(8, sorted.length);
+  parts.push(new Uint8Array(header.buffer));
+  const id = Uint8Array.from(blob.match(/../g)!.map((byte) => parseInt(byte, 16)));
+  for (const name of sorted) {
+    // 40 bytes of stat data (the mode at 24), the id, 2 bytes of flags (the name's length), the name, 1-8 NULs.
+    const entry = new Uint8Array(Math.ceil((62 + name.length + 1) / 8) * 8);
+    const view = new DataView(entry.buffer);
+    view.setUint32(24, 0o100644);
+    entry.set(id, 40);
+    view.setUint16(60, Math.min(name.length, 0xfff));
+    entry.set(name, 62);
+    parts.push(entry);
+  }
+  const body = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  parts.reduce((at, part) => (body.set(part, at), at + part.length), 0);
+  const sum = new Uint8Array(await crypto.subtle.digest("SHA-1", body));
+  await Deno.writeFile(join(gitDir, "index"), new Uint8Array([...body, ...sum]));
+}

@@ -17,6 +17,7 @@ import { tooLargeToRead } from "./git_failure.ts";
 import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
 import { assertIgnoreRevsInside } from "./ignore_revs_files.ts";
+import { assertIndexNames, assertServedNames, statusPaths } from "./index_names.ts";
 import { assertNoNestedRepos, nestedRepos, stagedPaths } from "./nested_repos.ts";
 import { baseDirOf } from "./policy.ts";
 import { parseRaw } from "./raw_changes.ts";
@@ -82,7 +83,9 @@ export class Manager {
   /** `git status`: branch and changed files, porcelain v1. */
   async status(repo: string, signal?: AbortSignal): Promise<GitOutput> {
     const [git, r] = await this.#repo(repo);
-    return await git.run(r, [
+    const drivers = await git.drivers(r, signal);
+    await assertIndexNames(git, r, { signal, drivers });
+    const out = await git.run(r, [
       arg.word("status"),
       arg.flag("--porcelain=v1"),
       arg.flag("--branch"),
@@ -91,7 +94,11 @@ export class Manager {
       // Counting ahead and behind an upstream the repository's config names walks (and keeps) every commit
       // between them: 20 commits of 60 MiB messages drove git to 1.3 GiB. The line says only whether they differ.
       arg.flag("--no-ahead-behind"),
-    ], { signal });
+    ], { signal, drivers });
+    // A line cut at the cap is left out, so that every name shown was checked.
+    const lines = out.cut ? out.stdout.slice(0, out.stdout.lastIndexOf("\n") + 1) : out.stdout;
+    assertServedNames(r.name, "status", statusPaths(lines));
+    return { ...out, text: out.cut ? lines + out.text.slice(out.stdout.length + 1) : out.text };
   }
 
   /** `git log`: commits, newest first. */
@@ -142,7 +149,9 @@ export class Manager {
         arg.flag("--end-of-options"),
         arg.value("rev", commit),
       ], { signal, drivers });
-      plan = await planDiff(git, r, parseRaw(r.name, listing), { signal, drivers });
+      const changes = parseRaw(r.name, listing);
+      assertServedNames(r.name, "commit", changes.flatMap((change) => change.paths));
+      plan = await planDiff(git, r, changes, { signal, drivers });
     }
     const out = await git.run(r, [
       arg.word("show"),
@@ -212,8 +221,11 @@ export class Manager {
     // Every run of the call pins the same drivers. The listing (without rename detection, which reads
     // blobs) names every file the diff reads: each is checked for a second name and for its size first.
     const drivers = await git.drivers(r, signal);
+    // Against the work tree, git opens each file by the name the index gives it.
+    if (trees.length < 2) await assertIndexNames(git, r, { signal, drivers });
     const listing = await git.run(r, shape([arg.flag("--raw"), arg.flag("-z")], paths), { signal, drivers });
     const changes = parseRaw(r.name, listing);
+    assertServedNames(r.name, "diff", changes.flatMap((change) => change.paths));
     if (trees.length < 2 && !(await this.#config()).allow_hard_links) {
       await assertSingleNames(r.root, r.name, changes.flatMap((change) => change.paths));
     }
@@ -238,6 +250,8 @@ export class Manager {
     const paths = await this.#paths(r.root, path, false);
     // A revision's files are read whole: those over the limit are kept out with `:(exclude)`, which needs magic.
     const drivers = await git.drivers(r, signal);
+    // Without a revision, git opens each file by the name the index gives it.
+    if (id === undefined) await assertIndexNames(git, r, { signal, drivers });
     let big = id === undefined ? [] : await bigFilesAt(git, r, id, paths[0], { signal, drivers });
     const search = (big: readonly string[]) => {
       const magic = big.length > 0;
@@ -281,6 +295,13 @@ export class Manager {
       out = await search(big);
     }
     const matches = parseGrep(out.stdout);
+    // A match in a revision is named `<id>:<path>`.
+    const prefix = id === undefined ? "" : `${id}:`;
+    assertServedNames(
+      r.name,
+      "search",
+      matches.map((m) => m.name.startsWith(prefix) ? m.name.slice(prefix.length) : m.name),
+    );
     if (id === undefined) {
       // Checked after git read them, before anyone sees a line: only files that matched were shown. git grep
       // opens a tracked file through a folder the work tree has since swapped for a link (diff and blame do not).
@@ -306,6 +327,7 @@ export class Manager {
     const { allow_hard_links } = await this.#config();
     if (id === undefined && !allow_hard_links) await assertSingleNames(r.root, r.name, paths);
     const drivers = await git.drivers(r, signal);
+    if (id === undefined) await assertIndexNames(git, r, { signal, drivers });
     await assertIgnoreRevsInside(r.root, r.name, drivers.ignoreRevsFiles, allow_hard_links);
     if (paths.length === 1) await assertSmallHistory(git, r, paths[0], id, { signal, drivers });
     return await git.run(r, [
@@ -367,6 +389,8 @@ export class Manager {
     // Two commits to one repository would race for its index lock: they take turns.
     const previous = this.#commitLocks.get(r.name) ?? Promise.resolve();
     const turn = previous.catch(() => {}).then(async () => {
+      // `git add` and `git commit` read the index and the work-tree files it names.
+      await assertIndexNames(git, r, { signal });
       // What `git add` would read: tracked and untracked (not ignored) files under the paths.
       const list = (...flags: string[]) =>
         git.run(r, [
@@ -377,6 +401,10 @@ export class Manager {
         ], { signal });
       const staged = nulPaths(r.name, await list("--stage"));
       const others = nulPaths(r.name, await list("--others", "--exclude-standard"));
+      assertServedNames(r.name, "files to commit", [
+        ...stagedPaths(staged),
+        ...others.map((p) => p.replace(/\/$/, "")),
+      ]);
       assertNoNestedRepos(r.name, nestedRepos(staged, others));
       if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedPaths(staged), ...others]);
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], options);

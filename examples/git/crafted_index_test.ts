@@ -1,0 +1,81 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
+// A `.git/index` written by hand, over real stdio against the server started
+// with exactly the flags it prints: git reads an index without checking its
+// names, so one listing `../outside/secret`, an absolute path or
+// `.git/config` made git_grep, git_diff and git_status print those files.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { serveUnderPrintedFlags, textOf } from "../served.ts";
+import { writeCraftedIndex } from "./domain/fixture.ts";
+import { SCRIPT } from "./_e2e.ts";
+import { hostileTree, plainGit } from "./_hostile.ts";
+
+const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
+
+Deno.test({
+  name:
+    "an index listing a file outside the work tree or in .git is refused by every tool that reads it, the file never shown, in the same words whether it exists",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const outside = join(t.f.base, "outside");
+    // Each repository's index lists README.md and one crafted name; "relative" and "absolute" name the secret.
+    const crafted: Record<string, string> = {
+      relative: "../outside/secret",
+      missing: "../outside/missing",
+      absolute: t.secret,
+      absent: join(outside, "missing"),
+      config: ".git/config",
+    };
+    for (const [name, listed] of Object.entries(crafted)) {
+      const dir = await t.f.repo(name, { "README.md": "# app\n" });
+      await t.f.git(dir, "config", "forge.canary", t.canary);
+      const empty = (await t.f.git(dir, "hash-object", "-w", "/dev/null")).trim();
+      await writeCraftedIndex(join(dir, ".git"), empty, ["README.md", listed]);
+    }
+    for (const name of ["relative", "absolute", "config"]) {
+      const leak = await plainGit(join(t.f.base, name), "grep", "-e", t.canary);
+      assert.ok(leak.includes(t.canary), `plain git does not read ${name}'s file: this test proves nothing`);
+    }
+    const repos = Object.keys(crafted).map((name) => ({ name, path: name, writable: true }));
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos }));
+    try {
+      const reads = (repo: string): [string, Record<string, unknown>][] => [
+        ["git_grep", { repo, pattern: "CANARY" }],
+        ["git_diff", { repo }],
+        ["git_diff", { repo, from: "HEAD" }],
+        ["git_status", { repo }],
+        ["git_blame", { repo, path: "README.md" }],
+        ["git_commit", { repo, message: "m", paths: ["README.md"] }],
+      ];
+      const words = async (repo: string, name: string, args: Record<string, unknown>) => {
+        const result = await served.call(name, args);
+        const text = textOf(result);
+        assert.equal(result.isError, true, `${repo} ${name}: ${text}`);
+        assert.ok(!text.includes(t.canary), `${repo} ${name}: ${text}`);
+        assert.match(text, /its index lists/, `${repo} ${name}: ${text}`);
+        return text.replaceAll(JSON.stringify(crafted[repo]), "<name>").replaceAll(JSON.stringify(repo), "<repo>");
+      };
+      for (const [present, absent] of [["relative", "missing"], ["absolute", "absent"]]) {
+        const [withFile, without] = [reads(present), reads(absent)];
+        for (let i = 0; i < withFile.length; i++) {
+          const [name, args] = withFile[i];
+          assert.equal(await words(present, name, args), await words(absent, name, without[i][1]), name);
+        }
+      }
+      for (const [name, args] of reads("config")) {
+        assert.match(await words("config", name, args), /a name that has a "\.git" part/);
+      }
+      // The tools that read no index still serve these repositories; nothing was committed.
+      for (const repo of ["relative", "config"]) {
+        assert.match(await served.ok("git_log", { repo, max_count: 1 }), /first/);
+        assert.equal(await served.ok("git_show", { repo, rev: "HEAD", path: "README.md" }), "# app\n");
+        assert.equal(await served.ok("git_grep", { repo, pattern: "app", ref: "HEAD" }), "HEAD:README.md:1:# app\n");
+        assert.equal((await t.f.git(join(t.f.base, repo), "rev-list", "--count", "HEAD")).trim(), "1");
+      }
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
