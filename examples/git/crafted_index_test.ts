@@ -3,6 +3,7 @@
 // with exactly the flags it prints: git reads an index without checking its
 // names, so one listing `../outside/secret`, an absolute path or
 // `.git/config` made git_grep, git_diff and git_status print those files.
+// And a `.mailmap` hard-linked to an outside file, which git_blame applied.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serveUnderPrintedFlags, textOf } from "../served.ts";
@@ -73,6 +74,29 @@ Deno.test({
         assert.equal(await served.ok("git_grep", { repo, pattern: "app", ref: "HEAD" }), "HEAD:README.md:1:# app\n");
         assert.equal((await t.f.git(join(t.f.base, repo), "rev-list", "--count", "HEAD")).trim(), "1");
       }
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
+
+Deno.test({
+  name: "a .mailmap hard-linked to an outside file is not applied by git_blame, with or without a ref",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const app = await t.f.repo("app", { "README.md": "# app\n" });
+    await Deno.writeTextFile(t.secret, `Name ${t.canary} <test@example.com>\n`);
+    await Deno.link(t.secret, join(app, ".mailmap"));
+    assert.ok((await plainGit(app, "blame", "README.md")).includes(t.canary), "plain git does not map: proves nothing");
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
+    try {
+      for (const args of [{ repo: "app", path: "README.md" }, { repo: "app", path: "README.md", ref: "HEAD" }]) {
+        await served.refused("git_blame", args, /\.mailmap, and it has 2 hard links/);
+        assert.ok(!textOf(await served.call("git_blame", args)).includes(t.canary));
+      }
+      assert.match(await served.ok("git_log", { repo: "app" }), /Author: Test <test@example\.com>/);
     } finally {
       await served.server.close();
       await t.f.end();

@@ -18,6 +18,7 @@ import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
 import { assertIgnoreRevsInside } from "./ignore_revs_files.ts";
 import { assertIndexNames, assertServedNames, statusPaths } from "./index_names.ts";
+import { assertPlainMailmap } from "./mailmap.ts";
 import { assertNoNestedRepos, nestedRepos, stagedPaths } from "./nested_repos.ts";
 import { baseDirOf } from "./policy.ts";
 import { parseRaw } from "./raw_changes.ts";
@@ -329,6 +330,7 @@ export class Manager {
     const drivers = await git.drivers(r, signal);
     if (id === undefined) await assertIndexNames(git, r, { signal, drivers });
     await assertIgnoreRevsInside(r.root, r.name, drivers.ignoreRevsFiles, allow_hard_links);
+    await assertPlainMailmap(r.root, r.name, allow_hard_links);
     if (paths.length === 1) await assertSmallHistory(git, r, paths[0], id, { signal, drivers });
     return await git.run(r, [
       arg.word("blame"),
