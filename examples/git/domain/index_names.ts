@@ -73,8 +73,9 @@ const PART_STARTS = ["", "*/"];
  * ends there or goes on with `/`, `:`, `.` or a space, a name holding a `\`
  * or a code point HFS+ ignores. No pathspec matches an empty name; git opens
  * the work tree itself by it, which holds nothing to read, and the check of
- * what git reports refuses it. Each leading `*` is followed by a plain
- * character, which git's matcher skips to: 20,000 names take some 30 ms.
+ * what git reports refuses it. A leading `*` is followed by a plain
+ * character wherever it can be (git's matcher skips to it): git matches
+ * 20,000 names in some 40 ms of CPU, 400,000 in 0.9 s.
  */
 export const SUSPECT_PATHSPECS: readonly string[] = Object.freeze([
   "[/]*",
@@ -133,8 +134,8 @@ export async function assertIndexNames(
   if (listing.cut) {
     throw new PolicyError(
       "invalid-input",
-      `Cannot read the index or work tree of repo ${quote(repo.name)}: its index lists too many names that need ` +
-        "a closer look (a `.git` part, a backslash, a character HFS+ ignores) to check them all",
+      `Cannot read the index or work tree of repo ${quote(repo.name)}: its index lists more names that need a ` +
+        'closer look (a part starting ".git", a backslash, a character HFS+ ignores) than one answer holds',
     );
   }
 }

@@ -144,7 +144,10 @@ Deno.test("assertIndexNames() refuses an index with more names to look at than o
       ConfigSchema.parse({ repos: [{ name: "r", path: dir }], max_output_bytes: 1024 }),
       f.base,
     );
-    await assert.rejects(assertIndexNames(git, git.repo("r"), {}), /its index lists too many names that need a/);
+    await assert.rejects(
+      assertIndexNames(git, git.repo("r"), {}),
+      /its index lists more names that need a closer look .* than one answer holds$/,
+    );
     await writeCraftedIndex(join(dir, ".git"), blob, ["README.md", ...many.slice(0, 10)]);
     await assertIndexNames(git, git.repo("r"), {});
   } finally {
