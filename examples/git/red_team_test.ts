@@ -329,11 +329,12 @@ Deno.test({
           assert.ok(!text.includes(t.canary), `${tool} ${repo}: ${text}`);
           assert.match(
             text,
-            new RegExp(`^Cannot use repo "${repo}": its git directory holds a link "${repo}" that leads`),
+            new RegExp(`^Cannot use repo "${repo}": its git directory holds a link "info/${repo}" that leads`),
           );
         }
       }
-      const refused = /^Cannot use repo "chain": its object store holds a link "commit-graph-chain" that leads outside/;
+      const refused =
+        /^Cannot use repo "chain": its object store holds a link "info\/commit-graphs\/commit-graph-chain" that leads outside/;
       await served.refused("git_blame", { repo: "chain", path: "nope" }, refused);
     } finally {
       await served.server.close();

@@ -92,21 +92,24 @@ export interface GitRunOptions {
  * git by absolute path, an empty inherited environment plus `gitEnv()`,
  * every configuration-driven program pinned off, the deadline and output cap
  * of the config. Before every run it checks where the repository's git data
- * is ({@linkcode gitLayout}) and who owns it.
+ * is, walking all of it for links and hard links ({@linkcode gitLayout}), and
+ * who owns it.
  */
 export class Git {
   readonly #commands: CommandPolicy;
   readonly #repos: ReadonlyMap<string, Repo>;
   readonly #maxOutputBytes: number;
+  readonly #allowHardLinks: boolean;
   // This process's user id, learned from git's own ownership check (Deno would need --allow-sys to ask).
   #uid: number | undefined;
   /** One line per configured repository that cannot be served, saying why (found when opened). */
   readonly refused: string[] = [];
 
-  private constructor(commands: CommandPolicy, repos: ReadonlyMap<string, Repo>, maxOutputBytes: number) {
+  private constructor(commands: CommandPolicy, repos: ReadonlyMap<string, Repo>, config: Config) {
     this.#commands = commands;
     this.#repos = repos;
-    this.#maxOutputBytes = maxOutputBytes;
+    this.#maxOutputBytes = config.max_output_bytes;
+    this.#allowHardLinks = config.allow_hard_links;
   }
 
   /**
@@ -143,7 +146,7 @@ export class Git {
       timeoutMs: config.timeout_ms,
       maxOutputBytes: config.max_output_bytes,
     });
-    const git = new Git(commands, repos, config.max_output_bytes);
+    const git = new Git(commands, repos, config);
     for (const name of repos.keys()) {
       try {
         await git.#verify(git.repo(name));
@@ -286,7 +289,11 @@ export class Git {
 
   /** Checks the repository's git data and its owner; returns the git directory to name. */
   async #verify(repo: Repo & { root: string }, signal?: AbortSignal): Promise<string> {
-    const layout = await gitLayout(repo.name, repo.root, repo.allowOutside);
+    // Every folder of the git data walked, each link and hard link in it checked: on every run, a commit's too.
+    const layout = await gitLayout(repo.name, repo.root, repo.allowOutside, {
+      allowHardLinks: this.#allowHardLinks,
+      signal,
+    });
     // Before git's first read of the config (every run, this server's ownership check included).
     await assertNoIncludes(repo.name, layout);
     if (repo.trustOtherOwner) return layout.gitDir;

@@ -3,6 +3,8 @@
 // each point git at folders of their own choosing: another repository's
 // history would then be shown, and a commit written into it. This reads them
 // the way git does and refuses any that lands outside the allowed folders.
+// A link anywhere below them does the same (`refs/heads`, one loose object,
+// `logs/HEAD`, which a commit appends to), so every folder is walked whole.
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { PolicyError, quote } from "@forge/toolkit/validate";
 import { hasControl } from "./_has_control.ts";
@@ -12,8 +14,41 @@ const MAX_STORES = 16;
 /** The largest `.git` file, `commondir` or alternates file read. */
 const MAX_POINTER_BYTES = 64 * 1024;
 
+/**
+ * The most entries (files, folders, links) one check of a repository's git
+ * data looks at, over its git directory, common directory and object stores:
+ * past it the repository is refused. A packed repository holds a few hundred;
+ * each loose object is one (git's own `gc --auto` packs them past 6,700).
+ */
+export const MAX_GIT_DATA_ENTRIES = 100_000;
+/** The deepest folder the check goes into, counted from the git directory, common directory or store. */
+export const MAX_GIT_DATA_DEPTH = 64;
+/** The largest folder (its own size, which grows with its entries) the check reads: 8 MiB is over 100,000 loose objects. */
+const MAX_FOLDER_BYTES = 8 * 1024 * 1024;
+/** How many files of one folder are looked at for hard links at once. */
+const LSTATS_AT_ONCE = 64;
+
 /** Makes the one-line refusal: `what` is not inside, or holds `link`, which leads outside. */
 type Refuse = (what: string, link?: string) => PolicyError;
+
+/** How {@linkcode gitLayout} checks the files of the git data. */
+export interface GitDataOptions {
+  /**
+   * Whether a file in the git data may have more than one name (the
+   * config's `allow_hard_links`): off, such a file is refused, since its
+   * other name may be another repository's object or any file the user can
+   * read or write.
+   * @default {false}
+   */
+  allowHardLinks?: boolean;
+  /**
+   * The most entries looked at.
+   * @default {MAX_GIT_DATA_ENTRIES}
+   */
+  maxEntries?: number;
+  /** Ends the check (the call's deadline or cancellation): it throws the signal's reason. */
+  signal?: AbortSignal;
+}
 
 /** The folders git uses for one repository, as real paths. */
 export interface GitLayout {
@@ -27,11 +62,18 @@ export interface GitLayout {
 
 /**
  * Finds a repository's git directory, common directory and object stores
- * the way git 2.39 does for `--git-dir=<root>/.git`, and checks that each
- * one, and every symbolic link directly inside them (and inside their `info`,
- * and each store's `pack`, `info` and `info/commit-graphs`), resolves inside
- * `root` or one of `allowed`. A store with
+ * the way git 2.39 does for `--git-dir=<root>/.git`, checks that each one
+ * resolves inside `root` or one of `allowed`, and walks each whole: every
+ * symbolic link at any depth (`refs/heads`, a loose object in a real fanout
+ * folder, `logs/HEAD`) must resolve there too, a linked folder is walked as
+ * well, and unless `options.allowHardLinks` every file (and every link's
+ * file) must have one name. A store with
  * `objects/info/http-alternates` is refused: those name places on the web.
+ *
+ * The walk looks at names and `lstat` only: it opens no file, so a FIFO or
+ * socket in the git data cannot hold it up (git's run has its deadline).
+ * It stops, refusing, past `options.maxEntries` entries, folders nested
+ * deeper than {@linkcode MAX_GIT_DATA_DEPTH} or a folder of over 8 MiB.
  *
  * The refusal names what failed and never tells whether an outside path
  * exists: a missing target and an outside one read the same.
@@ -39,15 +81,23 @@ export interface GitLayout {
  * @param name The repository's configured name, for messages.
  * @param root The work tree's real path.
  * @param allowed Real paths of the folders outside `root` the config allows.
+ * @param options The hard-link policy, the walk's limit and its signal.
  * @returns The layout.
- * @throws {PolicyError} When any part resolves outside the allowed folders (code `outside-roots`).
+ * @throws {PolicyError} When any part, or a link inside, resolves outside the allowed folders (code `outside-roots`).
+ * @throws {PolicyError} When a file of the git data has several names and hard links are not allowed (code `not-a-file`).
+ * @throws {PolicyError} When the git data is too large or too deep to walk (code `too-large`).
  *
  * @example Check a repository before running git in it
  * ```ts ignore
  * const { gitDir } = await gitLayout("app", "/srv/app");
  * ```
  */
-export async function gitLayout(name: string, root: string, allowed: readonly string[] = []): Promise<GitLayout> {
+export async function gitLayout(
+  name: string,
+  root: string,
+  allowed: readonly string[] = [],
+  options: GitDataOptions = {},
+): Promise<GitLayout> {
   const places = [root, ...allowed];
   const where = allowed.length > 0 ? "its path or allow_outside" : "its path";
   const refuse: Refuse = (what, link) =>
@@ -98,23 +148,12 @@ export async function gitLayout(name: string, root: string, allowed: readonly st
     }
   }
 
-  // Folder → what it is, each listed once (the common directory is usually the git directory). `info` holds
-  // files git reads by name and quotes a bad line of (`grafts`), or takes patterns from (`attributes`, `exclude`).
-  const linked = new Map<string, string>([
-    [commonDir, "common directory"],
-    [join(commonDir, "info"), "common directory"],
-    [gitDir, "git directory"],
-    [join(gitDir, "info"), "git directory"],
-  ]);
-  for (const s of stores) {
-    // A commit-graph chain names its files by line, and git quotes a line that is not a hash.
-    for (const dir of [s, join(s, "pack"), join(s, "info"), join(s, "info", "commit-graphs")]) {
-      linked.set(dir, "object store");
-    }
-  }
-  for (const [dir, what] of linked) {
-    await assertLinksInside(dir, inside, () => refuse(what), (link) => refuse(what, link));
-  }
+  // Each folder git reads from, walked whole: the git directory last, so that it names what it shares with the
+  // common directory (usually all). Each walk leaves out the others' folders (the store inside the common directory).
+  const walks = new Map<string, string>(stores.map((store) => [store, "object store"]));
+  walks.set(commonDir, "common directory");
+  walks.set(gitDir, "git directory");
+  await assertGitData(walks, inside, refuse, { name, ...options });
   return { gitDir, commonDir, objectStores: stores };
 }
 
@@ -149,21 +188,97 @@ async function readPointer(
   });
 }
 
-/** Refuses a folder holding a symbolic link that resolves outside (or nowhere): git would follow it. */
-async function assertLinksInside(
-  dir: string,
+/** One folder to walk: its real path, how a message shows it, what it is part of, how deep. */
+interface Folder {
+  readonly path: string;
+  readonly shown: string;
+  readonly what: string;
+  readonly depth: number;
+}
+
+/**
+ * Walks each folder of `walks` (real path → what it is), each at most once,
+ * and refuses a link that resolves outside (or nowhere), a file with several
+ * names unless allowed, and a walk past its limits.
+ */
+async function assertGitData(
+  walks: ReadonlyMap<string, string>,
   inside: (path: string) => boolean,
-  unreadable: () => PolicyError,
-  leaves: (link: string) => PolicyError,
+  refuse: Refuse,
+  options: GitDataOptions & { name: string },
 ): Promise<void> {
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      if (!entry.isSymlink) continue;
-      const real = await Deno.realPath(join(dir, entry.name)).catch(() => undefined);
-      if (real === undefined || !inside(real)) throw leaves(entry.name);
+  const { name, allowHardLinks = false, maxEntries = MAX_GIT_DATA_ENTRIES, signal } = options;
+  const stop = (why: string) =>
+    new PolicyError("too-large", `Cannot use repo ${quote(name)}: its ${why}, more than this server checks for links`);
+  const named = (what: string, shown: string, info: Deno.FileInfo) =>
+    new PolicyError(
+      "not-a-file",
+      `Cannot use repo ${quote(name)}: its ${what} holds a file ${quote(shown)} with ${info.nlink} hard links, ` +
+        "and this server reads only git data whose files have one name (allow_hard_links is off)",
+    );
+  const several = (info: Deno.FileInfo) => !allowHardLinks && info.isFile && info.nlink !== null && info.nlink > 1;
+  // Every folder walked or queued, by real path: the others' folders are left to their own walk, and a folder
+  // reached again through a link is not walked twice.
+  const seen = new Set(walks.keys());
+  const pending: Folder[] = [...walks].map(([path, what]) => ({ path, shown: "", what, depth: 0 }));
+  let entries = 0;
+  while (pending.length > 0) {
+    signal?.throwIfAborted();
+    const { path, shown, what, depth } = pending.pop()!;
+    const below = (entry: string) => shown === "" ? entry : `${shown}/${entry}`;
+    if (depth > MAX_GIT_DATA_DEPTH) throw stop(`${what} holds folders nested over ${MAX_GIT_DATA_DEPTH} deep`);
+    // The folders below are named by their path from `what`; the folder itself, as the refusals above name it.
+    const folder = shown === "" ? `${what}` : `${what} holds a folder ${quote(shown)} that`;
+    const cannotRead = () =>
+      shown === ""
+        ? refuse(what)
+        : new PolicyError("outside-roots", `Cannot use repo ${quote(name)}: its ${folder} cannot be read`);
+    // A folder's own size grows with its entries: one too large for a walk is refused before it is read whole.
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(path);
+    } catch (err) {
+      // Gone since it was listed (git removes an emptied fanout folder): nothing left to check.
+      if (err instanceof Deno.errors.NotFound) continue;
+      throw cannotRead();
     }
-  } catch (err) {
-    if (err instanceof PolicyError) throw err;
-    if (!(err instanceof Deno.errors.NotFound)) throw unreadable();
+    if (info.size > MAX_FOLDER_BYTES) throw stop(`${folder} lists over 8 MiB of names`);
+    const files: string[] = [];
+    const links: string[] = [];
+    try {
+      for await (const entry of Deno.readDir(path)) {
+        if (++entries > maxEntries) throw stop(`git data holds over ${maxEntries} files and folders`);
+        const child = join(path, entry.name);
+        if (entry.isSymlink) links.push(entry.name);
+        else if (entry.isFile) files.push(entry.name);
+        else if (entry.isDirectory && !seen.has(child)) {
+          seen.add(child);
+          pending.push({ path: child, shown: below(entry.name), what, depth: depth + 1 });
+        }
+        // Anything else (a FIFO, a socket) is never opened here.
+      }
+    } catch (err) {
+      if (err instanceof PolicyError) throw err;
+      // Gone since it was listed (git removes an emptied fanout folder): nothing left to check.
+      if (err instanceof Deno.errors.NotFound) continue;
+      throw cannotRead();
+    }
+    for (const entry of links) {
+      const real = await Deno.realPath(join(path, entry)).catch(() => "");
+      const target = real !== "" && inside(real) ? await Deno.stat(real).catch(() => undefined) : undefined;
+      if (target === undefined) throw refuse(what, below(entry));
+      if (several(target)) throw named(what, below(entry), target);
+      if (target.isDirectory && !seen.has(real)) {
+        seen.add(real);
+        pending.push({ path: real, shown: below(entry), what, depth: depth + 1 });
+      }
+    }
+    if (allowHardLinks) continue;
+    for (let i = 0; i < files.length; i += LSTATS_AT_ONCE) {
+      const batch = files.slice(i, i + LSTATS_AT_ONCE);
+      const infos = await Promise.all(batch.map((entry) => Deno.lstat(join(path, entry)).catch(() => undefined)));
+      const found = infos.findIndex((file) => file !== undefined && several(file));
+      if (found !== -1) throw named(what, below(batch[found]), infos[found]!);
+    }
   }
 }
