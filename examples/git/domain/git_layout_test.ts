@@ -1,9 +1,9 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/ln
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/ln,/usr/bin/mkfifo
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
 import { type Fixture, fixture } from "./fixture.ts";
-import { gitLayout } from "./git_layout.ts";
+import { gitLayout, MAX_GIT_DATA_DEPTH } from "./git_layout.ts";
 
 async function ln(target: string, path: string): Promise<void> {
   const out = await new Deno.Command("/usr/bin/ln", { args: ["-s", target, path] }).output();
@@ -16,9 +16,9 @@ const refusedFor = (what: RegExp) => (err: unknown) => {
   return true;
 };
 
-/** A repository "r" and an outside one "o", both with one commit. */
+/** A repository "r" and an outside one "o", both with one commit (of objects "r" does not hold). */
 async function pair(f: Fixture): Promise<{ r: string; o: string }> {
-  return { r: await f.repo("r"), o: await f.repo("o") };
+  return { r: await f.repo("r"), o: await f.repo("o", { "secret.txt": "private\n" }) };
 }
 
 Deno.test("gitLayout() names the git, common and object folders of a plain repository", async () => {
@@ -126,6 +126,174 @@ Deno.test("gitLayout() accepts a .git file that stays inside, and reads an outsi
     await f.end();
   }
 });
+
+Deno.test("gitLayout() refuses a link at any depth of the git data that leads outside: refs/heads, a ref, a loose object in a real fanout folder, logs/HEAD", async () => {
+  const f = await fixture();
+  try {
+    const { r, o } = await pair(f);
+    const [dotGit, other] = [join(r, ".git"), join(o, ".git")];
+    const [fanout, object] = await looseObject(other, dotGit);
+    const attempts: [string, () => Promise<void>, RegExp][] = [
+      [
+        "refs/heads, a link to another repository's branches",
+        () => swap(join(dotGit, "refs/heads"), () => ln(join(other, "refs/heads"), join(dotGit, "refs/heads"))),
+        /its git directory holds a link "refs\/heads" that/,
+      ],
+      [
+        "one branch, a link to another repository's",
+        () =>
+          swap(
+            join(dotGit, "refs/heads/main"),
+            () => ln(join(other, "refs/heads/main"), join(dotGit, "refs/heads/main")),
+          ),
+        /its git directory holds a link "refs\/heads\/main" that/,
+      ],
+      [
+        "a loose object, a link in a real fanout folder",
+        async () => {
+          await Deno.mkdir(join(dotGit, "objects", fanout), { recursive: true });
+          await ln(join(other, "objects", fanout, object), join(dotGit, "objects", fanout, object));
+        },
+        new RegExp(`its object store holds a link "${fanout}/${object}" that`),
+      ],
+      [
+        "logs/HEAD, which a commit appends to",
+        () => swap(join(dotGit, "logs/HEAD"), () => ln(join(f.base, "victim.txt"), join(dotGit, "logs/HEAD"))),
+        /its git directory holds a link "logs\/HEAD" that/,
+      ],
+      [
+        "logs/refs/heads, a link to a folder outside",
+        () => swap(join(dotGit, "logs/refs/heads"), () => ln(f.base, join(dotGit, "logs/refs/heads"))),
+        /its git directory holds a link "logs\/refs\/heads" that/,
+      ],
+      [
+        "a worktree's HEAD",
+        async () => {
+          await Deno.mkdir(join(dotGit, "worktrees/wt"), { recursive: true });
+          await ln(join(other, "HEAD"), join(dotGit, "worktrees/wt/HEAD"));
+        },
+        /its git directory holds a link "worktrees\/wt\/HEAD" that/,
+      ],
+    ];
+    await Deno.writeTextFile(join(f.base, "victim.txt"), "victim\n");
+    for (const [what, make, reason] of attempts) {
+      await attempt(f, r, make, what, refusedFor(new RegExp(`${reason.source} leads outside its path$`)));
+    }
+    // A link to an outside path that exists reads like one to a path that does not.
+    const messages: string[] = [];
+    for (const target of [join(other, "refs/heads/main"), join(f.base, "missing")]) {
+      await Deno.remove(join(dotGit, "refs/heads/main"));
+      await ln(target, join(dotGit, "refs/heads/main"));
+      messages.push(await gitLayout("r", r).then(() => "served", (err: Error) => err.message));
+    }
+    assert.equal(messages[0], messages[1]);
+    assert.match(messages[0], /holds a link "refs\/heads\/main" that leads outside its path$/);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("gitLayout() walks a folder a link leads to inside the path, and accepts links that stay inside", async () => {
+  const f = await fixture();
+  try {
+    const { r, o } = await pair(f);
+    const dotGit = join(r, ".git");
+    // HEAD as git's core.preferSymlinkRefs writes it: a link to the branch.
+    await swap(join(dotGit, "HEAD"), () => ln("refs/heads/main", join(dotGit, "HEAD")));
+    // The branches in a folder elsewhere in the path: walked as well.
+    const heads = join(r, "heads");
+    await Deno.rename(join(dotGit, "refs/heads"), heads);
+    await ln(heads, join(dotGit, "refs/heads"));
+    await gitLayout("r", r);
+    await ln(join(o, ".git/refs/heads/main"), join(heads, "theirs"));
+    await assert.rejects(
+      gitLayout("r", r),
+      refusedFor(/its git directory holds a link "refs\/heads\/theirs" that leads outside its path$/),
+    );
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("gitLayout() refuses a file of the git data with a second name, unless hard links are allowed", async () => {
+  const f = await fixture();
+  try {
+    const { r, o } = await pair(f);
+    const [fanout, object] = await looseObject(join(o, ".git"), join(r, ".git"));
+    await Deno.mkdir(join(r, ".git/objects", fanout), { recursive: true });
+    await Deno.link(join(o, ".git/objects", fanout, object), join(r, ".git/objects", fanout, object));
+    await assert.rejects(gitLayout("r", r), (err: unknown) => {
+      assert.ok(err instanceof PolicyError && err.code === "not-a-file", String(err));
+      assert.equal(
+        err.message,
+        `Cannot use repo "r": its object store holds a file "${fanout}/${object}" with 2 hard links, and this ` +
+          "server reads only git data whose files have one name (allow_hard_links is off)",
+      );
+      return true;
+    });
+    await gitLayout("r", r, [], { allowHardLinks: true });
+    // A link to a file with a second name, inside the path, is refused alike.
+    await Deno.remove(join(r, ".git/objects", fanout, object));
+    await Deno.link(join(o, ".git/objects", fanout, object), join(r, "copy"));
+    await ln(join(r, "copy"), join(r, ".git/objects", fanout, object));
+    await assert.rejects(gitLayout("r", r), /holds a file "[0-9a-f/]+" with 2 hard links/);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("gitLayout() refuses git data past its entry limit or nested too deep, and a FIFO does not hold it up", async () => {
+  const f = await fixture();
+  try {
+    const r = await f.repo("r");
+    const tooLarge = (what: RegExp) => (err: unknown) => {
+      assert.ok(err instanceof PolicyError && err.code === "too-large", String(err));
+      assert.match(err.message, what);
+      return true;
+    };
+    await assert.rejects(
+      gitLayout("r", r, [], { maxEntries: 10 }),
+      tooLarge(/^Cannot use repo "r": its git data holds over 10 files and folders, more than this server checks/),
+    );
+    const fifo = await new Deno.Command("/usr/bin/mkfifo", { args: [join(r, ".git/refs/heads/fifo")] }).output();
+    assert.ok(fifo.success);
+    await gitLayout("r", r);
+    const deep = join(r, ".git/refs/tags", ...Array(MAX_GIT_DATA_DEPTH).fill("d"));
+    await Deno.mkdir(deep, { recursive: true });
+    await assert.rejects(gitLayout("r", r), tooLarge(/its git directory holds folders nested over 64 deep/));
+  } finally {
+    await f.end();
+  }
+});
+
+/** Backs up the git directory, makes one attempt, checks the refusal, and puts the git directory back. */
+async function attempt(
+  f: Fixture,
+  r: string,
+  make: () => Promise<void>,
+  what: string,
+  refused: (err: unknown) => boolean,
+): Promise<void> {
+  const [dotGit, backup] = [join(r, ".git"), join(f.base, "backup")];
+  await copy(dotGit, backup);
+  await make();
+  await assert.rejects(gitLayout("r", r), refused, what);
+  await Deno.remove(dotGit, { recursive: true });
+  await Deno.rename(backup, dotGit);
+  await gitLayout("r", r);
+}
+
+/** A loose object of `gitDir` that `mine` does not hold: its fanout folder and file name. */
+async function looseObject(gitDir: string, mine: string): Promise<[string, string]> {
+  for await (const fanout of Deno.readDir(join(gitDir, "objects"))) {
+    if (!/^[0-9a-f]{2}$/.test(fanout.name)) continue;
+    for await (const object of Deno.readDir(join(gitDir, "objects", fanout.name))) {
+      const held = await Deno.lstat(join(mine, "objects", fanout.name, object.name)).then(() => true, () => false);
+      if (!held) return [fanout.name, object.name];
+    }
+  }
+  throw new Error(`no loose object of its own in ${gitDir}`);
+}
 
 async function swap(path: string, make: () => Promise<void>): Promise<void> {
   await Deno.remove(path, { recursive: true });
