@@ -2,13 +2,14 @@
 // A repository is what its configured path holds: over real stdio, against
 // the server started with exactly the flags it prints, repositories whose
 // `.git` leads elsewhere (a `gitdir:` file, a link, `commondir`, alternates,
-// a linked object store) or that another user owns are refused at start,
-// before every run and after a reload, with one line that says why.
+// a linked object store, a link deep inside: `refs/heads`, loose objects,
+// `logs/HEAD`) or that another user owns are refused at start, before every
+// run and after a reload, with one line that says why.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
-import { hostileTree, system } from "./_hostile.ts";
+import { hostileTree, plainGit, system } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
@@ -107,6 +108,135 @@ Deno.test({
     }
     assert.equal(said.filter((line) => line.includes('"app"')).length, 1, "app: refused after the reload only");
     assert.ok(!said.some((line) => line.includes('"shared"')));
+    await t.f.end();
+  },
+});
+
+Deno.test({
+  name:
+    "a link deep in the git data (refs/heads, loose objects in a real fanout folder) serves no other repository's history: git_log and git_show refuse",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const privateGit = join(t.private, ".git");
+    // The private repository's loose objects, each linked into a real fanout folder of the repository's store.
+    const linkObjects = async (repo: string) => {
+      for await (const fanout of Deno.readDir(join(privateGit, "objects"))) {
+        if (!/^[0-9a-f]{2}$/.test(fanout.name)) continue;
+        const [from, to] = [join(privateGit, "objects", fanout.name), join(repo, ".git", "objects", fanout.name)];
+        await Deno.mkdir(to, { recursive: true });
+        for await (const object of Deno.readDir(from)) await system("ln", "-sf", join(from, object.name), to);
+      }
+    };
+    const branches = await t.f.repo("branches", { "README.md": "# branches\n" });
+    await Deno.remove(join(branches, ".git", "refs", "heads"), { recursive: true });
+    await system("ln", "-s", join(privateGit, "refs", "heads"), join(branches, ".git", "refs", "heads"));
+    await linkObjects(branches);
+    const objects = await t.f.repo("objects", { "README.md": "# objects\n" });
+    await linkObjects(objects);
+    // What an unguarded server would show.
+    assert.ok((await plainGit(branches, "log", "main")).includes(t.canary));
+    assert.ok((await plainGit(branches, "show", "main:secret.txt")).includes(t.canary));
+    assert.ok((await plainGit(objects, "show", `${t.privateHead}:secret.txt`)).includes(t.canary));
+    const config = await t.config({
+      repos: [{ name: "branches", path: "branches" }, { name: "objects", path: "objects" }],
+    });
+    const served = await serveUnderPrintedFlags(SCRIPT, config);
+    try {
+      const attacks: [string, Record<string, unknown>, RegExp][] = [
+        ["git_log", { repo: "branches", ref: "main" }, /its git directory holds a link "refs\/heads"/],
+        [
+          "git_show",
+          { repo: "branches", rev: "main", path: "secret.txt" },
+          /its git directory holds a link "refs\/heads"/,
+        ],
+        [
+          "git_show",
+          { repo: "objects", rev: t.privateHead },
+          /its object store holds a link "[0-9a-f]{2}\/[0-9a-f]{38}"/,
+        ],
+        [
+          "git_log",
+          { repo: "objects", ref: t.privateHead },
+          /its object store holds a link "[0-9a-f]{2}\/[0-9a-f]{38}"/,
+        ],
+      ];
+      for (const [tool, args, reason] of attacks) {
+        const text = textOf(await served.call(tool, args));
+        assert.ok(!text.includes(t.canary), `${tool} ${JSON.stringify(args)}: ${text}`);
+        assert.match(
+          text,
+          new RegExp(`^Cannot use repo "${args.repo}": ${reason.source} that leads outside its path$`),
+        );
+      }
+    } finally {
+      assert.equal((await served.server.close()).code, 0);
+    }
+    await t.f.end();
+  },
+});
+
+Deno.test({
+  name:
+    "git_commit writes nothing outside through a link under .git/logs or .git/refs: the file a reflog or branch link leads to is unchanged",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    const outside = join(t.f.base, "outside");
+    const victim = join(outside, "victim.txt");
+    const keys = join(outside, "ssh", "authorized_keys");
+    await Deno.mkdir(join(outside, "refs"));
+    await Deno.mkdir(join(outside, "ssh"));
+    await Deno.writeTextFile(victim, "victim\n");
+    await Deno.writeTextFile(keys, "ssh-ed25519 AAAA legit@host\n");
+    /** A repository with one change to commit, whose `.git/<link>` leads to `target`. */
+    const hostile = async (name: string, link: string, target: string, branch = "main") => {
+      const dir = await t.f.repo(name, { "README.md": `# ${name}\n` });
+      await t.f.git(dir, "branch", "-m", branch);
+      if (link === "refs/heads") {
+        await Deno.copyFile(join(dir, ".git", "refs", "heads", branch), join(target, branch));
+      }
+      await Deno.remove(join(dir, ".git", link), { recursive: true });
+      await system("ln", "-s", target, join(dir, ".git", link));
+      await Deno.writeTextFile(join(dir, "new.txt"), "change\n");
+      return dir;
+    };
+    await hostile("reflog", "logs/HEAD", victim);
+    await hostile("branches", "refs/heads", join(outside, "refs"));
+    await hostile("keys", "logs/refs/heads", join(outside, "ssh"), "authorized_keys");
+    const before = async () => [
+      await Deno.readTextFile(victim),
+      await Deno.readTextFile(join(outside, "refs", "main")),
+      await Deno.readTextFile(keys),
+      [...Deno.readDirSync(join(outside, "refs"))].length,
+    ];
+    const was = await before();
+    // What an unguarded server would do: plain git appends to the link's target (a copy of "keys", to a copy of its target).
+    await system("cp", "-a", join(outside, "ssh"), join(t.f.base, "ssh-copy"));
+    const copy = await hostile("copy", "logs/refs/heads", join(t.f.base, "ssh-copy"), "authorized_keys");
+    await plainGit(copy, "add", "new.txt");
+    await plainGit(copy, "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-qm", "m");
+    assert.notEqual(await Deno.readTextFile(join(t.f.base, "ssh-copy", "authorized_keys")), was[2]);
+    const repos = ["reflog", "branches", "keys"].map((name) => ({ name, path: name, writable: true }));
+    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos }));
+    try {
+      const refusals: [string, string][] = [["reflog", "logs/HEAD"], ["branches", "refs/heads"], [
+        "keys",
+        "logs/refs/heads",
+      ]];
+      for (const [repo, link] of refusals) {
+        await served.refused(
+          "git_commit",
+          { repo, message: "m", paths: ["new.txt"] },
+          new RegExp(
+            `^Cannot use repo "${repo}": its git directory holds a link "${link}" that leads outside its path$`,
+          ),
+        );
+      }
+    } finally {
+      assert.equal((await served.server.close()).code, 0);
+    }
+    assert.deepEqual(await before(), was, "a file outside changed");
     await t.f.end();
   },
 });
