@@ -11,6 +11,7 @@ import {
 import type { Config } from "./config.ts";
 import { assertNoIncludes } from "./config_includes.ts";
 import { knownFailure } from "./git_failure.ts";
+import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout } from "./git_layout.ts";
 import {
   discoveryArgs,
@@ -100,6 +101,8 @@ export class Git {
   readonly #repos: ReadonlyMap<string, Repo>;
   readonly #maxOutputBytes: number;
   readonly #allowHardLinks: boolean;
+  // The folders of git data found clean, each until it changes: a walk reads only what changed since.
+  readonly #checked = new GitDataCache();
   // This process's user id, learned from git's own ownership check (Deno would need --allow-sys to ask).
   #uid: number | undefined;
   /** One line per configured repository that cannot be served, saying why (found when opened). */
@@ -292,6 +295,7 @@ export class Git {
     // Every folder of the git data walked, each link and hard link in it checked: on every run, a commit's too.
     const layout = await gitLayout(repo.name, repo.root, repo.allowOutside, {
       allowHardLinks: this.#allowHardLinks,
+      cache: this.#checked,
       signal,
     });
     // Before git's first read of the config (every run, this server's ownership check included).

@@ -8,6 +8,7 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { PolicyError, quote } from "@forge/toolkit/validate";
 import { hasControl } from "./_has_control.ts";
+import type { GitDataCache } from "./git_data_cache.ts";
 
 /** The most object stores (the repository's own and the alternates it names, followed) one repository may use. */
 const MAX_STORES = 16;
@@ -46,6 +47,11 @@ export interface GitDataOptions {
    * @default {MAX_GIT_DATA_ENTRIES}
    */
   maxEntries?: number;
+  /**
+   * What earlier checks found, by folder: a folder unchanged since is not
+   * read again (its links are still followed). Without one, every folder is.
+   */
+  cache?: GitDataCache;
   /** Ends the check (the call's deadline or cancellation): it throws the signal's reason. */
   signal?: AbortSignal;
 }
@@ -207,9 +213,10 @@ async function assertGitData(
   refuse: Refuse,
   options: GitDataOptions & { name: string },
 ): Promise<void> {
-  const { name, allowHardLinks = false, maxEntries = MAX_GIT_DATA_ENTRIES, signal } = options;
+  const { name, allowHardLinks = false, maxEntries = MAX_GIT_DATA_ENTRIES, cache, signal } = options;
   const stop = (why: string) =>
     new PolicyError("too-large", `Cannot use repo ${quote(name)}: its ${why}, more than this server checks for links`);
+  const tooMany = () => stop(`git data holds over ${maxEntries} files and folders`);
   const named = (what: string, shown: string, info: Deno.FileInfo) =>
     new PolicyError(
       "not-a-file",
@@ -224,61 +231,98 @@ async function assertGitData(
   let entries = 0;
   while (pending.length > 0) {
     signal?.throwIfAborted();
-    const { path, shown, what, depth } = pending.pop()!;
-    const below = (entry: string) => shown === "" ? entry : `${shown}/${entry}`;
-    if (depth > MAX_GIT_DATA_DEPTH) throw stop(`${what} holds folders nested over ${MAX_GIT_DATA_DEPTH} deep`);
-    // The folders below are named by their path from `what`; the folder itself, as the refusals above name it.
-    const folder = shown === "" ? `${what}` : `${what} holds a folder ${quote(shown)} that`;
-    const cannotRead = () =>
-      shown === ""
-        ? refuse(what)
-        : new PolicyError("outside-roots", `Cannot use repo ${quote(name)}: its ${folder} cannot be read`);
-    // A folder's own size grows with its entries: one too large for a walk is refused before it is read whole.
-    let info: Deno.FileInfo;
-    try {
-      info = await Deno.lstat(path);
-    } catch (err) {
+    // A wave of folders looked at at once: with a cache, that is all a walk does for a folder that has not changed.
+    // Taken before the folders are, each one's change time is compared with it.
+    const started = Date.now();
+    const wave = pending.splice(-LSTATS_AT_ONCE);
+    const looked = await Promise.all(wave.map((folder) => Deno.lstat(folder.path).catch((err: Error) => err)));
+    for (const [i, { path, shown, what, depth }] of wave.entries()) {
+      const below = (entry: string) => shown === "" ? entry : `${shown}/${entry}`;
+      if (depth > MAX_GIT_DATA_DEPTH) throw stop(`${what} holds folders nested over ${MAX_GIT_DATA_DEPTH} deep`);
+      // The folders below are named by their path from `what`; the folder itself, as the refusals above name it.
+      const folder = shown === "" ? `${what}` : `${what} holds a folder ${quote(shown)} that`;
+      const cannotRead = () =>
+        shown === ""
+          ? refuse(what)
+          : new PolicyError("outside-roots", `Cannot use repo ${quote(name)}: its ${folder} cannot be read`);
+      const info = looked[i];
       // Gone since it was listed (git removes an emptied fanout folder): nothing left to check.
-      if (err instanceof Deno.errors.NotFound) continue;
-      throw cannotRead();
-    }
-    if (info.size > MAX_FOLDER_BYTES) throw stop(`${folder} lists over 8 MiB of names`);
-    const files: string[] = [];
-    const links: string[] = [];
-    try {
-      for await (const entry of Deno.readDir(path)) {
-        if (++entries > maxEntries) throw stop(`git data holds over ${maxEntries} files and folders`);
-        const child = join(path, entry.name);
-        if (entry.isSymlink) links.push(entry.name);
-        else if (entry.isFile) files.push(entry.name);
-        else if (entry.isDirectory && !seen.has(child)) {
-          seen.add(child);
-          pending.push({ path: child, shown: below(entry.name), what, depth: depth + 1 });
+      if (info instanceof Deno.errors.NotFound) continue;
+      if (info instanceof Error) throw cannotRead();
+      let found = cache?.get(path, info, !allowHardLinks);
+      const fresh = found === undefined;
+      if (found === undefined) {
+        // A folder's own size grows with its entries: one too large for a walk is refused before it is read whole.
+        if (info.size > MAX_FOLDER_BYTES) throw stop(`${folder} lists over 8 MiB of names`);
+        const read = await readFolder(path, entries, maxEntries, tooMany, cannotRead);
+        if (read === undefined) continue;
+        if (!allowHardLinks) {
+          const file = await severalNames(path, read.files, several);
+          if (file !== undefined) throw named(what, below(file.name), file.info);
         }
-        // Anything else (a FIFO, a socket) is never opened here.
+        const { folders, links, files } = read;
+        found = { folders, links, entries: folders.length + links.length + files.length, singleNames: !allowHardLinks };
       }
-    } catch (err) {
-      if (err instanceof PolicyError) throw err;
-      // Gone since it was listed (git removes an emptied fanout folder): nothing left to check.
-      if (err instanceof Deno.errors.NotFound) continue;
-      throw cannotRead();
-    }
-    for (const entry of links) {
-      const real = await Deno.realPath(join(path, entry)).catch(() => "");
-      const target = real !== "" && inside(real) ? await Deno.stat(real).catch(() => undefined) : undefined;
-      if (target === undefined) throw refuse(what, below(entry));
-      if (several(target)) throw named(what, below(entry), target);
-      if (target.isDirectory && !seen.has(real)) {
-        seen.add(real);
-        pending.push({ path: real, shown: below(entry), what, depth: depth + 1 });
+      entries += found.entries;
+      if (entries > maxEntries) throw tooMany();
+      for (const entry of found.links) {
+        const real = await Deno.realPath(join(path, entry)).catch(() => "");
+        const target = real !== "" && inside(real) ? await Deno.stat(real).catch(() => undefined) : undefined;
+        if (target === undefined) throw refuse(what, below(entry));
+        if (several(target)) throw named(what, below(entry), target);
+        if (target.isDirectory && !seen.has(real)) {
+          seen.add(real);
+          pending.push({ path: real, shown: below(entry), what, depth: depth + 1 });
+        }
       }
-    }
-    if (allowHardLinks) continue;
-    for (let i = 0; i < files.length; i += LSTATS_AT_ONCE) {
-      const batch = files.slice(i, i + LSTATS_AT_ONCE);
-      const infos = await Promise.all(batch.map((entry) => Deno.lstat(join(path, entry)).catch(() => undefined)));
-      const found = infos.findIndex((file) => file !== undefined && several(file));
-      if (found !== -1) throw named(what, below(batch[found]), infos[found]!);
+      for (const entry of found.folders) {
+        const child = join(path, entry);
+        if (seen.has(child)) continue;
+        seen.add(child);
+        pending.push({ path: child, shown: below(entry), what, depth: depth + 1 });
+      }
+      if (fresh) cache?.keep(path, info, started, found);
     }
   }
+}
+
+/** A folder's entries by kind, or undefined when it is gone; stops at the limit, counting from `counted`. */
+async function readFolder(
+  path: string,
+  counted: number,
+  maxEntries: number,
+  tooMany: () => PolicyError,
+  cannotRead: () => PolicyError,
+): Promise<{ folders: string[]; links: string[]; files: string[] } | undefined> {
+  const read = { folders: [] as string[], links: [] as string[], files: [] as string[] };
+  try {
+    for await (const entry of Deno.readDir(path)) {
+      if (++counted > maxEntries) throw tooMany();
+      if (entry.isSymlink) read.links.push(entry.name);
+      else if (entry.isDirectory) read.folders.push(entry.name);
+      else if (entry.isFile) read.files.push(entry.name);
+      // Anything else (a FIFO, a socket) is never opened here.
+    }
+  } catch (err) {
+    if (err instanceof PolicyError) throw err;
+    // Gone since it was listed (git removes an emptied fanout folder): nothing left to check.
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw cannotRead();
+  }
+  return read;
+}
+
+/** The first of a folder's `files` that `several` says has several names, looked at a batch at a time. */
+async function severalNames(
+  path: string,
+  files: readonly string[],
+  several: (info: Deno.FileInfo) => boolean,
+): Promise<{ name: string; info: Deno.FileInfo } | undefined> {
+  for (let i = 0; i < files.length; i += LSTATS_AT_ONCE) {
+    const batch = files.slice(i, i + LSTATS_AT_ONCE);
+    const infos = await Promise.all(batch.map((entry) => Deno.lstat(join(path, entry)).catch(() => undefined)));
+    const at = infos.findIndex((info) => info !== undefined && several(info));
+    if (at !== -1) return { name: batch[at], info: infos[at]! };
+  }
+  return undefined;
 }

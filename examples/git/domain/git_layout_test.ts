@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
 import { type Fixture, fixture } from "./fixture.ts";
+import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout, MAX_GIT_DATA_DEPTH } from "./git_layout.ts";
 
 async function ln(target: string, path: string): Promise<void> {
@@ -261,6 +262,66 @@ Deno.test("gitLayout() refuses git data past its entry limit or nested too deep,
     const deep = join(r, ".git/refs/tags", ...Array(MAX_GIT_DATA_DEPTH).fill("d"));
     await Deno.mkdir(deep, { recursive: true });
     await assert.rejects(gitLayout("r", r), tooLarge(/its git directory holds folders nested over 64 deep/));
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("gitLayout() with a cache reads a folder again once it changes, and follows every link again each time", async () => {
+  const f = await fixture();
+  try {
+    const { r, o } = await pair(f);
+    const dotGit = join(r, ".git");
+    // Kept however recent: each change below is made after the folder was read.
+    const cache = new GitDataCache(0);
+    const heads = join(r, "heads");
+    await Deno.rename(join(dotGit, "refs/heads"), heads);
+    await ln(heads, join(dotGit, "refs/heads"));
+    await gitLayout("r", r, [], { cache });
+    await gitLayout("r", r, [], { cache });
+    // A link made in a folder found clean.
+    await ln(join(o, ".git/refs/heads/main"), join(dotGit, "logs/theirs"));
+    await assert.rejects(
+      gitLayout("r", r, [], { cache }),
+      refusedFor(/holds a link "logs\/theirs" that leads outside/),
+    );
+    await Deno.remove(join(dotGit, "logs/theirs"));
+    await gitLayout("r", r, [], { cache });
+    // A hard link made in a folder found clean.
+    const [fanout, object] = await looseObject(join(o, ".git"), dotGit);
+    await Deno.mkdir(join(dotGit, "objects", fanout), { recursive: true });
+    await gitLayout("r", r, [], { cache });
+    await Deno.link(join(o, ".git/objects", fanout, object), join(dotGit, "objects", fanout, object));
+    await assert.rejects(gitLayout("r", r, [], { cache }), /holds a file "[0-9a-f/]+" with 2 hard links/);
+    // Found clean while hard links were allowed: no answer once they are not.
+    await gitLayout("r", r, [], { cache, allowHardLinks: true });
+    await assert.rejects(gitLayout("r", r, [], { cache }), /with 2 hard links/);
+    await Deno.remove(join(dotGit, "objects", fanout, object));
+    await gitLayout("r", r, [], { cache });
+    // The folder refs/heads leads to is swapped for a link outside: .git/refs is unchanged, its link followed again.
+    await Deno.rename(heads, join(r, "heads-old"));
+    await ln(join(o, ".git/refs/heads"), heads);
+    await assert.rejects(gitLayout("r", r, [], { cache }), refusedFor(/holds a link "refs\/heads" that leads outside/));
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("gitLayout() with a cache keeps no folder changed in the last seconds: a change with its mtime put back is seen", async () => {
+  const f = await fixture();
+  try {
+    const { r, o } = await pair(f);
+    const logs = join(r, ".git/logs");
+    const cache = new GitDataCache();
+    const before = await Deno.lstat(logs);
+    await gitLayout("r", r, [], { cache });
+    // Likely in the same second as the read, so its ctime, in whole seconds, reads the same.
+    await ln(join(o, ".git/logs/HEAD"), join(logs, "theirs"));
+    await Deno.utime(logs, before.atime!, before.mtime!);
+    await assert.rejects(
+      gitLayout("r", r, [], { cache }),
+      refusedFor(/holds a link "logs\/theirs" that leads outside/),
+    );
   } finally {
     await f.end();
   }
