@@ -60,9 +60,11 @@ export const ConfigSchema = z.strictObject({
     email: "forge-git@localhost",
   }),
   /**
-   * Whether work-tree files with more than one name (hard links) are read:
-   * off, a diff, grep, blame or commit that would read one is refused,
-   * because its other name may be a file outside every repository.
+   * Whether files with more than one name (hard links) are read: off, a
+   * diff, grep, blame or commit that would read such a work-tree file is
+   * refused, and so is a repository whose git data holds one (a clone from a
+   * local path shares its objects so), because its other name may be a file
+   * outside every repository.
    */
   allow_hard_links: z.boolean().default(false),
   /** An append-only file for the audit trail of commits; stderr when absent. */
