@@ -59,6 +59,8 @@ export class GitDataCache {
   readonly #racyMs: number;
 
   /**
+   * Makes an empty cache.
+   *
    * @param racyMs How much older than the walk a folder's change time must be for it to be kept: a clock that
    * lags the filesystem's by up to that much cannot hide a change either. Tests set 0.
    */
