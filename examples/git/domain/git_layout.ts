@@ -26,7 +26,7 @@ export const MAX_GIT_DATA_ENTRIES = 100_000;
 export const MAX_GIT_DATA_DEPTH = 64;
 /** The largest folder (its own size, which grows with its entries) the check reads: 8 MiB is over 100,000 loose objects. */
 const MAX_FOLDER_BYTES = 8 * 1024 * 1024;
-/** How many files of one folder are looked at for hard links at once. */
+/** How many `lstat`s run at once: of one folder's files (for hard links), or of the folders next in the walk. */
 const LSTATS_AT_ONCE = 64;
 
 /** Makes the one-line refusal: `what` is not inside, or holds `link`, which leads outside. */
@@ -87,7 +87,7 @@ export interface GitLayout {
  * @param name The repository's configured name, for messages.
  * @param root The work tree's real path.
  * @param allowed Real paths of the folders outside `root` the config allows.
- * @param options The hard-link policy, the walk's limit and its signal.
+ * @param options The hard-link policy, the walk's limit, its cache and its signal.
  * @returns The layout.
  * @throws {PolicyError} When any part, or a link inside, resolves outside the allowed folders (code `outside-roots`).
  * @throws {PolicyError} When a file of the git data has several names and hard links are not allowed (code `not-a-file`).
