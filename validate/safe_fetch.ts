@@ -126,8 +126,11 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
       let target: URL;
       try {
         target = urls.check(current);
-        await urls.checkResolved(target);
+        // A lookup cannot be stopped, but the fetch does not wait for one past its deadline.
+        await untilAborted(urls.checkResolved(target), signal);
       } catch (err) {
+        // The deadline (or the caller) ended the lookup: said below as any fetch that ran out of time.
+        if (signal.aborted) throw err;
         throw from === undefined ? err : hopRefusal(err, url, current);
       }
       if (from !== undefined) options.checkRedirect?.(target, from);
@@ -176,6 +179,16 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     if (options.signal?.aborted) throw err;
     throw failure(err, url, timeout.aborted ? timeoutMs : undefined);
   }
+}
+
+/** `work`'s outcome, or the signal's reason as soon as it aborts (the work goes on, unwatched). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /**

@@ -423,3 +423,31 @@ Deno.test({
       assert.deepEqual([...coded.body.subarray(0, 2)], [0x1f, 0x8b], "the bytes as sent");
     }),
 });
+
+Deno.test({
+  name:
+    "safeFetch() does not wait for a host lookup past its deadline (red-team finding: a 4 s lookup held a 500 ms fetch)",
+  permissions: { net: NET },
+  async fn() {
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // A resolver that answers after ten seconds: the fetch must end at its deadline, with the lookup still pending.
+    const lookup = () =>
+      new Promise<string[]>((resolve) => {
+        timer = setTimeout(() => (settled = true, resolve(["192.0.2.1"])), 10_000);
+      });
+    try {
+      await assert.rejects(
+        safeFetch("http://slow.example/ok", {
+          policy: definePolicy({ net: { hosts: ["slow.example"], schemes: ["http"], ports: [80] } }),
+          timeoutMs: 200,
+          lookup,
+        }),
+        (err: unknown) => err instanceof PolicyError && /no complete response within 200 ms/.test(err.message),
+      );
+      assert.equal(settled, false, "the fetch ended before the lookup answered");
+    } finally {
+      clearTimeout(timer);
+    }
+  },
+});
