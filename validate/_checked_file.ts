@@ -118,6 +118,7 @@ export function writeChecked(
     const name = anchor.at(base);
     const before = existing(name, path);
     if (options.createNew && before !== undefined) throw alreadyExists(path);
+    assertNotReadOnly(before, path);
     if (options.atomic && !options.append) {
       const temp = `.forge-write-${crypto.randomUUID()}.tmp`;
       replaceAtomically(base, temp, path, bytes, before, anchor, strays, options.createNew === true);
@@ -315,6 +316,19 @@ export function hardLinks(info: Deno.FileInfo, action: string, path: string, con
 }
 
 /** The lstat of a name that may be a file to replace, undefined when absent; anything else is refused. */
+/**
+ * Refuses to write over `before` when no one may write it (no write bit): a
+ * rename replaces a file whatever its bits, and so does an open by root, so a
+ * file an operator marked read-only inside a writable root was replaced.
+ */
+export function assertNotReadOnly(before: Deno.FileInfo | undefined, path: string): void {
+  if (before === undefined || before.mode === null || (before.mode & 0o222) !== 0) return;
+  throw new PolicyError(
+    "no-permission",
+    `Cannot write ${quote(path)}: the file is read-only (mode ${(before.mode & 0o777).toString(8).padStart(3, "0")})`,
+  );
+}
+
 export function existing(name: string, path: string): Deno.FileInfo | undefined {
   let info: Deno.FileInfo;
   try {

@@ -8,7 +8,15 @@
 import { nodeFs } from "../internal/node_fs.ts";
 import { changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
-import { alreadyExists, type CheckContext, described, existing, hardLinks, regularFile } from "./_checked_file.ts";
+import {
+  alreadyExists,
+  assertNotReadOnly,
+  type CheckContext,
+  described,
+  existing,
+  hardLinks,
+  regularFile,
+} from "./_checked_file.ts";
 import {
   at,
   closeQuietly,
@@ -143,6 +151,7 @@ export function writeAt(
     const target = at(w.anchor, dir, name);
     const before = existing(target, path);
     if (options.createNew && before !== undefined) throw alreadyExists(path);
+    assertNotReadOnly(before, path);
     const replace = options.atomic === true && !options.append;
     if (before !== undefined && !replace) {
       // In place, every other name of the file changes too: one may lie outside every root.

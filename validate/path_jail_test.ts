@@ -235,6 +235,32 @@ for (const [mode, options] of modes) {
   });
 }
 
+for (const [mode, options] of modes) {
+  Deno.test({
+    name:
+      `writeFile()${mode} refuses to replace a read-only file, in place or atomically (red-team finding: a rename replaced it)`,
+    permissions: perms,
+    async fn() {
+      const name = `readonly${mode === "" ? "" : "_walk"}.txt`;
+      await Deno.writeTextFile(join(data, name), "kept");
+      await Deno.chmod(join(data, name), 0o444);
+      const jail = new PathJail(writePolicy, options);
+      for (const write of [{}, { atomic: true }, { append: true }]) {
+        const err = await jail.writeFile(name, "pwned", write).catch((e) => e);
+        assert.ok(
+          err instanceof PolicyError && err.code === "no-permission" &&
+            err.message === `Cannot write "${name}": the file is read-only (mode 444)`,
+          `${JSON.stringify(write)}: ${err}`,
+        );
+      }
+      assert.equal(await Deno.readTextFile(join(data, name)), "kept");
+      await Deno.chmod(join(data, name), 0o644);
+      await jail.writeFile(name, "mine", { atomic: true });
+      assert.equal(await Deno.readTextFile(join(data, name)), "mine");
+    },
+  });
+}
+
 Deno.test({
   name: "writeFile() with createNew refuses an existing file",
   permissions: perms,
