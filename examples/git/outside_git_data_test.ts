@@ -234,6 +234,62 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "names that are not UTF-8 hide nothing: a linked folder or hard link in the work tree and a link in the git data under such a name are refused, nothing outside read or written",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    // hostileTree() made outside/secret, which holds the canary.
+    const outside = join(t.f.base, "outside");
+    await Deno.writeTextFile(join(outside, "authorized_keys"), "ssh-ed25519 AAAA legit@host\n");
+    // Deno reads the byte 0xff of a name as U+FFFD, which names no file: each check that looked the name up passed,
+    // while git opened the real bytes (a red team's finding). Names made by sh, since Deno writes only UTF-8.
+    const worktree = await t.f.repo("worktree", { "README.md": "# w\n" });
+    await system(
+      "sh",
+      "-c",
+      'cd "$1" && D=$(printf "d\\377") && F=$(printf "h\\377.txt") && mkdir "$D" && echo decoy > "$D/secret" && ' +
+        'echo old > "$F" && git add . && git -c user.name=p -c user.email=p@p commit -qm names && ' +
+        'rm -r "$D" && ln -s "$2" "$D" && rm "$F" && ln "$2/secret" "$F"',
+      "sh",
+      worktree,
+      outside,
+    );
+    const gitdata = await t.f.repo("gitdata", { "README.md": "# g\n" });
+    await system(
+      "sh",
+      "-c",
+      'cd "$1" && F=$(printf "f\\377") && mkdir -p ".git/refs/heads/$F" ".git/logs/refs/heads/$F" && ' +
+        'git rev-parse HEAD > ".git/refs/heads/$F/main" && printf "ref: refs/heads/%s/main\\n" "$F" > .git/HEAD && ' +
+        'ln -s "$2/authorized_keys" ".git/logs/refs/heads/$F/main" && echo change >> README.md',
+      "sh",
+      gitdata,
+      outside,
+    );
+    const served = await serveUnderPrintedFlags(
+      SCRIPT,
+      await t.config({ repos: ["worktree", "gitdata"].map((name) => ({ name, path: name, writable: true })) }),
+    );
+    try {
+      const notUtf8 = /is not UTF-8 \(or holds U\+FFFD\)/;
+      await served.refused("git_grep", { repo: "worktree", pattern: "CANARY" }, notUtf8);
+      await served.refused("git_diff", { repo: "worktree" }, notUtf8);
+      await served.refused("git_status", { repo: "worktree" }, notUtf8);
+      for (const tool of ["git_log", "git_status"]) await served.refused(tool, { repo: "gitdata" }, notUtf8);
+      await served.refused(
+        "git_commit",
+        { repo: "gitdata", message: "ssh-ed25519 ATTACKER", paths: ["README.md"] },
+        notUtf8,
+      );
+    } finally {
+      assert.equal((await served.server.close()).code, 0);
+    }
+    assert.equal(await Deno.readTextFile(join(outside, "authorized_keys")), "ssh-ed25519 AAAA legit@host\n");
+    await t.f.end();
+  },
+});
+
+Deno.test({
   name: "a repository another user owns (work tree, git directory or object store) is refused unless trust_other_owner",
   permissions: perms,
   async fn() {

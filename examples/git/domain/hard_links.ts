@@ -22,6 +22,14 @@ import { PolicyError, quote } from "@forge/toolkit/validate";
  */
 export async function assertSingleNames(root: string, repo: string, paths: Iterable<string>): Promise<void> {
   for (const path of new Set(paths)) {
+    // A name that is not UTF-8 reads as U+FFFD and looks up no file: it would pass unseen.
+    if (path.includes("\uFFFD")) {
+      throw new PolicyError(
+        "invalid-input",
+        `Cannot read ${quote(path)} in repo ${quote(repo)}: the name is not UTF-8 (or holds U+FFFD), which this ` +
+          "server cannot check",
+      );
+    }
     const info = await Deno.lstat(join(root, path)).catch(() => undefined);
     if (info?.isFile && info.nlink !== null && info.nlink > 1) {
       throw new PolicyError(

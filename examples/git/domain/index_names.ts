@@ -21,6 +21,8 @@ const HFS_IGNORED_ALL = new RegExp(`[${HFS_IGNORED.join("")}]`, "g");
 // (git's is_ntfs_dotgit). Without the `u` flag, `i` folds ASCII letters only, as git does.
 const NTFS_DOTGIT = /^(?:\.git|git~1)[. ]*(?::|$)/i;
 const DOTGIT = /^\.git$/i;
+// What Deno reads bytes that are not UTF-8 as, in a name git printed or a folder listed.
+const REPLACEMENT = "\uFFFD";
 
 /**
  * Why git would refuse `name` as a path in its index, or undefined when it
@@ -51,6 +53,9 @@ const DOTGIT = /^\.git$/i;
  */
 export function nameProblem(name: string): string | undefined {
   if (name === "") return "is empty";
+  // Bytes that are not UTF-8 reach here as U+FFFD (Deno decodes git's output so), which names no file: a check that
+  // looked the name up would find nothing where git opened the real bytes. Such a name is refused, never looked up.
+  if (name.includes(REPLACEMENT)) return "is not UTF-8 (or holds U+FFFD), so this server cannot check it";
   if (name.startsWith("/")) return "is absolute";
   for (const part of name.split("/")) {
     if (part === "..") return 'has a ".." part';

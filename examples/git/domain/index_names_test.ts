@@ -60,6 +60,8 @@ Deno.test("nameProblem() refuses what git refuses to add to an index, on any fil
   for (const name of ["", ...REFUSED]) assert.notEqual(nameProblem(name), undefined, JSON.stringify(name));
   for (const name of SERVED) assert.equal(nameProblem(name), undefined, JSON.stringify(name));
   assert.equal(nameProblem("/etc/passwd"), "is absolute");
+  // Bytes that are not UTF-8, as Deno decodes them: never looked up (a red team's finding).
+  assert.equal(nameProblem("d\uFFFD/secret"), "is not UTF-8 (or holds U+FFFD), so this server cannot check it");
   assert.equal(nameProblem("a/../b"), 'has a ".." part');
   assert.equal(nameProblem("a//b"), 'has an empty or "." part');
   assert.equal(nameProblem("a/.GIT"), 'has a ".git" part');

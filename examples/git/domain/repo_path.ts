@@ -41,6 +41,10 @@ export function repoPath(name: string, path: string): string {
  * @throws {PolicyError} When a folder on the way is a symbolic link.
  */
 export async function assertNoLinkedFolder(root: string, name: string, relative: string): Promise<void> {
+  // A name that is not UTF-8 reads as U+FFFD and looks up no folder: it would pass unseen.
+  if (relative.includes("\uFFFD")) {
+    throw new PolicyError("invalid-input", `Cannot use ${name} ${quote(relative)}: it is not UTF-8 (or holds U+FFFD)`);
+  }
   const parts = relative === "." ? [] : relative.split("/");
   let at = root;
   for (const part of parts.slice(0, -1)) {
