@@ -16,18 +16,26 @@ export const MAX_SUBSCRIPTIONS = 64;
 /** The open `subscriptions/listen` requests of one stream. */
 export class Subscriptions {
   readonly #send: (frame: string) => void;
-  readonly #open = new Set<Id>();
+  readonly #hold: (bytes: number) => void;
+  // Each open subscription's id, with the bytes it was counted as holding.
+  readonly #open = new Map<Id, number>();
 
-  constructor(send: (frame: string) => void) {
+  /**
+   * @param send Where frames go.
+   * @param hold Told the bytes a subscription holds when it opens, and the same bytes negated when it ends.
+   */
+  constructor(send: (frame: string) => void, hold: (bytes: number) => void = () => {}) {
     this.#send = send;
+    this.#hold = hold;
   }
 
   /**
    * Acknowledges a listen request. One that asks for tool list changes stays
    * open (no reply yet) or, past {@linkcode MAX_SUBSCRIPTIONS}, is refused as
-   * busy; any other is complete at once.
+   * busy; any other is complete at once. One that stays open holds `holds`
+   * bytes until it ends.
    */
-  listen(id: Id, params: Record<string, unknown> | undefined): string | undefined {
+  listen(id: Id, params: Record<string, unknown> | undefined, holds = 0): string | undefined {
     const wanted = params?.notifications as Record<string, unknown> | undefined;
     const notifications = wanted?.toolsListChanged === true ? { toolsListChanged: true } : {};
     if (notifications.toolsListChanged && this.#open.size >= MAX_SUBSCRIPTIONS) {
@@ -37,7 +45,10 @@ export class Subscriptions {
         data: { reason: "server_busy", retryable: true, limit: MAX_SUBSCRIPTIONS },
       });
     }
-    if (notifications.toolsListChanged) this.#open.add(id);
+    if (notifications.toolsListChanged) {
+      this.#open.set(id, holds);
+      this.#hold(holds);
+    }
     this.#send(encodeNotification("notifications/subscriptions/acknowledged", {
       notifications,
       _meta: { [META_SUBSCRIPTION]: id },
@@ -53,20 +64,27 @@ export class Subscriptions {
 
   /** Ends the subscription `id` silently, as a cancellation asks; false when there is none. */
   cancel(id: Id): boolean {
-    return this.#open.delete(id);
+    const holds = this.#open.get(id);
+    if (holds === undefined) return false;
+    this.#open.delete(id);
+    this.#hold(-holds);
+    return true;
   }
 
   /** Tells every listener that the tool list changed. */
   toolsChanged(initialized: boolean): void {
     if (initialized) this.#send(encodeNotification("notifications/tools/list_changed"));
-    for (const id of this.#open) {
+    for (const id of this.#open.keys()) {
       this.#send(encodeNotification("notifications/tools/list_changed", { _meta: { [META_SUBSCRIPTION]: id } }));
     }
   }
 
   /** Completes every open subscription (at shutdown). */
   endAll(): void {
-    for (const id of this.#open) this.#send(complete(id));
+    for (const [id, holds] of this.#open) {
+      this.#send(complete(id));
+      this.#hold(-holds);
+    }
     this.#open.clear();
   }
 }

@@ -83,8 +83,10 @@ export class Dispatcher {
   readonly #send: (frame: Outgoing) => void;
   readonly #options: DispatchOptions;
   readonly #calls: CallTable;
-  // The bytes of the message being handled (a batch's share per item), and what the calls that wait hold (#holds).
+  // The bytes of the message being handled (none counted for a batch's items, see #holds), whether it is a batch,
+  // and what the calls that wait and the open subscriptions hold.
   #lineBytes = 0;
+  #inBatch = false;
   #heldBytes = 0;
   readonly #session: Session;
   readonly #subscriptions: Subscriptions;
@@ -104,7 +106,8 @@ export class Dispatcher {
     this.#options = options;
     this.#calls = new CallTable(options.clock);
     this.#session = new Session(server, options.listTtlMs);
-    this.#subscriptions = new Subscriptions(send);
+    // An open subscription holds its id against maxInFlightBytes, as a call that waits holds its request.
+    this.#subscriptions = new Subscriptions(send, (bytes) => (this.#heldBytes += bytes));
     this.#clientRequests = new ClientRequests(send);
     this.#unsubscribe = this.#registry.onChange(() =>
       this.#subscriptions.toolsChanged(this.#session.sessionVersion !== undefined)
@@ -119,7 +122,9 @@ export class Dispatcher {
    */
   receive(msg: Message, bytes = 0): void {
     if (!this.#accepting) return;
-    this.#lineBytes = msg.kind === "batch" ? Math.ceil(bytes / Math.max(1, msg.items.length)) : bytes;
+    // A batch's bytes say nothing of one item's: its items are counted by their own text instead (#holds).
+    this.#inBatch = msg.kind === "batch";
+    this.#lineBytes = this.#inBatch ? 0 : bytes;
     const reply = msg.kind === "batch"
       ? batchReply(
         this.#session.sessionVersion,
@@ -242,7 +247,15 @@ export class Dispatcher {
         return this.#toolsCall(id, params, envelope, slot);
       case "subscriptions/listen":
         if (stateless) {
-          return taskSubscriptionRefusal(id, params, metaOf(params) ?? {}) ?? this.#subscriptions.listen(id, params);
+          const refused = taskSubscriptionRefusal(id, params, metaOf(params) ?? {});
+          if (refused !== undefined) return refused;
+          // What an open subscription holds is its id (sent again in each notification and in its last reply).
+          const holds = heldCost(id, 0, true);
+          const max = this.#options.maxInFlightBytes ?? Infinity;
+          if (this.#heldBytes > 0 && this.#heldBytes + holds > max) {
+            return encodeError(id, busyBytesError("stateless", max));
+          }
+          return this.#subscriptions.listen(id, params, holds);
         }
     }
     if (stateless && TASK_METHODS.has(method)) {
@@ -282,7 +295,7 @@ export class Dispatcher {
     const held = this.#heldBytes;
     let holds: number | undefined;
     if (held > 0) {
-      holds = this.#holds(params);
+      holds = this.#holds(params, id);
       if (held + holds > (this.#options.maxInFlightBytes ?? Infinity)) {
         return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
       }
@@ -301,7 +314,7 @@ export class Dispatcher {
     if (asTask && entry.validate(args) === undefined) {
       const askFirst = typeof task === "object" && task.askFirst === true;
       // A task holds its request while its start and its handler run, as a call that waits does.
-      const taskHolds = holds ?? this.#holds(params);
+      const taskHolds = holds ?? this.#holds(params, id);
       // An ask-first tool's first round is an ordinary call (its questions answer input_required); the retry
       // that brings the answers creates the task.
       if (!askFirst) {
@@ -363,7 +376,7 @@ export class Dispatcher {
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
     this.#calls.enter(call);
-    const bytes = holds ?? this.#holds(params);
+    const bytes = holds ?? this.#holds(params, id);
     this.#heldBytes += bytes;
     const settled = outcome.then((done) => {
       this.#heldBytes -= bytes;
@@ -375,11 +388,14 @@ export class Dispatcher {
 
   /**
    * What a call of the message being handled holds while it waits, against
-   * `maxInFlightBytes`: its bytes (a batch's share per item) and what its
-   * parsed params take beyond them ({@linkcode heldCost}), walked only when
-   * that bound is set.
+   * `maxInFlightBytes`: its bytes and what its parsed params take beyond them
+   * ({@linkcode heldCost}), walked only when that bound is set; an item of a
+   * batch, whose share of the batch's bytes says nothing of its own size
+   * (one item of 20 MiB beside 1,023 short ones was counted 20 KiB), by the
+   * text of its params and id instead.
    */
-  #holds(params: Params): number {
+  #holds(params: Params, id: Id): number {
+    if (this.#inBatch) return heldCost(params, 0, true) + heldCost(id, 0, true);
     return this.#options.maxInFlightBytes === undefined ? this.#lineBytes : heldCost(params, this.#lineBytes);
   }
 

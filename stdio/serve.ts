@@ -59,9 +59,10 @@ export interface ServeOptions {
    * returned a promise; a task, while its handler runs), and what its parsed
    * params take in memory beyond them, estimated from above (each object,
    * key, array item, string and boxed number at a fixed cost; a message of
-   * 30,000 empty objects takes twenty times its bytes). Past it a new call is
-   * refused as busy, as past `maxInFlight`; one call alone is never refused
-   * by it.
+   * 30,000 empty objects takes twenty times its bytes); an item of a batch
+   * counts its own text, and an open `subscriptions/listen` its id. Past it a
+   * new call is refused as busy, as past `maxInFlight`; one call alone is
+   * never refused by it.
    * @default {67108864}
    */
   maxInFlightBytes?: number;

@@ -112,7 +112,7 @@ Deno.test("a probe returns the patterns and never runs the handler; a real call 
 });
 
 /** A server whose one tool, `held`, waits for `gate`: served raw with `options`, and initialized. */
-async function heldServer(options: Parameters<typeof serveRaw>[1]) {
+async function heldServer(options: Parameters<typeof serveRaw>[1], version = "2025-11-25") {
   const server = new Server({ name: "mem" });
   const gate = Promise.withResolvers<void>();
   addTool(server, { name: "held", description: "Held", inputSchema: schema(), annotations: RO }, async () => {
@@ -121,7 +121,7 @@ async function heldServer(options: Parameters<typeof serveRaw>[1]) {
   });
   const s = serveRaw(server, options);
   await s.send(
-    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+    `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"${version}","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
   );
   await s.next();
   return { s, gate };
@@ -245,6 +245,39 @@ Deno.test("a task holds its request against maxInFlightBytes while it runs, as a
   const served = await s.next();
   assert.equal(served.id, 3);
   assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "released" }]);
+  await s.close();
+});
+
+Deno.test("an item of a batch holds its own size against maxInFlightBytes, not its share of the batch's bytes", async () => {
+  // 2025-03-26 is the session version whose stdio carries batches.
+  const { s, gate } = await heldServer({ maxInFlightBytes: 200_000 }, "2025-03-26");
+  const pad = "x".repeat(150_000);
+  const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "held", _meta: { pad } } });
+  // One waiting call of ~150 KB beside 1,023 notifications: its share of the batch's bytes was ~150 bytes.
+  await s.send(JSON.stringify([call(1), ...Array.from({ length: 1_023 }, () => ({ jsonrpc: "2.0", method: "n/x" }))]));
+  await s.send(JSON.stringify(call(2)));
+  assertBusyBytes(await s.next(), 2, 200_000);
+  gate.resolve();
+  const [done] = await s.next() as unknown as Reply[];
+  assert.equal(done.id, 1);
+  await s.close();
+});
+
+Deno.test("an open subscriptions/listen holds its id against maxInFlightBytes until it ends (a red team held 1.6 GiB in 64)", async () => {
+  const server = new Server({ name: "mem" });
+  const s = serveRaw(server, { maxInFlightBytes: 200_000 });
+  const listen = (id: string) =>
+    request(id, "subscriptions/listen", { notifications: { toolsListChanged: true }, _meta: MODERN });
+  const big = (n: number) => `${n}`.padEnd(150_000, "i");
+  await s.send(listen(big(1)));
+  const acknowledged = await s.next();
+  assert.equal(acknowledged.method, "notifications/subscriptions/acknowledged", "one alone is never refused");
+  await s.send(listen(big(2)));
+  assertBusyBytes(await s.next(), big(2), 200_000);
+  // Ended by the client, it gives back what it held: the next one opens.
+  await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: big(1) } }));
+  await s.send(listen(big(3)));
+  assert.equal((await s.next()).method, "notifications/subscriptions/acknowledged");
   await s.close();
 });
 
