@@ -22,6 +22,18 @@ async function pair(f: Fixture): Promise<{ r: string; o: string }> {
   return { r: await f.repo("r"), o: await f.repo("o", { "secret.txt": "private\n" }) };
 }
 
+/** A test body run on a fresh fixture's pair of repositories, the fixture removed after it. */
+function withPair(body: (p: { f: Fixture; r: string; o: string }) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const f = await fixture();
+    try {
+      await body({ f, ...await pair(f) });
+    } finally {
+      await f.end();
+    }
+  };
+}
+
 Deno.test("gitLayout() names the git, common and object folders of a plain repository", async () => {
   const f = await fixture();
   try {
@@ -36,10 +48,9 @@ Deno.test("gitLayout() names the git, common and object folders of a plain repos
   }
 });
 
-Deno.test("gitLayout() refuses a .git file or link, commondir, objects link or alternates that leave the path", async () => {
-  const f = await fixture();
-  try {
-    const { r, o } = await pair(f);
+Deno.test(
+  "gitLayout() refuses a .git file or link, commondir, objects link or alternates that leave the path",
+  withPair(async ({ f, r, o }) => {
     const dotGit = join(r, ".git");
     const attempts: [string, () => Promise<void>, RegExp][] = [
       ["gitdir file", () => swap(dotGit, () => Deno.writeTextFile(dotGit, `gitdir: ${o}/.git\n`)), /git directory/],
@@ -86,15 +97,12 @@ Deno.test("gitLayout() refuses a .git file or link, commondir, objects link or a
       await Deno.rename(backup, dotGit);
       await gitLayout("r", r);
     }
-  } finally {
-    await f.end();
-  }
-});
+  }),
+);
 
-Deno.test("gitLayout() follows alternates inside the path, and outside ones only where allowed", async () => {
-  const f = await fixture();
-  try {
-    const { r, o } = await pair(f);
+Deno.test(
+  "gitLayout() follows alternates inside the path, and outside ones only where allowed",
+  withPair(async ({ f, r, o }) => {
     const store = join(r, "store");
     await Deno.mkdir(join(store, "info"), { recursive: true });
     await Deno.writeTextFile(join(r, ".git/objects/info/alternates"), "# a comment\n\n../../store\n");
@@ -105,10 +113,8 @@ Deno.test("gitLayout() follows alternates inside the path, and outside ones only
     const layout = await gitLayout("r", r, [join(o, ".git")]);
     assert.deepEqual(layout.objectStores.at(-1), join(o, ".git/objects"));
     await assert.rejects(gitLayout("r", r, [join(f.base, "elsewhere")]), refusedFor(/or allow_outside$/));
-  } finally {
-    await f.end();
-  }
-});
+  }),
+);
 
 Deno.test("gitLayout() accepts a .git file that stays inside, and reads an outside path that exists like one that does not", async () => {
   const f = await fixture();
@@ -128,10 +134,9 @@ Deno.test("gitLayout() accepts a .git file that stays inside, and reads an outsi
   }
 });
 
-Deno.test("gitLayout() refuses a link at any depth of the git data that leads outside: refs/heads, a ref, a loose object in a real fanout folder, logs/HEAD", async () => {
-  const f = await fixture();
-  try {
-    const { r, o } = await pair(f);
+Deno.test(
+  "gitLayout() refuses a link at any depth of the git data that leads outside: refs/heads, a ref, a loose object in a real fanout folder, logs/HEAD",
+  withPair(async ({ f, r, o }) => {
     const [dotGit, other] = [join(r, ".git"), join(o, ".git")];
     const [fanout, object] = await looseObject(other, dotGit);
     const attempts: [string, () => Promise<void>, RegExp][] = [
@@ -189,15 +194,12 @@ Deno.test("gitLayout() refuses a link at any depth of the git data that leads ou
     }
     assert.equal(messages[0], messages[1]);
     assert.match(messages[0], /holds a link "refs\/heads\/main" that leads outside its path$/);
-  } finally {
-    await f.end();
-  }
-});
+  }),
+);
 
-Deno.test("gitLayout() walks a folder a link leads to inside the path, and accepts links that stay inside", async () => {
-  const f = await fixture();
-  try {
-    const { r, o } = await pair(f);
+Deno.test(
+  "gitLayout() walks a folder a link leads to inside the path, and accepts links that stay inside",
+  withPair(async ({ r, o }) => {
     const dotGit = join(r, ".git");
     // HEAD as git's core.preferSymlinkRefs writes it: a link to the branch.
     await swap(join(dotGit, "HEAD"), () => ln("refs/heads/main", join(dotGit, "HEAD")));
@@ -211,15 +213,12 @@ Deno.test("gitLayout() walks a folder a link leads to inside the path, and accep
       gitLayout("r", r),
       refusedFor(/its git directory holds a link "refs\/heads\/theirs" that leads outside its path$/),
     );
-  } finally {
-    await f.end();
-  }
-});
+  }),
+);
 
-Deno.test("gitLayout() refuses a file of the git data with a second name, unless hard links are allowed", async () => {
-  const f = await fixture();
-  try {
-    const { r, o } = await pair(f);
+Deno.test(
+  "gitLayout() refuses a file of the git data with a second name, unless hard links are allowed",
+  withPair(async ({ r, o }) => {
     const [fanout, object] = await looseObject(join(o, ".git"), join(r, ".git"));
     await Deno.mkdir(join(r, ".git/objects", fanout), { recursive: true });
     await Deno.link(join(o, ".git/objects", fanout, object), join(r, ".git/objects", fanout, object));
@@ -238,10 +237,8 @@ Deno.test("gitLayout() refuses a file of the git data with a second name, unless
     await Deno.link(join(o, ".git/objects", fanout, object), join(r, "copy"));
     await ln(join(r, "copy"), join(r, ".git/objects", fanout, object));
     await assert.rejects(gitLayout("r", r), /holds a file "[0-9a-f/]+" with 2 hard links/);
-  } finally {
-    await f.end();
-  }
-});
+  }),
+);
 
 Deno.test("gitLayout() refuses git data past its entry limit or nested too deep, and a FIFO does not hold it up", async () => {
   const f = await fixture();
@@ -267,10 +264,9 @@ Deno.test("gitLayout() refuses git data past its entry limit or nested too deep,
   }
 });
 
-Deno.test("gitLayout() with a cache reads a folder again once it changes, and follows every link again each time", async () => {
-  const f = await fixture();
-  try {
-    const { r, o } = await pair(f);
+Deno.test(
+  "gitLayout() with a cache reads a folder again once it changes, and follows every link again each time",
+  withPair(async ({ r, o }) => {
     const dotGit = join(r, ".git");
     // Kept however recent: each change below is made after the folder was read.
     const cache = new GitDataCache(0);
@@ -302,15 +298,12 @@ Deno.test("gitLayout() with a cache reads a folder again once it changes, and fo
     await Deno.rename(heads, join(r, "heads-old"));
     await ln(join(o, ".git/refs/heads"), heads);
     await assert.rejects(gitLayout("r", r, [], { cache }), refusedFor(/holds a link "refs\/heads" that leads outside/));
-  } finally {
-    await f.end();
-  }
-});
+  }),
+);
 
-Deno.test("gitLayout() with a cache keeps no folder changed in the last seconds: a change with its mtime put back is seen", async () => {
-  const f = await fixture();
-  try {
-    const { r, o } = await pair(f);
+Deno.test(
+  "gitLayout() with a cache keeps no folder changed in the last seconds: a change with its mtime put back is seen",
+  withPair(async ({ r, o }) => {
     const logs = join(r, ".git/logs");
     const cache = new GitDataCache();
     const before = await Deno.lstat(logs);
@@ -322,10 +315,8 @@ Deno.test("gitLayout() with a cache keeps no folder changed in the last seconds:
       gitLayout("r", r, [], { cache }),
       refusedFor(/holds a link "logs\/theirs" that leads outside/),
     );
-  } finally {
-    await f.end();
-  }
-});
+  }),
+);
 
 /** Backs up the git directory, makes one attempt, checks the refusal, and puts the git directory back. */
 async function attempt(
