@@ -33,8 +33,10 @@ import { journalProblem } from "./domain/super_journal.ts";
 export async function serveDatabaseProcess(args: readonly string[]): Promise<void> {
   const out = Deno.stdout.writable.getWriter();
   let connections: Connections;
+  let database: string;
   try {
     const request = parseDatabaseProcessArgs(args);
+    database = request.database;
     const left = keepOnlyDatabase(request);
     if (left.length > 0) {
       // The paths are for the operator (stderr), not for the model that will read the refusal.
@@ -46,14 +48,8 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
     let writer: Sqlite | undefined;
     if (request.writable) {
       // A connection that may write rolls a hot journal back: one planted to name another file is refused first.
-      const problem = journalProblem(request.database);
-      if (problem !== undefined) {
-        console.error(`sqlite: the database ${request.database} is not opened for writing: ${problem}`);
-        throw new Error(
-          "Cannot open the database for writing: its journal was not left by this server (it names another file " +
-            "for SQLite to delete, or is not a plain file); the operator must check the database's folder",
-        );
-      }
+      const refused = journalRefusal(request.database, "Cannot open the database for writing");
+      if (refused !== undefined) throw new Error(refused);
       writer = openDatabase(request.database, true, options);
       // A write stopped by a kill left its journal behind: the first read through a read-write connection rolls it back.
       writer.prepare("SELECT count(*) FROM sqlite_schema").get();
@@ -67,8 +63,29 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
   const sizes = new DatabaseSizes(connections.reader);
   await out.write(jsonLine({ ready: true }));
   for await (const job of readJsonLines(Deno.stdin.readable, MAX_JOB_BYTES)) {
-    await out.write(jsonLine(answerJob(connections, job as DatabaseJob, sizes)));
+    // SQLite looks for a hot journal at the start of every transaction, not only at the open: a journal planted
+    // since is refused before each write too (a red team's second round deleted a file through the second execute).
+    const refused = (job as DatabaseJob).kind === "execute" && connections.writer !== undefined
+      ? journalRefusal(database, "Cannot execute")
+      : undefined;
+    const answer = refused === undefined
+      ? answerJob(connections, job as DatabaseJob, sizes)
+      : { error: { code: "no-permission", message: refused } };
+    await out.write(jsonLine(answer));
   }
+}
+
+/**
+ * The refusal (beginning `action`) of a write to `database` whose journal
+ * was not left by this server, with the reason on stderr for the operator;
+ * undefined when SQLite may go on.
+ */
+function journalRefusal(database: string, action: string): string | undefined {
+  const problem = journalProblem(database);
+  if (problem === undefined) return undefined;
+  console.error(`sqlite: ${action.toLowerCase()} on ${database}: ${problem}`);
+  return `${action}: the database's journal was not left by this server (it names another file for SQLite to ` +
+    "delete, or is not a plain file, or the database is reached through a link); the operator must check its folder";
 }
 
 if (import.meta.main) await serveDatabaseProcess(Deno.args);

@@ -53,8 +53,9 @@ export function databaseReads(database: string, writable: boolean): string[] {
 }
 
 /**
- * Why a connection that may write must not open `database`: its journal is
- * not a plain file (a link, a FIFO, a folder), or it names a super-journal
+ * Why a connection that may write must not open or write `database` now: it
+ * is reached through a link (SQLite's journal is beside its real path), its
+ * journal is not a plain file (a link, a FIFO, a folder), or it names a super-journal
  * (the last sixteen bytes hold a name length other than zero and SQLite's
  * journal magic; the name's checksum is not needed to refuse). Undefined
  * when there is no journal or a plain one, which SQLite may roll back.
@@ -71,6 +72,18 @@ export function databaseReads(database: string, writable: boolean): string[] {
  * ```
  */
 export function journalProblem(database: string): string | undefined {
+  // SQLite keeps the journal beside the file's real path: through a link it would be one this check never reads.
+  let real: string;
+  try {
+    real = Deno.realPathSync(database);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
+  if (real !== database) {
+    return `it is reached through a link (its real path is ${real}), beside which SQLite keeps a journal this ` +
+      "server does not read; configure the real path";
+  }
   const journal = journalOf(database);
   let info: Deno.FileInfo;
   try {

@@ -91,13 +91,61 @@ Deno.test({
       try {
         await assert.rejects(
           pool.run({ kind: "list" }, { timeoutMs: 30_000 }),
-          /Cannot open the database for writing: its journal was not left by this server/,
+          /Cannot open the database for writing: the database's journal was not left by this server/,
         );
       } finally {
         await pool.close();
       }
       assert.equal(Deno.readTextFileSync(victim), "precious\n", "the file the journal names is still there");
       assert.ok(Deno.statSync(journalOf(db)).isFile, "the journal is left for the operator");
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a journal planted after the writer opened is refused before the next write (SQLite rolls back at every transaction), and the file it names stays",
+  permissions: perms,
+  async fn() {
+    const { dir, db, victim } = setUp();
+    try {
+      const pool = new DatabaseProcesses(db, { writable: true });
+      const insert = (n: number) => ({
+        kind: "execute" as const,
+        sql: `INSERT INTO t (n) VALUES (${n})`,
+        params: [],
+        limits: { maxSqlLength: 1_000, allowRecursive: false },
+      });
+      try {
+        assert.deepEqual(await pool.run(insert(3), { timeoutMs: 30_000 }), { changes: 1, last_insert_rowid: 3 });
+        plantSuperJournal(db, victim);
+        await assert.rejects(
+          pool.run(insert(4), { timeoutMs: 30_000 }),
+          /Cannot execute: the database's journal was not left by this server/,
+        );
+      } finally {
+        await pool.close();
+      }
+      assert.equal(Deno.readTextFileSync(victim), "precious\n", "the file the journal names is still there");
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "a writable database reached through a link is refused: SQLite keeps its journal beside the real path",
+  permissions: perms,
+  async fn() {
+    const { dir, db } = setUp();
+    try {
+      const link = join(dir, "link.db");
+      const ln = await new Deno.Command("sh", { args: ["-c", 'ln -s "$1" "$2"', "sh", db, link] }).output();
+      assert.ok(ln.success);
+      assert.match(journalProblem(link)!, /reached through a link \(its real path is .*shop\.db\)/);
+      assert.equal(journalProblem(db), undefined);
     } finally {
       Deno.removeSync(dir, { recursive: true });
     }
