@@ -14,11 +14,13 @@ const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 // Names ending in -ip or -addr are refused too, so that a vendor's variant
 // not listed here is not sent either.
 const CLIENT_ADDRESS = new RegExp(
-  "^(forwarded|x-forwarded-.*|x-original-forwarded-for|via|x-real-ip|true-client-ip|x-client-ip|client-ip|" +
+  "^(forwarded|forwarded-for|x-forwarded-.*|x-original-forwarded-for|x-originally-forwarded-for|x-real-forwarded-for|via|x-real-ip|true-client-ip|x-client-ip|client-ip|" +
     "cf-connecting-ip|cf-connecting-ipv6|fastly-client-ip|x-cluster-client-ip|x-originating-ip|x-remote-ip|" +
     "x-remote-addr|x-envoy-external-address|x-azure-clientip|x-azure-socketip|x-appengine-user-ip)$" +
     "|(-ip|-ipv6|-addr)$",
 );
+
+const ROUTE = "headers that rewrite the request's path, host or route are not sent";
 
 const WHY: ReadonlyArray<readonly [RegExp, string]> = [
   [
@@ -29,13 +31,20 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
   [/^accept-encoding$/, "the server asks for bodies as sent (identity), so that max_bytes caps what it downloads"],
   [/^(authorization|cookie)$/, "credentials come only from the server's config (its auth entries)"],
   [/^(x-http-method-override|x-http-method|x-method-override)$/, "fetch_url sends GET only"],
-  [CLIENT_ADDRESS, "headers that claim a client address are not sent"],
   // Some backends and proxies route by these instead of the request line or Host (IIS URL Rewrite, older Symfony and
-  // Zend, Envoy): the request would reach a path or host the approved URL does not name.
+  // Zend, Envoy, nginx's X-Accel-Redirect, Next.js's X-Middleware-Subrequest): the request would reach a path, a
+  // host or a file the approved URL does not name, or skip a middleware.
   [
-    /^(x-original-url|x-rewrite-url|x-host|x-original-host|x-forwarded|x-http-host-override|x-envoy-.*)$/,
-    "headers that rewrite the request's path or host are not sent",
+    /^(x-host|x-forwarded|x-forwarded-(host|server|prefix|uri|url|path|proto|port|scheme)|x-accel-.*|x-sendfile|x-middleware-subrequest|request-uri)$/,
+    ROUTE,
   ],
+  [CLIENT_ADDRESS, "headers that claim a client address are not sent"],
+  // After the client-address names (X-Original-Forwarded-For, X-Envoy-External-Address say whose address): any other
+  // Envoy header, and any name holding "rewrite", "original" or "override" or naming a URI, URL or path.
+  [/^x-envoy-|rewrite|original|override|-(uri|url|path)$/, ROUTE],
+  // An auth proxy in front of a backend passes the user it authenticated in one of these; a backend that trusts it
+  // would take the request for that user's.
+  [/(^|-)user$|-ip-authorization$/, "headers that claim an identity are not sent"],
 ];
 
 /**
@@ -81,7 +90,8 @@ export function requestHeaders(map: Readonly<Record<string, string>>): Headers {
         `Cannot send header ${quote(name, 64)}: the name is not a valid HTTP header name`,
       );
     }
-    const lower = name.toLowerCase();
+    // CGI-style backends (PHP, WSGI, Rack) read `X_Forwarded_For` as `X-Forwarded-For`: both spellings are judged alike.
+    const lower = name.toLowerCase().replaceAll("_", "-");
     const refused = WHY.find(([pattern]) => pattern.test(lower));
     if (refused) {
       throw new PolicyError("invalid-input", `Cannot send header ${quote(name, 64)}: ${refused[1]}; remove it`);

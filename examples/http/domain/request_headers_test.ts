@@ -69,15 +69,43 @@ Deno.test("requestHeaders() refuses headers a backend routes by instead of the U
       "x-envoy-original-path",
     ]
   ) {
-    refused({ [name]: SECRET_VALUE }, /headers that rewrite the request's path or host are not sent/);
+    refused({ [name]: SECRET_VALUE }, /headers that rewrite the request's path, host or route are not sent/);
   }
-  assert.equal(requestHeaders({ "X-Original-Request-Id": "7" }).get("x-original-request-id"), "7", "others pass");
+  // A second round: underscores (a CGI-style backend reads X_Original_URL as X-Original-URL), and names not listed.
+  for (
+    const name of [
+      "X_Original_URL",
+      "X-Original-URI",
+      "X-Rewrite",
+      "X-Override-URL",
+      "X-Request-URI",
+      "Request-URI",
+      "X-Original-Path",
+      "Host_Override",
+      "X-Middleware-Subrequest",
+      "X-Accel-Redirect",
+      "X-Sendfile",
+      "X-Forwarded-Prefix",
+    ]
+  ) {
+    refused({ [name]: SECRET_VALUE }, /headers that rewrite the request's path, host or route are not sent/);
+  }
+  for (const name of ["X_Forwarded_For", "X_Real_IP", "Client_IP", "Forwarded-For", "X-Real-Forwarded-For"]) {
+    refused({ [name]: "127.0.0.1" }, /claim a client address/);
+  }
+  for (const name of ["X-Remote-User", "Remote-User", "X-Auth-User", "X-Custom-IP-Authorization"]) {
+    refused({ [name]: "admin" }, /claim an identity/);
+  }
+  for (const name of ["X-Request-Id", "X-Api-Key", "User-Agent", "X_Trace_Id"]) {
+    assert.equal(requestHeaders({ [name]: "7" }).get(name), "7", `${name} passes`);
+  }
 });
 
 Deno.test("requestHeaders() refuses forwarding headers and Accept-Encoding", () => {
-  for (const name of ["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Real-IP"]) {
+  for (const name of ["Forwarded", "X-Forwarded-For", "X-Real-IP"]) {
     refused({ [name]: "127.0.0.1" }, /claim a client address/);
   }
+  refused({ "X-Forwarded-Host": "internal" }, /rewrite the request's path, host or route/);
   refused({ "Accept-Encoding": "br" }, /asks for bodies as sent \(identity\)/);
 });
 
