@@ -1,4 +1,4 @@
-import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
 import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
 import { listChecked } from "./_listing.ts";
@@ -6,7 +6,7 @@ import { checkAnchor, type Identity, type What, withRoot } from "./_descriptor_a
 import { listAt, readAt, statAt, type Walk, writeAt } from "./_descriptor_ops.ts";
 import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
 import { truncationMarker } from "./limits.ts";
-import type { Policy } from "./policy.ts";
+import { DEFAULT_DENY, type Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
 import { wholeCharacters } from "./_utf8.ts";
@@ -50,6 +50,7 @@ type Mode = "read" | "write";
 export class PathJail {
   #policy: Policy;
   #deny: GlobMatcher[];
+  #anywhere: GlobMatcher[];
   #roots: Record<Mode, readonly string[]>;
   #real: Partial<Record<Mode, readonly string[]>> = {};
   #allowHardLinks: boolean;
@@ -74,6 +75,9 @@ export class PathJail {
     }
     this.#anchor = options.descriptorAnchor;
     this.#deny = policy.deny.map(compileGlob);
+    // The default globs name secrets wherever they lie: matched against the absolute path too, so a root inside
+    // `.aws` (or `.config`, beside `gcloud/`) does not make its files relative paths the globs never see.
+    this.#anywhere = policy.deny.filter((glob) => DEFAULT_DENY.includes(glob)).map(compileGlob);
     this.#roots = { read: [...new Set([...policy.readRoots, ...policy.writeRoots])], write: policy.writeRoots };
   }
 
@@ -330,11 +334,10 @@ export class PathJail {
     const rel = containing(await this.#realRoots("read"), real) ?? "";
     const limit = options.limit ?? 1000;
     const roots = await this.#realRoots("read");
-    const denied = (rel: string) => matchesAny(this.#deny, rel.split(sep).join("/"));
-    const visible = (name: string) => !denied(rel === "" ? name : `${rel}${sep}${name}`);
+    const visible = (name: string) => !this.#denied(rel === "" ? name : `${rel}${sep}${name}`, join(real, name));
     const linkVisible = (target: string) => {
       const inRoot = containing(roots, target);
-      return inRoot === undefined || !denied(inRoot);
+      return inRoot === undefined || !this.#denied(inRoot, target);
     };
     try {
       if (this.#anchor !== undefined) {
@@ -451,7 +454,7 @@ export class PathJail {
     if (rel === undefined) {
       throw new PolicyError("outside-roots", `Cannot ${action} ${quote(path)}: the path leaves the allowed folders`);
     }
-    this.#checkDeny(rel, action, path);
+    this.#checkDeny(rel, candidate, action, path);
     return candidate;
   }
 
@@ -465,11 +468,17 @@ export class PathJail {
         }: it is or passes through a symbolic link that leads outside the allowed folders`,
       );
     }
-    this.#checkDeny(rel, action, path);
+    this.#checkDeny(rel, real, action, path);
   }
 
-  #checkDeny(rel: string, action: string, path: string): void {
-    if (matchesAny(this.#deny, rel.split(sep).join("/"))) {
+  /** Whether the deny globs refuse a path: `rel` from its root, and `absolute` for the default globs. */
+  #denied(rel: string, absolute: string): boolean {
+    return matchesAny(this.#deny, rel.split(sep).join("/")) ||
+      matchesAny(this.#anywhere, absolute.split(sep).join("/").replace(/^\/+/, ""));
+  }
+
+  #checkDeny(rel: string, absolute: string, action: string, path: string): void {
+    if (this.#denied(rel, absolute)) {
       throw new PolicyError("denied-by-glob", `Cannot ${action} ${quote(path)}: the policy denies this path`);
     }
   }

@@ -129,6 +129,13 @@ const readCases: [string, unknown, Expect][] = [
   ["a private key outside .ssh", "backup/id_ed25519", { code: "denied-by-glob" }],
   ["a Kubernetes config, in capitals", "home/.KUBE/config", { code: "denied-by-glob" }],
   ["Terraform state", "infra/terraform.tfstate", { code: "denied-by-glob" }],
+  // A second red team's: other stores, backups, histories.
+  ["git's other credential store", "home/.config/git/credentials", { code: "denied-by-glob" }],
+  ["GitHub CLI's token", "home/.config/gh/hosts.yml", { code: "denied-by-glob" }],
+  ["a cargo token", "home/.cargo/credentials.toml", { code: "denied-by-glob" }],
+  ["a backup of .npmrc", "proj/.npmrc.bak", { code: "denied-by-glob" }],
+  ["a PuTTY key", "keys/server.ppk", { code: "denied-by-glob" }],
+  ["a shell history", "home/.bash_history", { code: "denied-by-glob" }],
   ["a deny glob in other case", ".ENV", { code: "denied-by-glob" }],
   ["a link whose target is denied", "link_to_env", { code: "denied-by-glob" }],
   ["an empty path", "", { code: "invalid-input" }],
@@ -260,6 +267,36 @@ for (const [mode, options] of modes) {
     },
   });
 }
+
+Deno.test({
+  name:
+    "the default deny globs match the absolute path too: a root inside .aws, or beside gcloud/ in .config, reads none of their files and lists neither (a red team read them)",
+  permissions: perms,
+  async fn() {
+    const home = join(base, "home-abs");
+    await Deno.mkdir(join(home, ".aws"), { recursive: true });
+    await Deno.mkdir(join(home, ".config", "gcloud"), { recursive: true });
+    await Deno.writeTextFile(join(home, ".aws", "credentials"), "aws_secret_access_key=S\n");
+    await Deno.writeTextFile(join(home, ".aws", "notes.txt"), "n\n");
+    await Deno.writeTextFile(join(home, ".config", "gcloud", "credentials.db"), "S\n");
+    await Deno.writeTextFile(join(home, ".config", "app.toml"), "a\n");
+    const inside = new PathJail(definePolicy({ readRoots: [join(home, ".aws")] }));
+    await assert.rejects(
+      inside.readTextFile("credentials"),
+      (err: unknown) => (err as PolicyError).code === "denied-by-glob",
+    );
+    await assert.rejects(inside.listDir("."), (err: unknown) => (err as PolicyError).code === "denied-by-glob");
+    const beside = new PathJail(definePolicy({ readRoots: [join(home, ".config")] }));
+    await assert.rejects(
+      beside.readTextFile("gcloud/credentials.db"),
+      (err: unknown) => (err as PolicyError).code === "denied-by-glob",
+    );
+    assert.equal(await beside.readTextFile("app.toml"), "a\n", "the rest of the folder is served");
+    // A glob of the caller's own stays relative to the roots.
+    const own = new PathJail(definePolicy({ readRoots: [join(home, ".config")], deny: ["**/home-abs/**"] }));
+    assert.equal(await own.readTextFile("app.toml"), "a\n");
+  },
+});
 
 Deno.test({
   name: "writeFile() with createNew refuses an existing file",

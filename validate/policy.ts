@@ -55,7 +55,10 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
  * environment files, keys and certificates, the credential files of git,
  * npm, Python, Yarn, netrc, PostgreSQL, MySQL, Vault, Terraform state, and
  * the credential folders of AWS, Azure, Google Cloud, Kubernetes, Docker
- * and GnuPG. Matching ignores case.
+ * and GnuPG, the stores of Cargo, RubyGems, Maven, pip, rclone, GitHub's CLI,
+ * pass and GNOME's keyring, PuTTY and KeePass files, backups of the dotfiles
+ * above, and shell and database histories. Matching ignores case; a
+ * `PathJail` matches these against the absolute path too.
  *
  * @example The defaults include `.env` files
  * ```ts
@@ -71,7 +74,6 @@ export const DEFAULT_DENY: readonly string[] = Object.freeze([
   "**/.env~",
   "**/.envrc",
   "**/.git/**",
-  "**/.git-credentials",
   "**/.ssh/**",
   "**/*.pem",
   "**/*.key",
@@ -83,12 +85,9 @@ export const DEFAULT_DENY: readonly string[] = Object.freeze([
   "**/id_dsa*",
   "**/id_ecdsa*",
   "**/id_ed25519*",
-  "**/.netrc",
   "**/_netrc",
-  "**/.npmrc",
   "**/.pypirc",
   "**/.yarnrc.yml",
-  "**/.pgpass",
   "**/.my.cnf",
   "**/.htpasswd",
   "**/.vault-token",
@@ -100,6 +99,37 @@ export const DEFAULT_DENY: readonly string[] = Object.freeze([
   "**/.kube/**",
   "**/.docker/config.json",
   "**/.gnupg/**",
+  // A second red team's list: other credential stores, key and password files, backups, shell and database histories.
+  "**/.config/git/credentials",
+  "**/.config/gh/hosts.yml",
+  "**/.config/containers/auth.json",
+  "**/.config/rclone/rclone.conf",
+  "**/.config/pip/pip.conf",
+  "**/.pip/pip.conf",
+  "**/.cargo/credentials",
+  "**/.cargo/credentials.toml",
+  "**/.gem/credentials",
+  "**/.m2/settings.xml",
+  "**/.yarnrc",
+  "**/.bundle/config",
+  "**/.dockercfg",
+  "**/.terraform.d/credentials.tfrc.json",
+  "**/.s3cfg",
+  "**/.boto",
+  "**/.oci/**",
+  "**/.password-store/**",
+  "**/.local/share/keyrings/**",
+  "**/*.ppk",
+  "**/*.kdbx",
+  "**/*.tfvars",
+  "**/.git-credentials*",
+  "**/.netrc*",
+  "**/.npmrc*",
+  "**/.pgpass*",
+  "**/.bash_history",
+  "**/.zsh_history",
+  "**/.psql_history",
+  "**/.mysql_history",
 ]);
 
 /** What the network layer allows; normalised by {@linkcode definePolicy}. */
