@@ -118,7 +118,9 @@ export function writeChecked(
     const name = anchor.at(base);
     const before = existing(name, path);
     if (options.createNew && before !== undefined) throw alreadyExists(path);
-    assertNotReadOnly(before, path);
+    // In place, an existing file's folder does not change; a new file or a replacement changes it.
+    const changesFolder = before === undefined || (options.atomic === true && !options.append);
+    assertNotReadOnly(before, path, changesFolder ? dirname(name) : undefined);
     if (options.atomic && !options.append) {
       const temp = `.forge-write-${crypto.randomUUID()}.tmp`;
       replaceAtomically(base, temp, path, bytes, before, anchor, strays, options.createNew === true);
@@ -319,14 +321,26 @@ export function hardLinks(info: Deno.FileInfo, action: string, path: string, con
 /**
  * Refuses to write over `before` when no one may write it (no write bit): a
  * rename replaces a file whatever its bits, and so does an open by root, so a
- * file an operator marked read-only inside a writable root was replaced.
+ * file an operator marked read-only inside a writable root was replaced. With
+ * `folder`, a write that adds or replaces a name in it is refused the same
+ * way when the folder has no write bit.
  */
-export function assertNotReadOnly(before: Deno.FileInfo | undefined, path: string): void {
-  if (before === undefined || before.mode === null || (before.mode & 0o222) !== 0) return;
-  throw new PolicyError(
-    "no-permission",
-    `Cannot write ${quote(path)}: the file is read-only (mode ${(before.mode & 0o777).toString(8).padStart(3, "0")})`,
-  );
+export function assertNotReadOnly(before: Deno.FileInfo | undefined, path: string, folder?: string): void {
+  if (before !== undefined && before.mode !== null && (before.mode & 0o222) === 0) {
+    throw new PolicyError(
+      "no-permission",
+      `Cannot write ${quote(path)}: the file is read-only (mode ${(before.mode & 0o777).toString(8).padStart(3, "0")})`,
+    );
+  }
+  // A new file or a rename changes the folder: one no one may write is refused too (root's create ignores its bits).
+  if (folder === undefined) return;
+  const mode = Deno.statSync(folder).mode;
+  if (mode !== null && (mode & 0o222) === 0) {
+    throw new PolicyError(
+      "no-permission",
+      `Cannot write ${quote(path)}: its folder is read-only (mode ${(mode & 0o777).toString(8).padStart(3, "0")})`,
+    );
+  }
 }
 
 export function existing(name: string, path: string): Deno.FileInfo | undefined {

@@ -151,8 +151,8 @@ export function writeAt(
     const target = at(w.anchor, dir, name);
     const before = existing(target, path);
     if (options.createNew && before !== undefined) throw alreadyExists(path);
-    assertNotReadOnly(before, path);
     const replace = options.atomic === true && !options.append;
+    assertNotReadOnly(before, path, before === undefined || replace ? at(w.anchor, dir) : undefined);
     if (before !== undefined && !replace) {
       // In place, every other name of the file changes too: one may lie outside every root.
       hardLinks(before, "write", path, context);

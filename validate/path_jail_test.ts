@@ -1,6 +1,6 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { LimitError } from "./limits.ts";
 import { PathJail } from "./path_jail.ts";
 import { definePolicy } from "./policy.ts";
@@ -261,6 +261,28 @@ for (const [mode, options] of modes) {
         );
       }
       assert.equal(await Deno.readTextFile(join(data, name)), "kept");
+      // A folder no one may write gets no new file and no replacement (a second red team, as root, created one).
+      const folder = join(data, `locked${mode === "" ? "" : "_walk"}`);
+      await Deno.mkdir(folder);
+      await Deno.writeTextFile(join(folder, "in.txt"), "in");
+      await Deno.chmod(folder, 0o555);
+      try {
+        for (const [file, write] of [["new.txt", {}], ["in.txt", { atomic: true }]] as const) {
+          const err = await jail.writeFile(`${basename(folder)}/${file}`, "x", write).catch((e) => e);
+          assert.ok(
+            err instanceof PolicyError && err.message.endsWith("its folder is read-only (mode 555)"),
+            `${file}: ${err}`,
+          );
+        }
+        await jail.writeFile(`${basename(folder)}/in.txt`, "in place", {});
+        assert.equal(
+          await Deno.readTextFile(join(folder, "in.txt")),
+          "in place",
+          "a writable file in it is written in place",
+        );
+      } finally {
+        await Deno.chmod(folder, 0o755);
+      }
       await Deno.chmod(join(data, name), 0o644);
       await jail.writeFile(name, "mine", { atomic: true });
       assert.equal(await Deno.readTextFile(join(data, name)), "mine");
