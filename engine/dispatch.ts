@@ -116,9 +116,9 @@ export class Dispatcher {
 
   /**
    * Handles one decoded message (or batch) of `bytes` bytes; refused lines
-   * never reach it. A call that waits holds its share of `bytes`, and what
-   * its parsed params take beyond them, until it settles, against
-   * `maxInFlightBytes`.
+   * never reach it. A call that waits holds `bytes` (an item of a batch, the
+   * text of its own params and id) and what its parsed params take beyond
+   * them, until it settles, against `maxInFlightBytes`.
    */
   receive(msg: Message, bytes = 0): void {
     if (!this.#accepting) return;
