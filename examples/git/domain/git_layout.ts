@@ -8,6 +8,7 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { PolicyError, quote } from "@forge/toolkit/validate";
 import { hasControl } from "./_has_control.ts";
+import { notUtf8 } from "./_undecodable.ts";
 import type { GitDataCache } from "./git_data_cache.ts";
 
 /** The most object stores (the repository's own and the alternates it names, followed) one repository may use. */
@@ -254,14 +255,14 @@ async function assertGitData(
       if (found === undefined) {
         // A folder's own size grows with its entries: one too large for a walk is refused before it is read whole.
         if (info.size > MAX_FOLDER_BYTES) throw stop(`${folder} lists over 8 MiB of names`);
-        const notUtf8 = (entry: string) =>
+        const refuseNotUtf8 = (entry: string) =>
           new PolicyError(
             "invalid-input",
             `Cannot use repo ${quote(name)}: its ${what} holds a name ${
               quote(below(entry))
             } that is not UTF-8 (or holds U+FFFD), which this server cannot check for links`,
           );
-        const read = await readFolder(path, entries, maxEntries, tooMany, cannotRead, notUtf8);
+        const read = await readFolder(path, entries, maxEntries, tooMany, cannotRead, refuseNotUtf8);
         if (read === undefined) continue;
         if (!allowHardLinks) {
           const file = await severalNames(path, read.files, several);
@@ -300,15 +301,14 @@ async function readFolder(
   maxEntries: number,
   tooMany: () => PolicyError,
   cannotRead: () => PolicyError,
-  notUtf8: (entry: string) => PolicyError,
+  refuseNotUtf8: (entry: string) => PolicyError,
 ): Promise<{ folders: string[]; links: string[]; files: string[] } | undefined> {
   const read = { folders: [] as string[], links: [] as string[], files: [] as string[] };
   try {
     for await (const entry of Deno.readDir(path)) {
       if (++counted > maxEntries) throw tooMany();
-      // Deno lists a name that is not UTF-8 with U+FFFD in it, which names no file (or another one): what it
-      // holds could not be looked at, so the git data is refused rather than the entry skipped.
-      if (entry.name.includes("\uFFFD")) throw notUtf8(entry.name);
+      // What it holds could not be looked at: the git data is refused rather than the entry skipped.
+      if (notUtf8(entry.name)) throw refuseNotUtf8(entry.name);
       if (entry.isSymlink) read.links.push(entry.name);
       else if (entry.isDirectory) read.folders.push(entry.name);
       else if (entry.isFile) read.files.push(entry.name);

@@ -4,6 +4,7 @@
 // file with more than one name is not read unless the config allows it.
 import { join } from "node:path";
 import { PolicyError, quote } from "@forge/toolkit/validate";
+import { notUtf8 } from "./_undecodable.ts";
 
 /**
  * Refuses when any of `paths` in the work tree is a regular file with more
@@ -22,8 +23,8 @@ import { PolicyError, quote } from "@forge/toolkit/validate";
  */
 export async function assertSingleNames(root: string, repo: string, paths: Iterable<string>): Promise<void> {
   for (const path of new Set(paths)) {
-    // A name that is not UTF-8 reads as U+FFFD and looks up no file: it would pass unseen.
-    if (path.includes("\uFFFD")) {
+    // Looked up, such a name finds no file: it would pass unseen.
+    if (notUtf8(path)) {
       throw new PolicyError(
         "invalid-input",
         `Cannot read ${quote(path)} in repo ${quote(repo)}: the name is not UTF-8 (or holds U+FFFD), which this ` +

@@ -36,8 +36,6 @@ export async function assertIgnoreRevsInside(
     if (file === "") continue;
     try {
       if (file.startsWith("~") || file.startsWith("%(")) throw new PolicyError("outside-roots", "expanded by git");
-      // Bytes that are not UTF-8 read as U+FFFD, a name that looks up no file: never looked up, refused.
-      if (file.includes("\uFFFD")) throw new PolicyError("invalid-input", "not UTF-8");
       const relative = repoPath("blame.ignoreRevsFile", file);
       await assertNoLinkedFolder(root, "blame.ignoreRevsFile", relative);
       const info = await Deno.lstat(`${root}/${relative}`).catch(() => undefined);

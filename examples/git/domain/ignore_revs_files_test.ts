@@ -21,7 +21,8 @@ Deno.test("assertIgnoreRevsInside() takes work-tree files and refuses any name g
     await assertIgnoreRevsInside(r, "r", ["", "revs", "./revs", "missing"], false);
     await assertIgnoreRevsInside(r, "r", ["linked"], true);
     const outside = ["/etc/passwd", "../outside", "~/x", "~root/.ssh/id_rsa", "%(prefix)/etc/x", ".git/config"];
-    for (const file of [...outside, "link", "dir/up/passwd", "linked"]) {
+    // A name that was not UTF-8 (read as U+FFFD) is refused by the linked-folder check, never looked up.
+    for (const file of [...outside, "link", "dir/up/passwd", "linked", "r\uFFFD"]) {
       await assert.rejects(
         () => assertIgnoreRevsInside(r, "r", ["revs", file], false),
         (err: unknown) => {

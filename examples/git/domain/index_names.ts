@@ -8,6 +8,7 @@
 // match, a diff's listing, a status line) is checked again before it is shown.
 import { arg, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Git, GitRunOptions, Repo } from "./git.ts";
+import { notUtf8 } from "./_undecodable.ts";
 
 // Code points HFS+ (and Linux's hfsplus) ignores in names, so `.g\u200Cit` is `.git` there (git's is_hfs_dotgit).
 const HFS_IGNORED = [
@@ -21,8 +22,6 @@ const HFS_IGNORED_ALL = new RegExp(`[${HFS_IGNORED.join("")}]`, "g");
 // (git's is_ntfs_dotgit). Without the `u` flag, `i` folds ASCII letters only, as git does.
 const NTFS_DOTGIT = /^(?:\.git|git~1)[. ]*(?::|$)/i;
 const DOTGIT = /^\.git$/i;
-// What Deno reads bytes that are not UTF-8 as, in a name git printed or a folder listed.
-const REPLACEMENT = "\uFFFD";
 
 /**
  * Why git would refuse `name` as a path in its index, or undefined when it
@@ -53,9 +52,7 @@ const REPLACEMENT = "\uFFFD";
  */
 export function nameProblem(name: string): string | undefined {
   if (name === "") return "is empty";
-  // Bytes that are not UTF-8 reach here as U+FFFD (Deno decodes git's output so), which names no file: a check that
-  // looked the name up would find nothing where git opened the real bytes. Such a name is refused, never looked up.
-  if (name.includes(REPLACEMENT)) return "is not UTF-8 (or holds U+FFFD), so this server cannot check it";
+  if (notUtf8(name)) return "is not UTF-8 (or holds U+FFFD), so this server cannot check it";
   if (name.startsWith("/")) return "is absolute";
   for (const part of name.split("/")) {
     if (part === "..") return 'has a ".." part';

@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { PolicyError, quote } from "@forge/toolkit/validate";
 import { hasControl } from "./_has_control.ts";
+import { notUtf8 } from "./_undecodable.ts";
 
 const MAX_PATH = 4096;
 
@@ -41,8 +42,8 @@ export function repoPath(name: string, path: string): string {
  * @throws {PolicyError} When a folder on the way is a symbolic link.
  */
 export async function assertNoLinkedFolder(root: string, name: string, relative: string): Promise<void> {
-  // A name that is not UTF-8 reads as U+FFFD and looks up no folder: it would pass unseen.
-  if (relative.includes("\uFFFD")) {
+  // Looked up, such a name finds no folder: it would pass unseen.
+  if (notUtf8(relative)) {
     throw new PolicyError("invalid-input", `Cannot use ${name} ${quote(relative)}: it is not UTF-8 (or holds U+FFFD)`);
   }
   const parts = relative === "." ? [] : relative.split("/");
