@@ -395,8 +395,9 @@ export class Dispatcher {
    * text of its params and id instead.
    */
   #holds(params: Params, id: Id): number {
+    if (this.#options.maxInFlightBytes === undefined) return this.#lineBytes;
     if (this.#inBatch) return heldCost(params, 0, true) + heldCost(id, 0, true);
-    return this.#options.maxInFlightBytes === undefined ? this.#lineBytes : heldCost(params, this.#lineBytes);
+    return heldCost(params, this.#lineBytes);
   }
 
   /**
