@@ -112,7 +112,13 @@ export function describeTable(db: Sqlite, name: string): TableDescription {
 function read(db: Sqlite, sql: string, params: string[]) {
   const authorizer = new Authorizer({ mode: "read", allowRecursive: false });
   return withAuthorizer(db, authorizer, "read the schema", () => {
-    const found = queryReadOnly(db, sql, { params, maxRows: MAX_CATALOG_ROWS });
+    let found: ReturnType<typeof queryReadOnly>;
+    try {
+      found = queryReadOnly(db, sql, { params, maxRows: MAX_CATALOG_ROWS });
+    } catch (err) {
+      // queryReadOnly words SQLite's failure as a query's ("Cannot run query: …"): withAuthorizer words it as this read.
+      throw err instanceof PolicyError && err.cause instanceof Error ? err.cause : err;
+    }
     const rows = found.rows.map((row) =>
       Object.fromEntries(Object.entries(row).map(([k, v]) => [k, toJsonValue(v as SQLOutputValue)]))
     );

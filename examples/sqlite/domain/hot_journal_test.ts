@@ -13,7 +13,7 @@ import { runQuery } from "./query.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 const HOT =
-  /^Cannot (run query|list tables|describe table): the database has a hot journal \(a write to it was interrupted\), which only a connection that may write can roll back/;
+  ": the database has a hot journal (a write to it was interrupted), which only a connection that may write can roll back";
 
 /** A database of 2,000 rows whose every n was being negated when its writer died: `n` sums to 2,001,000 after rollback. */
 function hotDatabase(dir: string): string {
@@ -44,8 +44,13 @@ Deno.test({
       const hot = hotDatabase(dir);
       const before = Deno.readFileSync(hot);
       const reader = openDatabase(hot, false);
-      const refused = (work: () => unknown) =>
-        assert.throws(work, (err: Error) => err instanceof PolicyError && HOT.test(err.message), "refused as hot");
+      // Each tool says what it was doing: a schema read is not a query.
+      const refused = (work: () => unknown, action = "run query") =>
+        assert.throws(work, (err: Error) => {
+          assert.ok(err instanceof PolicyError);
+          assert.ok(err.message.startsWith(`Cannot ${action}${HOT}`), err.message);
+          return true;
+        });
       refused(() =>
         runQuery(reader, "SELECT sum(n) AS s FROM t", { maxRows: 10, maxSqlLength: 1_000, allowRecursive: false })
       );
@@ -59,8 +64,8 @@ Deno.test({
       Deno.copyFileSync(`${hot}-journal`, `${later}-journal`);
       refused(() => runQuery(warm, "SELECT sum(n) AS s FROM t", priced));
       warm.close();
-      refused(() => listTables(reader));
-      refused(() => describeTable(reader, "t"));
+      refused(() => listTables(reader), "read the schema");
+      refused(() => describeTable(reader, "t"), "read the schema");
       reader.close();
       assert.deepEqual(Deno.readFileSync(hot), before, "the read-only connection wrote nothing");
       assert.ok(Deno.statSync(`${hot}-journal`).size > 0, "the journal is still there");
