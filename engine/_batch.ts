@@ -55,8 +55,11 @@ export class BatchSlot {
       this.#room.free += this.#reserved;
       return this.#taken = undefined;
     }
-    const bytes = typeof reply === "string" ? utf8Length(reply) : reply.bytes();
-    if (bytes <= this.limit()) {
+    const limit = this.limit();
+    // A string has at least as many UTF-8 bytes as UTF-16 units: one longer than the limit is refused unread, so a
+    // batch of items whose replies cannot fit costs no more than the replies that do.
+    const bytes = typeof reply !== "string" ? reply.bytes() : reply.length > limit ? Infinity : utf8Length(reply);
+    if (bytes <= limit) {
       this.#room.free -= bytes + 1 - this.#reserved;
       return this.#taken = String(reply);
     }

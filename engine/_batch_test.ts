@@ -69,3 +69,26 @@ Deno.test("BatchSlot.take() gives back its reservation when its item has no repl
   assert.equal(other.take("x".repeat(200)), fallback);
   assert.equal(room.free, 60, "the fallback uses its own reservation only");
 });
+
+Deno.test("BatchSlot.take() refuses a string reply longer than its limit without reading it", () => {
+  const room = { free: 100 };
+  const fallback = tooLargeForBatch(1, 1000);
+  const slot = new BatchSlot(room, fallback, 60);
+  // Every unit utf8Length() reads goes through String.prototype.charCodeAt: counting the calls shows whether the
+  // reply was measured (a red team's batch of 1,024 items measured a 30 MB reply each, 68 s in one turn).
+  const charCodeAt = String.prototype.charCodeAt;
+  let read = 0;
+  String.prototype.charCodeAt = function (this: string, index: number): number {
+    read++;
+    return charCodeAt.call(this, index);
+  };
+  let taken: string | undefined;
+  try {
+    taken = slot.take("x".repeat(slot.limit() + 1));
+  } finally {
+    String.prototype.charCodeAt = charCodeAt;
+  }
+  assert.equal(taken, fallback);
+  assert.equal(read, 0, "the reply was not read");
+  assert.equal(room.free, 100, "the fallback uses its own reservation only");
+});
