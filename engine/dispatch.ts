@@ -12,7 +12,15 @@ import { heldCost } from "./_held_cost.ts";
 import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody, type StateProblem } from "./_request_state.ts";
-import { badEnvelope, type Envelope, envelopeOf, type Era, META_VERSION, STATELESS_VERSION } from "./_era.ts";
+import {
+  badEnvelope,
+  BATCH_VERSION,
+  type Envelope,
+  envelopeOf,
+  type Era,
+  META_VERSION,
+  STATELESS_VERSION,
+} from "./_era.ts";
 import { busyBytesError, busyError, outcomeForEra } from "./_era_errors.ts";
 import { encodeReply, ReplyTooLarge } from "./json_parts.ts";
 import { encodeError, encodeResult, ErrorCode, type Message, type RequestMessage, type RpcError } from "./jsonrpc.ts";
@@ -211,6 +219,15 @@ export class Dispatcher {
     const envelope = envelopeOf(metaOf(params));
     if (envelope.era === "invalid") return encodeError(id, envelope.error);
     const stateless = envelope.era === "stateless";
+    // 2026-07-28 has no batches: its answers (a subscription's, a task's stored result) have no place in one array.
+    if (stateless && slot !== undefined) {
+      return fail(
+        id,
+        ErrorCode.invalidRequest,
+        `Invalid request: a ${STATELESS_VERSION} request cannot be sent in a batch (batches are part of ${BATCH_VERSION} ` +
+          "only); send it on its own line",
+      );
+    }
     switch (method) {
       case "initialize":
         // The handshake belongs to the initialize era: a request that speaks 2026-07-28 has no such method.

@@ -228,6 +228,28 @@ Deno.test("batches are refused unless 2025-03-26 was negotiated, where each requ
   assert.equal((batch[2].error as { code: number }).code, -32600);
 });
 
+Deno.test("a batch refuses its 2026-07-28 items with -32600 and answers them in its array, the others as usual", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(init("2025-03-26"));
+  await s.next();
+  await s.send(
+    `[${req(1, "ping")},${req(2, "tools/list", { _meta: STATELESS_META })},${
+      req(3, "subscriptions/listen", { _meta: STATELESS_META, notifications: { toolsListChanged: true } })
+    },${req(4, "tools/call", { name: "echo", arguments: { text: "b" }, _meta: STATELESS_META })}]`,
+  );
+  await s.close();
+  // A listen in a batch was opened, acknowledged outside the array and answered alone at shutdown.
+  assert.equal(s.lines.length, 2, s.lines.join("\n"));
+  const batch = JSON.parse(s.lines[1]) as { id: number; result?: unknown; error?: { code: number; message: string } }[];
+  assert.deepEqual(batch[0], { jsonrpc: "2.0", id: 1, result: {} });
+  assert.deepEqual(batch.slice(1).map((item) => [item.id, item.error?.code]), [[2, -32600], [3, -32600], [4, -32600]]);
+  assert.equal(
+    batch[1].error?.message,
+    "Invalid request: a 2026-07-28 request cannot be sent in a batch (batches are part of 2025-03-26 only); " +
+      "send it on its own line",
+  );
+});
+
 Deno.test("a message over maxMessageBytes gets an error naming the limit, with its id, and the server goes on", async () => {
   const s = serveRaw(makeServer(), { maxMessageBytes: 1024 });
   await s.send(init());
