@@ -75,10 +75,12 @@ export async function makeE2eTree(extra: Record<string, unknown> = {}): Promise<
 
 /**
  * The command line a database process must run with: `script` started with
- * read access to the database file `db` and nothing else (spelled out here,
+ * read access to the database file `db` and nothing else, told which file
+ * `db` was (its device and inode) when the server started (spelled out here,
  * not built by the code under test).
  */
 export function databaseProcessCommand(script: string, db: string): string[] {
+  const { dev, ino } = Deno.lstatSync(db);
   return [
     Deno.execPath(),
     "run",
@@ -91,6 +93,7 @@ export function databaseProcessCommand(script: string, db: string): string[] {
     "--database-process",
     db,
     "--max-memory-mb=256",
+    `--database-id=${dev}:${ino}`,
   ];
 }
 

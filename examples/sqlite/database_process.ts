@@ -8,6 +8,7 @@
 // over here.
 import type { Sqlite } from "./domain/sqlite.ts";
 import { openDatabase } from "./domain/connection.ts";
+import { databaseFileProblem, type DatabaseIdentity } from "./domain/database_file.ts";
 import { answerJob, type Connections, type DatabaseJob, MAX_JOB_BYTES } from "./domain/database_job.ts";
 import { parseDatabaseProcessArgs } from "./domain/database_process_args.ts";
 import { DatabaseSizes } from "./domain/database_sizes.ts";
@@ -44,6 +45,8 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
       throw new Error("Cannot start the database process: it could not let go of grants it does not need");
     }
     const options = { maxMemoryMb: request.maxMemoryMb };
+    // Deno checks the path, SQLite follows a link: the file at the path must be the one the server started with.
+    assertSameFile(request.database, request.identity);
     const reader = openDatabase(request.database, false, options);
     let writer: Sqlite | undefined;
     if (request.writable) {
@@ -54,6 +57,8 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
       // A write stopped by a kill left its journal behind: the first read through a read-write connection rolls it back.
       writer.prepare("SELECT count(*) FROM sqlite_schema").get();
     }
+    // A swap between the check and the open would show now, unless it was undone in between (see the README).
+    assertSameFile(request.database, request.identity);
     connections = { reader, writer };
   } catch (err) {
     const message = err instanceof Error ? err.message : "Cannot open the database";
@@ -73,6 +78,22 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
       : { error: { code: "no-permission", message: refused } };
     await out.write(jsonLine(answer));
   }
+}
+
+/**
+ * Refuses to go on when `database` is not the file the server started with
+ * (a link or another file in its place, or a linked folder on its way), with
+ * the reason on stderr for the operator: the model is not told host paths.
+ */
+function assertSameFile(database: string, identity: DatabaseIdentity | undefined): void {
+  const problem = databaseFileProblem(database, identity);
+  if (problem === undefined) return;
+  console.error(`sqlite: the database process refuses ${database}: ${problem}`);
+  throw new Error(
+    "Cannot open the database: its path no longer leads to the file this server started with (a link or another " +
+      "file is in its place, or a folder on its way is a link); the operator must check its folder, and restart " +
+      "the server to serve another file",
+  );
 }
 
 /**

@@ -100,8 +100,9 @@ Deno.test({
 });
 
 Deno.test({
-  name: "reload to another database file is refused until restart, and the canary never appears",
-  permissions: perms,
+  name:
+    "reload to another database file is refused until restart, and so is a link swapped in at the database's path; the canary never appears",
+  permissions: { ...perms, run: [Deno.execPath(), "sh"] },
   async fn() {
     const { tree, server, call } = await start({});
     await tree.writeConfig({ database: tree.canaryDb });
@@ -115,7 +116,22 @@ Deno.test({
     }
     await tree.writeConfig({ database: tree.db });
     assert.equal((await call("list_tables", {})).isError, undefined, "back to the first file: served again");
+    // Whoever can write the database's folder swaps a link in at its path (Deno checks the path, SQLite follows
+    // the link); a new heap cap then ends every idle process, so the next calls are served by new ones.
+    await Deno.rename(tree.db, `${tree.db}.old`);
+    const ln = await new Deno.Command("sh", { args: ["-c", 'ln -s "$1" "$2"', "sh", tree.canaryDb, tree.db] }).output();
+    assert.ok(ln.success);
+    await tree.writeConfig({ database: tree.db, max_memory_mb: 128 });
+    for (const [name, args] of [["run_query", { sql: "SELECT * FROM secrets" }], ["list_tables", {}]] as const) {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, textOf(result));
+      assert.match(
+        textOf(result),
+        /^Cannot open the database: its path no longer leads to the file this server started/,
+      );
+    }
     await server.close();
+    assert.match(server.stderr(), /the database process refuses .*shop\.db: it is a link/);
     assert.ok(!(server.lines.join("\n") + server.stderr()).includes(tree.canary));
     await tree.remove();
   },

@@ -5,6 +5,7 @@
 import { isAbsolute } from "node:path";
 import { quote } from "@forge/toolkit/validate";
 import { isMemoryCapMb, MEMORY_CAP_MB } from "./connection.ts";
+import type { DatabaseIdentity } from "./database_file.ts";
 
 /** The word that puts `main.ts` (or `database_process.ts`) in database-process mode. */
 export const DATABASE_PROCESS_FLAG = "--database-process";
@@ -17,6 +18,11 @@ export interface DatabaseProcessRequest {
   writable: boolean;
   /** The cap on SQLite's memory in the process, in MiB (`max_memory_mb`). */
   maxMemoryMb: number;
+  /**
+   * The database file the server started with (see `databaseFileProblem`); absent when the server found none.
+   * @default {undefined}
+   */
+  identity?: DatabaseIdentity;
   /**
    * Other files the process may read when it starts: a compiled server's
    * process holds the binary's baked grants, which name these.
@@ -53,6 +59,7 @@ export function databaseProcessArgs(request: DatabaseProcessRequest): string[] {
     DATABASE_PROCESS_FLAG,
     request.database,
     `--max-memory-mb=${request.maxMemoryMb}`,
+    ...(request.identity === undefined ? [] : [`--database-id=${request.identity.dev}:${request.identity.ino}`]),
     ...(request.writable ? ["--write"] : []),
     ...request.dropRead.map((path) => `--drop-read=${path}`),
     ...request.dropWrite.map((path) => `--drop-write=${path}`),
@@ -97,6 +104,7 @@ export function isDatabaseProcess(args: readonly string[]): boolean {
  *   database: "/srv/shop.db",
  *   writable: true,
  *   maxMemoryMb: 64,
+ *   identity: { dev: 2049, ino: 1837 },
  *   dropRead: [],
  *   dropWrite: ["/var/log/a.jsonl"],
  * };
@@ -107,13 +115,22 @@ export function parseDatabaseProcessArgs(args: readonly string[]): DatabaseProce
   const at = args.indexOf(DATABASE_PROCESS_FLAG);
   const [database, ...rest] = at === -1 ? [] : args.slice(at + 1);
   if (database === undefined || !isAbsolute(database)) bad("it needs the database file's absolute path");
-  const request = { database, writable: false, maxMemoryMb: NaN, dropRead: [] as string[], dropWrite: [] as string[] };
+  const request: DatabaseProcessRequest & { dropRead: string[]; dropWrite: string[] } = {
+    database,
+    writable: false,
+    maxMemoryMb: NaN,
+    dropRead: [],
+    dropWrite: [],
+  };
   for (const word of rest) {
     const [, option, path] = /^--(drop-read|drop-write)=(.*)$/s.exec(word) ?? [];
     const [, megabytes] = /^--max-memory-mb=(\d{1,5})$/.exec(word) ?? [];
+    const [, dev, ino] = /^--database-id=(\d{1,20}):(\d{1,20})$/.exec(word) ?? [];
     if (word === "--write") request.writable = true;
     else if (megabytes !== undefined && Number.isNaN(request.maxMemoryMb)) request.maxMemoryMb = Number(megabytes);
-    else if (option !== undefined && isAbsolute(path)) {
+    else if (dev !== undefined && request.identity === undefined) {
+      request.identity = { dev: Number(dev), ino: Number(ino) };
+    } else if (option !== undefined && isAbsolute(path)) {
       (option === "drop-read" ? request.dropRead : request.dropWrite).push(path);
     } else bad(`${quote(word, 80)} is not one of its arguments`);
   }

@@ -10,6 +10,7 @@ const WRITER = {
   database: "/srv/shop.db",
   writable: true,
   maxMemoryMb: 32,
+  identity: { dev: 2049, ino: 18_446_744_073 },
   dropRead: ["/etc/s.json"],
   dropWrite: ["/var/a.jsonl"],
 };
@@ -20,6 +21,7 @@ Deno.test("parseDatabaseProcessArgs() reads back what databaseProcessArgs() wrot
     "--database-process",
     "/srv/shop.db",
     "--max-memory-mb=32",
+    "--database-id=2049:18446744073",
     "--write",
     "--drop-read=/etc/s.json",
     "--drop-write=/var/a.jsonl",
@@ -38,13 +40,15 @@ Deno.test("isDatabaseProcess() finds the flag wherever the baked arguments end, 
   assert.ok(!isDatabaseProcess(["--database-process=/srv/shop.db", "--health"]));
 });
 
-Deno.test("parseDatabaseProcessArgs() refuses a relative or missing database, a relative drop and an unknown word", () => {
+Deno.test("parseDatabaseProcessArgs() refuses a relative or missing database, a relative drop, a malformed or second file identity, an unknown word", () => {
   for (
     const args of [
       ["--database-process"],
       ["--database-process", "shop.db"],
       ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--drop-read=etc/s.json"],
       ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "write"],
+      ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--database-id=2049"],
+      ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--database-id=1:2", "--database-id=3:4"],
       ["-config", "/etc/s.json"],
     ]
   ) {

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
 import { type DatabaseJob, type DatabaseReply, JOB_ACTIONS, MAX_REPLY_BYTES } from "./database_job.ts";
 import { MEMORY_CAP_MB } from "./connection.ts";
+import { type DatabaseIdentity, databaseIdentity } from "./database_file.ts";
 import { databaseProcessArgs } from "./database_process_args.ts";
 import { jsonLine, readJsonLines } from "./json_lines.ts";
 import { databaseReads } from "./super_journal.ts";
@@ -50,6 +51,12 @@ export interface DatabaseProcessesOptions {
    * @default {256}
    */
   maxMemoryMb?: number;
+  /**
+   * The database file the server started with (its device and inode): each process refuses to open another one
+   * at the database's path, a link swapped in there too (see `databaseFileProblem`).
+   * @default {the file's identity when the pool is made, or else when it first starts a process}
+   */
+  identity?: DatabaseIdentity;
 }
 
 /** The files a server's grants name, as its policy lists them. */
@@ -74,6 +81,8 @@ export interface DatabaseProcessCommandOptions {
   execPath: string;
   /** The server's files besides the database, for a compiled server's process to let go of. */
   serverFiles: ServerFiles;
+  /** The database file the server started with, for the process to check before and after it opens. */
+  identity?: DatabaseIdentity;
 }
 
 /** How one job runs. */
@@ -149,7 +158,7 @@ const SCRIPT = import.meta.url.endsWith("/domain/database_processes.ts")
  * ```
  */
 export function databaseProcessCommand(options: DatabaseProcessCommandOptions): { program: string; args: string[] } {
-  const { database, writable, maxMemoryMb } = options;
+  const { database, writable, maxMemoryMb, identity } = options;
   if (options.standalone) {
     const kept = databaseReads(database, writable);
     const others = (paths: readonly string[]) => paths.filter((path) => !kept.includes(path));
@@ -157,7 +166,7 @@ export function databaseProcessCommand(options: DatabaseProcessCommandOptions): 
     const dropWrite = others(options.serverFiles.write);
     return {
       program: options.execPath,
-      args: databaseProcessArgs({ database, writable, maxMemoryMb, dropRead, dropWrite }),
+      args: databaseProcessArgs({ database, writable, maxMemoryMb, identity, dropRead, dropWrite }),
     };
   }
   return {
@@ -171,7 +180,7 @@ export function databaseProcessCommand(options: DatabaseProcessCommandOptions): 
       `--allow-read=${databaseReads(database, writable).join(",")}`,
       ...(writable ? [`--allow-write=${database}`] : []),
       SCRIPT,
-      ...databaseProcessArgs({ database, writable, maxMemoryMb, dropRead: [], dropWrite: [] }),
+      ...databaseProcessArgs({ database, writable, maxMemoryMb, identity, dropRead: [], dropWrite: [] }),
     ],
   };
 }
@@ -185,6 +194,7 @@ export class DatabaseProcesses {
   readonly #maxIdle: number;
   readonly #serverFiles: ServerFiles;
   #maxMemoryMb: number;
+  #identity: DatabaseIdentity | undefined;
   readonly #idle: Child[] = [];
   /** Each busy process, with what ends its job when the pool closes. */
   readonly #busy = new Map<Child, () => void>();
@@ -205,6 +215,7 @@ export class DatabaseProcesses {
     this.#maxIdle = options.maxIdle ?? 2;
     this.#serverFiles = options.serverFiles ?? { read: [], write: [] };
     this.#maxMemoryMb = options.maxMemoryMb ?? MEMORY_CAP_MB.default;
+    this.#identity = options.identity ?? databaseIdentity(database);
   }
 
   /** The process ids of the live processes, busy or idle. */
@@ -324,10 +335,13 @@ export class DatabaseProcesses {
       );
     }
     const standalone = Deno.build.standalone;
+    // A file that was not there yet is taken as it is first used, so that every process checks against one file.
+    this.#identity ??= databaseIdentity(this.#database);
     const { program, args } = databaseProcessCommand({
       database: this.#database,
       writable: this.#writable,
       maxMemoryMb: this.#maxMemoryMb,
+      identity: this.#identity,
       standalone,
       execPath: Deno.execPath(),
       serverFiles: this.#serverFiles,

@@ -201,11 +201,12 @@ Deno.test({
   },
 });
 
-Deno.test("databaseProcessCommand() under deno grants the database alone (and its journal to read, to a writer); compiled, the binary drops the server's other files", () => {
+Deno.test("databaseProcessCommand() under deno grants the database alone (and its journal to read, to a writer) and names the file at start; compiled, the binary drops the server's other files", () => {
   const common = {
     database: "/srv/shop.db",
     writable: true,
     maxMemoryMb: 64,
+    identity: { dev: 2049, ino: 1837 },
     serverFiles: { read: ["/etc/s.json", "/srv/shop.db", "/srv/shop.db-journal"], write: ["/a.jsonl"] },
   };
   const underDeno = databaseProcessCommand({ ...common, standalone: false, execPath: "/usr/bin/deno" });
@@ -216,14 +217,21 @@ Deno.test("databaseProcessCommand() under deno grants the database alone (and it
   ]);
   const reader = databaseProcessCommand({ ...common, writable: false, standalone: false, execPath: "/usr/bin/deno" });
   assert.deepEqual(reader.args.filter((arg) => arg.startsWith("--allow-")), ["--allow-read=/srv/shop.db"]);
-  assert.match(underDeno.args.at(-5)!, /\/examples\/sqlite\/database_process\.ts$/);
-  assert.deepEqual(underDeno.args.slice(-4), ["--database-process", "/srv/shop.db", "--max-memory-mb=64", "--write"]);
+  assert.match(underDeno.args.at(-6)!, /\/examples\/sqlite\/database_process\.ts$/);
+  assert.deepEqual(underDeno.args.slice(-5), [
+    "--database-process",
+    "/srv/shop.db",
+    "--max-memory-mb=64",
+    "--database-id=2049:1837",
+    "--write",
+  ]);
   const compiled = databaseProcessCommand({ ...common, standalone: true, execPath: "/opt/sqlite" });
   assert.deepEqual([compiled.program, ...compiled.args], [
     "/opt/sqlite",
     "--database-process",
     "/srv/shop.db",
     "--max-memory-mb=64",
+    "--database-id=2049:1837",
     "--write",
     "--drop-read=/etc/s.json",
     "--drop-write=/a.jsonl",

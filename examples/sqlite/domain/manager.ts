@@ -4,6 +4,7 @@
 import { PolicyError } from "@forge/toolkit/validate";
 import type { TableDescription, TableSummary } from "./catalog.ts";
 import type { Config } from "./config.ts";
+import { type DatabaseIdentity, databaseIdentity } from "./database_file.ts";
 import type { DatabaseJob, WriteLimits } from "./database_job.ts";
 import { DatabaseProcesses, type DatabaseProcessesOptions, type ServerFiles } from "./database_processes.ts";
 import { databasePathOf, policyFor } from "./policy.ts";
@@ -51,6 +52,8 @@ export class Manager {
   readonly #processOptions: DatabaseProcessesOptions | undefined;
   /** The files the server's grants name (its policy at start): a compiled server's processes let go of them. */
   readonly #serverFiles: ServerFiles;
+  /** The database file at start: every database process refuses another one at its path. */
+  readonly #identity: DatabaseIdentity | undefined;
 
   /**
    * Makes the Manager; nothing is opened until the first call.
@@ -62,6 +65,7 @@ export class Manager {
     this.#config = config;
     this.#configPath = options.configPath;
     this.#startPath = databasePathOf(options.initial, options.configPath);
+    this.#identity = this.#startPath === undefined ? undefined : databaseIdentity(this.#startPath);
     this.#pollMs = options.pollMs ?? 1000;
     const policy = policyFor(options.initial, { path: options.configPath });
     this.#serverFiles = { read: policy.readFiles, write: policy.writeFiles };
@@ -233,7 +237,7 @@ export class Manager {
    * heap cap; each job then brings the cap of the config it was made for.
    */
   #pool(path: string, write: boolean, config: Config): DatabaseProcesses {
-    const common = { serverFiles: this.#serverFiles, maxMemoryMb: config.max_memory_mb };
+    const common = { serverFiles: this.#serverFiles, maxMemoryMb: config.max_memory_mb, identity: this.#identity };
     return write
       ? this.#writers ??= new DatabaseProcesses(path, { writable: true, maxQueries: 1, maxIdle: 1, ...common })
       : this.#processes ??= new DatabaseProcesses(path, { ...common, ...this.#processOptions });
