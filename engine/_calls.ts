@@ -166,10 +166,18 @@ export class CallTable {
     if (call) abortCall(call, "timeout", timeoutReason(call));
   }
 
-  /** Aborts the call in flight under `key`, if any, as cancelled by the client. */
+  /**
+   * Aborts the call in flight under `key`, if any, as cancelled by the
+   * client, and frees the key at once: a cancelled call sends no reply, so
+   * the client may use its id again in its next message. A call aborted
+   * before (timed out, paused) keeps its key until it answers.
+   */
   cancel(key: Id, reason: unknown): void {
     const call = this.#calls.get(key);
-    if (call) abortCall(call, "cancelled", reason);
+    if (call === undefined) return;
+    abortCall(call, "cancelled", reason);
+    // close() removes only its own call: this one's, when it settles, leaves a new call under the key alone.
+    if (call.cause === "cancelled") this.#calls.delete(key);
   }
 
   /**

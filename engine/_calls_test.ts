@@ -78,6 +78,25 @@ Deno.test('CallTable keeps 1 and "1" apart, and a closed call is no longer open 
   table.dispose();
 });
 
+Deno.test("a cancelled call frees its id at once; a call that timed out keeps it until it answers", () => {
+  const table = new CallTable();
+  const cancelled = table.open(1, 10_000);
+  table.cancel(1, new DOMException("x", "AbortError"));
+  assert.equal(cancelled.cause, "cancelled");
+  assert.equal(table.has(1), false, "the id is free for the client's next request");
+  const again = table.open(1, 10_000);
+  table.close(cancelled);
+  assert.equal(table.has(1), true, "closing the cancelled call leaves the new one under its id");
+  table.close(again);
+  const late = table.open("t", 10_000);
+  table.timeOut("t");
+  table.cancel("t", new DOMException("x", "AbortError"));
+  assert.equal(late.cause, "timeout");
+  assert.equal(table.has("t"), true, "its timeout reply is still to come");
+  assert.equal(table.size, 1);
+  table.dispose();
+});
+
 Deno.test("a race on a call rejects with the abort reason the moment the call is aborted", async () => {
   const table = new CallTable();
   const call = table.open("a", 10_000);

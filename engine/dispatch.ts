@@ -211,7 +211,7 @@ export class Dispatcher {
       return fail(
         id,
         ErrorCode.invalidRequest,
-        `Invalid request: id ${quote(id)} is already used by a request in flight`,
+        `Invalid request: id ${idForLog(id)} is already used by a request in flight`,
       );
     }
     if (Array.isArray(msg.params)) return fail(id, ErrorCode.invalidParams, "Invalid params: must be an object");

@@ -188,17 +188,28 @@ Deno.test("a duplicate id of a call in flight is refused; notifications get no r
   await s.send(req(5, "tools/call", { name: "slow" }));
   const dup = await s.next();
   assert.equal(dup.id, 5);
-  assert.match((dup.error as { message: string }).message, /already used by a request in flight/);
+  assert.equal(
+    (dup.error as { message: string }).message,
+    "Invalid request: id 5 is already used by a request in flight",
+  );
+  await s.send(req("5", "tools/call", { name: "slow" }));
+  await s.send(req("5", "tools/call", { name: "slow" }));
+  assert.equal(
+    ((await s.next()).error as { message: string }).message,
+    'Invalid request: id "5" is already used by a request in flight',
+  );
   await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
   await s.send(
     JSON.stringify({ jsonrpc: "2.0", method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }),
   );
-  await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }));
-  await s.send(req(6, "ping"));
-  const next = await s.next();
-  assert.equal(next.id, 6, "no reply to notifications, none to the cancelled call");
+  // A cancelled call sends no reply: its id may be used again in the same write.
+  const cancel = (requestId: unknown) =>
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } });
+  await s.send(`${cancel(5)}\n${cancel("5")}\n${req(5, "tools/call", { name: "echo", arguments: { text: "again" } })}`);
+  const again = await s.next();
+  assert.deepEqual([again.id, again.error], [5, undefined], "no reply to notifications, none to the cancelled call");
   await s.close();
-  assert.equal(s.lines.length, 3);
+  assert.equal(s.lines.length, 4);
 });
 
 Deno.test("batches are refused unless 2025-03-26 was negotiated, where each request is answered in one array", async () => {
