@@ -24,7 +24,9 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "core.askPass=",
   "core.gitProxy=",
   "credential.helper=", // an empty value clears the helper list
-  "protocol.allow=never", // no transport, no remote helper, no ext::
+  // The default for a transport the config does not name; a repository's own `protocol.<name>.allow` beats it,
+  // which GIT_ALLOW_PROTOCOL (GIT_ENV) does not let happen.
+  "protocol.allow=never",
   "diff.external=",
   "core.attributesFile=/dev/null",
   "core.excludesFile=", // status, ls-files and add would hide the names it lists: an oracle for its lines
@@ -44,7 +46,9 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "gc.auto=0", // a commit may otherwise start background maintenance
   "maintenance.auto=false",
   "submodule.recurse=false", // submodules have configs of their own
-  "diff.ignoreSubmodules=all",
+  "diff.ignoreSubmodules=all", // a submodule's own `ignore` (.gitmodules) beats it: shows add --ignore-submodules
+  // "diff" runs a git in the submodule's folder, under that repository's own config and drivers.
+  "diff.submodule=short",
   "status.submoduleSummary=false",
   "grep.fallbackToNoIndex=false",
   // Thread counts: a repository's own would start as many threads as the user may have processes.
@@ -74,6 +78,9 @@ export const GIT_ENV: Readonly<Record<string, string>> = Object.freeze({
   GIT_TERMINAL_PROMPT: "0",
   GIT_OPTIONAL_LOCKS: "0",
   GIT_NO_LAZY_FETCH: "1",
+  // No transport at all: git allows only the names this list holds (none), whatever `protocol.<name>.allow`
+  // the repository's config sets (its own `protocol.ext.allow=always` beats the pinned `protocol.allow=never`).
+  GIT_ALLOW_PROTOCOL: "",
   HOME: "/nonexistent",
   PATH: "/usr/bin:/bin",
   LC_ALL: "C",

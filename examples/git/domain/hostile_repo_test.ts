@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Fixture, fixture } from "./fixture.ts";
 import type { Manager } from "./manager.ts";
+import { gitEnv, PINNED_CONFIG } from "./hardening.ts";
 
 const PROGRAMS = [
   "fsmonitor",
@@ -162,6 +163,108 @@ Deno.test("git_commit in a hostile repository without filters runs no hook, sign
     assert.match(shown, /c\.txt/);
     await readAll(mgr, "whostile");
     assert.deepEqual(await markers(f), []);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("a submodule's own config runs nothing: show, log, diff, status and grep never start a git under it, even where .gitmodules says ignore = none and the config diff.submodule=diff", async () => {
+  const f = await fixture();
+  try {
+    const { bin } = await scripts(f);
+    // The submodule: a real repository in the work tree whose own config names a diff driver its files select.
+    const sub = await f.repo("sm/sub", { "a.txt": "one\n", ".gitattributes": "*.txt diff=evil\n" });
+    await f.git(sub, "config", "diff.evil.command", join(bin, "diff-command"));
+    const first = (await f.git(sub, "rev-parse", "HEAD")).trim();
+    await Deno.writeTextFile(join(sub, "a.txt"), "two\n");
+    await f.git(sub, "commit", "-q", "-am", "second");
+    const second = (await f.git(sub, "rev-parse", "HEAD")).trim();
+    // The superproject: a commit moving the gitlink, .gitmodules asking for the submodule's changes to be shown.
+    const app = join(f.base, "sm");
+    await f.git(app, "init", "-q", "-b", "main");
+    await Deno.writeTextFile(
+      join(app, ".gitmodules"),
+      '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n\tignore = none\n',
+    );
+    await f.git(app, "add", ".gitmodules");
+    await f.git(app, "update-index", "--add", "--cacheinfo", `160000,${first},sub`);
+    await f.git(app, "commit", "-q", "-m", "add sub");
+    await f.git(app, "update-index", "--cacheinfo", `160000,${second},sub`);
+    await f.git(app, "commit", "-q", "-m", "move sub");
+    await f.git(app, "config", "diff.submodule", "diff");
+    await Deno.writeTextFile(join(sub, "a.txt"), "three\n");
+    const mgr = f.manager({ sm: app });
+    const texts = [
+      await mgr.show("sm", "HEAD", undefined),
+      await mgr.show("sm", "HEAD~1", undefined),
+      await mgr.log("sm", {}),
+      await mgr.diff("sm"),
+      await mgr.diff("sm", "HEAD~1"),
+      await mgr.diff("sm", "HEAD~1", "HEAD"),
+      await mgr.status("sm"),
+      await mgr.grep("sm", "sub"),
+    ].map((out) => out.text);
+    assert.match(texts[0], /move sub/);
+    assert.deepEqual(await markers(f), []);
+    // The control: plain git shows the commit through the submodule's driver.
+    await f.git(app, "show", "HEAD");
+    assert.deepEqual(
+      await markers(f),
+      ["diff-command"],
+      "the submodule's driver did not run: this test proves nothing",
+    );
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("no transport runs whatever the repository's config allows: a promisor remote's ext:: command under protocol.ext.allow=always, even without GIT_NO_LAZY_FETCH", async () => {
+  const f = await fixture();
+  try {
+    await scripts(f);
+    // The transport's command: it leaves the marker and exits, so a fetch through it fails at once.
+    const transport = join(f.base, "transport");
+    await Deno.writeTextFile(transport, `#!/bin/sh\ntouch '${join(f.base, "markers", "transport")}'\n`, {
+      mode: 0o755,
+    });
+    const dir = await f.repo("lazy", { "a.txt": "hello\n" });
+    const blob = (await f.git(dir, "rev-parse", "HEAD:a.txt")).trim();
+    await Deno.remove(join(dir, ".git", "objects", blob.slice(0, 2), blob.slice(2)));
+    for (
+      const [key, value] of [
+        ["core.repositoryformatversion", "1"],
+        ["extensions.partialClone", "origin"],
+        ["remote.origin.url", `ext::${transport}`],
+        ["remote.origin.promisor", "true"],
+        ["protocol.ext.allow", "always"],
+      ]
+    ) await f.git(dir, "config", key, value);
+    // git as the server runs it, without the lazy-fetch switch: the transport layer alone must hold.
+    const { GIT_NO_LAZY_FETCH: _, ...env } = gitEnv(64);
+    const run = (extra: Record<string, string>) =>
+      new Deno.Command("/usr/bin/git", {
+        args: [...PINNED_CONFIG.flatMap((c) => ["-c", c]), "--git-dir", join(dir, ".git"), "cat-file", "-p", blob],
+        env: { ...env, ...extra },
+        clearEnv: true,
+        stdin: "null",
+        stderr: "piped",
+        stdout: "piped",
+      }).output();
+    const out = await run({});
+    assert.equal(out.success, false);
+    assert.match(new TextDecoder().decode(out.stderr), /transport 'ext' not allowed/);
+    assert.deepEqual(await markers(f), []);
+    // The control: without GIT_ALLOW_PROTOCOL, the repository's protocol.ext.allow beats protocol.allow=never.
+    const { GIT_ALLOW_PROTOCOL: __, ...loose } = env;
+    await new Deno.Command("/usr/bin/git", {
+      args: [...PINNED_CONFIG.flatMap((c) => ["-c", c]), "--git-dir", join(dir, ".git"), "cat-file", "-p", blob],
+      env: loose,
+      clearEnv: true,
+      stdin: "null",
+      stderr: "null",
+      stdout: "null",
+    }).output();
+    assert.deepEqual(await markers(f), ["transport"], "the ext:: command did not run: this test proves nothing");
   } finally {
     await f.end();
   }

@@ -158,6 +158,10 @@ export class Manager {
       arg.word("show"),
       ...SHOW_AS_STORED,
       AS_COMMITTED,
+      // A gitlink's change is left out, as by git_diff: `.gitmodules` may say `ignore = none` for a submodule, which
+      // beats the pinned diff.ignoreSubmodules, and its diff would run a git under the submodule's own config.
+      arg.flag("--ignore-submodules=all"),
+      arg.flag("--submodule=short"),
       // A merge against its first parent: the combined diff of all parents builds a table per hunk that grows with
       // the square of the lines the parents lost there (2.1 GiB for a merge stored in 156 KiB).
       arg.flag("--diff-merges=first-parent"),
