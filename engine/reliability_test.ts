@@ -107,10 +107,24 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a line over the limit gets an error naming it, with the id read from the line's end, and the server goes on",
+  name:
+    "a line over the limit gets an error naming it, with the id read from the line's end, and the server goes on; " +
+    "the limit is the message's, a CRLF ending not counted",
   permissions: perms,
   async fn() {
     const server = await started(["--max=65536"]);
+    // A ping padded to `bytes` bytes, sent with a CRLF ending.
+    const padded = (id: number, bytes: number) => {
+      const bare = JSON.stringify({ jsonrpc: "2.0", id, method: "ping", params: { pad: "" } });
+      return enc.encode(bare.replace('"pad":""', `"pad":"${"x".repeat(bytes - bare.length)}"`) + "\r\n");
+    };
+    await server.send(padded(30, 65_536));
+    assert.deepEqual(await server.next(), { jsonrpc: "2.0", id: 30, result: {} });
+    await server.send(padded(30, 65_537));
+    assert.match(
+      ((await server.next()).error as { message: string }).message,
+      /^Message too large: 65537 bytes exceeds the limit of 65536 bytes/,
+    );
     // The official SDK client writes the id last, after megabytes of params.
     const big = `{"method":"tools/call","params":{"name":"echo","arguments":{"text":"${
       "x".repeat(5 * 1024 * 1024)

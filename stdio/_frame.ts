@@ -1,7 +1,8 @@
 // Splits a byte stream into newline-delimited frames. Pure (no I/O), linear in
 // the input, and bounded in memory: a line longer than the limit is dropped as
 // it streams, keeping only its first and last bytes so the caller can still
-// name the request in its error reply.
+// name the request in its error reply. The limit is the message's: the `\r` of
+// a `\r\n` line ending does not count against it.
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -65,8 +66,9 @@ export class LineFramer {
   #tail: Uint8Array = new Uint8Array(0);
 
   constructor(maxMessageBytes: number) {
-    // No JavaScript string can hold a longer line, and reserving more address space can fail.
-    this.#max = Math.min(maxMessageBytes, MAX_LINE_BYTES);
+    // No JavaScript string can hold a longer line, and reserving more address space can fail (the `\r` of a line
+    // ending takes one byte more).
+    this.#max = Math.min(maxMessageBytes, MAX_LINE_BYTES - 1);
   }
 
   /** Frames every complete line in `chunk`; keeps the rest for later. */
@@ -83,7 +85,7 @@ export class LineFramer {
       }
       const piece = chunk.subarray(start, nl);
       if (this.#size === 0 && !this.#oversize) {
-        if (piece.length <= this.#max) {
+        if (piece.length - crAt(piece) <= this.#max) {
           if (runStart === -1) {
             runStart = start;
             const end = chunk.lastIndexOf(LF);
@@ -120,7 +122,8 @@ export class LineFramer {
       this.#tail = keepTail(this.#tail, piece);
       return;
     }
-    if (this.#size + piece.length > this.#max) {
+    // One byte past the limit is held: it may be the `\r` of the line ending, known only once the `\n` comes.
+    if (this.#size + piece.length > this.#max + 1) {
       const head = new Uint8Array(Math.min(this.#size + piece.length, OVERSIZE_HEAD_BYTES));
       const kept = Math.min(this.#size, head.length);
       if (kept > 0) head.set(new Uint8Array(this.#pending!, 0, kept));
@@ -133,7 +136,7 @@ export class LineFramer {
       return;
     }
     // Copy: the caller may reuse its read buffer for the next chunk.
-    const buffer = this.#pending ??= new ArrayBuffer(0, { maxByteLength: this.#max });
+    const buffer = this.#pending ??= new ArrayBuffer(0, { maxByteLength: this.#max + 1 });
     if (buffer.byteLength < this.#size + piece.length) buffer.resize(this.#size + piece.length);
     new Uint8Array(buffer, this.#size, piece.length).set(piece);
     this.#size += piece.length;
@@ -148,11 +151,12 @@ export class LineFramer {
 
   #flush(sink: FrameSink): void {
     if (this.#oversize) {
+      const tail = trimCr(this.#tail);
       const frame: OversizeFrame = {
         kind: "oversize",
-        size: this.#size,
+        size: this.#size - (this.#tail.length - tail.length),
         head: this.#head,
-        tail: trimCr(this.#tail),
+        tail,
       };
       this.#reset();
       sink(frame);
@@ -162,7 +166,9 @@ export class LineFramer {
     this.#size = 0;
     try {
       const trimmed = trimCr(line);
-      if (trimmed.length > 0 && !isBlank(trimmed)) sink({ kind: "line", bytes: trimmed, release: this.#releaser });
+      // The byte held past the limit was not a `\r`: the line is one byte too long.
+      if (trimmed.length > this.#max) sink(oversize(trimmed));
+      else if (trimmed.length > 0 && !isBlank(trimmed)) sink({ kind: "line", bytes: trimmed, release: this.#releaser });
     } finally {
       // The line was only lent to the sink: its buffer is reused or shrunk now.
       this.#release();
@@ -192,6 +198,21 @@ function emitTrimmed(line: Uint8Array, sink: FrameSink, text?: string): void {
 function asciiRun(bytes: Uint8Array): string | undefined {
   const text = ascii.decode(bytes);
   return text.length === bytes.length && !text.includes("\uFFFD") ? text : undefined;
+}
+
+/** A line held whole that is over the limit, as the framer reports one it dropped as it streamed. */
+function oversize(line: Uint8Array): OversizeFrame {
+  return {
+    kind: "oversize",
+    size: line.length,
+    head: line.slice(0, OVERSIZE_HEAD_BYTES),
+    tail: line.slice(Math.max(0, line.length - OVERSIZE_TAIL_BYTES)),
+  };
+}
+
+/** 1 when `bytes` ends in a `\r` (of a `\r\n` line ending), else 0. */
+function crAt(bytes: Uint8Array): number {
+  return bytes.length > 0 && bytes[bytes.length - 1] === CR ? 1 : 0;
 }
 
 function trimCr(bytes: Uint8Array): Uint8Array {

@@ -61,6 +61,22 @@ Deno.test("LineFramer accepts a line of exactly the limit and refuses one byte m
   assert.deepEqual(texts(frames(5, ["123", "456\n"])), ["<oversize 6>"]);
 });
 
+Deno.test("LineFramer counts a line against the limit without its CRLF ending, in one read or split across reads", () => {
+  assert.deepEqual(texts(frames(5, ["12345\r\n"])), ["12345"]);
+  assert.deepEqual(texts(frames(5, ["123", "45\r", "\n"])), ["12345"]);
+  assert.deepEqual(texts(frames(5, ["123", "45\r\n"])), ["12345"]);
+  assert.deepEqual(texts(frames(5, ["12345\r"])), ["12345"], "a last line at end of input too");
+  // One byte over is refused, and its size is the message's, its CR not counted.
+  assert.deepEqual(texts(frames(5, ["123456\r\n"])), ["<oversize 6>"]);
+  assert.deepEqual(texts(frames(5, ["123", "456\r\n"])), ["<oversize 6>"]);
+  assert.deepEqual(texts(frames(5, ["123", "456", "\n"])), ["<oversize 6>"]);
+  const held = frames(5, ["12", "3456\nok\n"]);
+  assert.deepEqual(texts(held), ["<oversize 6>", "ok"]);
+  const [over] = held;
+  assert.ok(over.kind === "oversize");
+  assert.deepEqual([dec.decode(over.head), dec.decode(over.tail)], ["123456", "123456"]);
+});
+
 Deno.test("LineFramer drops an oversize line as it streams, keeps its head and tail, then goes on", () => {
   const framer = new LineFramer(1000);
   const out: Frame[] = [];
@@ -73,7 +89,7 @@ Deno.test("LineFramer drops an oversize line as it streams, keeps its head and t
   const big = out[0];
   assert.equal(big.kind, "oversize");
   if (big.kind !== "oversize") return;
-  assert.equal(big.size, 34 + 1_000_000 + 2 + 1);
+  assert.equal(big.size, 34 + 1_000_000 + 2, "the size of the message, its CR not counted");
   assert.equal(big.head.length, OVERSIZE_HEAD_BYTES);
   assert.ok(dec.decode(big.head).startsWith('{"jsonrpc":"2.0","id":7'));
   assert.ok(big.tail.length <= OVERSIZE_TAIL_BYTES);
