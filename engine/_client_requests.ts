@@ -6,7 +6,7 @@
 // `notifications/cancelled`, and a late response is dropped.
 
 import { type Asker, type AskMethod, CAPABILITY, declares } from "./_asker.ts";
-import { encodeNotification, type RpcError } from "./jsonrpc.ts";
+import { encodeNotification, type ResponseMessage } from "./jsonrpc.ts";
 import type { Id } from "./id.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { ToolError } from "../internal/tool_error.ts";
@@ -63,14 +63,25 @@ export class ClientRequests {
     });
   }
 
-  /** Routes a response from the client; one for no request of ours is dropped. */
-  settle(id: Id | null, result: unknown, error: RpcError | undefined): void {
+  /**
+   * Routes a response from the client: its result resolves the request, its
+   * error or the problem that makes it unreadable rejects it. One for no
+   * request of ours is dropped.
+   */
+  settle(id: Id | null, response: Pick<ResponseMessage, "result" | "error" | "problem">): void {
     if (typeof id !== "string") return;
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
     this.#pending.delete(id);
+    const { error, problem } = response;
+    if (problem !== undefined) {
+      pending.reject(
+        new ToolError(`Cannot get the client's answer to ${pending.method}: its response is malformed (${problem})`),
+      );
+      return;
+    }
     if (error === undefined) {
-      pending.resolve(result);
+      pending.resolve(response.result);
       return;
     }
     const code = typeof error?.code === "number" ? error.code : "?";

@@ -6,17 +6,20 @@ function table() {
   return { sent, requests: new ClientRequests((frame) => sent.push(JSON.parse(frame))) };
 }
 
-Deno.test("ClientRequests matches a response by id, and an error response rejects with the client's code", async () => {
+Deno.test("ClientRequests matches a response by id; an error response rejects with the client's code, a malformed one with its problem", async () => {
   const { sent, requests } = table();
   const signal = new AbortController().signal;
   const a = requests.request("roots/list", undefined, signal);
   const b = requests.request("elicitation/create", { message: "m" }, signal);
   assert.deepEqual(sent.map((m) => m.method), ["roots/list", "elicitation/create"]);
-  requests.settle(sent[1].id as string, { action: "decline" }, undefined);
-  requests.settle(sent[0].id as string, undefined, { code: -32601, message: "no" });
+  requests.settle(sent[1].id as string, { result: { action: "decline" } });
+  requests.settle(sent[0].id as string, { error: { code: -32601, message: "no" } });
   assert.deepEqual(await b, { action: "decline" });
   await assert.rejects(a, /answered with error -32601 "no"/);
   assert.equal(requests.size, 0);
+  const c = requests.request("roots/list", undefined, signal);
+  requests.settle(sent[2].id as string, { problem: "why it cannot be read" });
+  await assert.rejects(c, /^ToolError: Cannot get the client's answer to roots\/list: its response is malformed \(why/);
 });
 
 Deno.test("ClientRequests abandons a request when its call's signal fires, tells the client, and drops the late answer", async () => {
@@ -30,8 +33,8 @@ Deno.test("ClientRequests abandons a request when its call's signal fires, tells
     method: "notifications/cancelled",
     params: { requestId: sent[0].id, reason: "the tool call ended" },
   });
-  requests.settle(sent[0].id as string, {}, undefined);
-  requests.settle(7, {}, undefined);
+  requests.settle(sent[0].id as string, { result: {} });
+  requests.settle(7, { result: {} });
   assert.equal(requests.size, 0);
 });
 
@@ -41,6 +44,6 @@ Deno.test(`ClientRequests keeps at most ${MAX_PENDING} requests waiting; the nex
   const waiting = Array.from({ length: MAX_PENDING }, () => requests.request("roots/list", undefined, signal));
   await assert.rejects(requests.request("roots/list", undefined, signal), /64 requests already wait/);
   assert.equal(sent.length, MAX_PENDING);
-  for (const m of sent) requests.settle(m.id as string, { roots: [] }, undefined);
+  for (const m of sent) requests.settle(m.id as string, { result: { roots: [] } });
   await Promise.all(waiting);
 });

@@ -198,7 +198,7 @@ export class Dispatcher {
       case "batch":
         return encodeError(null, { code: ErrorCode.invalidRequest, message: "Invalid request: nested batch" });
       case "response":
-        this.#clientRequests.settle(msg.id, msg.result, msg.error);
+        this.#clientRequests.settle(msg.id, msg);
         return undefined;
     }
   }

@@ -186,7 +186,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "initialize era: no request reaches the client before notifications/initialized; the question waits for it",
+  name: "initialize era: no request reaches the client before notifications/initialized; the question waits for it; " +
+    'an answer with "error": null beside its result is that result, one with a bad "error" fails the call clearly',
   permissions: perms,
   async fn() {
     const server = spawnHostile([], "read", new URL("./testdata/ask_server.ts", import.meta.url).pathname);
@@ -203,8 +204,22 @@ Deno.test({
     await server.sendRaw('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     const ask = JSON.parse(await deadline(server.nextLine(), "the elicitation"));
     assert.equal(ask.method, "elicitation/create");
-    await server.send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { name: "Ada" } } });
+    // Some JSON-RPC libraries write "error": null beside the result.
+    const answer = { action: "accept", content: { name: "Ada" } };
+    await server.send({ jsonrpc: "2.0", id: ask.id, result: answer, error: null });
     assert.match(await deadline(server.nextLine(), "the call's reply"), /"id":1,"result".*Hi, Ada/);
+    await server.sendRaw(line("3", "tools/call", '{"name":"greet","arguments":{"greeting":"Hi"}}'));
+    const again = JSON.parse(await deadline(server.nextLine(), "the second elicitation"));
+    await server.send({ jsonrpc: "2.0", id: again.id, result: answer, error: "no" });
+    const refused = JSON.parse(await deadline(server.nextLine(), "the second call's reply"));
+    assert.deepEqual(refused.result, {
+      content: [{
+        type: "text",
+        text: "Cannot get the client's answer to elicitation/create: its response is malformed " +
+          '("error" must be an object with "code" and "message")',
+      }],
+      isError: true,
+    });
     await server.closeInput();
     assert.equal((await server.status()).code, 0);
   },

@@ -48,12 +48,18 @@ export interface NotificationMessage {
   params: Record<string, unknown> | unknown[] | undefined;
 }
 
-/** A reply from the client to a request of ours (`elicitation/create`, `roots/list`…), routed by its id. */
+/**
+ * A reply from the client to a request of ours (`elicitation/create`,
+ * `roots/list`…), routed by its id: its result, its error, or the problem
+ * that makes it neither (a response is never answered, so the request it
+ * answers is failed with that problem instead).
+ */
 export interface ResponseMessage {
   kind: "response";
   id: Id;
   result?: unknown;
   error?: RpcError;
+  problem?: string;
 }
 
 /** An array of messages (JSON-RPC batch); whether it is allowed depends on the protocol version. */
@@ -214,11 +220,7 @@ export function classify(value: unknown): Message {
   }
   const method = msg.method;
   if (method === undefined) {
-    if (hasId && (Object.hasOwn(msg, "result") || Object.hasOwn(msg, "error"))) {
-      return Object.hasOwn(msg, "error")
-        ? { kind: "response", id: rawId as Id, error: msg.error as RpcError }
-        : { kind: "response", id: rawId as Id, result: msg.result };
-    }
+    if (hasId && (Object.hasOwn(msg, "result") || Object.hasOwn(msg, "error"))) return responseOf(rawId as Id, msg);
     return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "method" is missing');
   }
   if (typeof method !== "string" || method.length === 0) {
@@ -231,6 +233,22 @@ export function classify(value: unknown): Message {
   const p = params as Record<string, unknown> | unknown[] | undefined;
   if (!hasId) return { kind: "notification", method, params: p };
   return { kind: "request", id: rawId as Id, method, params: p };
+}
+
+/**
+ * A response: an error when `error` is an object, else its `result`. JSON-RPC 2.0 has exactly one of the two, but
+ * some libraries write `"error": null` beside a result: that is a success, as the null says.
+ */
+function responseOf(id: Id, msg: Record<string, unknown>): ResponseMessage {
+  const error = msg.error;
+  if (error !== null && typeof error === "object" && !Array.isArray(error)) {
+    return { kind: "response", id, error: error as RpcError };
+  }
+  if (error !== undefined && error !== null) {
+    return { kind: "response", id, problem: '"error" must be an object with "code" and "message"' };
+  }
+  if (!Object.hasOwn(msg, "result")) return { kind: "response", id, problem: 'it has neither "result" nor "error"' };
+  return { kind: "response", id, result: msg.result };
 }
 
 function invalid(id: Id | null, code: number, message: string): InvalidMessage {

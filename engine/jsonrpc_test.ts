@@ -58,6 +58,21 @@ Deno.test("classify() refuses wrong types for jsonrpc, id, method and params", (
   }
 });
 
+Deno.test('classify() takes a response as an error only when "error" is an object; "error": null beside a result is that result', () => {
+  const cases: [Record<string, unknown>, Record<string, unknown>][] = [
+    [{ result: { a: 1 }, error: null }, { result: { a: 1 } }],
+    [{ result: null }, { result: null }],
+    [{ error: { code: -1, message: "no" } }, { error: { code: -1, message: "no" } }],
+    [{ result: {}, error: { code: -1, message: "no" } }, { error: { code: -1, message: "no" } }],
+    [{ error: null }, { problem: 'it has neither "result" nor "error"' }],
+    [{ result: {}, error: "no" }, { problem: '"error" must be an object with "code" and "message"' }],
+    [{ error: [] }, { problem: '"error" must be an object with "code" and "message"' }],
+  ];
+  for (const [fields, expected] of cases) {
+    assert.deepEqual(classify({ jsonrpc: "2.0", id: "q", ...fields }), { kind: "response", id: "q", ...expected });
+  }
+});
+
 Deno.test("decodeFrame() returns arrays as batches and refuses an empty one", () => {
   assert.equal(decode("[1,2]").kind, "batch");
   const empty = decode("[]");
