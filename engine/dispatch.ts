@@ -259,6 +259,10 @@ export class Dispatcher {
     switch (method) {
       case "tools/list":
         if (params?.cursor !== undefined) return fail(id, ErrorCode.invalidParams, "Invalid params: unknown cursor");
+        // The list's text is made once per change and spliced: in a batch, an item it cannot fit costs nothing.
+        if (!stateless) {
+          return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":${this.#registry.listJson()}}}`;
+        }
         return encodeResult(id, this.#session.toolsList(this.#registry.list(), envelope));
       case "tools/call":
         return this.#toolsCall(id, params, envelope, slot);

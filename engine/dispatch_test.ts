@@ -5,6 +5,7 @@ import { addTool, json, type ObjectSchema, registerPatternTool, schema, Server, 
 import { Dispatcher } from "./dispatch.ts";
 import type { Outgoing } from "./_batch.ts";
 import { classify } from "./jsonrpc.ts";
+import { registryOf } from "../toolkit/registry.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -259,6 +260,30 @@ Deno.test("a batch refuses its 2026-07-28 items with -32600 and answers them in 
     "Invalid request: a 2026-07-28 request cannot be sent in a batch (batches are part of 2025-03-26 only); " +
       "send it on its own line",
   );
+});
+
+Deno.test("tools/list serialises the list once per change: a batch of 50 reads each definition once", async () => {
+  const server = makeServer();
+  // Each serialisation of the list reads this definition's description.
+  let reads = 0;
+  const wire = registryOf(server).tools.get("echo")!.wire;
+  const description = wire.description;
+  Object.defineProperty(wire, "description", { enumerable: true, get: () => (reads++, description) });
+  const s = serveRaw(server);
+  await s.send(init("2025-03-26"));
+  await s.next();
+  await s.send(JSON.stringify(Array.from({ length: 50 }, (_, id) => ({ jsonrpc: "2.0", id, method: "tools/list" }))));
+  const batch = await s.next() as unknown as { id: number; result: { tools: { name: string }[] } }[];
+  assert.equal(batch.length, 50);
+  assert.deepEqual(batch[49].result.tools.map((t) => t.name), ["echo", "slow"]);
+  assert.equal(reads, 1);
+  addTool(server, { name: "late", description: "Late", inputSchema: schema(), annotations: RO }, () => text("late"));
+  await s.next();
+  await s.send(req("after", "tools/list"));
+  const after = await s.next();
+  assert.deepEqual((after.result as { tools: { name: string }[] }).tools.map((t) => t.name), ["echo", "slow", "late"]);
+  assert.equal(reads, 2);
+  await s.close();
 });
 
 Deno.test("a message over maxMessageBytes gets an error naming the limit, with its id, and the server goes on", async () => {

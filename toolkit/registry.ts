@@ -37,10 +37,12 @@ export class Registry {
   readonly tools: Map<string, Entry> = new Map();
   #listeners: (() => void)[] = [];
   #listCache: Record<string, unknown>[] | undefined;
+  #listJsonCache: string | undefined;
 
   add(entry: Entry): void {
     this.tools.set(entry.tool.name, entry);
     this.#listCache = undefined;
+    this.#listJsonCache = undefined;
     for (const listener of this.#listeners) listener();
   }
 
@@ -48,6 +50,14 @@ export class Registry {
   list(): Record<string, unknown>[] {
     this.#listCache ??= [...this.tools.values()].map((e) => e.wire);
     return this.#listCache;
+  }
+
+  /**
+   * The tools/list array as JSON, cached with {@linkcode list}: a batch of a
+   * thousand tools/list requests serialises it once, not once an item.
+   */
+  listJson(): string {
+    return this.#listJsonCache ??= JSON.stringify(this.list());
   }
 
   /** Calls `listener` after every change; returns the function that stops it. */

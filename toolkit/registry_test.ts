@@ -19,7 +19,7 @@ function refusal(tool: unknown, h: unknown = handler): string | undefined {
   }
 }
 
-Deno.test("Registry.list() keeps its array until a tool is added, and onChange() stops when told", () => {
+Deno.test("Registry.list() and listJson() keep their array and text until a tool is added, and onChange() stops when told", () => {
   const registry = new Registry();
   const changes: string[] = [];
   const stop = registry.onChange(() => changes.push("a"));
@@ -32,7 +32,10 @@ Deno.test("Registry.list() keeps its array until a tool is added, and onChange()
   registry.add(entry("two"));
   assert.notEqual(registry.list(), first);
   assert.deepEqual(registry.list(), [{ name: "one" }, { name: "two" }]);
-  assert.deepEqual(changes, ["a", "b", "b"]);
+  assert.equal(registry.listJson(), '[{"name":"one"},{"name":"two"}]');
+  registry.add(entry("three"));
+  assert.equal(registry.listJson(), '[{"name":"one"},{"name":"two"},{"name":"three"}]', "made again after a change");
+  assert.deepEqual(changes, ["a", "b", "b", "b"]);
 });
 
 Deno.test("registryOf() refuses an object no Server was made from, and attachRegistry() gives each its own", () => {
