@@ -163,7 +163,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "writes too: a compile bomb sent to execute holds nothing up, and a write past its deadline changes nothing",
+  name:
+    "writes too: a compile bomb sent to execute holds nothing up, and a write past its deadline changes nothing, one that spilled pages too",
   permissions: perms,
   async fn() {
     const { tree, server, send, next, call, query } = await start(10, {
@@ -171,6 +172,12 @@ Deno.test({
       allow_recursive: true,
       query_timeout_ms: 1_000,
     });
+    const db = new DatabaseSync(tree.db);
+    db.exec(
+      "CREATE TABLE big (id INTEGER PRIMARY KEY, b BLOB); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 " +
+        "FROM c WHERE n < 1000) INSERT INTO big SELECT n, zeroblob(4000) FROM c",
+    );
+    db.close();
     assert.equal((await query("SELECT 1 AS one")).isError, undefined);
     const bomb = await send("execute", { sql: `INSERT INTO t (n) ${COMPILE_BOMB}` });
     const list = await send("list_tables", {});
@@ -201,6 +208,18 @@ Deno.test({
       ((await query("SELECT n FROM t WHERE rowid = 1")).structuredContent as { rows: unknown[] }).rows,
       [{ n: 5 }],
     );
+    // 4 MiB changed, twice SQLite's default cache, before the stall: SQLite syncs the journal and spills pages into
+    // the file, so the journal the kill leaves is hot, and the read-only process that answers next meets it. While
+    // writing is on, the process that may write rolls it back and the call is served (it was refused, and so was
+    // every call after it, execute too, until a restart that did not help either).
+    const spilled = await call("execute", {
+      sql: `UPDATE big SET b = CASE WHEN id < 1000 THEN randomblob(4000) ELSE (${ENDLESS}) END`,
+    });
+    assert.match(spilled.content[0].text, /^Cannot execute: it ran past its deadline of 1000 ms/);
+    const untouched = await query("SELECT count(*) AS n FROM big WHERE b = zeroblob(4000)");
+    assert.equal(untouched.isError, undefined, untouched.content[0].text);
+    assert.deepEqual((untouched.structuredContent as { rows: unknown[] }).rows, [{ n: 1000 }], "rolled back");
+    assert.equal((await call("list_tables", {})).isError, undefined);
     assert.equal((await server.status()).code, 0, server.stderr());
     await tree.remove();
   },

@@ -9,12 +9,13 @@
 import type { Sqlite } from "./domain/sqlite.ts";
 import { openDatabase } from "./domain/connection.ts";
 import { databaseFileProblem, type DatabaseIdentity } from "./domain/database_file.ts";
-import { answerJob, type Connections, type DatabaseJob, MAX_JOB_BYTES } from "./domain/database_job.ts";
+import { answerJob, type Connections, type DatabaseJob, JOB_ACTIONS, MAX_JOB_BYTES } from "./domain/database_job.ts";
 import { parseDatabaseProcessArgs } from "./domain/database_process_args.ts";
 import { DatabaseSizes } from "./domain/database_sizes.ts";
 import { jsonLine, readJsonLines } from "./domain/json_lines.ts";
 import { keepOnlyDatabase } from "./domain/keep_only_database.ts";
 import { journalProblem } from "./domain/super_journal.ts";
+import { rollBackJournal } from "./domain/write.ts";
 
 /**
  * Serves as a database process until stdin ends: drops every grant but the
@@ -55,7 +56,7 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
       if (refused !== undefined) throw new Error(refused);
       writer = openDatabase(request.database, true, options);
       // A write stopped by a kill left its journal behind: the first read through a read-write connection rolls it back.
-      writer.prepare("SELECT count(*) FROM sqlite_schema").get();
+      rollBackJournal(writer, "open the database for writing");
     }
     // A swap between the check and the open would show now, unless it was undone in between (see the README).
     assertSameFile(request.database, request.identity);
@@ -69,9 +70,11 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
   await out.write(jsonLine({ ready: true }));
   for await (const job of readJsonLines(Deno.stdin.readable, MAX_JOB_BYTES)) {
     // SQLite looks for a hot journal at the start of every transaction, not only at the open: a journal planted
-    // since is refused before each write too (a red team's second round deleted a file through the second execute).
-    const refused = (job as DatabaseJob).kind === "execute" && connections.writer !== undefined
-      ? journalRefusal(database, "Cannot execute")
+    // since is refused before each write, and each rollback, too (a red team's second round deleted a file through
+    // the second execute).
+    const kind = (job as DatabaseJob).kind;
+    const refused = (kind === "execute" || kind === "recover") && connections.writer !== undefined
+      ? journalRefusal(database, `Cannot ${JOB_ACTIONS[kind]}`)
       : undefined;
     const answer = refused === undefined
       ? answerJob(connections, job as DatabaseJob, sizes)

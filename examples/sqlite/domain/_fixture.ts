@@ -95,6 +95,52 @@ export function withFixtureDb(open: (path: string) => Sqlite, fn: (db: Sqlite) =
   };
 }
 
+// Run by leaveHotJournal() in a process of its own: a fresh process spills as SQLite's defaults say, where one
+// that has opened other connections (and set a heap cap) may keep every changed page in memory instead.
+const HOLD_A_WRITE = `
+import { DatabaseSync } from "node:sqlite";
+const [db, table] = Deno.args;
+const conn = new DatabaseSync(db);
+conn.exec("PRAGMA journal_mode = DELETE; PRAGMA cache_size = 1; CREATE TABLE " + table + " (n INTEGER, pad TEXT); " +
+  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000) " +
+  "INSERT INTO " + table + " SELECT x, printf('%.200c', 'p') FROM c");
+conn.exec("BEGIN; UPDATE " + table + " SET n = -n");
+console.log("held");
+await Deno.stdin.read(new Uint8Array(1));
+`;
+
+/**
+ * Leaves `db` as a writer killed before its commit leaves it: a process of
+ * its own adds a table `table` of 2,000 rows and starts negating its `n`
+ * (1 to 2,000) with a one-page cache, so that SQLite syncs the journal and
+ * spills changed pages into the file, as a big write does; it is killed
+ * (SIGKILL) while it holds them. After a rollback `n` sums to 2,001,000.
+ * Needs `--allow-run` for deno.
+ *
+ * @throws {Error} When the journal left is not hot (SQLite kept the write in memory).
+ */
+export async function leaveHotJournal(db: string, table = "spill"): Promise<void> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", HOLD_A_WRITE, db, table],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let said = "";
+  while (!said.includes("held\n")) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    said += value;
+  }
+  child.kill("SIGKILL");
+  await child.status;
+  await lines.cancel();
+  await child.stdin.close().catch(() => {});
+  const first = Deno.readFileSync(`${db}-journal`)[0];
+  if (!said.includes("held\n") || first === 0) throw new Error("Cannot leave a hot journal: the write kept it cold");
+}
+
 function build(path: string, sql: string): void {
   const db = new DatabaseSync(path);
   db.exec(sql);

@@ -8,7 +8,7 @@ import { describeTable, listTables } from "./catalog.ts";
 import type { DatabaseSizes } from "./database_sizes.ts";
 import { runQuery } from "./query.ts";
 import { toSqlParams } from "./values.ts";
-import { executeWrite, planWrite } from "./write.ts";
+import { executeWrite, planWrite, rollBackJournal } from "./write.ts";
 
 /** The limits of one query, from the config the call saw. */
 export interface QueryLimits {
@@ -38,7 +38,8 @@ export type DatabaseJob =
   | { kind: "list" }
   | { kind: "describe"; table: string }
   | { kind: "patterns"; sql: string; limits: WriteLimits }
-  | { kind: "execute"; sql: string; params: unknown; limits: WriteLimits };
+  | { kind: "execute"; sql: string; params: unknown; limits: WriteLimits }
+  | { kind: "recover" };
 
 /** The connections of a database process: a read-only one always, a read-write one in a process that may write. */
 export interface Connections {
@@ -48,10 +49,35 @@ export interface Connections {
   writer?: Sqlite;
 }
 
-/** The process's answer: the tool's value, or a refusal the model may read. */
+/**
+ * The process's answer: the tool's value, or a refusal the model may read;
+ * `hotJournal` when a read-only connection met a hot journal, which a
+ * process that may write can roll back.
+ */
 export type DatabaseReply =
   | { ok: unknown }
-  | { error: { code: PolicyErrorCode; message: string } };
+  | { error: { code: PolicyErrorCode; message: string; hotJournal?: true } };
+
+/**
+ * A refusal because a read-only connection met a hot journal (a write to the
+ * database was stopped before its commit): a process that may write can roll
+ * it back, and the job can then run again.
+ */
+export class HotJournalError extends PolicyError {
+  /**
+   * Builds the refusal.
+   *
+   * @param code Why it was refused.
+   * @param message What the model sees: `Cannot <action>: the database has a hot journal …`.
+   */
+  constructor(code: PolicyErrorCode, message: string) {
+    super(code, message);
+    this.name = "HotJournalError";
+  }
+}
+
+// SQLITE_READONLY_ROLLBACK: a read-only connection met a hot journal.
+const SQLITE_READONLY_ROLLBACK = 776;
 
 /**
  * The longest job line the process reads, in bytes: a call's SQL and
@@ -72,11 +98,14 @@ export const JOB_ACTIONS: Readonly<Record<DatabaseJob["kind"], string>> = Object
   describe: "describe table",
   patterns: "execute",
   execute: "execute",
+  recover: "roll back an interrupted write",
 });
 
 /**
- * Does one job on the process's read-only connection. A refusal becomes an
- * error reply with its message; anything else (a bug, not SQLite's word on
+ * Does one job on the process's read-only connection (`execute` and
+ * `recover` on its read-write one, which first rolls back a hot journal). A
+ * refusal becomes an error reply with its message, marked when a read-only
+ * connection met a hot journal; anything else (a bug, not SQLite's word on
  * the query) becomes a generic one, and its detail goes to stderr.
  *
  * @param connections The process's connections.
@@ -98,17 +127,34 @@ export function answerJob(connections: Connections, job: DatabaseJob, sizes: Dat
         return { ok: planWrite(reader, job.sql, job.limits).patterns };
       case "execute": {
         if (writer === undefined) throw new TypeError("Cannot execute: this database process may not write");
+        // A write stopped since this process opened may have left a hot journal, which the read-only connection
+        // that plans the write cannot get past.
+        rollBackJournal(writer, "execute");
         const plan = planWrite(reader, job.sql, job.limits);
         const params = toSqlParams(job.params);
         const { allowRecursive, maxDatabaseMb } = job.limits;
         return { ok: executeWrite(writer, { plan, params, allowRecursive, maxDatabaseMb }) };
       }
+      case "recover":
+        if (writer === undefined) throw new TypeError(`Cannot ${JOB_ACTIONS.recover}: this process may not write`);
+        rollBackJournal(writer, JOB_ACTIONS.recover);
+        return { ok: null };
       default:
         throw new TypeError(`Cannot do a job: unknown kind ${JSON.stringify((job as { kind?: unknown }).kind)}`);
     }
   } catch (err) {
-    if (err instanceof PolicyError) return { error: { code: err.code, message: err.message } };
+    if (err instanceof PolicyError) {
+      return { error: { code: err.code, message: err.message, ...(metHotJournal(err) ? { hotJournal: true } : {}) } };
+    }
     console.error("sqlite database process:", err);
     return { error: { code: "sql", message: `Cannot ${JOB_ACTIONS[job.kind] ?? "run query"}: the database failed` } };
   }
+}
+
+/** Whether SQLite's error behind a refusal (a cause or two down) is a read-only connection's hot journal. */
+function metHotJournal(err: Error): boolean {
+  for (let at: unknown = err, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    if ((at as { errcode?: unknown }).errcode === SQLITE_READONLY_ROLLBACK) return true;
+  }
+  return false;
 }

@@ -1,9 +1,9 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { openDatabase } from "./connection.ts";
-import { answerJob, type DatabaseJob, type QueryLimits } from "./database_job.ts";
+import { answerJob, type DatabaseJob, type DatabaseReply, type QueryLimits } from "./database_job.ts";
 import { DatabaseSizes } from "./database_sizes.ts";
-import { makeFixture, TMP } from "./_fixture.ts";
+import { leaveHotJournal, makeFixture, TMP } from "./_fixture.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 const LIMITS: QueryLimits = { maxRows: 10, maxSqlLength: 1_000, allowRecursive: false, maxScanRows: 1_000 };
@@ -74,6 +74,44 @@ Deno.test({
     );
     assert.deepEqual(reply, { ok: { changes: 1, last_insert_rowid: null } });
     assert.equal(Number(reader.prepare("SELECT count(*) AS n FROM orders").get()?.n), 1, "the cascade ran");
+    writer.close();
+    reader.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name:
+    "answerJob() marks a read-only connection's hot journal; execute and recover roll it back through the read-write connection first, one opened before the journal became hot too",
+  permissions: { ...perms, run: [Deno.execPath()] },
+  async fn() {
+    const fixture = makeFixture();
+    const reader = openDatabase(fixture.db, false);
+    const writer = openDatabase(fixture.db, true);
+    const sizes = new DatabaseSizes(reader);
+    const sum = (table: string): DatabaseJob => ({
+      kind: "query",
+      sql: `SELECT sum(n) AS s FROM ${table}`,
+      params: [],
+      limits: LIMITS,
+    });
+    const refused = (reply: DatabaseReply) => {
+      assert.ok("error" in reply && reply.error.hotJournal === true, JSON.stringify(reply));
+      assert.match(reply.error.message, /^Cannot run query: the database has a hot journal/);
+    };
+    const rolledBack = { ok: { columns: ["s"], rows: [{ s: 2_001_000 }], row_count: 1, truncated: false } };
+    await leaveHotJournal(fixture.db, "spill");
+    refused(answerJob({ reader }, sum("spill"), sizes));
+    const limits = { maxSqlLength: 1_000, allowRecursive: false };
+    const reply = answerJob({ reader, writer }, { kind: "execute", sql: "DELETE FROM log", params: [], limits }, sizes);
+    assert.deepEqual(reply, { ok: { changes: 2, last_insert_rowid: null } });
+    assert.deepEqual(answerJob({ reader }, sum("spill"), sizes), rolledBack);
+    await leaveHotJournal(fixture.db, "spill2");
+    // The reader compiles from the schema it read before spill2 was made: it meets the journal reading spill.
+    refused(answerJob({ reader }, sum("spill"), sizes));
+    assert.deepEqual(answerJob({ reader, writer }, { kind: "recover" }, sizes), { ok: null });
+    assert.deepEqual(answerJob({ reader }, sum("spill2"), sizes), rolledBack);
+    assert.throws(() => Deno.statSync(`${fixture.db}-journal`), Deno.errors.NotFound, "rolled back");
     writer.close();
     reader.close();
     fixture.remove();

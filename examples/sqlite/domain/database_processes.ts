@@ -10,7 +10,7 @@
 // the binary's other grants before it opens anything (keep_only_database.ts).
 import { fileURLToPath } from "node:url";
 import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
-import { type DatabaseJob, type DatabaseReply, JOB_ACTIONS, MAX_REPLY_BYTES } from "./database_job.ts";
+import { type DatabaseJob, type DatabaseReply, HotJournalError, JOB_ACTIONS, MAX_REPLY_BYTES } from "./database_job.ts";
 import { MEMORY_CAP_MB } from "./connection.ts";
 import { type DatabaseIdentity, databaseIdentity } from "./database_file.ts";
 import { databaseProcessArgs } from "./database_process_args.ts";
@@ -293,7 +293,8 @@ export class DatabaseProcesses {
         if (next.done) return finish(refuse("sql", "its database process ended"), undefined, false);
         const reply = next.value as DatabaseReply;
         if ("ok" in reply) return finish(undefined, reply.ok, true);
-        finish(new PolicyError(reply.error.code, String(reply.error.message)), undefined, true);
+        const { code, message, hotJournal } = reply.error;
+        finish(new (hotJournal === true ? HotJournalError : PolicyError)(code, String(message)), undefined, true);
       }).catch((err) => {
         finish(err instanceof PolicyError ? err : refuse("sql", "its database process failed"), undefined, false);
       });
@@ -410,7 +411,10 @@ export class DatabaseProcesses {
     }
   }
 
-  /** Kills a process at once; after a job was stopped, makes sure a spare is ready for the next call. */
+  /**
+   * Kills a process at once; after a job was stopped, makes sure a spare is ready for the next call, started once
+   * the killed one is gone: a writer's spare then never meets its locks, and rolls back the journal it left.
+   */
   #kill(child: Child, spare: boolean): void {
     try {
       child.process.kill("SIGKILL");
@@ -418,7 +422,7 @@ export class DatabaseProcesses {
       // It has exited already.
     }
     this.#end(child);
-    if (spare) this.#spare();
+    if (spare) void child.process.status.then(() => this.#spare());
   }
 
   /** Closes a process's stdin (it exits at EOF) and stops reading its stdout. */

@@ -5,7 +5,7 @@ import { PolicyError } from "@forge/toolkit/validate";
 import type { TableDescription, TableSummary } from "./catalog.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseIdentity, databaseIdentity } from "./database_file.ts";
-import type { DatabaseJob, WriteLimits } from "./database_job.ts";
+import { type DatabaseJob, HotJournalError, type WriteLimits } from "./database_job.ts";
 import { DatabaseProcesses, type DatabaseProcessesOptions, type ServerFiles } from "./database_processes.ts";
 import { databasePathOf, policyFor } from "./policy.ts";
 import type { QueryResult } from "./query.ts";
@@ -54,6 +54,8 @@ export class Manager {
   readonly #serverFiles: ServerFiles;
   /** The database file at start: every database process refuses another one at its path. */
   readonly #identity: DatabaseIdentity | undefined;
+  /** A rollback of a hot journal under way in the writer's process, which calls that met the journal share. */
+  #recovering: Promise<boolean> | undefined;
 
   /**
    * Makes the Manager; nothing is opened until the first call.
@@ -225,11 +227,42 @@ export class Manager {
     if (needs !== "read" && !config.writable) {
       throw new PolicyError("no-permission", 'Cannot execute: writing is turned off in the config ("writable": false)');
     }
-    return await this.#pool(path, needs === "write", config).run(job(config), {
+    const run = () =>
+      this.#pool(path, needs === "write", config).run(job(config), {
+        timeoutMs: config.query_timeout_ms,
+        signal,
+        maxMemoryMb: config.max_memory_mb,
+      });
+    try {
+      return await run();
+    } catch (err) {
+      // A write stopped before its commit (killed at its deadline, a crash, a restart) left a hot journal, which a
+      // read-only process cannot get past: while writing is on, the process that may write rolls it back, then the
+      // job runs again, once. Else the database would stay refused, `execute` too, whose patterns a reader works out.
+      if (!(err instanceof HotJournalError) || !config.writable || !await this.#rollBack(path, config)) throw err;
+      return await run();
+    }
+  }
+
+  /**
+   * Has the process that may write roll back a hot journal (it checks the
+   * journal first, as before a write); calls that meet the journal at once
+   * share one rollback.
+   *
+   * @returns Whether it was rolled back (when not, why is on stderr).
+   */
+  #rollBack(path: string, config: Config): Promise<boolean> {
+    this.#recovering ??= this.#pool(path, true, config).run({ kind: "recover" }, {
       timeoutMs: config.query_timeout_ms,
-      signal,
       maxMemoryMb: config.max_memory_mb,
-    });
+    }).then(
+      () => true,
+      (err: unknown) => {
+        console.error(`sqlite: the database has a hot journal, which the writer could not roll back: ${err}`);
+        return false;
+      },
+    ).finally(() => this.#recovering = undefined);
+    return this.#recovering;
   }
 
   /**

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
-import { makeFixture, moduleFixture, TMP } from "./_fixture.ts";
+import { leaveHotJournal, makeFixture, moduleFixture, TMP } from "./_fixture.ts";
 import { Manager } from "./manager.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"], run: [Deno.execPath()] };
@@ -68,6 +68,34 @@ Deno.test({
     await assert.rejects(() => mgr.execute(sql, [1]), /Cannot execute: writing is turned off in the config/);
     await assert.rejects(() => mgr.writePatterns(sql), /writing is turned off/);
     assert.equal((await mgr.query("SELECT count(*) AS n FROM customers", [])).rows[0].n, 1);
+    await mgr.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name:
+    "Manager on a writable config has the writer roll back a hot journal a killed write left (as at a restart): the probe's patterns, query, list and execute are served; read-only, every call stays refused",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    await leaveHotJournal(fixture.db);
+    const hot = /: the database has a hot journal \(a write to it was interrupted\)/;
+    const readOnly = setup(fixture.config()).mgr;
+    await assert.rejects(() => readOnly.query("SELECT sum(n) AS s FROM spill", []), hot);
+    await assert.rejects(
+      () => readOnly.listTables(),
+      /^HotJournalError: Cannot read the schema: the database has a hot/,
+    );
+    await readOnly.close();
+    assert.ok(Deno.statSync(`${fixture.db}-journal`).size > 0, "a read-only server leaves the journal");
+    const { mgr } = setup(fixture.config({ writable: true }));
+    // execute's patterns are worked out by a read-only process, which met the journal and refused, for good.
+    assert.deepEqual(await mgr.writePatterns("DELETE FROM log"), ["sql:delete:log"]);
+    assert.deepEqual((await mgr.query("SELECT sum(n) AS s FROM spill", [])).rows, [{ s: 2_001_000 }]);
+    assert.equal((await mgr.listTables()).tables.length, 7);
+    assert.deepEqual(await mgr.execute("DELETE FROM log", []), { changes: 2, last_insert_rowid: null });
+    assert.throws(() => Deno.statSync(`${fixture.db}-journal`), Deno.errors.NotFound, "rolled back");
     await mgr.close();
     fixture.remove();
   },

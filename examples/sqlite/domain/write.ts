@@ -1,5 +1,5 @@
 import type { SQLInputValue } from "node:sqlite";
-import { PolicyError } from "@forge/toolkit/validate";
+import { PolicyError, sqliteMessage } from "@forge/toolkit/validate";
 import type { Sqlite } from "./sqlite.ts";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
@@ -118,4 +118,24 @@ export function executeWrite(writer: Sqlite, request: ExecuteRequest): ExecuteRe
     const inserted = changes !== 0 && plan.patterns.some((p) => p.startsWith("sql:insert:"));
     return { changes, last_insert_rowid: inserted ? toJsonValue(result.lastInsertRowid) : null };
   });
+}
+
+/**
+ * Has a connection that may write roll back a hot journal, if there is one:
+ * a write stopped by a kill leaves one, which a read-only connection cannot
+ * get past (SQLite refuses its every statement), while the first read of a
+ * connection that may write rolls it back. Reading the schema is such a read,
+ * and does nothing else. Check the journal first (`journalProblem`): a rollback
+ * does what the journal says.
+ *
+ * @param writer A connection from `openDatabase(path, true)`.
+ * @param action What is being done, for the message: `execute`, …
+ * @throws {PolicyError} When SQLite fails (the database is locked by another writer, …).
+ */
+export function rollBackJournal(writer: Sqlite, action: string): void {
+  try {
+    writer.prepare("SELECT count(*) FROM sqlite_schema").get();
+  } catch (err) {
+    throw new PolicyError("sql", `Cannot ${action}: ${sqliteMessage(err)}`, { cause: err });
+  }
 }
