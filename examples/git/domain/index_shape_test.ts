@@ -1,0 +1,275 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PolicyError } from "@forge/toolkit/validate";
+import { type Fixture, fixture } from "./fixture.ts";
+import { assertIndexShape, ENTRY_BYTES, indexShape } from "./index_shape.ts";
+
+const MIB = 1024 * 1024;
+const encoder = new TextEncoder();
+
+/** git's varint (`encode_varint`). */
+function varint(value: number): number[] {
+  const out = [value & 127];
+  while ((value = Math.floor(value / 128)) > 0) out.unshift(128 | (--value & 127));
+  return out;
+}
+
+/** One entry on disk: 40 bytes of stat data (the mode at 24), a zero object id, the flags, the name part. */
+function entry(version: number, name: string, options: { mode?: number; strip?: number; length?: number } = {}) {
+  const suffix = encoder.encode(name);
+  const length = Math.min(options.length ?? suffix.length, 0xfff);
+  const tail = version === 4 ? [...varint(options.strip ?? 0), ...suffix, 0] : [...suffix];
+  const size = version === 4 ? 62 + tail.length : (62 + suffix.length + 8) & ~7;
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(24, options.mode ?? 0o100644);
+  view.setUint16(60, length);
+  bytes.set(tail, 62);
+  return bytes;
+}
+
+/** An index file (object ids of 20 bytes) with a checksum of zeros, which git 2.39 does not verify. */
+function index(version: number, entries: Uint8Array[], extensions: Uint8Array[] = []): Uint8Array {
+  const parts = [new Uint8Array(12), ...entries, ...extensions, new Uint8Array(20)];
+  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  parts.reduce((at, part) => (bytes.set(part, at), at + part.length), 0);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, 0x44495243);
+  view.setUint32(4, version);
+  view.setUint32(8, entries.length);
+  return bytes;
+}
+
+/** An extension: its signature, its size, its bytes. */
+function extension(signature: string, payload: Uint8Array = new Uint8Array()): Uint8Array {
+  const bytes = new Uint8Array(8 + payload.length);
+  bytes.set(encoder.encode(signature));
+  new DataView(bytes.buffer).setUint32(4, payload.length);
+  bytes.set(payload, 8);
+  return bytes;
+}
+
+/** What git holds for the entries `git ls-files` lists: ENTRY_BYTES each plus its name. */
+async function held(f: Fixture, dir: string): Promise<number> {
+  const names = (await f.git(dir, "ls-files", "-z", "--sparse")).split("\0").slice(0, -1);
+  return names.reduce((sum, name) => sum + ENTRY_BYTES + encoder.encode(name).length, 0);
+}
+
+/** Where `text` first is in `bytes`. */
+function find(bytes: Uint8Array, text: string): number {
+  const wanted = encoder.encode(text);
+  return bytes.findIndex((_, at) => wanted.every((byte, i) => bytes[at + i] === byte));
+}
+
+const sha1 = () => Promise.resolve(20);
+
+/** The PolicyError `assertIndexShape` throws for the file at `path`, or undefined. */
+async function refusal(
+  path: string,
+  maxBytes = 64 * MIB,
+  hashSize: () => Promise<number> = sha1,
+): Promise<PolicyError | undefined> {
+  try {
+    await assertIndexShape("app", path, { maxBytes, hashSize });
+    return undefined;
+  } catch (err) {
+    if (err instanceof PolicyError) return err;
+    throw err;
+  }
+}
+
+Deno.test("indexShape() reads the indexes git writes (versions 2, 3 and 4, an entry offset table, SHA-256) as git holds them", async () => {
+  const f = await fixture();
+  try {
+    const files: Record<string, string> = { "README.md": "# app\n" };
+    for (let i = 0; i < 60; i++) files[`src/module-${i % 4}/deeper/file-${i}.ts`] = `export const n = ${i};\n`;
+    const dir = await f.repo("app", files);
+    const path = join(dir, ".git", "index");
+    const check = async (what: string, hashSize: number) => {
+      const bytes = await Deno.readFile(path);
+      const shape = indexShape(bytes, hashSize, 64 * MIB);
+      assert.equal(shape.refused ?? shape.damaged, undefined, what);
+      assert.equal(shape.heldBytes, await held(f, dir), what);
+      // Exactly the sum: one byte less and the index is refused.
+      assert.match(indexShape(bytes, hashSize, shape.heldBytes - 1).refused ?? "", /alloc_limit_mib/, what);
+      assert.equal(await refusal(path), undefined, what);
+    };
+    await check("version 2", 20);
+    // Version 3: an entry with extended flags (skip-worktree), another intent-to-add.
+    await Deno.writeTextFile(join(dir, "new.txt"), "new\n");
+    await f.git(dir, "add", "--intent-to-add", "new.txt");
+    await f.git(dir, "update-index", "--skip-worktree", "README.md");
+    assert.equal(new DataView((await Deno.readFile(path)).buffer).getUint32(4), 3);
+    await check("version 3", 20);
+    await f.git(dir, "update-index", "--index-version", "4");
+    await check("version 4", 20);
+    // Four blocks for git's threads: an end-of-entries marker and an entry offset table.
+    await f.git(dir, "-c", "index.threads=4", "update-index", "--force-write-index");
+    assert.ok(find(await Deno.readFile(path), "IEOT") > 0);
+    await check("version 4 with an entry offset table", 20);
+    await f.git(dir, "update-index", "--index-version", "2");
+    await f.git(dir, "-c", "index.threads=4", "update-index", "--force-write-index");
+    await check("version 3 with an entry offset table", 20);
+
+    const sha256 = join(f.base, "sha256");
+    await Deno.mkdir(sha256);
+    await f.git(sha256, "init", "-q", "--object-format=sha256");
+    await Deno.writeTextFile(join(sha256, "a.txt"), "a\n");
+    await f.git(sha256, "add", "a.txt");
+    const bytes = await Deno.readFile(join(sha256, ".git", "index"));
+    assert.equal(indexShape(bytes, 32, 64 * MIB).heldBytes, ENTRY_BYTES + 5);
+    assert.ok(indexShape(bytes, 20, 64 * MIB).damaged !== undefined);
+    assert.equal(await refusal(join(sha256, ".git", "index"), 64 * MIB, () => Promise.resolve(32)), undefined);
+    // No index at all (nothing added yet) passes.
+    assert.equal(await refusal(join(f.base, "none", "index")), undefined);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("indexShape() refuses a version-4 index whose names, expanded, take git past the limit, without building them", () => {
+  // Each name is the previous one plus a byte: 20,000 entries of 65 bytes hold 200 MB of names once read.
+  const entries = Array.from({ length: 20_000 }, (_, i) => entry(4, "a", { length: i + 1 }));
+  const bomb = index(4, entries);
+  assert.equal(bomb.length, 12 + 20_000 * 65 + 20);
+  const shape = indexShape(bomb, 20, 64 * MIB);
+  assert.match(
+    shape.refused ?? "",
+    /^holds 20000 entries whose names, expanded, take git over 64 MiB .* by entry 11\d\d\d \(version 4/,
+  );
+  assert.ok(shape.heldBytes > 64 * MIB && shape.heldBytes < 64 * MIB + 20_000);
+  // The first 1,000 alone: exactly 1,000 entries and 500,500 bytes of names.
+  const small = index(4, entries.slice(0, 1000));
+  assert.equal(indexShape(small, 20, 64 * MIB).heldBytes, 1000 * ENTRY_BYTES + 500_500);
+  // Past 4,095 bytes a name's length is 0xFFF and the name ends at its NUL: its kept part still counts.
+  const long = index(4, [
+    entry(4, "x".repeat(5000)),
+    entry(4, "y", { strip: 1, length: 5000 }),
+    entry(4, "z", { strip: 0, length: 5001 }),
+  ]);
+  assert.equal(indexShape(long, 20, 64 * MIB).heldBytes, 3 * ENTRY_BYTES + 5000 + 5000 + 5001);
+  const v2 = index(2, [entry(2, "x".repeat(5000))]);
+  assert.equal(indexShape(v2, 20, 64 * MIB).heldBytes, ENTRY_BYTES + 5000);
+  // More entries than the limit holds at ENTRY_BYTES each: refused from the header alone.
+  const many = new Uint8Array(32);
+  new DataView(many.buffer).setUint32(0, 0x44495243);
+  new DataView(many.buffer).setUint32(4, 2);
+  new DataView(many.buffer).setUint32(8, 0xffffffff);
+  assert.match(indexShape(many, 20, 64 * MIB).refused ?? "", /holds 4294967295 entries, which take git over 64 MiB/);
+});
+
+Deno.test("assertIndexShape() refuses a sparse index, a folder entry and a split index, saying how to make a plain one", async () => {
+  const f = await fixture();
+  try {
+    const sparse = await f.repo("sparse", { "in/a.txt": "a\n", "out/b.txt": "b\n", "out/deep/c.txt": "c\n" });
+    await f.git(sparse, "sparse-checkout", "set", "--cone", "--sparse-index", "in");
+    const refused = await refusal(join(sparse, ".git", "index"));
+    assert.equal(refused?.code, "invalid-input");
+    assert.match(
+      refused?.message ?? "",
+      /^Cannot read the index of repo "app": its index holds a folder entry \(mode 040000, entry 2 of 2\), as a sparse index does, .* `git sparse-checkout set --no-sparse-index`$/,
+    );
+    // The fix it names.
+    await f.git(sparse, "sparse-checkout", "set", "--no-sparse-index", "in");
+    assert.equal(await refusal(join(sparse, ".git", "index")), undefined);
+    // The extension without a folder entry, and a folder entry without the extension.
+    const sdir = await Deno.makeTempFile({ dir: f.base });
+    await Deno.writeFile(sdir, index(2, [entry(2, "a.txt")], [extension("sdir")]));
+    assert.match(
+      (await refusal(sdir))?.message ?? "",
+      /its index is a sparse index \(the "sdir" extension\).*`git sparse-checkout disable`/,
+    );
+    await Deno.writeFile(sdir, index(3, [entry(3, "s/", { mode: 0o040000 })]));
+    assert.match((await refusal(sdir))?.message ?? "", /holds a folder entry \(mode 040000, entry 1 of 1\)/);
+
+    const split = await f.repo("split", { "a.txt": "a\n" });
+    await f.git(split, "update-index", "--split-index");
+    const message = (await refusal(join(split, ".git", "index")))?.message ?? "";
+    assert.match(message, /its index is a split index \(the "link" extension\).*`git update-index --no-split-index`/);
+    await f.git(split, "update-index", "--no-split-index");
+    assert.equal(await refusal(join(split, ".git", "index")), undefined);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("indexShape() refuses an end-of-entries marker or entry offset table that disagrees with the entries git's threads read", async () => {
+  const f = await fixture();
+  try {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`dir/file-${i}.txt`] = `${i}\n`;
+    const dir = await f.repo("app", files);
+    await f.git(dir, "update-index", "--index-version", "4");
+    await f.git(dir, "-c", "index.threads=4", "update-index", "--force-write-index");
+    const good = await Deno.readFile(join(dir, ".git", "index"));
+    assert.equal(indexShape(good, 20, 64 * MIB).refused, undefined);
+    const table = find(good, "IEOT");
+    const eoie = good.length - 20 - 32;
+    const tampered = (at: number, change: (value: number) => number) => {
+      const bytes = good.slice();
+      const view = new DataView(bytes.buffer);
+      view.setUint32(at, change(view.getUint32(at)));
+      return indexShape(bytes, 20, 64 * MIB).refused ?? "";
+    };
+    const disagrees = /end-of-entries marker \(EOIE\) or entry offset table \(IEOT\) that disagrees/;
+    // The second block one byte further, or one entry longer; the extensions said to start elsewhere.
+    assert.match(tampered(table + 8 + 4 + 8, (offset) => offset + 1), disagrees);
+    assert.match(tampered(table + 8 + 4 + 8 + 4, (count) => count + 1), disagrees);
+    assert.match(tampered(eoie + 8, (offset) => offset - 8), disagrees);
+    // A block whose first name keeps bytes of the previous one: read alone by a thread, it would be another name.
+    const second = new DataView(good.buffer).getUint32(table + 8 + 4 + 8);
+    const strip = good.slice();
+    strip[second + 62] = 0;
+    assert.match(indexShape(strip, 20, 64 * MIB).refused ?? "", disagrees);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("assertIndexShape() refuses a damaged index, an oversized one or one that is no file, in its own words", async () => {
+  const f = await fixture();
+  try {
+    const path = join(f.base, "index");
+    const words = async (bytes: Uint8Array, maxBytes = 64 * MIB) => {
+      await Deno.writeFile(path, bytes);
+      return (await refusal(path, maxBytes))?.message ?? "";
+    };
+    const damaged =
+      /^Cannot read the index of repo "app": its index is damaged \((.*)\), so git cannot read it either; remove it and run `git reset`/;
+    const good = index(4, [entry(4, "a.txt"), entry(4, "b.txt", { strip: 5 })]);
+    assert.equal(await words(good), "");
+    assert.match(await words(good.subarray(0, 30)), damaged);
+    assert.match(await words(good.subarray(0, good.length - 30)), /entry 2 of 2 runs past the end of the file/);
+    assert.match(await words(index(5, [])), /its version is 5, not 2, 3 or 4/);
+    assert.match(await words(new Uint8Array(64)), /it does not start with "DIRC"/);
+    assert.match(await words(index(4, [entry(4, "a.txt"), entry(4, "b", { strip: 6 })])), /strips more than/);
+    assert.match(await words(index(2, [entry(2, "a")], [extension("zzzz")])), /an extension "zzzz" git does not know/);
+    assert.match(await words(good, 100), /its index is 170 bytes, more than the 0\.0000\d+ MiB git may hold/);
+    const over = (await refusal(path, 100))!;
+    assert.equal(over.code, "too-large");
+    // An unknown extension git skips (A to Z) passes.
+    assert.equal(await words(index(2, [entry(2, "a")], [extension("ZZZZ", new Uint8Array(3))])), "");
+    await Deno.remove(path);
+    await Deno.mkdir(path);
+    assert.match((await refusal(path))?.message ?? "", /its index is not a regular file/);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("assertIndexShape() asks the object id size only when one reading refuses and the other does not", async () => {
+  const f = await fixture();
+  try {
+    // A folder entry read with 20-byte ids; with 32-byte ids its name runs past the end.
+    const path = join(f.base, "index");
+    await Deno.writeFile(path, index(3, [entry(3, "s/", { mode: 0o040000 })]));
+    let asked = 0;
+    const answer = (size: number) => () => (asked++, Promise.resolve(size));
+    assert.match((await refusal(path, 64 * MIB, answer(20)))?.message ?? "", /holds a folder entry/);
+    assert.match((await refusal(path, 64 * MIB, answer(32)))?.message ?? "", /is damaged \(entry 1 of 1 runs past/);
+    assert.equal(asked, 2);
+  } finally {
+    await f.end();
+  }
+});
