@@ -3,11 +3,13 @@
 // with exactly the flags it prints: git reads an index without checking its
 // names, so one listing `../outside/secret`, an absolute path or
 // `.git/config` made git_grep, git_diff and git_status print those files.
-// And a `.mailmap` hard-linked to an outside file, which git_blame applied.
+// An index git would expand to gigabytes (version 4's names, a sparse
+// index's folders), which no single allocation GIT_ALLOC_LIMIT sees. And a
+// `.mailmap` hard-linked to an outside file, which git_blame applied.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serveUnderPrintedFlags, textOf } from "../served.ts";
-import { writeCraftedIndex } from "./domain/fixture.ts";
+import { writeCraftedIndex, writeExpandingIndex } from "./domain/fixture.ts";
 import { SCRIPT } from "./_e2e.ts";
 import { hostileTree, plainGit } from "./_hostile.ts";
 
@@ -15,7 +17,7 @@ const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inhe
 
 Deno.test({
   name:
-    "an index listing a file outside the work tree or in .git is refused by every tool that reads it, the file never shown, in the same words whether it exists",
+    "an index listing a file outside the work tree or in .git, or one git would expand past alloc_limit_mib (version 4 names, a sparse index), is refused by every tool that reads it, the file never shown, in the same words whether it exists",
   permissions: perms,
   async fn() {
     const t = await hostileTree();
@@ -38,7 +40,19 @@ Deno.test({
       const leak = await plainGit(join(t.f.base, name), "grep", "-e", t.canary);
       assert.ok(leak.includes(t.canary), `plain git does not read ${name}'s file: this test proves nothing`);
     }
-    const repos = Object.keys(crafted).map((name) => ({ name, path: name, writable: true }));
+    // 12,000 entries, each name the previous one plus a byte: a 780 KB index holding 72 MB of names.
+    const expanding = await t.f.repo("expanding", { "README.md": "# app\n" });
+    const blob = (await t.f.git(expanding, "hash-object", "-w", "/dev/null")).trim();
+    await writeExpandingIndex(join(expanding, ".git"), blob, 12_000);
+    const sparse = await t.f.repo("sparse", { "in/a.txt": "a\n", "out/b.txt": "b\n" });
+    await t.f.git(sparse, "sparse-checkout", "set", "--cone", "--sparse-index", "in");
+    const v4 = await t.f.repo("v4", { "README.md": "# app\n", "src/a.ts": "a\n", "src/b.ts": "b\n" });
+    await t.f.git(v4, "update-index", "--index-version", "4");
+    const repos = [...Object.keys(crafted), "expanding", "sparse", "v4"].map((name) => ({
+      name,
+      path: name,
+      writable: true,
+    }));
     const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos }));
     try {
       const reads = (repo: string): [string, Record<string, unknown>][] => [
@@ -67,6 +81,19 @@ Deno.test({
       for (const [name, args] of reads("config")) {
         assert.match(await words("config", name, args), /a name that has a "\.git" part/);
       }
+      // Read before git reads it: refused by the same tools, in words that say what to do.
+      const expands: [string, RegExp][] = [
+        ["expanding", /holds 12000 entries whose names, expanded, take git over 64 MiB of memory by entry 11\d{3} \(/],
+        ["sparse", /holds a folder entry .*`git sparse-checkout set --no-sparse-index`/],
+      ];
+      for (const [repo, why] of expands) {
+        const words = new RegExp(`^Cannot read the index of repo "${repo}": its index ${why.source}`);
+        for (const [name, args] of reads(repo)) await served.refused(name, args, words);
+      }
+      assert.equal(await served.ok("git_status", { repo: "v4" }), "## main\n");
+      await Deno.writeTextFile(join(v4, "src", "a.ts"), "changed\n");
+      assert.match(await served.ok("git_diff", { repo: "v4" }), /^\+changed$/m);
+      assert.match(await served.ok("git_grep", { repo: "v4", pattern: "changed" }), /^src\/a\.ts:1:changed$/m);
       // The tools that read no index still serve these repositories; nothing was committed.
       for (const repo of ["relative", "config"]) {
         assert.match(await served.ok("git_log", { repo, max_count: 1 }), /first/);

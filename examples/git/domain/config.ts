@@ -49,7 +49,8 @@ export const ConfigSchema = z.strictObject({
   /**
    * The most git may allocate at once, in MiB (`GIT_ALLOC_LIMIT`): what git would read whole past it (a commit
    * message, a tree, a file stored as a delta) fails the run in the server's words. Under 64, a diff of a 1 MiB
-   * file of short lines (a 32 MiB table) fails too.
+   * file of short lines (a 32 MiB table) fails too. Also the most git may hold of the index (its entries, names
+   * expanded): a repository whose index would take more is refused by the tools that read it.
    */
   alloc_limit_mib: z.number().int().min(1).max(4096).default(64),
   /** Most bytes kept of one git run's output; longer output is cut and says so. */

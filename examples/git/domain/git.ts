@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import {
   arg,
   type CommandArg,
@@ -13,6 +13,7 @@ import { assertNoIncludes } from "./config_includes.ts";
 import { knownFailure } from "./git_failure.ts";
 import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout } from "./git_layout.ts";
+import { assertIndexShape } from "./index_shape.ts";
 import {
   discoveryArgs,
   DRIVER_KEYS,
@@ -86,6 +87,14 @@ export interface GitRunOptions {
    * @default {false}
    */
   pathspecMagic?: boolean;
+  /**
+   * Reads the index first and refuses one git would expand past
+   * `alloc_limit_mib`, a sparse or split one, or a damaged one
+   * ({@linkcode assertIndexShape}): for the first run of a call that reads
+   * the index.
+   * @default {false}
+   */
+  checkIndex?: boolean;
 }
 
 /**
@@ -101,6 +110,7 @@ export class Git {
   readonly #repos: ReadonlyMap<string, Repo>;
   readonly #maxOutputBytes: number;
   readonly #allowHardLinks: boolean;
+  readonly #allocLimitBytes: number;
   // The folders of git data found clean, each until it changes: a walk reads only what changed since.
   readonly #checked = new GitDataCache();
   // This process's user id, learned from git's own ownership check (Deno would need --allow-sys to ask).
@@ -113,6 +123,7 @@ export class Git {
     this.#repos = repos;
     this.#maxOutputBytes = config.max_output_bytes;
     this.#allowHardLinks = config.allow_hard_links;
+    this.#allocLimitBytes = config.alloc_limit_mib * 1024 * 1024;
   }
 
   /**
@@ -248,6 +259,7 @@ export class Git {
    * @returns What it printed.
    * @throws {PolicyError} When the repository's git data is outside its path or another user's.
    * @throws {PolicyError} When the repository defines a driver name git cannot pin, or filters on a write.
+   * @throws {PolicyError} With `checkIndex`, when the index is one git would expand past the limit, sparse, split or damaged.
    * @throws {PolicyError} When git fails or runs past its deadline (code `command`), even after its output was cut.
    */
   async run(
@@ -271,6 +283,13 @@ export class Git {
         }), ` +
           "which this server never runs, so the committed content would differ",
       );
+    }
+    if (options.checkIndex) {
+      await assertIndexShape(repo.name, join(gitDir, "index"), {
+        maxBytes: this.#allocLimitBytes,
+        hashSize: () => this.#hashSize(repo, gitDir, options.signal),
+        signal: options.signal,
+      });
     }
     const settings = [...driverOverrides(drivers), ...(options.config ?? [])];
     const global = globalArgs(repo.root, gitDir, settings, options.pathspecMagic);
@@ -335,6 +354,23 @@ export class Git {
     }
     this.#uid = owner;
     return owner;
+  }
+
+  /** The size of the repository's object ids, as git reads them: 20 bytes (SHA-1) or 32 (SHA-256). */
+  async #hashSize(repo: Repo & { root: string }, gitDir: string, signal?: AbortSignal): Promise<number> {
+    const parts = [arg.word("rev-parse"), arg.flag("--show-object-format")];
+    const result = await this.#commands.run("git", [...globalArgs(repo.root, gitDir, []), ...parts], {
+      cwd: repo.root,
+      signal,
+    });
+    this.#check(repo, parts, result, [0]);
+    const format = result.stdout.trim();
+    if (format === "sha1") return 20;
+    if (format === "sha256") return 32;
+    throw new PolicyError(
+      "command",
+      `Cannot use repo ${quote(repo.name)}: git names an object format this server does not know`,
+    );
   }
 
   async #drivers(repo: Repo & { root: string }, gitDir: string, signal?: AbortSignal): Promise<Drivers> {

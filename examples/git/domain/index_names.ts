@@ -98,12 +98,16 @@ export const SUSPECT_PATHSPECS: readonly string[] = Object.freeze([
  * reads the index and nothing of the work tree), so the answer is small and
  * its cost one more git run of the call, under the same deadline. The
  * refusal quotes the name as the index spells it; it touches no file, so it
- * reads the same whether a file of that name exists or not.
+ * reads the same whether a file of that name exists or not. Before that run
+ * the server reads the index itself (`checkIndex`): an index git would
+ * expand past `alloc_limit_mib`, a sparse, split or damaged one is refused
+ * before any git reads it.
  *
  * @param git The runner.
  * @param repo From `Git.repo()`.
  * @param options The call's signal and drivers.
  * @throws {PolicyError} When the index lists such a name (code `outside-roots`), or too many to check.
+ * @throws {PolicyError} When git would expand the index past `alloc_limit_mib`, or it is sparse, split or damaged.
  *
  * @example Before a grep of the work tree
  * ```ts ignore
@@ -120,7 +124,7 @@ export async function assertIndexNames(
     arg.flag("-z"),
     arg.flag("--full-name"),
     arg.operands("pathspec", SUSPECT_PATHSPECS),
-  ], { ...options, pathspecMagic: true });
+  ], { ...options, pathspecMagic: true, checkIndex: true });
   const names = listing.stdout.split("\0");
   // The last entry is unfinished (cut) or empty (after the last NUL): neither is a name.
   names.pop();
