@@ -54,6 +54,10 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   // Thread counts: a repository's own would start as many threads as the user may have processes.
   "grep.threads=0", // 0: one per core
   "index.threads=true", // true: one per core
+  // The server's commits write a plain index: a split one (a second file) or a sparse one (folders git expands
+  // to all their files) would be refused by the next call's check of the index.
+  "core.splitIndex=false",
+  "index.sparse=false",
   "color.ui=false",
   "core.quotePath=false",
   // What git keeps of delta bases it unpacked: a repository's own `10g` let a grep of a revision through a

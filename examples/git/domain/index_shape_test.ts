@@ -273,3 +273,26 @@ Deno.test("assertIndexShape() asks the object id size only when one reading refu
     await f.end();
   }
 });
+
+Deno.test("git_commit in a repository whose config asks for a split or sparse index writes a plain one, which the next call reads", async () => {
+  const f = await fixture();
+  try {
+    const split = await f.repo("wsplit", { "a.txt": "a\n" });
+    await f.git(split, "config", "core.splitIndex", "true");
+    const sparse = await f.repo("wsparse", { "in/a.txt": "a\n", "out/b.txt": "b\n" });
+    await f.git(sparse, "sparse-checkout", "set", "--cone", "--no-sparse-index", "in");
+    await f.git(sparse, "config", "--worktree", "index.sparse", "true");
+    const manager = f.manager({ wsplit: split, wsparse: sparse });
+    for (const [repo, dir, file] of [["wsplit", split, "a.txt"], ["wsparse", sparse, "in/a.txt"]]) {
+      await Deno.writeTextFile(join(dir, file), "changed\n");
+      await manager.commit(repo, "change", [file]);
+      assert.equal((await manager.status(repo)).text, "## main\n", repo);
+    }
+    // Plain git, from the same config, splits and sparsifies.
+    await Deno.writeTextFile(join(split, "a.txt"), "again\n");
+    await f.git(split, "commit", "-qam", "again");
+    await assert.rejects(manager.status("wsplit"), /its index is a split index/);
+  } finally {
+    await f.end();
+  }
+});
