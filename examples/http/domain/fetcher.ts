@@ -47,9 +47,12 @@ export interface FetchTextOptions {
   timeoutMs?: number;
   /**
    * Hides the credentials in the raw body before it is decoded, where a
-   * credential in another charset's bytes can still be found. The text of
-   * the result and of errors is the caller's to filter (the Manager does it
-   * for everything the model sees).
+   * credential in another charset's bytes can still be found; in the decoded
+   * body cut at the cap (a start of a credential percent-encoded or
+   * JSON-escaped at its end); and in the `Content-Type`, the `Content-Encoding`
+   * and each redirect hop before they are cut for the result (a cut can fall
+   * inside an escape, `%3…`). The rest of the result and errors are the
+   * caller's to filter (the Manager does it for everything the model sees).
    * @default {no change}
    */
   filter?: SecretFilter;
@@ -112,11 +115,15 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
     }
     throw err;
   }
-  const contentType = response.headers.get("content-type") ?? "";
+  // What the server sent is filtered before anything cuts it: a cut can fall inside a credential's escape (`%3…`).
+  const filtered = (text: string, cutEnd = false) => options.filter?.text(text, cutEnd) ?? text;
+  const contentType = filtered(response.headers.get("content-type") ?? "");
   const bytes = options.filter?.bytes(response.body, response.truncated) ?? response.body;
   const coding = undecodedCoding(response.headers.get("content-encoding"));
   const body = coding === undefined ? bodyText(bytes, contentType === "" ? null : contentType) : {
-    text: `[body not shown: it is encoded as ${quote(coding, 40)}, which is not decoded; ${bytes.length} bytes]`,
+    text: `[body not shown: it is encoded as ${
+      quote(filtered(coding), 40)
+    }, which is not decoded; ${bytes.length} bytes]`,
     binary: true,
   };
   return {
@@ -124,9 +131,9 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
     status: response.status,
     // A header is no part of max_bytes: what the server sends there reaches the model cut.
     content_type: cut(contentType, MAX_SHOWN_HEADER),
-    body: body.text,
+    body: body.binary ? body.text : filtered(body.text, response.truncated),
     truncated: response.truncated,
-    redirects: response.redirects.map((hop) => cut(hop, MAX_SHOWN_URL)),
+    redirects: response.redirects.map((hop) => cut(filtered(hop), MAX_SHOWN_URL)),
     binary: body.binary,
   };
 }

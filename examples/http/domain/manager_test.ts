@@ -232,3 +232,35 @@ test({
     assert.ok(!result.body.includes(secret.slice(0, 12)));
   },
 });
+
+test({
+  name:
+    "Manager.fetch() hides a credential that a redirect hop, the Content-Type or a capped body cuts inside an escape",
+  async fn() {
+    // Each cut would fall just after "%2" of the `"`'s "%22", the id before it the credential's start; filtered
+    // first, the hop and the header are shorter than their cut and the body ends with the hidden credential.
+    const id = crypto.randomUUID();
+    const secret = `${id}"rest`;
+    const mgr = credentialed(secret);
+    const hopStart = `${servers.main}/text?`;
+    const hopPad = "p".repeat(1024 - hopStart.length - "&a=".length - id.length - "%2".length);
+    const hop = `${hopStart}${hopPad}&a={token}`;
+    const hopped = await mgr.fetch({ url: `${servers.main}/to-token?location=${encodeURIComponent(hop)}` });
+    assert.equal(hopped.redirects[0], `${hopStart}${hopPad}&a=[hidden credential]`);
+
+    const typePad = "p".repeat(256 - "text/plain; x=".length - id.length - "%2".length);
+    const type = encodeURIComponent(`text/plain; x=${typePad}{token}`);
+    const typed = await mgr.fetch({ url: `${servers.main}/token-in?type=${type}` });
+    assert.equal(typed.content_type, `text/plain; x=${typePad}[hidden credential]`);
+
+    const capped = credentialed(secret, { max_bytes: 20 + id.length + 2 });
+    const body = await capped.fetch({ url: `${servers.main}/token-in?body=${"b".repeat(20)}{token}` });
+    assert.equal(body.truncated, true);
+    assert.equal(body.body, `${"b".repeat(20)}[hidden credential]`);
+
+    for (const shown of [hopped.redirects[0], typed.content_type, body.body]) {
+      assert.ok(!shown.includes(id.slice(0, 8)));
+    }
+    assert.equal(servers.requests.at(-1)?.headers.authorization, `Bearer ${secret}`);
+  },
+});

@@ -46,7 +46,7 @@ export class SecretFilter {
     const units = values.map((value) => [...value].map(charPattern));
     // Whole values first, so that a start cut short is tried only where no whole value is.
     const whole = units.map((chars) => `(${chars.join("")})`);
-    const cut = units.map((chars) => `(${nested(chars)}(?=…))`);
+    const cut = units.map((chars) => `(${nested(chars)}${PARTIAL}(?=…))`);
     this.#pattern = values.length === 0 ? undefined : new RegExp([...whole, ...cut].join("|"), "g");
     this.#forms = values.flatMap((value, i) => byteForms(value, this.#shown[i]));
   }
@@ -55,9 +55,12 @@ export class SecretFilter {
    * Hides the credentials in a text.
    *
    * @param text Any text the model may see.
+   * @param cut Whether the text was cut at its end (a body at the byte cap): then a start of a credential there is
+   *   hidden too, as before a `…`.
    * @returns The text with each credential replaced by its name or {@linkcode HIDDEN}.
    */
-  text(text: string): string {
+  text(text: string, cut = false): string {
+    if (cut) return this.text(`${text}…`).slice(0, -1);
     const named = this.#redact(text);
     if (this.#pattern === undefined) return named;
     return named.replace(this.#pattern, (...groups: unknown[]) => {
@@ -108,15 +111,39 @@ export class SecretFilter {
   }
 }
 
-/** One character as itself, percent-encoded (UTF-8, either hex case), or JSON-escaped. */
+/**
+ * A JSON escape's backslash: one from the server's JSON, or two when
+ * `quote()` escaped that backslash again in a message. Bounded, so that a
+ * run of backslashes costs linear time.
+ */
+const BACKSLASH = "\\\\{1,2}";
+
+/**
+ * What a cut may leave of the character after a cut-short start, before the
+ * `…`: part of a percent-encoded UTF-8 sequence (`%3`, `%C3%A`), of a JSON
+ * escape (`\`, `\u00`, or the first of a surrogate pair), or a lone high
+ * surrogate. Each part bounded (a UTF-8 character is at most 4 bytes).
+ */
+const PARTIAL = "(?:(?:%[0-9a-fA-F]{2}){0,3}(?:%[0-9a-fA-F]?)?|" +
+  `(?:${BACKSLASH}u[0-9a-fA-F]{4})?(?:${BACKSLASH}(?:u[0-9a-fA-F]{0,3})?)?|[\\uD800-\\uDBFF])`;
+
+/**
+ * One character as itself, percent-encoded (UTF-8, either hex case), or
+ * JSON-escaped (`\u` in either hex case, and `\"`, `\\`, `\/`: PHP's
+ * `json_encode` writes `/` as `\/`), also as `quote()` escapes that again.
+ */
 function charPattern(char: string): string {
   const alternatives = [escape(char)];
   const utf8 = new TextEncoder().encode(char);
   alternatives.push([...utf8].map((byte) => `%${hex(byte, 2)}`).join(""));
   let units = "";
-  for (let i = 0; i < char.length; i++) units += `\\\\u${hex(char.charCodeAt(i), 4)}`;
+  for (let i = 0; i < char.length; i++) units += `${BACKSLASH}u${hex(char.charCodeAt(i), 4)}`;
   alternatives.push(units);
-  if (char === '"' || char === "\\") alternatives.push(`\\\\${escape(char)}`);
+  // `\/` quoted is `\\/`; `"` quoted is `\"`, and `\"` quoted is `\\\"`.
+  if (char === "/") alternatives.push(`${BACKSLASH}\\/`);
+  if (char === '"') alternatives.push('\\\\{1,3}"');
+  // `\` JSON-escaped or quoted is `\\`, and `\\` quoted is `\\\\`.
+  if (char === "\\") alternatives.push("\\\\{2,4}");
   return `(?:${alternatives.join("|")})`;
 }
 

@@ -28,6 +28,43 @@ Deno.test("SecretFilter.text() hides the start of a credential that quote() cut 
   assert.equal(filter.text(message), `Cannot fetch: "${"p".repeat(50)}${HIDDEN}…"`);
 });
 
+Deno.test("SecretFilter.text() hides a credential JSON-escaped as PHP writes it, with \\/ for /", () => {
+  const token = "dGhpcy1pcy1hLXNlY3JldA/Zm9vL2Jhcg==";
+  const filter = new SecretFilter([token]);
+  const php = JSON.stringify({ authorization: `Bearer ${token}` }).replaceAll("/", "\\/");
+  assert.equal(filter.text(php), '{"authorization":"Bearer [hidden credential]"}');
+  // quote() escapes the backslash again when a message shows such a value.
+  assert.equal(filter.text(quote(`x ${JSON.stringify(token).replaceAll("/", "\\/")}`, 200)), `"x \\"${HIDDEN}\\""`);
+});
+
+Deno.test("SecretFilter.text() hides the start of a credential wherever a cut falls, inside an escape too", () => {
+  const secret = "t0k/en=é😀\\x";
+  const filter = new SecretFilter([secret]);
+  const forms = [
+    encodeURIComponent(secret),
+    encodeURIComponent(secret).toLowerCase(),
+    JSON.stringify(secret).slice(1, -1).replaceAll("/", "\\/"),
+    Array.from({ length: secret.length }, (_, i) => `\\u${secret.charCodeAt(i).toString(16).padStart(4, "0")}`).join(
+      "",
+    ),
+  ];
+  const pad = "p".repeat(10);
+  for (const form of forms) {
+    // The first character whole is the least a cut shows of the credential.
+    const first = form.startsWith("\\") ? 6 : 1;
+    for (let n = first; n < form.length; n++) {
+      for (const shown of [`${pad}${form.slice(0, n)}…`, quote(`${pad}${form}`, pad.length + n)]) {
+        const filtered = filter.text(shown);
+        assert.ok(filtered.includes(`${pad}${HIDDEN}…`), `${shown} -> ${filtered}`);
+      }
+      assert.equal(filter.text(`${pad}${form.slice(0, n)}`, true), `${pad}${HIDDEN}`, form.slice(0, n));
+    }
+  }
+  assert.equal(filter.text("t0 nothing…"), "t0 nothing…");
+  assert.equal(filter.text("at the end t0k%2"), "at the end t0k%2");
+  assert.equal(filter.text("at the end z", true), "at the end z");
+});
+
 Deno.test("SecretFilter.text() shows a credential by the name redact gives it, and ignores values under 3 characters", () => {
   const filter = new SecretFilter([SECRET, "ab"], (text) => text.replaceAll(SECRET, "${API_TOKEN}"));
   assert.equal(filter.text(`a=${SECRET}&b=${encodeURIComponent(SECRET)}`), "a=${API_TOKEN}&b=${API_TOKEN}");

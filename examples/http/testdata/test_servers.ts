@@ -55,7 +55,9 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
  * `/chain?n=N` (N redirects, the last to `/text`), `/to?location=URL&code=N`,
  * `/loop`, `/to-token?location=URL` (a 302 to URL with `{token}` replaced by
  * the credentials of the request's Authorization, as a hostile origin
- * would), `/echo-as?charset=C&encoding=E` (`/echo`'s JSON in the bytes of E,
+ * would), `/token-in?type=T&body=B` (a response of Content-Type T and body B,
+ * `{token}` in each replaced by those credentials percent-encoded),
+ * `/echo-as?charset=C&encoding=E` (`/echo`'s JSON in the bytes of E,
  * `utf-8`, `utf-16le` or `utf-16be`, declared as charset C).
  */
 export function startTestServers(): TestServers {
@@ -177,6 +179,11 @@ async function route(url: URL, req: Request, onAbort: (path: string) => void): P
     case "/to-token": {
       const token = (req.headers.get("authorization") ?? "").split(" ").at(-1) ?? "";
       return redirect((q.get("location") ?? "/text").replaceAll("{token}", token), 302);
+    }
+    case "/token-in": {
+      const token = encodeURIComponent((req.headers.get("authorization") ?? "").split(" ").at(-1) ?? "");
+      const fill = (template: string) => template.replaceAll("{token}", token);
+      return text(fill(q.get("body") ?? "ok"), fill(q.get("type") ?? "text/plain"));
     }
     case "/echo-as": {
       const json = JSON.stringify({ headers: Object.fromEntries(req.headers) });
