@@ -230,7 +230,7 @@ test("credentials go only to their origin and are never echoed, in results or lo
   await file.remove();
 });
 
-test("over stdio: client-address headers are refused and an invalid redirect Location is named as such", async () => {
+test("over stdio: client-address and identity headers are refused and an invalid redirect Location is named as such", async () => {
   const file = await configFile(baseConfig());
   const server = await start(file.path);
   const seen = servers.requests.length;
@@ -238,6 +238,11 @@ test("over stdio: client-address headers are refused and an invalid redirect Loc
     const refused = await fetchUrl(server, { url: `${main}/echo`, headers: { [name]: "10.0.0.1" } });
     assert.equal(refused.isError, true, name);
     assert.match(textOf(refused), /headers that claim a client address are not sent/);
+  }
+  for (const name of ["X-Forwarded-User", "X-Auth-Request-Email", "Impersonate-Group"]) {
+    const refused = await fetchUrl(server, { url: `${main}/echo`, headers: { [name]: "admin" } });
+    assert.equal(refused.isError, true, name);
+    assert.match(textOf(refused), /headers that claim an identity are not sent/);
   }
   assert.equal(servers.requests.length, seen, "no refused call reached the server");
   const invalid = await fetchUrl(server, { url: `${main}/to?location=${encodeURIComponent("http://[::1")}` });

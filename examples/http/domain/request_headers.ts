@@ -20,6 +20,19 @@ const CLIENT_ADDRESS = new RegExp(
     "|(-ip|-ipv6|-addr)$",
 );
 
+// Headers in which an auth proxy in front of a backend passes the user it authenticated (oauth2-proxy, Pomerium,
+// Cloudflare Access, AWS ALB, Google IAP, Azure App Service, Kong, Kubernetes' front proxy and impersonation): a
+// backend that trusts one would take the request for that user's. By pattern, so that a vendor's variant not listed
+// here is not sent either: any name ending in -User, -Email, -UserId, -Username, -User-Id, -Identity, -Principal
+// (-Name, -Id), -Group(s) or -Jwt-Assertion, and the vendors' prefixes. (X-Access-Token or X-Auth-Token, an API's
+// own key header, passes.)
+const IDENTITY = new RegExp(
+  "(^|-)(user|email|userid|username|user-id|identity|principal|principal-name|principal-id|groups?|" +
+    "jwt-assertion)$|-ip-authorization$|^x-forwarded-access-token$|^impersonate-|^cf-access-|" +
+    "^x-(auth-request|authenticated|consumer|credential|userinfo|amzn-oidc|goog-authenticated|ms-client-principal|" +
+    "ms-token|remote-extra|pomerium)(-|$)",
+);
+
 const ROUTE = "headers that rewrite the request's path, host or route are not sent";
 
 const WHY: ReadonlyArray<readonly [RegExp, string]> = [
@@ -38,13 +51,12 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
     /^(x-host|x-forwarded|x-forwarded-(host|server|prefix|uri|url|path|proto|port|scheme)|x-accel-.*|x-sendfile|x-middleware-subrequest|request-uri)$/,
     ROUTE,
   ],
+  // Before the client-address names, so that X-Forwarded-User and X-Forwarded-Email are named for what they claim.
+  [IDENTITY, "headers that claim an identity are not sent"],
   [CLIENT_ADDRESS, "headers that claim a client address are not sent"],
   // After the client-address names (X-Original-Forwarded-For, X-Envoy-External-Address say whose address): any other
   // Envoy header, and any name holding "rewrite", "original" or "override" or naming a URI, URL or path.
   [/^x-envoy-|rewrite|original|override|-(uri|url|path)$/, ROUTE],
-  // An auth proxy in front of a backend passes the user it authenticated in one of these; a backend that trusts it
-  // would take the request for that user's.
-  [/(^|-)user$|-ip-authorization$/, "headers that claim an identity are not sent"],
 ];
 
 /**
@@ -54,7 +66,9 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
  * `Authorization` and `Cookie` (credentials come from the config), method
  * overrides, headers that rewrite the path or host a backend routes by
  * (`X-Original-URL`, `X-Rewrite-URL`, `X-Host`, `X-Original-Host`,
- * `X-Forwarded`, `X-HTTP-Host-Override`, `X-Envoy-*`), and every header that claims a client address (`Forwarded`,
+ * `X-Forwarded`, `X-HTTP-Host-Override`, `X-Envoy-*`), headers an auth proxy passes the user it authenticated in
+ * (`X-Forwarded-User`, `X-Auth-Request-Email`, `Impersonate-Group`, `X-MS-Client-Principal-Name`, any name ending in
+ * `-User`, `-Email`, `-Username`, `-Identity`, …), and every header that claims a client address (`Forwarded`,
  * `X-Forwarded-*`, `Via`, `X-Real-IP`, `True-Client-IP`, `X-Client-IP`,
  * `Client-IP`, `CF-Connecting-IP`, `Fastly-Client-IP`, `X-Cluster-Client-IP`,
  * `X-Originating-IP`, and any name ending in `-IP` or `-Addr`). Values never

@@ -101,6 +101,61 @@ Deno.test("requestHeaders() refuses headers a backend routes by instead of the U
   }
 });
 
+/** Headers in which auth proxies pass the user they authenticated (oauth2-proxy, Google IAP, Azure, Kong, Kubernetes…). */
+const IDENTITY_HEADERS: readonly string[] = [
+  "X-Forwarded-User",
+  "X-Forwarded-Email",
+  "X-Forwarded-Groups",
+  "X-Forwarded-Access-Token",
+  "X-Auth-Request-Email",
+  "X-Auth-Request-Preferred-Username",
+  "X-Auth-Request-Groups",
+  "X-Authenticated-Userid",
+  "X-Goog-Authenticated-User-Email",
+  "X-Goog-Authenticated-User-Id",
+  "X-MS-Client-Principal-Name",
+  "X-MS-Client-Principal-Id",
+  "X-MS-Client-Principal",
+  "X-MS-Token-AAD-Id-Token",
+  "Impersonate-User",
+  "Impersonate-Group",
+  "Impersonate-Uid",
+  "Impersonate-Extra-Scopes",
+  "X-Remote-Group",
+  "X-Remote-Extra-Scopes",
+  "X-Consumer-Username",
+  "X-Consumer-ID",
+  "X-Credential-Identifier",
+  "X-Userinfo",
+  "X-Amzn-Oidc-Identity",
+  "X-Amzn-Oidc-Data",
+  "Cf-Access-Authenticated-User-Email",
+  "Cf-Access-Jwt-Assertion",
+  "X-Pomerium-Jwt-Assertion",
+  "X-Goog-IAP-JWT-Assertion",
+  "X-Pomerium-Claim-Email",
+  "X-Vendor-Identity",
+];
+
+Deno.test("requestHeaders() refuses every header that claims an identity an auth proxy would set, in any case", () => {
+  for (const name of IDENTITY_HEADERS) {
+    refused({ [name]: "admin@example.com" }, /headers that claim an identity are not sent; remove it$/);
+    refused({ [name.toLowerCase().replaceAll("-", "_")]: "admin" }, /claim an identity/);
+  }
+  const passes = [
+    "X-Api-Key",
+    "User-Agent",
+    "X-Userland",
+    "X-Consumers",
+    "X-Grouping",
+    "X-Access-Token",
+    "X-Auth-Token",
+  ];
+  for (const name of [...passes, "X-Goog-User-Project", "X-MS-Client-Request-Id"]) {
+    assert.equal(requestHeaders({ [name]: "v" }).get(name), "v", name);
+  }
+});
+
 Deno.test("requestHeaders() refuses forwarding headers and Accept-Encoding", () => {
   for (const name of ["Forwarded", "X-Forwarded-For", "X-Real-IP"]) {
     refused({ [name]: "127.0.0.1" }, /claim a client address/);
