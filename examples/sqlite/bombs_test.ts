@@ -297,7 +297,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a three-way cross join of 1,000-row tables is refused by its price, every time, so is a merged UNION joined to one, and joins on rowid run",
+    "a three-way cross join of 1,000-row tables is refused by its price, every time, so are a merged UNION joined to one, a MULTI-INDEX OR and a subquery nested in a co-routine, and joins on rowid run",
   permissions: perms,
   async fn() {
     const { tree, server, query } = await start(1_000);
@@ -315,6 +315,21 @@ Deno.test({
       "SELECT count(*) AS n FROM (SELECT a.n * 1000 + b.n AS k FROM t a, t b UNION SELECT n FROM t) x, t c",
     );
     assert.match(merged.content[0].text, /^Cannot run query: its plan would visit about 1,001,000,000 rows /);
+    // So are loops SQLite hides deeper in its plan: the lookups of a MULTI-INDEX OR (each part a range over t), and a
+    // subquery over c run for each row of b inside a co-routine that runs again for each row of a.
+    const or = await query("SELECT count(*) AS n FROM t a, t c, t b WHERE b.rowid > a.n + c.n OR b.rowid < a.n");
+    assert.match(
+      or.content[0].text,
+      /^Cannot run query: its plan would visit about 2,000,000,000 rows \(1,000 × 1,000 × 2,000\)/,
+    );
+    const nested = await query(
+      "SELECT (SELECT max(z) FROM (SELECT (SELECT count(*) FROM t c WHERE c.n > b.n) AS z FROM t b WHERE b.n > a.n " +
+        "LIMIT 100000)) AS m FROM t a",
+    );
+    assert.match(
+      nested.content[0].text,
+      /^Cannot run query: its plan would visit about 1,002,000,000 rows \(1,000 × 1,000 × 1,000\)/,
+    );
     const joined = await query("SELECT count(*) AS n FROM t a JOIN t b ON b.rowid = a.n");
     assert.deepEqual((joined.structuredContent as { rows: unknown[] }).rows, [{ n: 1_000 }]);
     server.process.kill("SIGTERM");

@@ -64,6 +64,7 @@ const NOT_ALIAS = new Set([
   "NOT",
 ]);
 const JSON_FUNCTIONS = new Set(["json_each", "json_tree", "jsonb_each", "jsonb_tree"]);
+const MULTI_INDEX_OR = "MULTI-INDEX OR";
 
 /**
  * SQLite's plan of a statement, compiled under whatever authorizer `db` has.
@@ -78,18 +79,21 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
 }
 
 /**
- * The loop nests of a plan, each loop priced in rows: a table by its row
- * count; a table-valued function by the most its input can give
+ * The loop nests of a plan, each loop priced in rows: a table by its row count;
+ * a table-valued function by the most its input can give
  * (`json_each`/`json_tree`: {@linkcode JSON_ROWS}; `pragma_*`: the schema's
- * size; `dbstat`: the file's pages); a CTE or subquery by the loops that
- * build it (their product, the parts of a UNION added up); a lookup by
- * rowid 1 and one by index equality {@linkcode EQUALITY_ROWS}; a range the
- * whole source. A name is every source the statement (or a view in the
- * schema) gives it, and is priced as the dearest of them, so that no alias
- * can talk a price down; a name tied to nothing is the largest table (a
- * virtual one: the largest of every bound above). A correlated subquery's
- * loops multiply the loops around it. Nests of a single loop are left out:
- * one scan is linear in its source and left to the deadline.
+ * size; `dbstat`: the file's pages); a CTE or subquery by the loops that build
+ * it (their product, the parts of a UNION added up); a lookup by rowid 1 and
+ * one by index equality {@linkcode EQUALITY_ROWS}; a range the whole source. A
+ * name is every source the statement (or a view in the schema) gives it, and is
+ * priced as the dearest of them, so that no alias can talk a price down; a name
+ * tied to nothing is the largest table (a virtual one: the largest of every
+ * bound above). A correlated subquery's loops multiply the loops around it, and
+ * those around each correlated subquery further out that holds it (through a
+ * co-routine, a compound's part or a MATERIALIZE; not through a subquery SQLite
+ * runs once). A MULTI-INDEX OR is one loop: its parts' lookups added up. Nests
+ * of a single loop are left out: one scan is linear in its source and left to
+ * the deadline.
  *
  * @param plan From {@linkcode explainQueryPlan}.
  * @param tokens The statement's tokens, for its aliases.
@@ -104,8 +108,13 @@ export function queryCost(
   views: readonly string[] = [],
 ): number[][] {
   const byId = new Map(plan.map((row) => [row.id, row]));
-  const isLoop = (detail: string) => detail.startsWith("SCAN ") || detail.startsWith("SEARCH ");
-  const loopsAt = (level: number) => plan.filter((row) => row.parent === level && isLoop(row.detail));
+  const childrenOf = (id: number) => plan.filter((row) => row.parent === id).toSorted((a, b) => a.id - b.id);
+  // A MULTI-INDEX OR is one loop: each of its `INDEX n` parts runs its lookup once per row of the loops around it.
+  const isLoop = (detail: string) =>
+    detail.startsWith("SCAN ") || detail.startsWith("SEARCH ") || detail === MULTI_INDEX_OR;
+  const loopsAt = (level: number) => childrenOf(level).filter((row) => isLoop(row.detail));
+  const isOrPart = (row: PlanRow | undefined) =>
+    row !== undefined && /^INDEX \d+$/.test(row.detail) && byId.get(row.parent)?.detail === MULTI_INDEX_OR;
   const built = new Map<string, number[]>();
   for (const row of plan) {
     const materialized = /^(?:MATERIALIZE|CO-ROUTINE) (.*)$/.exec(row.detail)?.[1];
@@ -131,23 +140,21 @@ export function queryCost(
     if (building.has(id)) return largest();
     building.add(id);
     try {
-      const children = plan.filter((row) => row.parent === id);
-      // A compound's parts (LEFT-MOST SUBQUERY, UNION ALL, …; LEFT and RIGHT when SQLite merges sorted parts,
-      // `MERGE (UNION)`) add up; each part's loops multiply.
-      const sum = (rows: PlanRow[]) => rows.reduce((total, row) => total + boundOf(row.id), 0);
-      const isCompound = (detail = "") => detail.startsWith("COMPOUND ") || detail.startsWith("MERGE (");
-      if (isCompound(byId.get(id)?.detail)) return sum(children);
-      const compound = children.filter((row) => isCompound(row.detail));
-      if (compound.length > 0) return sum(compound);
-      const loops = children.filter((row) => isLoop(row.detail));
-      const driven = inListsAt(id);
-      return loops.reduce(
-        (product, loop) => product * price(loop.detail, loops.length === 1) * (driven.get(loop.id) ?? 1),
-        1,
-      );
+      return computeBound(id);
     } finally {
       building.delete(id);
     }
+  };
+  const computeBound = (id: number): number => {
+    const children = childrenOf(id);
+    // A compound's parts (LEFT-MOST SUBQUERY, UNION ALL, …; LEFT and RIGHT when SQLite merges sorted parts,
+    // `MERGE (UNION)`) add up; each part's loops multiply.
+    const sum = (rows: PlanRow[]) => rows.reduce((total, row) => total + boundOf(row.id), 0);
+    const isCompound = (detail = "") => detail.startsWith("COMPOUND ") || detail.startsWith("MERGE (");
+    if (isCompound(byId.get(id)?.detail)) return sum(children);
+    const compound = children.filter((row) => isCompound(row.detail));
+    if (compound.length > 0) return sum(compound);
+    return pricedLoopsAt(id).reduce((a, b) => a * b, 1);
   };
   const sourceRows = (name: string, virtual: boolean): number => {
     const names = new Set([name, name.slice(name.lastIndexOf(".") + 1), ...aliases.get(name) ?? []]);
@@ -162,63 +169,87 @@ export function queryCost(
     if (found.length > 0) return Math.max(...found);
     return virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest();
   };
-  const price = (detail: string, alone: boolean): number => {
-    // A name is the user's text and may read like SQLite's own words: `t AS "CONSTANT ROW"`.
-    if (detail === "SCAN CONSTANT ROW" && alone) return 1;
+  // The name a SCAN or SEARCH reads, and SQLite's own words after it.
+  const parse = (detail: string) => {
     const search = detail.startsWith("SEARCH ");
     const rest = detail.slice(search ? 7 : 5);
-    // SQLite's own words follow the name, so cut at the last of them.
+    // A name is the user's text and may read like SQLite's own words, and SQLite's own words follow the name, so
+    // cut at the last of them.
     const using = rest.lastIndexOf(" USING ");
     const virtual = rest.lastIndexOf(" VIRTUAL TABLE");
     const end = Math.max(using, virtual);
-    const name = sqlLowerCase(end === -1 ? rest : rest.slice(0, end));
-    if (search && using > virtual) {
-      const how = rest.slice(using);
+    const how = using > virtual ? rest.slice(using) : "";
+    return { search, how, virtual: virtual > using, name: sqlLowerCase(end === -1 ? rest : rest.slice(0, end)) };
+  };
+  const price = (row: PlanRow, alone: boolean): number => {
+    const detail = row.detail;
+    if (detail === MULTI_INDEX_OR) return childrenOf(row.id).reduce((total, part) => total + boundOf(part.id), 0);
+    // `t AS "CONSTANT ROW"` reads like SQLite's own words.
+    if (detail === "SCAN CONSTANT ROW" && alone) return 1;
+    const { search, how, virtual, name } = parse(detail);
+    if (search && how !== "") {
       if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
       const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
       if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS;
     }
-    return sourceRows(name, virtual > using);
+    return sourceRows(name, virtual);
   };
   // An IN list that drives a lookup: SQLite names it after the SEARCH it feeds (`USING ROWID SEARCH ON TABLE big
-  // FOR IN-OPERATOR`, `LIST SUBQUERY 1`), and the lookup runs once per item of the list, not once.
+  // FOR IN-OPERATOR`, `LIST SUBQUERY 1`), or before it inside a MULTI-INDEX OR's part, which holds one lookup; the
+  // lookup runs once per item of the list, not once.
   const inListsAt = (level: number): Map<number, number> => {
     const driven = new Map<number, number>();
+    const rows = childrenOf(level);
+    const orPart = isOrPart(byId.get(level));
     let last: PlanRow | undefined;
-    for (const row of plan.filter((row) => row.parent === level).toSorted((a, b) => a.id - b.id)) {
+    for (const row of rows) {
       if (isLoop(row.detail)) {
         last = row;
         continue;
       }
-      if (last === undefined || !last.detail.startsWith("SEARCH ") || !/=\?/.test(last.detail)) continue;
+      const fed = orPart ? rows.find((row) => row.detail.startsWith("SEARCH ")) : last;
+      if (fed === undefined || !fed.detail.startsWith("SEARCH ") || !/=\?/.test(fed.detail)) continue;
       const table = /^USING (?:ROWID SEARCH|INDEX .+) ON TABLE (.+) FOR IN-OPERATOR$/.exec(row.detail)?.[1];
       const bound = table !== undefined
         ? sourceRows(sqlLowerCase(table), false)
         : /^USING INDEX .+ FOR IN-OPERATOR$/.test(row.detail)
         ? largest()
-        : /^LIST SUBQUERY \d+$/.test(row.detail)
+        : /^(?:CORRELATED )?LIST SUBQUERY \d+$/.test(row.detail)
         ? boundOf(row.id)
         : undefined;
-      if (bound !== undefined) driven.set(last.id, Math.max(driven.get(last.id) ?? 1, bound));
+      if (bound !== undefined) driven.set(fed.id, Math.max(driven.get(fed.id) ?? 1, bound));
     }
     return driven;
   };
+  const pricedLoopsAt = (level: number): number[] => {
+    const loops = loopsAt(level);
+    const driven = inListsAt(level);
+    return loops.map((row) => price(row, loops.length === 1) * (driven.get(row.id) ?? 1));
+  };
+  // The loops whose every row runs the loops at `level` once more. A correlated subquery runs once per row of the
+  // loops around it, and a part of a MULTI-INDEX OR once per row of the other loops around that. A subquery or IN
+  // list SQLite does not call CORRELATED runs once in all: SQLite keeps its result. Anything else runs once per run
+  // of what holds it, so once per row of the loops around a correlated subquery further up: a co-routine, a
+  // compound's part, and a MATERIALIZE, which the plan does not say whether it reads the query around it (SQLite
+  // builds it again only if it does).
   const outer = (level: number): number[] => {
     const node = byId.get(level);
-    if (node === undefined || !node.detail.startsWith("CORRELATED ")) return [];
-    const around = loopsAt(node.parent);
-    return [...around.map((row) => price(row.detail, around.length === 1)), ...outer(node.parent)];
+    if (node === undefined || /^(?:SCALAR|LIST) SUBQUERY \d+$/.test(node.detail)) return [];
+    if (node.detail.startsWith("CORRELATED ")) return [...pricedLoopsAt(node.parent), ...outer(node.parent)];
+    if (isOrPart(node)) {
+      const or = byId.get(node.parent)!;
+      const around = loopsAt(or.parent);
+      return [...pricedLoopsAt(or.parent).filter((_, i) => around[i].id !== or.id), ...outer(or.parent)];
+    }
+    return outer(node.parent);
   };
   const nests: number[][] = [];
   for (const level of new Set(plan.map((row) => row.parent))) {
-    const loops = loopsAt(level);
-    if (loops.length === 0) continue;
-    const driven = inListsAt(level);
-    const nest = [
-      ...loops.map((row) => price(row.detail, loops.length === 1) * (driven.get(row.id) ?? 1)),
-      ...outer(level),
-    ];
-    if (nest.length >= 2) nests.push(nest);
+    const node = byId.get(level);
+    // A MULTI-INDEX OR's parts are priced in it.
+    if (isOrPart(node)) continue;
+    const nest = [...pricedLoopsAt(level), ...outer(level)];
+    if (pricedLoopsAt(level).length > 0 && nest.length >= 2) nests.push(nest);
   }
   return nests;
 }

@@ -123,6 +123,39 @@ Deno.test(
 );
 
 Deno.test(
+  "queryCost() prices a MULTI-INDEX OR as one loop: its parts' lookups added up, once per row of the loops around it",
+  withDb((_db, nestsOf) => {
+    // A range on u_k and one on the rowid, each the whole of u, for each row of t.
+    assert.deepEqual(nestsOf("SELECT count(*) FROM t, u WHERE u.k > t.n OR u.id > t.n"), [[30, 20 + 20]]);
+    // An IN list drives its part's lookup once per item (SQLite names it before the lookup there).
+    assert.deepEqual(
+      nestsOf("SELECT count(*) FROM t, u WHERE u.k IN (SELECT n FROM w WHERE n > 5) OR u.id > t.n"),
+      [[30, 2000 * EQUALITY_ROWS + 20]],
+    );
+    // A correlated subquery inside a part runs once per row of the loops around the OR.
+    assert.deepEqual(
+      nestsOf("SELECT count(*) FROM t, u WHERE u.k > (SELECT count(*) FROM w WHERE w.n > t.n) OR u.id > t.n"),
+      [[30, 40], [2000, 20, 30]],
+    );
+  }),
+);
+
+Deno.test(
+  "queryCost() multiplies a correlated subquery in a co-routine by the loops around the correlated subquery holding it",
+  withDb((_db, nestsOf) => {
+    // The co-routine runs again for each row of t, and so does the subquery over c inside it.
+    const sql = "SELECT (SELECT max(z) FROM (SELECT (SELECT count(*) FROM w c WHERE c.n > b.n) AS z FROM w b " +
+      "WHERE b.n > t.n LIMIT 100000)) AS m FROM t";
+    assert.deepEqual(nestsOf(sql), [[2000, 30], [2000, 30], [2000, 2000, 30]]);
+    // A subquery SQLite does not call correlated runs once, wherever it sits: x × y is not multiplied by t.
+    assert.deepEqual(
+      nestsOf("SELECT (SELECT count(*) FROM u WHERE u.k = t.n AND u.v > (SELECT avg(x.n) FROM w x, w y)) FROM t"),
+      [[EQUALITY_ROWS, 30], [2000, 2000]],
+    );
+  }),
+);
+
+Deno.test(
   "queryCost() prices a view's inner aliases by the tables the view names, and an unknown loop as the largest",
   withDb((_db, nestsOf) => {
     assert.deepEqual(nestsOf("SELECT count(*) FROM v"), [[2000, 2000]]);
