@@ -91,9 +91,11 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
  * bound above). A correlated subquery's loops multiply the loops around it, and
  * those around each correlated subquery further out that holds it (through a
  * co-routine, a compound's part or a MATERIALIZE; not through a subquery SQLite
- * runs once). A MULTI-INDEX OR is one loop: its parts' lookups added up. Nests
- * of a single loop are left out: one scan is linear in its source and left to
- * the deadline.
+ * runs once). A MULTI-INDEX OR is one loop: its parts' lookups added up. Every
+ * loop costs at least 1 (a loop over an empty table still runs the loops around
+ * it), and a RIGHT JOIN's pass over its unmatched rows is a nest of its own.
+ * Nests of a single loop are left out: one scan is linear in its source and
+ * left to the deadline.
  *
  * @param plan From {@linkcode explainQueryPlan}.
  * @param tokens The statement's tokens, for its aliases.
@@ -154,7 +156,8 @@ export function queryCost(
     if (isCompound(byId.get(id)?.detail)) return sum(children);
     const compound = children.filter((row) => isCompound(row.detail));
     if (compound.length > 0) return sum(compound);
-    return pricedLoopsAt(id).reduce((a, b) => a * b, 1);
+    const product = (nest: number[]) => nest.reduce((a, b) => a * b, 1);
+    return product(pricedLoopsAt(id)) + rightJoinsAt(id).reduce((total, pass) => total + product(pass), 0);
   };
   const sourceRows = (name: string, virtual: boolean): number => {
     const names = new Set([name, name.slice(name.lastIndexOf(".") + 1), ...aliases.get(name) ?? []]);
@@ -181,7 +184,10 @@ export function queryCost(
     const how = using > virtual ? rest.slice(using) : "";
     return { search, how, virtual: virtual > using, name: sqlLowerCase(end === -1 ? rest : rest.slice(0, end)) };
   };
-  const price = (row: PlanRow, alone: boolean): number => {
+  // A loop over an empty source still runs the loops around it, and after it too when it is an outer join's: every
+  // loop costs at least one step per row of the loops around it.
+  const price = (row: PlanRow, alone: boolean): number => Math.max(1, priceOf(row, alone));
+  const priceOf = (row: PlanRow, alone: boolean): number => {
     const detail = row.detail;
     if (detail === MULTI_INDEX_OR) return childrenOf(row.id).reduce((total, part) => total + boundOf(part.id), 0);
     // `t AS "CONSTANT ROW"` reads like SQLite's own words.
@@ -226,12 +232,24 @@ export function queryCost(
     const driven = inListsAt(level);
     return loops.map((row) => price(row, loops.length === 1) * (driven.get(row.id) ?? 1));
   };
+  // A RIGHT JOIN's second pass (`RIGHT-JOIN t`, a scan of t for its rows no left row matched) runs the loops after
+  // t's own loop once per such row: a nest of its own, whatever the loops before t hold (none, an empty table).
+  const rightJoinsAt = (level: number): number[][] => {
+    const loops = loopsAt(level);
+    const priced = pricedLoopsAt(level);
+    return childrenOf(level).filter((row) => row.detail.startsWith("RIGHT-JOIN ")).map((pass) => {
+      const names = new Set(loopsAt(pass.id).map((row) => parse(row.detail).name));
+      // The first loop of that name, so that a name read twice leaves more loops after it, not fewer.
+      const own = loops.findIndex((row) => row.detail !== MULTI_INDEX_OR && names.has(parse(row.detail).name));
+      return [boundOf(pass.id), ...priced.slice(own + 1)];
+    });
+  };
   // The loops whose every row runs the loops at `level` once more. A correlated subquery runs once per row of the
   // loops around it, and a part of a MULTI-INDEX OR once per row of the other loops around that. A subquery or IN
   // list SQLite does not call CORRELATED runs once in all: SQLite keeps its result. Anything else runs once per run
   // of what holds it, so once per row of the loops around a correlated subquery further up: a co-routine, a
-  // compound's part, and a MATERIALIZE, which the plan does not say whether it reads the query around it (SQLite
-  // builds it again only if it does).
+  // compound's part, a RIGHT JOIN's pass, and a MATERIALIZE, which the plan does not say whether it reads the query
+  // around it (SQLite builds it again only if it does).
   const outer = (level: number): number[] => {
     const node = byId.get(level);
     if (node === undefined || /^(?:SCALAR|LIST) SUBQUERY \d+$/.test(node.detail)) return [];
@@ -246,10 +264,13 @@ export function queryCost(
   const nests: number[][] = [];
   for (const level of new Set(plan.map((row) => row.parent))) {
     const node = byId.get(level);
-    // A MULTI-INDEX OR's parts are priced in it.
-    if (isOrPart(node)) continue;
-    const nest = [...pricedLoopsAt(level), ...outer(level)];
-    if (pricedLoopsAt(level).length > 0 && nest.length >= 2) nests.push(nest);
+    // A MULTI-INDEX OR's parts are priced in it; a RIGHT JOIN's scan in its pass.
+    if (isOrPart(node) || node?.detail.startsWith("RIGHT-JOIN ")) continue;
+    const around = outer(level);
+    for (const nest of [pricedLoopsAt(level), ...rightJoinsAt(level)]) {
+      if (nest.length === 0) continue;
+      if (nest.length + around.length >= 2) nests.push([...nest, ...around]);
+    }
   }
   return nests;
 }

@@ -4,12 +4,12 @@ import { openSqlite, type Sqlite } from "./sqlite.ts";
 import { DatabaseSizes } from "./database_sizes.ts";
 import { assertAffordable, EQUALITY_ROWS, explainQueryPlan, JSON_ROWS, queryCost, UNKNOWN_ROWS } from "./query_cost.ts";
 
-/** t: 30 rows, u: 20 rows (indexed on k), w: 2,000 rows, v: a view over t × t with inner aliases x and y. */
+/** t: 30 rows, u: 20 rows (indexed on k), w: 2,000 rows, e: none, v: a view over w × w with inner aliases x and y. */
 function withDb(fn: (db: Sqlite, nestsOf: (sql: string) => number[][]) => void): () => void {
   return () => {
     const db = openSqlite(":memory:", {});
     db.exec(`CREATE TABLE t (n INTEGER); CREATE TABLE u (id INTEGER PRIMARY KEY, k INTEGER, v TEXT);
-      CREATE TABLE w (n INTEGER); CREATE INDEX u_k ON u (k); CREATE VIEW v AS SELECT x.n FROM w x, w y;
+      CREATE TABLE w (n INTEGER); CREATE TABLE e (n INTEGER); CREATE INDEX u_k ON u (k); CREATE VIEW v AS SELECT x.n FROM w x, w y;
       WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 2000)
         INSERT INTO w SELECT n FROM c;
       INSERT INTO t SELECT n FROM w LIMIT 30; INSERT INTO u (k, v) SELECT n, n FROM w LIMIT 20;`);
@@ -151,6 +151,19 @@ Deno.test(
     assert.deepEqual(
       nestsOf("SELECT (SELECT count(*) FROM u WHERE u.k = t.n AND u.v > (SELECT avg(x.n) FROM w x, w y)) FROM t"),
       [[EQUALITY_ROWS, 30], [2000, 2000]],
+    );
+  }),
+);
+
+Deno.test(
+  "queryCost() prices a loop over an empty table as one step, and a RIGHT JOIN's pass over unmatched rows as a nest",
+  withDb((_db, nestsOf) => {
+    // e holds nothing, yet each row of t is kept and joined to every row of w.
+    assert.deepEqual(nestsOf("SELECT count(*) FROM e RIGHT JOIN t ON 1, w"), [[1, 30, 2000], [30, 2000]]);
+    // One row on the left looks u up by k; u's rows it does not match are each joined to w.
+    assert.deepEqual(
+      nestsOf("SELECT count(*) FROM (SELECT 1 AS n) one RIGHT JOIN u ON u.k = one.n, w"),
+      [[1, EQUALITY_ROWS, 2000], [20, 2000]],
     );
   }),
 );
