@@ -159,8 +159,14 @@ export function queryCost(
     const product = (nest: number[]) => nest.reduce((a, b) => a * b, 1);
     return product(pricedLoopsAt(id)) + rightJoinsAt(id).reduce((total, pass) => total + product(pass), 0);
   };
-  const sourceRows = (name: string, virtual: boolean): number => {
-    const names = new Set([name, name.slice(name.lastIndexOf(".") + 1), ...aliases.get(name) ?? []]);
+  // Every source a name can read as (see `parse`), priced as the dearest.
+  const sourceRows = (readings: readonly string[], virtual: boolean): number => {
+    const names = new Set<string>();
+    for (const name of readings) {
+      for (const source of [name, name.slice(name.lastIndexOf(".") + 1), ...aliases.get(name) ?? []]) {
+        names.add(source);
+      }
+    }
     const found: number[] = [];
     for (const source of names) {
       if (sizes.tables.has(source)) found.push(sizes.rows(source));
@@ -169,20 +175,31 @@ export function queryCost(
       if (source === "dbstat") found.push(sizes.pages());
       for (const id of built.get(source) ?? []) found.push(boundOf(id));
     }
-    if (found.length > 0) return Math.max(...found);
-    return virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest();
+    // `VALUES (1), (2)` is `SCAN 2-ROW VALUES CLAUSE`, which can hold more rows than any table; an alias can read
+    // like it too, and a name tied to nothing still costs the largest table.
+    const values = Math.max(0, ...readings.map((name) => Number(/^(\d+)-row values clause$/.exec(name)?.[1] ?? 0)));
+    if (found.length > 0) return Math.max(values, ...found);
+    return Math.max(values, virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest());
   };
-  // The name a SCAN or SEARCH reads, and SQLite's own words after it.
+  // A SCAN or SEARCH line is `<name>[ EXISTS][ USING …| VIRTUAL TABLE …][ LEFT-JOIN]`, where the name is the user's
+  // text and may read like SQLite's own words (`t AS "u LEFT-JOIN"`): cut at the last USING or VIRTUAL TABLE, which
+  // only SQLite writes after a name, and read what is left both with and without the words SQLite may add, so that
+  // both readings are priced and the dearer counts.
   const parse = (detail: string) => {
     const search = detail.startsWith("SEARCH ");
     const rest = detail.slice(search ? 7 : 5);
-    // A name is the user's text and may read like SQLite's own words, and SQLite's own words follow the name, so
-    // cut at the last of them.
     const using = rest.lastIndexOf(" USING ");
     const virtual = rest.lastIndexOf(" VIRTUAL TABLE");
     const end = Math.max(using, virtual);
-    const how = using > virtual ? rest.slice(using) : "";
-    return { search, how, virtual: virtual > using, name: sqlLowerCase(end === -1 ? rest : rest.slice(0, end)) };
+    const name = sqlLowerCase(end === -1 ? rest : rest.slice(0, end));
+    const readings = [name];
+    for (const words of end === -1 ? [" left-join", " exists"] : [" exists"]) {
+      const last = readings.at(-1)!;
+      if (last.endsWith(words)) readings.push(last.slice(0, -words.length));
+    }
+    // What follows USING is SQLite's alone: its LEFT-JOIN is cut for the lookup's constraints to be read.
+    const how = using > virtual ? rest.slice(using).replace(/ LEFT-JOIN$/, "") : "";
+    return { search, how, virtual: virtual > using, readings };
   };
   // A loop over an empty source still runs the loops around it, and after it too when it is an outer join's: every
   // loop costs at least one step per row of the loops around it.
@@ -192,13 +209,13 @@ export function queryCost(
     if (detail === MULTI_INDEX_OR) return childrenOf(row.id).reduce((total, part) => total + boundOf(part.id), 0);
     // `t AS "CONSTANT ROW"` reads like SQLite's own words.
     if (detail === "SCAN CONSTANT ROW" && alone) return 1;
-    const { search, how, virtual, name } = parse(detail);
+    const { search, how, virtual, readings } = parse(detail);
     if (search && how !== "") {
       if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
       const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
       if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS;
     }
-    return sourceRows(name, virtual);
+    return sourceRows(readings, virtual);
   };
   // An IN list that drives a lookup: SQLite names it after the SEARCH it feeds (`USING ROWID SEARCH ON TABLE big
   // FOR IN-OPERATOR`, `LIST SUBQUERY 1`), or before it inside a MULTI-INDEX OR's part, which holds one lookup; the
@@ -217,7 +234,7 @@ export function queryCost(
       if (fed === undefined || !fed.detail.startsWith("SEARCH ") || !/=\?/.test(fed.detail)) continue;
       const table = /^USING (?:ROWID SEARCH|INDEX .+) ON TABLE (.+) FOR IN-OPERATOR$/.exec(row.detail)?.[1];
       const bound = table !== undefined
-        ? sourceRows(sqlLowerCase(table), false)
+        ? sourceRows([sqlLowerCase(table)], false)
         : /^USING INDEX .+ FOR IN-OPERATOR$/.test(row.detail)
         ? largest()
         : /^(?:CORRELATED )?LIST SUBQUERY \d+$/.test(row.detail)
@@ -238,9 +255,11 @@ export function queryCost(
     const loops = loopsAt(level);
     const priced = pricedLoopsAt(level);
     return childrenOf(level).filter((row) => row.detail.startsWith("RIGHT-JOIN ")).map((pass) => {
-      const names = new Set(loopsAt(pass.id).map((row) => parse(row.detail).name));
+      const names = new Set(loopsAt(pass.id).flatMap((row) => parse(row.detail).readings));
       // The first loop of that name, so that a name read twice leaves more loops after it, not fewer.
-      const own = loops.findIndex((row) => row.detail !== MULTI_INDEX_OR && names.has(parse(row.detail).name));
+      const own = loops.findIndex((row) =>
+        row.detail !== MULTI_INDEX_OR && parse(row.detail).readings.some((name) => names.has(name))
+      );
       return [boundOf(pass.id), ...priced.slice(own + 1)];
     });
   };

@@ -169,6 +169,26 @@ Deno.test(
 );
 
 Deno.test(
+  "queryCost() reads the LEFT-JOIN and EXISTS SQLite writes after a name, and a VALUES clause by its rows",
+  withDb((_db, nestsOf) => {
+    // An outer join by rowid or index is a lookup, not a scan of the table.
+    assert.deepEqual(nestsOf("SELECT * FROM t LEFT JOIN u ON u.id = t.n"), [[30, 1]]);
+    assert.deepEqual(nestsOf("SELECT * FROM t LEFT JOIN u ON u.k = t.n"), [[30, EQUALITY_ROWS]]);
+    assert.deepEqual(nestsOf("SELECT count(*) FROM t LEFT JOIN e ON e.n = t.n, w"), [[30, 2000, EQUALITY_ROWS]]);
+    // `SCAN u EXISTS` scans u.
+    const exists = "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM w WHERE w.n = t.n) AND " +
+      "EXISTS (SELECT 1 FROM u WHERE u.v = t.n)";
+    assert.deepEqual(nestsOf(exists), [[30, 20, EQUALITY_ROWS]]);
+    // An alias that reads like those words is priced as its table.
+    assert.deepEqual(nestsOf('SELECT count(*) FROM t, w AS "u LEFT-JOIN"'), [[30, 2000]]);
+    assert.deepEqual(nestsOf('SELECT count(*) FROM t LEFT JOIN w AS "u EXISTS" ON 1'), [[30, 2000]]);
+    // `SCAN 2500-ROW VALUES CLAUSE`: more rows than the largest table.
+    const values = Array.from({ length: 2500 }, (_, i) => `(${i})`).join(", ");
+    assert.deepEqual(nestsOf(`SELECT count(*) FROM (VALUES ${values}) x, t`), [[2500, 30]]);
+  }),
+);
+
+Deno.test(
   "queryCost() prices a view's inner aliases by the tables the view names, and an unknown loop as the largest",
   withDb((_db, nestsOf) => {
     assert.deepEqual(nestsOf("SELECT count(*) FROM v"), [[2000, 2000]]);
