@@ -135,6 +135,10 @@ export function queryCost(
       // A view SQLite accepted but the tokenizer does not: its aliases fall back to the largest table.
     }
   }
+  // SQLite writes `SCAN CONSTANT ROW` for a SELECT with no FROM; a name reads the same (`t AS "CONSTANT ROW"`) only
+  // where the statement, a view or a table spells it.
+  const constantRowNamed = [...tokens.map((token) => token.text), ...views, ...sizes.tables]
+    .some((text) => text.toLowerCase().includes("constant row"));
   const largest = () => Math.max(UNKNOWN_ROWS, ...[...sizes.tables].map((table) => sizes.rows(table)));
   const schemaBound = () => Math.max(MAX_COLUMNS, sizes.schemaEntries() + 2);
   const building = new Set<number>();
@@ -203,12 +207,11 @@ export function queryCost(
   };
   // A loop over an empty source still runs the loops around it, and after it too when it is an outer join's: every
   // loop costs at least one step per row of the loops around it.
-  const price = (row: PlanRow, alone: boolean): number => Math.max(1, priceOf(row, alone));
-  const priceOf = (row: PlanRow, alone: boolean): number => {
+  const price = (row: PlanRow): number => Math.max(1, priceOf(row));
+  const priceOf = (row: PlanRow): number => {
     const detail = row.detail;
     if (detail === MULTI_INDEX_OR) return childrenOf(row.id).reduce((total, part) => total + boundOf(part.id), 0);
-    // `t AS "CONSTANT ROW"` reads like SQLite's own words.
-    if (detail === "SCAN CONSTANT ROW" && alone) return 1;
+    if (detail === "SCAN CONSTANT ROW" && !constantRowNamed) return 1;
     const { search, how, virtual, readings } = parse(detail);
     if (search && how !== "") {
       if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
@@ -247,7 +250,7 @@ export function queryCost(
   const pricedLoopsAt = (level: number): number[] => {
     const loops = loopsAt(level);
     const driven = inListsAt(level);
-    return loops.map((row) => price(row, loops.length === 1) * (driven.get(row.id) ?? 1));
+    return loops.map((row) => price(row) * (driven.get(row.id) ?? 1));
   };
   // A RIGHT JOIN's second pass (`RIGHT-JOIN t`, a scan of t for its rows no left row matched) runs the loops after
   // t's own loop once per such row: a nest of its own, whatever the loops before t hold (none, an empty table).

@@ -202,6 +202,10 @@ Deno.test(
   "queryCost() cannot be talked down by an alias that reads like SQLite's own plan words",
   withDb((_db, nestsOf) => {
     assert.deepEqual(nestsOf('SELECT count(*) FROM t AS "CONSTANT ROW", t b'), [[30, 30]]);
+    // Alone in a subquery too: SQLite's own `SCAN CONSTANT ROW` (a SELECT with no FROM) is one row, w named so is not.
+    const named = 'SELECT count(*) FROM (SELECT * FROM w AS "CONSTANT ROW" ORDER BY 1 LIMIT 5000) s, t';
+    assert.deepEqual(nestsOf(named), [[2000, 30]]);
+    assert.deepEqual(nestsOf("SELECT count(*) FROM (SELECT 1 AS k) s, t, u"), [[1, 30, 20]]);
     const spoof = 'SELECT * FROM t JOIN u AS "u USING INTEGER PRIMARY KEY (rowid=?)" ON "u USING INTEGER PRIMARY ' +
       'KEY (rowid=?)".k > t.n';
     // Priced by the last of SQLite's words (a range on u_k), and the alias still leads to u: not 1.
