@@ -110,7 +110,8 @@ export function queryCost(
   views: readonly string[] = [],
 ): number[][] {
   const byId = new Map(plan.map((row) => [row.id, row]));
-  const childrenOf = (id: number) => plan.filter((row) => row.parent === id).toSorted((a, b) => a.id - b.id);
+  const childrenById = Map.groupBy(plan.toSorted((a, b) => a.id - b.id), (row) => row.parent);
+  const childrenOf = (id: number): PlanRow[] => childrenById.get(id) ?? [];
   // A MULTI-INDEX OR is one loop: each of its `INDEX n` parts runs its lookup once per row of the loops around it.
   const isLoop = (detail: string) =>
     detail.startsWith("SCAN ") || detail.startsWith("SEARCH ") || detail === MULTI_INDEX_OR;
@@ -141,12 +142,18 @@ export function queryCost(
     .some((text) => text.toLowerCase().includes("constant row"));
   const largest = () => Math.max(UNKNOWN_ROWS, ...[...sizes.tables].map((table) => sizes.rows(table)));
   const schemaBound = () => Math.max(MAX_COLUMNS, sizes.schemaEntries() + 2);
+  // Each bound is worked out once: CTEs built from CTEs would otherwise be priced again for every name that reads them.
+  const bounds = new Map<number, number>();
   const building = new Set<number>();
   const boundOf = (id: number): number => {
+    const known = bounds.get(id);
+    if (known !== undefined) return known;
     if (building.has(id)) return largest();
     building.add(id);
     try {
-      return computeBound(id);
+      const bound = computeBound(id);
+      bounds.set(id, bound);
+      return bound;
     } finally {
       building.delete(id);
     }

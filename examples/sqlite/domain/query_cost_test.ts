@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
 import { openSqlite, type Sqlite } from "./sqlite.ts";
 import { DatabaseSizes } from "./database_sizes.ts";
+import { PolicyError } from "@forge/toolkit/validate";
 import { assertAffordable, EQUALITY_ROWS, explainQueryPlan, JSON_ROWS, queryCost, UNKNOWN_ROWS } from "./query_cost.ts";
 
 /** t: 30 rows, u: 20 rows (indexed on k), w: 2,000 rows, e: none, v: a view over w × w with inner aliases x and y. */
@@ -185,6 +186,18 @@ Deno.test(
     // `SCAN 2500-ROW VALUES CLAUSE`: more rows than the largest table.
     const values = Array.from({ length: 2500 }, (_, i) => `(${i})`).join(", ");
     assert.deepEqual(nestsOf(`SELECT count(*) FROM (VALUES ${values}) x, t`), [[2500, 30]]);
+  }),
+);
+
+Deno.test(
+  "queryCost() prices each CTE once however many names read it: fourteen levels, each the last joined to itself",
+  withDb((_db, nestsOf) => {
+    // p and q name every level, so each level's price reads all the levels below it.
+    const ctes = ["c0 AS MATERIALIZED (SELECT n FROM t)"];
+    for (let i = 1; i <= 14; i++) ctes.push(`c${i} AS MATERIALIZED (SELECT p.n FROM c${i - 1} p, c${i - 1} q)`);
+    const nests = nestsOf(`WITH ${ctes.join(", ")} SELECT count(*) FROM c14`);
+    assert.equal(nests.length, 14);
+    assert.throws(() => assertAffordable(nests, 1e12), PolicyError);
   }),
 );
 
