@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileGlob, matchesAny } from "./_glob.ts";
+import { compileGlob, foldCase, matchesAny } from "./_glob.ts";
 
 const table: [string, string, boolean][] = [
   ["**/secret?.txt", "a/secret😀.txt", true],
@@ -37,4 +37,37 @@ Deno.test("matchesAny() is true when one pattern matches", () => {
   const matchers = ["*.a", "*.b"].map(compileGlob);
   assert.equal(matchesAny(matchers, "x.b"), true);
   assert.equal(matchesAny(matchers, "x.c"), false);
+});
+
+Deno.test("compileGlob() denies a name that a case-insensitive file system folds to a denied one", () => {
+  // NTFS upper-cases ſ to S and ı to I; ext4 casefold and APFS fold ß, ẞ to ss, ﬁ to fi, ς to σ, and compose é.
+  const cases: [string, string][] = [
+    ["**/secret*", "ſecret.txt"],
+    ["**/.git/**", ".gıt/config"],
+    ["**/.git/**", "repo/.GıT/config"],
+    ["**/.aws/**", ".AWſ/credentials"],
+    ["**/.ssh/**", ".ßh/id_rsa"],
+    ["**/.ssh/**", ".ẞh/id_rsa"],
+    ["**/*.conﬁg", "a.config"],
+    ["**/*.config", "a.conﬁg"],
+    ["**/σοφία", "ΣΟΦΊΑ"],
+    ["**/σοφίας", "σοφίασ"],
+    ["**/café", "cafe\u0301"],
+    ["**/cafe\u0301", "CAFÉ"],
+  ];
+  for (const [pattern, path] of cases) assert.equal(compileGlob(pattern)(path), true, `${pattern} ${path}`);
+  // Lower-casing still decides too: `?` is one character of the name as written.
+  assert.equal(compileGlob("**/stra?e")("straße"), true);
+  assert.equal(compileGlob("**/stra?e")("STRAßE"), true);
+  // ASCII matching is unchanged.
+  assert.equal(compileGlob("**/secret*")("sacret.txt"), false);
+  assert.equal(compileGlob("**/.git/**")(".gjt/config"), false);
+  assert.equal(compileGlob("a?c")("abbc"), false);
+});
+
+Deno.test("foldCase() folds alike every pair a case-insensitive file system takes for one name", () => {
+  for (const [a, b] of [["ſ", "s"], ["ı", "I"], ["ß", "SS"], ["ẞ", "ss"], ["ﬃ", "FFI"], ["K", "k"], ["ς", "Σ"]]) {
+    assert.equal(foldCase(a), foldCase(b), `${a} ${b}`);
+  }
+  assert.equal(foldCase("ReadMe.MD"), "readme.md");
 });

@@ -57,8 +57,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
  * the credential folders of AWS, Azure, Google Cloud, Kubernetes, Docker
  * and GnuPG, the stores of Cargo, RubyGems, Maven, pip, rclone, GitHub's CLI,
  * pass and GNOME's keyring, PuTTY and KeePass files, backups of the dotfiles
- * above, and shell and database histories. Matching ignores case; a
- * `PathJail` matches these against the absolute path too.
+ * above, and shell and database histories. Matching ignores case as
+ * case-insensitive file systems fold it (`ſ` is `s`, `ı` is `i`, `ß` is
+ * `ss`); a `PathJail` matches these against the absolute path too.
  *
  * @example The defaults include `.env` files
  * ```ts

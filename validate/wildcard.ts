@@ -5,8 +5,9 @@
  * backtrack point (the last `*`), so its work is at most the pattern's length
  * times the text's, never exponential as a backtracking regular expression's
  * can be: a hostile pattern cannot make it hang.
- * Case matters: lower-case both sides to ignore it. It is what deny globs
- * match each path segment with; servers can use it for name filters.
+ * Case matters: lower-case both sides to ignore it (deny globs also try
+ * both folded as file systems fold them). It is what deny globs match each
+ * path segment with; servers can use it for name filters.
  *
  * @param pattern The wildcard pattern.
  * @param text The whole string to test.

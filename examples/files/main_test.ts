@@ -87,6 +87,8 @@ Deno.test({
       await refused("read_file", { path: "linked-dir/canary.txt" }, /symbolic link that leads outside/);
       await refused("read_file", { path: ".env" }, /the policy denies this path/);
       await refused("read_file", { path: "plan.secret" }, /the policy denies this path/);
+      // U+017F (long s) upper-cases to S: NTFS takes plan.ſecret for plan.secret.
+      await refused("read_file", { path: "plan.\u017fecret" }, /the policy denies this path/);
       await refused("read_file", { path: "blob.bin" }, /looks binary/);
       await refused("read_file", { path: "notes" }, /not a regular file/);
     });
