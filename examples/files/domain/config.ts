@@ -3,8 +3,15 @@
 import { definePolicy } from "@forge/toolkit/validate";
 import { z } from "zod";
 
-/** The largest `max_bytes` a config may set: one read or write, in bytes. */
-export const MAX_BYTES_CEILING = 16 * 1024 * 1024;
+/**
+ * The largest `max_bytes` a config may set: one read or write, in bytes.
+ * A read's reply must fit in one message (the toolkit's default
+ * `maxMessageBytes`, 64 MiB), and JSON writes a control character as six
+ * bytes (`\u0001`): 10 MiB of them is a 60 MiB reply. At 16 MiB a file of
+ * control characters was a 96 MiB reply, refused as too large instead of
+ * shown cut.
+ */
+export const MAX_BYTES_CEILING = 10 * 1024 * 1024;
 
 const folder = z.string().min(1, "must be a non-empty path");
 

@@ -29,9 +29,10 @@ Deno.test("the config refuses a deny glob with a .. segment", () => {
   assert.match(JSON.stringify(result.error?.issues), /deny glob/);
 });
 
-Deno.test("the config refuses max_bytes outside 1..16 MiB and empty paths", () => {
+Deno.test("the config refuses max_bytes outside 1..10 MiB and empty paths", () => {
   assert.equal(ConfigSchema.safeParse({ max_bytes: 0 }).success, false);
   assert.equal(ConfigSchema.safeParse({ max_bytes: MAX_BYTES_CEILING + 1 }).success, false);
+  assert.equal(ConfigSchema.safeParse({ max_bytes: 16 * 1024 * 1024 }).success, false);
   assert.equal(ConfigSchema.safeParse({ max_bytes: 1.5 }).success, false);
   assert.equal(ConfigSchema.safeParse({ roots: [""] }).success, false);
   assert.equal(ConfigSchema.safeParse({ audit_file: "" }).success, false);

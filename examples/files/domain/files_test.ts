@@ -3,9 +3,31 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
 import { assertNoLeak, makeTree, symlink, workspaceOf } from "./_fixture.ts";
+import { MAX_BYTES_CEILING } from "./config.ts";
 import { listDir, MAX_LIST_ENTRIES, readText, statPath } from "./files.ts";
 
 const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit", run: ["ln"] };
+
+Deno.test({
+  name: "readText() at the largest max_bytes answers a file of control characters in a reply that fits one message",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    // JSON writes each as \u0001, six bytes: the worst a byte of text can grow (U+FFFD for a bad byte is three).
+    const cap = 64 * 1024;
+    await Deno.writeFile(join(tree.data, "ctl.txt"), new Uint8Array(cap + 1).fill(1));
+    const text = await readText(await workspaceOf(tree.config), "ctl.txt", cap);
+    const marker = `\n[truncated: showed ${cap} of ${cap + 1} bytes]`;
+    assert.ok(text.endsWith(marker));
+    const grown = JSON.stringify(text).length - JSON.stringify(marker).length;
+    assert.equal(grown, 6 * cap);
+    // The reply of read_file (text content only, a long id) at the ceiling, against the toolkit's default
+    // maxMessageBytes of 64 MiB; it grows as the text does (stringifying 10 MiB of it here would take a second).
+    const reply = { jsonrpc: "2.0", id: "x".repeat(1024), result: { content: [{ type: "text", text: marker }] } };
+    assert.ok(JSON.stringify(reply).length + 6 * MAX_BYTES_CEILING <= 64 * 1024 * 1024);
+    await tree.remove();
+  },
+});
 
 Deno.test({
   name: "readText() reads a text file inside a root",
