@@ -4,8 +4,15 @@ import { definePolicy } from "@forge/toolkit/validate";
 import { z } from "zod";
 import { hasControl } from "./_has_control.ts";
 
-/** The largest `max_output_bytes` a config may set, per stream of one git run. */
-export const MAX_OUTPUT_CEILING = 16 * 1024 * 1024;
+/**
+ * The largest `max_output_bytes` a config may set, per stream of one git run.
+ * A tool's reply must fit in one message (the toolkit's default
+ * `maxMessageBytes`, 64 MiB), and JSON writes a control character as six
+ * bytes (`\u0001`): 10 MiB of them is a 60 MiB reply. At 16 MiB a blob of
+ * control characters shown whole was a 96 MiB reply, refused as too large
+ * instead of shown cut.
+ */
+export const MAX_OUTPUT_CEILING = 10 * 1024 * 1024;
 
 const path = z.string().min(1, "must be a non-empty path");
 // One line of plain text: git writes it into commit headers.

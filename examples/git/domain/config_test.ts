@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigSchema } from "./config.ts";
+import { ConfigSchema, MAX_OUTPUT_CEILING } from "./config.ts";
 
 Deno.test("ConfigSchema defaults to no repository and git by absolute path", () => {
   const config = ConfigSchema.parse({});
@@ -16,4 +16,13 @@ Deno.test("ConfigSchema refuses duplicate names, bad names, a relative git and u
   assert.equal(ConfigSchema.safeParse({ repos: [{ ...repo, path: "/a,b" }] }).success, false);
   assert.equal(ConfigSchema.safeParse({ shell: true }).success, false);
   assert.equal(ConfigSchema.safeParse({ author: { name: "a\nb", email: "x@y" } }).success, false);
+});
+
+Deno.test("ConfigSchema refuses max_output_bytes past 10 MiB, where a run's output of control characters would not fit one reply", () => {
+  assert.equal(ConfigSchema.safeParse({ max_output_bytes: MAX_OUTPUT_CEILING }).success, true);
+  assert.equal(ConfigSchema.safeParse({ max_output_bytes: 16 * 1024 * 1024 }).success, false);
+  // JSON writes each control character as six bytes, the most a byte of output grows (U+FFFD for a bad byte: three).
+  assert.equal(JSON.stringify("\u0001".repeat(1024)).length - 2, 6 * 1024);
+  // The reply's text at the ceiling, with room for the envelope and a note, against the default maxMessageBytes.
+  assert.ok(6 * MAX_OUTPUT_CEILING + 64 * 1024 <= 64 * 1024 * 1024);
 });
