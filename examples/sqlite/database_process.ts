@@ -15,7 +15,7 @@ import { DatabaseSizes } from "./domain/database_sizes.ts";
 import { jsonLine, readJsonLines } from "./domain/json_lines.ts";
 import { keepOnlyDatabase } from "./domain/keep_only_database.ts";
 import { journalProblem } from "./domain/super_journal.ts";
-import { rollBackJournal } from "./domain/write.ts";
+import { DATABASE_CAP_MB, rollBackJournal } from "./domain/write.ts";
 
 /**
  * Serves as a database process until stdin ends: drops every grant but the
@@ -36,9 +36,11 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
   const out = Deno.stdout.writable.getWriter();
   let connections: Connections;
   let database: string;
+  let maxDatabaseMb: number;
   try {
     const request = parseDatabaseProcessArgs(args);
     database = request.database;
+    maxDatabaseMb = request.maxDatabaseMb ?? DATABASE_CAP_MB.default;
     const left = keepOnlyDatabase(request);
     if (left.length > 0) {
       // The paths are for the operator (stderr), not for the model that will read the refusal.
@@ -52,7 +54,7 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
     let writer: Sqlite | undefined;
     if (request.writable) {
       // A connection that may write rolls a hot journal back: one planted to name another file is refused first.
-      const refused = journalRefusal(request.database, "Cannot open the database for writing");
+      const refused = journalRefusal(request.database, maxDatabaseMb, "Cannot open the database for writing");
       if (refused !== undefined) throw new Error(refused);
       writer = openDatabase(request.database, true, options);
       // A write stopped by a kill left its journal behind: the first read through a read-write connection rolls it back.
@@ -73,8 +75,12 @@ export async function serveDatabaseProcess(args: readonly string[]): Promise<voi
     // since is refused before each write, and each rollback, too (a red team's second round deleted a file through
     // the second execute).
     const kind = (job as DatabaseJob).kind;
+    // Each job's cap is its config's, which a reload may have changed since this process started.
+    const cap = kind === "execute"
+      ? (job as Extract<DatabaseJob, { kind: "execute" }>).limits.maxDatabaseMb
+      : (job as Extract<DatabaseJob, { kind: "recover" }>).maxDatabaseMb;
     const refused = (kind === "execute" || kind === "recover") && connections.writer !== undefined
-      ? journalRefusal(database, `Cannot ${JOB_ACTIONS[kind]}`)
+      ? journalRefusal(database, cap ?? maxDatabaseMb, `Cannot ${JOB_ACTIONS[kind]}`)
       : undefined;
     const answer = refused === undefined
       ? answerJob(connections, job as DatabaseJob, sizes)
@@ -101,15 +107,16 @@ function assertSameFile(database: string, identity: DatabaseIdentity | undefined
 
 /**
  * The refusal (beginning `action`) of a write to `database` whose journal
- * was not left by this server, with the reason on stderr for the operator;
- * undefined when SQLite may go on.
+ * SQLite must not roll back (see `journalProblem`), with the reason on stderr
+ * for the operator; undefined when SQLite may go on.
  */
-function journalRefusal(database: string, action: string): string | undefined {
-  const problem = journalProblem(database);
+function journalRefusal(database: string, maxDatabaseMb: number, action: string): string | undefined {
+  const problem = journalProblem(database, maxDatabaseMb);
   if (problem === undefined) return undefined;
   console.error(`sqlite: ${action.toLowerCase()} on ${database}: ${problem}`);
-  return `${action}: the database's journal was not left by this server (it names another file for SQLite to ` +
-    "delete, or is not a plain file, or the database is reached through a link); the operator must check its folder";
+  return `${action}: the database's journal is one this server will not roll back (it names another file for ` +
+    "SQLite to delete, is not a plain file or has a second name, or would size or write the database past " +
+    "max_database_mb; or the database is reached through a link); the operator must check its folder";
 }
 
 if (import.meta.main) await serveDatabaseProcess(Deno.args);

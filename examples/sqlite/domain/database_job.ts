@@ -39,7 +39,7 @@ export type DatabaseJob =
   | { kind: "describe"; table: string }
   | { kind: "patterns"; sql: string; limits: WriteLimits }
   | { kind: "execute"; sql: string; params: unknown; limits: WriteLimits }
-  | { kind: "recover" };
+  | { kind: "recover"; maxDatabaseMb?: number };
 
 /** The connections of a database process: a read-only one always, a read-write one in a process that may write. */
 export interface Connections {

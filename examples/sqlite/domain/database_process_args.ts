@@ -19,6 +19,12 @@ export interface DatabaseProcessRequest {
   /** The cap on SQLite's memory in the process, in MiB (`max_memory_mb`). */
   maxMemoryMb: number;
   /**
+   * The largest the database file may be, in MiB (`max_database_mb`): a process that may write refuses a journal
+   * that would roll the database back past it, at its open (a job brings the cap of its own config).
+   * @default {undefined, for the default of `max_database_mb`}
+   */
+  maxDatabaseMb?: number;
+  /**
    * The database file the server started with (see `databaseFileProblem`); absent when the server found none.
    * @default {undefined}
    */
@@ -61,6 +67,7 @@ export function databaseProcessArgs(request: DatabaseProcessRequest): string[] {
     `--max-memory-mb=${request.maxMemoryMb}`,
     ...(request.identity === undefined ? [] : [`--database-id=${request.identity.dev}:${request.identity.ino}`]),
     ...(request.writable ? ["--write"] : []),
+    ...(request.maxDatabaseMb === undefined ? [] : [`--max-database-mb=${request.maxDatabaseMb}`]),
     ...request.dropRead.map((path) => `--drop-read=${path}`),
     ...request.dropWrite.map((path) => `--drop-write=${path}`),
   ];
@@ -105,6 +112,7 @@ export function isDatabaseProcess(args: readonly string[]): boolean {
  *   writable: true,
  *   maxMemoryMb: 64,
  *   identity: { dev: 2049, ino: 1837 },
+ *   maxDatabaseMb: 1_024,
  *   dropRead: [],
  *   dropWrite: ["/var/log/a.jsonl"],
  * };
@@ -126,8 +134,11 @@ export function parseDatabaseProcessArgs(args: readonly string[]): DatabaseProce
     const [, option, path] = /^--(drop-read|drop-write)=(.*)$/s.exec(word) ?? [];
     const [, megabytes] = /^--max-memory-mb=(\d{1,5})$/.exec(word) ?? [];
     const [, dev, ino] = /^--database-id=(\d{1,20}):(\d{1,20})$/.exec(word) ?? [];
+    const [, databaseMb] = /^--max-database-mb=([1-9]\d{0,6})$/.exec(word) ?? [];
     if (word === "--write") request.writable = true;
-    else if (megabytes !== undefined && Number.isNaN(request.maxMemoryMb)) request.maxMemoryMb = Number(megabytes);
+    else if (databaseMb !== undefined && request.maxDatabaseMb === undefined) {
+      request.maxDatabaseMb = Number(databaseMb);
+    } else if (megabytes !== undefined && Number.isNaN(request.maxMemoryMb)) request.maxMemoryMb = Number(megabytes);
     else if (dev !== undefined && request.identity === undefined) {
       request.identity = { dev: Number(dev), ino: Number(ino) };
     } else if (option !== undefined && isAbsolute(path)) {

@@ -52,6 +52,12 @@ export interface DatabaseProcessesOptions {
    */
   maxMemoryMb?: number;
   /**
+   * `max_database_mb`, for a process that may write to check its journal against when it opens (each job that
+   * writes brings its own config's).
+   * @default {undefined, for the default of `max_database_mb`}
+   */
+  maxDatabaseMb?: number;
+  /**
    * The database file the server started with (its device and inode): each process refuses to open another one
    * at the database's path, a link swapped in there too (see `databaseFileProblem`).
    * @default {the file's identity when the pool is made, or else when it first starts a process}
@@ -75,6 +81,8 @@ export interface DatabaseProcessCommandOptions {
   writable: boolean;
   /** The cap on SQLite's memory in the process, in MiB. */
   maxMemoryMb: number;
+  /** `max_database_mb`, for a process that may write. */
+  maxDatabaseMb?: number;
   /** Whether this server is a compiled binary (`Deno.build.standalone`). */
   standalone: boolean;
   /** This process's executable (`Deno.execPath()`): deno, or the compiled binary. */
@@ -158,7 +166,7 @@ const SCRIPT = import.meta.url.endsWith("/domain/database_processes.ts")
  * ```
  */
 export function databaseProcessCommand(options: DatabaseProcessCommandOptions): { program: string; args: string[] } {
-  const { database, writable, maxMemoryMb, identity } = options;
+  const { database, writable, maxMemoryMb, maxDatabaseMb, identity } = options;
   if (options.standalone) {
     const kept = databaseReads(database, writable);
     const others = (paths: readonly string[]) => paths.filter((path) => !kept.includes(path));
@@ -166,7 +174,7 @@ export function databaseProcessCommand(options: DatabaseProcessCommandOptions): 
     const dropWrite = others(options.serverFiles.write);
     return {
       program: options.execPath,
-      args: databaseProcessArgs({ database, writable, maxMemoryMb, identity, dropRead, dropWrite }),
+      args: databaseProcessArgs({ database, writable, maxMemoryMb, maxDatabaseMb, identity, dropRead, dropWrite }),
     };
   }
   return {
@@ -180,7 +188,15 @@ export function databaseProcessCommand(options: DatabaseProcessCommandOptions): 
       `--allow-read=${databaseReads(database, writable).join(",")}`,
       ...(writable ? [`--allow-write=${database}`] : []),
       SCRIPT,
-      ...databaseProcessArgs({ database, writable, maxMemoryMb, identity, dropRead: [], dropWrite: [] }),
+      ...databaseProcessArgs({
+        database,
+        writable,
+        maxMemoryMb,
+        maxDatabaseMb,
+        identity,
+        dropRead: [],
+        dropWrite: [],
+      }),
     ],
   };
 }
@@ -194,6 +210,7 @@ export class DatabaseProcesses {
   readonly #maxIdle: number;
   readonly #serverFiles: ServerFiles;
   #maxMemoryMb: number;
+  readonly #maxDatabaseMb: number | undefined;
   #identity: DatabaseIdentity | undefined;
   readonly #idle: Child[] = [];
   /** Each busy process, with what ends its job when the pool closes. */
@@ -215,6 +232,7 @@ export class DatabaseProcesses {
     this.#maxIdle = options.maxIdle ?? 2;
     this.#serverFiles = options.serverFiles ?? { read: [], write: [] };
     this.#maxMemoryMb = options.maxMemoryMb ?? MEMORY_CAP_MB.default;
+    this.#maxDatabaseMb = options.maxDatabaseMb;
     this.#identity = options.identity ?? databaseIdentity(database);
   }
 
@@ -342,6 +360,7 @@ export class DatabaseProcesses {
       database: this.#database,
       writable: this.#writable,
       maxMemoryMb: this.#maxMemoryMb,
+      maxDatabaseMb: this.#maxDatabaseMb,
       identity: this.#identity,
       standalone,
       execPath: Deno.execPath(),

@@ -252,10 +252,13 @@ export class Manager {
    * @returns Whether it was rolled back (when not, why is on stderr).
    */
   #rollBack(path: string, config: Config): Promise<boolean> {
-    this.#recovering ??= this.#pool(path, true, config).run({ kind: "recover" }, {
-      timeoutMs: config.query_timeout_ms,
-      maxMemoryMb: config.max_memory_mb,
-    }).then(
+    this.#recovering ??= this.#pool(path, true, config).run(
+      { kind: "recover", maxDatabaseMb: config.max_database_mb },
+      {
+        timeoutMs: config.query_timeout_ms,
+        maxMemoryMb: config.max_memory_mb,
+      },
+    ).then(
       () => true,
       (err: unknown) => {
         console.error(`sqlite: the database has a hot journal, which the writer could not roll back: ${err}`);
@@ -272,7 +275,13 @@ export class Manager {
   #pool(path: string, write: boolean, config: Config): DatabaseProcesses {
     const common = { serverFiles: this.#serverFiles, maxMemoryMb: config.max_memory_mb, identity: this.#identity };
     return write
-      ? this.#writers ??= new DatabaseProcesses(path, { writable: true, maxQueries: 1, maxIdle: 1, ...common })
+      ? this.#writers ??= new DatabaseProcesses(path, {
+        writable: true,
+        maxQueries: 1,
+        maxIdle: 1,
+        maxDatabaseMb: config.max_database_mb,
+        ...common,
+      })
       : this.#processes ??= new DatabaseProcesses(path, { ...common, ...this.#processOptions });
   }
 
