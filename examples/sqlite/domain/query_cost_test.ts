@@ -239,3 +239,17 @@ Deno.test("assertAffordable() refuses the first nest that takes the sum past max
     },
   );
 });
+
+Deno.test(
+  "queryCost() prices json_each over an outer column at the 1 MiB bound per row, and a rowid range at the whole " +
+    "table (a rowid may be negative)",
+  withDb((db, nestsOf) => {
+    // Known limits, kept so as not to under-price (see the README): the plan tells neither the value's length nor
+    // the range's literal.
+    assert.deepEqual(nestsOf("SELECT j.value FROM w, json_each(json_array(w.n, w.n)) j"), [[2_000, JSON_ROWS]]);
+    assert.deepEqual(nestsOf("SELECT a.n FROM w a, w b WHERE a.rowid <= 200"), [[2_000, 2_000]]);
+    // Why the literal is no bound: below 200 lie every negative rowid too.
+    db.exec("INSERT INTO e (rowid, n) SELECT -n, n FROM w");
+    assert.equal(db.prepare("SELECT count(*) AS n FROM e WHERE rowid <= 200").get()!.n, 2_000);
+  }),
+);
