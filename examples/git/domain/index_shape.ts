@@ -8,6 +8,8 @@
 // Before such a run the server reads the index itself, in one pass over its
 // bytes, and sums what git would hold without building a name.
 import { PolicyError, quote } from "@forge/toolkit/validate";
+import { bufferBytes, FileBytes, type IndexBytes } from "./index_bytes.ts";
+import { cacheTree, resolveUndo, untrackedCache } from "./index_extensions.ts";
 
 /**
  * What git 2.39 holds for an index entry besides its name, on a 64-bit
@@ -20,6 +22,12 @@ const EOIE = 0x454f4945; // end of index entries: where the extensions start, fo
 const IEOT = 0x49454f54; // index entry offset table: where each thread's block of entries starts
 const SDIR = 0x73646972; // sparse index
 const LINK = 0x6c696e6b; // split index
+const TREE = 0x54524545; // cache tree
+const REUC = 0x52455543; // resolve-undo records
+const UNTR = 0x554e5452; // untracked cache
+const FSMN = 0x46534d4e; // file system monitor bitmap
+/** The most blocks of an entry offset table read (git writes one per thread). */
+const MAX_BLOCKS = 65536;
 const NAME_MASK = 0xfff;
 const EXTENDED = 0x4000;
 // The extended flags git 2.39 knows (intent-to-add, skip-worktree); any other makes it stop.
@@ -33,8 +41,13 @@ export interface IndexShape {
   readonly version: number | undefined;
   /** How many entries the header says the index holds. */
   readonly entries: number;
-  /** What git would hold for the entries read: {@linkcode ENTRY_BYTES} each, plus its name once expanded. */
+  /**
+   * What git would hold for the entries read ({@linkcode ENTRY_BYTES} each, plus its name once expanded) and
+   * for the extensions it loads.
+   */
   readonly heldBytes: number;
+  /** The part of `heldBytes` that is the extensions'. */
+  readonly extensionBytes: number;
   /** Why the server refuses the index read this way, to follow "its index", or undefined. */
   readonly refused: string | undefined;
   /** Why git cannot read it this way (it stops, or reads past what the file holds), or undefined. */
@@ -70,29 +83,36 @@ export interface IndexShape {
  * new DataView(bytes.buffer).setUint32(0, 0x44495243); // "DIRC"
  * new DataView(bytes.buffer).setUint32(4, 2);
  * const shape = indexShape(bytes, 20, 64 * 1024 * 1024);
- * assert.deepEqual(shape, { version: 2, entries: 0, heldBytes: 0, refused: undefined, damaged: undefined });
+ * assert.deepEqual(shape, {
+ *   version: 2,
+ *   entries: 0,
+ *   heldBytes: 0,
+ *   extensionBytes: 0,
+ *   refused: undefined,
+ *   damaged: undefined,
+ * });
  * assert.match(indexShape(bytes.subarray(0, 20), 20, 1024).damaged ?? "", /too short/);
  * ```
  */
-export function indexShape(bytes: Uint8Array, hashSize: number, maxBytes: number): IndexShape {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+export function indexShape(input: Uint8Array | IndexBytes, hashSize: number, maxBytes: number): IndexShape {
+  const bytes = input instanceof Uint8Array ? bufferBytes(input) : input;
   // The checksum, which git 2.39 does not verify, takes the last hashSize bytes.
   const end = bytes.length - hashSize;
-  const none = { version: undefined, entries: 0, heldBytes: 0, refused: undefined };
+  const none = { version: undefined, entries: 0, heldBytes: 0, extensionBytes: 0, refused: undefined };
   if (end < 12) return { ...none, damaged: `it is ${bytes.length} bytes, too short for an index` };
-  if (view.getUint32(0) !== SIGNATURE) return { ...none, damaged: 'it does not start with "DIRC"' };
-  const version = view.getUint32(4);
+  if (bytes.u32(0) !== SIGNATURE) return { ...none, damaged: 'it does not start with "DIRC"' };
+  const version = bytes.u32(4);
   if (version < 2 || version > 4) return { ...none, damaged: `its version is ${version}, not 2, 3 or 4` };
-  const entries = view.getUint32(8);
-  const shape = { version, entries, heldBytes: 0, refused: undefined, damaged: undefined };
+  const entries = bytes.u32(8);
+  const shape = { version, entries, heldBytes: 0, extensionBytes: 0, refused: undefined, damaged: undefined };
   if (entries * ENTRY_BYTES > maxBytes) return { ...shape, refused: tooMuch(entries, maxBytes) };
   // An end-of-entries marker is where git's threads start reading the extensions: the entries must end there.
-  const eoie = end - 32 >= 12 && view.getUint32(end - 32) === EOIE && view.getUint32(end - 28) === 24
-    ? view.getUint32(end - 24)
+  const eoie = end - 32 >= 12 && bytes.u32(end - 32) === EOIE && bytes.u32(end - 28) === 24
+    ? bytes.u32(end - 24)
     : undefined;
-  const blocks = eoie === undefined ? undefined : offsetTable(view, eoie, end, entries);
+  const blocks = eoie === undefined ? undefined : offsetTable(bytes, eoie, end, entries);
   if (typeof blocks === "string") return { ...shape, refused: blocks };
-  const walked = walkEntries(bytes, view, { version, entries, hashSize, maxBytes, end, blocks });
+  const walked = walkEntries(bytes, { version, entries, hashSize, maxBytes, end, blocks });
   if (walked.damaged !== undefined && eoie !== undefined && walked.refused === undefined) {
     return {
       ...shape,
@@ -104,7 +124,13 @@ export function indexShape(bytes: Uint8Array, hashSize: number, maxBytes: number
   if (eoie !== undefined && eoie !== walked.at) {
     return { ...shape, heldBytes: walked.heldBytes, refused: OFFSETS_DISAGREE };
   }
-  return { ...shape, heldBytes: walked.heldBytes, ...extensions(bytes, view, walked.at, end) };
+  const charged = extensions(bytes, walked.at, end, hashSize, maxBytes - walked.heldBytes);
+  return {
+    ...shape,
+    ...charged,
+    heldBytes: walked.heldBytes + charged.heldBytes,
+    extensionBytes: charged.heldBytes,
+  };
 }
 
 /** What {@linkcode walkEntries} needs besides the bytes. */
@@ -121,8 +147,7 @@ interface Walk {
 
 /** The entries, one after another from byte 12: where they end, what git holds for them, or why not. */
 function walkEntries(
-  bytes: Uint8Array,
-  view: DataView,
+  bytes: IndexBytes,
   walk: Walk,
 ): { at: number; heldBytes: number; refused?: string; damaged?: string } {
   const { version, entries, maxBytes, end, blocks } = walk;
@@ -133,16 +158,16 @@ function walkEntries(
   let block = 0;
   for (let i = 0; i < entries; i++) {
     if (at + fixed + 2 > end) return pastEnd(at, held, i, entries);
-    const flags = view.getUint16(at + fixed);
+    const flags = bytes.u16(at + fixed);
     let nameAt = at + fixed + 2;
     if (flags & EXTENDED) {
       if (nameAt + 2 > end) return pastEnd(at, held, i, entries);
-      if (view.getUint16(nameAt) & ~KNOWN_EXTENDED) {
+      if (bytes.u16(nameAt) & ~KNOWN_EXTENDED) {
         return { at, heldBytes: held, damaged: `${entry(i, entries)} has flags git does not know` };
       }
       nameAt += 2;
     }
-    if ((view.getUint32(at + 24) & TYPE_MASK) === FOLDER) {
+    if ((bytes.u32(at + 24) & TYPE_MASK) === FOLDER) {
       return {
         at,
         heldBytes: held,
@@ -167,8 +192,8 @@ function walkEntries(
       }
       const copied = i === 0 ? 0 : previous - strip;
       if (length === NAME_MASK) {
-        const nul = bytes.indexOf(0, suffixAt);
-        if (nul < 0 || nul >= end) return pastEnd(at, held, i, entries);
+        const nul = bytes.indexOf(0, suffixAt, end);
+        if (nul < 0) return pastEnd(at, held, i, entries);
         length = nul - suffixAt + copied;
         next = nul + 1;
       } else if (length < copied) {
@@ -182,8 +207,8 @@ function walkEntries(
       }
     } else {
       if (length === NAME_MASK) {
-        const nul = bytes.indexOf(0, nameAt);
-        if (nul < 0 || nul >= end) return pastEnd(at, held, i, entries);
+        const nul = bytes.indexOf(0, nameAt, end);
+        if (nul < 0) return pastEnd(at, held, i, entries);
         length = nul - nameAt;
       }
       next = at + ((nameAt - at + length + 8) & ~7);
@@ -210,19 +235,28 @@ function pastEnd(
   return { at, heldBytes, damaged: `${entry(i, entries)} runs past the end of the file` };
 }
 
-/** The extensions from `at` to the checksum: why they are refused or damaged, if they are. */
+/**
+ * The extensions from `at` to the checksum: what git holds for those it
+ * loads (the cache tree, resolve-undo records and untracked cache read as
+ * git reads them, a file system monitor bitmap or entry offset table as
+ * one copy), and why they are refused or damaged, if they are. git skips
+ * other extensions named A to Z without holding them.
+ */
 function extensions(
-  bytes: Uint8Array,
-  view: DataView,
+  bytes: IndexBytes,
   at: number,
   end: number,
-): { refused?: string; damaged?: string } {
+  hashSize: number,
+  budget: number,
+): { heldBytes: number; refused?: string; damaged?: string } {
+  let held = 0;
   // git reads extensions while 8 bytes are left before the checksum.
   while (at + 8 <= end) {
-    const signature = view.getUint32(at);
-    const size = view.getUint32(at + 4);
+    const signature = bytes.u32(at);
+    const size = bytes.u32(at + 4);
     if (signature === SDIR) {
       return {
+        heldBytes: held,
         refused: 'is a sparse index (the "sdir" extension): git expands its folder entries to every file of ' +
           "their trees, however many; make it a full index with `git sparse-checkout set --no-sparse-index` (or " +
           "end the sparse checkout with `git sparse-checkout disable`)",
@@ -230,18 +264,48 @@ function extensions(
     }
     if (signature === LINK) {
       return {
+        heldBytes: held,
         refused: 'is a split index (the "link" extension), whose entries are in a second file this server does ' +
           "not check; make it one file with `git update-index --no-split-index` (and `git config " +
           "core.splitIndex false`)",
       };
     }
-    const name = String.fromCharCode(...bytes.subarray(at, at + 4));
-    if (!/^[A-Z]/.test(name)) return { damaged: `it holds an extension ${quote(name)} git does not know` };
-    if (at + 8 + size > end) return { damaged: `its extension ${quote(name)} runs past the end of the file` };
+    const name = String.fromCharCode(bytes.byte(at), bytes.byte(at + 1), bytes.byte(at + 2), bytes.byte(at + 3));
+    if (!/^[A-Z]/.test(name)) {
+      return { heldBytes: held, damaged: `it holds an extension ${quote(name)} git does not know` };
+    }
+    if (at + 8 + size > end) {
+      return { heldBytes: held, damaged: `its extension ${quote(name)} runs past the end of the file` };
+    }
+    const read = signature === TREE
+      ? cacheTree
+      : signature === REUC
+      ? resolveUndo
+      : signature === UNTR
+      ? untrackedCache
+      : undefined;
+    if (read !== undefined) {
+      // Besides what git builds from it, its bytes, which git reads from the index mapped into memory.
+      const charge = read(bytes, at + 8, size, hashSize, budget - held - size);
+      held += size + charge.heldBytes;
+      if (charge.refused !== undefined) return { heldBytes: held, refused: charge.refused };
+    } else if (signature === FSMN || signature === IEOT) {
+      held += size;
+    }
+    if (held > budget) {
+      return {
+        heldBytes: held,
+        refused: `holds an extension ${quote(name)} that git would hold, with the entries, in more memory than ` +
+          "alloc_limit_mib allows; rebuild the index from the last commit with `rm .git/index && git reset`",
+      };
+    }
     at += 8 + size;
   }
-  return {};
+  return { heldBytes: held };
 }
+
+const TOO_MANY_BLOCKS = `has an entry offset table (IEOT) of more than ${MAX_BLOCKS} blocks (git writes one per ` +
+  "thread); rewrite it with `git -c index.threads=1 update-index --force-write-index`";
 
 const OFFSETS_DISAGREE = "has an end-of-entries marker (EOIE) or entry offset table (IEOT) that disagrees with its " +
   "entries, so git's threads would read other entries than those checked; rewrite it with " +
@@ -269,32 +333,33 @@ function tooMuch(entries: number, maxBytes: number, version?: number, reached?: 
  * not cover the entries one after another.
  */
 function offsetTable(
-  view: DataView,
+  bytes: IndexBytes,
   from: number,
   end: number,
   entries: number,
 ): { index: Uint32Array; offset: Uint32Array } | string | undefined {
   let at = from;
   while (at >= 12 && at + 8 <= end) {
-    const size = view.getUint32(at + 4);
-    if (view.getUint32(at) !== IEOT) {
+    const size = bytes.u32(at + 4);
+    if (bytes.u32(at) !== IEOT) {
       at += 8 + size;
       continue;
     }
     if (size < 4 || at + 8 + size > end) return OFFSETS_DISAGREE;
     // git reads no table of another version, nor one without blocks.
-    if (view.getUint32(at + 8) !== 1) return undefined;
+    if (bytes.u32(at + 8) !== 1) return undefined;
     const count = Math.floor((size - 4) / 8);
     if (count === 0) return undefined;
     if (count > entries) return OFFSETS_DISAGREE;
+    if (count > MAX_BLOCKS) return TOO_MANY_BLOCKS;
     const index = new Uint32Array(count);
     const offset = new Uint32Array(count);
     let first = 0;
     for (let i = 0; i < count; i++) {
-      const nr = view.getInt32(at + 16 + i * 8);
+      const nr = bytes.i32(at + 16 + i * 8);
       if (nr <= 0) return OFFSETS_DISAGREE;
       index[i] = first;
-      offset[i] = view.getUint32(at + 12 + i * 8);
+      offset[i] = bytes.u32(at + 12 + i * 8);
       first += nr;
     }
     return first === entries ? { index, offset } : OFFSETS_DISAGREE;
@@ -303,9 +368,9 @@ function offsetTable(
 }
 
 /** git's varint (`decode_varint`) at `at`: its value and where the name goes on, or undefined past `end`. */
-function readVarint(bytes: Uint8Array, at: number, end: number): [number, number] | undefined {
+function readVarint(bytes: IndexBytes, at: number, end: number): [number, number] | undefined {
   if (at >= end) return undefined;
-  let c = bytes[at];
+  let c = bytes.byte(at);
   let value = c & 127;
   let p = at + 1;
   while (c & 128) {
@@ -314,22 +379,22 @@ function readVarint(bytes: Uint8Array, at: number, end: number): [number, number
     // 2^50 (exact in a double) the value is more than any name holds, and is only followed to find the overflow.
     if (value >= 2 ** 50) return bigVarint(bytes, at, end);
     if (p >= end) return undefined;
-    c = bytes[p++];
+    c = bytes.byte(p++);
     value = value * 128 + (c & 127);
   }
   return [value, p];
 }
 
 /** {@linkcode readVarint} in 64-bit arithmetic, for a value past 2^50. */
-function bigVarint(bytes: Uint8Array, at: number, end: number): [number, number] | undefined {
-  let c = bytes[at];
+function bigVarint(bytes: IndexBytes, at: number, end: number): [number, number] | undefined {
+  let c = bytes.byte(at);
   let value = BigInt(c & 127);
   let p = at + 1;
   while (c & 128) {
     value += 1n;
     if (value >> 57n !== 0n) return [0, at];
     if (p >= end) return undefined;
-    c = bytes[p++];
+    c = bytes.byte(p++);
     value = (value << 7n) + BigInt(c & 127);
   }
   return [Number(value), p];
@@ -346,14 +411,17 @@ export interface IndexShapeOptions {
   hashSize: () => Promise<number>;
   /** Ends the read (the call's deadline or cancellation). */
   signal?: AbortSignal;
+  /** Told of every read of the file: where, and how many bytes at most (at most 64 KiB, `INDEX_CHUNK`). */
+  onRead?: (at: number, length: number) => void;
 }
 
 /**
  * Refuses a repository whose index git could not hold within
  * `options.maxBytes`, or would fill from elsewhere, before a run that reads
- * it: the file is read whole into one buffer (it is refused unread when
- * larger than `maxBytes` or not a regular file) and {@linkcode indexShape} reads it with
- * 20- and 32-byte object ids; a refusal by one reading asks `hashSize` which
+ * it: {@linkcode indexShape} reads the file with 20- and 32-byte object
+ * ids, through a window of 64 KiB (`INDEX_CHUNK`), so that a call
+ * holds that much of it whatever its size (it is refused unread when larger
+ * than `maxBytes` or not a regular file); a refusal by one reading asks `hashSize` which
  * one git uses. An index git cannot read either way is refused as damaged.
  * No index (a repository with nothing added) passes.
  *
@@ -383,13 +451,15 @@ export async function assertIndexShape(repo: string, path: string, options: Inde
     if (err instanceof Deno.errors.NotFound) return;
     throw refuse("cannot be read");
   }
-  let bytes: Uint8Array;
+  let readings: IndexShape[];
   try {
-    // What was opened is what is read: its own type and size, one buffer of that size.
+    // What was opened is what is read: its own type and size.
     const opened = await file.stat();
     if (!opened.isFile) throw refuse("is not a regular file");
     if (opened.size > maxBytes) throw refuse(tooLarge(opened.size, maxBytes), "too-large");
-    bytes = await readInto(file, new Uint8Array(opened.size), signal);
+    signal?.throwIfAborted();
+    const bytes = new FileBytes(file, opened.size, options.onRead);
+    readings = [indexShape(bytes, 20, maxBytes), indexShape(bytes, 32, maxBytes)];
   } catch (err) {
     if (err instanceof PolicyError) throw err;
     signal?.throwIfAborted();
@@ -397,7 +467,6 @@ export async function assertIndexShape(repo: string, path: string, options: Inde
   } finally {
     file.close();
   }
-  const readings = [indexShape(bytes, 20, maxBytes), indexShape(bytes, 32, maxBytes)];
   const refusing = readings.filter((reading) => reading.refused !== undefined);
   // Most indexes read cleanly one way and are damaged the other: git reads them one of those ways.
   if (refusing.length === 0 && readings.some((reading) => reading.damaged === undefined)) return;
@@ -414,18 +483,6 @@ export async function assertIndexShape(repo: string, path: string, options: Inde
         "rebuild it from the last commit",
     );
   }
-}
-
-/** Reads `file` into `buffer` until it is full or the file ends; what was read. */
-async function readInto(file: Deno.FsFile, buffer: Uint8Array, signal?: AbortSignal): Promise<Uint8Array> {
-  let got = 0;
-  while (got < buffer.length) {
-    signal?.throwIfAborted();
-    const read = await file.read(buffer.subarray(got));
-    if (read === null) break;
-    got += read;
-  }
-  return buffer.subarray(0, got);
 }
 
 function tooLarge(size: number, maxBytes: number): string {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
 import { type Fixture, fixture } from "./fixture.ts";
+import { INDEX_CHUNK } from "./index_bytes.ts";
 import { assertIndexShape, ENTRY_BYTES, indexShape } from "./index_shape.ts";
 
 const MIB = 1024 * 1024;
@@ -90,7 +91,7 @@ Deno.test("indexShape() reads the indexes git writes (versions 2, 3 and 4, an en
       const bytes = await Deno.readFile(path);
       const shape = indexShape(bytes, hashSize, 64 * MIB);
       assert.equal(shape.refused ?? shape.damaged, undefined, what);
-      assert.equal(shape.heldBytes, await held(f, dir), what);
+      assert.equal(shape.heldBytes - shape.extensionBytes, await held(f, dir), what);
       // Exactly the sum: one byte less and the index is refused.
       assert.match(indexShape(bytes, hashSize, shape.heldBytes - 1).refused ?? "", /alloc_limit_mib/, what);
       assert.equal(await refusal(path), undefined, what);
@@ -292,6 +293,140 @@ Deno.test("git_commit in a repository whose config asks for a split or sparse in
     await Deno.writeTextFile(join(split, "a.txt"), "again\n");
     await f.git(split, "commit", "-qam", "again");
     await assert.rejects(manager.status("wsplit"), /its index is a split index/);
+  } finally {
+    await f.end();
+  }
+});
+
+/** An untracked cache (`UNTR`): a root folder of `folders` subfolders, each listing `names` empty names. */
+function untracked(folders: number, names: number): Uint8Array {
+  const head = [...varint(1), 0x78, ...new Uint8Array(76 + 40), ...encoder.encode(".gitignore\0")];
+  const parts = [new Uint8Array([...head, ...varint(1 + folders), ...varint(0), ...varint(folders), 0])];
+  for (let i = 0; i < folders; i++) {
+    parts.push(new Uint8Array([...varint(names), ...varint(0), ...encoder.encode(`d${i}\0`)]), new Uint8Array(names));
+  }
+  parts.push(new Uint8Array(64));
+  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  parts.reduce((at, part) => (bytes.set(part, at), at + part.length), 0);
+  return extension("UNTR", bytes);
+}
+
+/** A cache tree (`TREE`): a root of the subtrees named, each with no entries and no subtrees. */
+function cacheTree(names: string[]): Uint8Array {
+  return extension("TREE", encoder.encode(`\0-1 ${names.length}\n${names.map((name) => `${name}\0-1 0\n`).join("")}`));
+}
+
+/** Resolve-undo records (`REUC`) of the paths named, each with no stage. */
+function resolveUndo(names: string[]): Uint8Array {
+  return extension("REUC", encoder.encode(names.map((name) => `${name}\x000\x000\x000\x00`).join("")));
+}
+
+/** `count` names of three letters, in git's order. */
+function names(count: number): string[] {
+  return Array.from(
+    { length: count },
+    (_, i) => [i >> 10, (i >> 5) & 31, i & 31].map((n) => String.fromCharCode(65 + n)).join(""),
+  );
+}
+
+Deno.test("indexShape() charges what git holds for the extensions it loads (untracked cache, cache tree, resolve-undo), as real git writes them and as crafted", async () => {
+  const f = await fixture();
+  try {
+    const files: Record<string, string> = { "a.txt": "a\n" };
+    for (let i = 0; i < 30; i++) files[`src/m${i % 3}/f${i}.ts`] = `${i}\n`;
+    const dir = await f.repo("app", files);
+    const path = join(dir, ".git", "index");
+    // A cache tree (after the commit), an untracked cache filled by a status, resolve-undo records of a conflict.
+    await f.git(dir, "update-index", "--untracked-cache");
+    await Deno.writeTextFile(join(dir, "src", "m1", "new.ts"), "new\n");
+    await f.git(dir, "status", "--porcelain");
+    await f.git(dir, "checkout", "-q", "-b", "other");
+    await Deno.writeTextFile(join(dir, "a.txt"), "other\n");
+    await f.git(dir, "commit", "-qam", "other");
+    await f.git(dir, "checkout", "-q", "main");
+    await Deno.writeTextFile(join(dir, "a.txt"), "main\n");
+    await f.git(dir, "commit", "-qam", "main");
+    await f.git(dir, "merge", "-q", "other").catch(() => undefined);
+    await Deno.writeTextFile(join(dir, "a.txt"), "resolved\n");
+    await f.git(dir, "add", "a.txt");
+    const bytes = await Deno.readFile(path);
+    for (const signature of ["TREE", "UNTR", "REUC"]) assert.ok(find(bytes, signature) > 0, signature);
+    const shape = indexShape(bytes, 20, 64 * MIB);
+    assert.equal(shape.refused ?? shape.damaged, undefined);
+    assert.ok(shape.extensionBytes > 0 && shape.extensionBytes < 20_000, `${shape.extensionBytes}`);
+    assert.equal(await refusal(path), undefined);
+
+    // 200,000 empty untracked names: 200 KB on disk, 8 MB in git (an 8-byte slot and a 32-byte copy each).
+    const one = [entry(2, "a.txt")];
+    const untr = indexShape(index(2, one, [untracked(4, 50_000)]), 20, 64 * MIB);
+    assert.equal(untr.refused, undefined);
+    assert.ok(untr.extensionBytes >= 200_000 * 40, `${untr.extensionBytes}`);
+    await Deno.writeFile(path, index(2, one, [untracked(4, 50_000)]));
+    const refused = await refusal(path, 4 * MIB);
+    assert.equal(refused?.code, "too-large");
+    assert.match(
+      refused?.message ?? "",
+      /its index holds an untracked cache \(the "UNTR" extension\) that git would hold, with the entries, in more memory than alloc_limit_mib allows .*`git update-index --no-untracked-cache`/,
+    );
+    // 30,000 subtrees of 9 bytes: 270 KB on disk, 4 MB in git; 30,000 records of 10 bytes: 300 KB and 6 MB.
+    const tree = indexShape(index(2, one, [cacheTree(names(30_000))]), 20, 64 * MIB);
+    assert.ok(tree.refused === undefined && tree.extensionBytes >= 30_000 * 136, `${tree.extensionBytes}`);
+    assert.match(
+      indexShape(index(2, one, [cacheTree(names(30_000))]), 20, 2 * MIB).refused ?? "",
+      /"TREE".*alloc_limit_mib.*`rm \.git\/index && git reset`/,
+    );
+    const reuc = indexShape(index(2, one, [resolveUndo(names(30_000))]), 20, 64 * MIB);
+    assert.ok(reuc.refused === undefined && reuc.extensionBytes >= 30_000 * 200, `${reuc.extensionBytes}`);
+    assert.match(
+      indexShape(index(2, one, [resolveUndo(names(30_000))]), 20, 4 * MIB).refused ?? "",
+      /"REUC".*alloc_limit_mib.*`git update-index --clear-resolve-undo`/,
+    );
+    // Out of order, git sorts each in, moving all after it: quadratic. Refused, in order or not by length first.
+    const reversed = names(3).reverse();
+    assert.match(
+      indexShape(index(2, one, [resolveUndo(reversed)]), 20, 64 * MIB).refused ?? "",
+      /"REUC".*out of order/,
+    );
+    assert.match(
+      indexShape(index(2, one, [cacheTree(reversed)]), 20, 64 * MIB).refused ?? "",
+      /"TREE".*subtrees out of order/,
+    );
+    assert.match(indexShape(index(2, one, [cacheTree(["bb", "a"])]), 20, 64 * MIB).refused ?? "", /out of order/);
+    assert.equal(indexShape(index(2, one, [cacheTree(["b", "aa"])]), 20, 64 * MIB).refused, undefined);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("an untracked cache git filled past the limit is refused, and passes after the fix the refusal names", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("app", { "a.txt": "a\n" });
+    const path = join(dir, ".git", "index");
+    await f.git(dir, "update-index", "--untracked-cache");
+    for (let i = 0; i < 2000; i++) await Deno.writeFile(join(dir, `u${i}`), new Uint8Array());
+    await f.git(dir, "status", "--porcelain");
+    assert.match((await refusal(path, 64 * 1024))?.message ?? "", /"UNTR"/);
+    await f.git(dir, "update-index", "--no-untracked-cache");
+    assert.equal(await refusal(path, 64 * 1024), undefined);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("assertIndexShape() reads the index in chunks of INDEX_CHUNK bytes, whatever its size", async () => {
+  const f = await fixture();
+  try {
+    const path = join(f.base, "index");
+    // An extension git skips of 1 MiB, then an untracked cache git would hold past the limit.
+    const bytes = index(2, [entry(2, "a.txt")], [extension("ZZZZ", new Uint8Array(MIB)), untracked(1, 200_000)]);
+    await Deno.writeFile(path, bytes);
+    const reads: number[] = [];
+    const onRead = (_at: number, length: number) => void reads.push(length);
+    await assert.rejects(assertIndexShape("app", path, { maxBytes: 4 * MIB, hashSize: sha1, onRead }), /"UNTR"/);
+    assert.ok(reads.length > 2, `${reads.length} reads`);
+    assert.ok(reads.every((length) => length <= INDEX_CHUNK), `${Math.max(...reads)}`);
+    assert.equal(INDEX_CHUNK, 64 * 1024);
   } finally {
     await f.end();
   }
