@@ -239,7 +239,9 @@ test("over stdio: client-address and identity headers are refused and an invalid
     assert.equal(refused.isError, true, name);
     assert.match(textOf(refused), /headers that claim a client address are not sent/);
   }
-  for (const name of ["X-Forwarded-User", "X-Auth-Request-Email", "Impersonate-Group"]) {
+  for (
+    const name of ["X-Forwarded-User", "X-Auth-Request-Email", "Impersonate-Group", "X-WEBAUTH-ROLE", "X-Scope-OrgID"]
+  ) {
     const refused = await fetchUrl(server, { url: `${main}/echo`, headers: { [name]: "admin" } });
     assert.equal(refused.isError, true, name);
     assert.match(textOf(refused), /headers that claim an identity are not sent/);

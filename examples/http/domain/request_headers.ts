@@ -21,16 +21,20 @@ const CLIENT_ADDRESS = new RegExp(
 );
 
 // Headers in which an auth proxy in front of a backend passes the user it authenticated (oauth2-proxy, Pomerium,
-// Cloudflare Access, AWS ALB, Google IAP, Azure App Service, Kong, Kubernetes' front proxy and impersonation): a
-// backend that trusts one would take the request for that user's. By pattern, so that a vendor's variant not listed
-// here is not sent either: any name ending in -User, -Email, -UserId, -Username, -User-Id, -Identity, -Principal
-// (-Name, -Id), -Group(s) or -Jwt-Assertion, and the vendors' prefixes. (X-Access-Token or X-Auth-Token, an API's
-// own key header, passes.)
+// Cloudflare Access, AWS ALB, Google IAP, Azure App Service, Kong, Kubernetes' front proxy and impersonation), or the
+// user's roles, tenant, JWT claims or TLS client certificate (Grafana's auth proxy, Cortex and Loki, Google Cloud
+// Endpoints and API Gateway, Azure's ARR, nginx and HAProxy passing a client certificate on): a backend that trusts
+// one would take the request for that user's, that role's or that tenant's. By pattern, so that a vendor's variant
+// not listed here is not sent either: any name ending in -User, -Email, -UserId, -Username, -User-Id, -Identity,
+// -Principal (-Name, -Id), -Group(s), -Role(s), -Tenant(-Id), -OrgId, -Subject, -Jwt-Assertion, -Jwt-Payload,
+// -UserInfo, -Client-Cert, -ClientCert, -Client-S-DN, -Client-I-DN or -Client-Verify, and the vendors' prefixes.
+// (X-Access-Token or X-Auth-Token, an API's own key header, passes.)
 const IDENTITY = new RegExp(
-  "(^|-)(user|email|userid|username|user-id|identity|principal|principal-name|principal-id|groups?|" +
-    "jwt-assertion)$|-ip-authorization$|^x-forwarded-access-token$|^impersonate-|^cf-access-|" +
+  "(^|-)(user|email|userid|username|user-id|identity|principal|principal-name|principal-id|groups?|roles?|" +
+    "tenant|tenant-id|orgid|org-id|subject|jwt-assertion|jwt-payload|userinfo|client-cert|clientcert|" +
+    "client-[si]-dn|client-verify)$|-ip-authorization$|^x-forwarded-access-token$|^impersonate-|^cf-access-|" +
     "^x-(auth-request|authenticated|consumer|credential|userinfo|amzn-oidc|goog-authenticated|ms-client-principal|" +
-    "ms-token|remote-extra|pomerium)(-|$)",
+    "ms-token|remote-extra|pomerium|webauth|arr|ssl-client|scope-orgid)(-|$)|^ssl-client-",
 );
 
 const ROUTE = "headers that rewrite the request's path, host or route are not sent";
@@ -67,8 +71,9 @@ const WHY: ReadonlyArray<readonly [RegExp, string]> = [
  * overrides, headers that rewrite the path or host a backend routes by
  * (`X-Original-URL`, `X-Rewrite-URL`, `X-Host`, `X-Original-Host`,
  * `X-Forwarded`, `X-HTTP-Host-Override`, `X-Envoy-*`), headers an auth proxy passes the user it authenticated in
- * (`X-Forwarded-User`, `X-Auth-Request-Email`, `Impersonate-Group`, `X-MS-Client-Principal-Name`, any name ending in
- * `-User`, `-Email`, `-Username`, `-Identity`, …), and every header that claims a client address (`Forwarded`,
+ * (`X-Forwarded-User`, `X-Auth-Request-Email`, `Impersonate-Group`, `X-MS-Client-Principal-Name`, `X-WEBAUTH-ROLE`,
+ * `X-Scope-OrgID`, `X-SSL-Client-Verify`, any name ending in `-User`, `-Email`, `-Username`, `-Identity`, `-Roles`,
+ * `-Tenant-Id`, `-UserInfo`, `-Client-Cert`, …), and every header that claims a client address (`Forwarded`,
  * `X-Forwarded-*`, `Via`, `X-Real-IP`, `True-Client-IP`, `X-Client-IP`,
  * `Client-IP`, `CF-Connecting-IP`, `Fastly-Client-IP`, `X-Cluster-Client-IP`,
  * `X-Originating-IP`, and any name ending in `-IP` or `-Addr`). Values never
@@ -104,8 +109,9 @@ export function requestHeaders(map: Readonly<Record<string, string>>): Headers {
         `Cannot send header ${quote(name, 64)}: the name is not a valid HTTP header name`,
       );
     }
-    // CGI-style backends (PHP, WSGI, Rack) read `X_Forwarded_For` as `X-Forwarded-For`: both spellings are judged alike.
-    const lower = name.toLowerCase().replaceAll("_", "-");
+    // CGI-style backends (PHP, WSGI, Rack) read `X_Forwarded_For` as `X-Forwarded-For`, and a server that builds the
+    // CGI name turns every other sign into `_` too (`X.Forwarded.User`): all those spellings are judged alike.
+    const lower = name.toLowerCase().replace(/[^a-z0-9]/g, "-");
     const refused = WHY.find(([pattern]) => pattern.test(lower));
     if (refused) {
       throw new PolicyError("invalid-input", `Cannot send header ${quote(name, 64)}: ${refused[1]}; remove it`);

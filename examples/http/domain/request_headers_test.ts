@@ -93,7 +93,7 @@ Deno.test("requestHeaders() refuses headers a backend routes by instead of the U
   for (const name of ["X_Forwarded_For", "X_Real_IP", "Client_IP", "Forwarded-For", "X-Real-Forwarded-For"]) {
     refused({ [name]: "127.0.0.1" }, /claim a client address/);
   }
-  for (const name of ["X-Remote-User", "Remote-User", "X-Auth-User", "X-Custom-IP-Authorization"]) {
+  for (const name of ["X-Remote-User", "Remote-User", "X-Auth-User", "X-Custom-IP-Authorization", "X.Forwarded.User"]) {
     refused({ [name]: "admin" }, /claim an identity/);
   }
   for (const name of ["X-Request-Id", "X-Api-Key", "User-Agent", "X_Trace_Id"]) {
@@ -135,6 +135,26 @@ const IDENTITY_HEADERS: readonly string[] = [
   "X-Goog-IAP-JWT-Assertion",
   "X-Pomerium-Claim-Email",
   "X-Vendor-Identity",
+  // A second round: roles, tenants, JWT claims and TLS client certificates (Grafana, Cortex and Loki, Google Cloud
+  // Endpoints and API Gateway, Azure's ARR, nginx and HAProxy passing a client certificate on).
+  "X-ARR-ClientCert",
+  "X-Endpoint-API-UserInfo",
+  "X-WEBAUTH-ROLE",
+  "X-WEBAUTH-NAME",
+  "X-Scope-OrgID",
+  "X-SSL-Client-S-DN",
+  "X-SSL-Client-Verify",
+  "X-SSL-Client-Cert",
+  "X-Client-Cert",
+  "Ssl-Client-Verify",
+  "X-User-Roles",
+  "X-Auth-Roles",
+  "X-Tenant-ID",
+  "X-Apigateway-Api-Userinfo",
+  "X-Jwt-Payload",
+  "X-Auth-Subject",
+  "X-Hasura-Role",
+  "X-Client-Verify",
 ];
 
 Deno.test("requestHeaders() refuses every header that claims an identity an auth proxy would set, in any case", () => {
@@ -150,6 +170,13 @@ Deno.test("requestHeaders() refuses every header that claims an identity an auth
     "X-Grouping",
     "X-Access-Token",
     "X-Auth-Token",
+    "X-Request-Id",
+    "X-Trace",
+    "Accept-Language",
+    "If-None-Match",
+    "X-Subjects",
+    "X-Tenancy",
+    "X-Rolex",
   ];
   for (const name of [...passes, "X-Goog-User-Project", "X-MS-Client-Request-Id"]) {
     assert.equal(requestHeaders({ [name]: "v" }).get(name), "v", name);
