@@ -58,6 +58,14 @@ export interface SafeFetchOptions {
    * @default {every hop the policy allows is followed}
    */
   checkRedirect?: (next: URL, from: URL) => void;
+  /**
+   * Applied to every text a server sent before a refusal quotes it (a
+   * redirect's `Location`, the hop it leads to, the hop's host and scheme):
+   * a secret the server echoes there is hidden whole before the quote cuts
+   * it, where a cut would show its start.
+   * @default {no change}
+   */
+  redact?: (text: string) => string;
 }
 
 /** A fully read response. */
@@ -107,7 +115,8 @@ const SECRET_HEADERS = ["authorization", "cookie", "proxy-authorization"];
  */
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeResponse> {
   const { policy } = options;
-  const urls = new UrlPolicy(policy, { lookup: options.lookup });
+  const redact = options.redact ?? ((text: string) => text);
+  const urls = new UrlPolicy(policy, { lookup: options.lookup, redact });
   const maxBytes = options.maxBytes ?? policy.limits.maxFetchBytes;
   const maxRedirects = options.maxRedirects ?? policy.limits.maxRedirects;
   const timeoutMs = options.timeoutMs ?? policy.limits.fetchTimeoutMs;
@@ -131,7 +140,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
       } catch (err) {
         // The deadline (or the caller) ended the lookup: said below as any fetch that ran out of time.
         if (signal.aborted) throw err;
-        throw from === undefined ? err : hopRefusal(err, url, current);
+        throw from === undefined ? err : hopRefusal(err, url, current, redact);
       }
       if (from !== undefined) options.checkRedirect?.(target, from);
       signal.throwIfAborted();
@@ -142,7 +151,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         if (redirects.length >= maxRedirects) {
           throw new PolicyError("redirect", `Cannot fetch ${quote(url, 100)}: more than ${maxRedirects} redirects`);
         }
-        const next = nextHop(location, target, url);
+        const next = nextHop(location, target, url, redact);
         if (new URL(next).origin !== target.origin) {
           for (const name of SECRET_HEADERS) headers.delete(name);
         }
@@ -196,7 +205,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * non-canonical host as written: `new URL(location, base)` would already
  * have turned `http://2130706433/` into `http://127.0.0.1/`.
  */
-function nextHop(location: string, target: URL, url: string): string {
+function nextHop(location: string, target: URL, url: string, redact: (text: string) => string): string {
   const invalid = (state: string) => new PolicyError("redirect", `Cannot fetch ${quote(url, 100)}: ${state}`);
   for (let i = 0; i < location.length; i++) {
     const code = location.charCodeAt(i);
@@ -204,7 +213,7 @@ function nextHop(location: string, target: URL, url: string): string {
       throw invalid("a redirect location holds whitespace, a control character or a backslash");
     }
   }
-  const notAUrl = () => invalid(`a redirect's Location ${quote(location, 100)} is not a valid URL`);
+  const notAUrl = () => invalid(`a redirect's Location ${quote(redact(location), 100)} is not a valid URL`);
   if (location.startsWith("//")) {
     if (!URL.canParse(location, target)) throw notAUrl();
     return `${target.protocol}${location}`;
@@ -227,14 +236,15 @@ function nextHop(location: string, target: URL, url: string): string {
  * words it by the hop (`Cannot fetch "file:///etc/passwd": the scheme "file"
  * is not allowed`), which reads as if the caller's own URL were wrong.
  */
-function hopRefusal(err: unknown, asked: string, hop: string): unknown {
+function hopRefusal(err: unknown, asked: string, hop: string, redact: (text: string) => string): unknown {
   if (!(err instanceof PolicyError)) return err;
-  const prefix = [`Cannot fetch ${quote(hop, 100)}: `, `Cannot fetch ${quote(new URL(hop).href, 100)}: `]
+  const shown = quote(redact(hop), 100);
+  const prefix = [`Cannot fetch ${shown}: `, `Cannot fetch ${quote(redact(new URL(hop).href), 100)}: `]
     .find((p) => err.message.startsWith(p));
   if (prefix === undefined) return err;
   return new PolicyError(
     err.code,
-    `Cannot fetch ${quote(asked, 100)}: it redirects to ${quote(hop, 100)}, and ${err.message.slice(prefix.length)}`,
+    `Cannot fetch ${quote(asked, 100)}: it redirects to ${shown}, and ${err.message.slice(prefix.length)}`,
     { cause: err },
   );
 }

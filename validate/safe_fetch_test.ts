@@ -377,6 +377,37 @@ Deno.test({
 });
 
 Deno.test({
+  name: "safeFetch() redacts a Location and the hop it leads to before a refusal quotes and cuts them",
+  permissions: { net: NET },
+  fn: () =>
+    withServers(async (s) => {
+      // A server echoing a secret in a Location, padded so that each quote's cut would fall inside it: redacted
+      // first, it is hidden whole, where a cut would have shown its start.
+      const secret = `s3cret${crypto.randomUUID().replaceAll("-", "")}`;
+      const redact = (text: string) => text.replaceAll(secret, "[R]");
+      const locations = [
+        `http://[${"p".repeat(100 - "http://[".length - 6)}${secret}`,
+        `http://${"h".repeat(64 - 6)}${secret}.example/`,
+        `http://${"h".repeat(10)}${secret}.example/${"p".repeat(100 - 29 - secret.length - 10 - 6)}${secret}`,
+      ];
+      for (const location of locations) {
+        await assert.rejects(
+          safeFetch(`${s.a}/redirect?to=${encodeURIComponent(location)}`, { policy: policyFor(s.portA), redact }),
+          (err: unknown) => {
+            assert.ok(err instanceof PolicyError, String(err));
+            // What follows the URL asked for (which holds the secret only because this test wrote it there).
+            const said = err.message.slice(err.message.indexOf('": ') + 3);
+            assert.match(said, /\[R\]/);
+            assert.ok(!said.includes(secret.slice(0, 6)), err.message);
+            return true;
+          },
+          location,
+        );
+      }
+    }),
+});
+
+Deno.test({
   name: "safeFetch() asks checkRedirect about each hop before requesting it, and a throw refuses the hop",
   permissions: { net: NET },
   fn: () =>

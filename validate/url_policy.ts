@@ -16,6 +16,13 @@ export interface UrlPolicyOptions {
    * @default {node:dns lookup, every address}
    */
   lookup?: HostLookup;
+  /**
+   * Applied to the URL and its parts before a refusal quotes them: a
+   * redirect hop is a server's text, and a secret it echoes there must be
+   * hidden whole before the quote cuts it (a cut would show its start).
+   * @default {no change}
+   */
+  redact?: (text: string) => string;
 }
 
 const DEFAULT_PORTS: Record<string, number> = { "https:": 443, "http:": 80 };
@@ -45,17 +52,19 @@ export class UrlPolicy {
   #net: NetPolicy;
   #maxLength: number;
   #lookup: HostLookup;
+  #redact: (text: string) => string;
 
   /**
    * Builds the checker.
    *
    * @param policy The policy whose `net` and `limits.maxUrlLength` apply.
-   * @param options The resolver.
+   * @param options The resolver, and what hides secrets in a refusal.
    */
   constructor(policy: Policy, options: UrlPolicyOptions = {}) {
     this.#net = policy.net;
     this.#maxLength = policy.limits.maxUrlLength;
     this.#lookup = options.lookup ?? lookupAll;
+    this.#redact = options.redact ?? ((text) => text);
   }
 
   /**
@@ -76,7 +85,7 @@ export class UrlPolicy {
    */
   check(input: string): URL {
     const refuse = (code: PolicyError["code"], state: string): never => {
-      throw new PolicyError(code, `Cannot fetch ${quote(input, 100)}: ${state}`);
+      throw new PolicyError(code, `Cannot fetch ${this.#quoted(input)}: ${state}`);
     };
     if (typeof input !== "string") throw new PolicyError("invalid-input", "Cannot fetch: the URL must be a string");
     if (input.length > this.#maxLength) refuse("invalid-input", `the URL is longer than ${this.#maxLength} characters`);
@@ -92,7 +101,7 @@ export class UrlPolicy {
     if (!this.#net.schemes.includes(scheme)) {
       refuse(
         "scheme",
-        `the scheme ${quote(scheme)} is not allowed (allowed: ${this.#net.schemes.join(", ") || "none"})`,
+        `the scheme ${quote(this.#redact(scheme))} is not allowed (allowed: ${this.#net.schemes.join(", ") || "none"})`,
       );
     }
     if (authority!.includes("@") || url.username !== "" || url.password !== "") {
@@ -106,7 +115,7 @@ export class UrlPolicy {
     } else if (host === "" || host.endsWith(".")) {
       refuse("host", "the host name is empty or ends with a dot");
     }
-    if (!this.#hostAllowed(host)) refuse("host", `the host ${quote(host)} is not allowed`);
+    if (!this.#hostAllowed(host)) refuse("host", `the host ${quote(this.#redact(host))} is not allowed`);
     const port = url.port === "" ? DEFAULT_PORTS[url.protocol] : Number(url.port);
     if (!this.#net.ports.includes(port)) refuse("port", `the port ${port} is not allowed`);
     if (literal && !this.#net.privateHosts.includes(host)) {
@@ -140,7 +149,7 @@ export class UrlPolicy {
     if (this.#net.privateHosts.includes(host)) return [];
     const bare = host.replace(/^\[|\]$/g, "");
     if (isIPv4(bare) || isIPv6(bare)) return [bare];
-    const shown = `Cannot fetch ${quote(url.href, 100)}`;
+    const shown = `Cannot fetch ${this.#quoted(url.href)}`;
     let addresses: readonly string[];
     try {
       addresses = await this.#lookup(host);
@@ -153,6 +162,11 @@ export class UrlPolicy {
       if (kind) throw new PolicyError("address", `${shown}: the host resolves to a ${kind} address`);
     }
     return addresses;
+  }
+
+  /** A URL as a refusal shows it: redacted, then quoted and cut. */
+  #quoted(url: string): string {
+    return quote(this.#redact(url), 100);
   }
 
   #hostAllowed(host: string): boolean {
