@@ -6,6 +6,18 @@ export interface BodyText {
   text: string;
   /** True when the body was not decoded (binary content, or a charset the runtime does not know). */
   binary: boolean;
+  /** The text of {@linkcode BodyTextOptions.after}, decoded on from the body's (when given and the body is text). */
+  after?: string;
+}
+
+/** Options of {@linkcode bodyText}. */
+export interface BodyTextOptions {
+  /**
+   * Bytes read after the body's, decoded on from them into
+   * {@linkcode BodyText.after}: not shown, read to look past a cut.
+   * @default {none}
+   */
+  after?: Uint8Array;
 }
 
 const TEXT_TYPES = new Set([
@@ -41,13 +53,15 @@ const BINARY_TYPES = new Set([
  * standard knows); text types, `+json`, `+xml` and `+yaml` types and any
  * type with a charset are text; images, audio, video, fonts and known binary
  * formats are not; anything else (or no type at all) is text only when it
- * is valid UTF-8 without NUL bytes. A body that is not text becomes a note
- * with its type and size instead of mojibake. A body cut at the byte cap is
- * decoded without its last incomplete character.
+ * is valid UTF-8 without NUL bytes (judged on `bytes` alone). A body that is
+ * not text becomes a note with its type and size instead of mojibake. A body
+ * cut at the byte cap is decoded without its last incomplete character,
+ * which then starts the text of `after`.
  *
  * @param bytes The body bytes (possibly cut at the cap).
  * @param contentType The response's `Content-Type`, if any.
- * @returns The text, or a note and `binary: true`.
+ * @param options Bytes read after `bytes`, to be decoded on from them.
+ * @returns The text, or a note and `binary: true`; with `after` given, its text too.
  *
  * @example Text in a declared charset, and an image
  * ```ts
@@ -59,7 +73,8 @@ const BINARY_TYPES = new Set([
  * assert.equal(bodyText(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), "image/png").binary, true);
  * ```
  */
-export function bodyText(bytes: Uint8Array, contentType: string | null): BodyText {
+export function bodyText(bytes: Uint8Array, contentType: string | null, options: BodyTextOptions = {}): BodyText {
+  const { after } = options;
   const { essence, charset } = parseContentType(contentType ?? "");
   const note = (why: string): BodyText => ({
     text: `[body not shown: ${why}; ${bytes.length} bytes of ${
@@ -74,15 +89,23 @@ export function bodyText(bytes: Uint8Array, contentType: string | null): BodyTex
     } catch {
       return note(`the charset ${quote(charset, 40)} is not supported`);
     }
-    // stream: true holds back a character cut by the byte cap instead of emitting U+FFFD.
-    return { text: decoder.decode(bytes, { stream: true }), binary: false };
+    return decoded(decoder, bytes, after);
   }
   if (isBinary(essence) || bytes.includes(0)) return note("binary content");
   try {
-    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: true }), binary: false };
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: true });
   } catch {
     return note("binary content");
   }
+  return decoded(new TextDecoder("utf-8"), bytes, after);
+}
+
+/** The text of `bytes`, and of `after` decoded on from them when given. */
+function decoded(decoder: TextDecoder, bytes: Uint8Array, after: Uint8Array | undefined): BodyText {
+  // stream: true holds back a character cut by the byte cap instead of emitting U+FFFD.
+  const text = decoder.decode(bytes, { stream: true });
+  if (after === undefined) return { text, binary: false };
+  return { text, binary: false, after: decoder.decode(after, { stream: true }) };
 }
 
 /** The lower-cased `type/subtype` and the `charset` parameter of a Content-Type. */

@@ -2,7 +2,7 @@ import { PolicyError, quote, safeFetch } from "@forge/toolkit/validate";
 import { bodyText } from "./body_text.ts";
 import { type AuthEntry, authorizationFor } from "./credentials.ts";
 import type { NetRules } from "./net_rules.ts";
-import type { SecretFilter } from "./secret_filter.ts";
+import { SecretFilter } from "./secret_filter.ts";
 
 /** What `fetch_url` returns: the structured result. */
 export interface FetchResult {
@@ -46,17 +46,22 @@ export interface FetchTextOptions {
    */
   timeoutMs?: number;
   /**
-   * Hides the credentials in the raw body before it is decoded, where a
-   * credential in another charset's bytes can still be found; in the decoded
-   * body cut at the cap (a start of a credential percent-encoded or
-   * JSON-escaped at its end); and in the `Content-Type`, the `Content-Encoding`
-   * and each redirect hop before they are cut for the result (a cut can fall
-   * inside an escape, `%3…`). The rest of the result and errors are the
-   * caller's to filter (the Manager does it for everything the model sees).
-   * @default {no change}
+   * Hides the credentials in everything the server sent, before anything
+   * cuts it: the body is read {@linkcode SecretFilter.reach} bytes past
+   * `max_bytes`, filtered as raw bytes (where a credential in another
+   * charset's bytes can still be found) and as decoded text, and cut so that
+   * a credential that starts before the cap is shown whole as its
+   * placeholder, never as its start; the `Content-Type`, the
+   * `Content-Encoding`, each redirect hop and every `Location` or hop a
+   * refusal quotes are filtered before they are cut. The rest of the result
+   * and errors are the caller's to filter (the Manager does it for
+   * everything the model sees).
+   * @default {no credentials}
    */
   filter?: SecretFilter;
 }
+
+const NO_SECRETS = new SecretFilter([]);
 
 const OUTSIDE_FLAGS = "is outside what this process was started with; " +
   "restart the server with the flags from --print-permissions";
@@ -67,7 +72,7 @@ const OUTSIDE_FLAGS = "is outside what this process was started with; " +
  * resolved addresses, port), and by the per-host port rule; before a redirect
  * hop is requested it must stay within the `allow_hosts` entry that allowed
  * the caller's URL, and never go from https to http; the body is cut
- * at the cap and marked; the first origin gets its configured credentials
+ * at the cap (never inside a credential) and marked; the first origin gets its configured credentials
  * (dropped by `safeFetch` on a cross-origin redirect). A status other than
  * 2xx is a result. A host the process was not started with is refused with
  * the flags to restart with.
@@ -91,6 +96,9 @@ const OUTSIDE_FLAGS = "is outside what this process was started with; " +
  */
 export async function fetchText(url: string, options: FetchTextOptions): Promise<FetchResult> {
   const { rules } = options;
+  const filter = options.filter ?? NO_SECRETS;
+  const redact = (text: string) => filter.text(text);
+  const max = rules.policy.limits.maxFetchBytes;
   const target = rules.check(url);
   await assertStartedWith(target, url);
   const headers = new Headers(options.headers);
@@ -103,8 +111,11 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
       headers,
       signal: options.signal,
       timeoutMs: options.timeoutMs,
+      // Past the cap, so that a credential starting before it is whole in what is filtered.
+      maxBytes: max + filter.reach,
       truncate: true,
-      checkRedirect: (next, from) => rules.assertRedirect(next, from, target, url),
+      redact,
+      checkRedirect: (next, from) => rules.assertRedirect(next, { from, first: target, asked: url, redact }),
     });
   } catch (err) {
     if (err instanceof PolicyError && err.code === "no-permission") {
@@ -115,25 +126,38 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
     }
     throw err;
   }
-  // What the server sent is filtered before anything cuts it: a cut can fall inside a credential's escape (`%3…`).
-  const filtered = (text: string, cutEnd = false) => options.filter?.text(text, cutEnd) ?? text;
-  const contentType = filtered(response.headers.get("content-type") ?? "");
-  const bytes = options.filter?.bytes(response.body, response.truncated) ?? response.body;
+  // What the server sent is filtered before anything cuts it: a cut would leave the start of a credential, and the
+  // filter never hides a start (that would tell the model which text starts one).
+  const contentType = redact(response.headers.get("content-type") ?? "");
+  const whole = !response.truncated;
+  const bytes = filter.cutBytes(response.body, { max, whole });
   const coding = undecodedCoding(response.headers.get("content-encoding"));
-  const body = coding === undefined ? bodyText(bytes, contentType === "" ? null : contentType) : {
-    text: `[body not shown: it is encoded as ${
-      quote(filtered(coding), 40)
-    }, which is not decoded; ${bytes.length} bytes]`,
-    binary: true,
-  };
+  let body: { text: string; binary: boolean };
+  let truncated = bytes.cut;
+  if (coding !== undefined) {
+    body = {
+      text: `[body not shown: it is encoded as ${
+        quote(redact(coding), 40)
+      }, which is not decoded; ${bytes.shown.length} bytes]`,
+      binary: true,
+    };
+  } else {
+    const decoded = bodyText(bytes.shown, contentType === "" ? null : contentType, { after: bytes.rest });
+    body = decoded;
+    if (!decoded.binary) {
+      const shown = filter.cutText(decoded.text, { rest: decoded.after, max, whole });
+      body = { text: shown.text, binary: false };
+      truncated ||= shown.cut;
+    }
+  }
   return {
     url: response.url,
     status: response.status,
     // A header is no part of max_bytes: what the server sends there reaches the model cut.
-    content_type: cut(contentType, MAX_SHOWN_HEADER),
-    body: body.binary ? body.text : filtered(body.text, response.truncated),
-    truncated: response.truncated,
-    redirects: response.redirects.map((hop) => cut(filtered(hop), MAX_SHOWN_URL)),
+    content_type: cut(filter, contentType, MAX_SHOWN_HEADER),
+    body: body.text,
+    truncated,
+    redirects: response.redirects.map((hop) => cut(filter, redact(hop), MAX_SHOWN_URL)),
     binary: body.binary,
   };
 }
@@ -143,8 +167,10 @@ const MAX_SHOWN_HEADER = 256;
 /** The most of each redirect's URL a result shows. */
 const MAX_SHOWN_URL = 1024;
 
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
+/** A filtered text cut at `max`, marked with `…` (never inside a placeholder). */
+function cut(filter: SecretFilter, text: string, max: number): string {
+  const fitted = filter.fit(text, max);
+  return fitted.length < text.length ? `${fitted}…` : fitted;
 }
 
 /**

@@ -159,10 +159,11 @@ test({
     const invalid = await refusalOf(mgr.fetch({ url: to("http://[{token}]/") }));
     assert.match(invalid, /a redirect's Location "http:\/\/\[\[hidden credential\]\]\/" is not a valid URL/);
 
-    // quote() keeps 200 characters of the hop: pad it so that the cut falls inside the credential.
+    // quote() keeps 200 characters of the hop: pad it so that the cut would fall inside the credential. The hop is
+    // filtered before it is quoted, so the cut falls in the placeholder instead, never in the credential.
     const padding = "p".repeat(200 - `${servers.other}/`.length - "?a=".length - 12);
     const cut = await refusalOf(mgr.fetch({ url: to(`${servers.other}/${padding}?a={token}`) }));
-    assert.ok(cut.includes(`?a=[hidden credential]…`), cut);
+    assert.ok(cut.includes(`?a=[hidden cred…`), cut);
 
     for (const message of [other, invalid, cut]) {
       assert.ok(!message.includes(id.slice(0, 8)) && !message.includes("cret"), message);
@@ -219,7 +220,7 @@ test({
 });
 
 test({
-  name: "Manager.fetch() hides the start of a credential that the byte cap cuts off",
+  name: "Manager.fetch() shows a credential that the byte cap cuts whole, as its placeholder, never its start",
   async fn() {
     const secret = `secret-${crypto.randomUUID()}`;
     const whole = await credentialed(secret).fetch({ url: `${servers.main}/echo-as?charset=utf-8&encoding=utf-8` });
@@ -262,5 +263,39 @@ test({
       assert.ok(!shown.includes(id.slice(0, 8)));
     }
     assert.equal(servers.requests.at(-1)?.headers.authorization, `Bearer ${secret}`);
+  },
+});
+
+test({
+  name: "Manager.fetch() is no oracle: an echo of candidate starts of the credential comes back as sent, cut or not",
+  async fn() {
+    // A red team's model recovered a 38-character token in 38 fetches: an echo on an origin never sent the credential
+    // returned each candidate start followed by "…", and only the true one came back hidden. Now none is.
+    const secret = `secret-${crypto.randomUUID()}`;
+    const mgr = credentialed(secret);
+    const alphabet = "abcdef0123456789-";
+    const probe = (known: string) =>
+      [...alphabet].map((c) => `<${known}${c}…>`).join("") +
+      [...alphabet].map((c) => `<${encodeURIComponent(`${known}${c}`)}…><${JSON.stringify(known + c)}…>`).join("");
+    const seen = servers.requests.length;
+    // Up to the last but one character: a candidate that is the whole value is hidden (guessing it whole is no help).
+    for (const known of ["", "s", secret.slice(0, 7), secret.slice(0, 20), secret.slice(0, -2)]) {
+      const query = probe(known);
+      const echoed = await mgr.fetch({ url: `${servers.other}/token-in?body=${encodeURIComponent(query)}` });
+      assert.equal(echoed.body, query);
+    }
+    assert.ok(servers.requests.slice(seen).every((r) => r.headers.authorization === undefined));
+
+    // The cap cuts the echo anywhere in a candidate, a true start of the credential or not: the body comes back cut.
+    const pad = "b".repeat(20);
+    const wrong = `${secret.slice(0, -2)}z`;
+    for (let n = 1; n < secret.length; n += 3) {
+      const capped = credentialed(secret, { max_bytes: pad.length + n });
+      for (const candidate of [secret.slice(0, -1), wrong]) {
+        const body = `${pad}${candidate}`;
+        const result = await capped.fetch({ url: `${servers.other}/token-in?body=${body}` });
+        assert.deepEqual([result.body, result.truncated], [body.slice(0, pad.length + n), true], body);
+      }
+    }
   },
 });

@@ -118,6 +118,22 @@ export function netPolicyInit(
   };
 }
 
+/** Where a redirect hop comes from, for {@linkcode NetRules.assertRedirect}. */
+export interface RedirectOrigin {
+  /** The URL that redirected to the hop. */
+  from: URL;
+  /** The URL the caller asked for, parsed. */
+  first: URL;
+  /** The URL as the caller gave it, for the message. */
+  asked: string;
+  /**
+   * Applied to the hop before a message quotes (and so cuts) it: a secret a
+   * server echoes in a `Location` is hidden whole, never cut to its start.
+   * @default {no change}
+   */
+  redact?: (text: string) => string;
+}
+
 /**
  * Layer 1 for one version of the config: the policy `safeFetch` enforces on
  * every hop, plus the per-host port rule that the policy cannot express.
@@ -177,7 +193,7 @@ export class NetRules {
    */
   check(url: string): URL {
     const parsed = this.#urls.check(url);
-    this.assertPort(parsed, url);
+    this.assertPort(parsed, { asked: url });
     return parsed;
   }
 
@@ -186,14 +202,17 @@ export class NetRules {
    * another entry allows passes the policy, which has one port list).
    *
    * @param url A URL that passed the policy.
-   * @param asked The URL the caller asked for, for the message.
+   * @param shown The URL the caller asked for, and what hides secrets in the host, for the message.
    * @throws {PolicyError} When no entry for the host allows the port.
    */
-  assertPort(url: URL, asked: string): void {
+  assertPort(url: URL, shown: Pick<RedirectOrigin, "asked" | "redact">): void {
+    const { asked, redact = (text: string) => text } = shown;
     if (!this.#entries.some((entry) => fits(entry, url))) {
       throw new PolicyError(
         "port",
-        `Cannot fetch ${quote(asked, 100)}: the port ${portOf(url)} is not allowed for ${quote(url.hostname, 100)}`,
+        `Cannot fetch ${quote(asked, 100)}: the port ${portOf(url)} is not allowed for ${
+          quote(redact(url.hostname), 100)
+        }`,
       );
     }
   }
@@ -207,14 +226,13 @@ export class NetRules {
    * caller can fetch that URL itself, under the same rules.
    *
    * @param next The hop, already accepted by the URL policy.
-   * @param from The URL that redirected to it.
-   * @param first The URL the caller asked for, parsed.
-   * @param asked The URL as the caller gave it, for the message.
+   * @param origin Where it comes from: the URL that redirected to it and the one the caller asked for.
    * @throws {PolicyError} When the hop leaves those entries or downgrades to http.
    */
-  assertRedirect(next: URL, from: URL, first: URL, asked: string): void {
-    this.assertPort(next, asked);
-    const shown = quote(next.href, 200);
+  assertRedirect(next: URL, origin: RedirectOrigin): void {
+    const { from, first, asked, redact = (text: string) => text } = origin;
+    this.assertPort(next, origin);
+    const shown = quote(redact(next.href), 200);
     if (from.protocol === "https:" && next.protocol === "http:") {
       throw new PolicyError(
         "redirect",

@@ -92,7 +92,7 @@ Deno.test("NetRules.assertPort() names the URL the caller asked for, not the hop
     allow_private_hosts: ["127.0.0.1"],
   }));
   assert.throws(
-    () => rules.assertPort(new URL("http://127.0.0.1:9090/secret"), "http://127.0.0.1:8080/start"),
+    () => rules.assertPort(new URL("http://127.0.0.1:9090/secret"), { asked: "http://127.0.0.1:8080/start" }),
     (err: Error) => {
       assert.ok(err instanceof PolicyError && err.code === "port");
       assert.equal(
@@ -122,7 +122,7 @@ Deno.test("NetRules.assertRedirect() keeps a hop on the entry that allowed the f
     max_redirects: 3,
   });
   const hop = (next: string, from: string, first = from) =>
-    rules.assertRedirect(new URL(next), new URL(from), new URL(first), first);
+    rules.assertRedirect(new URL(next), { from: new URL(from), first: new URL(first), asked: first });
   const refusedAs = (code: string, pattern: RegExp) => (err: unknown) =>
     err instanceof PolicyError && err.code === code && pattern.test(err.message);
 

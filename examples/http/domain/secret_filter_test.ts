@@ -3,6 +3,26 @@ import { quote } from "@forge/toolkit/validate";
 import { HIDDEN, SecretFilter } from "./secret_filter.ts";
 
 const SECRET = 'ab/c"d+é=t0k';
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+function utf16(text: string, littleEndian: boolean): Uint8Array {
+  const bytes = new Uint8Array(text.length * 2);
+  for (let i = 0; i < text.length; i++) new DataView(bytes.buffer).setUint16(i * 2, text.charCodeAt(i), littleEndian);
+  return bytes;
+}
+
+/** A body as `fetchText` shows it: read up to `max + reach` bytes, cut in bytes, decoded, cut in text. */
+function shownBody(filter: SecretFilter, body: string, max: number): { text: string; cut: boolean } {
+  const all = utf8(body);
+  const read = all.subarray(0, max + filter.reach);
+  const whole = read.length === all.length;
+  const bytes = filter.cutBytes(read, { max, whole });
+  const decoder = new TextDecoder();
+  const shown = decoder.decode(bytes.shown, { stream: true });
+  const text = filter.cutText(shown, { rest: decoder.decode(bytes.rest, { stream: true }), max, whole });
+  return { text: text.text, cut: bytes.cut || text.cut };
+}
 
 Deno.test("SecretFilter.text() hides a credential as itself, percent-encoded in either case, and JSON-escaped", () => {
   const filter = new SecretFilter([SECRET]);
@@ -21,23 +41,89 @@ Deno.test("SecretFilter.text() hides a credential as itself, percent-encoded in 
   assert.equal(filter.text("ab/c nothing secret"), "ab/c nothing secret");
 });
 
-Deno.test("SecretFilter.text() hides the start of a credential that quote() cut short", () => {
-  const filter = new SecretFilter([SECRET]);
-  const message = `Cannot fetch: ${quote(`${"p".repeat(50)}${SECRET}`, 55)}`;
-  assert.ok(message.includes("ab/c"));
-  assert.equal(filter.text(message), `Cannot fetch: "${"p".repeat(50)}${HIDDEN}…"`);
-});
-
-Deno.test("SecretFilter.text() hides a credential JSON-escaped as PHP writes it, with \\/ for /", () => {
+Deno.test("SecretFilter.text() hides a credential JSON-escaped as PHP writes it, with \\/ for /, nested too", () => {
   const token = "dGhpcy1pcy1hLXNlY3JldA/Zm9vL2Jhcg==";
   const filter = new SecretFilter([token]);
-  const php = JSON.stringify({ authorization: `Bearer ${token}` }).replaceAll("/", "\\/");
-  assert.equal(filter.text(php), '{"authorization":"Bearer [hidden credential]"}');
+  const php = (value: unknown) => JSON.stringify(value).replaceAll("/", "\\/");
+  assert.equal(
+    filter.text(php({ authorization: `Bearer ${token}` })),
+    '{"authorization":"Bearer [hidden credential]"}',
+  );
+  // PHP's JSON nested in PHP's JSON writes "/" as "\\\/" (a red team's finding: it was shown).
+  const nested = php({ log: php({ Authorization: `Bearer ${token}` }) });
+  assert.ok(nested.includes("\\\\\\/"), nested);
+  assert.equal(filter.text(nested), '{"log":"{\\"Authorization\\":\\"Bearer [hidden credential]\\"}"}');
   // quote() escapes the backslash again when a message shows such a value.
-  assert.equal(filter.text(quote(`x ${JSON.stringify(token).replaceAll("/", "\\/")}`, 200)), `"x \\"${HIDDEN}\\""`);
+  assert.equal(filter.text(quote(`x ${php(token)}`, 200)), `"x \\"${HIDDEN}\\""`);
 });
 
-Deno.test("SecretFilter.text() hides the start of a credential wherever a cut falls, inside an escape too", () => {
+Deno.test("SecretFilter.text() never hides a part of a credential: a probe reads the same whether or not it is one", () => {
+  // The model sends one candidate per next character and reads which comes back hidden: none may.
+  const secret = 'gR7x/2Kq9"LmZ4';
+  const filter = new SecretFilter([secret], (text) => text.replaceAll(secret, "${API_TOKEN}"));
+  const forms = (value: string) => [
+    value,
+    encodeURIComponent(value),
+    JSON.stringify(value).slice(1, -1).replaceAll("/", "\\/"),
+    quote(value, 200).slice(1, -1),
+  ];
+  for (let n = 1; n < secret.length; n++) {
+    const prefix = secret.slice(0, n);
+    const wrong = prefix.slice(0, -1) + (prefix.at(-1) === "z" ? "y" : "z");
+    for (const candidate of [prefix, wrong]) {
+      for (const form of forms(candidate)) {
+        for (const probe of [`<${form}…>`, `q=${form}…`, quote(`${"p".repeat(10)}${form}${"x".repeat(40)}`, 10 + n)]) {
+          assert.equal(filter.text(probe), probe, probe);
+        }
+      }
+    }
+  }
+  assert.equal(filter.text(`<${secret}…>`), "<${API_TOKEN}…>", "the whole value is hidden, followed by … or not");
+});
+
+Deno.test("SecretFilter cuts a body the same wherever the cut falls in a candidate, a true start or not", () => {
+  // A body that echoes the model's query, padded so that the cap falls anywhere in the candidate: what is shown is
+  // the body cut, whether or not the candidate starts the credential.
+  const secret = "gR7x2Kq9LmZ4vTn8WcY1";
+  const filter = new SecretFilter([secret]);
+  for (let n = 1; n < secret.length; n++) {
+    const prefix = secret.slice(0, n);
+    const wrong = prefix.slice(0, -1) + (prefix.at(-1) === "z" ? "y" : "z");
+    for (const candidate of [prefix, wrong]) {
+      for (const form of [candidate, encodeURIComponent(candidate), JSON.stringify(candidate).slice(1, -1)]) {
+        const body = `{"q":"${"p".repeat(7)}${form}"}`;
+        for (let max = 8; max <= body.length; max++) {
+          assert.deepEqual(shownBody(filter, body, max), { text: body.slice(0, max), cut: max < body.length }, body);
+        }
+      }
+    }
+  }
+});
+
+Deno.test("SecretFilter.cutBytes() shows a credential that spans the cut whole, as its placeholder, in every byte form", () => {
+  const filter = new SecretFilter([SECRET]);
+  const pad = "p".repeat(9);
+  const latin1 = new Uint8Array([...SECRET].map((c) => c.charCodeAt(0)));
+  const forms = [
+    [utf8(SECRET), utf8(HIDDEN), utf8(pad)],
+    [latin1, utf8(HIDDEN), utf8(pad)],
+    [utf16(SECRET, true), utf16(HIDDEN, true), utf16(pad, true)],
+    [utf16(SECRET, false), utf16(HIDDEN, false), utf16(pad, false)],
+  ];
+  for (const [secret, hidden, padding] of forms) {
+    const body = new Uint8Array([...padding, ...secret, ...padding]);
+    for (let max = padding.length + 1; max < padding.length + secret.length; max++) {
+      // Read as fetchText reads it: `reach` bytes past the cap, or the whole body.
+      const read = body.subarray(0, max + filter.reach);
+      const cut = filter.cutBytes(read, { max, whole: read.length === body.length });
+      assert.deepEqual(cut.shown, new Uint8Array([...padding, ...hidden]), `cut at ${max}`);
+      assert.equal(cut.cut, true);
+      assert.deepEqual(cut.rest, padding);
+    }
+  }
+});
+
+Deno.test("SecretFilter.cutText() shows an escaped credential that spans the cut whole, as its placeholder", () => {
   const secret = "t0k/en=é😀\\x";
   const filter = new SecretFilter([secret]);
   const forms = [
@@ -50,19 +136,67 @@ Deno.test("SecretFilter.text() hides the start of a credential wherever a cut fa
   ];
   const pad = "p".repeat(10);
   for (const form of forms) {
-    // The first character whole is the least a cut shows of the credential.
-    const first = form.startsWith("\\") ? 6 : 1;
-    for (let n = first; n < form.length; n++) {
-      for (const shown of [`${pad}${form.slice(0, n)}…`, quote(`${pad}${form}`, pad.length + n)]) {
-        const filtered = filter.text(shown);
-        assert.ok(filtered.includes(`${pad}${HIDDEN}…`), `${shown} -> ${filtered}`);
-      }
-      assert.equal(filter.text(`${pad}${form.slice(0, n)}`, true), `${pad}${HIDDEN}`, form.slice(0, n));
+    for (let n = 1; n < form.length; n++) {
+      const shown = `${pad}${form.slice(0, n)}`;
+      assert.deepEqual(filter.cutText(shown, { rest: `${form.slice(n)} after`, max: 1000, whole: true }), {
+        text: `${pad}${HIDDEN}`,
+        cut: true,
+      });
     }
   }
-  assert.equal(filter.text("t0 nothing…"), "t0 nothing…");
-  assert.equal(filter.text("at the end t0k%2"), "at the end t0k%2");
-  assert.equal(filter.text("at the end z", true), "at the end z");
+});
+
+Deno.test("SecretFilter cuts a body read only in part before what could be a credential's start, whatever it holds", () => {
+  // When the body goes on past what was read, the cut stays a whole form's length before the end: the same for a
+  // start of the credential as for any other text.
+  const secret = "secret-value-1234";
+  const filter = new SecretFilter([secret]);
+  for (const tail of [secret.slice(0, 9), "zzzzzzzzz"]) {
+    const read = utf8(`${"p".repeat(200)}${tail}`);
+    // Its longest byte form is UTF-16 (2 bytes a character), its longest text form "\\u0073…" (7 a character).
+    const bytes = filter.cutBytes(read, { max: 1000, whole: false });
+    assert.equal(decode(bytes.shown), "p".repeat(read.length - 2 * secret.length + 1));
+    assert.equal(bytes.cut, true);
+    const text = filter.cutText(decode(read), { max: 1000, whole: false });
+    assert.deepEqual(text, { text: "p".repeat(read.length - 7 * secret.length + 1), cut: true });
+  }
+  // Read in full, nothing is held back.
+  assert.deepEqual(filter.cutText("abc", { max: 1000, whole: true }), { text: "abc", cut: false });
+});
+
+Deno.test("SecretFilter.reach covers every form a credential is hidden in, as text in UTF-16 too", () => {
+  const secret = 'a/"\\é';
+  const filter = new SecretFilter([secret]);
+  // Its longest text form is "\\u0061…", 7 characters each, which UTF-16 writes in 2 bytes each.
+  assert.ok(filter.reach >= 2 * 7 * secret.length, `${filter.reach}`);
+  assert.ok(filter.reach >= 2 * encodeURIComponent(secret).length);
+  assert.equal(new SecretFilter([]).reach, 0);
+});
+
+Deno.test("SecretFilter never makes a body grow past its cap by placeholders longer than what they hide", () => {
+  // A red team's 4 MiB body became a 172 MB reply through "${NAME}…" replacements; whole values still grow.
+  const secret = "abc";
+  const name = "${A_VERY_LONG_NAME_FOR_A_SHORT_CREDENTIAL}";
+  const filter = new SecretFilter([secret], (text) => text.replaceAll(secret, name));
+  const max = 10_000;
+  const body = shownBody(filter, secret.repeat(4 * max), max);
+  assert.ok(body.text.length <= max + name.length, `${body.text.length}`);
+  assert.ok(body.text.endsWith(name), "no placeholder is cut");
+  assert.equal(body.cut, true);
+  const bytes = filter.cutBytes(utf16(secret.repeat(max), true), { max, whole: true });
+  assert.ok(bytes.shown.length <= 2 * max + 2 * name.length, `${bytes.shown.length}`);
+  assert.equal(bytes.cut, true);
+  // Its first character followed by "…" (the form of the red team's body) is not a credential and does not grow.
+  const ellipses = `a…`.repeat(max);
+  assert.deepEqual(shownBody(filter, ellipses, 5 * max), { text: ellipses, cut: false });
+});
+
+Deno.test("SecretFilter.fit() cuts a filtered text without splitting a placeholder or a surrogate pair", () => {
+  const filter = new SecretFilter([SECRET], (text) => text.replaceAll(SECRET, "${API_TOKEN}"));
+  assert.equal(filter.fit("ab${API_TOKEN}cd", 5), "ab${API_TOKEN}");
+  assert.equal(filter.fit(`ab${HIDDEN}`, 3), `ab${HIDDEN}`);
+  assert.equal(filter.fit("a😀b", 2), "a");
+  assert.equal(filter.fit("short", 10), "short");
 });
 
 Deno.test("SecretFilter.text() shows a credential by the name redact gives it, and ignores values under 3 characters", () => {
@@ -73,32 +207,18 @@ Deno.test("SecretFilter.text() shows a credential by the name redact gives it, a
 
 Deno.test("SecretFilter.bytes() hides a credential's UTF-8, Latin-1, UTF-16LE and UTF-16BE bytes at any offset", () => {
   const filter = new SecretFilter([SECRET]);
-  const utf16 = (text: string, le: boolean) => {
-    const bytes = new Uint8Array(text.length * 2);
-    for (let i = 0; i < text.length; i++) new DataView(bytes.buffer).setUint16(i * 2, text.charCodeAt(i), le);
-    return bytes;
-  };
   const latin1 = new Uint8Array([...SECRET].map((c) => c.charCodeAt(0)));
-  const forms = [new TextEncoder().encode(SECRET), latin1, utf16(SECRET, true), utf16(SECRET, false)];
-  const hidden = [
-    new TextEncoder().encode(HIDDEN),
-    new TextEncoder().encode(HIDDEN),
-    utf16(HIDDEN, true),
-    utf16(HIDDEN, false),
-  ];
+  const forms = [utf8(SECRET), latin1, utf16(SECRET, true), utf16(SECRET, false)];
+  const hidden = [utf8(HIDDEN), utf8(HIDDEN), utf16(HIDDEN, true), utf16(HIDDEN, false)];
   forms.forEach((form, i) => {
     const body = new Uint8Array([0x78, ...form, 0x79]);
-    assert.deepEqual(filter.bytes(body, false), new Uint8Array([0x78, ...hidden[i], 0x79]), `form ${i}`);
+    assert.deepEqual(filter.bytes(body), new Uint8Array([0x78, ...hidden[i], 0x79]), `form ${i}`);
   });
-  const plain = new TextEncoder().encode("nothing to hide");
-  assert.equal(filter.bytes(plain, false), plain);
-});
-
-Deno.test("SecretFilter.bytes() hides a credential's start at the end of a cut body only", () => {
-  const filter = new SecretFilter([SECRET]);
-  const body = new TextEncoder().encode(`x ${SECRET.slice(0, 5)}`);
-  assert.equal(new TextDecoder().decode(filter.bytes(body, true)), `x ${HIDDEN}`);
-  assert.equal(filter.bytes(body, false), body);
+  const plain = utf8("nothing to hide");
+  assert.equal(filter.bytes(plain), plain);
+  // A start of it is a start, not the credential: shown as it is.
+  const start = utf8(`x ${SECRET.slice(0, 5)}`);
+  assert.equal(filter.bytes(start), start);
 });
 
 Deno.test("SecretFilter.value() and error() filter every string of a result and an error's message, keeping its class", () => {
