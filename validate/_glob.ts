@@ -2,15 +2,40 @@
 // any number of whole segments, `*` any run of characters within a segment,
 // `?` one character (code point). Matching ignores case, because a deny list that a
 // case-insensitive file system could sidestep protects nothing.
+//
+// A glob runs as a small automaton over a path's segments: its state is the
+// set of places in the pattern the segments so far can have reached. So the
+// segments of a folder are matched once, and each name in it then costs one
+// step per glob, whatever the folder's depth ({@linkcode namesIn}).
 
 import { quote } from "../internal/quote.ts";
 import { matchWildcard } from "./wildcard.ts";
 
-/** Tests a root-relative path with `/` separators. */
-export type GlobMatcher = (relativePath: string) => boolean;
+/** A compiled deny glob: tests a root-relative path with `/` separators. */
+export interface GlobMatcher {
+  (relativePath: string): boolean;
+  /** The pattern's segments lower-cased and folded, for {@linkcode namesIn}. */
+  readonly compiled: CompiledGlob;
+}
+
+/** A pattern's segments, as {@linkcode compileGlob} matches them. */
+export interface CompiledGlob {
+  readonly lower: readonly string[];
+  readonly folded: readonly string[];
+  /** Whether the pattern has no unit above U+007F. */
+  readonly ascii: boolean;
+}
+
+/**
+ * How many path segments deny globs have compared with a pattern segment,
+ * ever. Tests read it to prove that a listing's names cost the same whatever
+ * the folder's depth.
+ */
+export const globWork = { segments: 0 };
 
 // No unit above U+007F (an astral character is two units above it).
 const ASCII = /^[^\u0080-\uffff]*$/;
+const WILDCARD = /[*?]/;
 
 /**
  * Compiles `pattern`; throws a TypeError for `.`/`..` segments or empty ones.
@@ -20,16 +45,19 @@ const ASCII = /^[^\u0080-\uffff]*$/;
  * (`ſecret.txt` is `secret.txt` on NTFS).
  */
 export function compileGlob(pattern: string): GlobMatcher {
-  const lower = segmentsOf(pattern.toLowerCase(), pattern);
-  const folded = segmentsOf(foldCase(pattern), pattern);
-  const asciiPattern = ASCII.test(pattern);
-  return (relativePath) => {
-    const path = pathForms(relativePath);
-    if (matchSegments(lower, 0, path.lower, 0)) return true;
-    // An ASCII name folds as it lower-cases: the second match would repeat the first.
-    if (asciiPattern && path.ascii) return false;
-    return matchSegments(folded, 0, path.folded(), 0);
+  const compiled: CompiledGlob = {
+    lower: segmentsOf(pattern.toLowerCase(), pattern),
+    folded: segmentsOf(foldCase(pattern), pattern),
+    ascii: ASCII.test(pattern),
   };
+  const matcher = (relativePath: string) => {
+    const path = pathForms(relativePath);
+    if (accepts(compiled.lower, run(compiled.lower, path.lower))) return true;
+    // An ASCII name folds as it lower-cases: the second match would repeat the first.
+    if (compiled.ascii && path.ascii) return false;
+    return accepts(compiled.folded, run(compiled.folded, path.folded()));
+  };
+  return Object.assign(matcher, { compiled });
 }
 
 interface PathForms {
@@ -43,14 +71,18 @@ let last: { path: string; forms: PathForms } | undefined;
 
 function pathForms(path: string): PathForms {
   if (last?.path === path) return last.forms;
+  const forms = formsOf(path);
+  last = { path, forms };
+  return forms;
+}
+
+function formsOf(path: string): PathForms {
   let folded: string[] | undefined;
-  const forms = {
+  return {
     ascii: ASCII.test(path),
     lower: partsOf(path.toLowerCase()),
     folded: () => folded ??= partsOf(foldCase(path)),
   };
-  last = { path, forms };
-  return forms;
 }
 
 /**
@@ -72,6 +104,39 @@ export function matchesAny(matchers: readonly GlobMatcher[], relativePath: strin
   return matchers.some((match) => match(relativePath));
 }
 
+/**
+ * Whether any of `matchers` matches a name in `folder` (a root-relative path
+ * with `/` separators, `""` for the root): `namesIn(m, folder)(name)` is
+ * `matchesAny(m, folder + "/" + name)`. The folder's segments are lower-cased,
+ * folded and matched once here; each name then costs one step per glob. Case
+ * mapping and normalisation never reach across a `/` (it is neither cased,
+ * case-ignorable nor composing), so a path's forms are its segments' forms.
+ */
+export function namesIn(matchers: readonly GlobMatcher[], folder: string): (name: string) => boolean {
+  const forms = formsOf(folder);
+  const states = matchers.map(({ compiled }) => ({
+    compiled,
+    lower: run(compiled.lower, forms.lower),
+    folded: undefined as number[] | undefined,
+  }));
+  return (name) => {
+    if (name.includes("/")) return matchesAny(matchers, folder === "" ? name : `${folder}/${name}`);
+    const ascii = forms.ascii && ASCII.test(name);
+    const lower = name.toLowerCase();
+    let folded: string | undefined;
+    for (const state of states) {
+      const { compiled } = state;
+      if (state.lower.length > 0 && accepts(compiled.lower, step(compiled.lower, state.lower, lower))) return true;
+      if (compiled.ascii && ascii) continue;
+      state.folded ??= run(compiled.folded, forms.folded());
+      if (state.folded.length === 0) continue;
+      folded ??= foldCase(name);
+      if (accepts(compiled.folded, step(compiled.folded, state.folded, folded))) return true;
+    }
+    return false;
+  };
+}
+
 function segmentsOf(text: string, pattern: string): string[] {
   const segments = text.replace(/^\/+/, "").split("/");
   for (const segment of segments) {
@@ -86,21 +151,39 @@ function partsOf(path: string): string[] {
   return path === "" ? [] : path.split("/");
 }
 
-function matchSegments(pattern: readonly string[], pi: number, parts: readonly string[], si: number): boolean {
-  while (pi < pattern.length) {
-    const segment = pattern[pi];
+/** The state after `parts` from the start: stops early once no place is left. */
+function run(pattern: readonly string[], parts: readonly string[]): number[] {
+  let state = closure(pattern, [0]);
+  for (let i = 0; i < parts.length && state.length > 0; i++) state = step(pattern, state, parts[i]);
+  return state;
+}
+
+/** The places reached from `state` by one more segment: `**` takes it and stays, another segment matches it. */
+function step(pattern: readonly string[], state: readonly number[], part: string): number[] {
+  const next: number[] = [];
+  for (const at of state) {
+    if (at === pattern.length) continue;
+    const segment = pattern[at];
     if (segment === "**") {
-      // Collapse runs of `**`, then try every split point.
-      while (pi < pattern.length && pattern[pi] === "**") pi++;
-      if (pi === pattern.length) return true;
-      for (let k = si; k <= parts.length; k++) {
-        if (matchSegments(pattern, pi, parts, k)) return true;
-      }
-      return false;
+      if (!next.includes(at)) next.push(at);
+      continue;
     }
-    if (si >= parts.length || !matchWildcard(segment, parts[si])) return false;
-    pi++;
-    si++;
+    globWork.segments++;
+    const matches = WILDCARD.test(segment) ? matchWildcard(segment, part) : segment === part;
+    if (matches && !next.includes(at + 1)) next.push(at + 1);
   }
-  return si === parts.length;
+  return closure(pattern, next);
+}
+
+/** Adds the places a `**` can skip to without taking a segment. */
+function closure(pattern: readonly string[], state: number[]): number[] {
+  for (let i = 0; i < state.length; i++) {
+    const at = state[i];
+    if (pattern[at] === "**" && !state.includes(at + 1)) state.push(at + 1);
+  }
+  return state;
+}
+
+function accepts(pattern: readonly string[], state: readonly number[]): boolean {
+  return state.includes(pattern.length);
 }

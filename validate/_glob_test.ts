@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { compileGlob, foldCase, matchesAny } from "./_glob.ts";
+import { compileGlob, foldCase, globWork, matchesAny, namesIn } from "./_glob.ts";
+import { DEFAULT_DENY } from "./policy.ts";
+import { matchWildcard } from "./wildcard.ts";
 
 const table: [string, string, boolean][] = [
   ["**/secret?.txt", "a/secret😀.txt", true],
@@ -70,4 +72,121 @@ Deno.test("foldCase() folds alike every pair a case-insensitive file system take
     assert.equal(foldCase(a), foldCase(b), `${a} ${b}`);
   }
   assert.equal(foldCase("ReadMe.MD"), "readme.md");
+});
+
+let seen: { path: string; lower: string[]; folded: string[] } | undefined;
+
+/** Matching as a recursive search over split points, the plain reading of the rules: what the automaton must equal. */
+function reference(pattern: string): (path: string) => boolean {
+  const split = (text: string) => (text === "" ? [] : text.replace(/^\/+/, "").split("/"));
+  const match = (p: string[], pi: number, parts: string[], si: number): boolean => {
+    while (pi < p.length) {
+      if (p[pi] === "**") {
+        while (pi < p.length && p[pi] === "**") pi++;
+        if (pi === p.length) return true;
+        for (let k = si; k <= parts.length; k++) if (match(p, pi, parts, k)) return true;
+        return false;
+      }
+      if (si >= parts.length || !matchWildcard(p[pi], parts[si])) return false;
+      pi++;
+      si++;
+    }
+    return si === parts.length;
+  };
+  const [lower, folded] = [split(pattern.toLowerCase()), split(foldCase(pattern))];
+  return (path) => {
+    if (seen?.path !== path) seen = { path, lower: split(path.toLowerCase()), folded: split(foldCase(path)) };
+    return match(lower, 0, seen.lower, 0) || match(folded, 0, seen.folded, 0);
+  };
+}
+
+// Letters whose case or normal form depends on what stands around them, and glob characters.
+const ALPHABET = [
+  "a",
+  "e",
+  "s",
+  "S",
+  "Σ",
+  "σ",
+  "ς",
+  "ß",
+  "ẞ",
+  "ſ",
+  "ı",
+  "İ",
+  "\u0301",
+  "\u0345",
+  "é",
+  "ﬁ",
+  "'",
+  ".",
+  "*",
+  "?",
+];
+const PATTERNS = [
+  ...DEFAULT_DENY,
+  "**/a/**/s",
+  "a*/**",
+  "*/s?",
+  "**/Σa*",
+  "**/*ς",
+  "a/**/*.s",
+  "**/**/e",
+  "stra?e",
+  "**/ſ*",
+];
+
+function randomWords(seed: number): () => string {
+  let state = seed;
+  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  return () => {
+    const length = 1 + Math.floor(random() * 4);
+    let word = "";
+    for (let i = 0; i < length; i++) word += ALPHABET[Math.floor(random() * ALPHABET.length)];
+    return random() < 0.3
+      ? [".git", ".env", ".aws", ".ssh", "gcloud", ".config", "id_rsa"][Math.floor(random() * 7)]
+      : word;
+  };
+}
+
+Deno.test("compileGlob() matches as the plain recursive reading of the rules, and namesIn() as compileGlob() on the whole path", () => {
+  const word = randomWords(11);
+  const matchers = PATTERNS.map(compileGlob);
+  const references = PATTERNS.map(reference);
+  let denied = 0;
+  for (let i = 0; i < 500; i++) {
+    const folder = Array.from({ length: i % 5 }, word).join("/");
+    const names = Array.from({ length: 4 }, word);
+    const inFolder = namesIn(matchers, folder);
+    for (const name of names) {
+      const path = folder === "" ? name : `${folder}/${name}`;
+      for (let g = 0; g < PATTERNS.length; g++) {
+        assert.equal(matchers[g](path), references[g](path), `${PATTERNS[g]} ${JSON.stringify(path)}`);
+      }
+      const whole = matchesAny(matchers, path);
+      assert.equal(inFolder(name), whole, `namesIn ${JSON.stringify(path)}`);
+      if (whole) denied++;
+    }
+  }
+  assert.ok(denied > 100 && denied < 1500, `${denied} of 2000 denied: both answers are exercised`);
+});
+
+Deno.test("namesIn() costs a name the same segment compares in a folder 3 deep and one 300 deep", () => {
+  const matchers = DEFAULT_DENY.map(compileGlob);
+  const perName = (folder: string) => {
+    const inFolder = namesIn(matchers, folder);
+    // The folder's own segments are matched by its first name at the latest.
+    assert.equal(inFolder("first"), false);
+    const before = globWork.segments;
+    for (const name of ["notes.txt", "Ĩnfo.md", "report-2024.csv"]) assert.equal(inFolder(name), false);
+    return globWork.segments - before;
+  };
+  const shallow = perName("é/é/é");
+  const deep = perName(Array(300).fill("é").join("/"));
+  assert.ok(shallow > 0);
+  assert.equal(deep, shallow, "each name is one step per glob, not the folder's segments again");
+  // Matching each whole path, as a listing did, compares the folder's segments again for every name.
+  const before = globWork.segments;
+  matchesAny(matchers, `${Array(300).fill("é").join("/")}/notes.txt`);
+  assert.ok(globWork.segments - before > 100 * shallow);
 });
