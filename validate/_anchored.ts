@@ -28,6 +28,13 @@ export interface Anchor {
   at(name: string): string;
   /** Refuses unless the folder's path still resolves to itself. */
   still(): void;
+  /**
+   * Refuses unless the folder's path still leads to the folder (device and
+   * inode) it led to when the step began: one stat, for a check per entry.
+   * still() resolves the real path, whose cost grows with the square of the
+   * folder's depth (each folder on the way is looked up from the top).
+   */
+  same(): void;
 }
 
 /**
@@ -44,8 +51,22 @@ export function anchoredIn<T>(expected: string, what: { action: string; path: st
     }
     if (now !== expected) throw changed(what.action, what.path);
   };
+  const identity = () => {
+    try {
+      const { dev, ino } = Deno.statSync(expected);
+      return { dev, ino };
+    } catch (err) {
+      refusalFor(err, what.action, what.path);
+    }
+  };
   still();
-  return fn({ dir: expected, at: (name) => (name === "." ? expected : join(expected, name)), still });
+  // Taken after one check of the folder's place; a step that compares with it checks the place again at its end.
+  const first = identity();
+  const same = () => {
+    const now = identity();
+    if (first.ino === null || now.ino !== first.ino || now.dev !== first.dev) throw changed(what.action, what.path);
+  };
+  return fn({ dir: expected, at: (name) => (name === "." ? expected : join(expected, name)), still, same });
 }
 
 /** The refusal for a file or folder that moved while it was being used. */

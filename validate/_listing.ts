@@ -4,8 +4,10 @@
 // reads a folder's names all at once (readDirSync and node's opendir alike),
 // holding them in memory and the thread until the last: a folder whose entry
 // table is larger than MAX_FOLDER_BYTES on disk is refused before it is read.
-// Of the names read, the first `limit` by code-unit order are kept in a
-// bounded heap.
+// The names read are sorted by code unit and judged in that order until
+// `limit` are visible and one more says the listing was cut: names past
+// those are never matched against the deny globs nor looked up, so the work
+// per listing beyond reading and sorting its names is bounded by `limit`.
 
 import { resolve } from "node:path";
 import { anchoredIn } from "./_anchored.ts";
@@ -31,6 +33,11 @@ export interface ListOptions {
   visible: (name: string) => boolean;
   /** Whether a link's target (resolved lexically) may be shown. */
   linkVisible: (target: string) => boolean;
+  /**
+   * Called between entries: throws to stop a listing past its time (it is one
+   * synchronous step, which no timer can interrupt).
+   */
+  checkTime?: () => void;
 }
 
 /** How a listing reaches its folder, whichever way the jail anchored it. */
@@ -55,10 +62,12 @@ export function listChecked(real: string, path: string, context: CheckContext, o
         realDir: anchor.dir,
         look(name) {
           try {
-            // Two looks with the folder's place checked between: a name that a swap slipped into the
-            // listing must also be found, twice the same, where the folder is.
+            // Two looks with the folder checked between: a name that a swap slipped into the listing must
+            // also be found, twice the same, in the folder. Checked by identity, one stat, and by its real
+            // path once before and once after the whole listing: a real path costs the square of the
+            // folder's depth, too much to pay once per entry.
             const info = Deno.lstatSync(anchor.at(name));
-            anchor.still();
+            anchor.same();
             return sameEntry(info, Deno.lstatSync(anchor.at(name))) ? info : undefined;
           } catch (err) {
             if (err instanceof PolicyError) throw err;
@@ -81,7 +90,8 @@ export function listChecked(real: string, path: string, context: CheckContext, o
  * removed since the folder was read is no longer there to show.
  */
 export function listIn(folder: ListedFolder, path: string, context: CheckContext, options: ListOptions): DirListing {
-  const kept = new FirstByName(options.limit);
+  const checkTime = options.checkTime ?? (() => {});
+  const names: string[] = [];
   let unlisted = 0;
   try {
     const size = Deno.statSync(folder.dir).size;
@@ -98,9 +108,10 @@ export function listIn(folder: ListedFolder, path: string, context: CheckContext
     // each, 20,000 names that are not UTF-8 made a listing 0.4 s instead of 0.04. The rest count as unlisted.
     const replaced = new Map<string, number>();
     for (const entry of Deno.readDirSync(folder.dir)) {
+      checkTime();
       if (hasUnshownCharacter(entry.name)) unlisted++;
       else if (entry.name.includes("\ufffd")) replaced.set(entry.name, (replaced.get(entry.name) ?? 0) + 1);
-      else if (options.visible(entry.name)) kept.offer(entry.name);
+      else names.push(entry.name);
     }
     const looked = new FirstByName(options.limit);
     let once = 0;
@@ -116,15 +127,30 @@ export function listIn(folder: ListedFolder, path: string, context: CheckContext
     const candidates = looked.sorted();
     unlisted += once - candidates.length;
     for (const name of candidates) {
+      checkTime();
       // Found where it is named: the name itself.
       if (folder.look(name) === undefined) unlisted++;
-      else if (options.visible(name)) kept.offer(name);
+      else names.push(name);
     }
   } catch (err) {
     refusalFor(err, "list", path);
   }
+  // Strings sort by code unit: the order FirstByName keeps.
+  names.sort();
+  const kept: string[] = [];
+  let truncated = false;
+  for (const name of names) {
+    checkTime();
+    if (!options.visible(name)) continue;
+    if (kept.length === options.limit) {
+      truncated = true;
+      break;
+    }
+    kept.push(name);
+  }
   const entries: DirEntryInfo[] = [];
-  for (const name of kept.sorted()) {
+  for (const name of kept) {
+    checkTime();
     const info = folder.look(name);
     if (info === undefined) continue;
     if (info.isSymlink && !linkShown(folder.at(name), folder.realDir, options.linkVisible)) continue;
@@ -133,7 +159,7 @@ export function listIn(folder: ListedFolder, path: string, context: CheckContext
     if (info.isFile && (context.allowHardLinks || info.nlink === null || info.nlink <= 1)) entry.size = info.size;
     entries.push(entry);
   }
-  return { entries, truncated: kept.dropped, unlisted };
+  return { entries, truncated, unlisted };
 }
 
 /** Whether a link may be shown: one that names a denied path (lexically) stays hidden like its target. */

@@ -217,3 +217,123 @@ Deno.test({
     assert.deepEqual([one.entries.map((e) => e.name), one.unlisted], [["plain"], 4], "lit\\ufffdname not looked up");
   },
 });
+
+/** Runs `fn` with Deno.realPathSync counted (the real function still answers); returns the count. */
+function countingRealPaths(fn: () => void): number {
+  const real = Deno.realPathSync;
+  let calls = 0;
+  Deno.realPathSync = (path) => (calls++, real(path));
+  try {
+    fn();
+  } finally {
+    Deno.realPathSync = real;
+  }
+  return calls;
+}
+
+Deno.test({
+  name:
+    "listChecked() resolves the folder's real path twice per listing, however many entries it looks at, and checks each entry by one stat of the folder",
+  permissions: files,
+  async fn() {
+    const few = await folder("few_entries", ["a", "b", "c"]);
+    const many = await folder("many_entries", Array.from({ length: 60 }, (_, i) => `n${i}`));
+    let listed = 0;
+    const fewCalls = countingRealPaths(() => listed += listChecked(few, "few_entries", context, all).entries.length);
+    const manyCalls = countingRealPaths(() => listed += listChecked(many, "many_entries", context, all).entries.length);
+    assert.equal(listed, 63);
+    // A real path costs the square of the folder's depth: too much to pay once per entry.
+    assert.deepEqual([fewCalls, manyCalls], [2, 2], "before the entries and after them");
+  },
+});
+
+Deno.test({
+  name: "listChecked() refuses a folder swapped, while its entries are looked at, for a link to a look-alike folder",
+  permissions: files,
+  async fn() {
+    const dir = await folder("swapped", ["one", "two", "three"]);
+    const lookalike = await folder("lookalike", ["one", "two", "three"]);
+    await ln("-s", lookalike, join(base, "swap_link"));
+    let swapped = false;
+    const swap = () => {
+      // After the names are read and before any is looked at: each look is then made through the link.
+      if (!swapped) {
+        Deno.renameSync(dir, join(base, "swapped_away"));
+        Deno.renameSync(join(base, "swap_link"), dir);
+        swapped = true;
+      }
+      return true;
+    };
+    assert.throws(
+      () => listChecked(dir, "swapped", context, { ...all, visible: swap }),
+      (err: unknown) =>
+        err instanceof PolicyError && err.code === "changed" && /^Cannot list "swapped"/.test(err.message),
+    );
+    assert.ok(swapped);
+  },
+});
+
+Deno.test({
+  name:
+    "listIn() judges names in name order only until `limit` are kept and one more is visible, and looks up only those it keeps",
+  permissions: files,
+  async fn() {
+    const names = Array.from({ length: 50 }, (_, i) => `a${String(i).padStart(2, "0")}`);
+    const dir = await folder("judged", names);
+    const judged: string[] = [];
+    const looked: string[] = [];
+    const list = (limit: number, shown: (name: string) => boolean) => {
+      judged.length = looked.length = 0;
+      return listIn(
+        {
+          dir,
+          at: (name) => join(dir, name),
+          realDir: dir,
+          look: (name) => (looked.push(name), Deno.lstatSync(join(dir, name))),
+        },
+        "judged",
+        context,
+        { limit, visible: (name) => (judged.push(name), shown(name)), linkVisible: () => true },
+      );
+    };
+    const cut = list(5, (name) => name !== "a01" && name !== "a03");
+    assert.deepEqual(cut.entries.map((e) => e.name), ["a00", "a02", "a04", "a05", "a06"]);
+    assert.equal(cut.truncated, true);
+    assert.deepEqual(judged, names.slice(0, 8), "a07 is the one more that says the listing was cut");
+    assert.deepEqual(looked, ["a00", "a02", "a04", "a05", "a06"]);
+    // Whether one more is visible can take every name: here none past the third is.
+    const whole = list(3, (name) => name < "a03");
+    assert.deepEqual([whole.entries.length, whole.truncated, judged.length], [3, false, 50]);
+  },
+});
+
+Deno.test({
+  name: "listIn() looks at the clock between entries and stops there once checkTime() throws",
+  permissions: files,
+  async fn() {
+    const dir = await folder("timed", ["a", "b", "c", "d", "e"]);
+    const looked: string[] = [];
+    const late = new PolicyError("too-large", 'Cannot list "timed": listing it took longer than 0 ms');
+    assert.throws(
+      () =>
+        listIn(
+          {
+            dir,
+            at: (name) => join(dir, name),
+            realDir: dir,
+            look: (name) => (looked.push(name), Deno.lstatSync(join(dir, name))),
+          },
+          "timed",
+          context,
+          {
+            ...all,
+            checkTime() {
+              if (looked.length === 2) throw late;
+            },
+          },
+        ),
+      (err: unknown) => err === late,
+    );
+    assert.deepEqual(looked, ["a", "b"]);
+  },
+});

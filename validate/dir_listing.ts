@@ -7,6 +7,18 @@ export interface ListDirOptions {
    * @default {1000}
    */
   limit?: number;
+  /** Stops the listing before it starts; when it has fired by the time a listing stops for `timeMs`, its reason is thrown. */
+  signal?: AbortSignal;
+  /**
+   * How long the listing may take, in milliseconds, counted from the call.
+   * A listing is one synchronous step, which no timer can interrupt: it
+   * looks at the clock between entries and, past this, stops and is refused
+   * (`too-large`) — or, when `signal` fired meanwhile (a tool call's deadline
+   * that passed while the step held the thread), throws the signal's reason,
+   * which the toolkit answers as that deadline.
+   * @default {Infinity}
+   */
+  timeMs?: number;
 }
 
 /** One entry of {@linkcode PathJail.listDir}. */

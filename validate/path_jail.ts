@@ -1,10 +1,10 @@
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
 import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
 import { listChecked } from "./_listing.ts";
 import { checkAnchor, type Identity, type What, withRoot } from "./_descriptor_anchor.ts";
 import { listAt, readAt, statAt, type Walk, writeAt } from "./_descriptor_ops.ts";
-import { compileGlob, type GlobMatcher, matchesAny } from "./_glob.ts";
+import { compileGlob, type GlobMatcher, matchesAny, namesIn } from "./_glob.ts";
 import { truncationMarker } from "./limits.ts";
 import { DEFAULT_DENY, type Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
@@ -313,12 +313,17 @@ export class PathJail {
    * from the folder the kernel confirms lies inside a root. Entries the deny
    * globs refuse are left out; links are shown as `symlink`, never followed.
    * Deno reads a folder's names all at once: a folder whose entry table is
-   * over 2 MiB on disk is refused (`too-large`) before it is read.
+   * over 2 MiB on disk is refused (`too-large`) before it is read. The deny
+   * globs match the folder's path once and then each name, in name order,
+   * until `limit` are kept and one more is visible; names past those are
+   * neither matched nor looked up. The listing is one synchronous step: with
+   * `timeMs` it looks at the clock between entries and stops past it.
    *
    * @param path The caller's path of a folder.
-   * @param options The cap.
+   * @param options The cap, the signal and the time.
    * @returns The entries and whether some were left out.
-   * @throws {PolicyError} When refused, missing or not a folder.
+   * @throws {PolicyError} When refused, missing or not a folder, or (`too-large`) past `timeMs`.
+   * @throws {DOMException} The signal's reason, when it fired before the listing or while it ran past `timeMs`.
    *
    * @example Refuse a listing outside the roots
    * ```ts
@@ -330,18 +335,33 @@ export class PathJail {
    * ```
    */
   async listDir(path: string, options: ListDirOptions = {}): Promise<DirListing> {
+    options.signal?.throwIfAborted();
+    const started = performance.now();
+    const timeMs = options.timeMs ?? Infinity;
     const real = await this.#resolveRead(path, "list");
-    const rel = containing(await this.#realRoots("read"), real) ?? "";
-    const limit = options.limit ?? 1000;
     const roots = await this.#realRoots("read");
-    const visible = (name: string) => !this.#denied(rel === "" ? name : `${rel}${sep}${name}`, join(real, name));
+    const rel = containing(roots, real) ?? "";
+    const limit = options.limit ?? 1000;
+    // The folder's segments are matched once; each name then costs one step per glob.
+    const denied = namesIn(this.#deny, rel.split(sep).join("/"));
+    const deniedAnywhere = namesIn(this.#anywhere, real.split(sep).join("/").replace(/^\/+/, ""));
+    const visible = (name: string) => !denied(name) && !deniedAnywhere(name);
     const linkVisible = (target: string) => {
       const inRoot = containing(roots, target);
       return inRoot === undefined || !this.#denied(inRoot, target);
     };
+    let late = false;
+    const checkTime = () => {
+      if (performance.now() - started < timeMs) return;
+      late = true;
+      throw new PolicyError(
+        "too-large",
+        `Cannot list ${quote(path)}: listing it took longer than ${timeMs} ms; list or search a folder inside it`,
+      );
+    };
     try {
       if (this.#anchor !== undefined) {
-        const options = { limit, visible, linkVisible, realDir: real };
+        const options = { limit, visible, linkVisible, checkTime, realDir: real };
         return await this.#walk(
           real,
           "read",
@@ -349,8 +369,14 @@ export class PathJail {
           (w) => listAt(w, path, this.#context(), options),
         );
       }
-      return listChecked(real, path, this.#context(), { limit, visible, linkVisible });
+      return listChecked(real, path, this.#context(), { limit, visible, linkVisible, checkTime });
     } catch (err) {
+      if (late) {
+        // The step held the thread past its time: the timers due meanwhile run first (a tool call's deadline
+        // among them), so that a deadline that passed is answered as the deadline.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        options.signal?.throwIfAborted();
+      }
       if (err instanceof PolicyError && err.cause instanceof Deno.errors.NotADirectory) {
         throw new PolicyError("not-a-file", `Cannot list ${quote(path)}: it is a file, not a folder`, { cause: err });
       }

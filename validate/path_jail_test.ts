@@ -519,3 +519,30 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "listDir() past timeMs stops between entries and is refused, or throws the signal's reason when the signal fired meanwhile",
+  permissions: perms,
+  async fn() {
+    for (const [, options] of modes) {
+      const jail = new PathJail(policy, options);
+      await assert.rejects(
+        jail.listDir("sub", { timeMs: 0 }),
+        (err: unknown) =>
+          err instanceof PolicyError && err.code === "too-large" &&
+          /^Cannot list "sub": listing it took longer than 0 ms; list or search a folder inside it$/.test(err.message),
+      );
+      // A deadline comes due while the listing holds the thread: its timer was armed before the listing started.
+      const deadline = new AbortController();
+      const reason = new DOMException("Tool call timed out after 10000 ms", "TimeoutError");
+      setTimeout(() => deadline.abort(reason), 0);
+      await assert.rejects(
+        jail.listDir("sub", { timeMs: 0, signal: deadline.signal }),
+        (err: unknown) => err === reason,
+      );
+      await assert.rejects(jail.listDir("sub", { signal: deadline.signal }), (err: unknown) => err === reason);
+      assert.ok((await jail.listDir("sub", { timeMs: 60_000 })).entries.some((e) => e.name === "deep.txt"));
+    }
+  },
+});

@@ -50,6 +50,14 @@ export interface PathInfo {
 export const MAX_LIST_ENTRIES = 1000;
 
 /**
+ * How long one listing may take, in milliseconds: `list_dir`'s deadline. A
+ * listing is one synchronous step that no timer interrupts; it looks at the
+ * clock between entries and stops past this, when the call's deadline has
+ * passed too, so the call is answered as timed out rather than late.
+ */
+export const LIST_TIME_MS = 10_000;
+
+/**
  * Reads a UTF-8 text file, cut at `maxBytes` with a `[truncated: showed N of M bytes]` marker.
  *
  * @param ws The current workspace.
@@ -79,14 +87,15 @@ export async function readText(ws: Workspace, path: string, maxBytes: number, si
  *
  * @param ws The current workspace.
  * @param path The caller's path of a folder.
- * @param signal Stops the listing before it starts.
+ * @param signal Stops the listing before it starts; its reason is thrown when it fired while the listing ran past
+ * {@linkcode LIST_TIME_MS}.
  * @returns The listing.
- * @throws {PolicyError} When refused, missing or not a folder.
+ * @throws {PolicyError} When refused, missing or not a folder, or past {@linkcode LIST_TIME_MS}.
  */
 export async function listDir(ws: Workspace, path: string, signal?: AbortSignal): Promise<Listing> {
   const dir = await ws.resolve(path, "read", "list");
   signal?.throwIfAborted();
-  const listing = await ws.listDir(path, dir.jailPath, MAX_LIST_ENTRIES);
+  const listing = await ws.listDir(path, dir.jailPath, { limit: MAX_LIST_ENTRIES, signal, timeMs: LIST_TIME_MS });
   const entries = listing.entries.map((entry) => entryOf(dir.rel, entry));
   const out: Listing = { root: dir.root, path: dir.rel || ".", entries, truncated: listing.truncated };
   if (listing.unlisted > 0) out.unlisted = listing.unlisted;

@@ -97,7 +97,7 @@ export async function searchFiles(
       const limit = bounds.maxEntries - visited + 1;
       let entries;
       try {
-        entries = (await ws.listDir(path, folder.jailPath, limit)).entries;
+        entries = (await ws.listDir(path, folder.jailPath, { limit })).entries;
       } catch (err) {
         // The start folder's refusal is the caller's answer; a folder below it that moved, vanished
         // or turned unreadable mid-search is skipped.

@@ -6,6 +6,7 @@ import {
   definePolicy,
   type DirListing,
   LimitError,
+  type ListDirOptions,
   PathJail,
   type Policy,
   PolicyError,
@@ -143,11 +144,11 @@ export class Workspace {
    *
    * @param path The caller's path.
    * @param jailPath What {@linkcode Workspace.resolve} returned for it, or a path under a root.
-   * @param limit The most entries, the first by name.
+   * @param options The most entries (the first by name), the signal and the time.
    * @returns The listing.
    */
-  listDir(path: string, jailPath: string, limit: number): Promise<DirListing> {
-    return this.#echo(path, jailPath, () => this.#jail.listDir(jailPath, { limit }));
+  listDir(path: string, jailPath: string, options: ListDirOptions): Promise<DirListing> {
+    return this.#echo(path, jailPath, () => this.#jail.listDir(jailPath, options));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { type Infer, json, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { LIST_TIME_MS } from "../domain/files.ts";
 import { entrySchema } from "./_entry_schema.ts";
 import { clientRootsOf } from "./_client_roots.ts";
 
@@ -25,7 +26,7 @@ export const listDirTool: Tool<Input> = {
     unlisted: { type: "integer", description: "Entries left out because no path can name them" },
   }, ["root", "path", "entries", "truncated"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  timeoutMs: 10_000,
+  timeoutMs: LIST_TIME_MS,
 };
 
 /**
