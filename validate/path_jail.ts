@@ -480,6 +480,7 @@ export class PathJail {
     if (rel === undefined) {
       throw new PolicyError("outside-roots", `Cannot ${action} ${quote(path)}: the path leaves the allowed folders`);
     }
+    this.#checkDepth(rel, action, path);
     this.#checkDeny(rel, candidate, action, path);
     return candidate;
   }
@@ -494,7 +495,18 @@ export class PathJail {
         }: it is or passes through a symbolic link that leads outside the allowed folders`,
       );
     }
+    this.#checkDepth(rel, action, path);
     this.#checkDeny(rel, real, action, path);
+  }
+
+  /** Refuses a path more than `maxPathDepth` names below its root (`rel` is root-relative). */
+  #checkDepth(rel: string, action: string, path: string): void {
+    const max = this.#policy.limits.maxPathDepth;
+    if (rel === "" || rel.split(sep).length <= max) return;
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot ${action} ${quote(path)}: it lies more than ${max} levels below its root folder`,
+    );
   }
 
   /** Whether the deny globs refuse a path: `rel` from its root, and `absolute` for the default globs. */

@@ -137,6 +137,7 @@ const readCases: [string, unknown, Expect][] = [
   ["a PuTTY key", "keys/server.ppk", { code: "denied-by-glob" }],
   ["a shell history", "home/.bash_history", { code: "denied-by-glob" }],
   ["a deny glob in other case", ".ENV", { code: "denied-by-glob" }],
+  ["a path more than maxPathDepth (256) levels below its root", `${"a/".repeat(256)}x`, { code: "invalid-input" }],
   ["a link whose target is denied", "link_to_env", { code: "denied-by-glob" }],
   ["an empty path", "", { code: "invalid-input" }],
   ["a NUL byte", "notes.txt\0.png", { code: "invalid-input" }],
@@ -517,6 +518,37 @@ Deno.test({
         );
       }
     }
+  },
+});
+
+Deno.test({
+  name:
+    "a path deeper than maxPathDepth below its root is refused as given and as resolved through a link, for every call, and one at the limit is served",
+  permissions: { ...perms, run: ["ln"] },
+  async fn() {
+    const deepest = join(data, ...Array(8).fill("d"));
+    await Deno.mkdir(deepest, { recursive: true });
+    await Deno.writeTextFile(join(deepest, "x.txt"), "deep");
+    await symlink(join(data, "d", "d", "d", "d", "d", "d", "d"), join(data, "shortcut"));
+    const shallow = definePolicy({ readRoots: [data], writeRoots: [data], limits: { maxPathDepth: 8 } });
+    const deep = /^Cannot (read|list|stat|write) "[^"]+": it lies more than 8 levels below its root folder$/;
+    for (const [, options] of modes) {
+      const jail = new PathJail(shallow, options);
+      // At the limit: 8 names below the root.
+      assert.deepEqual((await jail.listDir("d/d/d/d/d/d/d/d")).entries.map((e) => e.name), ["x.txt"]);
+      for (
+        const run of [
+          () => jail.readTextFile("d/d/d/d/d/d/d/d/x.txt"),
+          () => jail.readTextFile("shortcut/d/x.txt"),
+          () => jail.listDir("d/d/d/d/d/d/d/d/d"),
+          () => jail.stat("shortcut/d/x.txt"),
+          () => jail.writeFile("shortcut/d/new.txt", "x"),
+        ]
+      ) {
+        await assert.rejects(run(), (err: unknown) => err instanceof PolicyError && deep.test(err.message));
+      }
+    }
+    assert.ok(!(await Deno.lstat(join(deepest, "new.txt")).then(() => true, () => false)));
   },
 });
 

@@ -20,6 +20,14 @@ export interface Limits {
   readonly fetchTimeoutMs: number;
   /** Longest path a caller may give, in characters. */
   readonly maxPathLength: number;
+  /**
+   * Most names a path may have below its root, folders and the file itself
+   * (`a/b/c.txt` has 3), as given and as resolved. Every call of a jail with
+   * a descriptor anchor opens each folder on the way, and under scoped
+   * permissions Deno resolves each open's whole path first, so a call's work
+   * grows with the cube of the depth.
+   */
+  readonly maxPathDepth: number;
   /** Longest URL a caller may give, in characters. */
   readonly maxUrlLength: number;
   /** Longest SQL text a caller may give, in characters. */
@@ -45,6 +53,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxRedirects: 5,
   fetchTimeoutMs: 10_000,
   maxPathLength: 4096,
+  maxPathDepth: 256,
   maxUrlLength: 8192,
   maxSqlLength: 100_000,
 });

@@ -103,6 +103,8 @@ Deno.test({
         "notes",
       ]);
       await refused("list_dir", { path: "linked-dir" }, /symbolic link that leads outside/);
+      // Refused before the disk is touched: deeper paths made every call's work grow with the cube of the depth.
+      await refused("list_dir", { path: "a/".repeat(257) }, /lies more than 256 levels below its root folder/);
       const info = (await call("stat", { path: join(tree.more, "other.md") })).structuredContent;
       assert.deepEqual({ ...info as object, modified: undefined }, {
         root: tree.more,
