@@ -305,21 +305,28 @@ function matched(groups: ArrayLike<unknown>): number {
 const BACKSLASH = "\\\\{1,2}";
 
 /**
- * One character as itself, percent-encoded (UTF-8, either hex case), or
+ * One character, a letter in either case, as itself, percent-encoded (UTF-8, either hex case), or
  * JSON-escaped (`\u` in either hex case, and `\"`, `\\`, `\/`: PHP's
  * `json_encode` writes `/` as `\/`), also as nested JSON or `quote()`
  * escapes that again; with the length of its longest form.
  */
 function charPattern(char: string): { pattern: string; longest: number } {
-  const alternatives = [escape(char)];
-  let longest = char.length;
-  const utf8 = new TextEncoder().encode(char);
-  alternatives.push([...utf8].map((byte) => `%${hex(byte, 2)}`).join(""));
-  longest = Math.max(longest, 3 * utf8.length);
-  let units = "";
-  for (let i = 0; i < char.length; i++) units += `${BACKSLASH}u${hex(char.charCodeAt(i), 4)}`;
-  alternatives.push(units);
-  longest = Math.max(longest, 7 * char.length);
+  const alternatives: string[] = [];
+  let longest = 0;
+  // A letter in either case: a URL's host is lower-cased by parsing, and a refusal quotes the parsed host. A
+  // whole credential matched so still never answers for a part of one.
+  for (const form of new Set([char, char.toLowerCase(), char.toUpperCase()])) {
+    if (form.length !== char.length) continue;
+    alternatives.push(escape(form));
+    longest = Math.max(longest, form.length);
+    const utf8 = new TextEncoder().encode(form);
+    alternatives.push([...utf8].map((byte) => `%${hex(byte, 2)}`).join(""));
+    longest = Math.max(longest, 3 * utf8.length);
+    let units = "";
+    for (let i = 0; i < form.length; i++) units += `${BACKSLASH}u${hex(form.charCodeAt(i), 4)}`;
+    alternatives.push(units);
+    longest = Math.max(longest, 7 * form.length);
+  }
   // `/` is `\/` in PHP's JSON, `\\\/` in PHP's JSON nested in PHP's JSON, `\\/` when quote() shows `\/`.
   // `"` is `\"`, `\\\"` nested or quoted; `\` is `\\`, `\\\\` nested or quoted.
   if (char === "/") alternatives.push("\\\\{1,3}\\/");

@@ -232,3 +232,21 @@ Deno.test("SecretFilter.value() and error() filter every string of a result and 
   assert.ok(err instanceof RangeError);
   assert.equal(err.message, `Cannot fetch "${HIDDEN}"`);
 });
+
+Deno.test("SecretFilter.text() hides a whole credential whose letters changed case, as a URL's parsed host has them", () => {
+  const token = "gR7x2Kq9LmZ4vTn8WcY1bH5dJ6sP3fA0eUoIi";
+  const filter = new SecretFilter([token], (text) => text.replaceAll(token, "${API_TOKEN}"));
+  // A redirect to http://<token>.example/: the refusal quotes the host URL parsing lower-cased.
+  const host = new URL(`http://${token}.example/`).hostname;
+  assert.equal(host, `${token.toLowerCase()}.example`);
+  assert.equal(filter.text(`the host ${quote(host)} is not allowed`), 'the host "${API_TOKEN}.example" is not allowed');
+  for (
+    const shown of [token.toUpperCase(), encodeURIComponent(token.toLowerCase()), JSON.stringify(token.toLowerCase())]
+  ) {
+    assert.ok(!filter.text(shown).toLowerCase().includes(token.toLowerCase()), shown);
+  }
+  // Still whole only: a start of it in any case is shown as it is.
+  for (const part of [token.slice(0, 10), token.toLowerCase().slice(0, 30)]) {
+    assert.equal(filter.text(`${part}…`), `${part}…`);
+  }
+});
