@@ -25,6 +25,41 @@ export interface IndexBytes {
 }
 
 /**
+ * git's varint (`decode_varint`) at `at`, read no further than `end`: its
+ * value in git's 64 bits and where the bytes after it start, or undefined
+ * when it runs past `end`. git's value overflows at 2^57: it then reads 0
+ * and leaves the bytes where they were (`end` is `at`).
+ *
+ * @param bytes The index.
+ * @param at Where the varint starts.
+ * @param end Where the bytes it may take end.
+ * @returns The value and where it ends, or undefined past `end`.
+ *
+ * @example 128 is two bytes: 0x80 then 0x00
+ * ```ts
+ * import { bufferBytes, gitVarint } from "./index_bytes.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(gitVarint(bufferBytes(new Uint8Array([0x80, 0x00])), 0, 2), { value: 128n, end: 2 });
+ * assert.equal(gitVarint(bufferBytes(new Uint8Array([0x80])), 0, 1), undefined);
+ * ```
+ */
+export function gitVarint(bytes: IndexBytes, at: number, end: number): { value: bigint; end: number } | undefined {
+  if (at >= end) return undefined;
+  let c = bytes.byte(at);
+  let value = BigInt(c & 127);
+  let p = at + 1;
+  while (c & 128) {
+    value += 1n;
+    if (value >> 57n !== 0n) return { value: 0n, end: at };
+    if (p >= end) return undefined;
+    c = bytes.byte(p++);
+    value = (value << 7n) + BigInt(c & 127);
+  }
+  return { value, end: p };
+}
+
+/**
  * The bytes of a buffer as {@linkcode IndexBytes}.
  *
  * @param bytes The whole index.
@@ -48,10 +83,7 @@ export function bufferBytes(bytes: Uint8Array): IndexBytes {
     u16: (at) => view.getUint16(at),
     u32: (at) => view.getUint32(at),
     i32: (at) => view.getInt32(at),
-    indexOf: (byte, from, end) => {
-      const found = bytes.subarray(0, end).indexOf(byte, from);
-      return found;
-    },
+    indexOf: (byte, from, end) => bytes.subarray(0, end).indexOf(byte, from),
     slice: (at, length) => bytes.slice(at, at + length),
   };
 }

@@ -6,7 +6,7 @@
 // (an empty untracked name is one byte on disk and 40 in git), in pieces
 // too small for GIT_ALLOC_LIMIT. Each is read here the way git reads it,
 // in one pass, summing glibc's chunk for every allocation git makes.
-import type { IndexBytes } from "./index_bytes.ts";
+import { gitVarint, type IndexBytes } from "./index_bytes.ts";
 
 /** What an extension costs git, or why it is refused. */
 export interface ExtensionCharge {
@@ -292,18 +292,8 @@ function reucRefusal(why: string): string {
 
 /** git's decode_varint at `at` (up to `end`), 64 bits wide, then cut to `bits`; undefined past `end`. */
 function varint(bytes: IndexBytes, at: number, end: number, bits: 32 | 64): { value: number; end: number } | undefined {
-  if (at >= end) return undefined;
-  let c = bytes.byte(at);
-  let value = BigInt(c & 127);
-  let p = at + 1;
-  while (c & 128) {
-    value += 1n;
-    if (value >> 57n !== 0n) return { value: 0, end: at };
-    if (p >= end) return undefined;
-    c = bytes.byte(p++);
-    value = (value << 7n) + BigInt(c & 127);
-  }
-  return { value: Number(BigInt.asUintN(bits, value)), end: p };
+  const read = gitVarint(bytes, at, end);
+  return read && { value: Number(BigInt.asUintN(bits, read.value)), end: read.end };
 }
 
 /**

@@ -8,7 +8,7 @@
 // Before such a run the server reads the index itself, in one pass over its
 // bytes, and sums what git would hold without building a name.
 import { PolicyError, quote } from "@forge/toolkit/validate";
-import { bufferBytes, FileBytes, type IndexBytes } from "./index_bytes.ts";
+import { bufferBytes, FileBytes, gitVarint, type IndexBytes } from "./index_bytes.ts";
 import { cacheTree, resolveUndo, untrackedCache } from "./index_extensions.ts";
 
 /**
@@ -377,27 +377,15 @@ function readVarint(bytes: IndexBytes, at: number, end: number): [number, number
     value += 1;
     // git's value is 64 bits wide and overflows at 2^57: it then reads 0 and leaves the bytes to the name. Past
     // 2^50 (exact in a double) the value is more than any name holds, and is only followed to find the overflow.
-    if (value >= 2 ** 50) return bigVarint(bytes, at, end);
+    if (value >= 2 ** 50) {
+      const big = gitVarint(bytes, at, end);
+      return big && [Number(big.value), big.end];
+    }
     if (p >= end) return undefined;
     c = bytes.byte(p++);
     value = value * 128 + (c & 127);
   }
   return [value, p];
-}
-
-/** {@linkcode readVarint} in 64-bit arithmetic, for a value past 2^50. */
-function bigVarint(bytes: IndexBytes, at: number, end: number): [number, number] | undefined {
-  let c = bytes.byte(at);
-  let value = BigInt(c & 127);
-  let p = at + 1;
-  while (c & 128) {
-    value += 1n;
-    if (value >> 57n !== 0n) return [0, at];
-    if (p >= end) return undefined;
-    c = bytes.byte(p++);
-    value = (value << 7n) + BigInt(c & 127);
-  }
-  return [Number(value), p];
 }
 
 /** How {@linkcode assertIndexShape} reads an index. */
