@@ -87,7 +87,7 @@ export function cacheTree(
   let kept = 0;
   // Per open node: subtrees still to read, and the name of the one before.
   const open: { left: number; previous: Uint8Array | undefined }[] = [];
-  const refuse = (why: string): ExtensionCharge => ({ heldBytes: held, refused: treeRefusal(why) });
+  const refuse = (why: string): ExtensionCharge => ({ heldBytes: held, refused: refusal(TREE, why) });
   for (;;) {
     const nameAt = at;
     const nul = bytes.indexOf(0, at, end);
@@ -126,7 +126,7 @@ export function cacheTree(
     // subtree_alloc is unsigned: a count below -2 is a request git's allocator refuses (charged as one).
     const slots = subtrees.value + 2 >= 0 ? subtrees.value + 2 : 2 ** 32 + subtrees.value + 2;
     held += chunk(slots * 8);
-    if (held > budget) return { heldBytes: held, refused: overBudget('a cache tree (the "TREE" extension)', TREE_FIX) };
+    if (held > budget) return { heldBytes: held, refused: overBudget(TREE) };
     if (subtrees.value > 0) {
       if (open.length >= MAX_DEPTH) return refuse(`nests folders deeper than ${MAX_DEPTH}`);
       open.push({ left: subtrees.value, previous: undefined });
@@ -143,12 +143,11 @@ export function cacheTree(
   }
 }
 
-const TREE_FIX = "rebuild the index from the last commit with `rm .git/index && git reset` (the work tree is kept; " +
-  "what was staged is unstaged)";
-
-function treeRefusal(why: string): string {
-  return `holds a cache tree (the "TREE" extension) that ${why}; ${TREE_FIX}`;
-}
+const TREE: Extension = {
+  what: 'a cache tree (the "TREE" extension)',
+  fix: "rebuild the index from the last commit with `rm .git/index && git reset` (the work tree is kept; " +
+    "what was staged is unstaged)",
+};
 
 /** git's subtree_name_cmp: the shorter name first, then byte by byte. */
 function subtreeOrder(a: Uint8Array, b: Uint8Array): number {
@@ -252,12 +251,13 @@ export function resolveUndo(
     const nul = bytes.indexOf(0, at, end);
     if (nul < 0 || nul + 1 >= end) return { heldBytes: held };
     const length = nul - at;
-    if (length > MAX_NAME) return { heldBytes: held, refused: reucRefusal(`names a path of ${length} bytes`) };
+    if (length > MAX_NAME) return { heldBytes: held, refused: refusal(REUC, `names a path of ${length} bytes`) };
     const name = bytes.slice(at, length);
     if (previous !== undefined && compareBytes(previous, name) >= 0) {
       return {
         heldBytes: held,
-        refused: reucRefusal(
+        refused: refusal(
+          REUC,
           "lists paths out of order, which git sorts in one at a time, in time that grows as the square of their " +
             "number",
         ),
@@ -266,7 +266,7 @@ export function resolveUndo(
     previous = name;
     held += chunk(length + 1) + chunk(RESOLVE_UNDO_INFO) + LIST_ITEM;
     if (held > budget) {
-      return { heldBytes: held, refused: overBudget('resolve-undo records (the "REUC" extension)', REUC_FIX) };
+      return { heldBytes: held, refused: overBudget(REUC) };
     }
     at = nul + 1;
     let ids = 0;
@@ -284,11 +284,10 @@ export function resolveUndo(
   return { heldBytes: held };
 }
 
-const REUC_FIX = "forget them with `git update-index --clear-resolve-undo`";
-
-function reucRefusal(why: string): string {
-  return `holds resolve-undo records (the "REUC" extension) that ${why}; ${REUC_FIX}`;
-}
+const REUC: Extension = {
+  what: 'resolve-undo records (the "REUC" extension)',
+  fix: "forget them with `git update-index --clear-resolve-undo`",
+};
 
 /** git's decode_varint at `at` (up to `end`), 64 bits wide, then cut to `bits`; undefined past `end`. */
 function varint(bytes: IndexBytes, at: number, end: number, bits: 32 | 64): { value: number; end: number } | undefined {
@@ -349,7 +348,7 @@ export function untrackedCache(
   held += chunk(folders.value * 8);
   const over = (): ExtensionCharge => ({
     heldBytes: held,
-    refused: overBudget('an untracked cache (the "UNTR" extension)', UNTR_FIX),
+    refused: overBudget(UNTR),
   });
   if (held > budget) return over();
   let read = 0;
@@ -378,12 +377,12 @@ export function untrackedCache(
     if (++read > folders.value) {
       return {
         heldBytes: held,
-        refused: untrRefusal("lists more folders than its count, past the array git keeps them in"),
+        refused: refusal(UNTR, "lists more folders than its count, past the array git keeps them in"),
       };
     }
     if (subfolders.value > 0) {
       if (open.length >= MAX_DEPTH) {
-        return { heldBytes: held, refused: untrRefusal(`nests folders deeper than ${MAX_DEPTH}`) };
+        return { heldBytes: held, refused: refusal(UNTR, `nests folders deeper than ${MAX_DEPTH}`) };
       }
       open.push(subfolders.value);
       continue;
@@ -399,14 +398,25 @@ export function untrackedCache(
   }
 }
 
-const UNTR_FIX = "drop it with `git update-index --no-untracked-cache` (and `git config core.untrackedCache false` " +
-  "if the config turns it on)";
+const UNTR: Extension = {
+  what: 'an untracked cache (the "UNTR" extension)',
+  fix: "drop it with `git update-index --no-untracked-cache` (and `git config core.untrackedCache false` " +
+    "if the config turns it on)",
+};
 
-function untrRefusal(why: string): string {
-  return `holds an untracked cache (the "UNTR" extension) that ${why}; ${UNTR_FIX}`;
+/** An extension as a refusal names it, and what its owner runs to be served again. */
+interface Extension {
+  readonly what: string;
+  readonly fix: string;
 }
 
-function overBudget(what: string, fix: string): string {
-  return `holds ${what} that git would hold, with the entries, in more memory than alloc_limit_mib allows (one ` +
-    `allocation per name, folder or record, each far larger than its bytes on disk); ${fix}`;
+/** Why an extension is refused: it `why`. */
+function refusal(extension: Extension, why: string): string {
+  return `holds ${extension.what} that ${why}; ${extension.fix}`;
+}
+
+/** Why an extension is refused: git would hold it past the budget. */
+function overBudget(extension: Extension): string {
+  return `holds ${extension.what} that git would hold, with the entries, in more memory than alloc_limit_mib allows ` +
+    `(one allocation per name, folder or record, each far larger than its bytes on disk); ${extension.fix}`;
 }
