@@ -74,10 +74,13 @@ export class PathJail {
       );
     }
     this.#anchor = options.descriptorAnchor;
-    this.#deny = policy.deny.map(compileGlob);
-    // The default globs name secrets wherever they lie: matched against the absolute path too, so a root inside
-    // `.aws` (or `.config`, beside `gcloud/`) does not make its files relative paths the globs never see.
-    this.#anywhere = policy.deny.filter((glob) => DEFAULT_DENY.includes(glob)).map(compileGlob);
+    // The default globs name secrets wherever they lie: matched against the absolute path, so a root inside
+    // `.aws` (or `.config`, beside `gcloud/`) does not make its files relative paths the globs never see. Each
+    // starts with `**/`, so a match of the path from its root (the end of the absolute path) is one of the
+    // absolute path too: they are not matched against the relative path again.
+    const anywhere = (glob: string) => DEFAULT_DENY.includes(glob);
+    this.#deny = policy.deny.filter((glob) => !anywhere(glob)).map(compileGlob);
+    this.#anywhere = policy.deny.filter(anywhere).map(compileGlob);
     this.#roots = { read: [...new Set([...policy.readRoots, ...policy.writeRoots])], write: policy.writeRoots };
   }
 
@@ -343,8 +346,8 @@ export class PathJail {
     const rel = containing(roots, real) ?? "";
     const limit = options.limit ?? 1000;
     // The folder's segments are matched once; each name then costs one step per glob.
-    const denied = namesIn(this.#deny, rel.split(sep).join("/"));
-    const deniedAnywhere = namesIn(this.#anywhere, real.split(sep).join("/").replace(/^\/+/, ""));
+    const denied = namesIn(this.#deny, globPath(rel));
+    const deniedAnywhere = namesIn(this.#anywhere, globPath(real));
     const visible = (name: string) => !denied(name) && !deniedAnywhere(name);
     const linkVisible = (target: string) => {
       const inRoot = containing(roots, target);
@@ -511,8 +514,7 @@ export class PathJail {
 
   /** Whether the deny globs refuse a path: `rel` from its root, and `absolute` for the default globs. */
   #denied(rel: string, absolute: string): boolean {
-    return matchesAny(this.#deny, rel.split(sep).join("/")) ||
-      matchesAny(this.#anywhere, absolute.split(sep).join("/").replace(/^\/+/, ""));
+    return matchesAny(this.#deny, globPath(rel)) || matchesAny(this.#anywhere, globPath(absolute));
   }
 
   #checkDeny(rel: string, absolute: string, action: string, path: string): void {
@@ -537,6 +539,11 @@ export class PathJail {
 }
 
 /** The root-relative path of `candidate` under the first root that contains it, compared by segments. */
+/** A path as the deny globs read it: `/` between names, none in front. */
+function globPath(path: string): string {
+  return path.split(sep).join("/").replace(/^\/+/, "");
+}
+
 function containing(roots: readonly string[], candidate: string): string | undefined {
   for (const root of roots) {
     const rel = relative(root, candidate);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { basename, join } from "node:path";
 import { LimitError } from "./limits.ts";
 import { PathJail } from "./path_jail.ts";
-import { definePolicy } from "./policy.ts";
+import { DEFAULT_DENY, definePolicy } from "./policy.ts";
 import { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
 
 // Deno.symlink() needs unscoped --allow-read and --allow-write (Deno 2.9.6),
@@ -577,4 +577,8 @@ Deno.test({
       assert.ok((await jail.listDir("sub", { timeMs: 60_000 })).entries.some((e) => e.name === "deep.txt"));
     }
   },
+});
+
+Deno.test("every default deny glob starts with **/: PathJail matches them against the absolute path alone, which covers the path from its root", () => {
+  for (const glob of DEFAULT_DENY) assert.ok(glob.startsWith("**/"), glob);
 });
