@@ -85,14 +85,14 @@ export class LineFramer {
       }
       const piece = chunk.subarray(start, nl);
       if (this.#size === 0 && !this.#oversize) {
-        if (piece.length - crAt(piece) <= this.#max) {
+        const line = trimCr(piece);
+        if (line.length <= this.#max) {
           if (runStart === -1) {
             runStart = start;
             const end = chunk.lastIndexOf(LF);
             // A run longer than one message may hold an oversize line: decode nothing ahead for it.
             run = end - start <= this.#max ? asciiRun(chunk.subarray(start, end)) : undefined;
           }
-          const line = trimCr(piece);
           const text = run?.slice(start - runStart, start - runStart + line.length);
           start = nl + 1;
           emitTrimmed(line, sink, text);
@@ -208,11 +208,6 @@ function oversize(line: Uint8Array): OversizeFrame {
     head: line.slice(0, OVERSIZE_HEAD_BYTES),
     tail: line.slice(Math.max(0, line.length - OVERSIZE_TAIL_BYTES)),
   };
-}
-
-/** 1 when `bytes` ends in a `\r` (of a `\r\n` line ending), else 0. */
-function crAt(bytes: Uint8Array): number {
-  return bytes.length > 0 && bytes[bytes.length - 1] === CR ? 1 : 0;
 }
 
 function trimCr(bytes: Uint8Array): Uint8Array {
