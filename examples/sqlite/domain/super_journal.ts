@@ -157,7 +157,7 @@ function pagesProblem(file: Deno.FsFile, size: number, maxBytes: number, journal
   const recordBytes = 4 + pageSize + 4;
   let header = 0;
   while (header + HEADER_BYTES <= size) {
-    const bytes = readAt(file, header, HEADER_BYTES);
+    const bytes = header === 0 ? first : readAt(file, header, HEADER_BYTES);
     if (bytes === undefined || !isMagic(bytes, 0)) return undefined;
     const count = new DataView(bytes.buffer).getUint32(8);
     let at = header + sectorSize;
