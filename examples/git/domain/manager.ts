@@ -316,7 +316,7 @@ export class Manager {
     }
     // A match in a revision is named `<id>:<path>`: shown as the revision the caller gave.
     const lines = matches.map((m) => {
-      const name = id !== undefined && m.name.startsWith(`${id}:`) ? `${checked}${m.name.slice(id.length)}` : m.name;
+      const name = id !== undefined && m.name.startsWith(prefix) ? `${checked}${m.name.slice(id.length)}` : m.name;
       return `${name}:${m.line}:${m.text}\n`;
     });
     const text = lines.join("") + (out.cut ? out.text.slice(out.stdout.length + 1) : "") +
@@ -407,12 +407,10 @@ export class Manager {
         ], { signal });
       const staged = nulPaths(r.name, await list("--stage"));
       const others = nulPaths(r.name, await list("--others", "--exclude-standard"));
-      assertServedNames(r.name, "files to commit", [
-        ...stagedPaths(staged),
-        ...others.map((p) => p.replace(/\/$/, "")),
-      ]);
+      const stagedNames = stagedPaths(staged);
+      assertServedNames(r.name, "files to commit", [...stagedNames, ...others.map((p) => p.replace(/\/$/, ""))]);
       assertNoNestedRepos(r.name, nestedRepos(staged, others));
-      if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedPaths(staged), ...others]);
+      if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedNames, ...others]);
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], options);
       await git.run(r, [
         arg.word("commit"),
