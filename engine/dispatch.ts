@@ -91,10 +91,9 @@ export class Dispatcher {
   readonly #send: (frame: Outgoing) => void;
   readonly #options: DispatchOptions;
   readonly #calls: CallTable;
-  // The bytes of the message being handled (none counted for a batch's items, see #holds), whether it is a batch,
-  // and what the calls that wait and the open subscriptions hold.
+  // The bytes of the message being handled (none counted for a batch's items, see #holds), and what the calls
+  // that wait and the open subscriptions hold.
   #lineBytes = 0;
-  #inBatch = false;
   #heldBytes = 0;
   readonly #session: Session;
   readonly #subscriptions: Subscriptions;
@@ -131,8 +130,7 @@ export class Dispatcher {
   receive(msg: Message, bytes = 0): void {
     if (!this.#accepting) return;
     // A batch's bytes say nothing of one item's: its items are counted by their own text instead (#holds).
-    this.#inBatch = msg.kind === "batch";
-    this.#lineBytes = this.#inBatch ? 0 : bytes;
+    this.#lineBytes = msg.kind === "batch" ? 0 : bytes;
     const reply = msg.kind === "batch"
       ? batchReply(
         this.#session.sessionVersion,
@@ -316,7 +314,7 @@ export class Dispatcher {
     const held = this.#heldBytes;
     let holds: number | undefined;
     if (held > 0) {
-      holds = this.#holds(params, id);
+      holds = this.#holds(params, id, slot);
       if (held + holds > (this.#options.maxInFlightBytes ?? Infinity)) {
         return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
       }
@@ -335,7 +333,7 @@ export class Dispatcher {
     if (asTask && entry.validate(args) === undefined) {
       const askFirst = typeof task === "object" && task.askFirst === true;
       // A task holds its request while its start and its handler run, as a call that waits does.
-      const taskHolds = holds ?? this.#holds(params, id);
+      const taskHolds = holds ?? this.#holds(params, id, slot);
       // An ask-first tool's first round is an ordinary call (its questions answer input_required); the retry
       // that brings the answers creates the task.
       if (!askFirst) {
@@ -397,7 +395,7 @@ export class Dispatcher {
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
     this.#calls.enter(call);
-    const bytes = holds ?? this.#holds(params, id);
+    const bytes = holds ?? this.#holds(params, id, slot);
     this.#heldBytes += bytes;
     const settled = outcome.then((done) => {
       this.#heldBytes -= bytes;
@@ -411,13 +409,13 @@ export class Dispatcher {
    * What a call of the message being handled holds while it waits, against
    * `maxInFlightBytes`: its bytes and what its parsed params take beyond them
    * ({@linkcode heldCost}), walked only when that bound is set; an item of a
-   * batch, whose share of the batch's bytes says nothing of its own size
+   * batch (it has a `slot`), whose share of the batch's bytes says nothing of its own size
    * (one item of 20 MiB beside 1,023 short ones was counted 20 KiB), by the
    * text of its params and id instead.
    */
-  #holds(params: Params, id: Id): number {
+  #holds(params: Params, id: Id, slot: BatchSlot | undefined): number {
     if (this.#options.maxInFlightBytes === undefined) return this.#lineBytes;
-    if (this.#inBatch) return heldCost(params, 0, true) + heldCost(id, 0, true);
+    if (slot !== undefined) return heldCost(params, 0, true) + heldCost(id, 0, true);
     return heldCost(params, this.#lineBytes);
   }
 
