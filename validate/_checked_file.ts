@@ -317,7 +317,6 @@ export function hardLinks(info: Deno.FileInfo, action: string, path: string, con
   }
 }
 
-/** The lstat of a name that may be a file to replace, undefined when absent; anything else is refused. */
 /**
  * Refuses to write over `before` when no one may write it (no write bit): a
  * rename replaces a file whatever its bits, and so does an open by root, so a
@@ -326,23 +325,22 @@ export function hardLinks(info: Deno.FileInfo, action: string, path: string, con
  * way when the folder has no write bit.
  */
 export function assertNotReadOnly(before: Deno.FileInfo | undefined, path: string, folder?: string): void {
-  if (before !== undefined && before.mode !== null && (before.mode & 0o222) === 0) {
-    throw new PolicyError(
-      "no-permission",
-      `Cannot write ${quote(path)}: the file is read-only (mode ${(before.mode & 0o777).toString(8).padStart(3, "0")})`,
-    );
-  }
+  if (before !== undefined) refuseReadOnly(before.mode, `Cannot write ${quote(path)}: the file`);
   // A new file or a rename changes the folder: one no one may write is refused too (root's create ignores its bits).
-  if (folder === undefined) return;
-  const mode = Deno.statSync(folder).mode;
+  if (folder !== undefined) refuseReadOnly(Deno.statSync(folder).mode, `Cannot write ${quote(path)}: its folder`);
+}
+
+/** Refuses what `mode` lets no one write, `what` saying which it is. */
+function refuseReadOnly(mode: number | null, what: string): void {
   if (mode !== null && (mode & 0o222) === 0) {
     throw new PolicyError(
       "no-permission",
-      `Cannot write ${quote(path)}: its folder is read-only (mode ${(mode & 0o777).toString(8).padStart(3, "0")})`,
+      `${what} is read-only (mode ${(mode & 0o777).toString(8).padStart(3, "0")})`,
     );
   }
 }
 
+/** The lstat of a name that may be a file to replace, undefined when absent; anything else is refused. */
 export function existing(name: string, path: string): Deno.FileInfo | undefined {
   let info: Deno.FileInfo;
   try {
