@@ -51,6 +51,12 @@ export interface CommandRunOptions {
    * @default {the policy's timeoutMs}
    */
   timeoutMs?: number;
+  /**
+   * Bytes written to the program's stdin, which is then closed. A program
+   * that ends or is killed before it reads them all only ends the write.
+   * @default {stdin is empty}
+   */
+  input?: Uint8Array;
 }
 
 /** How a run ended. */
@@ -183,7 +189,7 @@ export class CommandPolicy {
 
   /**
    * Runs one allowed program to its end, its deadline, its output cap or
-   * `signal`, whichever comes first. stdin is empty.
+   * `signal`, whichever comes first. stdin is empty, or `input`.
    *
    * @param program A name from `programs`.
    * @param parts The argv, in typed parts.
@@ -211,7 +217,7 @@ export class CommandPolicy {
         cwd,
         env: { ...this.#env },
         clearEnv: true,
-        stdin: "null",
+        stdin: options.input === undefined ? "null" : "piped",
         stdout: "piped",
         stderr: "piped",
         detached: true,
@@ -235,13 +241,14 @@ export class CommandPolicy {
     const cap = this.#maxOutputBytes;
     const out = collectCapped(child.stdout, cap, () => kill("output-cap"), stopReading.signal);
     const err = collectCapped(child.stderr, cap, () => kill("output-cap"), stopReading.signal);
+    const fed = options.input === undefined ? undefined : feed(child.stdin, options.input);
     try {
       const status = await child.status;
       clearTimeout(timer);
       // What the program started and left running dies with its group.
       kill("exit");
       await killed;
-      const [stdout, stderr] = await Promise.all([out, err]);
+      const [stdout, stderr] = await Promise.all([out, err, fed]);
       const decoder = new TextDecoder();
       return {
         code: status.code,
@@ -285,6 +292,18 @@ export class CommandPolicy {
       stdout: "null",
       stderr: "null",
     }).output().catch(() => undefined);
+  }
+}
+
+/** Writes `input` to a program's stdin and closes it; a program gone before it read them all ends the write. */
+async function feed(stdin: WritableStream<Uint8Array>, input: Uint8Array): Promise<void> {
+  const writer = stdin.getWriter();
+  try {
+    await writer.write(input);
+    await writer.close();
+  } catch {
+    // The program closed its stdin (ended, or was killed): what it did not read is not an error of the run.
+    await writer.abort().catch(() => undefined);
   }
 }
 

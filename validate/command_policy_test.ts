@@ -68,6 +68,24 @@ Deno.test("CommandPolicy.run() reports stdout, stderr and the exit code", async 
   }
 });
 
+Deno.test("CommandPolicy.run() writes input to stdin and closes it; a program that reads none of it still ends its run", async () => {
+  const t = await tree();
+  try {
+    const commands = await sh(t.root);
+    // Larger than a pipe holds, so the write has to wait for the program to read.
+    const input = new TextEncoder().encode("x".repeat(300_000) + "\nend\n");
+    const counted = await commands.run("sh", script("wc -c; echo err >&2"), { cwd: t.root, input });
+    assert.equal(counted.code, 0, counted.stderr);
+    assert.equal(counted.stdout.trim(), String(input.length));
+    const ignored = await commands.run("sh", script("echo done"), { cwd: t.root, input });
+    assert.deepEqual([ignored.code, ignored.ended, ignored.stdout], [0, "exit", "done\n"]);
+    const without = await commands.run("sh", script("wc -c"), { cwd: t.root });
+    assert.equal(without.stdout.trim(), "0");
+  } finally {
+    await t.end();
+  }
+});
+
 Deno.test("CommandPolicy.run() keeps a deadline longer than 2^31 ms: the program is not killed at once", async () => {
   const t = await tree();
   try {

@@ -44,3 +44,18 @@ Deno.test("assertNoIncludes() lets through a config whose keys only mention incl
     await f.end();
   }
 });
+
+Deno.test("assertNoIncludes() returns the config files' bytes as read, those that are not UTF-8 included", async () => {
+  const f = await fixture();
+  try {
+    const r = await f.repo("r");
+    const bytes = Uint8Array.from('[diff "\xff\x81"]\n\ttextconv = cat\n', (c) => c.charCodeAt(0));
+    await Deno.writeFile(join(r, ".git", "config"), bytes);
+    const files = await assertNoIncludes("r", await gitLayout("r", r));
+    assert.deepEqual(files.common?.bytes, bytes);
+    assert.equal(files.common?.text.length, bytes.length);
+    assert.equal(files.worktree, undefined);
+  } finally {
+    await f.end();
+  }
+});

@@ -9,7 +9,8 @@ import {
   truncationMarker,
 } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
-import { assertNoIncludes } from "./config_includes.ts";
+import { assertNoIncludes, type ConfigFiles } from "./config_includes.ts";
+import { DriverCache } from "./driver_cache.ts";
 import { knownFailure } from "./git_failure.ts";
 import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout } from "./git_layout.ts";
@@ -113,6 +114,8 @@ export class Git {
   readonly #allocLimitBytes: number;
   // The folders of git data found clean, each until it changes: a walk reads only what changed since.
   readonly #checked = new GitDataCache();
+  // The drivers git found in each repository's config, for the bytes it was handed: asked again when one changes.
+  readonly #drivers = new DriverCache();
   // This process's user id, learned from git's own ownership check (Deno would need --allow-sys to ask).
   #uid: number | undefined;
   /** One line per configured repository that cannot be served, saying why (found when opened). */
@@ -199,7 +202,7 @@ export class Git {
    * @throws {PolicyError} When the repository's git data is outside its path or another user's.
    */
   async drivers(repo: Repo & { root: string }, signal?: AbortSignal): Promise<Drivers> {
-    return await this.#drivers(repo, await this.#verify(repo, signal), signal);
+    return await this.#findDrivers(repo, await this.#verify(repo, signal), signal);
   }
 
   /**
@@ -223,7 +226,7 @@ export class Git {
     type: ObjectType,
     signal?: AbortSignal,
   ): Promise<string> {
-    const gitDir = await this.#verify(repo, signal);
+    const { gitDir } = await this.#verify(repo, signal);
     const parts = [
       arg.word("rev-parse"),
       arg.flag("--verify"),
@@ -267,8 +270,9 @@ export class Git {
     parts: readonly CommandArg[],
     options: GitRunOptions = {},
   ): Promise<GitOutput> {
-    const gitDir = await this.#verify(repo, options.signal);
-    const drivers = options.drivers ?? await this.#drivers(repo, gitDir, options.signal);
+    const verified = await this.#verify(repo, options.signal);
+    const gitDir = verified.gitDir;
+    const drivers = options.drivers ?? await this.#findDrivers(repo, verified, options.signal);
     if (drivers.unpinnable.length > 0) {
       throw new PolicyError(
         "no-permission",
@@ -309,8 +313,8 @@ export class Git {
     return { text, stdout: result.stdout, cut, code: result.code };
   }
 
-  /** Checks the repository's git data and its owner; returns the git directory to name. */
-  async #verify(repo: Repo & { root: string }, signal?: AbortSignal): Promise<string> {
+  /** Checks the repository's git data and its owner; returns the git directory to name and the config as read. */
+  async #verify(repo: Repo & { root: string }, signal?: AbortSignal): Promise<Verified> {
     // Every folder of the git data walked, each link and hard link in it checked: on every run, a commit's too.
     const layout = await gitLayout(repo.name, repo.root, repo.allowOutside, {
       allowHardLinks: this.#allowHardLinks,
@@ -318,8 +322,9 @@ export class Git {
       signal,
     });
     // Before git's first read of the config (every run, this server's ownership check included).
-    await assertNoIncludes(repo.name, layout);
-    if (repo.trustOtherOwner) return layout.gitDir;
+    const config = await assertNoIncludes(repo.name, layout);
+    const verified = { gitDir: layout.gitDir, config };
+    if (repo.trustOtherOwner) return verified;
     const uid = this.#uid ?? await this.#learnUid(repo, layout.gitDir, signal);
     const owned: [string, string][] = [
       ["work tree", repo.root],
@@ -331,7 +336,7 @@ export class Git {
       const owner = (await Deno.stat(path).catch(() => undefined))?.uid ?? undefined;
       if (owner !== uid) throw otherOwner(repo.name, what, owner);
     }
-    return layout.gitDir;
+    return verified;
   }
 
   /**
@@ -373,19 +378,39 @@ export class Git {
     );
   }
 
-  async #drivers(repo: Repo & { root: string }, gitDir: string, signal?: AbortSignal): Promise<Drivers> {
-    const parts = [arg.word("config"), arg.flag("--null"), arg.flag("--get-regexp"), arg.word(DRIVER_KEYS)];
-    const result = await this.#commands.run("git", [...globalArgs(repo.root, gitDir, []), ...parts], {
-      cwd: repo.root,
-      signal,
-    });
-    // Exit 1: no such key. Anything else (a broken config) fails closed.
-    if (result.code === 1 && result.stdout === "") return parseDrivers("");
-    this.#check(repo, parts, result, [0]);
-    if (result.stdoutCut) {
-      throw new PolicyError("command", `Cannot use repo ${quote(repo.name)}: its config is too large`);
+  /**
+   * The drivers the repository's config defines: git is handed the config's
+   * bytes as this call read them (`git config --file -`, each file in the
+   * order git reads them) and asked again only when they change.
+   */
+  async #findDrivers(repo: Repo & { root: string }, verified: Verified, signal?: AbortSignal): Promise<Drivers> {
+    const { gitDir, config } = verified;
+    const known = this.#drivers.get(gitDir, config);
+    if (known !== undefined) return known;
+    let found = "";
+    for (const file of [config.common, config.worktree]) {
+      if (file === undefined) continue;
+      const parts = [
+        arg.word("config"),
+        arg.flag("--file=-"),
+        arg.flag("--null"),
+        arg.flag("--get-regexp"),
+        arg.word(DRIVER_KEYS),
+      ];
+      const result = await this.#commands.run("git", [...globalArgs(repo.root, gitDir, []), ...parts], {
+        cwd: repo.root,
+        signal,
+        input: file.bytes,
+      });
+      // Exit 1: no such key. Anything else (a broken config) fails closed.
+      if (result.code === 1 && result.signal === null && result.stdout === "") continue;
+      this.#check(repo, parts, result, [0]);
+      if (result.stdoutCut) {
+        throw new PolicyError("command", `Cannot use repo ${quote(repo.name)}: its config is too large`);
+      }
+      found += result.stdout;
     }
-    return parseDrivers(result.stdout);
+    return this.#drivers.set(gitDir, config, parseDrivers(found));
   }
 
   /**
@@ -415,6 +440,14 @@ export class Git {
     console.error(`git: ref ${ref}: git ${subcommand} in repo ${quote(repo.name)} failed (${ended}): ${words}`);
     throw new PolicyError("command", `${what}: git failed (ref ${ref})`);
   }
+}
+
+/** What {@linkcode Git}'s checks before a run found. */
+interface Verified {
+  /** The git directory to name. */
+  readonly gitDir: string;
+  /** The repository's config files, as read. */
+  readonly config: ConfigFiles;
 }
 
 function otherOwner(name: string, what: string, uid: number | undefined): PolicyError {

@@ -38,6 +38,55 @@ Deno.test("Git.run() refuses a repository whose driver name -c cannot pin, and r
   }
 });
 
+Deno.test("Git.run() refuses a repository whose driver name is not UTF-8: -c would pin another name and git status ran the filter", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r", { "a.txt": "a\n" });
+    const marker = join(f.base, "marker");
+    const bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+    await Deno.writeFile(join(dir, ".gitattributes"), bytes("* filter=\xff\n"));
+    await Deno.writeFile(join(dir, ".git", "config"), bytes(`[filter "\xff"]\n\tclean = touch ${marker}\n`), {
+      append: true,
+    });
+    await Deno.writeTextFile(join(dir, "a.txt"), "b\n");
+    const git = await Git.open(ConfigSchema.parse({ repos: [{ name: "r", path: dir }] }), f.base);
+    assert.deepEqual((await git.drivers(git.repo("r"))).unpinnable, ["\uFFFD"]);
+    await assert.rejects(
+      git.run(git.repo("r"), [arg.word("status"), arg.flag("--porcelain")]),
+      (err) => err instanceof PolicyError && /cannot switch off/.test(err.message),
+    );
+    await assert.rejects(Deno.stat(marker), Deno.errors.NotFound);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("Git.drivers() answers for the config as it reads now: a driver added, removed or in config.worktree is seen", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    await f.git(dir, "config", "diff.x.textconv", "cat");
+    const git = await Git.open(ConfigSchema.parse({ repos: [{ name: "r", path: dir }] }), f.base);
+    const r = git.repo("r");
+    assert.deepEqual((await git.drivers(r)).diffs, ["x"]);
+    assert.deepEqual((await git.drivers(r)).diffs, ["x"]);
+    await f.git(dir, "config", "filter.y.clean", "cat");
+    assert.deepEqual(await git.drivers(r), {
+      filters: ["y"],
+      diffs: ["x"],
+      merges: [],
+      unpinnable: [],
+      ignoreRevsFiles: [],
+    });
+    await f.git(dir, "config", "--unset", "diff.x.textconv");
+    assert.deepEqual((await git.drivers(r)).diffs, []);
+    await Deno.writeTextFile(join(dir, ".git", "config.worktree"), '[merge "z"]\n\tdriver = cat\n');
+    assert.deepEqual((await git.drivers(r)).merges, ["z"]);
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("Git.run() says a failure it does not know as 'git failed (ref …)', never in git's words", async () => {
   const f = await fixture();
   try {

@@ -5,6 +5,7 @@
 // chooses (filter and diff drivers) are pinned per call, see driverOverrides.
 import { arg, type CommandArg } from "@forge/toolkit/validate";
 import { hasControl } from "./_has_control.ts";
+import { notUtf8 } from "./_undecodable.ts";
 
 /**
  * The size above which git shows a file as binary instead of diffing it line
@@ -114,7 +115,11 @@ export interface Drivers {
   readonly diffs: readonly string[];
   /** Names of `merge.<name>.*` drivers. */
   readonly merges: readonly string[];
-  /** Names git's `-c` could not pin exactly (they hold `=` or a control character). */
+  /**
+   * Names git's `-c` could not pin exactly: they hold `=` or a control
+   * character, or bytes that are not UTF-8 (an argument of ours is UTF-8, so
+   * `-c` would name another driver and leave this one running).
+   */
   readonly unpinnable: readonly string[];
   /**
    * The files `blame.ignoreRevsFile` names, in order: git blame reads every
@@ -150,7 +155,7 @@ export function parseDrivers(output: string): Drivers {
     const section = key.slice(0, first).toLowerCase() as keyof typeof found;
     const name = key.slice(first + 1, last);
     if (!(section in found)) continue;
-    if (name.includes("=") || hasControl(name)) unpinnable.add(name);
+    if (name.includes("=") || hasControl(name) || notUtf8(name)) unpinnable.add(name);
     else found[section].add(name);
   }
   return {

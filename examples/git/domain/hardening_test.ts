@@ -10,6 +10,7 @@ Deno.test("parseDrivers() finds filter, diff and merge driver names, names git's
     "diff.My.Driver.textconv\nx",
     "merge.ours.driver\ntrue",
     "filter.a=b.smudge\nx",
+    "filter.\uFFFD.clean\nx",
     "blame.ignorerevsfile\n/etc/passwd",
     "blame.ignorerevsfile\n",
     "",
@@ -18,7 +19,7 @@ Deno.test("parseDrivers() finds filter, diff and merge driver names, names git's
     filters: ["lfs"],
     diffs: ["My.Driver"],
     merges: ["ours"],
-    unpinnable: ["a=b"],
+    unpinnable: ["a=b", "\uFFFD"],
     ignoreRevsFiles: ["/etc/passwd", ""],
   });
 });
