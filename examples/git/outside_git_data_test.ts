@@ -3,8 +3,9 @@
 // the server started with exactly the flags it prints, repositories whose
 // `.git` leads elsewhere (a `gitdir:` file, a link, `commondir`, alternates,
 // a linked object store, a link deep inside: `refs/heads`, loose objects,
-// `logs/HEAD`) or that another user owns are refused at start, before every
-// run and after a reload, with one line that says why.
+// `logs/HEAD`; a pointer whose bytes are not UTF-8) or that another user
+// owns are refused at start, before every run and after a reload, with one
+// line that says why.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serveUnderPrintedFlags, textOf } from "../served.ts";
@@ -52,6 +53,27 @@ Deno.test({
     await system("ln", "-s", join(privateGit, "objects"), join(objlink, ".git/objects"));
     await Deno.writeTextFile(join(await make("web"), ".git/objects/info/http-alternates"), "https://example.com/o\n");
     await Deno.writeTextFile(join(await make("shared"), ".git/objects/info/alternates"), `${privateGit}/objects\n`);
+    // commondir spelled `../x\xff`: read leniently as `../x\uFFFD`, a plain copy of the git directory passed the
+    // checks, while git read the config of `x\xff`, whose clean filter ran on git_status and git_diff (a red team's
+    // finding). Names made by sh, since Deno writes only UTF-8.
+    const ran = join(t.f.base, "filter-ran");
+    const undecodable = await t.f.repo("undecodable", {
+      "README.md": "# undecodable\n",
+      ".gitattributes": "* filter=a\n",
+    });
+    await system(
+      "sh",
+      "-c",
+      'cd "$1" && cp -r .git "$(printf "x\\357\\277\\275")" && cp -r .git "$(printf "x\\377")" && ' +
+        'printf "[filter \\"a\\"]\\n\\tclean = \\"echo ran >> %s; cat\\"\\n" "$2" >> "$(printf "x\\377")/config" && ' +
+        'printf "../x\\377\\n" > .git/commondir && echo change >> README.md',
+      "sh",
+      undecodable,
+      ran,
+    );
+    // What an unguarded server would do: plain git runs the filter.
+    await plainGit(undecodable, "diff");
+    await Deno.remove(ran);
     const app = await make("app");
     const hostile: [string, RegExp][] = [
       ["gitfile", /its git directory is not a folder inside its path$/],
@@ -61,6 +83,10 @@ Deno.test({
       ["commondir", /its common directory is not a folder inside its path$/],
       ["objlink", /its object store is not a folder inside its path$/],
       ["web", /its object store names http-alternates$/],
+      [
+        "undecodable",
+        /the path to its common directory is not UTF-8 \(or holds U\+FFFD\), which this server cannot check$/,
+      ],
     ];
     const repos = [
       ...hostile.map(([name]) => ({ name, path: name, writable: true })),
@@ -85,6 +111,7 @@ Deno.test({
         commits,
         "a commit reached the private repo",
       );
+      assert.equal(await Deno.lstat(ran).then(() => "ran", () => "never ran"), "never ran", "the clean filter ran");
       const control = await served.ok("git_show", { repo: "shared", rev: t.privateHead });
       assert.ok(
         control.includes(t.canary),

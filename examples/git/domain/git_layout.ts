@@ -32,6 +32,8 @@ const LSTATS_AT_ONCE = 64;
 
 /** Makes the one-line refusal: `what` is not inside, or holds `link`, which leads outside. */
 type Refuse = (what: string, link?: string) => PolicyError;
+/** Makes the one-line refusal of a pointer to `what` whose bytes are not UTF-8. */
+type RefuseNotUtf8 = (what: string) => PolicyError;
 
 /** How {@linkcode gitLayout} checks the files of the git data. */
 export interface GitDataOptions {
@@ -93,6 +95,7 @@ export interface GitLayout {
  * @throws {PolicyError} When any part, or a link inside, resolves outside the allowed folders (code `outside-roots`).
  * @throws {PolicyError} When a file of the git data has several names and hard links are not allowed (code `not-a-file`).
  * @throws {PolicyError} When the git data is too large or too deep to walk (code `too-large`).
+ * @throws {PolicyError} When a `.git` file, `commondir` or alternates file is not UTF-8 or holds U+FFFD (code `invalid-input`).
  *
  * @example Check a repository before running git in it
  * ```ts ignore
@@ -114,6 +117,12 @@ export async function gitLayout(
         ? `Cannot use repo ${quote(name)}: its ${what} is not a folder inside ${where}`
         : `Cannot use repo ${quote(name)}: its ${what} holds a link ${quote(link)} that leads outside ${where}`,
     );
+  const refuseNotUtf8: RefuseNotUtf8 = (what) =>
+    new PolicyError(
+      "invalid-input",
+      `Cannot use repo ${quote(name)}: the path to its ${what} is not UTF-8 (or holds U+FFFD), ` +
+        "which this server cannot check",
+    );
   const inside = (path: string) =>
     places.some((place) => {
       const rel = relative(place, path);
@@ -129,8 +138,8 @@ export async function gitLayout(
     return real;
   };
 
-  const gitDir = await folder(await gitDirOf(root, refuse), "git directory");
-  const pointer = await readPointer(join(gitDir, "commondir"), refuse, "common directory");
+  const gitDir = await folder(await gitDirOf(root, refuse, refuseNotUtf8), "git directory");
+  const pointer = await readPointer(join(gitDir, "commondir"), "common directory", refuse, refuseNotUtf8);
   // git strips only trailing newlines here; anything else odd is refused rather than read differently.
   const common = pointer?.replace(/\n+$/, "");
   if (common !== undefined && (common === "" || hasControl(common))) throw refuse("common directory");
@@ -146,7 +155,12 @@ export async function gitLayout(
     if (await Deno.lstat(join(store, "info", "http-alternates")).then(() => true, () => false)) {
       throw new PolicyError("outside-roots", `Cannot use repo ${quote(name)}: its object store names http-alternates`);
     }
-    const alternates = await readPointer(join(store, "info", "alternates"), refuse, "alternate object store");
+    const alternates = await readPointer(
+      join(store, "info", "alternates"),
+      "alternate object store",
+      refuse,
+      refuseNotUtf8,
+    );
     for (const line of (alternates ?? "").split("\n")) {
       if (line === "" || line.startsWith("#")) continue;
       // A quoted entry is unquoted by git's C-style rules: refused rather than read differently.
@@ -165,23 +179,29 @@ export async function gitLayout(
 }
 
 /** Where `<root>/.git` sends git: itself (a folder or a link), or the target of its `gitdir:` line. */
-async function gitDirOf(root: string, refuse: Refuse): Promise<string> {
+async function gitDirOf(root: string, refuse: Refuse, refuseNotUtf8: RefuseNotUtf8): Promise<string> {
   const dotGit = join(root, ".git");
   const info = await Deno.lstat(dotGit).catch(() => undefined);
   if (info === undefined) throw refuse("git directory");
   if (!info.isFile) return dotGit;
-  const text = await readPointer(dotGit, refuse, "git directory");
+  const text = await readPointer(dotGit, "git directory", refuse, refuseNotUtf8);
   // git reads `gitdir: <path>`, strips trailing CR and LF, and resolves it from the file's folder.
   const target = text?.match(/^gitdir: (.*?)[\r\n]*$/s)?.[1];
   if (target === undefined || target === "" || hasControl(target)) throw refuse("git directory");
   return resolve(root, target);
 }
 
-/** A small pointer file's text, or undefined when there is none; a larger or unreadable one is refused. */
+/**
+ * A small pointer file's text, or undefined when there is none; a larger or
+ * unreadable one is refused, and so is one whose bytes are not UTF-8: git
+ * opens the bytes as written, where a lenient decoding (U+FFFD) would have
+ * this check resolve and walk another folder.
+ */
 async function readPointer(
   path: string,
-  refuse: Refuse,
   what: string,
+  refuse: Refuse,
+  refuseNotUtf8: RefuseNotUtf8,
 ): Promise<string | undefined> {
   const info = await Deno.stat(path).catch(() => undefined);
   if (info === undefined) {
@@ -190,9 +210,19 @@ async function readPointer(
     return undefined;
   }
   if (!info.isFile || info.size > MAX_POINTER_BYTES) throw refuse(what);
-  return await Deno.readTextFile(path).catch(() => {
+  const bytes = await Deno.readFile(path).catch(() => {
     throw refuse(what);
   });
+  let text: string;
+  try {
+    // A leading BOM is kept: git reads those bytes as part of the path.
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw refuseNotUtf8(what);
+  }
+  // A U+FFFD written as such cannot be told apart from one a decoder made: refused alike.
+  if (notUtf8(text)) throw refuseNotUtf8(what);
+  return text;
 }
 
 /** One folder to walk: its real path, how a message shows it, what it is part of, how deep. */

@@ -135,6 +135,46 @@ Deno.test("gitLayout() accepts a .git file that stays inside, and reads an outsi
 });
 
 Deno.test(
+  "gitLayout() refuses a .git file, commondir or alternates whose bytes are not UTF-8, never quoting them",
+  withPair(async ({ f, r }) => {
+    const dotGit = join(r, ".git");
+    // What a lenient decoding reads `x\xff` as: a folder that passes every check, where git opens `x\xff`.
+    const decoy = join(r, "x\uFFFD");
+    await copy(dotGit, decoy);
+    const bytes = (...parts: (string | number[])[]) =>
+      new Uint8Array(parts.flatMap((p) => typeof p === "string" ? [...new TextEncoder().encode(p)] : p));
+    const attempts: [string, () => Promise<void>, string][] = [
+      [
+        "gitdir file",
+        () => swap(dotGit, () => Deno.writeFile(dotGit, bytes("gitdir: x", [0xff], "\n"))),
+        "git directory",
+      ],
+      [
+        "gitdir file spelling U+FFFD",
+        () => swap(dotGit, () => Deno.writeTextFile(dotGit, "gitdir: x\uFFFD\n")),
+        "git directory",
+      ],
+      ["commondir", () => Deno.writeFile(join(dotGit, "commondir"), bytes("../x", [0xff], "\n")), "common directory"],
+      [
+        "alternates",
+        () => Deno.writeFile(join(dotGit, "objects/info/alternates"), bytes("../../x", [0xff], "/objects\n")),
+        "alternate object store",
+      ],
+    ];
+    for (const [what, make, part] of attempts) {
+      await attempt(f, r, make, what, (err: unknown) => {
+        assert.ok(err instanceof PolicyError && err.code === "invalid-input", String(err));
+        assert.equal(
+          err.message,
+          `Cannot use repo "r": the path to its ${part} is not UTF-8 (or holds U+FFFD), which this server cannot check`,
+        );
+        return true;
+      });
+    }
+  }),
+);
+
+Deno.test(
   "gitLayout() refuses a link at any depth of the git data that leads outside: refs/heads, a ref, a loose object in a real fanout folder, logs/HEAD",
   withPair(async ({ f, r, o }) => {
     const [dotGit, other] = [join(r, ".git"), join(o, ".git")];
