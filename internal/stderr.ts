@@ -4,7 +4,8 @@
 // is asynchronous, log lines wait in a bounded buffer and are dropped (and
 // counted) when it is full, and a closed stderr only ends stderr output.
 // Records (the audit trail) are never dropped silently: their promise says
-// whether they were written.
+// whether they were written, and once stderr drains one line counts the
+// records that were not.
 
 import type { ByteWriter } from "./byte_writer.ts";
 import { concatBytes } from "./concat_bytes.ts";
@@ -42,6 +43,7 @@ export class StderrQueue {
   #logBytes = 0;
   #recordBytes = 0;
   #dropped = 0;
+  #lostRecords = 0;
   #writing = false;
   #closed = false;
   #idle: (() => void)[] = [];
@@ -60,6 +62,11 @@ export class StderrQueue {
   /** Log lines dropped since the last count line was queued. */
   get dropped(): number {
     return this.#dropped;
+  }
+
+  /** Record lines refused or expired since the last count line was queued. */
+  get lostRecords(): number {
+    return this.#lostRecords;
   }
 
   /**
@@ -95,6 +102,7 @@ export class StderrQueue {
     if (this.#closed) return Promise.reject(closedError());
     const bytes = encoder.encode(text + "\n");
     if (this.#recordBytes + bytes.length > this.#recordLimit) {
+      this.#lostRecords += lineCount(bytes);
       return Promise.reject(
         new Error(`Cannot write a record to stderr: ${this.#recordBytes} bytes of records are waiting to be read`),
       );
@@ -135,6 +143,7 @@ export class StderrQueue {
     if (at !== -1) {
       this.#queue.splice(at, 1);
       this.#recordBytes -= entry.bytes.length;
+      this.#lostRecords += lineCount(entry.bytes);
     }
     settle(record, new Error(`Cannot write a record to stderr: it was not read within ${timeoutMs} ms`));
   }
@@ -155,10 +164,14 @@ export class StderrQueue {
             settle(entry.record);
           } else this.#logBytes -= entry.bytes.length;
         }
-        // stderr drained: say how many lines it cost, once.
-        if (this.#queue.length === 0 && this.#dropped > 0) {
-          const line = `${this.#dropped} log lines dropped: stderr was not read\n`;
+        // stderr drained: say how many lines it cost, once; records apart, since their callers heard of each.
+        if (this.#queue.length === 0 && (this.#dropped > 0 || this.#lostRecords > 0)) {
+          const lost = this.#lostRecords > 0
+            ? `${this.#lostRecords} audit records not written: stderr was not read\n`
+            : "";
+          const line = lost + (this.#dropped > 0 ? `${this.#dropped} log lines dropped: stderr was not read\n` : "");
           this.#dropped = 0;
+          this.#lostRecords = 0;
           const count = encoder.encode(line);
           this.#logBytes += count.length;
           this.#queue.push({ bytes: count });
@@ -218,6 +231,13 @@ function settle(record: Pending, error?: Error): void {
   else record.resolve();
 }
 
+/** How many lines `bytes` holds (each ends with a newline). */
+function lineCount(bytes: Uint8Array): number {
+  let count = 0;
+  for (const byte of bytes) if (byte === 10) count++;
+  return count;
+}
+
 function closedError(): Error {
   return new Error("Cannot write a record to stderr: stderr is closed");
 }
@@ -250,7 +270,9 @@ export function logLine(text: string): void {
  * Writes one record (an audit line) to stderr and resolves once it was
  * written in full. It is never dropped silently: the promise rejects when
  * stderr is closed, when more than {@linkcode RECORD_BUFFER_BYTES} of records
- * already wait, or when it was not written within `timeoutMs`. Records and log
+ * already wait, or when it was not written within `timeoutMs`; once stderr
+ * drains, one line `N audit records not written: stderr was not read` counts
+ * the lines of the records refused meanwhile. Records and log
  * lines reach stderr in the order they were queued; a record is never split by
  * another line.
  *

@@ -91,7 +91,7 @@ Deno.test("StderrQueue.writeRecord() is never dropped silently: it rejects withi
   await assert.rejects(queue.writeRecord("audit record", 20), /it was not read within 20 ms/);
   out.open();
   await queue.flush(10_000);
-  assert.doesNotMatch(out.text(), /audit record/, "a refused record is not written later");
+  assert.doesNotMatch(out.text(), /^audit record$/m, "a refused record is not written later");
 });
 
 Deno.test("StderrQueue.writeRecord() refuses at once when its record buffer is full", async () => {
@@ -101,6 +101,19 @@ Deno.test("StderrQueue.writeRecord() refuses at once when its record buffer is f
   await assert.rejects(queue.writeRecord("y".repeat(40), 60_000), /bytes of records are waiting to be read/);
   out.open();
   await first;
+});
+
+Deno.test("StderrQueue counts the record lines it refused and says so, apart from log lines, once stderr drains", async () => {
+  const out = gatedWriter();
+  const queue = new StderrQueue(out, 1000, 64);
+  queue.logLine("holds the one write in flight");
+  await assert.rejects(queue.writeRecord("a\nb", 20), /it was not read within 20 ms/);
+  await assert.rejects(queue.writeRecord("x".repeat(80), 60_000), /bytes of records are waiting to be read/);
+  assert.equal(queue.lostRecords, 3);
+  out.open();
+  await queue.flush(10_000);
+  assert.equal(out.text(), "holds the one write in flight\n3 audit records not written: stderr was not read\n");
+  assert.equal(queue.lostRecords, 0);
 });
 
 Deno.test("StderrQueue.flush() is bounded when stderr is never read", async () => {

@@ -58,7 +58,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a server auditing to a stderr nobody reads refuses side effects instead of freezing, and keeps answering",
+  name:
+    "a server auditing to a stderr nobody reads refuses side effects and probes, keeps answering, and counts what it lost",
   permissions: perms,
   async fn() {
     const child = new Deno.Command(Deno.execPath(), {
@@ -104,13 +105,29 @@ Deno.test({
     }
     assert.ok(refused, `no call was refused after ${id} calls`);
     assert.match(refused[0].text, /its audit record cannot be written \(stderr does not take the audit records\)/);
+    // A probe runs nothing, but its record must be written before it is answered: refused as well.
+    await send({
+      jsonrpc: "2.0",
+      id: 9_998,
+      method: "tools/call",
+      params: { name: "write", arguments: { path: "p" }, _meta: { "forge.permission_patterns": true } },
+    });
+    const probed = (await reply(9_998)).result;
+    assert.equal(probed.isError, true, "a probe whose record stderr does not take is refused");
+    assert.match(probed.content[0].text, /Cannot probe tool "write": its audit record cannot be written \(stderr/);
     await send({ jsonrpc: "2.0", id: 9_999, method: "tools/list" });
     assert.equal((await reply(9_999)).result.tools[0].name, "write", "the server still answers");
+    // Read stderr at last: once it drains, one line counts the records that were not written.
+    let stderr = "";
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      stderr += chunk;
+      if (/\d+ audit records not written: stderr was not read\n/.test(stderr)) break;
+    }
+    assert.match(stderr, /\d+ audit records not written: stderr was not read\n/);
     child.kill("SIGKILL");
     await child.status;
     await writer.close().catch(() => {});
     await lines.cancel();
-    await child.stderr.cancel();
   },
 });
 

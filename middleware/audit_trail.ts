@@ -81,7 +81,8 @@ export interface AuditTrail extends Middleware {
  * inserted or reordered line. Argument values never appear: only an
  * HMAC-SHA256 of their canonical JSON under the operator's key
  * (`args_hmac`), or without a key their plain sha256 (`args_sha256`).
- * Probes get one `probe` record. SIGUSR1 reopens the file (rotation); so
+ * Probes get one `probe` record, written before the probe is answered; a
+ * probe whose record cannot be written is answered `isError`. SIGUSR1 reopens the file (rotation); so
  * does noticing that its path now names another file.
  *
  * @param options See {@linkcode AuditOptions}.
@@ -139,7 +140,16 @@ export function auditTrail(options: AuditOptions): AuditTrail {
     if (ctx.probe) {
       const result = await next();
       const record = { event: "probe", ...call, outcome: result.isError ? "isError" : "probe" };
-      records.append(record, false).catch(report("probe", record));
+      // Answered only once its record is written, and refused like a call when it cannot be: never unrecorded.
+      try {
+        await records.append(record, false);
+      } catch (err) {
+        report("probe", record)(err);
+        const reason = err instanceof AuditUnavailable ? err.reason : "the audit trail failed";
+        if (!options.failOpen && sideEffecting(ctx.tool, ctx.patternTool)) {
+          return error(`Cannot probe tool "${ctx.tool.name}": its audit record cannot be written (${reason})`);
+        }
+      }
       return result;
     }
     const intentRecord = { event: "intent", ...call };

@@ -135,7 +135,7 @@ Deno.test("auditTrail() writes an intent before the handler runs and an outcome 
   assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 12, []]);
 });
 
-Deno.test("auditTrail() refuses a side-effecting call whose intent cannot be written, and lets read-only tools run", async () => {
+Deno.test("auditTrail() refuses a side-effecting call or probe whose record cannot be written, and lets read-only tools run", async () => {
   const ran = { count: 0 };
   const logged: string[] = [];
   const audit = auditTrail({
@@ -152,10 +152,18 @@ Deno.test("auditTrail() refuses a side-effecting call whose intent cannot be wri
     /Cannot run tool \\"act\\": its audit record cannot be written \(the audit trail failed\); nothing was done/,
   );
   assert.equal(ran.count, 0, "the handler never ran");
+  const probed = await session.client.callTool({
+    name: "act",
+    arguments: { mode: "ok" },
+    _meta: { "forge.permission_patterns": true },
+  });
+  assert.equal(probed.isError, true, "a probe whose record cannot be written is refused too");
+  assert.match(JSON.stringify(probed.content), /Cannot probe tool \\"act\\": its audit record cannot be written/);
   const read = await session.client.callTool({ name: "look", arguments: {} });
   assert.equal(read.isError, undefined, "a read-only tool is recorded when it can be, never refused");
   await session.close();
   await audit.close();
+  assert.ok(logged.some((l) => l.includes("cannot write the audit probe record")), "the operator sees the probe's");
   assert.ok(logged.some((l) => l.includes("disk on fire")), "the operator sees why");
   assert.ok(!logged.join("\n").includes(CANARY), "not even the log of a failed record holds argument values");
 });
