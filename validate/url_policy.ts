@@ -110,8 +110,9 @@ export class UrlPolicy {
     const host = url.hostname;
     const literal = isIPv4(host) || (host.startsWith("[") && isIPv6(host.slice(1, -1)));
     if (literal) {
-      if (rawHost(authority!) !== host) refuse("ip-literal", `the IP address is not in canonical form, write ${host}`);
+      // Mapped first: the canonical spelling of a mapped address is refused too, so it is never the advice.
       if (host.startsWith("[::ffff:")) refuse("ip-literal", "IPv4-mapped IPv6 addresses are not allowed");
+      if (rawHost(authority!) !== host) refuse("ip-literal", `the IP address is not in canonical form, write ${host}`);
     } else if (host === "" || host.endsWith(".")) {
       refuse("host", "the host name is empty or ends with a dot");
     }

@@ -48,6 +48,25 @@ const checks: [string, NetPolicyInit, string, PolicyErrorCode | "ok"][] = [
   ["a policy that allows nothing", {}, "https://api.example.com/", "host"],
 ];
 
+Deno.test("check() refuses an IPv4-mapped IPv6 as mapped in every spelling, never advising a spelling it refuses", () => {
+  const policy = urls({ hosts: ["[::ffff:7f00:1]"], privateHosts: ["[::ffff:7f00:1]"] });
+  for (
+    const url of ["https://[::ffff:127.0.0.1]/", "https://[0:0:0:0:0:FFFF:7f00:0001]/", "https://[::ffff:7f00:1]/"]
+  ) {
+    assert.throws(() => policy.check(url), /: IPv4-mapped IPv6 addresses are not allowed$/, url);
+  }
+  // The advice of a non-canonical literal is a spelling the check itself accepts.
+  const advised = (() => {
+    try {
+      policy.check("https://[2001:0db8:0:0::1]/");
+    } catch (e) {
+      return (e as Error).message.match(/write (\S+)$/)?.[1];
+    }
+  })();
+  assert.equal(advised, "[2001:db8::1]");
+  assert.ok(urls({ hosts: [advised], privateHosts: [advised] }).check(`https://${advised}/`) instanceof URL);
+});
+
 for (const [label, net, url, expect] of checks) {
   Deno.test(`check() ${expect === "ok" ? "accepts" : `refuses (${expect})`}: ${label}`, () => {
     const policy = urls(net);
