@@ -52,6 +52,12 @@ const ROWS: Record<number, WriteKind> = {
 export class Authorizer {
   /** The patterns of the writes seen (plan and enforce modes). */
   readonly writes: Set<string> = new Set();
+  /**
+   * The names of the tables and views the statements read, as SQLite stores
+   * them: what a read names, and each view SQLite expands (the innermost view
+   * behind an action), nested ones included.
+   */
+  readonly reads: Set<string> = new Set();
   /** Why the first refused action was refused. */
   denied: string | undefined;
   readonly #options: AuthorizerOptions;
@@ -67,6 +73,8 @@ export class Authorizer {
 
   /** The callback for `DatabaseSync.setAuthorizer`. */
   readonly callback: AuthorizerCallback = (action, arg1, arg2, _db, trigger) => {
+    if (action === AUTH.READ && arg1 !== null) this.reads.add(arg1);
+    if (trigger !== null) this.reads.add(trigger);
     const problem = this.#judge(action, arg1, arg2, trigger);
     if (problem === undefined) return AUTH.OK;
     this.denied ??= problem;

@@ -18,6 +18,12 @@ export interface Sizes {
 }
 
 /**
+ * The most bytes of view SQL one query's price reads into JavaScript (see
+ * {@linkcode DatabaseSizes.viewSql}), and the most the cache keeps.
+ */
+export const MAX_VIEW_SQL_BYTES = 262_144;
+
+/**
  * The sizes of one connection's database. Row counts are capped (past the
  * budget a table's exact size changes no verdict) and kept while
  * `PRAGMA data_version` says no other connection has committed.
@@ -33,6 +39,9 @@ export class DatabaseSizes implements Sizes {
   #tables: ReadonlySet<string> = new Set();
   #pages: number | undefined;
   #entries: number | undefined;
+  // Folded name → the view's SQL, or null for a name no view has; at most MAX_VIEW_SQL_BYTES of SQL in all.
+  readonly #views = new Map<string, { sql: string; bytes: number } | null>();
+  #viewBytes = 0;
 
   /**
    * @param db The connection (read-only in the database process).
@@ -52,6 +61,10 @@ export class DatabaseSizes implements Sizes {
     if (now !== this.#version || cap > this.#cap) {
       this.#counts.clear();
       this.#pages = this.#entries = undefined;
+    }
+    if (now !== this.#version) {
+      this.#views.clear();
+      this.#viewBytes = 0;
     }
     this.#version = now;
     this.#cap = cap;
@@ -82,6 +95,54 @@ export class DatabaseSizes implements Sizes {
 
   pages(): number {
     return this.#pages ??= Number(this.#db.prepare("PRAGMA page_count").get()?.page_count);
+  }
+
+  /**
+   * The SQL of the views among `names` (what the statement reads, see
+   * `Authorizer.reads`), kept until another connection commits. A hostile
+   * file can hold views of megabytes each, so no more than `maxBytes` of SQL
+   * is read for one call: a view past it is `undefined`, which `queryCost`
+   * prices as a view it cannot read.
+   *
+   * @param names Table and view names; tables are left out.
+   * @param maxBytes The most bytes of SQL read for this call.
+   * @returns Each view's SQL, or `undefined` for one left unread.
+   */
+  viewSql(names: Iterable<string>, maxBytes: number = MAX_VIEW_SQL_BYTES): (string | undefined)[] {
+    const found: (string | undefined)[] = [];
+    let bytes = 0;
+    for (const name of new Set([...names].map(sqlLowerCase))) {
+      const view = this.#view(name, maxBytes - bytes);
+      if (view === null) continue;
+      if (view === undefined || bytes + view.bytes > maxBytes) {
+        found.push(undefined);
+        continue;
+      }
+      bytes += view.bytes;
+      found.push(view.sql);
+    }
+    return found;
+  }
+
+  /** One view's SQL (null: no such view; undefined: longer than `room` bytes). */
+  #view(name: string, room: number): { sql: string; bytes: number } | null | undefined {
+    const known = this.#views.get(name);
+    if (known !== undefined) return known;
+    const where = "FROM sqlite_schema WHERE type = 'view' AND name = ? COLLATE NOCASE AND sql IS NOT NULL";
+    // The length first: SQLite reads a long text's overflow pages only when the text itself is asked for.
+    const row = this.#db.prepare(`SELECT octet_length(sql) AS n ${where}`).get(name);
+    if (row === undefined) {
+      this.#views.set(name, null);
+      return null;
+    }
+    const bytes = Number(row.n);
+    if (bytes > room) return undefined;
+    const view = { sql: String(this.#db.prepare(`SELECT sql ${where}`).get(name)?.sql), bytes };
+    if (this.#viewBytes + bytes <= MAX_VIEW_SQL_BYTES) {
+      this.#views.set(name, view);
+      this.#viewBytes += bytes;
+    }
+    return view;
   }
 
   schemaEntries(): number {

@@ -40,3 +40,28 @@ Deno.test({
     fixture.remove();
   },
 });
+
+Deno.test({
+  name: "DatabaseSizes.viewSql() reads only the views named, no more SQL than its bound, kept until a commit",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const db = openDatabase(fixture.db, false);
+    const writer = openSqlite(fixture.db, {});
+    const small = "CREATE VIEW small_view AS SELECT id FROM orders";
+    const big = `CREATE VIEW big_view AS SELECT id FROM orders /* ${"x".repeat(5_000)} */`;
+    writer.exec(`${small}; ${big}; CREATE VIEW other_view AS SELECT 1 AS n`);
+    const sizes = new DatabaseSizes(db);
+    sizes.refresh(100);
+    assert.deepEqual(sizes.viewSql(["orders", "SMALL_view", "missing"]), [small], "tables and unknown names left out");
+    assert.deepEqual(sizes.viewSql(["small_view", "big_view"], 1_000), [small, undefined], "past the bound: unread");
+    assert.deepEqual(sizes.viewSql(["big_view"]), [big]);
+    writer.exec(`DROP VIEW small_view; CREATE VIEW small_view AS SELECT 2 AS n`);
+    assert.deepEqual(sizes.viewSql(["small_view"]), [small], "kept until refreshed");
+    sizes.refresh(100);
+    assert.deepEqual(sizes.viewSql(["small_view"]), ["CREATE VIEW small_view AS SELECT 2 AS n"]);
+    writer.close();
+    db.close();
+    fixture.remove();
+  },
+});

@@ -111,9 +111,8 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
     try {
       // The first reads of the file (a hot journal is met here, before any row is read).
       sizes.refresh(maxScanRows + 1);
-      const views = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'view' AND sql IS NOT NULL").all()
-        .map((row) => String(row.sql));
-      cost = queryCost(explained, tokenizeSql(sql), sizes, views);
+      // Only the views the statement reads, and no more of their SQL than a bound: a file can hold gigabytes of it.
+      cost = queryCost(explained, tokenizeSql(sql), sizes, sizes.viewSql(authorizer.reads));
     } catch (err) {
       if (err instanceof PolicyError || !(err instanceof Error) || !("code" in err)) throw err;
       throw new PolicyError("sql", `Cannot run query: ${sqliteMessage(err)}`, { cause: err });

@@ -100,14 +100,15 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
  * @param plan From {@linkcode explainQueryPlan}.
  * @param tokens The statement's tokens, for its aliases.
  * @param sizes What the sources hold.
- * @param views The SQL of the schema's views, for the aliases inside them.
+ * @param views The SQL of the views the statement reads, for the aliases inside them; `undefined` for one left
+ * unread, which prices every loop at least as the largest source.
  * @returns The nests: the loops of each multiply, the nests add up.
  */
 export function queryCost(
   plan: readonly PlanRow[],
   tokens: readonly SqlToken[],
   sizes: Sizes,
-  views: readonly string[] = [],
+  views: readonly (string | undefined)[] = [],
 ): number[][] {
   const byId = new Map(plan.map((row) => [row.id, row]));
   const childrenById = Map.groupBy(plan.toSorted((a, b) => a.id - b.id), (row) => row.parent);
@@ -127,19 +128,24 @@ export function queryCost(
   const fn = new Set([...JSON_FUNCTIONS, "dbstat"]);
   const sources = new Set([...sizes.tables, ...built.keys(), ...fn]);
   const aliases = aliasesOf(tokens, sources);
+  // A view left unread (too long) or that the tokenizer does not take: its inner names may read as any source, or as
+  // SQLite's own words, so every loop costs at least the largest source.
+  let unknownView = false;
   for (const view of views) {
     try {
+      if (view === undefined) throw new RangeError("Cannot price a view: its SQL was not read");
       for (const [alias, names] of aliasesOf(tokenizeSql(view), sources)) {
         aliases.set(alias, new Set([...aliases.get(alias) ?? [], ...names]));
       }
     } catch {
-      // A view SQLite accepted but the tokenizer does not: its aliases fall back to the largest table.
+      unknownView = true;
     }
   }
   // SQLite writes `SCAN CONSTANT ROW` for a SELECT with no FROM; a name reads the same (`t AS "CONSTANT ROW"`) only
   // where the statement, a view or a table spells it.
-  const constantRowNamed = [...tokens.map((token) => token.text), ...views, ...sizes.tables]
-    .some((text) => text.toLowerCase().includes("constant row"));
+  const constantRowNamed = unknownView ||
+    [...tokens.map((token) => token.text), ...views, ...sizes.tables]
+      .some((text) => text?.toLowerCase().includes("constant row"));
   const largest = () => Math.max(UNKNOWN_ROWS, ...[...sizes.tables].map((table) => sizes.rows(table)));
   const schemaBound = () => Math.max(MAX_COLUMNS, sizes.schemaEntries() + 2);
   // Each bound is worked out once: CTEs built from CTEs would otherwise be priced again for every name that reads them.
@@ -189,8 +195,9 @@ export function queryCost(
     // `VALUES (1), (2)` is `SCAN 2-ROW VALUES CLAUSE`, which can hold more rows than any table; an alias can read
     // like it too, and a name tied to nothing still costs the largest table.
     const values = Math.max(0, ...readings.map((name) => Number(/^(\d+)-row values clause$/.exec(name)?.[1] ?? 0)));
-    if (found.length > 0) return Math.max(values, ...found);
-    return Math.max(values, virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest());
+    const unknown = virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest();
+    if (found.length > 0 && !unknownView) return Math.max(values, ...found);
+    return Math.max(values, unknown, ...found);
   };
   // A SCAN or SEARCH line is `<name>[ EXISTS][ USING …| VIRTUAL TABLE …][ LEFT-JOIN]`, where the name is the user's
   // text and may read like SQLite's own words (`t AS "u LEFT-JOIN"`): cut at the last USING or VIRTUAL TABLE, which

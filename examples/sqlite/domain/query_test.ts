@@ -5,6 +5,7 @@ import { openDatabase } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 import { type QueryOptions, runQuery } from "./query.ts";
 import { openSqlite, type Sqlite } from "./sqlite.ts";
+import { MAX_VIEW_SQL_BYTES } from "./database_sizes.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 const OPTIONS: QueryOptions = { maxRows: 100, maxSqlLength: 10_000, allowRecursive: false };
@@ -230,6 +231,37 @@ Deno.test({
     } finally {
       db.close();
       fixture.remove();
+    }
+  },
+});
+
+Deno.test({
+  name: "runQuery() prices by the views the statement reads, and a view past the SQL bound as the largest source",
+  permissions: perms,
+  fn() {
+    const db = openSqlite(":memory:", {});
+    // `lone` names an alias `small` for `big`; `padded` does too, behind more SQL than one price reads.
+    db.exec(`CREATE TABLE small (n INTEGER); CREATE TABLE big (n INTEGER);
+      INSERT INTO big SELECT value FROM json_each(json_array(${
+      "0,".repeat(999)
+    }0)); INSERT INTO small SELECT n FROM big LIMIT 10;
+      CREATE VIEW lone AS SELECT small.n FROM big AS small;
+      CREATE VIEW padded AS SELECT small.n FROM big AS small /* ${"x".repeat(MAX_VIEW_SQL_BYTES)} */;`);
+    const options = { ...OPTIONS, maxScanRows: 500 };
+    try {
+      // A view the statement does not read lends it no alias: 10 × 10 rows.
+      assert.equal(runQuery(db, "SELECT count(*) AS n FROM small, small AS b", options).rows[0].n, 100);
+      // The view's own alias `small` reads `big`: 1,000 × 10 rows (counted up to max_scan_rows + 1). Past the bound
+      // its SQL is not read, and every loop is priced as the largest source (at least UNKNOWN_ROWS).
+      for (const [view, factors] of [["lone", "(501 × 10)"], ["padded", "(1,000 × 1,000)"]]) {
+        assert.throws(
+          () => runQuery(db, `SELECT count(*) AS n FROM ${view}, small AS s`, options),
+          (err) => err instanceof PolicyError && err.message.includes(factors),
+          view,
+        );
+      }
+    } finally {
+      db.close();
     }
   },
 });
