@@ -44,6 +44,10 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "log.showSignature=false", // verifying a signature runs gpg.program
   "commit.gpgSign=false",
   "tag.gpgSign=false",
+  // git turns rerere on when .git/rr-cache exists; after a commit it copies each path MERGE_RR names, as written
+  // (`../outside/secret`), into rr-cache, and on a conflict writes a recorded resolution back to it.
+  "rerere.enabled=false",
+  "rerere.autoUpdate=false",
   "gc.auto=0", // a commit may otherwise start background maintenance
   "maintenance.auto=false",
   "submodule.recurse=false", // submodules have configs of their own

@@ -168,6 +168,35 @@ Deno.test("git_commit in a hostile repository without filters runs no hook, sign
   }
 });
 
+Deno.test("git_commit copies no outside file into .git through rerere: an rr-cache folder and a MERGE_RR naming ../outside/secret", async () => {
+  const f = await fixture();
+  try {
+    const secret = join(f.base, "outside", "secret");
+    await Deno.mkdir(join(f.base, "outside"));
+    await Deno.writeTextFile(secret, "OUTSIDE-SECRET\n");
+    const dir = await f.repo("wrerere", { "a.txt": "one\n" });
+    // git turns rerere on when rr-cache exists, and after a commit records each MERGE_RR path, as written, as the
+    // resolution of its conflict: a copy of the file into rr-cache/<id>/postimage.
+    const id = "0123456789abcdef0123456789abcdef01234567";
+    await Deno.mkdir(join(dir, ".git", "rr-cache", id), { recursive: true });
+    await Deno.writeTextFile(join(dir, ".git", "MERGE_RR"), `${id}\t../outside/secret\0`);
+    await Deno.writeTextFile(join(dir, "a.txt"), "two\n");
+    const outcome = await f.manager({ wrerere: dir }).commit("wrerere", "m", ["a.txt"]);
+    assert.match(outcome.commit, /^[0-9a-f]{40}$/);
+    const postimage = join(dir, ".git", "rr-cache", id, "postimage");
+    assert.equal(await Deno.readTextFile(postimage).catch(() => "none"), "none", "the outside file was copied");
+    // The control: plain git copies it.
+    await f.git(dir, "commit", "-q", "--allow-empty", "-m", "plain").catch(() => "");
+    assert.equal(
+      await Deno.readTextFile(postimage),
+      "OUTSIDE-SECRET\n",
+      "rerere did not run: this test proves nothing",
+    );
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("a submodule's own config runs nothing: show, log, diff, status and grep never start a git under it, even where .gitmodules says ignore = none and the config diff.submodule=diff", async () => {
   const f = await fixture();
   try {
