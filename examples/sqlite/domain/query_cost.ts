@@ -84,8 +84,9 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
  * (`json_each`/`json_tree`: {@linkcode JSON_ROWS}; `pragma_*`: the schema's
  * size; `dbstat`: the file's pages); a CTE or subquery by the loops that build
  * it (their product, the parts of a UNION added up); a lookup by rowid 1 and
- * one by index equality {@linkcode EQUALITY_ROWS}; a range the whole source. A
- * name is every source the statement (or a view in the schema) gives it, and is
+ * one by index equality {@linkcode EQUALITY_ROWS}, each times the items of the
+ * longest literal `IN (…)` list (up to its source's rows); a range the whole
+ * source. A name is every source the statement (or a view it reads) gives it, and is
  * priced as the dearest of them, so that no alias can talk a price down; a name
  * tied to nothing is the largest table (a virtual one: the largest of every
  * bound above). A correlated subquery's loops multiply the loops around it, and
@@ -131,10 +132,13 @@ export function queryCost(
   // A view left unread (too long) or that the tokenizer does not take: its inner names may read as any source, or as
   // SQLite's own words, so every loop costs at least the largest source.
   let unknownView = false;
+  let listItems = longestInList(tokens);
   for (const view of views) {
     try {
       if (view === undefined) throw new RangeError("Cannot price a view: its SQL was not read");
-      for (const [alias, names] of aliasesOf(tokenizeSql(view), sources)) {
+      const viewTokens = tokenizeSql(view);
+      listItems = Math.max(listItems, longestInList(viewTokens));
+      for (const [alias, names] of aliasesOf(viewTokens, sources)) {
         aliases.set(alias, new Set([...aliases.get(alias) ?? [], ...names]));
       }
     } catch {
@@ -228,9 +232,13 @@ export function queryCost(
     if (detail === "SCAN CONSTANT ROW" && !constantRowNamed) return 1;
     const { search, how, virtual, readings } = parse(detail);
     if (search && how !== "") {
-      if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
+      // SQLite may drive any equality lookup with a literal IN list, and its plan need not say which (no
+      // FOR IN-OPERATOR line for `rowid IN (1, 2, 3)`): each runs once per item of the longest list in the statement
+      // or its views (any number in a view left unread), up to the rows of its source.
+      const items = () => Math.max(1, Math.min(unknownView ? Infinity : listItems, sourceRows(readings, virtual)));
+      if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return items();
       const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
-      if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS;
+      if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS * items();
     }
     return sourceRows(readings, virtual);
   };
@@ -356,6 +364,26 @@ function aliasesOf(tokens: readonly SqlToken[], sources: ReadonlySet<string>): M
     if (alias !== undefined) add(alias, source);
   });
   return aliases;
+}
+
+/** The items of the longest literal `IN (…)` list in `tokens` (its top-level commas plus one); 0 when none. */
+function longestInList(tokens: readonly SqlToken[]): number {
+  let longest = 0;
+  tokens.forEach((token, i) => {
+    if (sqlKeyword(token) !== "IN" || tokens[i + 1]?.text !== "(") return;
+    const first = sqlKeyword(tokens[i + 2]);
+    if (first === "SELECT" || first === "WITH" || first === "VALUES") return;
+    let items = 1;
+    let depth = 0;
+    for (let at = i + 1; at < tokens.length; at++) {
+      const text = tokens[at].text;
+      if (text === "(") depth++;
+      else if (text === ")" && --depth === 0) break;
+      else if (text === "," && depth === 1) items++;
+    }
+    longest = Math.max(longest, items);
+  });
+  return longest;
 }
 
 /** The index of the `)` that closes the `(` at `open`, or the last token's. */

@@ -60,6 +60,20 @@ Deno.test(
 );
 
 Deno.test(
+  "queryCost() prices a lookup a literal IN list may drive once per item of the longest list, up to its table's rows",
+  withDb((_db, nestsOf) => {
+    // SQLite plans these as a plain `SEARCH u USING INTEGER PRIMARY KEY (rowid=?)`, with no FOR IN-OPERATOR line.
+    assert.deepEqual(nestsOf("SELECT count(*) FROM t, u WHERE u.id IN (1, abs(-2), 3)"), [[3, 30]]);
+    assert.deepEqual(nestsOf("SELECT count(*) FROM t, u WHERE u.k IN (1, 2, 3, 4, 5)"), [[EQUALITY_ROWS * 5, 30]]);
+    const list = Array.from({ length: 600 }, (_, i) => i).join(", ");
+    assert.deepEqual(nestsOf(`SELECT count(*) FROM u a, u b WHERE a.id IN (${list}) AND b.id IN (${list})`), [[
+      20,
+      20,
+    ]]);
+  }),
+);
+
+Deno.test(
   "queryCost() leaves a single scan to the deadline, and multiplies a correlated subquery by the loop around it",
   withDb((_db, nestsOf) => {
     assert.deepEqual(nestsOf("SELECT * FROM t"), []);
