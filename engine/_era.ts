@@ -66,7 +66,20 @@ export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope 
   if (caps === null || typeof caps !== "object" || Array.isArray(caps)) {
     return badEnvelope(META_CAPABILITIES, "must be an object");
   }
-  return { era: "stateless", client: implementation(meta[META_CLIENT]), capabilities: caps as Record<string, unknown> };
+  const client = meta[META_CLIENT];
+  const problem = clientProblem(client);
+  if (problem !== undefined) return badEnvelope(META_CLIENT, problem);
+  return { era: "stateless", client: implementation(client), capabilities: caps as Record<string, unknown> };
+}
+
+/** What is wrong with a 2026-07-28 `clientInfo`, if anything: absent is fine, present must be an implementation. */
+function clientProblem(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return "must be an object";
+  const { name, version } = value as Record<string, unknown>;
+  if (name !== undefined && typeof name !== "string") return "name must be a string";
+  if (version !== undefined && typeof version !== "string") return "version must be a string";
+  return undefined;
 }
 
 /** The answer to a request whose 2026-07-28 envelope lacks `key` or holds a bad value there. */
@@ -81,7 +94,7 @@ export function badEnvelope(key: string, problem: string): Envelope & { era: "in
   };
 }
 
-/** A client's `{name, version}`, with empty strings where it said nothing usable. */
+/** A client's `{name, version}`, with empty strings where it said nothing usable (lenient: `initialize` reads it too). */
 export function implementation(value: unknown): { name: string; version: string } {
   if (value === null || typeof value !== "object") return { name: "", version: "" };
   const v = value as Record<string, unknown>;

@@ -30,6 +30,9 @@ Deno.test("envelopeOf() reads a 2026-07-28 envelope: its client and capabilities
     client: { name: "c", version: "1" },
     capabilities: { elicitation: {} },
   });
+  const anonymous = { era: "stateless", client: { name: "", version: "" }, capabilities: { elicitation: {} } };
+  assert.deepEqual(envelopeOf(stateless({ [META_CLIENT]: undefined })), anonymous, "clientInfo is optional");
+  assert.deepEqual(envelopeOf(stateless({ [META_CLIENT]: {} })), anonymous, "so are its name and version");
 });
 
 Deno.test("envelopeOf() refuses a malformed 2026-07-28 envelope with -32602, naming the key and the problem", () => {
@@ -40,6 +43,11 @@ Deno.test("envelopeOf() refuses a malformed 2026-07-28 envelope with -32602, nam
     [{ [META_VERSION]: STATELESS_VERSION }, META_CAPABILITIES, "missing"],
     [stateless({ [META_CAPABILITIES]: [] }), META_CAPABILITIES, "must be an object"],
     [stateless({ [META_CAPABILITIES]: null }), META_CAPABILITIES, "must be an object"],
+    [stateless({ [META_CLIENT]: "client" }), META_CLIENT, "must be an object"],
+    [stateless({ [META_CLIENT]: null }), META_CLIENT, "must be an object"],
+    [stateless({ [META_CLIENT]: [] }), META_CLIENT, "must be an object"],
+    [stateless({ [META_CLIENT]: { name: 5 } }), META_CLIENT, "name must be a string"],
+    [stateless({ [META_CLIENT]: { name: "c", version: 1 } }), META_CLIENT, "version must be a string"],
   ];
   for (const [meta, key, problem] of cases) {
     assert.deepEqual(envelopeOf(meta), badEnvelope(key, problem), JSON.stringify(meta));

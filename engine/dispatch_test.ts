@@ -121,6 +121,18 @@ Deno.test("a 2026-07-28 request without clientCapabilities is malformed (-32602)
   await s.close();
 });
 
+Deno.test("a 2026-07-28 request whose clientInfo is not an implementation is malformed (-32602)", async () => {
+  const s = serveRaw(makeServer());
+  const meta = { ...STATELESS_META, "io.modelcontextprotocol/clientInfo": { name: 5 } };
+  await s.send(req(1, "tools/list", { _meta: meta }));
+  const error = (await s.next()).error as { code: number; data: unknown };
+  assert.equal(error.code, -32602);
+  assert.deepEqual(error.data, {
+    envelope: { key: "io.modelcontextprotocol/clientInfo", problem: "name must be a string" },
+  });
+  await s.close();
+});
+
 Deno.test("ping is answered in the session era and is not a 2026-07-28 method", async () => {
   const s = serveRaw(makeServer());
   await s.send(req(1, "ping"));
