@@ -9,6 +9,15 @@ import { DATABASE_CAP_MB } from "./write.ts";
 export const MAX_ROWS_CEILING = 10_000;
 /** The largest `max_sql_length` a config may set, in characters. */
 export const MAX_SQL_CEILING = 100_000;
+/** The largest `query_timeout_ms` a config may set. */
+export const MAX_QUERY_TIMEOUT_MS = 9_000;
+/**
+ * Every tool's own deadline, in milliseconds: past the longest
+ * `query_timeout_ms` by a second, so that a job's deadline always answers
+ * first, with an `isError` that says why, and never the toolkit's
+ * "Tool call timed out".
+ */
+export const TOOL_TIMEOUT_MS: number = MAX_QUERY_TIMEOUT_MS + 1_000;
 
 const path = z.string().min(1, "must be a non-empty path");
 
@@ -27,9 +36,9 @@ export const ConfigSchema = z.strictObject({
   /**
    * How long one query may run, in milliseconds. The call answers at this
    * deadline, and its database process is stopped (see README, Limits).
-   * Under the tool's own 10 s deadline, so that the answer says why.
+   * Under every tool's own deadline ({@linkcode TOOL_TIMEOUT_MS}), so that the answer says why.
    */
-  query_timeout_ms: z.number().int().min(100).max(9_000).default(5_000),
+  query_timeout_ms: z.number().int().min(100).max(MAX_QUERY_TIMEOUT_MS).default(5_000),
   /**
    * The most rows a query's nested loops may visit, priced from SQLite's
    * plan and the tables' row counts before it runs; a dearer query is

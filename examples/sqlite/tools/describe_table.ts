@@ -11,6 +11,7 @@ import {
   type ToolHandler,
 } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { TOOL_TIMEOUT_MS } from "../domain/config.ts";
 
 const nullableString: JsonSchema = { type: ["string", "null"] };
 
@@ -60,7 +61,7 @@ export const describeTableTool: Tool<Input> = {
     ),
   }, ["name", "type", "sql", "columns", "indexes", "foreign_keys"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  timeoutMs: 5_000,
+  timeoutMs: TOOL_TIMEOUT_MS,
 };
 
 /**

@@ -1,6 +1,7 @@
 import { type Infer, json, type PatternFn, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 import { PARAMS_PROP, sqlArgs } from "./_sql_args.ts";
+import { TOOL_TIMEOUT_MS } from "../domain/config.ts";
 
 const input = schema({
   sql: strProp("One SQL statement that changes the database", { minLength: 1 }),
@@ -21,7 +22,7 @@ export const executeTool: Tool<Input> = {
   // No outputSchema: a probe answers without structuredContent, and the official SDK client
   // refuses a result without it for a tool that declares one.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  timeoutMs: 10_000,
+  timeoutMs: TOOL_TIMEOUT_MS,
 };
 
 /**

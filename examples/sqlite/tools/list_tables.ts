@@ -1,5 +1,6 @@
 import { arrayProp, boolProp, json, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { TOOL_TIMEOUT_MS } from "../domain/config.ts";
 
 /** `list_tables {}`: the database's tables and views. */
 export const listTablesTool: Tool = {
@@ -19,7 +20,7 @@ export const listTablesTool: Tool = {
     truncated: boolProp("Whether the list was cut"),
   }, ["tables", "truncated"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  timeoutMs: 5_000,
+  timeoutMs: TOOL_TIMEOUT_MS,
 };
 
 /**

@@ -3,6 +3,11 @@ import assert from "node:assert/strict";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { session, textOf, TMP } from "./_session.ts";
+import { ConfigSchema, MAX_QUERY_TIMEOUT_MS } from "../domain/config.ts";
+import { describeTableTool } from "./describe_table.ts";
+import { executeTool } from "./execute.ts";
+import { listTablesTool } from "./list_tables.ts";
+import { runQueryTool } from "./run_query.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"], run: [Deno.execPath()] };
 
@@ -68,4 +73,12 @@ Deno.test({
     assert.ok(s.server.toolNames.includes("execute"));
     await s.end();
   },
+});
+
+Deno.test("every tool's own deadline is past the longest query_timeout_ms by a second, so a job's answers first", () => {
+  assert.throws(() => ConfigSchema.parse({ query_timeout_ms: MAX_QUERY_TIMEOUT_MS + 1 }));
+  assert.equal(ConfigSchema.parse({ query_timeout_ms: MAX_QUERY_TIMEOUT_MS }).query_timeout_ms, MAX_QUERY_TIMEOUT_MS);
+  for (const tool of [listTablesTool, describeTableTool, runQueryTool, executeTool]) {
+    assert.ok((tool.timeoutMs ?? Infinity) >= MAX_QUERY_TIMEOUT_MS + 1_000, `${tool.name}: ${tool.timeoutMs}`);
+  }
 });

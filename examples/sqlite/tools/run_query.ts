@@ -13,6 +13,7 @@ import {
 } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 import { PARAMS_PROP, sqlArgs } from "./_sql_args.ts";
+import { TOOL_TIMEOUT_MS } from "../domain/config.ts";
 
 const VALUE: JsonSchema = {
   anyOf: [
@@ -46,7 +47,7 @@ export const runQueryTool: Tool<Input> = {
     limit: enumProp(["max_rows", "max_bytes"], "Which limit cut the rows (only when truncated)"),
   }, ["columns", "rows", "row_count", "truncated"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  timeoutMs: 10_000,
+  timeoutMs: TOOL_TIMEOUT_MS,
 };
 
 /**
