@@ -4,6 +4,7 @@
 // from object headers (`rev-list --filter`) and lstat, never their content.
 import { join } from "node:path";
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
+import { notUtf8 } from "./_undecodable.ts";
 import { argumentBytes, MAX_PATHS_BYTES } from "./argument_bytes.ts";
 import type { Git, GitRunOptions, Repo } from "./git.ts";
 import { parseRaw, type RawChange, tooManyChanges } from "./raw_changes.ts";
@@ -146,6 +147,7 @@ export async function assertSmallHistory(
  * @param options The run's signal and drivers.
  * @returns The big files' paths.
  * @throws {PolicyError} When git fails, or a listing was cut.
+ * @throws {PolicyError} When a big file's name is not UTF-8 or holds U+FFFD: it could not be kept out.
  *
  * @example Before a grep of a revision
  * ```ts ignore
@@ -186,8 +188,19 @@ export async function bigFilesAt(
     arg.operands("path", path === undefined ? [] : [path]),
   ], options);
   if (listing.cut) throw tooMany();
-  return listing.stdout.split("\0").filter((entry) => big.has(entry.slice(0, entry.indexOf(" "))))
+  const names = listing.stdout.split("\0").filter((entry) => big.has(entry.slice(0, entry.indexOf(" "))))
     .map((entry) => entry.slice(entry.indexOf(" ") + 1));
+  // Spelled with U+FFFD, the name's `:(exclude)` would match nothing, and git would read the big file after all.
+  const undecodable = names.find(notUtf8);
+  if (undecodable !== undefined) {
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot check the sizes of the files of repo ${quote(repo.name)} at that revision: git named ${
+        quote(undecodable)
+      }, a big file whose name is not UTF-8 (or holds U+FFFD), so this server cannot keep it out`,
+    );
+  }
+  return names;
 }
 
 /**
