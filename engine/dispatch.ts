@@ -280,6 +280,14 @@ export class Dispatcher {
     if (stateless && TASK_METHODS.has(method)) {
       return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks?.table, this.#session);
     }
+    // A notification's name with an id is a malformed message, not an unknown method: say what is wrong with it.
+    if (method.startsWith("notifications/")) {
+      return fail(
+        id,
+        ErrorCode.invalidRequest,
+        `Invalid request: ${quote(method)} is a notification: it must not carry an id`,
+      );
+    }
     return fail(id, ErrorCode.methodNotFound, `Method not found: ${quote(method)}`);
   }
 

@@ -142,6 +142,22 @@ Deno.test("ping is answered in the session era and is not a 2026-07-28 method", 
   await s.close();
 });
 
+Deno.test("a notification sent with an id is -32600 (it must not carry one), not an unknown method", async () => {
+  const s = serveRaw(makeServer());
+  await s.send(init());
+  await s.next();
+  for (const method of ["notifications/cancelled", "notifications/initialized", "notifications/nope"]) {
+    await s.send(req(method, method, { requestId: 1 }));
+    const reply = await s.next();
+    assert.equal(reply.id, method);
+    assert.deepEqual(reply.error, {
+      code: -32600,
+      message: `Invalid request: "${method}" is a notification: it must not carry an id`,
+    });
+  }
+  await s.close();
+});
+
 Deno.test("unknown methods get -32601 and the server keeps serving", async () => {
   const s = serveRaw(makeServer());
   await s.send(init());
