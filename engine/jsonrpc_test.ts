@@ -21,6 +21,14 @@ Deno.test("decodeFrame() reads a request, a notification and a response", () => 
   assert.deepEqual(decode('{"jsonrpc":"2.0","id":"a","result":{}}'), { kind: "response", id: "a", result: {} });
 });
 
+Deno.test("decodeFrame() drops one byte order mark at the start of any line, as a decoder does at a stream's start; elsewhere it is data", () => {
+  const ping = { kind: "request", id: 1, method: "ping", params: undefined };
+  assert.deepEqual(decode('\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}'), ping);
+  assert.equal(decode('\uFEFF\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}').kind, "invalid");
+  assert.equal(decode('{"jsonrpc":"2.0","id":1,"method":"ping"}\uFEFF').kind, "invalid");
+  assert.deepEqual(decode('\uFEFF{"jsonrpc":"2.0","id":"\uFEFF","method":"ping"}'), { ...ping, id: "\uFEFF" });
+});
+
 Deno.test("decodeFrame() answers invalid JSON and invalid UTF-8 with a parse error", () => {
   for (const bad of [enc.encode("{"), enc.encode("nope"), new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])]) {
     const msg = decodeFrame(bad);
