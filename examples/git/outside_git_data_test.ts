@@ -3,7 +3,8 @@
 // the server started with exactly the flags it prints, repositories whose
 // `.git` leads elsewhere (a `gitdir:` file, a link, `commondir`, alternates,
 // a linked object store, a link deep inside: `refs/heads`, loose objects,
-// `logs/HEAD`; a pointer whose bytes are not UTF-8) or that another user
+// `logs/HEAD`; a pointer whose bytes are not UTF-8 or that goes through a
+// link before a `..`) or that another user
 // owns are refused at start, before every run and after a reload, with one
 // line that says why.
 import assert from "node:assert/strict";
@@ -71,9 +72,25 @@ Deno.test({
       undecodable,
       ran,
     );
+    // commondir spelled `../lnk/../x`, `lnk` a link to a folder outside: a lexical reading checked `<repo>/x`, a plain
+    // copy of the git directory, while git follows the link first and read the config of `x` beside its target,
+    // whose clean filter ran on git_status, git_diff and git_log (a red team's finding).
+    const dotdot = await t.f.repo("dotdot", { "README.md": "# dotdot\n", ".gitattributes": "* filter=a\n" });
+    await system(
+      "sh",
+      "-c",
+      'cd "$1" && mkdir -p ../elsewhere/sub && cp -r .git x && cp -r .git ../elsewhere/x && ' +
+        'printf "[filter \\"a\\"]\\n\\tclean = \\"echo ran >> %s; cat\\"\\n" "$2" >> ../elsewhere/x/config && ' +
+        'ln -s ../elsewhere/sub lnk && printf "../lnk/../x\\n" > .git/commondir && echo change >> README.md',
+      "sh",
+      dotdot,
+      ran,
+    );
     // What an unguarded server would do: plain git runs the filter.
-    await plainGit(undecodable, "diff");
-    await Deno.remove(ran);
+    for (const repo of [undecodable, dotdot]) {
+      await plainGit(repo, "diff");
+      await Deno.remove(ran);
+    }
     const app = await make("app");
     const hostile: [string, RegExp][] = [
       ["gitfile", /its git directory is not a folder inside its path$/],
@@ -81,6 +98,7 @@ Deno.test({
       ["alternates", /its alternate object store is not a folder inside its path$/],
       ["relative", /its alternate object store is not a folder inside its path$/],
       ["commondir", /its common directory is not a folder inside its path$/],
+      ["dotdot", /its common directory is not a folder inside its path$/],
       ["objlink", /its object store is not a folder inside its path$/],
       ["web", /its object store names http-alternates$/],
       [

@@ -5,7 +5,7 @@
 // the way git does and refuses any that lands outside the allowed folders.
 // A link anywhere below them does the same (`refs/heads`, one loose object,
 // `logs/HEAD`, which a commit appends to), so every folder is walked whole.
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { PolicyError, quote } from "@forge/toolkit/validate";
 import { hasControl } from "./_has_control.ts";
 import { notUtf8 } from "./_undecodable.ts";
@@ -128,10 +128,11 @@ export async function gitLayout(
       const rel = relative(place, path);
       return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
     });
+  // `path` is spelled as git spells it: its real path is what git opens, whatever its lexical form says.
   const folder = async (path: string, what: string): Promise<string> => {
     // Lexically outside: refused without touching it, so nothing is learned about it.
     if (!inside(resolve(path))) throw refuse(what);
-    const real = await Deno.realPath(path).catch(() => undefined);
+    const real = await realPathAsGit(path).catch(() => undefined);
     if (real === undefined || !inside(real)) throw refuse(what);
     const info = await Deno.stat(real).catch(() => undefined);
     if (!info?.isDirectory) throw refuse(what);
@@ -143,7 +144,10 @@ export async function gitLayout(
   // git strips only trailing newlines here; anything else odd is refused rather than read differently.
   const common = pointer?.replace(/\n+$/, "");
   if (common !== undefined && (common === "" || hasControl(common))) throw refuse("common directory");
-  const commonDir = common === undefined ? gitDir : await folder(resolve(gitDir, common), "common directory");
+  // git takes the real path of `<git dir>/<commondir>` as written: a link in it is followed before a `..` after it
+  // (`../lnk/../x` is `x` beside the link's target), where a lexical `resolve` would drop `lnk/..` and check another
+  // folder (a red team's finding).
+  const commonDir = common === undefined ? gitDir : await folder(under(gitDir, common), "common directory");
 
   const stores: string[] = [];
   const pending = [await folder(join(commonDir, "objects"), "object store")];
@@ -165,7 +169,8 @@ export async function gitLayout(
       if (line === "" || line.startsWith("#")) continue;
       // A quoted entry is unquoted by git's C-style rules: refused rather than read differently.
       if (line.startsWith('"') || hasControl(line)) throw refuse("alternate object store");
-      pending.push(await folder(isAbsolute(line) ? line : resolve(store, line), "alternate object store"));
+      // git 2.38 and later take the real path of `<store>/<line>` too, following links before `..`.
+      pending.push(await folder(under(store, line), "alternate object store"));
     }
   }
 
@@ -185,10 +190,34 @@ async function gitDirOf(root: string, refuse: Refuse, refuseNotUtf8: RefuseNotUt
   if (info === undefined) throw refuse("git directory");
   if (!info.isFile) return dotGit;
   const text = await readPointer(dotGit, "git directory", refuse, refuseNotUtf8);
-  // git reads `gitdir: <path>`, strips trailing CR and LF, and resolves it from the file's folder.
+  // git reads `gitdir: <path>`, strips trailing CR and LF, and takes the real path of `<its folder>/<path>`.
   const target = text?.match(/^gitdir: (.*?)[\r\n]*$/s)?.[1];
   if (target === undefined || target === "" || hasControl(target)) throw refuse("git directory");
-  return resolve(root, target);
+  return under(root, target);
+}
+
+/**
+ * The real path of `path` (absolute) the way `realpath` and git take it: a
+ * link is followed before the `..` after it. `Deno.realPath` alone will not
+ * do: run with permissions, it removes `lnk/..` from its argument first.
+ */
+async function realPathAsGit(path: string): Promise<string> {
+  let at = "/";
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    // What is reached so far holds no `..`: its real path is the folder whose parent git goes to.
+    at = part === ".." ? dirname(await Deno.realPath(at)) : join(at, part);
+  }
+  return await Deno.realPath(at);
+}
+
+/**
+ * `path` as git spells it before taking its real path: as is when absolute,
+ * else `<base>/<path>`, with no `..` removed, so that a link is followed
+ * before the `..` after it, as git (and `realpath`) does.
+ */
+function under(base: string, path: string): string {
+  return isAbsolute(path) ? path : `${base}/${path}`;
 }
 
 /**

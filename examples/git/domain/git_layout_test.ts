@@ -175,6 +175,52 @@ Deno.test(
 );
 
 Deno.test(
+  "gitLayout() follows a link in a commondir, alternates or .git file before the `..` after it, as git does",
+  withPair(async ({ f, r, o }) => {
+    // `lnk/..` is the folder holding the link's target (outside) to git, and `r` itself to a lexical reading, where
+    // a decoy copy of the git directory passed every check while git read the outside repository (a red team's
+    // finding: its config's clean filter ran).
+    const dotGit = join(r, ".git");
+    await ln(o, join(r, "lnk"));
+    await copy(dotGit, join(r, "o"));
+    await copy(dotGit, join(r, "o", ".git"));
+    const attempts: [string, () => Promise<void>, () => Promise<string>, RegExp][] = [
+      [
+        "commondir",
+        () => Deno.writeTextFile(join(dotGit, "commondir"), "../lnk/../o/.git\n"),
+        () => f.git(r, "rev-parse", "--git-common-dir"),
+        /common directory/,
+      ],
+      [
+        "alternates",
+        () => Deno.writeTextFile(join(dotGit, "objects/info/alternates"), "../../lnk/../o/.git/objects\n"),
+        async () => (await f.git(r, "count-objects", "-v")).match(/^alternate: (.*)$/m)?.[1] ?? "",
+        /alternate object store/,
+      ],
+      [
+        "gitdir file",
+        () => swap(dotGit, () => Deno.writeTextFile(dotGit, "gitdir: lnk/../o/.git\n")),
+        () => f.git(r, "rev-parse", "--absolute-git-dir"),
+        /git directory/,
+      ],
+    ];
+    for (const [what, make, gitReads, reason] of attempts) {
+      await attempt(
+        f,
+        r,
+        async () => {
+          await make();
+          // What git reads: the outside repository's folder.
+          assert.ok((await gitReads()).trim().startsWith(join(o, ".git")), `${what}: git reads ${await gitReads()}`);
+        },
+        what,
+        refusedFor(reason),
+      );
+    }
+  }),
+);
+
+Deno.test(
   "gitLayout() refuses a link at any depth of the git data that leads outside: refs/heads, a ref, a loose object in a real fanout folder, logs/HEAD",
   withPair(async ({ f, r, o }) => {
     const [dotGit, other] = [join(r, ".git"), join(o, ".git")];
