@@ -15,6 +15,7 @@ import { knownFailure } from "./git_failure.ts";
 import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout } from "./git_layout.ts";
 import { assertIndexShape } from "./index_shape.ts";
+import { assertShallowBounded } from "./shallow_file.ts";
 import {
   discoveryArgs,
   DRIVER_KEYS,
@@ -321,6 +322,8 @@ export class Git {
       cache: this.#checked,
       signal,
     });
+    // Before git's first read of the shallow file, whose lines cost git quadratic time.
+    await assertShallowBounded(repo.name, layout.commonDir);
     // Before git's first read of the config (every run, this server's ownership check included).
     const config = await assertNoIncludes(repo.name, layout);
     const verified = { gitDir: layout.gitDir, config };

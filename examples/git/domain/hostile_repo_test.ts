@@ -298,3 +298,64 @@ Deno.test("no transport runs whatever the repository's config allows: a promisor
     await f.end();
   }
 });
+
+Deno.test("git_log lists the commits as stored: no commit-graph or info/grafts is read, a shallow file is, and one over 1 MiB is refused", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("history", { "a.txt": "one\n" });
+    for (const text of ["two", "three"]) {
+      await Deno.writeTextFile(join(dir, "a.txt"), `${text}\n`);
+      await f.git(dir, "commit", "-q", "-a", "-m", text);
+    }
+    const [head, middle, root] = (await f.git(dir, "rev-list", "HEAD")).trim().split("\n");
+    const mgr = f.manager({ history: dir });
+    const served = async () => [...(await mgr.log("history", {})).text.matchAll(/^commit ([0-9a-f]{40})$/gm)];
+    const plain = async () => (await f.git(dir, "rev-list", "HEAD")).trim().split("\n");
+    const all = [head, middle, root];
+    // A commit-graph that says HEAD's parent is the root commit: git believes it (a crafted one's EDGE chunk, which
+    // git 2.39 does not bounds-check, drove every tool that reads commits to 1.5 GiB and SIGSEGV).
+    await f.git(dir, "commit-graph", "write", "--reachable");
+    const graph = join(dir, ".git", "objects", "info", "commit-graph");
+    await Deno.writeFile(graph, withFirstParent(await Deno.readFile(graph), head, root));
+    assert.deepEqual(await plain(), [head, root], "git read no commit-graph: this test proves nothing");
+    assert.deepEqual((await served()).map((m) => m[1]), all);
+    await Deno.remove(graph);
+    // A graft says the same (git 2.39 inserts 300,000 descending lines of one in 4.7 s).
+    await Deno.writeTextFile(join(dir, ".git", "info", "grafts"), `${head} ${root}\n`);
+    assert.deepEqual(await plain(), [head, root], "git read no grafts: this test proves nothing");
+    assert.deepEqual((await served()).map((m) => m[1]), all);
+    await Deno.remove(join(dir, ".git", "info", "grafts"));
+    // A shallow clone's file is read: the history ends at the commit it names.
+    const shallow = join(dir, ".git", "shallow");
+    await Deno.writeTextFile(shallow, `${middle}\n`);
+    assert.deepEqual((await served()).map((m) => m[1]), [head, middle]);
+    // Over 1 MiB (25,600 lines, in descending order, git's slowest), refused before git runs.
+    const lines = Array.from({ length: 25_600 }, (_, i) => (0xffffffff - i).toString(16).padStart(40, "f"));
+    await Deno.writeTextFile(shallow, lines.map((line) => `${line}\n`).join(""));
+    await assert.rejects(
+      mgr.log("history", {}),
+      /^PolicyError: Cannot use repo "history": its shallow file is over 1048576 bytes, more than this server lets/,
+    );
+  } finally {
+    await f.end();
+  }
+});
+
+/** A commit-graph's bytes (SHA-1, one file) with `commit`'s first parent set to `parent`. */
+function withFirstParent(bytes: Uint8Array, commit: string, parent: string): Uint8Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunks = new Map<string, number>();
+  for (let i = 0; i < bytes[6]; i++) {
+    const at = 8 + 12 * i;
+    chunks.set(new TextDecoder().decode(bytes.subarray(at, at + 4)), Number(view.getBigUint64(at + 4)));
+  }
+  const count = view.getUint32(chunks.get("OIDF")! + 255 * 4);
+  const ids = Array.from({ length: count }, (_, i) => {
+    const at = chunks.get("OIDL")! + 20 * i;
+    return [...bytes.subarray(at, at + 20)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  });
+  const out = bytes.slice();
+  // CDAT: per commit, its root tree (20 bytes), then its first parent's position.
+  new DataView(out.buffer).setUint32(chunks.get("CDAT")! + 36 * ids.indexOf(commit) + 20, ids.indexOf(parent));
+  return out;
+}
