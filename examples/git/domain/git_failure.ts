@@ -98,6 +98,13 @@ const KNOWN_STDERR: readonly Known[] = [
     say: (_value, _parts, match) => tooLargeWords(Number(match[1])),
   },
   {
+    // A leftover MERGE_HEAD, CHERRY_PICK_HEAD or rebase state: git commits no named paths until it is finished.
+    line: /^fatal: cannot do a partial commit during a (merge|cherry-pick|rebase)\.$/,
+    say: (_value, _parts, match) =>
+      `the repository is in the middle of a ${match[1]}, and git commits no chosen paths until it is finished or ` +
+      "aborted outside this server",
+  },
+  {
     line: /^fatal: not a git repository: /,
     say: () => "its git directory is not a repository git can open",
   },
@@ -113,7 +120,8 @@ const KNOWN_COMMIT_STDOUT: readonly Known[] = [
 /**
  * The server's own words for a git failure it knows (a path that matches
  * nothing, an invalid pattern, nothing to commit, no commits yet, a held
- * index lock, not a repository, an object too large to read whole), or
+ * index lock, a merge, cherry-pick or rebase in progress, not a
+ * repository, an object too large to read whole), or
  * undefined for any other. The words name
  * a value only when git quoted exactly a value the caller sent (an operand,
  * a value, or the path of a `<tree id>:<path>` value); otherwise "a path".

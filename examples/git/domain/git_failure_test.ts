@@ -68,3 +68,16 @@ Deno.test("knownFailure() says a run stopped at GIT_ALLOC_LIMIT in the server's 
   assert.match(tooLargeWords(67108864), /more than 64 MiB at once/);
   assert.match(tooLargeWords(5 * 1024 * 1024), /more than 5 MiB at once/);
 });
+
+Deno.test("knownFailure() says a commit stopped by a merge, cherry-pick or rebase in progress in the server's words", () => {
+  const commit = [arg.word("commit"), arg.operands("paths", ["a.txt"])];
+  for (const state of ["merge", "cherry-pick", "rebase"]) {
+    // What git 2.39 says when MERGE_HEAD or CHERRY_PICK_HEAD is left over and paths are named.
+    const stderr = `fatal: cannot do a partial commit during a ${state}.\n`;
+    assert.equal(
+      knownFailure({ stdout: "", stderr }, commit),
+      `the repository is in the middle of a ${state}, and git commits no chosen paths until it is finished or ` +
+        "aborted outside this server",
+    );
+  }
+});
