@@ -24,7 +24,13 @@ export interface AuthorizerOptions {
   schemaChange?: boolean;
 }
 
-const SCHEMA_TABLES = new Set(["sqlite_master", "sqlite_temp_master", "sqlite_schema", "sqlite_temp_schema"]);
+/** The names of SQLite's schema tables, folded. */
+export const SCHEMA_TABLES: ReadonlySet<string> = new Set([
+  "sqlite_master",
+  "sqlite_temp_master",
+  "sqlite_schema",
+  "sqlite_temp_schema",
+]);
 const RAW_TABLES = new Set(["sqlite_dbpage", "sqlite_dbdata", "sqlite_dbptr", "fsdir", "zipfile"]);
 const DDL: Record<number, "arg1" | "arg2"> = {
   [AUTH.CREATE_TABLE]: "arg1",

@@ -20,6 +20,11 @@ export interface QueryLimits {
   allowRecursive: boolean;
   /** `max_scan_rows`. */
   maxScanRows: number;
+  /**
+   * The most rows counted to price the query: `query_timeout_ms` × `COUNT_ROWS_PER_MS`.
+   * @default {Infinity}
+   */
+  maxCountRows?: number;
 }
 
 /** The limits of one write, from the config the call saw. */

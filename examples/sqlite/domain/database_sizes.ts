@@ -1,7 +1,9 @@
 // What a query's price is made of: how many rows each table holds, how many
 // pages the file has, how big the schema is. Counting a big table takes
-// time, so counts are kept until another connection commits; they are made
-// in the database process, under the call's deadline.
+// time, so counts are kept until another connection commits, only the
+// tables a price needs are counted, and one query's counting stops at a
+// budget of rows; they are made in the database process, under the call's
+// deadline.
 import { sqlLowerCase } from "@forge/toolkit/validate/sql-tokens";
 import type { Sqlite } from "./sqlite.ts";
 
@@ -9,7 +11,7 @@ import type { Sqlite } from "./sqlite.ts";
 export interface Sizes {
   /** The database's tables (virtual ones included), folded as SQLite folds names (ASCII letters only). */
   readonly tables: ReadonlySet<string>;
-  /** The rows of one of {@linkcode Sizes.tables}, counted up to a cap. */
+  /** The rows of one of {@linkcode Sizes.tables}, counted up to a cap (the cap itself when counting is cut short). */
   rows(table: string): number;
   /** The file's pages: the rows of `dbstat`. */
   pages(): number;
@@ -24,6 +26,14 @@ export interface Sizes {
 export const MAX_VIEW_SQL_BYTES = 262_144;
 
 /**
+ * Rows counted per millisecond of `query_timeout_ms`, for the budget one
+ * query's counting may use (see {@linkcode DatabaseSizes.refresh}): a small
+ * part of the deadline at the tens of thousands of rows per millisecond
+ * SQLite counts.
+ */
+export const COUNT_ROWS_PER_MS = 5_000;
+
+/**
  * The sizes of one connection's database. Row counts are capped (past the
  * budget a table's exact size changes no verdict) and kept while
  * `PRAGMA data_version` says no other connection has committed.
@@ -33,6 +43,10 @@ export class DatabaseSizes implements Sizes {
   readonly #counts = new Map<string, number>();
   #version: unknown;
   #cap = 0;
+  // Rows this query's counting may still read; a table it cannot finish within is priced at the cap.
+  #budget = Infinity;
+  // Table → rows it is known to hold more than, from a count the budget cut short.
+  readonly #moreThan = new Map<string, number>();
   // Folded name → the name as the schema stores it: SQLite allows no two tables that fold alike, and a table is
   // counted under its stored name, since a name folded by anything but SQLite's rule may name another table.
   #stored: Map<string, string> = new Map();
@@ -52,22 +66,29 @@ export class DatabaseSizes implements Sizes {
 
   /**
    * Starts a query's pricing: forgets what another connection's commit may
-   * have changed, and reads the table names. Call it with no authorizer set.
+   * have changed, and reads the table names when it may have. Call it with
+   * no authorizer set.
    *
    * @param cap Counts stop here: the query's `max_scan_rows` plus one.
+   * @param budget The most rows this query's counting reads in all; a table
+   * not counted within what is left is priced at `cap`, which no count
+   * passes.
    */
-  refresh(cap: number): void {
+  refresh(cap: number, budget: number = Infinity): void {
     const now = this.#db.prepare("PRAGMA data_version").get()?.data_version;
-    if (now !== this.#version || cap > this.#cap) {
+    const changed = now !== this.#version;
+    if (changed || cap > this.#cap) {
       this.#counts.clear();
+      this.#moreThan.clear();
       this.#pages = this.#entries = undefined;
-    }
-    if (now !== this.#version) {
-      this.#views.clear();
-      this.#viewBytes = 0;
     }
     this.#version = now;
     this.#cap = cap;
+    this.#budget = budget;
+    if (!changed) return;
+    this.#views.clear();
+    this.#viewBytes = 0;
+    // A file of many thousands of tables takes a while to list: the names are kept while no other connection commits.
     this.#stored = new Map(
       this.#db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all()
         .map((row) => [sqlLowerCase(String(row.name)), String(row.name)]),
@@ -80,17 +101,25 @@ export class DatabaseSizes implements Sizes {
   }
 
   rows(table: string): number {
-    let rows = this.#counts.get(table);
-    if (rows === undefined) {
-      const stored = this.#stored.get(sqlLowerCase(table)) ?? table;
-      const quoted = `"${stored.replaceAll('"', '""')}"`;
-      const limit = Math.ceil(this.#cap);
-      rows = Number(
-        this.#db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM main.${quoted} LIMIT ${limit})`).get()?.n,
-      );
+    const known = this.#counts.get(table);
+    if (known !== undefined) return known;
+    const cap = Math.ceil(this.#cap);
+    // A table known to hold more rows than the budget left is priced at the cap without reading it again.
+    if ((this.#moreThan.get(table) ?? -1) >= this.#budget) return cap;
+    const stored = this.#stored.get(sqlLowerCase(table)) ?? table;
+    const quoted = `"${stored.replaceAll('"', '""')}"`;
+    const limit = Math.min(cap, Math.floor(this.#budget) + 1);
+    const rows = Number(
+      this.#db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM main.${quoted} LIMIT ${limit})`).get()?.n,
+    );
+    this.#budget = Math.max(0, this.#budget - rows);
+    if (rows < limit || limit === cap) {
       this.#counts.set(table, rows);
+      return rows;
     }
-    return rows;
+    // Cut short by the budget: the count is unknown, and the cap is at least any count.
+    this.#moreThan.set(table, Math.max(this.#moreThan.get(table) ?? 0, limit - 1));
+    return cap;
   }
 
   pages(): number {

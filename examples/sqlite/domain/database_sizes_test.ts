@@ -65,3 +65,31 @@ Deno.test({
     fixture.remove();
   },
 });
+
+Deno.test({
+  name: "DatabaseSizes.refresh() lists the tables again only after another connection commits",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const db = openDatabase(fixture.db, false);
+    const listed: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = (sql: string) => {
+      if (sql.includes("sqlite_schema WHERE type = 'table'")) listed.push(sql);
+      return prepare(sql);
+    };
+    const sizes = new DatabaseSizes(db);
+    sizes.refresh(100);
+    sizes.refresh(100);
+    sizes.refresh(1_000);
+    assert.equal(listed.length, 1, "one listing for three queries");
+    const writer = openSqlite(fixture.db, {});
+    writer.exec("CREATE TABLE added (n INTEGER)");
+    sizes.refresh(100);
+    assert.equal(listed.length, 2);
+    assert.ok(sizes.tables.has("added"));
+    writer.close();
+    db.close();
+    fixture.remove();
+  },
+});

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { AUTH, openSqlite } from "./sqlite.ts";
+import { openDatabase } from "./connection.ts";
 
 // Files made at load time, so that each test can name exactly the one it may use (each test changes only its own),
 // and removed when the module ends, whichever tests ran.
@@ -189,5 +190,27 @@ Deno.test({
     } finally {
       db.close();
     }
+  },
+});
+
+Deno.test({
+  name: "a read-only connection serves the pages of a -wal planted beside a WAL database, the file unchanged",
+  permissions: { read: [dir], write: [dir] },
+  fn() {
+    const planted = join(dir, "planted.db");
+    const writer = new DatabaseSync(planted);
+    writer.exec("PRAGMA journal_mode = WAL; CREATE TABLE secret (s TEXT); INSERT INTO secret VALUES ('kept')");
+    writer.exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint = 0");
+    const file = Deno.readFileSync(planted);
+    // A commit that stays in the -wal, copied aside before the close checkpoints it into the file.
+    writer.exec("UPDATE secret SET s = 'planted'");
+    const log = Deno.readFileSync(`${planted}-wal`);
+    writer.close();
+    Deno.writeFileSync(planted, file);
+    Deno.writeFileSync(`${planted}-wal`, log);
+    const reader = openDatabase(planted, false);
+    assert.equal(reader.prepare("SELECT s FROM secret").get()?.s, "planted");
+    reader.close();
+    assert.deepEqual(Deno.readFileSync(planted), file);
   },
 });

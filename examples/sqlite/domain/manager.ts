@@ -8,6 +8,7 @@ import { type DatabaseIdentity, databaseIdentity } from "./database_file.ts";
 import { type DatabaseJob, HotJournalError, type WriteLimits } from "./database_job.ts";
 import { DatabaseProcesses, type DatabaseProcessesOptions, type ServerFiles } from "./database_processes.ts";
 import { databasePathOf, policyFor } from "./policy.ts";
+import { COUNT_ROWS_PER_MS } from "./database_sizes.ts";
 import type { QueryResult } from "./query.ts";
 import { paramsToJson, type SqlParams } from "./values.ts";
 import type { ExecuteResult } from "./write.ts";
@@ -119,6 +120,7 @@ export class Manager {
         maxSqlLength: config.max_sql_length,
         allowRecursive: config.allow_recursive,
         maxScanRows: config.max_scan_rows,
+        maxCountRows: config.query_timeout_ms * COUNT_ROWS_PER_MS,
       },
     });
     return await this.#job(job, signal) as QueryResult;

@@ -35,6 +35,12 @@ export interface QueryOptions {
    */
   maxScanRows?: number;
   /**
+   * The most rows counted to price the query (see `DatabaseSizes.refresh`); a table past them is priced at
+   * `maxScanRows + 1`.
+   * @default {Infinity}
+   */
+  maxCountRows?: number;
+  /**
    * The most bytes of row JSON returned; rows past it are left out and the result says so.
    * @default {1048576}
    */
@@ -110,9 +116,10 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
     let cost: ReturnType<typeof queryCost>;
     try {
       // The first reads of the file (a hot journal is met here, before any row is read).
-      sizes.refresh(maxScanRows + 1);
+      sizes.refresh(maxScanRows + 1, options.maxCountRows);
       // Only the views the statement reads, and no more of their SQL than a bound: a file can hold gigabytes of it.
-      cost = queryCost(explained, tokenizeSql(sql), sizes, sizes.viewSql(authorizer.reads));
+      const views = sizes.viewSql(authorizer.reads);
+      cost = queryCost(explained, tokenizeSql(sql), sizes, { views, reads: authorizer.reads });
     } catch (err) {
       if (err instanceof PolicyError || !(err instanceof Error) || !("code" in err)) throw err;
       throw new PolicyError("sql", `Cannot run query: ${sqliteMessage(err)}`, { cause: err });

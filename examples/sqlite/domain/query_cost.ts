@@ -6,6 +6,7 @@
 import type { Sqlite } from "./sqlite.ts";
 import { MAX_VALUE_BYTES } from "./connection.ts";
 import type { Sizes } from "./database_sizes.ts";
+import { SCHEMA_TABLES } from "./authorizer.ts";
 import { PolicyError } from "@forge/toolkit/validate";
 import {
   sqlIdentifier,
@@ -24,6 +25,23 @@ export interface PlanRow {
   parent: number;
   /** SQLite's text, e.g. `SCAN t` or `SEARCH u USING INDEX uk (k=?)`. */
   detail: string;
+}
+
+/** Options of {@linkcode queryCost}. */
+export interface QueryCostOptions {
+  /**
+   * The SQL of the views the statement reads, for the aliases inside them; `undefined` for one left unread, which
+   * prices every loop at least as the largest source.
+   * @default {[]}
+   */
+  views?: readonly (string | undefined)[];
+  /**
+   * The tables and views the statement reads (see `Authorizer.reads`): a loop can only run over those, so a name
+   * that could be another table is not priced as it, and a loop tied to nothing costs the largest of these. Every
+   * table when absent.
+   * @default {undefined}
+   */
+  reads?: Iterable<string>;
 }
 
 /** Rows assumed for a lookup on an index by equality, as SQLite assumes without statistics. */
@@ -88,8 +106,9 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
  * longest literal `IN (…)` list (up to its source's rows); a range the whole
  * source. A name is every source the statement (or a view it reads) gives it, and is
  * priced as the dearest of them, so that no alias can talk a price down; a name
- * tied to nothing is the largest table (a virtual one: the largest of every
- * bound above). A correlated subquery's loops multiply the loops around it, and
+ * tied to nothing is the largest table the statement reads (SQLite's schema
+ * table, read, counts as one; a virtual one: the largest of every bound
+ * above). A correlated subquery's loops multiply the loops around it, and
  * those around each correlated subquery further out that holds it (through a
  * co-routine, a compound's part or a MATERIALIZE; not through a subquery SQLite
  * runs once). A MULTI-INDEX OR is one loop: its parts' lookups added up. Every
@@ -100,17 +119,18 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
  *
  * @param plan From {@linkcode explainQueryPlan}.
  * @param tokens The statement's tokens, for its aliases.
- * @param sizes What the sources hold.
- * @param views The SQL of the views the statement reads, for the aliases inside them; `undefined` for one left
- * unread, which prices every loop at least as the largest source.
+ * @param sizes What the sources hold; only the tables a price needs are counted, and only for nests of two loops
+ * or more.
+ * @param options The views and tables the statement reads.
  * @returns The nests: the loops of each multiply, the nests add up.
  */
 export function queryCost(
   plan: readonly PlanRow[],
   tokens: readonly SqlToken[],
   sizes: Sizes,
-  views: readonly (string | undefined)[] = [],
+  options: QueryCostOptions = {},
 ): number[][] {
+  const views = options.views ?? [];
   const byId = new Map(plan.map((row) => [row.id, row]));
   const childrenById = Map.groupBy(plan.toSorted((a, b) => a.id - b.id), (row) => row.parent);
   const childrenOf = (id: number): PlanRow[] => childrenById.get(id) ?? [];
@@ -150,7 +170,16 @@ export function queryCost(
   const constantRowNamed = unknownView ||
     [...tokens.map((token) => token.text), ...views, ...sizes.tables]
       .some((text) => text?.toLowerCase().includes("constant row"));
-  const largest = () => Math.max(UNKNOWN_ROWS, ...[...sizes.tables].map((table) => sizes.rows(table)));
+  // A loop runs over rows the statement reads: a table it does not read is no loop's source, and is not counted.
+  const read = options.reads === undefined ? undefined : new Set([...options.reads].map(sqlLowerCase));
+  const isTable = (name: string) => sizes.tables.has(name) && (read === undefined || read.has(name));
+  let largestRows: number | undefined;
+  const largest = () =>
+    largestRows ??= Math.max(
+      UNKNOWN_ROWS,
+      ...[...read ?? sizes.tables].filter(isTable).map((table) => sizes.rows(table)),
+      read === undefined || [...read].some((name) => SCHEMA_TABLES.has(name)) ? sizes.schemaEntries() : 0,
+    );
   const schemaBound = () => Math.max(MAX_COLUMNS, sizes.schemaEntries() + 2);
   // Each bound is worked out once: CTEs built from CTEs would otherwise be priced again for every name that reads them.
   const bounds = new Map<number, number>();
@@ -177,7 +206,7 @@ export function queryCost(
     if (isCompound(byId.get(id)?.detail)) return sum(children);
     const compound = children.filter((row) => isCompound(row.detail));
     if (compound.length > 0) return sum(compound);
-    const product = (nest: number[]) => nest.reduce((a, b) => a * b, 1);
+    const product = (nest: Price[]) => nest.reduce((total, loop) => total * loop(), 1);
     return product(pricedLoopsAt(id)) + rightJoinsAt(id).reduce((total, pass) => total + product(pass), 0);
   };
   // Every source a name can read as (see `parse`), priced as the dearest.
@@ -190,7 +219,7 @@ export function queryCost(
     }
     const found: number[] = [];
     for (const source of names) {
-      if (sizes.tables.has(source)) found.push(sizes.rows(source));
+      if (isTable(source)) found.push(sizes.rows(source));
       if (JSON_FUNCTIONS.has(source)) found.push(JSON_ROWS);
       if (source.startsWith("pragma_")) found.push(schemaBound());
       if (source === "dbstat") found.push(sizes.pages());
@@ -199,8 +228,8 @@ export function queryCost(
     // `VALUES (1), (2)` is `SCAN 2-ROW VALUES CLAUSE`, which can hold more rows than any table; an alias can read
     // like it too, and a name tied to nothing still costs the largest table.
     const values = Math.max(0, ...readings.map((name) => Number(/^(\d+)-row values clause$/.exec(name)?.[1] ?? 0)));
-    const unknown = virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest();
     if (found.length > 0 && !unknownView) return Math.max(values, ...found);
+    const unknown = virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest();
     return Math.max(values, unknown, ...found);
   };
   // A SCAN or SEARCH line is `<name>[ EXISTS][ USING …| VIRTUAL TABLE …][ LEFT-JOIN]`, where the name is the user's
@@ -235,7 +264,8 @@ export function queryCost(
       // SQLite may drive any equality lookup with a literal IN list, and its plan need not say which (no
       // FOR IN-OPERATOR line for `rowid IN (1, 2, 3)`): each runs once per item of the longest list in the statement
       // or its views (any number in a view left unread), up to the rows of its source.
-      const items = () => Math.max(1, Math.min(unknownView ? Infinity : listItems, sourceRows(readings, virtual)));
+      const most = unknownView ? Infinity : listItems;
+      const items = () => most <= 1 ? 1 : Math.max(1, Math.min(most, sourceRows(readings, virtual)));
       if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return items();
       const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
       if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS * items();
@@ -269,14 +299,14 @@ export function queryCost(
     }
     return driven;
   };
-  const pricedLoopsAt = (level: number): number[] => {
-    const loops = loopsAt(level);
-    const driven = inListsAt(level);
-    return loops.map((row) => price(row) * (driven.get(row.id) ?? 1));
+  // Each loop's price is worked out when a nest needs it: a nest of one loop is never priced, nor its table counted.
+  const pricedLoopsAt = (level: number): Price[] => {
+    const driven = once(() => inListsAt(level));
+    return loopsAt(level).map((row) => once(() => price(row) * (driven().get(row.id) ?? 1)));
   };
   // A RIGHT JOIN's second pass (`RIGHT-JOIN t`, a scan of t for its rows no left row matched) runs the loops after
   // t's own loop once per such row: a nest of its own, whatever the loops before t hold (none, an empty table).
-  const rightJoinsAt = (level: number): number[][] => {
+  const rightJoinsAt = (level: number): Price[][] => {
     const loops = loopsAt(level);
     const priced = pricedLoopsAt(level);
     return childrenOf(level).filter((row) => row.detail.startsWith("RIGHT-JOIN ")).map((pass) => {
@@ -285,7 +315,7 @@ export function queryCost(
       const own = loops.findIndex((row) =>
         row.detail !== MULTI_INDEX_OR && parse(row.detail).readings.some((name) => names.has(name))
       );
-      return [boundOf(pass.id), ...priced.slice(own + 1)];
+      return [() => boundOf(pass.id), ...priced.slice(own + 1)];
     });
   };
   // The loops whose every row runs the loops at `level` once more. A correlated subquery runs once per row of the
@@ -294,7 +324,7 @@ export function queryCost(
   // of what holds it, so once per row of the loops around a correlated subquery further up: a co-routine, a
   // compound's part, a RIGHT JOIN's pass, and a MATERIALIZE, which the plan does not say whether it reads the query
   // around it (SQLite builds it again only if it does).
-  const outer = (level: number): number[] => {
+  const outer = (level: number): Price[] => {
     const node = byId.get(level);
     if (node === undefined || /^(?:SCALAR|LIST) SUBQUERY \d+$/.test(node.detail)) return [];
     if (node.detail.startsWith("CORRELATED ")) return [...pricedLoopsAt(node.parent), ...outer(node.parent)];
@@ -313,7 +343,7 @@ export function queryCost(
     const around = outer(level);
     for (const nest of [pricedLoopsAt(level), ...rightJoinsAt(level)]) {
       if (nest.length === 0) continue;
-      if (nest.length + around.length >= 2) nests.push([...nest, ...around]);
+      if (nest.length + around.length >= 2) nests.push([...nest, ...around].map((loop) => loop()));
     }
   }
   return nests;
@@ -340,6 +370,21 @@ export function assertAffordable(nests: readonly number[][], maxScanRows: number
       );
     }
   }
+}
+
+/** A loop's price, worked out on first call. */
+type Price = () => number;
+
+function once<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
 }
 
 /** Alias (lower case) → the sources it names; each source names itself too. */

@@ -18,7 +18,7 @@ function withDb(fn: (db: Sqlite, nestsOf: (sql: string) => number[][]) => void):
     const views = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'view'").all().map((row) => String(row.sql));
     const nestsOf = (sql: string) => {
       sizes.refresh(1e12);
-      return queryCost(explainQueryPlan(db, sql), tokenizeSql(sql), sizes, views);
+      return queryCost(explainQueryPlan(db, sql), tokenizeSql(sql), sizes, { views });
     };
     try {
       fn(db, nestsOf);

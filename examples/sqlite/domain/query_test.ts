@@ -5,7 +5,7 @@ import { openDatabase } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 import { type QueryOptions, runQuery } from "./query.ts";
 import { openSqlite, type Sqlite } from "./sqlite.ts";
-import { MAX_VIEW_SQL_BYTES } from "./database_sizes.ts";
+import { DatabaseSizes, MAX_VIEW_SQL_BYTES } from "./database_sizes.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 const OPTIONS: QueryOptions = { maxRows: 100, maxSqlLength: 10_000, allowRecursive: false };
@@ -260,6 +260,67 @@ Deno.test({
           view,
         );
       }
+    } finally {
+      db.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "runQuery() prices a query on a small table without counting any other table, nor a table it scans alone",
+  permissions: perms,
+  fn() {
+    const db = openSqlite(":memory:", {});
+    db.exec(`CREATE TABLE tiny (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO tiny VALUES (1, 'a');
+      CREATE TABLE other (n INTEGER); INSERT INTO other SELECT value FROM json_each('[1,2,3,4,5]');`);
+    // The counts pricing runs, among the statements the connection prepares.
+    const counted: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = (sql: string) => {
+      if (/^SELECT count\(\*\) AS n FROM (\(SELECT 1 FROM main\.|sqlite_schema$)/.test(sql)) counted.push(sql);
+      return prepare(sql);
+    };
+    const sizes = new DatabaseSizes(db);
+    const options = { ...OPTIONS, maxScanRows: 1_000, sizes };
+    try {
+      assert.deepEqual(runQuery(db, "SELECT id FROM tiny", options).rows, [{ id: 1 }]);
+      assert.ok(!counted.some((sql) => sql.includes('"other"')), "a table the statement does not read is not counted");
+      assert.deepEqual(runQuery(db, "SELECT n FROM other LIMIT 2", options).rows, [{ n: 1 }, { n: 2 }]);
+      assert.equal(counted.length, 0, "a nest of one loop is left to the deadline, uncounted");
+      assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM tiny a, tiny b", options).rows, [{ n: 1 }]);
+      assert.deepEqual(counted, ['SELECT count(*) AS n FROM (SELECT 1 FROM main."tiny" LIMIT 1001)']);
+      // A loop tied to nothing (SQLite's schema table) costs the largest of what the statement reads: its entries.
+      assert.throws(
+        () =>
+          runQuery(db, "SELECT count(*) AS n FROM sqlite_schema a, sqlite_schema b", { ...options, maxScanRows: 1 }),
+        /\(1,000 × 1,000\)/,
+      );
+      assert.deepEqual(counted.slice(1), ["SELECT count(*) AS n FROM sqlite_schema"]);
+    } finally {
+      db.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "runQuery() prices a table past the query's counting budget at max_scan_rows + 1, reading no more than it",
+  permissions: perms,
+  fn() {
+    const db = openSqlite(":memory:", {});
+    db.exec(`CREATE TABLE small (n INTEGER); CREATE TABLE big (n INTEGER);
+      INSERT INTO small VALUES (1), (2); INSERT INTO big SELECT value FROM json_each('[1,2,3,4,5,6,7,8,9,10]');`);
+    const sizes = new DatabaseSizes(db);
+    const options = { ...OPTIONS, maxScanRows: 1_000, maxCountRows: 5, sizes };
+    try {
+      assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM small a, small b", options).rows, [{ n: 4 }]);
+      assert.throws(
+        () => runQuery(db, "SELECT count(*) AS n FROM big, small", options),
+        /rows \(1,001 × 2\), more than max_scan_rows/,
+      );
+      // With room to count it, the same join is priced by its rows.
+      assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM big, small", { ...options, maxCountRows: 10 }).rows, [
+        { n: 20 },
+      ]);
     } finally {
       db.close();
     }
