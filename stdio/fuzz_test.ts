@@ -1,7 +1,7 @@
 // test-permissions: --allow-run --allow-read={repo} --allow-env=FORGE_FUZZ_FRAMES,FORGE_FUZZ_SEED,{child-env}
 // A seeded fuzzer: feeds a real server subprocess malformed frames and checks
 // that it never crashes, never writes anything but JSON-RPC to stdout, and
-// still answers a valid call afterwards. 10k frames in the gate;
+// still answers a valid call afterwards. 5k frames in the gate;
 // `deno task fuzz` runs 200k (FORGE_FUZZ_FRAMES, FORGE_FUZZ_SEED to replay).
 import assert from "node:assert/strict";
 import { spawnRaw } from "@forge/toolkit/testing";
@@ -9,7 +9,7 @@ import { concatBytes } from "../internal/concat_bytes.ts";
 import { prng } from "../internal/prng.ts";
 
 const fixture = new URL("../engine/testdata/fixture_server.ts", import.meta.url).pathname;
-const FRAMES = Number(Deno.env.get("FORGE_FUZZ_FRAMES") ?? 10_000);
+const FRAMES = Number(Deno.env.get("FORGE_FUZZ_FRAMES") ?? 5_000);
 const SEED = Number(Deno.env.get("FORGE_FUZZ_SEED") ?? 20261202);
 
 const enc = new TextEncoder();
