@@ -71,6 +71,12 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   // No commit-graph (nor chain) is read: git 2.39 does not bounds-check its EDGE chunk, and a crafted sparse file of
   // 4 KB on disk drove every tool that reads commits to 0.6–1.5 GiB and SIGSEGV; a wrong parent in it is believed.
   "core.commitGraph=false",
+  // Nor a multi-pack-index: git 2.39 does not check its fanout against its id list (1.4 KB of one crashed every tool)
+  // and believes its offsets (two swapped showed one commit's content under another's id); packs are read one by one.
+  "core.multiPackIndex=false",
+  // `--no-replace-objects` only sets a default that the repository's own `core.useReplaceRefs=true` overrides: a
+  // replace ref then showed another commit's content under HEAD's id. The command line beats the repository's config.
+  "core.useReplaceRefs=false",
   // How answers look, which the README promises: full commit ids, no ref names, authors as committed, UTF-8
   // messages (UTF-16 left only the `commit` lines), no column inside grep's lines, paths with their a/ b/ prefix.
   "log.abbrevCommit=false",

@@ -299,7 +299,7 @@ Deno.test("no transport runs whatever the repository's config allows: a promisor
   }
 });
 
-Deno.test("git_log lists the commits as stored: no commit-graph or info/grafts is read, a shallow file is, and one over 1 MiB is refused", async () => {
+Deno.test("git_log lists the commits as stored: no commit-graph, info/grafts, replace ref or multi-pack-index is read, a shallow file is, and one over 1 MiB is refused", async () => {
   const f = await fixture();
   try {
     const dir = await f.repo("history", { "a.txt": "one\n" });
@@ -325,6 +325,22 @@ Deno.test("git_log lists the commits as stored: no commit-graph or info/grafts i
     assert.deepEqual(await plain(), [head, root], "git read no grafts: this test proves nothing");
     assert.deepEqual((await served()).map((m) => m[1]), all);
     await Deno.remove(join(dir, ".git", "info", "grafts"));
+    // A replace ref, which the repository's own core.useReplaceRefs turns back on behind --no-replace-objects.
+    await f.git(dir, "replace", head, root);
+    await f.git(dir, "config", "core.useReplaceRefs", "true");
+    const unpinned = (await f.git(dir, "--no-replace-objects", "rev-list", "HEAD")).trim().split("\n");
+    assert.deepEqual(unpinned, [head], "git read no replace ref: this test proves nothing");
+    assert.deepEqual((await served()).map((m) => m[1]), all);
+    await f.git(dir, "replace", "-d", head);
+    await f.git(dir, "config", "--unset", "core.useReplaceRefs");
+    // A multi-pack-index whose offsets of HEAD and the root commit are swapped: git believes it.
+    await f.git(dir, "repack", "-adq");
+    await f.git(dir, "multi-pack-index", "write");
+    const midx = join(dir, ".git", "objects", "pack", "multi-pack-index");
+    await Deno.writeFile(midx, withSwappedOffsets(await Deno.readFile(midx), head, root));
+    assert.deepEqual(await plain(), [head], "git read no multi-pack-index: this test proves nothing");
+    assert.deepEqual((await served()).map((m) => m[1]), all);
+    await Deno.remove(midx);
     // A shallow clone's file is read: the history ends at the commit it names.
     const shallow = join(dir, ".git", "shallow");
     await Deno.writeTextFile(shallow, `${middle}\n`);
@@ -341,14 +357,40 @@ Deno.test("git_log lists the commits as stored: no commit-graph or info/grafts i
   }
 });
 
-/** A commit-graph's bytes (SHA-1, one file) with `commit`'s first parent set to `parent`. */
-function withFirstParent(bytes: Uint8Array, commit: string, parent: string): Uint8Array {
+/** Reads a chunked file's table (commit-graph, multi-pack-index): chunk id → offset, from the table at `at`. */
+function chunkTable(bytes: Uint8Array, count: number, at: number): Map<string, number> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const chunks = new Map<string, number>();
-  for (let i = 0; i < bytes[6]; i++) {
-    const at = 8 + 12 * i;
-    chunks.set(new TextDecoder().decode(bytes.subarray(at, at + 4)), Number(view.getBigUint64(at + 4)));
+  for (let i = 0; i < count; i++) {
+    const entry = at + 12 * i;
+    chunks.set(new TextDecoder().decode(bytes.subarray(entry, entry + 4)), Number(view.getBigUint64(entry + 4)));
   }
+  return chunks;
+}
+
+/** A multi-pack-index's bytes (SHA-1) with the pack positions of objects `a` and `b` swapped. */
+function withSwappedOffsets(bytes: Uint8Array, a: string, b: string): Uint8Array {
+  // Header: "MIDX", version, hash version, chunk count, base count, pack count (4 bytes); then the table.
+  const chunks = chunkTable(bytes, bytes[6], 12);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(chunks.get("OIDF")! + 255 * 4);
+  const ids = Array.from({ length: count }, (_, i) => {
+    const at = chunks.get("OIDL")! + 20 * i;
+    return [...bytes.subarray(at, at + 20)].map((x) => x.toString(16).padStart(2, "0")).join("");
+  });
+  const out = bytes.slice();
+  // OOFF: per object, its pack's number and its offset in that pack (8 bytes).
+  const [at, bt] = [a, b].map((id) => chunks.get("OOFF")! + 8 * ids.indexOf(id));
+  out.set(bytes.subarray(bt, bt + 8), at);
+  out.set(bytes.subarray(at, at + 8), bt);
+  return out;
+}
+
+/** A commit-graph's bytes (SHA-1, one file) with `commit`'s first parent set to `parent`. */
+function withFirstParent(bytes: Uint8Array, commit: string, parent: string): Uint8Array {
+  // Header: "CGPH", version, hash version, chunk count, base count; then the table.
+  const chunks = chunkTable(bytes, bytes[6], 8);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.getUint32(chunks.get("OIDF")! + 255 * 4);
   const ids = Array.from({ length: count }, (_, i) => {
     const at = chunks.get("OIDL")! + 20 * i;
