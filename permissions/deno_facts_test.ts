@@ -138,3 +138,30 @@ Deno.test({
     assert.ok((await Deno.lstat(link)).isSymlink);
   },
 });
+
+Deno.test({
+  name:
+    "realPath() under a scoped --allow-read drops `link/..` from its argument before resolving it; realpath(3) and -A do not",
+  async fn() {
+    const base = await Deno.realPath(await Deno.makeTempDir());
+    try {
+      // base/in/lnk → base/out/sub; base/in/x and base/out/x both exist.
+      for (const dir of ["in/x", "out/sub", "out/x"]) await Deno.mkdir(join(base, dir), { recursive: true });
+      // Deno.symlink needs unscoped grants; ln does not.
+      const ln = await new Deno.Command("ln", { args: ["-s", join(base, "out", "sub"), join(base, "in", "lnk")] })
+        .output();
+      assert.ok(ln.success);
+      const path = `${base}/in/lnk/../x`;
+      const system = new TextDecoder().decode(
+        (await new Deno.Command("realpath", { args: [path], stdout: "piped" }).output()).stdout,
+      ).trim();
+      assert.equal(system, join(base, "out", "x"), "the system follows the link first");
+      assert.deepEqual((await deno(["-A"], "realPath", path)).out, { ok: join(base, "out", "x") });
+      for (const flags of [[`--allow-read=${base}`], ["--allow-read"]]) {
+        assert.deepEqual((await deno(flags, "realPath", path)).out, { ok: join(base, "in", "x") }, flags.join(" "));
+      }
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});

@@ -31,5 +31,7 @@ if (action === "query") {
   result = await outcome(async () => await Deno.resolveDns(args[0], "A", { nameServer }));
 } else if (action === "symlink") {
   result = await outcome(async () => await Deno.symlink(args[0], args[1]));
+} else if (action === "realPath") {
+  result = await outcome(async () => await Deno.realPath(args[0]));
 }
 console.log(JSON.stringify(result));
