@@ -103,7 +103,9 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
  * size; `dbstat`: the file's pages); a CTE or subquery by the loops that build
  * it (their product, the parts of a UNION added up); a lookup by rowid 1 and
  * one by index equality {@linkcode EQUALITY_ROWS}, each times the items of the
- * longest literal `IN (…)` list (up to its source's rows); a range the whole
+ * longest literal `IN (…)` list (up to its source's rows) to the power of its
+ * `=?` columns (at most the number of literal lists), and times the product of
+ * the bounds of the IN lists the plan names as feeding it; a range the whole
  * source. A name is every source the statement (or a view it reads) gives it, and is
  * priced as the dearest of them, so that no alias can talk a price down; a name
  * tied to nothing is the largest table the statement reads (SQLite's schema
@@ -114,13 +116,13 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
  * runs once). A MULTI-INDEX OR is one loop: its parts' lookups added up. Every
  * loop costs at least 1 (a loop over an empty table still runs the loops around
  * it), and a RIGHT JOIN's pass over its unmatched rows is a nest of its own.
- * Nests of a single loop are left out: one scan is linear in its source and
- * left to the deadline.
+ * Nests of a single loop are left out, left to the deadline, unless an IN list
+ * drives that loop's lookup (the list is a loop around it).
  *
  * @param plan From {@linkcode explainQueryPlan}.
  * @param tokens The statement's tokens, for its aliases.
  * @param sizes What the sources hold; only the tables a price needs are counted, and only for nests of two loops
- * or more.
+ * or more, or of a lookup an IN list drives.
  * @param options The views and tables the statement reads.
  * @returns The nests: the loops of each multiply, the nests add up.
  */
@@ -152,12 +154,14 @@ export function queryCost(
   // A view left unread (too long) or that the tokenizer does not take: its inner names may read as any source, or as
   // SQLite's own words, so every loop costs at least the largest source.
   let unknownView = false;
-  let listItems = longestInList(tokens);
+  let { longest: listItems, lists: literalLists } = inLists(tokens);
   for (const view of views) {
     try {
       if (view === undefined) throw new RangeError("Cannot price a view: its SQL was not read");
       const viewTokens = tokenizeSql(view);
-      listItems = Math.max(listItems, longestInList(viewTokens));
+      const inView = inLists(viewTokens);
+      listItems = Math.max(listItems, inView.longest);
+      literalLists += inView.lists;
       for (const [alias, names] of aliasesOf(viewTokens, sources)) {
         aliases.set(alias, new Set([...aliases.get(alias) ?? [], ...names]));
       }
@@ -255,17 +259,30 @@ export function queryCost(
   // A loop over an empty source still runs the loops around it, and after it too when it is an outer join's: every
   // loop costs at least one step per row of the loops around it.
   const price = (row: PlanRow): number => Math.max(1, priceOf(row));
+  // SQLite may drive any equality lookup with literal IN lists, and its plan need not say which (no
+  // FOR IN-OPERATOR line for `rowid IN (1, 2, 3)`, nor for `a IN (1, 2) AND b IN (3, 4)` on an index of (a, b)): a
+  // lookup with k `=?` columns runs once per combination of k lists, each priced as the longest list in the statement
+  // or its views (any number of any length in a view left unread), up to the rows of its source; k is at most the
+  // number of literal lists. 0 for a lookup no literal list can drive.
+  const mostItems = unknownView ? Infinity : listItems;
+  const literalKeys = (detail: string): number => {
+    if (mostItems <= 1) return 0;
+    const { search, how } = parse(detail);
+    if (!search || how === "") return 0;
+    if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
+    const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
+    if (constraints === "" || /[<>]/.test(constraints)) return 0;
+    const keys = constraints.match(/=\?/g)?.length ?? 0;
+    return Math.min(keys, unknownView ? Infinity : literalLists);
+  };
   const priceOf = (row: PlanRow): number => {
     const detail = row.detail;
     if (detail === MULTI_INDEX_OR) return childrenOf(row.id).reduce((total, part) => total + boundOf(part.id), 0);
     if (detail === "SCAN CONSTANT ROW" && !constantRowNamed) return 1;
     const { search, how, virtual, readings } = parse(detail);
     if (search && how !== "") {
-      // SQLite may drive any equality lookup with a literal IN list, and its plan need not say which (no
-      // FOR IN-OPERATOR line for `rowid IN (1, 2, 3)`): each runs once per item of the longest list in the statement
-      // or its views (any number in a view left unread), up to the rows of its source.
-      const most = unknownView ? Infinity : listItems;
-      const items = () => most <= 1 ? 1 : Math.max(1, Math.min(most, sourceRows(readings, virtual)));
+      const keys = literalKeys(detail);
+      const items = () => keys === 0 ? 1 : Math.max(1, Math.min(mostItems, sourceRows(readings, virtual))) ** keys;
       if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return items();
       const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
       if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS * items();
@@ -274,9 +291,11 @@ export function queryCost(
   };
   // An IN list that drives a lookup: SQLite names it after the SEARCH it feeds (`USING ROWID SEARCH ON TABLE big
   // FOR IN-OPERATOR`, `LIST SUBQUERY 1`), or before it inside a MULTI-INDEX OR's part, which holds one lookup; the
-  // lookup runs once per item of the list, not once.
-  const inListsAt = (level: number): Map<number, number> => {
-    const driven = new Map<number, number>();
+  // lookup runs once per item of the list, not once, and once per combination of the lists when several feed it
+  // (`a IN (…) AND b IN (…)` on an index of (a, b)): their bounds multiply. No cap by the table's rows: each
+  // combination is a probe, found or not.
+  const feedsAt = (level: number): Map<number, PlanRow[]> => {
+    const feeds = new Map<number, PlanRow[]>();
     const rows = childrenOf(level);
     const orPart = isOrPart(byId.get(level));
     let last: PlanRow | undefined;
@@ -287,22 +306,33 @@ export function queryCost(
       }
       const fed = orPart ? rows.find((row) => row.detail.startsWith("SEARCH ")) : last;
       if (fed === undefined || !fed.detail.startsWith("SEARCH ") || !/=\?/.test(fed.detail)) continue;
-      const table = /^USING (?:ROWID SEARCH|INDEX .+) ON TABLE (.+) FOR IN-OPERATOR$/.exec(row.detail)?.[1];
-      const bound = table !== undefined
-        ? sourceRows([sqlLowerCase(table)], false)
-        : /^USING INDEX .+ FOR IN-OPERATOR$/.test(row.detail)
-        ? largest()
-        : /^(?:CORRELATED )?LIST SUBQUERY \d+$/.test(row.detail)
-        ? boundOf(row.id)
-        : undefined;
-      if (bound !== undefined) driven.set(fed.id, Math.max(driven.get(fed.id) ?? 1, bound));
+      if (!/ FOR IN-OPERATOR$|^(?:CORRELATED )?LIST SUBQUERY \d+$/.test(row.detail)) continue;
+      feeds.set(fed.id, [...feeds.get(fed.id) ?? [], row]);
     }
-    return driven;
+    return feeds;
   };
-  // Each loop's price is worked out when a nest needs it: a nest of one loop is never priced, nor its table counted.
+  const listBound = (row: PlanRow): number => {
+    const table = /^USING (?:ROWID SEARCH|INDEX .+) ON TABLE (.+) FOR IN-OPERATOR$/.exec(row.detail)?.[1];
+    if (table !== undefined) return sourceRows([sqlLowerCase(table)], false);
+    return / FOR IN-OPERATOR$/.test(row.detail) ? largest() : boundOf(row.id);
+  };
+  // Each loop's price is worked out when a nest needs it: a nest of one loop no list drives is never priced, nor its
+  // table counted.
   const pricedLoopsAt = (level: number): Price[] => {
-    const driven = once(() => inListsAt(level));
-    return loopsAt(level).map((row) => once(() => price(row) * (driven().get(row.id) ?? 1)));
+    const feeds = once(() => feedsAt(level));
+    return loopsAt(level).map((row) =>
+      once(() => (feeds().get(row.id) ?? []).reduce((total, list) => total * Math.max(1, listBound(list)), price(row)))
+    );
+  };
+  // A lookup an IN list drives is a loop inside a loop (the list's): priced even alone at its level. So is a
+  // MULTI-INDEX OR with such a part.
+  const listDriven = (level: number): boolean => {
+    const feeds = feedsAt(level);
+    return loopsAt(level).some((row) =>
+      row.detail === MULTI_INDEX_OR
+        ? childrenOf(row.id).some((part) => listDriven(part.id))
+        : feeds.has(row.id) || literalKeys(row.detail) > 0
+    );
   };
   // A RIGHT JOIN's second pass (`RIGHT-JOIN t`, a scan of t for its rows no left row matched) runs the loops after
   // t's own loop once per such row: a nest of its own, whatever the loops before t hold (none, an empty table).
@@ -343,7 +373,7 @@ export function queryCost(
     const around = outer(level);
     for (const nest of [pricedLoopsAt(level), ...rightJoinsAt(level)]) {
       if (nest.length === 0) continue;
-      if (nest.length + around.length >= 2) nests.push([...nest, ...around].map((loop) => loop()));
+      if (nest.length + around.length >= 2 || listDriven(level)) nests.push([...nest, ...around].map((loop) => loop()));
     }
   }
   return nests;
@@ -411,9 +441,11 @@ function aliasesOf(tokens: readonly SqlToken[], sources: ReadonlySet<string>): M
   return aliases;
 }
 
-/** The items of the longest literal `IN (…)` list in `tokens` (its top-level commas plus one); 0 when none. */
-function longestInList(tokens: readonly SqlToken[]): number {
+/** The items of the longest literal `IN (…)` list in `tokens` (its top-level commas plus one; 0 when none), and the
+ * number of such lists. */
+function inLists(tokens: readonly SqlToken[]): { longest: number; lists: number } {
   let longest = 0;
+  let lists = 0;
   tokens.forEach((token, i) => {
     if (sqlKeyword(token) !== "IN" || tokens[i + 1]?.text !== "(") return;
     const first = sqlKeyword(tokens[i + 2]);
@@ -427,8 +459,9 @@ function longestInList(tokens: readonly SqlToken[]): number {
       else if (text === "," && depth === 1) items++;
     }
     longest = Math.max(longest, items);
+    lists++;
   });
-  return longest;
+  return { longest, lists };
 }
 
 /** The index of the `)` that closes the `(` at `open`, or the last token's. */

@@ -74,6 +74,30 @@ Deno.test(
 );
 
 Deno.test(
+  "queryCost() multiplies the IN lists that feed one index lookup, and prices the lookup they drive even alone",
+  withDb((db, nestsOf) => {
+    db.exec(`CREATE TABLE m (a INTEGER, b INTEGER, c INTEGER); CREATE INDEX m_abc ON m (a, b, c);
+      INSERT INTO m SELECT n, n, n FROM w LIMIT 30;`);
+    // SEARCH m USING COVERING INDEX m_abc (a=? AND b=?), fed by two FOR IN-OPERATOR lines over u (20 rows): SQLite
+    // probes every pair, 20 × 20 lookups, with nothing else at its level.
+    const pair = "SELECT count(*) FROM m WHERE a IN (SELECT id FROM u) AND b IN (SELECT id FROM u)";
+    assert.deepEqual(nestsOf(pair), [[EQUALITY_ROWS * 20 * 20]]);
+    assert.throws(() => assertAffordable(nestsOf(pair), 1_000), PolicyError);
+    const three = "SELECT count(*) FROM u AS one, m WHERE one.id = 1 AND m.a IN (SELECT id FROM u) AND " +
+      "m.b IN (SELECT id FROM u) AND m.c IN (SELECT id FROM u)";
+    assert.deepEqual(nestsOf(three), [[1, EQUALITY_ROWS * 20 * 20 * 20]]);
+    // Literal lists, which the plan does not name: the longest list to the power of the lookup's `=?` columns, at
+    // most as many as the statement has lists.
+    assert.deepEqual(nestsOf("SELECT count(*) FROM m WHERE a IN (1, 2, 3) AND b IN (1, 2, 3, 4)"), [[
+      EQUALITY_ROWS * 4 * 4,
+    ]]);
+    assert.deepEqual(nestsOf("SELECT count(*) FROM m WHERE a IN (1, 2, 3, 4) AND b = 5"), [[EQUALITY_ROWS * 4]]);
+    // A lookup no list drives, alone, is still left to the deadline.
+    assert.deepEqual(nestsOf("SELECT count(*) FROM m WHERE a = 1 AND b = 2"), []);
+  }),
+);
+
+Deno.test(
   "queryCost() leaves a single scan to the deadline, and multiplies a correlated subquery by the loop around it",
   withDb((_db, nestsOf) => {
     assert.deepEqual(nestsOf("SELECT * FROM t"), []);

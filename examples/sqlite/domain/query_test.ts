@@ -191,6 +191,15 @@ Deno.test({
     assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM json_each(?)", { ...priced, params: ["[1,2]"] }).rows, [{
       n: 2,
     }]);
+    // A lookup an IN list drives is a loop in a loop, priced even alone: 3 orders' ids × SQLite's 10 per lookup.
+    assert.throws(
+      () =>
+        runQuery(db, "SELECT count(*) AS n FROM orders WHERE customer_id IN (SELECT id FROM orders)", {
+          ...priced,
+          maxScanRows: 20,
+        }),
+      /^PolicyError: Cannot run query: its plan would visit about 30 rows \(30\)/,
+    );
   }),
 });
 
