@@ -77,6 +77,11 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   // `--no-replace-objects` only sets a default that the repository's own `core.useReplaceRefs=true` overrides: a
   // replace ref then showed another commit's content under HEAD's id. The command line beats the repository's config.
   "core.useReplaceRefs=false",
+  // A commit's message is stored as the UTF-8 it is: a repository's i18n.commitEncoding would label it otherwise, and
+  // git_log would then re-encode it from the false label (`café` read back as `cafÃ©`).
+  "i18n.commitEncoding=UTF-8",
+  // With GIT_GRAFT_FILE set, git prints a hint about grafts on stderr in every run; nothing of it is needed.
+  "advice.graftFileDeprecated=false",
   // How answers look, which the README promises: full commit ids, no ref names, authors as committed, UTF-8
   // messages (UTF-16 left only the `commit` lines), no column inside grep's lines, paths with their a/ b/ prefix.
   "log.abbrevCommit=false",

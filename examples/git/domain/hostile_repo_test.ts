@@ -168,6 +168,34 @@ Deno.test("git_commit in a hostile repository without filters runs no hook, sign
   }
 });
 
+Deno.test("git_commit commits as the configured author and the message as given, whatever the repository's author.*, committer.*, commit.cleanup, core.commentChar or i18n.commitEncoding", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("wident", { "a.txt": "one\n" });
+    for (
+      const [key, value] of [
+        ["author.name", "EVIL"],
+        ["author.email", "evil@example.com"],
+        ["committer.name", "EVILC"],
+        ["committer.email", "evilc@example.com"],
+        ["commit.cleanup", "strip"],
+        ["core.commentChar", "T"],
+        ["i18n.commitEncoding", "ISO-8859-1"],
+      ]
+    ) await f.git(dir, "config", key, value);
+    await Deno.writeTextFile(join(dir, "a.txt"), "two\n");
+    const message = "Fix the bug in café\nThe tests now pass\nTo be reviewed: yes";
+    await f.manager({ wident: dir }).commit("wident", message, ["a.txt"]);
+    const stored = await f.git(dir, "cat-file", "commit", "HEAD");
+    assert.match(stored, /^author forge-git <[^>]+> /m);
+    assert.match(stored, /^committer forge-git <[^>]+> /m);
+    assert.doesNotMatch(stored, /^encoding /m, "the message is labelled as another encoding");
+    assert.ok(stored.endsWith(`\n\n${message}\n`), stored);
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("git_commit copies no outside file into .git through rerere: an rr-cache folder and a MERGE_RR naming ../outside/secret", async () => {
   const f = await fixture();
   try {

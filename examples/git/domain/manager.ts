@@ -390,7 +390,10 @@ export class Manager {
     const options = {
       signal,
       refuseFilters: true,
-      config: [`user.name=${author.name}`, `user.email=${author.email}`],
+      // author.* and committer.* beat user.* at any level of git's config: a repository's own would sign the commit.
+      config: ["user", "author", "committer"].flatMap((
+        who,
+      ) => [`${who}.name=${author.name}`, `${who}.email=${author.email}`]),
     };
     // Two commits to one repository would race for its index lock: they take turns.
     const previous = this.#commitLocks.get(r.name) ?? Promise.resolve();
@@ -416,6 +419,9 @@ export class Manager {
         arg.word("commit"),
         arg.flag("--no-verify"),
         arg.flag("--no-gpg-sign"),
+        // git's own default for -m, which a repository's commit.cleanup=strip (with its core.commentChar) would
+        // replace: lines starting with that character would be dropped from the message.
+        arg.flag("--cleanup=whitespace"),
         arg.flag("--quiet"),
         arg.option("-m", "message", message),
         arg.operands("paths", target.paths),
