@@ -107,6 +107,26 @@ export const JOB_ACTIONS: Readonly<Record<DatabaseJob["kind"], string>> = Object
 });
 
 /**
+ * What each job kind's deadline message advises, after `…and was stopped; `. Only a query can be narrowed: listing
+ * or describing tables, or checking a write, is slow when SQLite reads a large schema, which it does first in every
+ * new process (about 1 s for 50,000 tables), and each stop starts that again.
+ *
+ * @example
+ * ```ts
+ * import { JOB_DEADLINE_ADVICE } from "./database_job.ts";
+ * console.log(JOB_DEADLINE_ADVICE.list); // raise query_timeout_ms: …
+ * ```
+ */
+export const JOB_DEADLINE_ADVICE: Readonly<Record<DatabaseJob["kind"], string>> = Object.freeze({
+  query: "narrow it (a WHERE on an indexed column, fewer joined tables, a LIMIT)",
+  list: "raise query_timeout_ms above the time SQLite takes to read the file's schema",
+  describe: "raise query_timeout_ms above the time SQLite takes to read the file's schema",
+  patterns: "raise query_timeout_ms above the time SQLite takes to read the file's schema",
+  execute: "SQLite undoes a write stopped before its commit (run_query shows what is there)",
+  recover: "raise query_timeout_ms above the time SQLite takes to roll the journal back",
+});
+
+/**
  * Does one job on the process's read-only connection (`execute` and
  * `recover` on its read-write one, which first rolls back a hot journal). A
  * refusal becomes an error reply with its message, marked when a read-only

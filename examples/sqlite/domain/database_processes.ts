@@ -10,7 +10,14 @@
 // the binary's other grants before it opens anything (keep_only_database.ts).
 import { fileURLToPath } from "node:url";
 import { PolicyError, type PolicyErrorCode } from "@forge/toolkit/validate";
-import { type DatabaseJob, type DatabaseReply, HotJournalError, JOB_ACTIONS, MAX_REPLY_BYTES } from "./database_job.ts";
+import {
+  type DatabaseJob,
+  type DatabaseReply,
+  HotJournalError,
+  JOB_ACTIONS,
+  JOB_DEADLINE_ADVICE,
+  MAX_REPLY_BYTES,
+} from "./database_job.ts";
 import { MEMORY_CAP_MB } from "./connection.ts";
 import { type DatabaseIdentity, databaseIdentity } from "./database_file.ts";
 import { databaseProcessArgs } from "./database_process_args.ts";
@@ -294,9 +301,7 @@ export class DatabaseProcesses {
       child.ready.then(async () => {
         if (settled) return;
         clearTimeout(timer);
-        const advice = job.kind === "execute"
-          ? "SQLite undoes a write stopped before its commit (run_query shows what is there)"
-          : "narrow it (a WHERE on an indexed column, fewer joined tables, a LIMIT)";
+        const advice = JOB_DEADLINE_ADVICE[job.kind] ?? JOB_DEADLINE_ADVICE.query;
         timer = setTimeout(() =>
           finish(
             refuse(
