@@ -321,8 +321,18 @@ export function queryCost(
   const pricedLoopsAt = (level: number): Price[] => {
     const feeds = once(() => feedsAt(level));
     return loopsAt(level).map((row) =>
-      once(() => (feeds().get(row.id) ?? []).reduce((total, list) => total * Math.max(1, listBound(list)), price(row)))
+      once(() => {
+        // A lookup takes one list per `=?` column at most: a list on another column is a filter on the rows found
+        // (`id IN (…) AND a IN (…)` looked up by rowid), so only the largest that many multiply.
+        const bounds = (feeds().get(row.id) ?? []).map((list) => Math.max(1, listBound(list))).sort((a, b) => b - a);
+        return bounds.slice(0, lookupKeys(row.detail)).reduce((total, bound) => total * bound, price(row));
+      })
     );
+  };
+  // How many `=?` columns a lookup has: as many lists can drive it, each one column (a rowid lookup: one).
+  const lookupKeys = (detail: string): number => {
+    if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(detail)) return 1;
+    return Math.max(1, detail.match(/\(([^()]*)\)$/)?.[1].match(/=\?/g)?.length ?? 1);
   };
   // A lookup an IN list drives is a loop inside a loop (the list's): priced even alone at its level. So is a
   // MULTI-INDEX OR with such a part.
