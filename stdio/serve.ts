@@ -328,7 +328,7 @@ function replyTooLargeError(
 }
 
 // What run() needs of the defaults to bound its own shutdown; it loads this module when it starts.
-export { DEFAULT_SHUTDOWN_GRACE_MS, FLUSH_MS } from "./_options.ts";
+export { DEFAULT_SHUTDOWN_GRACE_MS, FLUSH_MS, LAST_LOG_MS } from "./_options.ts";
 
 const connections = new WeakMap<Connection, { shutdownAt: () => number | undefined; settled: Promise<void> }>();
 
