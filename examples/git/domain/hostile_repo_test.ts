@@ -396,16 +396,21 @@ function chunkTable(bytes: Uint8Array, count: number, at: number): Map<string, n
   return chunks;
 }
 
+/** The object ids a chunked file lists (SHA-1): the count from the fanout's last entry, the ids from OIDL, in order. */
+function objectIds(bytes: Uint8Array, chunks: Map<string, number>): string[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(chunks.get("OIDF")! + 255 * 4);
+  return Array.from({ length: count }, (_, i) => {
+    const at = chunks.get("OIDL")! + 20 * i;
+    return [...bytes.subarray(at, at + 20)].map((x) => x.toString(16).padStart(2, "0")).join("");
+  });
+}
+
 /** A multi-pack-index's bytes (SHA-1) with the pack positions of objects `a` and `b` swapped. */
 function withSwappedOffsets(bytes: Uint8Array, a: string, b: string): Uint8Array {
   // Header: "MIDX", version, hash version, chunk count, base count, pack count (4 bytes); then the table.
   const chunks = chunkTable(bytes, bytes[6], 12);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(chunks.get("OIDF")! + 255 * 4);
-  const ids = Array.from({ length: count }, (_, i) => {
-    const at = chunks.get("OIDL")! + 20 * i;
-    return [...bytes.subarray(at, at + 20)].map((x) => x.toString(16).padStart(2, "0")).join("");
-  });
+  const ids = objectIds(bytes, chunks);
   const out = bytes.slice();
   // OOFF: per object, its pack's number and its offset in that pack (8 bytes).
   const [at, bt] = [a, b].map((id) => chunks.get("OOFF")! + 8 * ids.indexOf(id));
@@ -418,12 +423,7 @@ function withSwappedOffsets(bytes: Uint8Array, a: string, b: string): Uint8Array
 function withFirstParent(bytes: Uint8Array, commit: string, parent: string): Uint8Array {
   // Header: "CGPH", version, hash version, chunk count, base count; then the table.
   const chunks = chunkTable(bytes, bytes[6], 8);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(chunks.get("OIDF")! + 255 * 4);
-  const ids = Array.from({ length: count }, (_, i) => {
-    const at = chunks.get("OIDL")! + 20 * i;
-    return [...bytes.subarray(at, at + 20)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  });
+  const ids = objectIds(bytes, chunks);
   const out = bytes.slice();
   // CDAT: per commit, its root tree (20 bytes), then its first parent's position.
   new DataView(out.buffer).setUint32(chunks.get("CDAT")! + 36 * ids.indexOf(commit) + 20, ids.indexOf(parent));
