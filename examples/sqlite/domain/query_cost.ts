@@ -83,6 +83,8 @@ const NOT_ALIAS = new Set([
 ]);
 const JSON_FUNCTIONS = new Set(["json_each", "json_tree", "jsonb_each", "jsonb_tree"]);
 const MULTI_INDEX_OR = "MULTI-INDEX OR";
+/** A lookup by rowid, as a plan line ends. */
+const ROWID_LOOKUP = / USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/;
 
 /**
  * SQLite's plan of a statement, compiled under whatever authorizer `db` has.
@@ -269,11 +271,10 @@ export function queryCost(
     if (mostItems <= 1) return 0;
     const { search, how } = parse(detail);
     if (!search || how === "") return 0;
-    if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return 1;
-    const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
-    if (constraints === "" || /[<>]/.test(constraints)) return 0;
-    const keys = constraints.match(/=\?/g)?.length ?? 0;
-    return Math.min(keys, unknownView ? Infinity : literalLists);
+    if (ROWID_LOOKUP.test(how)) return 1;
+    const constraints = constraintsOf(how);
+    if (!equalitiesOnly(constraints)) return 0;
+    return Math.min(equalities(constraints), unknownView ? Infinity : literalLists);
   };
   const priceOf = (row: PlanRow): number => {
     const detail = row.detail;
@@ -283,9 +284,8 @@ export function queryCost(
     if (search && how !== "") {
       const keys = literalKeys(detail);
       const items = () => keys === 0 ? 1 : Math.max(1, Math.min(mostItems, sourceRows(readings, virtual))) ** keys;
-      if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(how)) return items();
-      const constraints = how.match(/\(([^()]*)\)$/)?.[1] ?? "";
-      if (constraints !== "" && !/[<>]/.test(constraints)) return EQUALITY_ROWS * items();
+      if (ROWID_LOOKUP.test(how)) return items();
+      if (equalitiesOnly(constraintsOf(how))) return EQUALITY_ROWS * items();
     }
     return sourceRows(readings, virtual);
   };
@@ -331,8 +331,8 @@ export function queryCost(
   };
   // How many `=?` columns a lookup has: as many lists can drive it, each one column (a rowid lookup: one).
   const lookupKeys = (detail: string): number => {
-    if (/ USING (INTEGER PRIMARY KEY|PRIMARY KEY) \(rowid=\?\)$/.test(detail)) return 1;
-    return Math.max(1, detail.match(/\(([^()]*)\)$/)?.[1].match(/=\?/g)?.length ?? 1);
+    if (ROWID_LOOKUP.test(detail)) return 1;
+    return Math.max(1, equalities(constraintsOf(detail)));
   };
   // A lookup an IN list drives is a loop inside a loop (the list's): priced even alone at its level. So is a
   // MULTI-INDEX OR with such a part.
@@ -414,6 +414,21 @@ export function assertAffordable(nests: readonly number[][], maxScanRows: number
 
 /** A loop's price, worked out on first call. */
 type Price = () => number;
+
+/** A lookup's constraints: what its plan line holds in its last parentheses (`a=? AND b>?`), or "". */
+function constraintsOf(text: string): string {
+  return text.match(/\(([^()]*)\)$/)?.[1] ?? "";
+}
+
+/** Whether a lookup's constraints are there and none is a range. */
+function equalitiesOnly(constraints: string): boolean {
+  return constraints !== "" && !/[<>]/.test(constraints);
+}
+
+/** How many columns a lookup's constraints compare with `=?`. */
+function equalities(constraints: string): number {
+  return constraints.match(/=\?/g)?.length ?? 0;
+}
 
 function once<T>(compute: () => T): () => T {
   let done = false;
