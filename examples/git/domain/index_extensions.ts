@@ -99,10 +99,7 @@ export function cacheTree(
       if (nameLength > MAX_NAME) return refuse(`names a folder of ${nameLength} bytes, longer than any path`);
       const name = bytes.slice(nameAt, nameLength);
       if (parent.previous !== undefined && subtreeOrder(parent.previous, name) >= 0) {
-        return refuse(
-          "lists subtrees out of order, which git sorts in one at a time, in time that grows as the square of " +
-            "their number",
-        );
+        return refuse(outOfOrder("subtrees"));
       }
       kept += name.length - (parent.previous?.length ?? 0);
       if (kept > MAX_KEPT) return refuse("nests names longer than any path");
@@ -148,6 +145,12 @@ const TREE: Extension = {
   fix: "rebuild the index from the last commit with `rm .git/index && git reset` (the work tree is kept; " +
     "what was staged is unstaged)",
 };
+
+/** Why a list git sorts in one entry at a time is refused when its entries are out of order. */
+function outOfOrder(entries: string): string {
+  return `lists ${entries} out of order, which git sorts in one at a time, in time that grows as the square of their ` +
+    "number";
+}
 
 /** git's subtree_name_cmp: the shorter name first, then byte by byte. */
 function subtreeOrder(a: Uint8Array, b: Uint8Array): number {
@@ -256,11 +259,7 @@ export function resolveUndo(
     if (previous !== undefined && compareBytes(previous, name) >= 0) {
       return {
         heldBytes: held,
-        refused: refusal(
-          REUC,
-          "lists paths out of order, which git sorts in one at a time, in time that grows as the square of their " +
-            "number",
-        ),
+        refused: refusal(REUC, outOfOrder("paths")),
       };
     }
     previous = name;
