@@ -119,6 +119,21 @@ export function auditTrail(options: AuditOptions): AuditTrail {
     log(`${name}: cannot write the audit ${what} record (${detail}): ${JSON.stringify(record)}`);
   };
 
+  // A probe's or a call's record that cannot be written is logged, and refuses a side-effecting tool (unless
+  // failOpen): the answer is `refusal` of why, else undefined.
+  const unwritten = (
+    ctx: CallContext,
+    what: string,
+    record: Record<string, unknown>,
+    err: unknown,
+    refusal: (why: string) => string,
+  ): ToolResult | undefined => {
+    report(what, record)(err);
+    if (options.failOpen || !sideEffecting(ctx.tool, ctx.patternTool)) return undefined;
+    const reason = err instanceof AuditUnavailable ? err.reason : "the audit trail failed";
+    return error(refusal(`its audit record cannot be written (${reason})`));
+  };
+
   const middleware = async (ctx: CallContext, next: () => Promise<ToolResult>): Promise<ToolResult> => {
     const started = performance.now();
     const cut: string[] = [];
@@ -144,11 +159,8 @@ export function auditTrail(options: AuditOptions): AuditTrail {
       try {
         await records.append(record, false);
       } catch (err) {
-        report("probe", record)(err);
-        const reason = err instanceof AuditUnavailable ? err.reason : "the audit trail failed";
-        if (!options.failOpen && sideEffecting(ctx.tool, ctx.patternTool)) {
-          return error(`Cannot probe tool "${ctx.tool.name}": its audit record cannot be written (${reason})`);
-        }
+        const refused = unwritten(ctx, "probe", record, err, (why) => `Cannot probe tool "${ctx.tool.name}": ${why}`);
+        if (refused !== undefined) return refused;
       }
       return result;
     }
@@ -157,13 +169,14 @@ export function auditTrail(options: AuditOptions): AuditTrail {
     try {
       intent = await records.append(intentRecord);
     } catch (err) {
-      report("intent", intentRecord)(err);
-      const reason = err instanceof AuditUnavailable ? err.reason : "the audit trail failed";
-      if (!options.failOpen && sideEffecting(ctx.tool, ctx.patternTool)) {
-        return error(
-          `Cannot run tool "${ctx.tool.name}": its audit record cannot be written (${reason}); nothing was done`,
-        );
-      }
+      const refused = unwritten(
+        ctx,
+        "intent",
+        intentRecord,
+        err,
+        (why) => `Cannot run tool "${ctx.tool.name}": ${why}; nothing was done`,
+      );
+      if (refused !== undefined) return refused;
     }
     // Written before the reply, so a client never hears of a side effect the trail lacks (unless the machine
     // itself goes down before the next sync: the intent then stands without its outcome). A failure is only logged.
