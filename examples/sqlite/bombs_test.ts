@@ -297,7 +297,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a three-way cross join of 1,000-row tables is refused by its price, every time, so are a merged UNION joined to one, a MULTI-INDEX OR and a subquery nested in a co-routine, and joins on rowid run",
+    "a three-way cross join of 1,000-row tables is refused by its price, every time, so are a merged UNION joined to one, a MULTI-INDEX OR, a subquery nested in a co-routine and a join of an FTS5 table (never counted through its content view), and joins on rowid run",
   permissions: perms,
   async fn() {
     const { tree, server, query } = await start(1_000);
@@ -332,6 +332,23 @@ Deno.test({
     );
     const joined = await query("SELECT count(*) AS n FROM t a JOIN t b ON b.rowid = a.n");
     assert.deepEqual((joined.structuredContent as { rows: unknown[] }).rows, [{ n: 1_000 }]);
+    // An FTS5 table whose content view holds 47 rows, 47 being the database path's first character ('/'): counted
+    // through that view, the price showed it, one character of the path per call. It is priced as a table-valued
+    // source instead; reading it is refused (FTS5 runs `PRAGMA data_version`, which a query may not).
+    const writer = new DatabaseSync(tree.db);
+    writer.exec(`CREATE VIEW c1 AS SELECT n AS id, 'x' AS name FROM t
+        WHERE n <= unicode((SELECT file FROM pragma_database_list WHERE name = 'main'));
+      CREATE VIRTUAL TABLE p1 USING fts5(name, content='c1', content_rowid='id');`);
+    writer.close();
+    const fts = await query("SELECT 1 FROM p1 a, p1 b, t c, t d");
+    assert.match(
+      fts.content[0].text,
+      /^Cannot run query: its plan would visit about [\d,]+ rows \(1,048,576 × 1,048,576 /,
+    );
+    assert.equal(
+      (await query("SELECT count(*) AS n FROM p1")).content[0].text,
+      "Cannot run query: this PRAGMA is not allowed",
+    );
     server.process.kill("SIGTERM");
     assert.equal((await server.status()).code, 0);
     await tree.remove();

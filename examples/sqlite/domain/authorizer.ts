@@ -22,6 +22,12 @@ export interface AuthorizerOptions {
    * @default {false}
    */
   schemaChange?: boolean;
+  /**
+   * More PRAGMAs read mode allows, bare (no argument): the server's own reads, such as the pricing's
+   * `data_version` and `page_count` (see `PRICING_PRAGMAS`).
+   * @default {[]}
+   */
+  pragmas?: readonly string[];
 }
 
 /** The names of SQLite's schema tables, folded. */
@@ -68,6 +74,7 @@ export class Authorizer {
   denied: string | undefined;
   readonly #options: AuthorizerOptions;
   readonly #allowed: Set<string>;
+  readonly #pragmas: Set<string>;
 
   /**
    * @param options The mode and what it allows.
@@ -75,6 +82,7 @@ export class Authorizer {
   constructor(options: AuthorizerOptions) {
     this.#options = options;
     this.#allowed = new Set(options.allowed ?? []);
+    this.#pragmas = new Set((options.pragmas ?? []).map(sqlLowerCase));
   }
 
   /** The callback for `DatabaseSync.setAuthorizer`. */
@@ -101,7 +109,10 @@ export class Authorizer {
           ? undefined
           : 'recursive queries are turned off in the config ("allow_recursive": false)';
       case AUTH.PRAGMA:
-        return mode === "read" && pragmaAllowed(arg1 ?? "", arg2) ? undefined : "this PRAGMA is not allowed";
+        return mode === "read" &&
+            (pragmaAllowed(arg1 ?? "", arg2) || (arg2 === null && this.#pragmas.has(sqlLowerCase(arg1 ?? ""))))
+          ? undefined
+          : "this PRAGMA is not allowed";
       case AUTH.REINDEX:
         // CREATE INDEX fills the new index through a REINDEX of it.
         return mode !== "read" ? undefined : "REINDEX is not allowed";

@@ -109,6 +109,15 @@ Deno.test({
     ) {
       assert.equal(compile(db, new Authorizer({ mode: "read", allowRecursive: false }), sql), undefined, sql);
     }
+    // The server's own PRAGMAs, named in `pragmas`: bare only, and only for that authorizer.
+    const pricing = () => new Authorizer({ mode: "read", allowRecursive: false, pragmas: ["data_version"] });
+    assert.equal(compile(db, pricing(), "PRAGMA DATA_VERSION"), undefined);
+    assert.match(compile(db, pricing(), "PRAGMA data_version = 1") ?? "", /not authorized/);
+    assert.match(compile(db, pricing(), "PRAGMA database_list") ?? "", /not authorized/);
+    assert.match(
+      compile(db, new Authorizer({ mode: "read", allowRecursive: false }), "PRAGMA data_version") ?? "",
+      /not authorized/,
+    );
     const recursive = new Authorizer({ mode: "read", allowRecursive: true });
     assert.equal(
       compile(db, recursive, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"),

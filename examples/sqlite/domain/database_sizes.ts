@@ -4,6 +4,10 @@
 // tables a price needs are counted, and one query's counting stops at a
 // budget of rows; they are made in the database process, under the call's
 // deadline.
+// A hostile file can make counting run its own SQL (an FTS5 table with
+// external content counts its rows through a view the file defines), so
+// virtual tables are never counted, and everything here runs under a
+// read-mode authorizer (runQuery sets one).
 import { sqlLowerCase } from "@forge/toolkit/validate/sql-tokens";
 import type { Sqlite } from "./sqlite.ts";
 
@@ -11,7 +15,16 @@ import type { Sqlite } from "./sqlite.ts";
 export interface Sizes {
   /** The database's tables (virtual ones included), folded as SQLite folds names (ASCII letters only). */
   readonly tables: ReadonlySet<string>;
-  /** The rows of one of {@linkcode Sizes.tables}, counted up to a cap (the cap itself when counting is cut short). */
+  /**
+   * Whether one of {@linkcode Sizes.tables} is a table SQLite stores (`PRAGMA table_list` says `table` or `shadow`),
+   * whose rows can be counted. A virtual table's rows come from its module, which may run SQL the file defines (an
+   * FTS5 table's `content` view): it is never counted.
+   */
+  countable(table: string): boolean;
+  /**
+   * The rows of one of {@linkcode Sizes.tables}, counted up to a cap (the cap itself when counting is cut short, or
+   * for a table that is not {@linkcode Sizes.countable}).
+   */
   rows(table: string): number;
   /** The file's pages: the rows of `dbstat`. */
   pages(): number;
@@ -24,6 +37,12 @@ export interface Sizes {
  * {@linkcode DatabaseSizes.viewSql}), and the most the cache keeps.
  */
 export const MAX_VIEW_SQL_BYTES = 262_144;
+
+/**
+ * The PRAGMAs {@linkcode DatabaseSizes} runs, bare: what the read-mode
+ * authorizer it runs under must allow besides the schema PRAGMAs.
+ */
+export const PRICING_PRAGMAS: readonly string[] = Object.freeze(["data_version", "page_count"]);
 
 /**
  * Rows counted per millisecond of `query_timeout_ms`, for the budget one
@@ -51,6 +70,8 @@ export class DatabaseSizes implements Sizes {
   // counted under its stored name, since a name folded by anything but SQLite's rule may name another table.
   #stored: Map<string, string> = new Map();
   #tables: ReadonlySet<string> = new Set();
+  // Stored name → whether SQLite holds it as a table it stores (not a virtual one), asked once per listing.
+  readonly #countable = new Map<string, boolean>();
   #pages: number | undefined;
   #entries: number | undefined;
   // Folded name → the view's SQL, or null for a name no view has; at most MAX_VIEW_SQL_BYTES of SQL in all.
@@ -66,8 +87,9 @@ export class DatabaseSizes implements Sizes {
 
   /**
    * Starts a query's pricing: forgets what another connection's commit may
-   * have changed, and reads the table names when it may have. Call it with
-   * no authorizer set.
+   * have changed, and reads the table names when it may have. Call it, and
+   * every other method, under a read-mode authorizer that also allows
+   * {@linkcode PRICING_PRAGMAS}: a count reads what the file defines.
    *
    * @param cap Counts stop here: the query's `max_scan_rows` plus one.
    * @param budget The most rows this query's counting reads in all; a table
@@ -88,6 +110,7 @@ export class DatabaseSizes implements Sizes {
     if (!changed) return;
     this.#views.clear();
     this.#viewBytes = 0;
+    this.#countable.clear();
     // A file of many thousands of tables takes a while to list: the names are kept while no other connection commits.
     this.#stored = new Map(
       this.#db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all()
@@ -100,10 +123,23 @@ export class DatabaseSizes implements Sizes {
     return this.#tables;
   }
 
+  countable(table: string): boolean {
+    const stored = this.#stored.get(sqlLowerCase(table)) ?? table;
+    let countable = this.#countable.get(stored);
+    if (countable === undefined) {
+      // SQLite's own word, from the schema it parsed: the sqlite_schema row's type and rootpage are the file's to say.
+      const type = this.#db.prepare("SELECT type FROM pragma_table_list(?) WHERE schema = 'main'").get(stored)?.type;
+      countable = type === "table" || type === "shadow";
+      this.#countable.set(stored, countable);
+    }
+    return countable;
+  }
+
   rows(table: string): number {
     const known = this.#counts.get(table);
     if (known !== undefined) return known;
     const cap = Math.ceil(this.#cap);
+    if (!this.countable(table)) return cap;
     // A table known to hold more rows than the budget left is priced at the cap without reading it again.
     if ((this.#moreThan.get(table) ?? -1) >= this.#budget) return cap;
     const stored = this.#stored.get(sqlLowerCase(table)) ?? table;

@@ -1,7 +1,9 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { openDatabase } from "./connection.ts";
-import { DatabaseSizes } from "./database_sizes.ts";
+import { DatabaseSizes, PRICING_PRAGMAS } from "./database_sizes.ts";
+import { Authorizer } from "./authorizer.ts";
+import { withAuthorizer } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
 import { openSqlite } from "./sqlite.ts";
 
@@ -91,5 +93,39 @@ Deno.test({
     writer.close();
     db.close();
     fixture.remove();
+  },
+});
+
+Deno.test({
+  name: "DatabaseSizes never counts a virtual table, whose module would run the file's SQL, and works under the " +
+    "read-mode authorizer",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const writer = openSqlite(fixture.db, {});
+    // Reading the content view fails: a count that ran it would throw.
+    writer.exec(`CREATE VIEW broken AS SELECT id, json('not json') AS name FROM customers;
+      CREATE VIRTUAL TABLE docs USING fts5(name, content='broken', content_rowid='id');`);
+    writer.close();
+    const db = openDatabase(fixture.db, false);
+    const sizes = new DatabaseSizes(db);
+    const authorizer = new Authorizer({ mode: "read", allowRecursive: false, pragmas: PRICING_PRAGMAS });
+    try {
+      withAuthorizer(db, authorizer, "run query", () => {
+        sizes.refresh(100);
+        assert.ok(sizes.tables.has("docs"));
+        assert.equal(sizes.countable("DOCS"), false);
+        assert.equal(sizes.rows("docs"), 100, "priced at the cap, never counted");
+        assert.equal(sizes.countable("docs_data"), true, "its shadow tables are stored tables");
+        assert.equal(sizes.countable("orders"), true);
+        assert.equal(sizes.rows("orders"), 3);
+        assert.ok(sizes.pages() >= 1);
+      });
+      assert.equal(authorizer.denied, undefined);
+      assert.throws(() => db.prepare("SELECT count(*) FROM docs").get(), /malformed JSON/, "what a count would meet");
+    } finally {
+      db.close();
+      fixture.remove();
+    }
   },
 });

@@ -11,7 +11,7 @@ import {
 } from "@forge/toolkit/validate";
 import { tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
 import { assertAffordable, explainQueryPlan, queryCost } from "./query_cost.ts";
-import { DatabaseSizes } from "./database_sizes.ts";
+import { DatabaseSizes, PRICING_PRAGMAS } from "./database_sizes.ts";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
@@ -72,7 +72,8 @@ export interface QueryResult {
  * around it, under an authorizer that judges what it compiles to (reads
  * only, no file functions or non-schema PRAGMAs, recursion only when
  * allowed); then, with `maxScanRows`, its plan is priced (`queryCost`) and
- * refused when too dear; then `readPlannedRows` reads rows one at a time
+ * refused when too dear, its counts under a read-mode authorizer too (no
+ * virtual table is counted); then `readPlannedRows` reads rows one at a time
  * against `maxRows` and `maxBytes`, under the same authorizer, and
  * {@linkcode encodeRows} makes them JSON. Open `db` read-only (see
  * `openDatabase`): that is the third check. Compiling alone can take
@@ -113,17 +114,15 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
   if (explained !== undefined && options.maxScanRows !== undefined) {
     const maxScanRows = options.maxScanRows;
     const sizes = options.sizes ?? new DatabaseSizes(db);
-    let cost: ReturnType<typeof queryCost>;
-    try {
+    // Counting runs what the file defines too (a table's module, the views it reads): it is judged as the query is.
+    const pricing = new Authorizer({ mode: "read", allowRecursive: options.allowRecursive, pragmas: PRICING_PRAGMAS });
+    const cost = withAuthorizer(db, pricing, "run query", () => {
       // The first reads of the file (a hot journal is met here, before any row is read).
       sizes.refresh(maxScanRows + 1, options.maxCountRows);
       // Only the views the statement reads, and no more of their SQL than a bound: a file can hold gigabytes of it.
       const views = sizes.viewSql(authorizer.reads);
-      cost = queryCost(explained, tokenizeSql(sql), sizes, { views, reads: authorizer.reads });
-    } catch (err) {
-      if (err instanceof PolicyError || !(err instanceof Error) || !("code" in err)) throw err;
-      throw new PolicyError("sql", `Cannot run query: ${sqliteMessage(err)}`, { cause: err });
-    }
+      return queryCost(explained, tokenizeSql(sql), sizes, { views, reads: authorizer.reads });
+    });
     assertAffordable(cost, maxScanRows);
   }
   const found = withAuthorizer(db, authorizer, "run query", () => {

@@ -99,7 +99,8 @@ export function explainQueryPlan(db: Sqlite, sql: string): PlanRow[] {
 }
 
 /**
- * The loop nests of a plan, each loop priced in rows: a table by its row count;
+ * The loop nests of a plan, each loop priced in rows: a table by its row count
+ * (a virtual table, never counted, as a virtual loop tied to nothing);
  * a table-valued function by the most its input can give
  * (`json_each`/`json_tree`: {@linkcode JSON_ROWS}; `pragma_*`: the schema's
  * size; `dbstat`: the file's pages); a CTE or subquery by the loops that build
@@ -179,14 +180,20 @@ export function queryCost(
   // A loop runs over rows the statement reads: a table it does not read is no loop's source, and is not counted.
   const read = options.reads === undefined ? undefined : new Set([...options.reads].map(sqlLowerCase));
   const isTable = (name: string) => sizes.tables.has(name) && (read === undefined || read.has(name));
+  const schemaBound = () => Math.max(MAX_COLUMNS, sizes.schemaEntries() + 2);
+  // What any table-valued source can produce: a virtual table is priced so, never counted (its module may run SQL
+  // the file defines to count it).
+  const virtualRows = () => Math.max(JSON_ROWS, schemaBound(), sizes.pages());
+  const tableRows = (table: string) => sizes.countable(table) ? sizes.rows(table) : virtualRows();
   let largestRows: number | undefined;
   const largest = () =>
     largestRows ??= Math.max(
       UNKNOWN_ROWS,
-      ...[...read ?? sizes.tables].filter(isTable).map((table) => sizes.rows(table)),
+      ...[...read ?? sizes.tables].filter(isTable).map(tableRows),
       read === undefined || [...read].some((name) => SCHEMA_TABLES.has(name)) ? sizes.schemaEntries() : 0,
     );
-  const schemaBound = () => Math.max(MAX_COLUMNS, sizes.schemaEntries() + 2);
+  // A virtual loop tied to nothing, or a virtual table: the dearest of any source.
+  const virtualBound = () => Math.max(virtualRows(), largest());
   // Each bound is worked out once: CTEs built from CTEs would otherwise be priced again for every name that reads them.
   const bounds = new Map<number, number>();
   const building = new Set<number>();
@@ -225,7 +232,7 @@ export function queryCost(
     }
     const found: number[] = [];
     for (const source of names) {
-      if (isTable(source)) found.push(sizes.rows(source));
+      if (isTable(source)) found.push(sizes.countable(source) ? sizes.rows(source) : virtualBound());
       if (JSON_FUNCTIONS.has(source)) found.push(JSON_ROWS);
       if (source.startsWith("pragma_")) found.push(schemaBound());
       if (source === "dbstat") found.push(sizes.pages());
@@ -235,7 +242,7 @@ export function queryCost(
     // like it too, and a name tied to nothing still costs the largest table.
     const values = Math.max(0, ...readings.map((name) => Number(/^(\d+)-row values clause$/.exec(name)?.[1] ?? 0)));
     if (found.length > 0 && !unknownView) return Math.max(values, ...found);
-    const unknown = virtual ? Math.max(JSON_ROWS, schemaBound(), sizes.pages(), largest()) : largest();
+    const unknown = virtual ? virtualBound() : largest();
     return Math.max(values, unknown, ...found);
   };
   // A SCAN or SEARCH line is `<name>[ EXISTS][ USING …| VIRTUAL TABLE …][ LEFT-JOIN]`, where the name is the user's

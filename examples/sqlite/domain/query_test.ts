@@ -6,6 +6,7 @@ import { makeFixture, TMP } from "./_fixture.ts";
 import { type QueryOptions, runQuery } from "./query.ts";
 import { openSqlite, type Sqlite } from "./sqlite.ts";
 import { DatabaseSizes, MAX_VIEW_SQL_BYTES } from "./database_sizes.ts";
+import { join } from "node:path";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 const OPTIONS: QueryOptions = { maxRows: 100, maxSqlLength: 10_000, allowRecursive: false };
@@ -333,5 +334,52 @@ Deno.test({
     } finally {
       db.close();
     }
+  },
+});
+
+Deno.test({
+  name: "runQuery(): a price never shows what an FTS5 table's content view reads, nor counts such a table",
+  permissions: perms,
+  fn() {
+    // The content view's rows depend on the database's path: counting the FTS5 table through it ran that SQL with
+    // no authorizer, and the count showed in the refusal's price. Two files at paths of different lengths must price
+    // the same.
+    const base = Deno.makeTempDirSync({ dir: TMP, prefix: "sqlite-fts-count-" });
+    const answers = ["a.db", "a-longer-name.db"].map((name) => {
+      const path = join(base, name);
+      const writer = openSqlite(path, {});
+      writer.exec(`CREATE TABLE big (id INTEGER PRIMARY KEY, name TEXT);
+        INSERT INTO big (name) SELECT 'n' FROM json_each(json_array(${Array(300).fill(0).join(",")}));
+        CREATE VIEW c1 AS SELECT id, name FROM big
+          WHERE id <= length((SELECT file FROM pragma_database_list WHERE name = 'main'));
+        CREATE VIRTUAL TABLE p1 USING fts5(name, content='c1', content_rowid='id');`);
+      writer.close();
+      const db = openDatabase(path, false);
+      const sizes = new DatabaseSizes(db);
+      try {
+        const ask = (sql: string, maxScanRows = 1_000) => {
+          try {
+            return JSON.stringify(runQuery(db, sql, { ...OPTIONS, maxScanRows, sizes }));
+          } catch (err) {
+            return (err as Error).message;
+          }
+        };
+        return [
+          ask("SELECT 1 FROM p1 a, p1 b, big c, big d"),
+          ask("SELECT count(*) AS n FROM p1 a, big b"),
+          ask("SELECT count(*) AS n FROM p1 a, big b", 1e15),
+          ask("SELECT count(*) AS n FROM p1"),
+        ];
+      } finally {
+        db.close();
+      }
+    });
+    Deno.removeSync(base, { recursive: true });
+    assert.deepEqual(answers[0], answers[1]);
+    const [dear, pair, allowed, alone] = answers[0];
+    assert.match(dear, /^Cannot run query: its plan would visit about .* rows \(1,048,576 × 1,048,576 × 300 × 300\)/);
+    assert.match(pair, /\(1,048,576 × 300\)/);
+    // Let through, reading the table is refused: FTS5 runs `PRAGMA data_version` itself, which a query may not.
+    for (const answer of [allowed, alone]) assert.equal(answer, "Cannot run query: this PRAGMA is not allowed");
   },
 });
