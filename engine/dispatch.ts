@@ -27,6 +27,7 @@ import { encodeError, encodeResult, ErrorCode, type Message, type RequestMessage
 import { ExactNumber, type Id, idForLog, publicId, publicMeta } from "./id.ts";
 import { PROBE_META_KEY } from "./probe.ts";
 import { noProgress, progressFor } from "./_progress.ts";
+import { describeValue } from "../internal/describe_value.ts";
 import { quote } from "../internal/quote.ts";
 import { type Entry, type Registry, registryOf } from "../toolkit/registry.ts";
 import { Session } from "./_session.ts";
@@ -333,7 +334,10 @@ export class Dispatcher {
     }
     const meta = metaOf(params) ?? {};
     const task = entry.tool.task;
-    const probe = meta[PROBE_META_KEY] === true;
+    const flag = meta[PROBE_META_KEY];
+    const probe = flag === true;
+    // Fail closed: a host that sends the probe flag as "true" or 1 expects a dry run, and must not get the action.
+    if (flag !== undefined && flag !== false && !probe) return fail(id, ErrorCode.invalidParams, probeFlagError(flag));
     const asTask = stateless && task !== undefined && task !== false && !probe && declaresTasks(meta);
     if (typeof task === "object" && task.required && !probe && !asTask) return taskRequired(id, name, era);
     const requestState = stateless ? params?.requestState : undefined;
@@ -669,6 +673,13 @@ function stateError(problem: StateProblem): RpcError {
     message: `Invalid params: requestState refused: ${STATE_PROBLEMS[problem]}`,
     data: { requestState: problem },
   };
+}
+
+/** The refusal of a probe flag that is neither `true` nor `false`: nothing runs on a flag the server cannot read. */
+function probeFlagError(flag: unknown): string {
+  return `Invalid params: _meta["${PROBE_META_KEY}"] must be true (a probe) or false, not ${
+    describeValue(flag)
+  }; nothing was run`;
 }
 
 function fail(id: Id, code: number, message: string): string {

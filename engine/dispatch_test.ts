@@ -474,6 +474,26 @@ Deno.test("a probe of a pattern tool answers its patterns in _meta and never run
   assert.deepEqual((result._meta as Record<string, unknown>)["forge.permission_patterns"], ["write:a.txt"]);
   assert.deepEqual((result._meta as Record<string, unknown>)["forge.always_patterns"], ["write:*"]);
   assert.equal(ran, 0);
+  // A flag that is neither true nor false is refused, never taken for an ordinary call: a host that sends "true"
+  // expects a dry run. false is an ordinary call.
+  for (const [i, flag] of (["true", 1, [true], {}, null] as unknown[]).entries()) {
+    await s.send(req(10 + i, "tools/call", {
+      name: "write",
+      arguments: { path: "b.txt" },
+      _meta: { ...STATELESS_META, "forge.permission_patterns": flag },
+    }));
+    const error = (await s.next()).error as { code: number; message: string };
+    assert.equal(error.code, -32602, JSON.stringify(error));
+    assert.match(error.message, /_meta\["forge\.permission_patterns"\] must be true \(a probe\) or false, not /);
+  }
+  assert.equal(ran, 0, "a call with an unreadable probe flag ran");
+  await s.send(req(20, "tools/call", {
+    name: "write",
+    arguments: { path: "c.txt" },
+    _meta: { ...STATELESS_META, "forge.permission_patterns": false },
+  }));
+  assert.equal(((await s.next()).result as Record<string, unknown>).isError, undefined);
+  assert.equal(ran, 1);
   await s.close();
 });
 

@@ -35,7 +35,9 @@ export interface PatternToolOptions<A = Args> {
  * uses the patterns for its approval policy: a `tools/call` whose
  * `params._meta["forge.permission_patterns"]` is `true` is a probe, answered
  * with the patterns in the result's `_meta` without running the handler (see
- * docs/mcp-contract.md). A normal call runs the handler as usual.
+ * docs/mcp-contract.md). A normal call (the flag absent or `false`) runs the
+ * handler as usual; any other value of the flag is refused with `-32602`, so
+ * nothing runs on a flag the server cannot read.
  *
  * It keeps the four positional parameters of the Go toolkit's
  * `RegisterPatternTool` (docs/ARCHITECTURE.md maps the names), so a server
