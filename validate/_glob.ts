@@ -99,28 +99,45 @@ export function foldCase(text: string): string {
   return text.normalize("NFD").toLowerCase().toUpperCase().toLowerCase().replaceAll("ς", "σ").normalize("NFC");
 }
 
-/** Whether any of `patterns` matches `relativePath`. */
+/** Whether any of `patterns` matches `relativePath` as a whole. */
 export function matchesAny(matchers: readonly GlobMatcher[], relativePath: string): boolean {
   return matchers.some((match) => match(relativePath));
 }
 
 /**
+ * Whether any of `matchers` matches `relativePath` or a folder on the way to
+ * it (`a` and `a/b` for `a/b/c`), as `.gitignore` reads its patterns: what
+ * lies in a denied folder is denied. One pass over the segments, as a whole
+ * match: the automaton accepts after any segment.
+ */
+export function matchesOrInside(matchers: readonly GlobMatcher[], relativePath: string): boolean {
+  const path = pathForms(relativePath);
+  return matchers.some(({ compiled }) =>
+    acceptsAlong(compiled.lower, path.lower) ||
+    (!(compiled.ascii && path.ascii) && acceptsAlong(compiled.folded, path.folded()))
+  );
+}
+
+/**
  * Whether any of `matchers` matches a name in `folder` (a root-relative path
- * with `/` separators, `""` for the root): `namesIn(m, folder)(name)` is
- * `matchesAny(m, folder + "/" + name)`. The folder's segments are lower-cased,
+ * with `/` separators, `""` for the root), or the folder itself is denied:
+ * `namesIn(m, folder)(name)` is `matchesOrInside(m, folder + "/" + name)`.
+ * The folder's segments are lower-cased,
  * folded and matched once here; each name then costs one step per glob. Case
  * mapping and normalisation never reach across a `/` (it is neither cased,
  * case-ignorable nor composing), so a path's forms are its segments' forms.
  */
 export function namesIn(matchers: readonly GlobMatcher[], folder: string): (name: string) => boolean {
-  const forms = formsOf(folder);
+  // Everything in a denied folder is denied.
+  if (matchesOrInside(matchers, folder)) return () => true;
+  const forms = pathForms(folder);
   const states = matchers.map(({ compiled }) => ({
     compiled,
     lower: run(compiled.lower, forms.lower),
     folded: undefined as number[] | undefined,
   }));
   return (name) => {
-    if (name.includes("/")) return matchesAny(matchers, folder === "" ? name : `${folder}/${name}`);
+    if (name.includes("/")) return matchesOrInside(matchers, folder === "" ? name : `${folder}/${name}`);
     const ascii = forms.ascii && ASCII.test(name);
     const lower = name.toLowerCase();
     let folded: string | undefined;
@@ -156,6 +173,16 @@ function run(pattern: readonly string[], parts: readonly string[]): number[] {
   let state = closure(pattern, [0]);
   for (let i = 0; i < parts.length && state.length > 0; i++) state = step(pattern, state, parts[i]);
   return state;
+}
+
+/** Whether the pattern accepts after some prefix of `parts` (none, some or all of them). */
+function acceptsAlong(pattern: readonly string[], parts: readonly string[]): boolean {
+  let state = closure(pattern, [0]);
+  for (let i = 0; !accepts(pattern, state); i++) {
+    if (i === parts.length || state.length === 0) return false;
+    state = step(pattern, state, parts[i]);
+  }
+  return true;
 }
 
 /** The places reached from `state` by one more segment: `**` takes it and stays, another segment matches it. */

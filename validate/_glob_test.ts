@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileGlob, foldCase, globWork, matchesAny, namesIn } from "./_glob.ts";
+import { compileGlob, foldCase, globWork, matchesAny, matchesOrInside, namesIn } from "./_glob.ts";
 import { DEFAULT_DENY } from "./policy.ts";
 import { matchWildcard } from "./wildcard.ts";
 
@@ -39,6 +39,25 @@ Deno.test("matchesAny() is true when one pattern matches", () => {
   const matchers = ["*.a", "*.b"].map(compileGlob);
   assert.equal(matchesAny(matchers, "x.b"), true);
   assert.equal(matchesAny(matchers, "x.c"), false);
+});
+
+Deno.test("matchesOrInside() matches a path in a matched folder, as .gitignore does, and nothing beside it", () => {
+  const cases: [string, string, boolean][] = [
+    ["**/secret*", "secrets/api.txt", true],
+    ["**/secret*", "a/SECRETS/b/c.txt", true],
+    ["**/private2", "deep/private2/inner/x.txt", true],
+    ["deep/private", "deep/private/y.txt", true],
+    ["deep/private", "deeper/private/y.txt", false],
+    ["deep/private", "x/deep/private/y.txt", false],
+    ["**/.env", "a/.env/x", true],
+    ["**/.env", "a/.envrc/x", false],
+    ["**/secret*", "ſecrets/x", true],
+    ["**/*.txt", "a/b.md", false],
+    ["a/b/c", "a/b", false],
+  ];
+  for (const [pattern, path, expected] of cases) {
+    assert.equal(matchesOrInside([compileGlob(pattern)], path), expected, `${pattern} ${path}`);
+  }
 });
 
 Deno.test("compileGlob() denies a name that a case-insensitive file system folds to a denied one", () => {
@@ -149,26 +168,33 @@ function randomWords(seed: number): () => string {
   };
 }
 
-Deno.test("compileGlob() matches as the plain recursive reading of the rules, and namesIn() as compileGlob() on the whole path", () => {
+Deno.test("compileGlob() matches as the plain recursive reading of the rules, matchesOrInside() as it on some prefix, and namesIn() as matchesOrInside() on the whole path", () => {
   const word = randomWords(11);
   const matchers = PATTERNS.map(compileGlob);
   const references = PATTERNS.map(reference);
   let denied = 0;
+  let inDenied = 0;
   for (let i = 0; i < 500; i++) {
     const folder = Array.from({ length: i % 5 }, word).join("/");
     const names = Array.from({ length: 4 }, word);
     const inFolder = namesIn(matchers, folder);
+    const parts = folder === "" ? [] : folder.split("/");
+    const folderDenied = parts.some((_, i) => references.some((match) => match(parts.slice(0, i + 1).join("/"))));
     for (const name of names) {
       const path = folder === "" ? name : `${folder}/${name}`;
       for (let g = 0; g < PATTERNS.length; g++) {
         assert.equal(matchers[g](path), references[g](path), `${PATTERNS[g]} ${JSON.stringify(path)}`);
       }
       const whole = matchesAny(matchers, path);
-      assert.equal(inFolder(name), whole, `namesIn ${JSON.stringify(path)}`);
+      const along = matchesOrInside(matchers, path);
+      assert.equal(along, folderDenied || whole, `matchesOrInside ${JSON.stringify(path)}`);
+      assert.equal(inFolder(name), along, `namesIn ${JSON.stringify(path)}`);
       if (whole) denied++;
+      if (along && !whole) inDenied++;
     }
   }
   assert.ok(denied > 100 && denied < 1500, `${denied} of 2000 denied: both answers are exercised`);
+  assert.ok(inDenied > 100, `${inDenied} of 2000 denied by a folder alone`);
 });
 
 Deno.test("namesIn() costs a name the same segment compares in a folder 3 deep and one 300 deep", () => {

@@ -4,7 +4,7 @@ import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, w
 import { listChecked } from "./_listing.ts";
 import { checkAnchor, type Identity, type What, withRoot } from "./_descriptor_anchor.ts";
 import { listAt, readAt, statAt, type Walk, writeAt } from "./_descriptor_ops.ts";
-import { compileGlob, type GlobMatcher, matchesAny, namesIn } from "./_glob.ts";
+import { compileGlob, type GlobMatcher, matchesOrInside, namesIn } from "./_glob.ts";
 import { truncationMarker } from "./limits.ts";
 import { DEFAULT_DENY, type Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
@@ -512,9 +512,13 @@ export class PathJail {
     );
   }
 
-  /** Whether the deny globs refuse a path: `rel` from its root, and `absolute` for the default globs. */
+  /**
+   * Whether the deny globs refuse a path: `rel` from its root, and `absolute` for the default globs. A path in a
+   * denied folder is denied (as `.gitignore` reads a pattern): a glob that matches the folder
+   * `secrets` refuses `secrets/api.txt`, and with the default globs a folder above the root counts too.
+   */
   #denied(rel: string, absolute: string): boolean {
-    return matchesAny(this.#deny, globPath(rel)) || matchesAny(this.#anywhere, globPath(absolute));
+    return matchesOrInside(this.#deny, globPath(rel)) || matchesOrInside(this.#anywhere, globPath(absolute));
   }
 
   #checkDeny(rel: string, absolute: string, action: string, path: string): void {

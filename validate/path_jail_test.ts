@@ -582,3 +582,58 @@ Deno.test({
 Deno.test("every default deny glob starts with **/: PathJail matches them against the absolute path alone, which covers the path from its root", () => {
   for (const glob of DEFAULT_DENY) assert.ok(glob.startsWith("**/"), glob);
 });
+
+Deno.test({
+  name:
+    "a path in a denied folder is denied like the folder, for read, stat, write (existing or new), list and the listing above, root-relative and absolute (a red team read secrets/api.txt under **/secret*)",
+  permissions: perms,
+  async fn() {
+    const tree = join(base, "denied-folders");
+    const [root, ws] = [join(tree, "data"), join(tree, "ws")];
+    for (const dir of ["secrets", "deep/private2/inner", "deep/private", "conf/.env"]) {
+      await Deno.mkdir(join(root, dir), { recursive: true });
+    }
+    await Deno.mkdir(join(ws, "secrets"), { recursive: true });
+    await Deno.writeTextFile(join(root, "secrets", "api.txt"), CANARY);
+    await Deno.writeTextFile(join(root, "deep", "private2", "inner", "x.txt"), CANARY);
+    await Deno.writeTextFile(join(root, "deep", "private", "y.txt"), CANARY);
+    await Deno.writeTextFile(join(root, "deep", "public.txt"), "public");
+    await Deno.writeTextFile(join(root, "conf", ".env", "inner.txt"), CANARY);
+    await Deno.writeTextFile(join(ws, "secrets", "token.txt"), "kept");
+    const folders = definePolicy({
+      readRoots: [root],
+      writeRoots: [ws],
+      deny: ["**/secret*", "**/private2", "deep/private"],
+    });
+    const denied = (err: unknown) =>
+      err instanceof PolicyError && err.code === "denied-by-glob" && /the policy denies this path$/.test(err.message);
+    for (const [mode, options] of modes) {
+      const jail = new PathJail(folders, options);
+      for (
+        const path of [
+          "secrets/api.txt",
+          join(root, "secrets", "api.txt"),
+          "SECRETS/../secrets/api.txt",
+          "deep/private2/inner/x.txt",
+          "deep/private/y.txt",
+          "conf/.env/inner.txt",
+        ]
+      ) {
+        await assert.rejects(jail.readTextFile(path), denied, `read${mode}: ${path}`);
+        await assert.rejects(jail.stat(path), denied, `stat${mode}: ${path}`);
+      }
+      for (const path of ["secrets", "deep/private2/inner", "deep/private", "conf/.env"]) {
+        await assert.rejects(jail.listDir(path), denied, `list${mode}: ${path}`);
+      }
+      for (const path of [join(ws, "secrets", "token.txt"), join(ws, "secrets", "new.txt")]) {
+        for (const write of [{}, { atomic: true }]) {
+          await assert.rejects(jail.writeFile(path, "pwned", write), denied, `write${mode}: ${path}`);
+        }
+      }
+      assert.deepEqual((await jail.listDir("deep")).entries.map((e) => e.name), ["public.txt"]);
+      assert.equal(await jail.readTextFile("deep/public.txt"), "public");
+    }
+    assert.equal(await Deno.readTextFile(join(ws, "secrets", "token.txt")), "kept");
+    assert.ok(!(await Deno.lstat(join(ws, "secrets", "new.txt")).then(() => true, () => false)));
+  },
+});

@@ -164,7 +164,10 @@ export interface Policy {
   readonly readRoots: readonly string[];
   /** Folders whose contents tools may write (and read). */
   readonly writeRoots: readonly string[];
-  /** Globs over root-relative paths that are refused even inside a root; deny beats allow. */
+  /**
+   * Globs over root-relative paths that are refused even inside a root, with everything in a folder one matches;
+   * deny beats allow.
+   */
   readonly deny: readonly string[];
   /** Files the server itself reads (its config, a database); never served by the jail. */
   readonly readFiles: readonly string[];
@@ -219,7 +222,8 @@ export interface PolicyInit {
    */
   writeRoots?: readonly string[];
   /**
-   * Globs over root-relative paths (`**`, `*`, `?`), matched without regard to case.
+   * Globs over root-relative paths (`**`, `*`, `?`), matched without regard to case; a path inside a folder one
+   * matches is denied too.
    * @default {[]}
    */
   deny?: readonly string[];

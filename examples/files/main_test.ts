@@ -87,6 +87,11 @@ Deno.test({
       await refused("read_file", { path: "linked-dir/canary.txt" }, /symbolic link that leads outside/);
       await refused("read_file", { path: ".env" }, /the policy denies this path/);
       await refused("read_file", { path: "plan.secret" }, /the policy denies this path/);
+      // A file in a denied folder is denied like the folder (a red team read one).
+      await Deno.mkdir(join(tree.data, "vault.secret"));
+      await Deno.writeTextFile(join(tree.data, "vault.secret", "key.txt"), tree.canary);
+      await refused("read_file", { path: "vault.secret/key.txt" }, /the policy denies this path/);
+      await refused("stat", { path: "vault.secret/key.txt" }, /the policy denies this path/);
       // U+017F (long s) upper-cases to S: NTFS takes plan.ſecret for plan.secret.
       await refused("read_file", { path: "plan.\u017fecret" }, /the policy denies this path/);
       await refused("read_file", { path: "blob.bin" }, /looks binary/);

@@ -47,6 +47,27 @@ Deno.test({
 });
 
 Deno.test({
+  name: "searchFiles() starting inside a denied folder is refused, and a search above it never reports what is in it",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    await Deno.mkdir(join(tree.data, "secrets", "inner"), { recursive: true });
+    await Deno.writeTextFile(join(tree.data, "secrets", "inner", "key.md"), tree.canary);
+    const ws = await workspaceOf({ ...tree.config, deny: ["**/secret*"] });
+    for (const path of ["secrets", "secrets/inner"]) {
+      await assert.rejects(
+        searchFiles(ws, path, "*"),
+        (err: unknown) => err instanceof PolicyError && err.code === "denied-by-glob",
+        path,
+      );
+    }
+    const all = await searchFiles(ws, ".", "*");
+    assert.ok(!all.matches.some((m) => m.path.startsWith("secrets")), JSON.stringify(all.matches));
+    await tree.remove();
+  },
+});
+
+Deno.test({
   name: "searchFiles() reports each bound that cut it short: depth, results, entries, time",
   permissions: perms,
   async fn() {
