@@ -1,6 +1,6 @@
 import type { SQLOutputValue } from "node:sqlite";
 import type { Sqlite } from "./sqlite.ts";
-import { PolicyError, queryReadOnly, quote } from "@forge/toolkit/validate";
+import { DEFAULT_LIMITS, PolicyError, queryReadOnly, quote } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
 import { toJsonValue } from "./values.ts";
@@ -27,6 +27,12 @@ export interface TableDescription extends TableSummary {
 
 /** The most tables, columns, indexes or keys listed. */
 export const MAX_CATALOG_ROWS = 10_000;
+/**
+ * The most bytes of JSON one description may take, as a query's result: a
+ * file's column can be named with megabytes, and its CREATE statement holds
+ * the name again.
+ */
+export const MAX_DESCRIPTION_BYTES: number = DEFAULT_LIMITS.maxResultBytes;
 const MAX_NAME_LENGTH = 256;
 
 /**
@@ -58,7 +64,8 @@ export function listTables(db: Sqlite): { tables: TableSummary[]; truncated: boo
  * @param db A read-only connection.
  * @param name The table's name as the caller gave it.
  * @returns Its columns, indexes and foreign keys.
- * @throws {PolicyError} When the name is malformed or no table or view has it.
+ * @throws {PolicyError} When the name is malformed, no table or view has it, or its description's JSON would pass
+ * {@linkcode MAX_DESCRIPTION_BYTES}.
  */
 export function describeTable(db: Sqlite, name: string): TableDescription {
   if (name.length === 0 || name.length > MAX_NAME_LENGTH || hasControl(name)) {
@@ -67,11 +74,23 @@ export function describeTable(db: Sqlite, name: string): TableDescription {
       `Invalid argument "table": must be 1 to ${MAX_NAME_LENGTH} characters without control characters`,
     );
   }
-  const match = read(
+  const count = (n: number) => n.toLocaleString("en-US");
+  const tooLarge = (bytes?: number) =>
+    new PolicyError(
+      "too-large",
+      `Cannot describe table ${quote(name)}: its description passes the ${count(MAX_DESCRIPTION_BYTES)} bytes of ` +
+        `JSON a result may hold${bytes === undefined ? "" : ` (${count(bytes)})`}: its CREATE statement or column ` +
+        "names are that long; read them in parts with run_query, e.g. SELECT cid, substr(name, 1, 100) AS name FROM " +
+        "pragma_table_xinfo(?) with the table's name as the parameter",
+    );
+  const found = read(
     db,
     "SELECT name, type, sql FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
     [name],
-  ).rows[0];
+  );
+  // A CREATE statement past the read's budget leaves no row: the table is there, too large to show.
+  if (found.limit === "max_bytes") throw tooLarge();
+  const match = found.rows[0];
   if (match === undefined) {
     throw new PolicyError(
       "not-found",
@@ -79,10 +98,15 @@ export function describeTable(db: Sqlite, name: string): TableDescription {
     );
   }
   const table = String(match.name);
-  const columns = read(db, "SELECT * FROM pragma_table_xinfo(?) ORDER BY cid", [table]).rows;
-  const indexes = read(db, "SELECT * FROM pragma_index_list(?) ORDER BY name", [table]).rows;
-  const keys = read(db, "SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", [table]).rows;
-  return {
+  const reads = [
+    read(db, "SELECT * FROM pragma_table_xinfo(?) ORDER BY cid", [table]),
+    read(db, "SELECT * FROM pragma_index_list(?) ORDER BY name", [table]),
+    read(db, "SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", [table]),
+  ];
+  // A list cut by its byte budget would be a description with columns missing.
+  if (reads.some((found) => found.limit === "max_bytes")) throw tooLarge();
+  const [columns, indexes, keys] = reads.map((found) => found.rows);
+  const description: TableDescription = {
     name: table,
     type: String(match.type),
     sql: match.sql === null ? null : String(match.sql),
@@ -107,6 +131,9 @@ export function describeTable(db: Sqlite, name: string): TableDescription {
       on_delete: String(k.on_delete),
     })),
   };
+  const bytes = new TextEncoder().encode(JSON.stringify(description)).length;
+  if (bytes > MAX_DESCRIPTION_BYTES) throw tooLarge(bytes);
+  return description;
 }
 
 function read(db: Sqlite, sql: string, params: string[]) {
@@ -122,7 +149,7 @@ function read(db: Sqlite, sql: string, params: string[]) {
     const rows = found.rows.map((row) =>
       Object.fromEntries(Object.entries(row).map(([k, v]) => [k, toJsonValue(v as SQLOutputValue)]))
     );
-    return { rows, truncated: found.truncated };
+    return { rows, truncated: found.truncated, limit: found.limit };
   });
 }
 

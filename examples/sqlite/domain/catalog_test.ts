@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { describeTable, listTables } from "./catalog.ts";
 import { openDatabase } from "./connection.ts";
-import { TMP, withFixtureDb } from "./_fixture.ts";
-import type { Sqlite } from "./sqlite.ts";
+import { makeFixture, TMP, withFixtureDb } from "./_fixture.ts";
+import { openSqlite, type Sqlite } from "./sqlite.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 
@@ -84,4 +84,45 @@ Deno.test({
       assert.throws(() => describeTable(db, name), /Invalid argument "table": must be 1 to 256 characters/);
     }
   }),
+});
+
+Deno.test({
+  name:
+    "describeTable() refuses a description past 1 MiB of JSON, naming what to do, rather than one too big to send " +
+    "or one with columns left out",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const writer = openSqlite(fixture.db, {});
+    // 200,000 characters that JSON writes as 6 bytes each, in the column's name and again in the CREATE statement;
+    // a view whose three columns' names pass the read's budget together (it returned two of the three).
+    writer.exec(`CREATE TABLE wide ("${"\x01".repeat(200_000)}");
+      CREATE TABLE w1 ("${"a".repeat(400_000)}"); CREATE TABLE w2 ("${"b".repeat(400_000)}");
+      CREATE TABLE w3 ("${"c".repeat(400_000)}"); CREATE VIEW joined AS SELECT * FROM w1, w2, w3;`);
+    writer.close();
+    const db = openDatabase(fixture.db, false);
+    try {
+      for (
+        const [table, size] of [["wide", / \(2,4\d\d,\d{3}\)/], ["joined", /hold: /]] as const
+      ) {
+        assert.throws(() => describeTable(db, table), (err: Error) => {
+          assert.ok(err instanceof PolicyError, String(err));
+          assert.equal(err.code, "too-large", `${table}: ${err.message.slice(0, 300)}`);
+          assert.match(
+            err.message,
+            new RegExp(
+              `^Cannot describe table "${table}": its description passes the 1,048,576 bytes of JSON a result may hold`,
+            ),
+          );
+          assert.match(err.message, size);
+          assert.match(err.message, /read them in parts with run_query, e\.g\. SELECT cid, substr\(name, 1, 100\)/);
+          return true;
+        }, table);
+      }
+      assert.equal(describeTable(db, "w1").columns[0].name.length, 400_000, "one of them alone fits");
+    } finally {
+      db.close();
+      fixture.remove();
+    }
+  },
 });

@@ -70,6 +70,11 @@ export interface DatabaseProcessesOptions {
    * @default {the file's identity when the pool is made, or else when it first starts a process}
    */
   identity?: DatabaseIdentity;
+  /**
+   * The longest reply line read from a process, in bytes: a longer one is refused and its process killed.
+   * @default {MAX_REPLY_BYTES}
+   */
+  maxReplyBytes?: number;
 }
 
 /** The files a server's grants name, as its policy lists them. */
@@ -128,6 +133,7 @@ interface Child {
 }
 
 const RESTART = "restart the server with the flags from --print-permissions";
+const TOO_LARGE_ADVICE = "ask for less (fewer or shorter columns, short aliases for long names, fewer rows)";
 const SOURCE = new URL("../database_process.ts", import.meta.url);
 /**
  * What `deno run` starts as a database process: `database_process.ts` beside
@@ -219,6 +225,7 @@ export class DatabaseProcesses {
   #maxMemoryMb: number;
   readonly #maxDatabaseMb: number | undefined;
   #identity: DatabaseIdentity | undefined;
+  readonly #maxReplyBytes: number;
   readonly #idle: Child[] = [];
   /** Each busy process, with what ends its job when the pool closes. */
   readonly #busy = new Map<Child, () => void>();
@@ -241,6 +248,7 @@ export class DatabaseProcesses {
     this.#maxMemoryMb = options.maxMemoryMb ?? MEMORY_CAP_MB.default;
     this.#maxDatabaseMb = options.maxDatabaseMb;
     this.#identity = options.identity ?? databaseIdentity(database);
+    this.#maxReplyBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES;
   }
 
   /** The process ids of the live processes, busy or idle. */
@@ -312,7 +320,19 @@ export class DatabaseProcesses {
             false,
           ), run.timeoutMs);
         await child.writer.write(jsonLine(job));
-        const next = await child.replies.next();
+        let next: IteratorResult<unknown>;
+        try {
+          next = await child.replies.next();
+        } catch (err) {
+          // readJsonLines stops at the cap with a RangeError; the line is left unread, so the process cannot serve on.
+          if (!(err instanceof RangeError)) throw err;
+          const cap = this.#maxReplyBytes.toLocaleString("en-US");
+          return finish(
+            refuse("too-large", `its answer passed the ${cap} bytes a database process may send; ${TOO_LARGE_ADVICE}`),
+            undefined,
+            false,
+          );
+        }
         if (next.done) return finish(refuse("sql", "its database process ended"), undefined, false);
         const reply = next.value as DatabaseReply;
         if ("ok" in reply) return finish(undefined, reply.ok, true);
@@ -392,7 +412,7 @@ export class DatabaseProcesses {
           : `Cannot start the database process: this process may not run deno (--allow-run); ${RESTART}`,
       );
     }
-    const replies = readJsonLines(process.stdout, MAX_REPLY_BYTES);
+    const replies = readJsonLines(process.stdout, this.#maxReplyBytes);
     const ready = replies.next().then((first) => {
       const reply = first.value as { ready?: boolean } & Partial<Extract<DatabaseReply, { error: unknown }>>;
       if (reply?.ready === true) return;

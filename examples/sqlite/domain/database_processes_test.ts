@@ -54,11 +54,12 @@ Deno.test({
 });
 
 Deno.test({
-  name: "DatabaseProcesses stops a job past its deadline with its process, and serves the next job at once",
+  name: "DatabaseProcesses stops a job past its deadline with its process, and one whose reply passes the line cap, " +
+    "and serves the next job at once",
   permissions: perms,
   async fn() {
     const fixture = makeFixture();
-    const pool = new DatabaseProcesses(fixture.db);
+    const pool = new DatabaseProcesses(fixture.db, { maxReplyBytes: 2_000 });
     await pool.run({ kind: "list" }, { timeoutMs: 30_000 });
     const warm = pool.pids;
     await assert.rejects(pool.run(query(ENDLESS), { timeoutMs: 200 }), {
@@ -69,6 +70,15 @@ Deno.test({
     await oneEnded(warm);
     const next = await pool.run(query("SELECT count(*) AS n FROM orders"), { timeoutMs: 30_000 });
     assert.deepEqual((next as { rows: unknown[] }).rows, [{ n: 3 }]);
+    const before = pool.pids;
+    await assert.rejects(pool.run(query("SELECT printf('%.3000c', 'x') AS pad"), { timeoutMs: 30_000 }), {
+      name: "PolicyError",
+      message: "Cannot run query: its answer passed the 2,000 bytes a database process may send; ask for less " +
+        "(fewer or shorter columns, short aliases for long names, fewer rows)",
+    });
+    await oneEnded(before);
+    const after = await pool.run(query("SELECT count(*) AS n FROM orders"), { timeoutMs: 30_000 });
+    assert.deepEqual((after as { rows: unknown[] }).rows, [{ n: 3 }]);
     await pool.close();
     fixture.remove();
   },

@@ -41,7 +41,8 @@ export interface QueryOptions {
    */
   maxCountRows?: number;
   /**
-   * The most bytes of row JSON returned; rows past it are left out and the result says so.
+   * The most bytes of JSON returned, the column names' and the rows'; rows past it are left out and the result says
+   * so, and a query whose column names alone pass it is refused.
    * @default {1048576}
    */
   maxBytes?: number;
@@ -74,7 +75,9 @@ export interface QueryResult {
  * allowed); then, with `maxScanRows`, its plan is priced (`queryCost`) and
  * refused when too dear, its counts under a read-mode authorizer too (no
  * virtual table is counted); then `readPlannedRows` reads rows one at a time
- * against `maxRows` and `maxBytes`, under the same authorizer, and
+ * against `maxRows` and `maxBytes` (the column names' JSON counts against
+ * it too, and a query whose names alone pass it is refused before it runs),
+ * under the same authorizer, and
  * {@linkcode encodeRows} makes them JSON. Open `db` read-only (see
  * `openDatabase`): that is the third check. Compiling alone can take
  * SQLite minutes, so the server runs this in its database process (see
@@ -101,11 +104,22 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
       }
       seen.add(name);
     }
+    const maxBytes = options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes;
+    // The names are part of the reply as much as the rows are, and a file's column can be named with megabytes.
+    const namesBytes = jsonBytes(columns);
+    if (namesBytes > maxBytes) {
+      const count = (n: number) => n.toLocaleString("en-US");
+      throw new PolicyError(
+        "too-large",
+        `Cannot run query: its column names take ${count(namesBytes)} bytes of JSON, more than the ` +
+          `${count(maxBytes)} a result may hold; select fewer columns, or give long names short aliases (AS a)`,
+      );
+    }
     const plan = planReadOnlyQuery(db, sql, {
       params: options.params,
       maxRows: options.maxRows,
       maxLength: options.maxSqlLength,
-      maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxResultBytes,
+      maxBytes,
     });
     // PRAGMA and EXPLAIN have no sizing statement and no loops to price.
     const priced = options.maxScanRows !== undefined && plan.sizing !== undefined;
@@ -145,26 +159,30 @@ function statementText(sql: string): string {
 
 /**
  * Rows as the tool returns them: each value through `toJsonValue`, and cut
- * again where their JSON passes `maxBytes` (the read's budget counts
- * characters; JSON escapes and base64 take more).
+ * again where their JSON, after the column names' JSON, passes `maxBytes`
+ * (the read's budget counts characters; JSON escapes and base64 take more).
  *
  * @param columns The column names, in order.
  * @param found What the read returned.
- * @param maxBytes The most bytes of row JSON.
+ * @param maxBytes The most bytes of JSON: the column names' and the rows'.
  * @returns The result.
  */
 export function encodeRows(columns: string[], found: PlannedRows, maxBytes: number): QueryResult {
-  const encoder = new TextEncoder();
   const rows: Record<string, JsonValue>[] = [];
-  let bytes = 0;
+  let bytes = jsonBytes(columns);
   for (const row of found.rows) {
     const out: Record<string, JsonValue> = {};
     for (const name of columns) out[name] = toJsonValue(row[name] as Parameters<typeof toJsonValue>[0]);
-    bytes += encoder.encode(JSON.stringify(out)).length + 1;
+    bytes += jsonBytes(out) + 1;
     if (bytes > maxBytes) return { columns, rows, row_count: rows.length, truncated: true, limit: "max_bytes" };
     rows.push(out);
   }
   return found.limit === undefined
     ? { columns, rows, row_count: rows.length, truncated: false }
     : { columns, rows, row_count: rows.length, truncated: true, limit: found.limit };
+}
+
+/** The bytes of `value`'s JSON, as UTF-8. */
+function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).length;
 }

@@ -73,7 +73,8 @@ Deno.test({
   name: "runQuery() cuts rows past the byte cap and says which limit cut them",
   permissions: perms,
   fn: withDb((db) => {
-    const result = runQuery(db, "SELECT id, name FROM customers ORDER BY id", { ...OPTIONS, maxBytes: 30 });
+    // The column names' JSON (13 bytes) counts too: 13 + 22 for Ada's row, 24 more for Grace's.
+    const result = runQuery(db, "SELECT id, name FROM customers ORDER BY id", { ...OPTIONS, maxBytes: 50 });
     assert.deepEqual(result.rows, [{ id: 1, name: "Ada" }]);
     assert.equal(result.truncated, true);
     assert.equal(result.limit, "max_bytes");
@@ -381,5 +382,37 @@ Deno.test({
     assert.match(pair, /\(1,048,576 × 300\)/);
     // Let through, reading the table is refused: FTS5 runs `PRAGMA data_version` itself, which a query may not.
     for (const answer of [allowed, alone]) assert.equal(answer, "Cannot run query: this PRAGMA is not allowed");
+  },
+});
+
+Deno.test({
+  name: "runQuery() counts the column names' JSON against max bytes: names past it are refused, naming what to do",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const writer = openSqlite(fixture.db, {});
+    // 200,000 characters that JSON writes as 6 bytes each; and a name and a value that fit apart, not together.
+    writer.exec(`CREATE TABLE wide ("${"\x01".repeat(200_000)}"); INSERT INTO wide VALUES (1);
+      CREATE TABLE half ("${"n".repeat(600_000)}"); INSERT INTO half VALUES ('${"v".repeat(300_000)}');`);
+    writer.close();
+    const db = openDatabase(fixture.db, false);
+    try {
+      assert.throws(() => runQuery(db, "SELECT * FROM wide", OPTIONS), (err: Error) => {
+        assert.ok(err instanceof PolicyError, String(err));
+        assert.equal(err.code, "too-large");
+        assert.equal(
+          err.message,
+          "Cannot run query: its column names take 1,200,004 bytes of JSON, more than the 1,048,576 a result may " +
+            "hold; select fewer columns, or give long names short aliases (AS a)",
+        );
+        return true;
+      });
+      const cut = runQuery(db, "SELECT * FROM half", OPTIONS);
+      assert.deepEqual([cut.columns[0].length, cut.rows, cut.truncated, cut.limit], [600_000, [], true, "max_bytes"]);
+      assert.deepEqual(runQuery(db, "SELECT count(*) AS n FROM wide", OPTIONS).rows, [{ n: 1 }]);
+    } finally {
+      db.close();
+      fixture.remove();
+    }
   },
 });
