@@ -23,10 +23,19 @@ export interface CommandPolicyInit {
    */
   inheritEnv?: readonly string[];
   /**
-   * Deadline of one run, in milliseconds; the whole process group is killed then.
+   * Deadline of one run, in milliseconds; the whole process group is stopped then.
    * @default {10000}
    */
   timeoutMs?: number;
+  /**
+   * How long a program stopped at its deadline, on abort or past the output
+   * cap has to end after its group gets SIGTERM (git removes its
+   * `index.lock` then) before the group is killed with
+   * SIGKILL; 0 sends SIGKILL at once. The SIGKILL comes either way, so
+   * nothing in the group outlives the run.
+   * @default {500}
+   */
+  termGraceMs?: number;
   /**
    * Most bytes kept of stdout, and separately of stderr; a program that writes more is stopped.
    * @default {1048576}
@@ -44,7 +53,7 @@ export interface CommandPolicyInit {
 export interface CommandRunOptions {
   /** The working directory: inside one of the roots. */
   cwd: string;
-  /** Ends the run early (cancellation, shutdown): the group is killed. */
+  /** Ends the run early (cancellation, shutdown): the group is stopped (SIGTERM, then SIGKILL). */
   signal?: AbortSignal;
   /**
    * A shorter deadline for this run.
@@ -68,7 +77,7 @@ export interface CommandResult {
   readonly code: number;
   /** The signal that ended the program, or null when it exited. */
   readonly signal: Deno.Signal | null;
-  /** Why it ended: on its own, or killed at the deadline, on abort, or for writing past the cap. */
+  /** Why it ended: on its own, or stopped at the deadline, on abort, or for writing past the cap. */
   readonly ended: CommandEnd;
   /** stdout, decoded as UTF-8, at most `maxOutputBytes`. */
   readonly stdout: string;
@@ -97,7 +106,9 @@ const DRAIN_GRACE_MS = 1000;
  *
  * Each program starts in a process group of its own (Deno's `detached`,
  * a new session); after it exits the group is killed as well, so nothing it
- * started outlives the call unless it left the group itself.
+ * started outlives the call unless it left the group itself. A program
+ * stopped early (deadline, abort, output cap) first gets SIGTERM, so that it
+ * can remove its lock and temporary files, then SIGKILL after `termGraceMs`.
  *
  * @example Run a program inside a root
  * ```ts ignore
@@ -115,6 +126,7 @@ export class CommandPolicy {
   readonly #timeoutMs: number;
   readonly #maxOutputBytes: number;
   readonly #killer: string;
+  readonly #termGraceMs: number;
 
   private constructor(init: Required<Omit<CommandPolicyInit, "inheritEnv">>, roots: readonly string[]) {
     this.#programs = new Map(Object.entries(init.programs));
@@ -123,6 +135,7 @@ export class CommandPolicy {
     this.#timeoutMs = init.timeoutMs;
     this.#maxOutputBytes = init.maxOutputBytes;
     this.#killer = init.killer;
+    this.#termGraceMs = init.termGraceMs;
   }
 
   /**
@@ -166,6 +179,7 @@ export class CommandPolicy {
       timeoutMs: positive("timeoutMs", init.timeoutMs ?? 10_000),
       maxOutputBytes: positive("maxOutputBytes", init.maxOutputBytes ?? 1024 * 1024),
       killer: resolve(killer),
+      termGraceMs: notNegative("termGraceMs", init.termGraceMs ?? 500),
     }, roots);
   }
 
@@ -229,11 +243,16 @@ export class CommandPolicy {
     let killed: Promise<void> | undefined;
     const stopReading = new AbortController();
     let grace: ReturnType<typeof setTimeout> | undefined;
+    // Set below, before anything can stop the run: the program and both pipes have ended.
+    let done: Promise<unknown> = Promise.resolve();
     const kill = (why: CommandEnd) => {
       if (ended === "exit") ended = why;
-      killed ??= this.#killGroup(child.pid).finally(() => {
-        grace = setTimeout(() => stopReading.abort(), DRAIN_GRACE_MS);
-      });
+      // After an exit nothing is asked: what is left of the group is only what the program left running.
+      killed ??= (why === "exit" ? this.#signalGroup(child.pid, "KILL") : this.#stopGroup(child.pid, done)).finally(
+        () => {
+          grace = setTimeout(() => stopReading.abort(), DRAIN_GRACE_MS);
+        },
+      );
     };
     const timer = setTimeout(() => kill("deadline"), timerDelay(options.timeoutMs ?? this.#timeoutMs));
     const onAbort = () => kill("aborted");
@@ -242,6 +261,7 @@ export class CommandPolicy {
     const out = collectCapped(child.stdout, cap, () => kill("output-cap"), stopReading.signal);
     const err = collectCapped(child.stderr, cap, () => kill("output-cap"), stopReading.signal);
     const fed = options.input === undefined ? undefined : feed(child.stdin, options.input);
+    done = Promise.all([child.status, out, err]);
     try {
       const status = await child.status;
       clearTimeout(timer);
@@ -283,10 +303,22 @@ export class CommandPolicy {
     return real;
   }
 
-  async #killGroup(pid: number): Promise<void> {
+  /** SIGTERM to the group, then SIGKILL once `done` settles or the grace ends, whichever comes first. */
+  async #stopGroup(pid: number, done: Promise<unknown>): Promise<void> {
+    if (this.#termGraceMs > 0) {
+      await this.#signalGroup(pid, "TERM");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const graceEnded = new Promise((resolve) => timer = setTimeout(resolve, this.#termGraceMs));
+      await Promise.race([done.catch(() => undefined), graceEnded]);
+      clearTimeout(timer);
+    }
+    await this.#signalGroup(pid, "KILL");
+  }
+
+  async #signalGroup(pid: number, signal: "TERM" | "KILL"): Promise<void> {
     // ESRCH (nothing left in the group) is the common case and not an error.
     await new Deno.Command(this.#killer, {
-      args: ["-s", "KILL", "--", `-${pid}`],
+      args: ["-s", signal, "--", `-${pid}`],
       clearEnv: true,
       stdin: "null",
       stdout: "null",
@@ -317,6 +349,13 @@ function envName(name: string): string {
 function envValue(name: string, value: unknown): string {
   if (typeof value !== "string" || value.includes("\0")) {
     throw new TypeError(`Cannot define commands: env ${quote(name)} needs a string value without NUL bytes`);
+  }
+  return value;
+}
+
+function notNegative(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`Cannot define commands: ${name} must be an integer of 0 or more, got ${quote(value)}`);
   }
   return value;
 }

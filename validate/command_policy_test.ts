@@ -110,16 +110,18 @@ Deno.test("CommandPolicy.run() reports the signal that ended the program", async
   }
 });
 
-Deno.test("CommandPolicy.run() kills the process group at the deadline, grandchildren included", async () => {
+Deno.test("CommandPolicy.run() kills the process group at the deadline, grandchildren included, though they ignore SIGTERM", async () => {
   const t = await tree();
   try {
     const marker = join(t.root, "alive");
     const hold = await holdOpen(t.root);
     const commands = await sh(t.root, { env: { MARKER: marker, HOLD: hold.path }, timeoutMs: 1000 });
     // The subshell is a grandchild that says it started, then would write the marker long after the deadline.
+    // Every process ignores SIGTERM (an ignored signal stays ignored in children): only the SIGKILL after the
+    // grace stops them.
     const result = await commands.run(
       "sh",
-      script('(exec 9>"$HOLD"; echo started >&9; sleep 5; echo alive > "$MARKER") & sleep 30'),
+      script('trap "" TERM; (exec 9>"$HOLD"; echo started >&9; sleep 5; echo alive > "$MARKER") & sleep 30'),
       { cwd: t.root },
     );
     assert.equal(result.ended, "deadline");
@@ -172,23 +174,38 @@ Deno.test("CommandPolicy.run() kills what a program left running with its output
   }
 });
 
-Deno.test("CommandPolicy.run() kills the group when the signal aborts", async () => {
+Deno.test("CommandPolicy.run() stops the group when the signal aborts, with SIGTERM first: the program removes its lock", async () => {
   const t = await tree();
   try {
-    // The program says it runs through a FIFO: the abort comes once it runs, never before it started.
+    // The program says it runs through a FIFO: the abort comes once it runs, never before it started. Like git
+    // with its index.lock, it removes its lock when SIGTERM comes, which a SIGKILL would never let it do.
     const fifo = await mkfifo(join(t.root, "started"));
-    const commands = await sh(t.root, { env: { FIFO: fifo } });
+    const lock = join(t.root, "index.lock");
+    const commands = await sh(t.root, { env: { FIFO: fifo, LOCK: lock } });
     const controller = new AbortController();
-    const running = commands.run("sh", script('echo started > "$FIFO"; exec sleep 30'), {
-      cwd: t.root,
-      signal: controller.signal,
-    });
+    const running = commands.run(
+      "sh",
+      script('trap \'rm "$LOCK"; exit 143\' TERM; : > "$LOCK"; echo started > "$FIFO"; sleep 30'),
+      { cwd: t.root, signal: controller.signal },
+    );
     const started = await Deno.readTextFile(fifo);
     assert.equal(started, "started\n");
+    assert.equal(await exists(lock), true);
     controller.abort();
     const result = await running;
-    assert.equal(result.ended, "aborted");
-    assert.equal(result.signal, "SIGKILL");
+    assert.deepEqual([result.ended, result.code, result.signal], ["aborted", 143, null]);
+    assert.equal(await exists(lock), false, "the program was killed before it could remove its lock");
+    // Without a grace, the group is killed at once.
+    const now = await sh(t.root, { env: { FIFO: fifo, LOCK: lock }, termGraceMs: 0 });
+    const stopped = new AbortController();
+    const killed = now.run("sh", script('trap \'rm "$LOCK"\' TERM; : > "$LOCK"; echo started > "$FIFO"; sleep 30'), {
+      cwd: t.root,
+      signal: stopped.signal,
+    });
+    assert.equal(await Deno.readTextFile(fifo), "started\n");
+    stopped.abort();
+    assert.deepEqual([(await killed).ended, (await killed).signal], ["aborted", "SIGKILL"]);
+    assert.equal(await exists(lock), true);
   } finally {
     await t.end();
   }
@@ -275,6 +292,7 @@ Deno.test("CommandPolicy.create() refuses relative programs, bad env names and b
   await assert.rejects(CommandPolicy.create({ programs: { git: "usr/bin/git" }, roots: [] }), TypeError);
   await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], env: { "A=B": "x" } }), TypeError);
   await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], timeoutMs: 0 }), RangeError);
+  await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], termGraceMs: -1 }), RangeError);
   const commands = await CommandPolicy.create({ programs: { git: "/usr/bin/git" }, roots: [] });
   assert.deepEqual(commands.programPaths(), ["/usr/bin/git", "/usr/bin/kill"]);
 });

@@ -302,10 +302,10 @@ export class Git {
       cwd: repo.root,
       signal: options.signal,
     });
-    // Only a git stopped at the cap (killed, or ended by the pipe closed on it) is excused its
-    // exit status: one that ended by itself before the kill still has to have succeeded.
+    // Only a git stopped at the cap (by SIGTERM, then SIGKILL, or ended by the pipe closed on it) is excused its
+    // exit status: one that ended by itself before the stop still has to have succeeded.
     const stoppedAtCap = result.ended === "output-cap" && result.stdoutCut &&
-      (result.signal === "SIGKILL" || result.signal === "SIGPIPE" || result.code === 141);
+      (["SIGTERM", "SIGKILL", "SIGPIPE"].includes(result.signal ?? "") || result.code === 141);
     if (!stoppedAtCap) this.#check(repo, parts, result, options.okCodes ?? [0]);
     const cut = result.stdoutCut;
     const text = cut

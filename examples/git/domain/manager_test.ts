@@ -215,3 +215,41 @@ Deno.test("git_grep of the work tree refuses, naming a path to use, when the fil
     await f.end();
   }
 });
+
+Deno.test("a git_commit cancelled while git add holds the index lock leaves no lock behind: the next commit lands", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("w", { "a.txt": "a\n" });
+    const gitDir = join(dir, ".git");
+    // 32 MiB of random bytes, over core.bigFileThreshold: git add deflates them into a temporary pack, about a
+    // second of CPU, holding the index lock all along (its 1 MiB repeats lie beyond deflate's window).
+    const chunk = new Uint8Array(1024 * 1024);
+    for (let at = 0; at < chunk.length; at += 65_536) crypto.getRandomValues(chunk.subarray(at, at + 65_536));
+    await using big = await Deno.open(join(dir, "big.bin"), { write: true, create: true });
+    for (let i = 0; i < 32; i++) await big.write(chunk);
+    await Deno.writeTextFile(join(dir, "a.txt"), "a2\n");
+    const mgr = f.manager({ w: dir });
+    // The cancellation comes the moment git add takes the lock: the reads before it take none (GIT_OPTIONAL_LOCKS=0).
+    const watcher = Deno.watchFs(gitDir, { recursive: false });
+    const locked = (async () => {
+      for await (const event of watcher) {
+        if (event.kind === "create" && event.paths.some((path) => path.endsWith("/index.lock"))) return "locked";
+      }
+      return "unwatched";
+    })();
+    const controller = new AbortController();
+    const commit = mgr.commit("w", "big", ["big.bin"], controller.signal);
+    const first = await Promise.race([locked, commit.then(() => "committed", (err) => String(err))]);
+    controller.abort();
+    watcher.close();
+    assert.equal(first, "locked");
+    await assert.rejects(commit, /^PolicyError: Cannot run git add in repo "w": the call was cancelled$/);
+    // git removes its lock on SIGTERM; a SIGKILL leaves it, and every later commit then fails on it. (git 2.39
+    // leaves its partial objects/pack/tmp_pack_* either way: no git reads it, and git gc removes it.)
+    await assert.rejects(Deno.lstat(join(gitDir, "index.lock")), Deno.errors.NotFound);
+    await mgr.commit("w", "small", ["a.txt"]);
+    assert.equal((await f.git(dir, "log", "--format=%s")).trim(), "small\nfirst");
+  } finally {
+    await f.end();
+  }
+});
