@@ -155,8 +155,9 @@ Deno.test({
         [
           "git_commit",
           { repo: "locked", message: "m", paths: ["README.md"] },
-          'Cannot run git add in repo "locked": another git process holds the repository\'s index lock; ' +
-          "try again once it ends",
+          'Cannot run git add in repo "locked": the repository\'s index lock (index.lock in its git directory) is ' +
+          "taken: another git runs there, or one that was stopped left it behind; if none runs, the operator may " +
+          "remove that file",
         ],
       ];
       for (const [name, args, expected] of said) {

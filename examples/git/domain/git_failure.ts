@@ -90,7 +90,11 @@ const KNOWN_STDERR: readonly Known[] = [
   },
   {
     line: /^fatal: Unable to create '.*[/]index\.lock': File exists\.$/,
-    say: () => "another git process holds the repository's index lock; try again once it ends",
+    // This server's own gits that take the lock (a commit's add and commit) take turns per work tree, and a stopped
+    // one gets SIGTERM, on which git removes its lock: the lock is another program's, or one a killed git left.
+    say: () =>
+      "the repository's index lock (index.lock in its git directory) is taken: another git runs there, or one " +
+      "that was stopped left it behind; if none runs, the operator may remove that file",
   },
   {
     // GIT_ALLOC_LIMIT (hardening.ts): git reads such an object whole, and stopped instead.

@@ -395,8 +395,8 @@ export class Manager {
         who,
       ) => [`${who}.name=${author.name}`, `${who}.email=${author.email}`]),
     };
-    // Two commits to one repository would race for its index lock: they take turns.
-    const previous = this.#commitLocks.get(r.name) ?? Promise.resolve();
+    // Two commits to one work tree (under one name or two) would race for its index lock: they take turns.
+    const previous = this.#commitLocks.get(r.root) ?? Promise.resolve();
     const turn = previous.catch(() => {}).then(async () => {
       // `git add` and `git commit` read the index and the work-tree files it names.
       await assertIndexNames(git, r, { signal });
@@ -429,11 +429,11 @@ export class Manager {
       const head = await git.run(r, [arg.word("rev-parse"), arg.flag("--verify"), arg.word("HEAD")], options);
       return { repo: r.name, commit: head.text.trim(), paths: target.paths };
     });
-    this.#commitLocks.set(r.name, turn);
+    this.#commitLocks.set(r.root, turn);
     try {
       return await turn;
     } finally {
-      if (this.#commitLocks.get(r.name) === turn) this.#commitLocks.delete(r.name);
+      if (this.#commitLocks.get(r.root) === turn) this.#commitLocks.delete(r.root);
     }
   }
 
