@@ -109,7 +109,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a work-tree file hard-linked to an outside file is read by no tool (diff, grep, blame, commit, so never show) unless allow_hard_links",
+    "a work-tree file hard-linked to an outside file is read by no tool (diff, grep, blame, commit, so never show) unless allow_hard_links, and a commit never writes through a second name of COMMIT_EDITMSG or a reflog",
   permissions: perms,
   async fn() {
     const t = await hostileTree();
@@ -143,6 +143,27 @@ Deno.test({
     const allowed = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos, allow_hard_links: true }));
     try {
       assert.ok((await allowed.ok("git_diff", { repo: "app" })).includes(t.canary), "allow_hard_links: true reads it");
+      // It allows reads only: git writes COMMIT_EDITMSG (truncated) and the reflogs (appended) in place, so a second
+      // name there would take the model's message into an outside file. The commit is refused before git add.
+      const message = join(t.f.base, "outside-message.txt");
+      const reflog = join(t.f.base, "outside-reflog.txt");
+      await Deno.writeTextFile(message, "kept\n");
+      await Deno.writeTextFile(reflog, "kept\n");
+      await Deno.remove(join(app, ".git", "COMMIT_EDITMSG"));
+      await Deno.link(message, join(app, ".git", "COMMIT_EDITMSG"));
+      await Deno.remove(join(app, ".git", "logs", "HEAD"));
+      await Deno.link(reflog, join(app, ".git", "logs", "HEAD"));
+      await Deno.writeTextFile(join(app, "notes.txt"), "changed\n");
+      const commit = { repo: "app", message: "written through", paths: ["notes.txt"] };
+      await allowed.refused(
+        "git_commit",
+        commit,
+        /"COMMIT_EDITMSG", which a commit writes in place, and it has 2 hard/,
+      );
+      await Deno.remove(join(app, ".git", "COMMIT_EDITMSG"));
+      await allowed.refused("git_commit", commit, /"logs\/HEAD", which a commit writes in place, and it has 2 hard/);
+      assert.deepEqual([await Deno.readTextFile(message), await Deno.readTextFile(reflog)], ["kept\n", "kept\n"]);
+      assert.equal(await plainGit(app, "diff", "--cached", "--name-only"), "", "git add ran");
     } finally {
       await allowed.server.close();
       await t.f.end();

@@ -14,6 +14,7 @@ import { DriverCache } from "./driver_cache.ts";
 import { knownFailure } from "./git_failure.ts";
 import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout } from "./git_layout.ts";
+import { assertInPlaceWrites } from "./in_place_writes.ts";
 import { assertIndexShape } from "./index_shape.ts";
 import { assertShallowBounded } from "./shallow_file.ts";
 import {
@@ -97,6 +98,13 @@ export interface GitRunOptions {
    * @default {false}
    */
   checkIndex?: boolean;
+  /**
+   * Refuses first when a file `git commit` writes in place (`COMMIT_EDITMSG`,
+   * a reflog) is a link or has a second name, whatever `allow_hard_links`
+   * says ({@linkcode assertInPlaceWrites}): for the runs of a commit.
+   * @default {false}
+   */
+  inPlaceWrites?: boolean;
 }
 
 /**
@@ -289,6 +297,7 @@ export class Git {
           "which this server never runs, so the committed content would differ",
       );
     }
+    if (options.inPlaceWrites) await assertInPlaceWrites(repo.name, gitDir, verified.commonDir);
     if (options.checkIndex) {
       await assertIndexShape(repo.name, join(gitDir, "index"), {
         maxBytes: this.#allocLimitBytes,
@@ -326,7 +335,7 @@ export class Git {
     await assertShallowBounded(repo.name, layout.commonDir);
     // Before git's first read of the config (every run, this server's ownership check included).
     const config = await assertNoIncludes(repo.name, layout);
-    const verified = { gitDir: layout.gitDir, config };
+    const verified = { gitDir: layout.gitDir, commonDir: layout.commonDir, config };
     if (repo.trustOtherOwner) return verified;
     const uid = this.#uid ?? await this.#learnUid(repo, layout.gitDir, signal);
     const owned: [string, string][] = [
@@ -449,6 +458,8 @@ export class Git {
 interface Verified {
   /** The git directory to name. */
   readonly gitDir: string;
+  /** The common directory (objects, refs, most reflogs). */
+  readonly commonDir: string;
   /** The repository's config files, as read. */
   readonly config: ConfigFiles;
 }

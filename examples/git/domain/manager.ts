@@ -395,6 +395,8 @@ export class Manager {
         who,
       ) => [`${who}.name=${author.name}`, `${who}.email=${author.email}`]),
     };
+    // What git writes in place (the message file, the reflogs) is checked for links before each write.
+    const writing = { ...options, inPlaceWrites: true };
     // Two commits to one work tree (under one name or two) would race for its index lock: they take turns.
     const previous = this.#commitLocks.get(r.root) ?? Promise.resolve();
     const turn = previous.catch(() => {}).then(async () => {
@@ -414,7 +416,7 @@ export class Manager {
       assertServedNames(r.name, "files to commit", [...stagedNames, ...others.map((p) => p.replace(/\/$/, ""))]);
       assertNoNestedRepos(r.name, nestedRepos(staged, others));
       if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedNames, ...others]);
-      await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], options);
+      await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], writing);
       await git.run(r, [
         arg.word("commit"),
         arg.flag("--no-verify"),
@@ -425,7 +427,7 @@ export class Manager {
         arg.flag("--quiet"),
         arg.option("-m", "message", message),
         arg.operands("paths", target.paths),
-      ], options);
+      ], writing);
       const head = await git.run(r, [arg.word("rev-parse"), arg.flag("--verify"), arg.word("HEAD")], options);
       return { repo: r.name, commit: head.text.trim(), paths: target.paths };
     });
