@@ -1,6 +1,7 @@
 // Checks on the text of a caller's path before any file-system call, and the
 // mapping of file-system errors to refusals that show only that text.
 
+import { constants } from "node:os";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
 
@@ -82,15 +83,32 @@ export function refusalFor(err: unknown, action: string, path: string): never {
   if (err instanceof Deno.errors.IsADirectory) {
     throw new PolicyError("not-a-file", `${shown}: it is a folder, not a file`, { cause: err });
   }
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = osErrorCode(err);
   if (typeof code === "string" && code in OS_REASONS) {
     throw new PolicyError(OS_REASONS[code][0], `${shown}: ${OS_REASONS[code][1]}`, { cause: err });
   }
-  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) {
+  if (typeof code === "string" && /^(E[A-Z0-9]+|os error \d+)$/.test(code)) {
     // Any other refusal by the operating system: its code says why, its message (with host paths) stays on the server.
     throw new PolicyError("invalid-input", `${shown}: the operating system refused it (${code})`, { cause: err });
   }
   throw err;
+}
+
+/** Errno names by number, on this platform. */
+const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, number]) => [number, name]));
+
+/**
+ * The errno name of an operating-system error: its `code`, or, for an error
+ * Deno gives none (a `node:fs` write past `ulimit -f` throws a plain `Error`
+ * "File too large (os error 27)"), the name of the number in its message;
+ * `os error N` for a number this platform does not name.
+ */
+function osErrorCode(err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code !== undefined || !(err instanceof Error)) return code;
+  const number = /\(os error (\d+)\)/.exec(err.message)?.[1];
+  if (number === undefined) return undefined;
+  return ERRNO_NAMES.get(Number(number)) ?? `os error ${number}`;
 }
 
 /** Operating-system errors a caller can provoke, by errno name: the refusal's code and reason. */

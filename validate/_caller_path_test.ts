@@ -58,3 +58,30 @@ Deno.test("refusalFor() maps file-system errors without their host paths", () =>
   assert.throws(() => refusalFor(new Deno.errors.NotCapable("/real"), "read", "x"), /server's permissions/);
   assert.throws(() => refusalFor(new RangeError("other"), "read", "x"), RangeError);
 });
+
+Deno.test("refusalFor() refuses an OS error that Deno gives no code by the errno name of its number, host paths left out", () => {
+  // The shapes Deno 2.9.6 throws for EFBIG: node:fs writeSync past `ulimit -f` (SIGXFSZ ignored), and writeFileSync.
+  for (const message of ["File too large (os error 27)", "File too large (os error 27): writefile '/real/host/x'"]) {
+    assert.throws(
+      () => refusalFor(new Error(message), "write", "x"),
+      (err: unknown) =>
+        err instanceof PolicyError && err.message === 'Cannot write "x": the file is too large for the file system',
+    );
+  }
+  // EIO has no reason of its own: its name alone; a number this platform does not name, its number.
+  assert.throws(
+    () => refusalFor(new Error("Input/output error (os error 5): write '/real'"), "write", "x"),
+    (err: unknown) =>
+      err instanceof PolicyError && err.message === 'Cannot write "x": the operating system refused it (EIO)',
+  );
+  assert.throws(
+    () => refusalFor(new Error("Unknown error 4000 (os error 4000)"), "write", "x"),
+    (err: unknown) =>
+      err instanceof PolicyError && err.message === 'Cannot write "x": the operating system refused it (os error 4000)',
+  );
+  // Not an OS error: rethrown for stderr.
+  assert.throws(
+    () => refusalFor(new Error("Reply too large"), "write", "x"),
+    (err: unknown) => !(err instanceof PolicyError),
+  );
+});

@@ -1,7 +1,9 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=mkfifo,sh
 import { lateFifoWriter } from "../internal/testdata/fifo_writer.ts";
 import assert from "node:assert/strict";
+import * as nodeFs from "node:fs";
 import { join } from "node:path";
+import { refusalFor } from "./_caller_path.ts";
 import { readChecked, statChecked, writeChecked } from "./_checked_file.ts";
 import { walkHooks } from "./_descriptor_anchor.ts";
 import { LimitError } from "./limits.ts";
@@ -175,6 +177,36 @@ Deno.test({
     } finally {
       walkHooks.beforeOpen = undefined;
       await writer.end();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "refusalFor() refuses a real OS error Deno throws without a code (ESPIPE: a write at an offset to a FIFO) by its errno name",
+  permissions: perms,
+  fn() {
+    const fifo = join(dir, "espipe-fifo");
+    assert.ok(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().success);
+    const fd = nodeFs.openSync(fifo, nodeFs.constants.O_RDWR | nodeFs.constants.O_NONBLOCK);
+    try {
+      const raw = (() => {
+        try {
+          nodeFs.writeSync(fd, bytes("x"), 0, 1, 5);
+        } catch (err) {
+          return err;
+        }
+      })();
+      // The shape of the finding: a plain Error, no code, the errno only in the message (EFBIG past `ulimit -f` alike).
+      assert.ok(raw instanceof Error && (raw as { code?: unknown }).code === undefined, String(raw));
+      assert.match(raw.message, /\(os error \d+\)/);
+      assert.throws(
+        () => refusalFor(raw, "write", "x"),
+        (err: unknown) =>
+          err instanceof PolicyError && err.message === 'Cannot write "x": the operating system refused it (ESPIPE)',
+      );
+    } finally {
+      nodeFs.closeSync(fd);
     }
   },
 });
