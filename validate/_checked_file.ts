@@ -45,6 +45,8 @@ export interface CheckedWriteOptions {
   createNew?: boolean;
   append?: boolean;
   atomic?: boolean;
+  /** Check only: return before anything is created, opened for writing or renamed. */
+  dryRun?: boolean;
   signal?: AbortSignal;
 }
 
@@ -122,12 +124,14 @@ export function writeChecked(
     const changesFolder = before === undefined || (options.atomic === true && !options.append);
     assertNotReadOnly(before, path, changesFolder ? dirname(name) : undefined);
     if (options.atomic && !options.append) {
+      if (options.dryRun) return;
       const temp = `.forge-write-${crypto.randomUUID()}.tmp`;
       replaceAtomically(base, temp, path, bytes, before, anchor, strays, options.createNew === true);
       return;
     }
     // In place, every other name of the file changes too: one may lie outside every root.
     if (before !== undefined) hardLinks(before, "write", path, { allowHardLinks: options.allowHardLinks === true });
+    if (options.dryRun) return;
     const flags = nodeFs().constants.O_WRONLY | nodeFs().constants.O_NONBLOCK | nodeFs().constants.O_CREAT |
       (options.createNew ? nodeFs().constants.O_EXCL : 0) |
       (options.append ? nodeFs().constants.O_APPEND : 0);

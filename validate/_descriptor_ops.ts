@@ -141,7 +141,7 @@ export function writeAt(
   path: string,
   bytes: Uint8Array,
   context: CheckContext,
-  options: { createNew?: boolean; append?: boolean; atomic?: boolean; signal?: AbortSignal },
+  options: { createNew?: boolean; append?: boolean; atomic?: boolean; dryRun?: boolean; signal?: AbortSignal },
 ): { created: boolean } {
   options.signal?.throwIfAborted();
   const what = { action: "write", path };
@@ -156,6 +156,7 @@ export function writeAt(
     if (before !== undefined && !replace) {
       // In place, every other name of the file changes too: one may lie outside every root.
       hardLinks(before, "write", path, context);
+      if (options.dryRun) return { created: false };
       const { fd } = openChecked(
         target,
         nodeFs().constants.O_WRONLY | nodeFs().constants.O_NONBLOCK |
@@ -173,6 +174,7 @@ export function writeAt(
       }
       return { created: false };
     }
+    if (options.dryRun) return { created: before === undefined };
     // Permission bits only: a replaced setuid or setgid file does not keep those bits.
     const mode = before === undefined ? 0o644 : (before.mode ?? 0o644) & 0o777;
     const temp = at(w.anchor, w.root, `.forge-write-${crypto.randomUUID()}.tmp`);

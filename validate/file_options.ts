@@ -39,6 +39,14 @@ export interface WriteFileOptions {
    * @default {false}
    */
   atomic?: boolean;
+  /**
+   * Check everything this write would check — the path, what is at it, the
+   * write bits of the file and of its folder, hard links for a write in
+   * place — and write nothing: the answer to a permission probe, which must
+   * not offer a pattern for a write that would be refused.
+   * @default {false}
+   */
+  dryRun?: boolean;
   /** Stops the write before it starts. */
   signal?: AbortSignal;
 }

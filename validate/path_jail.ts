@@ -252,7 +252,7 @@ export class PathJail {
    *
    * @param path The caller's path.
    * @param data The content.
-   * @param options `createNew`, `append`, signal.
+   * @param options `createNew`, `append`, `atomic`, `dryRun` (check only, write nothing), signal.
    * @throws {PolicyError} When refused, or the file changed while opened.
    *
    * @example Refuse a write that leaves the root

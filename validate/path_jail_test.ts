@@ -637,3 +637,37 @@ Deno.test({
     assert.ok(!(await Deno.lstat(join(ws, "secrets", "new.txt")).then(() => true, () => false)));
   },
 });
+
+for (const [mode, options] of modes) {
+  Deno.test({
+    name:
+      `writeFile()${mode} with dryRun refuses what the write would refuse and writes nothing, creating no temporary file`,
+    permissions: perms,
+    async fn() {
+      const folder = join(data, `dry${mode === "" ? "" : "_walk"}`);
+      await Deno.mkdir(join(folder, "locked"), { recursive: true });
+      await Deno.writeTextFile(join(folder, "ro.txt"), "ro");
+      await Deno.writeTextFile(join(folder, "rw.txt"), "rw");
+      await Deno.chmod(join(folder, "ro.txt"), 0o444);
+      await Deno.chmod(join(folder, "locked"), 0o555);
+      const jail = new PathJail(writePolicy, options);
+      const rel = (name: string) => `${basename(folder)}/${name}`;
+      try {
+        for (const write of [{ dryRun: true }, { dryRun: true, atomic: true }]) {
+          await assert.rejects(jail.writeFile(rel("ro.txt"), "x", write), /the file is read-only \(mode 444\)$/);
+          await assert.rejects(jail.writeFile(rel("locked/new.txt"), "x", write), /its folder is read-only/);
+          await assert.rejects(jail.writeFile(rel("rw.txt"), "x", { ...write, createNew: true }), /already exists/);
+          await jail.writeFile(rel("rw.txt"), "x", write);
+          await jail.writeFile(rel("new.txt"), "x", write);
+        }
+        await assert.rejects(jail.writeFile(rel("locked/new.txt"), "x", { dryRun: true, atomic: true }), PolicyError);
+      } finally {
+        await Deno.chmod(join(folder, "locked"), 0o755);
+      }
+      assert.equal(await Deno.readTextFile(join(folder, "rw.txt")), "rw");
+      const names = [...Deno.readDirSync(folder)].map((e) => e.name).sort();
+      assert.deepEqual(names, ["locked", "ro.txt", "rw.txt"]);
+      assert.ok(![...Deno.readDirSync(data)].some((e) => e.name.startsWith(".forge-write-")), "no temporary file");
+    },
+  });
+}

@@ -33,17 +33,32 @@ export interface WriteOutcome {
   created: boolean;
 }
 
+/** The content a write plan checks: its size in UTF-8 bytes against the cap. */
+export interface PlanContent {
+  /** The content's length in UTF-8 bytes. */
+  readonly bytes: number;
+  /** The most a write may hold (`max_bytes`). */
+  readonly maxBytes: number;
+}
+
 /**
- * Resolves where a write would go, without writing: inside a writable root,
- * not denied, its folder existing, and not a folder itself. Used for the
- * permission pattern and again, fresh, for the write.
+ * Resolves where a write would go, without writing: the content within
+ * `max_bytes`, inside a writable root, not denied, its folder existing, not
+ * a folder itself, and neither the file nor its folder read-only. Used for
+ * the permission pattern and the confirmation, and again, fresh, for the
+ * write: a probe offers no pattern for a write that would be refused.
  *
  * @param ws The current workspace.
  * @param path The caller's path.
+ * @param content The content's size and cap, when known.
  * @returns The plan.
+ * @throws {LimitError} When the content is over `max_bytes`.
  * @throws {PolicyError} When the write would be refused.
  */
-export async function planWrite(ws: Workspace, path: string): Promise<WritePlan> {
+export async function planWrite(ws: Workspace, path: string, content?: PlanContent): Promise<WritePlan> {
+  if (content !== undefined && content.bytes > content.maxBytes) {
+    throw new LimitError(`write ${quote(path)}`, content.maxBytes, "bytes");
+  }
   let resolved;
   try {
     resolved = await ws.resolve(path, "write");
@@ -67,6 +82,7 @@ export async function planWrite(ws: Workspace, path: string): Promise<WritePlan>
     const what = kind === "dir" ? "a folder" : "not a regular file";
     throw new PolicyError("not-a-file", `Cannot write ${quote(path)}: it is ${what}`);
   }
+  await ws.checkWrite(path, resolved.jailPath);
   return {
     real: resolved.real,
     root: resolved.root,
@@ -102,8 +118,7 @@ export async function writeAtomic(
   options: { maxBytes: number; signal?: AbortSignal; createNew?: boolean },
 ): Promise<WriteOutcome> {
   const bytes = new TextEncoder().encode(content);
-  if (bytes.length > options.maxBytes) throw new LimitError(`write ${quote(path)}`, options.maxBytes, "bytes");
-  const plan = await planWrite(ws, path);
+  const plan = await planWrite(ws, path, { bytes: bytes.length, maxBytes: options.maxBytes });
   await ws.writeAtomic(path, plan.jailPath, bytes, { signal: options.signal, createNew: options.createNew });
   return { root: plan.root, path: plan.rel, bytes: bytes.length, created: !plan.exists };
 }

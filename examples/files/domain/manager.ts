@@ -2,7 +2,7 @@
 // an edited config applies at the very next call, without restart.
 import { resolve } from "node:path";
 import type { Config } from "./config.ts";
-import { planWrite, writeAtomic, type WriteOutcome } from "./atomic_write.ts";
+import { type PlanContent, planWrite, writeAtomic, type WriteOutcome } from "./atomic_write.ts";
 import type { ClientRoots } from "./client_roots.ts";
 import { listDir, type Listing, type PathInfo, readText, statPath } from "./files.ts";
 import { auditFileOf, policyFor } from "./policy.ts";
@@ -67,16 +67,21 @@ export class Manager {
     return await searchFiles(workspace, where, pattern, { ...this.#search, signal });
   }
 
-  /** The normalised absolute path a write would replace or create (for its permission pattern). */
-  async writeTarget(path: string, roots?: ClientRoots): Promise<string> {
-    const { workspace, roots: configured } = await this.#now();
-    return (await planWrite(workspace, await narrow(workspace, path, "write", roots, configured))).target;
+  /**
+   * The normalised absolute path a write of `content` would replace or create (for its permission pattern);
+   * refused as the write would be, so a refused write has no pattern.
+   */
+  async writeTarget(path: string, content: string, roots?: ClientRoots): Promise<string> {
+    const { workspace, config, roots: configured } = await this.#now();
+    const where = await narrow(workspace, path, "write", roots, configured);
+    return (await planWrite(workspace, where, contentOf(content, config))).target;
   }
 
   /** Whether a write would replace an existing file: the question to ask first, or undefined for a new file. */
-  async overwriteQuestion(path: string, roots?: ClientRoots): Promise<string | undefined> {
-    const { workspace, roots: configured } = await this.#now();
-    const plan = await planWrite(workspace, await narrow(workspace, path, "write", roots, configured));
+  async overwriteQuestion(path: string, content: string, roots?: ClientRoots): Promise<string | undefined> {
+    const { workspace, config, roots: configured } = await this.#now();
+    const where = await narrow(workspace, path, "write", roots, configured);
+    const plan = await planWrite(workspace, where, contentOf(content, config));
     return plan.exists ? `Replace the existing file ${plan.target}?` : undefined;
   }
 
@@ -124,6 +129,11 @@ export class Manager {
     }
     return { config, workspace: await this.#current.workspace, roots: this.#current.roots };
   }
+}
+
+/** A write's content as its plan checks it: UTF-8 length and the config's cap. */
+function contentOf(content: string, config: Config): PlanContent {
+  return { bytes: new TextEncoder().encode(content).length, maxBytes: config.max_bytes };
 }
 
 /** The path to serve: narrowed to the client's roots when it declared any. */

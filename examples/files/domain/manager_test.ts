@@ -68,7 +68,7 @@ Deno.test({
     const config: Config = { roots: [], writable_roots: [], deny: [], max_bytes: 1024, allow_hard_links: false };
     const mgr = new Manager(() => Promise.resolve(config), undefined);
     await assert.rejects(mgr.read("x.txt"), /no folder is open for reading/);
-    await assert.rejects(mgr.writeTarget("x.txt"), /this server has no writable folder/);
+    await assert.rejects(mgr.writeTarget("x.txt", "x"), /this server has no writable folder/);
     await assert.rejects(mgr.list("."), /no folder is open/);
   },
 });

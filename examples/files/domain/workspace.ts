@@ -181,6 +181,19 @@ export class Workspace {
   }
 
   /**
+   * Refuses what {@linkcode Workspace.writeAtomic} would refuse at a resolved
+   * write target — a read-only file, a read-only folder — and writes nothing
+   * (the jail's `dryRun`): a probe offers no pattern for a write that fails.
+   *
+   * @param path The caller's path.
+   * @param jailPath What {@linkcode Workspace.resolve} returned for it in `write` mode.
+   * @throws {PolicyError} When the write would be refused.
+   */
+  checkWrite(path: string, jailPath: string): Promise<void> {
+    return this.#echo(path, jailPath, () => this.#jail.writeFile(jailPath, new Uint8Array(), DRY_RUN));
+  }
+
+  /**
    * What is at a resolved write target now, described by the jail (through
    * the descriptor walk when it has an anchor), never by its path alone.
    *
@@ -271,6 +284,9 @@ export class Workspace {
     return rel === "" ? root : join(root, ...rel.split("/"));
   }
 }
+
+// The options of the write this server makes (writeAtomic), checked only.
+const DRY_RUN = Object.freeze({ atomic: true, dryRun: true });
 
 async function rootOf(shown: string, needs: readonly ("read" | "write")[]): Promise<Root> {
   for (const name of needs) {

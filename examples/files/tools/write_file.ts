@@ -34,7 +34,7 @@ export const writeFileTool: Tool<Input> = {
  * @returns The pattern function.
  */
 export function writeFilePatterns(mgr: Manager): PatternFn<Input> {
-  return async (args) => ({ patterns: [`write:${await mgr.writeTarget(args.path)}`] });
+  return async (args) => ({ patterns: [`write:${await mgr.writeTarget(args.path, args.content)}`] });
 }
 
 /**
@@ -45,7 +45,7 @@ export function writeFilePatterns(mgr: Manager): PatternFn<Input> {
  * @returns The question for a call, or undefined.
  */
 export function writeFileConfirm(mgr: Manager): (args: Input) => Promise<string | undefined> {
-  return (args) => mgr.overwriteQuestion(args.path);
+  return (args) => mgr.overwriteQuestion(args.path, args.content);
 }
 
 /**

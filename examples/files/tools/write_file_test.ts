@@ -25,6 +25,57 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "write_file probe has no pattern for a write that would be refused: content over max_bytes, a file or its folder read-only (red team)",
+  permissions: perms,
+  async fn() {
+    const s = await session();
+    await s.client.listTools();
+    await Deno.mkdir(join(s.out, "locked"));
+    await Deno.writeTextFile(join(s.out, "locked", "in.txt"), "in\n");
+    await Deno.writeTextFile(join(s.out, "ro.txt"), "ro\n");
+    await Deno.chmod(join(s.out, "ro.txt"), 0o444);
+    await Deno.chmod(join(s.out, "locked"), 0o555);
+    try {
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ path: "big.txt", content: "x".repeat(65) }, /^Cannot write "big\.txt": it exceeds the limit of 64 bytes/],
+        [
+          { path: "locked/new.txt", content: "x" },
+          /^Cannot write "locked\/new\.txt": its folder is read-only \(mode 555\)$/,
+        ],
+        [
+          { path: "locked/in.txt", content: "x" },
+          /^Cannot write "locked\/in\.txt": its folder is read-only \(mode 555\)$/,
+        ],
+        [{ path: "ro.txt", content: "x" }, /^Cannot write "ro\.txt": the file is read-only \(mode 444\)$/],
+      ];
+      for (const [args, reason] of cases) {
+        const probed = await s.client.callTool({
+          name: "write_file",
+          arguments: args,
+          _meta: { "forge.permission_patterns": true },
+        });
+        assert.equal(probed.isError, true, `${args.path}: ${JSON.stringify(probed._meta)}`);
+        assert.match(textOf(probed), reason);
+        // The call itself is refused in the same words.
+        assert.match(textOf(await s.client.callTool({ name: "write_file", arguments: args })), reason);
+      }
+      assert.deepEqual((await probe(s.client, "write_file", { path: "fits.txt", content: "x".repeat(64) })).patterns, [
+        `write:${s.out}/fits.txt`,
+      ]);
+      await assert.rejects(Deno.stat(join(s.out, "big.txt")), Deno.errors.NotFound);
+      await assert.rejects(Deno.stat(join(s.out, "fits.txt")), Deno.errors.NotFound);
+      assert.equal(await Deno.readTextFile(join(s.out, "locked", "in.txt")), "in\n");
+      assert.equal(await Deno.readTextFile(join(s.out, "ro.txt")), "ro\n");
+    } finally {
+      await Deno.chmod(join(s.out, "locked"), 0o755);
+      await Deno.chmod(join(s.out, "ro.txt"), 0o644);
+    }
+    await s.end();
+  },
+});
+
+Deno.test({
   name: "write_file creates and replaces a file, and accepts empty content",
   permissions: perms,
   async fn() {
@@ -70,8 +121,12 @@ Deno.test({
     // Another process creates the file between the check that found no file to confirm
     // and the write itself.
     class Racer extends Manager {
-      override async overwriteQuestion(path: string, roots?: ClientRoots): Promise<string | undefined> {
-        const question = await super.overwriteQuestion(path, roots);
+      override async overwriteQuestion(
+        path: string,
+        content: string,
+        roots?: ClientRoots,
+      ): Promise<string | undefined> {
+        const question = await super.overwriteQuestion(path, content, roots);
         await Deno.writeTextFile(join(out, path), "written by another process\n");
         return question;
       }
