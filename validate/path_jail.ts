@@ -173,6 +173,9 @@ export class PathJail {
     try {
       real = await Deno.realPath(candidate);
     } catch (err) {
+      // A name on the way is a file: refused as not found unless a link on the way leads outside (then that is
+      // the answer, as for a read), so the answer does not tell that a link's outside target is a file.
+      if (err instanceof Deno.errors.NotADirectory) await this.#missing(err, candidate, "write", path);
       if (!(err instanceof Deno.errors.NotFound)) refusalFor(err, action, path);
       // A dangling symbolic link is refused: writing through it would create its target. One that leads
       // outside is refused as any link out is, so the answer does not tell whether its target exists.

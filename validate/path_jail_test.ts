@@ -188,6 +188,9 @@ const writeCases: [string, string, Expect][] = [
   ["a dangling link that points inside", "dangling_in", { code: "symlink-escape" }],
   ["a new file two levels up through a link", "sub/up/evil.txt", { code: "symlink-escape" }],
   ["a missing folder", "nodir/new.txt", { code: "not-found" }],
+  ["a file used as a folder", "notes.txt/child", { code: "not-found" }],
+  // As a read answers it: "not found" would say the link's outside target is a file.
+  ["a new file below a link to a file outside", "link_out/child", { code: "symlink-escape" }],
   ["a .env file", ".env", { code: "denied-by-glob" }],
   ["a folder", "sub", { code: "not-a-file" }],
 ];

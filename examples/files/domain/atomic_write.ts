@@ -65,6 +65,13 @@ export async function planWrite(ws: Workspace, path: string, content?: PlanConte
   } catch (err) {
     if (err instanceof PolicyError && err.code === "not-found") {
       const folder = dirname(path);
+      if (err.cause instanceof Deno.errors.NotADirectory) {
+        throw new PolicyError(
+          "not-found",
+          `Cannot write ${quote(path)}: ${quote(folder)} is not a folder: a name on that path is a file`,
+          { cause: err },
+        );
+      }
       throw new PolicyError(
         "not-found",
         `Cannot write ${quote(path)}: the folder ${quote(folder)} does not exist; ` +

@@ -141,3 +141,40 @@ Deno.test({
     await tree.remove();
   },
 });
+
+Deno.test({
+  name:
+    "planWrite() words its refusals as a write: a file where a folder should be is not a folder, a denied folder is denied",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    await Deno.mkdir(join(tree.out, "secrets"));
+    await Deno.writeTextFile(join(tree.out, "secrets", "token.txt"), "kept");
+    const ws = await workspaceOf({ ...tree.config, deny: ["**/secret*"] });
+    const cases: [string, RegExp][] = [
+      [
+        "existing.txt/b",
+        /^Cannot write "existing\.txt\/b": "existing\.txt" is not a folder: a name on that path is a file$/,
+      ],
+      ["existing.txt/b/c", /^Cannot write "existing\.txt\/b\/c": "existing\.txt\/b" is not a folder: a name on that/],
+      [join(tree.out, "secrets", "new.txt"), /^Cannot write "[^"]+\/secrets\/new\.txt": the policy denies this path$/],
+      [
+        join(tree.out, "secrets", "token.txt"),
+        /^Cannot write "[^"]+\/secrets\/token\.txt": the policy denies this path$/,
+      ],
+    ];
+    for (const [path, reason] of cases) {
+      await assert.rejects(
+        planWrite(ws, path),
+        (err: unknown) => err instanceof PolicyError && reason.test(err.message),
+      );
+      await assert.rejects(
+        writeAtomic(ws, path, "x", { maxBytes: 1024 }),
+        (err: unknown) => err instanceof PolicyError && reason.test(err.message),
+      );
+    }
+    assert.equal(await Deno.readTextFile(join(tree.out, "secrets", "token.txt")), "kept");
+    assert.equal(await Deno.readTextFile(join(tree.out, "existing.txt")), "old content\n");
+    await tree.remove();
+  },
+});

@@ -212,6 +212,10 @@ export class Workspace {
       // The jail does not describe a file with several names; a write may replace one (the rename gives this name
       // a new file and leaves the others alone).
       if (err instanceof PolicyError && err.cause === undefined && /hard links/.test(err.message)) return "file";
+      // The lookup is a stat, the caller's action a write: the refusal says what was asked.
+      if (err instanceof PolicyError && err.message.startsWith("Cannot stat ")) {
+        err.message = `Cannot write ${err.message.slice("Cannot stat ".length)}`;
+      }
       throw err;
     }
   }
