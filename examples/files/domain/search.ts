@@ -97,8 +97,16 @@ export async function searchFiles(
       const limit = bounds.maxEntries - visited + 1;
       let entries;
       try {
-        entries = (await ws.listDir(path, folder.jailPath, { limit })).entries;
+        // A listing is one synchronous step that looks at the clock between entries: it gets the time left, or one
+        // folder of 20,001 names runs past the bound.
+        const timeMs = Math.max(0, deadline - performance.now());
+        entries = (await ws.listDir(path, folder.jailPath, { limit, timeMs, signal: options.signal })).entries;
       } catch (err) {
+        // Refused for the time (too-large, past the deadline): the search answers what it found, as at any bound.
+        if (err instanceof PolicyError && err.code === "too-large" && performance.now() >= deadline) {
+          hit.add("time");
+          break walk;
+        }
         // The start folder's refusal is the caller's answer; a folder below it that moved, vanished
         // or turned unreadable mid-search is skipped.
         if (folder.jailPath === start.jailPath || !(err instanceof PolicyError)) throw err;

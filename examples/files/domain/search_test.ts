@@ -1,9 +1,10 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { PolicyError } from "@forge/toolkit/validate";
+import { type ListDirOptions, PolicyError } from "@forge/toolkit/validate";
 import { assertNoLeak, makeTree, symlink, workspaceOf } from "./_fixture.ts";
 import { searchFiles } from "./search.ts";
+import type { Workspace } from "./workspace.ts";
 
 const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit", run: ["ln"] };
 
@@ -82,6 +83,34 @@ Deno.test({
     assert.deepEqual(few.limits_hit, ["max_entries"]);
     const late = await searchFiles(ws, ".", "*", { timeMs: 0 });
     assert.deepEqual([late.matches, late.limits_hit], [[], ["time"]]);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name:
+    "searchFiles() hands each listing the time left of its bound and its signal: one folder's listing cannot run past the bound",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    const given: ListDirOptions[] = [];
+    // The real workspace, its listings recorded: the time a listing gets is the search's to give.
+    const recorded = {
+      resolve: ws.resolve.bind(ws),
+      listDir: (path: string, jailPath: string, options: ListDirOptions) => {
+        given.push(options);
+        return ws.listDir(path, jailPath, options);
+      },
+    } as unknown as Workspace;
+    const signal = new AbortController().signal;
+    const found = await searchFiles(recorded, ".", "*.md", { timeMs: 60_000, signal });
+    assert.equal(found.matches.length, 3);
+    assert.ok(given.length >= 4, `${given.length} listings`);
+    for (const options of given) {
+      assert.ok(options.timeMs !== undefined && options.timeMs >= 0 && options.timeMs <= 60_000, `${options.timeMs}`);
+      assert.equal(options.signal, signal);
+    }
     await tree.remove();
   },
 });
