@@ -58,13 +58,21 @@ Deno.test({
 
 Deno.test({
   name:
-    "a repository's config cannot change how answers look: full ids, no ref names, authors as committed, UTF-8 messages, grep lines without a column, a/ and b/ prefixes",
+    "a repository's config cannot change how answers look: full ids, no ref names, authors as committed, UTF-8 messages, grep lines without a column, a/ and b/ prefixes, blame's lines and ids, a root commit's diff, hunks as git shapes them",
   permissions: perms,
   async fn() {
     const t = await hostileTree();
-    const app = await t.f.repo("app", { "f.txt": "a needle\n" });
+    // n.txt: two changes 11 lines apart, two hunks unless context or inter-hunk context grows. s.txt: a block whose
+    // place git's indent heuristic chooses, after a blank context line.
+    const numbers = Array.from({ length: 30 }, (_, i) => `${i + 1}\n`);
+    const app = await t.f.repo("app", { "f.txt": "a needle\n", "n.txt": numbers.join(""), "s.txt": "1\na\n\nb\n2\n" });
     await Deno.writeTextFile(join(app, ".mailmap"), "Someone Else <else@example.com> <test@example.com>\n");
     await Deno.writeTextFile(join(app, "f.txt"), "a needle\nmore\n");
+    await Deno.writeTextFile(
+      join(app, "n.txt"),
+      numbers.map((n) => n === "5\n" || n === "16\n" ? `x${n}` : n).join(""),
+    );
+    await Deno.writeTextFile(join(app, "s.txt"), "1\na\n\nb\na\n\nb\n2\n");
     await t.f.git(app, "commit", "-q", "-a", "-m", "second");
     const author = (await t.f.git(app, "log", "-1", "--format=%an <%ae>")).trim();
     for (
@@ -75,6 +83,16 @@ Deno.test({
         ["grep.column", "true"],
         ["diff.noprefix", "true"],
         ["core.deltaBaseCacheLimit", "10g"],
+        ["blame.coloring", "highlightRecent"],
+        ["blame.showEmail", "true"],
+        ["blame.blankBoundary", "true"],
+        ["blame.showRoot", "true"],
+        ["log.showRoot", "false"],
+        ["core.abbrev", "4"],
+        ["diff.context", "0"],
+        ["diff.interHunkContext", "10"],
+        ["diff.indentHeuristic", "false"],
+        ["diff.suppressBlankEmpty", "true"],
       ]
     ) await t.f.git(app, "config", key, value);
     await Deno.writeTextFile(
@@ -94,6 +112,20 @@ Deno.test({
       const show = await served.ok("git_show", { repo: "app", rev: "HEAD" });
       assert.match(show, /^diff --git a\/f\.txt b\/f\.txt$/m, show);
       assert.doesNotMatch(show, /Mapped Name/);
+      // Ids at git's length, three lines of context, two hunks, the indent heuristic's block, " " for a blank line.
+      assert.match(show, /^index [0-9a-f]{7}\.\.[0-9a-f]{7} 100644$/m, show);
+      assert.match(show, /^@@ -2,7 \+2,7 @@\n 2\n 3\n 4\n-5\n\+x5\n 6\n 7\n 8\n@@ -13,7 \+13,7 @@$/m, show);
+      assert.match(show, /^@@ -1,5 \+1,8 @@\n 1\n a\n \n\+b\n\+a\n\+\n b\n 2\n/m, show);
+      const root = await served.ok("git_show", { repo: "app", rev: "HEAD~1" });
+      assert.match(root, /^diff --git a\/f\.txt b\/f\.txt\nnew file mode 100644\n/m, root);
+      // The root commit as a boundary (`^` and seven hex digits), the newer one in eight, no colour, names not emails.
+      const blame = await served.ok("git_blame", { repo: "app", path: "f.txt" });
+      assert.match(
+        blame,
+        /^\^[0-9a-f]{7} \([^<]+ \d{4}-\d\d-\d\dT[^)]+ 1\) a needle\n[0-9a-f]{8} \([^<]+ \d{4}-/,
+        blame,
+      );
+      assert.ok(!blame.includes("\u001b") && !blame.includes("<"), JSON.stringify(blame));
     } finally {
       await served.server.close();
       await t.f.end();

@@ -91,6 +91,19 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "grep.column=false",
   "diff.noprefix=false",
   "diff.relative=false",
+  // Blame's lines as git prints them by default: no colour escapes (blame.coloring ignores color.ui), authors by
+  // name, the boundary commit's id shown and marked `^`, the root commit as a boundary.
+  "blame.coloring=none",
+  "blame.showEmail=false",
+  "blame.blankBoundary=false",
+  "blame.showRoot=false",
+  "log.showRoot=true", // false: git_show of a root commit would show no diff
+  "core.abbrev=auto", // ids in blame lines and diffs' index lines at git's length, not the repository's
+  // Hunks as git shapes them by default: three lines of context, no others fused, blank context lines as " ".
+  "diff.context=3",
+  "diff.interHunkContext=0",
+  "diff.indentHeuristic=true",
+  "diff.suppressBlankEmpty=false",
 ]);
 
 /** Variables every git run gets; nothing else is inherited. */
