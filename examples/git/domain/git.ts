@@ -16,7 +16,7 @@ import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout } from "./git_layout.ts";
 import { assertInPlaceWrites } from "./in_place_writes.ts";
 import { assertIndexShape } from "./index_shape.ts";
-import { assertShallowBounded } from "./shallow_file.ts";
+import { assertLineFilesBounded } from "./line_files.ts";
 import {
   discoveryArgs,
   DRIVER_KEYS,
@@ -331,8 +331,8 @@ export class Git {
       cache: this.#checked,
       signal,
     });
-    // Before git's first read of the shallow file, whose lines cost git quadratic time.
-    await assertShallowBounded(repo.name, layout.commonDir);
+    // Before git reads the shallow, info/exclude and info/attributes files, whose lines it holds in tables.
+    await assertLineFilesBounded(repo.name, layout.commonDir);
     // Before git's first read of the config (every run, this server's ownership check included).
     const config = await assertNoIncludes(repo.name, layout);
     const verified = { gitDir: layout.gitDir, commonDir: layout.commonDir, config };

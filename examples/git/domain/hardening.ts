@@ -104,6 +104,17 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   "diff.interHunkContext=0",
   "diff.indentHeuristic=true",
   "diff.suppressBlankEmpty=false",
+  // What a commit writes. A repository's `core.sharedRepository=0777` made the index, refs, reflogs and object
+  // folders world-writable: files get the server's umask. `core.ignoreCase=true`, wrong on Linux, staged `d/new`
+  // as a tracked `D/`'s `D/new` and hid an untracked `readme` beside `README`.
+  "core.sharedRepository=umask",
+  "core.ignoreCase=false",
+  // No sparse-checkout patterns are read (git reads `info/sparse-checkout` only with it on), so `git add` stages
+  // every path given; the index's skip-worktree bits still apply.
+  "core.sparseCheckout=false",
+  // A file is stored as its bytes in the work tree unless `.gitattributes` asks for a conversion: `input` or `true`
+  // stored `a\r\nb\r\n` as `a\nb\n`.
+  "core.autocrlf=false",
 ]);
 
 /** Variables every git run gets; nothing else is inherited. */

@@ -196,6 +196,56 @@ Deno.test("git_commit commits as the configured author and the message as given,
   }
 });
 
+Deno.test("git_commit writes as plain git on Linux whatever the repository's core.sharedRepository, core.ignoreCase, core.sparseCheckout or core.autocrlf; an info/exclude over 1 MiB is refused", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("wconfig", { "D/f.txt": "f\n", "README": "r\n", "x/y.txt": "y\n" });
+    for (
+      const [key, value] of [
+        ["core.sharedRepository", "0777"],
+        ["core.ignoreCase", "true"],
+        ["core.sparseCheckout", "true"],
+        ["core.autocrlf", "input"],
+      ]
+    ) await f.git(dir, "config", key, value);
+    // Sparse-checkout patterns that leave x/ out: git add would refuse x/y.txt.
+    await Deno.writeTextFile(join(dir, ".git", "info", "sparse-checkout"), "/D/\n/README\n");
+    await Deno.mkdir(join(dir, "d"));
+    await Deno.writeTextFile(join(dir, "d", "new.txt"), "n\n");
+    await Deno.writeTextFile(join(dir, "readme"), "untracked\n");
+    await Deno.writeTextFile(join(dir, "x", "y.txt"), "y2\n");
+    await Deno.writeTextFile(join(dir, "crlf.txt"), "a\r\nb\r\n");
+    const mgr = f.manager({ wconfig: dir });
+    await mgr.commit("wconfig", "m", ["d/new.txt", "x/y.txt", "crlf.txt"]);
+    assert.match((await mgr.status("wconfig")).text, /^\?\? readme$/m, "an untracked readme beside README is hidden");
+    const tree = await f.git(dir, "ls-tree", "-r", "--name-only", "HEAD");
+    assert.deepEqual(tree.trim().split("\n"), ["D/f.txt", "README", "crlf.txt", "d/new.txt", "x/y.txt"]);
+    assert.equal(await f.git(dir, "cat-file", "blob", "HEAD:crlf.txt"), "a\r\nb\r\n", "stored with its CRs dropped");
+    assert.equal(await f.git(dir, "cat-file", "blob", "HEAD:x/y.txt"), "y2\n");
+    const head = (await f.git(dir, "rev-parse", "HEAD")).trim();
+    const written = ["index", "refs/heads/main", `objects/${head.slice(0, 2)}`].map((p) => join(dir, ".git", p));
+    for (const path of written) {
+      assert.equal((await Deno.stat(path)).mode! & 0o002, 0, `${path} is world-writable`);
+    }
+    // The control: plain git, under the same config, makes the ref world-writable and hides the readme.
+    await f.git(dir, "commit", "-q", "--allow-empty", "-m", "plain");
+    const ref = (await Deno.stat(join(dir, ".git", "refs", "heads", "main"))).mode! & 0o777;
+    assert.equal(ref & 0o002, 0o002, "core.sharedRepository did not apply: this test proves nothing");
+    assert.doesNotMatch(await f.git(dir, "status", "--porcelain"), /readme/, "core.ignoreCase did not apply");
+    await assert.rejects(f.git(dir, "add", "--dry-run", "x/y.txt"), /outside of your sparse-checkout definition/);
+    const stored = (await f.git(dir, "hash-object", "crlf.txt")).trim();
+    assert.notEqual(stored, (await f.git(dir, "rev-parse", "HEAD:crlf.txt")).trim(), "core.autocrlf did not apply");
+    // Patterns git would hold a structure each of, and try every untracked path against, refused before git runs.
+    await Deno.writeTextFile(join(dir, ".git", "info", "exclude"), "*.o\n".repeat(262_145));
+    await assert.rejects(
+      mgr.status("wconfig"),
+      /^PolicyError: Cannot use repo "wconfig": its info\/exclude file is over 1048576 bytes, more than this server/,
+    );
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("git_commit copies no outside file into .git through rerere: an rr-cache folder and a MERGE_RR naming ../outside/secret", async () => {
   const f = await fixture();
   try {

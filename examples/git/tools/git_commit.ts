@@ -23,10 +23,11 @@ const input = schema({
 export const gitCommitTool: Tool<Infer<typeof input>> = {
   name: "git_commit",
   title: "Commit files",
-  description: "Commits exactly the given files (their content in the work tree: changed, new or deleted) to the " +
-    "current branch of a repository configured as writable; other staged changes stay out of the commit. Hooks, " +
-    "signing and filters never run; a repository whose config defines filter drivers is refused. Paths are " +
-    "relative to the work tree, never inside .git. Permission pattern: `commit:<repo>`.",
+  description: "Commits exactly the given files (their bytes in the work tree, converted only as the repository's " +
+    ".gitattributes asks, e.g. CRLF to LF for text files: changed, new or deleted) to the current branch of a " +
+    "repository configured as writable; other staged changes stay out of the commit. Hooks, signing and filters " +
+    "never run; a repository whose config defines filter drivers is refused. Paths are relative to the work tree, " +
+    "never inside .git. Permission pattern: `commit:<repo>`.",
   inputSchema: input,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   timeoutMs: 60_000,

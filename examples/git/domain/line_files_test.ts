@@ -1,0 +1,30 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp}
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PolicyError } from "@forge/toolkit/validate";
+import { assertLineFilesBounded } from "./line_files.ts";
+
+Deno.test("assertLineFilesBounded() passes no shallow, info/exclude or info/attributes file or ones within the bound, and refuses a larger one", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await assertLineFilesBounded("app", dir);
+    await Deno.mkdir(join(dir, "info"));
+    await Deno.writeTextFile(join(dir, "shallow"), `${"f".repeat(40)}\n`);
+    await Deno.writeTextFile(join(dir, "info", "exclude"), `${"*.o\n".repeat(10)}`);
+    await Deno.writeTextFile(join(dir, "info", "attributes"), `${"* -diff\n".repeat(4)}`);
+    await assertLineFilesBounded("app", dir, 41);
+    const refused = (file: string, max: number) => (err: unknown) => {
+      assert.ok(err instanceof PolicyError && err.code === "too-large", String(err));
+      assert.ok(err.message.startsWith(`Cannot use repo "app": its ${file} file is over ${max} bytes, `), err.message);
+      return true;
+    };
+    await assert.rejects(assertLineFilesBounded("app", dir, 40), refused("shallow", 40));
+    await Deno.remove(join(dir, "shallow"));
+    await assert.rejects(assertLineFilesBounded("app", dir, 39), refused("info/exclude", 39));
+    await Deno.remove(join(dir, "info", "exclude"));
+    await assertLineFilesBounded("app", dir, 32);
+    await assert.rejects(assertLineFilesBounded("app", dir, 31), refused("info/attributes", 31));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
