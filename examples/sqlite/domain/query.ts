@@ -16,6 +16,16 @@ import { Authorizer } from "./authorizer.ts";
 import { withAuthorizer } from "./connection.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
 
+/**
+ * The PRAGMAs SQLite's full-text modules run themselves, bare, when a query
+ * reads their tables: FTS5 `PRAGMA "main".data_version` (a counter of other
+ * connections' commits) to know whether its cached config is stale, and
+ * FTS3/FTS4 `PRAGMA "main".page_size`. Both only read a number; every other
+ * statement the modules run (their shadow tables, an external content table
+ * or view) is judged as the query's own reads are.
+ */
+export const FULL_TEXT_PRAGMAS: readonly string[] = Object.freeze(["data_version", "page_size"]);
+
 /** Options of {@linkcode runQuery}. */
 export interface QueryOptions {
   /**
@@ -91,7 +101,12 @@ export interface QueryResult {
  */
 export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryResult {
   assertReadOnlySql(sql, { maxLength: options.maxSqlLength });
-  const authorizer = new Authorizer({ mode: "read", allowRecursive: options.allowRecursive });
+  // A full-text table's module runs statements of its own through this connection, judged by this authorizer too.
+  const authorizer = new Authorizer({
+    mode: "read",
+    allowRecursive: options.allowRecursive,
+    pragmas: FULL_TEXT_PRAGMAS,
+  });
   const { columns, plan, explained } = withAuthorizer(db, authorizer, "run query", () => {
     const columns = db.prepare(sql).columns().map((column) => column.name);
     const seen = new Set<string>();

@@ -7,6 +7,8 @@ import { type QueryOptions, runQuery } from "./query.ts";
 import { openSqlite, type Sqlite } from "./sqlite.ts";
 import { DatabaseSizes, MAX_VIEW_SQL_BYTES } from "./database_sizes.ts";
 import { join } from "node:path";
+import { ConfigSchema } from "./config.ts";
+import type { SqlParams } from "./values.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
 const OPTIONS: QueryOptions = { maxRows: 100, maxSqlLength: 10_000, allowRecursive: false };
@@ -380,8 +382,10 @@ Deno.test({
     const [dear, pair, allowed, alone] = answers[0];
     assert.match(dear, /^Cannot run query: its plan would visit about .* rows \(1,048,576 × 1,048,576 × 300 × 300\)/);
     assert.match(pair, /\(1,048,576 × 300\)/);
-    // Let through, reading the table is refused: FTS5 runs `PRAGMA data_version` itself, which a query may not.
-    for (const answer of [allowed, alone]) assert.equal(answer, "Cannot run query: this PRAGMA is not allowed");
+    // Let through, reading the table is refused: FTS5 reads its content view under the query's authorizer.
+    for (const answer of [allowed, alone]) {
+      assert.equal(answer, 'Cannot run query: "pragma_database_list" is not a schema PRAGMA');
+    }
   },
 });
 
@@ -413,6 +417,81 @@ Deno.test({
     } finally {
       db.close();
       fixture.remove();
+    }
+  },
+});
+
+Deno.test({
+  name: "runQuery() searches FTS5, FTS4 and FTS3 tables, and what their modules read is judged as the query's reads",
+  permissions: perms,
+  fn() {
+    const base = Deno.makeTempDirSync({ dir: TMP, prefix: "sqlite-fts-" });
+    const path = join(base, "fts.db");
+    const writer = openSqlite(path, {});
+    writer.exec(`CREATE TABLE docs (id INTEGER PRIMARY KEY, body TEXT);
+      INSERT INTO docs (body) VALUES ('the quick brown fox'), ('a lazy dog'), ('quick thinking');
+      CREATE VIRTUAL TABLE docs_fts USING fts5(body);
+      INSERT INTO docs_fts (rowid, body) SELECT id, body FROM docs;
+      CREATE VIRTUAL TABLE docs_ext USING fts5(body, content='docs', content_rowid='id');
+      INSERT INTO docs_ext (docs_ext) VALUES ('rebuild');
+      CREATE VIRTUAL TABLE docs4 USING fts4(body);
+      INSERT INTO docs4 (docid, body) SELECT id, body FROM docs;
+      CREATE VIRTUAL TABLE docs3 USING fts3(body);
+      INSERT INTO docs3 (docid, body) SELECT id, body FROM docs;
+      CREATE VIEW leak AS SELECT 1 AS id, file AS body FROM pragma_database_list;
+      CREATE VIRTUAL TABLE via_view USING fts5(body, content='leak', content_rowid='id');
+      INSERT INTO via_view (rowid, body) VALUES (1, 'quick');
+      CREATE VIRTUAL TABLE via_pragma USING fts5(file, content='pragma_database_list', content_rowid='seq');
+      INSERT INTO via_pragma (rowid, file) VALUES (0, 'quick');
+      CREATE VIRTUAL TABLE via_view4 USING fts4(content='leak', body);
+      INSERT INTO via_view4 (docid, body) VALUES (1, 'quick');`);
+    writer.close();
+    const db = openDatabase(path, false);
+    // Priced as the server prices them, at the default max_scan_rows.
+    const options = { ...OPTIONS, maxScanRows: ConfigSchema.parse({}).max_scan_rows, sizes: new DatabaseSizes(db) };
+    const ask = (sql: string, params: SqlParams = ["quick"]) => {
+      try {
+        return runQuery(db, sql, { ...options, params }).rows;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    const quick = [{ id: 1, body: "the quick brown fox" }, { id: 3, body: "quick thinking" }];
+    try {
+      // FTS4 runs its PRAGMA when the connection first opens the table (so first here): once refused, that refusal
+      // stood for whatever failed next.
+      assert.equal(
+        ask("SELECT docid FROM docs4 WHERE docs4 MATCH ?", ["quick OR"]),
+        "Cannot run query: malformed MATCH expression: [quick OR]",
+      );
+      assert.deepEqual(ask("SELECT rowid AS id, body FROM docs_fts WHERE docs_fts MATCH ? ORDER BY rowid"), quick);
+      assert.deepEqual(ask("SELECT rowid AS id, body FROM docs_ext WHERE docs_ext MATCH ? ORDER BY rowid"), quick);
+      assert.deepEqual(
+        ask("SELECT docs.id, docs.body FROM docs_ext JOIN docs ON docs.id = docs_ext.rowid WHERE docs_ext MATCH ?"),
+        quick,
+      );
+      assert.deepEqual(ask("SELECT highlight(docs_fts, 0, '[', ']') AS h FROM docs_fts(?) ORDER BY rank LIMIT 1"), [
+        { h: "[quick] thinking" },
+      ]);
+      assert.deepEqual(ask("SELECT docid AS id, body FROM docs4 WHERE docs4 MATCH ? ORDER BY docid"), quick);
+      assert.deepEqual(ask("SELECT docid AS id, body FROM docs3 WHERE docs3 MATCH ? ORDER BY docid"), quick);
+      // The module's reads of a content table go through the query's authorizer: what a query may not read, an
+      // FTS table's content may not either.
+      const refused = 'Cannot run query: "pragma_database_list" is not a schema PRAGMA';
+      assert.equal(ask("SELECT * FROM via_view WHERE via_view MATCH ?"), refused);
+      assert.equal(ask("SELECT * FROM via_view", []), refused);
+      assert.equal(ask("SELECT * FROM via_pragma WHERE via_pragma MATCH ?"), refused);
+      assert.equal(ask("SELECT * FROM via_view4 WHERE via_view4 MATCH ?"), refused);
+      // The PRAGMAs the modules run stay refused to the query itself.
+      assert.equal(
+        ask("SELECT * FROM pragma_data_version", []),
+        'Cannot run query: "pragma_data_version" is not a read-only schema PRAGMA',
+      );
+      // After the refusals the tables still answer.
+      assert.deepEqual(ask("SELECT rowid AS id, body FROM docs_fts WHERE docs_fts MATCH ? ORDER BY rowid"), quick);
+    } finally {
+      db.close();
+      Deno.removeSync(base, { recursive: true });
     }
   },
 });
