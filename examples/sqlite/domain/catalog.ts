@@ -23,9 +23,11 @@ export interface TableDescription extends TableSummary {
   indexes: { name: string; unique: boolean; origin: string; partial: boolean }[];
   /** Its foreign keys, one entry per column pair. */
   foreign_keys: { column: string; table: string; to: string | null; on_update: string; on_delete: string }[];
+  /** Whether a list (columns, indexes or foreign keys) was cut at {@linkcode MAX_CATALOG_ROWS} entries. */
+  truncated: boolean;
 }
 
-/** The most tables, columns, indexes or keys listed. */
+/** The most tables listed, and the most columns, indexes or foreign-key entries one description lists. */
 export const MAX_CATALOG_ROWS = 10_000;
 /**
  * The most bytes of JSON one description may take, as a query's result: a
@@ -63,7 +65,8 @@ export function listTables(db: Sqlite): { tables: TableSummary[]; truncated: boo
  *
  * @param db A read-only connection.
  * @param name The table's name as the caller gave it.
- * @returns Its columns, indexes and foreign keys.
+ * @returns Its columns, indexes and foreign keys, each list cut at {@linkcode MAX_CATALOG_ROWS} entries (`truncated`
+ * says one was).
  * @throws {PolicyError} When the name is malformed, no table or view has it, or its description's JSON would pass
  * {@linkcode MAX_DESCRIPTION_BYTES}.
  */
@@ -130,6 +133,8 @@ export function describeTable(db: Sqlite, name: string): TableDescription {
       on_update: String(k.on_update),
       on_delete: String(k.on_delete),
     })),
+    // A table can have any number of indexes and foreign keys: a cut list says so, as list_tables does.
+    truncated: reads.some((found) => found.truncated),
   };
   const bytes = new TextEncoder().encode(JSON.stringify(description)).length;
   if (bytes > MAX_DESCRIPTION_BYTES) throw tooLarge(bytes);

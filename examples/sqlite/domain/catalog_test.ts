@@ -1,7 +1,7 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
-import { describeTable, listTables } from "./catalog.ts";
+import { describeTable, listTables, MAX_CATALOG_ROWS } from "./catalog.ts";
 import { openDatabase } from "./connection.ts";
 import { makeFixture, TMP, withFixtureDb } from "./_fixture.ts";
 import { openSqlite, type Sqlite } from "./sqlite.ts";
@@ -47,6 +47,7 @@ Deno.test({
     assert.deepEqual(orders.foreign_keys, [
       { column: "customer_id", table: "customers", to: "id", on_update: "NO ACTION", on_delete: "CASCADE" },
     ]);
+    assert.equal(orders.truncated, false);
     assert.equal(describeTable(db, "odd name").columns[0].name, "x");
     assert.equal(describeTable(db, "big_orders").type, "view");
   }),
@@ -120,6 +121,30 @@ Deno.test({
         }, table);
       }
       assert.equal(describeTable(db, "w1").columns[0].name.length, 400_000, "one of them alone fits");
+    } finally {
+      db.close();
+      fixture.remove();
+    }
+  },
+});
+
+Deno.test({
+  name: "describeTable() says when it cut a list at 10,000 entries: one more foreign-key entry than it lists",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const writer = openSqlite(fixture.db, {});
+    // A column may carry any number of REFERENCES clauses, each one entry of pragma_foreign_key_list: short ones keep
+    // the description under its 1 MiB. (Indexes are cut by the same code; 10,001 of them take SQLite seconds to make.)
+    writer.exec(`CREATE TABLE p (id INTEGER PRIMARY KEY);
+      CREATE TABLE many_keys (a${" REFERENCES p".repeat(MAX_CATALOG_ROWS + 1)});`);
+    writer.close();
+    const db = openDatabase(fixture.db, false);
+    try {
+      const cut = describeTable(db, "many_keys");
+      assert.equal(cut.foreign_keys.length, MAX_CATALOG_ROWS);
+      assert.equal(cut.truncated, true);
+      assert.equal(describeTable(db, "p").truncated, false);
     } finally {
       db.close();
       fixture.remove();

@@ -23,8 +23,9 @@ export const describeTableTool: Tool<Input> = {
   name: "describe_table",
   title: "Describe a table",
   description: "Describes one table or view: its CREATE statement, columns (name, declared type, NOT NULL, " +
-    "default, position in the primary key), indexes and foreign keys. The name is matched as SQLite does " +
-    "(ignoring ASCII case); list_tables shows the names.",
+    "default, position in the primary key), indexes and foreign keys, each list up to 10,000 entries (`truncated` " +
+    "says one was cut; run_query reads the rest, e.g. SELECT * FROM pragma_index_list(?) LIMIT -1 OFFSET 10000). " +
+    "The name is matched as SQLite does (ignoring ASCII case); list_tables shows the names.",
   inputSchema: input,
   outputSchema: schema({
     name: strProp("The table's name as stored"),
@@ -59,7 +60,8 @@ export const describeTableTool: Tool<Input> = {
       }, ["column", "table", "to", "on_update", "on_delete"]),
       "The foreign keys, one entry per column",
     ),
-  }, ["name", "type", "sql", "columns", "indexes", "foreign_keys"]),
+    truncated: boolProp("Whether a list was cut at 10,000 entries (the one holding 10,000)"),
+  }, ["name", "type", "sql", "columns", "indexes", "foreign_keys", "truncated"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   timeoutMs: TOOL_TIMEOUT_MS,
 };

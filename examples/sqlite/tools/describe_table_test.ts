@@ -10,8 +10,13 @@ Deno.test({
   async fn() {
     const s = await session();
     const result = await s.client.callTool({ name: "describe_table", arguments: { table: "Products" } });
-    const table = result.structuredContent as { name: string; columns: { name: string; type: string }[] };
+    const table = result.structuredContent as {
+      name: string;
+      columns: { name: string; type: string }[];
+      truncated: boolean;
+    };
     assert.equal(table.name, "products");
+    assert.equal(table.truncated, false);
     assert.deepEqual(table.columns.map((c) => `${c.name} ${c.type}`), [
       "id INTEGER",
       "name TEXT",
