@@ -144,8 +144,51 @@ export function withAuthorizer<T>(db: Sqlite, authorizer: Authorizer, action: st
     if (err instanceof PolicyError) throw err;
     if (!(err instanceof Error) || (err as { code?: string }).code === undefined) throw err;
     // SQLite's messages name tables and columns, never host paths (no ATTACH, no file functions).
-    throw new PolicyError("sql", `Cannot ${action}: ${sqliteMessage(err)}`, { cause: err });
+    throw new PolicyError("sql", `Cannot ${action}: ${sqliteProblem(db, err)}`, { cause: err });
   } finally {
     db.setAuthorizer(null);
   }
+}
+
+// SQLITE_TOOBIG: a string or blob past the connection's length limit.
+const SQLITE_TOOBIG = 18;
+
+/**
+ * The words for a statement SQLite failed on `db`: `sqliteMessage`'s, except
+ * for a "string or blob too big" that loading the schema raised. SQLite
+ * loads the schema before any statement that reads the database, under the
+ * connection's length limit ({@linkcode MAX_VALUE_BYTES}), so one CREATE
+ * statement in `sqlite_schema` past it fails every such statement with words
+ * that point at the statement run, not at the file; this says what is wrong. It
+ * tells the two apart by preparing a statement that reads nothing but the
+ * schema: it fails the same way only when the schema is the cause.
+ *
+ * @param db The connection the statement failed on.
+ * @param err What node:sqlite threw.
+ * @returns The words, to follow `Cannot <action>: `.
+ *
+ * @example A value past the limit is SQLite's own message
+ * ```ts
+ * import { openDatabase, sqliteProblem } from "./connection.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const db = openDatabase(":memory:", false);
+ * assert.throws(() => db.prepare("SELECT zeroblob(2000000)").get(), (err) => {
+ *   assert.equal(sqliteProblem(db, err), "string or blob too big");
+ *   return true;
+ * });
+ * db.close();
+ * ```
+ */
+export function sqliteProblem(db: Sqlite, err: unknown): string {
+  if ((err as { errcode?: unknown })?.errcode !== SQLITE_TOOBIG) return sqliteMessage(err);
+  try {
+    db.prepare("SELECT 1 FROM sqlite_schema LIMIT 0");
+    return sqliteMessage(err);
+  } catch (probe) {
+    if ((probe as { errcode?: unknown })?.errcode !== SQLITE_TOOBIG) return sqliteMessage(err);
+  }
+  return `the database's schema holds a statement longer than ${MAX_VALUE_BYTES.toLocaleString("en-US")} bytes ` +
+    "(SQLite's length limit here), so SQLite cannot load the schema and no statement that reads the database can run; " +
+    "shorten or drop that CREATE statement with another tool (sqlite3 as the file's owner)";
 }

@@ -2,8 +2,10 @@
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";
-import { MAX_VALUE_BYTES, MEMORY_CAP_MB, openDatabase, withAuthorizer } from "./connection.ts";
+import { MAX_VALUE_BYTES, MEMORY_CAP_MB, openDatabase, sqliteProblem, withAuthorizer } from "./connection.ts";
 import { makeFixture, moduleFixture, TMP } from "./_fixture.ts";
+import type { Sqlite } from "./sqlite.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const MiB = 2 ** 20;
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
@@ -143,5 +145,53 @@ Deno.test({
     // Outside withAuthorizer nothing judges: recursion compiles again.
     db.prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2) SELECT x FROM c");
     db.close();
+  },
+});
+
+Deno.test({
+  name: 'withAuthorizer() says the schema holds a statement past the length limit, where SQLite says only "string or ' +
+    "blob too big\", and leaves a value past it in SQLite's words",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const writer = new DatabaseSync(fixture.db);
+    // SQLite loads the schema under the connection's length limit before a statement reads the database: one byte
+    // past it fails them all.
+    const [head, tail] = ["CREATE VIEW long_view AS SELECT '", "' AS x"];
+    writer.exec(`${head}${"x".repeat(MAX_VALUE_BYTES + 1 - head.length - tail.length)}${tail}`);
+    assert.equal(writer.prepare("SELECT max(octet_length(sql)) AS n FROM sqlite_schema").get()?.n, MAX_VALUE_BYTES + 1);
+    writer.close();
+    const schema = "the database's schema holds a statement longer than 1,048,576 bytes (SQLite's length limit " +
+      "here), so SQLite cannot load the schema and no statement that reads the database can run; shorten or drop " +
+      "that CREATE statement with another tool (sqlite3 as the file's owner)";
+    const db = openDatabase(fixture.db, false);
+    const healthy = openDatabase(scoped.db, false);
+    const run = (on: Sqlite, sql: string) => {
+      try {
+        withAuthorizer(
+          on,
+          new Authorizer({ mode: "read", allowRecursive: false }),
+          "run query",
+          () => on.prepare(sql).all(),
+        );
+        return "ran";
+      } catch (err) {
+        assert.ok(err instanceof PolicyError);
+        return err.message;
+      }
+    };
+    try {
+      for (const sql of ["SELECT * FROM customers", "SELECT zeroblob(2000000)"]) {
+        assert.equal(run(db, sql), `Cannot run query: ${schema}`, sql);
+      }
+      // Again: SQLite keeps no schema it could not load.
+      assert.equal(run(db, "SELECT name FROM sqlite_schema"), `Cannot run query: ${schema}`);
+      assert.equal(run(healthy, "SELECT zeroblob(2000000)"), "Cannot run query: string or blob too big");
+      assert.equal(sqliteProblem(healthy, new Error("no code")), "no code");
+    } finally {
+      db.close();
+      healthy.close();
+      fixture.remove();
+    }
   },
 });

@@ -7,13 +7,12 @@ import {
   PolicyError,
   quote,
   readPlannedRows,
-  sqliteMessage,
 } from "@forge/toolkit/validate";
 import { tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
 import { assertAffordable, explainQueryPlan, queryCost } from "./query_cost.ts";
 import { DatabaseSizes, PRICING_PRAGMAS } from "./database_sizes.ts";
 import { Authorizer } from "./authorizer.ts";
-import { withAuthorizer } from "./connection.ts";
+import { sqliteProblem, withAuthorizer } from "./connection.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
 
 /**
@@ -159,7 +158,7 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
       return readPlannedRows(db, plan);
     } catch (err) {
       if (authorizer.denied !== undefined || !(err instanceof Error)) throw err;
-      throw new PolicyError("sql", `Cannot run query: ${sqliteMessage(err)}`, { cause: err });
+      throw new PolicyError("sql", `Cannot run query: ${sqliteProblem(db, err)}`, { cause: err });
     }
   });
   return encodeRows(columns, found, plan.maxBytes);

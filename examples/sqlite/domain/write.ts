@@ -1,8 +1,8 @@
 import type { SQLInputValue } from "node:sqlite";
-import { PolicyError, sqliteMessage } from "@forge/toolkit/validate";
+import { PolicyError } from "@forge/toolkit/validate";
 import type { Sqlite } from "./sqlite.ts";
 import { Authorizer } from "./authorizer.ts";
-import { withAuthorizer } from "./connection.ts";
+import { sqliteProblem, withAuthorizer } from "./connection.ts";
 import { classifyWrite } from "./write_statement.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
 
@@ -136,6 +136,6 @@ export function rollBackJournal(writer: Sqlite, action: string): void {
   try {
     writer.prepare("SELECT count(*) FROM sqlite_schema").get();
   } catch (err) {
-    throw new PolicyError("sql", `Cannot ${action}: ${sqliteMessage(err)}`, { cause: err });
+    throw new PolicyError("sql", `Cannot ${action}: ${sqliteProblem(writer, err)}`, { cause: err });
   }
 }
