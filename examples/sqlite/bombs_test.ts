@@ -334,7 +334,7 @@ Deno.test({
     assert.deepEqual((joined.structuredContent as { rows: unknown[] }).rows, [{ n: 1_000 }]);
     // An FTS5 table whose content view holds 47 rows, 47 being the database path's first character ('/'): counted
     // through that view, the price showed it, one character of the path per call. It is priced as a table-valued
-    // source instead; reading it is refused (FTS5 runs `PRAGMA data_version`, which a query may not).
+    // source instead; reading it is refused by what the content view reads, judged as the query's own reads.
     const writer = new DatabaseSync(tree.db);
     writer.exec(`CREATE VIEW c1 AS SELECT n AS id, 'x' AS name FROM t
         WHERE n <= unicode((SELECT file FROM pragma_database_list WHERE name = 'main'));
@@ -347,7 +347,7 @@ Deno.test({
     );
     assert.equal(
       (await query("SELECT count(*) AS n FROM p1")).content[0].text,
-      "Cannot run query: this PRAGMA is not allowed",
+      'Cannot run query: "pragma_database_list" is not a schema PRAGMA',
     );
     server.process.kill("SIGTERM");
     assert.equal((await server.status()).code, 0);
