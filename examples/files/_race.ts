@@ -5,7 +5,7 @@
 // byte, name or size may come back, no file may appear outside, no temporary
 // file may stay behind, and the process holds no descriptor of the arena
 // afterwards.
-// race_test.ts runs it in the gate (2,000 calls per tool); race_soak.ts
+// race_test.ts runs it in the gate (1,000 calls per tool); race_soak.ts
 // behind `deno task race` (30,000) and `deno task race:soak` (300,000).
 import assert from "node:assert/strict";
 import { join } from "node:path";
