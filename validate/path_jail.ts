@@ -346,15 +346,15 @@ export class PathJail {
     const timeMs = options.timeMs ?? Infinity;
     const real = await this.#resolveRead(path, "list");
     const roots = await this.#realRoots("read");
-    const rel = containing(roots, real) ?? "";
     const limit = options.limit ?? 1000;
-    // The folder's segments are matched once; each name then costs one step per glob.
-    const denied = namesIn(this.#deny, globPath(rel));
+    // The folder's segments are matched once, from every root that holds it; each name then costs one step per
+    // glob and root.
+    const denied = everyContaining(roots, real).map((rel) => namesIn(this.#deny, globPath(rel)));
     const deniedAnywhere = namesIn(this.#anywhere, globPath(real));
-    const visible = (name: string) => !denied(name) && !deniedAnywhere(name);
+    const visible = (name: string) => !denied.some((d) => d(name)) && !deniedAnywhere(name);
     const linkVisible = (target: string) => {
-      const inRoot = containing(roots, target);
-      return inRoot === undefined || !this.#denied(inRoot, target);
+      const inRoots = everyContaining(roots, target);
+      return inRoots.length === 0 || !this.#denied(inRoots, target);
     };
     let late = false;
     const checkTime = () => {
@@ -487,12 +487,13 @@ export class PathJail {
       throw new PolicyError("outside-roots", `Cannot ${action} ${quote(path)}: the path leaves the allowed folders`);
     }
     this.#checkDepth(rel, action, path);
-    this.#checkDeny(rel, candidate, action, path);
+    this.#checkDeny(everyContaining(roots, candidate), candidate, action, path);
     return candidate;
   }
 
   async #checkReal(real: string, mode: Mode, action: string, path: string): Promise<void> {
-    const rel = containing(await this.#realRoots(mode), real);
+    const roots = await this.#realRoots(mode);
+    const rel = containing(roots, real);
     if (rel === undefined) {
       throw new PolicyError(
         "symlink-escape",
@@ -502,7 +503,7 @@ export class PathJail {
       );
     }
     this.#checkDepth(rel, action, path);
-    this.#checkDeny(rel, real, action, path);
+    this.#checkDeny(everyContaining(roots, real), real, action, path);
   }
 
   /** Refuses a path more than `maxPathDepth` names below its root (`rel` is root-relative). */
@@ -516,16 +517,18 @@ export class PathJail {
   }
 
   /**
-   * Whether the deny globs refuse a path: `rel` from its root, and `absolute` for the default globs. A path in a
+   * Whether the deny globs refuse a path: `rels` from every root that holds it (with nested roots, the globs
+   * deny the same paths whichever root is listed first), and `absolute` for the default globs. A path in a
    * denied folder is denied (as `.gitignore` reads a pattern): a glob that matches the folder
    * `secrets` refuses `secrets/api.txt`, and with the default globs a folder above the root counts too.
    */
-  #denied(rel: string, absolute: string): boolean {
-    return matchesOrInside(this.#deny, globPath(rel)) || matchesOrInside(this.#anywhere, globPath(absolute));
+  #denied(rels: readonly string[], absolute: string): boolean {
+    return rels.some((rel) => matchesOrInside(this.#deny, globPath(rel))) ||
+      matchesOrInside(this.#anywhere, globPath(absolute));
   }
 
-  #checkDeny(rel: string, absolute: string, action: string, path: string): void {
-    if (this.#denied(rel, absolute)) {
+  #checkDeny(rels: readonly string[], absolute: string, action: string, path: string): void {
+    if (this.#denied(rels, absolute)) {
       throw new PolicyError("denied-by-glob", `Cannot ${action} ${quote(path)}: the policy denies this path`);
     }
   }
@@ -545,19 +548,23 @@ export class PathJail {
   }
 }
 
-/** The root-relative path of `candidate` under the first root that contains it, compared by segments. */
 /** A path as the deny globs read it: `/` between names, none in front. */
 function globPath(path: string): string {
   return path.split(sep).join("/").replace(/^\/+/, "");
 }
 
+/** The root-relative path of `candidate` under the first root that contains it, compared by segments. */
 function containing(roots: readonly string[], candidate: string): string | undefined {
+  return everyContaining(roots, candidate)[0];
+}
+
+/** The root-relative paths of `candidate` under every root that contains it, in the roots' order. */
+function everyContaining(roots: readonly string[], candidate: string): string[] {
+  const found: string[] = [];
   for (const root of roots) {
     const rel = relative(root, candidate);
-    if (rel === "") return "";
-    if (isAbsolute(rel)) continue;
-    if (rel === ".." || rel.startsWith(`..${sep}`)) continue;
-    return rel;
+    if (isAbsolute(rel) || rel === ".." || rel.startsWith(`..${sep}`)) continue;
+    found.push(rel);
   }
-  return undefined;
+  return found;
 }

@@ -674,3 +674,34 @@ for (const [mode, options] of modes) {
     },
   });
 }
+
+Deno.test({
+  name:
+    "with nested roots the deny globs refuse the same paths whichever root is listed first: read, stat, list, and a link from the outer root (a red team read secrets/api.txt with the inner root first)",
+  permissions: { ...perms, run: ["ln"] },
+  async fn() {
+    const tree = join(base, "nested-roots");
+    const [outer, inner] = [join(tree, "data"), join(tree, "data", "secrets")];
+    await Deno.mkdir(inner, { recursive: true });
+    await Deno.mkdir(join(outer, "ok"));
+    await Deno.writeTextFile(join(inner, "api.txt"), CANARY);
+    await Deno.writeTextFile(join(outer, "ok", "a.txt"), "a");
+    await symlink("secrets", join(outer, "lnk"));
+    const denied = (err: unknown) => err instanceof PolicyError && err.code === "denied-by-glob";
+    for (const readRoots of [[inner, outer], [outer, inner]]) {
+      const nested = definePolicy({ readRoots, writeRoots: [], deny: ["**/secret*"] });
+      for (const [mode, options] of modes) {
+        const jail = new PathJail(nested, options);
+        const order = `${readRoots[0] === inner ? "inner" : "outer"} root first${mode}`;
+        for (const path of [join(inner, "api.txt"), join(outer, "lnk", "api.txt"), inner]) {
+          await assert.rejects(jail.readTextFile(path), denied, `read, ${order}: ${path}`);
+          await assert.rejects(jail.stat(path), denied, `stat, ${order}: ${path}`);
+        }
+        await assert.rejects(jail.listDir(inner), denied, `list, ${order}`);
+        const names = (await jail.listDir(outer)).entries.map((e) => e.name);
+        assert.deepEqual(names, ["ok"], `list the outer root, ${order}`);
+        assert.equal(await jail.readTextFile(join(outer, "ok", "a.txt")), "a", order);
+      }
+    }
+  },
+});
