@@ -10,7 +10,8 @@
 // structure per line and tries paths against each (every untracked path for
 // the one, every path whose attributes it looks up for the other), so it
 // spends memory in proportion to their size, and time to their size times
-// the paths.
+// the paths. One that is not a regular file is refused too: git opens a FIFO
+// there and waits for a writer, and a call would only end at its deadline.
 import { join } from "node:path";
 import { PolicyError, quote } from "@forge/toolkit/validate";
 
@@ -33,14 +34,15 @@ const LINE_FILES: readonly { path: string; cost: string }[] = [
 /**
  * Refuses a repository whose `shallow`, `info/exclude` or `info/attributes`
  * file (in its common directory, where git reads them) is larger than
- * `maxBytes`. A missing one
- * is fine; where a link in them leads was checked by `gitLayout`.
+ * `maxBytes`, or is not a regular file (a FIFO, socket, device or folder;
+ * a link is followed: where it leads was checked by `gitLayout`). A missing
+ * one is fine.
  *
  * @param name The repository's configured name, for the message.
  * @param commonDir The common directory's real path.
  * @param maxBytes The largest file allowed.
  * @returns Nothing: it throws instead.
- * @throws {PolicyError} When a file is larger (code `too-large`).
+ * @throws {PolicyError} When a file is larger (code `too-large`) or not a regular file (`not-a-file`).
  *
  * @example A repository without any of them passes
  * ```ts
@@ -56,7 +58,15 @@ export async function assertLineFilesBounded(
 ): Promise<void> {
   for (const { path, cost } of LINE_FILES) {
     const info = await Deno.stat(join(commonDir, path)).catch(() => undefined);
-    if (info !== undefined && info.size > maxBytes) {
+    if (info === undefined) continue;
+    if (!info.isFile) {
+      // A FIFO has size 0: git would open it and wait for a writer until the call's deadline.
+      throw new PolicyError(
+        "not-a-file",
+        `Cannot use repo ${quote(name)}: its ${path} is not a regular file, and git reads it on every call`,
+      );
+    }
+    if (info.size > maxBytes) {
       throw new PolicyError(
         "too-large",
         `Cannot use repo ${quote(name)}: its ${path} file is over ${maxBytes} bytes, more than this server lets git ` +

@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp}
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/mkfifo
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
@@ -24,6 +24,32 @@ Deno.test("assertLineFilesBounded() passes no shallow, info/exclude or info/attr
     await Deno.remove(join(dir, "info", "exclude"));
     await assertLineFilesBounded("app", dir, 32);
     await assert.rejects(assertLineFilesBounded("app", dir, 31), refused("info/attributes", 31));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("assertLineFilesBounded() refuses a shallow, info/exclude or info/attributes file that is a FIFO or a folder, which git would wait on until the deadline (a red team held every git_status)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(join(dir, "info"));
+    for (const path of ["shallow", "info/exclude", "info/attributes"]) {
+      const { success } = await new Deno.Command("/usr/bin/mkfifo", { args: [join(dir, path)] }).output();
+      assert.ok(success, `mkfifo ${path}`);
+      await assert.rejects(assertLineFilesBounded("app", dir), (err) => {
+        assert.ok(err instanceof PolicyError && err.code === "not-a-file", String(err));
+        assert.equal(
+          err.message,
+          `Cannot use repo "app": its ${path} is not a regular file, and git reads it on every call`,
+        );
+        return true;
+      });
+      await Deno.remove(join(dir, path));
+      await Deno.mkdir(join(dir, path));
+      await assert.rejects(assertLineFilesBounded("app", dir), /is not a regular file/, `a folder at ${path}`);
+      await Deno.remove(join(dir, path));
+    }
+    await assertLineFilesBounded("app", dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
