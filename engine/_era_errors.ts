@@ -23,11 +23,14 @@ export function busyError(era: Era, max: number): RpcError {
   return busy(era, `Server busy: ${max} calls in flight (maxInFlight); retry later`, max);
 }
 
-/** The refusal of a call while the calls in flight hold `max` bytes of requests or more (`maxInFlightBytes`). */
+/**
+ * The refusal of a call while the calls in flight hold `max` bytes or more of requests and of the replies their
+ * tools reserve (`maxInFlightBytes`).
+ */
 export function busyBytesError(era: Era, max: number): RpcError {
   return busy(
     era,
-    `Server busy: the calls in flight hold ${max} bytes of requests (maxInFlightBytes); retry later`,
+    `Server busy: the calls in flight hold ${max} bytes of requests and replies (maxInFlightBytes); retry later`,
     max,
   );
 }

@@ -318,12 +318,15 @@ export class Dispatcher {
     if (this.#calls.size >= this.#options.maxInFlight) {
       return encodeError(id, busyError(era, this.#options.maxInFlight));
     }
+    // What its reply may take is reserved with what its request holds (see Tool.maxResultBytes).
+    const most = entry.maxResultBytes;
+    const reserve = most === undefined ? 0 : this.#reserve(most, name);
     // One call alone is never refused by what it holds: only one that would join others past the bound. What it
     // holds is counted when it is needed: a call answered in this turn holds nothing once it is.
     const held = this.#heldBytes;
     let holds: number | undefined;
     if (held > 0) {
-      holds = this.#holds(params, id, slot);
+      holds = this.#holds(params, id, slot) + reserve;
       if (held + holds > (this.#options.maxInFlightBytes ?? Infinity)) {
         return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
       }
@@ -345,7 +348,7 @@ export class Dispatcher {
     if (asTask && entry.validate(args) === undefined) {
       const askFirst = typeof task === "object" && task.askFirst === true;
       // A task holds its request while its start and its handler run, as a call that waits does.
-      const taskHolds = holds ?? this.#holds(params, id, slot);
+      const taskHolds = holds ?? this.#holds(params, id, slot) + reserve;
       // An ask-first tool's first round is an ordinary call (its questions answer input_required); the retry
       // that brings the answers creates the task.
       if (!askFirst) {
@@ -407,7 +410,7 @@ export class Dispatcher {
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
     this.#calls.enter(call);
-    const bytes = holds ?? this.#holds(params, id, slot);
+    const bytes = holds ?? this.#holds(params, id, slot) + reserve;
     this.#heldBytes += bytes;
     const settled = outcome.then((done) => {
       this.#heldBytes -= bytes;
@@ -415,6 +418,25 @@ export class Dispatcher {
     });
     this.#calls.track(call, settled);
     return settled;
+  }
+
+  /**
+   * The bytes a call of tool `name` reserves for its reply: `most`, or what
+   * it returns. A function that throws or returns no positive number reserves
+   * the whole of `maxInFlightBytes` (the call runs only alone), and is logged.
+   */
+  #reserve(most: number | (() => number), name: string): number {
+    if (typeof most === "number") return most;
+    let problem: string;
+    try {
+      const bytes: unknown = most();
+      if (typeof bytes === "number" && Number.isFinite(bytes) && bytes > 0) return bytes;
+      problem = `gave ${describeValue(bytes)}, not a positive number`;
+    } catch (err) {
+      problem = `threw ${String(err).slice(0, 200)}`;
+    }
+    this.#options.log(`tool ${quote(name)}: maxResultBytes() ${problem}; the call runs only alone`);
+    return this.#options.maxInFlightBytes ?? 0;
   }
 
   /**

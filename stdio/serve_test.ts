@@ -135,7 +135,7 @@ function assertBusyBytes(reply: Reply, id: unknown, limit: number): void {
   assert.equal(reply.id, id);
   assert.equal(
     (reply.error as { message: string }).message,
-    `Server busy: the calls in flight hold ${limit} bytes of requests (maxInFlightBytes); retry later`,
+    `Server busy: the calls in flight hold ${limit} bytes of requests and replies (maxInFlightBytes); retry later`,
   );
 }
 
@@ -260,6 +260,50 @@ Deno.test("an item of a batch holds its own size against maxInFlightBytes, not i
   gate.resolve();
   const [done] = await s.next() as unknown as Reply[];
   assert.equal(done.id, 1);
+  await s.close();
+});
+
+Deno.test("a tool's maxResultBytes is reserved from a call's start until its reply is written: calls past maxInFlightBytes are refused as busy", async () => {
+  const server = new Server({ name: "mem" });
+  const gates: PromiseWithResolvers<void>[] = [];
+  let bound = 4_000;
+  addTool(server, {
+    name: "big",
+    description: "Waits, then answers",
+    inputSchema: schema(),
+    annotations: RO,
+    // A function: read at each call's start, so a change applies to the next call.
+    maxResultBytes: () => bound,
+  }, async () => {
+    const gate = Promise.withResolvers<void>();
+    gates.push(gate);
+    await gate.promise;
+    return text("done");
+  });
+  const s = serveRaw(server, { maxInFlightBytes: 10_000 });
+  await s.send(request(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: {} }));
+  await s.next();
+  const call = (id: number) => request(id, "tools/call", { name: "big" });
+  // Requests of ~60 bytes: by them alone a hundred calls fit; with 4,000 reserved each, two do.
+  for (let id = 1; id <= 3; id++) await s.send(call(id));
+  assertBusyBytes(await s.next(), 3, 10_000);
+  assert.equal(gates.length, 2, "the refused call never ran");
+  // Once a reply is written, its reservation is given back: a new call joins the one still waiting.
+  gates[0].resolve();
+  assert.equal((await s.next()).id, 1);
+  await s.send(call(4));
+  await s.send(call(5));
+  assertBusyBytes(await s.next(), 5, 10_000);
+  // A larger bound is read at the next call: one alone is never refused, and no second joins it.
+  gates[1].resolve();
+  gates[2].resolve();
+  assert.deepEqual([(await s.next()).id, (await s.next()).id].sort(), [2, 4]);
+  bound = 9_000;
+  await s.send(call(6));
+  await s.send(call(7));
+  assertBusyBytes(await s.next(), 7, 10_000);
+  gates[3].resolve();
+  assert.equal((await s.next()).id, 6);
   await s.close();
 });
 

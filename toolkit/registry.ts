@@ -30,6 +30,8 @@ export interface Entry {
   validateOutput?: OutputValidator;
   /** The definition as sent in tools/list, built once. */
   wire: Record<string, unknown>;
+  /** The tool's `maxResultBytes`, checked here; read at each call. */
+  maxResultBytes?: number | (() => number);
 }
 
 /** The tools of one server, in registration order. */
@@ -140,6 +142,10 @@ export function registerTool<A>(
   if (tool.timeoutMs !== undefined && !(Number.isFinite(tool.timeoutMs) && tool.timeoutMs > 0)) {
     throw fail("timeoutMs must be a positive number of milliseconds");
   }
+  const most = tool.maxResultBytes as unknown;
+  if (most !== undefined && typeof most !== "function" && !(Number.isFinite(most) && (most as number) > 0)) {
+    throw fail("maxResultBytes must be a positive number of bytes or a function returning one");
+  }
   const task = tool.task as unknown;
   if (task !== undefined && typeof task !== "boolean") {
     const { ttlMs: ttl, required, askFirst } = (task ?? {}) as {
@@ -168,6 +174,7 @@ export function registerTool<A>(
     validate,
     validateOutput,
     wire,
+    maxResultBytes: tool.maxResultBytes,
   };
   registry.add(entry);
 }

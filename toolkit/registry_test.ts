@@ -69,6 +69,18 @@ Deno.test("registerTool() takes a timeoutMs only as a positive finite number of 
   assert.equal(refusal({ ...base, timeoutMs: 0.5 }), undefined);
 });
 
+Deno.test("registerTool() takes a maxResultBytes only as a positive finite number or a function", () => {
+  for (const maxResultBytes of [0, -1, NaN, Infinity, "100", null]) {
+    assert.equal(
+      refusal({ ...base, maxResultBytes }),
+      'Cannot register tool "ok": maxResultBytes must be a positive number of bytes or a function returning one',
+      String(maxResultBytes),
+    );
+  }
+  assert.equal(refusal({ ...base, maxResultBytes: 1024 }), undefined);
+  assert.equal(refusal({ ...base, maxResultBytes: () => 1024 }), undefined);
+});
+
 Deno.test("registerTool() takes task as a boolean or { ttlMs, required, askFirst } of the right kinds only", () => {
   for (const task of [true, false, {}, { ttlMs: 1 }, { required: true, askFirst: false }]) {
     assert.equal(refusal({ ...base, task }), undefined, JSON.stringify(task));

@@ -53,6 +53,35 @@ export interface Tool<A = Args> {
    */
   timeoutMs?: number;
   /**
+   * The most bytes one reply of this tool can take once encoded, or a
+   * function that says so at each call (so a config reload can change it).
+   * From a call's start until its reply is handed to the writer (or dropped),
+   * the server counts it with what the call's request holds against
+   * `maxInFlightBytes`: a call that would join others past that bound is
+   * refused as busy, so calls of a tool with large replies cannot together
+   * build more than the bound (the writer's `maxQueuedBytes` bounds them
+   * after). One call alone is never refused. Without it, a reply is not
+   * counted until it is queued: the calls in flight together are bounded only
+   * by `maxInFlight` times the largest reply. Not sent to clients.
+   *
+   * @example A reply bounded by a setting that can change
+   * ```ts
+   * import type { Tool } from "@forge/toolkit";
+   * import { schema } from "@forge/toolkit";
+   *
+   * const settings = { maxBytes: 1024 * 1024 };
+   * const tool: Tool = {
+   *   name: "read",
+   *   description: "Reads a file",
+   *   inputSchema: schema(),
+   *   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+   *   // JSON writes a control character in six bytes; 1 KiB for the envelope.
+   *   maxResultBytes: () => settings.maxBytes * 6 + 1024,
+   * };
+   * ```
+   */
+  maxResultBytes?: number | (() => number);
+  /**
    * Whether `format` in `inputSchema` and `outputSchema` is checked for the
    * common formats (`date-time`, `date`, `time`, `duration`, `email`,
    * `hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `uuid`,

@@ -19,7 +19,7 @@ if (!health()) {
     auditFile: (config, source) => auditFileOf(config, source.path),
     manager: (config) => {
       notes = checkFileAccess(config.initial, config.path);
-      return new Manager(config.get, config.path);
+      return new Manager(config.get, config.path, { initial: config.initial });
     },
     // Said once the start-up checks passed, when the server is about to serve.
     register: (server, mgr) => {

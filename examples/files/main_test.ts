@@ -188,6 +188,15 @@ Deno.test({
     assert.equal(textOf(await read()), "more\n");
     const write = await server.client.callTool({ name: "write_file", arguments: { path: "a.txt", content: "x" } });
     assert.match(textOf(write), /this server has no writable folder/);
+    // read_file reserves what its reply may take under the config in use: at max_bytes 10 MiB, 60 MiB, so of
+    // reads sent together no second joins one in flight (maxInFlightBytes, 64 MiB); each is answered.
+    await tree.writeConfig({ roots: [tree.data, tree.more], max_bytes: 10 * 1024 * 1024 });
+    assert.equal(textOf(await read()), "more\n", "the first read under the new config");
+    const burst = await Promise.allSettled(Array.from({ length: 20 }, () => read()));
+    const busy = burst.filter((r) => r.status === "rejected");
+    for (const r of busy) assert.match(String(r.reason), /-32003.*bytes of requests and replies \(maxInFlightBytes\)/);
+    for (const r of burst) if (r.status === "fulfilled") assert.equal(textOf(r.value), "more\n");
+    assert.ok(busy.length > 0 && busy.length < 20, `${busy.length} of 20 refused as busy`);
     assert.equal((await server.close()).code, 0);
     await tree.remove();
   },

@@ -7,7 +7,9 @@ import type { ClientRoots } from "./client_roots.ts";
 import { listDir, type Listing, type PathInfo, readText, statPath } from "./files.ts";
 import { auditFileOf, policyFor } from "./policy.ts";
 import { anchorInUse } from "./file_access.ts";
-import { searchFiles, type SearchOptions, type SearchResult } from "./search.ts";
+import { SEARCH_DEFAULTS, searchFiles, type SearchOptions, type SearchResult } from "./search.ts";
+import { MAX_BYTES_CEILING } from "./config.ts";
+import { readReplyBytes, searchReplyBytes } from "./reply_bounds.ts";
 import { type Mode, Workspace } from "./workspace.ts";
 
 /** Options of {@linkcode Manager}. */
@@ -17,6 +19,11 @@ export interface ManagerOptions {
    * @default {SEARCH_DEFAULTS}
    */
   search?: Omit<SearchOptions, "signal">;
+  /**
+   * The config the server started with: what {@linkcode Manager.readReplyBytes} counts until a call has read one.
+   * @default {the largest max_bytes a config may set}
+   */
+  initial?: Config;
 }
 
 /** Serves the file tools from the current config. */
@@ -25,6 +32,8 @@ export class Manager {
   readonly #configPath: string | undefined;
   readonly #search: Omit<SearchOptions, "signal">;
   #current: { config: Config; workspace: Promise<Workspace>; roots: readonly string[] } | undefined;
+  // The max_bytes of the config a call last read: what the next read's reply is counted by.
+  #maxBytes: number;
 
   /**
    * @param config Returns the current config (the loader's `get`).
@@ -35,6 +44,23 @@ export class Manager {
     this.#config = config;
     this.#configPath = configPath;
     this.#search = options.search ?? {};
+    this.#maxBytes = options.initial?.max_bytes ?? MAX_BYTES_CEILING;
+  }
+
+  /**
+   * The most bytes a reply of `read` can take, as JSON, under the config a call last read (`read_file`'s
+   * maxResultBytes). A reload that raises `max_bytes` is counted from the call after the first that reads it.
+   */
+  readReplyBytes(): number {
+    return readReplyBytes(this.#maxBytes);
+  }
+
+  /** The most bytes a reply of `search` can take, as JSON, under its bounds (`search_files`'s maxResultBytes). */
+  searchReplyBytes(): number {
+    return searchReplyBytes({
+      maxDepth: this.#search.maxDepth ?? SEARCH_DEFAULTS.maxDepth,
+      maxResults: this.#search.maxResults ?? SEARCH_DEFAULTS.maxResults,
+    });
   }
 
   /** Reads a text file, cut at `max_bytes` with a marker; `roots` (the client's) narrow where. */
@@ -112,6 +138,7 @@ export class Manager {
 
   async #now(): Promise<{ config: Config; workspace: Workspace; roots: readonly string[] }> {
     const config = await this.#config();
+    this.#maxBytes = config.max_bytes;
     // A workspace with a missing root is rebuilt each call, so a root created later is picked up.
     if (this.#current?.config !== config || !(await this.#current.workspace.catch(() => undefined))?.complete) {
       const policy = policyFor(config, this.#configPath);

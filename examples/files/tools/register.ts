@@ -16,10 +16,11 @@ import { writeFile, writeFileConfirm, writeFilePatterns, writeFileTool } from ".
  * @param mgr The manager.
  */
 export function registerAll(server: Server, mgr: Manager): void {
-  addTool(server, readFileTool, readFile(mgr));
+  // What a reply may take is reserved while a call runs: pipelined reads cannot build more than maxInFlightBytes.
+  addTool(server, { ...readFileTool, maxResultBytes: () => mgr.readReplyBytes() }, readFile(mgr));
   addTool(server, listDirTool, listDir(mgr));
   addTool(server, statTool, stat(mgr));
-  addTool(server, searchFilesTool, searchFiles(mgr));
+  addTool(server, { ...searchFilesTool, maxResultBytes: () => mgr.searchReplyBytes() }, searchFiles(mgr));
   // Replacing a file asks the user first when the client can ask; a client that cannot gets today's behaviour.
   registerPatternTool(server, writeFileTool, writeFilePatterns(mgr), writeFile(mgr), {
     confirm: writeFileConfirm(mgr),
