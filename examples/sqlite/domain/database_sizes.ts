@@ -210,6 +210,24 @@ export class DatabaseSizes implements Sizes {
     return view;
   }
 
+  /**
+   * The `CREATE VIRTUAL TABLE` statement of one of {@linkcode Sizes.tables}, for the options its module reads (an
+   * FTS table's `content=`), read only when it is at most `maxBytes` long.
+   *
+   * @param table A table's name.
+   * @param maxBytes The longest statement read.
+   * @returns The statement; `null` when the table is no virtual table; `undefined` when it is longer than `maxBytes`.
+   */
+  virtualTableSql(table: string, maxBytes: number = MAX_VIEW_SQL_BYTES): string | null | undefined {
+    // Whether it is virtual is SQLite's word (`countable`), not the schema row's rootpage: the file's to say.
+    if (!this.#tables.has(sqlLowerCase(table)) || this.countable(table)) return null;
+    const where = "FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE AND sql IS NOT NULL";
+    const row = this.#db.prepare(`SELECT octet_length(sql) AS n ${where}`).get(table);
+    if (row === undefined) return null;
+    if (Number(row.n) > maxBytes) return undefined;
+    return String(this.#db.prepare(`SELECT sql ${where}`).get(table)?.sql);
+  }
+
   schemaEntries(): number {
     return this.#entries ??= Number(this.#db.prepare("SELECT count(*) AS n FROM sqlite_schema").get()?.n);
   }

@@ -11,6 +11,7 @@ import {
 import { tokenizeSql } from "@forge/toolkit/validate/sql-tokens";
 import { assertAffordable, explainQueryPlan, queryCost } from "./query_cost.ts";
 import { DatabaseSizes, PRICING_PRAGMAS } from "./database_sizes.ts";
+import { contentViewCost } from "./content_views.ts";
 import { Authorizer } from "./authorizer.ts";
 import { sqliteProblem, withAuthorizer } from "./connection.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
@@ -81,7 +82,8 @@ export interface QueryResult {
  * SQLite compiles it, and the sizing statement `planReadOnlyQuery` wraps
  * around it, under an authorizer that judges what it compiles to (reads
  * only, no file functions or non-schema PRAGMAs, recursion only when
- * allowed); then, with `maxScanRows`, its plan is priced (`queryCost`) and
+ * allowed); then, with `maxScanRows`, its plan is priced (`queryCost`, and
+ * the content views of the full-text tables it reads: `contentViewCost`) and
  * refused when too dear, its counts under a read-mode authorizer too (no
  * virtual table is counted); then `readPlannedRows` reads rows one at a time
  * against `maxRows` and `maxBytes` (the column names' JSON counts against
@@ -152,6 +154,20 @@ export function runQuery(db: Sqlite, sql: string, options: QueryOptions): QueryR
       return queryCost(explained, tokenizeSql(sql), sizes, { views, reads: authorizer.reads });
     });
     assertAffordable(cost, maxScanRows);
+    // A full-text table's content view runs by its module's SQL, which the plan does not show: priced on its own (a
+    // view a full-text table reads compiles under this authorizer; its module's PRAGMAs may run there too).
+    const contentPricing = new Authorizer({
+      mode: "read",
+      allowRecursive: options.allowRecursive,
+      pragmas: [...new Set([...PRICING_PRAGMAS, ...FULL_TEXT_PRAGMAS])],
+    });
+    const content = withAuthorizer(
+      db,
+      contentPricing,
+      "run query",
+      () => contentViewCost(db, authorizer.reads, sizes, { pricing: contentPricing, cap: maxScanRows + 1 }),
+    );
+    if (content.length > 0) assertAffordable([...cost, ...content], maxScanRows);
   }
   const found = withAuthorizer(db, authorizer, "run query", () => {
     try {

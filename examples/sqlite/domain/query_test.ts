@@ -495,3 +495,57 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "runQuery() prices an FTS5 or FTS4 table whose content is a view at no less than that view: a join of billions is refused, not left to the deadline (a red team's count(*) was priced 1,048,576)",
+  permissions: perms,
+  fn() {
+    const base = Deno.makeTempDirSync({ dir: TMP, prefix: "sqlite-fts-view-" });
+    const path = join(base, "fts.db");
+    const writer = openSqlite(path, {});
+    writer.exec(`CREATE TABLE big (x INTEGER PRIMARY KEY);
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO big SELECT i FROM n;
+      CREATE VIEW cv AS SELECT a.x * 4000000 + b.x * 2000 + c.x AS id, 'hello world' AS body FROM big a, big b, big c;
+      CREATE VIEW small AS SELECT x AS id, 'hello' AS body FROM big;
+      CREATE VIRTUAL TABLE f USING fts5(body, content='cv', content_rowid='id');
+      CREATE VIRTUAL TABLE "F 2" USING fts5(body, CO="cv", content_rowid='id');
+      CREATE VIRTUAL TABLE f4 USING fts4(content="cv", body);
+      CREATE VIRTUAL TABLE chained USING fts5(body, content='f', content_rowid='rowid');
+      CREATE VIEW over_f AS SELECT * FROM f;
+      CREATE VIRTUAL TABLE fine USING fts5(body, content='small', content_rowid='id');`);
+    writer.close();
+    const db = openDatabase(path, false);
+    const options = { ...OPTIONS, maxScanRows: ConfigSchema.parse({}).max_scan_rows, sizes: new DatabaseSizes(db) };
+    const ask = (sql: string) => {
+      try {
+        return JSON.stringify(runQuery(db, sql, options).rows);
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    try {
+      for (
+        const sql of [
+          "SELECT count(*) FROM f",
+          "SELECT rowid FROM f WHERE f MATCH 'hello'",
+          'SELECT count(*) FROM "F 2"',
+          "SELECT count(*) FROM f4",
+          "SELECT count(*) FROM chained",
+          "SELECT count(*) FROM over_f",
+        ]
+      ) {
+        assert.match(
+          ask(sql),
+          /^Cannot run query: its plan would visit about 8,000,000,000 rows \(2,000 × 2,000 × 2,000\)/,
+          sql,
+        );
+      }
+      // A content view priced within the bound runs.
+      assert.equal(ask("SELECT count(*) AS n FROM fine"), '[{"n":2000}]');
+    } finally {
+      db.close();
+      Deno.removeSync(base, { recursive: true });
+    }
+  },
+});
