@@ -10,6 +10,12 @@
 // handler that answers in the turn it was called can be neither cancelled nor
 // timed out in between, so such a call costs no clock reading, no table entry
 // and, unless its handler reads `signal`, no AbortController.
+//
+// A call counts against the table's `running` and `heldBytes` from when it
+// enters until it is closed and the work it raced has settled: a cancelled
+// or timed-out call frees its id and answers at once, but a handler that
+// ignores its signal still runs and still holds its request and its reply's
+// reservation, so it is counted until it ends.
 
 import type { Id } from "./id.ts";
 import { type Clock, systemClock } from "../internal/clock.ts";
@@ -24,6 +30,11 @@ let closeCall: (call: Call) => void;
 let trackCall: (call: Call, settled: Promise<unknown>) => void;
 let settledOf: (call: Call) => Promise<unknown>;
 let setDeadline: (call: Call, deadline: number) => void;
+let countCall: (call: Call, holds: number) => void;
+let uncountCall: (call: Call) => number;
+let lingeringOf: (call: Call) => Promise<unknown> | undefined;
+
+const ignore = (): void => {};
 
 /** One call in flight; only {@linkcode CallTable} changes it. */
 export class Call {
@@ -37,9 +48,14 @@ export class Call {
   #reason: unknown = undefined;
   #open = true;
   #settled: Promise<unknown> = NOTHING_PENDING;
-  // Rejecters of the races waiting on this call: cheaper than an abort
-  // listener on the signal, which costs an EventTarget round per call.
-  #racers: ((reason: unknown) => void)[] | undefined = undefined;
+  // The races waiting on this call, each as its rejecter and the promise it
+  // waits on: cheaper than an abort listener on the signal, which costs an
+  // EventTarget round per call.
+  #racers: unknown[] | undefined = undefined;
+  // What the races an abort ended still wait on (a handler that ignores its signal): settled once they are.
+  #lingering: Promise<unknown> | undefined = undefined;
+  // What the call holds against its table's bytes, while it is counted; -1 when it is not.
+  #holds = -1;
 
   constructor(key: Id, timeoutMs: number) {
     this.key = key;
@@ -73,11 +89,19 @@ export class Call {
 
   /** Settles with `promise`, or rejects with the abort reason as soon as the call is aborted. */
   race<T>(promise: Promise<T>): Promise<T> {
-    if (this.#cause !== undefined) return Promise.reject(this.#reason);
+    if (this.#cause !== undefined) {
+      this.#linger(promise);
+      return Promise.reject(this.#reason);
+    }
     return new Promise<T>((resolve, reject) => {
-      (this.#racers ??= []).push(reject);
+      (this.#racers ??= []).push(reject, promise);
       promise.then(resolve, reject);
     });
+  }
+
+  #linger(promise: Promise<unknown>): void {
+    const settled = promise.then(ignore, ignore);
+    this.#lingering = this.#lingering === undefined ? settled : Promise.all([this.#lingering, settled]);
   }
 
   static {
@@ -89,12 +113,23 @@ export class Call {
       call.#controller?.abort(reason);
       const racers = call.#racers;
       call.#racers = undefined;
-      if (racers) { for (const reject of racers) reject(reason); }
+      if (racers === undefined) return;
+      for (let i = 0; i < racers.length; i += 2) {
+        (racers[i] as (reason: unknown) => void)(reason);
+        call.#linger(racers[i + 1] as Promise<unknown>);
+      }
     };
     closeCall = (call) => (call.#open = false);
     trackCall = (call, settled) => (call.#settled = settled);
     settledOf = (call) => call.#settled;
     setDeadline = (call, deadline) => (call.#deadline = deadline);
+    countCall = (call, holds) => (call.#holds = holds);
+    uncountCall = (call) => {
+      const holds = call.#holds;
+      call.#holds = -1;
+      return holds;
+    };
+    lingeringOf = (call) => call.#lingering;
   }
 }
 
@@ -104,14 +139,31 @@ export class CallTable {
   readonly #clock: Clock;
   #timer: unknown;
   #armedFor = Infinity;
+  #running = 0;
+  #heldBytes = 0;
 
   /** A table whose deadlines run on `clock`. */
   constructor(clock: Clock = systemClock) {
     this.#clock = clock;
   }
 
+  /** The calls whose ids are in flight. */
   get size(): number {
     return this.#calls.size;
+  }
+
+  /**
+   * The calls that entered and have not ended: closed, and the work they
+   * raced settled. A cancelled or timed-out call whose handler ignores its
+   * signal is counted until the handler ends, though its id is free.
+   */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** What the {@linkcode CallTable.running} calls hold together, as given to {@linkcode CallTable.enter}. */
+  get heldBytes(): number {
+    return this.#heldBytes;
   }
 
   has(key: Id): boolean {
@@ -140,10 +192,14 @@ export class CallTable {
 
   /**
    * Tracks a call made by {@linkcode CallTable.create} from now on: its key
-   * finds it, and its deadline (`timeoutMs` from now unless given) starts.
+   * finds it, and its deadline (`timeoutMs` from now unless given) starts. It
+   * is counted as running, holding `holds` bytes, until it has ended.
    */
-  enter(call: Call, deadline: number = this.#clock.now() + call.timeoutMs): void {
+  enter(call: Call, deadline: number = this.#clock.now() + call.timeoutMs, holds = 0): void {
     setDeadline(call, deadline);
+    countCall(call, holds);
+    this.#running++;
+    this.#heldBytes += holds;
     this.#calls.set(call.key, call);
     if (deadline < this.#armedFor) this.#arm(deadline);
   }
@@ -153,11 +209,21 @@ export class CallTable {
     trackCall(call, settled);
   }
 
-  /** Stops tracking a call: it has its outcome. */
+  /** Stops tracking a call: it has its outcome. It stops counting once the work it raced has settled too. */
   close(call: Call): void {
     // The timer stays armed: re-arming per call is what one shared timer avoids.
     closeCall(call);
     if (this.#calls.get(call.key) === call) this.#calls.delete(call.key);
+    const holds = uncountCall(call);
+    if (holds < 0) return;
+    const lingering = lingeringOf(call);
+    if (lingering === undefined) this.#release(holds);
+    else lingering.then(() => this.#release(holds));
+  }
+
+  #release(holds: number): void {
+    this.#running--;
+    this.#heldBytes -= holds;
   }
 
   /** Aborts the call in flight under `key`, if any, as its deadline does. */

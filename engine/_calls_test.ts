@@ -157,3 +157,26 @@ Deno.test("a call aborted before its signal is read hands out a signal already a
   assert.equal(call.signal, signal, "one signal per call");
   table.dispose();
 });
+
+Deno.test("CallTable frees a cancelled call's key at once but counts it, and what it holds, until the work it raced settles", async () => {
+  const table = new CallTable(new ManualClock());
+  const call = table.create("a", 1_000);
+  table.enter(call, undefined, 500);
+  const handler = Promise.withResolvers<string>();
+  const raced = call.race(handler.promise);
+  table.cancel("a", new DOMException("stop", "AbortError"));
+  await assert.rejects(raced);
+  table.close(call);
+  assert.deepEqual([table.has("a"), table.size, table.running, table.heldBytes], [false, 0, 1, 500]);
+  handler.resolve("late");
+  await handler.promise;
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.deepEqual([table.running, table.heldBytes], [0, 0], "given back once the handler ended");
+  // A call closed without an abort stops counting at once, and closing twice counts it down once.
+  const plain = table.open("b", 1_000);
+  table.close(plain);
+  table.close(plain);
+  assert.equal(table.running, 0);
+  table.dispose();
+});

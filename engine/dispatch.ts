@@ -92,8 +92,8 @@ export class Dispatcher {
   readonly #send: (frame: Outgoing) => void;
   readonly #options: DispatchOptions;
   readonly #calls: CallTable;
-  // The bytes of the message being handled (none counted for a batch's items, see #holds), and what the calls
-  // that wait and the open subscriptions hold.
+  // The bytes of the message being handled (none counted for a batch's items, see #holds), and what the open
+  // subscriptions and the tasks' handlers hold (the calls in flight hold theirs in #calls, until their handlers end).
   #lineBytes = 0;
   #heldBytes = 0;
   readonly #session: Session;
@@ -272,7 +272,8 @@ export class Dispatcher {
           // What an open subscription holds is its id (sent again in each notification and in its last reply).
           const holds = heldCost(id, 0, true);
           const max = this.#options.maxInFlightBytes ?? Infinity;
-          if (this.#heldBytes > 0 && this.#heldBytes + holds > max) {
+          const held = this.#heldBytes + this.#calls.heldBytes;
+          if (held > 0 && held + holds > max) {
             return encodeError(id, busyBytesError("stateless", max));
           }
           return this.#subscriptions.listen(id, params, holds);
@@ -315,7 +316,8 @@ export class Dispatcher {
     const args = given as Record<string, unknown>;
     const era: Era = envelope.era === "stateless" ? "stateless" : "session";
     const stateless = era === "stateless";
-    if (this.#calls.size >= this.#options.maxInFlight) {
+    // Counted until their handlers end, cancelled and timed-out calls included.
+    if (this.#calls.running >= this.#options.maxInFlight) {
       return encodeError(id, busyError(era, this.#options.maxInFlight));
     }
     // What its reply may take is reserved with what its request holds (see Tool.maxResultBytes).
@@ -323,7 +325,7 @@ export class Dispatcher {
     const reserve = most === undefined ? 0 : this.#reserve(most, name);
     // One call alone is never refused by what it holds: only one that would join others past the bound. What it
     // holds is counted when it is needed: a call answered in this turn holds nothing once it is.
-    const held = this.#heldBytes;
+    const held = this.#heldBytes + this.#calls.heldBytes;
     let holds: number | undefined;
     if (held > 0) {
       holds = this.#holds(params, id, slot) + reserve;
@@ -409,13 +411,9 @@ export class Dispatcher {
     }
     // A synchronous tool's outcome is ready now: answer in this turn.
     if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
-    this.#calls.enter(call);
-    const bytes = holds ?? this.#holds(params, id, slot) + reserve;
-    this.#heldBytes += bytes;
-    const settled = outcome.then((done) => {
-      this.#heldBytes -= bytes;
-      return this.#finish(call, done, era, slot);
-    });
+    // Held until the call is closed (its reply built) and its handler has ended.
+    this.#calls.enter(call, undefined, holds ?? this.#holds(params, id, slot) + reserve);
+    const settled = outcome.then((done) => this.#finish(call, done, era, slot));
     this.#calls.track(call, settled);
     return settled;
   }
@@ -467,8 +465,7 @@ export class Dispatcher {
     start: (call: Call) => Outgoing | Promise<Outgoing>,
   ): Promise<Outgoing | undefined> {
     const call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
-    this.#calls.enter(call);
-    this.#heldBytes += holds;
+    this.#calls.enter(call, undefined, holds);
     let started: Promise<Outgoing>;
     try {
       // Started in this turn: the tasks code starts loading now, so a drain that begins in this turn waits for it.
@@ -487,9 +484,7 @@ export class Dispatcher {
         this.#options.log(`task for request ${idForLog(id)} could not start: ${String(err)}`);
         return encodeError(id, { code: ErrorCode.internalError, message: "Internal error" });
       },
-    ).finally(() => {
-      this.#heldBytes -= holds;
-    });
+    );
     this.#calls.track(call, settled);
     return settled;
   }

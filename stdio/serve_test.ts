@@ -307,6 +307,55 @@ Deno.test("a tool's maxResultBytes is reserved from a call's start until its rep
   await s.close();
 });
 
+Deno.test("a cancelled or timed-out call whose handler ignores its signal counts against maxInFlight and maxInFlightBytes until the handler ends", async () => {
+  const server = new Server({ name: "mem" });
+  const handlers: PromiseWithResolvers<void>[] = [];
+  const stubborn = async () => {
+    const handler = Promise.withResolvers<void>();
+    handlers.push(handler);
+    await handler.promise;
+    return text("late");
+  };
+  const tool = { description: "Ignores its signal", inputSchema: schema(), annotations: RO, maxResultBytes: 4_000 };
+  addTool(server, { ...tool, name: "stubborn" }, stubborn);
+  addTool(server, { ...tool, name: "brief", timeoutMs: 20, maxResultBytes: 1_000 }, stubborn);
+  const s = serveRaw(server, { maxInFlight: 3, maxInFlightBytes: 10_000 });
+  await s.send(request(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: {} }));
+  await s.next();
+  const call = (id: number, name = "stubborn") => request(id, "tools/call", { name });
+  const cancel = (id: number) =>
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
+  // A ping behind a call is answered at once: a refusal of the call, if any, comes before it.
+  const ping = async (id: string) => (await s.send(request(id, "ping", {})), await s.next());
+  await s.send(call(1));
+  await s.send(call(2));
+  await s.send(cancel(1));
+  // Its id is free at once, but its handler still runs and still holds its 4,000 bytes: a third would pass 10,000.
+  await s.send(call(1));
+  assertBusyBytes(await s.next(), 1, 10_000);
+  handlers[0].resolve();
+  // Once the cancelled call's handler has ended, what it held is given back: the call is served.
+  await s.send(call(3));
+  assert.equal((await ping("p1")).id, "p1");
+  assert.equal(handlers.length, 3);
+  handlers[1].resolve();
+  handlers[2].resolve();
+  assert.deepEqual([(await s.next()).id, (await s.next()).id].sort(), [2, 3]);
+  // A call its deadline ended is answered, and counted while its handler runs: three fill maxInFlight.
+  for (let id = 4; id <= 6; id++) {
+    await s.send(call(id, "brief"));
+    assert.match(((await s.next()).error as { message: string }).message, /timed out after 20 ms/);
+  }
+  await s.send(call(7, "brief"));
+  assert.match(((await s.next()).error as { message: string }).message, /Server busy: 3 calls in flight/);
+  for (const handler of handlers.slice(3)) handler.resolve();
+  await s.send(call(8));
+  assert.equal((await ping("p2")).id, "p2", "the ended handlers gave back what they held");
+  handlers[6].resolve();
+  assert.equal((await s.next()).id, 8);
+  await s.close();
+});
+
 Deno.test("an open subscriptions/listen holds its id against maxInFlightBytes until it ends (a red team held 1.6 GiB in 64)", async () => {
   const server = new Server({ name: "mem" });
   const s = serveRaw(server, { maxInFlightBytes: 200_000 });
