@@ -52,6 +52,9 @@ Deno.test("classify() refuses wrong types for jsonrpc, id, method and params", (
     [{ jsonrpc: "2.0", id: 3 }, ErrorCode.invalidRequest, 3],
     [{ jsonrpc: "2.0", id: 4, method: "x", params: "s" }, ErrorCode.invalidRequest, 4],
     [{ jsonrpc: "2.0", id: 4, method: "x", params: null }, ErrorCode.invalidRequest, 4],
+    // No id: not a notification but an invalid request, answered under id null as JSON-RPC 2.0 says.
+    [{ jsonrpc: "2.0", method: "notifications/cancelled", params: 5 }, ErrorCode.invalidRequest, null],
+    [{ method: "notifications/initialized" }, ErrorCode.invalidRequest, null],
     [42, ErrorCode.invalidRequest, null],
     [null, ErrorCode.invalidRequest, null],
     ["str", ErrorCode.invalidRequest, null],

@@ -214,12 +214,18 @@ function trimCr(bytes: Uint8Array): Uint8Array {
   return bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.subarray(0, bytes.length - 1) : bytes;
 }
 
+/** Whether a line holds only white space, after a UTF-8 byte order mark if it starts with one (the decoder drops it). */
 function isBlank(bytes: Uint8Array): boolean {
-  // Only lines that start with white space can be blank; checking the first
-  // byte keeps the common path free of a scan.
+  // Only lines that start with white space or a BOM can be blank; checking the
+  // first byte keeps the common path free of a scan.
   const first = bytes[0];
-  if (first !== 0x20 && first !== 0x09 && first !== CR) return false;
-  for (const b of bytes) {
+  let from = 0;
+  if (first === 0xef) {
+    if (bytes[1] !== 0xbb || bytes[2] !== 0xbf) return false;
+    from = 3;
+  } else if (first !== 0x20 && first !== 0x09 && first !== CR) return false;
+  for (let i = from; i < bytes.length; i++) {
+    const b = bytes[i];
     if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
   }
   return true;

@@ -34,6 +34,21 @@ Deno.test("LineFramer skips empty and blank lines", () => {
   assert.deepEqual(texts(frames(100, ["\n\n  \t\na\n\r\n"])), ["a"]);
 });
 
+Deno.test("LineFramer skips a line of only a UTF-8 BOM, or a BOM then white space, as blank, and keeps a BOM before a message", () => {
+  const bom = [0xef, 0xbb, 0xbf];
+  const nl = 0x0a;
+  const bytes = (...parts: number[][]) => new Uint8Array(parts.flat());
+  assert.deepEqual(
+    texts(frames(100, [bytes(bom, [nl], bom, [0x20, 0x09, 0x0d, nl], bom, [...enc.encode("a\n")])])),
+    ["a"],
+  );
+  // Split across reads, and as the last line with no newline.
+  assert.deepEqual(texts(frames(100, [bytes([0xef]), bytes([0xbb, 0xbf, 0x20]), bytes([nl]), bytes(bom)])), []);
+  // Only a whole BOM is dropped: a cut one, or one further in, leaves a line the decoder refuses.
+  assert.equal(frames(100, [bytes([0xef, 0xbb, 0x20, nl])]).length, 1);
+  assert.equal(frames(100, [bytes([0x20], bom, [nl])]).length, 1);
+});
+
 Deno.test("LineFramer delivers a final line without newline at end of input", () => {
   assert.deepEqual(texts(frames(100, ["a\npartial"])), ["a", "partial"]);
   assert.deepEqual(texts(frames(100, ["a\npartial"], false)), ["a"]);

@@ -148,6 +148,15 @@ const MODERN = {
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
 };
 
+Deno.test("a line of only a BOM, or a BOM then spaces, is blank: no reply, as the contract says of blank lines", async () => {
+  const { s, gate } = await heldServer({});
+  gate.resolve();
+  await s.send(new Uint8Array([0xef, 0xbb, 0xbf, 0x0a, 0xef, 0xbb, 0xbf, 0x20, 0x20, 0x0d, 0x0a]));
+  await s.send('\ufeff{"jsonrpc":"2.0","id":"after","method":"ping"}');
+  assert.deepEqual(await s.next(), { jsonrpc: "2.0", id: "after", result: {} });
+  await s.close();
+});
+
 Deno.test("calls past maxInFlight are refused with a clear error, the rest complete", async () => {
   const { s, gate } = await heldServer({ maxInFlight: 3 });
   for (let i = 1; i <= 5; i++) {
