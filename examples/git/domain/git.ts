@@ -15,7 +15,8 @@ import { knownFailure } from "./git_failure.ts";
 import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout } from "./git_layout.ts";
 import { assertInPlaceWrites } from "./in_place_writes.ts";
-import { assertIndexShape } from "./index_shape.ts";
+import { IndexNamesCache } from "./index_names_cache.ts";
+import { assertIndexShape, type ReadIndex } from "./index_shape.ts";
 import { assertLineFilesBounded } from "./line_files.ts";
 import {
   discoveryArgs,
@@ -107,6 +108,18 @@ export interface GitRunOptions {
   inPlaceWrites?: boolean;
 }
 
+/** Options of {@linkcode Git.open}, for tests. */
+export interface GitOpenOptions {
+  /**
+   * How much older than a check a folder of git data, or an index, must
+   * have changed for its verdict to be kept (tests set 0).
+   * @default {10_000}
+   */
+  racyMs?: number;
+  /** Told of every run {@linkcode Git.run} and {@linkcode Git.runOncePerIndex} start, with its subcommand. */
+  onRun?: (subcommand: string) => void;
+}
+
 /**
  * Runs git for the configured repositories through a {@linkcode CommandPolicy}:
  * git by absolute path, an empty inherited environment plus `gitEnv()`,
@@ -122,7 +135,10 @@ export class Git {
   readonly #allowHardLinks: boolean;
   readonly #allocLimitBytes: number;
   // The folders of git data found clean, each until it changes: a walk reads only what changed since.
-  readonly #checked = new GitDataCache();
+  readonly #checked: GitDataCache;
+  // The index each repository's listing of suspect names found clean, until it or the config changes.
+  readonly #cleanIndexes: IndexNamesCache;
+  readonly #onRun: ((subcommand: string) => void) | undefined;
   // The drivers git found in each repository's config, for the bytes it was handed: asked again when one changes.
   readonly #drivers = new DriverCache();
   // This process's user id, learned from git's own ownership check (Deno would need --allow-sys to ask).
@@ -130,7 +146,15 @@ export class Git {
   /** One line per configured repository that cannot be served, saying why (found when opened). */
   readonly refused: string[] = [];
 
-  private constructor(commands: CommandPolicy, repos: ReadonlyMap<string, Repo>, config: Config) {
+  private constructor(
+    commands: CommandPolicy,
+    repos: ReadonlyMap<string, Repo>,
+    config: Config,
+    options: GitOpenOptions,
+  ) {
+    this.#checked = new GitDataCache(options.racyMs);
+    this.#cleanIndexes = new IndexNamesCache(options.racyMs);
+    this.#onRun = options.onRun;
     this.#commands = commands;
     this.#repos = repos;
     this.#maxOutputBytes = config.max_output_bytes;
@@ -145,9 +169,10 @@ export class Git {
    *
    * @param config The validated config.
    * @param baseDir Where relative paths in the config start.
+   * @param options For tests: the racy interval of the caches, a hook told of each run.
    * @returns The runner.
    */
-  static async open(config: Config, baseDir: string): Promise<Git> {
+  static async open(config: Config, baseDir: string, options: GitOpenOptions = {}): Promise<Git> {
     const real = (path: string) =>
       Deno.realPath(isAbsolute(path) ? path : resolve(baseDir, path)).catch(() => undefined);
     const repos = new Map<string, Repo>();
@@ -172,7 +197,7 @@ export class Git {
       timeoutMs: config.timeout_ms,
       maxOutputBytes: config.max_output_bytes,
     });
-    const git = new Git(commands, repos, config);
+    const git = new Git(commands, repos, config, options);
     for (const name of repos.keys()) {
       try {
         await git.#verify(git.repo(name));
@@ -279,6 +304,51 @@ export class Git {
     parts: readonly CommandArg[],
     options: GitRunOptions = {},
   ): Promise<GitOutput> {
+    const prepared = await this.#prepare(repo, options);
+    return await this.#spawn(repo, parts, prepared.global, options);
+  }
+
+  /**
+   * Runs a listing of the index with `checkIndex` (as {@linkcode Git.run}
+   * does) and hands its output to `accept`, which throws to refuse it;
+   * unless the index {@linkcode assertIndexShape} read in this call, with
+   * the config read in this call, is the one the last accepted listing of
+   * this repository was run for ({@linkcode IndexNamesCache}: same device,
+   * inode, size, times and link count, and the same config bytes), when
+   * neither git nor `accept` runs. Only an accepted listing is kept; a
+   * refusal, a failure or an index changed in the last seconds is not.
+   *
+   * @param repo From {@linkcode Git.repo}.
+   * @param parts The listing: its output must depend on the index and config alone.
+   * @param options See {@linkcode GitRunOptions}; `checkIndex` is implied.
+   * @param accept Checks what git listed; throws to refuse it.
+   * @returns True when git ran, false when the kept verdict held.
+   * @throws {PolicyError} As {@linkcode Git.run} does, and whatever `accept` throws.
+   *
+   * @example The index-names check
+   * ```ts ignore
+   * await git.runOncePerIndex(repo, listSuspectNames, { signal }, (listing) => assertNoSuspectName(listing));
+   * ```
+   */
+  async runOncePerIndex(
+    repo: Repo & { root: string },
+    parts: readonly CommandArg[],
+    options: GitRunOptions,
+    accept: (output: GitOutput) => void,
+  ): Promise<boolean> {
+    const checking = { ...options, checkIndex: true };
+    const { global, gitDir, config, index } = await this.#prepare(repo, checking);
+    if (this.#cleanIndexes.clean(gitDir, index, config)) return false;
+    accept(await this.#spawn(repo, parts, global, checking));
+    this.#cleanIndexes.keep(gitDir, index, config);
+    return true;
+  }
+
+  /** The checks before a run, and its global arguments; with `checkIndex`, what was read of the index. */
+  async #prepare(
+    repo: Repo & { root: string },
+    options: GitRunOptions,
+  ): Promise<{ global: CommandArg[]; gitDir: string; config: ConfigFiles; index: ReadIndex | undefined }> {
     const verified = await this.#verify(repo, options.signal);
     const gitDir = verified.gitDir;
     const drivers = options.drivers ?? await this.#findDrivers(repo, verified, options.signal);
@@ -298,15 +368,26 @@ export class Git {
       );
     }
     if (options.inPlaceWrites) await assertInPlaceWrites(repo.name, gitDir, verified.commonDir);
-    if (options.checkIndex) {
-      await assertIndexShape(repo.name, join(gitDir, "index"), {
+    const index = options.checkIndex
+      ? await assertIndexShape(repo.name, join(gitDir, "index"), {
         maxBytes: this.#allocLimitBytes,
         hashSize: () => this.#hashSize(repo, gitDir, options.signal),
         signal: options.signal,
-      });
-    }
+      })
+      : undefined;
     const settings = [...driverOverrides(drivers), ...(options.config ?? [])];
     const global = globalArgs(repo.root, gitDir, settings, options.pathspecMagic);
+    return { global, gitDir, config: verified.config, index };
+  }
+
+  /** Runs git with the global arguments `#prepare` made and checks how it ended. */
+  async #spawn(
+    repo: Repo & { root: string },
+    parts: readonly CommandArg[],
+    global: readonly CommandArg[],
+    options: GitRunOptions,
+  ): Promise<GitOutput> {
+    this.#onRun?.(parts[0]?.kind === "word" ? parts[0].text : "git");
     const result = await this.#commands.run("git", [...global, ...parts], {
       cwd: repo.root,
       signal: options.signal,

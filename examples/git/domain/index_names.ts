@@ -101,7 +101,10 @@ export const SUSPECT_PATHSPECS: readonly string[] = Object.freeze([
  * reads the same whether a file of that name exists or not. Before that run
  * the server reads the index itself (`checkIndex`): an index git would
  * expand past `alloc_limit_mib`, a sparse, split or damaged one is refused
- * before any git reads it.
+ * before any git reads it. A clean listing is kept per repository for the
+ * index file that read opened (same device, inode, size, times, link count)
+ * and the config's bytes ({@linkcode Git.runOncePerIndex}): while they are
+ * unchanged, the read still runs on every call and the listing does not.
  *
  * @param git The runner.
  * @param repo From `Git.repo()`.
@@ -119,31 +122,33 @@ export async function assertIndexNames(
   repo: Repo & { readonly root: string },
   options: GitRunOptions,
 ): Promise<void> {
-  const listing = await git.run(repo, [
+  const parts = [
     arg.word("ls-files"),
     arg.flag("-z"),
     arg.flag("--full-name"),
     arg.operands("pathspec", SUSPECT_PATHSPECS),
-  ], { ...options, pathspecMagic: true, checkIndex: true });
-  const names = listing.stdout.split("\0");
-  // The last entry is unfinished (cut) or empty (after the last NUL): neither is a name.
-  names.pop();
-  for (const name of names) {
-    const problem = nameProblem(name);
-    if (problem === undefined) continue;
-    throw new PolicyError(
-      "outside-roots",
-      `Cannot read the index or work tree of repo ${quote(repo.name)}: its index lists ${quote(name)}, a name that ` +
-        `${problem} (git refuses to add such a name, but opens it as it is when an index lists it)`,
-    );
-  }
-  if (listing.cut) {
-    throw new PolicyError(
-      "invalid-input",
-      `Cannot read the index or work tree of repo ${quote(repo.name)}: its index lists more names that need a ` +
-        'closer look (a part starting ".git", a backslash, a character HFS+ ignores) than one answer holds',
-    );
-  }
+  ];
+  await git.runOncePerIndex(repo, parts, { ...options, pathspecMagic: true }, (listing) => {
+    const names = listing.stdout.split("\0");
+    // The last entry is unfinished (cut) or empty (after the last NUL): neither is a name.
+    names.pop();
+    for (const name of names) {
+      const problem = nameProblem(name);
+      if (problem === undefined) continue;
+      throw new PolicyError(
+        "outside-roots",
+        `Cannot read the index or work tree of repo ${quote(repo.name)}: its index lists ${quote(name)}, a name ` +
+          `that ${problem} (git refuses to add such a name, but opens it as it is when an index lists it)`,
+      );
+    }
+    if (listing.cut) {
+      throw new PolicyError(
+        "invalid-input",
+        `Cannot read the index or work tree of repo ${quote(repo.name)}: its index lists more names that need a ` +
+          'closer look (a part starting ".git", a backslash, a character HFS+ ignores) than one answer holds',
+      );
+    }
+  });
 }
 
 /**

@@ -157,6 +157,55 @@ Deno.test("assertIndexNames() refuses an index with more names to look at than o
   }
 });
 
+Deno.test("assertIndexNames() lists an index once while it is unchanged, and again once git or a hand rewrites it", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    const gitDir = join(dir, ".git");
+    const blob = (await f.git(dir, "hash-object", "-w", "/dev/null")).trim();
+    const config = ConfigSchema.parse({ repos: [{ name: "r", path: dir }] });
+    let listings = 0;
+    const onRun = (subcommand: string) => subcommand === "ls-files" && listings++;
+    const git = await Git.open(config, f.base, { racyMs: 0, onRun });
+    const check = () => assertIndexNames(git, git.repo("r"), {});
+    await check();
+    await check();
+    assert.equal(listings, 1, "a clean index is listed once");
+    // git writes a new index (a lock file renamed over it): a new inode.
+    const before = (await Deno.stat(join(gitDir, "index"))).ino;
+    await f.git(dir, "update-index", "--force-write-index");
+    assert.notEqual((await Deno.stat(join(gitDir, "index"))).ino, before);
+    await check();
+    await check();
+    assert.equal(listings, 2, "an index git rewrote is listed again, once");
+    await f.git(dir, "config", "core.x", "y");
+    await check();
+    assert.equal(listings, 3, "a changed config lists the index again");
+    // Written in place: the same inode, the very next call is refused, and so is every one after it.
+    const ino = (await Deno.stat(join(gitDir, "index"))).ino;
+    await writeCraftedIndex(gitDir, blob, ["README.md", "../outside/secret"]);
+    assert.equal((await Deno.stat(join(gitDir, "index"))).ino, ino);
+    await assert.rejects(check(), /its index lists "\.\.\/outside\/secret"/);
+    await assert.rejects(check(), /its index lists "\.\.\/outside\/secret"/);
+    assert.equal(listings, 5, "a refusal is never kept");
+    // Gone, then clean again by git.
+    await Deno.remove(join(gitDir, "index"));
+    await check();
+    await f.git(dir, "reset", "-q");
+    await check();
+    await check();
+    assert.equal(listings, 7);
+    // With the default racy interval, an index changed in the last seconds is listed on every call.
+    let fresh = 0;
+    const strict = await Git.open(config, f.base, { onRun: (subcommand) => subcommand === "ls-files" && fresh++ });
+    await assertIndexNames(strict, strict.repo("r"), {});
+    await assertIndexNames(strict, strict.repo("r"), {});
+    assert.equal(fresh, 2);
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("Manager refuses every tool that reads the index or work tree of such a repository, and serves the rest", async () => {
   const f = await fixture();
   try {

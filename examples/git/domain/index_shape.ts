@@ -403,6 +403,14 @@ export interface IndexShapeOptions {
   onRead?: (at: number, length: number) => void;
 }
 
+/** The index file {@linkcode assertIndexShape} opened and read, as its descriptor told. */
+export interface ReadIndex {
+  /** The opened file's `stat()`, taken before any of its bytes were read. */
+  readonly info: Deno.FileInfo;
+  /** When that `stat()` was made (`Date.now()` just before it). */
+  readonly statAt: number;
+}
+
 /**
  * Refuses a repository whose index git could not hold within
  * `options.maxBytes`, or would fill from elsewhere, before a run that reads
@@ -416,6 +424,7 @@ export interface IndexShapeOptions {
  * @param repo The repository's name, for the message.
  * @param path The index file (`<git dir>/index`).
  * @param options The limit, the object id size and the signal.
+ * @returns The file it read, as its descriptor told before the read, or undefined when there is no index.
  * @throws {PolicyError} When git would hold too much (code `too-large`), or the index is sparse, split, damaged or not a file (code `invalid-input`).
  *
  * @example Before a status
@@ -423,26 +432,33 @@ export interface IndexShapeOptions {
  * await assertIndexShape("app", "/srv/app/.git/index", { maxBytes: 64 << 20, hashSize: () => Promise.resolve(20) });
  * ```
  */
-export async function assertIndexShape(repo: string, path: string, options: IndexShapeOptions): Promise<void> {
+export async function assertIndexShape(
+  repo: string,
+  path: string,
+  options: IndexShapeOptions,
+): Promise<ReadIndex | undefined> {
   const { maxBytes, hashSize, signal } = options;
   const refuse = (why: string, code: "too-large" | "invalid-input" = "invalid-input") =>
     new PolicyError(code, `Cannot read the index of repo ${quote(repo)}: its index ${why}`);
   // Looked at first, so that a FIFO in its place is never opened (an open would wait for a writer).
   const info = await Deno.stat(path).catch((err) => err as Error);
-  if (info instanceof Deno.errors.NotFound) return;
+  if (info instanceof Deno.errors.NotFound) return undefined;
   if (info instanceof Error) throw refuse("cannot be read");
   if (!info.isFile) throw refuse("is not a regular file");
   let file: Deno.FsFile;
   try {
     file = await Deno.open(path, { read: true });
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
+    if (err instanceof Deno.errors.NotFound) return undefined;
     throw refuse("cannot be read");
   }
   let readings: IndexShape[];
+  let read: ReadIndex;
   try {
     // What was opened is what is read: its own type and size.
+    const statAt = Date.now();
     const opened = await file.stat();
+    read = { info: opened, statAt };
     if (!opened.isFile) throw refuse("is not a regular file");
     if (opened.size > maxBytes) throw refuse(tooLarge(opened.size, maxBytes), "too-large");
     signal?.throwIfAborted();
@@ -457,7 +473,7 @@ export async function assertIndexShape(repo: string, path: string, options: Inde
   }
   const refusing = readings.filter((reading) => reading.refused !== undefined);
   // Most indexes read cleanly one way and are damaged the other: git reads them one of those ways.
-  if (refusing.length === 0 && readings.some((reading) => reading.damaged === undefined)) return;
+  if (refusing.length === 0 && readings.some((reading) => reading.damaged === undefined)) return read;
   const shape = refusing.length === 1
     ? readings[(await hashSize()) === 32 ? 1 : 0]
     : refusing.find((reading) => reading.damaged === undefined) ?? refusing[0] ?? readings[0];
@@ -471,6 +487,7 @@ export async function assertIndexShape(repo: string, path: string, options: Inde
         "rebuild it from the last commit",
     );
   }
+  return read;
 }
 
 function tooLarge(size: number, maxBytes: number): string {
