@@ -13,7 +13,12 @@ if (!health()) {
     // Layer 2: exact flags, --print-permissions, the start-up check.
     policy: (config, source) => policyFor(config, source.path, source.variables),
     auditFile: (config, source) => auditFileOf(config, source.path),
-    manager: (config) => new Manager(config.get, { timeoutMs: config.initial.timeout_ms, redact: config.redact }),
+    manager: (config) =>
+      new Manager(config.get, {
+        timeoutMs: config.initial.timeout_ms,
+        redact: config.redact,
+        initial: config.initial,
+      }),
     register: registerAll,
   });
 }

@@ -1,6 +1,7 @@
-import type { Config } from "./config.ts";
+import { type Config, MAX_BYTES_LIMIT } from "./config.ts";
 import { type FetchResult, fetchText } from "./fetcher.ts";
 import { NetRules } from "./net_rules.ts";
+import { fetchReplyBytes } from "./reply_bounds.ts";
 import { requestHeaders } from "./request_headers.ts";
 import { SecretFilter } from "./secret_filter.ts";
 
@@ -18,6 +19,11 @@ export interface ManagerOptions {
    * @default {no change}
    */
   redact?: (text: string) => string;
+  /**
+   * The config the server started with: what {@linkcode Manager.replyBytes} counts until a call has read one.
+   * @default {the largest max_bytes and max_redirects a config may set}
+   */
+  initial?: Config;
 }
 
 /** A `fetch_url` request. */
@@ -58,6 +64,8 @@ export class Manager {
   readonly #config: () => Promise<Config>;
   readonly #options: ManagerOptions;
   readonly #rules = new WeakMap<Config, { rules: NetRules; filter: SecretFilter }>();
+  // The caps of the config a call last read: what the next call's reply is counted by.
+  #caps: Pick<Config, "max_bytes" | "max_redirects">;
 
   /**
    * Builds the manager; nothing is read until the first call.
@@ -68,6 +76,16 @@ export class Manager {
   constructor(config: () => Promise<Config>, options: ManagerOptions) {
     this.#config = config;
     this.#options = options;
+    this.#caps = options.initial ?? { max_bytes: MAX_BYTES_LIMIT, max_redirects: 10 };
+  }
+
+  /**
+   * The most bytes a reply of {@linkcode Manager.fetch} can take, as JSON, under the config a call last read
+   * (`fetch_url`'s maxResultBytes). A reload that raises `max_bytes` is counted from the call after the first that
+   * reads it.
+   */
+  replyBytes(): number {
+    return fetchReplyBytes(this.#caps);
   }
 
   /** The tool's per-call deadline in milliseconds: the start-up fetch deadline plus a little to answer. */
@@ -135,6 +153,7 @@ export class Manager {
 
   async #current(): Promise<{ config: Config; rules: NetRules; filter: SecretFilter }> {
     const config = await this.#config();
+    this.#caps = config;
     let built = this.#rules.get(config);
     if (built === undefined) {
       const secrets = config.auth.map((entry) => entry.credentials);

@@ -23,5 +23,7 @@ import { fetchUrlHandler, fetchUrlPatterns, fetchUrlTool } from "./fetch_url.ts"
  * ```
  */
 export function registerAll(server: Server, mgr: Manager): void {
-  registerPatternTool(server, fetchUrlTool(mgr.callTimeoutMs), fetchUrlPatterns(mgr), fetchUrlHandler(mgr));
+  // What a reply may take is reserved while a call runs: pipelined fetches cannot build more than maxInFlightBytes.
+  const tool = { ...fetchUrlTool(mgr.callTimeoutMs), maxResultBytes: () => mgr.replyBytes() };
+  registerPatternTool(server, tool, fetchUrlPatterns(mgr), fetchUrlHandler(mgr));
 }
