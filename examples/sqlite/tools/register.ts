@@ -1,6 +1,7 @@
 import { addTool, registerPatternTool, type Server } from "@forge/toolkit";
 import type { Config } from "../domain/config.ts";
 import type { Manager } from "../domain/manager.ts";
+import { REPLY_BYTES } from "../domain/reply_bounds.ts";
 import { describeTable, describeTableTool } from "./describe_table.ts";
 import { execute, executePatterns, executeTool } from "./execute.ts";
 import { listTables, listTablesTool } from "./list_tables.ts";
@@ -18,12 +19,14 @@ import { runQuery, runQueryTool } from "./run_query.ts";
  * @returns Resolves once the tools are registered.
  */
 export async function registerAll(server: Server, mgr: Manager): Promise<void> {
-  addTool(server, listTablesTool, listTables(mgr));
-  addTool(server, describeTableTool, describeTable(mgr));
-  addTool(server, runQueryTool, runQuery(mgr));
+  // What a reply may take is reserved while a call runs: pipelined calls cannot build more than maxInFlightBytes.
+  addTool(server, { ...listTablesTool, maxResultBytes: REPLY_BYTES.list_tables }, listTables(mgr));
+  addTool(server, { ...describeTableTool, maxResultBytes: REPLY_BYTES.describe_table }, describeTable(mgr));
+  addTool(server, { ...runQueryTool, maxResultBytes: REPLY_BYTES.run_query }, runQuery(mgr));
   const addExecute = (config: Config) => {
     if (!config.writable || server.toolNames.includes(executeTool.name)) return;
-    registerPatternTool(server, executeTool, executePatterns(mgr), execute(mgr));
+    const tool = { ...executeTool, maxResultBytes: REPLY_BYTES.execute };
+    registerPatternTool(server, tool, executePatterns(mgr), execute(mgr));
   };
   addExecute(await mgr.config());
   mgr.watch(addExecute);
