@@ -2,7 +2,7 @@
 // an edited config applies at the very next call, without restart.
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import { argumentBytes, MAX_ARGUMENT_BYTES, MAX_PATHS_BYTES } from "./argument_bytes.ts";
-import type { Config } from "./config.ts";
+import { type Config, MAX_OUTPUT_CEILING } from "./config.ts";
 import {
   assertSmallHistory,
   bigFilesAt,
@@ -71,14 +71,27 @@ export class Manager {
   readonly #configPath: string | undefined;
   #current: { config: Config; git: Promise<Git> } | undefined;
   readonly #commitLocks = new Map<string, Promise<unknown>>();
+  // The max_output_bytes of the config a call last read: what the next call's reply is counted by.
+  #maxOutputBytes: number;
 
   /**
    * @param config Returns the current config (the loader's `get`).
    * @param configPath The config file: relative paths in the config start at its folder.
+   * @param initial The config the server started with, counted by {@linkcode Manager.maxOutputBytes} until a call
+   *   has read one (the largest `max_output_bytes` a config may set when absent).
    */
-  constructor(config: () => Promise<Config>, configPath: string | undefined) {
+  constructor(config: () => Promise<Config>, configPath: string | undefined, initial?: Config) {
     this.#config = config;
     this.#configPath = configPath;
+    this.#maxOutputBytes = initial?.max_output_bytes ?? MAX_OUTPUT_CEILING;
+  }
+
+  /**
+   * The `max_output_bytes` of the config a call last read: what the tools' `maxResultBytes` are counted from. A
+   * reload that raises it is counted from the call after the first that reads it.
+   */
+  get maxOutputBytes(): number {
+    return this.#maxOutputBytes;
   }
 
   /** `git status`: branch and changed files, porcelain v1. */
@@ -469,6 +482,7 @@ export class Manager {
   // A new config version (at start, after a reload) is opened once: each repository it cannot
   // serve is said on stderr then, and refused again by the check before every run.
   #gitFor(config: Config): Promise<Git> {
+    this.#maxOutputBytes = config.max_output_bytes;
     if (this.#current?.config !== config) {
       const git = Git.open(config, baseDirOf(this.#configPath));
       git.then((opened) => {

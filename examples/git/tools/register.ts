@@ -1,5 +1,6 @@
-import { addTool, registerPatternTool, type Server } from "@forge/toolkit";
+import { addTool, registerPatternTool, type Server, type Tool } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { type GitTool, replyBytes } from "../domain/reply_bounds.ts";
 import { gitBlame, gitBlameTool } from "./git_blame.ts";
 import { gitCommit, gitCommitPatterns, gitCommitTool } from "./git_commit.ts";
 import { gitDiff, gitDiffTool } from "./git_diff.ts";
@@ -16,11 +17,16 @@ import { gitStatus, gitStatusTool } from "./git_status.ts";
  * @param mgr The manager.
  */
 export function registerAll(server: Server, mgr: Manager): void {
-  addTool(server, gitStatusTool, gitStatus(mgr));
-  addTool(server, gitLogTool, gitLog(mgr));
-  addTool(server, gitShowTool, gitShow(mgr));
-  addTool(server, gitDiffTool, gitDiff(mgr));
-  addTool(server, gitGrepTool, gitGrep(mgr));
-  addTool(server, gitBlameTool, gitBlame(mgr));
-  registerPatternTool(server, gitCommitTool, gitCommitPatterns(mgr), gitCommit(mgr));
+  // What a reply may take is reserved while a call runs: pipelined calls cannot build more than maxInFlightBytes.
+  const bounded = <A>(tool: Tool<A>): Tool<A> => ({
+    ...tool,
+    maxResultBytes: () => replyBytes(tool.name as GitTool, mgr.maxOutputBytes),
+  });
+  addTool(server, bounded(gitStatusTool), gitStatus(mgr));
+  addTool(server, bounded(gitLogTool), gitLog(mgr));
+  addTool(server, bounded(gitShowTool), gitShow(mgr));
+  addTool(server, bounded(gitDiffTool), gitDiff(mgr));
+  addTool(server, bounded(gitGrepTool), gitGrep(mgr));
+  addTool(server, bounded(gitBlameTool), gitBlame(mgr));
+  registerPatternTool(server, bounded(gitCommitTool), gitCommitPatterns(mgr), gitCommit(mgr));
 }

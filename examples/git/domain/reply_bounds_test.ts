@@ -1,0 +1,57 @@
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
+import assert from "node:assert/strict";
+import { text } from "@forge/toolkit";
+import { fixture } from "./fixture.ts";
+import { type GitTool, replyBytes } from "./reply_bounds.ts";
+
+const MiB = 1024 * 1024;
+/** The smallest max_output_bytes a config may set: git's output is cut many times over. */
+const CAP = 1024;
+
+/** The JSON-RPC reply line the server writes for a tool's text (the read tools answer `text(output)`). */
+function replyLine(output: string): number {
+  return new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result: text(output) })).length;
+}
+
+Deno.test("replyBytes() covers git_grep's real reply of git's shortest lines, each shown with a 256-character revision", async () => {
+  const f = await fixture();
+  try {
+    const mgr = f.manager({ r: await f.repo("r", { a: "\n".repeat(5000) }) }, { max_output_bytes: CAP });
+    const revision = `HEAD${"~0".repeat(126)}`;
+    assert.equal(revision.length, 256);
+    const out = await mgr.grep("r", "^", revision);
+    assert.ok(out.cut, "git's output was cut at max_output_bytes");
+    const bytes = replyLine(out.text);
+    assert.ok(bytes > 5 * CAP, `${bytes}: the revision made the text several times git's output`);
+    assert.ok(bytes <= replyBytes("git_grep", CAP), `${bytes} > ${replyBytes("git_grep", CAP)}`);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("replyBytes() covers git_log's and git_show's real replies of a message of control characters", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    await f.git(dir, "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", "\u0001".repeat(3000));
+    const mgr = f.manager({ r: dir }, { max_output_bytes: CAP });
+    for (
+      const [tool, out] of [["git_log", await mgr.log("r", {})], [
+        "git_show",
+        await mgr.show("r", "HEAD", undefined),
+      ]] as const
+    ) {
+      const bytes = replyLine(out.text);
+      assert.ok(out.cut && bytes > 5 * CAP, `${tool}: ${bytes}: each control character takes six bytes`);
+      assert.ok(bytes <= replyBytes(tool, CAP), `${tool}: ${bytes} > ${replyBytes(tool, CAP)}`);
+    }
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("replyBytes() at the default max_output_bytes: four calls at once of every tool but git_grep (two)", () => {
+  const tools: GitTool[] = ["git_status", "git_log", "git_show", "git_diff", "git_blame", "git_commit"];
+  for (const tool of tools) assert.ok(4 * replyBytes(tool, MiB) < 64 * MiB, tool);
+  assert.ok(2 * replyBytes("git_grep", MiB) < 64 * MiB && 3 * replyBytes("git_grep", MiB) > 64 * MiB);
+});
