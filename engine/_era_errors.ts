@@ -24,13 +24,13 @@ export function busyError(era: Era, max: number): RpcError {
 }
 
 /**
- * The refusal of a call while the calls in flight hold `max` bytes or more of requests and of the replies their
- * tools reserve (`maxInFlightBytes`).
+ * The refusal of a call that would bring what the calls in flight hold (requests, and the replies their tools
+ * reserve) past `max` bytes (`maxInFlightBytes`).
  */
 export function busyBytesError(era: Era, max: number): RpcError {
   return busy(
     era,
-    `Server busy: the calls in flight hold ${max} bytes of requests and replies (maxInFlightBytes); retry later`,
+    `Server busy: this call would bring the calls in flight past ${max} bytes of requests and replies (maxInFlightBytes); retry later`,
     max,
   );
 }

@@ -320,8 +320,14 @@ export class Dispatcher {
     if (this.#calls.running >= this.#options.maxInFlight) {
       return encodeError(id, busyError(era, this.#options.maxInFlight));
     }
-    // What its reply may take is reserved with what its request holds (see Tool.maxResultBytes).
-    const most = entry.maxResultBytes;
+    const meta = metaOf(params) ?? {};
+    const flag = meta[PROBE_META_KEY];
+    const probe = flag === true;
+    // Fail closed: a host that sends the probe flag as "true" or 1 expects a dry run, and must not get the action.
+    if (flag !== undefined && flag !== false && !probe) return fail(id, ErrorCode.invalidParams, probeFlagError(flag));
+    // What its reply may take is reserved with what its request holds (see Tool.maxResultBytes); a probe's reply is
+    // its patterns, never the tool's result, so it reserves nothing.
+    const most = probe ? undefined : entry.maxResultBytes;
     const reserve = most === undefined ? 0 : this.#reserve(most, name);
     // One call alone is never refused by what it holds: only one that would join others past the bound. What it
     // holds is counted when it is needed: a call answered in this turn holds nothing once it is.
@@ -337,12 +343,7 @@ export class Dispatcher {
     if (responses !== undefined && (responses === null || typeof responses !== "object" || Array.isArray(responses))) {
       return fail(id, ErrorCode.invalidParams, 'Invalid params: "inputResponses" must be an object');
     }
-    const meta = metaOf(params) ?? {};
     const task = entry.tool.task;
-    const flag = meta[PROBE_META_KEY];
-    const probe = flag === true;
-    // Fail closed: a host that sends the probe flag as "true" or 1 expects a dry run, and must not get the action.
-    if (flag !== undefined && flag !== false && !probe) return fail(id, ErrorCode.invalidParams, probeFlagError(flag));
     const asTask = stateless && task !== undefined && task !== false && !probe && declaresTasks(meta);
     if (typeof task === "object" && task.required && !probe && !asTask) return taskRequired(id, name, era);
     const requestState = stateless ? params?.requestState : undefined;

@@ -130,12 +130,12 @@ async function heldServer(options: Parameters<typeof serveRaw>[1], version = "20
 /** A JSON-RPC message as the raw tests read it. */
 type Reply = Record<string, unknown>;
 
-/** Asserts that `reply` refuses request `id` as busy: the calls in flight hold `limit` bytes (maxInFlightBytes). */
+/** Asserts that `reply` refuses request `id` as busy: it would bring the calls in flight past `limit` bytes (maxInFlightBytes). */
 function assertBusyBytes(reply: Reply, id: unknown, limit: number): void {
   assert.equal(reply.id, id);
   assert.equal(
     (reply.error as { message: string }).message,
-    `Server busy: the calls in flight hold ${limit} bytes of requests and replies (maxInFlightBytes); retry later`,
+    `Server busy: this call would bring the calls in flight past ${limit} bytes of requests and replies (maxInFlightBytes); retry later`,
   );
 }
 
@@ -313,6 +313,42 @@ Deno.test("a tool's maxResultBytes is reserved from a call's start until its rep
   assertBusyBytes(await s.next(), 7, 10_000);
   gates[3].resolve();
   assert.equal((await s.next()).id, 6);
+  await s.close();
+});
+
+Deno.test("a probe reserves no reply: probes sent beside calls that hold most of maxInFlightBytes are answered, not busy", async () => {
+  const server = new Server({ name: "mem" });
+  const gates: PromiseWithResolvers<void>[] = [];
+  addTool(server, {
+    name: "big",
+    description: "Waits, then answers",
+    inputSchema: schema(),
+    annotations: RO,
+    maxResultBytes: 4_000,
+  }, async () => {
+    const gate = Promise.withResolvers<void>();
+    gates.push(gate);
+    await gate.promise;
+    return text("done");
+  });
+  const s = serveRaw(server, { maxInFlightBytes: 10_000 });
+  await s.send(request(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: {} }));
+  await s.next();
+  // Two calls hold 8,000 bytes of reply and their requests: a third call would pass the bound, a probe must not.
+  await s.send(request(1, "tools/call", { name: "big" }));
+  await s.send(request(2, "tools/call", { name: "big" }));
+  for (let id = 3; id <= 5; id++) {
+    await s.send(request(id, "tools/call", { name: "big", _meta: { "forge.permission_patterns": true } }));
+    const reply = await s.next();
+    assert.equal(reply.id, id);
+    assert.match(JSON.stringify(reply.result), /Probe only, not run/, JSON.stringify(reply));
+  }
+  await s.send(request(6, "tools/call", { name: "big" }));
+  assertBusyBytes(await s.next(), 6, 10_000);
+  assert.equal(gates.length, 2, "no probe ran the handler");
+  gates[0].resolve();
+  gates[1].resolve();
+  assert.deepEqual([(await s.next()).id, (await s.next()).id].sort(), [1, 2]);
   await s.close();
 });
 
