@@ -127,7 +127,9 @@ export class TaskTable {
     // The timer frees expired tasks; a sweep here only makes sure a full table is really full.
     if (this.#tasks.size >= max) this.#sweep();
     if (this.#tasks.size >= max) this.#evictOne();
-    if (this.#tasks.size >= max) {
+    // A cancelled or expired task leaves the table, but its handler, if it ignores its signal, runs on: it counts
+    // against max until it ends (`running`), as a cancelled call does against maxInFlight.
+    if (this.#tasks.size >= max || this.#calls.running >= max) {
       return {
         code: ErrorCode.internalError,
         message: `Server busy: ${max} tasks held (maxTasks); retry later, or cancel a task`,

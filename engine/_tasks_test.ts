@@ -113,19 +113,57 @@ Deno.test("a finished task is kept until its TTL, then freed; an unknown id is n
   assert.equal(clock.pending, 0);
 });
 
-Deno.test("a full table refuses a new task until a TTL frees one; running tasks are never evicted", () => {
+Deno.test("a full table refuses a new task until a TTL frees one; running tasks are never evicted", async () => {
   const clock = new ManualClock();
   const table = new TaskTable({ ...limits, max: 2 }, () => {}, clock);
-  const never = () => new Promise<Outcome>(() => {});
-  started(table, never);
+  // Handlers that end when their signal fires, as a handler should: the TTL's abort ends the oldest.
+  const ends: Promise<Outcome>[] = [];
+  const endsOnAbort = (task: Task) => {
+    const end = new Promise<Outcome>((resolve) =>
+      task.call.signal.addEventListener("abort", () => resolve({ kind: "none" }))
+    );
+    ends.push(end);
+    return end;
+  };
+  started(table, endsOnAbort);
   clock.advance(10);
-  started(table, never);
-  const refused = table.create(undefined, never);
+  started(table, endsOnAbort);
+  const refused = table.create(undefined, endsOnAbort);
   assert.ok(!("call" in refused));
   assert.equal(refused.message, "Server busy: 2 tasks held (maxTasks); retry later, or cancel a task");
   clock.advance(4_990);
-  assert.ok("call" in table.create(undefined, never), "the oldest task's TTL made room");
+  await ends[0];
+  // The task's settlement and its release are reactions of that end: one turn of the event loop runs them.
+  await new Promise((r) => setTimeout(r, 0));
+  assert.ok("call" in table.create(undefined, endsOnAbort), "the oldest task's TTL made room");
   assert.equal(table.size, 2);
+  table.dispose();
+});
+
+Deno.test("a cancelled task whose handler ignores its signal holds its place against maxTasks until the handler ends", async () => {
+  const table = new TaskTable({ ...limits, max: 2 }, () => {});
+  const gates: PromiseWithResolvers<void>[] = [];
+  const stubborn = (): Promise<Outcome> => {
+    const gate = Promise.withResolvers<void>();
+    gates.push(gate);
+    return gate.promise.then(() => ({ kind: "result", result: text("late") }));
+  };
+  const [first, second] = [started(table, stubborn), started(table, stubborn)];
+  table.cancel(first, "Cancelled by the client");
+  table.cancel(second, "Cancelled by the client");
+  assert.equal(first.status, "cancelled");
+  // Both handlers still run: a third task would be the third handler at once (a red team ran 150 past maxTasks 64).
+  const refused = table.create(undefined, stubborn);
+  assert.ok(!("call" in refused), "a task was created while maxTasks handlers still ran");
+  assert.match(refused.message, /Server busy: 2 tasks held \(maxTasks\)/);
+  assert.equal(gates.length, 2, "the refused task never ran");
+  gates[0].resolve();
+  await gates[0].promise;
+  await new Promise((r) => setTimeout(r, 0));
+  const third = started(table, stubborn);
+  assert.equal(gates.length, 3);
+  for (const gate of gates) gate.resolve();
+  table.cancel(third, "done");
   table.dispose();
 });
 
