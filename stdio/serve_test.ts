@@ -272,17 +272,19 @@ Deno.test("an item of a batch holds its own size against maxInFlightBytes, not i
   await s.close();
 });
 
-Deno.test("a tool's maxResultBytes is reserved from a call's start until its reply is written: calls past maxInFlightBytes are refused as busy", async () => {
+/**
+ * A server with one tool, `big`, that reserves `maxResultBytes` and answers only when the test resolves its gate
+ * (one per call, in order), under `maxInFlightBytes` 10,000, initialized.
+ */
+async function gatedBig(maxResultBytes: number | (() => number)) {
   const server = new Server({ name: "mem" });
   const gates: PromiseWithResolvers<void>[] = [];
-  let bound = 4_000;
   addTool(server, {
     name: "big",
     description: "Waits, then answers",
     inputSchema: schema(),
     annotations: RO,
-    // A function: read at each call's start, so a change applies to the next call.
-    maxResultBytes: () => bound,
+    maxResultBytes,
   }, async () => {
     const gate = Promise.withResolvers<void>();
     gates.push(gate);
@@ -292,6 +294,13 @@ Deno.test("a tool's maxResultBytes is reserved from a call's start until its rep
   const s = serveRaw(server, { maxInFlightBytes: 10_000 });
   await s.send(request(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: {} }));
   await s.next();
+  return { s, gates };
+}
+
+Deno.test("a tool's maxResultBytes is reserved from a call's start until its reply is written: calls past maxInFlightBytes are refused as busy", async () => {
+  let bound = 4_000;
+  // A function: read at each call's start, so a change applies to the next call.
+  const { s, gates } = await gatedBig(() => bound);
   const call = (id: number) => request(id, "tools/call", { name: "big" });
   // Requests of ~60 bytes: by them alone a hundred calls fit; with 4,000 reserved each, two do.
   for (let id = 1; id <= 3; id++) await s.send(call(id));
@@ -317,23 +326,7 @@ Deno.test("a tool's maxResultBytes is reserved from a call's start until its rep
 });
 
 Deno.test("a probe reserves no reply: probes sent beside calls that hold most of maxInFlightBytes are answered, not busy", async () => {
-  const server = new Server({ name: "mem" });
-  const gates: PromiseWithResolvers<void>[] = [];
-  addTool(server, {
-    name: "big",
-    description: "Waits, then answers",
-    inputSchema: schema(),
-    annotations: RO,
-    maxResultBytes: 4_000,
-  }, async () => {
-    const gate = Promise.withResolvers<void>();
-    gates.push(gate);
-    await gate.promise;
-    return text("done");
-  });
-  const s = serveRaw(server, { maxInFlightBytes: 10_000 });
-  await s.send(request(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: {} }));
-  await s.next();
+  const { s, gates } = await gatedBig(4_000);
   // Two calls hold 8,000 bytes of reply and their requests: a third call would pass the bound, a probe must not.
   await s.send(request(1, "tools/call", { name: "big" }));
   await s.send(request(2, "tools/call", { name: "big" }));
