@@ -23,8 +23,11 @@
 // under the git data, is not stopped: the first is root, the second could as
 // well show git other files than the walk.
 
-/** How much older than the walk a folder's ctime must be to be kept (also covers a clock that lags by as much). */
-const RACY_MS = 10_000;
+/**
+ * How much older than the walk a folder's ctime must be to be kept (also covers a clock that lags by as much); the
+ * index-names cache keeps its verdicts by the same rule.
+ */
+export const RACY_MS = 10_000;
 /** The most folders kept; past it, all are dropped and kept again as walks find them. */
 const MAX_FOLDERS = 100_000;
 
@@ -101,6 +104,14 @@ export class GitDataCache {
 
 /** What must be the same for a folder to be unchanged; undefined when the platform does not tell. */
 function keyOf(info: Deno.FileInfo): string | undefined {
-  if (!info.isDirectory || info.ctime === null || info.mtime === null || info.ino === null) return undefined;
+  return info.isDirectory ? identityOf(info) : undefined;
+}
+
+/**
+ * A file's identity while it is unchanged: device, inode, ctime, mtime, size and link count (any write sets its
+ * ctime); undefined when the platform does not tell. Shared with the index-names cache.
+ */
+export function identityOf(info: Deno.FileInfo): string | undefined {
+  if (info.ctime === null || info.mtime === null || info.ino === null) return undefined;
   return `${info.dev}:${info.ino}:${info.ctime.getTime()}:${info.mtime.getTime()}:${info.size}:${info.nlink}`;
 }

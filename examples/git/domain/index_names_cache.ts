@@ -13,9 +13,8 @@
 // readings, the offset table from the end), through a window.
 import type { ConfigFiles } from "./config_includes.ts";
 import type { ReadIndex } from "./index_shape.ts";
+import { identityOf, RACY_MS } from "./git_data_cache.ts";
 
-/** How much older than the check an index's ctime must be to be kept (also covers a clock that lags by as much). */
-const RACY_MS = 10_000;
 /** The most repositories kept; past it, all are dropped and kept again as checks find them clean. */
 const MAX_ENTRIES = 1024;
 
@@ -81,18 +80,7 @@ export class IndexNamesCache {
 
 /** What must be the same for a listing to hold; undefined when there is no index or the platform does not tell. */
 function keyOf(read: ReadIndex | undefined, config: ConfigFiles): string | undefined {
-  const info = read?.info;
-  if (info === undefined || !info.isFile || info.ctime === null || info.mtime === null || info.ino === null) {
-    return undefined;
-  }
-  return JSON.stringify([
-    info.dev,
-    info.ino,
-    info.ctime.getTime(),
-    info.mtime.getTime(),
-    info.size,
-    info.nlink,
-    config.common?.text ?? null,
-    config.worktree?.text ?? null,
-  ]);
+  const file = read?.info.isFile ? identityOf(read.info) : undefined;
+  if (file === undefined) return undefined;
+  return JSON.stringify([file, config.common?.text ?? null, config.worktree?.text ?? null]);
 }
