@@ -47,6 +47,22 @@ export interface CommandPolicyInit {
    * @default {"/usr/bin/kill"}
    */
   killer?: string;
+  /**
+   * A program that starts each program in a session and process group of its
+   * own without forking the server (`/usr/bin/setsid`: `setsid PROGRAM
+   * ARGS…` execs it, so the pid stays the program's). Without one, Deno's
+   * `detached` forks the server for every run, copying its page tables: the
+   * git example's server spent about twice the CPU per command
+   * (docs/benchmarks.md, "The group without a fork"). Each program's first
+   * run still goes through `detached`, where Deno checks it against
+   * `--allow-run`. The price: the starter runs whatever it is given, so
+   * `--allow-run` (layer 2) no longer bounds which programs a compromised
+   * server could start. Name one only where an allowed program can already
+   * start any other (git can: `-c alias.x=!…`); the default keeps layer 2
+   * whole.
+   * @default {undefined (Deno's `detached`)}
+   */
+  sessionStarter?: string;
 }
 
 /** Options of one {@linkcode CommandPolicy.run}. */
@@ -104,9 +120,10 @@ const DRAIN_GRACE_MS = 1000;
  * (`--allow-run=<paths>`, see {@linkcode CommandPolicy.programPaths}) only
  * limits which programs Deno starts.
  *
- * Each program starts in a process group of its own (Deno's `detached`,
- * a new session); after it exits the group is killed as well, so nothing it
- * started outlives the call unless it left the group itself. A program
+ * Each program starts in a process group of its own (a new session: Deno's
+ * `detached`, or the `sessionStarter`); after it exits the group is killed
+ * as well, so nothing it started outlives the call unless it left the group
+ * itself. A program
  * stopped early (deadline, abort, output cap) first gets SIGTERM, so that it
  * can remove its lock and temporary files, then SIGKILL after `termGraceMs`.
  *
@@ -127,8 +144,17 @@ export class CommandPolicy {
   readonly #maxOutputBytes: number;
   readonly #killer: string;
   readonly #termGraceMs: number;
+  // The configured starter (null: none), and whether runs still use it: false once it was found missing.
+  readonly #starterPath: string | null;
+  #useStarter: boolean;
+  // The programs started once with `detached`: a program missing from the system fails there with its own error
+  // (through the starter it would be the starter's exit code 127), so only later runs go through the starter.
+  readonly #started = new Set<string>();
 
-  private constructor(init: Required<Omit<CommandPolicyInit, "inheritEnv">>, roots: readonly string[]) {
+  private constructor(
+    init: Required<Omit<CommandPolicyInit, "inheritEnv" | "sessionStarter">> & { sessionStarter: string | null },
+    roots: readonly string[],
+  ) {
     this.#programs = new Map(Object.entries(init.programs));
     this.#roots = roots;
     this.#env = init.env;
@@ -136,6 +162,8 @@ export class CommandPolicy {
     this.#maxOutputBytes = init.maxOutputBytes;
     this.#killer = init.killer;
     this.#termGraceMs = init.termGraceMs;
+    this.#starterPath = init.sessionStarter;
+    this.#useStarter = init.sessionStarter !== null;
   }
 
   /**
@@ -158,7 +186,10 @@ export class CommandPolicy {
    */
   static async create(init: CommandPolicyInit): Promise<CommandPolicy> {
     const killer = init.killer ?? "/usr/bin/kill";
-    for (const [name, path] of [...Object.entries(init.programs), ["killer", killer]]) {
+    const starter = init.sessionStarter;
+    const named: [string, unknown][] = [...Object.entries(init.programs), ["killer", killer]];
+    if (starter !== undefined) named.push(["sessionStarter", starter]);
+    for (const [name, path] of named) {
       if (typeof path !== "string" || !isAbsolute(path) || path.includes("\0") || path.includes(",")) {
         throw new TypeError(
           `Cannot define commands: program ${quote(name)} needs an absolute path, got ${quote(path)}`,
@@ -179,12 +210,13 @@ export class CommandPolicy {
       timeoutMs: positive("timeoutMs", init.timeoutMs ?? 10_000),
       maxOutputBytes: positive("maxOutputBytes", init.maxOutputBytes ?? 1024 * 1024),
       killer: resolve(killer),
+      sessionStarter: starter === undefined ? null : resolve(starter),
       termGraceMs: notNegative("termGraceMs", init.termGraceMs ?? 500),
     }, roots);
   }
 
   /**
-   * The absolute paths Deno must be allowed to run (`--allow-run`): the programs and the killer.
+   * The absolute paths Deno must be allowed to run (`--allow-run`): the programs, the killer and the session starter.
    *
    * @returns The paths, sorted.
    *
@@ -198,7 +230,8 @@ export class CommandPolicy {
    * ```
    */
   programPaths(): string[] {
-    return [...new Set([...this.#programs.values(), this.#killer])].sort();
+    const starter = this.#starterPath === null ? [] : [this.#starterPath];
+    return [...new Set([...this.#programs.values(), this.#killer, ...starter])].sort();
   }
 
   /**
@@ -226,21 +259,12 @@ export class CommandPolicy {
     options.signal?.throwIfAborted();
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command(path, {
-        args,
-        cwd,
-        env: { ...this.#env },
-        clearEnv: true,
-        stdin: options.input === undefined ? "null" : "piped",
-        stdout: "piped",
-        stderr: "piped",
-        detached: true,
-      }).spawn();
+      child = this.#spawn(path, args, cwd, options.input !== undefined);
     } catch (err) {
       throw new Error(`Cannot run ${quote(program)}: ${(err as Error).name}`, { cause: err });
     }
     let ended: CommandEnd = "exit";
-    let killed: Promise<void> | undefined;
+    let killed: Promise<unknown> | undefined;
     const stopReading = new AbortController();
     let grace: ReturnType<typeof setTimeout> | undefined;
     // Set below, before anything can stop the run: the program and both pipes have ended.
@@ -248,7 +272,7 @@ export class CommandPolicy {
     const kill = (why: CommandEnd) => {
       if (ended === "exit") ended = why;
       // After an exit nothing is asked: what is left of the group is only what the program left running.
-      killed ??= (why === "exit" ? this.#signalGroup(child.pid, "KILL") : this.#stopGroup(child.pid, done)).finally(
+      killed ??= (why === "exit" ? this.#signalGroup(child.pid, "KILL") : this.#stopGroup(child, done)).finally(
         () => {
           grace = setTimeout(() => stopReading.abort(), DRAIN_GRACE_MS);
         },
@@ -286,6 +310,37 @@ export class CommandPolicy {
     }
   }
 
+  /**
+   * Starts `path` in a session of its own: through the starter, a posix_spawn
+   * of the server and an exec (the starter is never a group leader, so it
+   * calls setsid() without a fork of its own and the pid is the program's);
+   * else Deno's `detached`, a fork of the server.
+   */
+  #spawn(path: string, args: string[], cwd: string, piped: boolean): Deno.ChildProcess {
+    const options = (argv: string[], detached: boolean): Deno.CommandOptions => ({
+      args: argv,
+      cwd,
+      env: { ...this.#env },
+      clearEnv: true,
+      stdin: piped ? "piped" : "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached,
+    });
+    if (this.#useStarter && this.#started.has(path)) {
+      try {
+        // The path is absolute, so the starter never reads it as one of its own options.
+        return new Deno.Command(this.#starterPath!, options([path, ...args], false)).spawn();
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+        this.#useStarter = false;
+      }
+    }
+    const child = new Deno.Command(path, options(args, true)).spawn();
+    this.#started.add(path);
+    return child;
+  }
+
   async #inRoot(cwd: string): Promise<string> {
     let real: string;
     try {
@@ -303,27 +358,40 @@ export class CommandPolicy {
     return real;
   }
 
-  /** SIGTERM to the group, then SIGKILL once `done` settles or the grace ends, whichever comes first. */
-  async #stopGroup(pid: number, done: Promise<unknown>): Promise<void> {
+  /**
+   * SIGTERM to the group, then SIGKILL once `done` settles or the grace ends,
+   * whichever comes first. A group not there yet (the starter, just started,
+   * has not called setsid()) gets the signal through the child itself.
+   */
+  async #stopGroup(child: Deno.ChildProcess, done: Promise<unknown>): Promise<void> {
+    const signal = async (name: "TERM" | "KILL") => {
+      if (await this.#signalGroup(child.pid, name)) return;
+      try {
+        child.kill(`SIG${name}`);
+      } catch {
+        // It has ended.
+      }
+    };
     if (this.#termGraceMs > 0) {
-      await this.#signalGroup(pid, "TERM");
+      await signal("TERM");
       let timer: ReturnType<typeof setTimeout> | undefined;
       const graceEnded = new Promise((resolve) => timer = setTimeout(resolve, this.#termGraceMs));
       await Promise.race([done.catch(() => undefined), graceEnded]);
       clearTimeout(timer);
     }
-    await this.#signalGroup(pid, "KILL");
+    await signal("KILL");
   }
 
-  async #signalGroup(pid: number, signal: "TERM" | "KILL"): Promise<void> {
-    // ESRCH (nothing left in the group) is the common case and not an error.
-    await new Deno.Command(this.#killer, {
+  /** Signals the group; false when the killer found no such group (ESRCH after an exit is the common case). */
+  async #signalGroup(pid: number, signal: "TERM" | "KILL"): Promise<boolean> {
+    const out = await new Deno.Command(this.#killer, {
       args: ["-s", signal, "--", `-${pid}`],
       clearEnv: true,
       stdin: "null",
       stdout: "null",
       stderr: "null",
     }).output().catch(() => undefined);
+    return out?.success ?? false;
   }
 }
 

@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/bin/sh,/usr/bin/kill --allow-env=GIT_DIR,FORGE_TEST_PASSED
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/bin/sh,/usr/bin/kill,/usr/bin/setsid,{repo}/validate/testdata/recording_starter.sh,/nonexistent/forge-setsid,/nonexistent/forge-gone --allow-env=GIT_DIR,FORGE_TEST_PASSED
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { arg } from "./command_args.ts";
@@ -14,9 +14,24 @@ async function tree(): Promise<{ root: string; outside: string; end: () => Promi
   return { root, outside, end: () => Deno.remove(base, { recursive: true }) };
 }
 
-function sh(root: string, init: Partial<CommandPolicyInit> = {}): Promise<CommandPolicy> {
-  return CommandPolicy.create({ programs: { sh: "/bin/sh", ls: "/bin/ls" }, roots: [root], ...init });
+/**
+ * A policy that runs sh through the session starter, as the git example
+ * does: its first run (sh's, through Deno's `detached`) is made here, so
+ * every run a test makes goes through `setsid`.
+ */
+async function sh(root: string, init: Partial<CommandPolicyInit> = {}): Promise<CommandPolicy> {
+  const commands = await CommandPolicy.create({
+    programs: { sh: "/bin/sh", ls: "/bin/ls" },
+    roots: [root],
+    sessionStarter: "/usr/bin/setsid",
+    ...init,
+  });
+  assert.equal((await commands.run("sh", [arg.flag("-c"), arg.word(":")], { cwd: root })).code, 0);
+  return commands;
 }
+
+/** What a program says of itself: its pid, process group and session (from /proc), and its parent's pid. */
+const WHO = 'read -r stat < /proc/$$/stat; set -- ${stat##*) }; echo "$$ $3 $4 $2"';
 
 const script = (text: string) => [arg.flag("-c"), arg.word(text)];
 
@@ -288,11 +303,61 @@ Deno.test("CommandPolicy.run() refuses a program it does not list, and Deno refu
   }
 });
 
+Deno.test("CommandPolicy.run() starts a program through the session starter, after its first run, as the leader of a group of its own", async () => {
+  const t = await tree();
+  try {
+    // The starter records each start in the folder it runs in, then starts the program through setsid.
+    const starter = new URL("./testdata/recording_starter.sh", import.meta.url).pathname;
+    const commands = await CommandPolicy.create({
+      programs: { sh: "/bin/sh", gone: "/nonexistent/forge-gone" },
+      roots: [t.root],
+      sessionStarter: starter,
+    });
+    assert.deepEqual(commands.programPaths(), ["/bin/sh", "/nonexistent/forge-gone", starter, "/usr/bin/kill"].sort());
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await commands.run("sh", script(WHO), { cwd: t.root }));
+    for (const run of runs) {
+      const [pid, group, session, parent] = run.stdout.trim().split(" ").map(Number);
+      assert.deepEqual([group, session], [pid, pid], `not a group and session of its own: ${run.stdout}`);
+      assert.equal(parent, Deno.pid, "the program is not the server's own child");
+    }
+    // The first run is Deno's detached, which checks sh against --allow-run; the two after it go through the starter.
+    assert.equal(await Deno.readTextFile(join(t.root, "starts")), `/bin/sh -c ${WHO}\n`.repeat(2));
+    // A program that is not there fails as itself, every time, not as the starter's exit code 127.
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(commands.run("gone", [], { cwd: t.root }), /^Error: Cannot run "gone": NotFound$/);
+    }
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() falls back to Deno's detached when the session starter is not installed", async () => {
+  const t = await tree();
+  try {
+    const commands = await CommandPolicy.create({
+      programs: { sh: "/bin/sh" },
+      roots: [t.root],
+      // Granted by --allow-run, and not there.
+      sessionStarter: "/nonexistent/forge-setsid",
+    });
+    for (let i = 0; i < 3; i++) {
+      const [pid, group, session] = (await commands.run("sh", script(WHO), { cwd: t.root })).stdout.split(" ").map(
+        Number,
+      );
+      assert.deepEqual([group, session], [pid, pid]);
+    }
+  } finally {
+    await t.end();
+  }
+});
+
 Deno.test("CommandPolicy.create() refuses relative programs, bad env names and bad limits", async () => {
   await assert.rejects(CommandPolicy.create({ programs: { git: "usr/bin/git" }, roots: [] }), TypeError);
   await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], env: { "A=B": "x" } }), TypeError);
   await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], timeoutMs: 0 }), RangeError);
   await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], termGraceMs: -1 }), RangeError);
+  await assert.rejects(CommandPolicy.create({ programs: {}, roots: [], sessionStarter: "setsid" }), TypeError);
   const commands = await CommandPolicy.create({ programs: { git: "/usr/bin/git" }, roots: [] });
   assert.deepEqual(commands.programPaths(), ["/usr/bin/git", "/usr/bin/kill"]);
 });

@@ -31,7 +31,7 @@ Deno.test({
       assert.deepEqual(flags, [
         `--allow-read=${t.app},${t.docs},${t.config}`,
         "--allow-env=FORGE_TENANT_CONFIG",
-        "--allow-run=/usr/bin/git,/usr/bin/kill",
+        "--allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid",
       ]);
     } finally {
       await t.end();

@@ -9,7 +9,7 @@ Deno.test({
   permissions: TASK_PERMISSIONS,
   async fn() {
     const args = await assertTaskGrantsPrinted("git");
-    assert.ok(args.includes("--allow-run=/usr/bin/git,/usr/bin/kill"), args.join(" "));
+    assert.ok(args.includes("--allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid"), args.join(" "));
   },
 });
 
@@ -18,6 +18,6 @@ Deno.test({
   permissions: TASK_PERMISSIONS,
   async fn() {
     const command = await assertCompileDryRun("git");
-    assert.ok(command.includes("--allow-run=/usr/bin/git,/usr/bin/kill"), command.join(" "));
+    assert.ok(command.includes("--allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid"), command.join(" "));
   },
 });

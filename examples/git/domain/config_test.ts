@@ -6,6 +6,7 @@ Deno.test("ConfigSchema defaults to no repository and git by absolute path", () 
   assert.deepEqual(config.repos, []);
   assert.equal(config.git, "/usr/bin/git");
   assert.equal(config.kill, "/usr/bin/kill");
+  assert.equal(config.setsid, "/usr/bin/setsid");
 });
 
 Deno.test("ConfigSchema refuses duplicate names, bad names, a relative git and unknown keys", () => {

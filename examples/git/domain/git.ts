@@ -192,6 +192,7 @@ export class Git {
     const commands = await CommandPolicy.create({
       programs: { git: config.git },
       killer: config.kill,
+      sessionStarter: config.setsid,
       roots,
       env: gitEnv(config.alloc_limit_mib),
       timeoutMs: config.timeout_ms,

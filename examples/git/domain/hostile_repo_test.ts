@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid
 // Repositories whose own configuration names programs: every key below makes
 // a plain git run a script that leaves a marker file. No tool may ever run one.
 import assert from "node:assert/strict";

@@ -6,8 +6,8 @@ import type { Config } from "./config.ts";
  * The one policy both layers enforce for a config: the repositories are read
  * roots, with the folders outside them a repository's git data may be in
  * (the server resolves folders and checks paths there; git itself, a child
- * process, runs outside Deno's sandbox), git and the group killer are
- * the only programs (`--allow-run`), the audit file is written, and the
+ * process, runs outside Deno's sandbox), git, the group killer and the
+ * session starter are the only programs (`--allow-run`), the audit file is written, and the
  * config file is read. Nothing is writable by Deno itself: commits are git's.
  *
  * @param config The validated config.
@@ -20,7 +20,7 @@ export function policyFor(config: Config, configPath: string | undefined, variab
     readRoots: config.repos.flatMap((repo) => [repo.path, ...repo.allow_outside]),
     readFiles: configPath === undefined ? [] : [resolve(configPath)],
     writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
-    run: [config.git, config.kill],
+    run: [config.git, config.kill, config.setsid],
     env: variables,
     limits: { maxResultBytes: config.max_output_bytes },
     baseDir: baseDirOf(configPath),

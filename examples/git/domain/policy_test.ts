@@ -12,7 +12,7 @@ Deno.test("policyFor() reads the repositories and the config, runs git and kill,
   assert.deepEqual(policy.writeRoots, []);
   assert.deepEqual(policy.readFiles, ["/etc/forge/git.json"]);
   assert.deepEqual(policy.writeFiles, ["/etc/forge/audit.jsonl"]);
-  assert.deepEqual(policy.run, ["/usr/bin/git", "/usr/bin/kill"]);
+  assert.deepEqual(policy.run, ["/usr/bin/git", "/usr/bin/kill", "/usr/bin/setsid"]);
   assert.deepEqual(policy.net.hosts, []);
   assert.ok(policy.env.includes("TOKEN"));
   assert.equal(auditFileOf(config, "/etc/forge/git.json"), "/etc/forge/audit.jsonl");
