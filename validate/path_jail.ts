@@ -435,19 +435,50 @@ export class PathJail {
    */
   async #missing(err: unknown, candidate: string, mode: Mode, path: string, action: string = mode): Promise<never> {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
-      await this.#nearestInside(candidate, mode, action, path);
+      await this.#nearestInside(candidate, mode, action, path, true);
       await this.#danglingInside(candidate, mode, action, path);
     }
     refusalFor(err, action, path);
   }
 
-  /** Refuses `candidate` when the nearest of its folders that exists lies outside the roots. */
-  async #nearestInside(candidate: string, mode: Mode, action: string, path: string): Promise<void> {
+  /**
+   * Refuses `candidate` when the nearest of its folders that exists lies
+   * outside the roots; with `throughLinks`, also when a folder on the way
+   * there is a dangling link out (`dangling/x`): below it, as at it, the
+   * answer is the escape, as it is below a link to an outside file.
+   */
+  async #nearestInside(
+    candidate: string,
+    mode: Mode,
+    action: string,
+    path: string,
+    throughLinks = false,
+  ): Promise<void> {
     for (let dir = dirname(candidate); dir !== dirname(dir); dir = dirname(dir)) {
       const real = await Deno.realPath(dir).catch(() => undefined);
-      if (real === undefined) continue;
+      if (real === undefined) {
+        if (throughLinks) await this.#linksOut(dir, mode, action, path);
+        continue;
+      }
       await this.#checkReal(real, mode, action, path);
       return;
+    }
+  }
+
+  /**
+   * Refuses `at` when it is a link (or chain of links, up to 40) whose target
+   * is, lexically, outside the roots, or with `nearest`, whose target's
+   * nearest existing folder is.
+   */
+  async #linksOut(at: string, mode: Mode, action: string, path: string, nearest = false): Promise<void> {
+    for (let hop = 0; hop < 40; hop++) {
+      const target = await Deno.readLink(at).catch(() => undefined);
+      if (target === undefined) return;
+      const folder = await Deno.realPath(dirname(at)).catch(() => undefined);
+      if (folder === undefined) return;
+      at = resolve(folder, target);
+      if (containing(await this.#realRoots(mode), at) === undefined) await this.#checkReal(at, mode, action, path);
+      if (nearest) await this.#nearestInside(at, mode, action, path);
     }
   }
 
@@ -459,16 +490,7 @@ export class PathJail {
    * and checked lexically, then by its nearest existing folder.
    */
   async #danglingInside(candidate: string, mode: Mode, action: string, path: string): Promise<void> {
-    let at = candidate;
-    for (let hop = 0; hop < 40; hop++) {
-      const target = await Deno.readLink(at).catch(() => undefined);
-      if (target === undefined) return;
-      const folder = await Deno.realPath(dirname(at)).catch(() => undefined);
-      if (folder === undefined) return;
-      at = resolve(folder, target);
-      if (containing(await this.#realRoots(mode), at) === undefined) await this.#checkReal(at, mode, action, path);
-      await this.#nearestInside(at, mode, action, path);
-    }
+    await this.#linksOut(candidate, mode, action, path, true);
   }
 
   /** Resolves the caller's text lexically and checks it against the roots and deny globs. */
