@@ -36,6 +36,14 @@ let lingeringOf: (call: Call) => Promise<unknown> | undefined;
 
 const ignore = (): void => {};
 
+/**
+ * What an aborted call's handlers still run (they ignored its signal): settles
+ * once they end; undefined when none does.
+ */
+export function lingeringWork(call: Call): Promise<unknown> | undefined {
+  return lingeringOf(call);
+}
+
 /** One call in flight; only {@linkcode CallTable} changes it. */
 export class Call {
   /** The request id (a Map keeps 1 and "1" apart, as JSON-RPC does). */

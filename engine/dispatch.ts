@@ -7,7 +7,7 @@
 import type { Asker } from "./_asker.ts";
 import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
 import { type CallInput, endedOutcome, type Outcome, runCall } from "./_call.ts";
-import { type Call, CallTable } from "./_calls.ts";
+import { type Call, CallTable, lingeringWork } from "./_calls.ts";
 import { heldCost } from "./_held_cost.ts";
 import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
@@ -531,7 +531,11 @@ export class Dispatcher {
         if (!(outcome instanceof Promise)) return outcome;
         this.#heldBytes += holds;
         return outcome.finally(() => {
-          this.#heldBytes -= holds;
+          // A task cancelled or past its TTL has its outcome, but a handler that ignores its signal runs on with the
+          // request: it is held until the handler ends, as a cancelled call's is (engine/_calls.ts).
+          const lingering = lingeringWork(task.call);
+          if (lingering === undefined) this.#heldBytes -= holds;
+          else void lingering.then(() => (this.#heldBytes -= holds));
         });
       });
       return createdReply(id, created, tasks.table, this.#session);

@@ -257,6 +257,51 @@ Deno.test("a task holds its request against maxInFlightBytes while it runs, as a
   await s.close();
 });
 
+Deno.test("a cancelled task whose handler ignores its signal holds its request against maxInFlightBytes until the handler ends", async () => {
+  const server = new Server({ name: "t" });
+  const gate = Promise.withResolvers<void>();
+  const ended = Promise.withResolvers<void>();
+  // Ignores its signal: it runs on after tasks/cancel until the test lets it end.
+  addTool(server, {
+    name: "long",
+    description: "Runs until released",
+    inputSchema: schema(),
+    annotations: RO,
+    task: true,
+  }, async () => {
+    await gate.promise;
+    ended.resolve();
+    return text("late");
+  });
+  addTool(server, { name: "quick", description: "Answers", inputSchema: schema(), annotations: RO }, async () => {
+    await Promise.resolve();
+    return text("served");
+  });
+  const s = serveRaw(server, { maxInFlightBytes: 200_000 });
+  // 2,000 empty objects: ~6 KB of bytes, ~150 KB as parsed.
+  const pad = Array.from({ length: 2_000 }, () => ({}));
+  const tasks = {
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  };
+  await s.send(request(1, "tools/call", { name: "long", _meta: { ...MODERN, ...tasks, pad } }));
+  const taskId = ((await s.next()).result as { taskId: string }).taskId;
+  await s.send(request(2, "tasks/cancel", { taskId, _meta: { ...MODERN, ...tasks } }));
+  assert.equal((await s.next()).error, undefined, "the task is cancelled");
+  // Its handler still runs and still holds the request: a call of the same size would pass the bound.
+  await s.send(request(3, "tools/call", { name: "quick", _meta: { ...MODERN, pad } }));
+  assertBusyBytes(await s.next(), 3, 200_000);
+  gate.resolve();
+  await ended.promise;
+  // A round trip after the handler's end: what it held is given back.
+  await s.send(request(4, "ping", { _meta: MODERN }));
+  assert.equal((await s.next()).id, 4);
+  await s.send(request(5, "tools/call", { name: "quick", _meta: { ...MODERN, pad } }));
+  const served = await s.next();
+  assert.equal(served.id, 5);
+  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "served" }]);
+  await s.close();
+});
+
 Deno.test("an item of a batch holds its own size against maxInFlightBytes, not its share of the batch's bytes", async () => {
   // 2025-03-26 is the session version whose stdio carries batches.
   const { s, gate } = await heldServer({ maxInFlightBytes: 200_000 }, "2025-03-26");
