@@ -328,7 +328,7 @@ export class Dispatcher {
     // What its reply may take is reserved with what its request holds (see Tool.maxResultBytes); a probe's reply is
     // its patterns, never the tool's result, so it reserves nothing.
     const most = probe ? undefined : entry.maxResultBytes;
-    const reserve = most === undefined ? 0 : this.#reserve(most, name);
+    const reserve = most === undefined ? 0 : this.#reserve(most, name, args);
     // One call alone is never refused by what it holds: only one that would join others past the bound. What it
     // holds is counted when it is needed: a call answered in this turn holds nothing once it is.
     const held = this.#heldBytes + this.#calls.heldBytes;
@@ -421,14 +421,19 @@ export class Dispatcher {
 
   /**
    * The bytes a call of tool `name` reserves for its reply: `most`, or what
-   * it returns. A function that throws or returns no positive number reserves
-   * the whole of `maxInFlightBytes` (the call runs only alone), and is logged.
+   * it returns for the call's `args`. A function that throws or returns no
+   * positive number reserves the whole of `maxInFlightBytes` (the call runs
+   * only alone), and is logged.
    */
-  #reserve(most: number | (() => number), name: string): number {
+  #reserve(
+    most: number | ((args: Record<string, unknown>) => number),
+    name: string,
+    args: Record<string, unknown>,
+  ): number {
     if (typeof most === "number") return most;
     let problem: string;
     try {
-      const bytes: unknown = most();
+      const bytes: unknown = most(args);
       if (typeof bytes === "number" && Number.isFinite(bytes) && bytes > 0) return bytes;
       problem = `gave ${describeValue(bytes)}, not a positive number`;
     } catch (err) {

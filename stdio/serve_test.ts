@@ -321,13 +321,14 @@ Deno.test("an item of a batch holds its own size against maxInFlightBytes, not i
  * A server with one tool, `big`, that reserves `maxResultBytes` and answers only when the test resolves its gate
  * (one per call, in order), under `maxInFlightBytes` 10,000, initialized.
  */
-async function gatedBig(maxResultBytes: number | (() => number)) {
+async function gatedBig(maxResultBytes: number | ((args: Record<string, unknown>) => number)) {
   const server = new Server({ name: "mem" });
   const gates: PromiseWithResolvers<void>[] = [];
   addTool(server, {
     name: "big",
     description: "Waits, then answers",
-    inputSchema: schema(),
+    // `size` for the test of maxResultBytes' arguments; anything goes, so that what it reserves decides alone.
+    inputSchema: { type: "object", properties: { size: {} } },
     annotations: RO,
     maxResultBytes,
   }, async () => {
@@ -367,6 +368,33 @@ Deno.test("a tool's maxResultBytes is reserved from a call's start until its rep
   assertBusyBytes(await s.next(), 7, 10_000);
   gates[3].resolve();
   assert.equal((await s.next()).id, 6);
+  await s.close();
+});
+
+Deno.test("a tool's maxResultBytes function is given the call's arguments as sent: a call that asks for less reserves less", async () => {
+  const seen: unknown[] = [];
+  // The tool's replies grow with `size`; one of the wrong type reserves the worst case (and is refused later anyway).
+  const { s, gates } = await gatedBig((args) => {
+    seen.push(args.size);
+    return typeof args.size === "number" && args.size > 0 && args.size <= 9_000 ? args.size : 9_000;
+  });
+  const call = (id: number, size: unknown) => request(id, "tools/call", { name: "big", arguments: { size } });
+  // Three calls of 2,000 fit in 10,000 with their requests; a fourth of 4,000 does not, one of 1,000 does.
+  for (let id = 1; id <= 3; id++) await s.send(call(id, 2_000));
+  await s.send(call(4, 4_000));
+  assertBusyBytes(await s.next(), 4, 10_000);
+  await s.send(call(5, 1_000));
+  await s.send(call(6, "2000"));
+  assertBusyBytes(await s.next(), 6, 10_000);
+  assert.equal(gates.length, 4, "calls 1, 2, 3 and 5 run");
+  assert.deepEqual(seen, [2_000, 2_000, 2_000, 4_000, 1_000, "2000"]);
+  for (const gate of gates) gate.resolve();
+  assert.deepEqual([(await s.next()).id, (await s.next()).id, (await s.next()).id, (await s.next()).id].sort(), [
+    1,
+    2,
+    3,
+    5,
+  ]);
   await s.close();
 });
 

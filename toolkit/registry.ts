@@ -31,7 +31,7 @@ export interface Entry {
   /** The definition as sent in tools/list, built once. */
   wire: Record<string, unknown>;
   /** The tool's `maxResultBytes`, checked here; read at each call. */
-  maxResultBytes?: number | (() => number);
+  maxResultBytes?: number | ((args: Record<string, unknown>) => number);
 }
 
 /** The tools of one server, in registration order. */

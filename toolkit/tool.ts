@@ -54,7 +54,10 @@ export interface Tool<A = Args> {
   timeoutMs?: number;
   /**
    * The most bytes one reply of this tool can take once encoded, or a
-   * function that says so at each call (so a config reload can change it).
+   * function that says so at each call (so a config reload can change it),
+   * given the call's arguments as sent: read before they are checked against
+   * `inputSchema`, so read them defensively (a value of the wrong type should
+   * give the worst case; the call is refused before it runs anyway).
    * From a call's start until its reply is handed to the writer (or dropped),
    * the server counts it with what the call's request holds against
    * `maxInFlightBytes`: a call that would join others past that bound is
@@ -80,7 +83,7 @@ export interface Tool<A = Args> {
    * };
    * ```
    */
-  maxResultBytes?: number | (() => number);
+  maxResultBytes?: number | ((args: Record<string, unknown>) => number);
   /**
    * Whether `format` in `inputSchema` and `outputSchema` is checked for the
    * common formats (`date-time`, `date`, `time`, `duration`, `email`,

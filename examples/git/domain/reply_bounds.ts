@@ -22,12 +22,16 @@ const ESCAPED = 6;
  */
 const NOTED = 7;
 /**
- * What the caller's revision adds to each `git grep` line: git writes `<id>:<path>\0<line>\0<text>\n` (at least
- * 46 bytes with a 40-hex id), the tool shows `<revision>:<path>:<line>:<text>\n` with the revision (up to 256
- * characters, three bytes each at most, against the 44 bytes of id and separators) in place of the id: 509 bytes
- * more per 46 of output, twelve a byte.
+ * What a caller's revision of `length` characters adds to each `git grep` line, per byte of git's output: git
+ * writes `<id>:<path>\0<line>\0<text>\n` (at least 46 bytes with a 40-hex id), the tool shows
+ * `<revision>:<path>:<line>:<text>\n` with the revision (three bytes a character at most, against the 44 bytes of
+ * id and separators) in place of the id. Nothing up to 86 characters; twelve a byte at the longest revision (256).
  */
-const GREP_REVISION = Math.ceil((256 * 3 + 3 + 2 - 44 * ESCAPED) / 46);
+function grepRevision(length: number): number {
+  return Math.max(0, Math.ceil((length * 3 + 3 + 2 - 44 * ESCAPED) / 46));
+}
+/** The longest revision a tool takes, in characters. */
+const MAX_REVISION = 256;
 
 /** The git tools. */
 export type GitTool = "git_status" | "git_log" | "git_show" | "git_diff" | "git_grep" | "git_blame" | "git_commit";
@@ -38,9 +42,9 @@ export type GitTool = "git_status" | "git_log" | "git_show" | "git_diff" | "git_
  * - `git_status`, `git_log`, `git_blame`: the output at six bytes a byte;
  * - `git_show`, `git_diff`: that, and the left-out lines naming big files
  *   of the run's listing (itself at most `maxOutputBytes`), seven a byte;
- * - `git_grep`: the output at six bytes a byte plus what a caller's
- *   revision adds to each line, and the left-out lines of the revision's
- *   listing;
+ * - `git_grep`: the output at six bytes a byte plus what the call's
+ *   revision (`args.ref`, as sent; the longest a tool takes when it is no
+ *   string) adds to each line, and the left-out lines of its listing;
  * - `git_commit`: its result sent twice (`structuredContent` and JSON text),
  *   the paths (at most 512 KiB of UTF-8) at 6 + 7 bytes a byte.
  *
@@ -54,15 +58,23 @@ export type GitTool = "git_status" | "git_log" | "git_show" | "git_diff" | "git_
  *
  * @param tool The tool.
  * @param maxOutputBytes The config's `max_output_bytes`.
+ * @param args The call's arguments as sent (not yet checked): `git_grep` reads its `ref`.
  * @returns The bound in bytes.
  */
-export function replyBytes(tool: GitTool, maxOutputBytes: number): number {
+export function replyBytes(tool: GitTool, maxOutputBytes: number, args: Record<string, unknown> = {}): number {
   switch (tool) {
     case "git_show":
     case "git_diff":
       return maxOutputBytes * (ESCAPED + NOTED) + ENVELOPE;
-    case "git_grep":
-      return maxOutputBytes * (ESCAPED + GREP_REVISION + NOTED) + ENVELOPE;
+    case "git_grep": {
+      const ref = args.ref;
+      const length = ref === undefined
+        ? 0
+        : typeof ref === "string"
+        ? Math.min(ref.length, MAX_REVISION)
+        : MAX_REVISION;
+      return maxOutputBytes * (ESCAPED + grepRevision(length) + NOTED) + ENVELOPE;
+    }
     case "git_commit":
       // Each path in quotes and a comma, in both copies; the repository's name (64) and the commit's id (64) too.
       return MAX_PATHS_BYTES * (ESCAPED + NOTED) + (MAX_COMMIT_PATHS + 2) * 8 + 2 * 64 * 2 + ENVELOPE;

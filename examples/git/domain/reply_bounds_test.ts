@@ -23,7 +23,29 @@ Deno.test("replyBytes() covers git_grep's real reply of git's shortest lines, ea
     assert.ok(out.cut, "git's output was cut at max_output_bytes");
     const bytes = replyLine(out.text);
     assert.ok(bytes > 5 * CAP, `${bytes}: the revision made the text several times git's output`);
-    assert.ok(bytes <= replyBytes("git_grep", CAP), `${bytes} > ${replyBytes("git_grep", CAP)}`);
+    const bound = replyBytes("git_grep", CAP, { ref: revision });
+    assert.ok(bytes <= bound, `${bytes} > ${bound}`);
+  } finally {
+    await f.end();
+  }
+});
+
+Deno.test("replyBytes() of git_grep reserves by the call's revision: none or one of 86 characters adds nothing and still covers the real reply", async () => {
+  const f = await fixture();
+  try {
+    const mgr = f.manager({ r: await f.repo("r", { a: "\n".repeat(5000) }) }, { max_output_bytes: CAP });
+    const revision = `HEAD${"~0".repeat(41)}`;
+    assert.equal(revision.length, 86);
+    for (const [ref, args] of [[undefined, {}], [revision, { ref: revision }]] as const) {
+      const out = await mgr.grep("r", "^", ref);
+      assert.ok(out.cut, "git's output was cut at max_output_bytes");
+      const bytes = replyLine(out.text);
+      assert.ok(bytes <= replyBytes("git_grep", CAP, args), `${ref}: ${bytes} > ${replyBytes("git_grep", CAP, args)}`);
+      assert.equal(replyBytes("git_grep", CAP, args), replyBytes("git_diff", CAP), "the revision added to the bound");
+    }
+    // A longer one adds, and a ref of the wrong type (refused before the call runs) reserves the longest's.
+    assert.ok(replyBytes("git_grep", CAP, { ref: `${revision}~0` }) > replyBytes("git_diff", CAP));
+    assert.equal(replyBytes("git_grep", CAP, { ref: 7 }), replyBytes("git_grep", CAP, { ref: "x".repeat(256) }));
   } finally {
     await f.end();
   }
@@ -50,8 +72,9 @@ Deno.test("replyBytes() covers git_log's and git_show's real replies of a messag
   }
 });
 
-Deno.test("replyBytes() at the default max_output_bytes: four calls at once of every tool but git_grep (two)", () => {
-  const tools: GitTool[] = ["git_status", "git_log", "git_show", "git_diff", "git_blame", "git_commit"];
-  for (const tool of tools) assert.ok(4 * replyBytes(tool, MiB) < 64 * MiB, tool);
-  assert.ok(2 * replyBytes("git_grep", MiB) < 64 * MiB && 3 * replyBytes("git_grep", MiB) > 64 * MiB);
+Deno.test("replyBytes() at the default max_output_bytes: four calls at once of every tool, two of git_grep with a 256-character ref", () => {
+  const tools: GitTool[] = ["git_status", "git_log", "git_show", "git_diff", "git_grep", "git_blame", "git_commit"];
+  for (const tool of tools) assert.ok(4 * replyBytes(tool, MiB, { ref: "main" }) < 64 * MiB, tool);
+  const longest = { ref: "x".repeat(256) };
+  assert.ok(2 * replyBytes("git_grep", MiB, longest) < 64 * MiB && 3 * replyBytes("git_grep", MiB, longest) > 64 * MiB);
 });

@@ -20,7 +20,7 @@ export function registerAll(server: Server, mgr: Manager): void {
   // What a reply may take is reserved while a call runs: pipelined calls cannot build more than maxInFlightBytes.
   const bounded = <A>(tool: Tool<A>): Tool<A> => ({
     ...tool,
-    maxResultBytes: () => replyBytes(tool.name as GitTool, mgr.maxOutputBytes),
+    maxResultBytes: (args) => replyBytes(tool.name as GitTool, mgr.maxOutputBytes, args),
   });
   addTool(server, bounded(gitStatusTool), gitStatus(mgr));
   addTool(server, bounded(gitLogTool), gitLog(mgr));
