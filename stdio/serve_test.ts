@@ -215,28 +215,36 @@ Deno.test("what calls that wait hold is counted as parsed: a request of tiny mem
   await s.close();
 });
 
-Deno.test("a task holds its request against maxInFlightBytes while it runs, as a call that waits does", async () => {
-  const server = new Server({ name: "t" });
-  const gate = Promise.withResolvers<void>();
-  const released = async () => (await gate.promise, text("released"));
+/** The `_meta` of a 2026-07-28 client that declares the tasks extension. */
+const TASKS = {
+  "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+};
+/** 2,000 empty objects: ~6 KB of bytes, ~150 KB as parsed. */
+const PAD = Array.from({ length: 2_000 }, () => ({}));
+
+/** Registers `long`, a task tool that runs `handler`. */
+function addLongTask(server: Server, handler: () => Promise<ReturnType<typeof text>>): void {
   addTool(server, {
     name: "long",
     description: "Runs until released",
     inputSchema: schema(),
     annotations: RO,
     task: true,
-  }, released);
+  }, handler);
+}
+
+Deno.test("a task holds its request against maxInFlightBytes while it runs, as a call that waits does", async () => {
+  const server = new Server({ name: "t" });
+  const gate = Promise.withResolvers<void>();
+  const released = async () => (await gate.promise, text("released"));
+  addLongTask(server, released);
   addTool(
     server,
     { name: "held", description: "Waits until released", inputSchema: schema(), annotations: RO },
     released,
   );
   const s = serveRaw(server, { maxInFlightBytes: 200_000 });
-  // 2,000 empty objects: ~6 KB of bytes, ~150 KB as parsed.
-  const pad = Array.from({ length: 2_000 }, () => ({}));
-  const tasks = {
-    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-  };
+  const [pad, tasks] = [PAD, TASKS];
   await s.send(request(1, "tools/call", { name: "long", _meta: { ...MODERN, ...tasks, pad } }));
   const created = await s.next();
   assert.equal(created.id, 1);
@@ -262,13 +270,7 @@ Deno.test("a cancelled task whose handler ignores its signal holds its request a
   const gate = Promise.withResolvers<void>();
   const ended = Promise.withResolvers<void>();
   // Ignores its signal: it runs on after tasks/cancel until the test lets it end.
-  addTool(server, {
-    name: "long",
-    description: "Runs until released",
-    inputSchema: schema(),
-    annotations: RO,
-    task: true,
-  }, async () => {
+  addLongTask(server, async () => {
     await gate.promise;
     ended.resolve();
     return text("late");
@@ -278,11 +280,7 @@ Deno.test("a cancelled task whose handler ignores its signal holds its request a
     return text("served");
   });
   const s = serveRaw(server, { maxInFlightBytes: 200_000 });
-  // 2,000 empty objects: ~6 KB of bytes, ~150 KB as parsed.
-  const pad = Array.from({ length: 2_000 }, () => ({}));
-  const tasks = {
-    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-  };
+  const [pad, tasks] = [PAD, TASKS];
   await s.send(request(1, "tools/call", { name: "long", _meta: { ...MODERN, ...tasks, pad } }));
   const taskId = ((await s.next()).result as { taskId: string }).taskId;
   await s.send(request(2, "tasks/cancel", { taskId, _meta: { ...MODERN, ...tasks } }));
