@@ -292,6 +292,10 @@ export class CommandPolicy {
       // What the program started and left running dies with its group.
       kill("exit");
       await killed;
+      // A stop's group signals can come before the group exists (the starter, just started, has not called
+      // setsid()): they reach the child alone, which may have become the program and started others meanwhile.
+      // Once it has ended, its group is killed once more.
+      if (ended !== "exit") await this.#signalGroup(child.pid, "KILL");
       const [stdout, stderr] = await Promise.all([out, err, fed]);
       const decoder = new TextDecoder();
       return {
@@ -361,7 +365,8 @@ export class CommandPolicy {
   /**
    * SIGTERM to the group, then SIGKILL once `done` settles or the grace ends,
    * whichever comes first. A group not there yet (the starter, just started,
-   * has not called setsid()) gets the signal through the child itself.
+   * has not called setsid()) gets the signal through the child itself, and
+   * run() kills the group again once the child has ended.
    */
   async #stopGroup(child: Deno.ChildProcess, done: Promise<unknown>): Promise<void> {
     const signal = async (name: "TERM" | "KILL") => {

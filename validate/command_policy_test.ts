@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/bin/sh,/usr/bin/kill,/usr/bin/setsid,{repo}/validate/testdata/recording_starter.sh,/nonexistent/forge-setsid,/nonexistent/forge-gone --allow-env=GIT_DIR,FORGE_TEST_PASSED
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/bin/sh,/usr/bin/kill,/usr/bin/setsid,{repo}/validate/testdata/recording_starter.sh,/nonexistent/forge-setsid,/nonexistent/forge-gone,{repo}/validate/testdata/missing_killer.sh --allow-env=GIT_DIR,FORGE_TEST_PASSED
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { arg } from "./command_args.ts";
@@ -221,6 +221,28 @@ Deno.test("CommandPolicy.run() stops the group when the signal aborts, with SIGT
     stopped.abort();
     assert.deepEqual([(await killed).ended, (await killed).signal], ["aborted", "SIGKILL"]);
     assert.equal(await exists(lock), true);
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() whose stop missed the group (not made yet) kills the group once the child has ended: nothing it started survives", async () => {
+  const t = await tree();
+  try {
+    const hold = await holdOpen(t.root);
+    const ready = await mkfifo(join(t.root, "ready"));
+    // The killer misses its first signal to each group, as one sent before the starter has called setsid() does;
+    // the signal then reaches the child alone. A red team saw it leave a run's background process alive in ~2 runs
+    // of 100 stopped the instant they started, with no grace: the group was never signalled again.
+    const killer = new URL("./testdata/missing_killer.sh", import.meta.url).pathname;
+    const commands = await sh(t.root, { env: { HOLD: hold.path, READY: ready }, termGraceMs: 0, killer });
+    const background = '(exec 9>"$HOLD"; echo > "$READY"; sleep 30; echo survived >&9) >/dev/null 2>&1';
+    const controller = new AbortController();
+    const running = commands.run("sh", script(`${background} & sleep 30`), { cwd: t.root, signal: controller.signal });
+    await Deno.readTextFile(ready);
+    controller.abort();
+    assert.deepEqual([(await running).ended, (await running).signal], ["aborted", "SIGKILL"]);
+    assert.equal(await hold.drained(), "", "the background process outlived its run");
   } finally {
     await t.end();
   }
