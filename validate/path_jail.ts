@@ -435,62 +435,70 @@ export class PathJail {
    */
   async #missing(err: unknown, candidate: string, mode: Mode, path: string, action: string = mode): Promise<never> {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
-      await this.#nearestInside(candidate, mode, action, path, true);
-      await this.#danglingInside(candidate, mode, action, path);
+      const walk = this.#linkWalk(mode, action, path);
+      await walk.nearest(candidate);
+      await walk.links(candidate);
     }
     refusalFor(err, action, path);
   }
 
   /**
-   * Refuses `candidate` when the nearest of its folders that exists lies
-   * outside the roots; with `throughLinks`, also when a folder on the way
-   * there is a dangling link out (`dangling/x`): below it, as at it, the
-   * answer is the escape, as it is below a link to an outside file.
+   * Refuses a dangling link (or chain of links) whose target lies outside the
+   * roots, as a link to an outside file that exists is refused: "not found"
+   * for one and "leads outside" for the other would tell what exists outside.
    */
-  async #nearestInside(
-    candidate: string,
+  async #danglingInside(candidate: string, mode: Mode, action: string, path: string): Promise<void> {
+    await this.#linkWalk(mode, action, path).links(candidate);
+  }
+
+  /**
+   * The walk that finds where a path that does not resolve leads: `nearest`
+   * refuses it when the nearest of its folders that exists lies outside the
+   * roots, or when a folder on the way is a link that leads outside
+   * (`dangling/x`: below it, as at it, the answer is the escape); `links`
+   * refuses it when it is a link (or chain of links) whose target leads
+   * outside, lexically or by that target's own nearest folder, through links
+   * again (`d2 -> dangling/x`). Each target is resolved against its link's
+   * real folder. A chain is followed for 40 links, as the system does; one
+   * budget of 256 link reads for the whole walk bounds what links through
+   * each other's folders cost, and past it the path is refused.
+   */
+  #linkWalk(
     mode: Mode,
     action: string,
     path: string,
-    throughLinks = false,
-  ): Promise<void> {
-    for (let dir = dirname(candidate); dir !== dirname(dir); dir = dirname(dir)) {
-      const real = await Deno.realPath(dir).catch(() => undefined);
-      if (real === undefined) {
-        if (throughLinks) await this.#linksOut(dir, mode, action, path);
-        continue;
+  ): { nearest(at: string): Promise<void>; links(at: string): Promise<void> } {
+    let budget = 256;
+    const nearest = async (candidate: string): Promise<void> => {
+      for (let dir = dirname(candidate); dir !== dirname(dir); dir = dirname(dir)) {
+        const real = await Deno.realPath(dir).catch(() => undefined);
+        if (real === undefined) {
+          await links(dir);
+          continue;
+        }
+        await this.#checkReal(real, mode, action, path);
+        return;
       }
-      await this.#checkReal(real, mode, action, path);
-      return;
-    }
-  }
-
-  /**
-   * Refuses `at` when it is a link (or chain of links, up to 40) whose target
-   * is, lexically, outside the roots, or with `nearest`, whose target's
-   * nearest existing folder is.
-   */
-  async #linksOut(at: string, mode: Mode, action: string, path: string, nearest = false): Promise<void> {
-    for (let hop = 0; hop < 40; hop++) {
-      const target = await Deno.readLink(at).catch(() => undefined);
-      if (target === undefined) return;
-      const folder = await Deno.realPath(dirname(at)).catch(() => undefined);
-      if (folder === undefined) return;
-      at = resolve(folder, target);
-      if (containing(await this.#realRoots(mode), at) === undefined) await this.#checkReal(at, mode, action, path);
-      if (nearest) await this.#nearestInside(at, mode, action, path);
-    }
-  }
-
-  /**
-   * Refuses a dangling link (or chain of links, up to 40) whose target lies
-   * outside the roots, as a link to an outside file that exists is refused:
-   * "not found" for one and "leads outside" for the other would tell what
-   * exists outside. Each target is resolved against its link's real folder,
-   * and checked lexically, then by its nearest existing folder.
-   */
-  async #danglingInside(candidate: string, mode: Mode, action: string, path: string): Promise<void> {
-    await this.#linksOut(candidate, mode, action, path, true);
+    };
+    const links = async (at: string): Promise<void> => {
+      // A chain of over 40 links is one the system would not follow either (ELOOP): "not found", as a cycle is.
+      for (let hop = 0; hop < 40; hop++) {
+        if (--budget < 0) {
+          throw new PolicyError(
+            "symlink-escape",
+            `Cannot ${action} ${quote(path)}: it passes through too many symbolic links`,
+          );
+        }
+        const target = await Deno.readLink(at).catch(() => undefined);
+        if (target === undefined) return;
+        const folder = await Deno.realPath(dirname(at)).catch(() => undefined);
+        if (folder === undefined) return;
+        at = resolve(folder, target);
+        if (containing(await this.#realRoots(mode), at) === undefined) await this.#checkReal(at, mode, action, path);
+        await nearest(at);
+      }
+    };
+    return { nearest, links };
   }
 
   /** Resolves the caller's text lexically and checks it against the roots and deny globs. */

@@ -51,6 +51,13 @@ await symlink("nowhere_in.txt", join(data, "dangling_in"));
 await symlink("chain_b", join(data, "chain_a"));
 await symlink("../nowhere_either.txt", join(data, "chain_b"));
 await symlink("dirlink_out/nothing.txt", join(data, "via_dirlink"));
+// Targets that look inside but pass through a link out whose own target does not exist: dangling, or a chain.
+await symlink("dangling/nothing.txt", join(data, "through_dangling"));
+await symlink("chain_a/nothing.txt", join(data, "through_chain"));
+// Two links each through the other's folder, behind a `..` that the system takes after dirlink_out (so it finds no
+// loop, only nothing) and a lexical walk takes before: followed without end but for the walk's budget.
+await symlink("dirlink_out/../cross_b/x", join(data, "cross_a"));
+await symlink("dirlink_out/../cross_a/x", join(data, "cross_b"));
 // The descriptor anchor lives beside the roots, in a folder only this user writes.
 const anchor = join(base, "anchor", "fd");
 await Deno.mkdir(join(base, "anchor"), { mode: 0o700 });
@@ -483,12 +490,18 @@ Deno.test({
       const jail = new PathJail(policy, options);
       const writer = new PathJail(writePolicy, options);
       // link_out leads to a file that exists, dangling to one that does not; both outside.
-      // Below a link out too: link_out/x and dangling/x.
+      // Below a link out too: link_out/x and dangling/x; and through one (via_dirlink and through_dangling).
       for (
-        const [existing, missing] of [["link_out", "dangling"], ["link_out", "chain_a"], ["link_out/x", "dangling/x"], [
-          "link_out/x",
-          "chain_a/x",
-        ]]
+        const [existing, missing] of [
+          ["link_out", "dangling"],
+          ["link_out", "chain_a"],
+          ["link_out/x", "dangling/x"],
+          ["link_out/x", "chain_a/x"],
+          // One link further: a target that looks inside, through a link out (a red team's oracle after 289da1e).
+          ["via_dirlink", "through_dangling"],
+          ["via_dirlink", "through_chain"],
+          ["via_dirlink/x", "through_dangling/x"],
+        ]
       ) {
         for (
           const [action, run] of [
@@ -505,6 +518,27 @@ Deno.test({
       }
     }
     assert.ok(!(await Deno.lstat(join(base, "attack_created.txt")).then(() => true, () => false)));
+  },
+});
+
+Deno.test({
+  name: "links through each other's folders end the walk at its budget: refused, not followed for ever",
+  permissions: perms,
+  async fn() {
+    for (const [, options] of modes) {
+      const jail = new PathJail(policy, options);
+      for (const path of ["cross_a", "cross_a/y", "cross_b/x/y"]) {
+        await assert.rejects(
+          jail.readTextFile(path),
+          (err: Error) =>
+            err instanceof PolicyError &&
+            /^Cannot read "[^"]+": (it passes through too many symbolic links|no such file or folder)$/.test(
+              err.message,
+            ),
+          path,
+        );
+      }
+    }
   },
 });
 
