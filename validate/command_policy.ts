@@ -261,7 +261,10 @@ export class CommandPolicy {
     try {
       child = this.#spawn(path, args, cwd, options.input !== undefined);
     } catch (err) {
-      throw new Error(`Cannot run ${quote(program)}: ${(err as Error).name}`, { cause: err });
+      // A starter that cannot be run (a folder, a file without the execute bit) is named, not taken for the program.
+      const through = err instanceof StarterFailure ? ` through the session starter ${quote(this.#starterPath)}` : "";
+      const cause = err instanceof StarterFailure ? err.cause : err;
+      throw new Error(`Cannot run ${quote(program)}${through}: ${(cause as Error).name}`, { cause });
     }
     let ended: CommandEnd = "exit";
     let killed: Promise<unknown> | undefined;
@@ -336,7 +339,7 @@ export class CommandPolicy {
         // The path is absolute, so the starter never reads it as one of its own options.
         return new Deno.Command(this.#starterPath!, options([path, ...args], false)).spawn();
       } catch (err) {
-        if (!(err instanceof Deno.errors.NotFound)) throw err;
+        if (!(err instanceof Deno.errors.NotFound)) throw new StarterFailure(err);
         this.#useStarter = false;
       }
     }
@@ -397,6 +400,13 @@ export class CommandPolicy {
       stderr: "null",
     }).output().catch(() => undefined);
     return out?.success ?? false;
+  }
+}
+
+/** A session starter that could not be started (not a program Deno may run or can execute), with why. */
+class StarterFailure extends Error {
+  constructor(cause: unknown) {
+    super("the session starter could not be started", { cause });
   }
 }
 

@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/bin/sh,/usr/bin/kill,/usr/bin/setsid,{repo}/validate/testdata/recording_starter.sh,/nonexistent/forge-setsid,/nonexistent/forge-gone,{repo}/validate/testdata/missing_killer.sh --allow-env=GIT_DIR,FORGE_TEST_PASSED
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/bin/sh,/usr/bin/kill,/usr/bin/setsid,{repo}/validate/testdata/recording_starter.sh,/nonexistent/forge-setsid,/nonexistent/forge-gone,{repo}/validate/testdata/missing_killer.sh,{repo}/validate/testdata --allow-env=GIT_DIR,FORGE_TEST_PASSED
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { arg } from "./command_args.ts";
@@ -369,6 +369,27 @@ Deno.test("CommandPolicy.run() falls back to Deno's detached when the session st
       );
       assert.deepEqual([group, session], [pid, pid]);
     }
+  } finally {
+    await t.end();
+  }
+});
+
+Deno.test("CommandPolicy.run() names a session starter that cannot be started, where the program's own name would mislead", async () => {
+  const t = await tree();
+  try {
+    // A folder: granted by --allow-run, and not a program.
+    const folder = new URL("./testdata", import.meta.url).pathname.replace(/\/$/, "");
+    const commands = await CommandPolicy.create({
+      programs: { sh: "/bin/sh" },
+      roots: [t.root],
+      sessionStarter: folder,
+    });
+    assert.equal((await commands.run("sh", script("echo first"), { cwd: t.root })).stdout, "first\n");
+    await assert.rejects(
+      commands.run("sh", script("echo second"), { cwd: t.root }),
+      (err: Error) =>
+        err.message === `Cannot run "sh" through the session starter ${JSON.stringify(folder)}: PermissionDenied`,
+    );
   } finally {
     await t.end();
   }

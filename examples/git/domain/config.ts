@@ -55,9 +55,13 @@ export const ConfigSchema = z.strictObject({
    * The program that starts each git run in a process group of its own
    * without a fork of the server (about half the server's CPU per call); a
    * system without it falls back to the fork. It can start any program, as
-   * git itself can, so it widens `--allow-run` no further.
+   * git itself can, so it widens `--allow-run` no further. Its name must be
+   * `setsid`: `/bin/true` there would answer every call with nothing.
    */
-  setsid: path.default("/usr/bin/setsid"),
+  setsid: path.refine(
+    (value) => value.split("/").at(-1) === "setsid",
+    "must be the path of a setsid program (named setsid): another program in its place would run instead of git",
+  ).default("/usr/bin/setsid"),
   /** Deadline of one git run, in milliseconds (a tool's own deadline may end it sooner). */
   timeout_ms: z.number().int().min(100).max(120_000).default(10_000),
   /**

@@ -19,6 +19,16 @@ Deno.test("ConfigSchema refuses duplicate names, bad names, a relative git and u
   assert.equal(ConfigSchema.safeParse({ author: { name: "a\nb", email: "x@y" } }).success, false);
 });
 
+Deno.test("ConfigSchema takes as setsid only a program named setsid: /bin/true there would answer every call with nothing", () => {
+  for (const odd of ["/bin/true", "/bin/sh", "/usr/bin/git", "/usr/bin/env", "/usr/bin/setsid/"]) {
+    const parsed = ConfigSchema.safeParse({ setsid: odd });
+    assert.equal(parsed.success, false, odd);
+    assert.match(parsed.error!.issues[0].message, /must be the path of a setsid program/);
+  }
+  assert.equal(ConfigSchema.parse({ setsid: "/bin/setsid" }).setsid, "/bin/setsid");
+  assert.equal(ConfigSchema.safeParse({ setsid: "setsid" }).success, false, "a relative path");
+});
+
 Deno.test("ConfigSchema refuses max_output_bytes past 10 MiB, where a run's output of control characters would not fit one reply", () => {
   assert.equal(ConfigSchema.safeParse({ max_output_bytes: MAX_OUTPUT_CEILING }).success, true);
   assert.equal(ConfigSchema.safeParse({ max_output_bytes: 16 * 1024 * 1024 }).success, false);
