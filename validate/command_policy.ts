@@ -123,9 +123,9 @@ const DRAIN_GRACE_MS = 1000;
  * Each program starts in a process group of its own (a new session: Deno's
  * `detached`, or the `sessionStarter`); after it exits the group is killed
  * as well, so nothing it started outlives the call unless it left the group
- * itself. A program
- * stopped early (deadline, abort, output cap) first gets SIGTERM, so that it
- * can remove its lock and temporary files, then SIGKILL after `termGraceMs`.
+ * itself. A program stopped early (deadline, abort, output cap) first gets
+ * SIGTERM, so that it can remove its lock and temporary files, then SIGKILL
+ * after `termGraceMs`.
  *
  * @example Run a program inside a root
  * ```ts ignore
