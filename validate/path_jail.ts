@@ -460,7 +460,7 @@ export class PathJail {
    * outside, lexically or by that target's own nearest folder, through links
    * again (`d2 -> dangling/x`). Each target is resolved against its link's
    * real folder. A chain is followed for 40 links, as the system does; one
-   * budget of 256 link reads for the whole walk bounds what links through
+   * budget of 256 links read for the whole walk bounds what links through
    * each other's folders cost, and past it the path is refused.
    */
   #linkWalk(
@@ -483,14 +483,15 @@ export class PathJail {
     const links = async (at: string): Promise<void> => {
       // A chain of over 40 links is one the system would not follow either (ELOOP): "not found", as a cycle is.
       for (let hop = 0; hop < 40; hop++) {
+        const target = await Deno.readLink(at).catch(() => undefined);
+        if (target === undefined) return;
+        // Only links count: a deep path that is simply missing reads no link at all.
         if (--budget < 0) {
           throw new PolicyError(
             "symlink-escape",
             `Cannot ${action} ${quote(path)}: it passes through too many symbolic links`,
           );
         }
-        const target = await Deno.readLink(at).catch(() => undefined);
-        if (target === undefined) return;
         const folder = await Deno.realPath(dirname(at)).catch(() => undefined);
         if (folder === undefined) return;
         at = resolve(folder, target);

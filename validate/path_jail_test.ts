@@ -543,6 +543,22 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "a missing path 300 levels deep (maxPathDepth 1000) is not found: only links count against the link walk's budget",
+  permissions: perms,
+  async fn() {
+    const deep = definePolicy({ readRoots: [data], writeRoots: [], limits: { maxPathDepth: 1000 } });
+    for (const [, options] of modes) {
+      const jail = new PathJail(deep, options);
+      await assert.rejects(
+        jail.readTextFile(`${"a/".repeat(300)}x`),
+        (err: Error) => err instanceof PolicyError && err.code === "not-found",
+      );
+    }
+  },
+});
+
+Deno.test({
   name: "listDir() words its refusals as a listing: a missing folder, a path out, a link out",
   permissions: perms,
   async fn() {
