@@ -30,6 +30,24 @@ Deno.test("replyBytes() covers git_grep's real reply of git's shortest lines, ea
   }
 });
 
+Deno.test("replyBytes() covers git_grep's real reply with a 256-character revision of three-byte characters, and a lone surrogate is refused before git runs", async () => {
+  const f = await fixture();
+  try {
+    const mgr = f.manager({ r: await f.repo("r", { a: "\n".repeat(5000) }) }, { max_output_bytes: CAP });
+    // git takes anything after a date it reads in `@{…}`: the revision is the current commit, written 256 characters
+    // long on every line, three bytes each (a red team's six-byte version used lone surrogates).
+    const revision = `@{now${"€".repeat(250)}}`;
+    assert.equal(revision.length, 256);
+    const out = await mgr.grep("r", "^", revision);
+    const bytes = replyLine(out.text);
+    assert.ok(bytes > 5 * CAP, `${bytes}: the revision made the text several times git's output`);
+    assert.ok(bytes <= replyBytes("git_grep", CAP, { ref: revision }), `${bytes} > the bound`);
+    await assert.rejects(mgr.grep("r", "^", `@{now${"\ud800".repeat(250)}}`), /must be well-formed Unicode/);
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("replyBytes() of git_grep reserves by the call's revision: none or one of 86 characters adds nothing and still covers the real reply", async () => {
   const f = await fixture();
   try {

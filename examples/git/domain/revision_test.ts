@@ -13,3 +13,10 @@ Deno.test("revision() refuses options, paths, whitespace and oversize text", () 
     assert.throws(() => revision("ref", bad), PolicyError, JSON.stringify(bad));
   }
 });
+
+Deno.test("revision() refuses a lone surrogate (git would search U+FFFD, the reply would show the caller's text at six bytes a character), and takes other Unicode", () => {
+  for (const bad of ["main\ud800", "\udc00", `@{now${"\ud800".repeat(250)}}`]) {
+    assert.throws(() => revision("ref", bad), /must be well-formed Unicode/, JSON.stringify(bad));
+  }
+  for (const ok of ["café", "v1.0-€", "feature/😀"]) assert.equal(revision("ref", ok), ok);
+});
