@@ -92,12 +92,21 @@ export function bodyText(bytes: Uint8Array, contentType: string | null, options:
     return decoded(decoder, bytes, after);
   }
   if (isBinary(essence) || bytes.includes(0)) return note("binary content");
+  // Decoded once, strictly: bytes that are not UTF-8 are binary. What was read after them is decoded on from them,
+  // and only if that part is not UTF-8 is the whole decoded again, leniently.
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  let text: string;
   try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: true });
+    text = strict.decode(bytes, { stream: true });
   } catch {
     return note("binary content");
   }
-  return decoded(new TextDecoder("utf-8"), bytes, after);
+  if (after === undefined) return { text, binary: false };
+  try {
+    return { text, binary: false, after: strict.decode(after, { stream: true }) };
+  } catch {
+    return decoded(new TextDecoder("utf-8"), bytes, after);
+  }
 }
 
 /** The text of `bytes`, and of `after` decoded on from them when given. */

@@ -63,3 +63,19 @@ Deno.test("bodyText() cuts a hostile content type short in its note", () => {
   const note = bodyText(new Uint8Array([0]), `image/${"x".repeat(10_000)}`).text;
   assert.ok(note.length < 200, note.slice(0, 300));
 });
+
+Deno.test("bodyText() of a sniffed body decodes what was read after it on from it, leniently when that part is not UTF-8", () => {
+  // "h" and the first byte of "é": the cut holds the character back; what was read after completes it.
+  const cut = new Uint8Array([0x68, 0xc3]);
+  assert.deepEqual(bodyText(cut, null, { after: new Uint8Array([0xa9, 0x21]) }), {
+    text: "h",
+    binary: false,
+    after: "é!",
+  });
+  // Bytes after that are not UTF-8 leave the body text: they show as U+FFFD, as a declared text's do.
+  assert.deepEqual(bodyText(cut, null, { after: new Uint8Array([0xa9, 0xff]) }), {
+    text: "h",
+    binary: false,
+    after: "é\ufffd",
+  });
+});
