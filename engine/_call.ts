@@ -180,6 +180,8 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
       }
     }
     let confirmation: Confirmation | undefined;
+    // The handler's own promise once it runs: it may run on past the call's end (a handler that ignores its signal).
+    let handlerRun: Promise<unknown> | undefined;
     const core = async (): Promise<ToolResult> => {
       if (patternProblem !== undefined) return error(patternProblem);
       if (probe) return probeResult(patterns);
@@ -204,6 +206,7 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
       // Declined and cancelled returned above: what is left is what the handler may act on.
       const confirmed = confirmation as "accepted" | "unavailable" | undefined;
       const handled = domainErrorsAsResults(() => entry.handler(requestOf(input, confirmed)));
+      handlerRun = handled;
       // Without middleware the outer race below is the only one needed.
       return input.middleware.length === 0 ? await handled : await call.race(handled);
     };
@@ -222,6 +225,8 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
         get confirmation() {
           return confirmation;
         },
+        untilHandlerEnds: () =>
+          handlerRun === undefined ? Promise.resolve() : handlerRun.then(ignoreOutcome, ignoreOutcome),
       };
       for (let i = input.middleware.length - 1; i >= 0; i--) {
         const mw = input.middleware[i];
@@ -235,6 +240,8 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
     return failure(input, err);
   }
 }
+
+const ignoreOutcome = (): void => {};
 
 async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>): Promise<ToolResult> {
   try {

@@ -11,9 +11,11 @@ export interface ConcurrencyLimitOptions {
 }
 
 /**
- * A per-tool limit on calls running at once. A call past the limit gets a
+ * A per-tool limit on handlers running at once. A call past the limit gets a
  * clear `isError` result at once (it does not queue); the handler does not
- * run. Probes pass freely. The server-wide bound is `run()`'s `maxInFlight`.
+ * run. A call cancelled or past its deadline keeps its slot until its
+ * handler ends, if that handler ignores its signal. Probes pass freely. The
+ * server-wide bound is `run()`'s `maxInFlight`.
  *
  * @param options See {@linkcode ConcurrencyLimitOptions}.
  * @returns The middleware.
@@ -43,7 +45,9 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): Middleware {
     try {
       return await next();
     } finally {
-      running.set(ctx.tool.name, (running.get(ctx.tool.name) ?? 1) - 1);
+      // A call cancelled or past its deadline has its answer, but a handler that ignores its signal still runs: its
+      // slot is given back when it ends.
+      void ctx.untilHandlerEnds().then(() => running.set(ctx.tool.name, (running.get(ctx.tool.name) ?? 1) - 1));
     }
   };
   // Tools without a limit skip it entirely.

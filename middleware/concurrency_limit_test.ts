@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { text, type ToolResult } from "@forge/toolkit";
+import { addTool, schema, Server, text, type ToolResult } from "@forge/toolkit";
 import type { CallContext, Tool } from "@forge/toolkit";
+import { serveRaw } from "@forge/toolkit/testing";
 import { concurrencyLimit } from "./concurrency_limit.ts";
 
 const RW = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
@@ -9,8 +10,9 @@ function tool(name: string): Tool {
   return { name, description: "d", inputSchema: { type: "object", properties: {} }, annotations: RW };
 }
 
-function ctx(name: string, probe = false): CallContext {
-  return { tool: tool(name), probe } as unknown as CallContext;
+/** A context whose handler ends with `handlerEnd` (at once by default, as when next() is the handler itself). */
+function ctx(name: string, probe = false, handlerEnd: Promise<void> = Promise.resolve()): CallContext {
+  return { tool: tool(name), probe, untilHandlerEnds: () => handlerEnd } as unknown as CallContext;
 }
 
 /** A call held open until the test ends it, resolving or rejecting. */
@@ -65,6 +67,68 @@ Deno.test("concurrencyLimit() frees the slot when a call throws, so a failing ha
   assert.equal(after.started, true);
   after.finish();
   assert.equal(refusal(await running), undefined);
+});
+
+Deno.test("concurrencyLimit() keeps the slot of a call cancelled while its handler runs on, until that handler ends", async () => {
+  const limit = concurrencyLimit({ tools: { query: 1 } });
+  const handler = Promise.withResolvers<void>();
+  const call = held();
+  const running = limit(ctx("query", false, handler.promise), call.next);
+  // next() rejects at the cancellation, while the handler (which ignores its signal) still runs.
+  call.fail(new DOMException("cancelled", "AbortError"));
+  await assert.rejects(Promise.resolve(running), /cancelled/);
+  assert.match(refusal(await limit(ctx("query"), held().next)) ?? "", /at most 1 at once/);
+  handler.resolve();
+  await handler.promise;
+  const next = held();
+  const served = limit(ctx("query"), next.next);
+  assert.equal(next.started, true, "the slot came back when the handler ended");
+  next.finish();
+  assert.equal(refusal(await served), undefined);
+});
+
+Deno.test("concurrencyLimit() in a server: a cancelled call whose handler ignores its signal holds its slot until the handler ends", async () => {
+  const server = new Server({ name: "t" });
+  const gate = Promise.withResolvers<void>();
+  const ended = Promise.withResolvers<void>();
+  addTool(
+    server,
+    { name: "query", description: "Ignores its signal", inputSchema: schema(), annotations: RW },
+    async () => {
+      await gate.promise;
+      ended.resolve();
+      return text("late");
+    },
+  );
+  const s = serveRaw(server, { middleware: [concurrencyLimit({ tools: { query: 1 } })] });
+  await s.send(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
+  );
+  await s.next();
+  const call = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "query" } });
+  await s.send(call(1));
+  await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }));
+  // Answered by a ping's round trip: the cancelled call's handler still runs, so the next call is refused.
+  await s.send(JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" }));
+  assert.equal((await s.next()).id, "ping");
+  await s.send(call(2));
+  const refused = await s.next();
+  assert.equal(refused.id, 2);
+  assert.match(JSON.stringify(refused.result), /Too many concurrent calls of tool \\"query\\": at most 1 at once/);
+  gate.resolve();
+  await ended.promise;
+  await s.send(JSON.stringify({ jsonrpc: "2.0", id: "ping2", method: "ping" }));
+  assert.equal((await s.next()).id, "ping2");
+  await s.send(call(3));
+  const served = await s.next();
+  assert.equal(served.id, 3);
+  assert.equal(JSON.stringify(served.result), JSON.stringify(text("late")));
+  await s.close();
 });
 
 Deno.test("concurrencyLimit() counts each tool apart, and a refusal takes no slot", async () => {

@@ -35,6 +35,15 @@ export interface CallContext {
    * confirmation was asked.
    */
   readonly confirmation: "accepted" | "declined" | "cancelled" | "unavailable" | "replayed" | undefined;
+  /**
+   * Once `next()` has settled: resolves when the tool's handler has ended, at
+   * once when it never ran (a probe, invalid arguments, a refused
+   * confirmation). `next()` settles on the deadline or a cancellation while a
+   * handler that ignores its signal runs on; a middleware that counts running
+   * handlers (a concurrency limit) gives its slot back here, as the engine
+   * counts such a handler against `maxInFlight` until it ends.
+   */
+  untilHandlerEnds(): Promise<void>;
 }
 
 /**
