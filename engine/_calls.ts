@@ -149,6 +149,7 @@ export class CallTable {
   #armedFor = Infinity;
   #running = 0;
   #heldBytes = 0;
+  #lingering = 0;
 
   /** A table whose deadlines run on `clock`. */
   constructor(clock: Clock = systemClock) {
@@ -172,6 +173,11 @@ export class CallTable {
   /** What the {@linkcode CallTable.running} calls hold together, as given to {@linkcode CallTable.enter}. */
   get heldBytes(): number {
     return this.#heldBytes;
+  }
+
+  /** Of the {@linkcode CallTable.running} calls, those closed whose handlers still run (they ignored the signal). */
+  get lingering(): number {
+    return this.#lingering;
   }
 
   has(key: Id): boolean {
@@ -225,8 +231,9 @@ export class CallTable {
     const holds = uncountCall(call);
     if (holds < 0) return;
     const lingering = lingeringOf(call);
-    if (lingering === undefined) this.#release(holds);
-    else lingering.then(() => this.#release(holds));
+    if (lingering === undefined) return this.#release(holds);
+    this.#lingering++;
+    lingering.then(() => (this.#lingering--, this.#release(holds)));
   }
 
   #release(holds: number): void {

@@ -96,6 +96,8 @@ export class Dispatcher {
   // subscriptions and the tasks' handlers hold (the calls in flight hold theirs in #calls, until their handlers end).
   #lineBytes = 0;
   #heldBytes = 0;
+  // The number of lingering handlers last named on stderr (see #noteLingering).
+  #lingeringSaid = 0;
   readonly #session: Session;
   readonly #subscriptions: Subscriptions;
   // Made at the first task: a server whose clients never ask for one does not load the tasks code.
@@ -318,6 +320,7 @@ export class Dispatcher {
     const stateless = era === "stateless";
     // Counted until their handlers end, cancelled and timed-out calls included.
     if (this.#calls.running >= this.#options.maxInFlight) {
+      this.#noteLingering();
       return encodeError(id, busyError(era, this.#options.maxInFlight));
     }
     const meta = metaOf(params) ?? {};
@@ -336,6 +339,7 @@ export class Dispatcher {
     if (held > 0) {
       holds = this.#holds(params, id, slot) + reserve;
       if (held + holds > (this.#options.maxInFlightBytes ?? Infinity)) {
+        this.#noteLingering();
         return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
       }
     }
@@ -417,6 +421,24 @@ export class Dispatcher {
     const settled = outcome.then((done) => this.#finish(call, done, era, slot));
     this.#calls.track(call, settled);
     return settled;
+  }
+
+  /**
+   * Says on stderr, when a call is refused busy, how many of the calls that
+   * fill the server are handlers still running after their calls were
+   * cancelled or timed out: an author learns why, where nothing else would
+   * tell. Said again only when that number has changed, so a client that
+   * keeps calling cannot flood the log.
+   */
+  #noteLingering(): void {
+    const n = this.#calls.lingering;
+    if (n === 0 || n === this.#lingeringSaid) return;
+    this.#lingeringSaid = n;
+    this.#options.log(
+      `busy: ${n} of the calls in flight ${n === 1 ? "is a handler" : "are handlers"} still running after ${
+        n === 1 ? "its call was" : "their calls were"
+      } cancelled or timed out (a handler that ignores req.signal holds its place and bytes until it ends)`,
+    );
   }
 
   /**

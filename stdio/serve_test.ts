@@ -442,6 +442,10 @@ Deno.test("a cancelled or timed-out call whose handler ignores its signal counts
   // Its id is free at once, but its handler still runs and still holds its 4,000 bytes: a third would pass 10,000.
   await s.send(call(1));
   assertBusyBytes(await s.next(), 1, 10_000);
+  // The refusal says on stderr why the server is full.
+  assert.deepEqual(s.log.filter((line) => line.includes("busy: ")).map((line) => line.slice(line.indexOf("busy: "))), [
+    "busy: 1 of the calls in flight is a handler still running after its call was cancelled or timed out (a handler that ignores req.signal holds its place and bytes until it ends)",
+  ]);
   handlers[0].resolve();
   // Once the cancelled call's handler has ended, what it held is given back: the call is served.
   await s.send(call(3));
@@ -457,6 +461,12 @@ Deno.test("a cancelled or timed-out call whose handler ignores its signal counts
   }
   await s.send(call(7, "brief"));
   assert.match(((await s.next()).error as { message: string }).message, /Server busy: 3 calls in flight/);
+  // Said again because the number changed, and once only however many calls are refused meanwhile.
+  await s.send(call(9, "brief"));
+  assert.match(((await s.next()).error as { message: string }).message, /Server busy: 3 calls in flight/);
+  const said = s.log.filter((line) => line.includes("busy: "));
+  assert.equal(said.length, 2, said.join("\n"));
+  assert.match(said[1], /busy: 3 of the calls in flight are handlers still running after their calls were cancelled/);
   for (const handler of handlers.slice(3)) handler.resolve();
   await s.send(call(8));
   assert.equal((await ping("p2")).id, "p2", "the ended handlers gave back what they held");
