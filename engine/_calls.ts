@@ -36,14 +36,6 @@ let lingeringOf: (call: Call) => Promise<unknown> | undefined;
 
 const ignore = (): void => {};
 
-/**
- * What an aborted call's handlers still run (they ignored its signal): settles
- * once they end; undefined when none does.
- */
-export function lingeringWork(call: Call): Promise<unknown> | undefined {
-  return lingeringOf(call);
-}
-
 /** One call in flight; only {@linkcode CallTable} changes it. */
 export class Call {
   /** The request id (a Map keeps 1 and "1" apart, as JSON-RPC does). */
@@ -187,11 +179,12 @@ export class CallTable {
   /**
    * Starts tracking a call; its signal fires with a TimeoutError at the
    * deadline, `timeoutMs` from now unless given (`Infinity`: whoever opened
-   * the call ends it with {@linkcode CallTable.timeOut}).
+   * the call ends it with {@linkcode CallTable.timeOut}); it holds `holds`
+   * bytes until it is closed and the work it raced has settled.
    */
-  open(key: Id, timeoutMs: number, deadline?: number): Call {
+  open(key: Id, timeoutMs: number, deadline?: number, holds = 0): Call {
     const call = this.create(key, timeoutMs);
-    this.enter(call, deadline);
+    this.enter(call, deadline, holds);
     return call;
   }
 

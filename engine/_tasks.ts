@@ -110,10 +110,12 @@ export class TaskTable {
 
   /**
    * Starts `run` as a task whose handler's deadline is its TTL (the table's
-   * default when `ttlMs` is undefined). Returns the refusal instead when `max`
+   * default when `ttlMs` is undefined), holding `holds` bytes (its request)
+   * until its handler has ended ({@linkcode TaskTable.heldBytes}), a
+   * cancelled or expired task's too. Returns the refusal instead when `max`
    * tasks are held.
    */
-  create(ttlMs: number | undefined, run: (task: Task) => Outcome | Promise<Outcome>): Task | RpcError {
+  create(ttlMs: number | undefined, run: (task: Task) => Outcome | Promise<Outcome>, holds = 0): Task | RpcError {
     // A start that was still checking its state when shutdown began: no handler may run unaborted after it.
     if (this.#shutDown) {
       return {
@@ -138,7 +140,7 @@ export class TaskTable {
     }
     const id = crypto.randomUUID();
     // The call's deadline is the TTL, which #free() enforces: the call gets no timer of its own.
-    const task = new Task(id, ttlMs, this.#calls.open(id, ttlMs, Infinity), this.#clock.now() + ttlMs);
+    const task = new Task(id, ttlMs, this.#calls.open(id, ttlMs, Infinity, holds), this.#clock.now() + ttlMs);
     this.#tasks.set(id, task);
     if (task.expiresAt < this.#armedFor) this.#arm(task.expiresAt);
     let outcome: Outcome | Promise<Outcome>;
@@ -155,6 +157,11 @@ export class TaskTable {
       this.#settle(task, outcome);
     }
     return task;
+  }
+
+  /** What the tasks whose handlers have not ended hold, as given to {@linkcode TaskTable.create}. */
+  get heldBytes(): number {
+    return this.#calls.heldBytes;
   }
 
   /** Records that the client was told how `task` ended: it may be freed first when room is needed. */

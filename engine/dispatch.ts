@@ -7,7 +7,7 @@
 import type { Asker } from "./_asker.ts";
 import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
 import { type CallInput, endedOutcome, type Outcome, runCall } from "./_call.ts";
-import { type Call, CallTable, lingeringWork } from "./_calls.ts";
+import { type Call, CallTable } from "./_calls.ts";
 import { heldCost } from "./_held_cost.ts";
 import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
@@ -93,7 +93,8 @@ export class Dispatcher {
   readonly #options: DispatchOptions;
   readonly #calls: CallTable;
   // The bytes of the message being handled (none counted for a batch's items, see #holds), and what the open
-  // subscriptions and the tasks' handlers hold (the calls in flight hold theirs in #calls, until their handlers end).
+  // subscriptions hold (the calls in flight hold theirs in #calls, the tasks theirs in the task table, each until
+  // its handler ends).
   #lineBytes = 0;
   #heldBytes = 0;
   // The number of lingering handlers last named on stderr (see #noteLingering).
@@ -274,7 +275,7 @@ export class Dispatcher {
           // What an open subscription holds is its id (sent again in each notification and in its last reply).
           const holds = heldCost(id, 0, true);
           const max = this.#options.maxInFlightBytes ?? Infinity;
-          const held = this.#heldBytes + this.#calls.heldBytes;
+          const held = this.#heldBytes + this.#calls.heldBytes + (this.#tasks?.table.heldBytes ?? 0);
           if (held > 0 && held + holds > max) {
             return encodeError(id, busyBytesError("stateless", max));
           }
@@ -334,7 +335,7 @@ export class Dispatcher {
     const reserve = most === undefined ? 0 : this.#reserve(most, name, args);
     // One call alone is never refused by what it holds: only one that would join others past the bound. What it
     // holds is counted when it is needed: a call answered in this turn holds nothing once it is.
-    const held = this.#heldBytes + this.#calls.heldBytes;
+    const held = this.#heldBytes + this.#calls.heldBytes + (this.#tasks?.table.heldBytes ?? 0);
     let holds: number | undefined;
     if (held > 0) {
       holds = this.#holds(params, id, slot) + reserve;
@@ -543,6 +544,7 @@ export class Dispatcher {
       // The extension carries no progress on tasks; status is polled instead.
       const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
       const capabilities = envelope.era === "stateless" ? envelope.capabilities : {};
+      // The task table holds its request in its count until its handler ends, a cancelled or expired task's too.
       const created = tasks.table.create(ttlMs, (task) => {
         const asker = new tasks.TaskAsker(tasks.table, task, capabilities);
         const gatheredAsker = gathered === undefined ? asker : new InputRounds({
@@ -554,17 +556,8 @@ export class Dispatcher {
           pause: () => {},
           unanswered: asker,
         });
-        const outcome = runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
-        if (!(outcome instanceof Promise)) return outcome;
-        this.#heldBytes += holds;
-        return outcome.finally(() => {
-          // A task cancelled or past its TTL has its outcome, but a handler that ignores its signal runs on with the
-          // request: it is held until the handler ends, as a cancelled call's is (engine/_calls.ts).
-          const lingering = lingeringWork(task.call);
-          if (lingering === undefined) this.#heldBytes -= holds;
-          else void lingering.then(() => (this.#heldBytes -= holds));
-        });
-      });
+        return runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
+      }, holds);
       return createdReply(id, created, tasks.table, this.#session);
     });
   }
