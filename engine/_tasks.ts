@@ -87,6 +87,8 @@ export class TaskTable {
   readonly #calls: CallTable;
   readonly #expired: string[] = [];
   #heldBytes = 0;
+  // The count of lingering handlers last said on stderr.
+  #lingeringSaid = 0;
   #timer: unknown;
   #armedFor = Infinity;
   // Set by shutdown(): no task is created after it.
@@ -102,6 +104,23 @@ export class TaskTable {
 
   get size(): number {
     return this.#tasks.size;
+  }
+
+  /**
+   * How many of the tasks that fill the table are handlers still running
+   * after their tasks were cancelled or expired, in words; said on stderr too,
+   * again only when that number has changed (a client that keeps creating
+   * cannot flood the log).
+   */
+  #noteLingering(n: number): string {
+    const words = `${n} of them ${n === 1 ? "is a handler" : "are handlers"} still running after ${
+      n === 1 ? "its task was" : "their tasks were"
+    } cancelled or expired`;
+    if (n !== this.#lingeringSaid) {
+      this.#lingeringSaid = n;
+      this.#log(`busy: ${words} (a handler that ignores its signal holds its place until it ends)`);
+    }
+    return words;
   }
 
   get pollIntervalMs(): number {
@@ -132,9 +151,15 @@ export class TaskTable {
     // A cancelled or expired task leaves the table, but its handler, if it ignores its signal, runs on: it counts
     // against max until it ends (`running`), as a cancelled call does against maxInFlight.
     if (this.#tasks.size >= max || this.#calls.running >= max) {
+      // A handler still running for a task that has ended (cancelled or expired) ignored its signal.
+      let live = 0;
+      for (const task of this.#tasks.values()) if (!task.terminal) live++;
+      const lingering = this.#calls.running - live;
       return {
         code: ErrorCode.internalError,
-        message: `Server busy: ${max} tasks held (maxTasks); retry later, or cancel a task`,
+        message: lingering === 0
+          ? `Server busy: ${max} tasks held (maxTasks); retry later, or cancel a task`
+          : `Server busy: ${max} tasks held (maxTasks), ${this.#noteLingering(lingering)}; retry later`,
         data: { reason: "server_busy", retryable: true, limit: max },
       };
     }

@@ -141,7 +141,8 @@ Deno.test("a full table refuses a new task until a TTL frees one; running tasks 
 });
 
 Deno.test("a cancelled task whose handler ignores its signal holds its place against maxTasks until the handler ends", async () => {
-  const table = new TaskTable({ ...limits, max: 2 }, () => {});
+  const logged: string[] = [];
+  const table = new TaskTable({ ...limits, max: 2 }, (line) => logged.push(line));
   const gates: PromiseWithResolvers<void>[] = [];
   const stubborn = (): Promise<Outcome> => {
     const gate = Promise.withResolvers<void>();
@@ -155,8 +156,18 @@ Deno.test("a cancelled task whose handler ignores its signal holds its place aga
   // Both handlers still run: a third task would be the third handler at once (a red team ran 150 past maxTasks 64).
   const refused = table.create(undefined, stubborn);
   assert.ok(!("call" in refused), "a task was created while maxTasks handlers still ran");
-  assert.match(refused.message, /Server busy: 2 tasks held \(maxTasks\)/);
-  assert.equal(gates.length, 2, "the refused task never ran");
+  // The client and the log are told why the table is full though no task is listed.
+  assert.equal(
+    refused.message,
+    "Server busy: 2 tasks held (maxTasks), 2 of them are handlers still running after their tasks were cancelled or " +
+      "expired; retry later",
+  );
+  assert.ok(!("call" in table.create(undefined, stubborn)));
+  assert.deepEqual(logged, [
+    "busy: 2 of them are handlers still running after their tasks were cancelled or expired (a handler that ignores " +
+    "its signal holds its place until it ends)",
+  ], "said once while the count is the same");
+  assert.equal(gates.length, 2, "the refused tasks never ran");
   gates[0].resolve();
   await gates[0].promise;
   await new Promise((r) => setTimeout(r, 0));
