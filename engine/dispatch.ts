@@ -274,10 +274,9 @@ export class Dispatcher {
           if (refused !== undefined) return refused;
           // What an open subscription holds is its id (sent again in each notification and in its last reply).
           const holds = heldCost(id, 0, true);
-          const max = this.#options.maxInFlightBytes ?? Infinity;
-          const held = this.#heldBytes + this.#calls.heldBytes + (this.#tasks?.table.heldBytes ?? 0);
-          if (held > 0 && held + holds > max) {
-            return encodeError(id, busyBytesError("stateless", max));
+          const held = this.#held;
+          if (held > 0 && this.#overBytes(held, holds)) {
+            return encodeError(id, busyBytesError("stateless", this.#options.maxInFlightBytes!));
           }
           return this.#subscriptions.listen(id, params, holds);
         }
@@ -335,14 +334,11 @@ export class Dispatcher {
     const reserve = most === undefined ? 0 : this.#reserve(most, name, args);
     // One call alone is never refused by what it holds: only one that would join others past the bound. What it
     // holds is counted when it is needed: a call answered in this turn holds nothing once it is.
-    const held = this.#heldBytes + this.#calls.heldBytes + (this.#tasks?.table.heldBytes ?? 0);
+    const held = this.#held;
     let holds: number | undefined;
     if (held > 0) {
       holds = this.#holds(params, id, slot) + reserve;
-      if (held + holds > (this.#options.maxInFlightBytes ?? Infinity)) {
-        this.#noteLingering();
-        return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
-      }
+      if (this.#overBytes(held, holds)) return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
     }
     const responses = stateless ? params?.inputResponses : undefined;
     if (responses !== undefined && (responses === null || typeof responses !== "object" || Array.isArray(responses))) {
@@ -422,6 +418,22 @@ export class Dispatcher {
     const settled = outcome.then((done) => this.#finish(call, done, era, slot));
     this.#calls.track(call, settled);
     return settled;
+  }
+
+  /** What is held now against `maxInFlightBytes`: open subscriptions' ids, waiting calls' and tasks' requests. */
+  get #held(): number {
+    return this.#heldBytes + this.#calls.heldBytes + (this.#tasks?.table.heldBytes ?? 0);
+  }
+
+  /**
+   * Whether `holds` more bytes would take the `held` ones past
+   * `maxInFlightBytes`: the request is then refused busy, and stderr told of
+   * handlers still running after their calls ended.
+   */
+  #overBytes(held: number, holds: number): boolean {
+    if (held + holds <= (this.#options.maxInFlightBytes ?? Infinity)) return false;
+    this.#noteLingering();
+    return true;
   }
 
   /**
