@@ -175,15 +175,9 @@ export function linkShown(link: string, dir: string, linkVisible: (target: strin
 export class FirstByName {
   readonly #limit: number;
   readonly #heap: string[] = [];
-  #dropped = false;
 
   constructor(limit: number) {
     this.#limit = limit;
-  }
-
-  /** Whether some name was left out. */
-  get dropped(): boolean {
-    return this.#dropped;
   }
 
   /** Offers a name: kept when fewer than `limit` are kept or it sorts before the largest kept. */
@@ -194,7 +188,6 @@ export class FirstByName {
       this.#up(heap.length - 1);
       return;
     }
-    this.#dropped = true;
     if (heap.length === 0 || name >= heap[0]) return;
     heap[0] = name;
     this.#down(0);

@@ -132,18 +132,8 @@ export class SecretFilter {
   }
 
   /**
-   * Hides the credentials in a whole raw body before it is decoded, in each
-   * byte form, the placeholder written in that same form.
-   *
-   * @param bytes The whole body.
-   * @returns The body, a copy when anything was hidden.
-   */
-  bytes(bytes: Uint8Array): Uint8Array {
-    return this.cutBytes(bytes, { max: bytes.length, whole: true }).shown;
-  }
-
-  /**
-   * Hides the credentials in a raw body read past its cap and cuts it there:
+   * Hides the credentials in a raw body before it is decoded (in each byte
+   * form, its placeholder written in that same form) and cuts it at its cap:
    * the shown part ends at the cap, or past it at the end of a credential
    * that spans it (its placeholder whole), never inside one. When more of the
    * body was not read, the cut stays far enough before the end of what was
