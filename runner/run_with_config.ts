@@ -50,7 +50,13 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
    * @default {[]}
    */
   secretFields?: readonly string[];
-  /** The policy both security layers enforce for a config version. */
+  /**
+   * The policy both security layers enforce for a config version. The config
+   * file (read) and the audit file (write) are added to it by
+   * {@linkcode runWithConfig}: it reads and writes them itself, so the printed
+   * flags grant them and the jail never serves them, whether or not the policy
+   * names them.
+   */
   policy: (config: T, source: ConfigSource) => Policy;
   /** Builds the Manager the tools share; its `close()`, if any, runs at shutdown. */
   manager: (config: LoadedConfig<T>) => M;
@@ -120,7 +126,7 @@ export async function runWithConfig<T, M extends Closable>(
   const { schema, secretFields, policy, manager, register, auditFile, ...rest } = options;
   // Loaded on start, not at import, so `--health` stays as cheap as with run().
   // node:path too: a static import would load part of Deno's Node layer in every server that imports mod.ts.
-  const [{ fromSchema }, { Loader }, { resolveConfigPath }, { auditTrail }, host, { resolve: resolvePath }] =
+  const [{ fromSchema }, { Loader }, { resolveConfigPath }, { auditTrail }, host, { resolve: resolvePath }, own] =
     await Promise.all([
       import("../configreload/from_schema.ts"),
       import("../configreload/loader.ts"),
@@ -128,6 +134,7 @@ export async function runWithConfig<T, M extends Closable>(
       import("../middleware/audit_trail.ts"),
       import("./_host_config.ts"),
       import("node:path"),
+      import("./_own_files.ts"),
     ]);
   const printing = args.includes(PRINT_PERMISSIONS) || host.hostConfigRequested(args);
   let started: Started;
@@ -153,7 +160,9 @@ export async function runWithConfig<T, M extends Closable>(
       },
     });
     const initial = await loader.get();
-    const policyOf = (config: T) => policy(config, from());
+    // The config file and the trail's file are this function's own: granted whatever the policy names.
+    const trail = trailFile(initial);
+    const policyOf = (config: T) => own.withOwnFiles(policy(config, from()), path && resolvePath(path), trail);
     const atStart = policyOf(initial);
     if (host.hostConfigRequested(args)) {
       await host.printHostConfig(name, atStart, { ...from(), args });
@@ -166,7 +175,7 @@ export async function runWithConfig<T, M extends Closable>(
     } else {
       const redact = (text: string) => loader.redact(text);
       const mgr = manager({ ...from(), initial, get: () => loader.get(), redact, policyOf });
-      const audit = auditTrail({ server: name, file: trailFile(initial) });
+      const audit = auditTrail({ server: name, file: trail });
       started = {
         policy: atStart,
         middleware: [audit, ...(rest.middleware ?? [])],

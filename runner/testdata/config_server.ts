@@ -1,6 +1,5 @@
 // A config-driven server started by runWithConfig: `root` (read) and `token`
 // (a secret) come from its config; the Manager says on stderr when it closes.
-import { resolve } from "node:path";
 import { z } from "zod";
 import { addTool, health, registerPatternTool, runWithConfig, schema, text } from "../../mod.ts";
 import { definePolicy } from "../../validate/mod.ts";
@@ -17,13 +16,9 @@ if (!health()) {
   await runWithConfig("fixture", {
     schema: ConfigSchema,
     secretFields: ["token"],
+    // The config file and the audit file are runWithConfig's own: it grants them, the policy need not.
     policy: (config, source) => {
-      return definePolicy({
-        readRoots: config.root === undefined ? [] : [config.root],
-        readFiles: source.path === undefined ? [] : [resolve(source.path)],
-        writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
-        env: source.variables,
-      });
+      return definePolicy({ readRoots: config.root === undefined ? [] : [config.root], env: source.variables });
     },
     auditFile: (config) => config.audit_file,
     manager: (config) => ({
