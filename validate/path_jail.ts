@@ -20,7 +20,9 @@ type Mode = "read" | "write";
  * Layer 1 for files: resolves a caller's path inside the policy's roots and
  * refuses everything else — `..` escapes, sibling prefixes (`/data2` is not in
  * `/data`), symbolic links (the file or any parent) whose real path leaves
- * every root, deny globs, NUL bytes, empty and over-long paths. Reads may use
+ * every root, deny globs, the policy's own files (`readFiles`, `writeFiles`:
+ * the server's config or audit file, even inside a root), NUL bytes, empty and
+ * over-long paths. Reads may use
  * `readRoots` and `writeRoots`; writes only `writeRoots`. Relative paths start
  * at the first root. Refusals are {@linkcode PolicyError}s whose message shows
  * the path as the caller gave it.
@@ -57,6 +59,9 @@ export class PathJail {
   #anchor: string | undefined;
   #anchorChecked = false;
   #rootIds = new Map<string, Identity>();
+  // The server's own files (the policy's readFiles and writeFiles): never served, by their path or their real path.
+  #own: ReadonlySet<string>;
+  #ownReal: Promise<ReadonlySet<string>> | undefined;
 
   /**
    * Builds a jail; roots are resolved to real paths on first use.
@@ -82,6 +87,7 @@ export class PathJail {
     this.#deny = policy.deny.filter((glob) => !anywhere(glob)).map(compileGlob);
     this.#anywhere = policy.deny.filter(anywhere).map(compileGlob);
     this.#roots = { read: [...new Set([...policy.readRoots, ...policy.writeRoots])], write: policy.writeRoots };
+    this.#own = new Set([...policy.readFiles, ...policy.writeFiles]);
   }
 
   /**
@@ -351,7 +357,12 @@ export class PathJail {
     // glob and root.
     const denied = everyContaining(roots, real).map((rel) => namesIn(this.#deny, globPath(rel)));
     const deniedAnywhere = namesIn(this.#anywhere, globPath(real));
-    const visible = (name: string) => !denied.some((d) => d(name)) && !deniedAnywhere(name);
+    const ownHere = new Set(
+      [...this.#own, ...await this.#ownRealPaths()].filter((file) => dirname(file) === real).map(
+        (file) => basename(file),
+      ),
+    );
+    const visible = (name: string) => !denied.some((d) => d(name)) && !deniedAnywhere(name) && !ownHere.has(name);
     const linkVisible = (target: string) => {
       const inRoots = everyContaining(roots, target);
       return inRoots.length === 0 || !this.#denied(inRoots, target);
@@ -519,6 +530,7 @@ export class PathJail {
     }
     this.#checkDepth(rel, action, path);
     this.#checkDeny(everyContaining(roots, candidate), candidate, action, path);
+    if (this.#own.has(candidate)) this.#refuseOwn(action, path);
     return candidate;
   }
 
@@ -535,6 +547,27 @@ export class PathJail {
     }
     this.#checkDepth(rel, action, path);
     this.#checkDeny(everyContaining(roots, real), real, action, path);
+    if (this.#own.size > 0 && (await this.#ownRealPaths()).has(real)) this.#refuseOwn(action, path);
+  }
+
+  /** Refuses one of the server's own files in the words of a deny glob: the model learns nothing more of it. */
+  #refuseOwn(action: string, path: string): never {
+    throw new PolicyError("denied-by-glob", `Cannot ${action} ${quote(path)}: the policy denies this path`);
+  }
+
+  /**
+   * Real paths of the server's own files, resolved once: a file's, else (not made yet, as an audit file may be)
+   * its folder's with its name.
+   */
+  #ownRealPaths(): Promise<ReadonlySet<string>> {
+    this.#ownReal ??= Promise.all(
+      [...this.#own].map((file) =>
+        Deno.realPath(file).catch(() =>
+          Deno.realPath(dirname(file)).then((dir) => resolve(dir, basename(file)), () => file)
+        )
+      ),
+    ).then((real) => new Set(real));
+    return this.#ownReal;
   }
 
   /** Refuses a path more than `maxPathDepth` names below its root (`rel` is root-relative). */

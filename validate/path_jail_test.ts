@@ -761,3 +761,42 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "the policy's own files (readFiles, writeFiles) inside a root are never served: read, write, stat, list, through a link, with and without the descriptor anchor",
+  permissions: { ...perms, run: ["ln"] },
+  async fn() {
+    const tree = join(base, "own-files");
+    const [root, aside] = [join(tree, "root"), join(tree, "aside")];
+    await Deno.mkdir(join(root, "cfg"), { recursive: true });
+    await Deno.mkdir(aside);
+    await Deno.writeTextFile(join(root, "cfg", "server.json"), CANARY);
+    await Deno.writeTextFile(join(aside, "server.json"), "not the server's: same name, another root");
+    await Deno.writeTextFile(join(root, "cfg", "kept.txt"), "kept");
+    await symlink("cfg/server.json", join(root, "to_config"));
+    const own = definePolicy({
+      readRoots: [root, aside],
+      writeRoots: [root],
+      // The audit file does not exist yet: it is refused by the path it will have.
+      readFiles: [join(root, "cfg", "server.json")],
+      writeFiles: [join(root, "audit.jsonl")],
+    });
+    const denied = (err: unknown) =>
+      err instanceof PolicyError && err.code === "denied-by-glob" && !err.message.includes(CANARY);
+    for (const [mode, options] of modes) {
+      const jail = new PathJail(own, options);
+      for (const path of ["cfg/server.json", join(root, "cfg", "server.json"), "to_config", "cfg/../cfg/server.json"]) {
+        await assert.rejects(jail.readTextFile(path), denied, `read${mode}: ${path}`);
+        await assert.rejects(jail.stat(path), denied, `stat${mode}: ${path}`);
+        await assert.rejects(jail.writeFile(path, "{}"), denied, `write${mode}: ${path}`);
+      }
+      await assert.rejects(jail.writeFile("audit.jsonl", "forged"), denied, `write the audit file${mode}`);
+      const names = (await jail.listDir("cfg")).entries.map((e) => e.name);
+      assert.deepEqual(names, ["kept.txt"], `list${mode}`);
+      assert.equal(await jail.readTextFile(join(aside, "server.json")), "not the server's: same name, another root");
+    }
+    assert.equal(await Deno.readTextFile(join(root, "cfg", "server.json")), CANARY, "the config was never written");
+    await assert.rejects(Deno.stat(join(root, "audit.jsonl")), Deno.errors.NotFound);
+  },
+});
