@@ -12,6 +12,8 @@ const TEMPLATE_NAME = "my-server";
 const SKIP = new Set(["deno.lock", "dist", "node_modules"]);
 const TEXT = /\.(ts|json|jsonc|md)$/;
 const JSR_TIMEOUT_MS = 5_000;
+/** The notes folder the new project starts with, which the printed `start` line points NOTES_DIR at. */
+const NOTES_DIR = "notes";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const template = join(repo, "template");
@@ -19,7 +21,8 @@ const version = JSON.parse(await Deno.readTextFile(join(repo, "deno.json"))).ver
 
 const USAGE = `Usage: deno task new <dir> [options]
 
-Creates an MCP server project in <dir> (absent or empty) from template/.
+Creates an MCP server project in <dir> (absent or empty) from template/, with an empty
+notes/ folder for the notes it keeps.
 
 Options:
   --name <server>  the server's name (default: the folder's name): 1-64 letters, digits, "_" or "-"
@@ -76,6 +79,8 @@ if (taken !== undefined) {
 const local = values.local || (!values.jsr && !(await onJsr()));
 await copy(template, target);
 await pointImports(join(target, "deno.json"), local);
+// The folder the printed `deno task start` line serves: without it the first write_note is refused.
+await Deno.mkdir(join(target, NOTES_DIR), { recursive: true });
 
 const near = relative(Deno.cwd(), target);
 const shown = near === "" ? "." : near.startsWith("..") ? target : near;
@@ -83,7 +88,7 @@ console.log(`Created ${name} in ${shown} (@forge/toolkit ${local ? `from ${repo}
 // Quoted as every printed command is: a folder named `a b $(…)` pasted bare would run the substitution.
 console.log(`  cd ${shellQuote(shown)}`);
 console.log("  deno task test");
-console.log("  NOTES_DIR=$PWD/notes deno task start");
+console.log(`  NOTES_DIR=$PWD/${NOTES_DIR} deno task start`);
 
 /** Why `dir` cannot take the project, or undefined when it is absent or an empty folder. */
 async function occupied(dir: string): Promise<string | undefined> {

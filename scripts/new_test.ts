@@ -52,6 +52,8 @@ Deno.test("the README's `deno task new <dir> --name my-server` yields a project 
     made.stdout,
     /Next:\n\n {2}cd .*my-server\n {2}deno task test\n {2}NOTES_DIR=\$PWD\/notes deno task start\n$/,
   );
+  // The folder that last line serves exists, empty: a first write_note is not refused for want of it.
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(join(dir, "notes"))), []);
   // The project README's "Adding a tool", as written: its two code blocks become the two new files, then one
   // register line (with its import) and one config line. No other file is touched, and every test still passes.
   const readme = await Deno.readTextFile(join(dir, "README.md"));
@@ -149,7 +151,6 @@ Deno.test("deno task new prints `cd` to a folder named like a shell command quot
 Deno.test("deno task inspect runs the pinned MCP Inspector on a scaffolded server (CLI mode lists its tools)", async () => {
   const dir = join(await Deno.makeTempDir(), "notes-server");
   assert.equal((await scaffold([dir, "--local"])).code, 0);
-  await Deno.mkdir(join(dir, "notes"));
   // npx fetches the Inspector on first use (cached afterwards), hence no tighter bound than the test's own.
   const out = await deno(["task", "--quiet", "inspect", "--cli", "--method", "tools/list"], dir, {
     NOTES_DIR: join(dir, "notes"),
