@@ -4,6 +4,7 @@ import "./_guard_on_import.ts";
 import { stderrQueue } from "../internal/stderr.ts";
 import { timerDelay } from "../internal/timer_delay.ts";
 import { hasOption } from "../internal/option_args.ts";
+import { missingRootWarnings } from "./_missing_roots.ts";
 import { startupLine, takeEarlyStart } from "../internal/startup.ts";
 import { guardStdout, type StdoutGuard } from "../internal/stdout_guard.ts";
 import type { Connection, ServeOptions } from "../stdio/serve.ts";
@@ -38,7 +39,8 @@ export interface RunOptions extends ServeOptions {
    * server's least-privilege Deno flags and exits, and at start the server
    * refuses to serve (exit 2) when it holds more than the policy needs
    * (`--allow-excess-permissions` overrides, loudly, for development) or lacks
-   * a grant the policy needs.
+   * a grant the policy needs. A root of the policy that does not exist gets
+   * one warning line on stderr at start; the server still serves.
    * @default {a policy that allows nothing: the server needs no permission at all}
    */
   policy?: Policy;
@@ -219,7 +221,10 @@ async function permitted(name: string, policy: Policy | undefined, options: RunO
     return false;
   }
   const verdict = await enforceLeastPrivilege(set, { name, args, log: (line) => console.error(line) });
-  if (verdict.ok) return true;
+  if (verdict.ok) {
+    if (policy !== undefined) { for (const line of await missingRootWarnings(name, policy)) console.error(line); }
+    return true;
+  }
   if (options.exit !== false) Deno.exit(EXCESS_PERMISSIONS_EXIT_CODE);
   return false;
 }

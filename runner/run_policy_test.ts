@@ -51,18 +51,25 @@ Deno.test({
 });
 
 Deno.test({
-  name: "run({ policy }) serves when started with exactly its flags",
+  name:
+    "run({ policy }) serves when started with exactly its flags, and warns once on stderr of each root that does not exist",
   permissions: perms,
   async fn() {
     const root = await Deno.realPath(await Deno.makeTempDir());
-    const printed = await deno([`--allow-read=${root}`, fixture, `--root=${root}`, "--print-permissions"]);
+    const roots = [`--root=${root}`, `--root=${root}/notes`];
+    const printed = await deno([`--allow-read=${root}`, fixture, ...roots, "--print-permissions"]);
     const flags = printed.stdout.trim().split(" ");
-    const server = await spawnServer({ args: [...flags, fixture, `--root=${root}`] });
+    const server = await spawnServer({ args: [...flags, fixture, ...roots] });
     assert.deepEqual((await server.client.callTool({ name: "hi", arguments: {} })).content, [{
       type: "text",
       text: "hi",
     }]);
     assert.equal((await server.close()).code, 0);
+    // The missing root is a warning, not a refusal: the server served. The root that exists is not named.
+    const warnings = server.stderr().split("\n").filter((line) => line.includes("warning"));
+    assert.deepEqual(warnings, [
+      `policy: warning: the folder "${root}/notes" does not exist; calls that use it are refused until it is created`,
+    ]);
     await Deno.remove(root);
   },
 });

@@ -446,11 +446,35 @@ export class PathJail {
    */
   async #missing(err: unknown, candidate: string, mode: Mode, path: string, action: string = mode): Promise<never> {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      await this.#checkRootExists(candidate, mode, action, path);
       const walk = this.#linkWalk(mode, action, path);
       await walk.nearest(candidate);
       await walk.links(candidate);
     }
     refusalFor(err, action, path);
+  }
+
+  /**
+   * Refuses a path whose root folder does not exist, saying so: "no such file
+   * or folder" would send the model after its path when the server's
+   * configuration is at fault. The root itself is not named, as no refusal
+   * names a host path.
+   */
+  async #checkRootExists(candidate: string, mode: Mode, action: string, path: string): Promise<void> {
+    for (const root of this.#roots[mode]) {
+      if (containing([root], candidate) === undefined) continue;
+      const missing = await Deno.realPath(root).then(
+        () => false,
+        (err) => err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory,
+      );
+      if (!missing) continue;
+      throw new PolicyError(
+        "not-found",
+        `Cannot ${action} ${quote(path)}: the folder this server ${
+          mode === "write" ? "writes in" : "reads from"
+        } does not exist`,
+      );
+    }
   }
 
   /**

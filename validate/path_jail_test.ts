@@ -409,6 +409,38 @@ Deno.test({
   },
 });
 
+// A root that does not exist is the server's configuration at fault: the refusal says so, not "no such file",
+// which would send the model after its path. Under permissions scoped to the missing root, as a server runs, the
+// walk to the nearest existing folder sees nothing, so the answer must not depend on it.
+for (const [scope, permissions] of [["", perms], [" under permissions of that root alone", undefined]] as const) {
+  for (const [mode, options] of modes) {
+    Deno.test({
+      name: `a jail whose root does not exist says so for every call${scope}${mode}, naming no host path`,
+      permissions: permissions ?? { read: [join(base, "absent")], write: [join(base, "absent")] },
+      async fn() {
+        const missing = join(base, "absent");
+        const jail = new PathJail(definePolicy({ writeRoots: [missing] }), options);
+        const calls: [string, () => Promise<unknown>][] = [
+          ['Cannot write "a.md": the folder this server writes in does not exist', () => jail.writeFile("a.md", "x")],
+          [
+            'Cannot write "sub/a.md": the folder this server writes in does not exist',
+            () => jail.writeFile("sub/a.md", "x"),
+          ],
+          ['Cannot read "a.md": the folder this server reads from does not exist', () => jail.readTextFile("a.md")],
+          ['Cannot list ".": the folder this server reads from does not exist', () => jail.listDir(".")],
+          ['Cannot stat "a.md": the folder this server reads from does not exist', () => jail.stat("a.md")],
+        ];
+        for (const [message, call] of calls) {
+          const err = await call().catch((e) => e);
+          assert.ok(err instanceof PolicyError, String(err));
+          assert.equal(err.code, "not-found");
+          assert.equal(err.message, message);
+        }
+      },
+    });
+  }
+}
+
 Deno.test({
   name: "layer 2 stops a jail whose policy is wider than the process's permissions",
   permissions: { read: [data] },
