@@ -1,20 +1,94 @@
+import { quote } from "../internal/quote.ts";
+
 // Values shorter than this are not replaced in free text: a one- or
 // two-character value would match inside ordinary words and garble every
-// message, and such a value protects nothing as a secret.
+// message, and such a value protects nothing as a secret. A cut (below) must
+// keep at least this many characters of a value to be hidden, for the same reason.
 const MIN_LENGTH = 3;
+
+// What `quote()` appends when it cuts a value.
+const CUT = "…";
+
+interface Form {
+  /** How the value can appear in a message: as it is, or escaped as `quote()` and `JSON.stringify` write it. */
+  readonly text: string;
+  readonly name: string;
+  /** The prefix function of `text`, to find the longest prefix of it that ends where a cut does. */
+  readonly border: readonly number[];
+}
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly name: string;
+}
 
 /**
  * Returns a function that replaces each environment value in a text with
- * `${NAME}`, longest value first, in one pass (so a replacement is never
- * itself rewritten).
+ * `${NAME}`: the value as it is, its JSON-escaped form (as `quote()` writes
+ * it), and the start of that form when a cut ends it (`"https://user:tok…"`,
+ * as `quote()` cuts long values). Every character that belongs to some value
+ * is hidden, even where two values overlap; where values start at the same
+ * place the longest names the replacement. Replacements are never rewritten.
  */
 export function redactor(secrets: ReadonlyMap<string, string>): (text: string) => string {
-  const values = [...secrets.keys()].filter((v) => v.length >= MIN_LENGTH).sort((a, b) => b.length - a.length);
-  if (values.length === 0) return (text) => text;
-  const pattern = new RegExp(values.map(escape).join("|"), "g");
-  return (text) => text.replace(pattern, (value) => `\${${secrets.get(value)}}`);
+  const forms: Form[] = [];
+  for (const [value, name] of secrets) {
+    if (value.length < MIN_LENGTH) continue;
+    const texts = new Set([value, JSON.stringify(value).slice(1, -1), quote(value, Infinity).slice(1, -1)]);
+    for (const text of texts) forms.push({ text, name, border: borders(text) });
+  }
+  if (forms.length === 0) return (text) => text;
+  return (text) => replace(text, spans(text, forms));
 }
 
-function escape(literal: string): string {
-  return literal.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+function spans(text: string, forms: readonly Form[]): Span[] {
+  const found: Span[] = [];
+  for (const { text: form, name } of forms) {
+    // Overlapping occurrences too ("abab" twice in "ababab"): every character of a value is hidden.
+    for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
+      found.push({ start: at, end: at + form.length, name });
+    }
+  }
+  for (let cut = text.indexOf(CUT); cut !== -1; cut = text.indexOf(CUT, cut + 1)) {
+    for (const form of forms) {
+      const length = prefixEndingAt(text, cut, form);
+      if (length >= MIN_LENGTH) found.push({ start: cut - length, end: cut, name: form.name });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start || b.end - a.end);
+}
+
+function replace(text: string, spans: readonly Span[]): string {
+  let out = "";
+  let at = 0;
+  for (const { start, end, name } of spans) {
+    if (end <= at) continue;
+    out += text.slice(at, Math.max(at, start)) + `\${${name}}`;
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+// The length of the longest prefix of `form.text` that `text` has just before
+// `end` (Knuth–Morris–Pratt over the last `form.text.length` characters, so
+// linear however repetitive the value is).
+function prefixEndingAt(text: string, end: number, form: Form): number {
+  const { text: pattern, border } = form;
+  let matched = 0;
+  for (let i = Math.max(0, end - pattern.length); i < end; i++) {
+    while (matched > 0 && (matched === pattern.length || pattern[matched] !== text[i])) matched = border[matched - 1];
+    if (pattern[matched] === text[i]) matched++;
+  }
+  return matched;
+}
+
+function borders(pattern: string): number[] {
+  const border = new Array<number>(pattern.length).fill(0);
+  for (let i = 1, k = 0; i < pattern.length; i++) {
+    while (k > 0 && pattern[k] !== pattern[i]) k = border[k - 1];
+    if (pattern[k] === pattern[i]) k++;
+    border[i] = k;
+  }
+  return border;
 }

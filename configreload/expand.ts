@@ -55,7 +55,9 @@ export interface Expansion {
   readonly names: readonly string[];
   /**
    * Replaces each value that came from the environment (3 characters or
-   * longer) in `text` with `${NAME}`, so a message can be shown safely.
+   * longer) in `text` with `${NAME}` — as it is, JSON-escaped as `quote()`
+   * writes it, or its start where `quote()` cut it with `…` — so a message
+   * can be shown safely.
    */
   redact(text: string): string;
 }

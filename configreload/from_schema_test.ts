@@ -1,6 +1,7 @@
 // test-permissions: --allow-env=CFGS_TOKEN,CFGS_DIR
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { quote } from "../internal/quote.ts";
 import { ConfigError } from "./config_error.ts";
 import { expand } from "./expand.ts";
 import { fromSchema } from "./from_schema.ts";
@@ -93,6 +94,27 @@ Deno.test("fromSchema() never echoes an environment value, even from the author'
     err.message.includes("port: Invalid input: expected number, received string (value from ${TOKEN})"),
     err.message,
   );
+});
+
+Deno.test("fromSchema() hides an environment value that a message escaped or cut, wherever the issue points", () => {
+  const url = `https://user:${"sgjPjgJxaJZeoOpL0yx7".repeat(18)}@api.example.com`;
+  const host = "example.com\n";
+  const dir = `/srv/${"x".repeat(60)},secret-part`;
+  // As a policy's refusals word them: the value quoted, cut to 100 or 64 characters, about the document as a whole.
+  const custom = z.object({ origin: z.string(), hosts: z.array(z.string()), roots: z.array(z.string()) })
+    .superRefine((doc, ctx) => {
+      ctx.addIssue({ code: "custom", path: ["origin"], message: `Cannot use origin ${quote(doc.origin, 100)}` });
+      ctx.addIssue({ code: "custom", path: ["hosts"], message: `host ${quote(doc.hosts[0])} is not canonical` });
+      ctx.addIssue({ code: "custom", path: [], message: `path ${quote(doc.roots[0])} contains a comma` });
+    });
+  const doc = { origin: "${API_URL}", hosts: ["${H}"], roots: ["${DATA_DIR}"] };
+  const err = refusal(() => fromSchema(custom)(expand(doc, { env: env({ API_URL: url, H: host, DATA_DIR: dir }) })));
+  for (const leak of ["sgjP", "example.com", "/srv/xxx"]) assert.ok(!err.message.includes(leak), err.message);
+  assert.deepEqual(err.issues.map((issue) => issue.message), [
+    'Cannot use origin "${API_URL}…" (value from ${API_URL})',
+    'host "${H}" is not canonical',
+    'path "${DATA_DIR}…" contains a comma',
+  ]);
 });
 
 Deno.test("fromSchema() refuses a literal secret where an environment reference belongs", () => {
