@@ -96,12 +96,22 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a server without a policy needs no permission: --print-permissions prints an empty line and -A is refused",
+  name:
+    "a server without a policy needs no permission: --print-permissions prints an empty line (the README's twenty-line server, run from a temp folder with this checkout's config as the README says) and -A is refused",
   permissions: perms,
   async fn() {
     const hello = new URL("../examples/hello-tool/main.ts", import.meta.url).pathname;
-    const printed = await deno([hello, "--print-permissions"]);
-    assert.equal(printed.code, 0);
+    // The README's snippet imports jsr:@forge/toolkit: the checkout's deno.json, which names the package, serves it.
+    const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+    const snippet = /## A server in twenty lines\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    assert.ok(snippet.includes('from "jsr:@forge/toolkit"'), "the README's snippet imports from JSR");
+    assert.ok(readme.includes("`deno run --config <checkout>/deno.json hello.ts`"), "the README says how to run it");
+    const dir = await Deno.makeTempDir();
+    await Deno.writeTextFile(`${dir}/hello.ts`, snippet);
+    const config = new URL("../deno.json", import.meta.url).pathname;
+    const printed = await deno(["--config", config, `${dir}/hello.ts`, "--print-permissions"]);
+    await Deno.remove(dir, { recursive: true });
+    assert.equal(printed.code, 0, printed.stderr);
     assert.equal(printed.stdout, "\n");
     const refused = await deno(["-A", hello]);
     assert.equal(refused.code, 2);
