@@ -1,7 +1,8 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env={child-env}
 // End to end with a descriptor anchor: the server as a real subprocess under
 // exactly the flags it prints, which grant the anchor link itself; a wrong
-// anchor, or none under require_fd_anchor, refuses the start in one line.
+// anchor, or none under require_fd_anchor, refuses the start in one line, and a
+// reload cannot drop it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
@@ -21,7 +22,8 @@ async function ln(target: string, path: string): Promise<void> {
 }
 
 Deno.test({
-  name: "with fd_anchor every tool works over real stdio under the printed flags, which grant the link and no /proc",
+  name:
+    "with fd_anchor every tool works over real stdio under the printed flags, which grant the link and no /proc; a reload cannot drop it",
   permissions: perms,
   async fn() {
     const tree = await makeE2eTree();
@@ -57,12 +59,22 @@ Deno.test({
       assert.ok(!textOf(escape).includes(tree.canary));
       const through = await call("read_file", { path: join(anchor, "0") });
       assert.equal(through.isError, true, "the anchor itself is no path a caller can use");
+      // The anchor is fixed at start: a version that drops it (and the writable root, to show whether it was used)
+      // is not used, and stderr says a restart is needed.
+      await tree.writeConfig({ roots: [tree.data], require_fd_anchor: true });
+      const kept = await call("write_file", { path: "after-reload.txt", content: "still anchored" });
+      assert.notEqual(kept.isError, true, textOf(kept));
+      await server.waitForStderr(`it changes fd_anchor from "${anchor}" to none, which needs a restart`);
     } finally {
       const { code } = await server.close();
       assert.equal(code, 0);
     }
     assert.ok(!server.stderr().includes("not race-free"), server.stderr());
-    assert.deepEqual([...Deno.readDirSync(tree.out)].map((e) => e.name).sort(), ["existing.txt", "new.txt"]);
+    assert.deepEqual([...Deno.readDirSync(tree.out)].map((e) => e.name).sort(), [
+      "after-reload.txt",
+      "existing.txt",
+      "new.txt",
+    ]);
     await tree.remove();
   },
 });

@@ -1,6 +1,6 @@
 // What the server says, or refuses, at start about how it reaches files:
 // through the descriptor anchor (race-free), or by path (not race-free).
-import { PathJail } from "@forge/toolkit/validate";
+import { PathJail, quote } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { fdAnchorOf, policyFor } from "./policy.ts";
 
@@ -58,4 +58,38 @@ export function checkFileAccess(
     `the folder of fd_anchor could not be checked (this process may not stat it): make sure no other user can ` +
     "write it, or they could replace the link",
   ];
+}
+
+/**
+ * Why a reloaded config may not be used: it changes `fd_anchor` (as
+ * resolved) or `require_fd_anchor` from the config at start. Both are fixed
+ * at start, where {@linkcode checkFileAccess} checked them: a version without
+ * the anchor would serve by path (not race-free) without a word, and a new
+ * anchor was never checked.
+ *
+ * @param first The config at start.
+ * @param next A reloaded config.
+ * @param configPath The config file: a relative `fd_anchor` starts at its folder.
+ * @returns The reason, to follow "Cannot reload config: ", or undefined when `next` may be used.
+ *
+ * @example A version that drops the anchor is refused
+ * ```ts
+ * import { anchorChange } from "./file_access.ts";
+ * import { ConfigSchema } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const first = ConfigSchema.parse({ roots: ["/srv"], fd_anchor: "/etc/forge/anchor/fd" });
+ * assert.equal(anchorChange(first, { ...first, max_bytes: 10 }, "/etc/forge/files.json"), undefined);
+ * assert.match(anchorChange(first, { ...first, fd_anchor: undefined }, "/etc/forge/files.json")!, /needs a restart/);
+ * ```
+ */
+export function anchorChange(first: Config, next: Config, configPath: string | undefined): string | undefined {
+  const [was, now] = [fdAnchorOf(first, configPath), fdAnchorOf(next, configPath)];
+  if (was !== now) {
+    const shown = (anchor: string | undefined) => anchor === undefined ? "none" : quote(anchor, 256);
+    return `it changes fd_anchor from ${shown(was)} to ${shown(now)}, which needs a restart`;
+  }
+  const [required, requires] = [first.require_fd_anchor === true, next.require_fd_anchor === true];
+  if (required === requires) return undefined;
+  return `it changes require_fd_anchor from ${required} to ${requires}, which needs a restart`;
 }

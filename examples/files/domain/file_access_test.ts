@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ConfigSchema } from "./config.ts";
-import { anchorInUse, checkFileAccess } from "./file_access.ts";
+import { anchorChange, anchorInUse, checkFileAccess } from "./file_access.ts";
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "file_access_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -73,5 +73,34 @@ Deno.test({
       () => checkFileAccess(required, configPath, "darwin"),
       /require_fd_anchor is set and fd_anchor needs/,
     );
+  },
+});
+
+Deno.test({
+  name:
+    "anchorChange() refuses a reload that drops, moves or adds fd_anchor or flips require_fd_anchor; a respelling passes",
+  permissions: perms,
+  fn() {
+    const first = ConfigSchema.parse({ roots: ["data"], fd_anchor: "private/fd", require_fd_anchor: true });
+    const change = (edit: Record<string, unknown>) => anchorChange(first, { ...first, ...edit }, configPath);
+    assert.equal(change({ max_bytes: 10, roots: [] }), undefined);
+    assert.equal(change({ fd_anchor: join(dir, "private", "fd") }), undefined, "the same anchor, absolute");
+    assert.equal(change({ fd_anchor: "./private/../private/fd" }), undefined);
+    const anchor = JSON.stringify(join(dir, "private", "fd"));
+    assert.equal(
+      change({ fd_anchor: undefined }),
+      `it changes fd_anchor from ${anchor} to none, which needs a restart`,
+    );
+    assert.equal(
+      change({ fd_anchor: "data" }),
+      `it changes fd_anchor from ${anchor} to ${JSON.stringify(join(dir, "data"))}, which needs a restart`,
+    );
+    assert.equal(
+      change({ require_fd_anchor: false }),
+      "it changes require_fd_anchor from true to false, which needs a restart",
+    );
+    const none = ConfigSchema.parse({ roots: ["data"] });
+    assert.equal(anchorChange(none, { ...none, require_fd_anchor: false }, configPath), undefined, "unset is false");
+    assert.match(anchorChange(none, { ...none, fd_anchor: "private/fd" }, configPath)!, /from none to ".*fd"/);
   },
 });
