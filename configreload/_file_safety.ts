@@ -7,6 +7,14 @@ export interface FileSafety {
   readonly reason: string | undefined;
   /** Directories whose mode could not be checked because the process may not read them. */
   readonly unchecked: readonly string[];
+  /**
+   * The file that was checked, `dev:ino` (of the target, for a symlink):
+   * what is read must be this file, or the path changed after the check.
+   * `undefined` when the check refused the file.
+   */
+  readonly identity?: string;
+  /** Whether the path is a symlink (into its folder): false, and the file read must not be one either. */
+  readonly symlink?: boolean;
 }
 
 /**
@@ -29,8 +37,9 @@ export async function fileSafety(path: string): Promise<FileSafety> {
   try {
     const link = await Deno.lstat(path);
     const dirs = [dir];
+    let real: string | undefined;
     if (link.isSymlink) {
-      const real = await Deno.realPath(path);
+      real = await Deno.realPath(path);
       const realDir = await readable(Deno.realPath(dir)) ?? resolve(dir);
       const rel = relative(realDir, real);
       if (rel === "" || isAbsolute(rel) || rel.split(sep)[0] === "..") {
@@ -42,6 +51,13 @@ export async function fileSafety(path: string): Promise<FileSafety> {
       if (dirname(real) !== realDir) dirs.push(dirname(real));
     }
     const file = await Deno.stat(path);
+    // What the path names now must be what was checked: the same file, or the same link resolving the same way
+    // (its target is not stat'ed by its own path, which least privilege does not grant). Swapped in between — a
+    // file for a link that leaves, a folder on the link's way for one that leads out — it is refused this time.
+    const same = link.isSymlink
+      ? identityOf(await Deno.lstat(path)) === identityOf(link) && await Deno.realPath(path) === real
+      : identityOf(file) === identityOf(link);
+    if (!same) return { reason: "it changed while it was checked", unchecked };
     if (isShared(file.mode)) {
       return {
         reason: `it is writable by group or others (mode ${octal(file.mode)}); run chmod go-w on it`,
@@ -60,7 +76,7 @@ export async function fileSafety(path: string): Promise<FileSafety> {
         };
       }
     }
-    return { reason: undefined, unchecked };
+    return { reason: undefined, unchecked, identity: identityOf(file), symlink: link.isSymlink };
   } catch (err) {
     if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
       return { reason: `it cannot be checked without read permission on it (grant --allow-read=${path})`, unchecked };
@@ -77,6 +93,11 @@ async function readable<T>(pending: Promise<T>): Promise<T | undefined> {
     if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) return undefined;
     throw err;
   }
+}
+
+/** A file's device and inode, `dev:ino`: the same for every name of one file. */
+export function identityOf(info: { dev: number | null; ino: number | null }): string {
+  return `${info.dev}:${info.ino}`;
 }
 
 function isShared(mode: number | null): boolean {

@@ -108,7 +108,13 @@ Deno.test({
   name: "fileSafety() with read of the file alone checks the file and lists its directory as unchecked",
   permissions: { read: [narrowFile, narrowShared] },
   async fn() {
-    assert.deepEqual(await fileSafety(narrowFile), { reason: undefined, unchecked: [narrowDir] });
+    const info = await Deno.stat(narrowFile);
+    assert.deepEqual(await fileSafety(narrowFile), {
+      reason: undefined,
+      unchecked: [narrowDir],
+      identity: `${info.dev}:${info.ino}`,
+      symlink: false,
+    });
     await assert.rejects(Deno.stat(narrowDir), Deno.errors.NotCapable);
     assert.deepEqual(await fileSafety(narrowShared), {
       reason: "it is writable by group or others (mode 0666); run chmod go-w on it",
@@ -121,9 +127,13 @@ Deno.test({
   name: "fileSafety() with read of the file alone accepts a symlink into its folder and refuses one that leaves it",
   permissions: { read: [narrowInside, narrowLeaving] },
   async fn() {
+    // Its target is stat'ed through the link: least privilege grants the link's path alone.
+    const target = await Deno.stat(narrowInside);
     assert.deepEqual(await fileSafety(narrowInside), {
       reason: undefined,
       unchecked: [narrowDir, join(narrowDir, "v")],
+      identity: `${target.dev}:${target.ino}`,
+      symlink: true,
     });
     assert.match(
       (await fileSafety(narrowLeaving)).reason ?? "",

@@ -30,23 +30,38 @@ export async function stamp(path: string): Promise<Stamp | undefined> {
  * read) opens at once and is refused by the descriptor's own `fstat`, where a
  * blocking open would wait for a writer, and hold every later reload behind it.
  *
+ * With `checked` (from the safety check), the opened file must be the one
+ * checked (`dev:ino`), and a path checked as a file is opened without
+ * following a symlink: a path swapped after the check (a checked file renamed
+ * away, a symlink that leaves its folder put in its place) is refused, never
+ * read.
+ *
  * @throws {RangeError} When the file is larger than `maxBytes`.
  * @throws {TypeError} When the path is not a regular file.
  * @throws {Deno.errors.NotFound} When nothing is at the path.
+ * @throws {ChangedError} When the opened file is not the one checked.
  */
-export async function readBounded(path: string, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+export async function readBounded(
+  path: string,
+  maxBytes: number,
+  checked?: { identity?: string; symlink?: boolean },
+): Promise<Uint8Array<ArrayBuffer>> {
+  const { O_RDONLY, O_NONBLOCK, O_NOFOLLOW } = nodeFs().constants;
+  const noFollow = checked?.identity !== undefined && checked.symlink === false ? O_NOFOLLOW ?? 0 : 0;
   let fd: number;
   try {
-    fd = nodeFs().openSync(path, nodeFs().constants.O_RDONLY | nodeFs().constants.O_NONBLOCK);
+    fd = nodeFs().openSync(path, O_RDONLY | O_NONBLOCK | noFollow);
   } catch (err) {
-    if ((err as { code?: unknown }).code === "ENOENT") {
-      throw new Deno.errors.NotFound("Cannot read config: it does not exist", { cause: err });
-    }
+    const code = (err as { code?: unknown }).code;
+    if (code === "ENOENT") throw new Deno.errors.NotFound("Cannot read config: it does not exist", { cause: err });
+    // O_NOFOLLOW met a symlink where the check saw a file.
+    if (code === "ELOOP" && noFollow !== 0) throw new ChangedError();
     throw err;
   }
   try {
     const info = nodeFs().fstatSync(fd);
     if (!info.isFile()) throw new TypeError("Cannot read config: it is not a regular file");
+    if (checked?.identity !== undefined && `${info.dev}:${info.ino}` !== checked.identity) throw new ChangedError();
     if (info.size > maxBytes) throw tooLarge(maxBytes);
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -61,6 +76,14 @@ export async function readBounded(path: string, maxBytes: number): Promise<Uint8
     return concatBytes(chunks);
   } finally {
     nodeFs().closeSync(fd);
+  }
+}
+
+/** The file at the path is not the one the safety check approved: it was replaced in between. */
+export class ChangedError extends Error {
+  constructor() {
+    super("Cannot read config: it changed after it was checked; it is checked and read again at the next call");
+    this.name = "ChangedError";
   }
 }
 

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { fileSafety } from "./_file_safety.ts";
+import { type FileSafety, fileSafety } from "./_file_safety.ts";
 import { MAX_DEPTH, parseConfigText } from "./_parse_text.ts";
 import { quote } from "../internal/quote.ts";
 import { readBounded, stamp } from "./_read_file.ts";
@@ -257,7 +257,7 @@ export class Loader<T> {
     const racy = seen.mtime === null || seen.mtime >= this.#stampAt - RACY_MS;
     if (seen.key === this.#stampKey && !racy) return this.#current();
 
-    const safety = await fileSafety(path).catch((err: Error) => ({
+    const safety: FileSafety = await fileSafety(path).catch((err: Error) => ({
       reason: `it cannot be checked: ${err.message}`,
       unchecked: [],
     }));
@@ -274,7 +274,8 @@ export class Loader<T> {
 
     let bytes;
     try {
-      bytes = await readBounded(path, this.#options.maxBytes ?? 4 * 1024 * 1024);
+      // The file read is the one checked: a swap between the check and the open is refused, not read.
+      bytes = await readBounded(path, this.#options.maxBytes ?? 4 * 1024 * 1024, safety);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) return this.#missing(path);
       return this.#fail(`read ${String(err)}`, err);
