@@ -13,6 +13,13 @@ export interface ConfigPath {
    * nothing.
    */
   readonly source: "flag" | "tenant" | "none";
+  /**
+   * The tenant file looked for (`$FORGE_TENANT_CONFIG/<server>.json`) when
+   * the variable is set, whichever file was chosen: a server started with
+   * `-config` still checks it at every start (it may appear), so it needs read
+   * of it too.
+   */
+  readonly tenantFile?: string;
 }
 
 /** Options of {@linkcode resolveConfigPath}. */
@@ -104,8 +111,10 @@ export function resolveConfigPath(server: string, options: ResolveConfigPathOpti
     throw new TypeError(`Cannot resolve config: ${TENANT_CONFIG_VARIABLE} ${quote(dir)} is not an absolute path`);
   }
   const tenant = join(dir, `${server}.json`);
-  if (flag === undefined || (options.exists ?? fileExists)(tenant)) return { path: tenant, source: "tenant" };
-  return { path: flag, source: "flag" };
+  if (flag === undefined || (options.exists ?? fileExists)(tenant)) {
+    return { path: tenant, source: "tenant", tenantFile: tenant };
+  }
+  return { path: flag, source: "flag", tenantFile: tenant };
 }
 
 function fileExists(path: string): boolean {

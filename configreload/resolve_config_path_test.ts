@@ -25,6 +25,7 @@ Deno.test("resolveConfigPath() uses $FORGE_TENANT_CONFIG/<server>.json without a
   assert.deepEqual(resolveConfigPath("sql-read", { args: [], env: tenant }), {
     path: "/etc/forge/acme/sql-read.json",
     source: "tenant",
+    tenantFile: "/etc/forge/acme/sql-read.json",
   });
 });
 
@@ -73,6 +74,7 @@ Deno.test({
       assert.deepEqual(resolveConfigPath("files", { args: [] }), {
         path: "/etc/forge/t1/files.json",
         source: "tenant",
+        tenantFile: "/etc/forge/t1/files.json",
       });
     } finally {
       Deno.env.delete("FORGE_TENANT_CONFIG");
@@ -100,9 +102,15 @@ Deno.test({
     const dir = await Deno.makeTempDir();
     const env = new Map([["FORGE_TENANT_CONFIG", dir]]);
     const args = ["-config", "/opt/static.json"];
-    assert.deepEqual(resolveConfigPath("files", { args, env }), { path: "/opt/static.json", source: "flag" });
+    // The tenant file looked for is named either way: a server started with -config checks it at every start.
+    const tenantFile = `${dir}/files.json`;
+    assert.deepEqual(resolveConfigPath("files", { args, env }), {
+      path: "/opt/static.json",
+      source: "flag",
+      tenantFile,
+    });
     await Deno.writeTextFile(`${dir}/files.json`, "{}");
-    assert.deepEqual(resolveConfigPath("files", { args, env }), { path: `${dir}/files.json`, source: "tenant" });
+    assert.deepEqual(resolveConfigPath("files", { args, env }), { path: tenantFile, source: "tenant", tenantFile });
     await Deno.remove(dir, { recursive: true });
   },
 });
@@ -129,8 +137,16 @@ Deno.test({
   fn() {
     const env = new Map([["FORGE_TENANT_CONFIG", tenantDir]]);
     const args = ["-config", "/opt/static.json"];
-    assert.deepEqual(resolveConfigPath("files", { args, env }), { path: `${tenantDir}/files.json`, source: "tenant" });
-    assert.deepEqual(resolveConfigPath("sqlite", { args, env }), { path: "/opt/static.json", source: "flag" });
+    assert.deepEqual(resolveConfigPath("files", { args, env }), {
+      path: `${tenantDir}/files.json`,
+      source: "tenant",
+      tenantFile: `${tenantDir}/files.json`,
+    });
+    assert.deepEqual(resolveConfigPath("sqlite", { args, env }), {
+      path: "/opt/static.json",
+      source: "flag",
+      tenantFile: `${tenantDir}/sqlite.json`,
+    });
     assert.throws(() => Deno.readDirSync(tenantDir), Deno.errors.NotCapable);
   },
 });

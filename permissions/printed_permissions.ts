@@ -1,5 +1,5 @@
-import { resolve } from "node:path";
-import { configVariables } from "../configreload/mod.ts";
+import { isAbsolute, resolve } from "node:path";
+import { configVariables, TENANT_CONFIG_VARIABLE } from "../configreload/mod.ts";
 import { childEnv } from "../internal/child_env.ts";
 import { listFlag } from "./_flag_list.ts";
 
@@ -13,7 +13,10 @@ export interface PrintedPermissionsOptions {
   args?: readonly string[];
   /**
    * The environment the server gets (the config's `${VAR}`s come from here); of
-   * this process's own, only what `childEnv()` passes on is inherited.
+   * this process's own, only what `childEnv()` passes on is inherited. With
+   * `FORGE_TENANT_CONFIG` in it, the printing run may read that variable and
+   * the tenant folder, to find the file the server would load (its own there,
+   * else `config`).
    */
   env?: Record<string, string>;
   /** Working directory of the server. */
@@ -28,6 +31,7 @@ export interface PrintedPermissionsOptions {
  *
  * @param options See {@linkcode PrintedPermissionsOptions}.
  * @returns The flags, one per element.
+ * @throws {TypeError} When `args` holds `-config` (pass the file as `config`: the printing run may then read it).
  * @throws {Error} When the server does not print them (exit code other than 0).
  *
  * @example Start a server with exactly the flags it asks for
@@ -40,12 +44,25 @@ export interface PrintedPermissionsOptions {
  * ```
  */
 export async function printedPermissions(options: PrintedPermissionsOptions): Promise<string[]> {
+  const flag = options.args?.find((arg) => arg === "-config" || arg === "--config" || /^--?config=/.test(arg));
+  if (flag !== undefined) {
+    throw new TypeError(
+      `Cannot print permissions: pass the config file as the config option, not ${flag} in args (the printing run may then read it)`,
+    );
+  }
   const env = childEnv(options.env);
   const names = options.config === undefined ? [] : configVariables(await Deno.readFile(options.config));
   const args = ["run", "--quiet", "--no-prompt"];
   // The file alone, as a served server gets: the loader checks its folder's
   // mode only when the folder happens to be readable.
-  if (options.config !== undefined) args.push(listFlag("print permissions", "--allow-read", [resolve(options.config)]));
+  const read = options.config === undefined ? [] : [resolve(options.config)];
+  const tenants = options.env?.[TENANT_CONFIG_VARIABLE];
+  if (tenants !== undefined && isAbsolute(tenants)) {
+    // Which file the server loads depends on whether its tenant file exists: the printing run looks.
+    names.push(TENANT_CONFIG_VARIABLE);
+    read.push(tenants);
+  }
+  if (read.length > 0) args.push(listFlag("print permissions", "--allow-read", read));
   if (names.length > 0) args.push(listFlag("print permissions", "--allow-env", names));
   // A permission flag of its own keeps Deno from handing down any of ours.
   args.push("--deny-run", options.script);

@@ -48,3 +48,13 @@ Deno.test("printedPermissions() refuses a config path with a comma: Deno would r
     /^TypeError: Cannot print permissions: --allow-read value ".*a,b\.json" contains a NUL byte or a comma$/,
   );
 });
+
+Deno.test("printedPermissions() refuses -config in args, naming the config option: the printing run could not read that file", async () => {
+  for (const flag of ["-config", "--config", "--config=/x.json"]) {
+    await assert.rejects(
+      printedPermissions({ script: "main.ts", args: [flag, "/x.json"] }),
+      TypeError,
+      `pass the config file as the config option, not ${flag} in args`,
+    );
+  }
+});

@@ -1,15 +1,20 @@
 import { definePolicy, type Policy } from "../validate/policy.ts";
 
 /**
- * `policy` with the files runWithConfig itself uses added: its config file
- * (read) and the audit trail's file (write). A server's policy function need
+ * `policy` with the files runWithConfig itself uses added: its config files
+ * (read: the file loaded, and the tenant file looked for at start) and the
+ * audit trail's file (write). A server's policy function need
  * not name them (one that forgot printed flags that could not start it), and
  * the jail never serves a file the policy lists as the server's own. The paths
  * are checked as `definePolicy` checks any (absolute, no comma or NUL).
  */
-export function withOwnFiles(policy: Policy, configFile: string | undefined, auditFile: string | undefined): Policy {
+export function withOwnFiles(
+  policy: Policy,
+  configFiles: readonly string[],
+  auditFile: string | undefined,
+): Policy {
   const own = definePolicy({
-    readFiles: configFile === undefined ? [] : [configFile],
+    readFiles: configFiles,
     writeFiles: auditFile === undefined ? [] : [auditFile],
     tenantConfig: false,
     defaultDeny: false,

@@ -52,10 +52,10 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
   secretFields?: readonly string[];
   /**
    * The policy both security layers enforce for a config version. The config
-   * file (read) and the audit file (write) are added to it by
-   * {@linkcode runWithConfig}: it reads and writes them itself, so the printed
-   * flags grant them and the jail never serves them, whether or not the policy
-   * names them.
+   * file and the tenant file looked for at start (read) and the audit file
+   * (write) are added to it by {@linkcode runWithConfig}: it reads and writes
+   * them itself, so the printed flags grant them and the jail never serves
+   * them, whether or not the policy names them.
    */
   policy: (config: T, source: ConfigSource) => Policy;
   /** Builds the Manager the tools share; its `close()`, if any, runs at shutdown. */
@@ -139,7 +139,7 @@ export async function runWithConfig<T, M extends Closable>(
   const printing = args.includes(PRINT_PERMISSIONS) || host.hostConfigRequested(args);
   let started: Started;
   try {
-    const { path, source } = resolveConfigPath(name, { args });
+    const { path, source, tenantFile } = resolveConfigPath(name, { args });
     const from = (): ConfigSource => ({ path, source, variables: loader.variables });
     // The trail keeps the file it opened at start: a version naming another would have the Manager guard
     // (deny the model) that one while the live trail sat unguarded, so such a version is not used.
@@ -160,9 +160,11 @@ export async function runWithConfig<T, M extends Closable>(
       },
     });
     const initial = await loader.get();
-    // The config file and the trail's file are this function's own: granted whatever the policy names.
+    // The config file, the tenant file looked for at start (a -config server checks it each time it starts) and
+    // the trail's file are this function's own: granted whatever the policy names.
     const trail = trailFile(initial);
-    const policyOf = (config: T) => own.withOwnFiles(policy(config, from()), path && resolvePath(path), trail);
+    const configFiles = [path, tenantFile].filter((file) => file !== undefined).map((file) => resolvePath(file));
+    const policyOf = (config: T) => own.withOwnFiles(policy(config, from()), configFiles, trail);
     const atStart = policyOf(initial);
     if (host.hostConfigRequested(args)) {
       await host.printHostConfig(name, atStart, { ...from(), args });

@@ -25,9 +25,12 @@ Deno.test("runWithConfig() serves with the config's exact flags, audits a patter
   const t = await tree({ root: "${ROOT}" });
   const audit = join(t.dir, "audit.jsonl");
   await Deno.writeTextFile(t.file, JSON.stringify({ root: "${ROOT}", audit_file: audit }));
-  const env = { ROOT: t.root };
+  // A tenant folder without this server's file: -config is used, and the tenant file is looked for at every start.
+  const tenants = join(t.dir, "tenants");
+  await Deno.mkdir(tenants, { mode: 0o700 });
+  const env = { ROOT: t.root, FORGE_TENANT_CONFIG: tenants };
   const flags = await printedPermissions({ script: fixture, config: t.file, env });
-  const read = `--allow-read=${[audit, t.root, t.file].sort().join(",")}`;
+  const read = `--allow-read=${[audit, t.root, t.file, join(tenants, "fixture.json")].sort().join(",")}`;
   assert.deepEqual(flags, [read, `--allow-write=${audit}`, "--allow-env=FORGE_TENANT_CONFIG,ROOT"]);
   const server = await spawnServer({ args: [...flags, fixture, "-config", t.file], env });
   const root = await server.client.callTool({ name: "root", arguments: {} });
