@@ -1,8 +1,9 @@
 // test-permissions: --allow-read={repo}
-// The code blocks of README.md and docs/ import names a reader copies: each
-// must exist where the block imports it from. A full type-check of the blocks
-// cannot serve (most are fragments), so this reads the exports of the entry
-// points and of the files the relative imports name, following re-exports.
+// The code blocks of README.md and docs/ are what a reader copies. The names
+// they import must exist where they import them from: a full type-check of the
+// blocks cannot serve (most are fragments), so this reads the exports of the
+// entry points and of the files the relative imports name, following
+// re-exports. A block that is a whole module runs here, as it is written.
 
 import assert from "node:assert/strict";
 import { dirname, join, normalize } from "node:path";
@@ -138,4 +139,20 @@ Deno.test("ARCHITECTURE.md's runWithConfig() main.ts is the template's: each of 
     .filter((line) => line.startsWith("import ") || /^\w+: /.test(line));
   assert.ok(lines.length >= 8, block);
   for (const line of lines) assert.ok(template.includes(line), `template/main.ts has no line ${JSON.stringify(line)}`);
+});
+
+Deno.test("ARCHITECTURE.md's policyFor() and docsJail() start a relative folder at the config file's folder, not the working directory", async () => {
+  const architecture = await Deno.readTextFile(join(repo, "docs/ARCHITECTURE.md"));
+  const block = codeBlocks(architecture).find((code) => code.includes("export function docsJail("));
+  assert.ok(block !== undefined, "ARCHITECTURE.md shows docsJail()");
+  // The block as a module of its own: its imports resolve through this repository's import map.
+  const { policyFor, docsJail } = await import(
+    `data:application/typescript;base64,${new TextEncoder().encode(block).toBase64()}`
+  );
+  const configFile = join(repo, "examples", "config.json");
+  const config = { notes_dir: "notes", docs_dir: "hello-tool" };
+  const policy = policyFor(config, configFile, []);
+  assert.deepEqual(policy.readRoots, [join(repo, "examples", "notes"), join(repo, "examples", "hello-tool")]);
+  const jail = docsJail(config, configFile);
+  assert.equal(await jail.resolveRead("main.ts"), join(repo, "examples", "hello-tool", "main.ts"));
 });
