@@ -45,7 +45,7 @@ Deno.test("elicit() words a refused answer as the form's fields, never as the to
   const wrong = await questionsOf(answering({ action: "accept", content: { name: 3 } })).elicit(form).catch((e) => e);
   assert.match(wrong.message, /: Invalid field "name": must be a string \(type\), got the number 3$/);
   const missing = await questionsOf(answering({ action: "accept", content: {} })).elicit(form).catch((e) => e);
-  assert.match(missing.message, /: Invalid field "name": is required \(required\)$/);
+  assert.match(missing.message, /: Invalid field "name": is missing \(required\)$/);
 });
 
 Deno.test("listRoots() and sample() refuse answers without the fields their result needs", async () => {

@@ -80,7 +80,7 @@ Deno.test({
     const reply = await server.next();
     const result = reply.result as { isError: boolean; content: { text: string }[] };
     assert.equal(result.isError, true, "text is not inherited from a polluted prototype");
-    assert.match(result.content[0].text, /"text": is required/);
+    assert.match(result.content[0].text, /"text": is missing/);
     await server.send(echo(2, "clean"));
     assert.equal(textOf(await server.next()), "clean");
     await server.status();

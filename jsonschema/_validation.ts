@@ -345,7 +345,7 @@ export function objectCountCheck(c: Compiler, at: Location): Check | undefined {
   return (value) => {
     if (!isObject(value)) return undefined;
     for (let i = 0; i < required.length; i++) {
-      if (!Object.hasOwn(value, required[i])) return new Failure("required", "is required").at(required[i]);
+      if (!Object.hasOwn(value, required[i])) return new Failure("required", "is missing").at(required[i]);
     }
     for (const { name, needs } of dependent) {
       if (!Object.hasOwn(value, name)) continue;

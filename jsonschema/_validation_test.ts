@@ -274,7 +274,7 @@ Deno.test("required names the missing property in the path", () => {
   const check = compileSchema({ required: ["a", "b"] });
   assert.equal(check({ a: 1, b: null }), undefined);
   const failure = check({ a: 1 });
-  assert.deepEqual([failure?.path, failure?.message], [["b"], "is required (required)"]);
+  assert.deepEqual([failure?.path, failure?.message], [["b"], "is missing (required)"]);
   assert.equal(check([1]), undefined, "required ignores what is not an object");
 });
 

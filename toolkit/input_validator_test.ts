@@ -51,7 +51,7 @@ Deno.test("the input validator accepts arguments that keep every rule", () => {
 
 Deno.test("the input validator names the argument and the rule of every keyword the helpers emit", () => {
   const cases: [Record<string, unknown>, string][] = [
-    [{ order: "asc" }, 'Invalid argument "path": is required (required)'],
+    [{ order: "asc" }, 'Invalid argument "path": is missing (required)'],
     [{ path: 7, order: "asc" }, 'Invalid argument "path": must be a string (type), got the number 7'],
     [{ path: "", order: "asc" }, 'Invalid argument "path": must be at least 1 characters long (minLength), got 0'],
     [
@@ -90,7 +90,7 @@ Deno.test("the input validator names the argument and the rule of every keyword 
       'Invalid argument "tags[0]": must be at most 3 characters long (maxLength), got 4',
     ],
     [{ path: "a", order: "asc", range: [] }, 'Invalid argument "range": must be an object (type), got an array'],
-    [{ path: "a", order: "asc", range: { to: 1 } }, 'Invalid argument "range.from": is required (required)'],
+    [{ path: "a", order: "asc", range: { to: 1 } }, 'Invalid argument "range.from": is missing (required)'],
     [
       { path: "a", order: "asc", range: { from: "1" } },
       'Invalid argument "range.from": must be an integer (type), got the string "1"',
@@ -125,7 +125,7 @@ Deno.test("the input validator words a form's failures as its fields when told i
     form({ name: "Ada", x: 1 }),
     'Invalid field "x": is not a field of the requested form (additionalProperties); the form\'s fields are "name"',
   );
-  assert.equal(form({}), 'Invalid field "name": is required (required)');
+  assert.equal(form({}), 'Invalid field "name": is missing (required)');
   assert.equal(
     compileInputValidator(schema(), fail, { checking: "form" })({ x: 1 }),
     'Invalid field "x": is not a field of the requested form (additionalProperties); it has none',

@@ -36,7 +36,7 @@ Deno.test({
           { range: { from: 1, step: 2 } },
           'Invalid argument "range.step": is not an allowed property (additionalProperties); its properties are "from", "to"',
         ],
-        [{ range: {} }, 'Invalid argument "range.from": is required (required)'],
+        [{ range: {} }, 'Invalid argument "range.from": is missing (required)'],
         [
           { range: { from: 1 }, tags: ["a", "B"] },
           'Invalid argument "tags[1]": must match the pattern "^[a-z]+$" (pattern)',
@@ -62,7 +62,7 @@ Deno.test({
         name: "json_schema_2020_12_tool",
         arguments: { contactMethod: "phone", email: "a@b.c" },
       });
-      assert.deepEqual([missing.isError, textOf(missing)], [true, 'Invalid argument "phone": is required (required)']);
+      assert.deepEqual([missing.isError, textOf(missing)], [true, 'Invalid argument "phone": is missing (required)']);
     } finally {
       await server.close();
     }

@@ -18,7 +18,7 @@ Deno.test("the output check names the JSON Pointer of the part that broke the ru
   }, fail);
   assert.equal(check({ rows: [{ id: 1 }], note: null }), undefined);
   assert.equal(check({ rows: [{ id: 1.5 }] }), '"/rows/0/id": must be an integer (type), got the number 1.5');
-  assert.equal(check({}), '"/rows": is required (required)');
+  assert.equal(check({}), '"/rows": is missing (required)');
   assert.match(check({ rows: [], extra: 1 })!, /^"\/extra": is not an allowed property \(additionalProperties\)/);
   assert.equal(check({ rows: [], "a/b": 2 }), '"/a~1b": must be 1 (const), got the number 2');
 });

@@ -24,7 +24,7 @@ Deno.test({
   async fn() {
     const s = await session();
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{}, /Invalid argument "path": is required/],
+      [{}, /Invalid argument "path": is missing/],
       [{ path: 7 }, /Invalid argument "path": must be a string \(type\), got the number 7/],
       [{ path: "../outside/canary.txt" }, /leaves the allowed folders/],
       [{ path: `${s.outside}/canary.txt` }, /leaves the allowed folders/],

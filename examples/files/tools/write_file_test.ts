@@ -96,7 +96,7 @@ Deno.test({
   async fn() {
     const s = await session();
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ path: "a.txt" }, /Invalid argument "content": is required \(required\)/],
+      [{ path: "a.txt" }, /Invalid argument "content": is missing \(required\)/],
       [{ path: "a.txt", content: 5 }, /Invalid argument "content"/],
       [{ path: "a.txt", content: "x".repeat(65) }, /exceeds the limit of 64 bytes/],
       [{ path: join(s.data, "hello.txt"), content: "x" }, /leaves the allowed folders/],

@@ -34,7 +34,7 @@ Deno.test({
     const s = await session();
     const missing = await s.client.callTool({ name: "describe_table", arguments: {} });
     assert.equal(missing.isError, true);
-    assert.match(textOf(missing), /Invalid argument "table": is required/);
+    assert.match(textOf(missing), /Invalid argument "table": is missing/);
     const unknown = await s.client.callTool({ name: "describe_table", arguments: { table: "secrets" } });
     assert.equal(unknown.isError, true);
     assert.equal(textOf(unknown), 'Cannot describe table "secrets": no such table or view (list_tables shows them)');

@@ -58,7 +58,7 @@ Deno.test({
   async fn() {
     const s = await session();
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{}, /Invalid argument "sql": is required/],
+      [{}, /Invalid argument "sql": is missing/],
       [{ sql: "DELETE FROM products" }, /only SELECT/],
       [{ sql: "SELECT 1; DELETE FROM products" }, /exactly one statement/],
       [{ sql: "ATTACH DATABASE 'canary.db' AS c" }, /only SELECT/],
