@@ -87,24 +87,51 @@ export const ENV_PROBES: readonly string[] = [
   "DENO_DIR",
 ];
 
-/** Programs to ask about for run. */
+// Programs that run other code (shells, interpreters, launchers) or reach other hosts.
+const RUN_NAMES: readonly string[] = [
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "fish",
+  "busybox",
+  "env",
+  "xargs",
+  "find",
+  "timeout",
+  "nohup",
+  "sudo",
+  "su",
+  "python3",
+  "python",
+  "perl",
+  "ruby",
+  "php",
+  "node",
+  "deno",
+  "awk",
+  "curl",
+  "wget",
+  "nc",
+  "ssh",
+  "scp",
+  "git",
+];
+
+// Where distributions and images install them. A bare name is resolved through PATH, which may find a shim
+// (pyenv's python3) or nothing, and Deno compares run paths without resolving symlinks (a grant of /bin/sh
+// is not one of /usr/bin/sh even where /bin links to /usr/bin): each place is asked about by its own path.
+const RUN_DIRS: readonly string[] = ["/bin", "/usr/bin", "/usr/local/bin"];
+
+/** Programs to ask about for run: each of a list by bare name and by absolute path, and the deno executable. */
 export function runProbes(): string[] {
-  return [
-    "sh",
-    "bash",
-    "/bin/sh",
-    "/bin/bash",
-    "env",
-    "/usr/bin/env",
-    "node",
-    "deno",
-    Deno.execPath(),
-    "curl",
-    "wget",
-    "python3",
-    "git",
-    "ssh",
-  ];
+  const probes = [Deno.execPath()];
+  for (const name of RUN_NAMES) {
+    probes.push(name);
+    for (const dir of RUN_DIRS) probes.push(`${dir}/${name}`);
+  }
+  return probes;
 }
 
 /** Every kind Deno 2.9.6 knows for `--allow-sys`. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { netCovered, netProbes, pathProbes } from "./_probes.ts";
+import { netCovered, netProbes, pathProbes, runProbes } from "./_probes.ts";
 
 Deno.test("pathProbes() includes /, common places, the given ancestors, the working folder and the deno executable", () => {
   const probes = pathProbes(["/srv", "/srv/data"]);
@@ -25,4 +25,14 @@ Deno.test("netProbes() asks about other ports of allowed hosts", () => {
   assert.ok(probes.includes("127.0.0.1:1"));
   assert.ok(probes.includes("probe.a.com:22"));
   assert.ok(probes.includes("169.254.169.254"));
+});
+
+Deno.test("runProbes() asks about each shell, interpreter and launcher by bare name and under /bin, /usr/bin, /usr/local/bin", () => {
+  const probes = runProbes();
+  for (const name of ["sh", "bash", "dash", "zsh", "busybox", "env", "find", "xargs", "python3", "perl", "node"]) {
+    for (const probe of [name, `/bin/${name}`, `/usr/bin/${name}`, `/usr/local/bin/${name}`]) {
+      assert.ok(probes.includes(probe), probe);
+    }
+  }
+  assert.ok(probes.includes(Deno.execPath()));
 });

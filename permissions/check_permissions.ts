@@ -30,7 +30,7 @@ const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] 
  */
 export async function checkPermissions(set: PermissionSet): Promise<string[]> {
   // querySync(): query() is the same answer wrapped in a promise, and awaiting
-  // each of the ~150 probes cost a server's start several milliseconds.
+  // each of the probes cost a server's start several milliseconds (docs/benchmarks.md).
   const granted = (descriptor: Deno.PermissionDescriptor) => Deno.permissions.querySync(descriptor).state === "granted";
   const unscoped = new Set<string>();
   for (const name of UNSCOPED) if (granted({ name })) unscoped.add(name);
