@@ -13,7 +13,7 @@ if (!health()) {
     schema: ConfigSchema,
     policy: (config, source) => policyFor(config, source.path, source.variables),
     auditFile: (config, source) => auditFileOf(config, source.path),
-    manager: (config) => new Manager(config.get, config.path, config.initial),
+    manager: (config) => new Manager(config.get, config.path, { initial: config.initial }),
     // Before serving, each repository that cannot be served is named on stderr with the reason.
     register: async (server, mgr) => {
       await mgr.open();

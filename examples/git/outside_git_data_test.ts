@@ -114,6 +114,10 @@ Deno.test({
     ];
     const config = await t.config({ repos });
     const commits = await t.f.git(t.private, "rev-list", "--count", "--all");
+    const restart = new RegExp(
+      '^Cannot use repo "out": its folder is in the config but outside what this process was started with; ' +
+        "restart the server with the flags from --print-permissions$",
+    );
     const served = await serveUnderPrintedFlags(SCRIPT, config);
     try {
       for (const [name, reason] of hostile) {
@@ -139,9 +143,15 @@ Deno.test({
       // Made hostile while the server runs: refused at the very next run.
       await Deno.writeTextFile(join(app, ".git/objects/info/alternates"), `${privateGit}/objects\n`);
       await served.refused("git_log", { repo: "app" }, /^Cannot use repo "app": its alternate object store is not/);
-      // A reload checks every repository again and says so.
-      await t.config({ repos, timeout_ms: 20_000 });
+      // A reload checks every repository again and says so; one it adds outside the start-up flags needs a restart.
+      const reloaded = [...repos, { name: "out", path: t.private }];
+      await t.config({ repos: reloaded, timeout_ms: 20_000 });
       await served.refused("git_status", { repo: "app" }, /alternate object store/);
+      await served.refused("git_log", { repo: "out" }, restart);
+      // The programs are fixed at start: a version that swaps git and kill is not used.
+      await t.config({ repos: [], timeout_ms: 20_000, git: "/usr/bin/kill", kill: "/usr/bin/git" });
+      await served.refused("git_log", { repo: "out" }, restart);
+      await served.server.waitForStderr('it changes git from "/usr/bin/git" to "/usr/bin/kill", which needs a restart');
     } finally {
       assert.equal((await served.server.close()).code, 0);
     }
@@ -152,6 +162,10 @@ Deno.test({
       assert.match(lines[0], reason);
     }
     assert.equal(said.filter((line) => line.includes('"app"')).length, 1, "app: refused after the reload only");
+    assert.deepEqual(
+      said.filter((line) => line.includes('"out"')).map((line) => restart.test(line.slice("git: ".length))),
+      [true],
+    );
     assert.ok(!said.some((line) => line.includes('"shared"')));
     await t.f.end();
   },

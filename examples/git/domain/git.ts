@@ -45,6 +45,11 @@ export interface Repo {
   readonly trustOtherOwner: boolean;
   /** Real paths of folders outside the work tree that its git data may be in. */
   readonly allowOutside: readonly string[];
+  /**
+   * Which of its folders this process may not read, having been started without it (a reload that adds a
+   * repository): only a restart with new flags can serve it.
+   */
+  readonly notGranted?: "path" | "allow_outside";
 }
 
 /** The object types a revision is resolved to (`<rev>^{type}`). */
@@ -173,11 +178,16 @@ export class Git {
    * @returns The runner.
    */
   static async open(config: Config, baseDir: string, options: GitOpenOptions = {}): Promise<Git> {
-    const real = (path: string) =>
-      Deno.realPath(isAbsolute(path) ? path : resolve(baseDir, path)).catch(() => undefined);
     const repos = new Map<string, Repo>();
     const roots: string[] = [];
     for (const repo of config.repos) {
+      // A folder Deno refuses (NotCapable) is told apart from a missing one.
+      const denied = new Set<string>();
+      const real = (path: string) =>
+        Deno.realPath(isAbsolute(path) ? path : resolve(baseDir, path)).catch((err) => {
+          if (err instanceof Deno.errors.NotCapable) denied.add(path);
+          return undefined;
+        });
       const root = await real(repo.path);
       if (root !== undefined) roots.push(root);
       const outside = await Promise.all(repo.allow_outside.map(real));
@@ -187,6 +197,7 @@ export class Git {
         writable: repo.writable,
         trustOtherOwner: repo.trust_other_owner,
         allowOutside: outside.filter((path) => path !== undefined),
+        notGranted: denied.has(repo.path) ? "path" : denied.size > 0 ? "allow_outside" : undefined,
       });
     }
     const commands = await CommandPolicy.create({
@@ -215,12 +226,21 @@ export class Git {
    *
    * @param name The `repo` argument.
    * @returns The repository.
-   * @throws {PolicyError} When no configured repository has that name, or its folder is missing.
+   * @throws {PolicyError} When no configured repository has that name, its folder is missing, or this process was
+   *   started without access to it.
    */
   repo(name: string): Repo & { readonly root: string } {
     const repo = typeof name === "string" ? this.#repos.get(name) : undefined;
     if (repo === undefined) {
       throw new PolicyError("outside-roots", `Cannot use repo ${quote(name)}: it is not a configured repository`);
+    }
+    if (repo.notGranted !== undefined) {
+      const which = repo.notGranted === "path" ? "its folder is" : "a folder of its allow_outside is";
+      throw new PolicyError(
+        "no-permission",
+        `Cannot use repo ${quote(name)}: ${which} in the config but outside what this process was started with; ` +
+          "restart the server with the flags from --print-permissions",
+      );
     }
     if (repo.root === undefined) {
       throw new PolicyError("not-found", `Cannot use repo ${quote(name)}: its folder does not exist`);

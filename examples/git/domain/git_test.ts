@@ -6,13 +6,31 @@ import { ConfigSchema } from "./config.ts";
 import { fixture } from "./fixture.ts";
 import { Git } from "./git.ts";
 
-Deno.test("Git.repo() refuses an unknown name and a configured repository whose folder is missing", async () => {
+Deno.test("Git.repo() refuses an unknown name, a repository whose folder is missing, and one outside the process's grants", async () => {
   const f = await fixture();
   try {
-    const config = ConfigSchema.parse({ repos: [{ name: "gone", path: join(f.base, "gone") }] });
+    // This test may read only the temp folder: as a server reloaded with a repository it was not started with.
+    const config = ConfigSchema.parse({
+      repos: [
+        { name: "gone", path: join(f.base, "gone") },
+        { name: "out", path: "/etc" },
+        { name: "far", path: await f.repo("far"), allow_outside: ["/etc"] },
+      ],
+    });
     const git = await Git.open(config, f.base);
     assert.throws(() => git.repo("other"), (err) => err instanceof PolicyError && err.code === "outside-roots");
     assert.throws(() => git.repo("gone"), (err) => err instanceof PolicyError && err.code === "not-found");
+    const restart = "in the config but outside what this process was started with; " +
+      "restart the server with the flags from --print-permissions";
+    assert.throws(() => git.repo("out"), {
+      name: "PolicyError",
+      code: "no-permission",
+      message: `Cannot use repo "out": its folder is ${restart}`,
+    });
+    assert.throws(() => git.repo("far"), {
+      message: `Cannot use repo "far": a folder of its allow_outside is ${restart}`,
+    });
+    assert.ok(git.refused.includes(`Cannot use repo "out": its folder is ${restart}`), "said once when opened");
   } finally {
     await f.end();
   }
