@@ -58,6 +58,20 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
    * them, whether or not the policy names them.
    */
   policy: (config: T, source: ConfigSource) => Policy;
+  /**
+   * Says why a reloaded config version may not be used — it changes
+   * something fixed at start, such as a program the server runs or a
+   * descriptor anchor — or `undefined` when it may. A refused version is not
+   * used: the last good config stays, and stderr says
+   * `<name>: keeping the last good config: Cannot load config "<file>": <why>`
+   * once per version, until a restart. A version that moves the audit file is
+   * refused this way already.
+   *
+   * @param next The reloaded config, valid by the schema.
+   * @param first The config the server started with.
+   * @param source Where the config came from.
+   */
+  refuseReload?: (next: T, first: T, source: ConfigSource) => string | undefined;
   /** Builds the Manager the tools share; its `close()`, if any, runs at shutdown. */
   manager: (config: LoadedConfig<T>) => M;
   /** Adds the tools. */
@@ -98,20 +112,20 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
  * @throws {Error} When `exit` is false and the server cannot start: the error
  *   that would have ended the process.
  *
- * @example A complete main.ts
+ * @example A complete main.ts (the template's, `deno task new`)
  * ```ts ignore
  * import { health, runWithConfig } from "@forge/toolkit";
- * import { ConfigSchema } from "../toolkit/domain/config.ts";
- * import { Manager } from "../toolkit/domain/manager.ts";
- * import { auditFileOf, policyFor } from "../toolkit/domain/policy.ts";
- * import { registerAll } from "../toolkit/tools/register.ts";
+ * import { ConfigSchema } from "./domain/config.ts";
+ * import { Manager } from "./domain/notes.ts";
+ * import { policyFor } from "./domain/policy.ts";
+ * import { registerAll } from "./tools/register.ts";
  *
  * if (!health()) {
- *   await runWithConfig("files", {
+ *   await runWithConfig("my-server", {
  *     version: "0.1.0",
  *     schema: ConfigSchema,
  *     policy: (config, source) => policyFor(config, source.path, source.variables),
- *     auditFile: (config, source) => auditFileOf(config, source.path),
+ *     auditFile: (config, source) => policyFor(config, source.path, source.variables).writeFiles[0],
  *     manager: (config) => new Manager(config.get, config.path),
  *     register: registerAll,
  *   });
@@ -123,7 +137,7 @@ export async function runWithConfig<T, M extends Closable>(
   options: RunWithConfigOptions<T, M>,
 ): Promise<void> {
   const args = options.args ?? Deno.args;
-  const { schema, secretFields, policy, manager, register, auditFile, ...rest } = options;
+  const { schema, secretFields, policy, manager, register, auditFile, refuseReload, ...rest } = options;
   // Loaded on start, not at import, so `--health` stays as cheap as with run().
   // node:path too: a static import would load part of Deno's Node layer in every server that imports mod.ts.
   const [{ fromSchema }, { Loader }, { resolveConfigPath }, { auditTrail }, host, { resolve: resolvePath }, own] =
@@ -154,7 +168,7 @@ export async function runWithConfig<T, M extends Closable>(
       log: printing ? () => {} : undefined,
       refuseReload: (next, first) => {
         const [was, now] = [trailFile(first), trailFile(next)];
-        if (was === now) return undefined;
+        if (was === now) return refuseReload?.(next, first, from());
         const where = (file: string | undefined) => file === undefined ? "stderr" : quote(file, 256);
         return `it moves the audit trail from ${where(was)} to ${where(now)}, which needs a restart`;
       },

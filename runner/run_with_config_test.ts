@@ -74,6 +74,12 @@ Deno.test("runWithConfig() keeps the last good config when a reload drops or mov
     assert.equal(await root(), t.root, "the config the trail started with stays");
     await server.waitForStderr(line);
   }
+  // The server's own refuseReload: a version it refuses is not used either.
+  await configure({ root: later, audit_file: audit, fixed: "other" });
+  assert.equal(await root(), t.root, "the version the server refused is not used");
+  await server.waitForStderr(
+    `keeping the last good config: Cannot load config "${t.file}": it changes fixed, which needs a restart`,
+  );
   // Relative to the working directory, the same file: this version is used.
   await configure({ root: later, audit_file: relative(Deno.cwd(), audit) });
   assert.equal(await root(), later);

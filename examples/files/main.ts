@@ -2,7 +2,7 @@
 // write (atomically) inside writable roots. See README.md.
 import { health, runWithConfig } from "@forge/toolkit";
 import { ConfigSchema } from "./domain/config.ts";
-import { checkFileAccess } from "./domain/file_access.ts";
+import { anchorChange, checkFileAccess } from "./domain/file_access.ts";
 import { Manager } from "./domain/manager.ts";
 import { auditFileOf, policyFor, unresolvedRoots } from "./domain/policy.ts";
 import { registerAll } from "./tools/register.ts";
@@ -17,6 +17,8 @@ if (!health()) {
       return policyFor(config, source.path, source.variables);
     },
     auditFile: (config, source) => auditFileOf(config, source.path),
+    // The descriptor anchor is checked at start (checkFileAccess): a version that drops, moves or adds it is not used.
+    refuseReload: (next, first, source) => anchorChange(first, next, source.path),
     manager: (config) => {
       notes = checkFileAccess(config.initial, config.path);
       return new Manager(config.get, config.path, { initial: config.initial });

@@ -5,6 +5,7 @@ import { health, runWithConfig } from "@forge/toolkit";
 import { ConfigSchema } from "./domain/config.ts";
 import { Manager } from "./domain/manager.ts";
 import { auditFileOf, policyFor } from "./domain/policy.ts";
+import { programChange } from "./domain/program_change.ts";
 import { registerAll } from "./tools/register.ts";
 
 if (!health()) {
@@ -13,7 +14,9 @@ if (!health()) {
     schema: ConfigSchema,
     policy: (config, source) => policyFor(config, source.path, source.variables),
     auditFile: (config, source) => auditFileOf(config, source.path),
-    manager: (config) => new Manager(config.get, config.path, { initial: config.initial }),
+    // The programs are granted at start (--allow-run): a version that changes git, kill or setsid is not used.
+    refuseReload: (next, first) => programChange(first, next),
+    manager: (config) => new Manager(config.get, config.path, config.initial),
     // Before serving, each repository that cannot be served is named on stderr with the reason.
     register: async (server, mgr) => {
       await mgr.open();

@@ -8,6 +8,7 @@ const ConfigSchema = z.strictObject({
   root: z.string().optional(),
   token: z.string().optional(),
   audit_file: z.string().optional(),
+  fixed: z.string().optional(),
 });
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const SIDE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -21,6 +22,8 @@ if (!health()) {
       return definePolicy({ readRoots: config.root === undefined ? [] : [config.root], env: source.variables });
     },
     auditFile: (config) => config.audit_file,
+    // `fixed` is fixed at start, as a program or an anchor would be.
+    refuseReload: (next, first) => next.fixed === first.fixed ? undefined : "it changes fixed, which needs a restart",
     manager: (config) => ({
       root: async () => (await config.get()).root ?? "(none)",
       close: () => console.error("fixture: manager closed"),

@@ -6,7 +6,7 @@ import { type PlanContent, planWrite, writeAtomic, type WriteOutcome } from "./a
 import type { ClientRoots } from "./client_roots.ts";
 import { listDir, type Listing, type PathInfo, readText, statPath } from "./files.ts";
 import { auditFileOf, policyFor } from "./policy.ts";
-import { anchorChange, anchorInUse } from "./file_access.ts";
+import { anchorInUse } from "./file_access.ts";
 import { SEARCH_DEFAULTS, searchFiles, type SearchOptions, type SearchResult } from "./search.ts";
 import { MAX_BYTES_CEILING } from "./config.ts";
 import { readReplyBytes, searchReplyBytes } from "./reply_bounds.ts";
@@ -24,27 +24,12 @@ export interface ManagerOptions {
    * @default {the largest max_bytes a config may set}
    */
   initial?: Config;
-  /**
-   * Where a reloaded config that is not used is said, one line each (it gets no `files: ` prefix).
-   * @default {a `files: ` line on stderr}
-   */
-  log?: (line: string) => void;
 }
 
-/**
- * Serves the file tools from the current config. A reloaded config that
- * changes `fd_anchor` or `require_fd_anchor` from the config at start is not
- * used ({@linkcode anchorChange}): the calls keep the last config used, and
- * one line per such version says a restart is needed.
- */
+/** Serves the file tools from the current config. */
 export class Manager {
   readonly #config: () => Promise<Config>;
   readonly #configPath: string | undefined;
-  readonly #log: (line: string) => void;
-  // The config at start (else the first one read), what fd_anchor is fixed by; the last config used; the last refused.
-  #first: Config | undefined;
-  #used: Config | undefined;
-  #refused: Config | undefined;
   readonly #search: Omit<SearchOptions, "signal">;
   #current: { config: Config; workspace: Promise<Workspace>; roots: readonly string[] } | undefined;
   // The max_bytes of the config a call last read: what the next read's reply is counted by.
@@ -60,8 +45,6 @@ export class Manager {
     this.#configPath = configPath;
     this.#search = options.search ?? {};
     this.#maxBytes = options.initial?.max_bytes ?? MAX_BYTES_CEILING;
-    this.#first = this.#used = options.initial;
-    this.#log = options.log ?? ((line) => console.error(`files: ${line}`));
   }
 
   /**
@@ -153,19 +136,8 @@ export class Manager {
     return Promise.resolve();
   }
 
-  /** The current config, unless it changes what is fixed at start: then the last one used. */
-  async #usable(): Promise<Config> {
-    const config = await this.#config();
-    if (config === this.#used) return config;
-    const refused = anchorChange(this.#first ??= config, config, this.#configPath);
-    if (refused === undefined || this.#used === undefined) return (this.#used = config);
-    if (this.#refused !== config) this.#log(`keeping the last good config: Cannot reload config: ${refused}`);
-    this.#refused = config;
-    return this.#used;
-  }
-
   async #now(): Promise<{ config: Config; workspace: Workspace; roots: readonly string[] }> {
-    const config = await this.#usable();
+    const config = await this.#config();
     this.#maxBytes = config.max_bytes;
     // A workspace with a missing root is rebuilt each call, so a root created later is picked up.
     if (this.#current?.config !== config || !(await this.#current.workspace.catch(() => undefined))?.complete) {

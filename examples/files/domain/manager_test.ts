@@ -1,8 +1,8 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
+// test-permissions: --allow-read={tmp} --allow-write={tmp}
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
-import { makeTree, symlink } from "./_fixture.ts";
+import { makeTree } from "./_fixture.ts";
 import { Manager } from "./manager.ts";
 
 const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit" };
@@ -85,43 +85,6 @@ Deno.test({
     await Deno.mkdir(later);
     await Deno.writeTextFile(join(later, "x.md"), "x");
     assert.equal(await mgr.read(join(later, "x.md")), "x");
-    await tree.remove();
-  },
-});
-
-Deno.test({
-  name:
-    "Manager keeps the last config used when a reload drops, moves or loosens fd_anchor, and says once it needs a restart",
-  permissions: { ...perms, run: ["ln"] },
-  async fn() {
-    const tree = await makeTree();
-    await Deno.mkdir(join(tree.base, "anchor"), { mode: 0o700 });
-    await symlink("/proc/self/fd", join(tree.base, "anchor", "fd"));
-    const initial: Config = { ...tree.config, fd_anchor: join(tree.base, "anchor", "fd"), require_fd_anchor: true };
-    let config = initial;
-    const lines: string[] = [];
-    const mgr = new Manager(() => Promise.resolve(config), undefined, { initial, log: (line) => lines.push(line) });
-    assert.equal(await mgr.read("hello.txt"), "hello\n");
-    // A max_bytes of 2 in each version shows whether it was used.
-    for (const edit of [{ fd_anchor: undefined }, { fd_anchor: tree.data }, { require_fd_anchor: false }]) {
-      config = { ...initial, ...edit, max_bytes: 2 };
-      assert.equal(await mgr.read("hello.txt"), "hello\n");
-      assert.equal((await mgr.write("new.txt", "written")).bytes, 7);
-      assert.equal(await mgr.read("hello.txt"), "hello\n");
-    }
-    const [said, anchor] = ["keeping the last good config: Cannot reload config: it changes", initial.fd_anchor];
-    assert.deepEqual(lines, [
-      `${said} fd_anchor from "${anchor}" to none, which needs a restart`,
-      `${said} fd_anchor from "${anchor}" to "${tree.data}", which needs a restart`,
-      `${said} require_fd_anchor from true to false, which needs a restart`,
-    ]);
-    config = { ...initial, max_bytes: 2 };
-    assert.equal(
-      await mgr.read("hello.txt"),
-      "he\n[truncated: showed 2 of 6 bytes]",
-      "a version that keeps them is used",
-    );
-    assert.equal(lines.length, 3);
     await tree.remove();
   },
 });

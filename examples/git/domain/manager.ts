@@ -21,7 +21,6 @@ import { assertIndexNames, assertServedNames, statusPaths } from "./index_names.
 import { assertPlainMailmap } from "./mailmap.ts";
 import { assertNoNestedRepos, nestedRepos, stagedPaths } from "./nested_repos.ts";
 import { baseDirOf } from "./policy.ts";
-import { programChange } from "./program_change.ts";
 import { parseRaw } from "./raw_changes.ts";
 import { assertNoLinkedFolder, repoPath } from "./repo_path.ts";
 import { revision } from "./revision.ts";
@@ -66,35 +65,10 @@ export interface CommitOutcome {
   readonly paths: readonly string[];
 }
 
-/** Options of {@linkcode Manager}. */
-export interface ManagerOptions {
-  /**
-   * The config the server started with: what fixes the programs, and what {@linkcode Manager.maxOutputBytes}
-   * counts until a call has read one.
-   * @default {the first config read; the largest max_output_bytes a config may set}
-   */
-  initial?: Config;
-  /**
-   * Where a reloaded config that is not used is said, one line each (it gets no `git: ` prefix).
-   * @default {a `git: ` line on stderr}
-   */
-  log?: (line: string) => void;
-}
-
-/**
- * Serves the git tools from the current config. A reloaded config that
- * changes `git`, `kill` or `setsid` from the config at start is not used
- * ({@linkcode programChange}): the calls keep the last config used, and one
- * line per such version says a restart is needed.
- */
+/** Serves the git tools from the current config. */
 export class Manager {
-  readonly #read: () => Promise<Config>;
+  readonly #config: () => Promise<Config>;
   readonly #configPath: string | undefined;
-  readonly #log: (line: string) => void;
-  // The config at start (else the first one read), which fixes the programs; the last config used; the last refused.
-  #first: Config | undefined;
-  #used: Config | undefined;
-  #refused: Config | undefined;
   #current: { config: Config; git: Promise<Git> } | undefined;
   readonly #commitLocks = new Map<string, Promise<unknown>>();
   // The max_output_bytes of the config a call last read: what the next call's reply is counted by.
@@ -103,14 +77,13 @@ export class Manager {
   /**
    * @param config Returns the current config (the loader's `get`).
    * @param configPath The config file: relative paths in the config start at its folder.
-   * @param options See {@linkcode ManagerOptions}.
+   * @param initial The config the server started with, counted by {@linkcode Manager.maxOutputBytes} until a call
+   *   has read one (the largest `max_output_bytes` a config may set when absent).
    */
-  constructor(config: () => Promise<Config>, configPath: string | undefined, options: ManagerOptions = {}) {
-    this.#read = config;
+  constructor(config: () => Promise<Config>, configPath: string | undefined, initial?: Config) {
+    this.#config = config;
     this.#configPath = configPath;
-    this.#maxOutputBytes = options.initial?.max_output_bytes ?? MAX_OUTPUT_CEILING;
-    this.#first = this.#used = options.initial;
-    this.#log = options.log ?? ((line) => console.error(`git: ${line}`));
+    this.#maxOutputBytes = initial?.max_output_bytes ?? MAX_OUTPUT_CEILING;
   }
 
   /**
@@ -499,17 +472,6 @@ export class Manager {
    */
   async open(): Promise<void> {
     await this.#gitFor(await this.#config()).catch(() => {});
-  }
-
-  /** The current config, unless it changes what is fixed at start: then the last one used. */
-  async #config(): Promise<Config> {
-    const config = await this.#read();
-    if (config === this.#used) return config;
-    const refused = programChange(this.#first ??= config, config);
-    if (refused === undefined || this.#used === undefined) return (this.#used = config);
-    if (this.#refused !== config) this.#log(`keeping the last good config: Cannot reload config: ${refused}`);
-    this.#refused = config;
-    return this.#used;
   }
 
   async #repo(name: string): Promise<[Git, ReturnType<Git["repo"]>]> {

@@ -2,9 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
-import { type Config, ConfigSchema } from "./config.ts";
 import { fixture } from "./fixture.ts";
-import { Manager } from "./manager.ts";
 
 const refused = (code?: string) => (err: unknown) => {
   assert.ok(err instanceof PolicyError, String(err));
@@ -251,36 +249,6 @@ Deno.test("a git_commit cancelled while git add holds the index lock leaves no l
     await assert.rejects(Deno.lstat(join(gitDir, "index.lock")), Deno.errors.NotFound);
     await mgr.commit("w", "small", ["a.txt"]);
     assert.equal((await f.git(dir, "log", "--format=%s")).trim(), "small\nfirst");
-  } finally {
-    await f.end();
-  }
-});
-
-Deno.test("Manager keeps the last config used when a reload changes git, kill or setsid, and says once it needs a restart", async () => {
-  const f = await fixture();
-  try {
-    const initial = ConfigSchema.parse({ repos: [{ name: "r", path: await f.repo("r") }] });
-    let config: Config = initial;
-    const lines: string[] = [];
-    const mgr = new Manager(() => Promise.resolve(config), undefined, { initial, log: (line) => lines.push(line) });
-    assert.match((await mgr.log("r", {})).text, /first/);
-    // No repository in each version shows whether it was used.
-    for (
-      const edit of [{ git: "/usr/bin/env" }, { git: "/usr/bin/kill", kill: "/usr/bin/git" }, { setsid: "/bin/setsid" }]
-    ) {
-      config = { ...initial, ...edit, repos: [] };
-      assert.match((await mgr.log("r", {})).text, /first/);
-      assert.match((await mgr.status("r")).text, /^## main/);
-    }
-    const said = "keeping the last good config: Cannot reload config: it changes";
-    assert.deepEqual(lines, [
-      `${said} git from "/usr/bin/git" to "/usr/bin/env", which needs a restart`,
-      `${said} git from "/usr/bin/git" to "/usr/bin/kill", which needs a restart`,
-      `${said} setsid from "/usr/bin/setsid" to "/bin/setsid", which needs a restart`,
-    ]);
-    config = { ...initial, repos: [] };
-    await assert.rejects(mgr.log("r", {}), /not a configured repository/, "a version that keeps them is used");
-    assert.equal(lines.length, 3);
   } finally {
     await f.end();
   }
