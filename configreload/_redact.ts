@@ -30,8 +30,11 @@ interface Span {
  * as `quote()` cuts long values). Every character that belongs to some value
  * is hidden, even where two values overlap; where values start at the same
  * place the longest names the replacement. Replacements are never rewritten.
+ * With `cuts` false, a cut start is left as it is: in a tool's result a
+ * value's first characters before a `…` are the upstream's text, not a
+ * message of this toolkit's that `quote()` cut.
  */
-export function redactor(secrets: ReadonlyMap<string, string>): (text: string) => string {
+export function redactor(secrets: ReadonlyMap<string, string>): (text: string, cuts?: boolean) => string {
   const forms: Form[] = [];
   for (const [value, name] of secrets) {
     if (value.length < MIN_LENGTH) continue;
@@ -39,10 +42,10 @@ export function redactor(secrets: ReadonlyMap<string, string>): (text: string) =
     for (const text of texts) forms.push({ text, name, border: borders(text) });
   }
   if (forms.length === 0) return (text) => text;
-  return (text) => replace(text, spans(text, forms));
+  return (text, cuts = true) => replace(text, spans(text, forms, cuts));
 }
 
-function spans(text: string, forms: readonly Form[]): Span[] {
+function spans(text: string, forms: readonly Form[], cuts: boolean): Span[] {
   const found: Span[] = [];
   for (const { text: form, name } of forms) {
     // Overlapping occurrences too ("abab" twice in "ababab"): every character of a value is hidden.
@@ -50,7 +53,7 @@ function spans(text: string, forms: readonly Form[]): Span[] {
       found.push({ start: at, end: at + form.length, name });
     }
   }
-  for (let cut = text.indexOf(CUT); cut !== -1; cut = text.indexOf(CUT, cut + 1)) {
+  for (let cut = cuts ? text.indexOf(CUT) : -1; cut !== -1; cut = text.indexOf(CUT, cut + 1)) {
     for (const form of forms) {
       const length = prefixEndingAt(text, cut, form);
       if (length >= MIN_LENGTH) found.push({ start: cut - length, end: cut, name: form.name });

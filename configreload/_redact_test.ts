@@ -56,3 +56,9 @@ Deno.test("redactor() hides every character of values that overlap", () => {
   assert.equal(redact("abcdefghi"), "${A}${B}");
   assert.equal(redact("-ababab-"), "-${R}${R}-");
 });
+
+Deno.test("redactor() with cuts off leaves a value's start before a … as it is: in a tool's result it is not a cut of the value", () => {
+  const redact = redactor(new Map([["secret-token-value", "TOKEN"]]));
+  assert.equal(redact("<secret-tok…> secret-token-value"), "<${TOKEN}…> ${TOKEN}");
+  assert.equal(redact("<secret-tok…> secret-token-value", false), "<secret-tok…> ${TOKEN}");
+});

@@ -56,10 +56,15 @@ export interface Expansion {
   /**
    * Replaces each value that came from the environment (3 characters or
    * longer) in `text` with `${NAME}` — as it is, JSON-escaped as `quote()`
-   * writes it, or its start where `quote()` cut it with `…` — so a message
-   * can be shown safely.
+   * writes it, or (unless `cuts` is false) its start where `quote()` cut it
+   * with `…` — so a message can be shown safely.
+   *
+   * @param text A message, or any text derived from the config.
+   * @param cuts Whether a value's start before a `…` is hidden too: true for
+   *   the toolkit's own messages (the default), false for text from elsewhere,
+   *   such as a tool's result, where it is not a cut of the value.
    */
-  redact(text: string): string;
+  redact(text: string, cuts?: boolean): string;
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

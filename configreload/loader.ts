@@ -194,13 +194,16 @@ export class Loader<T> {
 
   /**
    * Replaces every value in `text` that came from the environment with
-   * `${NAME}`: use it before printing anything derived from the config.
+   * `${NAME}`, whole or JSON-escaped: use it before printing anything derived
+   * from the config. (The loader's own messages also hide a value's start
+   * where `quote()` cut it; here a start before a `…` is left as it is.)
    *
    * @param text Any text, e.g. a permission flag or a tool result.
    * @returns The text with environment values hidden.
    */
   redact(text: string): string {
-    return this.#good?.expansion.redact(text) ?? text;
+    // Whole values and their escaped forms: a start of one before a `…` in a tool's result is not a cut of it.
+    return this.#good?.expansion.redact(text, false) ?? text;
   }
 
   /**

@@ -417,6 +417,8 @@ Deno.test({
       await write(path, '{ "token": "${CFGL_TOKEN}", }');
       assert.equal((await loader.get()).token, `ghp_${secret}`);
       assert.equal(loader.redact(`Authorization: ghp_${secret}`), "Authorization: ${CFGL_TOKEN}");
+      // A tool's text: a start of the value before a "…" is the text's own, not a cut the loader made.
+      assert.equal(loader.redact(`ghp_${secret.slice(0, 6)}…`), `ghp_${secret.slice(0, 6)}…`);
       await write(path, `{ "token": "ghp_${secret}" }`);
       await loader.get();
       assert.equal(lines.length, 1);

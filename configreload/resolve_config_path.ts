@@ -80,10 +80,12 @@ const FLAGS = ["-config", "--config"];
  * assert.deepEqual(resolveConfigPath("files", { args, env, exists: () => true }), {
  *   path: "/etc/forge/acme/files.json",
  *   source: "tenant",
+ *   tenantFile: "/etc/forge/acme/files.json",
  * });
  * assert.deepEqual(resolveConfigPath("files", { args, env, exists: () => false }), {
  *   path: "/opt/files/default.json",
  *   source: "flag",
+ *   tenantFile: "/etc/forge/acme/files.json",
  * });
  * assert.deepEqual(resolveConfigPath("files", { args: [], env: new Map() }), { path: undefined, source: "none" });
  * ```
