@@ -30,8 +30,15 @@ export interface LoadedConfig<T> extends ConfigSource {
   readonly get: () => Promise<T>;
   /** Hides values that came from the environment (`${NAME}`): use it before printing anything from the config. */
   readonly redact: (text: string) => string;
-  /** The policy of a config version (the `policy` option, bound to this source). */
+  /** The policy of a config version (the `policy` option, bound to this source, with {@linkcode LoadedConfig.ownFiles}). */
   readonly policyOf: (config: T) => Policy;
+  /**
+   * The server's own files, absolute: the config file, the tenant file looked
+   * for at start and the audit file. Every policy {@linkcode policyOf} builds
+   * lists them (a jail built from it never serves them); a Manager that builds
+   * its jails otherwise must keep its tools off them too.
+   */
+  readonly ownFiles: readonly string[];
 }
 
 /** What a Manager may release at shutdown. */
@@ -190,7 +197,8 @@ export async function runWithConfig<T, M extends Closable>(
       started = { policy: atStart, register: () => {}, close: () => {} };
     } else {
       const redact = (text: string) => loader.redact(text);
-      const mgr = manager({ ...from(), initial, get: () => loader.get(), redact, policyOf });
+      const ownFiles = trail === undefined ? configFiles : [...configFiles, trail];
+      const mgr = manager({ ...from(), initial, get: () => loader.get(), redact, policyOf, ownFiles });
       const audit = auditTrail({ server: name, file: trail });
       started = {
         policy: atStart,

@@ -61,7 +61,6 @@ export class PathJail {
   #rootIds = new Map<string, Identity>();
   // The server's own files (the policy's readFiles and writeFiles): never served, by their path or their real path.
   #own: ReadonlySet<string>;
-  #ownReal: Promise<ReadonlySet<string>> | undefined;
 
   /**
    * Builds a jail; roots are resolved to real paths on first use.
@@ -571,7 +570,20 @@ export class PathJail {
     }
     this.#checkDepth(rel, action, path);
     this.#checkDeny(everyContaining(roots, real), real, action, path);
-    if (this.#own.size > 0 && (await this.#ownRealPaths()).has(real)) this.#refuseOwn(action, path);
+    if (this.#own.size > 0 && await this.#isOwn(real)) this.#refuseOwn(action, path);
+  }
+
+  /**
+   * Whether `real` is one of the server's own files: by its real path, resolved now (a redeploy may have swapped a
+   * link on its way since the last call), or, where hard links are served, by identity.
+   */
+  async #isOwn(real: string): Promise<boolean> {
+    if ((await this.#ownRealPaths()).has(real)) return true;
+    if (!this.#allowHardLinks) return false;
+    const info = await Deno.stat(real).catch(() => undefined);
+    if (info === undefined || info.nlink === null || info.nlink <= 1) return false;
+    const own = await Promise.all([...this.#own].map((file) => Deno.stat(file).catch(() => undefined)));
+    return own.some((o) => o !== undefined && o.dev === info.dev && o.ino === info.ino);
   }
 
   /** Refuses one of the server's own files in the words of a deny glob: the model learns nothing more of it. */
@@ -580,18 +592,11 @@ export class PathJail {
   }
 
   /**
-   * Real paths of the server's own files, resolved once: a file's, else (not made yet, as an audit file may be)
-   * its folder's with its name.
+   * Real paths of the server's own files, resolved at each check: a file's, else (not made yet, as an audit file may
+   * be) its nearest existing folder's with the rest of its path.
    */
-  #ownRealPaths(): Promise<ReadonlySet<string>> {
-    this.#ownReal ??= Promise.all(
-      [...this.#own].map((file) =>
-        Deno.realPath(file).catch(() =>
-          Deno.realPath(dirname(file)).then((dir) => resolve(dir, basename(file)), () => file)
-        )
-      ),
-    ).then((real) => new Set(real));
-    return this.#ownReal;
+  async #ownRealPaths(): Promise<ReadonlySet<string>> {
+    return new Set(await Promise.all([...this.#own].map(realOrNearest)));
   }
 
   /** Refuses a path more than `maxPathDepth` names below its root (`rel` is root-relative). */
@@ -633,6 +638,22 @@ export class PathJail {
     ));
     this.#real[mode] = real;
     return real;
+  }
+}
+
+/**
+ * The real path `path` has or would have: its own, else its nearest existing folder's with the names below it (a
+ * folder on the way may be a link); the path as given when no folder on the way resolves.
+ */
+async function realOrNearest(path: string): Promise<string> {
+  const below: string[] = [];
+  for (let at = path;; at = dirname(at)) {
+    try {
+      return resolve(await Deno.realPath(at), ...below);
+    } catch {
+      if (dirname(at) === at) return path;
+      below.unshift(basename(at));
+    }
   }
 }
 

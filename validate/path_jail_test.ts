@@ -832,3 +832,55 @@ Deno.test({
     await assert.rejects(Deno.stat(join(root, "audit.jsonl")), Deno.errors.NotFound);
   },
 });
+
+Deno.test({
+  name:
+    "the policy's own files stay refused after a link on their way is swapped, when made later under a linked folder, and by a hard link where hard links are served (a red team read and rewrote them)",
+  permissions: { ...perms, run: ["ln"] },
+  async fn() {
+    const tree = join(base, "own-files-moving");
+    const root = join(tree, "root");
+    await Deno.mkdir(join(root, "v1"), { recursive: true });
+    await Deno.mkdir(join(root, "v2"));
+    await Deno.mkdir(join(root, "logs-real"));
+    await Deno.writeTextFile(join(root, "v1", "server.json"), CANARY);
+    await Deno.writeTextFile(join(root, "v2", "server.json"), CANARY);
+    // A redeploy's layout: cfg/server.json -> ../current/server.json, current -> v1, later v2.
+    await Deno.mkdir(join(root, "cfg"));
+    await symlink("v1", join(root, "current"));
+    await symlink("../current/server.json", join(root, "cfg", "server.json"));
+    await symlink("logs-real", join(root, "logs"));
+    const own = definePolicy({
+      readRoots: [root],
+      writeRoots: [root],
+      readFiles: [join(root, "cfg", "server.json")],
+      // Under a folder that does not exist yet, below a linked folder.
+      writeFiles: [join(root, "logs", "sub", "audit.jsonl")],
+    });
+    const denied = (err: unknown) => err instanceof PolicyError && err.code === "denied-by-glob";
+    for (const [mode, options] of modes) {
+      const jail = new PathJail(own, { ...options, allowHardLinks: true });
+      await assert.rejects(jail.readTextFile("v1/server.json"), denied, `v1 before the swap${mode}`);
+      assert.equal((await jail.listDir("v2")).entries.length, 1, `v2 is not the config yet${mode}`);
+      await Deno.remove(join(root, "current"));
+      await symlink("v2", join(root, "current"));
+      await assert.rejects(jail.readTextFile("v2/server.json"), denied, `v2 after the swap${mode}`);
+      await assert.rejects(jail.writeFile("v2/server.json", "{}"), denied, `write v2 after the swap${mode}`);
+      await Deno.remove(join(root, "current"));
+      await symlink("v1", join(root, "current"));
+      await Deno.mkdir(join(root, "logs-real", "sub"), { recursive: true });
+      await Deno.writeTextFile(join(root, "logs-real", "sub", "audit.jsonl"), "{}\n");
+      for (const path of ["logs-real/sub/audit.jsonl", "logs/sub/audit.jsonl"]) {
+        await assert.rejects(jail.readTextFile(path), denied, `${path}${mode}`);
+        await assert.rejects(jail.writeFile(path, "forged\n"), denied, `write ${path}${mode}`);
+      }
+      assert.deepEqual((await jail.listDir("logs-real/sub")).entries, [], `list${mode}`);
+      const hard = join(root, `hard${mode === "" ? "" : "-walk"}.json`);
+      const made = await new Deno.Command("ln", { args: [join(root, "v1", "server.json"), hard] }).output();
+      assert.ok(made.success);
+      await assert.rejects(jail.readTextFile(hard), denied, `a hard link to it${mode}`);
+      await Deno.remove(join(root, "logs-real", "sub"), { recursive: true });
+    }
+    assert.equal(await Deno.readTextFile(join(root, "v2", "server.json")), CANARY);
+  },
+});

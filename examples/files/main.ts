@@ -21,7 +21,7 @@ if (!health()) {
     refuseReload: (next, first, source) => anchorChange(first, next, source.path),
     manager: (config) => {
       notes = checkFileAccess(config.initial, config.path);
-      return new Manager(config.get, config.path, { initial: config.initial });
+      return new Manager(config.get, config.path, { initial: config.initial, ownFiles: config.ownFiles });
     },
     // Said once the start-up checks passed, when the server is about to serve.
     register: (server, mgr) => {

@@ -24,6 +24,12 @@ export interface ManagerOptions {
    * @default {the largest max_bytes a config may set}
    */
   initial?: Config;
+  /**
+   * More of the server's own files no tool may reach, beside the config file and the audit file (runWithConfig's
+   * `ownFiles`: the tenant file looked for at start).
+   * @default {[]}
+   */
+  ownFiles?: readonly string[];
 }
 
 /** Serves the file tools from the current config. */
@@ -31,6 +37,7 @@ export class Manager {
   readonly #config: () => Promise<Config>;
   readonly #configPath: string | undefined;
   readonly #search: Omit<SearchOptions, "signal">;
+  readonly #ownFiles: readonly string[];
   #current: { config: Config; workspace: Promise<Workspace>; roots: readonly string[] } | undefined;
   // The max_bytes of the config a call last read: what the next read's reply is counted by.
   #maxBytes: number;
@@ -44,6 +51,7 @@ export class Manager {
     this.#config = config;
     this.#configPath = configPath;
     this.#search = options.search ?? {};
+    this.#ownFiles = options.ownFiles ?? [];
     this.#maxBytes = options.initial?.max_bytes ?? MAX_BYTES_CEILING;
   }
 
@@ -143,7 +151,7 @@ export class Manager {
     if (this.#current?.config !== config || !(await this.#current.workspace.catch(() => undefined))?.complete) {
       const policy = policyFor(config, this.#configPath);
       const configFile = this.#configPath === undefined ? undefined : resolve(this.#configPath);
-      const own = [configFile, auditFileOf(config, this.#configPath)].filter((p) => p !== undefined);
+      const own = [configFile, auditFileOf(config, this.#configPath), ...this.#ownFiles].filter((p) => p !== undefined);
       const workspace = Workspace.open(policy, own, {
         allowHardLinks: config.allow_hard_links,
         descriptorAnchor: anchorInUse(config, this.#configPath),

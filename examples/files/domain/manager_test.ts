@@ -88,3 +88,19 @@ Deno.test({
     await tree.remove();
   },
 });
+
+Deno.test({
+  name:
+    "Manager keeps its tools off the server's own files it is given (the tenant file looked for at start), inside a writable root (a red team wrote the tenant file, which the next start loaded)",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    await Deno.mkdir(join(tree.out, "tenant"));
+    const tenantFile = join(tree.out, "tenant", "files.json");
+    const mgr = new Manager(() => Promise.resolve(tree.config), undefined, { ownFiles: [tenantFile] });
+    await assert.rejects(mgr.write("tenant/files.json", '{"roots":["/"]}'), /the policy denies this path/);
+    await assert.rejects(Deno.stat(tenantFile), Deno.errors.NotFound);
+    assert.equal((await mgr.write("tenant/notes.txt", "fine")).bytes, 4);
+    await tree.remove();
+  },
+});

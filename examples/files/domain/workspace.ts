@@ -87,6 +87,8 @@ export class Workspace {
         readRoots: usable(read),
         writeRoots: usable(write),
         deny,
+        // And by their real paths at each call (a link on their way may be swapped after the globs were made).
+        readFiles: ownFiles,
         defaultDeny: false,
         tenantConfig: false,
         limits: policy.limits,
