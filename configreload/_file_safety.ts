@@ -15,6 +15,8 @@ export interface FileSafety {
   readonly identity?: string;
   /** Whether the path is a symlink (into its folder): false, and the file read must not be one either. */
   readonly symlink?: boolean;
+  /** True when the path named something else by the end of the check (a rename mid-check): look again later. */
+  readonly changed?: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function fileSafety(path: string): Promise<FileSafety> {
     const same = link.isSymlink
       ? identityOf(await Deno.lstat(path)) === identityOf(link) && await Deno.realPath(path) === real
       : identityOf(file) === identityOf(link);
-    if (!same) return { reason: "it changed while it was checked", unchecked };
+    if (!same) return { reason: "it changed while it was checked", unchecked, changed: true };
     if (isShared(file.mode)) {
       return {
         reason: `it is writable by group or others (mode ${octal(file.mode)}); run chmod go-w on it`,

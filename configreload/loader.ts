@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import { type FileSafety, fileSafety } from "./_file_safety.ts";
 import { MAX_DEPTH, parseConfigText } from "./_parse_text.ts";
 import { quote } from "../internal/quote.ts";
-import { readBounded, stamp } from "./_read_file.ts";
+import { ChangedError, readBounded, stamp } from "./_read_file.ts";
 import { sha256Hex } from "../internal/sha256_hex.ts";
 import { ConfigError } from "./config_error.ts";
 import { type EnvReader, expand, type Expansion } from "./expand.ts";
@@ -267,6 +267,9 @@ export class Loader<T> {
     // A folder it may not read goes unchecked in silence: least privilege grants the
     // config file, not its folder, so that is how a correct setup looks.
     const reason = safety.reason;
+    // Renamed over while checked or read: an operator's atomic replace, seen mid-way. The config in use stays, in
+    // silence (no "keeping the last good config" alarm), and the next call looks again (the stamp is not taken).
+    if (safety.changed && this.#good !== undefined) return this.#good.config;
     if (reason !== undefined && !this.#options.allowUnsafeFile) {
       return this.#fail(`unsafe ${reason}`, new ConfigError(`Cannot load config ${quote(path, 256)}: ${reason}`));
     }
@@ -281,6 +284,7 @@ export class Loader<T> {
       bytes = await readBounded(path, this.#options.maxBytes ?? 4 * 1024 * 1024, safety);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) return this.#missing(path);
+      if (err instanceof ChangedError && this.#good !== undefined) return this.#good.config;
       return this.#fail(`read ${String(err)}`, err);
     }
     const hash = await sha256Hex(bytes);
