@@ -8,6 +8,7 @@ import { compileGlob, type GlobMatcher, matchesOrInside, namesIn } from "./_glob
 import { truncationMarker } from "./limits.ts";
 import { DEFAULT_DENY, type Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
+import { ownPlaces } from "./_own_files.ts";
 import { quote } from "../internal/quote.ts";
 import { wholeCharacters } from "./_utf8.ts";
 import type { DescriptorAnchorCheck, PathJailOptions } from "./path_jail_options.ts";
@@ -356,12 +357,13 @@ export class PathJail {
     // glob and root.
     const denied = everyContaining(roots, real).map((rel) => namesIn(this.#deny, globPath(rel)));
     const deniedAnywhere = namesIn(this.#anywhere, globPath(real));
+    const own = this.#own.size === 0 ? undefined : ownPlaces(this.#own);
     const ownHere = new Set(
-      [...this.#own, ...await this.#ownRealPaths()].filter((file) => dirname(file) === real).map(
-        (file) => basename(file),
-      ),
+      [...this.#own, ...own?.paths ?? []].filter((file) => dirname(file) === real).map((file) => basename(file)),
     );
-    const visible = (name: string) => !denied.some((d) => d(name)) && !deniedAnywhere(name) && !ownHere.has(name);
+    const ownNames = own?.names ?? new Set<string>();
+    const visible = (name: string) =>
+      !denied.some((d) => d(name)) && !deniedAnywhere(name) && !ownHere.has(name) && !ownNames.has(name);
     const linkVisible = (target: string) => {
       const inRoots = everyContaining(roots, target);
       return inRoots.length === 0 || !this.#denied(inRoots, target);
@@ -570,33 +572,25 @@ export class PathJail {
     }
     this.#checkDepth(rel, action, path);
     this.#checkDeny(everyContaining(roots, real), real, action, path);
-    if (this.#own.size > 0 && await this.#isOwn(real)) this.#refuseOwn(action, path);
+    if (this.#own.size > 0 && this.#isOwn(real)) this.#refuseOwn(action, path);
   }
 
   /**
-   * Whether `real` is one of the server's own files: by its real path, resolved now (a redeploy may have swapped a
-   * link on its way since the last call), or, where hard links are served, by identity.
+   * Whether `real` is one of the server's own files: by where they are now ({@linkcode ownPlaces}: a redeploy may
+   * have swapped a link on their way since the last call), or, where hard links are served, by identity.
    */
-  async #isOwn(real: string): Promise<boolean> {
-    if ((await this.#ownRealPaths()).has(real)) return true;
+  #isOwn(real: string): boolean {
+    const own = ownPlaces(this.#own);
+    if (own.paths.has(real) || own.names.has(basename(real))) return true;
     if (!this.#allowHardLinks) return false;
-    const info = await Deno.stat(real).catch(() => undefined);
+    const info = statOrUndefined(real);
     if (info === undefined || info.nlink === null || info.nlink <= 1) return false;
-    const own = await Promise.all([...this.#own].map((file) => Deno.stat(file).catch(() => undefined)));
-    return own.some((o) => o !== undefined && o.dev === info.dev && o.ino === info.ino);
+    return [...this.#own].map(statOrUndefined).some((o) => o !== undefined && o.dev === info.dev && o.ino === info.ino);
   }
 
   /** Refuses one of the server's own files in the words of a deny glob: the model learns nothing more of it. */
   #refuseOwn(action: string, path: string): never {
     throw new PolicyError("denied-by-glob", `Cannot ${action} ${quote(path)}: the policy denies this path`);
-  }
-
-  /**
-   * Real paths of the server's own files, resolved at each check: a file's, else (not made yet, as an audit file may
-   * be) its nearest existing folder's with the rest of its path.
-   */
-  async #ownRealPaths(): Promise<ReadonlySet<string>> {
-    return new Set(await Promise.all([...this.#own].map(realOrNearest)));
   }
 
   /** Refuses a path more than `maxPathDepth` names below its root (`rel` is root-relative). */
@@ -641,19 +635,12 @@ export class PathJail {
   }
 }
 
-/**
- * The real path `path` has or would have: its own, else its nearest existing folder's with the names below it (a
- * folder on the way may be a link); the path as given when no folder on the way resolves.
- */
-async function realOrNearest(path: string): Promise<string> {
-  const below: string[] = [];
-  for (let at = path;; at = dirname(at)) {
-    try {
-      return resolve(await Deno.realPath(at), ...below);
-    } catch {
-      if (dirname(at) === at) return path;
-      below.unshift(basename(at));
-    }
+/** The file's information, or undefined when it cannot be had. */
+function statOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.statSync(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -884,3 +884,39 @@ Deno.test({
     assert.equal(await Deno.readTextFile(join(root, "v2", "server.json")), CANARY);
   },
 });
+
+// Made here: a test's permissions are fixed when it is declared.
+const plantTree = join(base, "own-files-planted");
+const plantRoot = join(plantTree, "ws");
+await Deno.mkdir(join(plantRoot, "tenant-real"), { recursive: true });
+await Deno.mkdir(join(plantRoot, "tenant", "next"), { recursive: true });
+await Deno.mkdir(join(plantTree, "etc"));
+await symlink("../ws/tenant-real", join(plantTree, "etc", "acme"));
+await symlink("next/files.json", join(plantRoot, "tenant", "files.json"));
+
+Deno.test({
+  name:
+    "an own file not made yet is refused where it will be: through a tenant folder linked into a writable root this process may not resolve (by name, fail closed), and at a dangling link's target (a red team planted the next start's config)",
+  // As least privilege grants them: the root, and the tenant file alone, never the folder holding it.
+  permissions: {
+    read: [plantRoot, join(plantTree, "etc", "acme", "files.json"), join(base, "anchor")],
+    write: [plantRoot, join(base, "anchor")],
+  },
+  async fn() {
+    const planted = definePolicy({
+      readRoots: [plantRoot],
+      writeRoots: [plantRoot],
+      readFiles: [join(plantTree, "etc", "acme", "files.json"), join(plantRoot, "tenant", "files.json")],
+    });
+    const denied = (err: unknown) => err instanceof PolicyError && err.code === "denied-by-glob";
+    for (const [mode, options] of modes) {
+      const jail = new PathJail(planted, options);
+      for (const path of ["tenant-real/files.json", "tenant/next/files.json", "tenant/files.json"]) {
+        await assert.rejects(jail.writeFile(path, '{"roots":["/"]}'), denied, `${path}${mode}`);
+      }
+      await jail.writeFile("tenant/next/other.json", "{}");
+    }
+    await assert.rejects(Deno.stat(join(plantRoot, "tenant-real", "files.json")), Deno.errors.NotFound);
+    await assert.rejects(Deno.stat(join(plantRoot, "tenant", "next", "files.json")), Deno.errors.NotFound);
+  },
+});
