@@ -133,7 +133,7 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
  *     schema: ConfigSchema,
  *     policy: (config, source) => policyFor(config, source.path, source.variables),
  *     auditFile: (config, source) => policyFor(config, source.path, source.variables).writeFiles[0],
- *     manager: (config) => new Manager(config.get, config.path),
+ *     manager: (config) => new Manager(config),
  *     register: registerAll,
  *   });
  * }

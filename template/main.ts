@@ -14,7 +14,7 @@ if (!health()) {
     schema: ConfigSchema,
     policy: (config, source) => policyFor(config, source.path, source.variables),
     auditFile: (config, source) => policyFor(config, source.path, source.variables).writeFiles[0],
-    manager: (config) => new Manager(config.get, config.path),
+    manager: (config) => new Manager(config),
     register: registerAll,
   });
 }

@@ -7,19 +7,28 @@ import { policyFor, rootPolicy, rootsOf } from "./policy.ts";
 
 const NOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+/** What the Manager takes of the loaded config: the `LoadedConfig` runWithConfig gives `manager` fits it. */
+export interface LoadedConfig {
+  /** Returns the current config (the loader's `get`). */
+  readonly get: () => Promise<Config>;
+  /** The config file: relative paths in it start at its directory. */
+  readonly path: string | undefined;
+  /**
+   * The server's own files: the config file, the tenant file looked for at
+   * start and the audit file. No jail serves them, so no tool can write the
+   * config the next start loads, even in a writable folder that holds it.
+   */
+  readonly ownFiles: readonly string[];
+}
+
 /** Reads and writes notes, and opens the config's folders, each as a jail of its own. */
 export class Manager {
-  readonly #config: () => Promise<Config>;
-  readonly #configPath: string | undefined;
+  readonly #loaded: LoadedConfig;
   #cache: { config: Config; jails: Map<string, PathJail> } | undefined;
 
-  /**
-   * @param config Returns the current config (the loader's `get`).
-   * @param configPath The config file: relative paths in it start at its directory.
-   */
-  constructor(config: () => Promise<Config>, configPath: string | undefined) {
-    this.#config = config;
-    this.#configPath = configPath;
+  /** @param loaded The loaded config (runWithConfig's `LoadedConfig`). */
+  constructor(loaded: LoadedConfig) {
+    this.#loaded = loaded;
   }
 
   /** Reads one note. */
@@ -57,11 +66,12 @@ export class Manager {
   }
 
   async #open(name: string): Promise<{ config: Config; jail: PathJail }> {
-    const config = await this.#config();
+    const config = await this.#loaded.get();
     if (this.#cache?.config !== config) this.#cache = { config, jails: new Map() };
     let jail = this.#cache.jails.get(name);
     if (jail === undefined) {
-      const root = rootsOf(config, this.#configPath).get(name);
+      const { path, ownFiles } = this.#loaded;
+      const root = rootsOf(config, path).get(name);
       if (root === undefined) {
         throw new PolicyError(
           "outside-roots",
@@ -70,7 +80,7 @@ export class Manager {
             : `Cannot open folder "${name.slice(0, 32)}": the config has no such folder`,
         );
       }
-      jail = new PathJail(rootPolicy(policyFor(config, this.#configPath, []), root));
+      jail = new PathJail(rootPolicy(policyFor(config, path, []), root, ownFiles));
       this.#cache.jails.set(name, jail);
     }
     return { config, jail };

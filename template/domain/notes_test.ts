@@ -22,8 +22,10 @@ async function setup(maxBytes = 64) {
     max_bytes: maxBytes,
     folders: { docs: { path: docs }, drafts: { path: drafts, writable: true } },
   });
-  const mgr = new Manager(() => Promise.resolve(config), undefined);
-  return { root, notes, docs, drafts, mgr, set: (c: Config) => (config = c) };
+  // The tenant file looked for at start (FORGE_TENANT_CONFIG) sits in the writable folder, not made yet.
+  const tenantFile = join(drafts, "my-server.json");
+  const mgr = new Manager({ get: () => Promise.resolve(config), path: undefined, ownFiles: [tenantFile] });
+  return { root, notes, docs, drafts, tenantFile, mgr, set: (c: Config) => (config = c) };
 }
 
 Deno.test({
@@ -70,6 +72,26 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "no jail serves the server's own files: a writable folder that holds the tenant file cannot write or read it",
+  permissions: perms,
+  async fn() {
+    const { root, tenantFile, mgr } = await setup();
+    const drafts = await mgr.folder("drafts");
+    const planted = '{"folders":{"all":{"path":"/","writable":true}}}';
+    // Not made yet: a write would make the config the next start loads.
+    await assert.rejects(() => drafts.writeFile("my-server.json", planted), PolicyError, "my-server.json");
+    await assert.rejects(() => Deno.stat(tenantFile), Deno.errors.NotFound);
+    // Made by the operator: neither replaced nor shown.
+    await Deno.writeTextFile(tenantFile, "{}");
+    await assert.rejects(() => drafts.writeFile(tenantFile, planted), PolicyError, "my-server.json");
+    await assert.rejects(() => drafts.readTextFile("my-server.json"), PolicyError, "my-server.json");
+    assert.equal(await Deno.readTextFile(tenantFile), "{}");
+    await drafts.writeFile("plan.txt", "ship it");
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
 Deno.test("the config refuses a folder named notes or with a name a tool could not spell", () => {
   assert.throws(() => ConfigSchema.parse({ folders: { notes: { path: "/srv/x" } } }), /names the notes directory/);
   assert.throws(() => ConfigSchema.parse({ folders: { "../x": { path: "/srv/x" } } }), /a folder's name is/);
@@ -108,7 +130,7 @@ Deno.test({
   permissions: { read: [...derived.read], write: [...derived.write] },
   async fn() {
     assert.deepEqual(derived.write, [join(scoped, "notes")], "only the writable roots are writable");
-    const mgr = new Manager(() => Promise.resolve(scopedConfig), undefined);
+    const mgr = new Manager({ get: () => Promise.resolve(scopedConfig), path: undefined, ownFiles: [] });
     assert.equal(await mgr.read("todo"), "buy milk");
     // Bypass layer 1 on purpose (read the file directly): the derived grant does not reach it.
     await assert.rejects(() => Deno.readTextFile(join(scoped, "canary.txt")), Deno.errors.NotCapable);

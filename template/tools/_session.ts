@@ -37,7 +37,7 @@ export async function toolSession(folders: Record<string, { writable?: boolean }
     folders: Object.fromEntries(Object.entries(folders).map(([name, f]) => [name, { ...f, path: paths[name] }])),
   });
   const server = new Server({ name: "my-server" });
-  registerAll(server, new Manager(() => Promise.resolve(config), undefined));
+  registerAll(server, new Manager({ get: () => Promise.resolve(config), path: undefined, ownFiles: [] }));
   const session = await connectInMemory(server);
   return {
     ...session,
