@@ -16,7 +16,8 @@ if (!health()) {
     auditFile: (config, source) => auditFileOf(config, source.path),
     // The programs are granted at start (--allow-run): a version that changes git, kill or setsid is not used.
     refuseReload: (next, first) => programChange(first, next),
-    manager: (config) => new Manager(config.get, config.path, config.initial),
+    // Git opens work-tree files outside the path jail: the Manager keeps git_commit and the reads off the own files.
+    manager: (config) => new Manager(config.get, config.path, { initial: config.initial, ownFiles: config.ownFiles }),
     // Before serving, each repository that cannot be served is named on stderr with the reason.
     register: async (server, mgr) => {
       await mgr.open();

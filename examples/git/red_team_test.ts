@@ -70,12 +70,12 @@ Deno.test({
 
 Deno.test({
   name:
-    "GIT_* variables around the server never reach git: a GIT_DIR, object directory or alternates elsewhere change nothing",
+    "GIT_* variables around the server never reach git: a GIT_DIR, object directory or alternates elsewhere change nothing; nor is the tenant file looked for at start committed",
   permissions: perms,
   async fn() {
     const t = await hostileTree();
-    await t.f.repo("app", { "README.md": "# app\n" });
-    const config = await t.config({ repos: [{ name: "app", path: "app" }] });
+    const app = await t.f.repo("app", { "README.md": "# app\n" });
+    const config = await t.config({ repos: [{ name: "app", path: "app", writable: true }] });
     const privateGit = join(t.private, ".git");
     const env = {
       GIT_DIR: privateGit,
@@ -87,6 +87,8 @@ Deno.test({
       GIT_CONFIG_COUNT: "1",
       GIT_CONFIG_KEY_0: "core.alternateRefsCommand",
       GIT_CONFIG_VALUE_0: "/bin/false",
+      // The tenant file (app/git.json) is missing, so -config is used; it is one of the server's own files all the same.
+      FORGE_TENANT_CONFIG: app,
     };
     const flags = await printedPermissions({ script: SCRIPT, config, cwd: REPO });
     const server = await spawnServer({ args: [...flags, SCRIPT, "-config", config], cwd: REPO, env });
@@ -100,6 +102,10 @@ Deno.test({
       assert.equal(shown.isError, true, textOf(shown));
       assert.ok(!textOf(shown).includes(t.canary));
       assert.equal(textOf(await call("git_grep", { repo: "app", pattern: "CANARY" })), "");
+      await Deno.writeTextFile(join(app, "git.json"), "{}\n");
+      const commit = await call("git_commit", { repo: "app", message: "m", paths: ["git.json"] });
+      assert.equal(commit.isError, true, textOf(commit));
+      assert.equal(textOf(commit), 'Cannot commit "git.json" in repo "app": the policy denies this path');
     } finally {
       await server.close();
       await t.f.end();
@@ -109,7 +115,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a work-tree file hard-linked to an outside file is read by no tool (diff, grep, blame, commit, so never show) unless allow_hard_links, and a commit never writes through a second name of COMMIT_EDITMSG or a reflog",
+    "a work-tree file hard-linked to an outside file is read by no tool (diff, grep, blame, commit, so never show) unless allow_hard_links, which never commits the server's config by a second name, and a commit never writes through a second name of COMMIT_EDITMSG or a reflog",
   permissions: perms,
   async fn() {
     const t = await hostileTree();
@@ -140,9 +146,18 @@ Deno.test({
     } finally {
       await served.server.close();
     }
-    const allowed = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos, allow_hard_links: true }));
+    const config = await t.config({ repos, allow_hard_links: true });
+    const allowed = await serveUnderPrintedFlags(SCRIPT, config);
     try {
       assert.ok((await allowed.ok("git_diff", { repo: "app" })).includes(t.canary), "allow_hard_links: true reads it");
+      // Nor a second name of the server's own config, which git would commit (and git_show then serve).
+      await Deno.link(config, join(app, "conf.json"));
+      await allowed.refused(
+        "git_commit",
+        { repo: "app", message: "take the config", paths: ["conf.json"] },
+        /^Cannot commit "conf\.json" in repo "app": the policy denies this path$/,
+      );
+      await Deno.remove(join(app, "conf.json"));
       // It allows reads only: git writes COMMIT_EDITMSG (truncated) and the reflogs (appended) in place, so a second
       // name there would take the model's message into an outside file. The commit is refused before git add.
       const message = join(t.f.base, "outside-message.txt");

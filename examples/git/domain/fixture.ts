@@ -2,7 +2,7 @@
 // clean environment, and a Manager over them. Imported only by *_test.ts files.
 import { join } from "node:path";
 import { type Config, ConfigSchema } from "./config.ts";
-import { Manager } from "./manager.ts";
+import { Manager, type ManagerOptions } from "./manager.ts";
 
 /** A temp folder with repositories. */
 export interface Fixture {
@@ -12,8 +12,8 @@ export interface Fixture {
   git(cwd: string, ...args: string[]): Promise<string>;
   /** Makes a repository with one commit of `files`; returns its path. */
   repo(name: string, files?: Record<string, string>): Promise<string>;
-  /** A Manager over `repos` (name → path, `writable` when the name starts with `w`). */
-  manager(repos: Record<string, string>, extra?: Partial<Config>): Manager;
+  /** A Manager over `repos` (name → path, `writable` when the name starts with `w`), with no config file. */
+  manager(repos: Record<string, string>, extra?: Partial<Config>, options?: ManagerOptions): Manager;
   /** Removes the folder. */
   end(): Promise<void>;
 }
@@ -54,12 +54,12 @@ export async function fixture(): Promise<Fixture> {
       await git(dir, "commit", "-q", "-m", "first");
       return dir;
     },
-    manager(repos, extra = {}) {
+    manager(repos, extra = {}, options = {}) {
       const config = ConfigSchema.parse({
         repos: Object.entries(repos).map(([name, path]) => ({ name, path, writable: name.startsWith("w") })),
         ...extra,
       });
-      return new Manager(() => Promise.resolve(config), undefined);
+      return new Manager(() => Promise.resolve(config), undefined, options);
     },
     end: () => Deno.remove(base, { recursive: true }),
   };

@@ -1,5 +1,6 @@
 // The one object per process. It reads the current config on every call, so
 // an edited config applies at the very next call, without restart.
+import { resolve } from "node:path";
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import { argumentBytes, MAX_ARGUMENT_BYTES, MAX_PATHS_BYTES } from "./argument_bytes.ts";
 import { type Config, MAX_OUTPUT_CEILING } from "./config.ts";
@@ -20,7 +21,8 @@ import { assertIgnoreRevsInside } from "./ignore_revs_files.ts";
 import { assertIndexNames, assertServedNames, statusPaths } from "./index_names.ts";
 import { assertPlainMailmap } from "./mailmap.ts";
 import { assertNoNestedRepos, nestedRepos, stagedPaths } from "./nested_repos.ts";
-import { baseDirOf } from "./policy.ts";
+import { assertNotOwnFiles } from "./own_files.ts";
+import { auditFileOf, baseDirOf } from "./policy.ts";
 import { parseRaw } from "./raw_changes.ts";
 import { assertNoLinkedFolder, repoPath } from "./repo_path.ts";
 import { revision } from "./revision.ts";
@@ -65,10 +67,26 @@ export interface CommitOutcome {
   readonly paths: readonly string[];
 }
 
+/** Options of {@linkcode Manager}. */
+export interface ManagerOptions {
+  /**
+   * The config the server started with, counted by {@linkcode Manager.maxOutputBytes} until a call has read one.
+   * @default {the largest max_output_bytes a config may set}
+   */
+  initial?: Config;
+  /**
+   * More of the server's own files no tool may commit or read from a work tree, beside the config file and the
+   * audit file (runWithConfig's `ownFiles`: the tenant file looked for at start).
+   * @default {[]}
+   */
+  ownFiles?: readonly string[];
+}
+
 /** Serves the git tools from the current config. */
 export class Manager {
   readonly #config: () => Promise<Config>;
   readonly #configPath: string | undefined;
+  readonly #ownFiles: readonly string[];
   #current: { config: Config; git: Promise<Git> } | undefined;
   readonly #commitLocks = new Map<string, Promise<unknown>>();
   // The max_output_bytes of the config a call last read: what the next call's reply is counted by.
@@ -77,13 +95,13 @@ export class Manager {
   /**
    * @param config Returns the current config (the loader's `get`).
    * @param configPath The config file: relative paths in the config start at its folder.
-   * @param initial The config the server started with, counted by {@linkcode Manager.maxOutputBytes} until a call
-   *   has read one (the largest `max_output_bytes` a config may set when absent).
+   * @param options See {@linkcode ManagerOptions}.
    */
-  constructor(config: () => Promise<Config>, configPath: string | undefined, initial?: Config) {
+  constructor(config: () => Promise<Config>, configPath: string | undefined, options: ManagerOptions = {}) {
     this.#config = config;
     this.#configPath = configPath;
-    this.#maxOutputBytes = initial?.max_output_bytes ?? MAX_OUTPUT_CEILING;
+    this.#ownFiles = options.ownFiles ?? [];
+    this.#maxOutputBytes = options.initial?.max_output_bytes ?? MAX_OUTPUT_CEILING;
   }
 
   /**
@@ -244,8 +262,10 @@ export class Manager {
     const listing = await git.run(r, shape([arg.flag("--raw"), arg.flag("-z")], paths), { signal, drivers });
     const changes = parseRaw(r.name, listing);
     assertServedNames(r.name, "diff", changes.flatMap((change) => change.paths));
-    if (trees.length < 2 && !(await this.#config()).allow_hard_links) {
-      await assertSingleNames(r.root, r.name, changes.flatMap((change) => change.paths));
+    if (trees.length < 2) {
+      const read = changes.flatMap((change) => change.paths);
+      if (!(await this.#config()).allow_hard_links) await assertSingleNames(r.root, r.name, read);
+      await this.#assertNotOwn(r, "read", read);
     }
     const plan = await planDiff(git, r, changes, { signal, drivers });
     const renames = arg.flag(plan.renames ? "--find-renames" : "--no-renames");
@@ -326,6 +346,7 @@ export class Manager {
       const names = [...new Set(matches.map((m) => m.name))];
       for (const name of names) await assertNoLinkedFolder(r.root, "matched file", name);
       if (!(await this.#config()).allow_hard_links) await assertSingleNames(r.root, r.name, names);
+      await this.#assertNotOwn(r, "read", names);
     }
     // A match in a revision is named `<id>:<path>`: shown as the revision the caller gave.
     const lines = matches.map((m) => {
@@ -348,6 +369,9 @@ export class Manager {
     if (id === undefined) await assertIndexNames(git, r, { signal, drivers });
     await assertIgnoreRevsInside(r.root, r.name, drivers.ignoreRevsFiles, allow_hard_links);
     await assertPlainMailmap(r.root, r.name, allow_hard_links);
+    // Whatever the revision, blame reads the work tree's .mailmap and ignore-revs files.
+    const ignoreRevs = drivers.ignoreRevsFiles.filter((file) => file !== "").map((file) => repoPath("file", file));
+    await this.#assertNotOwn(r, "read", [...(id === undefined ? paths : []), ".mailmap", ...ignoreRevs]);
     if (paths.length === 1) await assertSmallHistory(git, r, paths[0], id, { signal, drivers });
     return await git.run(r, [
       arg.word("blame"),
@@ -381,6 +405,7 @@ export class Manager {
       throw new PolicyError("invalid-input", "Cannot use paths: name files, not the whole work tree");
     }
     for (const path of checked) await assertNoLinkedFolder(r.root, "paths", path);
+    await this.#assertNotOwn(r, "commit", checked);
     return { repo: r.name, paths: checked };
   }
 
@@ -429,6 +454,8 @@ export class Manager {
       assertServedNames(r.name, "files to commit", [...stagedNames, ...others.map((p) => p.replace(/\/$/, ""))]);
       assertNoNestedRepos(r.name, nestedRepos(staged, others));
       if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedNames, ...others]);
+      // Named or in a named folder, tracked or not, the server's config and audit trail never enter the history.
+      await this.#assertNotOwn(r, "commit", [...stagedNames, ...others]);
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], writing);
       await git.run(r, [
         arg.word("commit"),
@@ -455,6 +482,16 @@ export class Manager {
   /** Nothing to release: every call starts and ends its own git. */
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /**
+   * Refuses when a work-tree path git is about to commit or read is one of the server's own files: the config file,
+   * the current config's audit file and the `ownFiles` it was given, where they are now.
+   */
+  async #assertNotOwn(r: { root: string; name: string }, action: string, paths: Iterable<string>): Promise<void> {
+    const audit = auditFileOf(await this.#config(), this.#configPath);
+    const own = [this.#configPath, audit].filter((file) => file !== undefined).map((file) => resolve(file));
+    await assertNotOwnFiles(r.root, r.name, action, paths, [...own, ...this.#ownFiles]);
   }
 
   /** The caller's path, checked, as operands; the whole tree (`.`) when none and `whole`. */

@@ -253,3 +253,53 @@ Deno.test("a git_commit cancelled while git add holds the index lock leaves no l
     await f.end();
   }
 });
+
+Deno.test("git_commit never commits the server's own files in a writable repository, and no tool reads them from the work tree", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("w", { "README.md": "# hi\n", "state.json": "committed\n" });
+    const [config, audit, tenant, state] = ["git.json", "logs/audit.jsonl", "tenant.json", "state.json"]
+      .map((path) => join(dir, path));
+    await Deno.writeTextFile(config, '{"repos": []}\n');
+    await Deno.mkdir(join(dir, "logs"));
+    await Deno.writeTextFile(audit, '{"event":"intent"}\n');
+    await Deno.link(config, join(dir, "copy.json"));
+    // Hard links are served here: the second name of the config is refused as the config itself.
+    const mgr = f.manager({ w: dir }, { allow_hard_links: true }, { ownFiles: [config, audit, tenant, state] });
+    // Looked for at each call: made after the Manager was.
+    await Deno.writeTextFile(tenant, "{}\n");
+    const [index, head] = [await f.git(dir, "ls-files", "--stage"), await f.git(dir, "rev-parse", "HEAD")];
+    for (
+      const [paths, shown] of [
+        [["git.json"], "git.json"],
+        [["README.md", "./logs/audit.jsonl"], "logs/audit.jsonl"],
+        [["logs"], "logs/audit.jsonl"],
+        [["copy.json"], "copy.json"],
+        [["tenant.json"], "tenant.json"],
+      ] as [string[], string][]
+    ) {
+      await assert.rejects(
+        mgr.commit("w", "take it", paths),
+        (err: unknown) =>
+          refused("denied-by-glob")(err) &&
+          (err as Error).message === `Cannot commit "${shown}" in repo "w": the policy denies this path`,
+      );
+    }
+    assert.equal(await f.git(dir, "ls-files", "--stage"), index, "the index changed");
+    assert.equal(await f.git(dir, "rev-parse", "HEAD"), head);
+    // A tracked own file: what the work tree holds now is read by no tool; what was committed stays history.
+    await Deno.writeTextFile(state, "LIVE\n");
+    const reading = /^PolicyError: Cannot read "state\.json" in repo "w": the policy denies this path$/;
+    await assert.rejects(mgr.grep("w", "LIVE"), reading);
+    await assert.rejects(mgr.diff("w"), reading);
+    await assert.rejects(mgr.diff("w", "HEAD"), reading);
+    await assert.rejects(mgr.blame("w", "state.json"), reading);
+    await assert.rejects(mgr.commit("w", "m", ["state.json"]), /^PolicyError: Cannot commit "state\.json" in repo/);
+    assert.equal((await mgr.show("w", "HEAD", "state.json")).text, "committed\n");
+    assert.match((await mgr.blame("w", "state.json", "HEAD")).text, /committed/);
+    await Deno.writeTextFile(join(dir, "README.md"), "# changed\n");
+    assert.deepEqual((await mgr.commit("w", "m", ["README.md"])).paths, ["README.md"]);
+  } finally {
+    await f.end();
+  }
+});
