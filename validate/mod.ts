@@ -71,6 +71,7 @@ export {
   type ReadCappedOptions,
   truncationMarker,
 } from "./limits.ts";
+export { type OwnFilePlaces, ownFilePlaces, type OwnFilePlacesOptions } from "./own_file_places.ts";
 export { PathJail } from "./path_jail.ts";
 export type { DescriptorAnchorCheck, PathJailOptions } from "./path_jail_options.ts";
 export type { DirEntryInfo, DirListing, ListDirOptions } from "./dir_listing.ts";

@@ -8,7 +8,7 @@ import { compileGlob, type GlobMatcher, matchesOrInside, namesIn } from "./_glob
 import { truncationMarker } from "./limits.ts";
 import { DEFAULT_DENY, type Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
-import { ownPlaces } from "./_own_files.ts";
+import { ownFilePlaces } from "./own_file_places.ts";
 import { quote } from "../internal/quote.ts";
 import { wholeCharacters } from "./_utf8.ts";
 import type { DescriptorAnchorCheck, PathJailOptions } from "./path_jail_options.ts";
@@ -357,7 +357,7 @@ export class PathJail {
     // glob and root.
     const denied = everyContaining(roots, real).map((rel) => namesIn(this.#deny, globPath(rel)));
     const deniedAnywhere = namesIn(this.#anywhere, globPath(real));
-    const own = this.#own.size === 0 ? undefined : ownPlaces(this.#own);
+    const own = this.#own.size === 0 ? undefined : ownFilePlaces(this.#own);
     const ownHere = new Set(
       [...this.#own, ...own?.paths ?? []].filter((file) => dirname(file) === real).map((file) => basename(file)),
     );
@@ -576,11 +576,11 @@ export class PathJail {
   }
 
   /**
-   * Whether `real` is one of the server's own files: by where they are now ({@linkcode ownPlaces}: a redeploy may
+   * Whether `real` is one of the server's own files: by where they are now ({@linkcode ownFilePlaces}: a redeploy may
    * have swapped a link on their way since the last call), or, where hard links are served, by identity.
    */
   #isOwn(real: string): boolean {
-    const own = ownPlaces(this.#own);
+    const own = ownFilePlaces(this.#own);
     if (own.paths.has(real) || own.names.has(basename(real))) return true;
     if (!this.#allowHardLinks) return false;
     const info = statOrUndefined(real);

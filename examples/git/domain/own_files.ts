@@ -2,8 +2,8 @@
 // audit trail) may lie in a repository it serves. git opens work-tree files by
 // name, outside the path jail that keeps a jail-built server off them, so the
 // paths git would read are checked against them before it runs.
-import { basename, dirname, join } from "node:path";
-import { PolicyError, quote } from "@forge/toolkit/validate";
+import { basename, join } from "node:path";
+import { ownFilePlaces, PolicyError, quote } from "@forge/toolkit/validate";
 
 /**
  * Refuses when any of `paths` in the work tree is one of the server's own
@@ -36,7 +36,7 @@ export async function assertNotOwnFiles(
   ownFiles: readonly string[],
 ): Promise<void> {
   if (ownFiles.length === 0) return;
-  const own = await ownPlaces(ownFiles);
+  const own = ownFilePlaces(ownFiles, { ids: true });
   for (const path of new Set(paths)) {
     const at = join(root, path);
     let same = own.paths.has(at) || own.names.has(basename(path));
@@ -52,35 +52,4 @@ export async function assertNotOwnFiles(
       );
     }
   }
-}
-
-/** What the own files are now: real paths, the `dev:ino` of those that exist, names of those not looked up. */
-interface OwnPlaces {
-  readonly paths: Set<string>;
-  readonly ids: Set<string>;
-  readonly names: Set<string>;
-}
-
-async function ownPlaces(files: readonly string[]): Promise<OwnPlaces> {
-  const own: OwnPlaces = { paths: new Set(), ids: new Set(), names: new Set() };
-  for (const file of files) {
-    try {
-      const info = await Deno.stat(file);
-      own.ids.add(`${info.dev}:${info.ino}`);
-      own.paths.add(await Deno.realPath(file));
-    } catch (err) {
-      // Where this process may not look, it is refused by its name in every folder.
-      if (!(err instanceof Deno.errors.NotFound)) {
-        own.names.add(basename(file));
-        continue;
-      }
-      // Missing: where it would be made is its folder's real path with its name; with no folder, nowhere yet.
-      try {
-        own.paths.add(join(await Deno.realPath(dirname(file)), basename(file)));
-      } catch (err) {
-        if (!(err instanceof Deno.errors.NotFound)) own.names.add(basename(file));
-      }
-    }
-  }
-  return own;
 }

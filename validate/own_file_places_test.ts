@@ -1,7 +1,7 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ownPlaces } from "./_own_files.ts";
+import { ownFilePlaces } from "./own_file_places.ts";
 
 const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "own_files_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
@@ -22,10 +22,10 @@ await Deno.mkdir(hidden);
 
 Deno.test({
   name:
-    "ownPlaces() finds a file by its real path, a missing one where it would be made, and every hop of a dangling link",
+    "ownFilePlaces() finds a file by its real path, a missing one where it would be made, and every hop of a dangling link",
   permissions: { read: [base] },
   fn() {
-    const { paths, names } = ownPlaces([
+    const { paths, names } = ownFilePlaces([
       join(base, "linked", "config.json"),
       join(base, "linked", "audit.jsonl"),
       join(base, "linked", "new", "deep", "later.jsonl"),
@@ -45,11 +45,24 @@ Deno.test({
 
 Deno.test({
   name:
-    "ownPlaces() names a file whose folder this process may not resolve, to be refused by name anywhere (fail closed)",
+    "ownFilePlaces() names a file whose folder this process may not resolve, to be refused by name anywhere (fail closed)",
   permissions: { read: [join(hidden, "files.json"), join(base, "real")] },
   fn() {
-    const { paths, names } = ownPlaces([join(hidden, "files.json"), join(base, "real", "config.json")]);
+    const { paths, names } = ownFilePlaces([join(hidden, "files.json"), join(base, "real", "config.json")]);
     assert.deepEqual([...names], ["files.json"]);
     assert.ok(paths.has(join(base, "real", "config.json")));
+  },
+});
+
+Deno.test({
+  name:
+    "ownFilePlaces() gives the dev:ino of each own file that exists, when asked: a hard link to one is the same file",
+  permissions: { read: [base] },
+  fn() {
+    const info = Deno.statSync(join(base, "real", "config.json"));
+    assert.deepEqual([...ownFilePlaces([join(base, "linked", "config.json")], { ids: true }).ids], [
+      `${info.dev}:${info.ino}`,
+    ]);
+    assert.equal(ownFilePlaces([join(base, "real", "config.json")]).ids.size, 0, "not asked for");
   },
 });
