@@ -1,9 +1,9 @@
 // The Manager: one per process. It reads the current config on every call,
 // so an edited config applies at the next call, and it owns nothing that
 // needs closing beyond that (a real server would own pools here).
-import { PathJail, PolicyError } from "@forge/toolkit/validate";
+import { PathJail, type Policy, PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
-import { policyFor, rootPolicy, rootsOf } from "./policy.ts";
+import { rootPolicy, rootsOf } from "./policy.ts";
 
 const NOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
@@ -14,11 +14,13 @@ export interface LoadedConfig {
   /** The config file: relative paths in it start at its directory. */
   readonly path: string | undefined;
   /**
-   * The server's own files: the config file, the tenant file looked for at
-   * start and the audit file. No jail serves them, so no tool can write the
-   * config the next start loads, even in a writable folder that holds it.
+   * The policy of a config version, the one the Deno flags come from. It
+   * lists the server's own files (the config file, the tenant file looked for
+   * at start, the audit file) as its `readFiles` and `writeFiles`, which no
+   * jail serves: no tool can write the config the next start loads, even in a
+   * writable folder that holds it.
    */
-  readonly ownFiles: readonly string[];
+  readonly policyOf: (config: Config) => Policy;
 }
 
 /** Reads and writes notes, and opens the config's folders, each as a jail of its own. */
@@ -70,8 +72,7 @@ export class Manager {
     if (this.#cache?.config !== config) this.#cache = { config, jails: new Map() };
     let jail = this.#cache.jails.get(name);
     if (jail === undefined) {
-      const { path, ownFiles } = this.#loaded;
-      const root = rootsOf(config, path).get(name);
+      const root = rootsOf(config, this.#loaded.path).get(name);
       if (root === undefined) {
         throw new PolicyError(
           "outside-roots",
@@ -80,7 +81,7 @@ export class Manager {
             : `Cannot open folder "${name.slice(0, 32)}": the config has no such folder`,
         );
       }
-      jail = new PathJail(rootPolicy(policyFor(config, path, []), root, ownFiles));
+      jail = new PathJail(rootPolicy(this.#loaded.policyOf(config), root));
       this.#cache.jails.set(name, jail);
     }
     return { config, jail };

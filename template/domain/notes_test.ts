@@ -24,7 +24,9 @@ async function setup(maxBytes = 64) {
   });
   // The tenant file looked for at start (FORGE_TENANT_CONFIG) sits in the writable folder, not made yet.
   const tenantFile = join(drafts, "my-server.json");
-  const mgr = new Manager({ get: () => Promise.resolve(config), path: undefined, ownFiles: [tenantFile] });
+  // As runWithConfig's policyOf lists it among the server's own files.
+  const policyOf = (config: Config) => ({ ...policyFor(config, undefined, []), readFiles: [tenantFile] });
+  const mgr = new Manager({ get: () => Promise.resolve(config), path: undefined, policyOf });
   return { root, notes, docs, drafts, tenantFile, mgr, set: (c: Config) => (config = c) };
 }
 
@@ -130,7 +132,8 @@ Deno.test({
   permissions: { read: [...derived.read], write: [...derived.write] },
   async fn() {
     assert.deepEqual(derived.write, [join(scoped, "notes")], "only the writable roots are writable");
-    const mgr = new Manager({ get: () => Promise.resolve(scopedConfig), path: undefined, ownFiles: [] });
+    const policyOf = (config: Config) => policyFor(config, undefined, []);
+    const mgr = new Manager({ get: () => Promise.resolve(scopedConfig), path: undefined, policyOf });
     assert.equal(await mgr.read("todo"), "buy milk");
     // Bypass layer 1 on purpose (read the file directly): the derived grant does not reach it.
     await assert.rejects(() => Deno.readTextFile(join(scoped, "canary.txt")), Deno.errors.NotCapable);

@@ -43,15 +43,10 @@ export function policyFor(config: Config, configPath: string | undefined, variab
 /**
  * The policy of one root alone: a `PathJail` built from it starts relative
  * paths there and refuses every other root, so a tool that serves one folder
- * cannot reach the notes or another folder, whatever path it is given.
- * `ownFiles` (the server's own files) join its `readFiles`, which a
- * `PathJail` never serves.
+ * cannot reach the notes or another folder, whatever path it is given. The
+ * policy's `readFiles` and `writeFiles` (the server's own files) stay, and a
+ * `PathJail` never serves them.
  */
-export function rootPolicy(policy: Policy, root: Root, ownFiles: readonly string[] = []): Policy {
-  return {
-    ...policy,
-    readRoots: [root.path],
-    writeRoots: root.writable ? [root.path] : [],
-    readFiles: [...policy.readFiles, ...ownFiles],
-  };
+export function rootPolicy(policy: Policy, root: Root): Policy {
+  return { ...policy, readRoots: [root.path], writeRoots: root.writable ? [root.path] : [] };
 }

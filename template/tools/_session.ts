@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Server } from "@forge/toolkit";
 import { connectInMemory, type InMemorySession } from "@forge/toolkit/testing";
 import { ConfigSchema } from "../domain/config.ts";
+import { policyFor } from "../domain/policy.ts";
 import { Manager } from "../domain/notes.ts";
 import { registerAll } from "./register.ts";
 
@@ -37,7 +38,14 @@ export async function toolSession(folders: Record<string, { writable?: boolean }
     folders: Object.fromEntries(Object.entries(folders).map(([name, f]) => [name, { ...f, path: paths[name] }])),
   });
   const server = new Server({ name: "my-server" });
-  registerAll(server, new Manager({ get: () => Promise.resolve(config), path: undefined, ownFiles: [] }));
+  registerAll(
+    server,
+    new Manager({
+      get: () => Promise.resolve(config),
+      path: undefined,
+      policyOf: (config) => policyFor(config, undefined, []),
+    }),
+  );
   const session = await connectInMemory(server);
   return {
     ...session,
