@@ -357,13 +357,10 @@ export class PathJail {
     // glob and root.
     const denied = everyContaining(roots, real).map((rel) => namesIn(this.#deny, globPath(rel)));
     const deniedAnywhere = namesIn(this.#anywhere, globPath(real));
-    const own = this.#own.size === 0 ? undefined : ownFilePlaces(this.#own);
-    const ownHere = new Set(
-      [...this.#own, ...own?.paths ?? []].filter((file) => dirname(file) === real).map((file) => basename(file)),
-    );
-    const ownNames = own?.names ?? new Set<string>();
+    const own = ownFilePlaces(this.#own);
+    const ownHere = new Set([...own.paths].filter((file) => dirname(file) === real).map((file) => basename(file)));
     const visible = (name: string) =>
-      !denied.some((d) => d(name)) && !deniedAnywhere(name) && !ownHere.has(name) && !ownNames.has(name);
+      !denied.some((d) => d(name)) && !deniedAnywhere(name) && !ownHere.has(name) && !own.names.has(name);
     const linkVisible = (target: string) => {
       const inRoots = everyContaining(roots, target);
       return inRoots.length === 0 || !this.#denied(inRoots, target);
@@ -585,7 +582,8 @@ export class PathJail {
     if (!this.#allowHardLinks) return false;
     const info = statOrUndefined(real);
     if (info === undefined || info.nlink === null || info.nlink <= 1) return false;
-    return [...this.#own].map(statOrUndefined).some((o) => o !== undefined && o.dev === info.dev && o.ino === info.ino);
+    // A file with another name: the own files' identities are looked up only then.
+    return ownFilePlaces(this.#own, { ids: true }).ids.has(`${info.dev}:${info.ino}`);
   }
 
   /** Refuses one of the server's own files in the words of a deny glob: the model learns nothing more of it. */
