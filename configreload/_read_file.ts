@@ -1,6 +1,7 @@
 import { nodeFs } from "../internal/node_fs.ts";
 import { concatBytes } from "../internal/concat_bytes.ts";
 import { readDescriptor } from "../internal/read_descriptor.ts";
+import { identityOf } from "./_file_safety.ts";
 
 /** What `stat` says about a file: enough to notice most changes cheaply. */
 export interface Stamp {
@@ -61,7 +62,7 @@ export async function readBounded(
   try {
     const info = nodeFs().fstatSync(fd);
     if (!info.isFile()) throw new TypeError("Cannot read config: it is not a regular file");
-    if (checked?.identity !== undefined && `${info.dev}:${info.ino}` !== checked.identity) throw new ChangedError();
+    if (checked?.identity !== undefined && identityOf(info) !== checked.identity) throw new ChangedError();
     if (info.size > maxBytes) throw tooLarge(maxBytes);
     const chunks: Uint8Array[] = [];
     let total = 0;
