@@ -491,7 +491,8 @@ export class Manager {
   async #assertNotOwn(r: { root: string; name: string }, action: string, paths: Iterable<string>): Promise<void> {
     const audit = auditFileOf(await this.#config(), this.#configPath);
     const own = [this.#configPath, audit].filter((file) => file !== undefined).map((file) => resolve(file));
-    await assertNotOwnFiles(r.root, r.name, action, paths, [...own, ...this.#ownFiles]);
+    // runWithConfig's list names the config file and the audit file too: each is looked up once.
+    await assertNotOwnFiles(r.root, r.name, action, paths, [...new Set([...own, ...this.#ownFiles])]);
   }
 
   /** The caller's path, checked, as operands; the whole tree (`.`) when none and `whole`. */
