@@ -6,6 +6,7 @@
 // (`\u0001`). Tools other than git_commit answer text alone, sent once.
 import { MAX_PATHS_BYTES } from "./argument_bytes.ts";
 import { MAX_COMMIT_PATHS } from "./manager.ts";
+import { MAX_REVISION } from "./revision.ts";
 
 /**
  * What a reply holds beside git's output: the JSON-RPC envelope (its id aside), the truncation marker, the
@@ -30,8 +31,6 @@ const NOTED = 7;
 function grepRevision(length: number): number {
   return Math.max(0, Math.ceil((length * 3 + 3 + 2 - 44 * ESCAPED) / 46));
 }
-/** The longest revision a tool takes, in characters. */
-const MAX_REVISION = 256;
 
 /** The git tools. */
 export type GitTool = "git_status" | "git_log" | "git_show" | "git_diff" | "git_grep" | "git_blame" | "git_commit";

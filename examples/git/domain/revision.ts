@@ -1,7 +1,8 @@
 import { PolicyError, quote } from "@forge/toolkit/validate";
 import { hasControl } from "./_has_control.ts";
 
-const MAX_REVISION = 256;
+/** The longest revision a tool takes, in characters. */
+export const MAX_REVISION = 256;
 
 /**
  * Checks a caller's revision (`main`, `HEAD~2`, `v1.0^{commit}`, a hash):
