@@ -1,8 +1,9 @@
 // test-permissions: --allow-read={repo}
 // What the repository does in more than one place has one home: bytes are
-// joined by internal/concat_bytes.ts and base64 is the runtime's
-// Uint8Array.prototype.toBase64 / Uint8Array.fromBase64. This test reads the
-// source for the hand-written shapes of both, which were copied before.
+// joined by internal/concat_bytes.ts, base64 is the runtime's
+// Uint8Array.prototype.toBase64 / Uint8Array.fromBase64, and "the path is not
+// there" is internal/missing_path.ts. This test reads the source for the
+// hand-written shapes of all three, which were copied before.
 
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -54,4 +55,17 @@ Deno.test("no source file codes base64 with btoa()/atob(): the runtime's Uint8Ar
     .filter(([path, text]) => !path.endsWith("_test.ts") && /\b(?:btoa|atob)\(/.test(withoutComments(text)))
     .map(([path]) => path);
   assert.deepEqual(copies, [], `hand-made base64 outside tests:\n${copies.join("\n")}`);
+});
+
+/** `NotFound || NotADirectory` in either order: the test for a missing path. */
+const MISSING_PATH =
+  /errors\.(?:NotFound|NotADirectory)\s*\|\|\s*\w+\s+instanceof\s+Deno\.errors\.(?:NotFound|NotADirectory)\b/;
+
+Deno.test("no library or script file tests for a missing path by hand: isMissingPath() does", () => {
+  assert.ok(MISSING_PATH.test(files.find(([path]) => path === "internal/missing_path.ts")![1]));
+  const copies = files
+    .filter(([path]) => path !== "internal/missing_path.ts" && !OWN_JOINER.some((folder) => path.startsWith(folder)))
+    .filter(([path, text]) => !path.endsWith("_test.ts") && MISSING_PATH.test(withoutComments(text)))
+    .map(([path]) => path);
+  assert.deepEqual(copies, [], `missing-path tests besides internal/missing_path.ts:\n${copies.join("\n")}`);
 });

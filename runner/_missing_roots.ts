@@ -3,6 +3,7 @@
 // call under such a root is refused.
 import type { Policy } from "../validate/policy.ts";
 import { quote } from "../internal/quote.ts";
+import { isMissingPath } from "../internal/missing_path.ts";
 
 /**
  * The stderr lines for the roots of `policy` (readable and writable, each
@@ -28,7 +29,7 @@ export async function missingRootWarnings(name: string, policy: Policy): Promise
   for (const root of new Set([...policy.readRoots, ...policy.writeRoots])) {
     const missing = await Deno.stat(root).then(
       () => false,
-      (err) => err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory,
+      isMissingPath,
     );
     if (missing) {
       lines.push(

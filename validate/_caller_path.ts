@@ -4,6 +4,7 @@
 import { constants } from "node:os";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
+import { isMissingPath } from "../internal/missing_path.ts";
 
 /**
  * Characters no caller's path may hold and no listing shows: C0 and C1
@@ -68,7 +69,7 @@ export function checkCallerPath(path: unknown, max: number, action: string): str
  */
 export function refusalFor(err: unknown, action: string, path: string): never {
   const shown = `Cannot ${action} ${quote(path)}`;
-  if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+  if (isMissingPath(err)) {
     throw new PolicyError("not-found", `${shown}: no such file or folder`, { cause: err });
   }
   if (err instanceof Deno.errors.NotCapable) {

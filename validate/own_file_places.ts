@@ -1,5 +1,6 @@
 import { basename, dirname, resolve } from "node:path";
 import { nodeFs } from "../internal/node_fs.ts";
+import { isMissingPath } from "../internal/missing_path.ts";
 
 /** Where a server's own files are now, as {@linkcode ownFilePlaces} finds them. */
 export interface OwnFilePlaces {
@@ -90,7 +91,7 @@ function place(path: string, found: Found, hops: number): void {
     if (!nodeFs().existsSync(dirname(path))) return;
     at = resolve(Deno.realPathSync(dirname(path)), basename(path));
   } catch (err) {
-    if (missing(err)) return;
+    if (isMissingPath(err)) return;
     return unresolved(path, found);
   }
   paths.add(at);
@@ -99,7 +100,7 @@ function place(path: string, found: Found, hops: number): void {
     if (!Deno.lstatSync(at).isSymlink) return;
     link = Deno.readLinkSync(at);
   } catch (err) {
-    if (missing(err)) return;
+    if (isMissingPath(err)) return;
     return unresolved(path, found);
   }
   // A dangling link: writing through it makes its target, which is then the file.
@@ -110,8 +111,4 @@ function place(path: string, found: Found, hops: number): void {
 function unresolved(path: string, found: Found): void {
   found.paths.add(path);
   found.names.add(basename(path));
-}
-
-function missing(err: unknown): boolean {
-  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
 }

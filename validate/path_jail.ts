@@ -10,6 +10,7 @@ import { DEFAULT_DENY, type Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { ownFilePlaces } from "./own_file_places.ts";
 import { quote } from "../internal/quote.ts";
+import { isMissingPath } from "../internal/missing_path.ts";
 import { wholeCharacters } from "./_utf8.ts";
 import type { DescriptorAnchorCheck, PathJailOptions } from "./path_jail_options.ts";
 import type { DirListing, ListDirOptions } from "./dir_listing.ts";
@@ -443,7 +444,7 @@ export class PathJail {
    * "not found", so the jail does not reveal what exists outside it.
    */
   async #missing(err: unknown, candidate: string, mode: Mode, path: string, action: string = mode): Promise<never> {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+    if (isMissingPath(err)) {
       await this.#checkRootExists(candidate, mode, action, path);
       const walk = this.#linkWalk(mode, action, path);
       await walk.nearest(candidate);
@@ -463,7 +464,7 @@ export class PathJail {
       if (containing([root], candidate) === undefined) continue;
       const missing = await Deno.realPath(root).then(
         () => false,
-        (err) => err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory,
+        isMissingPath,
       );
       if (!missing) continue;
       throw new PolicyError(
