@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { parseOrigin } from "./credentials.ts";
 import { NetRules, parseHostEntry } from "./net_rules.ts";
+import { MAX_CREDENTIAL_LENGTH } from "./secret_filter.ts";
 
 /** The largest `max_bytes`: the body travels twice in a result (structured and as text). */
 export const MAX_BYTES_LIMIT = 4 * 1024 * 1024;
@@ -15,8 +16,10 @@ const AuthSchema = z.strictObject({
   origins: z.array(z.string().min(1)).min(1),
   /** The auth scheme before the credentials, e.g. `Bearer`. */
   scheme: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, "must be one HTTP token, e.g. Bearer").optional(),
-  /** The secret, from the environment. */
-  credentials: z.string().regex(/^[\x21-\x7e]{1,8192}$/, "must be visible ASCII without spaces"),
+  /** The secret, from the environment; its length caps how far past `max_bytes` every body is read. */
+  credentials: z.string()
+    .max(MAX_CREDENTIAL_LENGTH, `must be at most ${MAX_CREDENTIAL_LENGTH} characters`)
+    .regex(/^[\x21-\x7e]+$/, "must be visible ASCII without spaces"),
 });
 
 /**

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigError, expand, fromSchema } from "@forge/toolkit/configreload";
 import { type Config, ConfigSchema, MAX_BYTES_LIMIT, SECRET_FIELDS } from "./config.ts";
+import { MAX_CREDENTIAL_LENGTH } from "./secret_filter.ts";
 
 const SECRET = "s3cret-token-value";
 const env = { get: (name: string) => (name === "HTTP_TOKEN" ? SECRET : undefined) };
@@ -101,4 +102,27 @@ Deno.test("credentials must be one token of visible ASCII, and the scheme one HT
       /auth\[0\]\.credentials: must be visible ASCII/.test(err.message) && !err.message.includes("two words"),
   );
   refused({ ...doc, auth: [{ ...doc.auth[0], scheme: "Bearer token" }] }, /auth\[0\]\.scheme: must be one HTTP token/);
+});
+
+Deno.test("credentials longer than MAX_CREDENTIAL_LENGTH are refused at load, naming the field and the cap", () => {
+  // How far past max_bytes a body is read follows from this cap, never from a configured credential's length.
+  const doc = {
+    allow_hosts: ["api.example.com"],
+    auth: [{ origins: ["https://api.example.com"], credentials: "${HTTP_TOKEN}" }],
+  };
+  const withToken = (token: string) =>
+    fromSchema(ConfigSchema, { secretFields: SECRET_FIELDS })(
+      expand(doc, { env: { get: (name: string) => (name === "HTTP_TOKEN" ? token : undefined) } }),
+    );
+  const longest = "k".repeat(MAX_CREDENTIAL_LENGTH);
+  assert.equal(withToken(longest).auth[0].credentials, longest);
+  assert.throws(() => withToken(`${longest}k`), (err: Error) => {
+    assert.ok(err instanceof ConfigError, `${err}`);
+    assert.match(
+      err.message,
+      new RegExp(`auth\\[0\\]\\.credentials: must be at most ${MAX_CREDENTIAL_LENGTH} characters`),
+    );
+    assert.ok(!err.message.includes("kkkk"), "the secret is never in the message");
+    return true;
+  });
 });

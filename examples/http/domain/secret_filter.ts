@@ -1,8 +1,26 @@
 /** What a hidden credential is replaced with when `redact` does not name it. */
 export const HIDDEN = "[hidden credential]";
 
+/**
+ * The longest credential the filter hides, in characters of visible ASCII
+ * (the config refuses a longer one). How far past its cap a body is read
+ * follows from this length alone, never from the configured credentials':
+ * where a cut falls tells nothing of a credential's length.
+ */
+export const MAX_CREDENTIAL_LENGTH = 4096;
+
 // Shorter values would match inside ordinary words (as in the config loader's redaction).
 const MIN_LENGTH = 3;
+/** The longest text form of a credential of the longest length: `\\u0041` for each character (UTF-16 units). */
+const LONGEST_TEXT = 7 * MAX_CREDENTIAL_LENGTH;
+/** Its longest byte form: UTF-16, two bytes a character of visible ASCII. */
+const LONGEST_BYTES = 2 * MAX_CREDENTIAL_LENGTH;
+/**
+ * How far past a cap a body is read: the byte cut may move past the cap by a byte form, and what is decoded after it
+ * must still hold a whole text form, whose characters take two bytes each in UTF-16. A few bytes more for a character
+ * the cut splits.
+ */
+const REACH = 2 * LONGEST_TEXT + 2 * LONGEST_BYTES + 8;
 
 /** Options of {@linkcode SecretFilter.cutBytes}. */
 export interface CutOptions {
@@ -56,7 +74,10 @@ export interface CutText {
  * back, one character at a time. So a server's text is filtered before
  * anything cuts it, and a body is read past its cap ({@linkcode SecretFilter.reach}) so
  * that a credential starting before the cut is whole in what is filtered
- * ({@linkcode SecretFilter.cutBytes}, {@linkcode SecretFilter.cutText}).
+ * ({@linkcode SecretFilter.cutBytes}, {@linkcode SecretFilter.cutText}). How far, and
+ * how far before the end of what was read a cut stays, follow from
+ * {@linkcode MAX_CREDENTIAL_LENGTH} alone: were they the configured credentials',
+ * a cut that moves with them would tell the model a credential's length.
  *
  * @example Hide a credential echoed as text, percent-encoded, or in a body read past its cap
  * ```ts
@@ -67,8 +88,8 @@ export interface CutText {
  * assert.equal(filter.text("Bearer t0k/en"), `Bearer ${HIDDEN}`);
  * assert.equal(filter.text("?a=t0k%2Fen"), `?a=${HIDDEN}`);
  * assert.equal(filter.text("?a=t0k…"), "?a=t0k…", "a part is never hidden: that would tell the model it is one");
- * const read = new TextEncoder().encode("12345t0k/en and more");
- * const body = filter.cutBytes(read, { max: 7, whole: false });
+ * const read = new TextEncoder().encode(`12345t0k/en${" and more".repeat(filter.reach)}`);
+ * const body = filter.cutBytes(read.subarray(0, 7 + filter.reach), { max: 7, whole: false });
  * assert.equal(new TextDecoder().decode(body.shown), `12345${HIDDEN}`);
  * ```
  */
@@ -78,7 +99,9 @@ export class SecretFilter {
    * starting before the cap (and any one that spans the cut
    * {@linkcode SecretFilter.cutBytes} moves to) is whole in what was read, in every form
    * this filter hides, as bytes or as text in a charset of up to two bytes
-   * per ASCII character. 0 without credentials.
+   * per ASCII character: the same for every filter that hides a credential
+   * (what the longest one, {@linkcode MAX_CREDENTIAL_LENGTH} characters, needs),
+   * 0 without credentials.
    */
   readonly reach: number;
   readonly #redact: (text: string) => string;
@@ -87,9 +110,11 @@ export class SecretFilter {
   readonly #forms: readonly ByteForm[];
   /** The first byte of each form, for a quick skip. */
   readonly #starts = new Uint8Array(256);
-  /** The longest form as bytes, and as text (in UTF-16 code units). */
-  readonly #longestBytes: number;
-  readonly #longestText: number;
+  /** How far before the end of a body read in part a cut stays: as bytes, and as text (in UTF-16 code units). */
+  readonly #heldBytes: number;
+  readonly #heldText: number;
+  /** Whether every form is visible ASCII, so that any other character ends every form that spans it. */
+  readonly #ascii: boolean;
 
   /**
    * Builds the filter.
@@ -97,6 +122,8 @@ export class SecretFilter {
    * @param secrets The credential values (values under 3 characters are ignored).
    * @param redact Applied to every text too: the config loader's `redact`, which names environment values
    *   (`${NAME}`); a credential it names is shown by that name, any other as {@linkcode HIDDEN}.
+   * @throws {RangeError} When a credential has a form longer than one of {@linkcode MAX_CREDENTIAL_LENGTH}
+   *   characters of visible ASCII (the reach would not cover it).
    */
   constructor(secrets: readonly string[], redact: (text: string) => string = (text) => text) {
     this.#redact = redact;
@@ -104,17 +131,25 @@ export class SecretFilter {
     this.#shown = values.map((value) => redact(value) === value ? HIDDEN : redact(value));
     // Whole values only, longest first: a start of one is never hidden (see the class).
     const chars = values.map((value) => [...value].map(charPattern));
+    // Before the pattern is built: a credential far over the cap would overflow the regular expression parser.
+    values.forEach((value, i) => {
+      const text = chars[i].reduce((sum, unit) => sum + unit.longest, 0);
+      const bytes = Math.max(...byteForms(value, "").map((form) => form.secret.length));
+      if (text > LONGEST_TEXT || bytes > LONGEST_BYTES) {
+        const most = `${MAX_CREDENTIAL_LENGTH} of visible ASCII`;
+        throw new RangeError(`Cannot hide a credential of ${value.length} characters: the most is ${most}`);
+      }
+    });
     this.#pattern = values.length === 0
       ? undefined
       : new RegExp(chars.map((units) => `(${units.map((unit) => unit.pattern).join("")})`).join("|"), "g");
-    this.#longestText = Math.max(0, ...chars.map((units) => units.reduce((sum, unit) => sum + unit.longest, 0)));
     this.#forms = values.flatMap((value, i) => byteForms(value, this.#shown[i]))
       .sort((a, b) => b.secret.length - a.secret.length);
     for (const form of this.#forms) this.#starts[form.secret[0]] = 1;
-    this.#longestBytes = Math.max(0, ...this.#forms.map((form) => form.secret.length));
-    // Text forms are ASCII: at most two bytes a character (UTF-16). The byte cut may move past a form; then what is
-    // decoded after it must still hold a whole text form. A few bytes more for a character the cut splits.
-    this.reach = values.length === 0 ? 0 : 2 * this.#longestText + 2 * this.#longestBytes + 8;
+    this.#heldText = values.length === 0 ? 0 : LONGEST_TEXT;
+    this.#heldBytes = values.length === 0 ? 0 : LONGEST_BYTES;
+    this.#ascii = values.every((value) => /^[\x21-\x7e]*$/.test(value));
+    this.reach = values.length === 0 ? 0 : REACH;
   }
 
   /**
@@ -148,7 +183,7 @@ export class SecretFilter {
     const { max, whole } = options;
     let limit = Math.min(max, bytes.length);
     // A credential starting later could go on past what was read.
-    if (!whole) limit = Math.min(limit, Math.max(0, bytes.length - this.#longestBytes + 1));
+    if (!whole) limit = Math.min(limit, Math.max(0, bytes.length - this.#heldBytes + 1));
     const budget = 2 * max;
     const parts: Uint8Array[] = [];
     let size = 0;
@@ -195,7 +230,7 @@ export class SecretFilter {
     const { rest = "", max, whole } = options;
     const text = rest === "" ? shown : shown + rest;
     let end = shown.length;
-    if (!whole) end = Math.min(end, Math.max(0, text.length - this.#longestText + 1));
+    if (!whole) end = Math.min(end, this.#wholeBefore(text));
     const budget = max + this.#longestShown();
     let out = "";
     let at = 0;
@@ -274,6 +309,25 @@ export class SecretFilter {
   #formAt(bytes: Uint8Array, at: number): ByteForm | undefined {
     for (const form of this.#forms) if (startsWith(bytes, at, form.secret)) return form;
     return undefined;
+  }
+
+  /**
+   * How much of a text read in part may be shown: up to where a form of the
+   * longest length still ends within it, or, when every form is visible
+   * ASCII, past that to the last character that is not (a form that starts
+   * before it ends before it). Either depends on the text alone, never on the
+   * credentials; the second keeps a text of other characters (CJK in UTF-8,
+   * three bytes each) from being held back by a whole form's length.
+   */
+  #wholeBefore(text: string): number {
+    const end = Math.max(0, text.length - this.#heldText + 1);
+    if (this.#ascii) {
+      for (let at = text.length - 1; at >= end; at--) {
+        const code = text.charCodeAt(at);
+        if (code < 0x21 || code > 0x7e) return at + 1;
+      }
+    }
+    return end;
   }
 
   #longestShown(): number {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { quote } from "@forge/toolkit/validate";
-import { HIDDEN, SecretFilter } from "./secret_filter.ts";
+import { HIDDEN, MAX_CREDENTIAL_LENGTH, SecretFilter } from "./secret_filter.ts";
 
 const SECRET = 'ab/c"d+é=t0k';
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -13,12 +13,17 @@ function utf16(text: string, littleEndian: boolean): Uint8Array {
 }
 
 /** A body as `fetchText` shows it: read up to `max + reach` bytes, cut in bytes, decoded, cut in text. */
-function shownBody(filter: SecretFilter, body: string, max: number): { text: string; cut: boolean } {
-  const all = utf8(body);
+function shownBody(
+  filter: SecretFilter,
+  body: string | Uint8Array,
+  max: number,
+  charset = "utf-8",
+): { text: string; cut: boolean } {
+  const all = typeof body === "string" ? utf8(body) : body;
   const read = all.subarray(0, max + filter.reach);
   const whole = read.length === all.length;
   const bytes = filter.cutBytes(read, { max, whole });
-  const decoder = new TextDecoder();
+  const decoder = new TextDecoder(charset);
   const shown = decoder.decode(bytes.shown, { stream: true });
   const text = filter.cutText(shown, { rest: decoder.decode(bytes.rest, { stream: true }), max, whole });
   return { text: text.text, cut: bytes.cut || text.cut };
@@ -148,28 +153,76 @@ Deno.test("SecretFilter.cutText() shows an escaped credential that spans the cut
 
 Deno.test("SecretFilter cuts a body read only in part before what could be a credential's start, whatever it holds", () => {
   // When the body goes on past what was read, the cut stays a whole form's length before the end: the same for a
-  // start of the credential as for any other text.
+  // start of the credential as for any other text, and the length of the longest credential the filter takes.
   const secret = "secret-value-1234";
   const filter = new SecretFilter([secret]);
   for (const tail of [secret.slice(0, 9), "zzzzzzzzz"]) {
-    const read = utf8(`${"p".repeat(200)}${tail}`);
-    // Its longest byte form is UTF-16 (2 bytes a character), its longest text form "\\u0073…" (7 a character).
-    const bytes = filter.cutBytes(read, { max: 1000, whole: false });
-    assert.equal(decode(bytes.shown), "p".repeat(read.length - 2 * secret.length + 1));
+    const read = utf8(`${"p".repeat(60_000)}${tail}`);
+    // The longest byte form is UTF-16 (2 bytes a character), the longest text form "\\u0073…" (7 a character).
+    const bytes = filter.cutBytes(read, { max: 100_000, whole: false });
+    assert.equal(decode(bytes.shown), "p".repeat(read.length - 2 * MAX_CREDENTIAL_LENGTH + 1));
     assert.equal(bytes.cut, true);
-    const text = filter.cutText(decode(read), { max: 1000, whole: false });
-    assert.deepEqual(text, { text: "p".repeat(read.length - 7 * secret.length + 1), cut: true });
+    const text = filter.cutText(decode(read), { max: 100_000, whole: false });
+    assert.deepEqual(text, { text: "p".repeat(read.length - 7 * MAX_CREDENTIAL_LENGTH + 1), cut: true });
+    // Every form is visible ASCII: none that starts before a space goes on past it.
+    const spaced = filter.cutText(`${decode(read.subarray(0, 60_000))} ${tail}`, { max: 100_000, whole: false });
+    assert.deepEqual(spaced, { text: `${"p".repeat(60_000)} `, cut: true });
   }
   // Read in full, nothing is held back.
   assert.deepEqual(filter.cutText("abc", { max: 1000, whole: true }), { text: "abc", cut: false });
 });
 
+Deno.test("SecretFilter reads and cuts a body the same whatever the credentials' lengths: no cut tells a length", () => {
+  // A red team read a token's length back in about 12 fetches: the reach grew with it, and in a charset that decodes
+  // four bytes to one character an echo's cut moved with it. Reach and cut now follow MAX_CREDENTIAL_LENGTH alone.
+  const filters = [3, 38, 1_000].map((n) => new SecretFilter(["k".repeat(n)]));
+  assert.deepEqual(new Set(filters.map((filter) => filter.reach)).size, 1);
+  const repeat = (unit: number[], times: number) => new Uint8Array(Array.from({ length: times }, () => unit).flat());
+  const bodies: [string, Uint8Array][] = [
+    ["utf-8", utf8("p".repeat(150_000))],
+    ["utf-16le", utf16("p".repeat(75_000), true)],
+    // Four bytes a character: GB18030's four-byte U+0080, and ISO-2022-JP's "a" each after an escape to ASCII.
+    ["gb18030", repeat([0x81, 0x30, 0x81, 0x30], 40_000)],
+    ["iso-2022-jp", repeat([0x1b, 0x28, 0x42, 0x61], 40_000)],
+  ];
+  for (const [charset, body] of bodies) {
+    for (const max of [1_000, 50_000]) {
+      const shown = filters.map((filter) => shownBody(filter, body, max, charset));
+      for (const each of shown) assert.deepEqual(each, shown[0], `${charset}, max ${max}`);
+      assert.equal(shown[0].cut, true);
+    }
+  }
+});
+
+Deno.test("SecretFilter.cutText() holds no text back from a body read in part whose characters no form holds", () => {
+  // CJK in UTF-8 takes three bytes a character: held back by a whole form's length, a body cut at 30,000 bytes
+  // would show nothing. A form is visible ASCII and ends before any such character.
+  const filter = new SecretFilter(["secret-value-1234"]);
+  const max = 30_000;
+  assert.deepEqual(shownBody(filter, "漢".repeat(100_000), max), { text: "漢".repeat(max / 3), cut: true });
+  assert.deepEqual(shownBody(filter, "ab ".repeat(100_000), max, "utf-8"), {
+    text: "ab ".repeat(max / 3),
+    cut: true,
+  });
+});
+
+Deno.test("SecretFilter hides a credential of MAX_CREDENTIAL_LENGTH characters and refuses a longer one unquoted", () => {
+  // Its pattern must compile: one of about 7,000 characters overflows the regular expression parser's stack.
+  const longest = "k".repeat(MAX_CREDENTIAL_LENGTH);
+  assert.equal(new SecretFilter([longest]).text(`a ${longest} b`), `a ${HIDDEN} b`);
+  assert.throws(() => new SecretFilter([`${longest}x`]), (err: Error) => {
+    assert.ok(err instanceof RangeError);
+    assert.match(err.message, new RegExp(`^Cannot hide a credential of ${MAX_CREDENTIAL_LENGTH + 1} characters`));
+    assert.ok(!err.message.includes("kkk"));
+    return true;
+  });
+});
+
 Deno.test("SecretFilter.reach covers every form a credential is hidden in, as text in UTF-16 too", () => {
-  const secret = 'a/"\\é';
-  const filter = new SecretFilter([secret]);
-  // Its longest text form is "\\u0061…", 7 characters each, which UTF-16 writes in 2 bytes each.
-  assert.ok(filter.reach >= 2 * 7 * secret.length, `${filter.reach}`);
-  assert.ok(filter.reach >= 2 * encodeURIComponent(secret).length);
+  const filter = new SecretFilter(['a/"\\é']);
+  // The longest text form of the longest credential is "\\u0061…", 7 characters each, which UTF-16 writes in 2 bytes
+  // each; its longest byte form, UTF-16, 2 bytes a character.
+  assert.ok(filter.reach >= 2 * 7 * MAX_CREDENTIAL_LENGTH + 2 * MAX_CREDENTIAL_LENGTH, `${filter.reach}`);
   assert.equal(new SecretFilter([]).reach, 0);
 });
 
