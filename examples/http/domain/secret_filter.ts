@@ -1,3 +1,5 @@
+import { hostForms } from "./host_forms.ts";
+
 /** What a hidden credential is replaced with when `redact` does not name it. */
 export const HIDDEN = "[hidden credential]";
 
@@ -68,6 +70,11 @@ export interface CutText {
  * bytes in another, and then decoding turns it into text that no longer
  * holds the value (UTF-8 bytes read as UTF-16LE become CJK).
  *
+ * A credential written in a URL's host is hidden in the form URL parsing
+ * gives it there too (a refusal quotes a redirect's host so): lower-cased,
+ * percent-escapes decoded, punycode (`xn--…`) or an IPv4 address
+ * (`domain/host_forms.ts`).
+ *
  * It never hides a part of a credential. Hiding whatever looked like the
  * start of one (before a `…`, or where a text was cut) answered the question
  * "is this a start of the credential?" for any text the model got echoed
@@ -131,18 +138,22 @@ export class SecretFilter {
     this.#shown = values.map((value) => redact(value) === value ? HIDDEN : redact(value));
     // Whole values only, longest first: a start of one is never hidden (see the class).
     const chars = values.map((value) => [...value].map(charPattern));
+    const hosts = values.map((value) => hostForms(value).filter((form) => form.length >= MIN_LENGTH));
     // Before the pattern is built: a credential far over the cap would overflow the regular expression parser.
     values.forEach((value, i) => {
-      const text = chars[i].reduce((sum, unit) => sum + unit.longest, 0);
+      const text = Math.max(chars[i].reduce((sum, unit) => sum + unit.longest, 0), ...hosts[i].map((h) => h.length));
       const bytes = Math.max(...byteForms(value, "").map((form) => form.secret.length));
       if (text > LONGEST_TEXT || bytes > LONGEST_BYTES) {
         const most = `${MAX_CREDENTIAL_LENGTH} of visible ASCII`;
         throw new RangeError(`Cannot hide a credential of ${value.length} characters: the most is ${most}`);
       }
     });
-    this.#pattern = values.length === 0
-      ? undefined
-      : new RegExp(chars.map((units) => `(${units.map((unit) => unit.pattern).join("")})`).join("|"), "g");
+    this.#pattern = values.length === 0 ? undefined : new RegExp(
+      chars.map((units, i) =>
+        `(${[units.map((unit) => unit.pattern).join(""), ...hosts[i].map(eitherCase)].join("|")})`
+      ).join("|"),
+      "g",
+    );
     this.#forms = values.flatMap((value, i) => byteForms(value, this.#shown[i]))
       .sort((a, b) => b.secret.length - a.secret.length);
     for (const form of this.#forms) this.#starts[form.secret[0]] = 1;
@@ -384,6 +395,11 @@ function charPattern(char: string): { pattern: string; longest: number } {
 function hex(value: number, digits: number): string {
   return [...value.toString(16).padStart(digits, "0")].map((d) => /[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)
     .join("");
+}
+
+/** A literal whose ASCII letters match in either case: a host is written lower-cased, a message may not keep it so. */
+function eitherCase(literal: string): string {
+  return [...literal].map((c) => /[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escape(c)).join("");
 }
 
 function escape(literal: string): string {

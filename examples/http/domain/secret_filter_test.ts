@@ -304,3 +304,24 @@ Deno.test("SecretFilter.text() hides a whole credential whose letters changed ca
     assert.equal(filter.text(`${part}…`), `${part}…`);
   }
 });
+
+Deno.test("SecretFilter.text() hides a credential in the form a URL's host gives it: punycode, an IPv4 address, whole only", () => {
+  // A redirect to http://<credential>.evil.example/ is refused quoting the host as URL parsing wrote it.
+  const token = "gR7x%C3%A9Kq9-LmZ4vTn8";
+  const digits = "3232235777";
+  const filter = new SecretFilter([token, digits], (text) => text.replaceAll(token, "${API_TOKEN}"));
+  const host = new URL(`http://${token}.evil.example/`).hostname;
+  assert.ok(host.startsWith("xn--"), host);
+  assert.equal(
+    filter.text(`the host ${quote(host)} is not allowed`),
+    'the host "${API_TOKEN}.evil.example" is not allowed',
+  );
+  assert.equal(filter.text(host.toUpperCase()), "${API_TOKEN}.EVIL.EXAMPLE");
+  assert.equal(filter.text(new URL(`http://${digits}/`).hostname), HIDDEN);
+  // A part of a host form is shown as it is, as a part of the credential is.
+  const form = host.slice(0, -".evil.example".length);
+  for (const part of [form.slice(0, -1), form.slice(4), "192.168.1"]) assert.equal(filter.text(`${part}…`), `${part}…`);
+  // A value the host would hold only a part of has no host form: hiding that part would be an oracle.
+  const slashed = new SecretFilter(["ab%C3%A9/cd"]);
+  assert.equal(slashed.text(new URL("http://ab%C3%A9/cd").hostname), new URL("http://ab%C3%A9/cd").hostname);
+});
