@@ -13,3 +13,10 @@ Deno.test("configVariables() accepts bytes with a BOM and refuses junk", () => {
   assert.deepEqual(configVariables(bytes), ["X"]);
   assert.throws(() => configVariables(new Uint8Array([0xff, 0x00])), SyntaxError);
 });
+
+Deno.test("configVariables() refuses a file past expand()'s references limit", () => {
+  assert.throws(() => configVariables(`[${Array(10_001).fill('"${X}"').join(",")}]`), {
+    name: "RangeError",
+    message: "Cannot expand config: it holds more than 10000 ${NAME} references (maxReferences)",
+  });
+});

@@ -1,4 +1,5 @@
 import type { FieldPath } from "./_field_path.ts";
+import { quote } from "../internal/quote.ts";
 import { redactor } from "./_redact.ts";
 
 export type { FieldPath } from "./_field_path.ts";
@@ -17,6 +18,21 @@ export interface ExpandOptions {
    * @default {Deno.env}
    */
   env?: EnvReader;
+  /**
+   * The most `${` a document may hold in its string values: references, and
+   * attempts at one that are malformed. Past it `expand()` throws instead of
+   * recording them, so what a document costs to expand is bounded however it
+   * is written. Real configs hold a handful to a few hundred.
+   * @default {10000}
+   */
+  maxReferences?: number;
+  /**
+   * The most characters that variables' values may add to the document, in
+   * all: each reference writes its value again, so without it ten thousand
+   * references to a 100 KB variable would build a gigabyte of text.
+   * @default {4194304}
+   */
+  maxExpandedChars?: number;
 }
 
 /**
@@ -69,9 +85,27 @@ export interface Expansion {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-interface Node {
-  readonly parent: Node | undefined;
-  readonly key: string | number;
+// How many `${` a document may hold unless the caller says otherwise: far above the few hundred of a large
+// real config, and recording that many stays small (docs/configuration.md).
+const MAX_REFERENCES = 10_000;
+// As many characters as the largest config file: a thousand references to a 4 KiB certificate.
+const MAX_EXPANDED_CHARS = 4 * 1024 * 1024;
+
+// One open array or object of the walk: memory follows the depth, not the width.
+interface Frame {
+  readonly source: Readonly<Record<string, unknown>> | readonly unknown[];
+  readonly copy: Record<string, unknown> | unknown[];
+  /** An object's keys; `undefined` for an array. */
+  readonly keys: readonly string[] | undefined;
+  /** How many children were started; the one being copied is `next - 1`. */
+  next: number;
+}
+
+const PRESIZED = 1024;
+
+interface Found {
+  readonly state: VariableState;
+  readonly value: string;
 }
 
 /**
@@ -84,11 +118,17 @@ interface Node {
  * `"${DATA_DIR}/reports"` expands to `/reports` when `DATA_DIR` is unset, and
  * must never be used.
  *
- * The walk is iterative, so any nesting depth is safe.
+ * The walk is iterative and holds one frame per open array or object, so any
+ * nesting depth is safe and its memory follows the depth, not the width. A
+ * document holding more than `maxReferences` `${`, or whose references add
+ * more than `maxExpandedChars` characters, is refused as soon as it is seen.
  *
  * @param value A JSON value (objects, arrays, strings, numbers, booleans, null).
  * @param options See {@linkcode ExpandOptions}.
  * @returns The expanded copy and its provenance.
+ * @throws {RangeError} When the document holds more than `maxReferences`
+ *   `${`, or its references add more than `maxExpandedChars` characters, or
+ *   either limit is not a positive integer.
  *
  * @example Expand a document and see which fields used which variables
  * ```ts
@@ -104,62 +144,119 @@ interface Node {
  * ]);
  * assert.equal(result.redact("bad root /srv/data/in"), "bad root ${DATA_DIR}/in");
  * ```
+ *
+ * @example Refuse a document with more references than any real config holds
+ * ```ts
+ * import { expand } from "@forge/toolkit/configreload";
+ * import assert from "node:assert/strict";
+ *
+ * const env = new Map([["X", "x"]]);
+ * assert.throws(() => expand(["${X}", "${X}", "${X}"], { env, maxReferences: 2 }), {
+ *   name: "RangeError",
+ *   message: "Cannot expand config: it holds more than 2 ${NAME} references (maxReferences)",
+ * });
+ * ```
  */
 export function expand(value: unknown, options: ExpandOptions = {}): Expansion {
   const env = options.env ?? Deno.env;
-  const lookups = new Map<string, { state: VariableState; value: string }>();
-  const lookup = (name: string): { state: VariableState; value: string } => {
+  const maxReferences = limit(options.maxReferences, MAX_REFERENCES, "maxReferences");
+  const maxChars = limit(options.maxExpandedChars, MAX_EXPANDED_CHARS, "maxExpandedChars");
+  let references = 0;
+  let written = 0;
+  const lookups = new Map<string, Found>();
+  const lookup = (name: string): Found => {
     let found = lookups.get(name);
     if (found === undefined) {
       found = read(env, name);
       lookups.set(name, found);
     }
+    written += found.value.length;
+    if (written > maxChars) {
+      throw new RangeError(
+        `Cannot expand config: its references add more than ${maxChars} characters of variables' values (maxExpandedChars)`,
+      );
+    }
     return found;
   };
-  const fields: ExpandedField[] = [];
-  const expandAt = (raw: string, node: Node | undefined): string => {
-    if (!raw.includes("$")) return raw;
-    const result = expandString(raw, lookup);
-    if (result.variables.length > 0 || result.malformed !== undefined) {
-      fields.push({ path: pathOf(node), ...result.field });
+  // Counted before the name is read: a reference past the limit reads nothing.
+  const spend = (): void => {
+    if (++references > maxReferences) {
+      throw new RangeError(
+        `Cannot expand config: it holds more than ${maxReferences} \${NAME} references (maxReferences)`,
+      );
     }
-    return result.text;
+  };
+  const fields: ExpandedField[] = [];
+  const stack: Frame[] = [];
+  // Returns the copy of one value; an array or object is returned empty and filled by the loop below.
+  const start = (source: unknown): unknown => {
+    if (typeof source === "string") {
+      if (!source.includes("$")) return source;
+      const { text, field } = expandString(source, lookup, spend);
+      if (field !== undefined) fields.push({ path: pathOf(stack), ...field });
+      return text;
+    }
+    if (Array.isArray(source)) {
+      // Sized when small (an array grown by push takes room for 17 items); a large one is grown, since
+      // V8 makes `new Array(n)` of a large n a slow dictionary.
+      const copy: unknown[] = source.length <= PRESIZED ? new Array(source.length) : [];
+      stack.push({ source, copy, keys: undefined, next: 0 });
+      return copy;
+    }
+    if (isPlainObject(source)) {
+      const copy = {};
+      stack.push({ source, copy, keys: Object.keys(source), next: 0 });
+      return copy;
+    }
+    return source;
   };
 
-  const root: { value: unknown } = { value: undefined };
-  const work: { source: unknown; target: object; key: string | number; node?: Node }[] = [
-    { source: value, target: root, key: "value" },
-  ];
-  for (let item = work.pop(); item !== undefined; item = work.pop()) {
-    const { source, target, key, node } = item;
-    let copy: unknown = source;
-    if (typeof source === "string") {
-      copy = expandAt(source, node);
-    } else if (Array.isArray(source)) {
-      copy = new Array(source.length);
-      for (let i = source.length - 1; i >= 0; i--) {
-        work.push({ source: source[i], target: copy as object, key: i, node: { parent: node, key: i } });
+  const root = start(value);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    const { source, copy, keys } = frame;
+    if (keys === undefined) {
+      const items = source as readonly unknown[];
+      if (frame.next === items.length) {
+        stack.pop();
+      } else {
+        const i = frame.next++;
+        (copy as unknown[])[i] = start(items[i]);
       }
-    } else if (isPlainObject(source)) {
-      copy = {};
-      for (const k of Object.keys(source).reverse()) {
-        work.push({ source: source[k], target: copy as object, key: k, node: { parent: node, key: k } });
-      }
+    } else if (frame.next === keys.length) {
+      stack.pop();
+    } else {
+      const key = keys[frame.next++];
+      const item = start((source as Readonly<Record<string, unknown>>)[key]);
+      // defineProperty, not assignment: a "__proto__" key must stay plain data.
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     }
-    Object.defineProperty(target, key, { value: copy, enumerable: true, writable: true, configurable: true });
   }
 
   const secrets = new Map<string, string>();
   for (const [name, found] of lookups) if (found.state === "set") secrets.set(found.value, name);
   return {
-    value: root.value,
+    value: root,
     fields,
     names: [...lookups.keys()].sort(),
     redact: redactor(secrets),
   };
 }
 
-function read(env: EnvReader, name: string): { state: VariableState; value: string } {
+function limit(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isSafeInteger(value) && value > 0)) {
+    throw new RangeError(`Cannot expand config: ${name} ${quote(value)} is not a positive integer`);
+  }
+  return value;
+}
+
+// Built only for a field that is recorded: the key each open container is at.
+function pathOf(stack: readonly Frame[]): FieldPath {
+  return stack.map((frame) => frame.keys === undefined ? frame.next - 1 : frame.keys[frame.next - 1]);
+}
+
+function read(env: EnvReader, name: string): Found {
   let value: string | undefined;
   try {
     value = env.get(name);
@@ -173,52 +270,63 @@ function read(env: EnvReader, name: string): { state: VariableState; value: stri
   return { state: value === "" ? "empty" : "set", value };
 }
 
+// Pieces are joined a chunk at a time: a string of a million `$${` would
+// otherwise be held as a million pieces before it is one string.
+const CHUNK = 1024;
+
 function expandString(
   raw: string,
-  lookup: (name: string) => { state: VariableState; value: string },
-): { text: string; variables: VariableUse[]; field: Omit<ExpandedField, "path">; malformed?: string } {
+  lookup: (name: string) => Found,
+  spend: () => void,
+): { text: string; field?: Omit<ExpandedField, "path"> } {
   const variables: VariableUse[] = [];
-  let text = "";
-  let i = 0;
   let malformed: string | undefined;
-  while (i < raw.length) {
-    const dollar = raw.indexOf("$", i);
-    if (dollar === -1) {
-      text += raw.slice(i);
-      break;
+  let text = "";
+  let pieces: string[] = [];
+  const write = (piece: string): void => {
+    if (piece === "") return;
+    pieces.push(piece);
+    if (pieces.length === CHUNK) {
+      text += pieces.join("");
+      pieces = [];
     }
-    text += raw.slice(i, dollar);
+  };
+  // `from` is the first character not yet written (the text between `$`-syntax goes as one slice);
+  // `at` is where the scan resumes.
+  let from = 0;
+  let at = 0;
+  for (let dollar = raw.indexOf("$"); dollar !== -1; dollar = raw.indexOf("$", at)) {
     if (raw.startsWith("$${", dollar)) {
-      text += "${";
-      i = dollar + 3;
+      // The first `$` is dropped and `${` kept.
+      write(raw.slice(from, dollar));
+      from = dollar + 1;
+      at = dollar + 3;
     } else if (raw.startsWith("${", dollar)) {
+      spend();
       const close = raw.indexOf("}", dollar + 2);
       const name = close === -1 ? "" : raw.slice(dollar + 2, close);
-      if (!NAME.test(name)) {
+      write(raw.slice(from, dollar));
+      from = at = close === -1 ? raw.length : close + 1;
+      if (NAME.test(name)) {
+        const found = lookup(name);
+        variables.push({ name, state: found.state });
+        write(found.value);
+      } else {
         malformed ??= `"\${" at character ${
           dollar + 1
         } does not start a \${NAME} reference (write $\${ for a literal "\${")`;
-        i = close === -1 ? raw.length : close + 1;
-        continue;
       }
-      const found = lookup(name);
-      variables.push({ name, state: found.state });
-      text += found.value;
-      i = close + 1;
     } else {
-      text += "$";
-      i = dollar + 1;
+      at = dollar + 1;
     }
   }
+  if (from === 0) return { text: raw };
+  write(raw.slice(from));
+  // A field that is one reference gets the variable's value itself, not a copy of it.
+  text = text === "" && pieces.length === 1 ? pieces[0] : text + pieces.join("");
+  if (variables.length === 0 && malformed === undefined) return { text };
   const whole = variables.length === 1 && malformed === undefined && raw === `\${${variables[0].name}}`;
-  const field = malformed === undefined ? { variables, whole } : { variables, whole, malformed };
-  return { text, variables, field, malformed };
-}
-
-function pathOf(node: Node | undefined): FieldPath {
-  const path: (string | number)[] = [];
-  for (let n = node; n !== undefined; n = n.parent) path.push(n.key);
-  return path.reverse();
+  return { text, field: malformed === undefined ? { variables, whole } : { variables, whole, malformed } };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -98,3 +98,60 @@ Deno.test("expand() does not expand references inside a variable's value", () =>
   assert.deepEqual(result.value, { f: "${B}" });
   assert.deepEqual(reads, ["A"]);
 });
+
+Deno.test("expand() refuses more than maxReferences ${, malformed ones too, naming the limit and reading no more", () => {
+  const message = "Cannot expand config: it holds more than 10000 ${NAME} references (maxReferences)";
+  const x = env({ X: "x" });
+  assert.equal(expand(Array(10_000).fill("${X}"), { env: x }).fields.length, 10_000);
+  assert.throws(() => expand(Array(10_001).fill("${X}"), { env: x }), { name: "RangeError", message });
+  assert.throws(() => expand({ a: Array(10_001).fill("${") }, { env: x }), { name: "RangeError", message });
+  assert.throws(() => expand("${X}".repeat(10_001), { env: x }), { name: "RangeError", message });
+  const reads: string[] = [];
+  const reader = { get: (name: string) => (reads.push(name), "v") };
+  assert.throws(() => expand(["${A}", "${B}", "${C}"], { env: reader, maxReferences: 2 }), {
+    message: "Cannot expand config: it holds more than 2 ${NAME} references (maxReferences)",
+  });
+  assert.deepEqual(reads, ["A", "B"]);
+});
+
+Deno.test("expand() refuses references that add more than maxExpandedChars characters, each use counted", () => {
+  const big = env({ BIG: "v".repeat(4096) });
+  assert.equal(expand(Array(1024).fill("${BIG}"), { env: big }).fields.length, 1024);
+  assert.throws(() => expand(Array(1025).fill("${BIG}"), { env: big }), {
+    name: "RangeError",
+    message:
+      "Cannot expand config: its references add more than 4194304 characters of variables' values (maxExpandedChars)",
+  });
+  assert.throws(() => expand("${A}/${A}", { env: env({ A: "abc" }), maxExpandedChars: 5 }), /more than 5 characters/);
+  assert.equal(expand("${A}/${A}", { env: env({ A: "abc" }), maxExpandedChars: 6 }).value, "abc/abc");
+});
+
+Deno.test("expand() refuses limits that are not positive integers", () => {
+  for (const bad of [0, -1, 1.5, NaN]) {
+    assert.throws(() => expand({}, { env: env({}), maxReferences: bad }), /maxReferences .* is not a positive integer/);
+    assert.throws(() => expand({}, { env: env({}), maxExpandedChars: bad }), /maxExpandedChars/);
+  }
+});
+
+Deno.test("expand() copies a wide array item by item: the same values, and fields at the same paths", () => {
+  // Wider than any array sized up front, with containers and references among plain items.
+  const wide = Array.from(
+    { length: 200_000 },
+    (_, i) =>
+      i % 50 === 0 ? `\${A}/${i}` : i % 50 === 1 ? { k: [i, "${A}"], ["__proto__"]: "p" } : i % 2 ? i : `s$${i}`,
+  );
+  const result = expand({ list: wide, after: "$${A}${A}" }, { env: env({ A: "/a" }) });
+  const list = (result.value as { list: unknown[] }).list;
+  assert.equal(list.length, wide.length);
+  for (let i = 0; i < wide.length; i++) {
+    const item = wide[i];
+    if (i % 50 === 0) assert.equal(list[i], `/a/${i}`);
+    else if (i % 50 === 1) assert.equal(JSON.stringify(list[i]), `{"k":[${i},"/a"],"__proto__":"p"}`);
+    else assert.equal(list[i], item);
+  }
+  assert.equal(Object.getPrototypeOf(list[1]), Object.prototype);
+  const paths = wide.flatMap((_, i) => i % 50 === 0 ? [["list", i]] : i % 50 === 1 ? [["list", i, "k", 1]] : []);
+  assert.deepEqual(result.fields.map((f) => f.path), [...paths, ["after"]]);
+  assert.deepEqual(result.fields.at(-1), { path: ["after"], variables: [{ name: "A", state: "set" }], whole: false });
+  assert.equal((result.value as { after: string }).after, "${A}/a");
+});
