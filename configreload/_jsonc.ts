@@ -1,8 +1,9 @@
 // A small JSONC parser: strict JSON plus `//` and `/* */` comments and
 // trailing commas. It is our own rather than JSON.parse so that it can refuse
 // duplicate keys (with JSON.parse the last "roots" silently wins), bound the
-// nesting depth with a clear error, and report line and column without echoing
-// the file's content. It is iterative, so no input can overflow the stack.
+// nesting depth and the number of values with a clear error, and report line
+// and column without echoing the file's content. It is iterative, so no input
+// can overflow the stack.
 
 import { quote } from "../internal/quote.ts";
 
@@ -14,18 +15,29 @@ interface Frame {
   key: string;
 }
 
+/** How deep a document may nest, and how many values (arrays, objects and scalars) it may hold. */
+export interface JsoncLimits {
+  readonly maxDepth: number;
+  readonly maxValues: number;
+}
+
 /**
  * Parses JSONC text into a JSON value.
  *
  * @throws {SyntaxError} `Cannot parse config: <problem> at line L, column C`.
  */
-export function parseJsonc(text: string, maxDepth: number): unknown {
+export function parseJsonc(text: string, limits: JsoncLimits): unknown {
+  const { maxDepth, maxValues } = limits;
   const p = new Scanner(text);
   const stack: Frame[] = [];
+  // Every value costs what JavaScript makes of it here and in each later pass (a copy, the schema's
+  // issues), many times its bytes: the count bounds them before they are built.
+  let values = 0;
   while (true) {
     p.skip();
     let value: unknown;
     const c = text[p.pos];
+    if (++values > maxValues) p.fail(`it holds more than ${maxValues} values (maxValues)`);
     if (c === "{" || c === "[") {
       if (stack.length >= maxDepth) p.fail(`nesting is deeper than ${maxDepth} levels`);
       p.pos++;

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { parseJsonc } from "./_jsonc.ts";
 
-const parse = (text: string, depth = 64): unknown => parseJsonc(text, depth);
-const refuses = (text: string, pattern: RegExp, depth = 64): void => {
-  assert.throws(() => parse(text, depth), (err) => err instanceof SyntaxError && pattern.test(err.message));
+const parse = (text: string, depth = 64, values = 100_000): unknown =>
+  parseJsonc(text, { maxDepth: depth, maxValues: values });
+const refuses = (text: string, pattern: RegExp, depth = 64, values = 100_000): void => {
+  assert.throws(() => parse(text, depth, values), (err) => err instanceof SyntaxError && pattern.test(err.message));
 };
 
 Deno.test("parseJsonc() reads strict JSON like JSON.parse", () => {
@@ -57,7 +58,13 @@ Deno.test("parseJsonc() refuses nesting deeper than the limit without recursion"
   assert.deepEqual(parse("[[1]]", 2), [[1]]);
   const deep = "[".repeat(200_000) + "]".repeat(200_000);
   refuses(deep, /nesting is deeper than 64 levels/);
-  assert.equal((parse(deep, 300_000) as unknown[]).length, 1);
+  assert.equal((parse(deep, 300_000, 300_000) as unknown[]).length, 1);
+});
+
+Deno.test("parseJsonc() refuses more values than the limit, naming it and where, before building the rest", () => {
+  assert.deepEqual(parse('{"a": [1, {}], "b": null}', 64, 5), { a: [1, {}], b: null });
+  refuses('{"a": [1, {}], "b": null}', /it holds more than 4 values \(maxValues\) at line 1, column 21$/, 64, 4);
+  refuses("[\n" + "0,".repeat(100_000) + "]", /more than 100000 values \(maxValues\) at line 2, column 199999$/);
 });
 
 Deno.test("parseJsonc() reports line and column without echoing the document", () => {

@@ -24,3 +24,11 @@ Deno.test("parseConfigText() refuses an empty or blank file", () => {
 Deno.test("parseConfigText() refuses valid UTF-8 that is not JSONC with a position", () => {
   assert.throws(() => parseConfigText(bytes("\u0001\u0002binary")), /unexpected character U\+0001 at line 1, column 1/);
 });
+
+Deno.test("parseConfigText() holds at most 100,000 values unless told otherwise", () => {
+  const numbers = (n: number): string => `[${Array(n).fill(0).join(",")}]`;
+  assert.equal((parseConfigText(numbers(99_999)) as unknown[]).length, 99_999);
+  assert.throws(() => parseConfigText(numbers(100_000)), /more than 100000 values \(maxValues\)/);
+  assert.throws(() => parseConfigText(numbers(3), { maxValues: 3 }), /more than 3 values \(maxValues\)/);
+  assert.throws(() => parseConfigText("[[[]]]", { maxDepth: 2 }), /nesting is deeper than 2 levels/);
+});

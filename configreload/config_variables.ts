@@ -1,4 +1,4 @@
-import { MAX_DEPTH, parseConfigText } from "./_parse_text.ts";
+import { parseConfigText } from "./_parse_text.ts";
 import { expand } from "./expand.ts";
 
 const NO_ENV = { get: (): undefined => undefined };
@@ -9,7 +9,10 @@ const NO_ENV = { get: (): undefined => undefined };
  *
  * @param content The file's bytes or text (JSONC, UTF-8, an optional BOM).
  * @returns The names, sorted, without repeats.
- * @throws {SyntaxError} When the content is not UTF-8 JSONC.
+ * @throws {SyntaxError} When the content is not UTF-8 JSONC, or holds more
+ *   than the loader's default `maxDepth` (64) or `maxValues` (100,000).
+ * @throws {RangeError} When it holds more than the loader's default
+ *   `maxReferences` (10,000) `${`.
  *
  * @example List the variables to allow
  * ```ts
@@ -21,5 +24,5 @@ const NO_ENV = { get: (): undefined => undefined };
  * ```
  */
 export function configVariables(content: Uint8Array | string): string[] {
-  return [...expand(parseConfigText(content, MAX_DEPTH), { env: NO_ENV }).names];
+  return [...expand(parseConfigText(content), { env: NO_ENV }).names];
 }

@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { type FileSafety, fileSafety } from "./_file_safety.ts";
-import { MAX_DEPTH, parseConfigText } from "./_parse_text.ts";
+import { parseConfigText } from "./_parse_text.ts";
 import { quote } from "../internal/quote.ts";
 import { ChangedError, readBounded, stamp } from "./_read_file.ts";
 import { sha256Hex } from "../internal/sha256_hex.ts";
@@ -39,6 +39,26 @@ export interface LoaderOptions<T = unknown> {
    * @default {64}
    */
   maxDepth?: number;
+  /**
+   * The most values (arrays, objects, strings, numbers, booleans, nulls) a
+   * file may hold. Each costs many times its bytes once parsed, copied and
+   * validated (a schema reports an issue per bad one), so this, with
+   * `maxBytes`, bounds what a load costs.
+   * @default {100000}
+   */
+  maxValues?: number;
+  /**
+   * The most `${` a file may hold in its string values (references, and
+   * malformed attempts at one): each is recorded for validation. See {@linkcode expand}.
+   * @default {10000}
+   */
+  maxReferences?: number;
+  /**
+   * The most characters variables' values may add to the document, in all.
+   * See {@linkcode expand}.
+   * @default {4194304}
+   */
+  maxExpandedChars?: number;
   /**
    * Where the loader reports a refused new version (one line each, never a
    * value from the environment).
@@ -87,6 +107,9 @@ const BAD_CACHE = 32;
  *   start cap what any version can add.) A version that `refuseReload` gives a
  *   reason for is not used, as an invalid one.
  * - Concurrent `get()` calls share one read.
+ * - What a load costs is bounded whatever the file holds: past `maxBytes`,
+ *   `maxDepth`, `maxValues`, `maxReferences` or `maxExpandedChars` a version
+ *   is refused as an invalid one, its message naming the limit.
  *
  * Permissions: read of the file, and env access to the names the file
  * references. The directory's mode is checked only when the process may read
@@ -148,10 +171,11 @@ export class Loader<T> {
    *   defaults must allow nothing.
    * @param parse Validates the expanded document, e.g. {@linkcode fromSchema}.
    * @param options See {@linkcode LoaderOptions}.
-   * @throws {RangeError} When `maxBytes` or `maxDepth` is not a positive integer.
+   * @throws {RangeError} When a limit (`maxBytes`, `maxDepth`, `maxValues`,
+   *   `maxReferences`, `maxExpandedChars`) is not a positive integer.
    */
   constructor(path: string | undefined, parse: ConfigParser<T>, options: LoaderOptions<T> = {}) {
-    for (const key of ["maxBytes", "maxDepth"] as const) {
+    for (const key of ["maxBytes", "maxDepth", "maxValues", "maxReferences", "maxExpandedChars"] as const) {
       const value = options[key];
       if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
         throw new RangeError(`Cannot create loader: ${key} ${quote(value)} is not a positive integer`);
@@ -298,7 +322,8 @@ export class Loader<T> {
     if (known !== undefined) return this.#fail(hash, known);
     let expansion: Expansion | undefined;
     try {
-      expansion = expand(parseConfigText(bytes, this.#options.maxDepth ?? MAX_DEPTH), { env: this.#options.env });
+      const { env, maxDepth, maxValues, maxReferences, maxExpandedChars } = this.#options;
+      expansion = expand(parseConfigText(bytes, { maxDepth, maxValues }), { env, maxReferences, maxExpandedChars });
       const config = this.#parse(expansion);
       const refused = this.#first === undefined ? undefined : this.#options.refuseReload?.(config, this.#first);
       if (refused !== undefined) throw new ConfigError(`Cannot reload config: ${refused}`);

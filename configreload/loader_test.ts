@@ -297,6 +297,63 @@ Deno.test("Loader without a path returns the defaults and refuses to watch", asy
 Deno.test("Loader refuses limits that are not positive integers", () => {
   assert.throws(() => new Loader(undefined, fromSchema(schema), { maxBytes: 0 }), RangeError);
   assert.throws(() => new Loader(undefined, fromSchema(schema), { maxDepth: 1.5 }), RangeError);
+  assert.throws(() => new Loader(undefined, fromSchema(schema), { maxValues: -1 }), /maxValues "-1" is not/);
+  assert.throws(() => new Loader(undefined, fromSchema(schema), { maxReferences: 0 }), /maxReferences "0" is not/);
+  assert.throws(() => new Loader(undefined, fromSchema(schema), { maxExpandedChars: NaN }), /maxExpandedChars/);
+});
+
+const list = (items: readonly string[]): string => `{ "roots": [${items.join(",")}] }`;
+
+Deno.test({
+  name:
+    "Loader refuses a file past maxValues, maxReferences or maxExpandedChars, naming the limit; a reload keeps the last good config",
+  permissions: files,
+  async fn() {
+    const env = new Map([["X", `/${"x".repeat(1023)}`], ["Y", "/y"]]);
+    const { path, loader, lines, parses } = await setup('{ "roots": ["/srv/a"] }', { env });
+    const good = await loader.get();
+    const cases: [string, RegExp][] = [
+      [list(Array(99_999).fill('"/r"')), /: it holds more than 100000 values \(maxValues\) at line 1, column 500003$/],
+      [list(Array(10_001).fill('"${Y}"')), /: it holds more than 10000 \$\{NAME\} references \(maxReferences\)$/],
+      [
+        list(Array(4097).fill('"${X}"')),
+        /: its references add more than 4194304 characters of variables' values \(maxExpandedChars\)$/,
+      ],
+    ];
+    for (const [text, pattern] of cases) {
+      await write(path, text);
+      // Not assert.equal: the diff of a 100,000-item config that was wrongly used would take gigabytes.
+      assert.ok(await loader.get() === good, "nothing of a refused version is used");
+      const at = `files: keeping the last good config: Cannot load config "${path}"`;
+      assert.ok(lines.at(-1)!.startsWith(at), lines.at(-1));
+      assert.match(lines.at(-1)!, pattern);
+      const fresh = new Loader(path, fromSchema(schema), { env, log: () => {} });
+      assert.match((await refusal(fresh.get())).message, pattern);
+    }
+    assert.equal(lines.length, cases.length);
+    assert.equal(parses(), 1, "no refused version reached validation");
+    await write(path, list(['"${X}"', '"${X}/a"', '"${X}/b"']));
+    assert.equal((await loader.get()).roots.length, 3);
+    const tight = new Loader(path, fromSchema(schema), { env, maxReferences: 2, maxValues: 5, maxExpandedChars: 2048 });
+    assert.match((await refusal(tight.get())).message, /more than 2 \$\{NAME\} references \(maxReferences\)$/);
+  },
+});
+
+Deno.test({
+  name: "Loader loads a file at every default limit: 100,000 values and 10,000 references adding 4 MB",
+  permissions: files,
+  async fn() {
+    // A hundred times the references of a large real config, each variable used many times.
+    const env = new Map(Array.from({ length: 300 }, (_, i) => [`DIR_${i}`, `/srv/${i}/`.padEnd(419, "d")]));
+    const items = Array.from({ length: 99_998 }, (_, i) => i < 10_000 ? `"\${DIR_${i % 300}}/${i}"` : `"/srv/s/${i}"`);
+    const { loader, lines } = await setup(list(items), { env });
+    const { roots } = await loader.get();
+    assert.equal(roots.length, 99_998);
+    assert.equal(roots[9_999], `${env.get("DIR_99")}/9999`);
+    assert.equal(roots[10_000], "/srv/s/10000");
+    assert.equal(loader.variables.length, 300);
+    assert.deepEqual(lines, []);
+  },
 });
 
 Deno.test({
