@@ -89,7 +89,11 @@ interface Good<T> {
 // A modification time this close to our last read may hide a later write
 // within the file system's timestamp granularity, so such a file is re-read.
 const RACY_MS = 2_000;
+// Bad versions are remembered by hash so that an unchanged one is not parsed
+// again: at most this many, holding at most BAD_ISSUES issues in all (a version
+// can have a bad field per value: 32 hostile versions would hold millions).
 const BAD_CACHE = 32;
+const BAD_ISSUES = 100_000;
 
 /**
  * Loads a config file and reloads it when its content changes, keyed on the
@@ -109,7 +113,8 @@ const BAD_CACHE = 32;
  * - Concurrent `get()` calls share one read.
  * - What a load costs is bounded whatever the file holds: past `maxBytes`,
  *   `maxDepth`, `maxValues`, `maxReferences` or `maxExpandedChars` a version
- *   is refused as an invalid one, its message naming the limit.
+ *   is refused as an invalid one, its message naming the limit, and the bad
+ *   versions remembered hold at most 100,000 issues in all.
  *
  * Permissions: read of the file, and env access to the names the file
  * references. The directory's mode is checked only when the process may read
@@ -155,6 +160,7 @@ export class Loader<T> {
   #stampKey: string | undefined;
   #stampAt = 0;
   readonly #bad = new Map<string, ConfigError>();
+  #badIssues = 0;
   readonly #logged = new Set<string>();
   #inflight: Promise<T> | undefined;
   #queued: Promise<T> | undefined;
@@ -330,10 +336,19 @@ export class Loader<T> {
       return this.#accept({ config, hash, expansion });
     } catch (err) {
       const error = this.#wrap(err, expansion);
-      if (this.#bad.size >= BAD_CACHE) this.#bad.delete(this.#bad.keys().next().value!);
-      this.#bad.set(hash, error);
+      this.#remember(hash, error);
       return this.#fail(hash, error);
     }
+  }
+
+  #remember(hash: string, error: ConfigError): void {
+    for (const [oldest, known] of this.#bad) {
+      if (this.#bad.size < BAD_CACHE && this.#badIssues + error.issues.length <= BAD_ISSUES) break;
+      this.#bad.delete(oldest);
+      this.#badIssues -= known.issues.length;
+    }
+    this.#bad.set(hash, error);
+    this.#badIssues += error.issues.length;
   }
 
   #defaults(): T {

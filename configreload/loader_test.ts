@@ -357,6 +357,31 @@ Deno.test({
 });
 
 Deno.test({
+  name: "Loader remembers bad versions up to 100,000 issues in all: hostile versions cannot pile up",
+  permissions: files,
+  async fn() {
+    const { path, loader, parses } = await setup('{ "roots": ["/srv/a"] }');
+    const good = await loader.get();
+    // 50,001 fields the schema refuses each.
+    const numbers = (first: number): string => list([String(first), ...Array(50_000).fill("1")]);
+    await write(path, numbers(0));
+    assert.equal(await loader.get(), good);
+    await write(path, numbers(2));
+    assert.equal(await loader.get(), good);
+    assert.equal(parses(), 3);
+    await write(path, '{ "roots": 1 }');
+    assert.equal(await loader.get(), good);
+    // The first is forgotten (both would hold 100,002 issues), so it is parsed again; the small one is not.
+    await write(path, numbers(0));
+    assert.equal(await loader.get(), good);
+    assert.equal(parses(), 5);
+    await write(path, '{ "roots": 1 }');
+    assert.equal(await loader.get(), good);
+    assert.equal(parses(), 5);
+  },
+});
+
+Deno.test({
   name: "Loader gives every hostile file a clear error: huge, deep, binary, a directory",
   permissions: files,
   async fn() {
