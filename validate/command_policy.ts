@@ -82,6 +82,13 @@ export interface CommandRunOptions {
    * @default {stdin is empty}
    */
   input?: Uint8Array;
+  /**
+   * Variables for this run only, set over the policy's (the git example
+   * points one `git add` at a private object folder); names and values are
+   * checked as the policy's are.
+   * @default {{}}
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** How a run ended. */
@@ -243,7 +250,7 @@ export class CommandPolicy {
    * @param options See {@linkcode CommandRunOptions}.
    * @returns What it produced, and how it ended.
    * @throws {PolicyError} When the working directory is outside the roots, or a caller's value is refused.
-   * @throws {TypeError} When `program` is not allowed.
+   * @throws {TypeError} When `program` is not allowed, or a variable of `env` is malformed.
    * @throws {Error} When the program cannot be started.
    *
    * @example Refuses a folder outside the roots
@@ -255,11 +262,16 @@ export class CommandPolicy {
     const path = this.#programs.get(program);
     if (path === undefined) throw new TypeError(`Cannot run ${quote(program)}: it is not an allowed program`);
     const args = buildArgv(parts);
+    const env = { ...this.#env };
+    const action = `run ${quote(program)}`;
+    for (const [name, value] of Object.entries(options.env ?? {})) {
+      env[envName(name, action)] = envValue(name, value, action);
+    }
     const cwd = await this.#inRoot(options.cwd);
     options.signal?.throwIfAborted();
     let child: Deno.ChildProcess;
     try {
-      child = this.#spawn(path, args, cwd, options.input !== undefined);
+      child = this.#spawn(path, args, { cwd, env, piped: options.input !== undefined });
     } catch (err) {
       // A starter that cannot be run (a folder, a file without the execute bit) is named, not taken for the program.
       const through = err instanceof StarterFailure ? ` through the session starter ${quote(this.#starterPath)}` : "";
@@ -323,11 +335,15 @@ export class CommandPolicy {
    * calls setsid() without a fork of its own and the pid is the program's);
    * else Deno's `detached`, a fork of the server.
    */
-  #spawn(path: string, args: string[], cwd: string, piped: boolean): Deno.ChildProcess {
+  #spawn(
+    path: string,
+    args: string[],
+    { cwd, env, piped }: { cwd: string; env: Record<string, string>; piped: boolean },
+  ): Deno.ChildProcess {
     const options = (argv: string[], detached: boolean): Deno.CommandOptions => ({
       args: argv,
       cwd,
-      env: { ...this.#env },
+      env,
       clearEnv: true,
       stdin: piped ? "piped" : "null",
       stdout: "piped",
@@ -422,16 +438,16 @@ async function feed(stdin: WritableStream<Uint8Array>, input: Uint8Array): Promi
   }
 }
 
-function envName(name: string): string {
+function envName(name: string, action = "define commands"): string {
   if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw new TypeError(`Cannot define commands: env name ${quote(name)} is not a valid variable name`);
+    throw new TypeError(`Cannot ${action}: env name ${quote(name)} is not a valid variable name`);
   }
   return name;
 }
 
-function envValue(name: string, value: unknown): string {
+function envValue(name: string, value: unknown, action = "define commands"): string {
   if (typeof value !== "string" || value.includes("\0")) {
-    throw new TypeError(`Cannot define commands: env ${quote(name)} needs a string value without NUL bytes`);
+    throw new TypeError(`Cannot ${action}: env ${quote(name)} needs a string value without NUL bytes`);
   }
   return value;
 }

@@ -274,6 +274,14 @@ Deno.test("CommandPolicy.run() passes only the allowlisted environment", async (
     assert.ok(names.includes("FORGE_TEST_PASSED"));
     assert.ok(!names.includes("GIT_DIR"));
     assert.ok(!names.some((n) => n.startsWith("LD_") || n.endsWith("_PROXY") || n === "HOME"), names.join(","));
+    // A run's own variables reach that run alone, over the policy's; a malformed one is refused before any start.
+    const own = await commands.run("sh", script("echo $FIXED $ONCE"), { cwd: t.root, env: { FIXED: "2", ONCE: "x" } });
+    assert.equal(own.stdout, "2 x\n");
+    assert.equal((await commands.run("sh", script("echo $FIXED $ONCE"), { cwd: t.root })).stdout, "1\n");
+    await assert.rejects(
+      commands.run("sh", script(":"), { cwd: t.root, env: { "A=B": "x" } }),
+      /^TypeError: Cannot run "sh": env name "A=B" is not a valid variable name$/,
+    );
   } finally {
     Deno.env.delete("GIT_DIR");
     Deno.env.delete("FORGE_TEST_PASSED");
