@@ -43,6 +43,11 @@ const SHOW_AS_STORED = [
   arg.flag("--no-textconv"),
   arg.flag("--no-show-signature"),
 ];
+// `git commit <paths>` hashes each named file again, into an index made from HEAD. Past core.bigFileThreshold git
+// streams the file into a temporary pack even when its blob is stored already (then drops the copy), and a stop left
+// that partial pack in the store; under the threshold git looks the blob up first and, found, writes nothing. The
+// `git add` before it has just stored every blob, so the commit's run sets no threshold a file can pass.
+const NO_BIG_FILES = `core.bigFileThreshold=${2n ** 63n - 1n}`;
 // Logs and shows name authors as committed: the work tree's `.mailmap` would rename them from a file the
 // repository chooses (a hard link can make it any file its owner may read).
 const AS_COMMITTED = arg.flag("--no-mailmap");
@@ -456,7 +461,8 @@ export class Manager {
       if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedNames, ...others]);
       // Named or in a named folder, tracked or not, the server's config and audit trail never enter the history.
       await this.#assertNotOwn(r, "commit", [...stagedNames, ...others]);
-      await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], writing);
+      // Its new objects are moved into the store only once it has succeeded: a stop leaves none half-written there.
+      await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], { ...writing, quarantine: true });
       await git.run(r, [
         arg.word("commit"),
         arg.flag("--no-verify"),
@@ -467,7 +473,7 @@ export class Manager {
         arg.flag("--quiet"),
         arg.option("-m", "message", message),
         arg.operands("paths", target.paths),
-      ], writing);
+      ], { ...writing, config: [...options.config, NO_BIG_FILES] });
       const head = await git.run(r, [arg.word("rev-parse"), arg.flag("--verify"), arg.word("HEAD")], options);
       return { repo: r.name, commit: head.text.trim(), paths: target.paths };
     });
