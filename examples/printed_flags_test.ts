@@ -49,8 +49,8 @@ const samples: [string, string[], string[]][] = [
   ]],
   ["sqlite", [], [example("sqlite", "sample", "config.json"), example("sqlite", "sample", "shop.db")]],
   ["http", [], [example("http", "sample", "config.json")]],
-  // The writable sample repository's git folder: its object store, where commits' objects are moved in.
-  ["git", [example("git", "sample", "repo"), example("git", "sample", "repo", ".git")], [
+  // The writable sample repository's object store, where commits' objects are moved in.
+  ["git", [example("git", "sample", "repo"), example("git", "sample", "repo", ".git", "objects")], [
     example("git", "sample", "config.json"),
   ]],
 ];

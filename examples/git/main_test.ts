@@ -23,16 +23,17 @@ function denoRun(args: string[]): Promise<RunDenoResult> {
 
 Deno.test({
   name:
-    "--print-permissions grants the config file, the repositories, the git folder of the writable one, and runs exactly git and kill",
+    "--print-permissions grants the config file, the repositories, the object store of the writable one, and runs exactly git and kill",
   permissions: perms,
   async fn() {
     const t = await tree();
     try {
       const flags = await printedPermissions({ script: SCRIPT, config: t.config, cwd: REPO });
       assert.deepEqual(flags, [
-        `--allow-read=${t.app},${t.app}/.git,${t.docs},${t.config}`,
-        // Where a commit's quarantine is made and its objects moved in (README, "A stopped commit leaves nothing").
-        `--allow-write=${t.app}/.git`,
+        `--allow-read=${t.app},${t.app}/.git/objects,${t.docs},${t.config}`,
+        // Where a commit's quarantine is made and its objects moved in (README, "A stopped commit leaves nothing"):
+        // the store alone, never .git's config, hooks or refs.
+        `--allow-write=${t.app}/.git/objects`,
         "--allow-env=FORGE_TENANT_CONFIG",
         "--allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid",
       ]);

@@ -8,10 +8,12 @@ import type { Config } from "./config.ts";
  * (the server resolves folders and checks paths there; git itself, a child
  * process, runs outside Deno's sandbox), git, the group killer and the
  * session starter are the only programs (`--allow-run`), the audit file is written, and the
- * config file is read. Of a writable repository, its `.git` folder and its
- * `allow_outside` folders are written (its object store is in one of them):
+ * config file is read. Of a writable repository, its object store
+ * (`.git/objects`) and its `allow_outside` folders (where the store of a
+ * repository whose `.git` is a link or a `gitdir:` file lies) are written:
  * the server makes each commit's quarantine there and moves its objects in.
- * The work trees are not: commits are git's.
+ * Nothing else of `.git` is (its config, hooks and refs are git's), nor the
+ * work trees: commits are git's.
  *
  * @param config The validated config.
  * @param configPath The config file, or undefined when there is none.
@@ -22,7 +24,7 @@ export function policyFor(config: Config, configPath: string | undefined, variab
   return definePolicy({
     readRoots: config.repos.flatMap((repo) => [repo.path, ...repo.allow_outside]),
     writeRoots: config.repos.filter((repo) => repo.writable).flatMap((repo) => [
-      join(repo.path, ".git"),
+      join(repo.path, ".git", "objects"),
       ...repo.allow_outside,
     ]),
     readFiles: configPath === undefined ? [] : [resolve(configPath)],

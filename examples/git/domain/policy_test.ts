@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ConfigSchema } from "./config.ts";
 import { auditFileOf, policyFor } from "./policy.ts";
 
-Deno.test("policyFor() reads the repositories and the config, runs git and kill, writes the audit file and the git data of writable repositories only", () => {
+Deno.test("policyFor() reads the repositories and the config, runs git and kill, writes the audit file and the object stores of writable repositories only", () => {
   const config = ConfigSchema.parse({
     repos: [
       { name: "app", path: "repos/app", writable: true },
@@ -19,8 +19,13 @@ Deno.test("policyFor() reads the repositories and the config, runs git and kill,
     "/etc/forge/repos/docs",
     "/srv/shared",
   ]);
-  // Where a commit's quarantine is made: never a work tree, nothing of a read-only repository.
-  assert.deepEqual(policy.writeRoots, ["/etc/forge/repos/app/.git", "/etc/forge/repos/wt/.git"]);
+  // Where a commit's quarantine is made: a writable repository's object store and allow_outside folders (wt's store is
+  // app's), never a work tree or the rest of .git (its config, hooks, refs), nothing of a read-only repository.
+  assert.deepEqual(policy.writeRoots, [
+    "/etc/forge/repos/app/.git/objects",
+    "/etc/forge/repos/wt/.git/objects",
+    "/etc/forge/repos/app/.git",
+  ]);
   assert.deepEqual(policy.readFiles, ["/etc/forge/git.json"]);
   assert.deepEqual(policy.writeFiles, ["/etc/forge/audit.jsonl"]);
   assert.deepEqual(policy.run, ["/usr/bin/git", "/usr/bin/kill", "/usr/bin/setsid"]);
