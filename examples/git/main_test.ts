@@ -7,6 +7,7 @@ import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe, runDeno, type RunDenoResult } from "@forge/toolkit/testing";
 import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { listing } from "./domain/fixture.ts";
 
 const perms: Deno.PermissionOptions = {
   run: [Deno.execPath(), "/usr/bin/git"],
@@ -167,14 +168,3 @@ Deno.test({
     }
   },
 });
-
-/** Every entry under `folder`, by its path from there, sorted. */
-async function listing(folder: string, under = ""): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(join(folder, under))) {
-    const path = under === "" ? entry.name : `${under}/${entry.name}`;
-    found.push(path);
-    if (entry.isDirectory) found.push(...await listing(folder, path));
-  }
-  return found.sort();
-}

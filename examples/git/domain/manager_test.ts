@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { basename, join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
-import { fixture } from "./fixture.ts";
+import { fixture, listing } from "./fixture.ts";
 
 const refused = (code?: string) => (err: unknown) => {
   assert.ok(err instanceof PolicyError, String(err));
@@ -312,17 +312,6 @@ Deno.test({
     assert.equal(await unwritable.git(dir, "rev-parse", "HEAD"), head);
   },
 });
-
-/** Every entry under `folder`, by its path from there, sorted. */
-async function listing(folder: string, under = ""): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(join(folder, under))) {
-    const path = under === "" ? entry.name : `${under}/${entry.name}`;
-    found.push(path);
-    if (entry.isDirectory) found.push(...await listing(folder, path));
-  }
-  return found.sort();
-}
 
 Deno.test("git_commit never commits the server's own files in a writable repository, and no tool reads them from the work tree", async () => {
   const f = await fixture();
