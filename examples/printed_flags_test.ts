@@ -49,10 +49,7 @@ const samples: [string, string[], string[]][] = [
   ]],
   ["sqlite", [], [example("sqlite", "sample", "config.json"), example("sqlite", "sample", "shop.db")]],
   ["http", [], [example("http", "sample", "config.json")]],
-  // The writable sample repository's object store, where commits' objects are moved in.
-  ["git", [example("git", "sample", "repo"), example("git", "sample", "repo", ".git", "objects")], [
-    example("git", "sample", "config.json"),
-  ]],
+  ["git", [example("git", "sample", "repo")], [example("git", "sample", "config.json")]],
 ];
 
 for (const [name, roots, files] of samples) {

@@ -123,21 +123,3 @@ export async function writeExpandingIndex(gitDir: string, blob: string, count: n
   // The checksum, which git does not verify when it reads an index, is left as zeros.
   await Deno.writeFile(join(gitDir, "index"), bytes);
 }
-
-/**
- * Every entry under `folder`, by its path from there, sorted: what a test
- * compares before and after a call to see that it left nothing behind.
- *
- * @param folder The folder to list.
- * @param under A path below it to start from (the recursion's).
- * @returns The paths, `/`-separated, sorted.
- */
-export async function listing(folder: string, under = ""): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(join(folder, under))) {
-    const path = under === "" ? entry.name : `${under}/${entry.name}`;
-    found.push(path);
-    if (entry.isDirectory) found.push(...await listing(folder, path));
-  }
-  return found.sort();
-}

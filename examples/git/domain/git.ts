@@ -18,7 +18,6 @@ import { assertInPlaceWrites } from "./in_place_writes.ts";
 import { IndexNamesCache } from "./index_names_cache.ts";
 import { assertIndexShape, type ReadIndex } from "./index_shape.ts";
 import { assertLineFilesBounded } from "./line_files.ts";
-import { Quarantine } from "./quarantine.ts";
 import {
   discoveryArgs,
   DRIVER_KEYS,
@@ -112,16 +111,6 @@ export interface GitRunOptions {
    * @default {false}
    */
   inPlaceWrites?: boolean;
-  /**
-   * Writes the run's new objects into a {@linkcode Quarantine} of the
-   * repository's own store and moves them in only once git has succeeded: a
-   * git stopped halfway (deadline, cancellation, output cap) or failing
-   * leaves nothing in the store. For a run that writes objects (`git add`).
-   * Before it, the quarantines a dead server left are cleared
-   * ({@linkcode Quarantine.sweep}).
-   * @default {false}
-   */
-  quarantine?: boolean;
 }
 
 /** Options of {@linkcode Git.open}, for tests. */
@@ -337,32 +326,7 @@ export class Git {
     options: GitRunOptions = {},
   ): Promise<GitOutput> {
     const prepared = await this.#prepare(repo, options);
-    if (!options.quarantine) return await this.#spawn(repo, parts, prepared, options);
-    const { store } = prepared;
-    // A version of the config that made a repository writable after start: the flags of the start grant no write.
-    if ((await Deno.permissions.query({ name: "write", path: store })).state !== "granted") {
-      throw new PolicyError(
-        "no-permission",
-        `Cannot run git ${subcommandOf(parts)} in repo ${quote(repo.name)}: this process may not write its object ` +
-          "store (the server moves a commit's new objects there, in its .git folder or an allow_outside folder); " +
-          "restart the server with the flags from --print-permissions",
-      );
-    }
-    await Quarantine.sweep(store).catch((err) => {
-      console.error(`git: cannot clear the quarantines left in repo ${quote(repo.name)}: ${err}`);
-    });
-    const quarantine = await Quarantine.create(store);
-    try {
-      const out = await this.#spawn(repo, parts, prepared, options, quarantine.env);
-      await quarantine.migrate();
-      await quarantine.remove();
-      return out;
-    } catch (err) {
-      // Stopped or failed: what git wrote goes, half-written objects included. A folder that cannot be removed is
-      // left to a later sweep; the run's own error is the one to report.
-      await quarantine.remove().catch(() => {});
-      throw err;
-    }
+    return await this.#spawn(repo, parts, prepared.global, options);
   }
 
   /**
@@ -394,10 +358,9 @@ export class Git {
     accept: (output: GitOutput) => void,
   ): Promise<boolean> {
     const checking = { ...options, checkIndex: true };
-    const prepared = await this.#prepare(repo, checking);
-    const { gitDir, config, index } = prepared;
+    const { global, gitDir, config, index } = await this.#prepare(repo, checking);
     if (this.#cleanIndexes.clean(gitDir, index, config)) return false;
-    accept(await this.#spawn(repo, parts, prepared, checking));
+    accept(await this.#spawn(repo, parts, global, checking));
     this.#cleanIndexes.keep(gitDir, index, config);
     return true;
   }
@@ -406,7 +369,7 @@ export class Git {
   async #prepare(
     repo: Repo & { root: string },
     options: GitRunOptions,
-  ): Promise<Prepared> {
+  ): Promise<{ global: CommandArg[]; gitDir: string; config: ConfigFiles; index: ReadIndex | undefined }> {
     const verified = await this.#verify(repo, options.signal);
     const gitDir = verified.gitDir;
     const drivers = options.drivers ?? await this.#findDrivers(repo, verified, options.signal);
@@ -435,22 +398,20 @@ export class Git {
       : undefined;
     const settings = [...driverOverrides(drivers), ...(options.config ?? [])];
     const global = globalArgs(repo.root, gitDir, settings, options.pathspecMagic);
-    return { global, gitDir, store: verified.store, config: verified.config, index };
+    return { global, gitDir, config: verified.config, index };
   }
 
   /** Runs git with the global arguments `#prepare` made and checks how it ended. */
   async #spawn(
     repo: Repo & { root: string },
     parts: readonly CommandArg[],
-    { global }: Prepared,
+    global: readonly CommandArg[],
     options: GitRunOptions,
-    env?: Readonly<Record<string, string>>,
   ): Promise<GitOutput> {
-    this.#onRun?.(subcommandOf(parts));
+    this.#onRun?.(parts[0]?.kind === "word" ? parts[0].text : "git");
     const result = await this.#commands.run("git", [...global, ...parts], {
       cwd: repo.root,
       signal: options.signal,
-      env,
     });
     // Only a git stopped at the cap (by SIGTERM, then SIGKILL, or ended by the pipe closed on it) is excused its
     // exit status: one that ended by itself before the stop still has to have succeeded.
@@ -476,7 +437,7 @@ export class Git {
     await assertLineFilesBounded(repo.name, layout.commonDir);
     // Before git's first read of the config (every run, this server's ownership check included).
     const config = await assertNoIncludes(repo.name, layout);
-    const verified = { gitDir: layout.gitDir, commonDir: layout.commonDir, store: layout.objectStores[0], config };
+    const verified = { gitDir: layout.gitDir, commonDir: layout.commonDir, config };
     if (repo.trustOtherOwner) return verified;
     const uid = this.#uid ?? await this.#learnUid(repo, layout.gitDir, signal);
     const owned: [string, string][] = [
@@ -578,7 +539,7 @@ export class Git {
     result: CommandResult,
     ok: readonly number[],
   ): void {
-    const subcommand = subcommandOf(parts);
+    const subcommand = parts[0]?.kind === "word" ? parts[0].text : "git";
     const what = `Cannot run git ${subcommand} in repo ${quote(repo.name)}`;
     if (result.ended === "deadline") {
       throw new PolicyError("command", `${what}: it ran past its deadline and was stopped`);
@@ -601,29 +562,8 @@ interface Verified {
   readonly gitDir: string;
   /** The common directory (objects, refs, most reflogs). */
   readonly commonDir: string;
-  /** The repository's own object store. */
-  readonly store: string;
   /** The repository's config files, as read. */
   readonly config: ConfigFiles;
-}
-
-/** What {@linkcode Git}'s checks before one run found, and the global arguments they make. */
-interface Prepared {
-  /** The global arguments of the run. */
-  readonly global: CommandArg[];
-  /** The git directory named. */
-  readonly gitDir: string;
-  /** The repository's own object store. */
-  readonly store: string;
-  /** The repository's config files, as read. */
-  readonly config: ConfigFiles;
-  /** What was read of the index (with `checkIndex`). */
-  readonly index: ReadIndex | undefined;
-}
-
-/** The subcommand a run's parts start with. */
-function subcommandOf(parts: readonly CommandArg[]): string {
-  return parts[0]?.kind === "word" ? parts[0].text : "git";
 }
 
 function otherOwner(name: string, what: string, uid: number | undefined): PolicyError {

@@ -461,8 +461,7 @@ export class Manager {
       if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedNames, ...others]);
       // Named or in a named folder, tracked or not, the server's config and audit trail never enter the history.
       await this.#assertNotOwn(r, "commit", [...stagedNames, ...others]);
-      // Its new objects are moved into the store only once it has succeeded: a stop leaves none half-written there.
-      await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], { ...writing, quarantine: true });
+      await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], writing);
       await git.run(r, [
         arg.word("commit"),
         arg.flag("--no-verify"),

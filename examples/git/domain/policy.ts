@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { definePolicy, type Policy } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 
@@ -8,12 +8,7 @@ import type { Config } from "./config.ts";
  * (the server resolves folders and checks paths there; git itself, a child
  * process, runs outside Deno's sandbox), git, the group killer and the
  * session starter are the only programs (`--allow-run`), the audit file is written, and the
- * config file is read. Of a writable repository, its object store
- * (`.git/objects`) and its `allow_outside` folders (where the store of a
- * repository whose `.git` is a link or a `gitdir:` file lies) are written:
- * the server makes each commit's quarantine there and moves its objects in.
- * Nothing else of `.git` is (its config, hooks and refs are git's), nor the
- * work trees: commits are git's.
+ * config file is read. Nothing is writable by Deno itself: commits are git's.
  *
  * @param config The validated config.
  * @param configPath The config file, or undefined when there is none.
@@ -23,10 +18,6 @@ import type { Config } from "./config.ts";
 export function policyFor(config: Config, configPath: string | undefined, variables: readonly string[] = []): Policy {
   return definePolicy({
     readRoots: config.repos.flatMap((repo) => [repo.path, ...repo.allow_outside]),
-    writeRoots: config.repos.filter((repo) => repo.writable).flatMap((repo) => [
-      join(repo.path, ".git", "objects"),
-      ...repo.allow_outside,
-    ]),
     readFiles: configPath === undefined ? [] : [resolve(configPath)],
     writeFiles: config.audit_file === undefined ? [] : [config.audit_file],
     run: [config.git, config.kill, config.setsid],
