@@ -10,10 +10,12 @@ const ENDS_HOST = /[/?#@:\\[\]]/;
  * (`3232235777` is `192.168.1.1`). A refusal quotes a redirect's host in that
  * form. None when a character of the value would end the host (`/`, `?`,
  * `#`, `@`, `:`, `\`, brackets), since the host would then hold only a part of it, nor
- * when the value is no valid host.
+ * when the value is no valid host, nor any form that is a part of the value
+ * in either case (`Tok3n%C2%AD` is `tok3n` as a host, `10.20.30.40.` is
+ * `10.20.30.40`): hiding it would hide a part of the credential.
  *
  * @param value A credential.
- * @returns Its host forms, each ASCII, none equal to the value lower-cased.
+ * @returns Its host forms, each ASCII, none a part of the value (nor the value) lower-cased.
  *
  * @example A percent-escaped character becomes punycode, digits an IPv4 address
  * ```ts
@@ -34,8 +36,10 @@ export function hostForms(value: string): string[] {
     const parsed = hostnameOf(host);
     if (parsed?.endsWith(label)) forms.add(parsed.slice(0, parsed.length - label.length));
   }
-  forms.delete(value.toLowerCase());
-  return [...forms];
+  // A form that is a part of the value (URL parsing dropped a soft hyphen's escape or a trailing dot) would hide a
+  // part of the credential: the filter hides whole values only.
+  const plain = value.toLowerCase();
+  return [...forms].filter((form) => !plain.includes(form));
 }
 
 function hostnameOf(host: string): string | undefined {
