@@ -232,21 +232,35 @@ function nextHop(location: string, target: URL, url: string, redact: (text: stri
 }
 
 /**
+ * What a hop's refusal says instead of the policy's words where those quote the hop's host or port as URL parsing
+ * wrote them (lower-cased, escapes decoded, punycode, a number as an IPv4 address, "write 1.18.214.135"): a server
+ * wrote the hop, and a secret it echoed there would come back in a form derived from it that `redact` need not
+ * know. The hop is quoted as sent instead, which `redact` filters.
+ */
+const HOP_STATES: Partial<Record<PolicyError["code"], string>> = {
+  "ip-literal": "its IP address is not allowed in that form",
+  host: "its host is not allowed",
+  port: "its port is not allowed",
+};
+
+/**
  * A redirect hop's refusal, named by the URL the caller asked for: the policy
  * words it by the hop (`Cannot fetch "file:///etc/passwd": the scheme "file"
- * is not allowed`), which reads as if the caller's own URL were wrong.
+ * is not allowed`), which reads as if the caller's own URL were wrong. The
+ * hop is quoted as the server wrote it, redacted; nothing derived from it by
+ * parsing is shown ({@linkcode HOP_STATES}).
  */
 function hopRefusal(err: unknown, asked: string, hop: string, redact: (text: string) => string): unknown {
   if (!(err instanceof PolicyError)) return err;
   const shown = quote(redact(hop), 100);
+  const start = `Cannot fetch ${quote(asked, 100)}: it redirects to ${shown}, and `;
+  const state = HOP_STATES[err.code];
+  // Without the policy's message as its cause: that message holds the derived form.
+  if (state !== undefined) return new PolicyError(err.code, `${start}${state}`);
   const prefix = [`Cannot fetch ${shown}: `, `Cannot fetch ${quote(redact(new URL(hop).href), 100)}: `]
     .find((p) => err.message.startsWith(p));
   if (prefix === undefined) return err;
-  return new PolicyError(
-    err.code,
-    `Cannot fetch ${quote(asked, 100)}: it redirects to ${shown}, and ${err.message.slice(prefix.length)}`,
-    { cause: err },
-  );
+  return new PolicyError(err.code, `${start}${err.message.slice(prefix.length)}`, { cause: err });
 }
 
 function failure(err: unknown, url: string, timedOutAfter: number | undefined): PolicyError {
