@@ -8,6 +8,8 @@ export interface BodyText {
   binary: boolean;
   /** The text of {@linkcode BodyTextOptions.after}, decoded on from the body's (when given and the body is text). */
   after?: string;
+  /** The encoding it was decoded from (its WHATWG name), when it is text. */
+  encoding?: string;
 }
 
 /** Options of {@linkcode bodyText}. */
@@ -18,6 +20,11 @@ export interface BodyTextOptions {
    * @default {none}
    */
   after?: Uint8Array;
+  /**
+   * The size a note gives for a body that is not text.
+   * @default {"<N> bytes", the length of `bytes`}
+   */
+  size?: string;
 }
 
 const TEXT_TYPES = new Set([
@@ -69,17 +76,15 @@ const BINARY_TYPES = new Set([
  * import assert from "node:assert/strict";
  *
  * const latin1 = bodyText(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), "text/plain; charset=iso-8859-1");
- * assert.deepEqual(latin1, { text: "café", binary: false });
+ * assert.deepEqual(latin1, { text: "café", binary: false, encoding: "windows-1252" });
  * assert.equal(bodyText(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), "image/png").binary, true);
  * ```
  */
 export function bodyText(bytes: Uint8Array, contentType: string | null, options: BodyTextOptions = {}): BodyText {
-  const { after } = options;
+  const { after, size = `${bytes.length} bytes` } = options;
   const { essence, charset } = parseContentType(contentType ?? "");
   const note = (why: string): BodyText => ({
-    text: `[body not shown: ${why}; ${bytes.length} bytes of ${
-      essence === "" ? "an unknown type" : quote(essence, 100)
-    }]`,
+    text: `[body not shown: ${why}; ${size} of ${essence === "" ? "an unknown type" : quote(essence, 100)}]`,
     binary: true,
   });
   if (charset !== undefined || isText(essence)) {
@@ -101,9 +106,9 @@ export function bodyText(bytes: Uint8Array, contentType: string | null, options:
   } catch {
     return note("binary content");
   }
-  if (after === undefined) return { text, binary: false };
+  if (after === undefined) return { text, binary: false, encoding: "utf-8" };
   try {
-    return { text, binary: false, after: strict.decode(after, { stream: true }) };
+    return { text, binary: false, after: strict.decode(after, { stream: true }), encoding: "utf-8" };
   } catch {
     return decoded(new TextDecoder("utf-8"), bytes, after);
   }
@@ -113,8 +118,9 @@ export function bodyText(bytes: Uint8Array, contentType: string | null, options:
 function decoded(decoder: TextDecoder, bytes: Uint8Array, after: Uint8Array | undefined): BodyText {
   // stream: true holds back a character cut by the byte cap instead of emitting U+FFFD.
   const text = decoder.decode(bytes, { stream: true });
-  if (after === undefined) return { text, binary: false };
-  return { text, binary: false, after: decoder.decode(after, { stream: true }) };
+  const { encoding } = decoder;
+  if (after === undefined) return { text, binary: false, encoding };
+  return { text, binary: false, after: decoder.decode(after, { stream: true }), encoding };
 }
 
 /** The lower-cased `type/subtype` and the `charset` parameter of a Content-Type. */

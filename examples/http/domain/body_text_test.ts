@@ -4,8 +4,12 @@ import { bodyText } from "./body_text.ts";
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
 Deno.test("bodyText() decodes UTF-8 when the type is text and no charset is given", () => {
-  assert.deepEqual(bodyText(utf8("héllo"), "text/plain"), { text: "héllo", binary: false });
-  assert.deepEqual(bodyText(utf8('{"a":"é"}'), "application/json"), { text: '{"a":"é"}', binary: false });
+  assert.deepEqual(bodyText(utf8("héllo"), "text/plain"), { text: "héllo", binary: false, encoding: "utf-8" });
+  assert.deepEqual(bodyText(utf8('{"a":"é"}'), "application/json"), {
+    text: '{"a":"é"}',
+    binary: false,
+    encoding: "utf-8",
+  });
 });
 
 Deno.test("bodyText() decodes the declared charset: Latin-1, UTF-16, quoted labels", () => {
@@ -32,7 +36,7 @@ Deno.test("bodyText() describes binary types instead of returning mojibake", () 
 });
 
 Deno.test("bodyText() sniffs an unknown or missing type: valid UTF-8 without NUL is text", () => {
-  assert.deepEqual(bodyText(utf8("plain ünïcode"), null), { text: "plain ünïcode", binary: false });
+  assert.deepEqual(bodyText(utf8("plain ünïcode"), null), { text: "plain ünïcode", binary: false, encoding: "utf-8" });
   assert.equal(bodyText(utf8("k: v"), "application/vnd.unknown").text, "k: v");
   assert.deepEqual(bodyText(new Uint8Array([0x61, 0, 0x62]), null), {
     text: "[body not shown: binary content; 3 bytes of an unknown type]",
@@ -59,6 +63,12 @@ Deno.test("bodyText() strips a UTF-8 byte-order mark and keeps invalid bytes of 
   assert.equal(bodyText(new Uint8Array([0x61, 0xff, 0x62]), "text/plain").text, "a\ufffdb");
 });
 
+Deno.test("bodyText() gives the size it is told in a note, and the encoding of a text", () => {
+  const note = bodyText(new Uint8Array([0]), "image/png", { size: "more than max_bytes" }).text;
+  assert.equal(note, '[body not shown: binary content; more than max_bytes of "image/png"]');
+  assert.equal(bodyText(new Uint8Array([0x61, 0, 0x62]), "text/plain; charset=utf-16le").encoding, "utf-16le");
+});
+
 Deno.test("bodyText() cuts a hostile content type short in its note", () => {
   const note = bodyText(new Uint8Array([0]), `image/${"x".repeat(10_000)}`).text;
   assert.ok(note.length < 200, note.slice(0, 300));
@@ -71,11 +81,13 @@ Deno.test("bodyText() of a sniffed body decodes what was read after it on from i
     text: "h",
     binary: false,
     after: "é!",
+    encoding: "utf-8",
   });
   // Bytes after that are not UTF-8 leave the body text: they show as U+FFFD, as a declared text's do.
   assert.deepEqual(bodyText(cut, null, { after: new Uint8Array([0xa9, 0xff]) }), {
     text: "h",
     binary: false,
     after: "é\ufffd",
+    encoding: "utf-8",
   });
 });

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { parseOrigin } from "./credentials.ts";
 import { NetRules, parseHostEntry } from "./net_rules.ts";
-import { MAX_CREDENTIAL_LENGTH } from "./secret_filter.ts";
+import { MAX_CREDENTIAL_LENGTH, MAX_CREDENTIALS_TOTAL, SecretFilter } from "./secret_filter.ts";
 
 /** The largest `max_bytes`: the body travels twice in a result (structured and as text). */
 export const MAX_BYTES_LIMIT = 4 * 1024 * 1024;
@@ -76,6 +76,18 @@ export const ConfigSchema = z.strictObject({
   } catch (err) {
     ctx.addIssue({ code: "custom", path: ["allow_hosts"], message: (err as Error).message });
     return;
+  }
+  // The filter is built here once, so that credentials it could not hide are refused at load, not at a fetch.
+  const total = config.auth.reduce((sum, entry) => sum + entry.credentials.length, 0);
+  if (total > MAX_CREDENTIALS_TOTAL) {
+    const message = `must have at most ${MAX_CREDENTIALS_TOTAL} characters of credentials in all (they have ${total})`;
+    ctx.addIssue({ code: "custom", path: ["auth"], message });
+  } else {
+    try {
+      new SecretFilter(config.auth.map((entry) => entry.credentials));
+    } catch (err) {
+      ctx.addIssue({ code: "custom", path: ["auth"], message: (err as Error).message });
+    }
   }
   const seen = new Set<string>();
   config.auth.forEach((entry, i) => {

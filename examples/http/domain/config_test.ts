@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigError, expand, fromSchema } from "@forge/toolkit/configreload";
 import { type Config, ConfigSchema, MAX_BYTES_LIMIT, SECRET_FIELDS } from "./config.ts";
-import { MAX_CREDENTIAL_LENGTH } from "./secret_filter.ts";
+import { MAX_CREDENTIAL_LENGTH, MAX_CREDENTIALS_TOTAL, SecretFilter } from "./secret_filter.ts";
 
 const SECRET = "s3cret-token-value";
 const env = { get: (name: string) => (name === "HTTP_TOKEN" ? SECRET : undefined) };
@@ -123,6 +123,30 @@ Deno.test("credentials longer than MAX_CREDENTIAL_LENGTH are refused at load, na
       new RegExp(`auth\\[0\\]\\.credentials: must be at most ${MAX_CREDENTIAL_LENGTH} characters`),
     );
     assert.ok(!err.message.includes("kkkk"), "the secret is never in the message");
+    return true;
+  });
+});
+
+Deno.test("credentials over MAX_CREDENTIALS_TOTAL in all are refused at load; as many as it allows load and are hidden", () => {
+  // Each within its own cap, nine of 4,096 characters made one regular expression too large to build: every fetch
+  // failed. The total is bounded, and the filter is built once at load, so a config that loads always filters.
+  const count = MAX_CREDENTIALS_TOTAL / MAX_CREDENTIAL_LENGTH;
+  const tokens = Array.from({ length: count + 1 }, (_, i) => `${i}`.padStart(4, "t").repeat(MAX_CREDENTIAL_LENGTH / 4));
+  const docFor = (n: number) => ({
+    allow_hosts: tokens.slice(0, n).map((_, i) => `h${i}.example.com`),
+    auth: tokens.slice(0, n).map((_, i) => ({ origins: [`https://h${i}.example.com`], credentials: `\${T${i}}` })),
+  });
+  const load = (n: number) =>
+    fromSchema(ConfigSchema, { secretFields: SECRET_FIELDS })(
+      expand(docFor(n), { env: { get: (name: string) => tokens[Number(name.slice(1))] } }),
+    );
+  const loaded = load(count);
+  const filter = new SecretFilter(loaded.auth.map((entry) => entry.credentials));
+  for (const token of tokens.slice(0, count)) assert.equal(filter.text(`<${token}>`), "<[hidden credential]>");
+  assert.throws(() => load(count + 1), (err: Error) => {
+    assert.ok(err instanceof ConfigError, `${err}`);
+    assert.match(err.message, new RegExp(`auth: must have at most ${MAX_CREDENTIALS_TOTAL} characters of credentials`));
+    assert.ok(!err.message.includes("ttt"), "no secret is in the message");
     return true;
   });
 });

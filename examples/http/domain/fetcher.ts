@@ -49,9 +49,10 @@ export interface FetchTextOptions {
    * Hides the credentials in everything the server sent, before anything
    * cuts it: the body is read {@linkcode SecretFilter.reach} bytes past
    * `max_bytes`, filtered as raw bytes (where a credential in another
-   * charset's bytes can still be found) and as decoded text, and cut so that
-   * a credential that starts before the cap is shown whole as its
-   * placeholder, never as its start; the `Content-Type`, the
+   * charset's bytes can still be found) and as decoded text, and cut at
+   * `max_bytes` counted on what is shown (each credential as its
+   * placeholder, whole, never its start), so that nothing shown, `truncated`
+   * included, tells a credential's length; the `Content-Type`, the
    * `Content-Encoding`, each redirect hop and every `Location` or hop a
    * refusal quotes are filtered before they are cut. The rest of the result
    * and errors are the caller's to filter (the Manager does it for
@@ -131,23 +132,36 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
   const contentType = redact(response.headers.get("content-type") ?? "");
   const whole = !response.truncated;
   const bytes = filter.cutBytes(response.body, { max, whole });
+  // A note gives no size that a credential's length moves: the raw size of a body that holds one would.
+  const size = bytes.cut
+    ? "more than max_bytes"
+    : bytes.hidden > 0
+    ? "at most max_bytes"
+    : `${bytes.shown.length} bytes`;
   const coding = undecodedCoding(response.headers.get("content-encoding"));
   let body: { text: string; binary: boolean };
   let truncated = bytes.cut;
   if (coding !== undefined) {
     body = {
-      text: `[body not shown: it is encoded as ${
-        quote(redact(coding), 40)
-      }, which is not decoded; ${bytes.shown.length} bytes]`,
+      text: `[body not shown: it is encoded as ${quote(redact(coding), 40)}, which is not decoded; ${size}]`,
       binary: true,
     };
   } else {
-    const decoded = bodyText(bytes.shown, contentType === "" ? null : contentType, { after: bytes.rest });
+    // Judged text or not on the first max_bytes as filtered: the same whatever the credentials' lengths.
+    const judged = bytes.shown.subarray(0, max);
+    const after = concat(bytes.shown.subarray(max), bytes.rest);
+    const decoded = bodyText(judged, contentType === "" ? null : contentType, { after, size });
     body = decoded;
     if (!decoded.binary) {
-      const shown = filter.cutText(decoded.text, { rest: decoded.after, max, whole });
+      const { encoding } = decoded;
+      const shown = filter.cutText(decoded.text, {
+        rest: decoded.after,
+        max,
+        whole,
+        encoding,
+      });
       body = { text: shown.text, binary: false };
-      truncated ||= shown.cut;
+      truncated = shown.cut;
     }
   }
   return {
@@ -160,6 +174,14 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
     redirects: response.redirects.map((hop) => cut(filter, redact(hop), MAX_SHOWN_URL)),
     binary: body.binary,
   };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (b.length === 0) return a;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** The most of the Content-Type header a result shows, in UTF-16 units. */

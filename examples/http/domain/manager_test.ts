@@ -280,8 +280,9 @@ test({
     const typed = await mgr.fetch({ url: `${servers.main}/token-in?type=${type}` });
     assert.equal(typed.content_type, `text/plain; x=${typePad}[hidden credential]`);
 
-    const capped = credentialed(secret, { max_bytes: 20 + id.length + 2 });
-    const body = await capped.fetch({ url: `${servers.main}/token-in?body=${"b".repeat(20)}{token}` });
+    // The cap counts the body as shown: it falls inside the placeholder, which is shown whole.
+    const capped = credentialed(secret, { max_bytes: 20 + 5 });
+    const body = await capped.fetch({ url: `${servers.main}/token-in?body=${"b".repeat(20)}{token}tail` });
     assert.equal(body.truncated, true);
     assert.equal(body.body, `${"b".repeat(20)}[hidden credential]`);
 
@@ -289,6 +290,38 @@ test({
       assert.ok(!shown.includes(id.slice(0, 8)));
     }
     assert.equal(servers.requests.at(-1)?.headers.authorization, `Bearer ${secret}`);
+  },
+});
+
+test({
+  name: "Manager.fetch() shows an echo that holds the credential the same whatever its length: cut, whole, or a note",
+  async fn() {
+    // A red team read a token's length from one fetch: the cap counted the echo as read, the token in it, so what
+    // followed the placeholder, `truncated` and a note's size moved with the length. The cap counts what is shown.
+    const id = crypto.randomUUID().replaceAll("-", "");
+    const secrets = [13, 40, 116, 2_000].map((n) => id.repeat(Math.ceil(n / id.length)).slice(0, n));
+    const body = (type: string) =>
+      `${servers.main}/token-in?body=${"a".repeat(50)}{token}${"z".repeat(300)}&type=${type}`;
+    const seen = [];
+    for (const secret of secrets) {
+      const shown = [];
+      for (const max_bytes of [120, 100_000]) {
+        const mgr = credentialed(secret, { max_bytes });
+        for (const url of [body("text/plain"), body("application/octet-stream")]) {
+          const result = await mgr.fetch({ url });
+          shown.push([result.body, result.truncated]);
+        }
+        const utf16 = await mgr.fetch({ url: `${servers.main}/echo-as?charset=utf-16le&encoding=utf-16le` });
+        shown.push([utf16.body.replace(/"user-agent":"[^"]*"/, ""), utf16.truncated]);
+      }
+      assert.ok(!JSON.stringify(shown).includes(secret.slice(0, 12)));
+      seen.push(shown);
+    }
+    for (const shown of seen) assert.deepEqual(shown, seen[0]);
+    assert.deepEqual(seen[0].slice(0, 2), [
+      [`${"a".repeat(50)}[hidden credential]${"z".repeat(51)}`, true],
+      ['[body not shown: binary content; more than max_bytes of "application/octet-stream"]', true],
+    ]);
   },
 });
 

@@ -1,4 +1,5 @@
 import { hostForms } from "./host_forms.ts";
+import { TextForms } from "./text_forms.ts";
 
 /** What a hidden credential is replaced with when `redact` does not name it. */
 export const HIDDEN = "[hidden credential]";
@@ -11,6 +12,13 @@ export const HIDDEN = "[hidden credential]";
  */
 export const MAX_CREDENTIAL_LENGTH = 4096;
 
+/**
+ * The most characters all the credentials a filter hides may have together
+ * (the config refuses more): what a filter costs to build and to search a
+ * body with grows with it (measured in the example's README).
+ */
+export const MAX_CREDENTIALS_TOTAL = 16 * MAX_CREDENTIAL_LENGTH;
+
 // Shorter values would match inside ordinary words (as in the config loader's redaction).
 const MIN_LENGTH = 3;
 /** The longest text form of a credential of the longest length: `\\u0041` for each character (UTF-16 units). */
@@ -18,15 +26,16 @@ const LONGEST_TEXT = 7 * MAX_CREDENTIAL_LENGTH;
 /** Its longest byte form: UTF-16, two bytes a character of visible ASCII. */
 const LONGEST_BYTES = 2 * MAX_CREDENTIAL_LENGTH;
 /**
- * How far past a cap a body is read: the byte cut may move past the cap by a byte form, and what is decoded after it
- * must still hold a whole text form, whose characters take two bytes each in UTF-16. A few bytes more for a character
- * the cut splits.
+ * How far past a cap a body is read: the byte filter leaves the last byte form's length unfiltered, and what is
+ * decoded after the cap must still hold a whole text form, whose characters take two bytes each in UTF-16, for a
+ * credential starting before it (and one more, which is what a body read in part gives a placeholder). A few bytes
+ * more for a character the cut splits.
  */
 const REACH = 2 * LONGEST_TEXT + 2 * LONGEST_BYTES + 8;
 
 /** Options of {@linkcode SecretFilter.cutBytes}. */
 export interface CutOptions {
-  /** The cap: in bytes for {@linkcode SecretFilter.cutBytes}, in UTF-16 units for {@linkcode SecretFilter.cutText}. */
+  /** The cap: in bytes of the body as shown (credentials as their placeholders). */
   max: number;
   /** Whether what is given is the whole body (else more of it was not read). */
   whole: boolean;
@@ -39,16 +48,23 @@ export interface CutTextOptions extends CutOptions {
    * @default {""}
    */
   rest?: string;
+  /**
+   * The body's encoding (a WHATWG name, as `TextDecoder.encoding` gives it): how many bytes each character counts.
+   * @default {"utf-8"}
+   */
+  encoding?: string;
 }
 
-/** A body cut by {@linkcode SecretFilter.cutBytes}. */
+/** A body filtered by {@linkcode SecretFilter.cutBytes}. */
 export interface CutBytes {
-  /** The bytes shown, credentials hidden: up to the cut, or past it to the end of a credential that spans it. */
+  /** The bytes filtered, credentials hidden as their placeholders. */
   shown: Uint8Array;
-  /** The bytes read after the cut, as read: never shown, only decoded to look past the cut. */
+  /** The bytes read after them, as read: a credential may start there and go on past what was read. */
   rest: Uint8Array;
-  /** Whether anything of the body is left out of `shown`. */
+  /** Whether the body is over the cap, counted with its credentials as their placeholders, or was read in part. */
   cut: boolean;
+  /** How many credentials were hidden. */
+  hidden: number;
 }
 
 /** A text cut by {@linkcode SecretFilter.cutText}. */
@@ -81,12 +97,14 @@ export interface CutText {
  * back, one character at a time. So a server's text is filtered before
  * anything cuts it, and a body is read past its cap ({@linkcode SecretFilter.reach}) so
  * that a credential starting before the cut is whole in what is filtered
- * ({@linkcode SecretFilter.cutBytes}, {@linkcode SecretFilter.cutText}). How far, and
- * how far before the end of what was read a cut stays, follow from
- * {@linkcode MAX_CREDENTIAL_LENGTH} alone: were they the configured credentials',
- * a cut that moves with them would tell the model a credential's length.
+ * ({@linkcode SecretFilter.cutBytes}, then {@linkcode SecretFilter.cutText}).
  *
- * @example Hide a credential echoed as text, percent-encoded, or in a body read past its cap
+ * Nor does a cut tell a credential's length: the cap counts the body as
+ * shown, each credential as its placeholder, and a body is never shown past
+ * where credentials of {@linkcode MAX_CREDENTIAL_LENGTH} characters would
+ * have left no text read to show; the reach follows from that length alone.
+ *
+ * @example Hide a credential echoed as text, percent-encoded, or in a body cut at its cap
  * ```ts
  * import { HIDDEN, SecretFilter } from "./secret_filter.ts";
  * import assert from "node:assert/strict";
@@ -95,16 +113,16 @@ export interface CutText {
  * assert.equal(filter.text("Bearer t0k/en"), `Bearer ${HIDDEN}`);
  * assert.equal(filter.text("?a=t0k%2Fen"), `?a=${HIDDEN}`);
  * assert.equal(filter.text("?a=t0k…"), "?a=t0k…", "a part is never hidden: that would tell the model it is one");
- * const read = new TextEncoder().encode(`12345t0k/en${" and more".repeat(filter.reach)}`);
- * const body = filter.cutBytes(read.subarray(0, 7 + filter.reach), { max: 7, whole: false });
- * assert.equal(new TextDecoder().decode(body.shown), `12345${HIDDEN}`);
+ * const read = new TextEncoder().encode(`12345t0k/en and more`);
+ * const bytes = filter.cutBytes(read, { max: 7, whole: true });
+ * const body = filter.cutText(new TextDecoder().decode(bytes.shown), { max: 7, whole: true });
+ * assert.deepEqual(body, { text: `12345${HIDDEN}`, cut: true });
  * ```
  */
 export class SecretFilter {
   /**
    * How many bytes past a cap a body must be read so that any credential
-   * starting before the cap (and any one that spans the cut
-   * {@linkcode SecretFilter.cutBytes} moves to) is whole in what was read, in every form
+   * starting before the cut (and one more) is whole in what was read, in every form
    * this filter hides, as bytes or as text in a charset of up to two bytes
    * per ASCII character: the same for every filter that hides a credential
    * (what the longest one, {@linkcode MAX_CREDENTIAL_LENGTH} characters, needs),
@@ -112,16 +130,18 @@ export class SecretFilter {
    */
   readonly reach: number;
   readonly #redact: (text: string) => string;
-  readonly #pattern: RegExp | undefined;
+  readonly #found: TextForms | undefined;
   readonly #shown: readonly string[];
   readonly #forms: readonly ByteForm[];
   /** The first byte of each form, for a quick skip. */
   readonly #starts = new Uint8Array(256);
-  /** How far before the end of a body read in part a cut stays: as bytes, and as text (in UTF-16 code units). */
+  /** The forms by their first byte, longest first. */
+  readonly #formsByByte: readonly (readonly ByteForm[])[];
+  /** How far before the end of a body read in part the byte filter stops: as bytes. */
   readonly #heldBytes: number;
-  readonly #heldText: number;
-  /** Whether every form is visible ASCII, so that any other character ends every form that spans it. */
-  readonly #ascii: boolean;
+  /** Every placeholder, longest first, and the first code unit of each: a placeholder is never cut. */
+  readonly #placeholders: readonly string[];
+  readonly #placeholderStarts = new Set<number>();
 
   /**
    * Builds the filter.
@@ -130,36 +150,39 @@ export class SecretFilter {
    * @param redact Applied to every text too: the config loader's `redact`, which names environment values
    *   (`${NAME}`); a credential it names is shown by that name, any other as {@linkcode HIDDEN}.
    * @throws {RangeError} When a credential has a form longer than one of {@linkcode MAX_CREDENTIAL_LENGTH}
-   *   characters of visible ASCII (the reach would not cover it).
+   *   characters of visible ASCII (the reach would not cover it), or the credentials have more than
+   *   {@linkcode MAX_CREDENTIALS_TOTAL} characters in all.
    */
   constructor(secrets: readonly string[], redact: (text: string) => string = (text) => text) {
     this.#redact = redact;
     const values = [...new Set(secrets)].filter((v) => v.length >= MIN_LENGTH).sort((a, b) => b.length - a.length);
+    const total = values.reduce((sum, value) => sum + value.length, 0);
+    if (total > MAX_CREDENTIALS_TOTAL) {
+      throw new RangeError(
+        `Cannot hide credentials of ${total} characters in all: the most is ${MAX_CREDENTIALS_TOTAL}`,
+      );
+    }
     this.#shown = values.map((value) => redact(value) === value ? HIDDEN : redact(value));
-    // Whole values only, longest first: a start of one is never hidden (see the class).
-    const chars = values.map((value) => [...value].map(charPattern));
     const hosts = values.map((value) => hostForms(value).filter((form) => form.length >= MIN_LENGTH));
-    // Before the pattern is built: a credential far over the cap would overflow the regular expression parser.
     values.forEach((value, i) => {
-      const text = Math.max(chars[i].reduce((sum, unit) => sum + unit.longest, 0), ...hosts[i].map((h) => h.length));
+      const text = Math.max(longestText(value), ...hosts[i].map((h) => h.length));
       const bytes = Math.max(...byteForms(value, "").map((form) => form.secret.length));
       if (text > LONGEST_TEXT || bytes > LONGEST_BYTES) {
         const most = `${MAX_CREDENTIAL_LENGTH} of visible ASCII`;
         throw new RangeError(`Cannot hide a credential of ${value.length} characters: the most is ${most}`);
       }
     });
-    this.#pattern = values.length === 0 ? undefined : new RegExp(
-      chars.map((units, i) =>
-        `(${[units.map((unit) => unit.pattern).join(""), ...hosts[i].map(eitherCase)].join("|")})`
-      ).join("|"),
-      "g",
-    );
+    // Whole values only, longest first: a start of one is never hidden (see the class).
+    this.#found = values.length === 0 ? undefined : new TextForms(values, hosts);
     this.#forms = values.flatMap((value, i) => byteForms(value, this.#shown[i]))
       .sort((a, b) => b.secret.length - a.secret.length);
     for (const form of this.#forms) this.#starts[form.secret[0]] = 1;
-    this.#heldText = values.length === 0 ? 0 : LONGEST_TEXT;
+    this.#formsByByte = Array.from({ length: 256 }, (_, byte) => this.#forms.filter((f) => f.secret[0] === byte));
     this.#heldBytes = values.length === 0 ? 0 : LONGEST_BYTES;
-    this.#ascii = values.every((value) => /^[\x21-\x7e]*$/.test(value));
+    this.#placeholders = values.length === 0
+      ? []
+      : [...new Set([...this.#shown, HIDDEN])].sort((a, b) => b.length - a.length);
+    for (const placeholder of this.#placeholders) this.#placeholderStarts.add(placeholder.charCodeAt(0));
     this.reach = values.length === 0 ? 0 : REACH;
   }
 
@@ -173,35 +196,42 @@ export class SecretFilter {
    */
   text(text: string): string {
     const named = this.#redact(text);
-    if (this.#pattern === undefined) return named;
-    return named.replace(this.#pattern, (...groups: unknown[]) => this.#shown[matched(groups)]);
+    if (this.#found === undefined) return named;
+    let out = "";
+    let at = 0;
+    for (let found = this.#found.find(named, 0); found !== undefined; found = this.#found.find(named, at)) {
+      out += named.slice(at, found.index) + this.#shown[found.which];
+      at = found.end;
+    }
+    return at === 0 ? named : out + named.slice(at);
   }
 
   /**
-   * Hides the credentials in a raw body before it is decoded (in each byte
-   * form, its placeholder written in that same form) and cuts it at its cap:
-   * the shown part ends at the cap, or past it at the end of a credential
-   * that spans it (its placeholder whole), never inside one. When more of the
-   * body was not read, the cut stays far enough before the end of what was
-   * (read {@linkcode SecretFilter.reach} bytes past the cap and it stays at the cap). Where
-   * placeholders make the shown part grow, it is cut at twice the cap.
+   * Hides the credentials in a raw body before it is decoded: each byte form
+   * is replaced by its placeholder written in that same form. Nothing is cut
+   * here ({@linkcode SecretFilter.cutText} cuts the text, counting what is
+   * shown), except that when more of the body was not read, the last
+   * bytes, where a credential could start and go on past what was read, are
+   * left unfiltered as `rest`; and that the shown part stops growing at twice
+   * what was read (placeholders longer than the credentials they hide).
    *
    * @param bytes The body as read: for a body over `max`, `max + reach` bytes.
    * @param options The cap in bytes, and whether `bytes` is the whole body.
-   * @returns The shown bytes, the rest as read, and whether anything is left out.
+   * @returns The filtered bytes, the rest as read, whether the filtered body is over the cap, and how many
+   *   credentials were hidden.
    */
   cutBytes(bytes: Uint8Array, options: CutOptions): CutBytes {
     const { max, whole } = options;
-    let limit = Math.min(max, bytes.length);
     // A credential starting later could go on past what was read.
-    if (!whole) limit = Math.min(limit, Math.max(0, bytes.length - this.#heldBytes + 1));
-    const budget = 2 * max;
+    const limit = whole ? bytes.length : Math.max(0, bytes.length - this.#heldBytes + 1);
+    const budget = 2 * bytes.length;
     const parts: Uint8Array[] = [];
     let size = 0;
     let start = 0;
     let at = 0;
-    // One scan, leftmost and longest first: every position before `at` was judged on the whole credential, so no
-    // credential it hides spans `at`, wherever the scan stops.
+    let hidden = 0;
+    let plain = 0;
+    // One scan, leftmost and longest first.
     while (at < limit && size + at - start <= budget) {
       let form = this.#starts[bytes[at]] === 1 ? this.#formAt(bytes, at) : undefined;
       // A UTF-16 text's characters sit at even offsets: a value in UTF-16LE preceded by an ASCII character is a
@@ -214,61 +244,98 @@ export class SecretFilter {
       }
       parts.push(bytes.subarray(start, at), form.hidden);
       size += at - start + form.hidden.length;
+      plain += at - start;
       at += form.secret.length;
       start = at;
+      hidden++;
     }
-    const cut = !whole || at < bytes.length;
-    if (parts.length === 0 && !cut) return { shown: bytes, rest: bytes.subarray(at), cut };
+    const rest = bytes.subarray(at);
+    // Counted on the filtered body, and with each credential as long as the longest could be (as cutText's guard
+    // does): whether it is over the cap is the same whatever the credentials' lengths, read whole or not.
+    const filtered = size + at - start + rest.length;
+    const worst = plain + at - start + rest.length + hidden * LONGEST_BYTES;
+    const cut = !whole || filtered > max || worst > max + this.reach - this.#heldBytes;
+    if (parts.length === 0) return { shown: at === bytes.length ? bytes : bytes.subarray(0, at), rest, cut, hidden };
     parts.push(bytes.subarray(start, at));
-    return { shown: parts.length === 1 ? parts[0] : concat(parts), rest: bytes.subarray(at), cut };
+    return { shown: concat(parts), rest, cut, hidden };
   }
 
   /**
-   * Hides the credentials in a decoded body and cuts it: `shown` is what the
-   * byte cut shows, `rest` what was decoded after it, read only to find a
-   * credential (percent-encoded, JSON-escaped) that starts in `shown` and
-   * ends in `rest`, which is then shown whole as its placeholder. When more
-   * of the body was not read, the cut stays far enough before the end of
-   * what was. The filtered text is cut at `max` UTF-16 code units (past it to
-   * the end of a placeholder the cut would split), so that no placeholder
-   * makes a reply grow past the cap.
+   * Hides the credentials in a decoded body and cuts it at `max`, counted
+   * on what is shown, never on what was read: each character by the bytes it
+   * takes in the body's encoding (at most: see {@linkcode CutTextOptions.encoding}),
+   * each placeholder by its own characters, so that where the cut falls,
+   * what follows a placeholder and whether the body is cut are the same
+   * whatever the hidden credentials' lengths. A placeholder the cut would
+   * split is shown whole; `rest` (the bytes `cutBytes` left unfiltered,
+   * decoded) is searched for a credential that starts before the cut too.
    *
-   * @param shown The text of the bytes shown.
-   * @param options The text decoded after it, the cap in UTF-16 code units, and whether they are the whole body.
+   * A body read in part is shown only as far as it would be for credentials
+   * of {@linkcode MAX_CREDENTIAL_LENGTH} characters in their longest form:
+   * each placeholder counts that many bytes against what was read, so that
+   * the shown part never reaches where longer credentials would have left
+   * no text to show (then it ends before the cap, as it would for any
+   * length).
+   *
+   * @param shown The text of the bytes `cutBytes` filtered.
+   * @param options The text of its rest, the cap in bytes, whether the body is whole, how many bytes were read and
+   *   the body's encoding.
    * @returns The text shown and whether anything is left out.
    */
   cutText(shown: string, options: CutTextOptions): CutText {
-    const { rest = "", max, whole } = options;
+    const { rest = "", max, whole, encoding = "utf-8" } = options;
     const text = rest === "" ? shown : shown + rest;
-    let end = shown.length;
-    if (!whole) end = Math.min(end, this.#wholeBefore(text));
-    const budget = max + this.#longestShown();
+    const sizeOf = unitBytes(encoding);
+    // The most bytes one credential of the longest length takes in a text form, in a charset of up to two bytes
+    // an ASCII character (its UTF-16 "\\u0041…"), and in a byte form: what a placeholder counts for the guard.
+    const longest = this.#found === undefined ? 0 : LONGEST_TEXT * Math.min(2, sizeOf(0x61));
+    // How many bytes of a body read in part (max + reach) the shown part may stand for, at most: any credential
+    // that starts in it is then whole in what was read and filtered.
+    const room = max + this.reach - Math.max(this.#heldBytes, longest);
     let out = "";
+    let size = 0;
+    let worst = 0;
     let at = 0;
+    let run = 0;
     let stopped = false;
-    if (this.#pattern !== undefined) this.#pattern.lastIndex = 0;
-    while (at < end) {
-      const match = this.#pattern?.exec(text) ?? null;
-      const next = match === null || match.index >= end ? end : match.index;
-      if (out.length + next - at > budget) {
-        // Plain text holds no credential that starts in it: any cut there is safe.
-        out += sliceWhole(text, at, at + budget - out.length);
+    // The text up to where the shown part stood for more than `room` with the longest credentials, if it did.
+    let guarded: string | undefined;
+    let found = this.#found?.find(text, 0);
+    while (at < text.length) {
+      const inText = found !== undefined && found.index === at;
+      const placeholder = inText ? this.#shown[found!.which] : this.#placeholderAt(text, at);
+      const pair = placeholder === undefined && isHighSurrogate(text.charCodeAt(at)) && at + 1 < text.length;
+      let bytes = pair ? 2 * sizeOf(0xd800) : sizeOf(text.charCodeAt(at));
+      let stands = bytes;
+      if (placeholder !== undefined) {
+        bytes = 0;
+        for (let i = 0; i < placeholder.length; i++) bytes += sizeOf(placeholder.charCodeAt(i));
+        // One the byte filter wrote stands for a byte form, one found here for a text form.
+        stands = inText ? longest : LONGEST_BYTES;
+      }
+      // A placeholder is shown whole while the cap is not reached; a character only if it fits.
+      if (placeholder === undefined ? size + bytes > max : size >= max) {
         stopped = true;
         break;
       }
-      out += text.slice(at, next);
-      at = next;
-      if (match === null || next === end) break;
-      out += this.#shown[matched(match)];
-      at = match.index + match[0].length;
-      if (out.length > budget) {
-        stopped = true;
-        break;
+      if (guarded === undefined && worst + stands > room) guarded = out + text.slice(run, at);
+      size += bytes;
+      worst += stands;
+      if (placeholder === undefined) {
+        at += pair ? 2 : 1;
+        continue;
       }
+      out += text.slice(run, at) + placeholder;
+      at = inText ? found!.end : at + placeholder.length;
+      run = at;
+      if (found !== undefined && found.index < at) found = this.#found?.find(text, at);
     }
-    const named = this.#redact(out);
+    out += text.slice(run, at);
+    // Shown as far as it would be with credentials of the longest length, read in part: whether the body was read
+    // whole turns on their lengths, what is shown must not.
+    const named = this.#redact(guarded ?? out);
     const fitted = this.fit(named, max);
-    return { text: fitted, cut: stopped || !whole || at < text.length || fitted.length < named.length };
+    return { text: fitted, cut: stopped || !whole || guarded !== undefined || fitted.length < named.length };
   }
 
   /**
@@ -318,101 +385,61 @@ export class SecretFilter {
   }
 
   #formAt(bytes: Uint8Array, at: number): ByteForm | undefined {
-    for (const form of this.#forms) if (startsWith(bytes, at, form.secret)) return form;
+    for (const form of this.#formsByByte[bytes[at]]) if (startsWith(bytes, at, form.secret)) return form;
     return undefined;
   }
 
-  /**
-   * How much of a text read in part may be shown: up to where a form of the
-   * longest length still ends within it, or, when every form is visible
-   * ASCII, past that to the last character that is not (a form that starts
-   * before it ends before it). Either depends on the text alone, never on the
-   * credentials; the second keeps a text of other characters (CJK in UTF-8,
-   * three bytes each) from being held back by a whole form's length.
-   */
-  #wholeBefore(text: string): number {
-    const end = Math.max(0, text.length - this.#heldText + 1);
-    if (this.#ascii) {
-      for (let at = text.length - 1; at >= end; at--) {
-        const code = text.charCodeAt(at);
-        if (code < 0x21 || code > 0x7e) return at + 1;
-      }
+  /** The placeholder that `text` holds at `at`, if any: one already written by {@linkcode SecretFilter.cutBytes}. */
+  #placeholderAt(text: string, at: number): string | undefined {
+    if (!this.#placeholderStarts.has(text.charCodeAt(at))) return undefined;
+    return this.#placeholders.find((placeholder) => text.startsWith(placeholder, at));
+  }
+}
+
+/**
+ * The longest text form of a value (UTF-16 units): each character as itself, percent-encoded (3 a UTF-8 byte) or
+ * JSON-escaped (`\\u0041`, 7 a code unit; 4 for `\\\/`), whichever of them is longest, in any case of it.
+ */
+function longestText(value: string): number {
+  let sum = 0;
+  for (const char of value) {
+    // An ASCII character's longest form is its JSON escape.
+    if (char < "\x80") {
+      sum += 7;
+      continue;
     }
-    return end;
+    let longest = 0;
+    for (const form of new Set([char, char.toLowerCase(), char.toUpperCase()])) {
+      if (form.length !== char.length) continue;
+      longest = Math.max(longest, 3 * ENCODER.encode(form).length, 7 * form.length);
+    }
+    sum += longest;
   }
-
-  #longestShown(): number {
-    return Math.max(HIDDEN.length, ...this.#shown.map((shown) => shown.length));
-  }
+  return sum;
 }
 
-/** Which value's group matched, from a match or `replace`'s arguments (the whole match first). */
-function matched(groups: ArrayLike<unknown>): number {
-  for (let i = 1; i < groups.length; i++) if (typeof groups[i] === "string") return i - 1;
-  return 0;
-}
+const ENCODER = new TextEncoder();
+
+/** Single-byte encodings (WHATWG names): a character is one byte. */
+const SINGLE_BYTE = /^(ibm866|iso-8859-\d+|koi8-[ru]|macintosh|windows-\d+|x-mac-cyrillic|x-user-defined)$/;
 
 /**
- * A JSON escape's backslash: one from the server's JSON, or two when JSON
- * was nested in JSON or `quote()` escaped that backslash again in a message.
- * Bounded, so that a run of backslashes costs linear time.
+ * How many bytes a UTF-16 code unit takes, at most, in a body in `encoding` (a WHATWG name): exactly in UTF-8,
+ * UTF-16 and single-byte encodings; at most in the others (ISO-2022-JP may write an escape before each character;
+ * GB18030 takes four bytes for some). A surrogate counts half of its character.
  */
-const BACKSLASH = "\\\\{1,2}";
-
-/**
- * One character, a letter in either case, as itself, percent-encoded (UTF-8, either hex case), or
- * JSON-escaped (`\u` in either hex case, and `\"`, `\\`, `\/`: PHP's
- * `json_encode` writes `/` as `\/`), also as nested JSON or `quote()`
- * escapes that again; with the length of its longest form.
- */
-function charPattern(char: string): { pattern: string; longest: number } {
-  const alternatives: string[] = [];
-  let longest = 0;
-  // A letter in either case: a URL's host is lower-cased by parsing, and a refusal quotes the parsed host. A
-  // whole credential matched so still never answers for a part of one.
-  for (const form of new Set([char, char.toLowerCase(), char.toUpperCase()])) {
-    if (form.length !== char.length) continue;
-    alternatives.push(escape(form));
-    longest = Math.max(longest, form.length);
-    const utf8 = new TextEncoder().encode(form);
-    alternatives.push([...utf8].map((byte) => `%${hex(byte, 2)}`).join(""));
-    longest = Math.max(longest, 3 * utf8.length);
-    let units = "";
-    for (let i = 0; i < form.length; i++) units += `${BACKSLASH}u${hex(form.charCodeAt(i), 4)}`;
-    alternatives.push(units);
-    longest = Math.max(longest, 7 * form.length);
+function unitBytes(encoding: string): (code: number) => number {
+  if (encoding === "utf-8") {
+    return (code) => code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xd800 && code < 0xe000 ? 2 : 3;
   }
-  // `/` is `\/` in PHP's JSON, `\\\/` in PHP's JSON nested in PHP's JSON, `\\/` when quote() shows `\/`.
-  // `"` is `\"`, `\\\"` nested or quoted; `\` is `\\`, `\\\\` nested or quoted.
-  if (char === "/") alternatives.push("\\\\{1,3}\\/");
-  if (char === '"') alternatives.push('\\\\{1,3}"');
-  if (char === "\\") alternatives.push("\\\\{2,4}");
-  if (char === "/" || char === '"' || char === "\\") longest = Math.max(longest, 4);
-  return { pattern: `(?:${alternatives.join("|")})`, longest };
-}
-
-/** Hex digits of a number as a pattern that accepts either case. */
-function hex(value: number, digits: number): string {
-  return [...value.toString(16).padStart(digits, "0")].map((d) => /[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)
-    .join("");
-}
-
-/** A literal whose ASCII letters match in either case: a host is written lower-cased, a message may not keep it so. */
-function eitherCase(literal: string): string {
-  return [...literal].map((c) => /[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : escape(c)).join("");
-}
-
-function escape(literal: string): string {
-  return literal.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+  if (encoding === "utf-16le" || encoding === "utf-16be") return () => 2;
+  if (SINGLE_BYTE.test(encoding)) return () => 1;
+  if (encoding === "iso-2022-jp") return (code) => code < 0x80 ? 4 : 5;
+  return (code) => code < 0x80 ? 1 : 4;
 }
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
-}
-
-/** `text.slice(start, end)`, one code unit shorter when that would split a surrogate pair. */
-function sliceWhole(text: string, start: number, end: number): string {
-  return text.slice(start, end > start && isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end);
 }
 
 /** A credential's bytes in one encoding, and its placeholder's in the same. */

@@ -12,7 +12,7 @@ function utf16(text: string, littleEndian: boolean): Uint8Array {
   return bytes;
 }
 
-/** A body as `fetchText` shows it: read up to `max + reach` bytes, cut in bytes, decoded, cut in text. */
+/** A body as `fetchText` shows it: read up to `max + reach` bytes, filtered as bytes, decoded, filtered and cut. */
 function shownBody(
   filter: SecretFilter,
   body: string | Uint8Array,
@@ -25,8 +25,9 @@ function shownBody(
   const bytes = filter.cutBytes(read, { max, whole });
   const decoder = new TextDecoder(charset);
   const shown = decoder.decode(bytes.shown, { stream: true });
-  const text = filter.cutText(shown, { rest: decoder.decode(bytes.rest, { stream: true }), max, whole });
-  return { text: text.text, cut: bytes.cut || text.cut };
+  const rest = decoder.decode(bytes.rest, { stream: true });
+  const text = filter.cutText(shown, { rest, max, whole, encoding: decoder.encoding });
+  return { text: text.text, cut: text.cut };
 }
 
 Deno.test("SecretFilter.text() hides a credential as itself, percent-encoded in either case, and JSON-escaped", () => {
@@ -105,26 +106,27 @@ Deno.test("SecretFilter cuts a body the same wherever the cut falls in a candida
   }
 });
 
-Deno.test("SecretFilter.cutBytes() shows a credential that spans the cut whole, as its placeholder, in every byte form", () => {
+Deno.test("SecretFilter shows a credential that spans the cut whole, as its placeholder, in every byte form", () => {
   const filter = new SecretFilter([SECRET]);
   const pad = "p".repeat(9);
   const latin1 = new Uint8Array([...SECRET].map((c) => c.charCodeAt(0)));
-  const forms = [
-    [utf8(SECRET), utf8(HIDDEN), utf8(pad)],
-    [latin1, utf8(HIDDEN), utf8(pad)],
-    [utf16(SECRET, true), utf16(HIDDEN, true), utf16(pad, true)],
-    [utf16(SECRET, false), utf16(HIDDEN, false), utf16(pad, false)],
+  const forms: [string, Uint8Array, Uint8Array, number][] = [
+    ["utf-8", utf8(SECRET), utf8(pad), 1],
+    ["windows-1252", latin1, utf8(pad), 1],
+    ["utf-16le", utf16(SECRET, true), utf16(pad, true), 2],
+    ["utf-16be", utf16(SECRET, false), utf16(pad, false), 2],
   ];
-  for (const [secret, hidden, padding] of forms) {
+  for (const [charset, secret, padding, unit] of forms) {
     const body = new Uint8Array([...padding, ...secret, ...padding]);
-    for (let max = padding.length + 1; max < padding.length + secret.length; max++) {
-      // Read as fetchText reads it: `reach` bytes past the cap, or the whole body.
-      const read = body.subarray(0, max + filter.reach);
-      const cut = filter.cutBytes(read, { max, whole: read.length === body.length });
-      assert.deepEqual(cut.shown, new Uint8Array([...padding, ...hidden]), `cut at ${max}`);
-      assert.equal(cut.cut, true);
-      assert.deepEqual(cut.rest, padding);
+    // The cap counts the body as shown: the padding, then the placeholder, which a cut never splits.
+    for (let max = padding.length + 1; max < padding.length + unit * HIDDEN.length; max++) {
+      assert.deepEqual(
+        shownBody(filter, body, max, charset),
+        { text: `${pad}${HIDDEN}`, cut: true },
+        `${charset} ${max}`,
+      );
     }
+    assert.deepEqual(shownBody(filter, body, 1000, charset), { text: `${pad}${HIDDEN}${pad}`, cut: false });
   }
 });
 
@@ -141,9 +143,8 @@ Deno.test("SecretFilter.cutText() shows an escaped credential that spans the cut
   ];
   const pad = "p".repeat(10);
   for (const form of forms) {
-    for (let n = 1; n < form.length; n++) {
-      const shown = `${pad}${form.slice(0, n)}`;
-      assert.deepEqual(filter.cutText(shown, { rest: `${form.slice(n)} after`, max: 1000, whole: true }), {
+    for (let n = 1; n < HIDDEN.length; n++) {
+      assert.deepEqual(filter.cutText(`${pad}${form} after`, { max: pad.length + n, whole: true }), {
         text: `${pad}${HIDDEN}`,
         cut: true,
       });
@@ -152,21 +153,19 @@ Deno.test("SecretFilter.cutText() shows an escaped credential that spans the cut
 });
 
 Deno.test("SecretFilter cuts a body read only in part before what could be a credential's start, whatever it holds", () => {
-  // When the body goes on past what was read, the cut stays a whole form's length before the end: the same for a
-  // start of the credential as for any other text, and the length of the longest credential the filter takes.
+  // When the body goes on past what was read, the bytes where a byte form could start and go on past what was read
+  // are left unfiltered, and the text is cut at the cap, far before them: the same for a start of the credential as
+  // for any other text.
   const secret = "secret-value-1234";
   const filter = new SecretFilter([secret]);
+  const max = 1_000;
   for (const tail of [secret.slice(0, 9), "zzzzzzzzz"]) {
-    const read = utf8(`${"p".repeat(60_000)}${tail}`);
-    // The longest byte form is UTF-16 (2 bytes a character), the longest text form "\\u0073…" (7 a character).
-    const bytes = filter.cutBytes(read, { max: 100_000, whole: false });
+    const read = utf8(`${"p".repeat(max + filter.reach - tail.length)}${tail}`);
+    const bytes = filter.cutBytes(read, { max, whole: false });
     assert.equal(decode(bytes.shown), "p".repeat(read.length - 2 * MAX_CREDENTIAL_LENGTH + 1));
     assert.equal(bytes.cut, true);
-    const text = filter.cutText(decode(read), { max: 100_000, whole: false });
-    assert.deepEqual(text, { text: "p".repeat(read.length - 7 * MAX_CREDENTIAL_LENGTH + 1), cut: true });
-    // Every form is visible ASCII: none that starts before a space goes on past it.
-    const spaced = filter.cutText(`${decode(read.subarray(0, 60_000))} ${tail}`, { max: 100_000, whole: false });
-    assert.deepEqual(spaced, { text: `${"p".repeat(60_000)} `, cut: true });
+    const text = filter.cutText(decode(bytes.shown), { rest: decode(bytes.rest), max, whole: false });
+    assert.deepEqual(text, { text: "p".repeat(max), cut: true });
   }
   // Read in full, nothing is held back.
   assert.deepEqual(filter.cutText("abc", { max: 1000, whole: true }), { text: "abc", cut: false });
@@ -190,6 +189,51 @@ Deno.test("SecretFilter reads and cuts a body the same whatever the credentials'
       const shown = filters.map((filter) => shownBody(filter, body, max, charset));
       for (const each of shown) assert.deepEqual(each, shown[0], `${charset}, max ${max}`);
       assert.equal(shown[0].cut, true);
+    }
+  }
+});
+
+Deno.test("SecretFilter shows a body that holds a credential the same whatever its length, but for the placeholder", () => {
+  // A red team read a token's length from one fetch of an echo: the cap counted the body as read, the credential
+  // in it, so what followed its placeholder was the cap less its length (and `truncated` flipped with it). The cap
+  // counts the body as shown; a body read in part is shown as far as it would be for the longest credential.
+  const lengths = [13, 40, 116, 2_000];
+  const alphabet = "A1b2C3d4E5f6G7h8";
+  const tokens = lengths.map((n) => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + n) % 16]).join(""));
+  const iso2022jp = (text: string) => new Uint8Array([...text].flatMap((c) => [0x1b, 0x28, 0x42, c.charCodeAt(0)]));
+  const encodings: [string, (text: string) => Uint8Array][] = [
+    ["utf-8", utf8],
+    ["utf-16le", (text) => utf16(text, true)],
+    ["iso-2022-jp", iso2022jp],
+  ];
+  // An echo of the request's headers, as httpbin's /headers and /stream write them: the credential, then the pad.
+  const echo = (token: string, pad: number, times: number) =>
+    `{"headers":{"authorization":"Bearer ${token}","x-pad":"${"p".repeat(pad)}"}}\n`.repeat(times);
+  const bodies: [string, number, number][] = [[`one echo`, 4_000, 1], [`a stream`, 1_000, 120], [
+    "a long one",
+    4_000,
+    60,
+  ]];
+  for (const [charset, encode] of encodings) {
+    for (const [label, pad, times] of bodies) {
+      for (const max of [100, 4_096, 50_000, 1_048_576]) {
+        const seen = tokens.map((token) => {
+          const filter = new SecretFilter([token]);
+          const body = encode(echo(token, pad, times));
+          const bytes = filter.cutBytes(body.subarray(0, max + filter.reach), {
+            max,
+            whole: body.length <= max + filter.reach,
+          });
+          // A note (a body not decoded) says what cutBytes found: the credential's bytes, as ISO-2022-JP's are not.
+          const note = charset === "iso-2022-jp" ? [] : [bytes.cut, bytes.hidden > 0];
+          return { ...shownBody(filter, body, max, charset), note };
+        });
+        const what = `${charset}, ${label}, max ${max}`;
+        for (const each of seen) assert.deepEqual(each, seen[0], what);
+        assert.ok(seen[0].text.includes(HIDDEN) || seen[0].text.length < 40, what);
+        if (max === 100) assert.equal(seen[0].cut, true, what);
+        if (max === 1_048_576 && label === "one echo") assert.equal(seen[0].cut, false, what);
+      }
     }
   }
 });
@@ -236,8 +280,10 @@ Deno.test("SecretFilter never makes a body grow past its cap by placeholders lon
   assert.ok(body.text.length <= max + name.length, `${body.text.length}`);
   assert.ok(body.text.endsWith(name), "no placeholder is cut");
   assert.equal(body.cut, true);
-  const bytes = filter.cutBytes(utf16(secret.repeat(max), true), { max, whole: true });
-  assert.ok(bytes.shown.length <= 2 * max + 2 * name.length, `${bytes.shown.length}`);
+  // As bytes, a body stops growing at twice what was read.
+  const read = utf16(secret.repeat(max), true);
+  const bytes = filter.cutBytes(read, { max, whole: true });
+  assert.ok(bytes.shown.length <= 2 * read.length + 2 * name.length, `${bytes.shown.length}`);
   assert.equal(bytes.cut, true);
   // Its first character followed by "…" (the form of the red team's body) is not a credential and does not grow.
   const ellipses = `a…`.repeat(max);
