@@ -52,12 +52,14 @@ export interface SafeFetchOptions {
   lookup?: HostLookup;
   /**
    * Called for each redirect hop after the policy accepted it and before it
-   * is requested, with the hop and the URL that redirected to it: throw (a
-   * {@linkcode PolicyError}) to refuse the hop, e.g. to keep a call on the
-   * origins its caller asked for.
+   * is requested, with the hop, the URL that redirected to it and the hop as
+   * the server wrote it (what a refusal should quote: a form parsing derives
+   * from it could spell a secret the server echoed there that `redact` does
+   * not know): throw (a {@linkcode PolicyError}) to refuse the hop, e.g. to
+   * keep a call on the origins its caller asked for.
    * @default {every hop the policy allows is followed}
    */
-  checkRedirect?: (next: URL, from: URL) => void;
+  checkRedirect?: (next: URL, from: URL, written: string) => void;
   /**
    * Applied to every text a server sent before a refusal quotes it (a
    * redirect's `Location`, the hop it leads to, the hop's host and scheme):
@@ -142,7 +144,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         if (signal.aborted) throw err;
         throw from === undefined ? err : hopRefusal(err, url, current, redact);
       }
-      if (from !== undefined) options.checkRedirect?.(target, from);
+      if (from !== undefined) options.checkRedirect?.(target, from, current);
       signal.throwIfAborted();
       const response = await fetch(target, { method, headers, body, redirect: "manual", signal });
       const location = response.headers.get("location");

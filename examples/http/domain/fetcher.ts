@@ -116,7 +116,8 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
       maxBytes: max + filter.reach,
       truncate: true,
       redact,
-      checkRedirect: (next, from) => rules.assertRedirect(next, { from, first: target, asked: url, redact }),
+      checkRedirect: (next, from, written) =>
+        rules.assertRedirect(next, { from, first: target, asked: url, written, redact }),
     });
   } catch (err) {
     if (err instanceof PolicyError && err.code === "no-permission") {

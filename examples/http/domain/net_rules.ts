@@ -127,6 +127,13 @@ export interface RedirectOrigin {
   /** The URL as the caller gave it, for the message. */
   asked: string;
   /**
+   * The hop as the server wrote it: what a refusal quotes, never a form URL
+   * parsing derives from it (lower-cased, escapes decoded, punycode), which
+   * could spell a secret the server echoed there in a form `redact` does not know.
+   * @default {next.href}
+   */
+  written?: string;
+  /**
    * Applied to the hop before a message quotes (and so cuts) it: a secret a
    * server echoes in a `Location` is hidden whole, never cut to its start.
    * @default {no change}
@@ -230,9 +237,14 @@ export class NetRules {
    * @throws {PolicyError} When the hop leaves those entries or downgrades to http.
    */
   assertRedirect(next: URL, origin: RedirectOrigin): void {
-    const { from, first, asked, redact = (text: string) => text } = origin;
-    this.assertPort(next, origin);
-    const shown = quote(redact(next.href), 200);
+    const { from, first, asked, written = next.href, redact = (text: string) => text } = origin;
+    const shown = quote(redact(written), 200);
+    if (!this.#entries.some((entry) => fits(entry, next))) {
+      throw new PolicyError(
+        "port",
+        `Cannot fetch ${quote(asked, 100)}: it redirects to ${shown}, and its port is not allowed for its host`,
+      );
+    }
     if (from.protocol === "https:" && next.protocol === "http:") {
       throw new PolicyError(
         "redirect",

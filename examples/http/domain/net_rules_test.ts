@@ -147,6 +147,29 @@ Deno.test("NetRules.assertRedirect() keeps a hop on the entry that allowed the f
   );
   assert.throws(
     () => hop("https://api.example.com:8080/x", "https://api.example.com/x"),
-    refusedAs("port", /the port 8080 is not allowed for "api\.example\.com"/),
+    refusedAs("port", /redirects to "https:\/\/api\.example\.com:8080\/x", and its port is not allowed for its host/),
   );
+});
+
+Deno.test("NetRules.assertRedirect() quotes a refused hop as the server wrote it, never as URL parsing rewrote it", () => {
+  const rules = new NetRules(config({
+    allow_hosts: ["*.wiki.example", "a.example", "127.0.0.1:8080", "127.0.0.1:9090"],
+    allow_schemes: ["http"],
+    allow_private_hosts: ["127.0.0.1"],
+  }));
+  const from = new URL("http://en.wiki.example/a");
+  // A server can write a secret as a host label that parsing lower-cases and punycodes: the message shows the hop as
+  // written (where the filter finds the secret), not the parsed form.
+  const written = ["HTTP://A.EXAMPLE/x", "http://127.0.0.1:9090/x", "http://127.0.0.1:7070/x"];
+  for (const hop of written) {
+    assert.throws(
+      () => rules.assertRedirect(new URL(hop), { from, first: from, asked: from.href, written: hop }),
+      (err: Error) => {
+        assert.ok(err instanceof PolicyError, `${err}`);
+        assert.ok(err.message.includes(`it redirects to "${hop}"`), err.message);
+        assert.ok(!err.message.includes(new URL(hop).href) || new URL(hop).href === hop, err.message);
+        return true;
+      },
+    );
+  }
 });
