@@ -67,7 +67,21 @@ function describe(issues: readonly ConfigIssue[], file: string | undefined): str
   return `Cannot load ${config}: ${count}: ${listed.join("; ")}`;
 }
 
-// The loader logs one line per bad version, so a message must not span lines.
+// How much of one issue's message the line shows: a schema's message can echo a key or a value of the file, which
+// can be megabytes (99,990 unknown keys once made a 3.7 MB line).
+const ISSUE_CHARS = 300;
+// What would draw on a terminal or change how the line reads: control characters, bidirectional, zero-width and
+// separator characters; written as `\u` escapes, as quote() writes them.
+const UNPRINTABLE = /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
+
+// The loader logs one line per bad version: a message must not span lines, draw on a terminal or run on for
+// megabytes. A message cut here ends with how much was left out, never with a `…`, which a redactor would read as a
+// cut of a value.
 function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, " ");
+  const line = text.replace(/\s*[\r\n]+\s*/g, " ").replace(UNPRINTABLE, escapeUnit);
+  return line.length <= ISSUE_CHARS ? line : `${line.slice(0, ISSUE_CHARS)} (+${line.length - ISSUE_CHARS} characters)`;
+}
+
+function escapeUnit(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

@@ -31,3 +31,17 @@ Deno.test("ConfigError takes a plain message for a problem that is not about fie
   assert.equal(err.message, "Cannot load config: the file does not exist");
   assert.deepEqual(err.issues, []);
 });
+
+Deno.test("ConfigError shows each issue on one printable line of at most 300 characters, saying how much it left out", () => {
+  const err = new ConfigError([
+    { path: ["a"], message: "bell\u0007 esc\u001b[31m rtl\u202e" },
+    { path: ["b"], message: "x".repeat(1_000_000) },
+  ]);
+  assert.equal(
+    err.message,
+    `Cannot load config: 2 invalid fields: a: bell\\u0007 esc\\u001b[31m rtl\\u202e; b: ${
+      "x".repeat(300)
+    } (+999700 characters)`,
+  );
+  assert.equal(err.issues[1].message.length, 1_000_000, "issues keep the whole message");
+});

@@ -1,6 +1,7 @@
 import type { FieldPath } from "./_field_path.ts";
 import { quote } from "../internal/quote.ts";
 import { ConfigError, type ConfigIssue } from "./config_error.ts";
+import { REDACTED } from "./_redacted.ts";
 import type { Expansion, VariableUse } from "./expand.ts";
 
 /** One problem a schema reports; zod's issues fit. */
@@ -9,6 +10,10 @@ export interface SchemaIssue {
   readonly path: readonly PropertyKey[];
   /** What is wrong. */
   readonly message: string;
+  /** zod's kind of issue: `unrecognized_keys` is worded here, from {@linkcode SchemaIssue.keys}. */
+  readonly code?: string;
+  /** For `unrecognized_keys`, the keys the schema does not know. */
+  readonly keys?: readonly string[];
 }
 
 /** The outcome of {@linkcode ConfigSchema.safeParse}. */
@@ -123,13 +128,35 @@ export function fromSchema<T>(schema: ConfigSchema<T>, options: FromSchemaOption
         const from = source === undefined
           ? ""
           : ` (value from ${source.variables.map((v) => `\${${v.name}}`).join("")})`;
-        issues.push({ path: issue.path.map(segment), message: expansion.redact(issue.message) + from });
+        // The file's own keys are named as written and never redacted: they hold nothing of the environment, and what a
+        // redactor does to a key (a guess at a variable's value, or at its start before a `…`) would answer the guess.
+        const message = issue.code === "unrecognized_keys" && issue.keys !== undefined
+          ? unknownKeys(issue.keys)
+          : expansion.redact(issue.message) + from;
+        issues.push({ path: issue.path.map(segment), message });
       }
     }
-    if (issues.length > 0) throw new ConfigError(issues);
+    if (issues.length > 0) {
+      const error = new ConfigError(issues);
+      REDACTED.add(error);
+      throw error;
+    }
     if (!result.success) throw new ConfigError("Cannot load config: the schema refused it without naming a field");
     return result.data;
   };
+}
+
+// How many unknown keys an issue names, and the longest it names (a longer one is described by its length).
+const KEYS_NAMED = 5;
+const KEY_NAMED = 64;
+
+/** An unknown-key issue in the toolkit's words: a few keys, whole (never cut, so never a `…` of theirs), and a count. */
+function unknownKeys(keys: readonly string[]): string {
+  const named = keys.slice(0, KEYS_NAMED).map((key) =>
+    key.length <= KEY_NAMED ? quote(key, KEY_NAMED) : `a key of ${key.length} characters`
+  );
+  const more = keys.length > KEYS_NAMED ? ` and ${keys.length - KEYS_NAMED} more` : "";
+  return `unknown key${keys.length === 1 ? "" : "s"} (not in the schema): ${named.join(", ")}${more}`;
 }
 
 function unusable(use: VariableUse): string {

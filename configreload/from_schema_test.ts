@@ -66,7 +66,7 @@ Deno.test("fromSchema() lists every bad field in one message", () => {
       "roots[1]: uses ${MISSING}",
       "roots[0]: Invalid string",
       "port: Invalid input",
-      '(root): Unrecognized key: "extra"',
+      '(root): unknown key (not in the schema): "extra"',
     ]
   ) {
     assert.ok(err.message.includes(needle), `${needle} in ${err.message}`);
@@ -173,4 +173,27 @@ Deno.test({
       Deno.env.delete("CFGS_DIR");
     }
   },
+});
+
+Deno.test("fromSchema() names unknown keys as written, never redacted: a key that guesses a variable's value or its start answers nothing", () => {
+  const doc = { roots: ["/${TOK}"], "sk-li…": 1, "sk-lx…": 1, "sk-live-9f3a77": 1, "sk-live-9f…": 1 };
+  const err = refusal(() => fromSchema(schema)(expand(doc, { env: env({ TOK: "sk-live-9f3a77" }) })));
+  assert.equal(err.issues.length, 1);
+  // A right guess and a wrong one read alike; a key's own … is written \u2026 (only a cut of quote()'s is a …).
+  assert.equal(
+    err.issues[0].message,
+    'unknown keys (not in the schema): "sk-li\\u2026", "sk-lx\\u2026", "sk-live-9f3a77", "sk-live-9f\\u2026"',
+  );
+  assert.ok(!err.message.includes("${TOK}"), err.message);
+});
+
+Deno.test("fromSchema() names at most 5 unknown keys, a long one by its length, so a file of keys makes a short message", () => {
+  const doc: Record<string, number> = { ["k".repeat(65)]: 1 };
+  for (let i = 0; i < 99_990; i++) doc[`key${i}`] = i;
+  const err = refusal(() => fromSchema(schema)(expand(doc, { env: env({}) })));
+  assert.equal(
+    err.issues[0].message,
+    'unknown keys (not in the schema): a key of 65 characters, "key0", "key1", "key2", "key3" and 99986 more',
+  );
+  assert.ok(err.message.length < 200, err.message);
 });

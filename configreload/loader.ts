@@ -7,6 +7,7 @@ import { sha256Hex } from "../internal/sha256_hex.ts";
 import { ConfigError } from "./config_error.ts";
 import { type EnvReader, expand, type Expansion } from "./expand.ts";
 import type { ConfigParser } from "./from_schema.ts";
+import { REDACTED } from "./_redacted.ts";
 
 /** Options of {@linkcode Loader}. */
 export interface LoaderOptions<T = unknown> {
@@ -396,7 +397,10 @@ export class Loader<T> {
     const redact = (text: string) => expansion?.redact(text) ?? text;
     const file = label ?? quote(this.path, 256);
     if (err instanceof ConfigError && err.issues.length > 0) {
-      const issues = err.issues.map((issue) => ({ path: issue.path, message: redact(issue.message) }));
+      // fromSchema()'s issues are redacted already, and the keys they name must not be.
+      const issues = REDACTED.has(err)
+        ? err.issues
+        : err.issues.map((issue) => ({ path: issue.path, message: redact(issue.message) }));
       return new ConfigError(issues, { file: label === undefined ? this.path : undefined, cause: err });
     }
     const message = redact(err instanceof Error ? err.message : String(err));

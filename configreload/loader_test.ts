@@ -658,3 +658,22 @@ Deno.test({
     assert.ok(lines.length <= 1);
   },
 });
+
+Deno.test({
+  name:
+    "Loader.get() names a file's unknown keys as written: no key that guesses a variable's value or start is hidden, and the line is one line of printable text",
+  permissions: files,
+  async fn() {
+    const env = new Map([["TOK", "sk-live-9f3a77"]]);
+    const keys = ['"sk-li…": 1', '"sk-lx…": 1', '"sk-live-9f3a77": 1', '"\\u001b[31mred\\u202e": 1'];
+    const { loader } = await setup(`{ "roots": ["/\${TOK}"], ${keys.join(", ")} }`, { env });
+    const err = await refusal(loader.get());
+    assert.ok(
+      err.message.endsWith(
+        '(root): unknown keys (not in the schema): "sk-li\\u2026", "sk-lx\\u2026", "sk-live-9f3a77", "\\u001b[31mred\\u202e"',
+      ),
+      err.message,
+    );
+    assert.doesNotMatch(err.message, /\$\{TOK\}|[\u0000-\u001f\u202e…]/);
+  },
+});

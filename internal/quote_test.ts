@@ -30,3 +30,9 @@ Deno.test("quote() escapes characters that change how a message reads: bidi over
   assert.equal(quote("\u2066x\u2069\u200B\u2028\uFEFF"), '"\\u2066x\\u2069\\u200b\\u2028\\ufeff"');
   assert.equal(quote("naïve ✓"), '"naïve ✓"', "other characters stay as they are");
 });
+
+Deno.test("quote() writes a value's own … as \\u2026, so the only … a quote holds is its cut", () => {
+  assert.equal(quote("sk-li…"), '"sk-li\\u2026"');
+  assert.equal(quote("a…".repeat(40), 4), '"a\\u2026a\\u2026…"');
+  assert.equal(quote("…".repeat(1_000_000)).split("…").length - 1, 1);
+});

@@ -1,5 +1,5 @@
 import type { ConfigSchema } from "../configreload/from_schema.ts";
-import type { Loader } from "../configreload/loader.ts";
+import type { Loader, LoaderOptions } from "../configreload/loader.ts";
 import { quote } from "../internal/quote.ts";
 import type { Policy } from "../validate/policy.ts";
 import { run, type RunOptions } from "./run.ts";
@@ -57,6 +57,13 @@ export interface RunWithConfigOptions<T, M extends Closable> extends Omit<RunOpt
    * @default {[]}
    */
   secretFields?: readonly string[];
+  /**
+   * The loader's bounds on what a config file may hold, for a server whose
+   * real configs pass a default (see `LoaderOptions` in
+   * `@forge/toolkit/configreload`): a refusal names the one it passed.
+   * @default {the loader's: 4 MiB, 64 levels, 100,000 values, 10,000 references, 4 MiB added}
+   */
+  configLimits?: Pick<LoaderOptions, "maxBytes" | "maxDepth" | "maxValues" | "maxReferences" | "maxExpandedChars">;
   /**
    * The policy both security layers enforce for a config version. The config
    * file and the tenant file looked for at start (read) and the audit file
@@ -144,7 +151,7 @@ export async function runWithConfig<T, M extends Closable>(
   options: RunWithConfigOptions<T, M>,
 ): Promise<void> {
   const args = options.args ?? Deno.args;
-  const { schema, secretFields, policy, manager, register, auditFile, refuseReload, ...rest } = options;
+  const { schema, secretFields, configLimits, policy, manager, register, auditFile, refuseReload, ...rest } = options;
   // Loaded on start, not at import, so `--health` stays as cheap as with run().
   // node:path too: a static import would load part of Deno's Node layer in every server that imports mod.ts.
   const [{ fromSchema }, { Loader }, { resolveConfigPath }, { auditTrail }, host, { resolve: resolvePath }, own] =
@@ -169,6 +176,7 @@ export async function runWithConfig<T, M extends Closable>(
       return file === undefined ? undefined : resolvePath(file);
     };
     const loader: Loader<T> = new Loader(path, fromSchema(schema, { secretFields }), {
+      ...configLimits,
       name,
       optional: source === "tenant",
       allowUnsafeFile: printing || args.includes("--allow-unsafe-config"),

@@ -92,6 +92,8 @@ Deno.test("runWithConfig() keeps the last good config when a reload drops or mov
 Deno.test("runWithConfig() ends with exit 1 and one stderr line when the config cannot be resolved or loaded", async () => {
   const t = await tree({});
   const missing = join(t.cfgDir, "nope.json");
+  const crowded = join(t.cfgDir, "crowded.json");
+  await Deno.writeTextFile(crowded, JSON.stringify({ fixed: [...Array(19).keys()] }));
   const cases = [
     {
       args: [`--allow-read=${t.cfgDir}`, fixture, "-config", missing],
@@ -100,6 +102,11 @@ Deno.test("runWithConfig() ends with exit 1 and one stderr line when the config 
     {
       args: [fixture, "-config", t.file, "-config", t.file],
       error: /^fixture: Cannot resolve config: .*more than once\n$/,
+    },
+    {
+      // The server's configLimits reach the loader: 21 values is one past its maxValues.
+      args: [`--allow-read=${t.cfgDir}`, fixture, "-config", crowded],
+      error: /^fixture: Cannot load config .*: it holds more than 20 values \(maxValues\) at line 1, column \d+\n$/,
     },
     {
       args: [`--allow-read=${t.cfgDir}`, fixture, "-config", t.file, "--print-host-config", "emacs"],

@@ -17,6 +17,8 @@ if (!health()) {
   await runWithConfig("fixture", {
     schema: ConfigSchema,
     secretFields: ["token"],
+    // Far below the loader's default, so a test can pass it with a small file.
+    configLimits: { maxValues: 20 },
     // The config file and the audit file are runWithConfig's own: it grants them, the policy need not.
     policy: (config, source) => {
       return definePolicy({ readRoots: config.root === undefined ? [] : [config.root], env: source.variables });
