@@ -72,6 +72,7 @@ function describe(issues: readonly ConfigIssue[], file: string | undefined): str
 const ISSUE_CHARS = 300;
 // What would draw on a terminal or change how the line reads: control characters, bidirectional, zero-width and
 // separator characters; written as `\u` escapes, as quote() writes them.
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const UNPRINTABLE = /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
 
 // The loader logs one line per bad version: a message must not span lines, draw on a terminal or run on for

@@ -674,6 +674,7 @@ Deno.test({
       ),
       err.message,
     );
+    // deno-lint-ignore no-control-regex -- no raw control character may reach the line
     assert.doesNotMatch(err.message, /\$\{TOK\}|[\u0000-\u001f\u202e…]/);
   },
 });
