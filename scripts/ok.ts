@@ -21,10 +21,10 @@
 // own (they change what every module of an isolate shares: Deno.stdout, a
 // module loaded lazily) says why on a line of its own and runs alone:
 //   // test-alone: it replaces Deno.stderr.write for the whole isolate
-// The steps are independent, so they run side by side, one more at once than
-// the machine has cores (`--jobs=N` to change it): much of a step's time is
-// spent waiting on the processes its tests start, and more at once only adds
-// contention (docs/testing.md has the comparison). The longest start first,
+// The steps are independent, so they run side by side, as many at once as
+// the machine has cores (`--jobs=N` to change it): the gate is CPU-bound, and
+// every step more at once only added contention (docs/testing.md has the
+// comparisons: four against three, then three against two). The longest start first,
 // as the last run on this machine measured them (kept in the temp directory).
 // docs/testing.md has the figures.
 
@@ -40,7 +40,7 @@ const deno = Deno.execPath();
 const only = Deno.args.filter((a) => !a.startsWith("--"));
 const quick = Deno.args.includes("--quick");
 const jobs = Number(Deno.args.find((a) => a.startsWith("--jobs="))?.slice("--jobs=".length)) ||
-  (navigator.hardwareConcurrency || 2) + 1;
+  (navigator.hardwareConcurrency || 2);
 /** How long each step took last time (seconds by label), to start the longest first. */
 const timesFile = join(tmp, "forge-toolkit-gate-times.json");
 const lastTimes: Record<string, number> = await Deno.readTextFile(timesFile).then(JSON.parse).catch(() => ({}));
