@@ -1,5 +1,5 @@
 import { type FieldPath, formatPath } from "./_field_path.ts";
-import { quote } from "../internal/quote.ts";
+import { escapeUnit, quote } from "../internal/quote.ts";
 
 /** One bad field of a config: where it is and what is wrong, safe to print. */
 export interface ConfigIssue {
@@ -81,8 +81,4 @@ const UNPRINTABLE = /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E\u2060
 function oneLine(text: string): string {
   const line = text.replace(/\s*[\r\n]+\s*/g, " ").replace(UNPRINTABLE, escapeUnit);
   return line.length <= ISSUE_CHARS ? line : `${line.slice(0, ISSUE_CHARS)} (+${line.length - ISSUE_CHARS} characters)`;
-}
-
-function escapeUnit(char: string): string {
-  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

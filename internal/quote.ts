@@ -35,6 +35,7 @@ export function quote(value: unknown, max: number = 64): string {
 // cut mark, which only a cut may write.
 const INVISIBLE = /[\u200B-\u200F\u2026\u2028-\u202E\u2060-\u2069\uFEFF]/g;
 
-function escapeUnit(char: string): string {
+/** `char` (one UTF-16 unit) as a JSON `\u` escape: how a message writes a character it must not show raw. */
+export function escapeUnit(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

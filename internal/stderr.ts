@@ -9,6 +9,7 @@
 
 import type { ByteWriter } from "./byte_writer.ts";
 import { concatBytes } from "./concat_bytes.ts";
+import { escapeUnit } from "./quote.ts";
 
 const encoder = new TextEncoder();
 
@@ -218,7 +219,7 @@ const BREAKS_ALL = new RegExp(BREAKS.source, "g");
  */
 function oneLine(text: string): string {
   if (!BREAKS.test(text)) return text;
-  return text.replace(BREAKS_ALL, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(BREAKS_ALL, (c) => SHORT_ESCAPES[c] ?? escapeUnit(c));
 }
 
 const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\b": "\\b", "\f": "\\f" };
