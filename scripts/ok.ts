@@ -33,6 +33,7 @@ import { fileURLToPath } from "node:url";
 import { testFilesByPermissions } from "../testing/test_files.ts";
 import { extractDocTests, writeDocTests } from "./_doc_tests.ts";
 import { writeShareModules } from "./_share_modules.ts";
+import { testRuns } from "./_test_runs.ts";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tmp = await Deno.realPath(Deno.env.get("TMPDIR") ?? "/tmp");
@@ -127,27 +128,24 @@ async function runAll(steps: Step[]): Promise<void> {
   await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
 }
 
-/** The line by which a test file asks to run in a module of its own. */
-const ALONE = /^\/\/ test-alone: \S/m;
 /** Shares per group: as many as `deno test --parallel` runs side by side. */
 const SHARES = navigator.hardwareConcurrency || 2;
 /** Where the generated modules go; removed at the end. */
 const generated = await Deno.makeTempDir({ dir: tmp, prefix: "forge-toolkit-gate-" });
 
 /**
- * The modules one group's `deno test` runs: its files in `SHARES` generated
- * modules, each importing a run of neighbouring files (they share most of
- * what they import), and the files that ask to run alone as they are.
+ * How one group's files run (scripts/_test_runs.ts): in the group's process,
+ * the pooled files in `SHARES` generated modules, each importing a run of
+ * neighbouring files (they share most of what they import), and the files
+ * that ask to run alone as they are; then each file that asks for a process
+ * of its own in one.
  */
-async function testModules(files: string[], group: number): Promise<string[]> {
-  const alone: string[] = [];
-  const pooled: string[] = [];
-  for (const file of files) {
-    (ALONE.test(await Deno.readTextFile(join(repo, file))) ? alone : pooled).push(file);
-  }
-  if (pooled.length < 2) return [...pooled, ...alone];
-  const modules = await writeShareModules(pooled.map((f) => join(repo, f)), SHARES, generated, `group_${group}`);
-  return [...modules, ...alone];
+async function testProcesses(files: string[], group: number): Promise<{ main: string[]; own: string[] }> {
+  const { pooled, alone, ownProcess } = await testRuns(files, (file) => Deno.readTextFile(join(repo, file)));
+  const modules = pooled.length < 2
+    ? pooled
+    : await writeShareModules(pooled.map((f) => join(repo, f)), SHARES, generated, `group_${group}`);
+  return { main: [...modules, ...alone], own: ownProcess };
 }
 
 /**
@@ -224,12 +222,19 @@ if (only.length === 0) {
   if (files.length > 0) steps.push({ label: "check", args: ["check", ...files], counts: false, weight: 20 });
 }
 for (const [flags, files] of groups) {
-  const label = `test ${flags || "(no permissions)"} [${files.length} files]`;
-  const modules = await testModules(files.sort(), steps.length);
-  const args = ["test", "--quiet", "--no-check", "--parallel", ...flags.split(/\s+/).filter(Boolean), ...modules];
-  // A file that starts processes takes seconds; one that does not, a fraction of one.
-  const weight = files.length * (flags.includes("--allow-run") ? 5 : 0.5);
-  steps.push({ label, args, counts: true, weight });
+  const { main, own } = await testProcesses(files.sort(), steps.length);
+  const runs = [
+    ...(main.length > 0
+      ? [{ name: `${files.length - own.length} files`, count: files.length - own.length, modules: main }]
+      : []),
+    ...own.map((file) => ({ name: `${file}, a process of its own`, count: 1, modules: [file] })),
+  ];
+  for (const { name, count, modules } of runs) {
+    const args = ["test", "--quiet", "--no-check", "--parallel", ...flags.split(/\s+/).filter(Boolean), ...modules];
+    // A file that starts processes takes seconds; one that does not, a fraction of one.
+    const weight = count * (flags.includes("--allow-run") ? 5 : 0.5);
+    steps.push({ label: `test ${flags || "(no permissions)"} [${name}]`, args, counts: true, weight });
+  }
 }
 if (only.length === 0) {
   // --doc on folders would also run their _test.ts files, without the permissions they declare.

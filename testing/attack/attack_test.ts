@@ -1,5 +1,5 @@
 // test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-net=127.0.0.1 --allow-env={child-env},FORGE_ATTACK,FORGE_ATTACK_SEED
-// test-alone: its in-memory attack bounds this process's resident memory, which other files' tests in the module would add to
+// test-process: its in-memory attack bounds this process's resident memory, which other files' tests in the process would add to
 // The kit finds what it is for: each server in testdata/weak_servers.ts has
 // one weakness of a kind published MCP advisories describe, and each is found
 // by ground truth (the canary, the listener, the snapshot, the marker); the

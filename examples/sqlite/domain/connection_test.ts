@@ -1,4 +1,5 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-process: it fills SQLite's heap to its cap, which holds for the whole process: the files run beside it would run out
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
 import { Authorizer } from "./authorizer.ts";

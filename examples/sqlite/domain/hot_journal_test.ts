@@ -1,4 +1,5 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
+// test-process: its writer spills its changes before the commit only when no other thread's SQLite connections share the process's page cache
 // A database left with a hot journal (a write interrupted by a crash or a
 // kill): made for real, by copying the file and its journal while a write
 // holds them, the state a killed writer leaves behind.
@@ -30,6 +31,9 @@ function hotDatabase(dir: string): string {
   Deno.copyFileSync(live, hot);
   Deno.copyFileSync(`${live}-journal`, `${hot}-journal`);
   writer.exec("ROLLBACK");
+  // A journal is hot only once its header is written, when the writer spills: say so if this one did not.
+  const magic = Array.from(Deno.readFileSync(`${hot}-journal`).subarray(0, 8));
+  assert.deepEqual(magic, [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7], "the writer spilled: its journal is hot");
   writer.close();
   return hot;
 }
