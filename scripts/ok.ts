@@ -21,6 +21,10 @@
 // own (they change what every module of an isolate shares: Deno.stdout, a
 // module loaded lazily) says why on a line of its own and runs alone:
 //   // test-alone: it replaces Deno.stderr.write for the whole isolate
+// and one whose tests use what a whole process shares (SQLite's heap cap,
+// the resident memory) runs in a `deno test` process of its own:
+//   // test-process: it fills SQLite's heap to its cap, ...
+// A group that took under ten seconds last time runs as one module.
 // The steps are independent, so they run side by side, as many at once as
 // the machine has cores (`--jobs=N` to change it): the gate is CPU-bound, and
 // every step more at once only added contention (docs/testing.md has the
@@ -134,19 +138,11 @@ const SHARES = navigator.hardwareConcurrency || 2;
 const generated = await Deno.makeTempDir({ dir: tmp, prefix: "forge-toolkit-gate-" });
 
 /**
- * How one group's files run (scripts/_test_runs.ts): in the group's process,
- * the pooled files in `SHARES` generated modules, each importing a run of
- * neighbouring files (they share most of what they import), and the files
- * that ask to run alone as they are; then each file that asks for a process
- * of its own in one.
+ * A group whose last run took less than this many seconds runs its shared
+ * files as one module: a second module costs its own set-up (about 0.3 s of
+ * CPU) and loads the same imports again, more than it saves a short step.
  */
-async function testProcesses(files: string[], group: number): Promise<{ main: string[]; own: string[] }> {
-  const { pooled, alone, ownProcess } = await testRuns(files, (file) => Deno.readTextFile(join(repo, file)));
-  const modules = pooled.length < 2
-    ? pooled
-    : await writeShareModules(pooled.map((f) => join(repo, f)), SHARES, generated, `group_${group}`);
-  return { main: [...modules, ...alone], own: ownProcess };
-}
+const ONE_SHARE_SECONDS = 10;
 
 /**
  * The template's tests run once, in a project made from it: scripts/new_test.ts
@@ -222,19 +218,31 @@ if (only.length === 0) {
   if (files.length > 0) steps.push({ label: "check", args: ["check", ...files], counts: false, weight: 20 });
 }
 for (const [flags, files] of groups) {
-  const { main, own } = await testProcesses(files.sort(), steps.length);
-  const runs = [
-    ...(main.length > 0
-      ? [{ name: `${files.length - own.length} files`, count: files.length - own.length, modules: main }]
-      : []),
-    ...own.map((file) => ({ name: `${file}, a process of its own`, count: 1, modules: [file] })),
-  ];
-  for (const { name, count, modules } of runs) {
-    const args = ["test", "--quiet", "--no-check", "--parallel", ...flags.split(/\s+/).filter(Boolean), ...modules];
-    // A file that starts processes takes seconds; one that does not, a fraction of one.
-    const weight = count * (flags.includes("--allow-run") ? 5 : 0.5);
-    steps.push({ label: `test ${flags || "(no permissions)"} [${name}]`, args, counts: true, weight });
+  // In the group's process, the pooled files in generated modules, each importing a run of neighbouring files
+  // (they share most of what they import), and the files that ask to run alone as they are; then each file
+  // that asks for a process of its own in one (scripts/_test_runs.ts).
+  const { pooled, alone, ownProcess } = await testRuns(files.sort(), (file) => Deno.readTextFile(join(repo, file)));
+  const shown = flags || "(no permissions)";
+  const permissions = flags.split(/\s+/).filter(Boolean);
+  // A file that starts processes takes seconds; one that does not, a fraction of one.
+  const perFile = flags.includes("--allow-run") ? 5 : 0.5;
+  const test = (label: string, modules: string[], weight: number) =>
+    steps.push({
+      label,
+      args: ["test", "--quiet", "--no-check", "--parallel", ...permissions, ...modules],
+      counts: true,
+      weight,
+    });
+  const count = pooled.length + alone.length;
+  if (count > 0) {
+    const label = `test ${shown} [${count} files]`;
+    const shares = (lastTimes[label] ?? count * perFile) < ONE_SHARE_SECONDS ? 1 : SHARES;
+    const modules = pooled.length < 2
+      ? pooled
+      : await writeShareModules(pooled.map((f) => join(repo, f)), shares, generated, `group_${steps.length}`);
+    test(label, [...modules, ...alone], count * perFile);
   }
+  for (const file of ownProcess) test(`test ${shown} [${file}, a process of its own]`, [file], perFile);
 }
 if (only.length === 0) {
   // --doc on folders would also run their _test.ts files, without the permissions they declare.
