@@ -26,6 +26,7 @@ Deno.test("the files whose tests fill what a process shares each run in a proces
     "examples/sqlite/domain/connection_test.ts",
     "examples/sqlite/domain/hot_journal_test.ts",
     "testing/attack/attack_test.ts",
+    "validate/read_only_query_test.ts",
   ];
   const runs = await testRuns([...files, "examples/sqlite/domain/reply_bounds_test.ts"], read);
   assert.deepEqual(runs.ownProcess, files);

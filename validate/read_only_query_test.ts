@@ -1,3 +1,4 @@
+// test-process: a test bounds how much this process's resident memory grows, which other files' tests would add to
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { PolicyError } from "./policy_error.ts";
