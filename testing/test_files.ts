@@ -39,7 +39,9 @@ export interface TestFilesOptions {
  *
  * @param root The folder to search (absolute); the files come back relative to it.
  * @param options See {@linkcode TestFilesOptions}.
- * @returns The flags (one string, as declared) → the files, sorted.
+ * @returns The flags → the files, sorted. The flags are one string, each flag's
+ * list of values sorted and without repeats and the flags in order, so that
+ * two files that declare the same permissions in another order share a group.
  * @throws {Deno.errors.NotCapable} Without read access to `root` (and to the temp directory).
  *
  * @example Run each group with its own flags
@@ -71,12 +73,25 @@ export async function testFilesByPermissions(
       const rel = relative(root, path);
       if (only.length > 0 && !only.some((prefix) => rel.startsWith(prefix))) continue;
       const declared = (await Deno.readTextFile(path)).match(DECLARATION)?.[1].trim() ?? "";
-      const flags = declared.replaceAll("{tmp}", tmp).replaceAll("{repo}", root)
-        .replaceAll("{child-env}", CHILD_ENV_NAMES.join(","));
+      const flags = canonicalFlags(
+        declared.replaceAll("{tmp}", tmp).replaceAll("{repo}", root)
+          .replaceAll("{child-env}", CHILD_ENV_NAMES.join(",")),
+      );
       groups.set(flags, [...(groups.get(flags) ?? []), rel]);
     }
   };
   await walk(root);
   for (const files of groups.values()) files.sort();
   return groups;
+}
+
+/** `flags` with each flag's comma-separated values sorted and unrepeated, and the flags sorted. */
+function canonicalFlags(flags: string): string {
+  const words = flags.split(/\s+/).filter(Boolean).map((word) => {
+    const equals = word.indexOf("=");
+    if (equals < 0) return word;
+    const values = [...new Set(word.slice(equals + 1).split(","))].sort();
+    return `${word.slice(0, equals + 1)}${values.join(",")}`;
+  });
+  return [...new Set(words)].sort().join(" ");
 }
