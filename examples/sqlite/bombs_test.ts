@@ -5,11 +5,12 @@
 // on how fast the machine is: each waits for replies and process exits, and
 // judges them by their content and order.
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
-import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
-import { alive, descendants, ended, oneEnded, PROC_PROGRAMS, treeRss, treeWriteBytes } from "./proc.ts";
+import { makeE2eTree, REPO, SAMPLE_SQL, SCRIPT } from "./_e2e.ts";
+import { alive, descendants, ended, oneEnded, PROC_PROGRAMS, treeRss, treeWriteBytes, watchPeakRss } from "./proc.ts";
 
 const perms: Deno.PermissionOptions = {
   run: [Deno.execPath(), ...PROC_PROGRAMS],
@@ -49,16 +50,36 @@ interface Reply {
   result?: { isError?: boolean; content: { text: string }[]; structuredContent?: unknown };
 }
 
-/** Starts the server over a tree whose database also has table t of `rows` rows. */
+/** The tree every test here serves: made at load time, removed at unload; each test rebuilds its database. */
+const TREE = await makeE2eTree();
+globalThis.addEventListener("unload", () => Deno.removeSync(TREE.base, { recursive: true }));
+/**
+ * The flags the server prints for the tree's config, read-only and writable, printed at the first start of each:
+ * they name the config file and the database, the same paths at every start here.
+ */
+const printed = new Map<boolean, Promise<string[]>>();
+
+/**
+ * Starts the server over the tree, its database rebuilt from the sample with table t of `rows` rows, and its
+ * config `extra` over the defaults.
+ */
 async function start(rows: number, extra: Record<string, unknown> = {}) {
-  const tree = await makeE2eTree({ query_timeout_ms: 9_000, ...extra });
+  const tree = TREE;
+  await Deno.remove(dirname(tree.db), { recursive: true });
+  await Deno.mkdir(dirname(tree.db));
   const db = new DatabaseSync(tree.db);
+  db.exec(await Deno.readTextFile(SAMPLE_SQL));
   db.exec(
     `CREATE TABLE t (n INTEGER); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c ` +
       `WHERE n < ${rows}) INSERT INTO t SELECT n FROM c`,
   );
   db.close();
-  const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+  await tree.writeConfig({ database: tree.db, max_rows: 50, query_timeout_ms: 9_000, ...extra });
+  const writable = extra.writable === true;
+  if (!printed.has(writable)) {
+    printed.set(writable, printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }));
+  }
+  const flags = await printed.get(writable)!;
   const server = await spawnRaw({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
   let id = 0;
   /** Sends a call; returns its id. */
@@ -88,26 +109,27 @@ async function start(rows: number, extra: Record<string, unknown> = {}) {
   return { tree, server, send, next, call, query };
 }
 
-/** Samples the RSS of the server and its processes back to back while `work` runs; returns the peak seen. */
+/**
+ * Runs `work`; returns its value and the peak resident set of the server and its processes: the sum of each
+ * one's own peak (VmHWM), read every 20 ms and once after `work` (a process that ends counts with its last look).
+ */
 async function sampled<T>(server: RawServer, work: () => Promise<T>): Promise<{ value: T; peak: number }> {
-  let peak = 0;
-  let done = false;
-  const sampler = (async () => {
-    while (!done) peak = Math.max(peak, await treeRss(server.process.pid));
-  })();
+  const watch = watchPeakRss(server.process.pid);
+  let value: T;
   try {
-    return { value: await work(), peak: Math.max(peak, await treeRss(server.process.pid)) };
-  } finally {
-    done = true;
-    await sampler;
+    value = await work();
+  } catch (error) {
+    await watch.stop();
+    throw error;
   }
+  return { value, peak: await watch.stop() };
 }
 
 Deno.test({
   name: "a compile bomb in flight holds nothing up: list_tables sent after it is answered first",
   permissions: perms,
   async fn() {
-    const { tree, server, send, next, query } = await start(10, { query_timeout_ms: 1_000 });
+    const { server, send, next, query } = await start(10, { query_timeout_ms: 1_000 });
     assert.equal((await query("SELECT 1 AS one")).isError, undefined);
     // Two warm processes now: one takes the bomb, the other list_tables.
     const warm = await descendants(server.process.pid);
@@ -133,7 +155,6 @@ Deno.test({
     assert.deepEqual((after.structuredContent as { rows: unknown[] }).rows, [{ n: 10 }]);
     server.process.kill("SIGTERM");
     assert.equal((await server.status()).code, 0, server.stderr());
-    await tree.remove();
   },
 });
 
@@ -141,13 +162,14 @@ Deno.test({
   name: "a query still running at its deadline is stopped in fact: its process ends; the next call is served",
   permissions: perms,
   async fn() {
-    const { tree, server, send, next, query } = await start(10, { allow_recursive: true, query_timeout_ms: 500 });
+    // A deadline of 250 ms against a count that needs minutes: the deadline starts once the process is ready.
+    const { server, send, next, query } = await start(10, { allow_recursive: true, query_timeout_ms: 250 });
     assert.equal((await query("SELECT 1 AS one")).isError, undefined);
     const warm = await descendants(server.process.pid);
     const id = await send("run_query", { sql: ENDLESS });
     const late = await next();
     assert.equal(late.id, id);
-    assert.match(late.result!.content[0].text, /^Cannot run query: it ran past its deadline of 500 ms/);
+    assert.match(late.result!.content[0].text, /^Cannot run query: it ran past its deadline of 250 ms/);
     await oneEnded(warm);
     const after = await query("SELECT count(*) AS n FROM t");
     assert.deepEqual((after.structuredContent as { rows: unknown[] }).rows, [{ n: 10 }]);
@@ -158,7 +180,6 @@ Deno.test({
     assert.equal((await query("SELECT 2 AS two")).isError, undefined);
     server.process.kill("SIGTERM");
     assert.equal((await server.status()).code, 0, server.stderr());
-    await tree.remove();
   },
 });
 
@@ -221,7 +242,6 @@ Deno.test({
     assert.deepEqual((untouched.structuredContent as { rows: unknown[] }).rows, [{ n: 1000 }], "rolled back");
     assert.equal((await call("list_tables", {})).isError, undefined);
     assert.equal((await server.status()).code, 0, server.stderr());
-    await tree.remove();
   },
 });
 
@@ -232,7 +252,7 @@ Deno.test({
     // The query ends at its deadline, within the shutdown's grace period (5 s): a query still running when the grace
     // ends is aborted, and an aborted job's process killed (domain/database_processes_test.ts, "a cancelled job stops
     // its process"; "close() ends all"), which here would only burn a core for the grace period.
-    const { tree, server, send, next } = await start(10, { allow_recursive: true, query_timeout_ms: 1_000 });
+    const { server, send, next } = await start(10, { allow_recursive: true, query_timeout_ms: 500 });
     await send("list_tables", {});
     await next();
     const pids = await descendants(server.process.pid);
@@ -240,7 +260,6 @@ Deno.test({
     // status() closes the server's stdin: EOF.
     assert.equal((await server.status()).code, 0, server.stderr());
     await ended(pids);
-    await tree.remove();
   },
 });
 
@@ -252,7 +271,7 @@ Deno.test({
     // The heap cap refuses the sort before its deadline; a query killed at its deadline would take
     // its process's write figure with it, and the count below could not see what it wrote. A cap of
     // 16 MiB fills in a small fraction of the 9 s deadline however loaded the machine.
-    const { tree, server, query } = await start(2_000, { max_memory_mb: 16 });
+    const { server, query } = await start(2_000, { max_memory_mb: 16 });
     // Starts the database process, so that Deno's own first-start caching is done before the count starts.
     assert.equal((await query("SELECT count(*) AS n FROM t")).isError, undefined);
     const before = await treeWriteBytes(server.process.pid);
@@ -269,7 +288,6 @@ Deno.test({
     assert.deepEqual((next.structuredContent as { rows: unknown[] }).rows, [{ n: 2_000 }], "the next query is served");
     server.process.kill("SIGTERM");
     assert.equal((await server.status()).code, 0, server.stderr());
-    await tree.remove();
   },
 });
 
@@ -277,7 +295,7 @@ Deno.test({
   name: "json_each over two 500,000-element arrays is refused by its price before it runs",
   permissions: perms,
   async fn() {
-    const { tree, server, query } = await start(10);
+    const { server, query } = await start(10);
     const array = JSON.stringify(Array.from({ length: 500_000 }, () => 1));
     const priced = await query("SELECT count(*) AS n FROM json_each(?) a, json_each(?) b", [array, array]);
     assert.equal(priced.isError, true);
@@ -291,7 +309,6 @@ Deno.test({
     assert.deepEqual((one.structuredContent as { rows: unknown[] }).rows, [{ n: 500_000 }]);
     server.process.kill("SIGTERM");
     assert.equal((await server.status()).code, 0, server.stderr());
-    await tree.remove();
   },
 });
 
@@ -351,7 +368,6 @@ Deno.test({
     );
     server.process.kill("SIGTERM");
     assert.equal((await server.status()).code, 0);
-    await tree.remove();
   },
 });
 
@@ -359,7 +375,7 @@ Deno.test({
   name: "a 60 MiB-per-row query over 200 rows answers max_bytes (sorted: too big), under 1 GiB RSS; EOF exits 0",
   permissions: perms,
   async fn() {
-    const { tree, server, query } = await start(200);
+    const { server, query } = await start(200);
     const before = await treeRss(server.process.pid);
     const { value: bomb, peak } = await sampled(server, () => query(PRINTF_BOMB));
     assert.equal(bomb.isError, undefined, bomb.content[0].text);
@@ -384,6 +400,5 @@ Deno.test({
         `sorted: peak ${Math.round(sortedPeak / MiB)} MiB (server and database processes)`,
     );
     assert.equal((await server.status()).code, 0, "EOF (status() closes stdin) exits 0");
-    await tree.remove();
   },
 });

@@ -5,12 +5,64 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
-import { probe } from "@forge/toolkit/testing";
-import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags } from "../served.ts";
-import { databaseProcessCommand, denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { probe, spawnServer } from "@forge/toolkit/testing";
+import {
+  assertHealthNeedsNoPermission,
+  assertRefusesSharedConfig,
+  type Served,
+  serveUnderPrintedFlags,
+  textOf,
+} from "../served.ts";
+import { databaseProcessCommand, denoRun, type E2eTree, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 import { commandLine, descendants, environment, PROC_PROGRAMS } from "./proc.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
+
+/** A tree and the flags its server prints for it, built once per file and config by the first test that needs it. */
+interface Printed {
+  tree: E2eTree;
+  flags: string[];
+}
+
+const printed = new Map<string, Promise<Printed>>();
+
+/**
+ * The tree for `extra` that tests of this file share, and the flags printed for it: the tests that share one only
+ * read it (the one that writes its database runs last), so one printing and one tree serve them all. Removed at unload.
+ */
+function printedFor(extra: Record<string, unknown> = {}): Promise<Printed> {
+  const key = JSON.stringify(extra);
+  if (!printed.has(key)) {
+    printed.set(
+      key,
+      makeE2eTree(extra).then(async (tree) => {
+        globalThis.addEventListener("unload", () => Deno.removeSync(tree.base, { recursive: true }));
+        return { tree, flags: await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }) };
+      }),
+    );
+  }
+  return printed.get(key)!;
+}
+
+/** Starts the server on `tree`'s config under `flags` (printed for it), with the calls the tests make. */
+async function serve({ tree, flags }: Printed): Promise<Served> {
+  const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
+  const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
+  return {
+    server,
+    call,
+    async ok(name, args) {
+      const result = await call(name, args);
+      assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
+      return textOf(result);
+    },
+    async refused(name, args, reason) {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+      assert.match(textOf(result), reason, `${name} ${JSON.stringify(args)}`);
+    },
+  };
+}
 
 Deno.test({
   name: "--health prints ok and needs no permission at all",
@@ -24,14 +76,12 @@ Deno.test({
   name: "--print-permissions: read-only reads the config file and the database, writes nothing, runs only this deno",
   permissions: perms,
   async fn() {
-    const tree = await makeE2eTree();
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const { tree, flags } = await printedFor();
     assert.deepEqual(flags, [
       `--allow-read=${tree.config},${tree.db}`,
       "--allow-env=FORGE_TENANT_CONFIG",
       `--allow-run=${Deno.execPath()}`,
     ]);
-    await tree.remove();
   },
 });
 
@@ -40,15 +90,13 @@ Deno.test({
     "--print-permissions: writable adds write on the database file (not on -journal or -wal), read on its journal (checked before a write), and the audit file",
   permissions: perms,
   async fn() {
-    const tree = await makeE2eTree({ writable: true, audit_file: "../audit.jsonl" });
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const { tree, flags } = await printedFor({ writable: true, audit_file: "../audit.jsonl" });
     assert.deepEqual(flags, [
       `--allow-read=${[join(tree.base, "audit.jsonl"), tree.config, tree.db, `${tree.db}-journal`].sort().join(",")}`,
       `--allow-write=${join(tree.base, "audit.jsonl")},${tree.db}`,
       "--allow-env=FORGE_TENANT_CONFIG",
       `--allow-run=${Deno.execPath()}`,
     ]);
-    await tree.remove();
   },
 });
 
@@ -82,16 +130,14 @@ Deno.test({
   name: "the server refuses to serve with -A, or with write access a read-only config does not need (exit 2)",
   permissions: perms,
   async fn() {
-    const tree = await makeE2eTree();
+    const { tree, flags } = await printedFor();
     const all = await denoRun(["-A", SCRIPT, "-config", tree.config]);
     assert.equal(all.code, 2);
     assert.match(all.stderr, /^sqlite: refusing to serve: the process holds more permissions than its policy needs/);
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
     const extra = await denoRun([...flags, `--allow-write=${tree.db}`, SCRIPT, "-config", tree.config]);
     assert.equal(extra.code, 2);
     assert.match(extra.stderr, /write ".*shop\.db"/);
     assert.equal(extra.stdout, "");
-    await tree.remove();
   },
 });
 
@@ -109,8 +155,9 @@ Deno.test({
   name: "read-only under the printed flags: every tool works over real stdio, refusals are isError, nothing leaks",
   permissions: perms,
   async fn(t) {
-    const tree = await makeE2eTree();
-    const { server, call, refused } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    const shared = await printedFor();
+    const { tree } = shared;
+    const { server, call, refused } = await serve(shared);
 
     await t.step("tools/list: the three read-only tools", async () => {
       assert.deepEqual((await server.client.listTools()).tools.map((tool) => tool.name), [
@@ -170,7 +217,6 @@ Deno.test({
     // The canary's path appears only where the caller typed it; the server's own paths never do.
     const replies = server.lines.join("\n");
     assert.ok(!replies.includes(tree.db) && !replies.includes(dirname(tree.config)), "no host path of the server's");
-    await tree.remove();
   },
 });
 
@@ -178,8 +224,9 @@ Deno.test({
   name: "each database process may read the database file and nothing else, with an environment of its own",
   permissions: { ...perms, run: [Deno.execPath(), ...PROC_PROGRAMS] },
   async fn() {
-    const tree = await makeE2eTree();
-    const { server, ok } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    const shared = await printedFor();
+    const { tree } = shared;
+    const { server, ok } = await serve(shared);
     await ok("list_tables", {});
     const pids = await descendants(server.process.pid);
     assert.equal(pids.length, 2, "one process that served, one spare");
@@ -191,7 +238,6 @@ Deno.test({
       assert.deepEqual(await environment(pid), ["NO_COLOR=1"]);
     }
     await server.close();
-    await tree.remove();
   },
 });
 
@@ -199,8 +245,7 @@ Deno.test({
   name: "schema PRAGMAs read as the README says: pragma_table_info('t') and PRAGMA table_info(t) both answer",
   permissions: perms,
   async fn() {
-    const tree = await makeE2eTree();
-    const { server, call } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    const { server, call } = await serve(await printedFor());
     const names = async (sql: string) => {
       const result = await call("run_query", { sql });
       assert.notEqual(result.isError, true, JSON.stringify(result.content));
@@ -212,7 +257,6 @@ Deno.test({
     assert.deepEqual(await names("PRAGMA table_info(customers)"), columns);
     assert.deepEqual(await names("SELECT name FROM pragma_index_list('customers')"), ["sqlite_autoindex_customers_1"]);
     await server.close();
-    await tree.remove();
   },
 });
 
@@ -254,13 +298,13 @@ Deno.test({
   name: "with audit_file the audit trail is appended there, not to stderr",
   permissions: perms,
   async fn() {
-    const tree = await makeE2eTree({ writable: true, audit_file: "../audit.jsonl" });
-    const { server } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    const shared = await printedFor({ writable: true, audit_file: "../audit.jsonl" });
+    const { tree } = shared;
+    const { server } = await serve(shared);
     await server.client.callTool({ name: "execute", arguments: { sql: "UPDATE products SET price_cents = 1" } });
     await server.close();
     const lines = (await Deno.readTextFile(join(tree.base, "audit.jsonl"))).trim().split("\n");
     assert.deepEqual(lines.map((line) => JSON.parse(line).patterns), [["sql:update:products"], undefined]);
     assert.ok(!server.stderr().includes('"tool":"execute"'));
-    await tree.remove();
   },
 });

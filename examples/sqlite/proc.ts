@@ -1,24 +1,48 @@
 // What the end-to-end tests read about the server's processes, from /proc
 // (Linux). Deno grants /proc/<pid> only to -A, so it is read through `sh`
-// and `cat`. Imported only by *_test.ts files in this folder.
+// (with its own `read`, so that a look starts no program) and `cat` (for the
+// files that hold NUL bytes). Imported only by *_test.ts files in this folder.
 
-/** The programs these helpers run: add them to a test's `run` permission. */
+/** The programs these helpers run: add them to a test's `run` permission (`sh` also runs `sleep` between looks). */
 export const PROC_PROGRAMS: readonly string[] = ["sh", "cat"];
 
+/**
+ * Shell functions the scripts below share, built from `sh`'s own `read`:
+ * `gone PID` (true when PID is no process, or a zombie); `tree ROOT`
+ * (ROOT and every descendant, one line); `tree_sum FIELD ROOT` (the sum of
+ * FIELD in /proc/<pid>/status over `tree ROOT`, in kB).
+ */
+const FUNCTIONS = `
+gone() { { read -r s < /proc/"$1"/stat; } 2>/dev/null || return 0; s=\${s##*") "}; [ "\${s%% *}" = Z ]; }
+tree() {
+  found=$1; queue=$1
+  while [ -n "$queue" ]; do
+    set -- $queue; queue=
+    for p; do
+      for c in /proc/"$p"/task/*/children; do kids=; { read -r kids < "$c"; } 2>/dev/null; queue="$queue $kids"; done
+    done
+    found="$found $queue"
+  done
+  echo $found
+}
+tree_sum() {
+  field=$1; total=0
+  for p in $(tree "$2"); do
+    { while read -r k v rest; do [ "$k" = "$field:" ] && total=$((total + v)); done < /proc/"$p"/status; } 2>/dev/null
+  done
+  echo "$total"
+}
+`;
+
 async function sh(script: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("sh", { args: ["-c", script, "sh", ...args], stderr: "null" }).output();
+  const out = await new Deno.Command("sh", { args: ["-c", FUNCTIONS + script, "sh", ...args], stderr: "null" })
+    .output();
   return new TextDecoder().decode(out.stdout);
 }
 
 /** The process ids of `pid`'s children and their children, and so on. */
 export async function descendants(pid: number): Promise<number[]> {
-  const found: number[] = [];
-  for (let next = [pid]; next.length > 0;) {
-    const text = await sh('for p; do cat /proc/"$p"/task/*/children; done', ...next.map(String));
-    next = text.split(/\s+/).filter((word) => word !== "").map(Number);
-    found.push(...next);
-  }
-  return found;
+  return (await sh('tree "$1"', String(pid))).split(/\s+/).filter((word) => word !== "").map(Number).slice(1);
 }
 
 /** The command line of `pid`, one word per element. */
@@ -33,34 +57,93 @@ export async function environment(pid: number): Promise<string[]> {
 
 /** Whether `pid` is still a process (a zombie counts as gone). */
 export async function alive(pid: number): Promise<boolean> {
-  const state = (await sh('cat /proc/"$1"/stat', String(pid))).split(") ")[1]?.[0];
-  return state !== undefined && state !== "Z";
+  return (await sh('gone "$1" || echo alive', String(pid))).trim() === "alive";
 }
 
 /** Waits until every one of `pids` has ended; one that never ends fails the test after `limitMs`. */
 export async function ended(pids: readonly number[], limitMs = 30_000): Promise<void> {
-  await until(async () => (await Promise.all(pids.map(alive))).every((live) => !live), limitMs);
+  await waitInShell("all", pids, limitMs);
 }
 
 /** Waits until one of `pids` has ended, and returns it. */
 export async function oneEnded(pids: readonly number[], limitMs = 30_000): Promise<number> {
-  let gone: number | undefined;
-  await until(async () => (gone = pids[(await Promise.all(pids.map(alive))).indexOf(false)]) !== undefined, limitMs);
-  return gone!;
+  return Number(await waitInShell("one", pids, limitMs));
 }
 
-async function until(done: () => Promise<boolean>, limitMs: number): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!await done()) {
-    if (Date.now() > deadline) throw new Error(`no process ended within ${limitMs} ms`);
+/**
+ * Waits in one `sh` that looks at `pids` every 20 ms (the end of a process
+ * that is not this one's child is no event it can wait for), until one is
+ * gone (`"one"`: printed) or all are (`"all"`). One that never ends fails the
+ * test after `limitMs`: the shell is killed.
+ */
+async function waitInShell(mode: "one" | "all", pids: readonly number[], limitMs: number): Promise<string> {
+  const script = `mode=$1; shift
+while :; do
+  left=0
+  for p; do
+    if gone "$p"; then [ "$mode" = one ] && { echo "$p"; exit 0; }; else left=1; fi
+  done
+  [ "$mode" = all ] && [ "$left" = 0 ] && exit 0
+  sleep 0.02
+done`;
+  const child = new Deno.Command("sh", {
+    args: ["-c", FUNCTIONS + script, "sh", mode, ...pids.map(String)],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const limit = setTimeout(() => child.kill("SIGKILL"), limitMs);
+  try {
+    const out = await child.output();
+    if (!out.success) throw new Error(`no process ended within ${limitMs} ms`);
+    return new TextDecoder().decode(out.stdout).trim();
+  } finally {
+    clearTimeout(limit);
   }
 }
 
 /** The resident set of `pid` and every descendant, in bytes. */
 export async function treeRss(pid: number): Promise<number> {
-  const pids = [pid, ...await descendants(pid)].map(String);
-  const text = await sh('for p; do cat /proc/"$p"/status; done', ...pids);
-  return [...text.matchAll(/^VmRSS:\s+(\d+) kB$/gm)].reduce((sum, [, kib]) => sum + Number(kib) * 1024, 0);
+  return Number(await sh('tree_sum VmRSS "$1"', String(pid))) * 1024;
+}
+
+/**
+ * The peak resident set (VmHWM) of each of `pid` and its descendants, summed,
+ * in bytes: at least their resident set summed at any moment since each
+ * started, so a bound on it bounds every moment's. A process that ends takes
+ * its figure with it: see {@linkcode watchPeakRss}.
+ */
+export async function treePeakRss(pid: number): Promise<number> {
+  return Number(await sh('tree_sum VmHWM "$1"', String(pid))) * 1024;
+}
+
+/**
+ * Reads {@linkcode treePeakRss} of `pid` every 20 ms, in one `sh`, until
+ * `stop()`, which reads it once more and returns the largest reading: a
+ * process that ended in between counts with its peak up to its last look.
+ */
+export function watchPeakRss(pid: number): { stop(): Promise<number> } {
+  const child = new Deno.Command("sh", {
+    args: ["-c", `${FUNCTIONS}while :; do tree_sum VmHWM "$1"; sleep 0.02; done`, "sh", String(pid)],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  let peak = 0;
+  const read = (async () => {
+    let rest = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop()!;
+      for (const line of lines) peak = Math.max(peak, Number(line) * 1024);
+    }
+  })();
+  return {
+    async stop() {
+      child.kill("SIGKILL");
+      await child.status;
+      await read;
+      return Math.max(peak, await treePeakRss(pid));
+    },
+  };
 }
 
 /**
@@ -72,12 +155,13 @@ export async function treeRss(pid: number): Promise<number> {
  * must check that no process of the first is gone from the second.
  */
 export async function treeWriteBytes(pid: number): Promise<Map<number, number>> {
-  const pids = [pid, ...await descendants(pid)];
+  const script = `for p in $(tree "$1"); do
+  { while read -r k v; do [ "$k" = write_bytes: ] && echo "$p $v"; done < /proc/"$p"/io; } 2>/dev/null
+done`;
   const figures = new Map<number, number>();
-  for (const p of pids) {
-    const text = await sh('cat /proc/"$1"/io', String(p));
-    const found = /^write_bytes: (\d+)$/m.exec(text);
-    if (found !== null) figures.set(p, Number(found[1]));
+  for (const line of (await sh(script, String(pid))).split("\n")) {
+    const [p, bytes] = line.split(" ").map(Number);
+    if (line !== "") figures.set(p, bytes);
   }
   return figures;
 }

@@ -3,18 +3,40 @@
 // file + rename) and the very next call sees it. Narrowing takes effect at
 // once; widening beyond the flags fixed at start is refused with a restart hint.
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
 import { textOf } from "../served.ts";
-import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { makeE2eTree, REPO, SAMPLE_SQL, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 
+/** The tree every test here serves: made at load time, removed at unload; each test rebuilds its database. */
+const TREE = await makeE2eTree();
+globalThis.addEventListener("unload", () => Deno.removeSync(TREE.base, { recursive: true }));
+/**
+ * The flags the server prints for the tree's config, read-only and writable, printed at the first start of each:
+ * they name the config file and the database, the same paths at every start here.
+ */
+const printed = new Map<boolean, Promise<string[]>>();
+
+/** Starts the server over the tree, its database rebuilt from the sample, and its config `extra` over the defaults. */
 async function start(extra: Record<string, unknown>) {
-  const tree = await makeE2eTree(extra);
-  const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+  const tree = TREE;
+  await Deno.remove(dirname(tree.db), { recursive: true });
+  await Deno.mkdir(dirname(tree.db));
+  const db = new DatabaseSync(tree.db);
+  db.exec(await Deno.readTextFile(SAMPLE_SQL));
+  db.close();
+  await tree.writeConfig({ database: tree.db, max_rows: 50, ...extra });
+  const writable = extra.writable === true;
+  if (!printed.has(writable)) {
+    printed.set(writable, printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }));
+  }
+  const flags = await printed.get(writable)!;
   const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
   const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
   return { tree, server, call };
@@ -44,7 +66,6 @@ Deno.test({
     const again = await call("execute", { sql: "DELETE FROM orders WHERE id = 4" });
     assert.deepEqual(again.structuredContent, { changes: 1, last_insert_rowid: null });
     assert.equal((await server.close()).code, 0);
-    await tree.remove();
   },
 });
 
@@ -67,7 +88,6 @@ Deno.test({
     );
     assert.equal(tree.count("orders"), 4, "Deno refused the write");
     assert.equal((await server.close()).code, 0);
-    await tree.remove();
   },
 });
 
@@ -95,7 +115,6 @@ Deno.test({
     await tree.writeConfig({ database: tree.db, ...config, max_memory_mb: 16 });
     assert.equal(textOf(await call("run_query", { sql: sort })), "Cannot run query: out of memory");
     assert.equal((await server.close()).code, 0);
-    await tree.remove();
   },
 });
 
@@ -133,7 +152,6 @@ Deno.test({
     await server.close();
     assert.match(server.stderr(), /the database process refuses .*shop\.db: it is a link/);
     assert.ok(!(server.lines.join("\n") + server.stderr()).includes(tree.canary));
-    await tree.remove();
   },
 });
 
@@ -147,6 +165,5 @@ Deno.test({
     assert.equal((result.structuredContent as { row_count: number }).row_count, 4);
     await server.close();
     assert.match(server.stderr(), /sqlite: keeping the last good config: .*max_rows/);
-    await tree.remove();
   },
 });
