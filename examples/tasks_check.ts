@@ -40,10 +40,21 @@ function normalised(flags: readonly string[]): string[] {
   }).sort();
 }
 
-/** The flags the example's server prints for its sample config. */
-function printed(name: string): Promise<string[]> {
-  const script = join(REPO, "examples", name, "main.ts");
-  return printedPermissions({ script, config: join(REPO, "examples", name, "sample", "config.json"), cwd: REPO });
+/** Each example's printed flags, read once per test file: the sample config and the server do not change. */
+const printedOnce = new Map<string, Promise<string[]>>();
+
+/** The flags the example's server prints for its sample config (a copy, for the caller to keep or change). */
+async function printed(name: string): Promise<string[]> {
+  let flags = printedOnce.get(name);
+  if (flags === undefined) {
+    const script = join(REPO, "examples", name, "main.ts");
+    const config = join(REPO, "examples", name, "sample", "config.json");
+    flags = printedPermissions({ script, config, cwd: REPO });
+    printedOnce.set(name, flags);
+    // A failed run is not kept: the next test that asks runs it again and fails on its own.
+    flags.catch(() => printedOnce.delete(name));
+  }
+  return [...await flags];
 }
 
 /**

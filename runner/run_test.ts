@@ -9,6 +9,10 @@ const hello = new URL("../examples/hello-tool/main.ts", import.meta.url).pathnam
 const repo = new URL("..", import.meta.url).pathname;
 const perms: Deno.PermissionOptions = { run: true, read: [repo], env: "inherit" };
 
+/** The root module's import graph, read once (`deno info`) for the two tests that look at it. */
+let rootGraph: ReturnType<typeof importGraph> | undefined;
+const rootImportGraph = () => (rootGraph ??= importGraph(new URL("../mod.ts", import.meta.url).pathname));
+
 const isJsonRpc = (line: string) => {
   const msg = JSON.parse(line);
   return msg.jsonrpc === "2.0" && ("id" in msg || "method" in msg);
@@ -34,7 +38,7 @@ Deno.test({
   name: "the core's module graph holds no npm package (no MCP SDK, no zod), so health() never loads one",
   permissions: perms,
   async fn() {
-    const { modules } = await importGraph(new URL("../mod.ts", import.meta.url).pathname);
+    const { modules } = await rootImportGraph();
     assert.ok(modules.length > 5, "the graph was read");
     assert.deepEqual(modules.filter((s) => !s.startsWith("file:") && !s.startsWith("node:")), [], "no npm: package");
   },
@@ -45,7 +49,7 @@ Deno.test({
     "importing the root module loads only the authoring half: no engine/, stdio/ or permissions/ until run() starts",
   permissions: perms,
   async fn() {
-    const { modules, loaded } = await importGraph(new URL("../mod.ts", import.meta.url).pathname);
+    const { modules, loaded } = await rootImportGraph();
     const root = new URL("../", import.meta.url).href;
     const folders = new Set([...loaded].map((s) => s.slice(root.length).split("/").slice(0, -1).join("/") || "."));
     assert.ok(loaded.has(new URL("../toolkit/server.ts", import.meta.url).href), "the graph was read");
