@@ -4,11 +4,13 @@
 //
 //   deno run --allow-run --allow-write=bench/results bench/main.ts \
 //     [--smoke] [--json FILE] [--only toolkit,sdk-lowlevel,...] [--markdown] [--memory] [--sqlite]
-//     [--throughput] [--no-pin]
+//     [--throughput] [--skip memory,sqlite] [--no-pin]
 //
 // --memory runs only the peak-memory rows (a fresh toolkit process per case),
 // so that a change on the data path can be measured in seconds.
 // --sqlite runs only the sqlite example's rows (the cost of its database processes).
+// --skip memory,sqlite leaves out the phases --memory and --sqlite run alone
+// (the gate's smoke run: bench/main_test.ts runs them under their own flags).
 // --throughput runs only the throughput rounds, and judges the rows against the
 // raw floor (calls/s and CPU per call, per era and argument size) as a full run
 // does, in a minute or two; every other selected server gets the same rows
@@ -50,7 +52,7 @@ import { BASELINE, BUNDLE_DIR, BUNDLED, FLOOR, SERVERS, type ServerSpec, TYPED_S
 
 const USAGE =
   "usage: deno task bench [--smoke] [--json FILE] [--only NAME,...] [--markdown] [--memory] [--sqlite] [--throughput]" +
-  " [--no-pin]";
+  " [--skip memory,sqlite] [--no-pin]";
 
 function refuse(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -65,6 +67,7 @@ let flags: {
   memory?: boolean;
   sqlite?: boolean;
   throughput?: boolean;
+  skip?: string;
   "no-pin"?: boolean;
 };
 try {
@@ -78,6 +81,7 @@ try {
       memory: { type: "boolean" },
       sqlite: { type: "boolean" },
       throughput: { type: "boolean" },
+      skip: { type: "string" },
       "no-pin": { type: "boolean" },
     },
   }).values;
@@ -106,6 +110,16 @@ const unknown = wanted?.filter((name) => !known.some((s) => s.name === name)) ??
 if (unknown.length > 0) {
   refuse(`Cannot select servers: unknown ${unknown.join(", ")}; known: ${known.map((s) => s.name).join(", ")}`);
 }
+/** The phases --skip may leave out: those a flag of the same name runs alone. */
+const SKIPPABLE = ["memory", "sqlite"];
+const skipped = new Set(flags.skip?.split(",").map((s) => s.trim()).filter(Boolean) ?? []);
+const unskippable = [...skipped].filter((name) => !SKIPPABLE.includes(name));
+if (flags.skip !== undefined && (skipped.size === 0 || unskippable.length > 0)) {
+  refuse(`Cannot skip ${unskippable.join(", ") || "nothing"}: --skip takes ${SKIPPABLE.join(", ")}`);
+}
+if ((flags.memory && skipped.has("memory")) || (flags.sqlite && skipped.has("sqlite"))) {
+  refuse("Cannot run a phase alone and skip it: drop --skip or the flag");
+}
 if ([flags.memory, flags.sqlite, flags.throughput].filter(Boolean).length > 1) {
   refuse("Cannot run more than one of --memory, --sqlite and --throughput: each runs its rows alone");
 }
@@ -117,6 +131,12 @@ const sqlitePhase = `sqlite example: ${plan.sqlite.freshServers} fresh servers, 
   `${plan.sqlite.kills} kills at the deadline`;
 const notes: string[] = [];
 const clock = performance.now();
+
+/** Says that a phase was left out (--skip) and gives `empty` as its figures. */
+function skippedPhase<T>(label: string, empty: T): T {
+  console.log(`• ${label}: skipped (--skip)`);
+  return empty;
+}
 
 async function phase<T>(label: string, work: () => Promise<T>): Promise<T> {
   const t = performance.now();
@@ -188,12 +208,13 @@ const rss = await phase(
   () => rssRuns(env, servers, plan),
 );
 
-const peaks = await phase(
-  "peak memory of one large or deep message (toolkit)",
-  () => peakRuns(env, servers, plan),
-);
+const peaks = skipped.has("memory")
+  ? skippedPhase<Record<string, PeakCell>>("peak memory of one large or deep message", {})
+  : await phase("peak memory of one large or deep message (toolkit)", () => peakRuns(env, servers, plan));
 
-const sqlite = wanted === undefined || wanted.includes("toolkit")
+const sqlite = skipped.has("sqlite")
+  ? skippedPhase<SqliteCells>("sqlite example", {})
+  : wanted === undefined || wanted.includes("toolkit")
   ? await phase(sqlitePhase, () => sqliteRuns(launching, plan))
   : {};
 

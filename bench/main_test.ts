@@ -25,6 +25,9 @@ for (
     [["--only", "toolkit,nope"], /unknown nope; known: toolkit, sdk-lowlevel/],
     [["--throughput", "--only", "toolkit"], /Cannot run --throughput without raw-floor: .*add it to --only/],
     [["--memory", "--throughput"], /Cannot run more than one of --memory, --sqlite and --throughput/],
+    [["--skip", "memory,nope"], /Cannot skip nope: --skip takes memory, sqlite/],
+    [["--skip", ","], /Cannot skip nothing: --skip takes memory, sqlite/],
+    [["--sqlite", "--skip", "sqlite"], /Cannot run a phase alone and skip it/],
     [
       ["--smoke", "--json", "/nonexistent-dir/run.json"],
       /Cannot write the results to \/nonexistent-dir\/run\.json: run with --allow-write=\/nonexistent-dir/,
@@ -43,6 +46,36 @@ for (
     },
   });
 }
+
+Deno.test({
+  name:
+    "bench --smoke --skip memory,sqlite runs every other phase on the servers the README compares and the typed ones, and says what it skipped",
+  permissions: { run: true },
+  fn: async () => {
+    // The gate's smoke run of the benchmark: the two phases left out run alone in the tests below.
+    const only = "toolkit,sdk-lowlevel,raw-floor,typed,typed-refs,typed-unvalidated";
+    const { code, stdout, stderr } = await bench(["--smoke", "--skip", "memory,sqlite", "--only", only]);
+    assert.equal(code, 0, stdout + stderr);
+    const phases = [...stdout.matchAll(/^• ([^:…]+)/gm)].map((m) => m[1].trim());
+    assert.deepEqual(phases, [
+      "preflight",
+      "bundle",
+      "cold start",
+      "--health",
+      "fresh processes",
+      "throughput",
+      "echo round trips",
+      "over-limit messages (toolkit)",
+      "RSS after 100, 300 and 1000 calls",
+      "peak memory of one large or deep message",
+      "sqlite example",
+      "typed arguments",
+    ]);
+    assert.match(stdout, /^• peak memory of one large or deep message: skipped \(--skip\)$/m);
+    assert.match(stdout, /^• sqlite example: skipped \(--skip\)$/m);
+    assert.match(stdout, /^Smoke run \(tiny sizes; targets are informative only\)/m);
+  },
+});
 
 Deno.test({
   name: "bench --memory runs only the peak-memory rows, judged against 4 × N + 64 MiB",

@@ -1,6 +1,6 @@
 // The one gate: format, lint, type-check, tests (each file with only the
 // permissions it declares), doc tests, doc lint, publish dry run, and the
-// smoke runs. Ends with one line: `N passed, N failed`.
+// demo. Ends with one line: `N passed, N failed`.
 //
 // A test file declares its permissions on a line of its own:
 //   // test-permissions: --allow-read={tmp} --allow-run
@@ -294,17 +294,6 @@ if (only.length === 0) {
   if (!quick) {
     // The README's first command: a real server driven by the official client.
     steps.push({ label: "demo (deno task demo)", args: ["task", "demo"], counts: false, weight: 10 });
-    // The benchmark at a tiny size: it must run and print, not hit its targets. Every phase runs, on
-    // the servers of the README's comparison (the toolkit, the bare SDK, the floor) and the typed
-    // ones; the other fixtures (sdk-mcpserver, sdk-on-toolkit, cat-loop) take the same code paths and
-    // are left to full runs, as is half the step's CPU (docs/testing.md).
-    const smoke = "toolkit,sdk-lowlevel,raw-floor,typed,typed-refs,typed-unvalidated";
-    steps.push({
-      label: "bench --smoke",
-      args: ["run", "--allow-run", "--allow-write=bench/results", "bench/main.ts", "--smoke", "--only", smoke],
-      counts: false,
-      weight: 40,
-    });
   }
 }
 console.log(`${steps.length} steps, ${Math.min(jobs, steps.length)} at a time; load average ${await loadAverage()}`);
