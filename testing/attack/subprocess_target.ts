@@ -36,14 +36,27 @@ export function flagPaths(args: readonly string[], flag: string, cwd: string): s
 }
 
 /**
- * The resident memory of `pid` from `ps`: Deno lets a script read
- * /proc/<pid>/status only with --allow-all, while a test has --allow-run.
+ * The resident memory of `pid`: its `VmRSS` line of /proc/<pid>/status, read
+ * through `cat` (Deno lets a script read /proc/<pid> only with --allow-all,
+ * while a test has --allow-run), else, where there is no /proc, from `ps`. A
+ * `cat` costs a third of a `ps`, and the kit reads every 8 cases.
  */
 async function readRss(pid: number): Promise<number | undefined> {
+  const kib = await output("cat", [`/proc/${pid}/status`], (text) => /^VmRSS:\s+(\d+) kB$/m.exec(text)?.[1]) ??
+    await output("ps", ["-o", "rss=", "-p", String(pid)], (text) => text.trim());
+  const kb = Number(kib);
+  return kib !== undefined && Number.isFinite(kb) && kb > 0 ? kb * 1024 : undefined;
+}
+
+/** What `pick` finds in the output of `program` run with `args`; undefined when it fails or cannot start. */
+async function output(
+  program: string,
+  args: string[],
+  pick: (text: string) => string | undefined,
+): Promise<string | undefined> {
   try {
-    const out = await new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)], stderr: "null" }).output();
-    const kb = Number(new TextDecoder().decode(out.stdout).trim());
-    return out.success && Number.isFinite(kb) && kb > 0 ? kb * 1024 : undefined;
+    const out = await new Deno.Command(program, { args, stdin: "null", stderr: "null" }).output();
+    return out.success ? pick(new TextDecoder().decode(out.stdout)) : undefined;
   } catch {
     return undefined;
   }
