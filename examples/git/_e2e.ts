@@ -3,6 +3,7 @@
 // by *_test.ts files in this folder.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { copyTree } from "./domain/fixture.ts";
 import { makeSampleRepo } from "./make_sample.ts";
 
 /** The server's entry point. */
@@ -24,13 +25,27 @@ export interface E2eTree {
   end(): Promise<void>;
 }
 
-/** Makes the tree: repositories `app` (writable) and `docs`, and the config `git.json`. */
+let sample: Promise<string> | undefined;
+
+/** The sample repository, made by git once for this process (its folder is removed when the process ends). */
+function sampleRepo(): Promise<string> {
+  sample ??= (async () => {
+    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "git-e2e-sample-" }));
+    globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+    await makeSampleRepo(join(base, "repo"));
+    return join(base, "repo");
+  })();
+  return sample;
+}
+
+/** Makes the tree: repositories `app` (writable) and `docs`, each a copy of the sample, and the config `git.json`. */
 export async function makeE2eTree(): Promise<E2eTree> {
   const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "git-e2e-" }));
   await Deno.chmod(base, 0o700);
   const [app, docs] = [join(base, "app"), join(base, "docs")];
-  await makeSampleRepo(app);
-  await makeSampleRepo(docs);
+  const repo = await sampleRepo();
+  await copyTree(repo, app);
+  await copyTree(repo, docs);
   const config = join(base, "git.json");
   const body = { repos: [{ name: "app", path: "app", writable: true }, { name: "docs", path: "docs" }] };
   await Deno.writeTextFile(config, JSON.stringify(body), { mode: 0o600 });

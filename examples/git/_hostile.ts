@@ -4,13 +4,13 @@
 // that Deno's API would need wider permissions for (`ln -s`, `chown`).
 // Imported only by *_test.ts files in this folder.
 import { join } from "node:path";
-import { type Fixture, fixture } from "./domain/fixture.ts";
+import { copyTree, type Fixture, fixture } from "./domain/fixture.ts";
 
 /** A tree for one red-team test. */
 export interface HostileTree {
   /** The fixture: `git` runs plain git, `repo` makes a repository. */
   readonly f: Fixture;
-  /** Text that must never reach a tool's result. */
+  /** Text that must never reach a tool's result (one for the process: every tree's private repository is a copy). */
   readonly canary: string;
   /** A private repository outside every configured path; its last commit's message and a file hold the canary. */
   readonly private: string;
@@ -22,14 +22,39 @@ export interface HostileTree {
   config(body: Record<string, unknown>): Promise<string>;
 }
 
+/** The private repository, made by git once for this process; each tree gets a copy of its own. */
+interface PrivateRepo {
+  /** Its work tree. */
+  readonly dir: string;
+  /** The canary its last commit's message and `secret.txt` hold. */
+  readonly canary: string;
+  /** Its last commit. */
+  readonly head: string;
+}
+
+let made: Promise<PrivateRepo> | undefined;
+
+/** Makes the private repository once (its folder is removed when the process ends). */
+function privateRepo(): Promise<PrivateRepo> {
+  made ??= (async () => {
+    const f = await fixture();
+    globalThis.addEventListener("unload", () => Deno.removeSync(f.base, { recursive: true }));
+    const canary = `CANARY-${crypto.randomUUID()}`;
+    const dir = await f.repo("private", { "secret.txt": `${canary}\n` });
+    await f.git(dir, "commit", "-q", "--allow-empty", "-m", `private ${canary}`);
+    return { dir, canary, head: (await f.git(dir, "rev-parse", "HEAD")).trim() };
+  })();
+  return made;
+}
+
 /** Makes the tree. */
 export async function hostileTree(): Promise<HostileTree> {
   const f = await fixture();
   await Deno.chmod(f.base, 0o700);
-  const canary = `CANARY-${crypto.randomUUID()}`;
-  const priv = await f.repo("private", { "secret.txt": `${canary}\n` });
-  await f.git(priv, "commit", "-q", "--allow-empty", "-m", `private ${canary}`);
-  const privateHead = (await f.git(priv, "rev-parse", "HEAD")).trim();
+  const template = await privateRepo();
+  const { canary, head: privateHead } = template;
+  const priv = join(f.base, "private");
+  await copyTree(template.dir, priv);
   await Deno.mkdir(join(f.base, "outside"));
   const secret = join(f.base, "outside", "secret");
   await Deno.writeTextFile(secret, `${canary}\n`.repeat(256));

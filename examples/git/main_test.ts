@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe, runDeno, type RunDenoResult } from "@forge/toolkit/testing";
 import { serveUnderPrintedFlags, textOf } from "../served.ts";
-import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { type E2eTree, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {
   run: [Deno.execPath(), "/usr/bin/git"],
@@ -17,6 +17,17 @@ const perms: Deno.PermissionOptions = {
 
 const tree = makeE2eTree;
 
+/** A tree and the flags printed for its config, shared by the tests that only read them (removed at exit). */
+let printed: Promise<{ tree: E2eTree; flags: string[] }> | undefined;
+function printedTree(): Promise<{ tree: E2eTree; flags: string[] }> {
+  printed ??= (async () => {
+    const t = await tree();
+    globalThis.addEventListener("unload", () => Deno.removeSync(t.base, { recursive: true }));
+    return { tree: t, flags: await printedPermissions({ script: SCRIPT, config: t.config, cwd: REPO }) };
+  })();
+  return printed;
+}
+
 function denoRun(args: string[]): Promise<RunDenoResult> {
   return runDeno({ args, cwd: REPO });
 }
@@ -25,17 +36,12 @@ Deno.test({
   name: "--print-permissions grants the config file, the repositories, and runs exactly git and kill",
   permissions: perms,
   async fn() {
-    const t = await tree();
-    try {
-      const flags = await printedPermissions({ script: SCRIPT, config: t.config, cwd: REPO });
-      assert.deepEqual(flags, [
-        `--allow-read=${t.app},${t.docs},${t.config}`,
-        "--allow-env=FORGE_TENANT_CONFIG",
-        "--allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid",
-      ]);
-    } finally {
-      await t.end();
-    }
+    const { tree: t, flags } = await printedTree();
+    assert.deepEqual(flags, [
+      `--allow-read=${t.app},${t.docs},${t.config}`,
+      "--allow-env=FORGE_TENANT_CONFIG",
+      "--allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid",
+    ]);
   },
 });
 
@@ -43,18 +49,14 @@ Deno.test({
   name: "the git server refuses to serve with -A or an unscoped --allow-run (exit 2)",
   permissions: perms,
   async fn() {
-    const t = await tree();
-    try {
-      const all = await denoRun(["-A", SCRIPT, "-config", t.config]);
-      assert.equal(all.code, 2, all.stderr);
-      const flags = await printedPermissions({ script: SCRIPT, config: t.config, cwd: REPO });
-      const wide = flags.map((f) => f.startsWith("--allow-run=") ? "--allow-run" : f);
-      const run = await denoRun([...wide, SCRIPT, "-config", t.config]);
-      assert.equal(run.code, 2, run.stderr);
-      assert.match(run.stderr, /unscoped --allow-run/);
-    } finally {
-      await t.end();
-    }
+    // The tree and flags of the test above: neither run writes to it.
+    const { tree: t, flags } = await printedTree();
+    const all = await denoRun(["-A", SCRIPT, "-config", t.config]);
+    assert.equal(all.code, 2, all.stderr);
+    const wide = flags.map((f) => f.startsWith("--allow-run=") ? "--allow-run" : f);
+    const run = await denoRun([...wide, SCRIPT, "-config", t.config]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /unscoped --allow-run/);
   },
 });
 

@@ -135,8 +135,13 @@ Deno.test({
         ["git_blame", { repo: "app", path: "linked.txt" }],
         ["git_commit", { repo: "app", message: "take it", paths: ["linked.txt"] }],
       ];
-      for (const [name, args] of attacks) await served.refused(name, args, /"linked\.txt".*has 2 hard links/);
-      for (const [name, args] of attacks) assert.ok(!textOf(await served.call(name, args)).includes(t.canary));
+      for (const [name, args] of attacks) {
+        const result = await served.call(name, args);
+        const shown = `${name} ${JSON.stringify(args)}: ${textOf(result)}`;
+        assert.equal(result.isError, true, shown);
+        assert.match(textOf(result), /"linked\.txt".*has 2 hard links/, shown);
+        assert.ok(!textOf(result).includes(t.canary), shown);
+      }
       // Nothing was committed, so git_show has only the old content; the other files are served as before.
       assert.equal(await served.ok("git_show", { repo: "app", rev: "HEAD", path: "linked.txt" }), "old\n");
       assert.match(await served.ok("git_log", { repo: "app", max_count: 1 }), /first/);
@@ -222,6 +227,9 @@ Deno.test({
     const config = await t.config({ repos: names.map((name) => ({ name, path: name, writable: true })) });
     const served = await serveUnderPrintedFlags(SCRIPT, config);
     try {
+      // Each result is kept (by tool and arguments): the refusals and answers below are those very calls'.
+      const results = new Map<string, { isError?: boolean; text: string }>();
+      const key = (name: string, args: Record<string, unknown>) => `${name} ${JSON.stringify(args)}`;
       for (const repo of names) {
         for (
           const [name, args] of [
@@ -237,17 +245,29 @@ Deno.test({
             ["git_commit", { repo, message: "m", paths: ["README.md"] }],
           ] as [string, Record<string, unknown>][]
         ) {
-          const text = textOf(await served.call(name, args));
+          const result = await served.call(name, args);
+          const text = textOf(result);
           assert.ok(!text.toLowerCase().includes(t.canary.toLowerCase()), `${name} ${JSON.stringify(args)}: ${text}`);
+          results.set(key(name, args), { isError: result.isError as boolean | undefined, text });
         }
       }
-      await served.refused("git_log", { repo: "include" }, /its config includes other files/);
-      await served.refused("git_log", { repo: "includeif" }, /its config includes other files/);
-      await served.refused("git_blame", { repo: "blame", path: "README.md" }, /blame\.ignoreRevsFile/);
-      await served.refused("git_blame", { repo: "home", path: "README.md" }, /blame\.ignoreRevsFile/);
-      assert.match(await served.ok("git_log", { repo: "blame" }), /first/);
-      assert.match(await served.ok("git_log", { repo: "mailmap" }), /Author: Test <test@example\.com>/);
-      assert.match(await served.ok("git_blame", { repo: "inside", path: "README.md" }), /# inside/);
+      const refused = (name: string, args: Record<string, unknown>, reason: RegExp) => {
+        const result = results.get(key(name, args))!;
+        assert.equal(result.isError, true, `${key(name, args)}: ${result.text}`);
+        assert.match(result.text, reason, key(name, args));
+      };
+      const ok = (name: string, args: Record<string, unknown>) => {
+        const result = results.get(key(name, args))!;
+        assert.notEqual(result.isError, true, `${key(name, args)}: ${result.text}`);
+        return result.text;
+      };
+      refused("git_log", { repo: "include" }, /its config includes other files/);
+      refused("git_log", { repo: "includeif" }, /its config includes other files/);
+      refused("git_blame", { repo: "blame", path: "README.md" }, /blame\.ignoreRevsFile/);
+      refused("git_blame", { repo: "home", path: "README.md" }, /blame\.ignoreRevsFile/);
+      assert.match(ok("git_log", { repo: "blame" }), /first/);
+      assert.match(ok("git_log", { repo: "mailmap" }), /Author: Test <test@example\.com>/);
+      assert.match(ok("git_blame", { repo: "inside", path: "README.md" }), /# inside/);
     } finally {
       await served.server.close();
       await t.f.end();

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serveUnderPrintedFlags } from "../served.ts";
+import { appendConfig } from "./domain/fixture.ts";
 import { SCRIPT } from "./_e2e.ts";
 import { hostileTree, plainGit } from "./_hostile.ts";
 
@@ -75,26 +76,24 @@ Deno.test({
     await Deno.writeTextFile(join(app, "s.txt"), "1\na\n\nb\na\n\nb\n2\n");
     await t.f.git(app, "commit", "-q", "-a", "-m", "second");
     const author = (await t.f.git(app, "log", "-1", "--format=%an <%ae>")).trim();
-    for (
-      const [key, value] of [
-        ["log.abbrevCommit", "true"],
-        ["log.decorate", "short"],
-        ["i18n.logOutputEncoding", "UTF-16LE"],
-        ["grep.column", "true"],
-        ["diff.noprefix", "true"],
-        ["core.deltaBaseCacheLimit", "10g"],
-        ["blame.coloring", "highlightRecent"],
-        ["blame.showEmail", "true"],
-        ["blame.blankBoundary", "true"],
-        ["blame.showRoot", "true"],
-        ["log.showRoot", "false"],
-        ["core.abbrev", "4"],
-        ["diff.context", "0"],
-        ["diff.interHunkContext", "10"],
-        ["diff.indentHeuristic", "false"],
-        ["diff.suppressBlankEmpty", "true"],
-      ]
-    ) await t.f.git(app, "config", key, value);
+    await appendConfig(app, [
+      ["log.abbrevCommit", "true"],
+      ["log.decorate", "short"],
+      ["i18n.logOutputEncoding", "UTF-16LE"],
+      ["grep.column", "true"],
+      ["diff.noprefix", "true"],
+      ["core.deltaBaseCacheLimit", "10g"],
+      ["blame.coloring", "highlightRecent"],
+      ["blame.showEmail", "true"],
+      ["blame.blankBoundary", "true"],
+      ["blame.showRoot", "true"],
+      ["log.showRoot", "false"],
+      ["core.abbrev", "4"],
+      ["diff.context", "0"],
+      ["diff.interHunkContext", "10"],
+      ["diff.indentHeuristic", "false"],
+      ["diff.suppressBlankEmpty", "true"],
+    ]);
     await Deno.writeTextFile(
       join(app, ".mailmap"),
       `Mapped Name <mapped@example.com> ${author.replace(/^.*</, "<")}\n`,

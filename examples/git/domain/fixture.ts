@@ -19,6 +19,11 @@ export interface Fixture {
 }
 
 const GIT = "/usr/bin/git";
+/**
+ * Settings every fixture git command runs with: `git commit` would otherwise start `git maintenance run --auto`
+ * (a process more each time, which does nothing in repositories this small). The server's own git is not affected.
+ */
+const QUIET = ["-c", "maintenance.auto=false", "-c", "gc.auto=0"];
 
 /** Makes the temp folder. */
 export async function fixture(): Promise<Fixture> {
@@ -34,7 +39,8 @@ export async function fixture(): Promise<Fixture> {
     GIT_COMMITTER_EMAIL: "test@example.com",
   };
   const git = async (cwd: string, ...args: string[]) => {
-    const out = await new Deno.Command(GIT, { args, cwd, env, clearEnv: true, stdin: "null" }).output();
+    const out = await new Deno.Command(GIT, { args: [...QUIET, ...args], cwd, env, clearEnv: true, stdin: "null" })
+      .output();
     const text = new TextDecoder().decode(out.stdout);
     if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
     return text;
@@ -63,6 +69,35 @@ export async function fixture(): Promise<Fixture> {
     },
     end: () => Deno.remove(base, { recursive: true }),
   };
+}
+
+/**
+ * Copies the folder `from` to `to` (which must not exist) with Deno's API, keeping each file's and folder's mode and
+ * each link as a link: a repository made once by git, copied for each test that needs a fresh one of its own.
+ */
+export async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to);
+  for await (const entry of Deno.readDir(from)) {
+    const [source, target] = [join(from, entry.name), join(to, entry.name)];
+    if (entry.isSymlink) await Deno.symlink(await Deno.readLink(source), target);
+    else if (entry.isDirectory) await copyTree(source, target);
+    else await Deno.copyFile(source, target);
+  }
+  await Deno.chmod(to, (await Deno.stat(from)).mode! & 0o7777);
+}
+
+/**
+ * Adds each setting to the repository's `.git/config` as `git config <key> <value>` would a key the file does not
+ * hold yet (`git config --list` shows the same), in one write instead of a git process a key.
+ */
+export async function appendConfig(dir: string, settings: readonly (readonly [string, string])[]): Promise<void> {
+  const quote = (text: string) => `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+  const lines = settings.map(([key, value]) => {
+    const [section, name] = [key.slice(0, key.indexOf(".")), key.slice(key.lastIndexOf(".") + 1)];
+    const sub = key.slice(section.length + 1, key.length - name.length - 1);
+    return `[${section}${sub === "" ? "" : ` ${quote(sub)}`}]\n\t${name} = ${quote(value)}\n`;
+  });
+  await Deno.writeTextFile(join(dir, ".git", "config"), lines.join(""), { append: true });
 }
 
 /**

@@ -3,7 +3,7 @@
 // a plain git run a script that leaves a marker file. No tool may ever run one.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Fixture, fixture } from "./fixture.ts";
+import { appendConfig, type Fixture, fixture } from "./fixture.ts";
 import type { Manager } from "./manager.ts";
 import { gitEnv, PINNED_CONFIG } from "./hardening.ts";
 
@@ -100,7 +100,7 @@ async function hostile(f: Fixture, name: string, filters: boolean): Promise<stri
       ["filter.x.required", "true"],
     );
   }
-  for (const [key, value] of settings) await f.git(dir, "config", key, value);
+  await appendConfig(dir, settings);
   // Same size, new mtime: git must hash the file again, through the clean filter if it ran one.
   await Deno.writeTextFile(join(dir, "a.txt"), "two\n");
   await Deno.writeTextFile(join(dir, "c.txt"), "new file\n");
@@ -172,17 +172,15 @@ Deno.test("git_commit commits as the configured author and the message as given,
   const f = await fixture();
   try {
     const dir = await f.repo("wident", { "a.txt": "one\n" });
-    for (
-      const [key, value] of [
-        ["author.name", "EVIL"],
-        ["author.email", "evil@example.com"],
-        ["committer.name", "EVILC"],
-        ["committer.email", "evilc@example.com"],
-        ["commit.cleanup", "strip"],
-        ["core.commentChar", "T"],
-        ["i18n.commitEncoding", "ISO-8859-1"],
-      ]
-    ) await f.git(dir, "config", key, value);
+    await appendConfig(dir, [
+      ["author.name", "EVIL"],
+      ["author.email", "evil@example.com"],
+      ["committer.name", "EVILC"],
+      ["committer.email", "evilc@example.com"],
+      ["commit.cleanup", "strip"],
+      ["core.commentChar", "T"],
+      ["i18n.commitEncoding", "ISO-8859-1"],
+    ]);
     await Deno.writeTextFile(join(dir, "a.txt"), "two\n");
     const message = "Fix the bug in café\nThe tests now pass\nTo be reviewed: yes";
     await f.manager({ wident: dir }).commit("wident", message, ["a.txt"]);
@@ -200,14 +198,12 @@ Deno.test("git_commit writes as plain git on Linux whatever the repository's cor
   const f = await fixture();
   try {
     const dir = await f.repo("wconfig", { "D/f.txt": "f\n", "README": "r\n", "x/y.txt": "y\n" });
-    for (
-      const [key, value] of [
-        ["core.sharedRepository", "0777"],
-        ["core.ignoreCase", "true"],
-        ["core.sparseCheckout", "true"],
-        ["core.autocrlf", "input"],
-      ]
-    ) await f.git(dir, "config", key, value);
+    await appendConfig(dir, [
+      ["core.sharedRepository", "0777"],
+      ["core.ignoreCase", "true"],
+      ["core.sparseCheckout", "true"],
+      ["core.autocrlf", "input"],
+    ]);
     // Sparse-checkout patterns that leave x/ out: git add would refuse x/y.txt.
     await Deno.writeTextFile(join(dir, ".git", "info", "sparse-checkout"), "/D/\n/README\n");
     await Deno.mkdir(join(dir, "d"));
