@@ -14,6 +14,30 @@ export const REPO: string = dirname(dirname(dirname(SCRIPT)));
 /** The sample's SQL. */
 export const SAMPLE_SQL: string = fileURLToPath(new URL("./sample/shop.sql", import.meta.url));
 
+/**
+ * The config keys that change none of the flags the server prints: limits. Checked by running
+ * `--print-permissions` for each (byte-identical output); `writable`, `database` and `audit_file` do change them.
+ */
+const LIMIT_KEYS: readonly string[] = ["max_rows", "query_timeout_ms", "allow_recursive", "max_memory_mb"];
+
+/**
+ * Prints a server's flags once for each config that differs in more than its limits: `flags(config, print)` gives
+ * what `print()` gave for the first config with the same keys and values outside {@linkcode LIMIT_KEYS} (its config
+ * file and database at the same paths), and runs `print()` for any other.
+ */
+export function flagsOncePerConfig(): (
+  config: Record<string, unknown>,
+  print: () => Promise<string[]>,
+) => Promise<string[]> {
+  const printed = new Map<string, Promise<string[]>>();
+  return (config, print) => {
+    const key = JSON.stringify(Object.entries(config).filter(([k]) => !LIMIT_KEYS.includes(k)).sort());
+    let flags = printed.get(key);
+    if (flags === undefined) printed.set(key, flags = print());
+    return flags;
+  };
+}
+
 /** A tree for one end-to-end test. */
 export interface E2eTree {
   /** Everything lives here. */

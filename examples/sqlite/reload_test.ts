@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
 import { textOf } from "../served.ts";
-import { makeE2eTree, REPO, SAMPLE_SQL, SCRIPT } from "./_e2e.ts";
+import { flagsOncePerConfig, makeE2eTree, REPO, SAMPLE_SQL, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 
@@ -18,10 +18,10 @@ const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit",
 const TREE = await makeE2eTree();
 globalThis.addEventListener("unload", () => Deno.removeSync(TREE.base, { recursive: true }));
 /**
- * The flags the server prints for the tree's config, read-only and writable, printed at the first start of each:
- * they name the config file and the database, the same paths at every start here.
+ * The flags the server prints for the tree's config, printed again only for a config that differs in more than its
+ * limits (read-only and writable, here): they name the config file and the database, the same paths at every start.
  */
-const printed = new Map<boolean, Promise<string[]>>();
+const flagsFor = flagsOncePerConfig();
 
 /** Starts the server over the tree, its database rebuilt from the sample, and its config `extra` over the defaults. */
 async function start(extra: Record<string, unknown>) {
@@ -31,12 +31,9 @@ async function start(extra: Record<string, unknown>) {
   const db = new DatabaseSync(tree.db);
   db.exec(await Deno.readTextFile(SAMPLE_SQL));
   db.close();
-  await tree.writeConfig({ database: tree.db, max_rows: 50, ...extra });
-  const writable = extra.writable === true;
-  if (!printed.has(writable)) {
-    printed.set(writable, printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }));
-  }
-  const flags = await printed.get(writable)!;
+  const config = { database: tree.db, max_rows: 50, ...extra };
+  await tree.writeConfig(config);
+  const flags = await flagsFor(config, () => printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }));
   const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
   const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
   return { tree, server, call };
