@@ -1,5 +1,6 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp}
 import assert from "node:assert/strict";
+import { quote } from "@forge/toolkit/validate";
 import { session, textOf } from "./_session.ts";
 
 Deno.test({
@@ -27,7 +28,7 @@ Deno.test({
     const gone = await s.client.callTool({ name: "list_dir", arguments: { path: "nope" } });
     assert.equal(textOf(gone), 'Cannot list "nope": no such file or folder');
     const out = await s.client.callTool({ name: "list_dir", arguments: { path: s.outside } });
-    assert.equal(textOf(out), `Cannot list ${JSON.stringify(s.outside)}: the path leaves the allowed folders`);
+    assert.equal(textOf(out), `Cannot list ${quote(s.outside)}: the path leaves the allowed folders`);
     await s.end();
   },
 });

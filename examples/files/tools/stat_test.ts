@@ -1,5 +1,6 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp}
 import assert from "node:assert/strict";
+import { quote } from "@forge/toolkit/validate";
 import { session, textOf } from "./_session.ts";
 
 Deno.test({
@@ -20,7 +21,7 @@ Deno.test({
     assert.equal(outside.isError, true);
     assert.equal(
       textOf(outside),
-      `Cannot stat ${JSON.stringify(`${s.outside}/canary.txt`)}: the path leaves the allowed folders`,
+      `Cannot stat ${quote(`${s.outside}/canary.txt`)}: the path leaves the allowed folders`,
     );
     await s.end();
   },
