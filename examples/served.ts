@@ -28,7 +28,11 @@ export function textOf(result: { content: unknown[] }): string {
 
 /** Starts `script` on `config` with exactly the flags it prints for that config. */
 export async function serveUnderPrintedFlags(script: string, config: string): Promise<Served> {
-  const flags = await printedPermissions({ script, config, cwd: REPO });
+  return serveUnderFlags(script, config, await printedPermissions({ script, config, cwd: REPO }));
+}
+
+/** Starts `script` on `config` under `flags`, printed for that config (a file's tests may print them once). */
+export async function serveUnderFlags(script: string, config: string, flags: readonly string[]): Promise<Served> {
   const server = await spawnServer({ args: [...flags, script, "-config", config], cwd: REPO });
   const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
   return {

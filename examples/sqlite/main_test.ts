@@ -5,13 +5,13 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
-import { probe, spawnServer } from "@forge/toolkit/testing";
+import { probe } from "@forge/toolkit/testing";
 import {
   assertHealthNeedsNoPermission,
   assertRefusesSharedConfig,
   type Served,
+  serveUnderFlags,
   serveUnderPrintedFlags,
-  textOf,
 } from "../served.ts";
 import { databaseProcessCommand, denoRun, type E2eTree, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 import { commandLine, descendants, environment, PROC_PROGRAMS } from "./proc.ts";
@@ -45,23 +45,8 @@ function printedFor(extra: Record<string, unknown> = {}): Promise<Printed> {
 }
 
 /** Starts the server on `tree`'s config under `flags` (printed for it), with the calls the tests make. */
-async function serve({ tree, flags }: Printed): Promise<Served> {
-  const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
-  const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
-  return {
-    server,
-    call,
-    async ok(name, args) {
-      const result = await call(name, args);
-      assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
-      return textOf(result);
-    },
-    async refused(name, args, reason) {
-      const result = await call(name, args);
-      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
-      assert.match(textOf(result), reason, `${name} ${JSON.stringify(args)}`);
-    },
-  };
+function serve({ tree, flags }: Printed): Promise<Served> {
+  return serveUnderFlags(SCRIPT, tree.config, flags);
 }
 
 Deno.test({
