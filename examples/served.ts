@@ -26,6 +26,38 @@ export function textOf(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
 }
 
+/** A tree made for a test file and the flags its server prints for the tree's config. */
+export interface PrintedTree<T> {
+  /** The tree. */
+  tree: T;
+  /** The flags printed for its config. */
+  flags: string[];
+}
+
+/**
+ * Makes a tree with `make(...args)` at the first call with those arguments in a test file, prints `script`'s flags
+ * for its config once, and gives both to every later call with the same arguments: for the tests that only read the
+ * tree. Each tree is removed when the file's tests end.
+ */
+export function printedTrees<T extends { base: string; config: string }, A extends unknown[]>(
+  script: string,
+  make: (...args: A) => Promise<T>,
+): (...args: A) => Promise<PrintedTree<T>> {
+  const made = new Map<string, Promise<PrintedTree<T>>>();
+  return (...args) => {
+    const key = JSON.stringify(args);
+    let printed = made.get(key);
+    if (printed === undefined) {
+      printed = make(...args).then(async (tree) => {
+        globalThis.addEventListener("unload", () => Deno.removeSync(tree.base, { recursive: true }));
+        return { tree, flags: await printedPermissions({ script, config: tree.config, cwd: REPO }) };
+      });
+      made.set(key, printed);
+    }
+    return printed;
+  };
+}
+
 /** Starts `script` on `config` with exactly the flags it prints for that config. */
 export async function serveUnderPrintedFlags(script: string, config: string): Promise<Served> {
   return serveUnderFlags(script, config, await printedPermissions({ script, config, cwd: REPO }));

@@ -3,10 +3,9 @@
 // it prints, driven by the official SDK client over its real stdio.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe, runDeno, type RunDenoResult } from "@forge/toolkit/testing";
-import { serveUnderPrintedFlags, textOf } from "../served.ts";
-import { type E2eTree, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { printedTrees, serveUnderPrintedFlags, textOf } from "../served.ts";
+import { makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {
   run: [Deno.execPath(), "/usr/bin/git"],
@@ -18,15 +17,7 @@ const perms: Deno.PermissionOptions = {
 const tree = makeE2eTree;
 
 /** A tree and the flags printed for its config, shared by the tests that only read them (removed at exit). */
-let printed: Promise<{ tree: E2eTree; flags: string[] }> | undefined;
-function printedTree(): Promise<{ tree: E2eTree; flags: string[] }> {
-  printed ??= (async () => {
-    const t = await tree();
-    globalThis.addEventListener("unload", () => Deno.removeSync(t.base, { recursive: true }));
-    return { tree: t, flags: await printedPermissions({ script: SCRIPT, config: t.config, cwd: REPO }) };
-  })();
-  return printed;
-}
+const printedTree = printedTrees(SCRIPT, () => tree());
 
 function denoRun(args: string[]): Promise<RunDenoResult> {
   return runDeno({ args, cwd: REPO });

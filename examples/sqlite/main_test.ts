@@ -4,45 +4,28 @@
 // SQLite file, with a canary database beside it that must never leak.
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe } from "@forge/toolkit/testing";
 import {
   assertHealthNeedsNoPermission,
   assertRefusesSharedConfig,
+  type PrintedTree,
+  printedTrees,
   type Served,
   serveUnderFlags,
   serveUnderPrintedFlags,
 } from "../served.ts";
-import { databaseProcessCommand, denoRun, type E2eTree, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import { databaseProcessCommand, denoRun, type E2eTree, makeE2eTree, SCRIPT } from "./_e2e.ts";
 import { commandLine, descendants, environment, PROC_PROGRAMS } from "./proc.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 
-/** A tree and the flags its server prints for it, built once per file and config by the first test that needs it. */
-interface Printed {
-  tree: E2eTree;
-  flags: string[];
-}
-
-const printed = new Map<string, Promise<Printed>>();
-
 /**
- * The tree for `extra` that tests of this file share, and the flags printed for it: the tests that share one only
- * read it (the one that writes its database runs last), so one printing and one tree serve them all. Removed at unload.
+ * The tree for `extra` that tests of this file share, and the flags printed for it, built by the first test that
+ * needs it: the tests that share one only read it (the one that writes its database runs last), so one printing and
+ * one tree serve them all. Removed at unload.
  */
-function printedFor(extra: Record<string, unknown> = {}): Promise<Printed> {
-  const key = JSON.stringify(extra);
-  if (!printed.has(key)) {
-    printed.set(
-      key,
-      makeE2eTree(extra).then(async (tree) => {
-        globalThis.addEventListener("unload", () => Deno.removeSync(tree.base, { recursive: true }));
-        return { tree, flags: await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }) };
-      }),
-    );
-  }
-  return printed.get(key)!;
-}
+const printedFor = printedTrees(SCRIPT, (extra: Record<string, unknown> = {}) => makeE2eTree(extra));
+type Printed = PrintedTree<E2eTree>;
 
 /** Starts the server on `tree`'s config under `flags` (printed for it), with the calls the tests make. */
 function serve({ tree, flags }: Printed): Promise<Served> {
