@@ -3,7 +3,7 @@
 // It never throws: every failure becomes either a tool result (a domain
 // error the model can fix) or a JSON-RPC error (everything else).
 
-import { type Asker, asProtocolError, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
+import { type Asker, asProtocolError, protocolErrorOf, questionsOf } from "./_asker.ts";
 import type { Call } from "./_calls.ts";
 import { type Confirmation, confirmCall } from "./_confirm.ts";
 import type { InputRequired } from "./_input_rounds.ts";
@@ -23,16 +23,31 @@ export interface CallInput {
   args: Args;
   meta: Record<string, unknown>;
   id: string | number;
-  client: ClientInfo;
   call: Call;
   middleware: readonly Middleware[];
   progress: ToolRequest["progress"];
   log: (line: string) => void;
+  /** What the call reads of its stream only when it needs it: its client, and how to ask that client. */
+  origin: CallOrigin;
   /**
-   * How the handler's questions reach the client; none can be asked without
-   * it. A function is called at the first question: most calls ask nothing.
+   * How the handler's questions reach the client: given, or made by
+   * `origin` at the first question (most calls ask nothing) and kept here.
    */
-  asker?: Asker | (() => Asker);
+  asker?: Asker;
+}
+
+/**
+ * What a stream lends each of its calls on demand. One object per stream,
+ * shared by its calls: a call whose handler never reads `client` nor asks a
+ * question (most) costs no object for either, where a closure per call made
+ * up a tenth of a small 2026-07-28 call's CPU (docs/benchmarks.md, "The hot
+ * path").
+ */
+export interface CallOrigin {
+  /** The client the call's handler sees: a new object each time it is asked for (a handler may change its own). */
+  client(input: CallInput): ClientInfo;
+  /** How the call asks its client questions. */
+  asker(input: CallInput): Asker;
 }
 
 /** A call's outcome: a result to send, a JSON-RPC error, or silence (cancelled). */
@@ -109,9 +124,7 @@ function isThenable(value: unknown): value is Promise<ToolResult> {
 
 /** The call's asker, made at its first use. */
 function askerOf(input: CallInput): Asker {
-  const asker = input.asker;
-  if (typeof asker === "function") return input.asker = asker();
-  return asker ?? NO_ASKER;
+  return input.asker ??= input.origin.asker(input);
 }
 
 function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"): ToolRequest {
@@ -128,10 +141,10 @@ class CallRequest implements ToolRequest {
   readonly name: string;
   readonly arguments: Args;
   readonly meta: Record<string, unknown>;
-  readonly client: ClientInfo;
   readonly confirmation: "accepted" | "unavailable" | undefined;
   readonly progress: ToolRequest["progress"];
   readonly #input: CallInput;
+  #client: ClientInfo | undefined;
   // The keys this run of the handler named: a name is used once per call. Most calls ask nothing.
   #named: Set<string> | undefined;
 
@@ -139,7 +152,6 @@ class CallRequest implements ToolRequest {
     this.name = input.entry.tool.name;
     this.arguments = input.args;
     this.meta = input.meta;
-    this.client = input.client;
     this.confirmation = confirmation;
     this.progress = input.progress;
     this.#input = input;
@@ -147,6 +159,11 @@ class CallRequest implements ToolRequest {
 
   get signal(): AbortSignal {
     return this.#input.call.signal;
+  }
+
+  /** The client that sent the call, made at its first read (then the same object). */
+  get client(): ClientInfo {
+    return this.#client ??= this.#input.origin.client(this.#input);
   }
 
   elicit: ToolRequest["elicit"] = (form, options) => this.#questions().elicit(form, options);
@@ -220,7 +237,7 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
         patternTool: entry.patterns !== undefined,
         patterns,
         signal,
-        client: input.client,
+        client: input.origin.client(input),
         requestId: input.id,
         get confirmation() {
           return confirmation;

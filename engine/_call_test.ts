@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type CallInput, type Outcome, runCall } from "./_call.ts";
 import { CallTable } from "./_calls.ts";
+import { NO_ASKER } from "./_asker.ts";
 import type { Entry } from "../toolkit/registry.ts";
 import type { Middleware } from "../toolkit/middleware.ts";
 import { text, type ToolResult } from "../toolkit/result.ts";
@@ -24,7 +25,7 @@ function input(table: CallTable, handler: ToolHandler, extra: Partial<CallInput>
     args: {},
     meta: {},
     id: 1,
-    client: { name: "c", version: "1", protocolVersion: "2025-11-25" },
+    origin: { client: () => ({ name: "c", version: "1", protocolVersion: "2025-11-25" }), asker: () => NO_ASKER },
     call: table.open(1, timeoutMs),
     middleware: [],
     progress: () => {},

@@ -6,8 +6,9 @@
 
 import type { Asker } from "./_asker.ts";
 import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
-import { type CallInput, endedOutcome, type Outcome, runCall } from "./_call.ts";
+import { type CallInput, type CallOrigin, endedOutcome, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
+import { DispatchedCall } from "./_dispatched_call.ts";
 import { heldCost } from "./_held_cost.ts";
 import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
@@ -24,7 +25,7 @@ import {
 import { busyBytesError, busyError, outcomeForEra } from "./_era_errors.ts";
 import { encodeReply, ReplyTooLarge } from "./json_parts.ts";
 import { encodeError, encodeResult, ErrorCode, type Message, type RequestMessage, type RpcError } from "./jsonrpc.ts";
-import { ExactNumber, type Id, idForLog, publicId, publicMeta } from "./id.ts";
+import { ExactNumber, type Id, idForLog } from "./id.ts";
 import { PROBE_META_KEY } from "./probe.ts";
 import { noProgress, progressFor } from "./_progress.ts";
 import { describeValue } from "../internal/describe_value.ts";
@@ -108,6 +109,11 @@ export class Dispatcher {
   #tasksClosed = false;
   readonly #unsubscribe: () => void;
   readonly #clientRequests: ClientRequests;
+  // Lent to every call: its client and its asker, each made only if the call's handler needs it.
+  readonly #origin: CallOrigin = {
+    client: (input) => this.#session.client((input as DispatchedCall).envelope),
+    asker: (input) => this.#newAsker(input as DispatchedCall),
+  };
   #accepting = true;
 
   constructor(server: Server, out: Outbox, options: DispatchOptions) {
@@ -385,14 +391,20 @@ export class Dispatcher {
       }
     }
     // The call enters the table when it first waits, below: a synchronous answer never does.
-    const call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
     let outcome: Outcome | Promise<Outcome>;
+    let input: DispatchedCall | undefined;
+    let call: Call | undefined;
     // Arguments that break the schema are answered as any call's, before a state is opened (and they are digested).
     if (requestState === undefined || entry.validate(args) !== undefined) {
-      // The common call: one closure for an asker that most calls never make.
-      const asker = this.#askerFor(call, envelope, name, args, responses, undefined, undefined);
-      outcome = runCall(this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#out), asker));
+      // Progress goes out while the call is open: a call that may report it has its Call from the start.
+      if (meta.progressToken !== undefined) {
+        call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+      }
+      const progress = call === undefined ? noProgress : progressFor(meta, call, this.#out);
+      const rounds = responses === undefined ? undefined : { responses };
+      outcome = runCall(input = this.#input(id, entry, args, meta, envelope, call, progress, undefined, rounds));
     } else {
+      const call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
       // The state is checked before anything runs: a forged or transplanted one never reaches the handler, and
       // the arguments are digested only for a state this server sealed for this tool.
       let digest: Promise<string> | undefined;
@@ -400,10 +412,9 @@ export class Dispatcher {
       outcome = call.race(openState(requestState, name, argsDigest)).then(
         (opened) => {
           if (!opened.ok) return badState(opened.problem);
-          const asker = this.#askerFor(call, envelope, name, args, responses, opened.body, argsDigest);
-          return runCall(
-            this.#input(entry, args, meta, id, envelope, call, progressFor(meta, call, this.#out), asker),
-          );
+          const progress = progressFor(meta, call, this.#out);
+          const rounds = { responses, state: opened.body, argsDigest };
+          return runCall(this.#input(id, entry, args, meta, envelope, call, progress, undefined, rounds));
         },
         () => ({ kind: "none" as const }),
         // Aborted before its handler started (deadline or shutdown while the state was checked).
@@ -411,12 +422,13 @@ export class Dispatcher {
         o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? endedOutcome(call) : o
       );
     }
-    // A synchronous tool's outcome is ready now: answer in this turn.
-    if (!(outcome instanceof Promise)) return this.#finish(call, outcome, era, slot);
-    // Held until the call is closed (its reply built) and its handler has ended.
-    this.#calls.enter(call, undefined, holds ?? this.#holds(params, id, slot) + reserve);
-    const settled = outcome.then((done) => this.#finish(call, done, era, slot));
-    this.#calls.track(call, settled);
+    // A synchronous tool's outcome is ready now: answer in this turn, closing its Call if it has one.
+    if (!(outcome instanceof Promise)) return this.#finish(id, input?.made ?? call, outcome, era, slot);
+    // A call that waits has its Call (runCall() raced it): held until closed (its reply built) and its handler ended.
+    const waiting = call ?? input!.call;
+    this.#calls.enter(waiting, undefined, holds ?? this.#holds(params, id, slot) + reserve);
+    const settled = outcome.then((done) => this.#finish(id, waiting, done, era, slot));
+    this.#calls.track(waiting, settled);
     return settled;
   }
 
@@ -519,7 +531,7 @@ export class Dispatcher {
       (err) => {
         if (call.cause === "cancelled") return (this.#calls.close(call), undefined);
         if (call.cause !== undefined) {
-          return this.#reply(call, endedOutcome(call), "stateless", this.#options.maxMessageBytes);
+          return this.#reply(id, call, endedOutcome(call), "stateless", this.#options.maxMessageBytes);
         }
         this.#calls.close(call);
         this.#options.log(`task for request ${idForLog(id)} could not start: ${String(err)}`);
@@ -568,7 +580,7 @@ export class Dispatcher {
           pause: () => {},
           unanswered: asker,
         });
-        return runCall(this.#input(entry, args, meta, id, envelope, task.call, noProgress, gatheredAsker));
+        return runCall(this.#input(id, entry, args, meta, envelope, task.call, noProgress, gatheredAsker, undefined));
       }, holds);
       return createdReply(id, created, tasks.table, this.#session);
     });
@@ -588,53 +600,58 @@ export class Dispatcher {
     return this.#tasksLoading.then(use);
   }
 
+  /**
+   * One call as runCall() takes it: its Call made when first needed unless
+   * given (see {@linkcode DispatchedCall}). `asker` is given for a task's
+   * handler; any other call's is made by {@linkcode #origin} at its first
+   * question, with the `rounds` of a 2026-07-28 retry.
+   */
   #input(
+    id: Id,
     entry: Entry,
     args: Record<string, unknown>,
     meta: Record<string, unknown>,
-    id: Id,
     envelope: Envelope,
-    call: Call,
+    call: Call | undefined,
     progress: CallInput["progress"],
-    asker: CallInput["asker"],
-  ): CallInput {
-    return {
+    asker: Asker | undefined,
+    rounds: ConstructorParameters<typeof DispatchedCall>[13],
+  ): DispatchedCall {
+    const timeoutMs = entry.tool.timeoutMs ?? this.#options.timeoutMs;
+    const { middleware, log } = this.#options;
+    return new DispatchedCall(
+      id,
       entry,
       args,
-      meta: publicMeta(meta),
-      id: publicId(id),
-      client: this.#session.client(envelope),
+      meta,
+      envelope,
+      this.#calls,
+      timeoutMs,
       call,
-      middleware: this.#options.middleware,
       progress,
-      log: this.#options.log,
+      middleware,
+      log,
+      this.#origin,
       asker,
-    };
+      rounds,
+    );
   }
 
   /** How a call asks its client, made at its first question. */
-  #askerFor(
-    call: Call,
-    envelope: Envelope,
-    tool: string,
-    args: Record<string, unknown>,
-    responses: unknown,
-    state: StateBody | undefined,
-    argsDigest: (() => Promise<string>) | undefined,
-  ): () => Asker {
+  #newAsker(input: DispatchedCall): Asker {
+    const { call, envelope, args } = input;
     if (envelope.era !== "stateless") {
-      return () => new SessionAsker(this.#clientRequests, this.#session.handshake, call.signal);
+      return new SessionAsker(this.#clientRequests, this.#session.handshake, call.signal);
     }
-    return () =>
-      new InputRounds({
-        tool,
-        // Most calls never ask: the arguments are digested only when a round is sealed.
-        argsDigest: argsDigest ?? (() => digestOf(args)),
-        capabilities: envelope.capabilities,
-        state,
-        responses: responses as Record<string, unknown> | undefined,
-        pause: () => this.#calls.pause(call),
-      });
+    return new InputRounds({
+      tool: input.entry.tool.name,
+      // Most calls never ask: the arguments are digested only when a round is sealed.
+      argsDigest: input.argsDigest ?? (() => digestOf(args)),
+      capabilities: envelope.capabilities,
+      state: input.state,
+      responses: input.responses as Record<string, unknown> | undefined,
+      pause: () => this.#calls.pause(call),
+    });
   }
 
   /**
@@ -642,14 +659,14 @@ export class Dispatcher {
    * the room its slot has left and takes its place in the same turn, so
    * calls that end together never build more than the batch's reply can hold.
    */
-  #finish(call: Call, outcome: Outcome, era: Era, slot?: BatchSlot): Outgoing | undefined {
-    const reply = this.#reply(call, outcome, era, slot?.limit() ?? this.#options.maxMessageBytes);
+  #finish(id: Id, call: Call | undefined, outcome: Outcome, era: Era, slot?: BatchSlot): Outgoing | undefined {
+    const reply = this.#reply(id, call, outcome, era, slot?.limit() ?? this.#options.maxMessageBytes);
     return slot === undefined ? reply : slot.take(reply);
   }
 
-  #reply(call: Call, outcome: Outcome, era: Era, max: number): Outgoing | undefined {
-    this.#calls.close(call);
-    const id = call.key;
+  /** The reply to request `id`, closing its call (if one was made: a synchronous call may have none). */
+  #reply(id: Id, call: Call | undefined, outcome: Outcome, era: Era, max: number): Outgoing | undefined {
+    if (call !== undefined) this.#calls.close(call);
     outcome = outcomeForEra(outcome, era);
     if (outcome.kind === "none") return undefined;
     if (outcome.kind === "error") return encodeError(id, outcome.error);
