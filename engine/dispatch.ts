@@ -154,6 +154,73 @@ export class Dispatcher {
     else this.#send(reply);
   }
 
+  /**
+   * Answers `value`, one parsed message of `bytes` bytes, when it is a
+   * tools/call in the form nearly every call takes, and returns true; for
+   * anything else it returns false having done nothing, and the caller hands
+   * the message to {@linkcode receive}. The answer is the same either way:
+   * this path only skips the steps such a call does not need
+   * (docs/benchmarks.md, "The quick call").
+   */
+  receiveCall(value: unknown, bytes: number): boolean {
+    if (!this.#accepting) return false;
+    this.#lineBytes = bytes;
+    const reply = this.#quickCall(value);
+    if (reply === GENERAL) return false;
+    if (reply instanceof Promise) reply.then((r) => r !== undefined && this.#send(r));
+    else if (reply !== undefined) this.#send(reply);
+    return true;
+  }
+
+  /**
+   * A tools/call whose JSON-RPC shape is plain (`"2.0"`, a string or an
+   * exactly read number as its id, params an object) and that needs none of
+   * the general path's cases: no other request under its id, its era's
+   * envelope well formed (a session already initialized), a known tool that
+   * is not a task and reserves no reply bytes, arguments an object, room in
+   * flight and no bytes held, and no probe flag, progress token, input
+   * responses or request state. Anything else is GENERAL, before any of it
+   * is acted on.
+   */
+  #quickCall(value: unknown): Reply | typeof GENERAL {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return GENERAL;
+    const msg = value as Record<string, unknown>;
+    if (msg.method !== "tools/call" || msg.jsonrpc !== "2.0") return GENERAL;
+    const id = msg.id;
+    if (typeof id !== "string" && (typeof id !== "number" || !Number.isFinite(id))) return GENERAL;
+    const params = msg.params;
+    if (params === null || typeof params !== "object" || Array.isArray(params)) return GENERAL;
+    if ((this.#calls.size > 0 && this.#calls.has(id)) || this.#subscriptions.has(id)) return GENERAL;
+    const p = params as Record<string, unknown>;
+    const meta = metaOf(p);
+    if (meta !== undefined && (meta[PROBE_META_KEY] !== undefined || meta.progressToken !== undefined)) return GENERAL;
+    const envelope = envelopeOf(meta);
+    if (envelope.era === "invalid") return GENERAL;
+    const era: Era = envelope.era;
+    if (era === "session" ? this.#session.sessionVersion === undefined : p.inputResponses !== undefined) return GENERAL;
+    if (era === "stateless" && p.requestState !== undefined) return GENERAL;
+    const name = p.name;
+    const entry = typeof name === "string" ? this.#registry.tools.get(name) : undefined;
+    if (entry === undefined || entry.maxResultBytes !== undefined) return GENERAL;
+    const task = entry.tool.task;
+    if (task !== undefined && task !== false) return GENERAL;
+    const args = p.arguments ?? {};
+    if (args === null || typeof args !== "object" || Array.isArray(args)) return GENERAL;
+    if (this.#calls.running >= this.#options.maxInFlight || this.#held > 0) return GENERAL;
+    const input = this.#input(
+      id,
+      entry,
+      args as Record<string, unknown>,
+      meta ?? {},
+      envelope,
+      undefined,
+      noProgress,
+      undefined,
+      undefined,
+    );
+    return this.#answer(id, runCall(input), era, undefined, input, undefined, p, 0, undefined);
+  }
+
   /** Stops taking new messages; calls in flight go on. */
   stop(): void {
     this.#accepting = false;
@@ -422,9 +489,28 @@ export class Dispatcher {
         o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? endedOutcome(call) : o
       );
     }
-    // A synchronous tool's outcome is ready now: answer in this turn, closing its Call if it has one.
+    return this.#answer(id, outcome, era, slot, input, call, params, reserve, holds);
+  }
+
+  /**
+   * The reply to a call that ran: built in this turn when its outcome is
+   * ready (closing its Call, if one was made), else once it settles. A call
+   * that waits has its Call (runCall() raced it), which enters the table and
+   * holds `holds` bytes, or what its request holds and `reserve` more, until
+   * it is closed and its handler has ended.
+   */
+  #answer(
+    id: Id,
+    outcome: Outcome | Promise<Outcome>,
+    era: Era,
+    slot: BatchSlot | undefined,
+    input: DispatchedCall | undefined,
+    call: Call | undefined,
+    params: Params,
+    reserve: number,
+    holds: number | undefined,
+  ): Reply {
     if (!(outcome instanceof Promise)) return this.#finish(id, input?.made ?? call, outcome, era, slot);
-    // A call that waits has its Call (runCall() raced it): held until closed (its reply built) and its handler ended.
     const waiting = call ?? input!.call;
     this.#calls.enter(waiting, undefined, holds ?? this.#holds(params, id, slot) + reserve);
     const settled = outcome.then((done) => this.#finish(id, waiting, done, era, slot));
@@ -718,6 +804,9 @@ interface Tasks {
   table: TaskTable;
   TaskAsker: typeof TaskAsker;
 }
+
+/** What {@linkcode Dispatcher.receiveCall} answers for a message it leaves to the general path. */
+const GENERAL = Symbol("general");
 
 function metaOf(params: Params): Record<string, unknown> | undefined {
   const meta = params?._meta;

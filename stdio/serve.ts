@@ -250,6 +250,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
       }
       const size = frame.bytes.length;
       const parsed = parseWithinShape(frame.bytes, frame.text, frame.release, shape);
+      if (parsed.kind === "parsed" && dispatcher.receiveCall(parsed.value, size)) return;
       if (parsed.kind !== "refused") dispatcher.receive(messageOf(parsed), size);
       else {
         log(parsed.log);
