@@ -67,11 +67,9 @@ export type Outcome =
  */
 export function runCall(input: CallInput): Outcome | Promise<Outcome> {
   const { entry } = input;
-  if (input.middleware.length > 0) {
-    const chain = chainFor(input.middleware, entry);
-    if (chain !== input.middleware) input = { ...input, middleware: chain };
-  }
-  if (input.middleware.length > 0 || entry.patterns || input.meta[PROBE_META_KEY] === true) return runCallAsync(input);
+  // The input is passed on as it is (a copy would lose what a class instance keeps in its prototype and fields).
+  const chain = input.middleware.length > 0 ? chainFor(input.middleware, entry) : input.middleware;
+  if (chain.length > 0 || entry.patterns || input.meta[PROBE_META_KEY] === true) return runCallAsync(input, chain);
   const invalid = entry.validate(input.args);
   if (invalid !== undefined) return { kind: "result", result: error(invalid) };
   let value: ToolResult | Promise<ToolResult>;
@@ -177,8 +175,8 @@ class CallRequest implements ToolRequest {
 
 const REPLAYED = "its confirmation was already used for a run; call the tool again without it to ask the user again";
 
-/** The general path: patterns, probes and middleware. */
-async function runCallAsync(input: CallInput): Promise<Outcome> {
+/** The general path: patterns, probes and `middleware` (those of the input's that apply to its tool). */
+async function runCallAsync(input: CallInput, middleware: readonly Middleware[]): Promise<Outcome> {
   const { entry, call } = input;
   const signal = call.signal;
   try {
@@ -225,10 +223,10 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
       const handled = domainErrorsAsResults(() => entry.handler(requestOf(input, confirmed)));
       handlerRun = handled;
       // Without middleware the outer race below is the only one needed.
-      return input.middleware.length === 0 ? await handled : await call.race(handled);
+      return middleware.length === 0 ? await handled : await call.race(handled);
     };
     let next = () => domainErrorsAsResults(core);
-    if (input.middleware.length > 0) {
+    if (middleware.length > 0) {
       const ctx: CallContext = {
         tool: entry.tool,
         arguments: input.args,
@@ -245,8 +243,8 @@ async function runCallAsync(input: CallInput): Promise<Outcome> {
         untilHandlerEnds: () =>
           handlerRun === undefined ? Promise.resolve() : handlerRun.then(ignoreOutcome, ignoreOutcome),
       };
-      for (let i = input.middleware.length - 1; i >= 0; i--) {
-        const mw = input.middleware[i];
+      for (let i = middleware.length - 1; i >= 0; i--) {
+        const mw = middleware[i];
         const inner = next;
         next = () => domainErrorsAsResults(() => mw(ctx, inner));
       }

@@ -206,7 +206,12 @@ export class Dispatcher {
     if (task !== undefined && task !== false) return GENERAL;
     const args = p.arguments ?? {};
     if (args === null || typeof args !== "object" || Array.isArray(args)) return GENERAL;
-    if (this.#calls.running >= this.#options.maxInFlight || this.#held > 0) return GENERAL;
+    if (this.#calls.running >= this.#options.maxInFlight) return GENERAL;
+    // Beside calls that wait, what it holds is counted now, as the general path counts it; past the bound, that
+    // path refuses it (and says why on stderr).
+    const held = this.#held;
+    const holds = held > 0 ? this.#holds(p, id, undefined) : undefined;
+    if (holds !== undefined && !this.#withinBytes(held, holds)) return GENERAL;
     const input = this.#input(
       id,
       entry,
@@ -218,7 +223,7 @@ export class Dispatcher {
       undefined,
       undefined,
     );
-    return this.#answer(id, runCall(input), era, undefined, input, undefined, p, 0, undefined);
+    return this.#answer(id, runCall(input), era, undefined, input, undefined, p, 0, holds);
   }
 
   /** Stops taking new messages; calls in flight go on. */
@@ -465,28 +470,28 @@ export class Dispatcher {
     if (requestState === undefined || entry.validate(args) !== undefined) {
       // Progress goes out while the call is open: a call that may report it has its Call from the start.
       if (meta.progressToken !== undefined) {
-        call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+        call = this.#newCall(id, entry);
       }
       const progress = call === undefined ? noProgress : progressFor(meta, call, this.#out);
       const rounds = responses === undefined ? undefined : { responses };
       outcome = runCall(input = this.#input(id, entry, args, meta, envelope, call, progress, undefined, rounds));
     } else {
-      const call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+      const checked = call = this.#newCall(id, entry);
       // The state is checked before anything runs: a forged or transplanted one never reaches the handler, and
       // the arguments are digested only for a state this server sealed for this tool.
       let digest: Promise<string> | undefined;
       const argsDigest = () => digest ??= digestOf(args);
-      outcome = call.race(openState(requestState, name, argsDigest)).then(
+      outcome = checked.race(openState(requestState, name, argsDigest)).then(
         (opened) => {
           if (!opened.ok) return badState(opened.problem);
-          const progress = progressFor(meta, call, this.#out);
+          const progress = progressFor(meta, checked, this.#out);
           const rounds = { responses, state: opened.body, argsDigest };
-          return runCall(this.#input(id, entry, args, meta, envelope, call, progress, undefined, rounds));
+          return runCall(this.#input(id, entry, args, meta, envelope, checked, progress, undefined, rounds));
         },
         () => ({ kind: "none" as const }),
         // Aborted before its handler started (deadline or shutdown while the state was checked).
       ).then((o) =>
-        o.kind === "none" && call.cause !== undefined && call.cause !== "cancelled" ? endedOutcome(call) : o
+        o.kind === "none" && checked.cause !== undefined && checked.cause !== "cancelled" ? endedOutcome(checked) : o
       );
     }
     return this.#answer(id, outcome, era, slot, input, call, params, reserve, holds);
@@ -518,6 +523,11 @@ export class Dispatcher {
     return settled;
   }
 
+  /** A call of `entry` under `id`, not in the table yet, with the tool's deadline or the stream's. */
+  #newCall(id: Id, entry: Entry): Call {
+    return this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+  }
+
   /** What is held now against `maxInFlightBytes`: open subscriptions' ids, waiting calls' and tasks' requests. */
   get #held(): number {
     return this.#heldBytes + this.#calls.heldBytes + (this.#tasks?.table.heldBytes ?? 0);
@@ -529,9 +539,14 @@ export class Dispatcher {
    * handlers still running after their calls ended.
    */
   #overBytes(held: number, holds: number): boolean {
-    if (held + holds <= (this.#options.maxInFlightBytes ?? Infinity)) return false;
+    if (this.#withinBytes(held, holds)) return false;
     this.#noteLingering();
     return true;
+  }
+
+  /** Whether `holds` more bytes keep the `held` ones within `maxInFlightBytes`. */
+  #withinBytes(held: number, holds: number): boolean {
+    return held + holds <= (this.#options.maxInFlightBytes ?? Infinity);
   }
 
   /**
@@ -603,7 +618,7 @@ export class Dispatcher {
     holds: number,
     start: (call: Call) => Outgoing | Promise<Outgoing>,
   ): Promise<Outgoing | undefined> {
-    const call = this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
+    const call = this.#newCall(id, entry);
     this.#calls.enter(call, undefined, holds);
     let started: Promise<Outgoing>;
     try {

@@ -4,7 +4,7 @@ import { addTool, json, type ObjectSchema, registerPatternTool, schema, Server, 
 
 import { Dispatcher } from "./dispatch.ts";
 import type { Outgoing } from "./_batch.ts";
-import { classify } from "./jsonrpc.ts";
+import { classify, messageOf, parseFrame } from "./jsonrpc.ts";
 import { registryOf } from "../toolkit/registry.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -535,4 +535,136 @@ Deno.test("a drain that starts while the tasks code is still loading cancels the
   assert.equal(aborted, 2, "both handlers ran and were cancelled by the drain");
   const replies = sent.map((line) => JSON.parse(line));
   assert.deepEqual(replies.map((r) => [r.id, r.result.resultType]).sort(), [["a", "task"], ["b", "task"]]);
+});
+
+/** A dispatcher over `server` whose frames are kept, as serve() would write them. */
+function dispatcherOver(server: Server): { dispatcher: Dispatcher; sent: string[] } {
+  const sent: string[] = [];
+  const outbox = {
+    send: (frame: Outgoing) => sent.push(String(frame)),
+    congested: false,
+    idle: () => Promise.resolve(),
+  };
+  const dispatcher = new Dispatcher(server, outbox, {
+    timeoutMs: 60_000,
+    maxInFlight: 10,
+    maxMessageBytes: 1 << 20,
+    listTtlMs: 0,
+    tasks: { max: 10, maxBytes: 1 << 20, maxMessageBytes: 1 << 20, pollIntervalMs: 1_000, ttlMs: 60_000 },
+    middleware: [],
+    log: () => {},
+  });
+  return { dispatcher, sent };
+}
+
+/** The tools the quick call's test calls: each case the quick path takes or leaves. */
+function quickCallServer(): Server {
+  const server = makeServer();
+  addTool(
+    server,
+    { name: "later", description: "Answers later", inputSchema: schema(), annotations: RO },
+    () => Promise.resolve(text("later")),
+  );
+  addTool(
+    server,
+    { name: "signal", description: "Reads its signal", inputSchema: schema(), annotations: RO },
+    (r) => text(`aborted: ${r.signal.aborted}`),
+  );
+  addTool(
+    server,
+    { name: "who", description: "Names its client", inputSchema: schema(), annotations: RO },
+    (r) => text(`${r.client.name} ${r.client.version} ${r.client.protocolVersion}`),
+  );
+  addTool(
+    server,
+    { name: "big", description: "Reserves its reply", inputSchema: schema(), annotations: RO, maxResultBytes: 1000 },
+    () => text("big"),
+  );
+  addTool(
+    server,
+    { name: "job", description: "A task", inputSchema: schema(), annotations: RO, task: true },
+    () => text("job"),
+  );
+  addTool(
+    server,
+    { name: "fails", description: "Throws", inputSchema: schema(), annotations: RO },
+    () => {
+      throw new TypeError("boom");
+    },
+  );
+  return server;
+}
+
+Deno.test("a plain tools/call takes the quick path, and every message gets the same answer on either path", async () => {
+  const taskMeta = { ...STATELESS_META, "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } } };
+  const call = (id: unknown, params: Record<string, unknown>) => req(id, "tools/call", params);
+  // Each message, and whether the quick path takes it.
+  const cases: [string, boolean][] = [
+    [call(1, { name: "echo", arguments: { text: "before initialize" } }), false],
+    [init(), false],
+    ['{"jsonrpc":"2.0","method":"notifications/initialized"}', false],
+    [call(2, { name: "echo", arguments: { text: "hi" } }), true],
+    [call("two", { name: "echo", arguments: { text: "string id" } }), true],
+    [call(2.5, { name: "echo" }), true],
+    ['{"jsonrpc":"2.0","id":1e400,"method":"tools/call","params":{"name":"echo"}}', false],
+    ['{"jsonrpc":"2.0","id":-0,"method":"tools/call","params":{"name":"echo"}}', false],
+    [call(3, { name: "echo", arguments: { text: 5 } }), true],
+    [call(4, { name: "later" }), true],
+    [call(5, { name: "signal" }), true],
+    [call(6, { name: "who" }), true],
+    [call(7, { name: "fails" }), true],
+    [call(8, { name: "echo", _meta: { "forge.permission_patterns": true } }), false],
+    [call(9, { name: "echo", _meta: { "forge.permission_patterns": "yes" } }), false],
+    [call(10, { name: "echo", _meta: { progressToken: "p" } }), false],
+    [call(11, { name: "nope" }), false],
+    [call(12, { arguments: {} }), false],
+    [call(13, { name: "echo", arguments: ["a"] }), false],
+    [call(14, { name: "big" }), false],
+    [call(15, { name: "job" }), false],
+    [call(16, { name: "job", _meta: taskMeta }), false],
+    [call(17, { name: "echo", arguments: { text: "modern" }, _meta: STATELESS_META }), true],
+    [call(18, { name: "who", _meta: STATELESS_META }), true],
+    [call(19, { name: "echo", _meta: STATELESS_META, inputResponses: {} }), false],
+    [call(20, { name: "echo", _meta: STATELESS_META, requestState: "x" }), false],
+    [
+      call(21, { name: "echo", _meta: { ...STATELESS_META, "io.modelcontextprotocol/protocolVersion": "2099" } }),
+      false,
+    ],
+    [call(22, { name: "slow" }), true],
+    [call(22, { name: "echo" }), false],
+    ['{"jsonrpc":"1.0","id":23,"method":"tools/call","params":{"name":"echo"}}', false],
+    ['{"jsonrpc":"2.0","id":24,"method":"tools/call","params":[]}', false],
+    ['{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"echo"}}', false],
+    ['{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"}}', false],
+    [req(25, "ping"), false],
+  ];
+  const quick = dispatcherOver(quickCallServer());
+  const general = dispatcherOver(quickCallServer());
+  const taken: boolean[] = [];
+  for (const [line, _] of cases) {
+    const bytes = new TextEncoder().encode(line);
+    const parsed = parseFrame(bytes);
+    const took = parsed.kind === "parsed" && quick.dispatcher.receiveCall(parsed.value, bytes.length);
+    if (!took) quick.dispatcher.receive(messageOf(parseFrame(bytes)), bytes.length);
+    general.dispatcher.receive(messageOf(parseFrame(bytes)), bytes.length);
+    taken.push(took);
+  }
+  assert.deepEqual(taken, cases.map(([, takes]) => takes), "the calls the quick path takes, and those it leaves");
+  await Promise.all([quick.dispatcher.drain(0), general.dispatcher.drain(0)]);
+  // Tasks answer with their ids and times, and failures with a reference, which differ between the two: compared
+  // without them.
+  const comparable = (line: string) =>
+    line.replace(/"taskId":"[^"]*"|"(createdAt|lastUpdatedAt)":"[^"]*"|\(ref [^)]*\)/g, "");
+  assert.deepEqual(quick.sent.map(comparable).sort(), general.sent.map(comparable).sort());
+  assert.equal(
+    quick.sent.length,
+    32,
+    "every request answered once (the two notifications not), the slow call at the drain",
+  );
+  const byId = new Map(quick.sent.map((line) => [JSON.parse(line).id, JSON.parse(line)]));
+  assert.equal(byId.get(5).result.content[0].text, "aborted: false");
+  assert.equal(byId.get(6).result.content[0].text, "raw 1 2025-11-25");
+  assert.equal(byId.get(18).result.content[0].text, "raw 1 2026-07-28");
+  assert.equal(byId.get(4).result.content[0].text, "later");
+  assert.equal(byId.get(7).error.code, -32603);
 });
