@@ -39,9 +39,9 @@ export interface CallInput {
 /**
  * What a stream lends each of its calls on demand. One object per stream,
  * shared by its calls: a call whose handler never reads `client` nor asks a
- * question (most) costs no object for either, where a closure per call made
- * up a tenth of a small 2026-07-28 call's CPU (docs/benchmarks.md, "The hot
- * path").
+ * question (most) costs no object for either, where each call used to make a
+ * closure for its asker and its client object whether or not they were used
+ * (docs/benchmarks.md, "The hot path against the floor", item 10).
  */
 export interface CallOrigin {
   /** The client the call's handler sees: a new object each time it is asked for (a handler may change its own). */

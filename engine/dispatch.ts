@@ -160,7 +160,7 @@ export class Dispatcher {
    * anything else it returns false having done nothing, and the caller hands
    * the message to {@linkcode receive}. The answer is the same either way:
    * this path only skips the steps such a call does not need
-   * (docs/benchmarks.md, "The quick call").
+   * (docs/benchmarks.md, "The hot path against the floor", item 10).
    */
   receiveCall(value: unknown, bytes: number): boolean {
     if (!this.#accepting) return false;
