@@ -30,7 +30,12 @@ export type Era = "stateless" | "session";
 /** How one request is to be served. */
 export type Envelope =
   | { era: "session" }
-  | { era: "stateless"; client: { name: string; version: string }; capabilities: Record<string, unknown> }
+  | {
+    era: "stateless";
+    /** The client's `clientInfo` as sent (checked to be absent or an implementation); {@linkcode implementation} reads it. */
+    clientInfo: unknown;
+    capabilities: Record<string, unknown>;
+  }
   | { era: "invalid"; error: RpcError };
 
 // Every initialize-era request has this one envelope: nothing in it varies.
@@ -69,7 +74,8 @@ export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope 
   const client = meta[META_CLIENT];
   const problem = clientProblem(client);
   if (problem !== undefined) return badEnvelope(META_CLIENT, problem);
-  return { era: "stateless", client: implementation(client), capabilities: caps as Record<string, unknown> };
+  // The client's name and version are read when a handler asks for them: most never do.
+  return { era: "stateless", clientInfo: client, capabilities: caps as Record<string, unknown> };
 }
 
 /** What is wrong with a 2026-07-28 `clientInfo`, if anything: absent is fine, present must be an implementation. */

@@ -8,7 +8,7 @@ import type { Asker } from "./_asker.ts";
 import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
 import { type CallInput, type CallOrigin, endedOutcome, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
-import { DispatchedCall } from "./_dispatched_call.ts";
+import { type CallStream, DispatchedCall, type Rounds } from "./_dispatched_call.ts";
 import { heldCost } from "./_held_cost.ts";
 import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
@@ -109,11 +109,8 @@ export class Dispatcher {
   #tasksClosed = false;
   readonly #unsubscribe: () => void;
   readonly #clientRequests: ClientRequests;
-  // Lent to every call: its client and its asker, each made only if the call's handler needs it.
-  readonly #origin: CallOrigin = {
-    client: (input) => this.#session.client((input as DispatchedCall).envelope),
-    asker: (input) => this.#newAsker(input as DispatchedCall),
-  };
+  // What every call shares; its origin lends a call its client and its asker, each made only if its handler needs it.
+  readonly #stream: CallStream;
   #accepting = true;
 
   constructor(server: Server, out: Outbox, options: DispatchOptions) {
@@ -122,6 +119,12 @@ export class Dispatcher {
     const send = this.#send = (frame: Outgoing) => out.send(frame);
     this.#options = options;
     this.#calls = new CallTable(options.clock);
+    const origin: CallOrigin = {
+      client: (input) => this.#session.client((input as DispatchedCall).envelope),
+      asker: (input) => this.#newAsker(input as DispatchedCall),
+    };
+    const { timeoutMs, middleware, log } = options;
+    this.#stream = { table: this.#calls, timeoutMs, middleware, log, origin };
     this.#session = new Session(server, options.listTtlMs);
     // An open subscription holds its id against maxInFlightBytes, as a call that waits holds its request.
     this.#subscriptions = new Subscriptions(send, (bytes) => (this.#heldBytes += bytes));
@@ -704,8 +707,8 @@ export class Dispatcher {
   /**
    * One call as runCall() takes it: its Call made when first needed unless
    * given (see {@linkcode DispatchedCall}). `asker` is given for a task's
-   * handler; any other call's is made by {@linkcode #origin} at its first
-   * question, with the `rounds` of a 2026-07-28 retry.
+   * handler; any other call's is made by the stream's origin at its first
+   * question, with the `rounds` of a 2026-07-28 call.
    */
   #input(
     id: Id,
@@ -716,26 +719,9 @@ export class Dispatcher {
     call: Call | undefined,
     progress: CallInput["progress"],
     asker: Asker | undefined,
-    rounds: ConstructorParameters<typeof DispatchedCall>[13],
+    rounds: Rounds | undefined,
   ): DispatchedCall {
-    const timeoutMs = entry.tool.timeoutMs ?? this.#options.timeoutMs;
-    const { middleware, log } = this.#options;
-    return new DispatchedCall(
-      id,
-      entry,
-      args,
-      meta,
-      envelope,
-      this.#calls,
-      timeoutMs,
-      call,
-      progress,
-      middleware,
-      log,
-      this.#origin,
-      asker,
-      rounds,
-    );
+    return new DispatchedCall(this.#stream, id, entry, args, meta, envelope, call, progress, asker, rounds);
   }
 
   /** How a call asks its client, made at its first question. */
@@ -747,10 +733,10 @@ export class Dispatcher {
     return new InputRounds({
       tool: input.entry.tool.name,
       // Most calls never ask: the arguments are digested only when a round is sealed.
-      argsDigest: input.argsDigest ?? (() => digestOf(args)),
+      argsDigest: input.rounds?.argsDigest ?? (() => digestOf(args)),
       capabilities: envelope.capabilities,
-      state: input.state,
-      responses: input.responses as Record<string, unknown> | undefined,
+      state: input.rounds?.state,
+      responses: input.rounds?.responses as Record<string, unknown> | undefined,
       pause: () => this.#calls.pause(call),
     });
   }
