@@ -23,11 +23,13 @@ export interface CallInput {
   args: Args;
   meta: Record<string, unknown>;
   id: string | number;
+  /** The client the call was sent by, as the handler and the middleware see it: one object per call. */
+  client: ClientInfo;
   call: Call;
   middleware: readonly Middleware[];
   progress: ToolRequest["progress"];
   log: (line: string) => void;
-  /** What the call reads of its stream only when it needs it: its client, and how to ask that client. */
+  /** What makes the call's asker, at the handler's first question. */
   origin: CallOrigin;
   /**
    * How the handler's questions reach the client: given, or made by
@@ -37,15 +39,12 @@ export interface CallInput {
 }
 
 /**
- * What a stream lends each of its calls on demand. One object per stream,
- * shared by its calls: a call whose handler never reads `client` nor asks a
- * question (most) costs no object for either, where each call used to make a
- * closure for its asker and its client object whether or not they were used
+ * What a stream lends each of its calls on demand: one object per stream,
+ * shared by its calls, so that a call whose handler asks no question (most)
+ * costs nothing for it, where each call used to make a closure for its asker
  * (docs/benchmarks.md, "The hot path against the floor", item 10).
  */
 export interface CallOrigin {
-  /** The client the call's handler sees: a new object each time it is asked for (a handler may change its own). */
-  client(input: CallInput): ClientInfo;
   /** How the call asks its client questions. */
   asker(input: CallInput): Asker;
 }
@@ -139,10 +138,10 @@ class CallRequest implements ToolRequest {
   readonly name: string;
   readonly arguments: Args;
   readonly meta: Record<string, unknown>;
+  readonly client: ClientInfo;
   readonly confirmation: "accepted" | "unavailable" | undefined;
   readonly progress: ToolRequest["progress"];
   readonly #input: CallInput;
-  #client: ClientInfo | undefined;
   // The keys this run of the handler named: a name is used once per call. Most calls ask nothing.
   #named: Set<string> | undefined;
 
@@ -150,6 +149,7 @@ class CallRequest implements ToolRequest {
     this.name = input.entry.tool.name;
     this.arguments = input.args;
     this.meta = input.meta;
+    this.client = input.client;
     this.confirmation = confirmation;
     this.progress = input.progress;
     this.#input = input;
@@ -157,11 +157,6 @@ class CallRequest implements ToolRequest {
 
   get signal(): AbortSignal {
     return this.#input.call.signal;
-  }
-
-  /** The client that sent the call, made at its first read (then the same object). */
-  get client(): ClientInfo {
-    return this.#client ??= this.#input.origin.client(this.#input);
   }
 
   elicit: ToolRequest["elicit"] = (form, options) => this.#questions().elicit(form, options);
@@ -235,7 +230,7 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
         patternTool: entry.patterns !== undefined,
         patterns,
         signal,
-        client: input.origin.client(input),
+        client: input.client,
         requestId: input.id,
         get confirmation() {
           return confirmation;

@@ -4,7 +4,8 @@
 // the call fails, or it reports progress. A synchronous handler that needs
 // none of that, most calls, costs no Call; what every call of the stream
 // shares (the table, the middleware, the log, the origin that makes a call's
-// client and asker on demand) is one object, not fields copied into each.
+// asker on demand) is one object, not fields copied into each. The client
+// object is made at dispatch, as the session stands then.
 
 import type { Asker } from "./_asker.ts";
 import type { CallInput, CallOrigin } from "./_call.ts";
@@ -14,7 +15,7 @@ import type { StateBody } from "./_request_state.ts";
 import { type Id, publicId, publicMeta } from "./id.ts";
 import type { Entry } from "../toolkit/registry.ts";
 import type { Middleware } from "../toolkit/middleware.ts";
-import type { ToolRequest } from "../toolkit/tool.ts";
+import type { ClientInfo, ToolRequest } from "../toolkit/tool.ts";
 
 /** What the calls of one stream share. */
 export interface CallStream {
@@ -25,6 +26,8 @@ export interface CallStream {
   readonly middleware: readonly Middleware[];
   readonly log: (line: string) => void;
   readonly origin: CallOrigin;
+  /** The client a call sent in `envelope` is served for: a new object each time (a handler may change its own). */
+  clientOf(envelope: Envelope): ClientInfo;
 }
 
 /** What a 2026-07-28 call brought back: its `inputResponses` and, on a retry, the state it carried, opened. */
@@ -40,6 +43,8 @@ export class DispatchedCall implements CallInput {
   readonly entry: Entry;
   readonly args: Record<string, unknown>;
   readonly meta: Record<string, unknown>;
+  /** The client as the call was dispatched: a later `initialize` does not change the one a waiting call sees. */
+  readonly client: ClientInfo;
   readonly progress: ToolRequest["progress"];
   asker: Asker | undefined;
   /** The request's id as it came (an exact number as such), the key of its call in the table. */
@@ -74,6 +79,7 @@ export class DispatchedCall implements CallInput {
     this.args = args;
     this.meta = publicMeta(meta);
     this.envelope = envelope;
+    this.client = stream.clientOf(envelope);
     this.#call = call;
     this.progress = progress;
     this.asker = asker;

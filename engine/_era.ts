@@ -74,7 +74,7 @@ export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope 
   const client = meta[META_CLIENT];
   const problem = clientProblem(client);
   if (problem !== undefined) return badEnvelope(META_CLIENT, problem);
-  // The client's name and version are read when a handler asks for them: most never do.
+  // Kept as sent (checked above): a call's client object is built from it once, when the call is dispatched.
   return { era: "stateless", clientInfo: client, capabilities: caps as Record<string, unknown> };
 }
 

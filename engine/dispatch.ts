@@ -109,7 +109,7 @@ export class Dispatcher {
   #tasksClosed = false;
   readonly #unsubscribe: () => void;
   readonly #clientRequests: ClientRequests;
-  // What every call shares; its origin lends a call its client and its asker, each made only if its handler needs it.
+  // What every call shares; its origin lends a call its asker, made only if its handler asks a question.
   readonly #stream: CallStream;
   #accepting = true;
 
@@ -119,12 +119,10 @@ export class Dispatcher {
     const send = this.#send = (frame: Outgoing) => out.send(frame);
     this.#options = options;
     this.#calls = new CallTable(options.clock);
-    const origin: CallOrigin = {
-      client: (input) => this.#session.client((input as DispatchedCall).envelope),
-      asker: (input) => this.#newAsker(input as DispatchedCall),
-    };
+    const origin: CallOrigin = { asker: (input) => this.#newAsker(input as DispatchedCall) };
     const { timeoutMs, middleware, log } = options;
-    this.#stream = { table: this.#calls, timeoutMs, middleware, log, origin };
+    const clientOf = (envelope: Envelope) => this.#session.client(envelope);
+    this.#stream = { table: this.#calls, timeoutMs, middleware, log, origin, clientOf };
     this.#session = new Session(server, options.listTtlMs);
     // An open subscription holds its id against maxInFlightBytes, as a call that waits holds its request.
     this.#subscriptions = new Subscriptions(send, (bytes) => (this.#heldBytes += bytes));

@@ -6,6 +6,7 @@ import { Dispatcher } from "./dispatch.ts";
 import type { Outgoing } from "./_batch.ts";
 import { classify, messageOf, parseFrame } from "./jsonrpc.ts";
 import { registryOf } from "../toolkit/registry.ts";
+import type { Middleware } from "../toolkit/middleware.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -667,4 +668,124 @@ Deno.test("a plain tools/call takes the quick path, and every message gets the s
   assert.equal(byId.get(18).result.content[0].text, "raw 1 2026-07-28");
   assert.equal(byId.get(4).result.content[0].text, "later");
   assert.equal(byId.get(7).error.code, -32603);
+});
+
+// What a handler and its middleware see of the client (found in the review of the quick call, where a client made on
+// first read changed all four): one object per call, made as the session stood when the call was dispatched.
+const initAs = (id: number, name: string, version: string) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name, version: "1" } },
+  });
+const textOf = (reply: Record<string, unknown>) => (reply.result as { content: { text: string }[] }).content[0].text;
+
+Deno.test("a call's client is the one it was served under, even if the client initializes again while it waits", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const server = new Server({ name: "t", version: "1" });
+  addTool(
+    server,
+    { name: "whoLater", description: "Names its client after a wait", inputSchema: schema(), annotations: RO },
+    async (r) => {
+      await gate;
+      return text(`${r.client.name} ${r.client.protocolVersion}`);
+    },
+  );
+  const s = serveRaw(server);
+  await s.send(initAs(0, "first", "2025-06-18"));
+  await s.next();
+  await s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  await s.send(req(1, "tools/call", { name: "whoLater" }));
+  // A second initialize (nothing refuses it) while call 1 waits.
+  await s.send(initAs(2, "second", "2025-11-25"));
+  assert.equal((await s.next()).id, 2);
+  release();
+  const reply = await s.next();
+  assert.equal(reply.id, 1);
+  assert.equal(textOf(reply), "first 2025-06-18");
+  await s.close();
+});
+
+Deno.test("a middleware's ctx.client is the handler's req.client: what the middleware sets there, the handler sees", async () => {
+  let seen: unknown;
+  const mark: Middleware = (ctx, next) => {
+    seen = ctx.client;
+    ctx.client.name = `${ctx.client.name} (audited)`;
+    return next();
+  };
+  const server = new Server({ name: "t", version: "1" });
+  addTool(
+    server,
+    { name: "who", description: "Names its client", inputSchema: schema(), annotations: RO },
+    (r) => json({ name: r.client.name, same: r.client === seen }),
+  );
+  const s = serveRaw(server, { middleware: [mark] });
+  await s.send(initAs(0, "raw", "2025-11-25"));
+  await s.next();
+  await s.send(req(1, "tools/call", { name: "who" }));
+  assert.deepEqual(JSON.parse(textOf(await s.next())), { name: "raw (audited)", same: true });
+  await s.close();
+});
+
+Deno.test("req.client is an own, enumerable, writable property of the request, as any other field", async () => {
+  const server = new Server({ name: "t", version: "1" });
+  addTool(
+    server,
+    { name: "copy", description: "Copies its request", inputSchema: schema(), annotations: RO },
+    (r) => {
+      const copy = { ...r };
+      const keys = Object.keys(r).includes("client");
+      (r as { client: unknown }).client = { name: "replaced", version: "", protocolVersion: "" };
+      return json({
+        keys,
+        copied: copy.client?.name ?? null,
+        json: JSON.parse(JSON.stringify(r)).client?.name ?? null,
+      });
+    },
+  );
+  const s = serveRaw(server);
+  await s.send(initAs(0, "raw", "2025-11-25"));
+  await s.next();
+  await s.send(req(1, "tools/call", { name: "copy" }));
+  const reply = await s.next();
+  assert.equal(reply.error, undefined, JSON.stringify(reply.error));
+  assert.deepEqual(JSON.parse(textOf(reply)), { keys: true, copied: "raw", json: "replaced" });
+  await s.close();
+});
+
+Deno.test("a pattern tool's middleware sees the client the call was served under, even if it initializes again meanwhile", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const seen: string[] = [];
+  const audit: Middleware = (ctx, next) => {
+    seen.push(`${ctx.client.name} ${ctx.client.protocolVersion}`);
+    return next();
+  };
+  const server = new Server({ name: "t", version: "1" });
+  registerPatternTool(
+    server,
+    {
+      name: "write",
+      description: "Writes",
+      inputSchema: schema(),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async () => {
+      await gate;
+      return { patterns: ["write:x"] };
+    },
+    () => text("written"),
+  );
+  const s = serveRaw(server, { middleware: [audit] });
+  await s.send(initAs(0, "first", "2025-06-18"));
+  await s.next();
+  await s.send(req(1, "tools/call", { name: "write" }));
+  await s.send(initAs(2, "second", "2025-11-25"));
+  assert.equal((await s.next()).id, 2);
+  release();
+  assert.equal((await s.next()).id, 1);
+  assert.deepEqual(seen, ["first 2025-06-18"]);
+  await s.close();
 });
