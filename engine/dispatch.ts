@@ -213,10 +213,12 @@ export class Dispatcher {
     const held = this.#held;
     const holds = held > 0 ? this.#holds(p, id, undefined) : undefined;
     if (holds !== undefined && !this.#withinBytes(held, holds)) return GENERAL;
-    const input = this.#input(
+    const given = args as Record<string, unknown>;
+    const input = new DispatchedCall(
+      this.#stream,
       id,
       entry,
-      args as Record<string, unknown>,
+      given,
       meta ?? {},
       envelope,
       undefined,
@@ -475,7 +477,9 @@ export class Dispatcher {
       }
       const progress = call === undefined ? noProgress : progressFor(meta, call, this.#out);
       const rounds = responses === undefined ? undefined : { responses };
-      outcome = runCall(input = this.#input(id, entry, args, meta, envelope, call, progress, undefined, rounds));
+      outcome = runCall(
+        input = new DispatchedCall(this.#stream, id, entry, args, meta, envelope, call, progress, undefined, rounds),
+      );
     } else {
       const checked = call = this.#newCall(id, entry);
       // The state is checked before anything runs: a forged or transplanted one never reaches the handler, and
@@ -487,7 +491,9 @@ export class Dispatcher {
           if (!opened.ok) return badState(opened.problem);
           const progress = progressFor(meta, checked, this.#out);
           const rounds = { responses, state: opened.body, argsDigest };
-          return runCall(this.#input(id, entry, args, meta, envelope, checked, progress, undefined, rounds));
+          return runCall(
+            new DispatchedCall(this.#stream, id, entry, args, meta, envelope, checked, progress, undefined, rounds),
+          );
         },
         () => ({ kind: "none" as const }),
         // Aborted before its handler started (deadline or shutdown while the state was checked).
@@ -682,7 +688,20 @@ export class Dispatcher {
           pause: () => {},
           unanswered: asker,
         });
-        return runCall(this.#input(id, entry, args, meta, envelope, task.call, noProgress, gatheredAsker, undefined));
+        return runCall(
+          new DispatchedCall(
+            this.#stream,
+            id,
+            entry,
+            args,
+            meta,
+            envelope,
+            task.call,
+            noProgress,
+            gatheredAsker,
+            undefined,
+          ),
+        );
       }, holds);
       return createdReply(id, created, tasks.table, this.#session);
     });
@@ -700,26 +719,6 @@ export class Dispatcher {
       },
     );
     return this.#tasksLoading.then(use);
-  }
-
-  /**
-   * One call as runCall() takes it: its Call made when first needed unless
-   * given (see {@linkcode DispatchedCall}). `asker` is given for a task's
-   * handler; any other call's is made by the stream's origin at its first
-   * question, with the `rounds` of a 2026-07-28 call.
-   */
-  #input(
-    id: Id,
-    entry: Entry,
-    args: Record<string, unknown>,
-    meta: Record<string, unknown>,
-    envelope: Envelope,
-    call: Call | undefined,
-    progress: CallInput["progress"],
-    asker: Asker | undefined,
-    rounds: Rounds | undefined,
-  ): DispatchedCall {
-    return new DispatchedCall(this.#stream, id, entry, args, meta, envelope, call, progress, asker, rounds);
   }
 
   /** How a call asks its client, made at its first question. */

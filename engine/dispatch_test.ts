@@ -512,21 +512,7 @@ Deno.test("a drain that starts while the tasks code is still loading cancels the
     },
     (r) => new Promise((_, reject) => r.signal.addEventListener("abort", () => (aborted++, reject(r.signal.reason)))),
   );
-  const sent: string[] = [];
-  const outbox = {
-    send: (frame: Outgoing) => sent.push(String(frame)),
-    congested: false,
-    idle: () => Promise.resolve(),
-  };
-  const dispatcher = new Dispatcher(server, outbox, {
-    timeoutMs: 60_000,
-    maxInFlight: 10,
-    maxMessageBytes: 1 << 20,
-    listTtlMs: 60_000,
-    tasks: { max: 10, maxBytes: 1 << 20, maxMessageBytes: 1 << 20, pollIntervalMs: 1_000, ttlMs: 60_000 },
-    middleware: [],
-    log: () => {},
-  });
+  const { dispatcher, sent } = dispatcherOver(server);
   const meta = { ...STATELESS_META, "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } } };
   for (const id of ["a", "b"]) {
     dispatcher.receive(classify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "long", _meta: meta } }));
