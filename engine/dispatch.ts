@@ -6,9 +6,9 @@
 
 import type { Asker } from "./_asker.ts";
 import { batchReply, type BatchSlot, type Outgoing, type Reply, tooLargeForBatch } from "./_batch.ts";
-import { type CallInput, type CallOrigin, endedOutcome, type Outcome, runCall } from "./_call.ts";
+import { type CallOrigin, endedOutcome, type Outcome, runCall } from "./_call.ts";
 import { type Call, CallTable } from "./_calls.ts";
-import { type CallStream, DispatchedCall, type Rounds } from "./_dispatched_call.ts";
+import { type CallStream, DispatchedCall } from "./_dispatched_call.ts";
 import { heldCost } from "./_held_cost.ts";
 import { ClientRequests, SessionAsker } from "./_client_requests.ts";
 import { InputRounds } from "./_input_rounds.ts";
