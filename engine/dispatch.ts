@@ -179,9 +179,9 @@ export class Dispatcher {
    * the general path's cases: no other request under its id, its era's
    * envelope well formed (a session already initialized), a known tool that
    * is not a task and reserves no reply bytes, arguments an object, room in
-   * flight and no bytes held, and no probe flag, progress token, input
-   * responses or request state. Anything else is GENERAL, before any of it
-   * is acted on.
+   * flight and within `maxInFlightBytes`, and no probe flag, progress token,
+   * input responses or request state. Anything else is GENERAL, before any of
+   * it is acted on.
    */
   #quickCall(value: unknown): Reply | typeof GENERAL {
     if (value === null || typeof value !== "object" || Array.isArray(value)) return GENERAL;
