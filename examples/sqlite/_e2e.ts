@@ -5,6 +5,7 @@
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import { printedPermissions } from "@forge/toolkit/permissions";
 import { runDeno, type RunDenoResult } from "@forge/toolkit/testing";
 
 /** The server's entry point. */
@@ -20,21 +21,39 @@ export const SAMPLE_SQL: string = fileURLToPath(new URL("./sample/shop.sql", imp
  */
 const LIMIT_KEYS: readonly string[] = ["max_rows", "query_timeout_ms", "allow_recursive", "max_memory_mb"];
 
-/**
- * Prints a server's flags once for each config that differs in more than its limits: `flags(config, print)` gives
- * what `print()` gave for the first config with the same keys and values outside {@linkcode LIMIT_KEYS} (its config
- * file and database at the same paths), and runs `print()` for any other.
- */
-export function flagsOncePerConfig(): (
-  config: Record<string, unknown>,
-  print: () => Promise<string[]>,
-) => Promise<string[]> {
+/** A tree a test file makes once and serves again and again, its database and config set afresh at each start. */
+export interface ReusedTree {
+  /** The tree (removed when the file's tests end). */
+  readonly tree: E2eTree;
+  /**
+   * Rebuilds the database from the sample, then runs `sql` on it; writes the config `extra` over the defaults; and
+   * returns the flags the server prints for that config. They are printed again only for a config that differs in
+   * more than its limits (read-only and writable): they name the config file and the database, the same paths at
+   * every start.
+   */
+  reset(extra: Record<string, unknown>, sql?: string): Promise<string[]>;
+}
+
+/** Makes a {@linkcode ReusedTree}: one tree and one printing of flags per kind of config, for a test file. */
+export async function reusedTree(): Promise<ReusedTree> {
+  const tree = await makeE2eTree();
+  globalThis.addEventListener("unload", () => Deno.removeSync(tree.base, { recursive: true }));
   const printed = new Map<string, Promise<string[]>>();
-  return (config, print) => {
-    const key = JSON.stringify(Object.entries(config).filter(([k]) => !LIMIT_KEYS.includes(k)).sort());
-    let flags = printed.get(key);
-    if (flags === undefined) printed.set(key, flags = print());
-    return flags;
+  return {
+    tree,
+    async reset(extra, sql) {
+      await Deno.remove(dirname(tree.db), { recursive: true });
+      await Deno.mkdir(dirname(tree.db));
+      exec(tree.db, await Deno.readTextFile(SAMPLE_SQL), ...(sql === undefined ? [] : [sql]));
+      const config = defaultConfig(tree.db, extra);
+      await tree.writeConfig(config);
+      const key = JSON.stringify(Object.entries(config).filter(([k]) => !LIMIT_KEYS.includes(k)).sort());
+      let flags = printed.get(key);
+      if (flags === undefined) {
+        printed.set(key, flags = printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }));
+      }
+      return flags;
+    },
   };
 }
 
@@ -79,7 +98,7 @@ export async function makeE2eTree(extra: Record<string, unknown> = {}): Promise<
     await Deno.writeTextFile(temp, JSON.stringify(value, null, 2), { mode: 0o600 });
     await Deno.rename(temp, config);
   };
-  await writeConfig({ database: db, max_rows: 50, ...extra });
+  await writeConfig(defaultConfig(db, extra));
   return {
     base,
     config,
@@ -126,8 +145,13 @@ export function denoRun(args: string[], env?: Record<string, string>): Promise<R
   return runDeno({ args, env, cwd: REPO });
 }
 
-function exec(path: string, sql: string): void {
+/** The config of a tree whose database is `db`: the defaults, and `extra` over them. */
+function defaultConfig(db: string, extra: Record<string, unknown>): Record<string, unknown> {
+  return { database: db, max_rows: 50, ...extra };
+}
+
+function exec(path: string, ...sqls: string[]): void {
   const db = new DatabaseSync(path);
-  db.exec(sql);
+  for (const sql of sqls) db.exec(sql);
   db.close();
 }

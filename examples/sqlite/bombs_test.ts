@@ -5,11 +5,9 @@
 // on how fast the machine is: each waits for replies and process exits, and
 // judges them by their content and order.
 import assert from "node:assert/strict";
-import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { printedPermissions } from "@forge/toolkit/permissions";
 import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
-import { flagsOncePerConfig, makeE2eTree, REPO, SAMPLE_SQL, SCRIPT } from "./_e2e.ts";
+import { REPO, reusedTree, SCRIPT } from "./_e2e.ts";
 import { alive, descendants, ended, oneEnded, PROC_PROGRAMS, treeRss, treeWriteBytes, watchPeakRss } from "./proc.ts";
 
 const perms: Deno.PermissionOptions = {
@@ -50,33 +48,20 @@ interface Reply {
   result?: { isError?: boolean; content: { text: string }[]; structuredContent?: unknown };
 }
 
-/** The tree every test here serves: made at load time, removed at unload; each test rebuilds its database. */
-const TREE = await makeE2eTree();
-globalThis.addEventListener("unload", () => Deno.removeSync(TREE.base, { recursive: true }));
-/**
- * The flags the server prints for the tree's config, printed again only for a config that differs in more than its
- * limits (read-only and writable, here): they name the config file and the database, the same paths at every start.
- */
-const flagsFor = flagsOncePerConfig();
+/** The tree every test here serves, made at load time; each test rebuilds its database. */
+const SHARED = await reusedTree();
 
 /**
  * Starts the server over the tree, its database rebuilt from the sample with table t of `rows` rows, and its
  * config `extra` over the defaults.
  */
 async function start(rows: number, extra: Record<string, unknown> = {}) {
-  const tree = TREE;
-  await Deno.remove(dirname(tree.db), { recursive: true });
-  await Deno.mkdir(dirname(tree.db));
-  const db = new DatabaseSync(tree.db);
-  db.exec(await Deno.readTextFile(SAMPLE_SQL));
-  db.exec(
+  const tree = SHARED.tree;
+  const flags = await SHARED.reset(
+    { query_timeout_ms: 9_000, ...extra },
     `CREATE TABLE t (n INTEGER); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c ` +
       `WHERE n < ${rows}) INSERT INTO t SELECT n FROM c`,
   );
-  db.close();
-  const config = { database: tree.db, max_rows: 50, query_timeout_ms: 9_000, ...extra };
-  await tree.writeConfig(config);
-  const flags = await flagsFor(config, () => printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }));
   const server = await spawnRaw({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
   let id = 0;
   /** Sends a call; returns its id. */

@@ -3,37 +3,21 @@
 // file + rename) and the very next call sees it. Narrowing takes effect at
 // once; widening beyond the flags fixed at start is refused with a restart hint.
 import assert from "node:assert/strict";
-import { dirname } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
 import { textOf } from "../served.ts";
-import { flagsOncePerConfig, makeE2eTree, REPO, SAMPLE_SQL, SCRIPT } from "./_e2e.ts";
+import { REPO, reusedTree, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = { run: [Deno.execPath()], read: "inherit", write: "inherit", env: "inherit" };
 
-/** The tree every test here serves: made at load time, removed at unload; each test rebuilds its database. */
-const TREE = await makeE2eTree();
-globalThis.addEventListener("unload", () => Deno.removeSync(TREE.base, { recursive: true }));
-/**
- * The flags the server prints for the tree's config, printed again only for a config that differs in more than its
- * limits (read-only and writable, here): they name the config file and the database, the same paths at every start.
- */
-const flagsFor = flagsOncePerConfig();
+/** The tree every test here serves, made at load time; each test rebuilds its database. */
+const SHARED = await reusedTree();
 
 /** Starts the server over the tree, its database rebuilt from the sample, and its config `extra` over the defaults. */
 async function start(extra: Record<string, unknown>) {
-  const tree = TREE;
-  await Deno.remove(dirname(tree.db), { recursive: true });
-  await Deno.mkdir(dirname(tree.db));
-  const db = new DatabaseSync(tree.db);
-  db.exec(await Deno.readTextFile(SAMPLE_SQL));
-  db.close();
-  const config = { database: tree.db, max_rows: 50, ...extra };
-  await tree.writeConfig(config);
-  const flags = await flagsFor(config, () => printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO }));
+  const tree = SHARED.tree;
+  const flags = await SHARED.reset(extra);
   const server = await spawnServer({ args: [...flags, SCRIPT, "-config", tree.config], cwd: REPO });
   const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
   return { tree, server, call };
