@@ -34,10 +34,13 @@ tree_sum() {
 }
 `;
 
+/** `sh` running `script` with the functions above and `args` as its `$1`…, its output piped, its errors dropped. */
+function shell(script: string, ...args: string[]): Deno.Command {
+  return new Deno.Command("sh", { args: ["-c", FUNCTIONS + script, "sh", ...args], stdout: "piped", stderr: "null" });
+}
+
 async function sh(script: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("sh", { args: ["-c", FUNCTIONS + script, "sh", ...args], stderr: "null" })
-    .output();
-  return new TextDecoder().decode(out.stdout);
+  return new TextDecoder().decode((await shell(script, ...args).output()).stdout);
 }
 
 /** The process ids of `pid`'s children and their children, and so on. */
@@ -86,11 +89,7 @@ while :; do
   [ "$mode" = all ] && [ "$left" = 0 ] && exit 0
   sleep 0.02
 done`;
-  const child = new Deno.Command("sh", {
-    args: ["-c", FUNCTIONS + script, "sh", mode, ...pids.map(String)],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const child = shell(script, mode, ...pids.map(String)).spawn();
   const limit = setTimeout(() => child.kill("SIGKILL"), limitMs);
   try {
     const out = await child.output();
@@ -122,11 +121,7 @@ export async function treePeakRss(pid: number): Promise<number> {
  * process that ended in between counts with its peak up to its last look.
  */
 export function watchPeakRss(pid: number): { stop(): Promise<number> } {
-  const child = new Deno.Command("sh", {
-    args: ["-c", `${FUNCTIONS}while :; do tree_sum VmHWM "$1"; sleep 0.02; done`, "sh", String(pid)],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const child = shell('while :; do tree_sum VmHWM "$1"; sleep 0.02; done', String(pid)).spawn();
   let peak = 0;
   const read = (async () => {
     let rest = "";
