@@ -191,7 +191,7 @@ export class Dispatcher {
     if (typeof id !== "string" && (typeof id !== "number" || !Number.isFinite(id))) return GENERAL;
     const params = msg.params;
     if (params === null || typeof params !== "object" || Array.isArray(params)) return GENERAL;
-    if ((this.#calls.size > 0 && this.#calls.has(id)) || this.#subscriptions.has(id)) return GENERAL;
+    if (this.#idInUse(id)) return GENERAL;
     const p = params as Record<string, unknown>;
     const meta = metaOf(p);
     if (meta !== undefined && (meta[PROBE_META_KEY] !== undefined || meta.progressToken !== undefined)) return GENERAL;
@@ -290,7 +290,7 @@ export class Dispatcher {
     const { id, method } = msg;
     // One id, one request in flight: a second would get a second answer under
     // it, and a cancellation could not tell them apart.
-    if ((this.#calls.size > 0 && this.#calls.has(id)) || this.#subscriptions.has(id)) {
+    if (this.#idInUse(id)) {
       return fail(
         id,
         ErrorCode.invalidRequest,
@@ -528,6 +528,11 @@ export class Dispatcher {
     const settled = outcome.then((done) => this.#finish(id, waiting, done, era, slot));
     this.#calls.track(waiting, settled);
     return settled;
+  }
+
+  /** Whether a request in flight (a call that waits, an open subscription) already has `id`. */
+  #idInUse(id: Id): boolean {
+    return (this.#calls.size > 0 && this.#calls.has(id)) || this.#subscriptions.has(id);
   }
 
   /** A call of `entry` under `id`, not in the table yet, with the tool's deadline or the stream's. */
