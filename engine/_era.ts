@@ -30,12 +30,7 @@ export type Era = "stateless" | "session";
 /** How one request is to be served. */
 export type Envelope =
   | { era: "session" }
-  | {
-    era: "stateless";
-    /** The client's `clientInfo` as sent (checked to be absent or an implementation); {@linkcode implementation} reads it. */
-    clientInfo: unknown;
-    capabilities: Record<string, unknown>;
-  }
+  | { era: "stateless"; client: { name: string; version: string }; capabilities: Record<string, unknown> }
   | { era: "invalid"; error: RpcError };
 
 // Every initialize-era request has this one envelope: nothing in it varies.
@@ -74,8 +69,7 @@ export function envelopeOf(meta: Record<string, unknown> | undefined): Envelope 
   const client = meta[META_CLIENT];
   const problem = clientProblem(client);
   if (problem !== undefined) return badEnvelope(META_CLIENT, problem);
-  // Kept as sent (checked above): a call's client object is built from it once, when the call is dispatched.
-  return { era: "stateless", clientInfo: client, capabilities: caps as Record<string, unknown> };
+  return { era: "stateless", client: implementation(client), capabilities: caps as Record<string, unknown> };
 }
 
 /** What is wrong with a 2026-07-28 `clientInfo`, if anything: absent is fine, present must be an implementation. */

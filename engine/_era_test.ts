@@ -27,18 +27,12 @@ Deno.test("envelopeOf() serves the initialize era when _meta is absent or holds 
 Deno.test("envelopeOf() reads a 2026-07-28 envelope: its client and capabilities", () => {
   assert.deepEqual(envelopeOf(stateless()), {
     era: "stateless",
-    clientInfo: { name: "c", version: "1" },
+    client: { name: "c", version: "1" },
     capabilities: { elicitation: {} },
   });
-  const absent = envelopeOf(stateless({ [META_CLIENT]: undefined }));
-  assert.deepEqual(absent, { era: "stateless", clientInfo: undefined, capabilities: { elicitation: {} } });
-  assert.equal(absent.era === "stateless" && implementation(absent.clientInfo).name, "", "clientInfo is optional");
-  const empty = envelopeOf(stateless({ [META_CLIENT]: {} }));
-  assert.deepEqual(
-    empty.era === "stateless" && implementation(empty.clientInfo),
-    { name: "", version: "" },
-    "so are its name and version",
-  );
+  const anonymous = { era: "stateless", client: { name: "", version: "" }, capabilities: { elicitation: {} } };
+  assert.deepEqual(envelopeOf(stateless({ [META_CLIENT]: undefined })), anonymous, "clientInfo is optional");
+  assert.deepEqual(envelopeOf(stateless({ [META_CLIENT]: {} })), anonymous, "so are its name and version");
 });
 
 Deno.test("envelopeOf() refuses a malformed 2026-07-28 envelope with -32602, naming the key and the problem", () => {

@@ -142,8 +142,7 @@ export class Session {
   client(envelope: Envelope): ClientInfo {
     // A new object per call (a handler may change its own), built without a spread.
     if (envelope.era === "stateless") {
-      const { name, version } = implementation(envelope.clientInfo);
-      return { name, version, protocolVersion: STATELESS_VERSION };
+      return { name: envelope.client.name, version: envelope.client.version, protocolVersion: STATELESS_VERSION };
     }
     const { name, version } = this.#sessionClient;
     return { name, version, protocolVersion: this.#sessionVersion ?? SESSION_VERSIONS[0] };

@@ -56,7 +56,7 @@ Deno.test("statelessReply() throws what JSON.stringify throws, so the caller ans
 });
 
 Deno.test("client() gives each call its own object: a handler that changes it changes no other call's", () => {
-  const envelope = { era: "stateless" as const, clientInfo: { name: "c", version: "2" }, capabilities: {} };
+  const envelope = { era: "stateless" as const, client: { name: "c", version: "2" }, capabilities: {} };
   const a = session.client(envelope);
   const b = session.client(envelope);
   assert.deepEqual(a, { name: "c", version: "2", protocolVersion: "2026-07-28" });
