@@ -17,13 +17,32 @@ export interface Served {
   call(name: string, args: Record<string, unknown>): Promise<CallResult>;
   /** Calls a tool that must succeed, and returns its first text. */
   ok(name: string, args: Record<string, unknown>): Promise<string>;
-  /** Calls a tool that must answer `isError` with a text matching `reason`. */
-  refused(name: string, args: Record<string, unknown>, reason: RegExp): Promise<void>;
+  /** Calls a tool that must answer `isError` with a text matching `reason`, and returns that text. */
+  refused(name: string, args: Record<string, unknown>, reason: RegExp): Promise<string>;
 }
 
 /** The text of a result's first content block. */
 export function textOf(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
+}
+
+/** Asserts that `result` answered (no `isError`) and returns its text; `label` names the call in a failure. */
+export function assertAnswered(result: { isError?: unknown; content: unknown[] }, label: string): string {
+  const text = textOf(result);
+  assert.notEqual(result.isError, true, `${label}: ${text}`);
+  return text;
+}
+
+/** Asserts that `result` is `isError` with a text matching `reason`, and returns that text; `label` names the call. */
+export function assertRefused(
+  result: { isError?: unknown; content: unknown[] },
+  reason: RegExp,
+  label: string,
+): string {
+  const text = textOf(result);
+  assert.equal(result.isError, true, `${label}: ${text}`);
+  assert.match(text, reason, label);
+  return text;
 }
 
 /** A tree made for a test file and the flags its server prints for the tree's config. */
@@ -70,16 +89,9 @@ export async function serveUnderFlags(script: string, config: string, flags: rea
   return {
     server,
     call,
-    async ok(name, args) {
-      const result = await call(name, args);
-      assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
-      return textOf(result);
-    },
-    async refused(name, args, reason) {
-      const result = await call(name, args);
-      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
-      assert.match(textOf(result), reason, `${name} ${JSON.stringify(args)}`);
-    },
+    ok: async (name, args) => assertAnswered(await call(name, args), name),
+    refused: async (name, args, reason) =>
+      assertRefused(await call(name, args), reason, `${name} ${JSON.stringify(args)}`),
   };
 }
 

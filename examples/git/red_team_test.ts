@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
-import { serveUnderPrintedFlags, textOf } from "../served.ts";
+import { assertAnswered, assertRefused, serveUnderPrintedFlags, textOf } from "../served.ts";
+import type { CallResult } from "@forge/toolkit/testing";
 import { REPO, SCRIPT } from "./_e2e.ts";
 import { hostileTree, plainGit, system } from "./_hostile.ts";
 
@@ -136,11 +137,8 @@ Deno.test({
         ["git_commit", { repo: "app", message: "take it", paths: ["linked.txt"] }],
       ];
       for (const [name, args] of attacks) {
-        const result = await served.call(name, args);
-        const shown = `${name} ${JSON.stringify(args)}: ${textOf(result)}`;
-        assert.equal(result.isError, true, shown);
-        assert.match(textOf(result), /"linked\.txt".*has 2 hard links/, shown);
-        assert.ok(!textOf(result).includes(t.canary), shown);
+        const text = await served.refused(name, args, /"linked\.txt".*has 2 hard links/);
+        assert.ok(!text.includes(t.canary), `${name} ${JSON.stringify(args)}: ${text}`);
       }
       // Nothing was committed, so git_show has only the old content; the other files are served as before.
       assert.equal(await served.ok("git_show", { repo: "app", rev: "HEAD", path: "linked.txt" }), "old\n");
@@ -228,7 +226,7 @@ Deno.test({
     const served = await serveUnderPrintedFlags(SCRIPT, config);
     try {
       // Each result is kept (by tool and arguments): the refusals and answers below are those very calls'.
-      const results = new Map<string, { isError?: boolean; text: string }>();
+      const results = new Map<string, CallResult>();
       const key = (name: string, args: Record<string, unknown>) => `${name} ${JSON.stringify(args)}`;
       for (const repo of names) {
         for (
@@ -248,19 +246,13 @@ Deno.test({
           const result = await served.call(name, args);
           const text = textOf(result);
           assert.ok(!text.toLowerCase().includes(t.canary.toLowerCase()), `${name} ${JSON.stringify(args)}: ${text}`);
-          results.set(key(name, args), { isError: result.isError as boolean | undefined, text });
+          results.set(key(name, args), result);
         }
       }
-      const refused = (name: string, args: Record<string, unknown>, reason: RegExp) => {
-        const result = results.get(key(name, args))!;
-        assert.equal(result.isError, true, `${key(name, args)}: ${result.text}`);
-        assert.match(result.text, reason, key(name, args));
-      };
-      const ok = (name: string, args: Record<string, unknown>) => {
-        const result = results.get(key(name, args))!;
-        assert.notEqual(result.isError, true, `${key(name, args)}: ${result.text}`);
-        return result.text;
-      };
+      const refused = (name: string, args: Record<string, unknown>, reason: RegExp) =>
+        assertRefused(results.get(key(name, args))!, reason, key(name, args));
+      const ok = (name: string, args: Record<string, unknown>) =>
+        assertAnswered(results.get(key(name, args))!, key(name, args));
       refused("git_log", { repo: "include" }, /its config includes other files/);
       refused("git_log", { repo: "includeif" }, /its config includes other files/);
       refused("git_blame", { repo: "blame", path: "README.md" }, /blame\.ignoreRevsFile/);
