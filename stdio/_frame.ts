@@ -74,9 +74,8 @@ export class LineFramer {
   /** Frames every complete line in `chunk`; keeps the rest for later. */
   push(chunk: Uint8Array, sink: FrameSink): void {
     let start = 0;
-    // The complete lines of this chunk as one string, decoded on first need; undefined when they are not all ASCII.
-    let run: string | undefined;
-    let runStart = -1;
+    // Whether the complete lines from the first one that fits were tried as one ASCII run.
+    let triedRun = false;
     while (start < chunk.length) {
       const nl = chunk.indexOf(LF, start);
       if (nl === -1) {
@@ -87,15 +86,16 @@ export class LineFramer {
       if (this.#size === 0 && !this.#oversize) {
         const line = trimCr(piece);
         if (line.length <= this.#max) {
-          if (runStart === -1) {
-            runStart = start;
-            const end = chunk.lastIndexOf(LF);
-            // A run longer than one message may hold an oversize line: decode nothing ahead for it.
-            run = end - start <= this.#max ? asciiRun(chunk.subarray(start, end)) : undefined;
+          if (!triedRun) {
+            triedRun = true;
+            const after = this.#pushAsciiRun(chunk, start, sink);
+            if (after !== start) {
+              start = after;
+              continue;
+            }
           }
-          const text = run?.slice(start - runStart, start - runStart + line.length);
           start = nl + 1;
-          emitTrimmed(line, sink, text);
+          emitTrimmed(line, sink);
           continue;
         }
       }
@@ -103,6 +103,28 @@ export class LineFramer {
       this.#append(piece);
       this.#flush(sink);
     }
+  }
+
+  /**
+   * Frames the complete lines of `chunk` from `start` when they are all ASCII
+   * and none can be over the limit: decoded at once, with each newline found
+   * in the text (a string search runs ~10× faster than `indexOf` on bytes).
+   * Returns where the lines it framed end: `start` when it framed none.
+   */
+  #pushAsciiRun(chunk: Uint8Array, start: number, sink: FrameSink): number {
+    const end = chunk.lastIndexOf(LF);
+    // A run longer than one message may hold an oversize line: the byte path finds it.
+    if (end < start || end - start > this.#max) return start;
+    const run = asciiRun(chunk.subarray(start, end));
+    if (run === undefined) return start;
+    for (let from = 0; from <= run.length;) {
+      let nl = run.indexOf("\n", from);
+      if (nl === -1) nl = run.length;
+      const to = nl > from && run.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
+      if (to > from) emitTrimmed(chunk.subarray(start + from, start + to), sink, run.slice(from, to));
+      from = nl + 1;
+    }
+    return end + 1;
   }
 
   /** Delivers a final unterminated line, if any, and resets. */

@@ -182,3 +182,52 @@ Deno.test("LineFramer lends a line gathered over reads with release(), which ret
     { before: 5, after: 5, released: false },
   ]);
 });
+
+Deno.test("LineFramer frames any input read in any chunks as one pass over its whole bytes would, and each line's text is its bytes", () => {
+  // A seeded differential check of both ways a line is found (in the decoded
+  // text of an all-ASCII run, or in the bytes): lines of ASCII, of two-byte
+  // text, blank, CRLF-ended, over the limit, cut at random places.
+  let seed = 20261206;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const pieces = ['{"a":1}', "é", "  ", "\r", "", "x".repeat(40), '{"id":7}', "\t"];
+  for (let round = 0; round < 300; round++) {
+    const max = 8 + random(40);
+    const lines = Array.from({ length: 1 + random(12) }, () => {
+      let line = "";
+      for (let i = random(4); i > 0; i--) line += pieces[random(pieces.length)];
+      return line;
+    });
+    const input = enc.encode(lines.join("\n") + (random(2) ? "\n" : ""));
+    const expected: string[] = [];
+    for (const line of dec.decode(input).split("\n")) {
+      const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
+      const size = enc.encode(trimmed).length;
+      if (size > max) expected.push(`<oversize ${size}>`);
+      else if (trimmed.trim() !== "") expected.push(trimmed);
+    }
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < input.length;) {
+      const next = Math.min(input.length, at + 1 + random(24));
+      chunks.push(input.slice(at, next));
+      at = next;
+    }
+    const got: string[] = [];
+    const framer = new LineFramer(max);
+    const sink = (f: Frame) => {
+      if (f.kind === "oversize") return got.push(`<oversize ${f.size}>`);
+      const text = dec.decode(f.bytes);
+      if (f.text !== undefined) assert.equal(f.text, text, `round ${round}: a line's text is not its bytes`);
+      got.push(text);
+    };
+    for (const chunk of chunks) framer.push(chunk, sink);
+    framer.end(sink);
+    assert.deepEqual(
+      got,
+      expected,
+      `round ${round}: ${JSON.stringify(lines)} in ${chunks.length} chunks, limit ${max}`,
+    );
+  }
+});
