@@ -124,6 +124,11 @@ export function parseFrame(bytes: Uint8Array, ascii?: string, release?: () => vo
     }
   }
   release?.();
+  return parseText(text);
+}
+
+/** Parses a line already decoded, as {@linkcode parseFrame} parses the text of one. */
+export function parseText(text: string): ParsedFrame | InvalidMessage {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -19,7 +19,13 @@ const MAX_LINE_BYTES = 2 ** 32;
 /** A complete line, without its `\n` or `\r\n`. */
 export interface LineFrame {
   kind: "line";
-  bytes: Uint8Array;
+  /** How many bytes the line has. */
+  size: number;
+  /**
+   * Its bytes. A line with `text` makes them when this is first read: most
+   * are parsed from their text and never need them.
+   */
+  readonly bytes: Uint8Array;
   /**
    * The line as text, when it came out of an all-ASCII run of lines that was
    * decoded at once (one decoder call per read instead of one per line).
@@ -121,7 +127,7 @@ export class LineFramer {
       let nl = run.indexOf("\n", from);
       if (nl === -1) nl = run.length;
       const to = nl > from && run.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
-      if (to > from) emitTrimmed(chunk.subarray(start + from, start + to), sink, run.slice(from, to));
+      if (to > from && !isBlankText(run, from, to)) sink(new AsciiLine(chunk, start + from, run.slice(from, to)));
       from = nl + 1;
     }
     return end + 1;
@@ -190,7 +196,9 @@ export class LineFramer {
       const trimmed = trimCr(line);
       // The byte held past the limit was not a `\r`: the line is one byte too long.
       if (trimmed.length > this.#max) sink(oversize(trimmed));
-      else if (trimmed.length > 0 && !isBlank(trimmed)) sink({ kind: "line", bytes: trimmed, release: this.#releaser });
+      else if (trimmed.length > 0 && !isBlank(trimmed)) {
+        sink({ kind: "line", size: trimmed.length, bytes: trimmed, release: this.#releaser });
+      }
     } finally {
       // The line was only lent to the sink: its buffer is reused or shrunk now.
       this.#release();
@@ -205,10 +213,33 @@ export class LineFramer {
   }
 }
 
-/** Emits a line whose `\r` is already gone, with its text when known. */
-function emitTrimmed(line: Uint8Array, sink: FrameSink, text?: string): void {
+/** Emits a line whose `\r` is already gone. */
+function emitTrimmed(line: Uint8Array, sink: FrameSink): void {
   if (line.length === 0 || isBlank(line)) return;
-  sink(text === undefined ? { kind: "line", bytes: line } : { kind: "line", bytes: line, text });
+  sink({ kind: "line", size: line.length, bytes: line });
+}
+
+/**
+ * A line of an all-ASCII run: its text is at hand, and its bytes (a view of
+ * the read's chunk, lent like any line's) are made only if they are read.
+ */
+class AsciiLine implements LineFrame {
+  readonly kind = "line";
+  readonly size: number;
+  readonly text: string;
+  readonly #chunk: Uint8Array;
+  readonly #start: number;
+
+  constructor(chunk: Uint8Array, start: number, text: string) {
+    this.#chunk = chunk;
+    this.#start = start;
+    this.size = text.length;
+    this.text = text;
+  }
+
+  get bytes(): Uint8Array {
+    return this.#chunk.subarray(this.#start, this.#start + this.size);
+  }
 }
 
 /**
@@ -249,6 +280,15 @@ function isBlank(bytes: Uint8Array): boolean {
   for (let i = from; i < bytes.length; i++) {
     const b = bytes[i];
     if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
+  }
+  return true;
+}
+
+/** Whether `text` holds only white space from `from` to `to`, as {@linkcode isBlank} reads bytes (ASCII text has no BOM). */
+function isBlankText(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== CR) return false;
   }
   return true;
 }

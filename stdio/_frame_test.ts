@@ -8,7 +8,7 @@ function frames(max: number, chunks: (string | Uint8Array)[], end = true): Frame
   const out: Frame[] = [];
   const framer = new LineFramer(max);
   // Copy line bytes: the framer only lends them for the duration of the call.
-  const sink = (f: Frame) => out.push(f.kind === "line" ? { kind: "line", bytes: f.bytes.slice() } : f);
+  const sink = (f: Frame) => out.push(f.kind === "line" ? { kind: "line", size: f.size, bytes: f.bytes.slice() } : f);
   for (const c of chunks) framer.push(typeof c === "string" ? enc.encode(c) : c, sink);
   if (end) framer.end(sink);
   return out;
@@ -95,7 +95,7 @@ Deno.test("LineFramer counts a line against the limit without its CRLF ending, i
 Deno.test("LineFramer drops an oversize line as it streams, keeps its head and tail, then goes on", () => {
   const framer = new LineFramer(1000);
   const out: Frame[] = [];
-  const sink = (f: Frame) => out.push(f.kind === "line" ? { kind: "line", bytes: f.bytes.slice() } : f);
+  const sink = (f: Frame) => out.push(f.kind === "line" ? { kind: "line", size: f.size, bytes: f.bytes.slice() } : f);
   framer.push(enc.encode('{"jsonrpc":"2.0","id":7,"params":"'), sink);
   for (let i = 0; i < 100; i++) framer.push(new Uint8Array(10_000).fill(0x61), sink);
   assert.ok(framer.pending > 1000, "the size is still counted");

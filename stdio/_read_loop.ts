@@ -255,10 +255,12 @@ const HELD_FRAME_COST = 512;
 
 /** What a held frame keeps, in bytes: its own and its objects'. */
 function sizeOf(frame: Frame): number {
-  return HELD_FRAME_COST + (frame.kind === "line" ? frame.bytes.length : frame.head.length + frame.tail.length);
+  return HELD_FRAME_COST + (frame.kind === "line" ? frame.size : frame.head.length + frame.tail.length);
 }
 
 /** A frame that outlives the read: its bytes copied out of the read buffer. */
 function own(frame: Frame): Frame {
-  return frame.kind === "line" ? { kind: "line", bytes: frame.bytes.slice(), text: frame.text } : frame;
+  return frame.kind === "line"
+    ? { kind: "line", size: frame.size, bytes: frame.bytes.slice(), text: frame.text }
+    : frame;
 }

@@ -8,8 +8,15 @@
 // enough to be too deep its parsed value is walked: what it can build is
 // bounded by its length.
 
-import { OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
-import { encodeError, ErrorCode, type InvalidMessage, type ParsedFrame, parseFrame } from "../engine/jsonrpc.ts";
+import { type LineFrame, OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
+import {
+  encodeError,
+  ErrorCode,
+  type InvalidMessage,
+  type ParsedFrame,
+  parseFrame,
+  parseText,
+} from "../engine/jsonrpc.ts";
 import { type Id, isId } from "../engine/id.ts";
 import { peekId } from "../engine/peek_id.ts";
 import { type ShapeLimits, shapeOverLimit } from "../engine/shape_limits.ts";
@@ -35,32 +42,33 @@ export function shapeRefusal(bytes: Uint8Array, limits: ShapeLimits): ShapeRefus
 }
 
 /**
- * The JSON value in a line, parsed as {@linkcode parseFrame} does, or the
- * refusal of a line whose shape breaks a limit. In valid JSON each container
- * takes two bytes ("[]") and each separator one beside a value of one byte,
- * so a line of `n` bytes holds at most `n / 2` levels, containers and
- * values: the scan runs only on a line long enough to break maxContainers or
- * maxValues, and a line that could only be too deep is walked once parsed
- * (JSON.parse keeps no stack per level, so a deep line costs it no more than
- * its length). A line that does not parse gets the scan's verdict, so it is
- * answered as before whichever limit its brackets break.
+ * The JSON value in a line, parsed as {@linkcode parseFrame} does (from its
+ * text when the framer has it), or the refusal of a line whose shape breaks a
+ * limit. In valid JSON each container takes two bytes ("[]") and each
+ * separator one beside a value of one byte, so a line of `n` bytes holds at
+ * most `n / 2` levels, containers and values: the scan runs only on a line
+ * long enough to break maxContainers or maxValues, and a line that could only
+ * be too deep is walked once parsed (JSON.parse keeps no stack per level, so a
+ * deep line costs it no more than its length). A line that does not parse gets
+ * the scan's verdict, so it is answered as before whichever limit its brackets
+ * break. `release` is called once the line's bytes are decoded.
  */
 export function parseWithinShape(
-  bytes: Uint8Array,
-  text: string | undefined,
-  release: (() => void) | undefined,
+  line: LineFrame,
   limits: ShapeLimits,
+  release?: () => void,
 ): ParsedFrame | InvalidMessage | ShapeRefusal {
-  const size = bytes.length;
+  const size = line.size;
   if (size > 2 * limits.maxContainers || size > 2 * limits.maxValues) {
-    const refused = shapeRefusal(bytes, limits);
+    const refused = shapeRefusal(line.bytes, limits);
     if (refused !== undefined) return refused;
-    return parseFrame(bytes, text, release);
   }
-  const parsed = parseFrame(bytes, text, release);
+  const parsed = line.text !== undefined ? parseText(line.text) : parseFrame(line.bytes, undefined, release);
+  if (size > 2 * limits.maxContainers || size > 2 * limits.maxValues) return parsed;
   if (parsed.kind === "invalid") {
     // A line that does not parse is named by the limit its brackets break, if any, as a scan first would have;
     // unless its bytes were given back already (only a line longer than any the defaults let through).
+    const bytes = line.bytes;
     return (bytes.length === size ? shapeRefusal(bytes, limits) : undefined) ?? parsed;
   }
   if (size <= 2 * limits.maxDepth || !deeperThan(parsed.value, limits.maxDepth)) return parsed;

@@ -1,8 +1,25 @@
 import assert from "node:assert/strict";
 import { deeperThan, parseWithinShape, shapeRefusal } from "./_shape.ts";
+import { type Frame, type LineFrame, LineFramer } from "./_frame.ts";
 import type { ShapeLimits } from "../engine/shape_limits.ts";
 
 const enc = new TextEncoder();
+
+/** A line as the framer hands out one read whole: with its text when it is all ASCII. */
+function framed(bytes: Uint8Array): LineFrame {
+  const chunk = new Uint8Array(bytes.length + 1);
+  chunk.set(bytes);
+  chunk[bytes.length] = 0x0a;
+  let line: Frame | undefined;
+  new LineFramer(1 << 30).push(chunk, (frame) => (line = frame));
+  assert.ok(line?.kind === "line");
+  return line;
+}
+
+/** A line with no text: its bytes are decoded and parsed. */
+function bytesOnly(bytes: Uint8Array): LineFrame {
+  return { kind: "line", size: bytes.length, bytes };
+}
 
 Deno.test("deeperThan() counts levels of arrays and objects, in any branch, without recursion", () => {
   const nest = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels));
@@ -84,7 +101,10 @@ Deno.test("parseWithinShape() refuses exactly the lines a scan of every byte ref
         maxValues: 1 + Math.floor(rand() * 300),
       };
     const scanned = shapeRefusal(bytes, { ...limits });
-    const got = parseWithinShape(bytes, undefined, undefined, limits);
+    const got = parseWithinShape(bytesOnly(bytes), limits);
+    const fromText = framed(bytes);
+    assert.ok(fromText.text !== undefined);
+    assert.deepEqual(parseWithinShape(fromText, limits), got, `line ${i}: the same answer from its text`);
     if (scanned === undefined) {
       assert.equal(got.kind, "parsed", `line ${i} is parsed as the scan lets it`);
       continue;
@@ -102,17 +122,17 @@ Deno.test("parseWithinShape() refuses exactly the lines a scan of every byte ref
 
 Deno.test("parseWithinShape() answers a line that does not parse with the limit its brackets break, else a parse error", () => {
   const limits: ShapeLimits = { maxDepth: 10, maxContainers: 1_000, maxValues: 1_000 };
-  const deep = parseWithinShape(enc.encode("[".repeat(50)), undefined, undefined, limits);
+  const deep = parseWithinShape(bytesOnly(enc.encode("[".repeat(50))), limits);
   assert.equal(deep.kind, "refused");
   assert.match((deep as { log: string }).log, /nested deeper than 10 levels \(maxDepth\)/);
-  const broken = parseWithinShape(enc.encode("[".repeat(8) + "oops"), undefined, undefined, limits);
+  const broken = parseWithinShape(framed(enc.encode("[".repeat(8) + "oops")), limits);
   assert.equal(broken.kind, "invalid");
 });
 
 Deno.test("parseWithinShape() names a too-deep message by the id it parsed to", () => {
   const limits: ShapeLimits = { maxDepth: 5, maxContainers: 1_000, maxValues: 1_000 };
   const line = `{"jsonrpc":"2.0","method":"x","params":{"p":[[[[[]]]]]},"id":"the-id"}`;
-  const got = parseWithinShape(enc.encode(line), undefined, undefined, limits);
+  const got = parseWithinShape(framed(enc.encode(line)), limits);
   assert.equal(got.kind, "refused");
   const reply = JSON.parse((got as { reply: string }).reply);
   assert.equal(reply.id, "the-id");

@@ -248,8 +248,8 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
         writer.send(requestTooLargeReply(frame, maxMessageBytes));
         return;
       }
-      const size = frame.bytes.length;
-      const parsed = parseWithinShape(frame.bytes, frame.text, frame.release, shape);
+      const size = frame.size;
+      const parsed = parseWithinShape(frame, shape, frame.release);
       if (parsed.kind === "parsed" && dispatcher.receiveCall(parsed.value, size)) return;
       if (parsed.kind !== "refused") dispatcher.receive(messageOf(parsed), size);
       else {

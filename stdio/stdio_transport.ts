@@ -181,8 +181,8 @@ export class StdioTransport {
       this.#reject(requestTooLargeReply(frame, this.#max));
       return;
     }
-    if (this.#onLine) this.#onLine(lenient.decode(frame.bytes));
-    const parsed = parseWithinShape(frame.bytes, frame.text, undefined, this.#shape);
+    if (this.#onLine) this.#onLine(frame.text ?? lenient.decode(frame.bytes));
+    const parsed = parseWithinShape(frame, this.#shape);
     if (parsed.kind === "refused") {
       this.#reject(parsed.reply);
       return;
