@@ -79,22 +79,24 @@ export class LineFramer {
 
   /** Frames every complete line in `chunk`; keeps the rest for later. */
   push(chunk: Uint8Array, sink: FrameSink): void {
-    let start = 0;
-    // Whether the complete lines from the first one that fits were tried as one ASCII run.
+    const end = chunk.lastIndexOf(LF);
+    if (end === -1) {
+      this.#append(chunk);
+      return;
+    }
+    // The usual read: all its complete lines found at once in their text.
+    let start = this.#pushAsciiRun(chunk, 0, end, sink);
+    // Else line by line in the bytes, the lines from the first one that fits tried once more as a run.
     let triedRun = false;
-    while (start < chunk.length) {
+    while (start <= end) {
       const nl = chunk.indexOf(LF, start);
-      if (nl === -1) {
-        this.#append(chunk.subarray(start));
-        return;
-      }
       const piece = chunk.subarray(start, nl);
       if (this.#size === 0 && !this.#oversize) {
         const line = trimCr(piece);
         if (line.length <= this.#max) {
           if (!triedRun) {
             triedRun = true;
-            const after = this.#pushAsciiRun(chunk, start, sink);
+            const after = this.#pushAsciiRun(chunk, start, end, sink);
             if (after !== start) {
               start = after;
               continue;
@@ -109,21 +111,31 @@ export class LineFramer {
       this.#append(piece);
       this.#flush(sink);
     }
+    this.#append(chunk.subarray(end + 1));
   }
 
   /**
-   * Frames the complete lines of `chunk` from `start` when they are all ASCII
-   * and none can be over the limit: decoded at once, with each newline found
-   * in the text (a string search runs ~10× faster than `indexOf` on bytes).
-   * Returns where the lines it framed end: `start` when it framed none.
+   * Frames the lines of `chunk` from `start` to the newline at `end` when
+   * they are all ASCII and together no longer than one message (so none of
+   * them can be over the limit, but for a line begun in an earlier read, which
+   * `#append` measures): decoded at once, with each newline found in the text
+   * (a string search runs ~10× faster than `indexOf` on bytes). Returns where
+   * the lines it framed end: `start` when it framed none.
    */
-  #pushAsciiRun(chunk: Uint8Array, start: number, sink: FrameSink): number {
-    const end = chunk.lastIndexOf(LF);
-    // A run longer than one message may hold an oversize line: the byte path finds it.
-    if (end < start || end - start > this.#max) return start;
+  #pushAsciiRun(chunk: Uint8Array, start: number, end: number, sink: FrameSink): number {
+    if (end - start > this.#max) return start;
     const run = asciiRun(chunk.subarray(start, end));
     if (run === undefined) return start;
-    for (let from = 0; from <= run.length;) {
+    let from = 0;
+    if (this.#size > 0 || this.#oversize) {
+      // The line begun in an earlier read ends at the first newline.
+      let nl = run.indexOf("\n");
+      if (nl === -1) nl = run.length;
+      this.#append(chunk.subarray(start, start + nl));
+      this.#flush(sink);
+      from = nl + 1;
+    }
+    while (from <= run.length) {
       let nl = run.indexOf("\n", from);
       if (nl === -1) nl = run.length;
       const to = nl > from && run.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
