@@ -1,3 +1,4 @@
+// test-permissions: --allow-run --allow-read={repo}
 import assert from "node:assert/strict";
 import type { Frame } from "./_frame.ts";
 import { type ByteReader, readLoop } from "./_read_loop.ts";
@@ -280,4 +281,20 @@ Deno.test("readLoop() stop() ends a read's wait for a large write that never goe
   assert.deepEqual(seen, ["read", "write"]);
   loop.stop();
   assert.equal((await loop.done).cause, "stopped");
+});
+
+Deno.test("readLoop() holding the lines of a client that stops reading keeps what the lines take, not the reads they came in", async () => {
+  // A real process, so that its heap can be measured after a full collection: each read one short call and 64 KiB
+  // of blank line. A held line that kept the text of its whole read kept 64 KiB per call: 128 MB where 4 MB is held.
+  const script = new URL("./testdata/held_lines.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", "--v8-flags=--expose-gc", script],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const { reads, heapUsed } = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.ok(reads > 1_000 && reads < 5_000, `reading stopped at the bound on held lines, after ${reads} reads`);
+  assert.ok(heapUsed < 32 * 1024 * 1024, `${(heapUsed / 2 ** 20).toFixed(1)} MiB of heap in use with the lines held`);
 });
