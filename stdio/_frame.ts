@@ -159,6 +159,8 @@ export class LineFramer {
     if (piece.length === 0) return;
     if (this.#oversize) {
       this.#size += piece.length;
+      // The head is the line's first bytes however it was cut: a line that went over a small limit early fills it on.
+      if (this.#head.length < OVERSIZE_HEAD_BYTES) this.#head = keepHead(this.#head, piece);
       this.#tail = keepTail(this.#tail, piece);
       return;
     }
@@ -169,7 +171,10 @@ export class LineFramer {
       if (kept > 0) head.set(new Uint8Array(this.#pending!, 0, kept));
       if (kept < head.length) head.set(piece.subarray(0, head.length - kept), kept);
       this.#head = head;
-      this.#tail = keepTail(new Uint8Array(0), piece);
+      // The tail is the line's last bytes: those held before this piece too, when the piece is shorter than a tail (a
+      // request's id at the end of a line that went over in its last few bytes).
+      const held = this.#size > 0 ? new Uint8Array(this.#pending!, 0, this.#size) : new Uint8Array(0);
+      this.#tail = keepTail(held, piece);
       this.#size += piece.length;
       this.#release();
       this.#oversize = true;
@@ -192,12 +197,10 @@ export class LineFramer {
   #flush(sink: FrameSink): void {
     if (this.#oversize) {
       const tail = trimCr(this.#tail);
-      const frame: OversizeFrame = {
-        kind: "oversize",
-        size: this.#size - (this.#tail.length - tail.length),
-        head: this.#head,
-        tail,
-      };
+      const size = this.#size - (this.#tail.length - tail.length);
+      // A head that holds the whole line holds its `\r` too.
+      const head = this.#head.length > size ? this.#head.subarray(0, size) : this.#head;
+      const frame: OversizeFrame = { kind: "oversize", size, head, tail };
       this.#reset();
       sink(frame);
       return;
@@ -303,6 +306,14 @@ function isBlankText(text: string, from: number, to: number): boolean {
     if (c !== 0x20 && c !== 0x09 && c !== CR) return false;
   }
   return true;
+}
+
+/** `head` with the first bytes of `piece` after it, up to OVERSIZE_HEAD_BYTES in all. */
+function keepHead(head: Uint8Array, piece: Uint8Array): Uint8Array {
+  const out = new Uint8Array(Math.min(OVERSIZE_HEAD_BYTES, head.length + piece.length));
+  out.set(head, 0);
+  out.set(piece.subarray(0, out.length - head.length), head.length);
+  return out;
 }
 
 function keepTail(previous: Uint8Array, piece: Uint8Array): Uint8Array {

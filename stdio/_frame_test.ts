@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type Frame, LineFramer, OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
+import { prng } from "../internal/prng.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -183,15 +184,12 @@ Deno.test("LineFramer lends a line gathered over reads with release(), which ret
   ]);
 });
 
-Deno.test("LineFramer frames any input read in any chunks as one pass over its whole bytes would, and each line's text is its bytes", () => {
+Deno.test("LineFramer frames any input read in any chunks as one pass over its whole bytes would, and each line's text is its bytes, an oversize line's head and tail its first and last bytes", () => {
   // A seeded differential check of both ways a line is found (in the decoded
   // text of an all-ASCII run, or in the bytes): lines of ASCII, of two-byte
   // text, blank, CRLF-ended, over the limit, cut at random places.
-  let seed = 20261206;
-  const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed % n;
-  };
+  const next = prng(20261206);
+  const random = (n: number) => Math.floor(next() * n);
   const pieces = ['{"a":1}', "é", "  ", "\r", "", "x".repeat(40), '{"id":7}', "\t"];
   for (let round = 0; round < 300; round++) {
     const max = 8 + random(40);
@@ -205,19 +203,27 @@ Deno.test("LineFramer frames any input read in any chunks as one pass over its w
     for (const line of dec.decode(input).split("\n")) {
       const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
       const size = enc.encode(trimmed).length;
-      if (size > max) expected.push(`<oversize ${size}>`);
-      else if (trimmed.trim() !== "") expected.push(trimmed);
+      if (size > max) {
+        const bytes = enc.encode(trimmed);
+        const head = dec.decode(bytes.subarray(0, OVERSIZE_HEAD_BYTES));
+        const tail = dec.decode(bytes.subarray(Math.max(0, size - OVERSIZE_TAIL_BYTES)));
+        expected.push(`<oversize ${size} ${JSON.stringify(head)} ${JSON.stringify(tail)}>`);
+      } else if (trimmed.trim() !== "") expected.push(trimmed);
     }
     const chunks: Uint8Array[] = [];
     for (let at = 0; at < input.length;) {
-      const next = Math.min(input.length, at + 1 + random(24));
-      chunks.push(input.slice(at, next));
-      at = next;
+      const end = Math.min(input.length, at + 1 + random(24));
+      chunks.push(input.slice(at, end));
+      at = end;
     }
     const got: string[] = [];
     const framer = new LineFramer(max);
     const sink = (f: Frame) => {
-      if (f.kind === "oversize") return got.push(`<oversize ${f.size}>`);
+      if (f.kind === "oversize") {
+        return got.push(
+          `<oversize ${f.size} ${JSON.stringify(dec.decode(f.head))} ${JSON.stringify(dec.decode(f.tail))}>`,
+        );
+      }
       const text = dec.decode(f.bytes);
       if (f.text !== undefined) assert.equal(f.text, text, `round ${round}: a line's text is not its bytes`);
       got.push(text);

@@ -662,3 +662,19 @@ Deno.test("past maxQueuedBytes of unread replies, serve() starts no new call and
   stuck.reject(new Deno.errors.BrokenPipe("gone"));
   await connection.closed;
 });
+
+Deno.test("a message that goes over maxMessageBytes in its last few bytes is refused under its id, read from its end", async () => {
+  const s = serveRaw(new Server({ name: "t" }), { maxMessageBytes: 5_000 });
+  const start = '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"';
+  const end = '"}},"id":"late"}';
+  // Longer than the 4 KiB of its start that are kept: only its end can name it.
+  const line = start + "x".repeat(5_004 - start.length - end.length) + end;
+  // The first 5,001 bytes wait for the next read (one byte past the limit may be a `\r`); the last 3 put it over.
+  await s.send(new TextEncoder().encode(line.slice(0, 5_001)));
+  await s.send(new TextEncoder().encode(line.slice(5_001) + "\n"));
+  const reply = await s.next();
+  assert.equal(reply.id, "late");
+  assert.equal((reply.error as { code: number }).code, -32600);
+  assert.match((reply.error as { message: string }).message, /^Message too large: 5004 bytes/);
+  await s.close();
+});
