@@ -1,9 +1,12 @@
-// Run with --v8-flags=--expose-gc by stdio/_read_loop_test.ts: a read loop
-// behind a writer that never drains holds what it reads, each read one short
-// call and a long blank line, until its bound stops reading; then prints the
-// reads it made and the heap that stays in use, as JSON.
-import { readLoop } from "../_read_loop.ts";
-import { FrameWriter } from "../_writer.ts";
+// Run with --v8-flags=--expose-gc by stdio/_read_loop_test.ts: serve() over
+// in-memory pipes, behind an output that never takes a byte, holds what it
+// reads, each read one short call and a long blank line, until its bound on
+// held messages stops reading; then prints the reads it made and its resident
+// memory after a full collection, as one JSON line on stderr (serve() keeps
+// stdout for replies). Resident, not the heap: what a held message kept of its
+// read did not show in heapUsed.
+import { serve } from "../serve.ts";
+import { Server } from "../../mod.ts";
 
 const reads = Number(Deno.args[0] ?? 5000);
 const call = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
@@ -17,15 +20,15 @@ const reader = {
     return Promise.resolve(call.length + blank.length);
   },
 };
-// One reply fills it: every later line is held.
-const writer = new FrameWriter({ write: () => new Promise<number>(() => {}) }, 1, () => {});
-readLoop(reader, { writer, maxMessageBytes: 1024 * 1024, sink: () => writer.send("{}"), onError: () => {} });
-// Reading stops once the held lines reach the loop's bound; wait until no read comes for a few turns.
+// The first reply is never written, and one queued reply is past the bound: every later message is held.
+const writer = { write: () => new Promise<number>(() => {}) };
+serve(new Server({ name: "held" }), { reader, writer }, { maxQueuedBytes: 1, log: () => {} });
+// Reading stops once the held messages reach the read loop's bound; wait until no read comes for a few turns.
 let seen = -1;
 while (seen !== made) {
   seen = made;
   for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
 }
 (globalThis as unknown as { gc(): void }).gc();
-console.log(JSON.stringify({ reads: made, heapUsed: Deno.memoryUsage().heapUsed }));
+console.error(JSON.stringify({ reads: made, rss: Deno.memoryUsage().rss }));
 Deno.exit(0);
