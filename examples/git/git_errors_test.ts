@@ -7,7 +7,7 @@
 // with git's text on the server's stderr, escaped.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serveUnderPrintedFlags, textOf } from "../served.ts";
+import { assertRefused, serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
 import { hostileTree } from "./_hostile.ts";
 
@@ -72,8 +72,7 @@ Deno.test({
         const text = textOf(result);
         const shown = `${name} ${JSON.stringify(args)}: ${text}`;
         assert.ok(!text.includes(canary), shown);
-        assert.equal(result.isError, true, shown);
-        assert.match(text, expected, shown);
+        assertRefused(result, expected, shown);
         const ref = text.match(unknown)?.[1];
         if (ref !== undefined) refs.push(ref);
       }

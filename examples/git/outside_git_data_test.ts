@@ -9,7 +9,7 @@
 // line that says why.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serveUnderPrintedFlags, textOf } from "../served.ts";
+import { assertRefused, serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
 import { hostileTree, plainGit, system } from "./_hostile.ts";
 
@@ -123,8 +123,7 @@ Deno.test({
       for (const [name, reason] of hostile) {
         for (const [tool, args] of everyTool(name, t.privateHead)) {
           const result = await served.call(tool, args);
-          assert.equal(result.isError, true, `${tool} ${name}: ${textOf(result)}`);
-          assert.match(textOf(result), new RegExp(`^Cannot use repo "${name}": ${reason.source}`), `${tool} ${name}`);
+          assertRefused(result, new RegExp(`^Cannot use repo "${name}": ${reason.source}`), `${tool} ${name}`);
           assert.ok(!textOf(result).includes(t.canary));
         }
       }

@@ -96,11 +96,15 @@ Deno.test({
     const call = (name: string, args: Record<string, unknown>) => server.client.callTool({ name, arguments: args });
     try {
       const log = await call("git_log", { repo: "app" });
-      assert.notEqual(log.isError, true, textOf(log));
+      assertAnswered(log, "git_log");
       assert.match(textOf(log), /first/);
       assert.ok(!textOf(log).includes(t.canary), textOf(log));
       const shown = await call("git_show", { repo: "app", rev: t.privateHead });
-      assert.equal(shown.isError, true, textOf(shown));
+      assertRefused(
+        shown,
+        new RegExp(`^Cannot use rev "${t.privateHead}": it names no object in repo "app"$`),
+        "the private head",
+      );
       assert.ok(!textOf(shown).includes(t.canary));
       assert.equal(textOf(await call("git_grep", { repo: "app", pattern: "CANARY" })), "");
       await Deno.writeTextFile(join(app, "git.json"), "{}\n");

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { session, textOf } from "./_session.ts";
+import { assertRefused } from "../../served.ts";
 import { probe } from "@forge/toolkit/testing";
 
 Deno.test("git_commit is probed as commit:<repo> without committing, then commits the paths", async () => {
@@ -31,8 +32,7 @@ Deno.test("git_commit refuses a read-only repo and paths outside the work tree, 
     ];
     for (const [args, reason] of cases) {
       const result = await s.client.callTool({ name: "git_commit", arguments: args });
-      assert.equal(result.isError, true, JSON.stringify(args));
-      assert.match(textOf(result), reason);
+      assertRefused(result, reason, JSON.stringify(args));
     }
   } finally {
     await s.end();
@@ -57,8 +57,7 @@ Deno.test("git_commit refuses a message or paths longer than git can take as arg
     ];
     for (const [args, reason] of cases) {
       const result = await s.client.callTool({ name: "git_commit", arguments: args });
-      assert.equal(result.isError, true, textOf(result));
-      assert.match(textOf(result), reason);
+      assertRefused(result, reason, JSON.stringify(args));
     }
     assert.equal(await s.fixture.git(s.w, "rev-parse", "HEAD"), head);
     assert.equal(await s.fixture.git(s.w, "diff", "--cached", "--name-only"), "", "something was staged");

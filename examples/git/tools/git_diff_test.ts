@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { session, textOf } from "./_session.ts";
+import { assertRefused } from "../../served.ts";
 
 Deno.test("git_diff compares the work tree, a revision, or two revisions, and wants from with to", async () => {
   const s = await session();
@@ -14,7 +15,7 @@ Deno.test("git_diff compares the work tree, a revision, or two revisions, and wa
     );
     assert.equal(none, "");
     const bad = await s.client.callTool({ name: "git_diff", arguments: { repo: "r", to: "HEAD" } });
-    assert.equal(bad.isError, true);
+    assertRefused(bad, /^Cannot use to: it needs from$/, "to without from");
     assert.match(textOf(bad), /needs from/);
   } finally {
     await s.end();

@@ -1,6 +1,7 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid
 import assert from "node:assert/strict";
 import { session, textOf } from "./_session.ts";
+import { assertRefused } from "../../served.ts";
 
 Deno.test("git_grep finds lines by pattern, at a revision too; a pattern may start with a dash", async () => {
   const s = await session();
@@ -16,7 +17,7 @@ Deno.test("git_grep finds lines by pattern, at a revision too; a pattern may sta
     assert.equal(dash.isError, undefined);
     assert.equal(textOf(dash), "");
     const bad = await s.client.callTool({ name: "git_grep", arguments: { repo: "r", pattern: "x", path: "../x" } });
-    assert.equal(bad.isError, true);
+    assertRefused(bad, /^Cannot use path "\.\.\/x": it leaves the repository's work tree$/, "a path out of the repo");
   } finally {
     await s.end();
   }

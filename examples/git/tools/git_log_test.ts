@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { session, textOf } from "./_session.ts";
+import { assertRefused } from "../../served.ts";
 
 Deno.test("git_log maps ref, path and max_count, and refuses a ref that is an option", async () => {
   const s = await session();
@@ -19,9 +20,17 @@ Deno.test("git_log maps ref, path and max_count, and refuses a ref that is an op
     assert.match(textOf(byPath), /first/);
     assert.doesNotMatch(textOf(byPath), /second/);
     const bad = await s.client.callTool({ name: "git_log", arguments: { repo: "r", ref: "--output=/tmp/x" } });
-    assert.equal(bad.isError, true);
+    assertRefused(
+      bad,
+      /^Cannot use ref "--output=\/tmp\/x": a revision may not start with "-"$/,
+      "a ref that is an option",
+    );
     const big = await s.client.callTool({ name: "git_log", arguments: { repo: "r", max_count: 5000 } });
-    assert.equal(big.isError, true);
+    assertRefused(
+      big,
+      /^Invalid argument "max_count": must be at most 1000 \(maximum\), got 5000$/,
+      "max_count over its bound",
+    );
   } finally {
     await s.end();
   }

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { session, textOf } from "./_session.ts";
+import { assertRefused } from "../../served.ts";
 
 Deno.test("git_status shows the branch and changed files, and refuses an unknown repo", async () => {
   const s = await session();
@@ -10,7 +11,7 @@ Deno.test("git_status shows the branch and changed files, and refuses an unknown
     const ok = await s.client.callTool({ name: "git_status", arguments: { repo: "r" } });
     assert.equal(textOf(ok), "## main\n M README.md\n");
     const bad = await s.client.callTool({ name: "git_status", arguments: { repo: s.r } });
-    assert.equal(bad.isError, true);
+    assertRefused(bad, /^Cannot use repo ".*\/r": it is not a configured repository$/, "a path for a repo name");
     assert.match(textOf(bad), /is not a configured repository/);
   } finally {
     await s.end();
