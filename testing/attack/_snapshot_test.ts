@@ -12,8 +12,11 @@ Deno.test("snapshot() and changes() see a file created, changed and removed, wit
   await Deno.remove(join(dir, "b.txt"));
   await Deno.writeTextFile(join(dir, "c.txt"), "c");
   const after = snapshot([dir], 100);
-  const seen = changes(before, after).map((c) => `${c.change} ${c.path.slice(dir.length)}`).sort();
-  assert.deepEqual(seen, ["changed ", "changed /a.txt", "created /c.txt", "removed /b.txt"]);
+  // The folder itself is left out: its times move only when the clock's coarse tick (a few ms) has passed since
+  // the files were made, so whether it shows as changed depends on how fast this ran.
+  const files = changes(before, after).filter((c) => c.path !== dir);
+  const seen = files.map((c) => `${c.change} ${c.path.slice(dir.length)}`).sort();
+  assert.deepEqual(seen, ["changed /a.txt", "created /c.txt", "removed /b.txt"]);
   assert.deepEqual(changes(after, snapshot([dir], 100)), [], "reading changes nothing");
   assert.throws(() => snapshot([dir], 1), /Cannot watch ".*": more than 1 entries \(maxWatchedEntries\)/);
   await Deno.remove(dir, { recursive: true });
