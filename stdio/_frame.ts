@@ -166,14 +166,10 @@ export class LineFramer {
     }
     // One byte past the limit is held: it may be the `\r` of the line ending, known only once the `\n` comes.
     if (this.#size + piece.length > this.#max + 1) {
-      const head = new Uint8Array(Math.min(this.#size + piece.length, OVERSIZE_HEAD_BYTES));
-      const kept = Math.min(this.#size, head.length);
-      if (kept > 0) head.set(new Uint8Array(this.#pending!, 0, kept));
-      if (kept < head.length) head.set(piece.subarray(0, head.length - kept), kept);
-      this.#head = head;
-      // The tail is the line's last bytes: those held before this piece too, when the piece is shorter than a tail (a
-      // request's id at the end of a line that went over in its last few bytes).
+      // The line's first and last bytes, those held before this piece with it: the tail too, when the piece is
+      // shorter than a tail (a request's id at the end of a line that went over in its last few bytes).
       const held = this.#size > 0 ? new Uint8Array(this.#pending!, 0, this.#size) : new Uint8Array(0);
+      this.#head = keepHead(held.subarray(0, OVERSIZE_HEAD_BYTES), piece);
       this.#tail = keepTail(held, piece);
       this.#size += piece.length;
       this.#release();
@@ -308,7 +304,7 @@ function isBlankText(text: string, from: number, to: number): boolean {
   return true;
 }
 
-/** `head` with the first bytes of `piece` after it, up to OVERSIZE_HEAD_BYTES in all. */
+/** `head` (at most OVERSIZE_HEAD_BYTES) with the first bytes of `piece` after it, up to OVERSIZE_HEAD_BYTES in all. */
 function keepHead(head: Uint8Array, piece: Uint8Array): Uint8Array {
   const out = new Uint8Array(Math.min(OVERSIZE_HEAD_BYTES, head.length + piece.length));
   out.set(head, 0);
