@@ -59,12 +59,14 @@ export function parseWithinShape(
   release?: () => void,
 ): ParsedFrame | InvalidMessage | ShapeRefusal {
   const size = line.size;
-  if (size > 2 * limits.maxContainers || size > 2 * limits.maxValues) {
+  // Long enough to break maxContainers or maxValues: scanned before it is parsed, and answered by the scan.
+  const scanned = size > 2 * limits.maxContainers || size > 2 * limits.maxValues;
+  if (scanned) {
     const refused = shapeRefusal(line.bytes, limits);
     if (refused !== undefined) return refused;
   }
   const parsed = line.text !== undefined ? parseText(line.text) : parseFrame(line.bytes, undefined, release);
-  if (size > 2 * limits.maxContainers || size > 2 * limits.maxValues) return parsed;
+  if (scanned) return parsed;
   if (parsed.kind === "invalid") {
     // A line that does not parse is named by the limit its brackets break, if any, as a scan first would have;
     // unless its bytes were given back already (only a line longer than any the defaults let through).
