@@ -3,13 +3,13 @@
 // something first needs it: the handler reads `signal` or returns a promise,
 // the call fails, or it reports progress. A synchronous handler that needs
 // none of that, most calls, costs no Call; what every call of the stream
-// shares (the table, the middleware, the log, the origin that makes a call's
-// asker on demand) is one object, not fields copied into each. The client
+// shares (how a Call is made, the middleware, the log, the origin that makes
+// a call's asker on demand) is one object, not fields copied into each. The client
 // object is made at dispatch, as the session stands then.
 
 import type { Asker } from "./_asker.ts";
 import type { CallInput, CallOrigin } from "./_call.ts";
-import type { Call, CallTable } from "./_calls.ts";
+import type { Call } from "./_calls.ts";
 import type { Envelope } from "./_era.ts";
 import type { StateBody } from "./_request_state.ts";
 import { type Id, publicId, publicMeta } from "./id.ts";
@@ -19,10 +19,8 @@ import type { ClientInfo, ToolRequest } from "../toolkit/tool.ts";
 
 /** What the calls of one stream share. */
 export interface CallStream {
-  /** Where a call's Call is made, and entered once it waits. */
-  readonly table: CallTable;
-  /** The deadline of a call whose tool sets none, in milliseconds. */
-  readonly timeoutMs: number;
+  /** A call of `entry` under `key`, with its deadline, not in the table yet (the dispatcher enters it when it waits). */
+  newCall(key: Id, entry: Entry): Call;
   readonly middleware: readonly Middleware[];
   readonly log: (line: string) => void;
   readonly origin: CallOrigin;
@@ -105,7 +103,7 @@ export class DispatchedCall implements CallInput {
 
   /** The call, made now if it was not yet: not entered in its table (the dispatcher enters it when it waits). */
   get call(): Call {
-    return this.#call ??= this.#stream.table.create(this.key, this.entry.tool.timeoutMs ?? this.#stream.timeoutMs);
+    return this.#call ??= this.#stream.newCall(this.key, this.entry);
   }
 
   /** The call if it was made, for closing it once answered; undefined if nothing needed one. */

@@ -120,9 +120,10 @@ export class Dispatcher {
     this.#options = options;
     this.#calls = new CallTable(options.clock);
     const origin: CallOrigin = { asker: (input) => this.#newAsker(input as DispatchedCall) };
-    const { timeoutMs, middleware, log } = options;
+    const { middleware, log } = options;
     const clientOf = (envelope: Envelope) => this.#session.client(envelope);
-    this.#stream = { table: this.#calls, timeoutMs, middleware, log, origin, clientOf };
+    const newCall = (id: Id, entry: Entry) => this.#newCall(id, entry);
+    this.#stream = { newCall, middleware, log, origin, clientOf };
     this.#session = new Session(server, options.listTtlMs);
     // An open subscription holds its id against maxInFlightBytes, as a call that waits holds its request.
     this.#subscriptions = new Subscriptions(send, (bytes) => (this.#heldBytes += bytes));
