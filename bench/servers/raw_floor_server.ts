@@ -149,7 +149,9 @@ export async function serveFloor(io: FloorIo, fast?: FastPath): Promise<void> {
       pendingBytes += n - start;
     }
     flush();
-    // Backpressure: do not read more while a large reply is still going out.
+    // The next read starts once this read's replies are written, as in a plain
+    // serial loop: flush() has emptied `out`, so this waits for every write, not
+    // only a large one (docs/benchmarks.md, "Taking turns, timed").
     if (out.length === 0) await writing;
   }
   flush();
