@@ -242,6 +242,48 @@ Deno.test("git_commit writes as plain git on Linux whatever the repository's cor
   }
 });
 
+Deno.test("git_commit stores each path as the work tree has it, whatever the repository's core.symlinks or core.fileMode: a regular file where the index holds a link is a file, a file's mode is its own", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("wmode", { "a.txt": "a\n", "target": "t\n" });
+    const a = join(dir, "a.txt");
+    const link = join(dir, "link");
+    // The index holds `link` as a symbolic link (any blob is a link's target) and a.txt as executable.
+    const asLink = async () => {
+      const blob = (await f.git(dir, "rev-parse", "HEAD:target")).trim();
+      await f.git(dir, "update-index", "--add", "--cacheinfo", `120000,${blob},link`);
+    };
+    await asLink();
+    await Deno.chmod(a, 0o755);
+    await f.git(dir, "add", "a.txt");
+    await f.git(dir, "commit", "-q", "-m", "a link and an executable file");
+    assert.match(await f.git(dir, "ls-files", "-s", "a.txt", "link"), /^100755 .*\ta\.txt\n120000 .*\tlink\n$/);
+    await appendConfig(dir, [["core.symlinks", "false"], ["core.fileMode", "false"]]);
+    // In the work tree: a regular file naming a secret where the link was, and a.txt no longer executable.
+    await Deno.writeTextFile(link, "/etc/passwd");
+    await Deno.writeTextFile(a, "a2\n");
+    await Deno.chmod(a, 0o644);
+    const mgr = f.manager({ wmode: dir });
+    await mgr.commit("wmode", "m", ["link", "a.txt"]);
+    assert.match(
+      await f.git(dir, "ls-tree", "HEAD", "a.txt", "link"),
+      /^100644 blob .*\ta\.txt\n100644 blob .*\tlink\n$/,
+    );
+    assert.equal(await f.git(dir, "cat-file", "blob", "HEAD:link"), "/etc/passwd");
+    // The control: plain git, under the same config, stages the file as a link and keeps the index's mode.
+    await asLink();
+    await Deno.writeTextFile(link, "/etc/shadow");
+    await Deno.writeTextFile(a, "a3\n");
+    await Deno.chmod(a, 0o755);
+    await f.git(dir, "add", "link", "a.txt");
+    const staged = await f.git(dir, "ls-files", "-s", "a.txt", "link");
+    assert.match(staged, /^100644 .*\ta\.txt\n/, "core.fileMode did not apply: this test proves nothing");
+    assert.match(staged, /\n120000 .*\tlink\n$/, "core.symlinks did not apply: this test proves nothing");
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("git_commit copies no outside file into .git through rerere: an rr-cache folder and a MERGE_RR naming ../outside/secret", async () => {
   const f = await fixture();
   try {
