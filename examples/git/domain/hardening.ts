@@ -109,12 +109,12 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   // as a tracked `D/`'s `D/new` and hid an untracked `readme` beside `README`.
   "core.sharedRepository=umask",
   "core.ignoreCase=false",
-  // A path's type and executable bit are the work tree's. Under a repository's `core.symlinks=false`, a regular file
-  // at a path the index holds as a symbolic link was committed as a link whose target is the file's text (a file
-  // holding `/etc/passwd` became a link to it); under `core.fileMode=false`, a file kept the index's mode (`100755`
-  // for a file that is not executable). Git sets either false only on a filesystem without links or modes, not Linux's.
+  // A path's type is the work tree's. Under a repository's `core.symlinks=false`, a regular file at a path the index
+  // holds as a symbolic link was committed as a link whose target is the file's text (a file holding `/etc/passwd`
+  // became a link to it). Git sets it false only on a filesystem without links, not Linux's. `core.fileMode` is left
+  // to the repository: its `false` (set on Linux too, to ignore chmod noise) makes a commit keep the index's
+  // executable bit, as plain git does, which a stricter pin would turn into mode changes nobody asked for.
   "core.symlinks=true",
-  "core.fileMode=true",
   // No sparse-checkout patterns are read (git reads `info/sparse-checkout` only with it on), so `git add` stages
   // every path given; the index's skip-worktree bits still apply.
   "core.sparseCheckout=false",
