@@ -14,6 +14,7 @@ import { DriverCache } from "./driver_cache.ts";
 import { knownFailure } from "./git_failure.ts";
 import { GitDataCache } from "./git_data_cache.ts";
 import { gitLayout } from "./git_layout.ts";
+import { assertNoHiddenConversions } from "./hidden_attributes.ts";
 import { assertInPlaceWrites } from "./in_place_writes.ts";
 import { IndexNamesCache } from "./index_names_cache.ts";
 import { assertIndexShape, type ReadIndex } from "./index_shape.ts";
@@ -79,8 +80,9 @@ export interface GitRunOptions {
    */
   okCodes?: readonly number[];
   /**
-   * Refuse when the repository defines filter drivers (for writes, whose
-   * content a skipped filter would change).
+   * Refuse when the repository defines filter drivers, or its
+   * `info/attributes` sets an attribute that may change what is stored (for
+   * writes, whose content would differ from the work tree's).
    * @default {false}
    */
   refuseFilters?: boolean;
@@ -388,6 +390,7 @@ export class Git {
           "which this server never runs, so the committed content would differ",
       );
     }
+    if (options.refuseFilters) await assertNoHiddenConversions(repo.name, verified.commonDir);
     if (options.inPlaceWrites) await assertInPlaceWrites(repo.name, gitDir, verified.commonDir);
     const index = options.checkIndex
       ? await assertIndexShape(repo.name, join(gitDir, "index"), {

@@ -115,6 +115,13 @@ export const PINNED_CONFIG: readonly string[] = Object.freeze([
   // to the repository: its `false` (set on Linux too, to ignore chmod noise) makes a commit keep the index's
   // executable bit, as plain git does, which a stricter pin would turn into mode changes nobody asked for.
   "core.symlinks=true",
+  // Whether a file changed is read from all of its stat data: under a repository's `core.checkStat=minimal` (mtime and
+  // size only), a file rewritten at its size with its mtime put back was committed as the index had it, and shown
+  // unchanged; `core.trustctime=false` leaves the ctime out too. Under `core.ignoreStat=true` every entry a commit
+  // wrote was marked assume-unchanged, and later edits no longer showed in git_status, git_diff or git_grep.
+  "core.checkStat=default",
+  "core.trustctime=true",
+  "core.ignoreStat=false",
   // No sparse-checkout patterns are read (git reads `info/sparse-checkout` only with it on), so `git add` stages
   // every path given; the index's skip-worktree bits still apply.
   "core.sparseCheckout=false",

@@ -285,6 +285,46 @@ Deno.test("git_commit stores a regular file as a file where the index holds a li
   }
 });
 
+Deno.test("git_commit and git_status see a file replaced by one of its size with its mtime put back, whatever the repository's core.checkStat; and core.ignoreStat hides no later edit", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("wstat", { "d/x": "GOOD\n", "a.txt": "a\n" });
+    const x = join(dir, "d", "x");
+    // The index records an old mtime (2020), so the entry is not racily clean and git trusts its stat data.
+    const old = new Date("2020-01-01T00:00:00Z");
+    await Deno.utime(x, old, old);
+    await f.git(dir, "update-index", "--refresh");
+    // Rewritten as a new file (a new inode, as an editor saving or an archive unpacked would), its mtime put back.
+    await Deno.writeTextFile(`${x}.new`, "EVIL\n");
+    await Deno.utime(`${x}.new`, old, old);
+    await Deno.rename(`${x}.new`, x);
+    await appendConfig(dir, [["core.checkStat", "minimal"], ["core.trustctime", "false"], ["core.ignoreStat", "true"]]);
+    assert.equal(
+      await f.git(dir, "status", "--porcelain"),
+      "",
+      "core.checkStat did not apply: this test proves nothing",
+    );
+    const mgr = f.manager({ wstat: dir });
+    assert.match((await mgr.status("wstat")).text, /^ M d\/x$/m);
+    await Deno.writeTextFile(join(dir, "a.txt"), "a2\n");
+    await mgr.commit("wstat", "m", ["d", "a.txt"]);
+    assert.equal(await f.git(dir, "cat-file", "blob", "HEAD:d/x"), "EVIL\n");
+    // No entry the commit wrote is marked assume-unchanged (h): a later edit shows.
+    assert.doesNotMatch(await f.git(dir, "ls-files", "-v"), /^h /m);
+    await Deno.writeTextFile(join(dir, "a.txt"), "a3\n");
+    assert.match((await mgr.status("wstat")).text, /^ M a\.txt$/m);
+    // The control: plain git under the same config marks what it commits assume-unchanged.
+    await f.git(dir, "commit", "-q", "-m", "plain", "a.txt");
+    assert.match(
+      await f.git(dir, "ls-files", "-v", "a.txt"),
+      /^h /,
+      "core.ignoreStat did not apply: this test proves nothing",
+    );
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("git_commit copies no outside file into .git through rerere: an rr-cache folder and a MERGE_RR naming ../outside/secret", async () => {
   const f = await fixture();
   try {

@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import { argumentBytes, MAX_ARGUMENT_BYTES, MAX_PATHS_BYTES } from "./argument_bytes.ts";
+import { assertNoSkipWorktree, committedOutside, outsideNamedArgs, skipWorktreePaths } from "./commit_scope.ts";
 import { type Config, MAX_OUTPUT_CEILING } from "./config.ts";
 import {
   assertSmallHistory,
@@ -461,6 +462,15 @@ export class Manager {
       if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedNames, ...others]);
       // Named or in a named folder, tracked or not, the server's config and audit trail never enter the history.
       await this.#assertNotOwn(r, "commit", [...stagedNames, ...others]);
+      assertNoSkipWorktree(r.name, skipWorktreePaths(nulPaths(r.name, await list("-t"))));
+      // The commit before this one, to check what this one changed (empty: none yet).
+      const before = await git.run(r, [
+        arg.word("rev-parse"),
+        arg.flag("--verify"),
+        arg.flag("--quiet"),
+        arg.word("HEAD"),
+      ], { ...options, okCodes: [0, 1] });
+      const parent = before.text.trim();
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], writing);
       await git.run(r, [
         arg.word("commit"),
@@ -473,8 +483,25 @@ export class Manager {
         arg.option("-m", "message", message),
         arg.operands("paths", target.paths),
       ], { ...writing, config: [...options.config, NO_BIG_FILES] });
-      const head = await git.run(r, [arg.word("rev-parse"), arg.flag("--verify"), arg.word("HEAD")], options);
-      return { repo: r.name, commit: head.text.trim(), paths: target.paths };
+      const head = (await git.run(r, [arg.word("rev-parse"), arg.flag("--verify"), arg.word("HEAD")], options)).text
+        .trim();
+      // Only the named paths may have changed; anything else came from the index, not the work tree: undone.
+      const outside = await git.run(r, outsideNamedArgs(parent, head, target.paths), {
+        ...options,
+        pathspecMagic: true,
+      });
+      const unnamed = outside.stdout.split("\0").filter((path) => path !== "");
+      if (unnamed.length > 0) {
+        await git.run(
+          r,
+          parent === ""
+            ? [arg.word("update-ref"), arg.flag("-d"), arg.word("HEAD"), arg.value("commit", head)]
+            : [arg.word("update-ref"), arg.word("HEAD"), arg.value("commit", parent), arg.value("commit", head)],
+          writing,
+        );
+        throw committedOutside(r.name, unnamed);
+      }
+      return { repo: r.name, commit: head, paths: target.paths };
     });
     this.#commitLocks.set(r.root, turn);
     try {
