@@ -58,12 +58,11 @@ export function assertNoSkipWorktree(repo: string, skipped: readonly string[]): 
 }
 
 /**
- * The arguments of the `git diff-tree` that lists what a commit changed
- * outside the named paths: `parent` against `head` (or `head` alone, for a
- * root commit), every named path excluded. Its pathspecs carry their magic,
- * so the run needs `pathspecMagic`.
+ * The arguments of the `git diff-tree` that lists what commit `head` changed
+ * against its parent (everything, for a root commit) outside the named
+ * paths: every named path is excluded. Its pathspecs carry their magic, so
+ * the run needs `pathspecMagic`.
  *
- * @param parent The commit before (empty: the commit is a root commit).
  * @param head The commit made.
  * @param paths The named paths, relative to the work tree.
  * @returns The subcommand and its arguments.
@@ -74,11 +73,11 @@ export function assertNoSkipWorktree(repo: string, skipped: readonly string[]): 
  * import { buildArgv } from "@forge/toolkit/validate";
  * import assert from "node:assert/strict";
  *
- * const argv = buildArgv(outsideNamedArgs("1".repeat(40), "2".repeat(40), ["a.txt"]));
+ * const argv = buildArgv(outsideNamedArgs("1".repeat(40), ["a.txt"]));
  * assert.deepEqual(argv.slice(-2), ["--", ":(exclude,literal)a.txt"]);
  * ```
  */
-export function outsideNamedArgs(parent: string, head: string, paths: readonly string[]): CommandArg[] {
+export function outsideNamedArgs(head: string, paths: readonly string[]): CommandArg[] {
   return [
     arg.word("diff-tree"),
     arg.flag("-r"),
@@ -86,10 +85,8 @@ export function outsideNamedArgs(parent: string, head: string, paths: readonly s
     arg.flag("--name-only"),
     arg.flag("--no-renames"),
     arg.flag("--no-commit-id"),
-    ...(parent === "" ? [arg.flag("--root"), arg.value("commit", head)] : [
-      arg.value("commit", parent),
-      arg.value("commit", head),
-    ]),
+    arg.flag("--root"),
+    arg.value("commit", head),
     arg.operands("paths", paths.map((path) => `:(exclude,literal)${path}`)),
   ];
 }

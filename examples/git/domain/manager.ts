@@ -463,14 +463,6 @@ export class Manager {
       // Named or in a named folder, tracked or not, the server's config and audit trail never enter the history.
       await this.#assertNotOwn(r, "commit", [...stagedNames, ...others]);
       assertNoSkipWorktree(r.name, skipWorktreePaths(nulPaths(r.name, await list("-t"))));
-      // The commit before this one, to check what this one changed (empty: none yet).
-      const before = await git.run(r, [
-        arg.word("rev-parse"),
-        arg.flag("--verify"),
-        arg.flag("--quiet"),
-        arg.word("HEAD"),
-      ], { ...options, okCodes: [0, 1] });
-      const parent = before.text.trim();
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], writing);
       await git.run(r, [
         arg.word("commit"),
@@ -483,21 +475,27 @@ export class Manager {
         arg.option("-m", "message", message),
         arg.operands("paths", target.paths),
       ], { ...writing, config: [...options.config, NO_BIG_FILES] });
-      const head = (await git.run(r, [arg.word("rev-parse"), arg.flag("--verify"), arg.word("HEAD")], options)).text
+      // The commit is made: what follows runs to its end even if the call is cancelled now.
+      const after = { ...options, signal: undefined };
+      const head = (await git.run(r, [arg.word("rev-parse"), arg.flag("--verify"), arg.word("HEAD")], after)).text
         .trim();
-      // Only the named paths may have changed; anything else came from the index, not the work tree: undone.
-      const outside = await git.run(r, outsideNamedArgs(parent, head, target.paths), {
-        ...options,
-        pathspecMagic: true,
-      });
+      // Only the named paths may have changed against the commit's parent; anything else came from the index, not
+      // the work tree, and the branch goes back to that parent (only if it still points at this commit).
+      const outside = await git.run(r, outsideNamedArgs(head, target.paths), { ...after, pathspecMagic: true });
       const unnamed = outside.stdout.split("\0").filter((path) => path !== "");
       if (unnamed.length > 0) {
+        const parent = (await git.run(r, [
+          arg.word("rev-parse"),
+          arg.flag("--verify"),
+          arg.flag("--quiet"),
+          arg.value("commit", `${head}^`),
+        ], { ...after, okCodes: [0, 1] })).text.trim();
         await git.run(
           r,
           parent === ""
             ? [arg.word("update-ref"), arg.flag("-d"), arg.word("HEAD"), arg.value("commit", head)]
             : [arg.word("update-ref"), arg.word("HEAD"), arg.value("commit", parent), arg.value("commit", head)],
-          writing,
+          { ...writing, signal: undefined },
         );
         throw committedOutside(r.name, unnamed);
       }
