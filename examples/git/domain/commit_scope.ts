@@ -116,6 +116,32 @@ export function committedOutside(repo: string, outside: readonly string[]): Poli
   );
 }
 
+/**
+ * Refuses a commit while HEAD leads (through symbolic refs, as
+ * `git symbolic-ref HEAD` resolves it) to a ref that is not a branch: a tag,
+ * a remote-tracking ref or any other, which the commit would move. A
+ * detached HEAD (no symbolic ref) moves only itself.
+ *
+ * @param repo The repository's name, for the message.
+ * @param ref What `git symbolic-ref -q HEAD` printed, trimmed (empty: detached).
+ * @throws {PolicyError} When it is not under `refs/heads/` (code `no-permission`).
+ *
+ * @example A branch passes
+ * ```ts
+ * import { assertCommitsToBranch } from "./commit_scope.ts";
+ *
+ * assertCommitsToBranch("w", "refs/heads/main");
+ * ```
+ */
+export function assertCommitsToBranch(repo: string, ref: string): void {
+  if (ref === "" || ref.startsWith("refs/heads/")) return;
+  throw new PolicyError(
+    "no-permission",
+    `Cannot commit in repo ${quote(repo)}: its HEAD leads to ${quote(ref)}, not a branch (refs/heads/…), and a ` +
+      "commit would move that ref",
+  );
+}
+
 /** Up to SHOWN paths quoted, and how many more. */
 function listed(paths: readonly string[]): string {
   const shown = paths.slice(0, SHOWN).map((path) => quote(path)).join(", ");

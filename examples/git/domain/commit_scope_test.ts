@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
-import { assertNoSkipWorktree, committedOutside, skipWorktreePaths } from "./commit_scope.ts";
+import { assertCommitsToBranch, assertNoSkipWorktree, committedOutside, skipWorktreePaths } from "./commit_scope.ts";
 import { fixture } from "./fixture.ts";
 
 /**
@@ -130,6 +130,46 @@ Deno.test("git_commit refuses a folder whose index entries carry the skip-worktr
   }
 });
 
+Deno.test("git_commit refuses while HEAD leads through a symbolic ref to a tag, which a commit would move; a branch reached so commits", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("w", { "a.txt": "a\n" });
+    await f.git(dir, "tag", "v1");
+    await f.git(dir, "branch", "other");
+    const tagged = (await f.git(dir, "rev-parse", "v1")).trim();
+    const main = join(dir, ".git", "refs", "heads", "main");
+    await Deno.writeTextFile(main, "ref: refs/tags/v1\n");
+    await Deno.writeTextFile(join(dir, "a.txt"), "a2\n");
+    const mgr = f.manager({ w: dir });
+    await assert.rejects(mgr.commit("w", "m", ["a.txt"]), (err: unknown) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(err.code, "no-permission");
+      assert.equal(
+        err.message,
+        'Cannot commit in repo "w": its HEAD leads to "refs/tags/v1", not a branch (refs/heads/…), and a commit would ' +
+          "move that ref",
+      );
+      return true;
+    });
+    assert.equal((await f.git(dir, "rev-parse", "v1")).trim(), tagged);
+    // Through a symbolic ref to another branch, the commit lands on that branch.
+    await Deno.writeTextFile(main, "ref: refs/heads/other\n");
+    const made = await mgr.commit("w", "m", ["a.txt"]);
+    assert.equal((await f.git(dir, "rev-parse", "refs/heads/other")).trim(), made.commit);
+    // The control: plain git moves the tag.
+    await Deno.writeTextFile(main, "ref: refs/tags/v1\n");
+    await Deno.writeTextFile(join(dir, "a.txt"), "a3\n");
+    await f.git(dir, "commit", "-q", "-m", "plain", "a.txt");
+    assert.notEqual(
+      (await f.git(dir, "rev-parse", "v1")).trim(),
+      tagged,
+      "the tag did not move: this test proves nothing",
+    );
+  } finally {
+    await f.end();
+  }
+});
+
 Deno.test("git_commit's first commit in an empty repository is checked against its paths too", async () => {
   const f = await fixture();
   try {
@@ -147,9 +187,11 @@ Deno.test("git_commit's first commit in an empty repository is checked against i
   }
 });
 
-Deno.test("skipWorktreePaths() keeps the entries tagged S; assertNoSkipWorktree() names at most five", () => {
+Deno.test("skipWorktreePaths() keeps the entries tagged S; assertNoSkipWorktree() names at most five; a detached HEAD commits, a remote-tracking ref does not", () => {
   assert.deepEqual(skipWorktreePaths(["H a", "S b c", "M d", "S e"]), ["b c", "e"]);
   assertNoSkipWorktree("w", []);
+  assertCommitsToBranch("w", "");
+  assert.throws(() => assertCommitsToBranch("w", "refs/remotes/origin/main"), /leads to "refs\/remotes\/origin\/main"/);
   assert.throws(
     () => assertNoSkipWorktree("w", ["1", "2", "3", "4", "5", "6", "7"]),
     /its index marks "1", "2", "3", "4", "5" and 2 more skip-worktree/,

@@ -3,7 +3,13 @@
 import { resolve } from "node:path";
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import { argumentBytes, MAX_ARGUMENT_BYTES, MAX_PATHS_BYTES } from "./argument_bytes.ts";
-import { assertNoSkipWorktree, committedOutside, outsideNamedArgs, skipWorktreePaths } from "./commit_scope.ts";
+import {
+  assertCommitsToBranch,
+  assertNoSkipWorktree,
+  committedOutside,
+  outsideNamedArgs,
+  skipWorktreePaths,
+} from "./commit_scope.ts";
 import { type Config, MAX_OUTPUT_CEILING } from "./config.ts";
 import {
   assertSmallHistory,
@@ -463,6 +469,11 @@ export class Manager {
       // Named or in a named folder, tracked or not, the server's config and audit trail never enter the history.
       await this.#assertNotOwn(r, "commit", [...stagedNames, ...others]);
       assertNoSkipWorktree(r.name, skipWorktreePaths(nulPaths(r.name, await list("-t"))));
+      const branch = await git.run(r, [arg.word("symbolic-ref"), arg.flag("-q"), arg.word("HEAD")], {
+        ...options,
+        okCodes: [0, 1],
+      });
+      assertCommitsToBranch(r.name, branch.text.trim());
       await git.run(r, [arg.word("add"), arg.operands("paths", target.paths)], writing);
       await git.run(r, [
         arg.word("commit"),
