@@ -124,8 +124,12 @@ function askerOf(input: CallInput): Asker {
   return input.asker ??= input.origin.asker(input);
 }
 
-function requestOf(input: CallInput, confirmation?: "accepted" | "unavailable"): ToolRequest {
-  return new CallRequest(input, confirmation);
+function requestOf(
+  input: CallInput,
+  confirmation?: "accepted" | "unavailable",
+  patterns?: readonly string[],
+): ToolRequest {
+  return new CallRequest(input, confirmation, patterns);
 }
 
 /**
@@ -140,17 +144,23 @@ class CallRequest implements ToolRequest {
   readonly meta: Record<string, unknown>;
   readonly client: ClientInfo;
   readonly confirmation: "accepted" | "unavailable" | undefined;
+  readonly patterns: readonly string[] | undefined;
   readonly progress: ToolRequest["progress"];
   readonly #input: CallInput;
   // The keys this run of the handler named: a name is used once per call. Most calls ask nothing.
   #named: Set<string> | undefined;
 
-  constructor(input: CallInput, confirmation: "accepted" | "unavailable" | undefined) {
+  constructor(
+    input: CallInput,
+    confirmation: "accepted" | "unavailable" | undefined,
+    patterns: readonly string[] | undefined,
+  ) {
     this.name = input.entry.tool.name;
     this.arguments = input.args;
     this.meta = input.meta;
     this.client = input.client;
     this.confirmation = confirmation;
+    this.patterns = patterns;
     this.progress = input.progress;
     this.#input = input;
   }
@@ -215,7 +225,11 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
       }
       // Declined and cancelled returned above: what is left is what the handler may act on.
       const confirmed = confirmation as "accepted" | "unavailable" | undefined;
-      const handled = domainErrorsAsResults(() => entry.handler(requestOf(input, confirmed)));
+      const handled = domainErrorsAsResults(() =>
+        entry.handler(
+          requestOf(input, confirmed, patterns === undefined ? undefined : Object.freeze(patterns.patterns)),
+        )
+      );
       handlerRun = handled;
       // Without middleware the outer race below is the only one needed.
       return middleware.length === 0 ? await handled : await call.race(handled);

@@ -181,3 +181,24 @@ Deno.test("runCall() makes a call's AbortController only when its handler reads 
   assert.equal(detached.reads.n, 0);
   table.dispose();
 });
+
+Deno.test("runCall() hands a pattern tool's handler the patterns of its call, frozen, and a plain tool's none", async () => {
+  const table = new CallTable();
+  const seen: (readonly string[] | undefined)[] = [];
+  const handler: ToolHandler = (req) => {
+    seen.push(req.patterns);
+    return text("ok");
+  };
+  const plain = input(table, handler);
+  await runCall(plain);
+  const patterned = input(table, handler);
+  patterned.entry.patterns = (args) => ({ patterns: [`write:${Object.keys(args).length}`, "delete:y"] });
+  await runCall(patterned);
+  assert.deepEqual(seen, [undefined, ["write:0", "delete:y"]]);
+  assert.ok(Object.isFrozen(seen[1]));
+  // A probe runs no handler.
+  const probe = input(table, handler, { meta: { "forge.permission_patterns": true } });
+  probe.entry.patterns = () => ({ patterns: ["write:z"] });
+  await runCall(probe);
+  assert.equal(seen.length, 2);
+});

@@ -202,6 +202,27 @@ export interface ToolRequest<A = Args> {
    */
   readonly confirmation?: "accepted" | "unavailable";
   /**
+   * A pattern tool's permission patterns for this call, worked out from its
+   * arguments just before the handler runs: those the host approved it under
+   * and the audit trail wrote as its intent. Undefined for a tool without
+   * patterns. A handler whose effect depends on state that may change in
+   * between (a database schema, a file that appears) uses them to do only
+   * what they name, and refuses the rest.
+   *
+   * @example Act only within the patterns
+   * ```ts
+   * import { type ToolHandler, ToolError, text } from "@forge/toolkit";
+   *
+   * const handler: ToolHandler = (req) => {
+   *   const needed = ["sql:delete:customers", "sql:delete:orders"];
+   *   const missing = needed.filter((pattern) => !(req.patterns ?? []).includes(pattern));
+   *   if (missing.length > 0) throw new ToolError(`Cannot delete: ${missing.join(", ")} not approved`);
+   *   return text("deleted");
+   * };
+   * ```
+   */
+  readonly patterns?: readonly string[];
+  /**
    * Reports progress when the client asked for it (sent a `progressToken`);
    * otherwise does nothing.
    */

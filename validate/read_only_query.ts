@@ -139,11 +139,14 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
   // Bytes, one reference to each column (a second would evaluate its expression again): length() of a text
   // counts only the characters before its first NUL, so a megabyte after one went uncounted.
   const sizes = names.map((name) => `coalesce(length(CAST(${name} AS BLOB)), 0)`);
+  // The subquery's name is one the statement does not use: a table of its name read by the statement became a
+  // reference to the subquery itself, and the sizing counted another result (or refused a recursion).
+  const sized = unusedName(text);
   const sizing = columns.length === 0
     ? `SELECT 0 AS n FROM (\n${text}\n) LIMIT ${limit}`
-    : `WITH sized(${names.join(", ")}) AS (\n${text}\n) SELECT ${columns.length} + ${
+    : `WITH ${sized}(${names.join(", ")}) AS (\n${text}\n) SELECT ${columns.length} + ${
       balancedSum(sizes)
-    } AS n FROM sized LIMIT ${limit}`;
+    } AS n FROM ${sized} LIMIT ${limit}`;
   try {
     // Compiled here too, so that a name it cannot resolve fails now and an authorizer on `db` judges it.
     db.prepare(sizing);
@@ -151,6 +154,14 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
     throw sqlFailure(err);
   }
   return { sql, sizing, params, maxRows, maxBytes };
+}
+
+/** `sized`, or `sized1`, `sized2`…: the first that does not occur in `text`, in any case (SQLite folds ASCII case). */
+function unusedName(text: string): string {
+  const folded = text.toLowerCase();
+  let name = "sized";
+  for (let n = 1; folded.includes(name); n++) name = `sized${n}`;
+  return name;
 }
 
 /** `a + b + …` nested as a balanced tree: SQLite refuses expressions deeper than 1000, and results have up to 2000 columns. */

@@ -234,6 +234,32 @@ function assertSizedPast(sql: string, min: number): void {
   }
 }
 
+Deno.test("planReadOnlyQuery() sizes a statement that reads a table named like its own subquery: the rows counted are the statement's", () => {
+  const db = new DatabaseSync(":memory:");
+  try {
+    db.exec(
+      "CREATE TABLE t(c1); INSERT INTO t VALUES ('a'), ('b'); CREATE TABLE sized(c1); " +
+        "INSERT INTO sized VALUES ('S1'), ('S2'), ('S3'); CREATE TABLE Sized1(c1); INSERT INTO Sized1 VALUES ('x')",
+    );
+    const union = queryReadOnly(db, "SELECT c1 FROM t UNION SELECT c1 FROM sized", { maxRows: 5 });
+    assert.deepEqual(union.rows.map((row) => row.c1), ["S1", "S2", "S3", "a", "b"]);
+    assert.equal(union.truncated, false);
+    const all = queryReadOnly(db, "SELECT c1 FROM t UNION ALL SELECT c1 FROM SIZED", { maxRows: 5 });
+    assert.equal(all.rows.length, 5);
+    assert.equal(all.truncated, false);
+    // Both names taken, in other cases: the next one is used.
+    const both = queryReadOnly(db, "SELECT c1 FROM sized UNION ALL SELECT c1 FROM sized1", { maxRows: 4 });
+    assert.deepEqual(both.rows.map((row) => row.c1), ["S1", "S2", "S3", "x"]);
+    assert.equal(both.truncated, false);
+    assert.match(
+      planReadOnlyQuery(db, "SELECT c1 FROM sized UNION ALL SELECT c1 FROM sized1").sizing ?? "",
+      /^WITH sized2\(/,
+    );
+  } finally {
+    db.close();
+  }
+});
+
 Deno.test("planReadOnlyQuery() sizes columns by position: names that differ only in case are each measured", () => {
   // SQLite matches a quoted name ignoring ASCII case: sized by name, "A" was "a" again, and the big value unseen.
   assertSizedPast("SELECT 1 AS a, printf('%.*c', 5000, 'x') AS A", 5001);

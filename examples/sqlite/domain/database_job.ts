@@ -8,7 +8,7 @@ import { describeTable, listTables } from "./catalog.ts";
 import type { DatabaseSizes } from "./database_sizes.ts";
 import { runQuery } from "./query.ts";
 import { toSqlParams } from "./values.ts";
-import { executeWrite, planWrite, rollBackJournal } from "./write.ts";
+import { assertApproved, executeWrite, planWrite, refreshSchema, rollBackJournal } from "./write.ts";
 
 /** The limits of one query, from the config the call saw. */
 export interface QueryLimits {
@@ -43,7 +43,14 @@ export type DatabaseJob =
   | { kind: "list" }
   | { kind: "describe"; table: string }
   | { kind: "patterns"; sql: string; limits: WriteLimits }
-  | { kind: "execute"; sql: string; params: unknown; limits: WriteLimits }
+  | {
+    kind: "execute";
+    sql: string;
+    params: unknown;
+    limits: WriteLimits;
+    /** The patterns the call was approved and audited under: the write may act on no table they do not name. */
+    approved?: string[];
+  }
   | { kind: "recover"; maxDatabaseMb?: number };
 
 /** The connections of a database process: a read-only one always, a read-write one in a process that may write. */
@@ -149,13 +156,16 @@ export function answerJob(connections: Connections, job: DatabaseJob, sizes: Dat
       case "describe":
         return { ok: describeTable(reader, job.table) };
       case "patterns":
+        refreshSchema(reader, "execute");
         return { ok: planWrite(reader, job.sql, job.limits).patterns };
       case "execute": {
         if (writer === undefined) throw new TypeError("Cannot execute: this database process may not write");
         // A write stopped since this process opened may have left a hot journal, which the read-only connection
         // that plans the write cannot get past.
         rollBackJournal(writer, "execute");
+        refreshSchema(reader, "execute");
         const plan = planWrite(reader, job.sql, job.limits);
+        assertApproved(plan, job.approved);
         const params = toSqlParams(job.params);
         const { allowRecursive, maxDatabaseMb } = job.limits;
         return { ok: executeWrite(writer, { plan, params, allowRecursive, maxDatabaseMb }) };

@@ -44,6 +44,9 @@ export const MAX_VIEW_SQL_BYTES = 262_144;
  */
 export const PRICING_PRAGMAS: readonly string[] = Object.freeze(["data_version", "page_count"]);
 
+/** A `CREATE TABLE` statement (a virtual table's says `CREATE VIRTUAL TABLE`), comments between its words allowed. */
+const STORED_TABLE = /^\s*create(?:\s+|\/\*[\s\S]*?\*\/|--[^\n]*(?:\n|$))+table\b/i;
+
 /**
  * Rows counted per millisecond of `query_timeout_ms`, for the budget one
  * query's counting may use (see {@linkcode DatabaseSizes.refresh}): a small
@@ -127,9 +130,12 @@ export class DatabaseSizes implements Sizes {
     const stored = this.#stored.get(sqlLowerCase(table)) ?? table;
     let countable = this.#countable.get(stored);
     if (countable === undefined) {
-      // SQLite's own word, from the schema it parsed: the sqlite_schema row's type and rootpage are the file's to say.
-      const type = this.#db.prepare("SELECT type FROM pragma_table_list(?) WHERE schema = 'main'").get(stored)?.type;
-      countable = type === "table" || type === "shadow";
+      // What SQLite made of the name is what its CREATE statement says: the sqlite_schema row's type and rootpage are
+      // the file's to say, its sql is what SQLite parsed. Not `pragma_table_list`: before it looks at its argument it
+      // compiles every view whose columns are not known yet, so one unused compile-bomb view in the file (or a chain
+      // of 15,000) held every query that reads a table to its deadline (or crashed the process on a full stack).
+      const sql = this.#db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").get(stored)?.sql;
+      countable = typeof sql === "string" && STORED_TABLE.test(sql);
       this.#countable.set(stored, countable);
     }
     return countable;

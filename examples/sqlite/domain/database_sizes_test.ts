@@ -44,6 +44,39 @@ Deno.test({
 });
 
 Deno.test({
+  name: "DatabaseSizes.countable() tells stored tables from virtual ones without compiling any view of the file",
+  permissions: perms,
+  fn() {
+    const fixture = makeFixture();
+    const writer = openSqlite(fixture.db, {});
+    writer.exec(
+      "CREATE TABLE secret_src (n); CREATE VIEW unused AS SELECT n FROM secret_src; " +
+        "CREATE VIRTUAL TABLE docs USING fts5(body); CREATE /* a comment */ TABLE commented (n); " +
+        "CREATE TABLE without_rowid (k PRIMARY KEY) WITHOUT ROWID",
+    );
+    writer.close();
+    const db = openDatabase(fixture.db, false);
+    const read: string[] = [];
+    // Records every table a compile reads: compiling the view would read secret_src.
+    db.setAuthorizer((action: number, table: string | null) => {
+      if (action === 20) read.push(String(table)); // SQLITE_READ
+      return 0;
+    });
+    const sizes = new DatabaseSizes(db);
+    sizes.refresh(100);
+    read.length = 0;
+    assert.deepEqual(
+      ["orders", "docs", "docs_data", "commented", "without_rowid", "unused"].map((name) => sizes.countable(name)),
+      [true, false, true, true, true, false],
+    );
+    assert.ok(!read.includes("secret_src"), `a view was compiled: ${read.join(", ")}`);
+    db.setAuthorizer(null);
+    db.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
   name: "DatabaseSizes.viewSql() reads only the views named, no more SQL than its bound, kept until a commit",
   permissions: perms,
   fn() {

@@ -163,15 +163,22 @@ export class Manager {
    * @param sql The write.
    * @param params Values to bind.
    * @param signal Ends the call early (the process is stopped).
+   * @param approved The patterns the call was approved under: the write may act on nothing else.
    * @returns The number of changed rows and the last inserted rowid.
    * @throws {PolicyError} When writing is off in the config or in the process's flags, or the write is refused.
    */
-  async execute(sql: string, params: SqlParams, signal?: AbortSignal): Promise<ExecuteResult> {
+  async execute(
+    sql: string,
+    params: SqlParams,
+    signal?: AbortSignal,
+    approved?: readonly string[],
+  ): Promise<ExecuteResult> {
     const job = (config: Config): DatabaseJob => ({
       kind: "execute",
       sql,
       params: paramsToJson(params),
       limits: writeLimits(config),
+      ...(approved === undefined ? {} : { approved: [...approved] }),
     });
     return await this.#job(job, signal, "write") as ExecuteResult;
   }

@@ -4,6 +4,7 @@ import { PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { leaveHotJournal, makeFixture, moduleFixture, TMP } from "./_fixture.ts";
 import { Manager } from "./manager.ts";
+import { openSqlite } from "./sqlite.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"], run: [Deno.execPath()] };
 
@@ -68,6 +69,45 @@ Deno.test({
     await assert.rejects(() => mgr.execute(sql, [1]), /Cannot execute: writing is turned off in the config/);
     await assert.rejects(() => mgr.writePatterns(sql), /writing is turned off/);
     assert.equal((await mgr.query("SELECT count(*) AS n FROM customers", [])).rows[0].n, 1);
+    await mgr.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
+  name:
+    "Manager works a write's patterns out from the schema as it is now, and a write the schema changed since its patterns were approved is refused, changing nothing",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const { mgr } = setup(fixture.config({ writable: true }));
+    const sql = "DELETE FROM customers WHERE id = ?";
+    const before = await mgr.writePatterns(sql);
+    assert.deepEqual(before, ["sql:delete:customers", "sql:delete:orders"]);
+    // Another program adds a table whose rows a delete of a customer cascades to, and a trigger.
+    const other = openSqlite(fixture.db, {});
+    other.exec(
+      "CREATE TABLE kids (id INTEGER PRIMARY KEY, cid INTEGER REFERENCES customers(id) ON DELETE CASCADE); " +
+        "INSERT INTO kids VALUES (1, 1); CREATE TRIGGER wipe AFTER DELETE ON customers BEGIN DELETE FROM log; END;",
+    );
+    other.close();
+    const now = ["sql:delete:customers", "sql:delete:kids", "sql:delete:log", "sql:delete:orders"];
+    assert.deepEqual(await mgr.writePatterns(sql), now, "the long-lived process sees the new schema");
+    await assert.rejects(() => mgr.execute(sql, [1], undefined, before), (err: Error) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(err.code, "no-permission");
+      assert.equal(
+        err.message,
+        "Cannot execute: the statement would now also act as sql:delete:kids, sql:delete:log, which this call's " +
+          "patterns (sql:delete:customers, sql:delete:orders) do not name: the database's schema changed since they " +
+          "were worked out; nothing was changed, ask again",
+      );
+      return true;
+    });
+    const count = async (table: string) => (await mgr.query(`SELECT count(*) AS n FROM ${table}`, [])).rows[0].n;
+    assert.deepEqual([await count("customers"), await count("kids"), await count("log")], [2, 1, 2]);
+    assert.deepEqual(await mgr.execute(sql, [1], undefined, now), { changes: 1, last_insert_rowid: null });
+    assert.deepEqual([await count("customers"), await count("kids"), await count("log")], [1, 0, 0]);
     await mgr.close();
     fixture.remove();
   },

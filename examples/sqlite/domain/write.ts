@@ -74,6 +74,53 @@ export function planWrite(reader: Sqlite, sql: string, options: WriteOptions): W
 }
 
 /**
+ * Has a connection read the schema's version before it compiles: SQLite
+ * checks a connection's schema against the file only when a statement runs,
+ * so a long-lived connection that another one's `CREATE TRIGGER` or new
+ * table with an `ON DELETE CASCADE` passed compiled against the schema it
+ * read before, and its patterns left out what the write would now change.
+ *
+ * @param reader The connection about to plan.
+ * @param action What is being done, for the message.
+ * @throws {PolicyError} When SQLite fails (a hot journal on a read-only connection, …).
+ */
+export function refreshSchema(reader: Sqlite, action: string): void {
+  try {
+    reader.prepare("SELECT count(*) FROM sqlite_schema").get();
+  } catch (err) {
+    throw new PolicyError("sql", `Cannot ${action}: ${sqliteProblem(reader, err)}`, { cause: err });
+  }
+}
+
+/**
+ * Refuses a write whose plan names a table the call's approved patterns do
+ * not: the schema changed between the patterns the host approved (and the
+ * audit trail wrote) and this moment, and the write would now do more.
+ *
+ * @param plan The write's plan, made just now.
+ * @param approved The call's patterns; undefined when the caller had none to give (nothing to hold the plan to).
+ * @throws {PolicyError} When the plan names more (code `no-permission`).
+ *
+ * @example Within what was approved
+ * ```ts
+ * import { assertApproved } from "./write.ts";
+ *
+ * assertApproved({ sql: "DELETE FROM t", patterns: ["sql:delete:t"], schemaChange: false }, ["sql:delete:t"]);
+ * ```
+ */
+export function assertApproved(plan: WritePlan, approved: readonly string[] | undefined): void {
+  if (approved === undefined) return;
+  const more = plan.patterns.filter((pattern) => !approved.includes(pattern));
+  if (more.length === 0) return;
+  throw new PolicyError(
+    "no-permission",
+    `Cannot execute: the statement would now also act as ${more.join(", ")}, which this call's patterns (${
+      approved.join(", ") || "none"
+    }) do not name: the database's schema changed since they were worked out; nothing was changed, ask again`,
+  );
+}
+
+/**
  * Runs a planned write on the read-write connection, in its own implicit
  * transaction, with an authorizer that refuses any write the plan's patterns
  * do not name (so what runs is what was approved, even if the schema changed

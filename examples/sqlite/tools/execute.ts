@@ -45,6 +45,7 @@ export function executePatterns(mgr: Manager): PatternFn<Input> {
 export function execute(mgr: Manager): ToolHandler<Input> {
   return async (req) => {
     const { sql, params } = sqlArgs(req.arguments);
-    return json({ ...await mgr.execute(sql, params, req.signal) });
+    // The patterns this call was approved and audited under: the write is held to them.
+    return json({ ...await mgr.execute(sql, params, req.signal, req.patterns) });
   };
 }

@@ -1,5 +1,7 @@
 // test-permissions: --allow-run --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import type { Middleware } from "@forge/toolkit";
 import { auditTrail } from "@forge/toolkit/middleware";
 import { probe } from "@forge/toolkit/testing";
 import { session, textOf, TMP } from "./_session.ts";
@@ -70,6 +72,42 @@ Deno.test({
       assert.equal(result.isError, true, sql);
       assert.match(textOf(result), reason, sql);
     }
+    assert.equal(s.count("products"), 3);
+    await s.end();
+  },
+});
+
+Deno.test({
+  name:
+    "execute is held to the patterns its call was approved and audited under: a trigger added after they were worked out makes it refuse, changing nothing",
+  permissions: perms,
+  async fn() {
+    const lines: string[] = [];
+    let db = "";
+    // Runs after the call's patterns are worked out (and audited), before its handler: another program changes the schema.
+    const between: Middleware = async (_ctx, next) => {
+      const other = new DatabaseSync(db);
+      other.exec("CREATE TRIGGER wipe AFTER INSERT ON products BEGIN DELETE FROM audit; END;");
+      other.close();
+      return await next();
+    };
+    const s = await session({
+      config: { writable: true },
+      middleware: [auditTrail({ server: "sqlite", sink: (line) => lines.push(line) }), between],
+    });
+    db = s.db;
+    const result = await s.client.callTool({
+      name: "execute",
+      arguments: { sql: "INSERT INTO products (name, price) VALUES ('cap', 1)" },
+    });
+    assert.equal(result.isError, true);
+    assert.equal(
+      textOf(result),
+      "Cannot execute: the statement would now also act as sql:delete:audit, which this call's patterns " +
+        "(sql:insert:products) do not name: the database's schema changed since they were worked out; nothing was " +
+        "changed, ask again",
+    );
+    assert.deepEqual(JSON.parse(lines[0]).patterns, ["sql:insert:products"], "what the audit trail wrote as intent");
     assert.equal(s.count("products"), 3);
     await s.end();
   },
