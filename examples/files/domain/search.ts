@@ -6,8 +6,32 @@ import { compileNamePattern } from "./_name_pattern.ts";
 import { type Entry, entryOf } from "./files.ts";
 import { Workspace } from "./workspace.ts";
 
-/** Which bound cut a search short. */
-export type SearchLimit = "max_depth" | "max_results" | "max_entries" | "time" | "folder_size";
+/**
+ * Which bound cut a search short, or what it could not look at: `unlisted`,
+ * entries whose names no path can hold (a control character, bytes that are
+ * not UTF-8), neither matched nor searched below; `unreadable`, a folder
+ * below the start folder that could not be listed (more than 256 levels below
+ * its root, not readable, moved or gone while the search ran).
+ */
+export type SearchLimit =
+  | "max_depth"
+  | "max_results"
+  | "max_entries"
+  | "time"
+  | "folder_size"
+  | "unlisted"
+  | "unreadable";
+
+/** Every {@linkcode SearchLimit}, in the order the tool's schema lists them. */
+export const SEARCH_LIMITS: readonly SearchLimit[] = Object.freeze([
+  "max_depth",
+  "max_results",
+  "max_entries",
+  "time",
+  "folder_size",
+  "unlisted",
+  "unreadable",
+]);
 
 /** Bounds of {@linkcode searchFiles}. */
 export interface SearchOptions {
@@ -100,18 +124,21 @@ export async function searchFiles(
         // A listing is one synchronous step that looks at the clock between entries: it gets the time left, or one
         // folder of 20,001 names runs past the bound.
         const timeMs = Math.max(0, deadline - performance.now());
-        entries = (await ws.listDir(path, folder.jailPath, { limit, timeMs, signal: options.signal })).entries;
+        const listing = await ws.listDir(path, folder.jailPath, { limit, timeMs, signal: options.signal });
+        entries = listing.entries;
+        // Names no path can hold are not in the listing: the answer says some entries went unsearched.
+        if (listing.unlisted > 0) hit.add("unlisted");
       } catch (err) {
         // Refused for the time (too-large, past the deadline): the search answers what it found, as at any bound.
         if (err instanceof PolicyError && err.code === "too-large" && performance.now() >= deadline) {
           hit.add("time");
           break walk;
         }
-        // The start folder's refusal is the caller's answer; a folder below it that moved, vanished
-        // or turned unreadable mid-search is skipped.
+        // The start folder's refusal is the caller's answer; a folder below it that moved, vanished, turned
+        // unreadable or lies too deep is skipped, and the answer says the search is incomplete: it was taken for an
+        // empty folder, and a search through 262 levels answered the first 256 as whole.
         if (folder.jailPath === start.jailPath || !(err instanceof PolicyError)) throw err;
-        // A folder too large to read is a bound like the others: the answer says the search is incomplete.
-        if (err.code === "too-large") hit.add("folder_size");
+        hit.add(err.code === "too-large" ? "folder_size" : "unreadable");
         continue;
       }
       for (const entry of entries) {

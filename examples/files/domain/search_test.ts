@@ -160,3 +160,40 @@ Deno.test({
     await tree.remove();
   },
 });
+
+Deno.test({
+  name:
+    "searchFiles() says what it could not look at: names no path can hold (unlisted), and folders more than 256 levels below the root (unreadable)",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    // A folder whose name holds a newline: its listing leaves it out, and the file in it is never searched.
+    await Deno.mkdir(join(tree.data, "odd", "nl\ndir"), { recursive: true });
+    await Deno.writeTextFile(join(tree.data, "odd", "nl\ndir", "target-1.txt"), "");
+    await Deno.writeTextFile(join(tree.data, "odd", "target-0.txt"), "");
+    const odd = await searchFiles(ws, "odd", "target");
+    assert.deepEqual(odd.matches.map((m) => m.path), ["odd/target-0.txt"]);
+    assert.equal(odd.truncated, true);
+    assert.deepEqual(odd.limits_hit, ["unlisted"]);
+    // 262 levels, a target at each: from level 250, levels past 256 below the root cannot be listed.
+    let folder = join(tree.data, "down");
+    let rel = "down";
+    const start: string[] = [];
+    for (let level = 0; level < 262; level++) {
+      folder = join(folder, "d");
+      rel = `${rel}/d`;
+      if (level === 249) start.push(rel);
+    }
+    await Deno.mkdir(folder, { recursive: true });
+    for (let level = 0, at = join(tree.data, "down"); level < 262; level++) {
+      at = join(at, "d");
+      await Deno.writeTextFile(join(at, `target-${level}.txt`), "");
+    }
+    const deep = await searchFiles(ws, start[0], "target-");
+    assert.ok(deep.matches.length > 0 && deep.matches.length < 12, `${deep.matches.length} matches`);
+    assert.equal(deep.truncated, true);
+    assert.deepEqual(deep.limits_hit, ["unreadable"]);
+    await tree.remove();
+  },
+});

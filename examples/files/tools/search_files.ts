@@ -1,6 +1,6 @@
 import { type Infer, json, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
-import { SEARCH_DEFAULTS } from "../domain/search.ts";
+import { SEARCH_DEFAULTS, SEARCH_LIMITS } from "../domain/search.ts";
 import { entrySchema } from "./_entry_schema.ts";
 import { clientRootsOf } from "./_client_roots.ts";
 
@@ -31,7 +31,7 @@ export const searchFilesTool: Tool<Input> = {
     truncated: { type: "boolean" },
     limits_hit: {
       type: "array",
-      items: { type: "string", enum: ["max_depth", "max_results", "max_entries", "time", "folder_size"] },
+      items: { type: "string", enum: [...SEARCH_LIMITS] },
     },
   }, ["root", "path", "pattern", "matches", "truncated", "limits_hit"]),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
