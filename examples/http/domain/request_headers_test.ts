@@ -239,3 +239,10 @@ Deno.test("requestHeaders() refuses more than MAX_HEADERS headers", () => {
 Deno.test("requestHeaders() cuts a hostile header name short in its message", () => {
   assert.throws(() => requestHeaders({ ["x ".repeat(10_000)]: "v" }), (err: Error) => err.message.length < 200);
 });
+
+Deno.test("requestHeaders() refuses Range, If-Range and Request-Range in any case: a part of an echo could cut a credential (red-team finding: sent)", () => {
+  for (const name of ["Range", "range", "If-Range", "REQUEST-RANGE"]) {
+    refused({ [name]: "bytes=70-81" }, /asks for whole bodies: a part of one could cut a credential it hides/);
+  }
+  assert.equal(requestHeaders({ "Accept-Ranges": "bytes" }).get("accept-ranges"), "bytes");
+});
