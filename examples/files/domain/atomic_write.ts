@@ -59,6 +59,14 @@ export async function planWrite(ws: Workspace, path: string, content?: PlanConte
   if (content !== undefined && content.bytes > content.maxBytes) {
     throw new LimitError(`write ${quote(path)}`, content.maxBytes, "bytes");
   }
+  // On Linux a trailing `/` (or `/.`) says the name is a folder: the path would otherwise be taken for the file it
+  // names without it, and `a.txt/` replaced `a.txt` (red team, seventh round).
+  if (typeof path === "string" && /\/\.?$/.test(path)) {
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot write ${quote(path)}: a path ending in "/" names a folder; name the file without it`,
+    );
+  }
   let resolved;
   try {
     resolved = await ws.resolve(path, "write");

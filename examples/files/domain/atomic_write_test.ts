@@ -178,3 +178,27 @@ Deno.test({
     await tree.remove();
   },
 });
+
+Deno.test({
+  name: "writeAtomic() refuses a path ending in / or /., which names a folder, and leaves the file of that name alone",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    await writeAtomic(ws, "a.txt", "kept", { maxBytes: 1024 });
+    for (const path of ["a.txt/", "a.txt/.", "new.txt/"]) {
+      await assert.rejects(writeAtomic(ws, path, "spoof", { maxBytes: 1024 }), (err: unknown) => {
+        assert.ok(err instanceof PolicyError);
+        assert.equal(err.code, "invalid-input");
+        assert.equal(
+          err.message,
+          `Cannot write ${quote(path)}: a path ending in "/" names a folder; name the file without it`,
+        );
+        return true;
+      });
+    }
+    assert.equal(await Deno.readTextFile(join(tree.out, "a.txt")), "kept");
+    assert.ok(!(await names(tree.out)).includes("new.txt"));
+    await tree.remove();
+  },
+});
