@@ -230,7 +230,8 @@ export class PathJail {
 
   /**
    * Reads a UTF-8 text file inside the jail; with `truncate`, a cut file ends
-   * with a `[truncated: showed N of M bytes]` marker.
+   * with a `[truncated: showed N of M bytes]` marker. A leading byte-order
+   * mark is kept, as U+FEFF, so that the text written back is the same bytes.
    *
    * @param path The caller's path.
    * @param options Cap, truncation and signal.
@@ -249,9 +250,11 @@ export class PathJail {
    */
   async readTextFile(path: string, options: ReadFileOptions = {}): Promise<string> {
     const { bytes, size } = await this.#read(path, options);
-    if (bytes.length === size) return new TextDecoder().decode(bytes);
+    // A leading byte-order mark stays in the text (U+FEFF): dropped, a file read and written back lost it for good.
+    const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+    if (bytes.length === size) return decoder.decode(bytes);
     const end = wholeCharacters(bytes);
-    const text = new TextDecoder().decode(bytes.subarray(0, end));
+    const text = decoder.decode(bytes.subarray(0, end));
     return `${text}\n${truncationMarker(end, size, "bytes")}`;
   }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
 import { assertNoLeak, makeTree, symlink, workspaceOf } from "./_fixture.ts";
 import { MAX_BYTES_CEILING } from "./config.ts";
+import { writeAtomic } from "./atomic_write.ts";
 import { listDir, MAX_LIST_ENTRIES, readText, statPath } from "./files.ts";
 
 const perms: Deno.PermissionOptions = { read: "inherit", write: "inherit", run: ["ln"] };
@@ -156,6 +157,22 @@ Deno.test({
     assert.equal((await statPath(ws, ".")).path, ".");
     await assert.rejects(statPath(ws, ".env"), PolicyError);
     await assert.rejects(statPath(ws, "../outside"), PolicyError);
+    await tree.remove();
+  },
+});
+
+Deno.test({
+  name: "readText() keeps a file's byte-order mark, so a file read and written back keeps its bytes",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("bom-text\n")]);
+    await Deno.writeFile(join(tree.out, "bom.txt"), bytes);
+    const text = await readText(ws, join(tree.out, "bom.txt"), 1024);
+    assert.equal(text, "\ufeffbom-text\n");
+    await writeAtomic(ws, "bom.txt", text, { maxBytes: 1024 });
+    assert.deepEqual(await Deno.readFile(join(tree.out, "bom.txt")), bytes);
     await tree.remove();
   },
 });
