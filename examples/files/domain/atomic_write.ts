@@ -132,6 +132,15 @@ export async function writeAtomic(
   content: string,
   options: { maxBytes: number; signal?: AbortSignal; createNew?: boolean },
 ): Promise<WriteOutcome> {
+  // UTF-8 cannot hold half of a surrogate pair: the encoder wrote U+FFFD in its place and the write said it landed.
+  if (!content.isWellFormed()) {
+    const at = [...content].findIndex((c) => c.length === 1 && c.charCodeAt(0) >= 0xd800 && c.charCodeAt(0) <= 0xdfff);
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot write ${quote(path)}: the content holds half of a UTF-16 surrogate pair (at character ${at}), which ` +
+        "UTF-8 cannot store; nothing was written",
+    );
+  }
   const bytes = new TextEncoder().encode(content);
   const plan = await planWrite(ws, path, { bytes: bytes.length, maxBytes: options.maxBytes });
   await ws.writeAtomic(path, plan.jailPath, bytes, { signal: options.signal, createNew: options.createNew });

@@ -202,3 +202,27 @@ Deno.test({
     await tree.remove();
   },
 });
+
+Deno.test({
+  name: "writeAtomic() refuses content holding half of a surrogate pair, which UTF-8 cannot store, and writes nothing",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    await assert.rejects(writeAtomic(ws, "sur.txt", "A\ud800B", { maxBytes: 1024 }), (err: unknown) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(err.code, "invalid-input");
+      assert.equal(
+        err.message,
+        'Cannot write "sur.txt": the content holds half of a UTF-16 surrogate pair (at character 1), which UTF-8 ' +
+          "cannot store; nothing was written",
+      );
+      return true;
+    });
+    assert.ok(!(await names(tree.out)).includes("sur.txt"));
+    // A whole pair is fine.
+    await writeAtomic(ws, "pair.txt", "A\ud83d\ude00B", { maxBytes: 1024 });
+    assert.equal(await Deno.readTextFile(join(tree.out, "pair.txt")), "A😀B");
+    await tree.remove();
+  },
+});
