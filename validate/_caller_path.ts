@@ -15,12 +15,18 @@ import { isMissingPath } from "../internal/missing_path.ts";
  * the invisible characters no name needs, by which two names that look the
  * same differ (`passwd\u200B`): the soft hyphen, the zero-width space, the word
  * joiner and invisible operators, the byte-order mark, the Mongolian vowel
- * separator. The zero-width joiner and non-joiner stay: emoji sequences and
- * scripts such as Persian need them.
+ * separator; and the rest of Unicode's default-ignorable characters (the
+ * combining grapheme joiner, the Hangul fillers, the Khmer inherent vowels,
+ * the deprecated format characters U+206A–206F, the interlinear annotation
+ * characters, the shorthand and musical format controls, the variation
+ * selectors past U+E0100, and the unassigned code points Unicode sets aside
+ * as ignorable). The zero-width joiner and non-joiner stay: emoji sequences
+ * and scripts such as Persian need them; so do the variation selectors
+ * U+FE00–FE0F (emoji and CJK) and the Mongolian free variation selectors.
  */
 const UNSHOWN =
   // deno-lint-ignore no-control-regex
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/;
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb]|\ud82f[\udca0-\udca3]|\ud834[\udd73-\udd7a]|\udb40[\udc00-\udfff]|[\udb41-\udb43][\udc00-\udfff]/;
 
 /**
  * Whether `text` holds a character no path may hold ({@linkcode UNSHOWN}).

@@ -34,12 +34,27 @@ Deno.test("checkCallerPath() refuses C1 controls, line separators, bidi controls
       "a\u2063b",
       "\ufeffa",
       "a\u180eb",
+      // The rest of Unicode's default-ignorable characters (red team, seventh round: a.txt\u034f was written beside a.txt).
+      "a.txt\u034f",
+      "a\u115fb",
+      "a\u1160b",
+      "a\u17b4b",
+      "a\u206ab",
+      "a\u3164b",
+      "a\uffa0b",
+      "a\ufff9b",
+      "a\u{1bca0}b",
+      "a\u{1d173}b",
+      "a\u{e0100}b",
+      "a\u{e0fff}b",
     ]
   ) {
     assert.throws(() => checkCallerPath(text, 100, "read"), /contains a control character, a line separator/, text);
   }
   // Joiners that scripts and emoji need, and right-to-left text itself, are names like any other.
-  for (const text of ["👨\u200d👩\u200d👧.txt", "می\u200cخواهم.txt", "עברית.txt", "café.txt"]) {
+  for (
+    const text of ["👨\u200d👩\u200d👧.txt", "می\u200cخواهم.txt", "עברית.txt", "café.txt", "❤\ufe0f.txt", "ᠠ\u180b.txt"]
+  ) {
     assert.equal(checkCallerPath(text, 100, "read"), text);
   }
 });
