@@ -21,6 +21,13 @@ export interface BodyTextOptions {
    */
   after?: Uint8Array;
   /**
+   * Whether the body ends with `after` (or with `bytes` when no `after` is
+   * given): its last bytes are then decoded to the end, an incomplete
+   * character at the end showing as U+FFFD, never dropped.
+   * @default {false}
+   */
+  whole?: boolean;
+  /**
    * The size a note gives for a body that is not text.
    * @default {"<N> bytes", the length of `bytes`}
    */
@@ -81,7 +88,7 @@ const BINARY_TYPES = new Set([
  * ```
  */
 export function bodyText(bytes: Uint8Array, contentType: string | null, options: BodyTextOptions = {}): BodyText {
-  const { after, size = `${bytes.length} bytes` } = options;
+  const { after, size = `${bytes.length} bytes`, whole = false } = options;
   const { essence, charset } = parseContentType(contentType ?? "");
   const note = (why: string): BodyText => ({
     text: `[body not shown: ${why}; ${size} of ${essence === "" ? "an unknown type" : quote(essence, 100)}]`,
@@ -94,7 +101,7 @@ export function bodyText(bytes: Uint8Array, contentType: string | null, options:
     } catch {
       return note(`the charset ${quote(charset, 40)} is not supported`);
     }
-    return decoded(decoder, bytes, after);
+    return decoded(decoder, bytes, after, whole);
   }
   if (isBinary(essence) || bytes.includes(0)) return note("binary content");
   // Decoded once, strictly: bytes that are not UTF-8 are binary. What was read after them is decoded on from them,
@@ -106,21 +113,34 @@ export function bodyText(bytes: Uint8Array, contentType: string | null, options:
   } catch {
     return note("binary content");
   }
-  if (after === undefined) return { text, binary: false, encoding: "utf-8" };
+  // A whole body's end is decoded to the end: a character it ends inside shows as U+FFFD, not dropped.
+  const end = () => (whole ? flushed(strict) : "");
+  if (after === undefined) return { text: text + end(), binary: false, encoding: "utf-8" };
   try {
-    return { text, binary: false, after: strict.decode(after, { stream: true }), encoding: "utf-8" };
+    return { text, binary: false, after: strict.decode(after, { stream: true }) + end(), encoding: "utf-8" };
   } catch {
-    return decoded(new TextDecoder("utf-8"), bytes, after);
+    return decoded(new TextDecoder("utf-8"), bytes, after, whole);
   }
 }
 
-/** The text of `bytes`, and of `after` decoded on from them when given. */
-function decoded(decoder: TextDecoder, bytes: Uint8Array, after: Uint8Array | undefined): BodyText {
-  // stream: true holds back a character cut by the byte cap instead of emitting U+FFFD.
-  const text = decoder.decode(bytes, { stream: true });
+/** What a strict decoder still holds: nothing, or U+FFFD for a character its input ended inside. */
+function flushed(decoder: TextDecoder): string {
+  try {
+    return decoder.decode();
+  } catch {
+    return "\ufffd";
+  }
+}
+
+/**
+ * The text of `bytes`, and of `after` decoded on from them when given. A body cut at the byte cap holds back a
+ * character the cut split (it starts `after`); a whole body's last bytes are decoded to the end.
+ */
+function decoded(decoder: TextDecoder, bytes: Uint8Array, after: Uint8Array | undefined, whole: boolean): BodyText {
+  const text = decoder.decode(bytes, { stream: after !== undefined || !whole });
   const { encoding } = decoder;
   if (after === undefined) return { text, binary: false, encoding };
-  return { text, binary: false, after: decoder.decode(after, { stream: true }), encoding };
+  return { text, binary: false, after: decoder.decode(after, { stream: !whole }), encoding };
 }
 
 /** The lower-cased `type/subtype` and the `charset` parameter of a Content-Type. */

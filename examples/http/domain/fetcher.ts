@@ -151,7 +151,7 @@ export async function fetchText(url: string, options: FetchTextOptions): Promise
     // Judged text or not on the first max_bytes as filtered: the same whatever the credentials' lengths.
     const judged = bytes.shown.subarray(0, max);
     const after = concat(bytes.shown.subarray(max), bytes.rest);
-    const decoded = bodyText(judged, contentType === "" ? null : contentType, { after, size });
+    const decoded = bodyText(judged, contentType === "" ? null : contentType, { after, size, whole });
     body = decoded;
     if (!decoded.binary) {
       const { encoding } = decoded;

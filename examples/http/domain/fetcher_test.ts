@@ -57,6 +57,16 @@ test("fetchText() returns status, content type and the body as text", async () =
   assert.equal((await get("/untyped")).body, "plain ünïcode");
 });
 
+test("fetchText() shows a whole body that ends inside a character with U+FFFD at its end, typed or not, never dropping the bytes", async () => {
+  for (const type of ["text/plain; charset=utf-8", "text/plain", ""]) {
+    const got = await get(`/ends-mid-character${type === "" ? "" : `?type=${encodeURIComponent(type)}`}`);
+    assert.deepEqual([got.body, got.truncated, got.binary], ["abc\ufffd", false, false], type);
+  }
+  // Cut at max_bytes inside the character instead, the part is held back and the body is marked cut.
+  const cut = await get("/ends-mid-character?type=text/plain", { rules: rules({ max_bytes: 4 }) });
+  assert.deepEqual([cut.body, cut.truncated], ["abc", true]);
+});
+
 test("fetchText() cuts a long Content-Type, and shows a body in any content coding (gzip too: it asked for none) as binary", async () => {
   const long = await get("/long-type");
   assert.equal(long.content_type.length, 257);

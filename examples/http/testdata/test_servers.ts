@@ -49,7 +49,7 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
 
 /**
  * Starts the servers. Routes of `main` and `other`:
- * `/text`, `/latin1`, `/json`, `/png`, `/untyped` (UTF-8, no type),
+ * `/text`, `/latin1`, `/ends-mid-character?type=T`, `/json`, `/png`, `/untyped` (UTF-8, no type),
  * `/untyped-nul`, `/odd-charset`, `/big?bytes=N&char=é`, `/slow`,
  * `/slow-body`, `/status?code=N`, `/echo` (request headers as JSON),
  * `/chain?n=N` (N redirects, the last to `/text`), `/to?location=URL&code=N`,
@@ -116,6 +116,9 @@ async function route(url: URL, req: Request, onAbort: (path: string) => void): P
       return text("hello, world", "text/plain; charset=utf-8");
     case "/latin1":
       return text(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), "text/plain; charset=iso-8859-1");
+    case "/ends-mid-character":
+      // A whole body whose last character is cut: "abc" and two of the three bytes of "€".
+      return text(new Uint8Array([0x61, 0x62, 0x63, 0xe2, 0x82]), q.get("type") ?? undefined);
     case "/json":
       return text(JSON.stringify({ ok: true, items: [1, 2] }), "application/json");
     case "/png":
