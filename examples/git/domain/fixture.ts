@@ -1,6 +1,8 @@
 // Test setup: real repositories in a temp folder, made by git itself with a
 // clean environment, and a Manager over them. Imported only by *_test.ts files.
+import assert from "node:assert/strict";
 import { join } from "node:path";
+import { PolicyError } from "@forge/toolkit/validate";
 import { type Config, ConfigSchema } from "./config.ts";
 import { Manager, type ManagerOptions } from "./manager.ts";
 
@@ -157,4 +159,20 @@ export async function writeExpandingIndex(gitDir: string, blob: string, count: n
   }
   // The checksum, which git does not verify when it reads an index, is left as zeros.
   await Deno.writeFile(join(gitDir, "index"), bytes);
+}
+
+/**
+ * A check for `assert.rejects`: the error is a refusal of code `code` whose message is `message` exactly.
+ *
+ * @param code The refusal's code.
+ * @param message Its whole message.
+ * @returns The check.
+ */
+export function refusal(code: PolicyError["code"], message: string): (err: unknown) => true {
+  return (err) => {
+    assert.ok(err instanceof PolicyError, String(err));
+    assert.equal(err.code, code, err.message);
+    assert.equal(err.message, message);
+    return true;
+  };
 }
