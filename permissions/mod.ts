@@ -41,6 +41,7 @@ export {
 } from "./least_privilege.ts";
 export { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 export { derivePermissions, type PermissionSet } from "./permission_set.ts";
+export { fileGrantProblems } from "./file_grants.ts";
 export { compileArgs, type CompileOptions } from "./compile_args.ts";
 export { compileServer, type CompileServerOptions, type CompileServerResult } from "./compile_server.ts";
 export { type BundleArgs, bundleArgs, type BundleOptions } from "./bundle_args.ts";

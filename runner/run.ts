@@ -206,14 +206,23 @@ async function permitted(name: string, policy: Policy | undefined, options: RunO
   // The files it needs, not permissions/mod.ts: Deno reads a dynamic import's
   // whole graph at start, and the barrel would pull in configreload. Without a
   // policy there is nothing to derive (nor the address tables to load).
-  const [set, { formatPermissionFlags }, least] = await Promise.all([
+  const [set, { formatPermissionFlags }, least, grantProblems] = await Promise.all([
     policy === undefined
       ? NO_PERMISSIONS
       : import("../permissions/permission_set.ts").then(({ derivePermissions }) => derivePermissions(policy)),
     import("../permissions/permission_flags.ts"),
     import("../permissions/least_privilege.ts"),
+    policy === undefined || policy.readFiles.length + policy.writeFiles.length === 0
+      ? []
+      : import("../permissions/file_grants.ts").then(({ fileGrantProblems }) => fileGrantProblems(policy)),
   ]);
   const { enforceLeastPrivilege, EXCESS_PERMISSIONS_EXIT_CODE, PRINT_PERMISSIONS_FLAG } = least;
+  // A file grant that is a folder or a link grants what is below it: neither printed nor served.
+  if (grantProblems.length > 0) {
+    for (const problem of grantProblems) console.error(`${name}: refusing to serve: ${problem}`);
+    if (options.exit !== false) Deno.exit(EXCESS_PERMISSIONS_EXIT_CODE);
+    return false;
+  }
   if (hasOption(args, PRINT_PERMISSIONS_FLAG)) {
     // The values themselves, never `${NAME}`: the line is pasted or captured into a command.
     await Deno.stdout.write(new TextEncoder().encode(`${formatPermissionFlags(set)}\n`));

@@ -37,6 +37,41 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "run({ policy }) refuses to serve when a file grant is a folder (an audit file set to a folder), even under exactly the flags it derives: those would allow all below it",
+  permissions: perms,
+  async fn() {
+    const root = await Deno.realPath(await Deno.makeTempDir());
+    const folder = await Deno.realPath(await Deno.makeTempDir());
+    const flags = [`--allow-read=${folder},${root}`, `--allow-write=${folder}`, "--allow-env=FORGE_TENANT_CONFIG"];
+    const out = await deno([...flags, fixture, `--root=${root}`, `--write-file=${folder}`]);
+    assert.equal(out.code, 2, out.stderr);
+    assert.equal(out.stdout, "");
+    assert.equal(
+      out.stderr.trim(),
+      `policy: refusing to serve: its policy grants ${JSON.stringify(folder)} as a file (writeFiles), but it is a ` +
+        "folder: Deno would allow everything below it; name a file",
+    );
+    // A file there is served.
+    const file = `${folder}/audit.jsonl`;
+    const printed = await deno([
+      `--allow-read=${root}`,
+      fixture,
+      `--root=${root}`,
+      `--write-file=${file}`,
+      "--print-permissions",
+    ]);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.equal(
+      printed.stdout,
+      `--allow-read=${file},${root} --allow-write=${file} --allow-env=FORGE_TENANT_CONFIG\n`,
+    );
+    await Deno.remove(root);
+    await Deno.remove(folder);
+  },
+});
+
+Deno.test({
   name: "run({ policy }) refuses to serve with -A: exit 2 and one stderr line with the flags to use",
   permissions: perms,
   async fn() {
