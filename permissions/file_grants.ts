@@ -15,9 +15,10 @@ const PROC_FDS = "/proc/self/fd";
 
 /**
  * Why the policy's file grants cannot be given as they are: one line for
- * each `readFiles` or `writeFiles` entry that exists and is not a regular
- * file (a folder, a symbolic link other than a descriptor anchor, which
- * leads to `/proc/self/fd`, a device, a FIFO, a socket). An entry that
+ * each `readFiles` or `writeFiles` entry that is the root, a folder, or a
+ * symbolic link other than a descriptor anchor (which leads to
+ * `/proc/self/fd`): paths with something below them. A file, a device, a
+ * FIFO or a socket passes. An entry that
  * does not exist passes (an audit file is made on the first record); one this
  * process may not look at (it does not hold the permission yet, as when only
  * printing its flags) passes too, and is checked where it is held: at start.
@@ -25,15 +26,14 @@ const PROC_FDS = "/proc/self/fd";
  * @param policy The policy.
  * @returns The problems, empty when every file grant is a file or absent.
  *
- * @example A folder given as a file
+ * @example The root given as a file
  * ```ts
  * import { fileGrantProblems } from "@forge/toolkit/permissions";
  * import { definePolicy } from "@forge/toolkit/validate";
  * import assert from "node:assert/strict";
  *
- * const dir = await Deno.makeTempDir();
- * const [problem] = await fileGrantProblems(definePolicy({ writeFiles: [dir] }));
- * assert.match(problem, /is a folder/);
+ * const [problem] = await fileGrantProblems(definePolicy({ writeFiles: ["/"] }));
+ * assert.match(problem, /is the root folder/);
  * ```
  */
 export async function fileGrantProblems(policy: Policy): Promise<string[]> {
@@ -60,11 +60,11 @@ export async function fileGrantProblems(policy: Policy): Promise<string[]> {
     // A descriptor anchor is a link to /proc/self/fd on purpose, granted as itself (PathJail's
     // `descriptorAnchor`, checked where it is opened): what lies below it is this process's own open descriptors.
     if (info.isSymlink && (await Deno.readLink(path).catch(() => "")) === PROC_FDS) continue;
+    // A device, FIFO or socket has nothing below it: `/dev/full` as an audit file grants that file only.
+    if (!info.isDirectory && !info.isSymlink) continue;
     const what = info.isDirectory
       ? "is a folder: Deno would allow everything below it"
-      : info.isSymlink
-      ? "is a symbolic link: Deno checks the link's own path, so everything below its target would be allowed"
-      : "is not a regular file";
+      : "is a symbolic link: Deno checks the link's own path, so everything below its target would be allowed";
     problems.push(`its policy grants ${JSON.stringify(path)} as a file (${field}), but it ${what}; name a file`);
   }
   return problems;

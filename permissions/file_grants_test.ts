@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { definePolicy } from "../validate/policy.ts";
 import { fileGrantProblems } from "./file_grants.ts";
 
-Deno.test("fileGrantProblems() names each file grant that is a folder, a link or the root, and passes files, absent paths and a descriptor anchor", async () => {
+Deno.test("fileGrantProblems() names each file grant that is a folder, a link or the root, and passes files, devices, absent paths and a descriptor anchor", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
   const file = join(dir, "audit.jsonl");
   await Deno.writeTextFile(file, "");
@@ -24,7 +24,7 @@ Deno.test("fileGrantProblems() names each file grant that is a folder, a link or
     "below it; name a file",
     'its policy grants "/" as a file (writeFiles), but it is the root folder: Deno would allow everything',
   ]);
-  assert.deepEqual(await fileGrantProblems(definePolicy({ readRoots: [dir], readFiles: [file] })), []);
+  assert.deepEqual(await fileGrantProblems(definePolicy({ readRoots: [dir], readFiles: [file, "/dev/null"] })), []);
   // A descriptor anchor is a link to /proc/self/fd on purpose.
   const anchor = join(dir, "fd");
   assert.ok((await new Deno.Command("ln", { args: ["-s", "/proc/self/fd", anchor] }).output()).success);

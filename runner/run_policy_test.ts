@@ -64,7 +64,7 @@ Deno.test({
     assert.equal(printed.code, 0, printed.stderr);
     assert.equal(
       printed.stdout,
-      `--allow-read=${file},${root} --allow-write=${file} --allow-env=FORGE_TENANT_CONFIG\n`,
+      `--allow-read=${[file, root].sort().join(",")} --allow-write=${file} --allow-env=FORGE_TENANT_CONFIG\n`,
     );
     await Deno.remove(root);
     await Deno.remove(folder);
