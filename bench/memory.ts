@@ -21,6 +21,8 @@ interface PeakCase {
   check: (message: Message) => boolean;
   /** Whether the 4 × N + 64 MiB target applies (false: informative). */
   judged: boolean;
+  /** The id of the case's one request, when it is the case's own (a long string id), not the driver's next number. */
+  id?: string;
 }
 
 /** A peak reading with the target it is judged against. */
@@ -71,6 +73,7 @@ function sizedCases(bytes: number): PeakCase[] {
   const text = "x".repeat(bytes - echoLine(1, "").length);
   // One character outside Latin-1 makes every string of the message two bytes per character in V8.
   const wide = "€" + text.slice(3);
+  const longId = "€" + "a".repeat(bytes - echoLine(1, "x").length - 5);
   // Text as a file holds it: a line break every 80 characters, escaped as \n in JSON, and one €.
   const row = "x".repeat(79) + "\n";
   const lines = "€" + row.repeat(Math.floor((bytes - echoLine(1, "").length - 3) / 81));
@@ -103,6 +106,15 @@ function sizedCases(bytes: number): PeakCase[] {
       lines: (id) => [echoLine(id, wide)],
       bytes,
       check: (m) => echoed(m, wide),
+      judged: true,
+    },
+    {
+      // The reply carries the id: a long one is written as a large string is, never quoted whole.
+      label: `one ${size} message whose id is ASCII and one € (the reply carries it)`,
+      id: longId,
+      lines: () => [echoLine(longId, "x")],
+      bytes,
+      check: (m) => echoed(m, "x"),
       judged: true,
     },
     {
@@ -266,7 +278,8 @@ async function peakOf(env: Env, spec: ServerSpec, c: PeakCase, timeoutMs: number
     const first = server.nextId();
     const lines = c.lines(first);
     for (let i = 1; i < lines.length; i++) server.nextId();
-    const outcomes = await Promise.all(lines.map((line, i) => server.requestLine(first + i, line, timeoutMs)));
+    const ids = c.id === undefined ? lines.map((_, i) => first + i) : [c.id];
+    const outcomes = await Promise.all(lines.map((line, i) => server.requestLine(ids[i], line, timeoutMs)));
     for (const outcome of outcomes) {
       if (outcome.kind !== "reply") return { failed: outcome.reason };
       if (!c.check(outcome.message)) {

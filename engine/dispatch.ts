@@ -23,8 +23,8 @@ import {
   STATELESS_VERSION,
 } from "./_era.ts";
 import { busyBytesError, busyError, outcomeForEra } from "./_era_errors.ts";
-import { encodeReply, ReplyTooLarge } from "./json_parts.ts";
-import { encodeError, encodeResult, ErrorCode, type Message, type RequestMessage, type RpcError } from "./jsonrpc.ts";
+import { encodeErrorReply, encodeReply, isLongId, longIdReply, ReplyTooLarge } from "./json_parts.ts";
+import { ErrorCode, type Message, type RequestMessage, type RpcError } from "./jsonrpc.ts";
 import { ExactNumber, type Id, idForLog } from "./id.ts";
 import { PROBE_META_KEY } from "./probe.ts";
 import { noProgress, progressFor } from "./_progress.ts";
@@ -278,9 +278,9 @@ export class Dispatcher {
         this.#notification(msg.method, msg.params);
         return undefined;
       case "invalid":
-        return encodeError(msg.id, msg.error);
+        return encodeErrorReply(msg.id, msg.error);
       case "batch":
-        return encodeError(null, { code: ErrorCode.invalidRequest, message: "Invalid request: nested batch" });
+        return encodeErrorReply(null, { code: ErrorCode.invalidRequest, message: "Invalid request: nested batch" });
       case "response":
         this.#clientRequests.settle(msg.id, msg);
         return undefined;
@@ -301,7 +301,7 @@ export class Dispatcher {
     if (Array.isArray(msg.params)) return fail(id, ErrorCode.invalidParams, "Invalid params: must be an object");
     const params = msg.params;
     const envelope = envelopeOf(metaOf(params));
-    if (envelope.era === "invalid") return encodeError(id, envelope.error);
+    if (envelope.era === "invalid") return encodeErrorReply(id, envelope.error);
     const stateless = envelope.era === "stateless";
     // 2026-07-28 has no batches: its answers (a subscription's, a task's stored result) have no place in one array.
     if (stateless && slot !== undefined) {
@@ -322,19 +322,19 @@ export class Dispatcher {
             `Method not found: "initialize" is not part of ${STATELESS_VERSION}`,
           );
         }
-        return encodeResult(id, this.#session.initialize(params));
+        return encodeReply(id, this.#session.initialize(params));
       case "server/discover":
         // Discovery is a 2026-07-28 method: without its envelope it is refused, still answered so no probe waits.
-        if (!stateless) return encodeError(id, badEnvelope(META_VERSION, "missing").error);
-        return encodeResult(id, this.#session.discovery(this.#extensions()));
+        if (!stateless) return encodeErrorReply(id, badEnvelope(META_VERSION, "missing").error);
+        return encodeReply(id, this.#session.discovery(this.#extensions()));
       case "ping":
         if (stateless) {
           return fail(id, ErrorCode.methodNotFound, `Method not found: "ping" is not part of ${STATELESS_VERSION}`);
         }
-        return encodeResult(id, {});
+        return encodeReply(id, {});
     }
     if (!stateless && this.#session.sessionVersion === undefined) {
-      return encodeError(id, {
+      return encodeErrorReply(id, {
         code: ErrorCode.invalidParams,
         message: `Not initialized: send "initialize" first, or put "${META_VERSION}" in _meta (${STATELESS_VERSION})`,
         data: { envelope: { key: META_VERSION, problem: "missing" } },
@@ -345,9 +345,10 @@ export class Dispatcher {
         if (params?.cursor !== undefined) return fail(id, ErrorCode.invalidParams, "Invalid params: unknown cursor");
         // The list's text is made once per change and spliced: in a batch, an item it cannot fit costs nothing.
         if (!stateless) {
-          return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":${this.#registry.listJson()}}}`;
+          const tools = `,"result":{"tools":${this.#registry.listJson()}}}`;
+          return isLongId(id) ? longIdReply(id, tools) : `{"jsonrpc":"2.0","id":${JSON.stringify(id)}${tools}`;
         }
-        return encodeResult(id, this.#session.toolsList(this.#registry.list(), envelope));
+        return encodeReply(id, this.#session.toolsList(this.#registry.list(), envelope));
       case "tools/call":
         return this.#toolsCall(id, params, envelope, slot);
       case "subscriptions/listen":
@@ -358,7 +359,7 @@ export class Dispatcher {
           const holds = heldCost(id, 0, true);
           const held = this.#held;
           if (held > 0 && this.#overBytes(held, holds)) {
-            return encodeError(id, busyBytesError("stateless", this.#options.maxInFlightBytes!));
+            return encodeErrorReply(id, busyBytesError("stateless", this.#options.maxInFlightBytes!));
           }
           return this.#subscriptions.listen(id, params, holds);
         }
@@ -403,7 +404,7 @@ export class Dispatcher {
     // Counted until their handlers end, cancelled and timed-out calls included.
     if (this.#calls.running >= this.#options.maxInFlight) {
       this.#noteLingering();
-      return encodeError(id, busyError(era, this.#options.maxInFlight));
+      return encodeErrorReply(id, busyError(era, this.#options.maxInFlight));
     }
     const meta = metaOf(params) ?? {};
     const flag = meta[PROBE_META_KEY];
@@ -420,7 +421,9 @@ export class Dispatcher {
     let holds: number | undefined;
     if (held > 0) {
       holds = this.#holds(params, id, slot) + reserve;
-      if (this.#overBytes(held, holds)) return encodeError(id, busyBytesError(era, this.#options.maxInFlightBytes!));
+      if (this.#overBytes(held, holds)) {
+        return encodeErrorReply(id, busyBytesError(era, this.#options.maxInFlightBytes!));
+      }
     }
     const responses = stateless ? params?.inputResponses : undefined;
     if (responses !== undefined && (responses === null || typeof responses !== "object" || Array.isArray(responses))) {
@@ -461,7 +464,7 @@ export class Dispatcher {
                   responses,
                   args,
                 }, call)
-                : encodeError(id, stateError(opened.problem))
+                : encodeErrorReply(id, stateError(opened.problem))
             ),
         );
       }
@@ -649,7 +652,7 @@ export class Dispatcher {
         }
         this.#calls.close(call);
         this.#options.log(`task for request ${idForLog(id)} could not start: ${String(err)}`);
-        return encodeError(id, { code: ErrorCode.internalError, message: "Internal error" });
+        return encodeErrorReply(id, { code: ErrorCode.internalError, message: "Internal error" });
       },
     );
     this.#calls.track(call, settled);
@@ -759,7 +762,7 @@ export class Dispatcher {
     if (call !== undefined) this.#calls.close(call);
     outcome = outcomeForEra(outcome, era);
     if (outcome.kind === "none") return undefined;
-    if (outcome.kind === "error") return encodeError(id, outcome.error);
+    if (outcome.kind === "error") return encodeErrorReply(id, outcome.error);
     if (outcome.kind === "input_required") {
       const { inputRequests, requestState } = outcome.input;
       return this.#encodeToolResult(
@@ -782,13 +785,13 @@ export class Dispatcher {
       if (err instanceof ReplyTooLarge) {
         const limit = this.#options.maxMessageBytes;
         // Below the stream's limit, `max` is what a batch's reply had left for this one.
-        return max < limit ? tooLargeForBatch(id, limit) : encodeError(id, {
+        return max < limit ? tooLargeForBatch(id, limit) : encodeErrorReply(id, {
           code: ErrorCode.internalError,
           message: `Reply too large: it exceeds the limit of ${max} bytes (maxMessageBytes)`,
           data: { limit: max },
         });
       }
-      return encodeError(id, {
+      return encodeErrorReply(id, {
         code: ErrorCode.internalError,
         message: "Internal error: the result cannot be serialised",
       });
@@ -846,6 +849,6 @@ function probeFlagError(flag: unknown): string {
   }; nothing was run`;
 }
 
-function fail(id: Id, code: number, message: string): string {
-  return encodeError(id, { code, message });
+function fail(id: Id, code: number, message: string): Outgoing {
+  return encodeErrorReply(id, { code, message });
 }

@@ -525,10 +525,11 @@ Deno.test("a drain that starts while the tasks code is still loading cancels the
 });
 
 /** A dispatcher over `server` whose frames are kept, as serve() would write them. */
-function dispatcherOver(server: Server): { dispatcher: Dispatcher; sent: string[] } {
+function dispatcherOver(server: Server): { dispatcher: Dispatcher; sent: string[]; frames: Outgoing[] } {
   const sent: string[] = [];
+  const frames: Outgoing[] = [];
   const outbox = {
-    send: (frame: Outgoing) => sent.push(String(frame)),
+    send: (frame: Outgoing) => (frames.push(frame), sent.push(String(frame))),
     congested: false,
     idle: () => Promise.resolve(),
   };
@@ -541,7 +542,7 @@ function dispatcherOver(server: Server): { dispatcher: Dispatcher; sent: string[
     middleware: [],
     log: () => {},
   });
-  return { dispatcher, sent };
+  return { dispatcher, sent, frames };
 }
 
 /** The tools the quick call's test calls: each case the quick path takes or leaves. */
@@ -774,4 +775,33 @@ Deno.test("a pattern tool's middleware sees the client the call was served under
   assert.equal((await s.next()).id, 1);
   assert.deepEqual(seen, ["first 2025-06-18"]);
   await s.close();
+});
+
+Deno.test("a long string id with a two-byte character is echoed exactly in every reply, kept as a large string is (no copy of it is quoted whole)", async () => {
+  const id = `€${"a".repeat(70_000)}"\\\u0001`;
+  const { dispatcher, sent, frames } = dispatcherOver(makeServer());
+  const feed = (message: unknown) => dispatcher.receive(classify(message));
+  feed(JSON.parse(init()));
+  feed({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const first = frames.length;
+  feed({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } });
+  feed({ jsonrpc: "2.0", id: `${id}2`, method: "tools/call", params: { name: "missing", arguments: {} } });
+  feed({ jsonrpc: "2.0", id: `${id}3`, method: "tools/list" });
+  feed({ jsonrpc: "2.0", id: `${id}4`, method: "ping" });
+  feed({
+    jsonrpc: "2.0",
+    id: `${id}5`,
+    method: "tools/call",
+    params: { name: "echo", arguments: { text: "x" }, _meta: STATELESS_META },
+  });
+  await dispatcher.drain(1_000);
+  const replies = sent.slice(first).map((line) => JSON.parse(line));
+  assert.deepEqual(replies.map((reply) => reply.id), [id, `${id}2`, `${id}3`, `${id}4`, `${id}5`]);
+  for (const [i, frame] of frames.slice(first).entries()) {
+    assert.ok(typeof frame !== "string", `reply ${i} is kept in pieces, its id a large string`);
+  }
+  assert.equal(replies[0].result.content[0].text, "hi");
+  assert.equal(replies[1].error.code, -32602);
+  assert.ok(Array.isArray(replies[2].result.tools));
+  assert.equal(replies[4].result.content[0].text, "x");
 });

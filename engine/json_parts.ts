@@ -5,7 +5,6 @@
 // themselves, which the writer escapes a slice at a time as it writes. The
 // bytes on the wire are those JSON.stringify would have produced.
 
-import { encodeResult } from "./jsonrpc.ts";
 import type { Id } from "./id.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 
@@ -106,11 +105,62 @@ export class ReplyTooLarge extends RangeError {
  * never built.
  */
 export function encodeReply(id: Id, result: unknown, maxBytes = Infinity): string | JsonParts {
-  if (fits(result, LARGE_UNITS) >= 0) return encodeResult(id, result);
+  if (fits(result, LARGE_UNITS) >= 0 && !isLongId(id)) {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+  }
   const out = new Builder(maxBytes);
-  out.literal(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+  out.literal('{"jsonrpc":"2.0","id":');
+  if (isLongId(id)) out.raw(id);
+  else out.literal(JSON.stringify(id));
+  out.literal(',"result":');
   encodeValue(prepare(result, "result"), out, []);
   out.literal("}");
+  return out.finish();
+}
+
+/**
+ * The error reply to request `id`: one string, or for a long string id
+ * ({@linkcode isLongId}) the reply in pieces.
+ *
+ * @param id The request's id (null when it could not be read).
+ * @param error The error object.
+ * @returns The reply.
+ */
+export function encodeErrorReply(
+  id: Id | null,
+  error: { code: number; message: string; data?: unknown },
+): string | JsonParts {
+  if (isLongId(id)) return longIdReply(id, `,"error":${JSON.stringify(error)}}`);
+  return JSON.stringify({ jsonrpc: "2.0", id, error });
+}
+
+/**
+ * Whether `id` is a string id long enough to be written as a large string is
+ * (more than 64 Ki units): a reply that quoted it with JSON.stringify held a
+ * copy of it, and the writer's slices of the reply a second, flattened one (a
+ * 60 MiB id with one `€`, two bytes a character, peaked at 473 MiB).
+ *
+ * @param id A request id.
+ * @returns True for such an id.
+ */
+export function isLongId(id: unknown): id is string {
+  return typeof id === "string" && id.length > LARGE_UNITS;
+}
+
+/**
+ * A reply to a request whose id is long ({@linkcode isLongId}): the id kept
+ * as a large string, escaped as it is written, and `rest` (the JSON after the
+ * id, from `,"result":` or `,"error":` to the closing brace) as text.
+ *
+ * @param id The long id.
+ * @param rest The reply's JSON after the id.
+ * @returns The reply in pieces.
+ */
+export function longIdReply(id: string, rest: string): JsonParts {
+  const out = new Builder(Infinity);
+  out.literal('{"jsonrpc":"2.0","id":');
+  out.raw(id);
+  out.literal(rest);
   return out.finish();
 }
 
