@@ -11,7 +11,7 @@ import {
   SESSION_VERSIONS,
   STATELESS_VERSION,
 } from "./_era.ts";
-import { encodeReply, fits, isLongId, type JsonParts, LARGE_UNITS, longIdReply } from "./json_parts.ts";
+import { encodeReply, fits, type JsonParts, LARGE_UNITS, replyAfterId } from "./json_parts.ts";
 import type { Id } from "./id.ts";
 import type { Server } from "../toolkit/server.ts";
 import type { ClientInfo } from "../toolkit/tool.ts";
@@ -177,7 +177,6 @@ export class Session {
     }
     const json = JSON.stringify(result);
     const body = json.length === 2 ? `{${members}}` : `${json.slice(0, -1)},${members}}`;
-    if (isLongId(id)) return longIdReply(id, `,"result":${body}}`);
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`;
+    return replyAfterId(id, `,"result":${body}}`);
   }
 }

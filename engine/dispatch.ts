@@ -23,7 +23,7 @@ import {
   STATELESS_VERSION,
 } from "./_era.ts";
 import { busyBytesError, busyError, outcomeForEra } from "./_era_errors.ts";
-import { encodeErrorReply, encodeReply, isLongId, longIdReply, ReplyTooLarge } from "./json_parts.ts";
+import { encodeErrorReply, encodeReply, replyAfterId, ReplyTooLarge } from "./json_parts.ts";
 import { ErrorCode, type Message, type RequestMessage, type RpcError } from "./jsonrpc.ts";
 import { ExactNumber, type Id, idForLog } from "./id.ts";
 import { PROBE_META_KEY } from "./probe.ts";
@@ -345,8 +345,7 @@ export class Dispatcher {
         if (params?.cursor !== undefined) return fail(id, ErrorCode.invalidParams, "Invalid params: unknown cursor");
         // The list's text is made once per change and spliced: in a batch, an item it cannot fit costs nothing.
         if (!stateless) {
-          const tools = `,"result":{"tools":${this.#registry.listJson()}}}`;
-          return isLongId(id) ? longIdReply(id, tools) : `{"jsonrpc":"2.0","id":${JSON.stringify(id)}${tools}`;
+          return replyAfterId(id, `,"result":{"tools":${this.#registry.listJson()}}}`);
         }
         return encodeReply(id, this.#session.toolsList(this.#registry.list(), envelope));
       case "tools/call":

@@ -105,13 +105,9 @@ export class ReplyTooLarge extends RangeError {
  * never built.
  */
 export function encodeReply(id: Id, result: unknown, maxBytes = Infinity): string | JsonParts {
-  if (fits(result, LARGE_UNITS) >= 0 && !isLongId(id)) {
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
-  }
+  if (fits(result, LARGE_UNITS) >= 0) return replyAfterId(id, `,"result":${JSON.stringify(result)}}`);
   const out = new Builder(maxBytes);
-  out.literal('{"jsonrpc":"2.0","id":');
-  if (isLongId(id)) out.raw(id);
-  else out.literal(JSON.stringify(id));
+  openReply(out, id);
   out.literal(',"result":');
   encodeValue(prepare(result, "result"), out, []);
   out.literal("}");
@@ -119,8 +115,7 @@ export function encodeReply(id: Id, result: unknown, maxBytes = Infinity): strin
 }
 
 /**
- * The error reply to request `id`: one string, or for a long string id
- * ({@linkcode isLongId}) the reply in pieces.
+ * The error reply to request `id`, as {@linkcode replyAfterId} writes it.
  *
  * @param id The request's id (null when it could not be read).
  * @param error The error object.
@@ -130,38 +125,40 @@ export function encodeErrorReply(
   id: Id | null,
   error: { code: number; message: string; data?: unknown },
 ): string | JsonParts {
-  if (isLongId(id)) return longIdReply(id, `,"error":${JSON.stringify(error)}}`);
-  return JSON.stringify({ jsonrpc: "2.0", id, error });
+  return replyAfterId(id, `,"error":${JSON.stringify(error)}}`);
 }
 
 /**
- * Whether `id` is a string id long enough to be written as a large string is
- * (more than 64 Ki units): a reply that quoted it with JSON.stringify held a
- * copy of it, and the writer's slices of the reply a second, flattened one (a
- * 60 MiB id with one `€`, two bytes a character, peaked at 473 MiB).
+ * The reply to request `id` whose JSON after the id is `rest` (from
+ * `,"result":` or `,"error":` to the closing brace): one string, or, for a
+ * string id of more than 64 Ki units, the reply in pieces, the id kept as a
+ * large string is and escaped as it is written. Quoted with JSON.stringify, a
+ * long id was copied, and the writer's slices of the reply flattened it into
+ * a second copy (a 60 MiB id with one `€`, two bytes a character, peaked at
+ * 473 MiB).
  *
- * @param id A request id.
- * @returns True for such an id.
+ * @param id The request's id.
+ * @param rest The reply's JSON after the id.
+ * @returns The reply.
  */
-export function isLongId(id: unknown): id is string {
+export function replyAfterId(id: Id | null, rest: string): string | JsonParts {
+  if (!isLongId(id)) return `{"jsonrpc":"2.0","id":${JSON.stringify(id)}${rest}`;
+  const out = new Builder(Infinity);
+  openReply(out, id);
+  out.literal(rest);
+  return out.finish();
+}
+
+/** Whether `id` is a string id long enough to be written as a large string is. */
+function isLongId(id: unknown): id is string {
   return typeof id === "string" && id.length > LARGE_UNITS;
 }
 
-/**
- * A reply to a request whose id is long ({@linkcode isLongId}): the id kept
- * as a large string, escaped as it is written, and `rest` (the JSON after the
- * id, from `,"result":` or `,"error":` to the closing brace) as text.
- *
- * @param id The long id.
- * @param rest The reply's JSON after the id.
- * @returns The reply in pieces.
- */
-export function longIdReply(id: string, rest: string): JsonParts {
-  const out = new Builder(Infinity);
+/** A reply's text up to its id, the id included: a long one as a large string. */
+function openReply(out: Builder, id: Id | null): void {
   out.literal('{"jsonrpc":"2.0","id":');
-  out.raw(id);
-  out.literal(rest);
-  return out.finish();
+  if (isLongId(id)) out.raw(id);
+  else out.literal(JSON.stringify(id));
 }
 
 /**
