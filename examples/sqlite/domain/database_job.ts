@@ -8,7 +8,7 @@ import { describeTable, listTables } from "./catalog.ts";
 import type { DatabaseSizes } from "./database_sizes.ts";
 import { runQuery } from "./query.ts";
 import { toSqlParams } from "./values.ts";
-import { assertApproved, executeWrite, planWrite, refreshSchema, rollBackJournal } from "./write.ts";
+import { assertApproved, executeWrite, planWrite, rollBackJournal } from "./write.ts";
 
 /** The limits of one query, from the config the call saw. */
 export interface QueryLimits {
@@ -156,14 +156,12 @@ export function answerJob(connections: Connections, job: DatabaseJob, sizes: Dat
       case "describe":
         return { ok: describeTable(reader, job.table) };
       case "patterns":
-        refreshSchema(reader, "execute");
         return { ok: planWrite(reader, job.sql, job.limits).patterns };
       case "execute": {
         if (writer === undefined) throw new TypeError("Cannot execute: this database process may not write");
         // A write stopped since this process opened may have left a hot journal, which the read-only connection
         // that plans the write cannot get past.
         rollBackJournal(writer, "execute");
-        refreshSchema(reader, "execute");
         const plan = planWrite(reader, job.sql, job.limits);
         assertApproved(plan, job.approved);
         const params = toSqlParams(job.params);

@@ -56,7 +56,8 @@ export interface ExecuteResult {
  * target; then SQLite compiles the statement on the read-only connection
  * with an authorizer that records every table it would write — those that
  * triggers and foreign-key cascades reach included. Compiling changes
- * nothing, so this is what a probe runs.
+ * nothing, so this is what a probe runs. It first reads the schema, so that
+ * a schema another connection changed since is the one compiled against.
  *
  * @param reader A read-only connection (compiling there cannot write).
  * @param sql One write statement.
@@ -66,30 +67,15 @@ export interface ExecuteResult {
  */
 export function planWrite(reader: Sqlite, sql: string, options: WriteOptions): WritePlan {
   const statement = classifyWrite(sql, options.maxSqlLength);
+  // SQLite checks a connection's schema against the file only when a statement runs: a long-lived connection that
+  // another one's `CREATE TRIGGER`, or new table with an `ON DELETE CASCADE`, passed compiled against the schema it
+  // read before, and the patterns left out what the write would now change. One read brings it up to date.
+  readSchema(reader, "execute");
   const schemaChange = ["CREATE", "DROP", "ALTER"].includes(statement.verb);
   const authorizer = new Authorizer({ mode: "plan", allowRecursive: options.allowRecursive, schemaChange });
   withAuthorizer(reader, authorizer, "execute", () => reader.prepare(sql));
   const patterns = [...new Set([...statement.patterns, ...authorizer.writes])].sort();
   return { sql, patterns, schemaChange };
-}
-
-/**
- * Has a connection read the schema's version before it compiles: SQLite
- * checks a connection's schema against the file only when a statement runs,
- * so a long-lived connection that another one's `CREATE TRIGGER` or new
- * table with an `ON DELETE CASCADE` passed compiled against the schema it
- * read before, and its patterns left out what the write would now change.
- *
- * @param reader The connection about to plan.
- * @param action What is being done, for the message.
- * @throws {PolicyError} When SQLite fails (a hot journal on a read-only connection, …).
- */
-export function refreshSchema(reader: Sqlite, action: string): void {
-  try {
-    reader.prepare("SELECT count(*) FROM sqlite_schema").get();
-  } catch (err) {
-    throw new PolicyError("sql", `Cannot ${action}: ${sqliteProblem(reader, err)}`, { cause: err });
-  }
 }
 
 /**
@@ -180,9 +166,14 @@ export function executeWrite(writer: Sqlite, request: ExecuteRequest): ExecuteRe
  * @throws {PolicyError} When SQLite fails (the database is locked by another writer, …).
  */
 export function rollBackJournal(writer: Sqlite, action: string): void {
+  readSchema(writer, action);
+}
+
+/** Has `db` read the schema (a statement that runs, and changes nothing); its failure is a refusal of `action`. */
+function readSchema(db: Sqlite, action: string): void {
   try {
-    writer.prepare("SELECT count(*) FROM sqlite_schema").get();
+    db.prepare("SELECT count(*) FROM sqlite_schema").get();
   } catch (err) {
-    throw new PolicyError("sql", `Cannot ${action}: ${sqliteProblem(writer, err)}`, { cause: err });
+    throw new PolicyError("sql", `Cannot ${action}: ${sqliteProblem(db, err)}`, { cause: err });
   }
 }
