@@ -35,6 +35,8 @@ export interface PeakCell {
 /** The toolkit server's maxContainers and maxValues: its defaults, which the bench server keeps. */
 const MAX_CONTAINERS = 100_000;
 const MAX_VALUES = 150_000;
+/** The toolkit server's maxKeyBytes, its default. */
+const MAX_KEY_BYTES = 1024 * 1024;
 
 /** The 2026-07-28 envelope, for the case that carries a `requestState`. */
 const MODERN_META = JSON.stringify({
@@ -63,6 +65,16 @@ const stringsLine = (count: number) => pingWith(`[${items(count, (i) => `"s${i.t
 /** A ping whose pad is an object of `count` distinct keys. */
 const keysLine = (count: number) => pingWith(`{${items(count, (i) => `"k${i.toString(36).padStart(6, "0")}":0`)}}`);
 const withId = (line: string) => (id: number) => [line.replace("ID", String(id))];
+/** A ping whose pad is an object of `count` distinct keys of `length` bytes as sent, each with a € (two-byte). */
+function wideKeysLine(count: number, length: number): { line: string; length: number } {
+  const fillKey = "a".repeat(length - 9);
+  return { line: pingWith(`{${items(count, (i) => `"€${i.toString(36).padStart(6, "0")}${fillKey}":0`)}}`), length };
+}
+/** A ping whose pad holds `count` distinct strings of `length` bytes as sent, each with a € (two-byte). */
+function wideStringsLine(count: number, length: number): { line: string; length: number } {
+  const fillString = "a".repeat(length - 9);
+  return { line: pingWith(`[${items(count, (i) => `"€${i.toString(36).padStart(6, "0")}${fillString}"`)}]`), length };
+}
 // The most of each a ping may hold: its own eight commas and colons, then one per string, two per key.
 const mostStrings = MAX_VALUES - 8;
 const mostKeys = Math.floor((MAX_VALUES - 7) / 2);
@@ -90,6 +102,12 @@ function sizedCases(bytes: number): PeakCase[] {
   const keys = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"echo","arguments":{${
     items(keyCount, (i) => `"k${i.toString(36).padStart(6, "0")}":0`)
   }},"requestState":"junk","_meta":${MODERN_META}}}\n`;
+  // One argument key as long as the message, with a €: past maxKeyBytes (1 MiB), so refused before V8 copies it.
+  const keyLength = bytes - echoLine(1, "x").length - 6;
+  const longKey = (id: number) => echoLine(id, "x").replace('"x"}', `"x","€${"a".repeat(keyLength - 3)}":1}`);
+  // As many argument keys as a message may hold, each with a € (two-byte), as long as the size asks.
+  const wideKeys = wideKeysLine(mostKeys, Math.max(10, Math.floor(bytes / mostKeys) - 4));
+  const wideKeysSize = new TextEncoder().encode(wideKeys.line).length;
   // Each item is a value, and the rest of a ping line holds eight commas and colons.
   const refusal = (count: number) => count + 8 > MAX_VALUES ? "refused: -32600 naming maxValues" : "answered";
   const answer = (count: number) => count + 8 > MAX_VALUES ? refused : answered;
@@ -152,6 +170,24 @@ function sizedCases(bytes: number): PeakCase[] {
       judged: true,
     },
     {
+      label: `one ${size} message whose one argument key is that long, with a € (${
+        keyLength > MAX_KEY_BYTES ? "refused: -32600 naming maxKeyBytes" : "answered"
+      })`,
+      lines: (id) => [longKey(id)],
+      bytes,
+      check: keyLength > MAX_KEY_BYTES ? refused : answered,
+      judged: true,
+    },
+    {
+      label: `one ${formatBytes(wideKeysSize)} message of ${
+        mostKeys.toLocaleString("en-US")
+      } keys of ${wideKeys.length} bytes, each with a € (answered)`,
+      lines: withId(wideKeys.line),
+      bytes: wideKeysSize,
+      check: (m) => m.result !== undefined,
+      judged: true,
+    },
+    {
       label: `one ${size} message of ${fill(bytes, 8).toLocaleString("en-US")} numbers (${refusal(fill(bytes, 8))})`,
       lines: withId(numbers),
       bytes: numbers.length,
@@ -187,6 +223,13 @@ function cases(plan: Plan): PeakCase[] {
   const refusesEmpties = empties + 3 > MAX_CONTAINERS;
   // The most a message may hold: the message, params and pad, and the rest empty arrays.
   const mostEmpties = Math.min(empties, MAX_CONTAINERS - 3);
+  // As many as a message may hold, or as the plan's largest message holds (the smoke plan's is 1 MiB).
+  const wideStringCount = Math.min(mostStrings, fill(largest, 254));
+  const wideStrings = wideStringsLine(wideStringCount, 250);
+  const wideStringsSize = new TextEncoder().encode(wideStrings.line).length;
+  const shortWideKeyCount = Math.min(mostKeys, fill(largest, 505));
+  const shortWideKeys = wideKeysLine(shortWideKeyCount, 500);
+  const shortWideKeysSize = new TextEncoder().encode(shortWideKeys.line).length;
   const atLimit = emptiesLine(mostEmpties);
   // A control character is escaped to six bytes in JSON: the reply is ~6 × its text.
   const escaped = 6 * replyBytes;
@@ -236,6 +279,27 @@ function cases(plan: Plan): PeakCase[] {
       label: `one message of ${mostKeys.toLocaleString("en-US")} keys (answered: just within maxValues)`,
       lines: withId(keysLine(mostKeys)),
       bytes: keysLine(mostKeys).length,
+      check: answered,
+      judged: true,
+    },
+    {
+      // Strings short enough to stay in the large-line parser's skeleton (256 bytes), each with a €: the skeleton is
+      // decoded whole and two-byte. Over the target today (docs/reliability.md, "Many short two-byte values").
+      label: `one ${formatBytes(wideStringsSize)} message of ${
+        wideStringCount.toLocaleString("en-US")
+      } strings of ${wideStrings.length} bytes, each with a € (answered)`,
+      lines: withId(wideStrings.line),
+      bytes: wideStringsSize,
+      check: answered,
+      judged: true,
+    },
+    {
+      // Keys short enough to stay in the skeleton (512 bytes), each with a €: the same, with V8's copy of each key.
+      label: `one ${formatBytes(shortWideKeysSize)} message of ${
+        shortWideKeyCount.toLocaleString("en-US")
+      } keys of ${shortWideKeys.length} bytes, each with a € (answered)`,
+      lines: withId(shortWideKeys.line),
+      bytes: shortWideKeysSize,
       check: answered,
       judged: true,
     },

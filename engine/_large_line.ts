@@ -3,12 +3,14 @@
 // with one character outside Latin-1 decodes to two bytes per character: 60
 // MiB of bytes cost 60 + 120 + 120 MiB at once before JSON.parse even ran.
 // Here only the line's structure is decoded and parsed (its "skeleton"): each
-// string literal longer than EXTRACT_BYTES is decoded on its own, a chunk at a
-// time (so only a chunk's transient exists at once, and only the chunks that
-// hold such a character become two-byte), joined into one string without a
-// copy, and put back in place of a placeholder once the skeleton is parsed.
-// The result is the value JSON.parse would give, or a parse error where it
-// would fail.
+// string literal longer than `extractBytes` (a key: `extractKeyBytes`) is
+// decoded on its own, a chunk at a time (so only a chunk's transient exists at
+// once, and only the chunks that hold such a character become two-byte),
+// joined into one string without a copy, and put back in place of a
+// placeholder once the skeleton is parsed. A skeleton whose few characters
+// past U+00FF would make all of it two-byte is written as ASCII instead, each
+// character past ASCII as a \uXXXX escape. The result is the value JSON.parse
+// would give, or a parse error where it would fail.
 
 /** What a large line parses to: its value, and the skeleton's text (where the routing numbers are read). */
 export interface LargeParsed {
@@ -28,9 +30,22 @@ export interface LargeLineOptions {
   extractKeyBytes: number;
   /** The most bytes of a literal decoded at once. */
   chunkBytes: number;
+  /**
+   * When the text left in the skeleton holds a character past U+00FF, it is
+   * written as ASCII with escapes if its UTF-16 units past ASCII are fewer
+   * than this many per ASCII byte, and decoded as it is otherwise.
+   */
+  escapeRatio: number;
 }
 
-const DEFAULTS: LargeLineOptions = { extractBytes: 256, extractKeyBytes: 4096, chunkBytes: 1024 * 1024 };
+const DEFAULTS: LargeLineOptions = {
+  extractBytes: 256,
+  extractKeyBytes: 512,
+  chunkBytes: 1024 * 1024,
+  // Escaped, a character past ASCII takes six bytes (a pair twelve) where two-byte text takes two a unit, and its
+  // ASCII two a byte where escaped text takes one: below one in four, escaped text is the smaller.
+  escapeRatio: 0.25,
+};
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -42,6 +57,8 @@ const rest = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 // deno-lint-ignore no-control-regex -- JSON forbids raw control characters in a string: finding them is the point
 const CONTROL = /[\u0000-\u001f]/;
+const encoder = new TextEncoder();
+const HEX = encoder.encode("0123456789abcdef");
 
 /**
  * Parses the JSON text in `bytes` as JSON.parse would, decoding only its
@@ -54,32 +71,37 @@ export function parseLargeLine(
   release?: () => void,
   options: LargeLineOptions = DEFAULTS,
 ): LargeParsed | { invalid: "utf8" | "json" } {
-  const skeleton: string[] = [];
+  // The literals taken apart (each one's opening and closing quote), and what the rest costs as text.
+  const apart: number[] = [];
+  const tally: Tally = { ascii: 0, units: 0, escapedBytes: 0, wide: false };
+  let from = 0;
+  let at = bytes.indexOf(QUOTE);
+  while (at !== -1) {
+    const close = closingQuote(bytes, at);
+    if (close === -1) return { invalid: "json" };
+    if (close - at - 1 > (isKey(bytes, close) ? options.extractKeyBytes : options.extractBytes)) {
+      tallyText(bytes, from, at, tally);
+      apart.push(at, close);
+      from = close + 1;
+    }
+    at = bytes.indexOf(QUOTE, close + 1);
+  }
+  tallyText(bytes, from, bytes.length, tally);
   const strings: string[] = [];
   const marker = `\u0000${crypto.randomUUID()}:`;
-  let copied = 0;
-  let at = bytes.indexOf(QUOTE);
+  let text: string;
   try {
-    while (at !== -1) {
-      const close = closingQuote(bytes, at);
-      if (close === -1) return { invalid: "json" };
-      if (close - at - 1 > (isKey(bytes, close) ? options.extractKeyBytes : options.extractBytes)) {
-        skeleton.push((copied === 0 ? first : rest).decode(bytes.subarray(copied, at)));
-        const text = literal(bytes, at + 1, close, options.chunkBytes);
-        if (text === undefined) return { invalid: "json" };
-        skeleton.push(JSON.stringify(`${marker}${strings.length}`));
-        strings.push(text);
-        copied = close + 1;
-      }
-      at = bytes.indexOf(QUOTE, close + 1);
-    }
-    skeleton.push((copied === 0 ? first : rest).decode(bytes.subarray(copied)));
+    // A character past U+00FF makes the whole skeleton two bytes a character in V8, ASCII included, and decoding
+    // it needs a transient as large: where such characters are few (escapeRatio), the skeleton is written as ASCII
+    // instead, each character past ASCII as a \uXXXX escape (six bytes, twelve for a pair), which JSON.parse reads
+    // back as the same character.
+    text = tally.wide && tally.units < tally.ascii * options.escapeRatio
+      ? escapedSkeleton(bytes, apart, strings, marker, tally.escapedBytes, options, release)
+      : decodedSkeleton(bytes, apart, strings, marker, options, release);
   } catch (err) {
-    // The strict decoder throws a TypeError on bytes that are not UTF-8.
+    // A TypeError: bytes that are not UTF-8 (the strict decoder's, or escapeTo's); anything else: not JSON.
     return { invalid: err instanceof TypeError ? "utf8" : "json" };
   }
-  release?.();
-  const text = skeleton.join("");
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -87,6 +109,172 @@ export function parseLargeLine(
     return { invalid: "json" };
   }
   return { value: strings.length === 0 ? value : restore(value, marker, strings), text };
+}
+
+/** What the text left in the skeleton holds, as {@linkcode tallyText} counts it. */
+interface Tally {
+  /** Its ASCII bytes. */
+  ascii: number;
+  /** Its UTF-16 units past ASCII. */
+  units: number;
+  /** Its size written as ASCII, each character past ASCII escaped. */
+  escapedBytes: number;
+  /** Whether a character past U+00FF is among them. */
+  wide: boolean;
+}
+
+/** The placeholder of the next string taken apart, as JSON text (ASCII: the marker's NUL is escaped). */
+function placeholder(marker: string, index: number): string {
+  return JSON.stringify(`${marker}${index}`);
+}
+
+/**
+ * Decodes one long literal apart and puts it in `strings`; throws a
+ * SyntaxError when it is not a JSON string (a TypeError when not UTF-8).
+ */
+function takeApart(bytes: Uint8Array, open: number, close: number, strings: string[], chunkBytes: number): void {
+  const text = literal(bytes, open + 1, close, chunkBytes);
+  if (text === undefined) throw new SyntaxError("not a JSON string");
+  strings.push(text);
+}
+
+/**
+ * The skeleton decoded from the line's own bytes a stretch at a time (each
+ * stretch between two literals taken apart), with each long literal decoded
+ * apart into `strings`; `release` is called once every byte is decoded.
+ */
+function decodedSkeleton(
+  bytes: Uint8Array,
+  apart: number[],
+  strings: string[],
+  marker: string,
+  options: LargeLineOptions,
+  release?: () => void,
+): string {
+  const skeleton: string[] = [];
+  let copied = 0;
+  for (let k = 0; k < apart.length; k += 2) {
+    skeleton.push((copied === 0 ? first : rest).decode(bytes.subarray(copied, apart[k])));
+    skeleton.push(placeholder(marker, strings.length));
+    takeApart(bytes, apart[k], apart[k + 1], strings, options.chunkBytes);
+    copied = apart[k + 1] + 1;
+  }
+  skeleton.push((copied === 0 ? first : rest).decode(bytes.subarray(copied)));
+  release?.();
+  return skeleton.join("");
+}
+
+/**
+ * The skeleton written as ASCII into one buffer of the size `tally` counted
+ * (each character past ASCII as an escape), with each long literal decoded
+ * apart into `strings`; the line's bytes are released before the buffer is
+ * decoded, one byte a character and with no transient.
+ */
+function escapedSkeleton(
+  bytes: Uint8Array,
+  apart: number[],
+  strings: string[],
+  marker: string,
+  escapedBytes: number,
+  options: LargeLineOptions,
+  release?: () => void,
+): string {
+  const count = apart.length / 2;
+  const out = new Uint8Array(escapedBytes + count * placeholder(marker, count).length);
+  // A byte order mark opening the line is dropped, as a whole line's decoding drops it.
+  let copied = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  let n = 0;
+  for (let k = 0; k < apart.length; k += 2) {
+    n = escapeTo(bytes, copied, apart[k], out, n);
+    n += encoder.encodeInto(placeholder(marker, strings.length), out.subarray(n)).written;
+    takeApart(bytes, apart[k], apart[k + 1], strings, options.chunkBytes);
+    copied = apart[k + 1] + 1;
+  }
+  n = escapeTo(bytes, copied, bytes.length, out, n);
+  release?.();
+  const text = lenient.decode(out.subarray(0, n));
+  // Given back now, not at the next collection: JSON.parse is about to build every value of the line.
+  out.buffer.transfer(0);
+  return text;
+}
+
+/**
+ * Adds to `tally` what `bytes[from, to)` holds, looked at four bytes at a
+ * time through the plain scratch buffer (a loop over a view of the framer's
+ * resizable buffer is slow): its ASCII bytes, its UTF-16 units past ASCII
+ * (one per lead byte, two past U+FFFF), what it takes escaped, and whether a
+ * character past U+00FF is among them (a lead byte of 0xC4 or more: U+0080
+ * to U+00FF lead with 0xC2 or 0xC3).
+ */
+function tallyText(bytes: Uint8Array, from: number, to: number, tally: Tally): void {
+  for (let start = from; start < to; start += scratchBytes.length) {
+    const n = Math.min(scratchBytes.length, to - start);
+    scratchBytes.set(bytes.subarray(start, start + n));
+    const words = n >>> 2;
+    let ascii = 0;
+    for (let w = 0; w < words; w++) {
+      if ((scratchWords[w] & 0x80808080) === 0) ascii += 4;
+      else for (let i = w * 4; i < w * 4 + 4; i++) tallyByte(scratchBytes[i], tally);
+    }
+    for (let i = words * 4; i < n; i++) tallyByte(scratchBytes[i], tally);
+    tally.ascii += ascii;
+    tally.escapedBytes += ascii;
+  }
+}
+
+/** Adds one byte to `tally`: a continuation byte adds nothing, its lead byte counted the character. */
+function tallyByte(b: number, tally: Tally): void {
+  if (b < 0x80) {
+    tally.ascii++;
+    tally.escapedBytes++;
+  } else if (b >= 0xc0) {
+    const pair = b >= 0xf0;
+    tally.units += pair ? 2 : 1;
+    tally.escapedBytes += pair ? 12 : 6;
+    if (b >= 0xc4) tally.wide = true;
+  }
+}
+
+/**
+ * Writes `bytes[from, to)` at `out[n]` as ASCII: each character past ASCII,
+ * checked to be UTF-8 as the strict decoder checks it, as a `\uXXXX` escape
+ * (one past U+FFFF as a surrogate pair). Returns the index after what it
+ * wrote. Throws a TypeError on bytes that are not UTF-8, and a SyntaxError
+ * where such a character follows a backslash that opens an escape (not JSON,
+ * which the escape would make JSON); outside a string an escape is no more
+ * JSON than the character was.
+ */
+function escapeTo(bytes: Uint8Array, from: number, to: number, out: Uint8Array, n: number): number {
+  let slashes = 0;
+  for (let i = from; i < to;) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      out[n++] = b;
+      slashes = b === BACKSLASH ? slashes + 1 : 0;
+      i++;
+      continue;
+    }
+    // The lead byte says how many continuation bytes follow, and so the least code point they may spell (no
+    // overlong form); past U+10FFFF, a surrogate, a missing or stray continuation byte: not UTF-8.
+    const size = b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    if (size === 0 || i + size > to) throw new TypeError("not UTF-8");
+    let point = b & (size === 2 ? 0x1f : size === 3 ? 0x0f : 0x07);
+    for (let k = 1; k < size; k++) {
+      const c = bytes[i + k];
+      if ((c & 0xc0) !== 0x80) throw new TypeError("not UTF-8");
+      point = (point << 6) | (c & 0x3f);
+    }
+    const least = size === 2 ? 0x80 : size === 3 ? 0x800 : 0x10000;
+    if (point < least || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) throw new TypeError("not UTF-8");
+    if (slashes % 2 === 1) throw new SyntaxError("a backslash before a character past ASCII");
+    slashes = 0;
+    i += size;
+    if (point > 0xffff) {
+      n = writeEscape(out, n, 0xd800 + ((point - 0x10000) >> 10));
+      n = writeEscape(out, n, 0xdc00 + ((point - 0x10000) & 0x3ff));
+    } else n = writeEscape(out, n, point);
+  }
+  return n;
 }
 
 /**
@@ -186,8 +374,19 @@ function safeCut(bytes: Uint8Array, start: number, end: number): number {
   return next;
 }
 
+/** Writes `\uXXXX` for the UTF-16 unit `unit` at `out[n]`; returns the index after it. */
+function writeEscape(out: Uint8Array, n: number, unit: number): number {
+  out[n] = BACKSLASH;
+  out[n + 1] = 0x75;
+  out[n + 2] = HEX[unit >> 12];
+  out[n + 3] = HEX[(unit >> 8) & 0xf];
+  out[n + 4] = HEX[(unit >> 4) & 0xf];
+  out[n + 5] = HEX[unit & 0xf];
+  return n + 6;
+}
+
 /** Whether the string closed at `close` is an object key: a colon follows it. */
-function isKey(bytes: Uint8Array, close: number): boolean {
+export function isKey(bytes: Uint8Array, close: number): boolean {
   let i = close + 1;
   while (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d) i++;
   return bytes[i] === 0x3a;

@@ -3,7 +3,10 @@ import { isAscii, parseLargeLine } from "./_large_line.ts";
 
 const enc = new TextEncoder();
 // Tiny pieces, so that every chunk boundary falls inside escapes, characters and surrogate pairs somewhere.
-const tiny = { extractBytes: 3, extractKeyBytes: 3, chunkBytes: 5 };
+const tiny = { extractBytes: 3, extractKeyBytes: 3, chunkBytes: 5, escapeRatio: 0.25 };
+// The skeleton always written as ASCII with escapes when it holds a character past U+00FF, or never.
+const ALWAYS = 1e9;
+const NEVER = 0;
 
 /** What JSON.parse makes of the bytes, or "invalid". */
 function expected(bytes: Uint8Array): unknown {
@@ -38,11 +41,13 @@ Deno.test("parseLargeLine() gives what JSON.parse gives: escapes, characters and
   for (const text of samples) {
     const bytes = enc.encode(text);
     for (
-      const options of [tiny, { extractBytes: 1, extractKeyBytes: 9, chunkBytes: 1 }, {
-        extractBytes: 0,
-        extractKeyBytes: 0,
-        chunkBytes: 2,
-      }]
+      const options of [
+        tiny,
+        { ...tiny, escapeRatio: ALWAYS },
+        { ...tiny, extractBytes: 100, extractKeyBytes: 100, escapeRatio: ALWAYS },
+        { extractBytes: 1, extractKeyBytes: 9, chunkBytes: 1, escapeRatio: NEVER },
+        { extractBytes: 0, extractKeyBytes: 0, chunkBytes: 2, escapeRatio: ALWAYS },
+      ]
     ) {
       assert.deepEqual(parsed(bytes, options), expected(bytes), `${text} ${JSON.stringify(options)}`);
     }
@@ -51,6 +56,7 @@ Deno.test("parseLargeLine() gives what JSON.parse gives: escapes, characters and
     extractBytes: 0,
     extractKeyBytes: 0,
     chunkBytes: 4,
+    escapeRatio: NEVER,
   }) as Record<string, unknown>;
   assert.equal(Object.getPrototypeOf(proto), Object.prototype);
   assert.ok(Object.hasOwn(proto, "__proto__"), "an own key, as JSON.parse makes it");
@@ -68,9 +74,49 @@ Deno.test("parseLargeLine() refuses what JSON.parse refuses: raw control charact
     new Uint8Array([...enc.encode('{"a":"cut character in a long string '), 0xe2, 0x82, ...enc.encode('"}')]),
     new Uint8Array([...enc.encode('{"a'), 0xc3, ...enc.encode('":"bad byte in a short key"}')]),
   ];
-  for (const bytes of bad) {
-    assert.equal(expected(bytes), "invalid", new TextDecoder().decode(bytes));
-    assert.equal(parsed(bytes), "invalid", new TextDecoder().decode(bytes));
+  // The same in a skeleton written as ASCII with escapes (a € in a short string makes it so), where a character
+  // past ASCII after a backslash would become an escape JSON allows, and bad bytes are found by its own check.
+  const escaped = [
+    ...bad,
+    enc.encode('{"a":"\\€","b":"€"}'),
+    enc.encode('{"a":"\\\\\\😀","b":"€"}'),
+    enc.encode('{"a":"€"}€'),
+    enc.encode('{"a":"€","b":"﻿"}﻿'),
+    ...[
+      [0xc0, 0x80],
+      [0xc1, 0xbf],
+      [0xe0, 0x9f, 0xbf],
+      [0xed, 0xa0, 0x80],
+      [0xf0, 0x8f, 0xbf, 0xbf],
+      [0xf4, 0x90, 0x80, 0x80],
+      [
+        0xf5,
+        0x80,
+        0x80,
+        0x80,
+      ],
+      [0x80],
+      [0xe2, 0x82],
+      [0xe2, 0x41, 0x41],
+      [0xf0, 0x9f, 0x98],
+    ].map((seq) => new Uint8Array([...enc.encode('{"a":"x'), ...seq, ...enc.encode('y","b":"€"}')])),
+  ];
+  for (const bytes of escaped) {
+    const label = new TextDecoder().decode(bytes);
+    assert.equal(expected(bytes), "invalid", label);
+    assert.equal(parsed(bytes), "invalid", label);
+    for (const escapeRatio of [ALWAYS, NEVER]) {
+      assert.equal(parsed(bytes, { ...tiny, extractBytes: 100, extractKeyBytes: 100, escapeRatio }), "invalid", label);
+    }
+  }
+  // Just valid: a backslash escaped before the €, the largest code points of each size, a pair.
+  for (const text of ['{"a":"\\\\€","b":"€"}', '{"a":"\u07ff\uffff\udbff\udfff 😀","b":"€"}']) {
+    const bytes = enc.encode(JSON.stringify(JSON.parse(text)));
+    assert.notEqual(expected(bytes), "invalid", text);
+    assert.deepEqual(
+      parsed(bytes, { ...tiny, extractBytes: 100, extractKeyBytes: 100, escapeRatio: ALWAYS }),
+      expected(bytes),
+    );
   }
 });
 
@@ -106,6 +152,7 @@ Deno.test("parseLargeLine() agrees with JSON.parse on 3,000 seeded random lines"
       extractBytes: Math.floor(random() * 8),
       extractKeyBytes: Math.floor(random() * 8),
       chunkBytes: 1 + Math.floor(random() * 9),
+      escapeRatio: pick([NEVER, 0.25, ALWAYS]),
     };
     assert.deepEqual(parsed(bytes, options), expected(bytes), new TextDecoder().decode(bytes));
   }
@@ -114,11 +161,32 @@ Deno.test("parseLargeLine() agrees with JSON.parse on 3,000 seeded random lines"
 Deno.test("parseLargeLine() lets the bytes go once decoded, before parsing, and gives the skeleton for the ids", () => {
   const bytes = enc.encode(`{"jsonrpc":"2.0","id":1.50,"params":{"text":"${"é".repeat(100)}"}}`);
   let released = 0;
-  const result = parseLargeLine(bytes, () => released++, { ...tiny, extractKeyBytes: 4096 });
+  const result = parseLargeLine(bytes, () => released++, { ...tiny, extractKeyBytes: 4096, escapeRatio: NEVER });
   assert.equal(released, 1);
   assert.ok(!("invalid" in result));
   assert.match(result.text, /^\{"jsonrpc":"2.0","id":1.50,"params":\{"text":"\\u0000/);
   assert.equal((result.value as { params: { text: string } }).params.text, "é".repeat(100));
+});
+
+Deno.test("parseLargeLine() keeps the skeleton one byte a character where few characters are past U+00FF, and takes keys over 512 bytes apart", () => {
+  // A line of short strings with a € each, as many as a message may hold at this size: decoded whole, its text would
+  // be two bytes a character (V8 makes a string two-byte for one such character), ASCII included.
+  const items = Array.from({ length: 2000 }, (_, i) => `"€${String(i).padStart(6, "0")}${"a".repeat(240)}"`);
+  const longKey = "k".repeat(600);
+  const line = `{"jsonrpc":"2.0","id":1,"params":{"pad":[${items.join(",")}],"${longKey}":"😀 \\\\€"}}`;
+  const bytes = enc.encode(line);
+  const result = parseLargeLine(bytes);
+  assert.ok(!("invalid" in result));
+  assert.deepEqual(result.value, JSON.parse(line));
+  assert.doesNotMatch(result.text, /[^\x20-\xff]/, "no character past U+00FF in the skeleton's text");
+  assert.ok(result.text.length < 1.1 * bytes.length, "the escapes add six bytes for each three of a €, no more");
+  assert.ok(!result.text.includes(longKey), "the 600-byte key is taken apart");
+  // Where most characters are past ASCII, escapes would be larger: the text is decoded as it is.
+  const dense = `{"jsonrpc":"2.0","id":1,"params":{"pad":[${Array(2000).fill('"€€€€€€€€"').join(",")}]}}`;
+  const denseResult = parseLargeLine(enc.encode(dense));
+  assert.ok(!("invalid" in denseResult));
+  assert.deepEqual(denseResult.value, JSON.parse(dense));
+  assert.match(denseResult.text, /€/);
 });
 
 Deno.test("isAscii() finds one byte over 0x7f wherever it is, at any offset, in a plain or a resizable buffer", () => {

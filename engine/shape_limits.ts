@@ -2,7 +2,7 @@
 // builds nothing, so that a frame nested or wide enough to hurt JSON.parse
 // is refused before it is parsed.
 
-import { closingQuote } from "./_large_line.ts";
+import { closingQuote, isKey } from "./_large_line.ts";
 
 /** What one message may cost to parse beyond its size: the limits of its shape. */
 export interface ShapeLimits {
@@ -12,6 +12,11 @@ export interface ShapeLimits {
   maxContainers: number;
   /** The most values: array items, object keys and object values, counted by the commas and colons between them. */
   maxValues: number;
+  /**
+   * The longest object key, in bytes as sent (between its quotes, escapes
+   * as written); no bound when absent.
+   */
+  maxKeyBytes?: number;
 }
 
 /**
@@ -19,21 +24,28 @@ export interface ShapeLimits {
  * builds nothing, before `JSON.parse` would materialise it: nesting of arrays
  * and objects deeper than `maxDepth`, more than `maxContainers` arrays and
  * objects in all, or more than `maxValues` commas and colons (each separates
- * two values, or a key from its value). Brackets and separators inside
- * strings do not count. A text too short to break any limit is not scanned.
+ * two values, or a key from its value), or an object key longer than
+ * `maxKeyBytes`. Brackets and separators inside strings do not count. A text
+ * too short to break any limit is not scanned.
  */
 export function shapeOverLimit(bytes: Uint8Array, limits: ShapeLimits): keyof ShapeLimits | undefined {
   const { maxDepth, maxContainers, maxValues } = limits;
-  // Each container takes two bytes at least ("[]"), each separator one.
-  if (bytes.length <= maxDepth && bytes.length <= 2 * maxContainers && bytes.length <= maxValues) return undefined;
+  const maxKeyBytes = limits.maxKeyBytes ?? Infinity;
+  // Each container takes two bytes at least ("[]"), each separator one, a key its quotes.
+  if (
+    bytes.length <= maxDepth && bytes.length <= 2 * maxContainers && bytes.length <= maxValues &&
+    bytes.length <= maxKeyBytes + 2
+  ) return undefined;
   let depth = 0;
   let containers = 0;
   let values = 0;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
     if (b === QUOTE) {
-      i = closingQuote(bytes, i);
-      if (i === -1) return undefined;
+      const close = closingQuote(bytes, i);
+      if (close === -1) return undefined;
+      if (close - i - 1 > maxKeyBytes && isKey(bytes, close)) return "maxKeyBytes";
+      i = close;
     } else if (b === 0x2c || b === 0x3a) {
       if (++values > maxValues) return "maxValues";
     } else if (b === 0x5b || b === 0x7b) {

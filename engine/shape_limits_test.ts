@@ -55,3 +55,24 @@ Deno.test("shapeOverLimit() counts arrays and objects outside strings and names 
   );
   assert.equal(shapeOverLimit(enc.encode("[]"), { maxDepth: 5, maxContainers: 1, maxValues: Infinity }), undefined);
 });
+
+Deno.test("shapeOverLimit() refuses an object key longer than maxKeyBytes as sent, and no value of that length", () => {
+  const limits = { maxDepth: 1000, maxContainers: 1000, maxValues: 1000, maxKeyBytes: 10 };
+  const over = (text: string) => shapeOverLimit(enc.encode(text), limits);
+  assert.equal(over(`{"${"k".repeat(10)}":1}`), undefined);
+  assert.equal(over(`{"${"k".repeat(11)}":1}`), "maxKeyBytes");
+  // Whitespace before the colon still makes it a key; a value of any length is not one.
+  assert.equal(over(`{"a":{"${"k".repeat(11)}" \n\t :[]}}`), "maxKeyBytes");
+  assert.equal(over(`{"k":"${"v".repeat(100)}","l":["${"v".repeat(100)}"]}`), undefined);
+  // Bytes as sent: four bytes of one escape are four bytes, a € three, an escaped quote inside two.
+  assert.equal(over(`{"\\u0041\\u0042\\u0043":1}`), "maxKeyBytes");
+  assert.equal(over(`{"€€€":1,"€€€€":2}`), "maxKeyBytes");
+  assert.equal(over(`{"€€€":1}`), undefined);
+  assert.equal(over(`{"ab\\"cd\\"ef":1}`), undefined);
+  assert.equal(over(`{"abc\\"de\\"fg":1}`), "maxKeyBytes");
+  // A line too short to hold such a key is not scanned for it, and no limit means none.
+  assert.equal(
+    shapeOverLimit(enc.encode(`{"${"k".repeat(100)}":1}`), { ...limits, maxKeyBytes: undefined }),
+    undefined,
+  );
+});

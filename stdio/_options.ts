@@ -28,6 +28,14 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
  * (docs/benchmarks.md, "Figures behind the code").
  */
 export const DEFAULT_MAX_VALUES = 150_000;
+/**
+ * The longest object key one message may hold unless the caller says
+ * otherwise, in bytes as sent (`maxKeyBytes`). V8 copies a key whole to make
+ * it a property name, and a key longer than the large-line parser's chunk (1
+ * MiB) twice: one 60 MiB key with a `€` in it peaked at 354 MiB. Longer keys
+ * are refused before the message is parsed.
+ */
+export const DEFAULT_MAX_KEY_BYTES = 1024 * 1024;
 /** A call's deadline unless its tool or the caller says otherwise, in milliseconds (`timeoutMs`). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The most calls in flight unless the caller says otherwise (`maxInFlight`). */

@@ -11,6 +11,7 @@ const DEFAULT_OF: Record<string, number> = {
   maxDepth: defaults.DEFAULT_MAX_DEPTH,
   maxContainers: defaults.DEFAULT_MAX_CONTAINERS,
   maxValues: defaults.DEFAULT_MAX_VALUES,
+  maxKeyBytes: defaults.DEFAULT_MAX_KEY_BYTES,
   shutdownGraceMs: defaults.DEFAULT_SHUTDOWN_GRACE_MS,
   maxTasks: defaults.DEFAULT_MAX_TASKS,
   maxTaskBytes: defaults.DEFAULT_MAX_MESSAGE_BYTES,

@@ -1,7 +1,9 @@
 // The refusal of a message whose shape would cost far more to parse than its
 // size: nested deeper than maxDepth, holding more than maxContainers arrays and
-// objects, or more than maxValues values. Where the line is long enough to
-// hold more containers or values than allowed, a scan of its bytes finds it
+// objects, more than maxValues values, or a key longer than maxKeyBytes (V8
+// copies a key whole, twice when it arrived in pieces, before any check can
+// see it). Where the line is long enough to hold more containers, values or
+// key bytes than allowed, a scan of its bytes finds it
 // before JSON.parse, so such a message is never materialised; the error
 // carries the id when the line's first or last bytes show it. A shorter line
 // cannot break those two limits and is parsed at once, and when it is long
@@ -59,8 +61,9 @@ export function parseWithinShape(
   release?: () => void,
 ): ParsedFrame | InvalidMessage | ShapeRefusal {
   const size = line.size;
-  // Long enough to break maxContainers or maxValues: scanned before it is parsed, and answered by the scan.
-  const scanned = size > 2 * limits.maxContainers || size > 2 * limits.maxValues;
+  // Long enough to break maxContainers, maxValues or maxKeyBytes: scanned before it is parsed, and answered by the scan.
+  const scanned = size > 2 * limits.maxContainers || size > 2 * limits.maxValues ||
+    size > (limits.maxKeyBytes ?? Infinity) + 2;
   if (scanned) {
     const refused = shapeRefusal(line.bytes, limits);
     if (refused !== undefined) return refused;
@@ -104,11 +107,13 @@ function idOf(value: unknown): Id | null {
   return isId(id) ? id : null;
 }
 
-function refusal(id: Id | null, name: keyof ShapeLimits, limit: number, size: number): ShapeRefusal {
+function refusal(id: Id | null, name: keyof ShapeLimits, limit: number | undefined, size: number): ShapeRefusal {
   const what = name === "maxDepth"
     ? `nested deeper than ${limit} levels`
     : name === "maxContainers"
     ? `more than ${limit} arrays and objects`
+    : name === "maxKeyBytes"
+    ? `an object key longer than ${limit} bytes`
     : `more than ${limit} values`;
   return {
     kind: "refused",

@@ -266,7 +266,42 @@ const shapeCases: {
     within: { pad: Array(986).fill(1), note: ",:".repeat(5000) },
     message: "Invalid request: more than 1000 values (maxValues)",
   },
+  {
+    name:
+      "a message holding an object key longer than maxKeyBytes (as sent) is refused with -32600 before it is parsed",
+    flag: "--keys=1000",
+    limit: 1000,
+    // 999 bytes of `k` and a €: one byte over, counted as sent, not as characters.
+    over: { pad: { ["k".repeat(998) + "€"]: 1 } },
+    // A key of just the limit, and a value far longer: a value is not a key.
+    within: { pad: { ["k".repeat(997) + "€"]: 1 }, note: "k".repeat(5000) },
+    message: "Invalid request: an object key longer than 1000 bytes (maxKeyBytes)",
+  },
 ];
+
+Deno.test({
+  name:
+    "by default an object key over 1 MiB as sent is refused under its id (V8 would copy it twice), and a key of 1 MiB is served",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile([], "read");
+    await initialize(server);
+    const key = (bytes: number) => "€" + "k".repeat(bytes - 3);
+    await server.send(call("over", "blob", { bytes: 1, pad: { [key(1024 * 1024 + 1)]: 1 } }));
+    const refused = await deadline(server.next(), "the refusal");
+    assert.equal(refused.id, "over");
+    const error = refused.error as { code: number; message: string; data: { limit: number } };
+    assert.equal(error.code, -32600);
+    assert.equal(error.message, "Invalid request: an object key longer than 1048576 bytes (maxKeyBytes)");
+    assert.equal(error.data.limit, 1024 * 1024);
+    await server.send(call("within", "blob", { bytes: 1, pad: { [key(1024 * 1024)]: 1 } }));
+    const served = await deadline(server.next(), "the served reply");
+    assert.equal(served.id, "within");
+    assert.ok(served.result, "not refused: it reached the tool");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
 
 for (const c of shapeCases) {
   Deno.test({

@@ -9,6 +9,7 @@ import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_IN_FLIGHT_BYTES,
+  DEFAULT_MAX_KEY_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_TASKS,
   DEFAULT_MAX_VALUES,
@@ -114,6 +115,16 @@ export interface ServeOptions {
    * @default {150000}
    */
   maxValues?: number;
+  /**
+   * The longest object key a message may hold, in bytes as sent (between its
+   * quotes, escapes as written). V8 copies a key whole to make it a property
+   * name, before any check of the arguments could see it, so a message with
+   * a longer one is refused with `-32600` naming this limit, found by the same
+   * scan as `maxContainers`, before it is parsed (a shorter line than this
+   * limit is not scanned for it).
+   * @default {1048576}
+   */
+  maxKeyBytes?: number;
   /**
    * How long calls in flight may finish at shutdown before they are aborted, in milliseconds.
    * @default {5000}
@@ -227,6 +238,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     maxDepth,
     maxContainers: positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", "serve"),
     maxValues: positive(options.maxValues, DEFAULT_MAX_VALUES, "maxValues", "serve"),
+    maxKeyBytes: positive(options.maxKeyBytes, DEFAULT_MAX_KEY_BYTES, "maxKeyBytes", "serve"),
   };
   const maxQueuedBytes = positive(options.maxQueuedBytes, WRITE_HIGH_WATER, "maxQueuedBytes", "serve");
   const writer = new FrameWriter(io.writer, maxQueuedBytes, (err) => {

@@ -3,6 +3,7 @@ import { classify, encodeError } from "../engine/jsonrpc.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_KEY_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_VALUES,
   DEFAULT_SHUTDOWN_GRACE_MS,
@@ -63,6 +64,13 @@ export interface StdioTransportOptions {
    * @default {150000}
    */
   maxValues?: number;
+  /**
+   * The longest object key one message may hold, in bytes as sent; a message
+   * with a longer one is refused (`-32600` naming the limit) by the same
+   * scan, before `JSON.parse` would copy it.
+   * @default {1048576}
+   */
+  maxKeyBytes?: number;
   /** Sees every complete line read, before decoding (for tests that check what crossed the wire). */
   onLine?: (line: string) => void;
 }
@@ -109,7 +117,7 @@ export class StdioTransport {
    * Creates a transport over stdio, or over the given reader and writer.
    *
    * @param options See {@linkcode StdioTransportOptions}.
-   * @throws {RangeError} When `maxMessageBytes`, `maxDepth`, `maxContainers` or `maxValues` is not a positive number.
+   * @throws {RangeError} When `maxMessageBytes`, `maxDepth`, `maxContainers`, `maxValues` or `maxKeyBytes` is not a positive number.
    */
   constructor(options: StdioTransportOptions = {}) {
     this.#reader = options.reader ?? Deno.stdin;
@@ -120,6 +128,7 @@ export class StdioTransport {
       maxDepth: positive(options.maxDepth, DEFAULT_MAX_DEPTH, "maxDepth", action),
       maxContainers: positive(options.maxContainers, DEFAULT_MAX_CONTAINERS, "maxContainers", action),
       maxValues: positive(options.maxValues, DEFAULT_MAX_VALUES, "maxValues", action),
+      maxKeyBytes: positive(options.maxKeyBytes, DEFAULT_MAX_KEY_BYTES, "maxKeyBytes", action),
     };
     this.#onLine = options.onLine;
     // Writing to the real stdout from now on: an early guard must not divert it.

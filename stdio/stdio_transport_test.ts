@@ -74,7 +74,7 @@ Deno.test("StdioTransport refuses a maxMessageBytes that is not a positive numbe
   }
 });
 
-Deno.test("StdioTransport (server role) refuses messages past maxDepth, maxContainers or maxValues before parsing, as serve() does", async () => {
+Deno.test("StdioTransport (server role) refuses messages past maxDepth, maxContainers, maxValues or maxKeyBytes before parsing, as serve() does", async () => {
   const up = memoryPipe();
   const down = memoryPipe();
   const server = new StdioTransport({
@@ -83,6 +83,7 @@ Deno.test("StdioTransport (server role) refuses messages past maxDepth, maxConta
     maxDepth: 10,
     maxContainers: 20,
     maxValues: 40,
+    maxKeyBytes: 50,
   });
   const seen: unknown[] = [];
   server.onmessage = (m) => seen.push(m);
@@ -94,15 +95,17 @@ Deno.test("StdioTransport (server role) refuses messages past maxDepth, maxConta
   await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":8,"method":"x","params":{"p":${many}}}\n`));
   const values = `[${Array(40).fill("1").join(",")}]`;
   await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":10,"method":"x","params":{"p":${values}}}\n`));
+  await up.writer.write(enc.encode(`{"jsonrpc":"2.0","id":11,"method":"x","params":{"${"k".repeat(51)}":1}}\n`));
   await up.writer.write(enc.encode('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"p":[[],{}]}}\n'));
   const replies = await repliesAfterClose(server, up, down);
   assert.deepEqual(replies.map((r) => [r.id, r.error.code, r.error.message]), [
     [7, -32600, "Invalid request: nested deeper than 10 levels (maxDepth)"],
     [8, -32600, "Invalid request: more than 20 arrays and objects (maxContainers)"],
     [10, -32600, "Invalid request: more than 40 values (maxValues)"],
+    [11, -32600, "Invalid request: an object key longer than 50 bytes (maxKeyBytes)"],
   ]);
   assert.deepEqual(seen, [{ jsonrpc: "2.0", id: 9, method: "ping", params: { p: [[], {}] } }]);
-  for (const name of ["maxDepth", "maxContainers", "maxValues"] as const) {
+  for (const name of ["maxDepth", "maxContainers", "maxValues", "maxKeyBytes"] as const) {
     assert.throws(() => new StdioTransport({ [name]: 0 }), RangeError);
   }
 });

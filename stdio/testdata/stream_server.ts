@@ -1,7 +1,7 @@
 // A server for the hostile-client tests: needs no Deno permission. Flags:
 // --grace=<ms> (shutdownGraceMs), --max=<bytes> (maxMessageBytes),
 // --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth), --containers=<n> (maxContainers),
-// --values=<n> (maxValues). Readiness markers on stderr, for tests to wait on:
+// --values=<n> (maxValues), --keys=<n> (maxKeyBytes). Readiness markers on stderr, for tests to wait on:
 // `SLEEP_STARTED <ms>` (the sleep tool) and `BLOB <bytes>` as a blob is made.
 import process from "node:process";
 import { addTool, getInt, getString, health, intProp, run, schema, strProp, text } from "../../mod.ts";
@@ -89,6 +89,7 @@ if (!health()) {
     maxDepth: flag("depth"),
     maxContainers: flag("containers"),
     maxValues: flag("values"),
+    maxKeyBytes: flag("keys"),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }
