@@ -44,6 +44,17 @@ const MODERN_META = JSON.stringify({
   "io.modelcontextprotocol/clientCapabilities": {},
 });
 
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+
+/** A 2026-07-28 request of `method` with `params` and the tasks extension declared. */
+function modernRequest(id: string, method: string, params: Record<string, unknown>): string {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  };
+  return `${JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } })}\n`;
+}
+
 const answered = (m: Message) => m.result !== undefined || m.error !== undefined;
 const refused = (m: Message) => (m.error as { code?: number } | undefined)?.code === -32600;
 
@@ -86,6 +97,8 @@ function sizedCases(bytes: number): PeakCase[] {
   // One character outside Latin-1 makes every string of the message two bytes per character in V8.
   const wide = "€" + text.slice(3);
   const longId = "€" + "a".repeat(bytes - echoLine(1, "x").length - 5);
+  const taskGet = modernRequest(longId, "tasks/get", { taskId: "none" });
+  const listen = modernRequest(longId, "subscriptions/listen", { notifications: {} });
   // Text as a file holds it: a line break every 80 characters, escaped as \n in JSON, and one €.
   const row = "x".repeat(79) + "\n";
   const lines = "€" + row.repeat(Math.floor((bytes - echoLine(1, "").length - 3) / 81));
@@ -133,6 +146,27 @@ function sizedCases(bytes: number): PeakCase[] {
       lines: () => [echoLine(longId, "x")],
       bytes,
       check: (m) => echoed(m, "x"),
+      judged: true,
+    },
+    {
+      // 2026-07-28 requests that carry the id into their replies and notifications through other builders than a
+      // call's: tasks/get's, and subscriptions/listen's acknowledgement and completion (the id twice: over
+      // maxMessageBytes at 60 MiB, so answered by the error that names the limit, under the id).
+      label: `one ${size} 2026-07-28 tasks/get whose id is ASCII and one € (answered: Task not found)`,
+      id: longId,
+      lines: () => [taskGet],
+      bytes: utf8Bytes(taskGet),
+      check: (m) => (m.error as { code?: number } | undefined)?.code === -32602,
+      judged: true,
+    },
+    {
+      label:
+        `one ${size} 2026-07-28 subscriptions/listen whose id is ASCII and one € (answered: complete, or the error naming maxMessageBytes)`,
+      id: longId,
+      lines: () => [listen],
+      bytes: utf8Bytes(listen),
+      check: (m) =>
+        (m.result as { resultType?: unknown } | undefined)?.resultType === "complete" || m.error !== undefined,
       judged: true,
     },
     {

@@ -6,7 +6,7 @@
 // given a place in maxMessageBytes before anything runs.
 
 import { BATCH_VERSION } from "./_era.ts";
-import type { JsonParts } from "./json_parts.ts";
+import { encodeErrorReply, JsonParts } from "./json_parts.ts";
 import { classify, encodeError, ErrorCode, type InvalidMessage, type Message, type RequestMessage } from "./jsonrpc.ts";
 import type { Id } from "./id.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
@@ -29,11 +29,11 @@ export const MAX_BATCH_ITEMS = 1024;
  */
 export class BatchSlot {
   readonly #room: { free: number };
-  readonly #fallback: string;
+  readonly #fallback: Outgoing;
   readonly #reserved: number;
-  #taken: string | undefined | null = null;
+  #taken: Outgoing | undefined | null = null;
 
-  constructor(room: { free: number }, fallback: string, reserved: number) {
+  constructor(room: { free: number }, fallback: Outgoing, reserved: number) {
     this.#room = room;
     this.#fallback = fallback;
     this.#reserved = reserved;
@@ -49,7 +49,7 @@ export class BatchSlot {
    * fallback error reserved for it, which always does. Later calls return
    * what the first took.
    */
-  take(reply: Outgoing | undefined): string | undefined {
+  take(reply: Outgoing | undefined): Outgoing | undefined {
     if (this.#taken !== null) return this.#taken;
     if (reply === undefined) {
       this.#room.free += this.#reserved;
@@ -61,7 +61,8 @@ export class BatchSlot {
     const bytes = typeof reply !== "string" ? reply.bytes() : reply.length > limit ? Infinity : utf8Length(reply);
     if (bytes <= limit) {
       this.#room.free -= bytes + 1 - this.#reserved;
-      return this.#taken = String(reply);
+      // Kept as it is: a reply in pieces (a long id, a large result) is joined into the array without a copy.
+      return this.#taken = reply;
     }
     return this.#taken = this.#fallback;
   }
@@ -100,7 +101,7 @@ export function batchReply(
   const messages = items.map(classify);
   const fallbacks = messages.map((msg) => answered(msg) ? tooLargeForBatch(msg.id, maxBytes) : undefined);
   // Each answer's bytes and its comma, and the brackets.
-  const reserves = fallbacks.map((f) => f === undefined ? 0 : utf8Length(f) + 1);
+  const reserves = fallbacks.map((f) => f === undefined ? 0 : (typeof f === "string" ? utf8Length(f) : f.bytes()) + 1);
   const reserved = reserves.reduce((sum, r) => sum + r, 1);
   if (reserved > maxBytes) {
     return encodeError(null, {
@@ -118,7 +119,7 @@ export function batchReply(
   });
   return Promise.all(replies).then((all) => {
     const frames = all.filter((r) => r !== undefined);
-    return frames.length === 0 ? undefined : `[${frames.join(",")}]`;
+    return frames.length === 0 ? undefined : JsonParts.array(frames);
   });
 }
 
@@ -128,8 +129,8 @@ function answered(msg: Message): msg is RequestMessage | InvalidMessage {
 }
 
 /** The answer a request gets when its reply does not fit in the batch's: short, with the request's id. */
-export function tooLargeForBatch(id: Id | null, maxBytes: number): string {
-  return encodeError(id, {
+export function tooLargeForBatch(id: Id | null, maxBytes: number): Outgoing {
+  return encodeErrorReply(id, {
     code: ErrorCode.internalError,
     message: "Reply too large: it does not fit in the batch's reply (maxMessageBytes)",
     data: { limit: maxBytes },

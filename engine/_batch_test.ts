@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { BATCH_VERSION } from "./_era.ts";
-import { batchReply, BatchSlot, MAX_BATCH_ITEMS, tooLargeForBatch } from "./_batch.ts";
+import { batchReply, BatchSlot, MAX_BATCH_ITEMS, type Outgoing, tooLargeForBatch } from "./_batch.ts";
 import { encodeResult, type Message } from "./jsonrpc.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 
@@ -54,7 +54,7 @@ Deno.test("batchReply() keeps the array within maxBytes: a reply that does not f
   const answers = JSON.parse(reply);
   assert.deepEqual(answers.map((a: { id: number }) => a.id), [2, 4, 6], "every request is answered once");
   assert.equal(answers.filter((a: { result?: string }) => a.result !== undefined).length, 1);
-  assert.deepEqual(answers[2], JSON.parse(tooLargeForBatch(6, maxBytes)));
+  assert.deepEqual(answers[2], JSON.parse(String(tooLargeForBatch(6, maxBytes))));
 });
 
 Deno.test("BatchSlot.take() gives back its reservation when its item has no reply, and keeps its first answer", () => {
@@ -82,7 +82,7 @@ Deno.test("BatchSlot.take() refuses a string reply longer than its limit without
     read++;
     return charCodeAt.call(this, index);
   };
-  let taken: string | undefined;
+  let taken: Outgoing | undefined;
   try {
     taken = slot.take("x".repeat(slot.limit() + 1));
   } finally {

@@ -4,7 +4,7 @@ import { MAX_SUBSCRIPTIONS, Subscriptions } from "./_subscriptions.ts";
 
 function subscriptions(): { subs: Subscriptions; sent: Record<string, unknown>[] } {
   const sent: Record<string, unknown>[] = [];
-  return { subs: new Subscriptions((frame) => sent.push(JSON.parse(frame))), sent };
+  return { subs: new Subscriptions((frame) => sent.push(JSON.parse(String(frame)))), sent };
 }
 
 const tools = { notifications: { toolsListChanged: true } };
@@ -22,7 +22,7 @@ Deno.test("Subscriptions.listen() acknowledges a tools listener and keeps it ope
 
 Deno.test("Subscriptions.listen() completes at once a listen that asks for nothing it can deliver", () => {
   const { subs, sent } = subscriptions();
-  const reply = JSON.parse(subs.listen("a", { notifications: { resourcesListChanged: true } })!);
+  const reply = JSON.parse(String(subs.listen("a", { notifications: { resourcesListChanged: true } })));
   assert.deepEqual(reply, {
     jsonrpc: "2.0",
     id: "a",
@@ -52,7 +52,7 @@ Deno.test("Subscriptions.toolsChanged() tells each listener under its id, and th
 Deno.test("Subscriptions refuses the listener past the limit as busy, and takes one again after a cancellation", () => {
   const { subs } = subscriptions();
   for (let id = 0; id < MAX_SUBSCRIPTIONS; id++) assert.equal(subs.listen(id, tools), undefined);
-  const busy = JSON.parse(subs.listen("over", tools)!);
+  const busy = JSON.parse(String(subs.listen("over", tools)));
   assert.equal(busy.error.data.reason, "server_busy");
   assert.equal(busy.error.data.limit, MAX_SUBSCRIPTIONS);
   assert.equal(subs.has("over"), false);

@@ -5,7 +5,8 @@
 // that declares it in its own clientCapabilities may create or touch a task.
 
 import { type Era, META_CAPABILITIES } from "./_era.ts";
-import { encodeError, encodeResult, ErrorCode, type RpcError } from "./jsonrpc.ts";
+import { ErrorCode, type RpcError } from "./jsonrpc.ts";
+import { encodeErrorReply, encodeReply, type JsonParts, replyAfterId } from "./json_parts.ts";
 import type { Id } from "./id.ts";
 import type { Session } from "./_session.ts";
 import { quote } from "../internal/quote.ts";
@@ -30,9 +31,9 @@ export function declaresTasks(meta: Record<string, unknown>): boolean {
 }
 
 /** The reply to a tools/call that became a task: the handle, or the refusal. */
-export function createdReply(id: Id, created: Task | RpcError, table: TaskTable, session: Session): string {
-  if (!("call" in created)) return encodeError(id, created);
-  return encodeResult(id, { ...session.statelessResult(fields(created, table)), resultType: "task" });
+export function createdReply(id: Id, created: Task | RpcError, table: TaskTable, session: Session): string | JsonParts {
+  if (!("call" in created)) return encodeErrorReply(id, created);
+  return encodeReply(id, { ...session.statelessResult(fields(created, table)), resultType: "task" });
 }
 
 /** Answers tasks/get, tasks/update or tasks/cancel from a 2026-07-28 request. */
@@ -43,7 +44,7 @@ export function answerTaskRequest(
   meta: Record<string, unknown>,
   table: TaskTable | undefined,
   session: Session,
-): string {
+): string | JsonParts {
   if (!declaresTasks(meta)) return missingExtension(id, method);
   const taskId = params?.taskId;
   if (typeof taskId !== "string") return invalid(id, 'Invalid params: "taskId" must be a string');
@@ -65,7 +66,7 @@ export function answerTaskRequest(
   } else {
     return detailed(id, task, table, session);
   }
-  return encodeResult(id, session.statelessResult({}));
+  return encodeReply(id, session.statelessResult({}));
 }
 
 /**
@@ -78,7 +79,7 @@ export function taskSubscriptionRefusal(
   id: Id,
   params: Record<string, unknown> | undefined,
   meta: Record<string, unknown>,
-): string | undefined {
+): string | JsonParts | undefined {
   const notifications = params?.notifications as Record<string, unknown> | undefined;
   if (notifications?.taskIds === undefined || declaresTasks(meta)) return undefined;
   return missingExtension(id, "subscriptions/listen for taskIds");
@@ -89,9 +90,9 @@ export function taskSubscriptionRefusal(
  * cannot have one: `-32021` naming the extension in 2026-07-28; in the
  * initialize era, where the extension is not defined, an `isError` result.
  */
-export function taskRequired(id: Id, tool: string, era: Era): string {
+export function taskRequired(id: Id, tool: string, era: Era): string | JsonParts {
   if (era === "stateless") return missingExtension(id, `tool ${quote(tool)} runs only as a task and`);
-  return encodeResult(id, {
+  return encodeReply(id, {
     content: [{
       type: "text",
       text: `Cannot run tool ${quote(tool)}: it runs only as a task, which needs ${STATELESS_TASKS}`,
@@ -102,8 +103,8 @@ export function taskRequired(id: Id, tool: string, era: Era): string {
 
 const STATELESS_TASKS = `the ${TASKS_EXTENSION} extension of protocol version 2026-07-28`;
 
-function missingExtension(id: Id, what: string): string {
-  return encodeError(id, {
+function missingExtension(id: Id, what: string): string | JsonParts {
+  return encodeErrorReply(id, {
     code: ErrorCode.missingRequiredClientCapability,
     message: `Missing required client capability: ${what} needs the extension ${TASKS_EXTENSION}`,
     data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
@@ -112,8 +113,8 @@ function missingExtension(id: Id, what: string): string {
 
 const VERB: Record<string, string> = { "tasks/get": "retrieve", "tasks/update": "update", "tasks/cancel": "cancel" };
 
-function invalid(id: Id, message: string): string {
-  return encodeError(id, { code: ErrorCode.invalidParams, message });
+function invalid(id: Id, message: string): string | JsonParts {
+  return encodeErrorReply(id, { code: ErrorCode.invalidParams, message });
 }
 
 /** The fields every view of a task carries. */
@@ -131,16 +132,16 @@ function fields(task: Task, table: TaskTable): Record<string, unknown> {
 }
 
 /** tasks/get: the task with what its status carries; a result is spliced in as the text it is held as. */
-function detailed(id: Id, task: Task, table: TaskTable, session: Session): string {
+function detailed(id: Id, task: Task, table: TaskTable, session: Session): string | JsonParts {
   const view = session.statelessResult(fields(task, table));
   if (task.status === "input_required") {
     view.inputRequests = Object.fromEntries([...task.inputs].map(([key, pending]) => [key, pending.request]));
   } else if (task.status === "failed") {
     view.error = task.error;
   }
-  const head = encodeResult(id, view);
+  const text = JSON.stringify(view);
   table.markSeen(task);
-  if (task.status !== "completed" || task.resultJson === undefined) return head;
-  // `{"jsonrpc":…,"result":{…}}`: the result member goes before the two closing braces.
-  return `${head.slice(0, -2)},"result":${task.resultJson}}}`;
+  if (task.status !== "completed" || task.resultJson === undefined) return replyAfterId(id, `,"result":${text}}`);
+  // The result member goes before the view's closing brace; a long id is written as a large string is.
+  return replyAfterId(id, `,"result":${text.slice(0, -1)},"result":${task.resultJson}}}`);
 }

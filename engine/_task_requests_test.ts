@@ -31,8 +31,7 @@ function meta(tasks: boolean, capabilities: Json = {}): Json {
 let nextId = 0;
 
 /** Sends a 2026-07-28 request and returns its reply (other messages are skipped). */
-async function ask(server: RawServer, method: string, params: Json, tasks = true): Promise<Json> {
-  const id = `r${++nextId}`;
+async function ask(server: RawServer, method: string, params: Json, tasks = true, id = `r${++nextId}`): Promise<Json> {
   await server.send(
     JSON.stringify({
       jsonrpc: "2.0",
@@ -96,6 +95,38 @@ Deno.test({
     assert.ok((done._meta as Json)["io.modelcontextprotocol/serverInfo"]);
     // Polling again gives the same result: it is kept until the TTL.
     assert.deepEqual(resultOf(await ask(server, "tasks/get", { taskId: created.taskId })).result, done.result);
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name:
+    "a task created, polled and cancelled under long string ids with a € is answered under each, its result spliced in " +
+    "(each id kept as a large string is)",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [script] });
+    const long = `€${"a".repeat(70_000)}\\"`;
+    const created = await ask(server, "tools/call", { name: "slow", arguments: { ms: 1 } }, true, `${long}1`);
+    assert.equal(created.id, `${long}1`);
+    assert.equal(resultOf(created).resultType, "task");
+    const taskId = resultOf(created).taskId;
+    await settled(server, taskId);
+    const got = await ask(server, "tasks/get", { taskId }, true, `${long}2`);
+    assert.equal(got.id, `${long}2`);
+    assert.equal(resultOf(got).status, "completed");
+    assert.deepEqual(resultOf(got).result, { content: [{ type: "text", text: "slept 1" }] });
+    const cancelled = await ask(server, "tasks/cancel", { taskId }, true, `${long}3`);
+    assert.equal(cancelled.id, `${long}3`);
+    const missing = await ask(
+      server,
+      "tasks/get",
+      { taskId: "00000000-0000-4000-8000-000000000000" },
+      true,
+      `${long}4`,
+    );
+    assert.equal(missing.id, `${long}4`);
+    assert.equal(errorOf(missing).message, "Cannot retrieve task: Task not found");
     assert.equal((await server.status()).code, 0);
   },
 });

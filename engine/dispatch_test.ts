@@ -805,3 +805,70 @@ Deno.test("a long string id with a two-byte character is echoed exactly in every
   assert.ok(Array.isArray(replies[2].result.tools));
   assert.equal(replies[4].result.content[0].text, "x");
 });
+
+Deno.test("a batch (2025-03-26) whose items have long string ids with a two-byte character is one array in pieces, each id kept as a large string is", async () => {
+  const id = `€${"a".repeat(70_000)}"\\\u0001`;
+  const { dispatcher, sent, frames } = dispatcherOver(makeServer());
+  const feed = (message: unknown) =>
+    dispatcher.receive(messageOf(parseFrame(new TextEncoder().encode(JSON.stringify(message)))));
+  feed(JSON.parse(init("2025-03-26")));
+  feed({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const first = frames.length;
+  feed([
+    { jsonrpc: "2.0", id, method: "ping" },
+    { jsonrpc: "2.0", id: 7, method: "ping" },
+    { jsonrpc: "2.0", id: `${id}2`, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } },
+  ]);
+  await dispatcher.drain(1_000);
+  // The array is sent once every item's reply is in: a few promise turns after the calls settle.
+  for (let turn = 0; frames.length === first && turn < 10; turn++) await Promise.resolve();
+  assert.equal(
+    frames.length,
+    first + 1,
+    `one reply: the array; got ${sent.slice(first).map((l) => l.slice(0, 80)).join(" | ")}`,
+  );
+  assert.ok(typeof frames[first] !== "string", "the array is kept in pieces");
+  const replies = JSON.parse(sent[first]);
+  assert.deepEqual(replies.map((reply: { id: unknown }) => reply.id), [id, 7, `${id}2`]);
+  assert.equal(replies[2].result.content[0].text, "hi");
+});
+
+Deno.test("a long string id with a two-byte character is kept as a large string in tasks/get, tasks/cancel and subscriptions/listen: replies, notifications, the completion", async () => {
+  const id = `€${"a".repeat(70_000)}"\\\u0001`;
+  const { dispatcher, sent, frames } = dispatcherOver(makeServer());
+  const meta = {
+    ...STATELESS_META,
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  };
+  const feed = (message: unknown) => dispatcher.receive(classify(message));
+  feed({ jsonrpc: "2.0", id, method: "tasks/get", params: { taskId: "none", _meta: meta } });
+  feed({ jsonrpc: "2.0", id: `${id}2`, method: "tasks/cancel", params: { taskId: "none", _meta: meta } });
+  const listen = (n: string, toolsListChanged: boolean) => ({
+    jsonrpc: "2.0",
+    id: `${id}${n}`,
+    method: "subscriptions/listen",
+    params: { notifications: toolsListChanged ? { toolsListChanged } : {}, _meta: meta },
+  });
+  feed(listen("3", true));
+  feed(listen("4", false));
+  await dispatcher.drain(1_000);
+  const messages = sent.map((line) => JSON.parse(line));
+  assert.deepEqual(messages.map((m) => m.id ?? m.params._meta["io.modelcontextprotocol/subscriptionId"]), [
+    id,
+    `${id}2`,
+    `${id}3`,
+    `${id}4`,
+    `${id}4`,
+    `${id}3`,
+  ]);
+  assert.match(messages[0].error.message, /Task not found/);
+  assert.match(messages[1].error.message, /Task not found/);
+  assert.equal(messages[2].method, "notifications/subscriptions/acknowledged");
+  assert.equal(messages[4].result.resultType, "complete");
+  assert.equal(messages[4].result._meta["io.modelcontextprotocol/subscriptionId"], `${id}4`);
+  // The open subscription completes at shutdown, its id twice in one reply.
+  assert.equal(messages[5].result._meta["io.modelcontextprotocol/subscriptionId"], `${id}3`);
+  for (const [i, frame] of frames.entries()) {
+    assert.ok(typeof frame !== "string", `frame ${i} is kept in pieces, its id a large string`);
+  }
+});

@@ -15,6 +15,9 @@ export const LARGE_UNITS = 64 * 1024;
 // A slice escapes to at most 6 units per unit (\u0001), so an escaped slice stays within one write chunk.
 const SLICE_UNITS = Math.floor(WRITE_CHUNK / 6);
 
+/** How every reply opens, up to its id. */
+const REPLY_OPEN = '{"jsonrpc":"2.0","id":';
+
 /** A string written as a JSON string literal, escaped slice by slice when written. */
 interface RawString {
   raw: string;
@@ -51,6 +54,12 @@ export class JsonParts {
     return typeof first === "string" ? first : "";
   }
 
+  /** The reply's id when it is a long string id, kept as a large string is (so not in {@linkcode head}). */
+  longId(): string | undefined {
+    const [first, second] = this.#parts;
+    return first === REPLY_OPEN && second !== undefined && typeof second !== "string" ? second.raw : undefined;
+  }
+
   /** The reply's text in pieces of at most {@linkcode WRITE_CHUNK} units, each escaped only when it is asked for. */
   *pieces(): Generator<string> {
     for (let i = 0; i < this.#parts.length; i++) {
@@ -62,6 +71,25 @@ export class JsonParts {
         yield '"';
       }
     }
+  }
+
+  /**
+   * A batch's replies as one JSON array: one string when every reply is
+   * one, else in pieces, each reply's large strings kept as they are.
+   *
+   * @param frames The replies, each a string or in pieces.
+   * @returns The array.
+   */
+  static array(frames: (string | JsonParts)[]): string | JsonParts {
+    if (frames.every((frame) => typeof frame === "string")) return `[${frames.join(",")}]`;
+    const parts: (string | RawString)[] = ["["];
+    for (const [i, frame] of frames.entries()) {
+      if (i > 0) parts.push(",");
+      if (typeof frame === "string") parts.push(frame);
+      else for (const part of frame.#parts) parts.push(part);
+    }
+    parts.push("]");
+    return new JsonParts(parts);
   }
 
   /** The whole reply as one string (for a batch, whose items are joined). */
@@ -129,6 +157,24 @@ export function encodeErrorReply(
 }
 
 /**
+ * The notification `method` with `params`: one string when the params
+ * serialise short, else {@linkcode JsonParts} with their large strings (a
+ * long id a notification carries) kept as they are, escaped as written.
+ *
+ * @param method The notification's method.
+ * @param params Its params.
+ * @returns The notification.
+ */
+export function encodeNoticeParts(method: string, params: Record<string, unknown>): string | JsonParts {
+  if (fits(params, LARGE_UNITS) >= 0) return JSON.stringify({ jsonrpc: "2.0", method, params });
+  const out = new Builder(Infinity);
+  out.literal(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":`);
+  encodeValue(prepare(params, "params"), out, []);
+  out.literal("}");
+  return out.finish();
+}
+
+/**
  * The reply to request `id` whose JSON after the id is `rest` (from
  * `,"result":` or `,"error":` to the closing brace): one string, or, for a
  * string id of more than 64 Ki units, the reply in pieces, the id kept as a
@@ -156,7 +202,7 @@ function isLongId(id: unknown): id is string {
 
 /** A reply's text up to its id, the id included: a long one as a large string. */
 function openReply(out: Builder, id: Id | null): void {
-  out.literal('{"jsonrpc":"2.0","id":');
+  out.literal(REPLY_OPEN);
   if (isLongId(id)) out.raw(id);
   else out.literal(JSON.stringify(id));
 }

@@ -41,8 +41,12 @@ const FRAME_COST = 256;
 export interface OversizeOptions {
   /** The largest frame written as it is, in UTF-8 bytes (without its newline). */
   maxFrameBytes: number;
-  /** Returns what to send instead of a frame of `bytes` bytes (`head` is its start), or undefined to send nothing. */
-  replace(head: string, bytes: number): string | undefined;
+  /**
+   * Returns what to send instead of a frame of `bytes` bytes (`head` is its
+   * start, `longId` its id when that is a long string kept apart), or
+   * undefined to send nothing.
+   */
+  replace(head: string, bytes: number, longId?: string): string | JsonParts | undefined;
 }
 
 /** What a writer has not written, counted in frames and in bytes (each frame with its newline). */
@@ -110,7 +114,9 @@ export class FrameWriter {
     if (max !== undefined && (typeof frame === "string" ? frame.length * 3 : frame.maxBytes) > max) {
       const bytes = typeof frame === "string" ? utf8Length(frame) : frame.bytes();
       if (bytes > max) {
-        const replacement = this.#oversize!.replace(typeof frame === "string" ? frame : frame.head(), bytes);
+        const replacement = typeof frame === "string"
+          ? this.#oversize!.replace(frame, bytes)
+          : this.#oversize!.replace(frame.head(), bytes, frame.longId());
         if (replacement === undefined) return;
         frame = replacement;
       }

@@ -180,6 +180,28 @@ Deno.test({
 
 Deno.test({
   name:
+    "a reply larger than maxMessageBytes to a request with a long string id (kept apart from the reply's text) is " +
+    "replaced by the error under that id, not dropped",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--max=1048576"], "read");
+    await initialize(server);
+    // Over 64 Ki units, with a €: the reply is built in pieces, the id a large string its head does not show.
+    const id = `€${"i".repeat(100_000)}`;
+    await server.send(call(id, "blob", { bytes: 1024 * 1024 }));
+    const reply = await deadline(server.next(), "the oversize reply");
+    assert.equal(reply.id, id);
+    const error = reply.error as { code: number; message: string };
+    assert.equal(error.code, -32603);
+    assert.match(error.message, /Reply too large: \d+ bytes exceeds the limit of 1048576 bytes \(maxMessageBytes\)/);
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.match(server.stderr(), /reply of \d+ bytes to request "€i+…" not sent: over maxMessageBytes 1048576/);
+  },
+});
+
+Deno.test({
+  name:
     "a reply larger than maxMessageBytes is replaced by an error with its id naming the limit; the server serves on",
   permissions: perms,
   async fn() {

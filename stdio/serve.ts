@@ -1,7 +1,8 @@
 import { Dispatcher } from "../engine/dispatch.ts";
-import { encodeError, ErrorCode, messageOf } from "../engine/jsonrpc.ts";
+import { ErrorCode, messageOf } from "../engine/jsonrpc.ts";
 import { idForLog } from "../engine/id.ts";
 import { idOfReply } from "../engine/peek_id.ts";
+import { encodeErrorReply, type JsonParts } from "../engine/json_parts.ts";
 import { requestTooLargeReply } from "./_oversize.ts";
 import { parseWithinShape, type ShapeLimits } from "./_shape.ts";
 import {
@@ -246,7 +247,7 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     reading.stop();
   }, {
     maxFrameBytes: maxMessageBytes,
-    replace: (frame, bytes) => replyTooLargeError(frame, bytes, maxMessageBytes, log),
+    replace: (frame, bytes, longId) => replyTooLargeError(frame, bytes, maxMessageBytes, log, longId),
   });
   const dispatcher = new Dispatcher(server, writer, dispatchOptions);
   // Past the writer's bound no new call starts: the read loop holds what it
@@ -327,13 +328,15 @@ function replyTooLargeError(
   bytes: number,
   limit: number,
   log: (line: string) => void,
-): string | undefined {
-  const id = idOfReply(frame);
+  longId?: string,
+): string | JsonParts | undefined {
+  // A long string id is kept apart from the reply's text, and written as it is in the error.
+  const id = longId ?? idOfReply(frame);
   const to = id === null ? "" : ` to request ${idForLog(id)}`;
   log(`reply of ${bytes} bytes${to} not sent: over maxMessageBytes ${limit}`);
   // A notification that large is dropped; a batch's reply fits by construction, but is never dropped silently.
   if (id === null && !frame.startsWith("[")) return undefined;
-  return encodeError(id, {
+  return encodeErrorReply(id, {
     code: ErrorCode.internalError,
     message: `Reply too large: ${bytes} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,
     data: { size: bytes, limit },
