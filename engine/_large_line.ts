@@ -78,7 +78,7 @@ export function parseLargeLine(
   let at = bytes.indexOf(QUOTE);
   while (at !== -1) {
     const close = closingQuote(bytes, at);
-    if (close === -1) return { invalid: "json" };
+    if (close === -1) return refusal(bytes);
     if (close - at - 1 > (isKey(bytes, close) ? options.extractKeyBytes : options.extractBytes)) {
       tallyText(bytes, from, at, tally);
       apart.push(at, close);
@@ -98,9 +98,10 @@ export function parseLargeLine(
     text = tally.wide && tally.units < tally.ascii * options.escapeRatio
       ? escapedSkeleton(bytes, apart, strings, marker, tally.escapedBytes, options, release)
       : decodedSkeleton(bytes, apart, strings, marker, options, release);
-  } catch (err) {
-    // A TypeError: bytes that are not UTF-8 (the strict decoder's, or escapeTo's); anything else: not JSON.
-    return { invalid: err instanceof TypeError ? "utf8" : "json" };
+  } catch {
+    // Thrown before the bytes were given back: a TypeError for bytes that are not UTF-8 (the strict decoder's, or
+    // escapeTo's), a SyntaxError for text that is not JSON; which one is said as decoding the whole line would.
+    return refusal(bytes);
   }
   let value: unknown;
   try {
@@ -109,6 +110,15 @@ export function parseLargeLine(
     return { invalid: "json" };
   }
   return { value: strings.length === 0 ? value : restore(value, marker, strings), text };
+}
+
+/**
+ * The refusal of a line found not to be JSON, or not UTF-8, before all of it
+ * was decoded: as decoding it whole first would say, not UTF-8 when any byte
+ * is not, wherever the first problem was met.
+ */
+function refusal(bytes: Uint8Array): { invalid: "utf8" | "json" } {
+  return { invalid: isUtf8(bytes) ? "json" : "utf8" };
 }
 
 /** What the text left in the skeleton holds, as {@linkcode tallyText} counts it. */
@@ -254,18 +264,9 @@ function escapeTo(bytes: Uint8Array, from: number, to: number, out: Uint8Array, 
       i++;
       continue;
     }
-    // The lead byte says how many continuation bytes follow, and so the least code point they may spell (no
-    // overlong form); past U+10FFFF, a surrogate, a missing or stray continuation byte: not UTF-8.
-    const size = b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
-    if (size === 0 || i + size > to) throw new TypeError("not UTF-8");
-    let point = b & (size === 2 ? 0x1f : size === 3 ? 0x0f : 0x07);
-    for (let k = 1; k < size; k++) {
-      const c = bytes[i + k];
-      if ((c & 0xc0) !== 0x80) throw new TypeError("not UTF-8");
-      point = (point << 6) | (c & 0x3f);
-    }
-    const least = size === 2 ? 0x80 : size === 3 ? 0x800 : 0x10000;
-    if (point < least || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) throw new TypeError("not UTF-8");
+    const point = codePoint(bytes, i, to);
+    if (point < 0) throw new TypeError("not UTF-8");
+    const size = point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
     if (slashes % 2 === 1) throw new SyntaxError("a backslash before a character past ASCII");
     slashes = 0;
     i += size;
@@ -372,6 +373,54 @@ function safeCut(bytes: Uint8Array, start: number, end: number): number {
   let next = start + 1;
   while ((bytes[next] & 0xc0) === 0x80) next++;
   return next;
+}
+
+/**
+ * The code point whose UTF-8 sequence starts at `bytes[i]` (a byte past
+ * ASCII) and ends before `to`, or -1 when the bytes there are not UTF-8, as
+ * the strict decoder judges them: the lead byte says how many continuation
+ * bytes follow, and so the least code point they may spell (no overlong
+ * form); past U+10FFFF, a surrogate, a missing or stray continuation byte, or
+ * a sequence cut at `to` is not UTF-8.
+ */
+function codePoint(bytes: Uint8Array, i: number, to: number): number {
+  const b = bytes[i];
+  const size = b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+  if (size === 0 || i + size > to) return -1;
+  let point = b & (size === 2 ? 0x1f : size === 3 ? 0x0f : 0x07);
+  for (let k = 1; k < size; k++) {
+    const c = bytes[i + k];
+    if ((c & 0xc0) !== 0x80) return -1;
+    point = (point << 6) | (c & 0x3f);
+  }
+  const least = size === 2 ? 0x80 : size === 3 ? 0x800 : 0x10000;
+  return point < least || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff) ? -1 : point;
+}
+
+/**
+ * Whether `bytes` are UTF-8 throughout: looked at through the plain scratch
+ * buffer a slice at a time (its last three bytes repeated at the next slice's
+ * start, so that no sequence is cut), with no string made.
+ */
+export function isUtf8(bytes: Uint8Array): boolean {
+  const window = scratchBytes.length - 3;
+  for (let start = 0; start < bytes.length;) {
+    const seen = Math.min(scratchBytes.length, bytes.length - start);
+    scratchBytes.set(bytes.subarray(start, start + seen));
+    const end = Math.min(window, seen);
+    let k = 0;
+    while (k < end) {
+      if (scratchBytes[k] < 0x80) {
+        k++;
+        continue;
+      }
+      const point = codePoint(scratchBytes, k, seen);
+      if (point < 0) return false;
+      k += point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
+    }
+    start += k;
+  }
+  return true;
 }
 
 /** Writes `\uXXXX` for the UTF-16 unit `unit` at `out[n]`; returns the index after it. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isAscii, parseLargeLine } from "./_large_line.ts";
+import { isAscii, isUtf8, parseLargeLine } from "./_large_line.ts";
 
 const enc = new TextEncoder();
 // Tiny pieces, so that every chunk boundary falls inside escapes, characters and surrogate pairs somewhere.
@@ -8,24 +8,28 @@ const tiny = { extractBytes: 3, extractKeyBytes: 3, chunkBytes: 5, escapeRatio: 
 const ALWAYS = 1e9;
 const NEVER = 0;
 
-/** What JSON.parse makes of the bytes, or "invalid". */
+/**
+ * What JSON.parse makes of the bytes once decoded whole, or which refusal
+ * that gives: "invalid utf8" when the decoder throws, "invalid json" when
+ * JSON.parse does.
+ */
 function expected(bytes: Uint8Array): unknown {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return "invalid";
+    return "invalid utf8";
   }
   try {
     return JSON.parse(text);
   } catch {
-    return "invalid";
+    return "invalid json";
   }
 }
 
 function parsed(bytes: Uint8Array, options = tiny): unknown {
   const result = parseLargeLine(bytes, undefined, options);
-  return "invalid" in result ? "invalid" : result.value;
+  return "invalid" in result ? `invalid ${result.invalid}` : result.value;
 }
 
 Deno.test("parseLargeLine() gives what JSON.parse gives: escapes, characters and pairs split across chunks, long keys", () => {
@@ -101,18 +105,35 @@ Deno.test("parseLargeLine() refuses what JSON.parse refuses: raw control charact
       [0xf0, 0x9f, 0x98],
     ].map((seq) => new Uint8Array([...enc.encode('{"a":"x'), ...seq, ...enc.encode('y","b":"€"}')])),
   ];
-  for (const bytes of escaped) {
+  // Refused for the reason decoding the whole line first gives: bad bytes anywhere make it "not UTF-8", even where
+  // the first problem met is a JSON one (a red team's lines: an unclosed string, a bad escape in a literal taken
+  // apart, a backslash before a € with a surrogate's bytes after it, a \u escape cut by a tiny chunk).
+  const kinds = [
+    new Uint8Array([...enc.encode('"'), 0xff]),
+    new Uint8Array([...enc.encode(`["\\x${"a".repeat(300)}","`), 0xff, ...enc.encode('"]')]),
+    new Uint8Array([...enc.encode('["\\€","'), 0xed, 0xa0, 0x80, ...enc.encode('",1111111111]')]),
+    enc.encode('["\\u12€"]'),
+  ];
+  for (const bytes of [...escaped, ...kinds]) {
     const label = new TextDecoder().decode(bytes);
-    assert.equal(expected(bytes), "invalid", label);
-    assert.equal(parsed(bytes), "invalid", label);
-    for (const escapeRatio of [ALWAYS, NEVER]) {
-      assert.equal(parsed(bytes, { ...tiny, extractBytes: 100, extractKeyBytes: 100, escapeRatio }), "invalid", label);
+    assert.match(String(expected(bytes)), /^invalid /, label);
+    for (
+      const options of [
+        tiny,
+        { ...tiny, chunkBytes: 2, escapeRatio: NEVER },
+        { ...tiny, extractBytes: 100, extractKeyBytes: 100, escapeRatio: ALWAYS },
+        { ...tiny, extractBytes: 100, extractKeyBytes: 100, escapeRatio: NEVER },
+      ]
+    ) {
+      assert.equal(parsed(bytes, options), expected(bytes), `${label} ${JSON.stringify(options)}`);
     }
+    const withDefaults = parseLargeLine(bytes);
+    assert.equal("invalid" in withDefaults ? `invalid ${withDefaults.invalid}` : "parsed", expected(bytes), label);
   }
   // Just valid: a backslash escaped before the €, the largest code points of each size, a pair.
   for (const text of ['{"a":"\\\\€","b":"€"}', '{"a":"\u07ff\uffff\udbff\udfff 😀","b":"€"}']) {
     const bytes = enc.encode(JSON.stringify(JSON.parse(text)));
-    assert.notEqual(expected(bytes), "invalid", text);
+    assert.doesNotMatch(String(expected(bytes)), /^invalid/, text);
     assert.deepEqual(
       parsed(bytes, { ...tiny, extractBytes: 100, extractKeyBytes: 100, escapeRatio: ALWAYS }),
       expected(bytes),
@@ -187,6 +208,45 @@ Deno.test("parseLargeLine() keeps the skeleton one byte a character where few ch
   assert.ok(!("invalid" in denseResult));
   assert.deepEqual(denseResult.value, JSON.parse(dense));
   assert.match(denseResult.text, /€/);
+});
+
+Deno.test("isUtf8() says what the strict decoder says, a sequence anywhere, across the edges of its 64 KiB slices", () => {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const judge = (bytes: Uint8Array) => {
+    try {
+      strict.decode(bytes);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const sequences = [
+    [0xc3, 0xa9],
+    [0xe2, 0x82, 0xac],
+    [0xf0, 0x9f, 0x98, 0x80],
+    [0xf4, 0x8f, 0xbf, 0xbf],
+    [0xc0, 0x80],
+    [0xe0, 0x9f, 0xbf],
+    [0xed, 0xa0, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xf5, 0x80],
+    [0x80],
+    [0xe2, 0x82],
+    [0xf0, 0x9f, 0x98],
+  ];
+  const slice = 64 * 1024;
+  let checked = 0;
+  for (const sequence of sequences) {
+    for (const at of [0, 1, slice - 5, slice - 4, slice - 3, slice - 2, slice - 1, slice, 2 * slice - 3]) {
+      for (const length of [at + sequence.length, at + sequence.length + 1, 2 * slice + 7]) {
+        const bytes = new Uint8Array(length).fill(0x61);
+        bytes.set(sequence, at);
+        assert.equal(isUtf8(bytes), judge(bytes), `${sequence} at ${at} of ${length}`);
+        checked++;
+      }
+    }
+  }
+  assert.equal(checked, 12 * 9 * 3);
 });
 
 Deno.test("isAscii() finds one byte over 0x7f wherever it is, at any offset, in a plain or a resizable buffer", () => {
