@@ -410,6 +410,11 @@ export function isUtf8(bytes: Uint8Array): boolean {
     const end = Math.min(window, seen);
     let k = 0;
     while (k < end) {
+      // Four ASCII bytes at a time where a word starts; a byte at a time elsewhere.
+      if ((k & 3) === 0 && k + 4 <= end && (scratchWords[k >> 2] & 0x80808080) === 0) {
+        k += 4;
+        continue;
+      }
       if (scratchBytes[k] < 0x80) {
         k++;
         continue;
