@@ -18,6 +18,7 @@
 // reservation, so it is counted until it ends.
 
 import type { Id } from "./id.ts";
+import { IdMap } from "./id_map.ts";
 import { type Clock, systemClock } from "../internal/clock.ts";
 
 /** Why a call's signal fired; `input` is a call paused to ask its client (2026-07-28). */
@@ -135,7 +136,8 @@ export class Call {
 
 /** The table of calls in flight, keyed by request id. */
 export class CallTable {
-  readonly #calls = new Map<Id, Call>();
+  // By id, a long string id never hashed (IdMap): V8 copies a string made a Map key whole.
+  readonly #calls = new IdMap<Call>();
   readonly #clock: Clock;
   #timer: unknown;
   #armedFor = Infinity;

@@ -6,6 +6,7 @@ import { META_SUBSCRIPTION } from "./_era.ts";
 import { encodeNotification, ErrorCode } from "./jsonrpc.ts";
 import { encodeErrorReply, encodeNoticeParts, encodeReply, type JsonParts } from "./json_parts.ts";
 import type { Id } from "./id.ts";
+import { IdMap } from "./id_map.ts";
 
 /**
  * The most `subscriptions/listen` requests one stream keeps open. A client
@@ -18,8 +19,9 @@ export const MAX_SUBSCRIPTIONS = 64;
 export class Subscriptions {
   readonly #send: (frame: string | JsonParts) => void;
   readonly #hold: (bytes: number) => void;
-  // Each open subscription's id, with the bytes it was counted as holding.
-  readonly #open = new Map<Id, number>();
+  // Each open subscription's id, with the bytes it was counted as holding; a long string id never hashed (IdMap: a
+  // 60 MiB id with a € held open peaked at 355 MiB, 290 now).
+  readonly #open = new IdMap<number>();
 
   /**
    * @param send Where frames go.
