@@ -202,6 +202,36 @@ Deno.test({
 
 Deno.test({
   name:
+    "when even the error under the id would be over maxMessageBytes (an id of nearly the limit), it is sent with a " +
+    "null id and says why, within the limit, for a long and a short id alike",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--max=100000"], "read");
+    await initialize(server);
+    // Method not found adds more to the id than the request did: the request fits, its error does not.
+    for (const id of [`€${"a".repeat(99_949)}`, "é".repeat(49_960)]) {
+      const request = { jsonrpc: "2.0", id, method: "zz" };
+      assert.ok(new TextEncoder().encode(JSON.stringify(request)).length <= 100_000, "the request is within the limit");
+      await server.send(request);
+      const line = await deadline(server.nextLine(), "the error");
+      assert.ok(new TextEncoder().encode(line).length <= 100_000, "the error is within the limit");
+      const reply = JSON.parse(line);
+      assert.equal(reply.id, null);
+      const error = reply.error as { code: number; message: string };
+      assert.equal(error.code, -32603);
+      assert.match(
+        error.message,
+        /^Reply too large: \d+ bytes exceeds the limit of 100000 bytes \(maxMessageBytes\); the request's id is too long to repeat within the limit$/,
+      );
+    }
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.equal(server.stderr().split("is over it too: sent with a null id").length - 1, 2);
+  },
+});
+
+Deno.test({
+  name:
     "a reply larger than maxMessageBytes is replaced by an error with its id naming the limit; the server serves on",
   permissions: perms,
   async fn() {

@@ -27,6 +27,7 @@ import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { takeEarlyStart } from "../internal/startup.ts";
 import { logLine } from "../internal/stderr.ts";
 import { within } from "../internal/within.ts";
+import { utf8Length } from "../internal/utf8_length.ts";
 import type { ByteWriter } from "../internal/byte_writer.ts";
 import { FrameWriter } from "./_writer.ts";
 import type { Middleware } from "../toolkit/middleware.ts";
@@ -321,7 +322,9 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
 
 /**
  * What is sent instead of a reply over `maxMessageBytes`: an error with the
- * same id that names the limit. A notification that large is dropped.
+ * same id that names the limit; when even that is over the limit (an id of
+ * nearly the limit, whose reply adds more than its request did), the error
+ * with a null id, saying so. A notification that large is dropped.
  */
 function replyTooLargeError(
   frame: string,
@@ -336,10 +339,17 @@ function replyTooLargeError(
   log(`reply of ${bytes} bytes${to} not sent: over maxMessageBytes ${limit}`);
   // A notification that large is dropped; a batch's reply fits by construction, but is never dropped silently.
   if (id === null && !frame.startsWith("[")) return undefined;
-  return encodeErrorReply(id, {
+  const error = {
     code: ErrorCode.internalError,
     message: `Reply too large: ${bytes} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,
     data: { size: bytes, limit },
+  };
+  const reply = encodeErrorReply(id, error);
+  if ((typeof reply === "string" ? utf8Length(reply) : reply.bytes()) <= limit) return reply;
+  log(`the error naming the limit${to} is over it too: sent with a null id`);
+  return encodeErrorReply(null, {
+    ...error,
+    message: `${error.message}; the request's id is too long to repeat within the limit`,
   });
 }
 
