@@ -100,13 +100,19 @@ export class JsonParts {
   }
 }
 
+// What JSON.stringify escapes: a quote, a backslash, a control character, and a surrogate (a lone one is written
+// \uXXXX; one of a pair, found here too, only sends its slice the slow way).
+// deno-lint-ignore no-control-regex -- control characters are what JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 function* slices(text: string, size: number, escape: boolean): Generator<string> {
   for (let start = 0; start < text.length;) {
     let end = Math.min(start + size, text.length);
     // Never split a surrogate pair: escaped apart, its halves would be two lone surrogates.
     if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
     const slice = start === 0 && end === text.length ? text : text.slice(start, end);
-    yield escape ? JSON.stringify(slice).slice(1, -1) : slice;
+    // A slice with nothing to escape is written as it is: no escaped copy (two strings of it) per slice.
+    yield escape && NEEDS_ESCAPE.test(slice) ? JSON.stringify(slice).slice(1, -1) : slice;
     start = end;
   }
 }

@@ -62,3 +62,29 @@ Deno.test("encodeReply stops building past maxBytes: a sparse array of a billion
   const big = encodeReply(1, { text: "x".repeat(2 * 1024 * 1024) }, 1024 * 1024);
   assert.equal(typeof big === "string" ? big.length : big.bytes(), 2 * 1024 * 1024 + 45);
 });
+
+Deno.test("a large string's slices with nothing to escape are written as they are, the others escaped: the bytes are JSON.stringify's", () => {
+  const special = ['"', "\\", "\n", "\u0001", "\u2028", "é", "€", "😀", "\ud83d", "\ude00"];
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+  const encoder = new TextEncoder();
+  let clean = 0;
+  for (let round = 0; round < 12; round++) {
+    // Long runs of plain text with a special character now and then: some slices hold none, some several.
+    let text = "";
+    while (text.length < 200_000) {
+      text += "x".repeat(random(60_000));
+      if (random(3) > 0) text += special[random(special.length)];
+    }
+    const reply = encodeReply(1, { text });
+    assert.ok(reply instanceof JsonParts);
+    const expected = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { text } });
+    const pieces = [...reply.pieces()];
+    assert.equal(pieces.join(""), expected);
+    assert.deepEqual(encoder.encode(pieces.join("")), encoder.encode(expected));
+    assert.equal(reply.bytes(), encoder.encode(expected).length);
+    // deno-lint-ignore no-control-regex -- what JSON escapes
+    clean += pieces.filter((piece) => piece.length > 40_000 && !/["\\\u0000-\u001f\ud800-\udfff]/.test(piece)).length;
+  }
+  assert.ok(clean > 5, `slices with nothing to escape: ${clean}`);
+});
