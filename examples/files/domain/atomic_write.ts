@@ -141,6 +141,15 @@ export async function writeAtomic(
         "UTF-8 cannot store; nothing was written",
     );
   }
+  // read_file serves text only and calls a file with a NUL byte binary: one written here could not be read back.
+  const nul = content.indexOf("\0");
+  if (nul !== -1) {
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot write ${quote(path)}: the content holds a NUL character (at character ${nul}); this server serves text ` +
+        "only, and read_file refuses a file with one as binary; nothing was written",
+    );
+  }
   const bytes = new TextEncoder().encode(content);
   const plan = await planWrite(ws, path, { bytes: bytes.length, maxBytes: options.maxBytes });
   await ws.writeAtomic(path, plan.jailPath, bytes, { signal: options.signal, createNew: options.createNew });

@@ -204,6 +204,31 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "writeAtomic() refuses content holding a NUL character, which read_file would refuse as binary, and writes nothing",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const ws = await workspaceOf(tree.config);
+    await assert.rejects(writeAtomic(ws, "nul.txt", "ab\0c", { maxBytes: 1024 }), (err: unknown) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(err.code, "invalid-input");
+      assert.equal(
+        err.message,
+        'Cannot write "nul.txt": the content holds a NUL character (at character 2); this server serves text only, ' +
+          "and read_file refuses a file with one as binary; nothing was written",
+      );
+      return true;
+    });
+    assert.ok(!(await names(tree.out)).includes("nul.txt"));
+    // Every other control character is text, written and read back as it is.
+    await writeAtomic(ws, "ctl.txt", "a\u0001\tb\u001f", { maxBytes: 1024 });
+    assert.equal(await Deno.readTextFile(join(tree.out, "ctl.txt")), "a\u0001\tb\u001f");
+    await tree.remove();
+  },
+});
+
+Deno.test({
   name: "writeAtomic() refuses content holding half of a surrogate pair, which UTF-8 cannot store, and writes nothing",
   permissions: perms,
   async fn() {
