@@ -1,5 +1,5 @@
 import { Dispatcher } from "../engine/dispatch.ts";
-import { ErrorCode, messageOf } from "../engine/jsonrpc.ts";
+import { encodeError, ErrorCode, messageOf } from "../engine/jsonrpc.ts";
 import { idForLog } from "../engine/id.ts";
 import { idOfReply } from "../engine/peek_id.ts";
 import { encodeErrorReply, type JsonParts } from "../engine/json_parts.ts";
@@ -322,9 +322,10 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
 
 /**
  * What is sent instead of a reply over `maxMessageBytes`: an error with the
- * same id that names the limit; when even that is over the limit (an id of
- * nearly the limit, whose reply adds more than its request did), the error
- * with a null id, saying so. A notification that large is dropped.
+ * same id that names the limit; when even that is over the limit because of
+ * its id (an id of nearly the limit, whose reply adds more than its request
+ * did), the error with a null id, saying so. A notification that large is
+ * dropped.
  */
 function replyTooLargeError(
   frame: string,
@@ -345,12 +346,15 @@ function replyTooLargeError(
     data: { size: bytes, limit },
   };
   const reply = encodeErrorReply(id, error);
-  if ((typeof reply === "string" ? utf8Length(reply) : reply.bytes()) <= limit) return reply;
-  log(`the error naming the limit${to} is over it too: sent with a null id`);
-  return encodeErrorReply(null, {
+  if (id === null || (typeof reply === "string" ? utf8Length(reply) : reply.bytes()) <= limit) return reply;
+  // Over the limit because of its id: without it, it fits. A limit below any error's own text keeps the id.
+  const anonymous = encodeError(null, {
     ...error,
     message: `${error.message}; the request's id is too long to repeat within the limit`,
   });
+  if (utf8Length(anonymous) > limit) return reply;
+  log(`the error naming the limit${to} is over it too: sent with a null id`);
+  return anonymous;
 }
 
 // What run() needs of the defaults to bound its own shutdown; it loads this module when it starts.
