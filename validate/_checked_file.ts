@@ -9,7 +9,7 @@ import { nodeFs } from "../internal/node_fs.ts";
 import { basename, dirname } from "node:path";
 import { type Anchor, anchoredIn, changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
-import { closeQuietly, type Identity, openChecked, sameIdentity, walkHooks } from "./_descriptor_anchor.ts";
+import { closeQuietly, type Identity, openChecked, sameIdentity, syncFolder, walkHooks } from "./_descriptor_anchor.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
 import { quote } from "../internal/quote.ts";
@@ -199,6 +199,19 @@ export function described(name: string, path: string, context: CheckContext): De
   return info;
 }
 
+/** Flushes the folder at `dir` (see syncFolder); false when it cannot be opened or flushed. */
+function syncFolderAt(dir: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = nodeFs().openSync(dir, nodeFs().constants.O_RDONLY | nodeFs().constants.O_DIRECTORY);
+    return syncFolder(fd);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
+  }
+}
+
 function replaceAtomically(
   base: string,
   tempBase: string,
@@ -243,6 +256,9 @@ function replaceAtomically(
       strays.push({ likely: anchor.at(base), ours });
       throw changed("write", path);
     }
+    // The new name (and the temporary one's removal) is in this folder: flushed, or a crash could leave the old file,
+    // or none, where the write said it landed. Opened by its real path, checked to resolve to itself just above.
+    walkHooks.folderSynced?.(path, syncFolderAt(anchor.dir));
   } catch (err) {
     if (err instanceof PolicyError) throw err;
     if (err instanceof Deno.errors.AlreadyExists) throw alreadyExists(path);

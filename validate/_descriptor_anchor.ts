@@ -39,7 +39,12 @@ export interface Identity {
  * `beforePlace` just before a written file is renamed or linked into place,
  * so tests can swap the name at that very moment.
  */
-export const walkHooks: { beforeOpen?: (at: string) => void; beforePlace?: (at: string) => void } = {};
+export const walkHooks: {
+  beforeOpen?: (at: string) => void;
+  beforePlace?: (at: string) => void;
+  /** Told, for the caller's `path`, whether the folder a written file was placed in was flushed. */
+  folderSynced?: (path: string, synced: boolean) => void;
+} = {};
 
 /** Whether `a` (a descriptor's fstat) is the entry `b` found by lstat. */
 export function sameIdentity(a: Identity, b: Identity): boolean {
@@ -82,6 +87,21 @@ export function checkAnchorLink(path: string): { folderChecked: boolean } {
 /** The path Deno is handed for `name` inside the folder `fd` holds (the folder itself without a name). */
 export function at(anchor: string, fd: number, name?: string): string {
   return name === undefined ? `${anchor}/${fd}` : `${anchor}/${fd}/${name}`;
+}
+
+/**
+ * Flushes a folder held as a descriptor, so that a name just renamed or
+ * linked into it survives a crash as the file's content (flushed before)
+ * does; false when the file system cannot (the write has happened either
+ * way, so it is not undone for that).
+ */
+export function syncFolder(fd: number): boolean {
+  try {
+    nodeFs().fsyncSync(fd);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Closes a descriptor; a failure to close changes nothing the caller can act on. */

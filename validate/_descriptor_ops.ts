@@ -24,6 +24,7 @@ import {
   inFolder,
   openChecked,
   sameIdentity,
+  syncFolder,
   walkHooks,
   type What,
 } from "./_descriptor_anchor.ts";
@@ -187,6 +188,10 @@ export function writeAt(
       // A rename replaces whatever took the name meanwhile; createNew must never replace, so it links.
       if (replace && !options.createNew) nodeFs().renameSync(temp, target);
       else nodeFs().linkSync(temp, target);
+      // The new name is in the target's folder (and the temporary one left the root's): flushed, or a crash could
+      // leave the old file, or none, where the write said it landed.
+      const synced = syncFolder(dir) && (dir === w.root || syncFolder(w.root));
+      walkHooks.folderSynced?.(path, synced);
     } catch (err) {
       if ((err as { code?: string }).code === "EEXIST") {
         // Absent a moment ago: another process made it just now.

@@ -226,3 +226,29 @@ Deno.test({
     assert.deepEqual(temps(root), []);
   },
 });
+
+Deno.test({
+  name: "an atomic or create-new write flushes the folder its new name is in, with or without a descriptor anchor",
+  permissions: perms,
+  async fn() {
+    const synced: [string, boolean][] = [];
+    walkHooks.folderSynced = (path, ok) => synced.push([path, ok]);
+    try {
+      await jail.writeFile("sub/synced.txt", "a", { atomic: true });
+      await jail.writeFile("top.txt", "b", { createNew: true });
+      await jail.writeFile("sub/f.txt", "in place");
+      // Without an anchor, the folder is opened by its real path.
+      const plain = new PathJail(definePolicy({ readRoots: [], writeRoots: [root] }));
+      await plain.writeFile("sub/plain.txt", "c", { atomic: true });
+    } finally {
+      walkHooks.folderSynced = undefined;
+    }
+    // An in-place write changes no name, so no folder needs flushing.
+    assert.deepEqual(synced, [["sub/synced.txt", true], ["top.txt", true], ["sub/plain.txt", true]]);
+    assert.equal(Deno.readTextFileSync(join(root, "sub", "synced.txt")), "a");
+    assert.equal(Deno.readTextFileSync(join(root, "sub", "plain.txt")), "c");
+    assert.equal(Deno.readTextFileSync(join(root, "sub", "f.txt")), "in place");
+    Deno.writeTextFileSync(join(root, "sub", "f.txt"), "inside");
+    for (const name of ["sub/synced.txt", "top.txt", "sub/plain.txt"]) Deno.removeSync(join(root, name));
+  },
+});
