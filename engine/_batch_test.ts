@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { BATCH_VERSION } from "./_era.ts";
 import { batchReply, BatchSlot, MAX_BATCH_ITEMS, type Outgoing, tooLargeForBatch } from "./_batch.ts";
-import { encodeResult, type Message } from "./jsonrpc.ts";
+import type { Message } from "./jsonrpc.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 
 const request = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
@@ -10,7 +10,7 @@ const echo = (size = 1) => (msg: Message) => {
   if (msg.kind !== "request") {
     return msg.kind === "invalid" ? JSON.stringify({ jsonrpc: "2.0", id: msg.id, error: msg.error }) : undefined;
   }
-  const reply = encodeResult(msg.id, "r".repeat(size));
+  const reply = JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: "r".repeat(size) });
   return (msg.id as number) % 2 === 1 ? Promise.resolve(reply) : reply;
 };
 

@@ -261,10 +261,6 @@ function invalid(id: Id | null, code: number, message: string): InvalidMessage {
 }
 
 /** Serialises a success reply. Throws only if `result` cannot be serialised. */
-export function encodeResult(id: Id, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
-}
-
 /** Serialises an error reply. */
 export function encodeError(id: Id | null, error: RpcError): string {
   return JSON.stringify({ jsonrpc: "2.0", id, error });

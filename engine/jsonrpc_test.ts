@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { classify, decodeFrame, encodeError, encodeResult, ErrorCode, parseFrame } from "./jsonrpc.ts";
+import { classify, decodeFrame, encodeError, ErrorCode, parseFrame } from "./jsonrpc.ts";
+import { encodeReply } from "./json_parts.ts";
 import { ExactNumber, publicId, publicMeta } from "./id.ts";
 import { peekId } from "./peek_id.ts";
 
@@ -105,8 +106,8 @@ Deno.test("decodeFrame() survives 100k levels of nesting", () => {
   assert.equal(decode("[".repeat(100_000)).kind, "invalid");
 });
 
-Deno.test("encodeResult() and encodeError() write JSON-RPC 2.0 replies", () => {
-  assert.deepEqual(JSON.parse(encodeResult("a", { x: 1 })), { jsonrpc: "2.0", id: "a", result: { x: 1 } });
+Deno.test("encodeReply() and encodeError() write JSON-RPC 2.0 replies", () => {
+  assert.deepEqual(JSON.parse(encodeReply("a", { x: 1 }) as string), { jsonrpc: "2.0", id: "a", result: { x: 1 } });
   assert.deepEqual(JSON.parse(encodeError(null, { code: -1, message: "m" })), {
     jsonrpc: "2.0",
     id: null,
@@ -124,7 +125,7 @@ Deno.test("numeric ids that are not safe integers come back byte for byte (-0, 1
       assert.equal(msg.kind, "request");
       const id = (msg as { id: unknown }).id;
       assert.ok(id instanceof ExactNumber, line);
-      assert.equal(encodeResult(id, {}), `{"jsonrpc":"2.0","id":${text},"result":{}}`);
+      assert.equal(encodeReply(id, {}), `{"jsonrpc":"2.0","id":${text},"result":{}}`);
       assert.equal(publicId(id), text);
     }
   }
