@@ -6,7 +6,7 @@
 // given a place in maxMessageBytes before anything runs.
 
 import { BATCH_VERSION } from "./_era.ts";
-import { encodeErrorReply, JsonParts } from "./json_parts.ts";
+import { encodeErrorReply, frameBytes, JsonParts } from "./json_parts.ts";
 import { classify, encodeError, ErrorCode, type InvalidMessage, type Message, type RequestMessage } from "./jsonrpc.ts";
 import type { Id } from "./id.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
@@ -101,7 +101,7 @@ export function batchReply(
   const messages = items.map(classify);
   const fallbacks = messages.map((msg) => answered(msg) ? tooLargeForBatch(msg.id, maxBytes) : undefined);
   // Each answer's bytes and its comma, and the brackets.
-  const reserves = fallbacks.map((f) => f === undefined ? 0 : (typeof f === "string" ? utf8Length(f) : f.bytes()) + 1);
+  const reserves = fallbacks.map((f) => f === undefined ? 0 : frameBytes(f) + 1);
   const reserved = reserves.reduce((sum, r) => sum + r, 1);
   if (reserved > maxBytes) {
     return encodeError(null, {

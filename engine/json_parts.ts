@@ -130,6 +130,17 @@ export class ReplyTooLarge extends RangeError {
 }
 
 /**
+ * The UTF-8 length of a frame as written: a string's, or a reply in pieces'
+ * (its large strings escaped).
+ *
+ * @param frame The frame.
+ * @returns Its bytes, without the newline.
+ */
+export function frameBytes(frame: string | JsonParts): number {
+  return typeof frame === "string" ? utf8Length(frame) : frame.bytes();
+}
+
+/**
  * The success reply to request `id`: one string when `result` serialises
  * short, else {@linkcode JsonParts}. Throws what JSON.stringify throws (a
  * cycle, a BigInt), and {@linkcode ReplyTooLarge} as soon as the JSON text
@@ -194,7 +205,7 @@ export function encodeNoticeParts(method: string, params: Record<string, unknown
  * @returns The reply.
  */
 export function replyAfterId(id: Id | null, rest: string): string | JsonParts {
-  if (!isLongId(id)) return `{"jsonrpc":"2.0","id":${JSON.stringify(id)}${rest}`;
+  if (!isLongId(id)) return `${REPLY_OPEN}${JSON.stringify(id)}${rest}`;
   const out = new Builder(Infinity);
   openReply(out, id);
   out.literal(rest);

@@ -12,8 +12,8 @@
 // `idle()` so a client that stops reading cannot grow our memory.
 
 import type { ByteWriter } from "../internal/byte_writer.ts";
-import { type JsonParts, WRITE_CHUNK } from "../engine/json_parts.ts";
-import { isHighSurrogate, utf8Length } from "../internal/utf8_length.ts";
+import { frameBytes, type JsonParts, WRITE_CHUNK } from "../engine/json_parts.ts";
+import { isHighSurrogate } from "../internal/utf8_length.ts";
 
 const encoder = new TextEncoder();
 // How many microtask hops the first write of a burst waits for more replies
@@ -112,7 +112,7 @@ export class FrameWriter {
     // A string is at most 3 UTF-8 bytes per unit: count bytes only when that could pass the limit.
     const max = this.#oversize?.maxFrameBytes;
     if (max !== undefined && (typeof frame === "string" ? frame.length * 3 : frame.maxBytes) > max) {
-      const bytes = typeof frame === "string" ? utf8Length(frame) : frame.bytes();
+      const bytes = frameBytes(frame);
       if (bytes > max) {
         const replacement = typeof frame === "string"
           ? this.#oversize!.replace(frame, bytes)
@@ -175,7 +175,7 @@ export class FrameWriter {
     const unsent = { queuedFrames: 0, queuedBytes: 0, inFlightFrames: 0, inFlightBytes: 0 };
     if (this.#failed) return unsent;
     if (this.#large !== undefined) {
-      const size = typeof this.#large === "string" ? utf8Length(this.#large) : this.#large.bytes();
+      const size = frameBytes(this.#large);
       unsent.inFlightFrames = 1;
       unsent.inFlightBytes = size + 1 - this.#largeTaken - this.#inFlightTaken;
     } else if (this.#inFlight !== undefined) {
@@ -187,7 +187,7 @@ export class FrameWriter {
     for (let i = this.#head; i < this.#queue.length; i++) {
       const frame = this.#queue[i];
       unsent.queuedFrames++;
-      unsent.queuedBytes += (typeof frame === "string" ? utf8Length(frame) : frame.bytes()) + 1;
+      unsent.queuedBytes += frameBytes(frame) + 1;
     }
     return unsent;
   }

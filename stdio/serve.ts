@@ -2,7 +2,7 @@ import { Dispatcher } from "../engine/dispatch.ts";
 import { encodeError, ErrorCode, messageOf } from "../engine/jsonrpc.ts";
 import { idForLog } from "../engine/id.ts";
 import { idOfReply } from "../engine/peek_id.ts";
-import { encodeErrorReply, type JsonParts } from "../engine/json_parts.ts";
+import { encodeErrorReply, frameBytes, type JsonParts } from "../engine/json_parts.ts";
 import { requestTooLargeReply } from "./_oversize.ts";
 import { parseWithinShape, type ShapeLimits } from "./_shape.ts";
 import {
@@ -346,7 +346,7 @@ function replyTooLargeError(
     data: { size: bytes, limit },
   };
   const reply = encodeErrorReply(id, error);
-  if (id === null || (typeof reply === "string" ? utf8Length(reply) : reply.bytes()) <= limit) return reply;
+  if (id === null || frameBytes(reply) <= limit) return reply;
   // Over the limit because of its id: without it, it fits. A limit below any error's own text keeps the id.
   const anonymous = encodeError(null, {
     ...error,
