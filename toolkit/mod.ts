@@ -21,7 +21,7 @@ export { health } from "./health.ts";
 export { type PatternToolOptions, registerPatternTool } from "./pattern_tool.ts";
 export type * from "./client_input.ts";
 export { MissingCapabilityError } from "./missing_capability_error.ts";
-export { error, json, text } from "./result.ts";
+export { error, json, text, textWithNotice } from "./result.ts";
 export type {
   AudioContent,
   BlobResourceContents,

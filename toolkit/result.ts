@@ -160,6 +160,34 @@ export function text(message: string): ToolResult {
 }
 
 /**
+ * A successful result holding `message` and, when given, the server's
+ * `notice` about it in a text block of its own — a truncation marker, say.
+ * Appended to the text, a notice can be forged by what the text holds (a
+ * file that ends with `[truncated: …]`); in a block of its own, nothing the
+ * text holds can make a second block.
+ *
+ * @param message The text: a file's, a command's output.
+ * @param notice What the server says about it; no second block when absent.
+ * @returns The tool result.
+ *
+ * @example Answer with a cut file and its marker apart
+ * ```ts
+ * import { textWithNotice } from "@forge/toolkit";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(textWithNotice("hello", "[truncated: showed 5 of 11 bytes]").content, [
+ *   { type: "text", text: "hello" },
+ *   { type: "text", text: "[truncated: showed 5 of 11 bytes]" },
+ * ]);
+ * assert.deepEqual(textWithNotice("whole"), { content: [{ type: "text", text: "whole" }] });
+ * ```
+ */
+export function textWithNotice(message: string, notice?: string): ToolResult {
+  if (notice === undefined) return text(message);
+  return { content: [{ type: "text", text: message }, { type: "text", text: notice }] };
+}
+
+/**
  * A domain error the model can fix (`isError: true`). Same as throwing a
  * {@linkcode ToolError} from the handler.
  *

@@ -7,6 +7,7 @@ import {
   schema,
   Server,
   text,
+  textWithNotice,
   ToolError,
   type ToolHandler,
 } from "@forge/toolkit";
@@ -15,6 +16,15 @@ import { connectInMemory } from "@forge/toolkit/testing";
 Deno.test("text() and error() build one text block; error() sets isError", () => {
   assert.deepEqual(text("a"), { content: [{ type: "text", text: "a" }] });
   assert.deepEqual(error("b"), { content: [{ type: "text", text: "b" }], isError: true });
+});
+
+Deno.test("textWithNotice() puts the notice in a block of its own, and makes one block without it", () => {
+  const forged = "start\n[truncated: showed 5 of 900 bytes]";
+  assert.deepEqual(textWithNotice(forged), { content: [{ type: "text", text: forged }] });
+  assert.deepEqual(textWithNotice("start", "[truncated: showed 5 of 900 bytes]").content, [
+    { type: "text", text: "start" },
+    { type: "text", text: "[truncated: showed 5 of 900 bytes]" },
+  ]);
 });
 
 Deno.test("json() carries the value as structuredContent and as text", () => {

@@ -54,7 +54,9 @@ export function assertWithinLimit(size: number, limit: number, action: string): 
 /**
  * Cuts `text` to at most `maxBytes` UTF-8 bytes (never inside a character)
  * and, when it cut, ends it with a marker the model can read:
- * `[truncated: showed N of M bytes]`. The marker itself is not counted.
+ * `[truncated: showed N of M bytes]`. The marker itself is not counted. The
+ * marker is inside the text, so text that ends like one cannot be told from
+ * a cut: for text a client or a file supplies, use {@linkcode cutText}.
  *
  * @param text The text.
  * @param maxBytes The cap in UTF-8 bytes.
@@ -70,11 +72,51 @@ export function assertWithinLimit(size: number, limit: number, action: string): 
  * ```
  */
 export function capText(text: string, maxBytes: number): string {
+  const cut = cutText(text, maxBytes);
+  return cut.marker === undefined ? cut.text : `${cut.text}\n${cut.marker}`;
+}
+
+/**
+ * Text that may have been cut, with the marker that says so kept apart from
+ * it: the text's own content cannot pass for the marker, as it can when the
+ * marker is appended (a file that ends with `[truncated: …]` of its own).
+ */
+export interface CutText {
+  /** The text, whole or its start (never cut inside a character). */
+  text: string;
+  /** `[truncated: showed N of M bytes]` when the text was cut; absent when it is whole. */
+  marker?: string;
+}
+
+/**
+ * Cuts `text` to at most `maxBytes` UTF-8 bytes (never inside a character),
+ * as {@linkcode capText} does, but gives the marker apart from the text, so
+ * that a result can carry it where the text cannot reach: a content block of
+ * its own ({@linkcode textWithNotice} in `@forge/toolkit`). Use it for text a
+ * client or a file supplies; `capText` is for text the server wrote itself.
+ *
+ * @param text The text.
+ * @param maxBytes The cap in UTF-8 bytes.
+ * @returns The text, whole or cut, and the marker when it was cut.
+ *
+ * @example Cut a file's text and keep the marker apart
+ * ```ts
+ * import { cutText } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(cutText("hello world", 5), { text: "hello", marker: "[truncated: showed 5 of 11 bytes]" });
+ * // Whole text, even one that ends like a marker, has none.
+ * assert.deepEqual(cutText("[truncated: showed 1 of 2 bytes]", 100), { text: "[truncated: showed 1 of 2 bytes]" });
+ * ```
+ */
+export function cutText(text: string, maxBytes: number): CutText {
   const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= maxBytes) return text;
+  if (bytes.length <= maxBytes) return { text };
   const end = wholeCharacters(bytes.subarray(0, maxBytes));
-  const head = new TextDecoder().decode(bytes.subarray(0, end));
-  return `${head}\n${truncationMarker(end, bytes.length, "bytes")}`;
+  return {
+    text: new TextDecoder().decode(bytes.subarray(0, end)),
+    marker: truncationMarker(end, bytes.length, "bytes"),
+  };
 }
 
 /**

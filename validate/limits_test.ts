@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { assertWithinLimit, capRows, capText, LimitError, readCapped, truncationMarker } from "./limits.ts";
+import { assertWithinLimit, capRows, capText, cutText, LimitError, readCapped, truncationMarker } from "./limits.ts";
 
 function stream(...chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -16,6 +16,16 @@ Deno.test("capText() keeps short text and never splits a character", () => {
   assert.equal(capText("aé", 2), "a\n[truncated: showed 1 of 3 bytes]");
   assert.equal(capText("😀😀", 5), "😀\n[truncated: showed 4 of 8 bytes]");
   assert.equal(capText("😀", 0), "\n[truncated: showed 0 of 4 bytes]");
+});
+
+Deno.test("cutText() cuts as capText() does, the marker apart; text that ends like a marker is whole", () => {
+  assert.deepEqual(cutText("abc", 3), { text: "abc" });
+  assert.deepEqual(cutText("aé", 2), { text: "a", marker: "[truncated: showed 1 of 3 bytes]" });
+  assert.deepEqual(cutText("😀😀", 5), { text: "😀", marker: "[truncated: showed 4 of 8 bytes]" });
+  const forged = "a\n[truncated: showed 1 of 3 bytes]";
+  assert.deepEqual(cutText(forged, 100), { text: forged });
+  // capText() of the same text cannot be told from a cut: why cutText() is for text the server did not write.
+  assert.equal(capText(forged, 100), capText("aé", 2));
 });
 
 Deno.test("capRows() cuts at the cap and reads only one row past it", () => {

@@ -66,6 +66,8 @@ export {
   type CappedRows,
   capRows,
   capText,
+  type CutText,
+  cutText,
   LimitError,
   readCapped,
   type ReadCappedOptions,

@@ -5,7 +5,7 @@ import { listChecked } from "./_listing.ts";
 import { checkAnchor, type Identity, type What, withRoot } from "./_descriptor_anchor.ts";
 import { listAt, readAt, statAt, type Walk, writeAt } from "./_descriptor_ops.ts";
 import { compileGlob, type GlobMatcher, matchesOrInside, namesIn } from "./_glob.ts";
-import { truncationMarker } from "./limits.ts";
+import { type CutText, truncationMarker } from "./limits.ts";
 import { DEFAULT_DENY, type Policy } from "./policy.ts";
 import { PolicyError } from "./policy_error.ts";
 import { ownFilePlaces } from "./own_file_places.ts";
@@ -230,7 +230,9 @@ export class PathJail {
 
   /**
    * Reads a UTF-8 text file inside the jail; with `truncate`, a cut file ends
-   * with a `[truncated: showed N of M bytes]` marker. A leading byte-order
+   * with a `[truncated: showed N of M bytes]` marker (inside the text, where
+   * a file can write the same line: {@linkcode readTextCut} keeps it apart).
+   * A leading byte-order
    * mark is kept, as U+FEFF, so that the text written back is the same bytes.
    *
    * @param path The caller's path.
@@ -249,13 +251,39 @@ export class PathJail {
    * ```
    */
   async readTextFile(path: string, options: ReadFileOptions = {}): Promise<string> {
+    const cut = await this.readTextCut(path, options);
+    return cut.marker === undefined ? cut.text : `${cut.text}\n${cut.marker}`;
+  }
+
+  /**
+   * Reads a UTF-8 text file inside the jail as {@linkcode readTextFile} does,
+   * but with the marker of a cut file apart from its text: a file whose own
+   * text ends with `[truncated: …]` cannot pass for a cut one, nor a cut one
+   * for whole, once the marker travels where the file cannot write (a content
+   * block of its own, `textWithNotice` in `@forge/toolkit`).
+   *
+   * @param path The caller's path.
+   * @param options Cap, truncation and signal.
+   * @returns The text, and the marker when the file was cut.
+   * @throws {PolicyError} When refused, missing, not a regular file, or changed while opened.
+   * @throws {LimitError} When longer than `maxBytes` and `truncate` is false.
+   *
+   * @example Read the start of a log, the marker apart
+   * ```ts
+   * import { definePolicy, PathJail, PolicyError } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
+   * await assert.rejects(jail.readTextCut("logs/.env", { maxBytes: 4096, truncate: true }), PolicyError);
+   * ```
+   */
+  async readTextCut(path: string, options: ReadFileOptions = {}): Promise<CutText> {
     const { bytes, size } = await this.#read(path, options);
     // A leading byte-order mark stays in the text (U+FEFF): dropped, a file read and written back lost it for good.
     const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-    if (bytes.length === size) return decoder.decode(bytes);
+    if (bytes.length === size) return { text: decoder.decode(bytes) };
     const end = wholeCharacters(bytes);
-    const text = decoder.decode(bytes.subarray(0, end));
-    return `${text}\n${truncationMarker(end, size, "bytes")}`;
+    return { text: decoder.decode(bytes.subarray(0, end)), marker: truncationMarker(end, size, "bytes") };
   }
 
   /**

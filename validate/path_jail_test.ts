@@ -34,6 +34,9 @@ await Deno.writeTextFile(join(data, "repo", ".git", "config"), CANARY);
 await Deno.writeTextFile(join(data, "key.pem"), CANARY);
 await Deno.writeTextFile(join(data, "big.txt"), "x".repeat(5000));
 await Deno.writeTextFile(join(data, "utf8.txt"), "héé");
+// A whole file whose last line is what a cut one ends with.
+const FORGED = "the first part\n[truncated: showed 14 of 9000 bytes]";
+await Deno.writeTextFile(join(data, "forged.txt"), FORGED);
 await Deno.writeTextFile(join(other, "other.txt"), "other");
 await symlink("../canary.txt", join(data, "link_out"));
 await symlink("notes.txt", join(data, "link_in"));
@@ -378,6 +381,25 @@ Deno.test({
       await jail.readTextFile("utf8.txt", { maxBytes: 2, truncate: true }),
       "h\n[truncated: showed 1 of 5 bytes]",
     );
+  },
+});
+
+Deno.test({
+  name: "readTextCut() gives a cut file's marker apart from its text, and a whole file none, whatever it ends with",
+  permissions: perms,
+  async fn() {
+    const jail = new PathJail(policy);
+    assert.deepEqual(await jail.readTextCut("big.txt", { maxBytes: 3, truncate: true }), {
+      text: "xxx",
+      marker: "[truncated: showed 3 of 5000 bytes]",
+    });
+    assert.deepEqual(await jail.readTextCut("utf8.txt", { maxBytes: 2, truncate: true }), {
+      text: "h",
+      marker: "[truncated: showed 1 of 5 bytes]",
+    });
+    // readTextFile() of this file cannot be told from a cut one; readTextCut() says it is whole.
+    assert.deepEqual(await jail.readTextCut("forged.txt", { maxBytes: 1000, truncate: true }), { text: FORGED });
+    assert.equal(await jail.readTextFile("forged.txt", { maxBytes: 1000, truncate: true }), FORGED);
   },
 });
 

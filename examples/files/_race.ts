@@ -167,7 +167,7 @@ export function raceTests(calls: number, permissions: Deno.PermissionOptions): v
       const a = await race(
         calls,
         "read_file",
-        (a) => async () => (await a.mgr.read("race/d/f.txt")).includes("CANARY"),
+        (a) => async () => (await a.mgr.read("race/d/f.txt")).text.includes("CANARY"),
       );
       assert.ok(a.tally.refused < calls, "every read was refused: the test did not exercise the success path");
     },

@@ -81,7 +81,10 @@ Deno.test({
     });
     await t.step("read_file: text, a marked cut, and refusals", async () => {
       assert.equal(textOf(await call("read_file", { path: "hello.txt" })), "hello\n");
-      assert.match(textOf(await call("read_file", { path: "big.txt" })), /\[truncated: showed 64 of 100 bytes\]$/);
+      assert.deepEqual((await call("read_file", { path: "big.txt" })).content, [
+        { type: "text", text: "x".repeat(64) },
+        { type: "text", text: "[truncated: showed 64 of 100 bytes]" },
+      ]);
       await refused("read_file", { path: "escape.txt" }, /symbolic link that leads outside/);
       await refused("read_file", { path: "../outside/canary.txt" }, /leaves the allowed folders/);
       await refused("read_file", { path: "linked-dir/canary.txt" }, /symbolic link that leads outside/);
@@ -243,11 +246,7 @@ Deno.test({
       await tree.writeConfig({ ...base, max_bytes: 4096, audit_file });
       await refused("read_file", { path: trail }, /^Cannot read ".*": the policy denies this path$/);
       await refused("write_file", { path: trail, content: '{"forged":true}\n' }, /the policy denies this path$/);
-      assert.match(
-        await ok("read_file", { path: join(tree.data, "big.txt") }),
-        /showed 64 of 100 bytes/,
-        "max_bytes stays 64",
-      );
+      assert.equal(await ok("read_file", { path: join(tree.data, "big.txt") }), "x".repeat(64), "max_bytes stays 64");
       await server.waitForStderr("which needs a restart");
     }
     assert.equal((await server.close()).code, 0);

@@ -89,7 +89,7 @@ for (const anchored of [false, true]) {
       const call = async (name: string, args: Record<string, unknown>) => {
         const path = String(args.path);
         const result = name === "read_file"
-          ? await mgr.read(path)
+          ? (await mgr.read(path)).text
           : name === "list_dir"
           ? await mgr.list(path)
           : name === "stat"

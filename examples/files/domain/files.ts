@@ -1,6 +1,6 @@
 // The read-only file operations: read, list, stat. Every path goes through
 // the workspace's jail; results name paths relative to their root only.
-import { type DirEntryInfo, PolicyError, quote } from "@forge/toolkit/validate";
+import { type CutText, type DirEntryInfo, PolicyError, quote } from "@forge/toolkit/validate";
 import type { Workspace } from "./workspace.ts";
 
 /** What kind of thing an entry is. Symbolic links are reported, never followed. */
@@ -58,19 +58,20 @@ export const MAX_LIST_ENTRIES = 1000;
 export const LIST_TIME_MS = 10_000;
 
 /**
- * Reads a UTF-8 text file, cut at `maxBytes` with a `[truncated: showed N of M bytes]` marker.
+ * Reads a UTF-8 text file, cut at `maxBytes`; the `[truncated: showed N of M bytes]` marker of a cut file comes
+ * apart from its text, so that a file that ends with such a line of its own cannot pass for a cut one.
  *
  * @param ws The current workspace.
  * @param path The caller's path.
  * @param maxBytes The cap.
  * @param signal Stops the read.
- * @returns The text.
+ * @returns The text, and the marker when it was cut.
  * @throws {PolicyError} When refused, missing, not a regular file, or binary.
  */
-export async function readText(ws: Workspace, path: string, maxBytes: number, signal?: AbortSignal): Promise<string> {
+export async function readText(ws: Workspace, path: string, maxBytes: number, signal?: AbortSignal): Promise<CutText> {
   const { jailPath } = await ws.resolve(path, "read");
   const text = await ws.readText(path, jailPath, { maxBytes, truncate: true, signal });
-  if (text.includes("\0")) {
+  if (text.text.includes("\0")) {
     throw new PolicyError(
       "not-a-file",
       `Cannot read ${quote(path)}: it looks binary (it has NUL bytes); only text is served`,

@@ -17,14 +17,13 @@ Deno.test({
     // JSON writes each as \u0001, six bytes: the worst a byte of text can grow (U+FFFD for a bad byte is three).
     const cap = 64 * 1024;
     await Deno.writeFile(join(tree.data, "ctl.txt"), new Uint8Array(cap + 1).fill(1));
-    const text = await readText(await workspaceOf(tree.config), "ctl.txt", cap);
-    const marker = `\n[truncated: showed ${cap} of ${cap + 1} bytes]`;
-    assert.ok(text.endsWith(marker));
-    const grown = JSON.stringify(text).length - JSON.stringify(marker).length;
-    assert.equal(grown, 6 * cap);
-    // The reply of read_file (text content only, a long id) at the ceiling, against the toolkit's default
+    const { text, marker } = await readText(await workspaceOf(tree.config), "ctl.txt", cap);
+    assert.equal(marker, `[truncated: showed ${cap} of ${cap + 1} bytes]`);
+    assert.equal(JSON.stringify(text).length - 2, 6 * cap);
+    // The reply of read_file (two text blocks, a long id) at the ceiling, against the toolkit's default
     // maxMessageBytes of 64 MiB; it grows as the text does (stringifying 10 MiB of it here would take a second).
-    const reply = { jsonrpc: "2.0", id: "x".repeat(1024), result: { content: [{ type: "text", text: marker }] } };
+    const content = [{ type: "text", text: "" }, { type: "text", text: marker }];
+    const reply = { jsonrpc: "2.0", id: "x".repeat(1024), result: { content } };
     assert.ok(JSON.stringify(reply).length + 6 * MAX_BYTES_CEILING <= 64 * 1024 * 1024);
     await tree.remove();
   },
@@ -36,8 +35,8 @@ Deno.test({
   async fn() {
     const tree = await makeTree();
     const ws = await workspaceOf(tree.config);
-    assert.equal(await readText(ws, "hello.txt", 1024), "hello\n");
-    assert.equal(await readText(ws, join(tree.more, "other.md"), 1024), "in the second root\n");
+    assert.deepEqual(await readText(ws, "hello.txt", 1024), { text: "hello\n" });
+    assert.deepEqual(await readText(ws, join(tree.more, "other.md"), 1024), { text: "in the second root\n" });
     await tree.remove();
   },
 });
@@ -49,7 +48,7 @@ Deno.test({
     const tree = await makeTree();
     await Deno.writeTextFile(join(tree.data, "long.txt"), "é".repeat(10));
     const ws = await workspaceOf(tree.config);
-    assert.equal(await readText(ws, "long.txt", 5), "éé\n[truncated: showed 4 of 20 bytes]");
+    assert.deepEqual(await readText(ws, "long.txt", 5), { text: "éé", marker: "[truncated: showed 4 of 20 bytes]" });
     await tree.remove();
   },
 });
@@ -169,7 +168,7 @@ Deno.test({
     const ws = await workspaceOf(tree.config);
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("bom-text\n")]);
     await Deno.writeFile(join(tree.out, "bom.txt"), bytes);
-    const text = await readText(ws, join(tree.out, "bom.txt"), 1024);
+    const { text } = await readText(ws, join(tree.out, "bom.txt"), 1024);
     assert.equal(text, "\ufeffbom-text\n");
     await writeAtomic(ws, "bom.txt", text, { maxBytes: 1024 });
     assert.deepEqual(await Deno.readFile(join(tree.out, "bom.txt")), bytes);

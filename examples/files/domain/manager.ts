@@ -1,6 +1,7 @@
 // The one object per process. It reads the current config on every call, so
 // an edited config applies at the very next call, without restart.
 import { resolve } from "node:path";
+import type { CutText } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { type PlanContent, planWrite, writeAtomic, type WriteOutcome } from "./atomic_write.ts";
 import type { ClientRoots } from "./client_roots.ts";
@@ -71,8 +72,8 @@ export class Manager {
     });
   }
 
-  /** Reads a text file, cut at `max_bytes` with a marker; `roots` (the client's) narrow where. */
-  async read(path: string, signal?: AbortSignal, roots?: ClientRoots): Promise<string> {
+  /** Reads a text file, cut at `max_bytes` (the marker apart); `roots` (the client's) narrow where. */
+  async read(path: string, signal?: AbortSignal, roots?: ClientRoots): Promise<CutText> {
     const { workspace, config, roots: configured } = await this.#now();
     return await readText(
       workspace,

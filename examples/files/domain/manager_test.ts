@@ -14,11 +14,11 @@ Deno.test({
     const tree = await makeTree();
     let config: Config = tree.config;
     const mgr = new Manager(() => Promise.resolve(config), undefined);
-    assert.equal(await mgr.read(join(tree.more, "other.md")), "in the second root\n");
+    assert.equal((await mgr.read(join(tree.more, "other.md"))).text, "in the second root\n");
     config = { ...tree.config, roots: [tree.data] };
     await assert.rejects(mgr.read(join(tree.more, "other.md")), /leaves the allowed folders/);
     config = tree.config;
-    assert.equal(await mgr.read(join(tree.more, "other.md")), "in the second root\n");
+    assert.equal((await mgr.read(join(tree.more, "other.md"))).text, "in the second root\n");
     await mgr.close();
     await tree.remove();
   },
@@ -31,9 +31,9 @@ Deno.test({
     const tree = await makeTree();
     let config: Config = tree.config;
     const mgr = new Manager(() => Promise.resolve(config), undefined);
-    assert.equal(await mgr.read("hello.txt"), "hello\n");
+    assert.equal((await mgr.read("hello.txt")).text, "hello\n");
     config = { ...tree.config, max_bytes: 2 };
-    assert.equal(await mgr.read("hello.txt"), "he\n[truncated: showed 2 of 6 bytes]");
+    assert.deepEqual(await mgr.read("hello.txt"), { text: "he", marker: "[truncated: showed 2 of 6 bytes]" });
     await assert.rejects(mgr.write("existing.txt", "abc"), /exceeds the limit of 2 bytes/);
     config = { ...tree.config, deny: ["hello.*"] };
     await assert.rejects(mgr.read("hello.txt"), /the policy denies this path/);
@@ -51,7 +51,7 @@ Deno.test({
     // A root that contains the config: the model must still not read or replace it.
     const config: Config = { roots: ["."], writable_roots: ["."], deny: [], max_bytes: 1024, allow_hard_links: false };
     const mgr = new Manager(() => Promise.resolve(config), configPath);
-    assert.equal(await mgr.read("data/hello.txt"), "hello\n");
+    assert.equal((await mgr.read("data/hello.txt")).text, "hello\n");
     await assert.rejects(mgr.read("files.json"), /the policy denies this path/);
     await assert.rejects(mgr.write("files.json", '{"roots":["/"]}'), /the policy denies this path/);
     const listing = await mgr.list(".");
@@ -84,7 +84,7 @@ Deno.test({
     await assert.rejects(mgr.stat(later), /does not exist/);
     await Deno.mkdir(later);
     await Deno.writeTextFile(join(later, "x.md"), "x");
-    assert.equal(await mgr.read(join(later, "x.md")), "x");
+    assert.equal((await mgr.read(join(later, "x.md"))).text, "x");
     await tree.remove();
   },
 });

@@ -3,6 +3,7 @@
 // root it lies in, so results show root-relative paths only.
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import {
+  type CutText,
   definePolicy,
   type DirListing,
   LimitError,
@@ -130,15 +131,15 @@ export class Workspace {
   }
 
   /**
-   * Reads a text file through the jail (see {@linkcode PathJail.readTextFile}).
+   * Reads a text file through the jail, the marker of a cut file apart (see {@linkcode PathJail.readTextCut}).
    *
    * @param path The caller's path.
    * @param jailPath What {@linkcode Workspace.resolve} returned for it.
    * @param options Cap, truncation and signal.
-   * @returns The text.
+   * @returns The text, and the marker when it was cut.
    */
-  readText(path: string, jailPath: string, options: ReadFileOptions): Promise<string> {
-    return this.#echo(path, jailPath, () => this.#jail.readTextFile(jailPath, options));
+  readText(path: string, jailPath: string, options: ReadFileOptions): Promise<CutText> {
+    return this.#echo(path, jailPath, () => this.#jail.readTextCut(jailPath, options));
   }
 
   /**

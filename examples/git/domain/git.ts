@@ -58,12 +58,21 @@ export type ObjectType = "commit" | "tree" | "object";
 
 /** What one git subcommand printed. */
 export interface GitOutput {
-  /** stdout, cut at the cap and then ending with a `[truncated: …]` line. */
+  /**
+   * What the tool shows: stdout, cut at the cap (the marker apart, in
+   * `marker`), with what the server adds to it (a note of files left out).
+   */
   readonly text: string;
   /** stdout as git printed it (cut at the cap, without the line that says so). */
   readonly stdout: string;
   /** Whether the output was cut. */
   readonly cut: boolean;
+  /**
+   * `[truncated: showed the first N bytes]` when the output was cut, kept
+   * apart from the text so that nothing git prints (a commit message, a
+   * file's line) can pass for it: the tools send it in a block of its own.
+   */
+  readonly marker?: string;
   /** The exit code. */
   readonly code: number;
 }
@@ -422,10 +431,8 @@ export class Git {
       (["SIGTERM", "SIGKILL", "SIGPIPE"].includes(result.signal ?? "") || result.code === 141);
     if (!stoppedAtCap) this.#check(repo, parts, result, options.okCodes ?? [0]);
     const cut = result.stdoutCut;
-    const text = cut
-      ? `${result.stdout}\n${truncationMarker(this.#maxOutputBytes, undefined, "bytes")}`
-      : result.stdout;
-    return { text, stdout: result.stdout, cut, code: result.code };
+    const marker = cut ? truncationMarker(this.#maxOutputBytes, undefined, "bytes") : undefined;
+    return { text: result.stdout, stdout: result.stdout, cut, code: result.code, marker };
   }
 
   /** Checks the repository's git data and its owner; returns the git directory to name and the config as read. */

@@ -142,7 +142,7 @@ export class Manager {
     // A line cut at the cap is left out, so that every name shown was checked.
     const lines = out.cut ? out.stdout.slice(0, out.stdout.lastIndexOf("\n") + 1) : out.stdout;
     assertServedNames(r.name, "status", statusPaths(lines));
-    return { ...out, text: out.cut ? lines + out.text.slice(out.stdout.length + 1) : out.text };
+    return { ...out, text: lines };
   }
 
   /** `git log`: commits, newest first. */
@@ -365,8 +365,7 @@ export class Manager {
       const name = id !== undefined && m.name.startsWith(prefix) ? `${checked}${m.name.slice(id.length)}` : m.name;
       return `${name}:${m.line}:${m.text}\n`;
     });
-    const text = lines.join("") + (out.cut ? out.text.slice(out.stdout.length + 1) : "") +
-      leftOutLines(big, "searched", "a search");
+    const text = lines.join("") + leftOutLines(big, "searched", "a search");
     return { ...out, text };
   }
 

@@ -1,4 +1,4 @@
-import { type Infer, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
@@ -27,6 +27,7 @@ export const gitBlameTool: Tool<Infer<typeof input>> = {
 export function gitBlame(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    return text((await mgr.blame(a.repo, a.path, a.ref, req.signal)).text);
+    const out = await mgr.blame(a.repo, a.path, a.ref, req.signal);
+    return textWithNotice(out.text, out.marker);
   };
 }

@@ -1,4 +1,4 @@
-import { type Infer, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
@@ -28,6 +28,7 @@ export const gitDiffTool: Tool<Infer<typeof input>> = {
 export function gitDiff(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    return text((await mgr.diff(a.repo, a.from, a.to, a.path, req.signal)).text);
+    const out = await mgr.diff(a.repo, a.from, a.to, a.path, req.signal);
+    return textWithNotice(out.text, out.marker);
   };
 }

@@ -1,4 +1,4 @@
-import { type Infer, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
@@ -31,6 +31,7 @@ export const gitGrepTool: Tool<Infer<typeof input>> = {
 export function gitGrep(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    return text((await mgr.grep(a.repo, a.pattern, a.ref, a.path, req.signal)).text);
+    const out = await mgr.grep(a.repo, a.pattern, a.ref, a.path, req.signal);
+    return textWithNotice(out.text, out.marker);
   };
 }

@@ -1,4 +1,4 @@
-import { type Infer, intProp, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, intProp, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
@@ -13,7 +13,7 @@ export const gitLogTool: Tool<Infer<typeof input>> = {
   name: "git_log",
   title: "History of a repository",
   description:
-    "Lists commits of a configured repository, newest first: hash, author, ISO date and the full message. Output past the server's cap is cut and marked `[truncated: …]`.",
+    "Lists commits of a configured repository, newest first: hash, author, ISO date and the full message. Output past the server's cap is cut, and a second text block says `[truncated: …]`.",
   inputSchema: input,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   timeoutMs: 30_000,
@@ -31,6 +31,7 @@ export const gitLogTool: Tool<Infer<typeof input>> = {
 export function gitLog(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    return text((await mgr.log(a.repo, { ref: a.ref, path: a.path, maxCount: a.max_count }, req.signal)).text);
+    const out = await mgr.log(a.repo, { ref: a.ref, path: a.path, maxCount: a.max_count }, req.signal);
+    return textWithNotice(out.text, out.marker);
   };
 }

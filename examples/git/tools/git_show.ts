@@ -1,4 +1,4 @@
-import { type Infer, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
@@ -27,6 +27,7 @@ export const gitShowTool: Tool<Infer<typeof input>> = {
 export function gitShow(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    return text((await mgr.show(a.repo, a.rev, a.path, req.signal)).text);
+    const out = await mgr.show(a.repo, a.rev, a.path, req.signal);
+    return textWithNotice(out.text, out.marker);
   };
 }

@@ -1,4 +1,4 @@
-import { type Infer, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
@@ -25,6 +25,7 @@ export const gitStatusTool: Tool<Infer<typeof input>> = {
 export function gitStatus(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    return text((await mgr.status(a.repo, req.signal)).text);
+    const out = await mgr.status(a.repo, req.signal);
+    return textWithNotice(out.text, out.marker);
   };
 }
