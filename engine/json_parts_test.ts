@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { encodeReply, escapedBytes, JsonParts, LARGE_UNITS } from "./json_parts.ts";
+import { encodeErrorReply, encodeReply, escapedBytes, JsonParts, LARGE_UNITS } from "./json_parts.ts";
+import { encodeError } from "./jsonrpc.ts";
 import { ExactNumber } from "./id.ts";
 
 const big = (unit: string, units = LARGE_UNITS * 3 + 7) => unit.repeat(Math.ceil(units / unit.length));
@@ -86,4 +87,25 @@ Deno.test("a large string's slices with nothing to escape are written as they ar
     clean += pieces.filter((piece) => piece.length > 40_000 && !/["\\\u0000-\u001f\ud800-\udfff]/.test(piece)).length;
   }
   assert.ok(clean > 5, `slices with nothing to escape: ${clean}`);
+});
+
+Deno.test("encodeErrorReply() writes what encodeError() writes for every id short enough to be one string", () => {
+  // Two writers of one error reply: encodeError() for the frames refused before dispatch, encodeErrorReply() for
+  // the engine's (a long id in pieces). Short ids must give the same bytes, or a client sees two formats.
+  const ids = [null, 0, -1, 7.5, 2 ** 53 - 1, "", "a", 'q"\\\n\u2028', "é€😀", "\ud800", "x".repeat(LARGE_UNITS)];
+  const errors = [
+    { code: -32600, message: "Invalid request" },
+    { code: -32602, message: 'bad "arg"', data: { limit: 1, list: [null, "é"] } },
+    { code: -32000, message: "", data: undefined },
+  ];
+  for (const id of ids) {
+    for (const error of errors) {
+      const reply = encodeErrorReply(id, error);
+      assert.equal(typeof reply, "string", `id of ${String(id).length} units is one string`);
+      assert.equal(reply, encodeError(id, error));
+    }
+  }
+  const long = encodeErrorReply("x".repeat(LARGE_UNITS + 1), errors[1]);
+  assert.ok(long instanceof JsonParts);
+  assert.equal(long.toString(), encodeError("x".repeat(LARGE_UNITS + 1), errors[1]));
 });

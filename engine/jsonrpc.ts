@@ -260,8 +260,13 @@ function invalid(id: Id | null, code: number, message: string): InvalidMessage {
   return { kind: "invalid", id, error: { code, message } };
 }
 
-/** Serialises a success reply. Throws only if `result` cannot be serialised. */
-/** Serialises an error reply. */
+/**
+ * Serialises an error reply as one string, for the frames refused before
+ * dispatch (their ids are null or read from a frame's head). The engine's
+ * replies go through `encodeErrorReply()` in json_parts.ts, which writes the
+ * same bytes for any id short enough to be one string (json_parts_test pins
+ * it) and keeps a long one in pieces.
+ */
 export function encodeError(id: Id | null, error: RpcError): string {
   return JSON.stringify({ jsonrpc: "2.0", id, error });
 }

@@ -14,9 +14,9 @@ export interface ShapeLimits {
   maxValues: number;
   /**
    * The longest object key, in bytes as sent (between its quotes, escapes
-   * as written); no bound when absent.
+   * as written); `Infinity` for no bound.
    */
-  maxKeyBytes?: number;
+  maxKeyBytes: number;
 }
 
 /**
@@ -29,8 +29,7 @@ export interface ShapeLimits {
  * too short to break any limit is not scanned.
  */
 export function shapeOverLimit(bytes: Uint8Array, limits: ShapeLimits): keyof ShapeLimits | undefined {
-  const { maxDepth, maxContainers, maxValues } = limits;
-  const maxKeyBytes = limits.maxKeyBytes ?? Infinity;
+  const { maxDepth, maxContainers, maxValues, maxKeyBytes } = limits;
   // Each container takes two bytes at least ("[]"), each separator one, a key its quotes.
   if (
     bytes.length <= maxDepth && bytes.length <= 2 * maxContainers && bytes.length <= maxValues &&

@@ -6,7 +6,8 @@ const enc = new TextEncoder();
 Deno.test("shapeOverLimit() counts brackets outside strings and stops at the first level past maxDepth", () => {
   // No container limit here: only the depth is judged.
   const nestsDeeper = (bytes: Uint8Array, limit: number) =>
-    shapeOverLimit(bytes, { maxDepth: limit, maxContainers: Infinity, maxValues: Infinity }) === "maxDepth";
+    shapeOverLimit(bytes, { maxDepth: limit, maxContainers: Infinity, maxValues: Infinity, maxKeyBytes: Infinity }) ===
+      "maxDepth";
   const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
   assert.equal(nestsDeeper(enc.encode(nested(1000)), 1000), false);
   assert.equal(nestsDeeper(enc.encode(nested(1001)), 1000), true);
@@ -22,7 +23,7 @@ Deno.test("shapeOverLimit() counts brackets outside strings and stops at the fir
 });
 
 Deno.test("shapeOverLimit() counts commas and colons outside strings against maxValues", () => {
-  const limits = (maxValues: number) => ({ maxDepth: 1000, maxContainers: 1000, maxValues });
+  const limits = (maxValues: number) => ({ maxDepth: 1000, maxContainers: 1000, maxValues, maxKeyBytes: Infinity });
   const line = (n: number) => enc.encode(`{"a":[${Array(n).fill("1").join(",")}],"s":"${",:".repeat(50)}"}`);
   // n items: n - 1 commas, two colons and one comma between the members.
   assert.equal(shapeOverLimit(line(100), limits(102)), undefined);
@@ -34,11 +35,21 @@ Deno.test("shapeOverLimit() counts arrays and objects outside strings and names 
   const enc = new TextEncoder();
   const empties = (n: number) => `[${Array(n).fill("[]").join(",")}]`;
   assert.equal(
-    shapeOverLimit(enc.encode(empties(9)), { maxDepth: 1000, maxContainers: 10, maxValues: Infinity }),
+    shapeOverLimit(enc.encode(empties(9)), {
+      maxDepth: 1000,
+      maxContainers: 10,
+      maxValues: Infinity,
+      maxKeyBytes: Infinity,
+    }),
     undefined,
   );
   assert.equal(
-    shapeOverLimit(enc.encode(empties(10)), { maxDepth: 1000, maxContainers: 10, maxValues: Infinity }),
+    shapeOverLimit(enc.encode(empties(10)), {
+      maxDepth: 1000,
+      maxContainers: 10,
+      maxValues: Infinity,
+      maxKeyBytes: Infinity,
+    }),
     "maxContainers",
   );
   assert.equal(
@@ -46,14 +57,23 @@ Deno.test("shapeOverLimit() counts arrays and objects outside strings and names 
       maxDepth: 1000,
       maxContainers: 3,
       maxValues: Infinity,
+      maxKeyBytes: Infinity,
     }),
     undefined,
   );
   assert.equal(
-    shapeOverLimit(enc.encode("[".repeat(20)), { maxDepth: 5, maxContainers: 100, maxValues: Infinity }),
+    shapeOverLimit(enc.encode("[".repeat(20)), {
+      maxDepth: 5,
+      maxContainers: 100,
+      maxValues: Infinity,
+      maxKeyBytes: Infinity,
+    }),
     "maxDepth",
   );
-  assert.equal(shapeOverLimit(enc.encode("[]"), { maxDepth: 5, maxContainers: 1, maxValues: Infinity }), undefined);
+  assert.equal(
+    shapeOverLimit(enc.encode("[]"), { maxDepth: 5, maxContainers: 1, maxValues: Infinity, maxKeyBytes: Infinity }),
+    undefined,
+  );
 });
 
 Deno.test("shapeOverLimit() refuses an object key longer than maxKeyBytes as sent, and no value of that length", () => {
@@ -72,7 +92,7 @@ Deno.test("shapeOverLimit() refuses an object key longer than maxKeyBytes as sen
   assert.equal(over(`{"abc\\"de\\"fg":1}`), "maxKeyBytes");
   // A line too short to hold such a key is not scanned for it, and no limit means none.
   assert.equal(
-    shapeOverLimit(enc.encode(`{"${"k".repeat(100)}":1}`), { ...limits, maxKeyBytes: undefined }),
+    shapeOverLimit(enc.encode(`{"${"k".repeat(100)}":1}`), { ...limits, maxKeyBytes: Infinity }),
     undefined,
   );
 });

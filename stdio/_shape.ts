@@ -63,7 +63,7 @@ export function parseWithinShape(
   const size = line.size;
   // Long enough to break maxContainers, maxValues or maxKeyBytes: scanned before it is parsed, and answered by the scan.
   const scanned = size > 2 * limits.maxContainers || size > 2 * limits.maxValues ||
-    size > (limits.maxKeyBytes ?? Infinity) + 2;
+    size > limits.maxKeyBytes + 2;
   if (scanned) {
     const refused = shapeRefusal(line.bytes, limits);
     if (refused !== undefined) return refused;

@@ -94,11 +94,14 @@ Deno.test("parseWithinShape() refuses exactly the lines a scan of every byte ref
         maxDepth: rand() < 0.5 ? near(held.depth) : 10_000,
         maxContainers: rand() < 0.5 ? near(held.containers) : 10_000,
         maxValues: rand() < 0.5 ? near(held.values) : 10_000,
+        // "jsonrpc" is the longest key of a dense line: a limit of 6 refuses it, 7 lets it through.
+        maxKeyBytes: rand() < 0.2 ? 6 + Math.floor(rand() * 2) : 10_000,
       }
       : {
         maxDepth: 1 + Math.floor(rand() * 30),
         maxContainers: 1 + Math.floor(rand() * 150),
         maxValues: 1 + Math.floor(rand() * 300),
+        maxKeyBytes: rand() < 0.3 ? 7 + Math.floor(rand() * 40) : 10_000,
       };
     const scanned = shapeRefusal(bytes, { ...limits });
     const got = parseWithinShape(bytesOnly(bytes), limits);
@@ -110,7 +113,12 @@ Deno.test("parseWithinShape() refuses exactly the lines a scan of every byte ref
       continue;
     }
     refused++;
-    if (bytes.length <= 2 * limits.maxContainers && bytes.length <= 2 * limits.maxValues) walked++;
+    if (
+      bytes.length <= 2 * limits.maxContainers && bytes.length <= 2 * limits.maxValues &&
+      bytes.length <= limits.maxKeyBytes + 2
+    ) {
+      walked++;
+    }
     assert.equal(got.kind, "refused", `line ${i} is refused as the scan refuses it`);
     if (got.kind === "refused") {
       assert.equal(got.log, scanned.log);
@@ -121,7 +129,7 @@ Deno.test("parseWithinShape() refuses exactly the lines a scan of every byte ref
 });
 
 Deno.test("parseWithinShape() answers a line that does not parse with the limit its brackets break, else a parse error", () => {
-  const limits: ShapeLimits = { maxDepth: 10, maxContainers: 1_000, maxValues: 1_000 };
+  const limits: ShapeLimits = { maxDepth: 10, maxContainers: 1_000, maxValues: 1_000, maxKeyBytes: Infinity };
   const deep = parseWithinShape(bytesOnly(enc.encode("[".repeat(50))), limits);
   assert.equal(deep.kind, "refused");
   assert.match((deep as { log: string }).log, /nested deeper than 10 levels \(maxDepth\)/);
@@ -130,7 +138,7 @@ Deno.test("parseWithinShape() answers a line that does not parse with the limit 
 });
 
 Deno.test("parseWithinShape() names a too-deep message by the id it parsed to", () => {
-  const limits: ShapeLimits = { maxDepth: 5, maxContainers: 1_000, maxValues: 1_000 };
+  const limits: ShapeLimits = { maxDepth: 5, maxContainers: 1_000, maxValues: 1_000, maxKeyBytes: Infinity };
   const line = `{"jsonrpc":"2.0","method":"x","params":{"p":[[[[[]]]]]},"id":"the-id"}`;
   const got = parseWithinShape(framed(enc.encode(line)), limits);
   assert.equal(got.kind, "refused");
