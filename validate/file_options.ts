@@ -8,8 +8,9 @@ export interface ReadFileOptions {
    */
   maxBytes?: number;
   /**
-   * Whether a longer file is cut at `maxBytes` instead of refused. Text reads
-   * end a cut file with a `[truncated: …]` marker.
+   * Whether a longer file is cut at `maxBytes` instead of refused. A cut
+   * file read as text ends with a `[truncated: …]` marker
+   * (`PathJail.readTextFile`), or has it apart (`PathJail.readTextCut`).
    * @default {false}
    */
   truncate?: boolean;

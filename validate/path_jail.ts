@@ -232,8 +232,8 @@ export class PathJail {
    * Reads a UTF-8 text file inside the jail; with `truncate`, a cut file ends
    * with a `[truncated: showed N of M bytes]` marker (inside the text, where
    * a file can write the same line: {@linkcode readTextCut} keeps it apart).
-   * A leading byte-order
-   * mark is kept, as U+FEFF, so that the text written back is the same bytes.
+   * A leading byte-order mark is kept, as U+FEFF, so that the text written
+   * back is the same bytes.
    *
    * @param path The caller's path.
    * @param options Cap, truncation and signal.
