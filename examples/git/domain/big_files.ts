@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { arg, type CommandArg, PolicyError, quote } from "@forge/toolkit/validate";
 import { notUtf8 } from "./_undecodable.ts";
 import { argumentBytes, MAX_PATHS_BYTES } from "./argument_bytes.ts";
-import type { Git, GitRunOptions, Repo } from "./git.ts";
+import type { Git, GitOutput, GitRunOptions, Repo } from "./git.ts";
 import { parseRaw, type RawChange, tooManyChanges } from "./raw_changes.ts";
 
 /**
@@ -373,6 +373,31 @@ export function keptPaths(repo: string, changes: readonly RawChange[], big: read
 export function leftOutLines(big: readonly string[], what = "diffed", where = "a diff"): string {
   const limit = `is over ${MAX_DIFFED_BYTES} bytes, the most this server lets git read of one file in ${where}`;
   return big.map((path) => `Not ${what}: ${JSON.stringify(path)} ${limit}\n`).join("");
+}
+
+/**
+ * `out` with the server's `note` (whole lines, from {@linkcode leftOutLines}
+ * or a {@linkcode DiffPlan}) after what git printed, on a line of its own: an
+ * output cut at the cap ends inside a line, and the note appended there would
+ * read as the end of git's last line. The marker stays apart, in `marker`.
+ *
+ * @param out What git printed.
+ * @param note The lines to add; "" for none.
+ * @returns The output with the note.
+ *
+ * @example A note after a diff cut inside a line
+ * ```ts
+ * import { withNote } from "./big_files.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const out = { text: "+yyy", stdout: "+yyy", cut: true, code: 0, marker: "[truncated: showed the first 4 bytes]" };
+ * assert.equal(withNote(out, "Not diffed: x\n").text, "+yyy\nNot diffed: x\n");
+ * assert.equal(withNote({ ...out, text: "+y\n" }, "Not diffed: x\n").text, "+y\nNot diffed: x\n");
+ * ```
+ */
+export function withNote(out: GitOutput, note: string): GitOutput {
+  const open = note !== "" && out.text !== "" && !out.text.endsWith("\n");
+  return { ...out, text: `${out.text}${open ? "\n" : ""}${note}` };
 }
 
 /**

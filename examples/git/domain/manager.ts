@@ -19,6 +19,7 @@ import {
   leftOutLines,
   MAX_DIFFED_BYTES,
   planDiff,
+  withNote,
 } from "./big_files.ts";
 import { Git, type GitOutput } from "./git.ts";
 import { tooLargeToRead } from "./git_failure.ts";
@@ -217,7 +218,7 @@ export class Manager {
       arg.value("rev", object),
       arg.operands("path", plan?.kept ?? []),
     ], { signal, drivers });
-    return { ...out, text: out.text + (plan?.note ?? "") };
+    return withNote(out, plan?.note ?? "");
   }
 
   /** The commit `git show` diffs for an object: itself, a tag's commit, or none (a tree, a blob). */
@@ -286,7 +287,7 @@ export class Manager {
     const out = plan.kept?.length === 0
       ? { text: "", stdout: "", cut: false, code: 0 }
       : await git.run(r, shape(patch, plan.kept ?? paths), { signal, drivers });
-    return { ...out, text: out.text + plan.note };
+    return withNote(out, plan.note);
   }
 
   /** `git grep`: lines matching an extended regular expression, in tracked files (text only). */

@@ -320,3 +320,34 @@ Deno.test("git_commit never commits the server's own files in a writable reposit
     await f.end();
   }
 });
+
+Deno.test("git_show and git_diff cut at the cap keep a left-out file's note on a line of its own, the marker apart", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    // A diff of long lines, cut inside one, and a file over the diff limit left out of it.
+    await Deno.writeTextFile(join(dir, "long.txt"), `${"y".repeat(3000)}\n`);
+    await Deno.writeTextFile(join(dir, "big.txt"), "z".repeat(1024 * 1024 + 1));
+    await f.git(dir, "add", "long.txt", "big.txt");
+    await f.git(dir, "commit", "-q", "-m", "long and big");
+    const mgr = f.manager({ r: dir }, { max_output_bytes: 1024 });
+    for (
+      const [tool, out] of [["show", await mgr.show("r", "HEAD", undefined)], [
+        "diff",
+        await mgr.diff("r", "HEAD~1", "HEAD"),
+      ]] as const
+    ) {
+      assert.equal(out.cut, true, tool);
+      assert.equal(out.marker, "[truncated: showed the first 1024 bytes]", tool);
+      assert.ok(out.text.startsWith(out.stdout), tool);
+      // git's last (cut) line ends where the cut fell; the server's note starts a line of its own after it.
+      assert.equal(
+        out.text.slice(out.stdout.length),
+        `\nNot diffed: "big.txt" is over 1048576 bytes, the most this server lets git read of one file in a diff\n`,
+        tool,
+      );
+    }
+  } finally {
+    await f.end();
+  }
+});
