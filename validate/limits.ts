@@ -113,8 +113,9 @@ export function cutText(text: string, maxBytes: number): CutText {
   const bytes = new TextEncoder().encode(text);
   if (bytes.length <= maxBytes) return { text };
   const end = wholeCharacters(bytes.subarray(0, maxBytes));
+  // A leading U+FEFF is text like any other: the default decoder would drop it from a cut text only.
   return {
-    text: new TextDecoder().decode(bytes.subarray(0, end)),
+    text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.subarray(0, end)),
     marker: truncationMarker(end, bytes.length, "bytes"),
   };
 }

@@ -28,6 +28,12 @@ Deno.test("cutText() cuts as capText() does, the marker apart; text that ends li
   assert.equal(capText(forged, 100), capText("aé", 2));
 });
 
+Deno.test("cutText() keeps a leading byte-order mark when it cuts, as when it does not (and as readTextCut() does)", () => {
+  assert.deepEqual(cutText("\ufeffab", 100), { text: "\ufeffab" });
+  assert.deepEqual(cutText("\ufeffabcdef", 4), { text: "\ufeffa", marker: "[truncated: showed 4 of 9 bytes]" });
+  assert.equal(capText("\ufeffabcdef", 4), "\ufeffa\n[truncated: showed 4 of 9 bytes]");
+});
+
 Deno.test("capRows() cuts at the cap and reads only one row past it", () => {
   let pulled = 0;
   function* rows() {
