@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { textWithNotice } from "@forge/toolkit";
 import { readReplyBytes, searchReplyBytes } from "./reply_bounds.ts";
 import { SEARCH_DEFAULTS } from "./search.ts";
 
@@ -6,6 +7,10 @@ Deno.test("readReplyBytes() covers a file of control characters, each written in
   const text = "\u0001".repeat(1000);
   const reply = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text }] } });
   assert.ok(reply.length <= readReplyBytes(1000), `${reply.length}`);
+  // Cut, the marker comes in a second block: the largest a file's size can make it still fits.
+  const marker = `[truncated: showed 1000 of ${Number.MAX_SAFE_INTEGER} bytes]`;
+  const cut = JSON.stringify({ jsonrpc: "2.0", id: 1, result: textWithNotice(text, marker) });
+  assert.ok(cut.length <= readReplyBytes(1000), `${cut.length}`);
   assert.ok(readReplyBytes(1 << 20) < 7 * (1 << 20), "and not far above it");
 });
 

@@ -1,6 +1,6 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=/usr/bin/git,/usr/bin/kill,/usr/bin/setsid
 import assert from "node:assert/strict";
-import { text } from "@forge/toolkit";
+import { textWithNotice } from "@forge/toolkit";
 import { fixture } from "./fixture.ts";
 import { type GitTool, replyBytes } from "./reply_bounds.ts";
 
@@ -8,9 +8,10 @@ const MiB = 1024 * 1024;
 /** The smallest max_output_bytes a config may set: git's output is cut many times over. */
 const CAP = 1024;
 
-/** The JSON-RPC reply line the server writes for a tool's text (the read tools answer `text(output)`). */
-function replyLine(output: string): number {
-  return new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result: text(output) })).length;
+/** The JSON-RPC reply line the server writes for a run (the read tools answer `textWithNotice(text, marker)`). */
+function replyLine(out: { text: string; marker?: string }): number {
+  const result = textWithNotice(out.text, out.marker);
+  return new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result })).length;
 }
 
 Deno.test("replyBytes() covers git_grep's real reply of git's shortest lines, each shown with a 256-character revision (one or three bytes a character); a lone surrogate is refused before git runs", async () => {
@@ -23,7 +24,7 @@ Deno.test("replyBytes() covers git_grep's real reply of git's shortest lines, ea
       assert.equal(revision.length, 256);
       const out = await mgr.grep("r", "^", revision);
       assert.ok(out.cut, "git's output was cut at max_output_bytes");
-      const bytes = replyLine(out.text);
+      const bytes = replyLine(out);
       assert.ok(bytes > 5 * CAP, `${bytes}: the revision made the text several times git's output`);
       const bound = replyBytes("git_grep", CAP, { ref: revision });
       assert.ok(bytes <= bound, `${revision}: ${bytes} > ${bound}`);
@@ -43,7 +44,7 @@ Deno.test("replyBytes() of git_grep reserves by the call's revision: none or one
     for (const [ref, args] of [[undefined, {}], [revision, { ref: revision }]] as const) {
       const out = await mgr.grep("r", "^", ref);
       assert.ok(out.cut, "git's output was cut at max_output_bytes");
-      const bytes = replyLine(out.text);
+      const bytes = replyLine(out);
       assert.ok(bytes <= replyBytes("git_grep", CAP, args), `${ref}: ${bytes} > ${replyBytes("git_grep", CAP, args)}`);
       assert.equal(replyBytes("git_grep", CAP, args), replyBytes("git_diff", CAP), "the revision added to the bound");
     }
@@ -67,7 +68,7 @@ Deno.test("replyBytes() covers git_log's and git_show's real replies of a messag
         await mgr.show("r", "HEAD", undefined),
       ]] as const
     ) {
-      const bytes = replyLine(out.text);
+      const bytes = replyLine(out);
       assert.ok(out.cut && bytes > 5 * CAP, `${tool}: ${bytes}: each control character takes six bytes`);
       assert.ok(bytes <= replyBytes(tool, CAP), `${tool}: ${bytes} > ${replyBytes(tool, CAP)}`);
     }
