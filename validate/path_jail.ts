@@ -46,7 +46,8 @@ type Mode = "read" | "write";
  * import assert from "node:assert/strict";
  *
  * const jail = new PathJail(definePolicy({ readRoots: ["/srv/data"] }));
- * // In a tool: const text = await jail.readTextFile(path, { truncate: true });
+ * // In a tool: const { text, marker } = await jail.readTextCut(path, { truncate: true }); and answer
+ * // textWithNotice(text, marker) (`@forge/toolkit`), so that the file cannot forge the marker.
  * await assert.rejects(jail.readTextFile("../../etc/passwd"), PolicyError);
  * await assert.rejects(jail.readTextFile("/srv/data2/notes.txt"), PolicyError);
  * ```
