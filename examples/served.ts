@@ -15,7 +15,7 @@ export interface Served {
   server: ServerProcess;
   /** Calls a tool. */
   call(name: string, args: Record<string, unknown>): Promise<CallResult>;
-  /** Calls a tool that must succeed, and returns its first text. */
+  /** Calls a tool that must succeed, and returns its text blocks joined by line breaks (see {@linkcode textsOf}). */
   ok(name: string, args: Record<string, unknown>): Promise<string>;
   /** Calls a tool that must answer `isError` with a text matching `reason`, and returns that text. */
   refused(name: string, args: Record<string, unknown>, reason: RegExp): Promise<string>;
@@ -26,9 +26,19 @@ export function textOf(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
 }
 
-/** Asserts that `result` answered (no `isError`) and returns its text; `label` names the call in a failure. */
+/**
+ * The text of every text block of a result, joined by line breaks: what the
+ * model reads, a tool's output and then the server's notice about it (a
+ * truncation marker, files left out), which a tool sends in a block of its own.
+ */
+export function textsOf(result: { content: unknown[] }): string {
+  return result.content.filter((block) => (block as { type?: string }).type === "text")
+    .map((block) => (block as { text: string }).text).join("\n");
+}
+
+/** Asserts that `result` answered (no `isError`) and returns its text blocks (see {@linkcode textsOf}); `label` names the call. */
 export function assertAnswered(result: { isError?: unknown; content: unknown[] }, label: string): string {
-  const text = textOf(result);
+  const text = textsOf(result);
   assert.notEqual(result.isError, true, `${label}: ${text}`);
   return text;
 }

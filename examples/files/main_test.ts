@@ -246,7 +246,11 @@ Deno.test({
       await tree.writeConfig({ ...base, max_bytes: 4096, audit_file });
       await refused("read_file", { path: trail }, /^Cannot read ".*": the policy denies this path$/);
       await refused("write_file", { path: trail, content: '{"forged":true}\n' }, /the policy denies this path$/);
-      assert.equal(await ok("read_file", { path: join(tree.data, "big.txt") }), "x".repeat(64), "max_bytes stays 64");
+      assert.equal(
+        await ok("read_file", { path: join(tree.data, "big.txt") }),
+        `${"x".repeat(64)}\n[truncated: showed 64 of 100 bytes]`,
+        "max_bytes stays 64",
+      );
       await server.waitForStderr("which needs a restart");
     }
     assert.equal((await server.close()).code, 0);

@@ -377,27 +377,29 @@ export function leftOutLines(big: readonly string[], what = "diffed", where = "a
 
 /**
  * `out` with the server's `note` (whole lines, from {@linkcode leftOutLines}
- * or a {@linkcode DiffPlan}) after what git printed, on a line of its own: an
- * output cut at the cap ends inside a line, and the note appended there would
- * read as the end of git's last line. The marker stays apart, in `marker`.
+ * or a {@linkcode DiffPlan}) added to its `notes`, apart from what git
+ * printed: in the text, a note could be forged by a commit or tag message
+ * that prints the same words, and after an output cut at the cap it would
+ * read as the end of git's last line.
  *
  * @param out What git printed.
  * @param note The lines to add; "" for none.
  * @returns The output with the note.
  *
- * @example A note after a diff cut inside a line
+ * @example A note beside a diff cut inside a line
  * ```ts
  * import { withNote } from "./big_files.ts";
  * import assert from "node:assert/strict";
  *
  * const out = { text: "+yyy", stdout: "+yyy", cut: true, code: 0, marker: "[truncated: showed the first 4 bytes]" };
- * assert.equal(withNote(out, "Not diffed: x\n").text, "+yyy\nNot diffed: x\n");
- * assert.equal(withNote({ ...out, text: "+y\n" }, "Not diffed: x\n").text, "+y\nNot diffed: x\n");
+ * const noted = withNote(out, "Not diffed: x\n");
+ * assert.equal(noted.text, "+yyy");
+ * assert.equal(noted.notes, "Not diffed: x\n");
+ * assert.equal(withNote(out, ""), out);
  * ```
  */
 export function withNote(out: GitOutput, note: string): GitOutput {
-  const open = note !== "" && out.text !== "" && !out.text.endsWith("\n");
-  return { ...out, text: `${out.text}${open ? "\n" : ""}${note}` };
+  return note === "" ? out : { ...out, notes: `${out.notes ?? ""}${note}` };
 }
 
 /**

@@ -59,8 +59,9 @@ export type ObjectType = "commit" | "tree" | "object";
 /** What one git subcommand printed. */
 export interface GitOutput {
   /**
-   * What the tool shows: stdout, cut at the cap (the marker apart, in
-   * `marker`), with what the server adds to it (a note of files left out).
+   * What the tool shows of git's output: stdout, cut at the cap, the lines
+   * the server could not check left out (the marker apart, in `marker`, and
+   * the server's notes in `notes`).
    */
   readonly text: string;
   /** stdout as git printed it (cut at the cap, without the line that says so). */
@@ -73,8 +74,38 @@ export interface GitOutput {
    * file's line) can pass for it: the tools send it in a block of its own.
    */
   readonly marker?: string;
+  /**
+   * The server's lines about the run (`Not diffed: …`, `Not searched: …`,
+   * `Renames not looked for: …`), kept apart from git's output as the marker
+   * is: a commit or tag message can print the same words, so in the text they
+   * could be forged. The tools send them in the marker's block.
+   */
+  readonly notes?: string;
   /** The exit code. */
   readonly code: number;
+}
+
+/**
+ * What the server says about a run, for the block apart from git's output:
+ * its notes, then the truncation marker; undefined when it says nothing.
+ *
+ * @param out A run's output.
+ * @returns The notice, or undefined.
+ *
+ * @example A cut diff with a file left out
+ * ```ts
+ * import { noticeOf } from "./git.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const notes = 'Not diffed: "big.txt" is over 1048576 bytes\n';
+ * assert.equal(noticeOf({ notes, marker: "[truncated: showed the first 1024 bytes]" }),
+ *   'Not diffed: "big.txt" is over 1048576 bytes\n[truncated: showed the first 1024 bytes]');
+ * assert.equal(noticeOf({}), undefined);
+ * ```
+ */
+export function noticeOf(out: Pick<GitOutput, "notes" | "marker">): string | undefined {
+  const said = [out.notes?.replace(/\n$/, ""), out.marker].filter((part) => part !== undefined && part !== "");
+  return said.length === 0 ? undefined : said.join("\n");
 }
 
 /** Options of one {@linkcode Git.run}. */

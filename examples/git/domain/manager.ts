@@ -366,8 +366,7 @@ export class Manager {
       const name = id !== undefined && m.name.startsWith(prefix) ? `${checked}${m.name.slice(id.length)}` : m.name;
       return `${name}:${m.line}:${m.text}\n`;
     });
-    const text = lines.join("") + leftOutLines(big, "searched", "a search");
-    return { ...out, text };
+    return withNote({ ...out, text: lines.join("") }, leftOutLines(big, "searched", "a search"));
   }
 
   /** `git blame`: who last changed each line of a file. */

@@ -2,15 +2,16 @@
 import assert from "node:assert/strict";
 import { textWithNotice } from "@forge/toolkit";
 import { fixture } from "./fixture.ts";
+import { type GitOutput, noticeOf } from "./git.ts";
 import { type GitTool, replyBytes } from "./reply_bounds.ts";
 
 const MiB = 1024 * 1024;
 /** The smallest max_output_bytes a config may set: git's output is cut many times over. */
 const CAP = 1024;
 
-/** The JSON-RPC reply line the server writes for a run (the read tools answer `textWithNotice(text, marker)`). */
-function replyLine(out: { text: string; marker?: string }): number {
-  const result = textWithNotice(out.text, out.marker);
+/** The JSON-RPC reply line the server writes for a run (the read tools answer `textWithNotice(text, noticeOf(out))`). */
+function replyLine(out: GitOutput): number {
+  const result = textWithNotice(out.text, noticeOf(out));
   return new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result })).length;
 }
 

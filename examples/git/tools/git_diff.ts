@@ -1,4 +1,5 @@
 import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
+import { noticeOf } from "../domain/git.ts";
 import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
@@ -29,6 +30,6 @@ export function gitDiff(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
     const out = await mgr.diff(a.repo, a.from, a.to, a.path, req.signal);
-    return textWithNotice(out.text, out.marker);
+    return textWithNotice(out.text, noticeOf(out));
   };
 }

@@ -1,4 +1,5 @@
 import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
+import { noticeOf } from "../domain/git.ts";
 import type { Manager } from "../domain/manager.ts";
 
 const input = schema({
@@ -26,6 +27,6 @@ export function gitStatus(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
     const out = await mgr.status(a.repo, req.signal);
-    return textWithNotice(out.text, out.marker);
+    return textWithNotice(out.text, noticeOf(out));
   };
 }
