@@ -312,7 +312,8 @@ export class CommandPolicy {
       // Once it has ended, its group is killed once more.
       if (ended !== "exit") await this.#signalGroup(child.pid, "KILL");
       const [stdout, stderr] = await Promise.all([out, err, fed]);
-      const decoder = new TextDecoder();
+      // A leading U+FEFF is the program's: a file git shows that starts with one keeps it.
+      const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
       return {
         code: status.code,
         signal: status.signal,

@@ -83,6 +83,20 @@ Deno.test("CommandPolicy.run() reports stdout, stderr and the exit code", async 
   }
 });
 
+Deno.test("CommandPolicy.run() keeps a byte-order mark a program prints first, on stdout and stderr", async () => {
+  const t = await tree();
+  try {
+    const commands = await sh(t.root);
+    const result = await commands.run("sh", script("printf '\\357\\273\\277out'; printf '\\357\\273\\277err' >&2"), {
+      cwd: t.root,
+    });
+    assert.equal(result.stdout, "\ufeffout");
+    assert.equal(result.stderr, "\ufefferr");
+  } finally {
+    await t.end();
+  }
+});
+
 Deno.test("CommandPolicy.run() writes input to stdin and closes it; a program that reads none of it still ends its run", async () => {
   const t = await tree();
   try {

@@ -108,6 +108,30 @@ export function noticeOf(out: Pick<GitOutput, "notes" | "marker">): string | und
   return said.length === 0 ? undefined : said.join("\n");
 }
 
+/**
+ * `out`, cut at the cap, with its marker counting only the first `shown`
+ * characters of git's output: what a tool shows when it leaves out the line
+ * the cap fell inside (a name it could not check). Unchanged when not cut.
+ *
+ * @param out A run's output.
+ * @param shown How many characters of `out.stdout` are shown.
+ * @returns The output with its marker.
+ *
+ * @example A status whose last line was cut
+ * ```ts
+ * import { shownUpTo } from "./git.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const out = { text: "?? a\n", stdout: "?? a\n?? b", cut: true, code: 0, marker: "[truncated: showed the first 9 bytes]" };
+ * assert.equal(shownUpTo(out, 5).marker, "[truncated: showed the first 5 bytes]");
+ * ```
+ */
+export function shownUpTo(out: GitOutput, shown: number): GitOutput {
+  if (!out.cut) return out;
+  const bytes = new TextEncoder().encode(out.stdout.slice(0, shown)).length;
+  return { ...out, marker: truncationMarker(bytes, undefined, "bytes") };
+}
+
 /** Options of one {@linkcode Git.run}. */
 export interface GitRunOptions {
   /** Ends the run (the tool call's deadline, cancellation, shutdown). */

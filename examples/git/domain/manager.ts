@@ -21,7 +21,7 @@ import {
   planDiff,
   withNote,
 } from "./big_files.ts";
-import { Git, type GitOutput } from "./git.ts";
+import { Git, type GitOutput, shownUpTo } from "./git.ts";
 import { tooLargeToRead } from "./git_failure.ts";
 import { parseGrep } from "./grep_output.ts";
 import { assertSingleNames, nulPaths } from "./hard_links.ts";
@@ -140,10 +140,10 @@ export class Manager {
       // between them: 20 commits of 60 MiB messages drove git to 1.3 GiB. The line says only whether they differ.
       arg.flag("--no-ahead-behind"),
     ], { signal, drivers });
-    // A line cut at the cap is left out, so that every name shown was checked.
+    // A line cut at the cap is left out, so that every name shown was checked; the marker counts what is shown.
     const lines = out.cut ? out.stdout.slice(0, out.stdout.lastIndexOf("\n") + 1) : out.stdout;
     assertServedNames(r.name, "status", statusPaths(lines));
-    return { ...out, text: lines };
+    return shownUpTo({ ...out, text: lines }, lines.length);
   }
 
   /** `git log`: commits, newest first. */
@@ -366,7 +366,9 @@ export class Manager {
       const name = id !== undefined && m.name.startsWith(prefix) ? `${checked}${m.name.slice(id.length)}` : m.name;
       return `${name}:${m.line}:${m.text}\n`;
     });
-    return withNote({ ...out, text: lines.join("") }, leftOutLines(big, "searched", "a search"));
+    // A match the cap fell inside is left out: the marker counts the matches read whole (`name\0line\0text\n` each).
+    const read = matches.reduce((n, m) => n + m.name.length + m.line.length + m.text.length + 3, 0);
+    return withNote(shownUpTo({ ...out, text: lines.join("") }, read), leftOutLines(big, "searched", "a search"));
   }
 
   /** `git blame`: who last changed each line of a file. */

@@ -355,3 +355,27 @@ Deno.test("git_show and git_diff cut at the cap keep a left-out file's note and 
     await f.end();
   }
 });
+
+Deno.test("git_status and git_grep cut at the cap leave out the line it fell inside, and the marker counts only what is shown", async () => {
+  const f = await fixture();
+  try {
+    const dir = await f.repo("r");
+    // Names of 70 characters: neither output ends on a line break at 1,024 bytes.
+    for (let i = 0; i < 40; i++) {
+      await Deno.writeTextFile(join(dir, `needle-${String(i).padStart(2, "0")}-${"n".repeat(60)}.txt`), "a needle\n");
+    }
+    const mgr = f.manager({ r: dir }, { max_output_bytes: 1024 });
+    const status = await mgr.status("r");
+    await f.git(dir, "add", ".");
+    const grep = await mgr.grep("r", "needle");
+    for (const [tool, out] of [["status", status], ["grep", grep]] as const) {
+      assert.equal(out.cut, true, tool);
+      assert.ok(out.text.endsWith("\n"), `${tool}: whole lines only`);
+      const shown = new TextEncoder().encode(out.text).length;
+      assert.ok(shown < 1024, `${tool}: the line the cap fell inside is left out`);
+      assert.equal(out.marker, `[truncated: showed the first ${shown} bytes]`, tool);
+    }
+  } finally {
+    await f.end();
+  }
+});
