@@ -359,3 +359,75 @@ Deno.test({
     assert.equal((await server.status()).code, 0);
   },
 });
+
+Deno.test({
+  name: "calls under many long ids of one length that differ only at their end (string ids of 20,000 and 70,000 " +
+    "units, numbers of 20,000 digits): each is answered under its own id, a cancellation written another way finds " +
+    "exactly its call, a near miss of the same length none, and an id in flight written with an escape is refused",
+  permissions: perms,
+  async fn() {
+    const server = spawnHostile(["--grace=200"], "read");
+    await initialize(server);
+    const count = 48;
+    const sleep = '{"name":"sleep","arguments":{"ms":60000}}';
+    const cancel = (id: string) =>
+      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id}}}\n`;
+    // Each family: the id of call i as sent, the same id written another way, and a near miss of its length.
+    const pad = (i: number) => String(i).padStart(8, "0");
+    const families = [20_000, 70_000].map((units) => {
+      const head = "x".repeat(units - 9);
+      // One id ends with a lone surrogate: ordered among the others by its code unit.
+      return {
+        sent: (i: number) => JSON.stringify(`${head}${pad(i)}${i === 4 ? "\ud800" : "A"}`),
+        other: (i: number) => `"${head}${pad(i)}${i === 4 ? "\\uD800" : "\\u0041"}"`,
+        miss: (i: number) => JSON.stringify(`${head}${pad(i)}B`),
+      };
+    });
+    const digits = "1".repeat(20_000 - 8);
+    // A number's text is its id: the same text again finds it; the text as a string, or another number, does not.
+    families.push({
+      sent: (i) => `${digits}${pad(i)}`,
+      other: (i) => `${digits}${pad(i)}`,
+      miss: (i) => i % 4 === 0 ? `"${digits}${pad(i)}"` : `${digits}${pad(i + count)}`,
+    });
+    for (const family of families) {
+      for (let i = 0; i < count; i++) await server.sendRaw(line(family.sent(i), "tools/call", sleep));
+      for (let i = 0; i < count; i++) {
+        if (i % 2 === 1) await server.sendRaw(cancel(family.other(i)));
+        else await server.sendRaw(cancel(family.miss(i)));
+      }
+      // An id in flight is refused under that id; one cancelled is free again.
+      await server.sendRaw(line(family.other(0), "tools/call", sleep));
+      await server.sendRaw(line(family.other(1), "tools/call", sleep));
+    }
+    await server.sendRaw(line('"after"', "ping"));
+    const replies: string[] = [];
+    for (;;) {
+      const reply = await deadline(server.nextLine(), "the next reply");
+      if (reply === '{"jsonrpc":"2.0","id":"after","result":{}}') break;
+      replies.push(reply);
+    }
+    assert.equal(replies.length, families.length, "one refusal per family, nothing else before the ping");
+    for (const [k, family] of families.entries()) {
+      assert.ok(
+        replies[k].startsWith(`{"jsonrpc":"2.0","id":${family.sent(0)},"error":{"code":-32600,`),
+        `family ${k}`,
+      );
+    }
+    // At shutdown each call still open is answered once, under its own id: the even ones and the odd ids sent again.
+    await server.closeInput();
+    const ended = new Map<string, number>();
+    for (let i = 0; i < families.length * (count / 2 + 1); i++) {
+      const reply = await deadline(server.nextLine(), `shutdown reply ${i + 1}`);
+      const id = reply.slice('{"jsonrpc":"2.0","id":'.length, reply.indexOf(',"error":{"code":-32004,'));
+      ended.set(id, (ended.get(id) ?? 0) + 1);
+    }
+    const open = families.flatMap((family) => [
+      ...Array.from({ length: count / 2 }, (_, j) => family.sent(2 * j)),
+      family.sent(1),
+    ]);
+    assert.deepEqual([...ended.keys()].sort(), open.sort());
+    assert.ok([...ended.values()].every((n) => n === 1), "each answered once");
+    assert.equal((await server.status()).code, 0);
+  },
+});

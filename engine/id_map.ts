@@ -1,16 +1,22 @@
-// A map keyed by request id that never hashes a long string id. V8 copies a
-// long string whole when it is made a Map key (measured on Deno 2.9.6: a 60
-// MiB id with a `€`, 120 MiB as a string, grew the heap by 120 MiB on
-// `Map.prototype.set`, and by 240 MiB when not yet flat), so an open
-// subscriptions/listen or a call in flight with such an id held it twice. An
-// id over LARGE_UNITS is found by its length instead, and told apart from
-// another of that length by comparing the two, which is free when they are
-// the same string (the usual case: the id a call was opened with) and is
-// paid only by a lookup with another copy of the id (a cancellation) or by
-// two long ids of one length in flight at once.
+// A map keyed by request id that never makes a long string id a Map key.
+// V8 hashes a string of more than 16,383 UTF-16 units by its length alone, so
+// a Map holding many such keys of one length compares a new one with each of
+// them whole: 1,024 ids of 20,000 units that differ only at their end took 9 s
+// to hold and find (a red team's measure, Deno 2.9.6), where as many ids of
+// as many lengths took 31 ms. And V8 copies a long string whole when it is
+// made a Map key (a 60 MiB id with a `€`, 120 MiB as a string, grew the heap
+// by 120 MiB on `Map.prototype.set`, and by 240 MiB when not yet flat), so an
+// open subscriptions/listen or a call in flight with such an id held it
+// twice. An id over HASHED_UNITS is held in an object instead, among the ids
+// of its length in the order of their text, and found by a binary search: a
+// few comparisons, each free when the two are the same string (the usual
+// case: the id a call was opened with, alone of its length). Ordering two
+// ids of one length makes both flat, as writing them does.
 
 import type { Id } from "./id.ts";
-import { LARGE_UNITS } from "./json_parts.ts";
+
+/** The most UTF-16 units of a string V8 hashes by its content; a longer one it hashes by its length alone. */
+const HASHED_UNITS = 16_383;
 
 /** A long string id, held in an object so that the map's own key is the object, never the string. */
 class LongId {
@@ -19,8 +25,9 @@ class LongId {
 
 /**
  * A `Map` from request ids to `V`, in insertion order, that keys a string id
- * longer than 64 Ki units by an object holding it, found by the id's length
- * and compared whole only against another string of that length.
+ * longer than {@linkcode HASHED_UNITS} by an object holding it, found among
+ * the ids of its length by a binary search: in a few comparisons however many
+ * of that length it holds.
  *
  * @example Track something per id, long ids included
  * ```ts
@@ -34,7 +41,7 @@ class LongId {
  */
 export class IdMap<V> {
   readonly #map = new Map<Id | LongId, V>();
-  // The long ids held, by length.
+  // The long ids held, by length, each length's in the order of their text (`<`).
   readonly #long = new Map<number, LongId[]>();
 
   /** How many ids are held. */
@@ -56,15 +63,7 @@ export class IdMap<V> {
 
   /** Holds `value` for `id` (in place of any it held). */
   set(id: Id, value: V): this {
-    let key = this.#key(id);
-    if (key === undefined) {
-      const long = new LongId(id as string);
-      const same = this.#long.get(long.id.length);
-      if (same === undefined) this.#long.set(long.id.length, [long]);
-      else same.push(long);
-      key = long;
-    }
-    this.#map.set(key, value);
+    this.#map.set(this.#key(id) ?? this.#hold(id as string), value);
     return this;
   }
 
@@ -74,8 +73,8 @@ export class IdMap<V> {
     if (key === undefined) return false;
     if (isLong(key)) {
       const same = this.#long.get(key.id.length)!;
-      same.splice(same.indexOf(key), 1);
-      if (same.length === 0) this.#long.delete(key.id.length);
+      if (same.length === 1) this.#long.delete(key.id.length);
+      else same.splice(same.indexOf(key), 1);
     }
     return this.#map.delete(key);
   }
@@ -103,12 +102,39 @@ export class IdMap<V> {
 
   /** The key `id` is held under: itself when short; for a long id, its holder, or undefined when none is held. */
   #key(id: Id): Id | LongId | undefined {
-    if (typeof id !== "string" || id.length <= LARGE_UNITS) return id;
+    if (typeof id !== "string" || id.length <= HASHED_UNITS) return id;
     const same = this.#long.get(id.length);
     if (same === undefined) return undefined;
-    // The same string first (no character read), then another of the same length compared whole.
-    return same.find((long) => long.id === id);
+    const at = search(same, id);
+    return at < 0 ? undefined : same[at];
   }
+
+  /** A holder for the long `id`, not held yet, put in its place among the ids of its length. */
+  #hold(id: string): LongId {
+    const long = new LongId(id);
+    const same = this.#long.get(id.length);
+    if (same === undefined) this.#long.set(id.length, [long]);
+    else same.splice(~search(same, id), 0, long);
+    return long;
+  }
+}
+
+/**
+ * Where `id` is in `sorted` (ids of its length in the order of their text),
+ * or, when it is not there, `~` the place it would take. Each comparison
+ * reads the two as far as they agree: nothing when they are the same string.
+ */
+function search(sorted: readonly LongId[], id: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const held = sorted[middle].id;
+    if (held === id) return middle;
+    if (held < id) low = middle + 1;
+    else high = middle;
+  }
+  return ~low;
 }
 
 function isLong(key: Id | LongId): key is LongId {

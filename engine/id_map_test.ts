@@ -60,3 +60,64 @@ Deno.test("IdMap never makes a long id a Map key: holding and finding it copies 
   });
   assert.ok(idMap < 5e6, `the heap grew by ${idMap} bytes`);
 });
+
+/** Milliseconds to hold `count` ids made by `id(i)`, find each again and miss as many, every string new (as read). */
+function costOf(count: number, id: (i: number, last: string) => string): number {
+  const map = new IdMap<number>();
+  const started = performance.now();
+  for (let i = 0; i < count; i++) map.set(id(i, "a"), i);
+  for (let i = 0; i < count; i++) assert.equal(map.get(id(i, "a")), i);
+  for (let i = 0; i < count; i++) assert.equal(map.has(id(i, "b")), false);
+  return performance.now() - started;
+}
+
+Deno.test("IdMap finds an id among a thousand of its length that differ only at their end about as fast as among ids of other lengths (it compared each, a Map too: V8 hashes a string of over 16,383 units by its length)", () => {
+  // Each id new, as a message's parse makes it: JSON.parse of its text, so it is flat.
+  const made = (length: number, i: number, last: string) =>
+    JSON.parse(`"${"x".repeat(length - 9)}${String(i).padStart(8, "0")}${last}"`) as string;
+  const count = 1_024;
+  for (const length of [20_000, 70_000]) {
+    const apart = costOf(count, (i, last) => made(length + i, i, last));
+    const together = costOf(count, (i, last) => made(length, i, last));
+    assert.ok(
+      together < 10 * apart + 50,
+      `${count} ids of ${length} units: ${together.toFixed(0)} ms, where ids of as many lengths take ${
+        apart.toFixed(0)
+      }`,
+    );
+  }
+});
+
+Deno.test("IdMap agrees with a Map on 20,000 random sets and deletes of ids of one length, short and long, deleted while iterated too", () => {
+  // A Map of the ids' texts is the reference: a string id is its text, a number or an exact number itself.
+  let seed = 58;
+  const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+  const ends = ["A", "B", "\ud800", "\udc00", "\u0000", "€"];
+  for (const units of [10, 16_383, 16_384, 65_537]) {
+    const head = "h".repeat(units - 3);
+    const ids = [...Array.from({ length: 60 }, (_, i) => `${head}${ends[i % 6]}${String(i).padStart(2, "0")}`), 7, "7"];
+    const map = new IdMap<number>();
+    const reference = new Map<unknown, number>();
+    for (let step = 0; step < 5_000; step++) {
+      // A new string each time, as a message's parse makes it.
+      const id = ids[random(ids.length)];
+      const fresh = typeof id === "string" ? JSON.parse(JSON.stringify(id)) : id;
+      if (random(3) === 0) assert.equal(map.delete(fresh), reference.delete(id));
+      else {
+        map.set(fresh, step);
+        reference.set(id, step);
+      }
+      assert.equal(map.get(fresh), reference.get(id));
+      assert.equal(map.size, reference.size);
+    }
+    assert.deepEqual([...map], [...reference]);
+    // A shutdown that walks the table while entries leave it.
+    for (const id of map.keys()) {
+      map.delete(id);
+      reference.delete(id);
+      assert.equal(map.has(id), false);
+    }
+    assert.equal(map.size, 0);
+    assert.equal(reference.size, 0);
+  }
+});
