@@ -36,7 +36,7 @@ export interface PeakCell {
 const MAX_CONTAINERS = 100_000;
 const MAX_VALUES = 150_000;
 /** The toolkit server's maxKeyBytes, its default. */
-const MAX_KEY_BYTES = 1024 * 1024;
+const MAX_KEY_BYTES = 16_383;
 
 /** The 2026-07-28 envelope, for the case that carries a `requestState`. */
 const MODERN_META = JSON.stringify({
@@ -115,7 +115,7 @@ function sizedCases(bytes: number): PeakCase[] {
   const keys = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"echo","arguments":{${
     items(keyCount, (i) => `"k${i.toString(36).padStart(6, "0")}":0`)
   }},"requestState":"junk","_meta":${MODERN_META}}}\n`;
-  // One argument key as long as the message, with a €: past maxKeyBytes (1 MiB), so refused before V8 copies it.
+  // One argument key as long as the message, with a €: past maxKeyBytes (16,383), so refused before V8 copies it.
   const keyLength = bytes - echoLine(1, "x").length - 6;
   const longKey = (id: number) => echoLine(id, "x").replace('"x"}', `"x","€${"a".repeat(keyLength - 3)}":1}`);
   // As many argument keys as a message may hold, each with a € (two-byte), as long as the size asks.

@@ -12,8 +12,8 @@ const ascii = new TextDecoder();
 export const OVERSIZE_HEAD_BYTES = 4096;
 /** How many bytes of an oversize line are kept from its end. */
 export const OVERSIZE_TAIL_BYTES = 512;
-// An unfinished-line buffer up to this size keeps its pages between lines.
-const KEEP_BYTES = 1024 * 1024;
+/** An unfinished-line buffer up to this size keeps its pages between lines (a line's bytes outlive its release). */
+export const KEEP_BYTES = 1024 * 1024;
 const MAX_LINE_BYTES = 2 ** 32;
 
 /** A complete line, without its `\n` or `\r\n`. */

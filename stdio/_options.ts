@@ -30,12 +30,15 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 export const DEFAULT_MAX_VALUES = 150_000;
 /**
  * The longest object key one message may hold unless the caller says
- * otherwise, in bytes as sent (`maxKeyBytes`). V8 copies a key whole to make
- * it a property name, and a key longer than the large-line parser's chunk (1
- * MiB) twice: one 60 MiB key with a `€` in it peaked at 354 MiB. Longer keys
- * are refused before the message is parsed.
+ * otherwise, in bytes as sent (`maxKeyBytes`): 16,383, the longest string V8
+ * hashes by its content. A longer one it hashes by its length alone, so
+ * `JSON.parse` compares each such key with every other key of its length it
+ * has made: 2,000 keys of 16,400 bytes in one message took 2.9 s to parse,
+ * 4,000 12.2 s, where keys of 16,383 bytes took 0.2 s (docs/reliability.md).
+ * And V8 copies a key whole to make it a property name: one 60 MiB key with
+ * a `€` in it peaked at 354 MiB.
  */
-export const DEFAULT_MAX_KEY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_KEY_BYTES = 16_383;
 /** A call's deadline unless its tool or the caller says otherwise, in milliseconds (`timeoutMs`). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The most calls in flight unless the caller says otherwise (`maxInFlight`). */

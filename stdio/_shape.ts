@@ -10,7 +10,7 @@
 // enough to be too deep its parsed value is walked: what it can build is
 // bounded by its length.
 
-import { type LineFrame, OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
+import { KEEP_BYTES, type LineFrame, OVERSIZE_HEAD_BYTES, OVERSIZE_TAIL_BYTES } from "./_frame.ts";
 import {
   encodeError,
   ErrorCode,
@@ -61,9 +61,11 @@ export function parseWithinShape(
   release?: () => void,
 ): ParsedFrame | InvalidMessage | ShapeRefusal {
   const size = line.size;
-  // Long enough to break maxContainers, maxValues or maxKeyBytes: scanned before it is parsed, and answered by the scan.
+  // Long enough to break maxContainers or maxValues, or longer than the framer keeps and long enough to hold a key
+  // over maxKeyBytes: scanned before it is parsed, and answered by the scan. A shorter line that could hold such a
+  // key is parsed first (it can hold at most 64 keys over the default limit) and its keys looked at below.
   const scanned = size > 2 * limits.maxContainers || size > 2 * limits.maxValues ||
-    size > limits.maxKeyBytes + 2;
+    size > Math.max(limits.maxKeyBytes + 2, KEEP_BYTES);
   if (scanned) {
     const refused = shapeRefusal(line.bytes, limits);
     if (refused !== undefined) return refused;
@@ -76,20 +78,33 @@ export function parseWithinShape(
     const bytes = line.bytes;
     return (bytes.length === size ? shapeRefusal(bytes, limits) : undefined) ?? parsed;
   }
-  if (size <= 2 * limits.maxDepth || !deeperThan(parsed.value, limits.maxDepth)) return parsed;
-  return refusal(idOf(parsed.value), "maxDepth", limits.maxDepth, size);
+  const keyed = size > limits.maxKeyBytes + 2;
+  if (size <= 2 * limits.maxDepth && !keyed) return parsed;
+  // A key of more than maxKeyBytes / 6 units may be over maxKeyBytes as sent (`\u0041` is six bytes for one unit):
+  // the scan of the line's bytes decides, as it does for a longer line. Its bytes are still held: a line that could
+  // hold such a key and was not scanned is no longer than KEEP_BYTES.
+  const found = shapeOf(parsed.value, limits.maxDepth, keyed ? Math.floor(limits.maxKeyBytes / 6) : Infinity);
+  if (found === "long key") return shapeRefusal(line.bytes, limits) ?? parsed;
+  return found === "deep" ? refusal(idOf(parsed.value), "maxDepth", limits.maxDepth, size) : parsed;
 }
 
-/** Whether `value` nests arrays and objects more than `limit` levels deep; walked without recursion. */
-export function deeperThan(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== "object") return false;
+/**
+ * What a walk of `value` (without recursion) finds: a key longer than
+ * `keyUnits` UTF-16 units (as soon as it meets one), else nesting of arrays
+ * and objects more than `depthLimit` levels deep, else nothing (undefined).
+ */
+export function shapeOf(value: unknown, depthLimit: number, keyUnits: number): "long key" | "deep" | undefined {
+  if (value === null || typeof value !== "object") return undefined;
   const nodes: object[] = [value];
   const depths: number[] = [1];
+  let deep = false;
   while (nodes.length > 0) {
     const node = nodes.pop() as Record<string, unknown>;
     const depth = depths.pop()!;
-    if (depth > limit) return true;
+    if (depth > depthLimit) deep = true;
+    const keyed = !Array.isArray(node);
     for (const key in node) {
+      if (keyed && key.length > keyUnits) return "long key";
       const child = node[key];
       if (child !== null && typeof child === "object") {
         nodes.push(child);
@@ -97,7 +112,7 @@ export function deeperThan(value: unknown, limit: number): boolean {
       }
     }
   }
-  return false;
+  return deep ? "deep" : undefined;
 }
 
 /** The id of a parsed message, when it has one a reply can carry. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { deeperThan, parseWithinShape, shapeRefusal } from "./_shape.ts";
+import { parseWithinShape, shapeOf, shapeRefusal } from "./_shape.ts";
 import { type Frame, type LineFrame, LineFramer } from "./_frame.ts";
 import type { ShapeLimits } from "../engine/shape_limits.ts";
 
@@ -21,17 +21,38 @@ function bytesOnly(bytes: Uint8Array): LineFrame {
   return { kind: "line", size: bytes.length, bytes };
 }
 
-Deno.test("deeperThan() counts levels of arrays and objects, in any branch, without recursion", () => {
+Deno.test("shapeOf() counts levels of arrays and objects, in any branch, without recursion", () => {
   const nest = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels));
-  assert.equal(deeperThan(nest(5), 5), false);
-  assert.equal(deeperThan(nest(6), 5), true);
-  assert.equal(deeperThan({ a: 1, b: [2, { c: nest(2) }] }, 5), false, "object, array, object, then 2");
-  assert.equal(deeperThan({ a: 1, b: [2, { c: nest(3) }] }, 5), true);
-  assert.equal(deeperThan({ shallow: [], deep: { x: { y: { z: [] } } } }, 5), false);
-  assert.equal(deeperThan({ shallow: [], deep: { x: { y: { z: [[]] } } } }, 5), true, "the deep branch comes last");
-  assert.equal(deeperThan("[[[[[[", 1), false, "brackets in a string are text");
-  assert.equal(deeperThan(null, 0), false);
-  assert.equal(deeperThan(nest(1_000_000), 999_999), true, "a million levels walk without overflowing the stack");
+  assert.equal(shapeOf(nest(5), 5, Infinity) === "deep", false);
+  assert.equal(shapeOf(nest(6), 5, Infinity) === "deep", true);
+  assert.equal(
+    shapeOf({ a: 1, b: [2, { c: nest(2) }] }, 5, Infinity) === "deep",
+    false,
+    "object, array, object, then 2",
+  );
+  assert.equal(shapeOf({ a: 1, b: [2, { c: nest(3) }] }, 5, Infinity) === "deep", true);
+  assert.equal(shapeOf({ shallow: [], deep: { x: { y: { z: [] } } } }, 5, Infinity) === "deep", false);
+  assert.equal(
+    shapeOf({ shallow: [], deep: { x: { y: { z: [[]] } } } }, 5, Infinity) === "deep",
+    true,
+    "the deep branch comes last",
+  );
+  assert.equal(shapeOf("[[[[[[", 1, Infinity) === "deep", false, "brackets in a string are text");
+  assert.equal(shapeOf(null, 0, Infinity) === "deep", false);
+  assert.equal(
+    shapeOf(nest(1_000_000), 999_999, Infinity),
+    "deep",
+    "a million levels walk without overflowing the stack",
+  );
+});
+
+Deno.test("shapeOf() finds a key longer than its bound anywhere, before it says deep; array indexes are not keys", () => {
+  const long = "k".repeat(11);
+  assert.equal(shapeOf({ a: [{ b: 1 }, { [long]: 1 }] }, 100, 10), "long key");
+  assert.equal(shapeOf({ a: [{ b: 1 }, { [long]: 1 }] }, 100, 11), undefined);
+  assert.equal(shapeOf([[[[{ [long]: [] }]]]], 2, 10), "long key", "a long key is named though the value is too deep");
+  assert.equal(shapeOf([[[[{ short: [] }]]]], 2, 10), "deep");
+  assert.equal(shapeOf(Array(100_000).fill(0), 100, 3), undefined, "index 99999 is five units, not a key");
 });
 
 // Random JSON of every shape the limits count: deep, wide, many values, brackets and separators inside strings.
@@ -113,10 +134,8 @@ Deno.test("parseWithinShape() refuses exactly the lines a scan of every byte ref
       continue;
     }
     refused++;
-    if (
-      bytes.length <= 2 * limits.maxContainers && bytes.length <= 2 * limits.maxValues &&
-      bytes.length <= limits.maxKeyBytes + 2
-    ) {
+    // A line this short is parsed first (a long key too: its keys are looked at once it is parsed).
+    if (bytes.length <= 2 * limits.maxContainers && bytes.length <= 2 * limits.maxValues) {
       walked++;
     }
     assert.equal(got.kind, "refused", `line ${i} is refused as the scan refuses it`);

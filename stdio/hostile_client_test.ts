@@ -333,20 +333,25 @@ const shapeCases: {
 
 Deno.test({
   name:
-    "by default an object key over 1 MiB as sent is refused under its id (V8 would copy it twice), and a key of 1 MiB is served",
+    "by default an object key over 16,383 bytes as sent is refused under its id (V8 hashes a longer one by its length alone: many of one length cost JSON.parse their square), in a line under 1 MiB and in one over it; keys of 16,383 bytes are served",
   permissions: perms,
   async fn() {
     const server = spawnHostile([], "read");
     await initialize(server);
-    const key = (bytes: number) => "€" + "k".repeat(bytes - 3);
-    await server.send(call("over", "blob", { bytes: 1, pad: { [key(1024 * 1024 + 1)]: 1 } }));
-    const refused = await deadline(server.next(), "the refusal");
-    assert.equal(refused.id, "over");
-    const error = refused.error as { code: number; message: string; data: { limit: number } };
-    assert.equal(error.code, -32600);
-    assert.equal(error.message, "Invalid request: an object key longer than 1048576 bytes (maxKeyBytes)");
-    assert.equal(error.data.limit, 1024 * 1024);
-    await server.send(call("within", "blob", { bytes: 1, pad: { [key(1024 * 1024)]: 1 } }));
+    const key = (bytes: number, i = 0) => "€" + String(i).padStart(4, "0") + "k".repeat(bytes - 7);
+    const keys = (count: number, bytes: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [key(bytes, i), i]));
+    // One key in a short line, parsed first and its keys looked at; then 200 of one length, a 3.2 MB line scanned first.
+    for (const [id, pad] of [["one", keys(1, 16_384)], ["many", keys(200, 16_384)]] as const) {
+      await server.send(call(id, "blob", { bytes: 1, pad }));
+      const refused = await deadline(server.next(), `the refusal of ${id}`);
+      assert.equal(refused.id, id);
+      const error = refused.error as { code: number; message: string; data: { limit: number } };
+      assert.equal(error.code, -32600);
+      assert.equal(error.message, "Invalid request: an object key longer than 16383 bytes (maxKeyBytes)");
+      assert.equal(error.data.limit, 16_383);
+    }
+    await server.send(call("within", "blob", { bytes: 1, pad: keys(200, 16_383) }));
     const served = await deadline(server.next(), "the served reply");
     assert.equal(served.id, "within");
     assert.ok(served.result, "not refused: it reached the tool");

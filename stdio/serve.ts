@@ -119,12 +119,13 @@ export interface ServeOptions {
   maxValues?: number;
   /**
    * The longest object key a message may hold, in bytes as sent (between its
-   * quotes, escapes as written). V8 copies a key whole to make it a property
-   * name, before any check of the arguments could see it, so a message with
-   * a longer one is refused with `-32600` naming this limit, found by the same
-   * scan as `maxContainers`, before it is parsed (a shorter line than this
-   * limit is not scanned for it).
-   * @default {1048576}
+   * quotes, escapes as written): a message with a longer one is refused with
+   * `-32600` naming this limit. V8 hashes a key over 16,383 units by its
+   * length alone, so many such keys cost `JSON.parse` the square of their
+   * number, and it copies a key whole to make it a property name: a line over
+   * 1 MiB is scanned for such a key before it is parsed; a shorter one is
+   * parsed, its keys looked at, and scanned only when one may be over.
+   * @default {16383}
    */
   maxKeyBytes?: number;
   /**

@@ -66,9 +66,10 @@ export interface StdioTransportOptions {
   maxValues?: number;
   /**
    * The longest object key one message may hold, in bytes as sent; a message
-   * with a longer one is refused (`-32600` naming the limit) by the same
-   * scan, before `JSON.parse` would copy it.
-   * @default {1048576}
+   * with a longer one is refused (`-32600` naming the limit) as `serve()`
+   * refuses it: scanned for before a line over 1 MiB is parsed, looked for in
+   * a shorter one once parsed.
+   * @default {16383}
    */
   maxKeyBytes?: number;
   /** Sees every complete line read, before decoding (for tests that check what crossed the wire). */
