@@ -72,9 +72,9 @@ class ByteSink {
     this.#size = needed;
   }
 
-  /** The bytes added, in a buffer of their own size. */
+  /** The bytes added, in a buffer of their own size; once, at the end (the sink's buffer is handed over, not copied). */
   bytes(): Uint8Array<ArrayBuffer> {
-    return this.#buffer.slice(0, this.#size);
+    return new Uint8Array(this.#buffer.buffer.transfer(this.#size));
   }
 }
 
