@@ -371,16 +371,36 @@ export function queryCost(
   // of what holds it, so once per row of the loops around a correlated subquery further up: a co-routine, a
   // compound's part, a RIGHT JOIN's pass, and a MATERIALIZE, which the plan does not say whether it reads the query
   // around it (SQLite builds it again only if it does).
+  // Walked up in a loop, each level priced once, from the top down: a plan nested thousands of levels deep (a
+  // compile bomb's) overflowed the stack of the recursion this was, and priced every level's chain again.
+  const arounds = new Map<number, Price[]>();
   const outer = (level: number): Price[] => {
+    const chain: number[] = [];
+    const seen = new Set<number>();
+    for (let at = level; !arounds.has(at) && !seen.has(at);) {
+      seen.add(at);
+      chain.push(at);
+      const node = byId.get(at);
+      if (node === undefined || /^(?:SCALAR|LIST) SUBQUERY \d+$/.test(node.detail)) break;
+      at = isOrPart(node) ? byId.get(node.parent)!.parent : node.parent;
+    }
+    for (let i = chain.length - 1; i >= 0; i--) arounds.set(chain[i], aroundOne(chain[i]));
+    return arounds.get(level)!;
+  };
+  // What runs the loops at `level` again, given what runs its parent's (priced before it, or nothing).
+  const aroundOne = (level: number): Price[] => {
     const node = byId.get(level);
     if (node === undefined || /^(?:SCALAR|LIST) SUBQUERY \d+$/.test(node.detail)) return [];
-    if (node.detail.startsWith("CORRELATED ")) return [...pricedLoopsAt(node.parent), ...outer(node.parent)];
+    if (node.detail.startsWith("CORRELATED ")) {
+      return [...pricedLoopsAt(node.parent), ...(arounds.get(node.parent) ?? [])];
+    }
     if (isOrPart(node)) {
       const or = byId.get(node.parent)!;
       const around = loopsAt(or.parent);
-      return [...pricedLoopsAt(or.parent).filter((_, i) => around[i].id !== or.id), ...outer(or.parent)];
+      const others = pricedLoopsAt(or.parent).filter((_, i) => around[i].id !== or.id);
+      return [...others, ...(arounds.get(or.parent) ?? [])];
     }
-    return outer(node.parent);
+    return arounds.get(node.parent) ?? [];
   };
   const nests: number[][] = [];
   for (const level of new Set(plan.map((row) => row.parent))) {

@@ -297,3 +297,16 @@ Deno.test(
     assert.equal(db.prepare("SELECT count(*) AS n FROM e WHERE rowid <= 200").get()!.n, 2_000);
   }),
 );
+
+Deno.test(
+  "queryCost() walks a plan nested 20,000 levels deep (a compile bomb's) without overflowing the stack",
+  withDb((db) => {
+    // Co-routines each inside the last, and at the bottom a join of t with itself: one nest of 30 × 30.
+    const depth = 20_000;
+    const plan = Array.from({ length: depth }, (_, i) => ({ id: i + 1, parent: i, detail: `CO-ROUTINE c${i}` }));
+    plan.push({ id: depth + 1, parent: depth, detail: "SCAN t" }, { id: depth + 2, parent: depth, detail: "SCAN t" });
+    const sizes = new DatabaseSizes(db);
+    sizes.refresh(1e12);
+    assert.deepEqual(queryCost(plan, tokenizeSql("SELECT count(*) FROM t a, t b"), sizes), [[30, 30]]);
+  }),
+);
