@@ -230,11 +230,14 @@ export class Loader<T> {
    * where `quote()` cut it; here a start before a `…` is left as it is.)
    *
    * @param text Any text, e.g. a permission flag or a tool result.
+   * @param cuts Whether a value's start before a `…` is hidden too: true only
+   *   for a message of the toolkit's own that `quote()` cut (a policy's
+   *   refusal of a config value), never for a tool's result.
    * @returns The text with environment values hidden.
    */
-  redact(text: string): string {
+  redact(text: string, cuts = false): string {
     // Whole values and their escaped forms: a start of one before a `…` in a tool's result is not a cut of it.
-    return this.#good?.expansion.redact(text, false) ?? text;
+    return this.#good?.expansion.redact(text, cuts) ?? text;
   }
 
   /**

@@ -166,6 +166,8 @@ export async function runWithConfig<T, M extends Closable>(
     ]);
   const printing = args.includes(PRINT_PERMISSIONS) || host.hostConfigRequested(args);
   let started: Started;
+  // Once the config has loaded, what ends the start (a policy's refusal quotes a value) shows its variables as names.
+  let hide = (text: string) => text;
   try {
     const { path, source, tenantFile } = resolveConfigPath(name, { args });
     const from = (): ConfigSource => ({ path, source, variables: loader.variables });
@@ -189,6 +191,7 @@ export async function runWithConfig<T, M extends Closable>(
       },
     });
     const initial = await loader.get();
+    hide = (text) => loader.redact(text, true);
     // The config file, the tenant file looked for at start (a -config server checks it each time it starts) and
     // the trail's file are this function's own: granted whatever the policy names.
     const trail = trailFile(initial);
@@ -220,8 +223,11 @@ export async function runWithConfig<T, M extends Closable>(
       };
     }
   } catch (err) {
-    if (options.exit === false) throw err;
-    console.error(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    const message = err instanceof Error ? err.message : String(err);
+    const shown = hide(message);
+    // The cause would carry the value: a hidden one is rethrown without it.
+    if (options.exit === false) throw shown === message ? err : new Error(shown);
+    console.error(`${name}: ${shown}`);
     Deno.exit(1);
   }
   const { close } = started;

@@ -191,6 +191,21 @@ Deno.test("--print-permissions refuses in one line naming the variable when it i
   await t.remove();
 });
 
+Deno.test("runWithConfig() hides a variable's value in the one line of a policy that refused it, serving or printing", async () => {
+  const t = await tree({ root: "${ROOT}" });
+  // A comma cannot be granted as a flag: definePolicy() refuses the root and quotes it.
+  const env = { ROOT: `${t.root}/s3cret-part,of-it` };
+  for (const extra of [[], ["--print-permissions"]]) {
+    const out = await deno([`--allow-read=${t.cfgDir}`, "--allow-env=ROOT", fixture, "-config", t.file, ...extra], env);
+    assert.equal(out.code, 1, out.stderr);
+    assert.equal(
+      out.stderr,
+      'fixture: Cannot define policy: readRoots path "${ROOT}" contains a NUL byte or a comma\n',
+    );
+  }
+  await t.remove();
+});
+
 Deno.test("--print-host-config claude prints an entry that starts the server as pasted, and never a secret", async () => {
   const t = await tree({ root: "${ROOT}", token: "${TOKEN}" });
   const env = { ROOT: t.root, TOKEN: "s3cret-value" };
