@@ -77,14 +77,25 @@ const stringsLine = (count: number) => pingWith(`[${items(count, (i) => `"s${i.t
 const keysLine = (count: number) => pingWith(`{${items(count, (i) => `"k${i.toString(36).padStart(6, "0")}":0`)}}`);
 const withId = (line: string) => (id: number) => [line.replace("ID", String(id))];
 /**
- * A ping whose pad holds `count` distinct strings of `length` bytes as sent,
- * each with a € (two-byte): as an array of them, or as an object's keys.
+ * The case of a ping whose pad holds `count` distinct strings of `length`
+ * bytes as sent, each with a € (two-byte): as an array of them, or as an
+ * object's keys; answered.
  */
-function wideLine(count: number, length: number, as: "strings" | "keys"): { line: string; length: number } {
+function wideCase(count: number, length: number, as: "strings" | "keys"): PeakCase {
   const filler = "a".repeat(length - 9);
   const item = (i: number) => `"€${i.toString(36).padStart(6, "0")}${filler}"${as === "keys" ? ":0" : ""}`;
   const pad = items(count, item);
-  return { line: pingWith(as === "keys" ? `{${pad}}` : `[${pad}]`), length };
+  const line = pingWith(as === "keys" ? `{${pad}}` : `[${pad}]`);
+  const bytes = new TextEncoder().encode(line).length;
+  return {
+    label: `one ${formatBytes(bytes)} message of ${
+      count.toLocaleString("en-US")
+    } ${as} of ${length} bytes, each with a € (answered)`,
+    lines: withId(line),
+    bytes,
+    check: answered,
+    judged: true,
+  };
 }
 // The most of each a ping may hold: its own eight commas and colons, then one per string, two per key.
 const mostStrings = MAX_VALUES - 8;
@@ -119,8 +130,7 @@ function sizedCases(bytes: number): PeakCase[] {
   const keyLength = bytes - echoLine(1, "x").length - 6;
   const longKey = (id: number) => echoLine(id, "x").replace('"x"}', `"x","€${"a".repeat(keyLength - 3)}":1}`);
   // As many argument keys as a message may hold, each with a € (two-byte), as long as the size asks.
-  const wideKeys = wideLine(mostKeys, Math.max(10, Math.floor(bytes / mostKeys) - 4), "keys");
-  const wideKeysSize = new TextEncoder().encode(wideKeys.line).length;
+  const wideKeys = wideCase(mostKeys, Math.max(10, Math.floor(bytes / mostKeys) - 4), "keys");
   // Each item is a value, and the rest of a ping line holds eight commas and colons.
   const refusal = (count: number) => count + 8 > MAX_VALUES ? "refused: -32600 naming maxValues" : "answered";
   const answer = (count: number) => count + 8 > MAX_VALUES ? refused : answered;
@@ -212,15 +222,7 @@ function sizedCases(bytes: number): PeakCase[] {
       check: keyLength > MAX_KEY_BYTES ? refused : answered,
       judged: true,
     },
-    {
-      label: `one ${formatBytes(wideKeysSize)} message of ${
-        mostKeys.toLocaleString("en-US")
-      } keys of ${wideKeys.length} bytes, each with a € (answered)`,
-      lines: withId(wideKeys.line),
-      bytes: wideKeysSize,
-      check: (m) => m.result !== undefined,
-      judged: true,
-    },
+    { ...wideKeys, check: (m) => m.result !== undefined },
     {
       label: `one ${size} message of ${fill(bytes, 8).toLocaleString("en-US")} numbers (${refusal(fill(bytes, 8))})`,
       lines: withId(numbers),
@@ -259,11 +261,7 @@ function cases(plan: Plan): PeakCase[] {
   const mostEmpties = Math.min(empties, MAX_CONTAINERS - 3);
   // As many as a message may hold, or as the plan's largest message holds (the smoke plan's is 1 MiB).
   const wideStringCount = Math.min(mostStrings, fill(largest, 254));
-  const wideStrings = wideLine(wideStringCount, 250, "strings");
-  const wideStringsSize = new TextEncoder().encode(wideStrings.line).length;
   const shortWideKeyCount = Math.min(mostKeys, fill(largest, 505));
-  const shortWideKeys = wideLine(shortWideKeyCount, 500, "keys");
-  const shortWideKeysSize = new TextEncoder().encode(shortWideKeys.line).length;
   const atLimit = emptiesLine(mostEmpties);
   // A control character is escaped to six bytes in JSON: the reply is ~6 × its text.
   const escaped = 6 * replyBytes;
@@ -316,28 +314,12 @@ function cases(plan: Plan): PeakCase[] {
       check: answered,
       judged: true,
     },
-    {
-      // Strings short enough to stay in the large-line parser's skeleton (256 bytes), each with a €: the skeleton is
-      // written as ASCII with escapes, and the values are two-byte. Just over the target today (docs/reliability.md,
-      // "Many short two-byte values").
-      label: `one ${formatBytes(wideStringsSize)} message of ${
-        wideStringCount.toLocaleString("en-US")
-      } strings of ${wideStrings.length} bytes, each with a € (answered)`,
-      lines: withId(wideStrings.line),
-      bytes: wideStringsSize,
-      check: answered,
-      judged: true,
-    },
-    {
-      // Keys short enough to stay in the skeleton (512 bytes), each with a €: the same, with V8's copy of each key.
-      label: `one ${formatBytes(shortWideKeysSize)} message of ${
-        shortWideKeyCount.toLocaleString("en-US")
-      } keys of ${shortWideKeys.length} bytes, each with a € (answered)`,
-      lines: withId(shortWideKeys.line),
-      bytes: shortWideKeysSize,
-      check: answered,
-      judged: true,
-    },
+    // Strings short enough to stay in the large-line parser's skeleton (256 bytes), each with a €: the skeleton is
+    // written as ASCII with escapes, and the values are two-byte. Just over the target today (docs/reliability.md,
+    // "Many short two-byte values").
+    wideCase(wideStringCount, 250, "strings"),
+    // Keys short enough to stay in the skeleton (512 bytes), each with a €: the same, with V8's copy of each key.
+    wideCase(shortWideKeyCount, 500, "keys"),
     {
       label: `one reply of ${formatBytes(replyBytes)} of control characters (~${formatBytes(escaped)} escaped)`,
       lines: (id) => [blobLine(id)],
