@@ -6,6 +6,7 @@
 // bytes on the wire are those JSON.stringify would have produced.
 
 import type { Id } from "./id.ts";
+import { encodeNotification } from "./jsonrpc.ts";
 import { utf8Length } from "../internal/utf8_length.ts";
 
 /** Frames are joined into one write up to this many UTF-16 units; a larger frame is written in slices of it. */
@@ -183,7 +184,7 @@ export function encodeErrorReply(
  * @returns The notification.
  */
 export function encodeNoticeParts(method: string, params: Record<string, unknown>): string | JsonParts {
-  if (fits(params, LARGE_UNITS) >= 0) return JSON.stringify({ jsonrpc: "2.0", method, params });
+  if (fits(params, LARGE_UNITS) >= 0) return encodeNotification(method, params);
   const out = new Builder(Infinity);
   out.literal(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":`);
   encodeValue(prepare(params, "params"), out, []);

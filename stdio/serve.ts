@@ -27,7 +27,6 @@ import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { takeEarlyStart } from "../internal/startup.ts";
 import { logLine } from "../internal/stderr.ts";
 import { within } from "../internal/within.ts";
-import { utf8Length } from "../internal/utf8_length.ts";
 import type { ByteWriter } from "../internal/byte_writer.ts";
 import { FrameWriter } from "./_writer.ts";
 import type { Middleware } from "../toolkit/middleware.ts";
@@ -353,7 +352,7 @@ function replyTooLargeError(
     ...error,
     message: `${error.message}; the request's id is too long to repeat within the limit`,
   });
-  if (utf8Length(anonymous) > limit) return reply;
+  if (frameBytes(anonymous) > limit) return reply;
   log(`the error naming the limit${to} is over it too: sent with a null id`);
   return anonymous;
 }
