@@ -1,6 +1,6 @@
-import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
-import { noticeOf } from "../domain/git.ts";
+import { type Infer, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { outputResult } from "./_output.ts";
 
 const input = schema({
   repo: strProp("The repository, by its configured name"),
@@ -28,7 +28,6 @@ export const gitBlameTool: Tool<Infer<typeof input>> = {
 export function gitBlame(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    const out = await mgr.blame(a.repo, a.path, a.ref, req.signal);
-    return textWithNotice(out.text, noticeOf(out));
+    return outputResult(await mgr.blame(a.repo, a.path, a.ref, req.signal));
   };
 }

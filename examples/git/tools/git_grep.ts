@@ -1,6 +1,6 @@
-import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
-import { noticeOf } from "../domain/git.ts";
+import { type Infer, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { outputResult } from "./_output.ts";
 
 const input = schema({
   repo: strProp("The repository, by its configured name"),
@@ -32,7 +32,6 @@ export const gitGrepTool: Tool<Infer<typeof input>> = {
 export function gitGrep(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    const out = await mgr.grep(a.repo, a.pattern, a.ref, a.path, req.signal);
-    return textWithNotice(out.text, noticeOf(out));
+    return outputResult(await mgr.grep(a.repo, a.pattern, a.ref, a.path, req.signal));
   };
 }

@@ -1,6 +1,6 @@
-import { type Infer, intProp, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
-import { noticeOf } from "../domain/git.ts";
+import { type Infer, intProp, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { outputResult } from "./_output.ts";
 
 const input = schema({
   repo: strProp("The repository, by its configured name"),
@@ -32,7 +32,6 @@ export const gitLogTool: Tool<Infer<typeof input>> = {
 export function gitLog(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    const out = await mgr.log(a.repo, { ref: a.ref, path: a.path, maxCount: a.max_count }, req.signal);
-    return textWithNotice(out.text, noticeOf(out));
+    return outputResult(await mgr.log(a.repo, { ref: a.ref, path: a.path, maxCount: a.max_count }, req.signal));
   };
 }

@@ -1,6 +1,6 @@
-import { type Infer, schema, strProp, textWithNotice, type Tool, type ToolHandler } from "@forge/toolkit";
-import { noticeOf } from "../domain/git.ts";
+import { type Infer, schema, strProp, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/manager.ts";
+import { outputResult } from "./_output.ts";
 
 const input = schema({
   repo: strProp("The repository, by its configured name"),
@@ -26,7 +26,6 @@ export const gitStatusTool: Tool<Infer<typeof input>> = {
 export function gitStatus(mgr: Manager): ToolHandler<Infer<typeof input>> {
   return async (req) => {
     const a = req.arguments;
-    const out = await mgr.status(a.repo, req.signal);
-    return textWithNotice(out.text, noticeOf(out));
+    return outputResult(await mgr.status(a.repo, req.signal));
   };
 }
