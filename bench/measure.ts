@@ -87,10 +87,9 @@ export async function coldStart(env: Env, spec: ServerSpec): Promise<Cell> {
 
 /** Milliseconds `deno run <file> --health` takes to print `ok` and exit (the empty file: just to exit). */
 export async function healthRun(env: Env, spec: ServerSpec | "empty"): Promise<Cell> {
-  const file = spec === "empty" ? EMPTY_FILE : spec.file;
-  const permissions = spec === "empty" ? [] : spec.permissions;
   const started = performance.now();
-  const { command, args } = serverCommand(env, denoArgs({ file, permissions }, ["--health"]));
+  const run = spec === "empty" ? { file: EMPTY_FILE, permissions: [] } : spec;
+  const { command, args } = serverCommand(env, denoArgs(run, ["--health"]));
   const child = new Deno.Command(command, {
     args,
     cwd: env.repo,

@@ -1,6 +1,7 @@
 // The servers the benchmark drives, each with the least Deno flags it needs.
 // None of them needs a permission: the SDK runs from Deno's npm cache, which
 // Deno reads for itself, and stdio needs no grant.
+import { RUNTIME_FLAGS } from "../permissions/runtime_flags.ts";
 
 /** One server under test. */
 export interface ServerSpec {
@@ -12,6 +13,13 @@ export interface ServerSpec {
   file: string;
   /** Deno permission flags it runs with. */
   permissions: string[];
+  /**
+   * Deno runtime flags before them: the toolkit's servers run with
+   * `RUNTIME_FLAGS`, as every launch line the toolkit writes starts them
+   * (`deno task start`, `--print-host-config`, compile, bundle); the others
+   * with Deno's defaults.
+   */
+  runtime?: readonly string[];
   /** Whether it answers `--health` (the toolkit's and the floor's do; the SDK has no such flag). */
   health: boolean;
   /**
@@ -35,6 +43,7 @@ export const SERVERS: readonly ServerSpec[] = [
     label: "toolkit run()",
     file: "bench/servers/toolkit_server.ts",
     permissions: [],
+    runtime: RUNTIME_FLAGS,
     health: true,
     modern: true,
   },
@@ -92,6 +101,7 @@ export const TYPED_SERVERS: readonly ServerSpec[] = [
     label: "four typed arguments, validated",
     file: "bench/servers/typed_server.ts",
     permissions: [],
+    runtime: RUNTIME_FLAGS,
     health: true,
   },
   {
@@ -99,6 +109,7 @@ export const TYPED_SERVERS: readonly ServerSpec[] = [
     label: "the same arguments as $defs reached by $ref, validated",
     file: "bench/servers/typed_refs_server.ts",
     permissions: [],
+    runtime: RUNTIME_FLAGS,
     health: true,
   },
   {
@@ -106,6 +117,7 @@ export const TYPED_SERVERS: readonly ServerSpec[] = [
     label: "the same tool, unvalidated",
     file: "bench/servers/typed_unvalidated_server.ts",
     permissions: [],
+    runtime: RUNTIME_FLAGS,
     health: true,
   },
 ];
@@ -133,6 +145,7 @@ export const BUNDLED: Omit<ServerSpec, "file"> = {
   name: "toolkit-bundled",
   label: "toolkit run(), bundled",
   permissions: [],
+  runtime: RUNTIME_FLAGS,
   health: true,
 };
 
@@ -140,7 +153,10 @@ export const BUNDLED: Omit<ServerSpec, "file"> = {
 export const EMPTY_FILE = "bench/servers/empty.ts";
 
 /** The `deno` arguments that start `spec` (extra arguments go to the server). */
-export function denoArgs(spec: { file: string; permissions: string[] }, extra: string[] = []): string[] {
+export function denoArgs(
+  spec: { file: string; permissions: string[]; runtime?: readonly string[] },
+  extra: string[] = [],
+): string[] {
   // --no-lock: the benchmark must not write the repository's lock file.
-  return ["run", "--quiet", "--no-lock", ...spec.permissions, spec.file, ...extra];
+  return ["run", "--quiet", "--no-lock", ...spec.runtime ?? [], ...spec.permissions, spec.file, ...extra];
 }

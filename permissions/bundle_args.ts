@@ -1,5 +1,6 @@
 import { basename, extname, join } from "node:path";
 import { assertScopedInputs } from "./_scoped_flags.ts";
+import { RUNTIME_FLAGS } from "./runtime_flags.ts";
 
 /** What to bundle, and how the bundle is to run. */
 export interface BundleOptions {
@@ -17,7 +18,10 @@ export interface BundleOptions {
 export interface BundleArgs {
   /** Builds the bundle: `bundle --code-splitting --outdir <outdir> <entry>`. */
   bundle: string[];
-  /** Runs it with nothing but the given flags: `run --no-prompt <flags> <outdir>/<entry's name>.js [-config <config>]`. */
+  /**
+   * Runs it with nothing but the given flags:
+   * `run --no-prompt <RUNTIME_FLAGS> <flags> <outdir>/<entry's name>.js [-config <config>]`.
+   */
   run: string[];
 }
 
@@ -25,7 +29,7 @@ export interface BundleArgs {
  * The `deno bundle` arguments that join a server's modules into chunks of
  * JavaScript (every `import()` stays a chunk of its own, loaded when it runs), and the
  * `deno run` arguments that start the bundle with exactly the given
- * permission flags and `--no-prompt`: a missing grant is a refusal, never a
+ * permission flags, {@linkcode RUNTIME_FLAGS} and `--no-prompt`: a missing grant is a refusal, never a
  * prompt, and nothing else is granted.
  *
  * @param options See {@linkcode BundleOptions}.
@@ -45,7 +49,7 @@ export interface BundleArgs {
  * });
  * assert.deepEqual(bundle, ["bundle", "--code-splitting", "--outdir", "/opt/files", "main.ts"]);
  * assert.deepEqual(run, [
- *   "run", "--no-prompt",
+ *   "run", "--no-prompt", "--v8-flags=--max-semi-space-size=8",
  *   "--allow-read=/srv/files,/etc/files.json", "--allow-env=FORGE_TENANT_CONFIG",
  *   "/opt/files/main.js", "-config", "/etc/files.json",
  * ]);
@@ -54,7 +58,7 @@ export interface BundleArgs {
 export function bundleArgs(options: BundleOptions): BundleArgs {
   assertScopedInputs("bundle", options.flags, options.config);
   const script = join(options.outdir, `${basename(options.entry, extname(options.entry))}.js`);
-  const run = ["run", "--no-prompt", ...options.flags, script];
+  const run = ["run", "--no-prompt", ...RUNTIME_FLAGS, ...options.flags, script];
   if (options.config !== undefined) run.push("-config", options.config);
   return { bundle: ["bundle", "--code-splitting", "--outdir", options.outdir, options.entry], run };
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { bundleArgs } from "./bundle_args.ts";
+import { RUNTIME_FLAGS } from "./runtime_flags.ts";
 
 Deno.test("bundleArgs() runs the entry's chunk with exactly the given flags, --no-prompt and the config", () => {
   assert.deepEqual(
@@ -11,12 +12,22 @@ Deno.test("bundleArgs() runs the entry's chunk with exactly the given flags, --n
     }),
     {
       bundle: ["bundle", "--code-splitting", "--outdir", "/opt/x", "examples/x/main.ts"],
-      run: ["run", "--no-prompt", "--allow-read=/a", "--deny-net=10.0.0.0/8", "/opt/x/main.js", "-config", "/c.json"],
+      run: [
+        "run",
+        "--no-prompt",
+        ...RUNTIME_FLAGS,
+        "--allow-read=/a",
+        "--deny-net=10.0.0.0/8",
+        "/opt/x/main.js",
+        "-config",
+        "/c.json",
+      ],
     },
   );
   assert.deepEqual(bundleArgs({ entry: "server.mts", flags: [], outdir: "/o" }).run, [
     "run",
     "--no-prompt",
+    "--v8-flags=--max-semi-space-size=8",
     "/o/server.js",
   ]);
 });

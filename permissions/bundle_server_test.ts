@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { runDeno, spawnServer } from "../testing/mod.ts";
 import { bundleServer, type BundleServerResult } from "./bundle_server.ts";
 import { printedPermissions } from "./printed_permissions.ts";
+import { RUNTIME_FLAGS } from "./runtime_flags.ts";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "bundle_server_" }));
@@ -60,7 +61,7 @@ Deno.test({
     const result = await bundled(hello);
     assert.equal(result.error, undefined);
     assert.equal(result.built, true);
-    assert.deepEqual(result.run, ["deno", "run", "--no-prompt", join(tmp, "0.bundle/main.js")]);
+    assert.deepEqual(result.run, ["deno", "run", "--no-prompt", ...RUNTIME_FLAGS, join(tmp, "0.bundle/main.js")]);
     const server = await spawnServer({ args: afterRun(result) });
     try {
       assert.equal(server.client.getServerVersion()?.name, "hello");
@@ -122,7 +123,16 @@ Deno.test({
     const source = await printedPermissions({ script: http, config: httpConfig });
     assert.ok(source.length >= 3, source.join(" "));
     const script = join(tmp, "1.bundle/main.js");
-    assert.deepEqual(result.run, ["deno", "run", "--no-prompt", ...source, script, "-config", httpConfig]);
+    assert.deepEqual(result.run, [
+      "deno",
+      "run",
+      "--no-prompt",
+      ...RUNTIME_FLAGS,
+      ...source,
+      script,
+      "-config",
+      httpConfig,
+    ]);
     assert.deepEqual(await printedPermissions({ script, config: httpConfig }), source);
 
     const server = await spawnServer({ args: afterRun(result) });
@@ -158,6 +168,7 @@ Deno.test({
         "deno",
         "run",
         "--no-prompt",
+        ...RUNTIME_FLAGS,
         `--allow-read=${repo}template,${config}`,
         `--allow-write=${repo}template`,
         "--allow-env=FORGE_TENANT_CONFIG,NOTES_DIR",
@@ -181,7 +192,7 @@ Deno.test({
     const result = await bundleServer({ entry: hello, dryRun: true });
     const outdir = join(Deno.cwd(), "dist/hello-tool.bundle");
     assert.deepEqual(result.command.slice(-3), ["--outdir", outdir, hello]);
-    assert.deepEqual(result.run, ["deno", "run", "--no-prompt", join(outdir, "main.js")]);
+    assert.deepEqual(result.run, ["deno", "run", "--no-prompt", ...RUNTIME_FLAGS, join(outdir, "main.js")]);
   },
 });
 

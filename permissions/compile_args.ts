@@ -1,4 +1,5 @@
 import { assertScopedInputs } from "./_scoped_flags.ts";
+import { RUNTIME_FLAGS } from "./runtime_flags.ts";
 
 /** What to compile. */
 export interface CompileOptions {
@@ -22,8 +23,8 @@ export interface CompileOptions {
 
 /**
  * The `deno compile` arguments that build a server into one binary with its
- * least-privilege permissions baked in: `--no-prompt`, exactly the given
- * permission flags, the config embedded with `--include` and passed as
+ * least-privilege permissions baked in: `--no-prompt`, {@linkcode RUNTIME_FLAGS}
+ * (they grant nothing), exactly the given permission flags, the config embedded with `--include` and passed as
  * `-config`. Nothing else is granted.
  *
  * @param options See {@linkcode CompileOptions}.
@@ -42,7 +43,7 @@ export interface CompileOptions {
  *   config: "/etc/files.json",
  * });
  * assert.deepEqual(args, [
- *   "compile", "--no-prompt",
+ *   "compile", "--no-prompt", "--v8-flags=--max-semi-space-size=8",
  *   "--allow-read=/srv/files,/etc/files.json", "--allow-env=FORGE_TENANT_CONFIG",
  *   "--include", "/etc/files.json",
  *   "--output", "dist/files",
@@ -52,7 +53,7 @@ export interface CompileOptions {
  */
 export function compileArgs(options: CompileOptions): string[] {
   assertScopedInputs("compile", options.flags, options.config);
-  const args = ["compile", "--no-prompt", ...options.flags];
+  const args = ["compile", "--no-prompt", ...RUNTIME_FLAGS, ...options.flags];
   if (options.config !== undefined) args.push("--include", options.config);
   if (options.target !== undefined) args.push("--target", options.target);
   args.push("--output", options.output, options.entry);

@@ -63,8 +63,9 @@ Deno.test({
       output: join(linked, "link/dist/server"),
       dryRun: true,
     });
-    assert.deepEqual(command.slice(2, 5), [
+    assert.deepEqual(command.slice(2, 6), [
       "--no-prompt",
+      "--v8-flags=--max-semi-space-size=8",
       "--allow-read=/srv/data",
       `--allow-run=/usr/bin/git,${join(linked, "real/dist/server")}`,
     ]);

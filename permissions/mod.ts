@@ -47,3 +47,4 @@ export { compileServer, type CompileServerOptions, type CompileServerResult } fr
 export { type BundleArgs, bundleArgs, type BundleOptions } from "./bundle_args.ts";
 export { bundleServer, type BundleServerOptions, type BundleServerResult } from "./bundle_server.ts";
 export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";
+export { RUNTIME_FLAGS } from "./runtime_flags.ts";

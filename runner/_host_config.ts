@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivePermissions } from "../permissions/permission_set.ts";
 import { permissionFlags } from "../permissions/permission_flags.ts";
+import { RUNTIME_FLAGS } from "../permissions/runtime_flags.ts";
 import type { Policy } from "../validate/policy.ts";
 import { quote } from "../internal/quote.ts";
 import { TENANT_CONFIG_VARIABLE } from "../internal/tenant_variable.ts";
@@ -70,7 +71,7 @@ export function hostConfig(name: string, policy: Policy, from: HostConfigSource,
   const kind = hostKindOf(from.args);
   const flags = permissionFlags(derivePermissions(policy));
   const script = facts.mainModule.startsWith("file:") ? fileURLToPath(facts.mainModule) : facts.mainModule;
-  const args = ["run", "--quiet", "--no-prompt", ...flags, script];
+  const args = ["run", "--quiet", "--no-prompt", ...RUNTIME_FLAGS, ...flags, script];
   if (from.source === "flag" && from.path !== undefined) {
     args.push("-config", isAbsolute(from.path) ? from.path : resolve(from.path));
   }

@@ -2,7 +2,7 @@
 // Deno flags always come from the server itself (`--print-permissions` for the
 // config in use), so a new `${VAR}` or folder in the config needs no edit here.
 //
-//   start        run the server with exactly its flags
+//   start        run the server with exactly its flags (and RUNTIME_FLAGS, which grant nothing)
 //   dev          the same, restarted on every change of a .ts or .json file (see _dev.ts)
 //   inspect      open the MCP Inspector on it (extra arguments go to the Inspector,
 //                e.g. `deno task inspect --cli --method tools/list`)
@@ -18,7 +18,7 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configVariables } from "@forge/toolkit/configreload";
-import { bundleServer, compileServer, printedPermissions } from "@forge/toolkit/permissions";
+import { bundleServer, compileServer, printedPermissions, RUNTIME_FLAGS } from "@forge/toolkit/permissions";
 import { devLoop } from "./_dev.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
@@ -89,7 +89,12 @@ const ask = () => printedPermissions({ script, config, env: Deno.env.toObject() 
 if (mode === "dev") {
   const log = (line: string) => console.error(line);
   Deno.exit(
-    await devLoop({ root: project.replace(/\/$/, ""), server: [script, "-config", config, ...rest], flags: ask, log }),
+    await devLoop({
+      root: project.replace(/\/$/, ""),
+      server: [script, "-config", config, ...rest],
+      flags: async () => [...RUNTIME_FLAGS, ...await ask()],
+      log,
+    }),
   );
 }
 let flags: string[];
@@ -99,7 +104,7 @@ try {
   console.error((err as Error).message.trim());
   Deno.exit(1);
 }
-const server = [...flags, script, "-config", config];
+const server = [...RUNTIME_FLAGS, ...flags, script, "-config", config];
 if (mode === "start") Deno.exit(await deno([...server, ...rest]));
 // The Inspector hands its server a minimal environment, so the config's variables are passed with -e.
 const env = configVariables(await Deno.readFile(config)).flatMap((

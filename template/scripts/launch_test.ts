@@ -50,6 +50,11 @@ Deno.test("deno task start serves over real stdio with the flags the server prin
   const server = await spawnServer({ args: [...LAUNCHER, "start", `--config=${t.config}`], env: t.env, cwd: project });
   await server.client.callTool({ name: "write_note", arguments: { name: "plan", content: "ship it" } });
   assert.equal(await Deno.readTextFile(join(t.notes, "plan.md")), "ship it");
+  // The launcher's one child is the server, started with RUNTIME_FLAGS before its permission flags.
+  const ps = await new Deno.Command("ps", { args: ["-o", "args=", "--ppid", `${server.process.pid}`] }).output();
+  const [child, ...others] = new TextDecoder().decode(ps.stdout).trim().split("\n");
+  assert.deepEqual(others, [], "one child");
+  assert.match(child, / run --quiet --no-prompt --v8-flags=--max-semi-space-size=8 --allow-\S+ .*\/main\.ts -config /);
   assert.equal((await server.close()).code, 0);
   assert.match(await Deno.readTextFile(join(t.docs, "audit.jsonl")), /"tool":"write_note"/);
   assert.ok(server.lines.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
@@ -104,7 +109,7 @@ Deno.test("deno task compile --dry-run builds deno compile from the flags the se
   const out = await task(["compile", `--config=${t.config}`, "--dry-run"], t.env);
   assert.equal(out.code, 0, out.stderr);
   const line = out.stdout.trim();
-  assert.match(line, /^deno compile --no-prompt /);
+  assert.match(line, /^deno compile --no-prompt --v8-flags=--max-semi-space-size=8 --allow-/);
   assert.ok(line.includes(`--allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR`), line);
   assert.ok(line.includes(`--include ${t.config}`), line);
   assert.ok(line.endsWith(`main.ts -config ${t.config}`), line);
@@ -128,7 +133,7 @@ Deno.test("deno task bundle --dry-run prints deno bundle, then the run line with
   const [bundle, run, ...more] = out.stdout.trim().split("\n");
   assert.deepEqual(more, []);
   assert.equal(bundle, `deno bundle --code-splitting --outdir ${project}dist/my-server.bundle ${project}main.ts`);
-  assert.match(run, /^deno run --no-prompt --allow-read=\S+ --allow-write=\S+ /);
+  assert.match(run, /^deno run --no-prompt --v8-flags=--max-semi-space-size=8 --allow-read=\S+ --allow-write=\S+ /);
   assert.ok(run.includes(" --allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR "), run);
   assert.ok(run.endsWith(` ${project}dist/my-server.bundle/main.js -config ${t.config}`), run);
   await assert.rejects(Deno.stat(join(project, "dist/my-server.bundle")), Deno.errors.NotFound, "nothing written");
