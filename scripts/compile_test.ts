@@ -12,7 +12,10 @@ Deno.test({
   async fn() {
     const out = await compile(["examples/hello-tool/main.ts", "--dry-run"]);
     assert.equal(out.code, 0, out.stderr);
-    assert.equal(out.stdout.trim(), "deno compile --no-prompt --output dist/hello-tool examples/hello-tool/main.ts");
+    assert.equal(
+      out.stdout.trim(),
+      "deno compile --no-prompt --v8-flags=--max-semi-space-size=8 --output dist/hello-tool examples/hello-tool/main.ts",
+    );
   },
 });
 
@@ -23,7 +26,10 @@ Deno.test({
     const out = await compile(["examples/hello-tool/main.ts", "--output", "/nonexistent-dir/hello"]);
     // Offline here the runtime download fails; where it works the output path still cannot be written.
     assert.notEqual(out.code, 0);
-    assert.match(out.stdout, /^deno compile --no-prompt --output \/nonexistent-dir\/hello/);
+    assert.match(
+      out.stdout,
+      /^deno compile --no-prompt --v8-flags=--max-semi-space-size=8 --output \/nonexistent-dir\/hello/,
+    );
   },
 });
 

@@ -16,7 +16,8 @@ const SECRET = `secret-${crypto.randomUUID()}`;
 const ENV = { HTTP_E2E_TOKEN: SECRET };
 
 // The exact tasks deno.json carries for this example (checked against deno.json below).
-const TASK_HTTP = "deno run --allow-read=examples/http/sample/config.json " +
+const TASK_HTTP = "deno run --no-prompt --v8-flags=--max-semi-space-size=8 " +
+  "--allow-read=examples/http/sample/config.json " +
   "--allow-net=api.github.com,en.wikipedia.org,example.com " +
   "'--deny-net=0.0.0.0/8,10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.169.254/32,169.254.0.0/16,172.16.0.0/12," +
   "192.0.0.0/24,192.0.2.0/24,192.88.99.0/24,192.168.0.0/16,198.18.0.0/15,198.51.100.0/24,203.0.113.0/24,224.0.0.0/4," +
@@ -328,7 +329,8 @@ test(`the "http" task runs the sample config with exactly the flags it prints`, 
   const sample = join(REPO, "examples/http/sample/config.json");
   const printed = await printedPermissions({ script: SCRIPT, config: sample, cwd: REPO });
   const words = shellWords(TASK_HTTP);
-  const flags = words.slice(2, words.indexOf("examples/http/main.ts"));
+  assert.deepEqual(words.slice(2, 4), ["--no-prompt", "--v8-flags=--max-semi-space-size=8"], "as the launch lines run it");
+  const flags = words.slice(4, words.indexOf("examples/http/main.ts"));
   const resolved = flags.map((flag) =>
     flag.startsWith("--allow-read=") ? `--allow-read=${resolve(REPO, flag.slice(13))}` : flag
   );
@@ -367,6 +369,7 @@ test("compile:http --dry-run builds deno compile with the printed flags and the 
     "deno",
     "compile",
     "--no-prompt",
+    "--v8-flags=--max-semi-space-size=8",
     ...printed,
     "--include",
     sample,

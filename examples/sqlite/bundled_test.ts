@@ -5,7 +5,7 @@
 // the database and nothing else.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { bundleServer, printedPermissions } from "@forge/toolkit/permissions";
+import { bundleServer, printedPermissions, RUNTIME_FLAGS } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
 import { databaseProcessCommand, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
 import { commandLine, descendants, PROC_PROGRAMS } from "./proc.ts";
@@ -24,7 +24,16 @@ Deno.test({
       assert.equal(bundled.error, undefined);
       const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
       const script = join(outdir, "main.js");
-      assert.deepEqual(bundled.run, ["deno", "run", "--no-prompt", ...flags, script, "-config", tree.config]);
+      assert.deepEqual(bundled.run, [
+        "deno",
+        "run",
+        "--no-prompt",
+        ...RUNTIME_FLAGS,
+        ...flags,
+        script,
+        "-config",
+        tree.config,
+      ]);
 
       const server = await spawnServer({ args: bundled.run.slice(2), cwd: REPO });
       try {
