@@ -329,7 +329,11 @@ test(`the "http" task runs the sample config with exactly the flags it prints`, 
   const sample = join(REPO, "examples/http/sample/config.json");
   const printed = await printedPermissions({ script: SCRIPT, config: sample, cwd: REPO });
   const words = shellWords(TASK_HTTP);
-  assert.deepEqual(words.slice(2, 4), ["--no-prompt", "--v8-flags=--max-semi-space-size=8"], "as the launch lines run it");
+  assert.deepEqual(
+    words.slice(2, 4),
+    ["--no-prompt", "--v8-flags=--max-semi-space-size=8"],
+    "as the launch lines run it",
+  );
   const flags = words.slice(4, words.indexOf("examples/http/main.ts"));
   const resolved = flags.map((flag) =>
     flag.startsWith("--allow-read=") ? `--allow-read=${resolve(REPO, flag.slice(13))}` : flag
