@@ -3,6 +3,7 @@
 // started with exactly the flags it prints, on a database built from the
 // sample's SQL in a temp folder, and driven over real stdio like the rest.
 
+import { RUNTIME_FLAGS } from "../permissions/runtime_flags.ts";
 import { ServerProcess } from "./driver.ts";
 import { type Cell, type Env, serverCommand } from "./measure.ts";
 import type { Plan } from "./plan.ts";
@@ -58,7 +59,7 @@ async function printedFlags(env: Env, config: string): Promise<string[]> {
 
 async function startServer(env: Env, flags: string[], config: string): Promise<ServerProcess> {
   const server = ServerProcess.spawn({
-    ...serverCommand(env, ["run", "--quiet", "--no-prompt", ...flags, SCRIPT, "-config", config]),
+    ...serverCommand(env, ["run", "--quiet", "--no-prompt", ...RUNTIME_FLAGS, ...flags, SCRIPT, "-config", config]),
     cwd: env.repo,
   });
   const outcome = await server.request("initialize", INIT, env.timeoutMs);

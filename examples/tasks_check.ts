@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { printedPermissions } from "@forge/toolkit/permissions";
+import { printedPermissions, RUNTIME_FLAGS } from "@forge/toolkit/permissions";
 import { childEnv } from "@forge/toolkit/testing";
 
 /** The checkout, where deno.json maps the toolkit's names. */
@@ -58,7 +58,7 @@ async function printed(name: string): Promise<string[]> {
 }
 
 /**
- * Asserts that the task `name` never prompts, grants exactly the printed flags
+ * Asserts that the task `name` never prompts, starts with `RUNTIME_FLAGS`, grants exactly the printed flags
  * and starts `examples/<name>/main.ts` on the sample config.
  *
  * @returns The task's words after `deno run`, to start the server with.
@@ -66,7 +66,11 @@ async function printed(name: string): Promise<string[]> {
 export async function assertTaskGrantsPrinted(name: string): Promise<string[]> {
   const args = await taskArgs(name);
   assert.deepEqual(normalised(args), normalised(await printed(name)));
-  assert.ok(args.includes("--no-prompt"), args.join(" "));
+  assert.deepEqual(
+    args.slice(0, 1 + RUNTIME_FLAGS.length),
+    ["--no-prompt", ...RUNTIME_FLAGS],
+    "as the launch lines start it",
+  );
   assert.ok(args.includes(`examples/${name}/main.ts`), args.join(" "));
   assert.equal(args.at(-1), `examples/${name}/sample/config.json`);
   return args;
@@ -92,7 +96,7 @@ export async function assertCompileDryRun(name: string): Promise<string[]> {
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   const command = new TextDecoder().decode(out.stdout).trim().split(" ");
   const sample = join(REPO, "examples", name, "sample", "config.json");
-  assert.deepEqual(command.slice(0, 3), ["deno", "compile", "--no-prompt"]);
+  assert.deepEqual(command.slice(0, 3 + RUNTIME_FLAGS.length), ["deno", "compile", "--no-prompt", ...RUNTIME_FLAGS]);
   const binary = join(await Deno.realPath(REPO), "dist", name);
   const expected = (await printed(name)).map((flag) =>
     flag.startsWith("--allow-run=")

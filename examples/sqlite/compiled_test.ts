@@ -17,11 +17,11 @@ const TASK = "deno run --allow-run --allow-read --allow-env scripts/compile.ts e
   "--config examples/sqlite/sample/config.json --output dist/sqlite";
 const SAMPLE = join(REPO, "examples/sqlite/sample");
 
-/** The words of a `deno compile` command: the flags it bakes, and the arguments it bakes after the entry. */
+/** The words of a `deno compile` command: the flags it bakes (runtime and permission), and the arguments after the entry. */
 function baked(command: readonly string[]): { flags: string[]; args: string[] } {
   const entry = command.indexOf(SCRIPT) === -1 ? command.indexOf("examples/sqlite/main.ts") : command.indexOf(SCRIPT);
   return {
-    flags: command.filter((word) => /^--(allow|deny)-/.test(word)),
+    flags: command.filter((word) => /^--(allow|deny|v8)-/.test(word)),
     args: command.slice(entry + 1),
   };
 }

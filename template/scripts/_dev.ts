@@ -13,9 +13,12 @@
 export interface DevOptions {
   /** The project folder, watched recursively. */
   root: string;
-  /** The server's `deno run` arguments after its permission flags: the script and its own arguments. */
+  /** The server's `deno run` arguments after its flags: the script and its own arguments. */
   server: string[];
-  /** Asks the server for its permission flags (run again on each restart: the config may have changed). */
+  /**
+   * The flags the server starts with: `RUNTIME_FLAGS` and the permission flags it prints, asked again on each
+   * restart (the config may have changed).
+   */
   flags: () => Promise<string[]>;
   /** Where one-line notes go. */
   log: (line: string) => void;

@@ -51,10 +51,16 @@ Deno.test("deno task start serves over real stdio with the flags the server prin
   await server.client.callTool({ name: "write_note", arguments: { name: "plan", content: "ship it" } });
   assert.equal(await Deno.readTextFile(join(t.notes, "plan.md")), "ship it");
   // The launcher's one child is the server, started with RUNTIME_FLAGS before its permission flags.
-  const ps = await new Deno.Command("ps", { args: ["-o", "args=", "--ppid", `${server.process.pid}`] }).output();
-  const [child, ...others] = new TextDecoder().decode(ps.stdout).trim().split("\n");
-  assert.deepEqual(others, [], "one child");
-  assert.match(child, / run --quiet --no-prompt --v8-flags=--max-semi-space-size=8 --allow-\S+ .*\/main\.ts -config /);
+  // Read through cat: Deno lets no permission short of --allow-all read /proc.
+  const cat = async (path: string) =>
+    new TextDecoder().decode((await new Deno.Command("cat", { args: [path], stderr: "inherit" }).output()).stdout);
+  const pid = server.process.pid;
+  const children = (await cat(`/proc/${pid}/task/${pid}/children`)).trim().split(" ");
+  assert.equal(children.length, 1, "one child");
+  const argv = (await cat(`/proc/${children[0]}/cmdline`)).split("\0");
+  assert.deepEqual(argv.slice(1, 5), ["run", "--quiet", "--no-prompt", "--v8-flags=--max-semi-space-size=8"]);
+  assert.match(argv[5], /^--allow-/);
+  assert.deepEqual(argv.slice(-4, -1), [join(project, "main.ts"), "-config", t.config]);
   assert.equal((await server.close()).code, 0);
   assert.match(await Deno.readTextFile(join(t.docs, "audit.jsonl")), /"tool":"write_note"/);
   assert.ok(server.lines.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
