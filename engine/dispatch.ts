@@ -282,9 +282,20 @@ export class Dispatcher {
       case "batch":
         return encodeErrorReply(null, { code: ErrorCode.invalidRequest, message: "Invalid request: nested batch" });
       case "response":
-        this.#clientRequests.settle(msg.id, msg);
+        if (msg.id === null) this.#strayResponse(msg.error);
+        else this.#clientRequests.settle(msg.id, msg);
         return undefined;
     }
+  }
+
+  /** Says on stderr that a response without an id was dropped: it names no request, and is never answered. */
+  #strayResponse(error: RpcError | undefined): void {
+    const said = error === undefined
+      ? "a result"
+      : `error ${typeof error.code === "number" ? error.code : "?"} ${
+        JSON.stringify(typeof error.message === "string" ? error.message.slice(0, 200) : "")
+      }`;
+    this.#options.log(`a response without an id was dropped (${said}): it names no request`);
   }
 
   #request(msg: RequestMessage, slot: BatchSlot | undefined): Reply {

@@ -159,6 +159,47 @@ Deno.test("a notification sent with an id is -32600 (it must not carry one), not
   await s.close();
 });
 
+Deno.test("a response without an id (no id, or id null) is never answered, alone or in a batch", async () => {
+  // JSON-RPC 2.0 gives an error response `"id": null` when the request's id could not be read; MCP's schema lets an
+  // error response leave its id out. Each was answered with -32600: a reply to a response.
+  const strays = [
+    '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}',
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}',
+    '{"jsonrpc":"2.0","id":null,"result":{}}',
+  ];
+  const s = serveRaw(makeServer());
+  await s.send(init("2025-03-26"));
+  await s.next();
+  for (const stray of strays) await s.send(stray);
+  await s.send(`[${strays.join(",")},${req(2, "ping")}]`);
+  await s.send(req(1, "ping"));
+  // The batch's array is sent once its items settle, after the ping read with it: replies go by id, not order.
+  const replies = [await s.next(), await s.next()].map((r) => JSON.stringify(r)).sort();
+  assert.deepEqual(replies, ['[{"jsonrpc":"2.0","id":2,"result":{}}]', '{"jsonrpc":"2.0","id":1,"result":{}}']);
+  await s.close();
+  assert.equal(s.lines.length, 3);
+  assert.deepEqual(s.log.filter((l) => l.startsWith("a response without an id was dropped")), [
+    'a response without an id was dropped (error -32700 "Parse error"): it names no request',
+    'a response without an id was dropped (error -32600 "Invalid request"): it names no request',
+    "a response without an id was dropped (a result): it names no request",
+    'a response without an id was dropped (error -32700 "Parse error"): it names no request',
+    'a response without an id was dropped (error -32600 "Invalid request"): it names no request',
+    "a response without an id was dropped (a result): it names no request",
+  ]);
+  // Still invalid requests: a null id with a method, and a message with neither method nor result nor error.
+  const t = serveRaw(makeServer());
+  await t.send('{"jsonrpc":"2.0","id":null,"method":"ping"}');
+  await t.send('{"jsonrpc":"2.0","id":null}');
+  for (const message of ['"id" must be a string or a number', '"id" must be a string or a number']) {
+    assert.deepEqual(await t.next(), {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: `Invalid request: ${message}` },
+    });
+  }
+  await t.close();
+});
+
 Deno.test("unknown methods get -32601 and the server keeps serving", async () => {
   const s = serveRaw(makeServer());
   await s.send(init());

@@ -56,7 +56,8 @@ export interface NotificationMessage {
  */
 export interface ResponseMessage {
   kind: "response";
-  id: Id;
+  /** Null when the client could not name the request it answers (`"id": null`, or no id): it is dropped. */
+  id: Id | null;
   result?: unknown;
   error?: RpcError;
   problem?: string;
@@ -220,12 +221,18 @@ export function classify(value: unknown): Message {
   if (msg.jsonrpc !== "2.0") {
     return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "jsonrpc" must be "2.0"');
   }
+  // A response is never answered, one without an id too: JSON-RPC 2.0 gives an error response `"id": null` when
+  // the request's id could not be read, and MCP's schema lets an error response leave its id out. Answered, a
+  // client that answers what it cannot read the same way would trade errors with the server without end.
+  if (msg.method === undefined && (rawId === undefined || rawId === null) && isResponse(msg)) {
+    return responseOf(null, msg);
+  }
   if (hasId && !isId(rawId)) {
     return invalid(null, ErrorCode.invalidRequest, 'Invalid request: "id" must be a string or a number');
   }
   const method = msg.method;
   if (method === undefined) {
-    if (hasId && (Object.hasOwn(msg, "result") || Object.hasOwn(msg, "error"))) return responseOf(rawId as Id, msg);
+    if (hasId && isResponse(msg)) return responseOf(rawId as Id, msg);
     return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "method" is missing');
   }
   if (typeof method !== "string" || method.length === 0) {
@@ -244,7 +251,7 @@ export function classify(value: unknown): Message {
  * A response: an error when `error` is an object, else its `result`. JSON-RPC 2.0 has exactly one of the two, but
  * some libraries write `"error": null` beside a result: that is a success, as the null says.
  */
-function responseOf(id: Id, msg: Record<string, unknown>): ResponseMessage {
+function responseOf(id: Id | null, msg: Record<string, unknown>): ResponseMessage {
   const error = msg.error;
   if (error !== null && typeof error === "object" && !Array.isArray(error)) {
     return { kind: "response", id, error: error as RpcError };
@@ -254,6 +261,11 @@ function responseOf(id: Id, msg: Record<string, unknown>): ResponseMessage {
   }
   if (!Object.hasOwn(msg, "result")) return { kind: "response", id, problem: 'it has neither "result" nor "error"' };
   return { kind: "response", id, result: msg.result };
+}
+
+/** Whether a message without a method is a response: it has a `result` or an `error`. */
+function isResponse(msg: Record<string, unknown>): boolean {
+  return Object.hasOwn(msg, "result") || Object.hasOwn(msg, "error");
 }
 
 function invalid(id: Id | null, code: number, message: string): InvalidMessage {
