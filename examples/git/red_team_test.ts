@@ -440,3 +440,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a git_grep pattern whose repetitions glibc would copy past the limit is refused before git runs; real repetitions are searched",
+  permissions: perms,
+  async fn() {
+    const t = await hostileTree();
+    await t.f.repo("app", { "README.md": `# app ${"ab".repeat(20)}\n` });
+    // git grep -E hands the pattern to glibc's regcomp, which copies `a{1,32767}` 32,767 times and keeps, per copy,
+    // every copy after it: 10 bytes took git past 1.6 GB in 5 s. A short deadline: without the check, git runs to it.
+    const config = await t.config({ repos: [{ name: "app", path: "app" }], timeout_ms: 2000 });
+    const served = await serveUnderPrintedFlags(SCRIPT, config);
+    try {
+      for (const pattern of ["a{1,32767}", "a{255}{255}{255}", "(){1,2000}", "((a?){1,40}){1,40}"]) {
+        for (const ref of [undefined, "HEAD"]) {
+          const started = Date.now();
+          await served.refused("git_grep", { repo: "app", pattern, ref }, /repetitions expand to over 2048 parts/);
+          assert.ok(Date.now() - started < 1500, `${pattern}: took ${Date.now() - started} ms`);
+        }
+      }
+      assert.match(await served.ok("git_grep", { repo: "app", pattern: "(ab){20}" }), /^README\.md:1:# app/m);
+      assert.match(await served.ok("git_grep", { repo: "app", pattern: "b{1,1000}$" }), /^README\.md:1:# app/m);
+    } finally {
+      await served.server.close();
+      await t.f.end();
+    }
+  },
+});
