@@ -147,13 +147,53 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
     : `WITH ${sized}(${names.join(", ")}) AS (\n${text}\n) SELECT ${columns.length} + ${
       balancedSum(sizes)
     } AS n FROM ${sized} LIMIT ${limit}`;
+  const capped = columns.length === 0 || !Number.isFinite(maxBytes)
+    ? undefined
+    : cappedRun(text, columns, names, sizes, sized, Math.max(0, Math.floor(maxBytes)));
   try {
     // Compiled here too, so that a name it cannot resolve fails now and an authorizer on `db` judges it.
     db.prepare(sizing);
+    if (capped !== undefined) db.prepare(capped.sql);
   } catch (err) {
     throw sqlFailure(err);
   }
-  return { sql, sizing, params, maxRows, maxBytes };
+  return capped === undefined
+    ? { sql, sizing, params, maxRows, maxBytes }
+    : { sql, sizing, capped, params, maxRows, maxBytes };
+}
+
+/**
+ * The second run of a query for readPlannedRows(): each row's size computed once, over the values it returns, and
+ * every value replaced by `marker` when it passes `maxBytes`: the middle layer puts it in the row's last column, the
+ * outer one in every other (a column of its own for the size would not fit a statement of SQLite's 2,000). Each layer reads the one below through a subquery with an OFFSET, which SQLite never flattens into
+ * the query around it (its rule 14): each expression is evaluated once, and what is measured is what is returned. The
+ * columns come back under their own names, in order.
+ */
+function cappedRun(
+  text: string,
+  columns: readonly string[],
+  names: readonly string[],
+  sizes: readonly string[],
+  sized: string,
+  maxBytes: number,
+): { sql: string; marker: string } {
+  // Made now, after the statement was written: no value of it can be this text but by chance.
+  const marker = `forge:row past the budget:${crypto.randomUUID()}`;
+  const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const last = names[names.length - 1];
+  const middle = [
+    ...names.slice(0, -1),
+    `iif(${columns.length} + ${balancedSum(sizes)} <= ${maxBytes}, ${last}, '${marker}') AS ${last}`,
+  ];
+  const outer = names.map((name, i) =>
+    `${name === last ? name : `iif(${last} IS '${marker}', '${marker}', ${name})`} AS ${quoted(columns[i])}`
+  );
+  return {
+    sql: `WITH ${sized}(${names.join(", ")}) AS (SELECT * FROM (\n${text}\n) LIMIT -1 OFFSET 0) SELECT ${
+      outer.join(", ")
+    } FROM (SELECT ${middle.join(", ")} FROM ${sized} LIMIT -1 OFFSET 0)`,
+    marker,
+  };
 }
 
 /** `sized`, or `sized1`, `sized2`…: the first that does not occur in `text`, in any case (SQLite folds ASCII case). */

@@ -187,6 +187,63 @@ Deno.test("queryReadOnly() measures rows again as they arrive: a second run with
   }
 });
 
+Deno.test("queryReadOnly() never reads whole a row that grew past maxBytes on its second run: SQLite leaves its values out", () => {
+  const db = new DatabaseSync(":memory:");
+  try {
+    // The first run (the sizing) sees 0, the second 1: 300 columns of one 1 MB parameter, 300 MB in JavaScript.
+    let runs = 0;
+    db.function("grown", () => (runs++ === 0 ? 0 : 1));
+    const columns = Array.from({ length: 300 }, (_, i) => `iif(b, ?1, 0) AS c${i}`).join(", ");
+    const sql = `WITH r(b) AS MATERIALIZED (SELECT grown()) SELECT ${columns} FROM r`;
+    const params = ["x".repeat(1_000_000)];
+    const before = Deno.memoryUsage().rss;
+    const result = queryReadOnly(db, sql, { params, maxBytes: 1_048_576 });
+    const grown = Deno.memoryUsage().rss - before;
+    assert.deepEqual([result.rows.length, result.truncated, result.limit], [0, true, "max_bytes"]);
+    assert.ok(runs >= 2, "the sizing saw 0, the second run 1");
+    assert.ok(grown < 100 * 2 ** 20, `RSS grew ${grown} bytes`);
+    // What the second run returns, run once more (grown() says 1 now): the plan's marker in place of every value.
+    const plan = planReadOnlyQuery(db, sql, { params, maxBytes: 1_048_576 });
+    const [row] = db.prepare(plan.capped!.sql).all(...params) as Record<string, unknown>[];
+    assert.deepEqual(new Set(Object.values(row)), new Set([plan.capped!.marker]));
+    assert.equal(Object.keys(row).length, 300);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("planReadOnlyQuery()'s second run marks exactly the rows past the budget, as returned, under the columns' names", () => {
+  const db = new DatabaseSync(":memory:");
+  try {
+    db.exec(
+      "CREATE TABLE t(k); WITH c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c WHERE k < 40) INSERT INTO t SELECT k FROM c",
+    );
+    // A new value at every call: had a column been evaluated once to be measured and again to be returned, a row
+    // measured small could come back large, unmarked.
+    let calls = 0;
+    db.function("coin", { deterministic: false }, () => Math.floor(calls++ / 3) % 2);
+    const sql = `SELECT iif(coin(), ?1, 'y') AS "v", iif(coin(), ?1, 'y') AS "V", k AS "a" FROM t ORDER BY k`;
+    const params = ["x".repeat(1000)];
+    const plan = planReadOnlyQuery(db, sql, { params, maxBytes: 1500 });
+    const { marker } = plan.capped!;
+    const rows = db.prepare(plan.capped!.sql).all(...params) as Record<string, string | number>[];
+    assert.deepEqual(Object.keys(rows[0]), ["v", "V", "a"]);
+    let marked = 0;
+    for (const row of rows) {
+      if (row.a === marker) {
+        marked++;
+        assert.deepEqual([row.v, row.V], [marker, marker]);
+        continue;
+      }
+      const size = 3 + String(row.v).length + String(row.V).length + String(row.a).length;
+      assert.ok(size <= 1500, `an unmarked row of ${size} bytes: ${String(row.a)}`);
+    }
+    assert.ok(marked > 0 && marked < rows.length, `${marked} of ${rows.length} marked`);
+  } finally {
+    db.close();
+  }
+});
+
 Deno.test("queryReadOnly() refuses a result whose second run has fewer rows than its first", () => {
   const db = rows(5);
   try {

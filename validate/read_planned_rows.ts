@@ -11,6 +11,16 @@ export interface ReadPlan {
    * Absent for `PRAGMA` and `EXPLAIN`, which cannot be wrapped: their rows are stepped one at a time instead.
    */
   sizing?: string;
+  /**
+   * The statement run a second time for the rows that fit, its columns as
+   * the statement names them, each row measured once over the values it
+   * returns: a row larger than `maxBytes` comes back with `marker` (a text
+   * made for this plan) in place of every value, so a row that grew between
+   * the two runs (`random()`, another writer) never reaches JavaScript whole.
+   * Absent without `sizing`, or when `maxBytes` is unbounded: the statement
+   * itself runs again.
+   */
+  capped?: { sql: string; marker: string };
   /** The bound values, as node:sqlite's `all()` / `iterate()` take them (a named-parameter object is one element). */
   params: SQLInputValue[];
   /** The most rows returned. */
@@ -36,7 +46,9 @@ export interface PlannedRows {
  * statement itself is stepped for exactly those rows, each one measured
  * again as it arrives (a statement may return different rows on its second
  * run: `random()`, another writer). At most one row past the budget is ever
- * held, and none when both runs agree.
+ * held, and none when both runs agree; with the plan's `capped` statement,
+ * a row larger than the whole budget arrives with its values left out by
+ * SQLite, so what is held is at most the budget and one row within it.
  *
  * In Deno 2.9.6 node:sqlite's `iterate()` ends as if the rows were done when
  * SQLite fails mid-query, so a run that was not cut is confirmed through
@@ -122,8 +134,21 @@ export function readPlannedRows(db: DatabaseSync, plan: ReadPlan, cancelled: () 
   const rows: Row[] = [];
   if (fit === 0) return cut === undefined ? { rows, truncated: false } : { rows, truncated: true, limit: cut };
   let bytes = 0;
-  for (const row of db.prepare(plan.sql).iterate(...params) as Iterable<Row>) {
+  const capped = plan.capped;
+  for (const row of db.prepare(capped?.sql ?? plan.sql).iterate(...params) as Iterable<Row>) {
     check();
+    if (capped !== undefined) {
+      // SQLite put the marker in place of every value of a row larger than the whole budget: the first tells.
+      let over = false;
+      for (const key in row) {
+        over = row[key] === capped.marker;
+        break;
+      }
+      if (over) {
+        cut = "max_bytes";
+        break;
+      }
+    }
     if ((bytes += sizeOf(row)) > maxBytes) {
       cut = "max_bytes";
       break;

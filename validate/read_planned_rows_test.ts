@@ -61,6 +61,21 @@ Deno.test("readPlannedRows() measures each row again on the real run: rows large
   assert.deepEqual([read.truncated, read.limit], [true, "max_bytes"]);
 });
 
+Deno.test("readPlannedRows() runs the plan's capped statement and cuts at the first row it marks, before its values", () => {
+  const d = db();
+  try {
+    const base = plan(ALL, 10, 1000);
+    // A stand-in for what SQLite returns of a row past the budget: the marker in place of every value.
+    const sql =
+      "SELECT iif(x = 3, 'M', x) AS x, iif(x = 3, 'M', s) AS s, iif(x = 3, 'M', b) AS b FROM t ORDER BY t.rowid";
+    const read = readPlannedRows(d, { ...base, capped: { sql, marker: "M" } });
+    assert.deepEqual(read.rows.map((row) => ({ ...row })), [{ x: 1, s: "a", b: null }, { x: 2, s: "aa", b: null }]);
+    assert.equal(read.limit, "max_bytes");
+  } finally {
+    d.close();
+  }
+});
+
 Deno.test("readPlannedRows() refuses a statement that returns fewer rows on its second run than on its first", () => {
   const sql = "SELECT x FROM t WHERE x > 4";
   const sizing = "SELECT 1 AS n FROM t LIMIT 6";
