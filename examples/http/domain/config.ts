@@ -1,5 +1,6 @@
 // The config schema. Every allow-list defaults to empty: without a config
 // file the server may fetch nothing.
+import { definePolicy, PolicyError, quote } from "@forge/toolkit/validate";
 import { z } from "zod";
 import { parseOrigin } from "./credentials.ts";
 import { NetRules, parseHostEntry } from "./net_rules.ts";
@@ -76,7 +77,18 @@ export const ConfigSchema = z.strictObject({
   try {
     rules = new NetRules(config);
   } catch (err) {
-    ctx.addIssue({ code: "custom", path: ["allow_hosts"], message: (err as Error).message });
+    // The policy quotes a host as parseHostEntry made it (lower-cased, without its port): a form of a ${NAME}
+    // value the loader's redaction does not know. Each bad entry is named as written instead.
+    const bad = config.allow_hosts.map((entry, i) => [entry, hostRefusal(hosts[i]), i] as const)
+      .filter(([, why]) => why !== undefined);
+    for (const [entry, why, i] of bad) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["allow_hosts", i],
+        message: `Cannot use host ${quote(entry, 100)}: ${why}`,
+      });
+    }
+    if (bad.length === 0) ctx.addIssue({ code: "custom", path: ["allow_hosts"], message: (err as Error).message });
     return;
   }
   // The filter is built here once, so that credentials it could not hide are refused at load, not at a fetch.
@@ -97,8 +109,15 @@ export const ConfigSchema = z.strictObject({
       const path = ["auth", i, "origins", j];
       try {
         const canonical = parseOrigin(origin);
-        rules.check(`${canonical}/`);
-        if (seen.has(canonical)) throw new TypeError(`Cannot use origin ${canonical}: it is listed twice`);
+        // Named as written: the canonical form (lower-cased, default port dropped) is one redaction does not know.
+        const bad = (why: string) => new TypeError(`Cannot use origin ${quote(origin, 100)}: ${why}`);
+        try {
+          rules.check(`${canonical}/`);
+        } catch (err) {
+          const code = err instanceof PolicyError ? err.code : undefined;
+          throw bad(ORIGIN_REFUSALS[code ?? ""] ?? "the rest of the config does not allow it");
+        }
+        if (seen.has(canonical)) throw bad("it is listed twice");
         seen.add(canonical);
       } catch (err) {
         ctx.addIssue({ code: "custom", path, message: (err as Error).message });
@@ -106,6 +125,27 @@ export const ConfigSchema = z.strictObject({
     });
   });
 });
+
+/** Why an auth origin is refused, by the code of the policy's refusal of it (whose words quote its canonical form). */
+const ORIGIN_REFUSALS: Record<string, string> = {
+  scheme: "its scheme is not in allow_schemes",
+  host: "its host is not in allow_hosts",
+  port: "its port is not allowed for its host by allow_hosts",
+  address: "its host is an internal address that allow_private_hosts does not list",
+  "ip-literal": "its IP address is not in canonical form",
+};
+
+/** Why the policy refuses a host of allow_hosts (as parseHostEntry gives it), without quoting it; else undefined. */
+function hostRefusal(host: string): string | undefined {
+  try {
+    definePolicy({ baseDir: "/", defaultDeny: false, tenantConfig: false, net: { hosts: [host] } });
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    const prefix = `Cannot define policy: host ${quote(host)} `;
+    return message.startsWith(prefix) ? message.slice(prefix.length) : "is not a valid host";
+  }
+}
 
 /** The validated config. */
 export type Config = z.infer<typeof ConfigSchema>;
