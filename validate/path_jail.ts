@@ -1,4 +1,4 @@
-import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
 import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
 import { listChecked } from "./_listing.ts";
@@ -525,8 +525,10 @@ export class PathJail {
    * refuses it when it is a link (or chain of links) whose target leads
    * outside, lexically or by that target's own nearest folder, through links
    * again (`d2 -> dangling/x`). Each target is resolved against its link's
-   * real folder. A chain is followed for 40 links, as the system does; one
-   * budget of 256 links read for the whole walk bounds what links through
+   * real folder, and a `..` in it after a name goes up from where that name
+   * leads, as the system does ({@linkcode physical}). A chain is followed for
+   * 40 links, as the system does; one budget of 256 links read (and real
+   * paths taken before a `..`) for the whole walk bounds what links through
    * each other's folders cost, and past it the path is refused.
    */
   #linkWalk(
@@ -535,6 +537,14 @@ export class PathJail {
     path: string,
   ): { nearest(at: string): Promise<void>; links(at: string): Promise<void> } {
     let budget = 256;
+    const spend = () => {
+      if (--budget < 0) {
+        throw new PolicyError(
+          "symlink-escape",
+          `Cannot ${action} ${quote(path)}: it passes through too many symbolic links`,
+        );
+      }
+    };
     const nearest = async (candidate: string): Promise<void> => {
       for (let dir = dirname(candidate); dir !== dirname(dir); dir = dirname(dir)) {
         const real = await Deno.realPath(dir).catch(() => undefined);
@@ -552,15 +562,10 @@ export class PathJail {
         const target = await Deno.readLink(at).catch(() => undefined);
         if (target === undefined) return;
         // Only links count: a deep path that is simply missing reads no link at all.
-        if (--budget < 0) {
-          throw new PolicyError(
-            "symlink-escape",
-            `Cannot ${action} ${quote(path)}: it passes through too many symbolic links`,
-          );
-        }
+        spend();
         const folder = await Deno.realPath(dirname(at)).catch(() => undefined);
         if (folder === undefined) return;
-        at = resolve(folder, target);
+        at = await physical(folder, target, spend);
         if (containing(await this.#realRoots(mode), at) === undefined) await this.#checkReal(at, mode, action, path);
         await nearest(at);
       }
@@ -664,6 +669,39 @@ export class PathJail {
     this.#real[mode] = real;
     return real;
   }
+}
+
+/**
+ * Where the link target `target`, read in the real folder `folder`, leads as
+ * the system follows it: a `..` after a name goes up from that name's real
+ * path (a link first followed), where `resolve()` drops `name/..` and so
+ * took `lnk/../x` for a path inside the link's folder while the system reads
+ * `x` beside the link's target (a red team's oracle: such a dangling link
+ * out was "not found", its twin whose target exists "leads outside"). Where
+ * the part before a `..` does not resolve, the system stops there, and so
+ * does this: that part is the answer. Each real path taken calls `spend`.
+ */
+async function physical(folder: string, target: string, spend: () => void): Promise<string> {
+  let at = isAbsolute(target) ? sep : folder;
+  // Whether `at` holds a name since its last real path: only then does a `..` need one.
+  let named = false;
+  for (const name of target.split(sep)) {
+    if (name === "" || name === ".") continue;
+    if (name !== "..") {
+      at = join(at, name);
+      named = true;
+      continue;
+    }
+    if (named) {
+      spend();
+      const real = await Deno.realPath(at).catch(() => undefined);
+      if (real === undefined) return at;
+      at = real;
+      named = false;
+    }
+    at = dirname(at);
+  }
+  return at;
 }
 
 /** The file's information, or undefined when it cannot be had. */

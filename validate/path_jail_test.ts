@@ -57,10 +57,19 @@ await symlink("dirlink_out/nothing.txt", join(data, "via_dirlink"));
 // Targets that look inside but pass through a link out whose own target does not exist: dangling, or a chain.
 await symlink("dangling/nothing.txt", join(data, "through_dangling"));
 await symlink("chain_a/nothing.txt", join(data, "through_chain"));
-// Two links each through the other's folder, behind a `..` that the system takes after dirlink_out (so it finds no
-// loop, only nothing) and a lexical walk takes before: followed without end but for the walk's budget.
+// A `..` after a link in a target goes up from the link's target, as the system reads it: `up_missing` leads to
+// outdir/nowhere.txt, outside, where a lexical walk dropped `sub_out/..` and took it for data/nowhere.txt, inside.
+await Deno.mkdir(join(base, "outdir", "sub"), { recursive: true });
+await symlink("../outdir/sub", join(data, "sub_out"));
+await symlink("sub_out/../nowhere.txt", join(data, "up_missing"));
+// Two links each through the other's folder, behind a `..` that the system takes after dirlink_out: it finds no loop,
+// only nothing beside base, outside. A lexical walk took the `..` before, and followed them without end but for the
+// walk's budget; the walk now reads them as the system does.
 await symlink("dirlink_out/../cross_b/x", join(data, "cross_a"));
 await symlink("dirlink_out/../cross_a/x", join(data, "cross_b"));
+// A dangling link inside whose target goes up 300 times after a folder: a real path taken before each `..` counts
+// against the walk's budget.
+await symlink(`${"sub/../".repeat(300)}nowhere.txt`, join(data, "many_up"));
 // The descriptor anchor lives beside the roots, in a folder only this user writes.
 const anchor = join(base, "anchor", "fd");
 await Deno.mkdir(join(base, "anchor"), { mode: 0o700 });
@@ -555,6 +564,9 @@ Deno.test({
           ["via_dirlink", "through_dangling"],
           ["via_dirlink", "through_chain"],
           ["via_dirlink/x", "through_dangling/x"],
+          // A `..` after a link out in a dangling link's target (a red team's oracle: "not found" here).
+          ["link_out", "up_missing"],
+          ["link_out/x", "up_missing/x"],
         ]
       ) {
         for (
@@ -586,9 +598,15 @@ Deno.test({
           jail.readTextFile(path),
           (err: Error) =>
             err instanceof PolicyError &&
-            /^Cannot read "[^"]+": (it passes through too many symbolic links|no such file or folder)$/.test(
-              err.message,
-            ),
+            /^Cannot read "[^"]+": (it passes through too many symbolic links|no such file or folder|it is or passes through a symbolic link that leads outside the allowed folders)$/
+              .test(err.message),
+          path,
+        );
+      }
+      for (const path of ["many_up", "many_up/x"]) {
+        await assert.rejects(
+          jail.readTextFile(path),
+          (err: Error) => err instanceof PolicyError && /too many symbolic links$/.test(err.message),
           path,
         );
       }

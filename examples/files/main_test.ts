@@ -176,6 +176,42 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "over stdio, a planted link whose target goes up after a link out (`up/../x`) says the same whether x exists outside",
+  permissions: perms,
+  async fn() {
+    const tree = await makeE2eTree();
+    await Deno.mkdir(join(tree.outside, "sub"));
+    // The system reads `up/../x` from up's target: outside/x. Walked lexically, the missing one was data/x, inside:
+    // "no such file", while its twin whose target exists said "leads outside" (a red team's oracle).
+    for (
+      const [target, link] of [
+        [join(tree.outside, "sub"), "up"],
+        ["up/../canary.txt", "there"],
+        ["up/../nothing.txt", "not_there"],
+      ]
+    ) {
+      const made = await new Deno.Command("ln", { args: ["-s", target, join(tree.data, link)] }).output();
+      assert.ok(made.success);
+    }
+    const { server } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    for (const tool of ["read_file", "stat"]) {
+      const said = async (path: string) => {
+        const result = await server.client.callTool({ name: tool, arguments: { path } });
+        assert.equal(result.isError, true, `${tool} ${path}`);
+        return textOf(result).replace(path, "<link>");
+      };
+      const there = await said("there");
+      assert.match(there, /leads outside the allowed folders/);
+      assert.equal(await said("not_there"), there, tool);
+      assert.equal(await said("not_there/x"), there, tool);
+    }
+    assert.equal((await server.close()).code, 0);
+    await tree.remove();
+  },
+});
+
+Deno.test({
   name: "live reload: removing a root from the config denies access on the very next call, without restart",
   permissions: perms,
   async fn() {
