@@ -218,6 +218,25 @@ Deno.test("a floor row with a failed round is not measured, never passed", () =>
   assert.ok(alone.every((t) => t.pass === undefined), "without the floor's rounds no row is judged");
 });
 
+Deno.test("the bundled server's --health is judged against an empty file; from source it is shown, not judged", () => {
+  const m = {
+    ...measured({}),
+    servers: [...SERVERS, { ...BUNDLED, file: "bundle/toolkit_server.js" }],
+    health: { toolkit: { value: 85.6 }, [BUNDLED.name]: { value: 72.9 }, empty: { value: 64.9 } },
+  };
+  const targets = collectTargets(m, collectFigures(m));
+  assert.deepEqual(targets.find((t) => t.name.startsWith("--health, bundled")), {
+    name: "--health, bundled (deno task bundle), ≤ 1.3× deno run of an empty file",
+    measured: "1.12× (72.9 vs 64.9)",
+    pass: true,
+  });
+  assert.deepEqual(targets.find((t) => t.name.startsWith("--health from source")), {
+    name: "--health from source against deno run of an empty file (for reference)",
+    measured: "1.32× (85.6 vs 64.9)",
+    pass: undefined,
+  });
+});
+
 Deno.test("the bundled server's cold start is judged against the floor; the start from source is shown, not judged", () => {
   const judge = (bundled: Cell) => {
     const m = {
