@@ -198,8 +198,8 @@ Deno.test("readLoop() reads on while a small write is in flight", async () => {
 });
 
 Deno.test("readLoop() reads on behind a large write of many replies: the early write keeps its overlap", async () => {
-  // 40 calls in one read, 1,600 units of reply each: 64,000 units in all, in more replies than an early write takes.
-  const { seen, loop, release } = await behindHeldWrite("x".repeat(1_600), ["call\n".repeat(40)]);
+  // 56 calls in one read, 1,600 units of reply each: 89,600 units in all, in more replies than an early write takes.
+  const { seen, loop, release } = await behindHeldWrite("x".repeat(1_600), ["call\n".repeat(56)]);
   assert.deepEqual(seen, ["read", "write", "read"], "the end of input is read while the early write is in flight");
   assert.equal((await loop.done).cause, "end");
   release();

@@ -24,7 +24,7 @@ const GATHER_HOPS = 4;
 // to calls/s and CPU). A read of a pipelining client's calls then splits into
 // two writes, and the client's next calls arrive while the first half's
 // replies are read; a client with fewer calls in flight never reaches it.
-const EARLY_FRAMES = 32;
+const EARLY_FRAMES = 48;
 // How many units queued or in flight make a write large: half of a Linux
 // pipe's 64 KiB. Reading while such a write of a few large replies is in
 // flight cost the raw floor a third more CPU per call at 8 KiB; reading while

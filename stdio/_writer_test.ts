@@ -229,20 +229,20 @@ Deno.test("FrameWriter writes each batch exactly though every batch is encoded i
   assert.deepEqual(writes.slice(0, 3), rounds.slice(0, 3).map((frames) => frames.map((f) => f + "\n").join("")));
 });
 
-Deno.test("FrameWriter writes a burst's first 32 frames in the turn they are sent, the rest after the gathering hops, in order", async () => {
+Deno.test("FrameWriter writes a burst's first 48 frames in the turn they are sent, the rest after the gathering hops, in order", async () => {
   const { writes, writer } = recordingWriter(1 << 20);
-  const frames = Array.from({ length: 40 }, (_, i) => `m${i}`);
+  const frames = Array.from({ length: 56 }, (_, i) => `m${i}`);
   // Like the calls of one read of a pipelining client: all answered in one turn.
-  for (const frame of frames.slice(0, 31)) writer.send(frame);
-  assert.equal(writes.length, 0, "31 replies wait for the gathering hops");
-  writer.send(frames[31]);
-  assert.deepEqual(writes, [frames.slice(0, 32).map((f) => `${f}\n`).join("")], "the 32nd starts a write at once");
-  for (const frame of frames.slice(32)) writer.send(frame);
+  for (const frame of frames.slice(0, 47)) writer.send(frame);
+  assert.equal(writes.length, 0, "47 replies wait for the gathering hops");
+  writer.send(frames[47]);
+  assert.deepEqual(writes, [frames.slice(0, 48).map((f) => `${f}\n`).join("")], "the 48th starts a write at once");
+  for (const frame of frames.slice(48)) writer.send(frame);
   assert.equal(writes.length, 1, "one early write per burst");
   await writer.idle();
   assert.deepEqual(writes, [
-    frames.slice(0, 32).map((f) => `${f}\n`).join(""),
-    frames.slice(32).map((f) => `${f}\n`).join(""),
+    frames.slice(0, 48).map((f) => `${f}\n`).join(""),
+    frames.slice(48).map((f) => `${f}\n`).join(""),
   ]);
   // The next burst gathers again.
   for (const frame of frames.slice(0, 3)) writer.send(frame);
@@ -302,7 +302,7 @@ Deno.test("FrameWriter stops and reports once when the early write fails", async
 });
 
 Deno.test("FrameWriter, under random bursts, pauses and partial slow writes: one write in flight at a time, every byte in order", async () => {
-  // Bursts of 1–80 frames (past the early write's 32 or not), small and over-a-chunk strings and replies in
+  // Bursts of 1–80 frames (past the early write's 48 or not), small and over-a-chunk strings and replies in
   // pieces, with microtask hops or a timer turn between sends; the output accepts random parts after random waits.
   for (let seed = 1; seed <= 8; seed++) {
     const random = prng(seed);
