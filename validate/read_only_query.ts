@@ -142,14 +142,14 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
   // The subquery's name is one the statement does not use: a table of its name read by the statement became a
   // reference to the subquery itself, and the sizing counted another result (or refused a recursion).
   const sized = unusedName(text);
+  // A row's size in bytes: one per column and each value's length, built once for both runs.
+  const rowSize = `${columns.length} + ${balancedSum(sizes)}`;
   const sizing = columns.length === 0
     ? `SELECT 0 AS n FROM (\n${text}\n) LIMIT ${limit}`
-    : `WITH ${sized}(${names.join(", ")}) AS (\n${text}\n) SELECT ${columns.length} + ${
-      balancedSum(sizes)
-    } AS n FROM ${sized} LIMIT ${limit}`;
+    : `WITH ${sized}(${names.join(", ")}) AS (\n${text}\n) SELECT ${rowSize} AS n FROM ${sized} LIMIT ${limit}`;
   const capped = columns.length === 0 || !Number.isFinite(maxBytes)
     ? undefined
-    : cappedRun(text, columns, names, sizes, sized, Math.max(0, Math.floor(maxBytes)));
+    : cappedRun(text, columns, names, rowSize, sized, Math.max(0, Math.floor(maxBytes)));
   try {
     // Compiled here too, so that a name it cannot resolve fails now and an authorizer on `db` judges it.
     db.prepare(sizing);
@@ -165,15 +165,16 @@ export function planReadOnlyQuery(db: DatabaseSync, sql: string, options: ReadOn
 /**
  * The second run of a query for readPlannedRows(): each row's size computed once, over the values it returns, and
  * every value replaced by `marker` when it passes `maxBytes`: the middle layer puts it in the row's last column, the
- * outer one in every other (a column of its own for the size would not fit a statement of SQLite's 2,000). Each layer reads the one below through a subquery with an OFFSET, which SQLite never flattens into
- * the query around it (its rule 14): each expression is evaluated once, and what is measured is what is returned. The
- * columns come back under their own names, in order.
+ * outer one in every other (a column of its own for the size would not fit a statement of SQLite's 2,000). Each layer
+ * reads the one below through a subquery with an OFFSET, which SQLite never flattens into the query around it (its rule
+ * 14): each expression is evaluated once, and what is measured is what is returned. The columns come back under their
+ * own names, in order.
  */
 function cappedRun(
   text: string,
   columns: readonly string[],
   names: readonly string[],
-  sizes: readonly string[],
+  rowSize: string,
   sized: string,
   maxBytes: number,
 ): { sql: string; marker: string } {
@@ -183,7 +184,7 @@ function cappedRun(
   const last = names[names.length - 1];
   const middle = [
     ...names.slice(0, -1),
-    `iif(${columns.length} + ${balancedSum(sizes)} <= ${maxBytes}, ${last}, '${marker}') AS ${last}`,
+    `iif(${rowSize} <= ${maxBytes}, ${last}, '${marker}') AS ${last}`,
   ];
   const outer = names.map((name, i) =>
     `${name === last ? name : `iif(${last} IS '${marker}', '${marker}', ${name})`} AS ${quoted(columns[i])}`
