@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { redactor } from "./_redact.ts";
+import { fold, redactor } from "./_redact.ts";
 import { quote } from "../internal/quote.ts";
 
 Deno.test("redactor() replaces each environment value with ${NAME}, longest first", () => {
@@ -61,4 +61,42 @@ Deno.test("redactor() with cuts off leaves a value's start before a … as it is
   const redact = redactor(new Map([["secret-token-value", "TOKEN"]]));
   assert.equal(redact("<secret-tok…> secret-token-value"), "<${TOKEN}…> ${TOKEN}");
   assert.equal(redact("<secret-tok…> secret-token-value", false), "<secret-tok…> ${TOKEN}");
+});
+
+Deno.test("redactor() hides a value a message rewrote in another letter case: a host lower-cased, a value upper-cased", () => {
+  const redact = redactor(new Map([["Billing-Internal-X7Q.Corp.Example.com", "API_HOST"], ["sk-Live-42abc", "KEY"]]));
+  assert.equal(
+    redact('Cannot use host "billing-internal-x7q.corp.example.com": not allowed'),
+    'Cannot use host "${API_HOST}": not allowed',
+  );
+  assert.equal(redact("https://BILLING-INTERNAL-X7Q.CORP.EXAMPLE.COM:8443/"), "https://${API_HOST}:8443/");
+  assert.equal(redact("key SK-LIVE-42ABC, key sk-live-42abc, key sk-Live-42abc"), "key ${KEY}, key ${KEY}, key ${KEY}");
+  // Letters that case-fold to more or fewer units, or by their context, still fold one for one.
+  const greek = redactor(new Map([["ΟΔΟΣ-İSTANBUL-Σ1", "G"]]));
+  assert.equal(greek("at οδοσ-istanbul-σ1 and ΟΔΟΣ-İSTANBUL-Σ1."), "at ${G} and ${G}.");
+});
+
+Deno.test("redactor() hides a value in the forms percent-encoding writes it, with either case of hex digit", () => {
+  const redact = redactor(new Map([["p@ss word/ü", "PASS"], ["https://h.example/a b?q=ü", "URL"]]));
+  assert.equal(redact("user:p%40ss%20word%2F%C3%BC@h"), "user:${PASS}@h");
+  assert.equal(redact("user:p%40ss%20word%2f%c3%bc@h"), "user:${PASS}@h");
+  assert.equal(redact(`fetch ${new URL("https://h.example/a b?q=ü").href} refused`), "fetch ${URL} refused");
+  // A lone surrogate has no such form; the value itself is still hidden.
+  assert.equal(redactor(new Map([["abc\ud800", "S"]]))("x abc\ud800 y"), "x ${S} y");
+});
+
+Deno.test("redactor() matches a start before a cut only as written, so a file's text cannot test a value's start in any case", () => {
+  const redact = redactor(new Map([["Secret-Token-Value", "TOKEN"]]));
+  assert.equal(redact('"Secret-Tok…"'), '"${TOKEN}…"');
+  assert.equal(redact('"secret-tok…"'), '"secret-tok…"');
+});
+
+Deno.test("fold() keeps every code point's length and folds a value alone as inside a text", () => {
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const char = String.fromCodePoint(cp);
+    if (fold(char).length !== char.length) assert.fail(`U+${cp.toString(16)} folds to ${fold(char).length} units`);
+  }
+  assert.equal(fold("ΟΔΟΣ"), fold("ΟΔΟΣΑ").slice(0, 4));
+  assert.equal(fold("İ"), "i");
 });

@@ -513,6 +513,33 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "Loader hides a value a message rewrote as URL parsing does (host lower-cased, path percent-encoded) or upper-cased",
+  permissions: { ...files, env: ["CFGL_TOKEN"] },
+  async fn() {
+    const value = "https://Billing-Internal-X7Q.Corp.Example.com/a b";
+    Deno.env.set("CFGL_TOKEN", value);
+    try {
+      // An author's refinement that echoes the value as URL parsing rewrote it: neither form is the value as written.
+      const urlSchema = z.strictObject({
+        url: z.string().refine((u) => new URL(u).protocol === "http:", {
+          error: (i) => `${new URL(String(i.input)).href} is not plain http (${String(i.input).toUpperCase()})`,
+        }),
+      });
+      const dir = await Deno.makeTempDir({ dir: base });
+      const path = join(dir, "u.json");
+      await write(path, '{ "url": "${CFGL_TOKEN}" }');
+      const loader = new Loader(path, fromSchema(urlSchema));
+      const err = await refusal(loader.get());
+      assert.ok(!err.message.toLowerCase().includes("billing-internal-x7q"), err.message);
+      assert.match(err.message, /url: \$\{CFGL_TOKEN\} is not plain http \(\$\{CFGL_TOKEN\}\)/);
+    } finally {
+      Deno.env.delete("CFGL_TOKEN");
+    }
+  },
+});
+
+Deno.test({
   name: "Loader works with read of its directory and env of its names only",
   permissions: { read: [scoped], env: ["CFGL_SCOPED"] },
   async fn() {
