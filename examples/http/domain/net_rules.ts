@@ -255,8 +255,10 @@ export class NetRules {
     }
     const allowing = this.#entries.filter((entry) => fits(entry, first));
     if (!allowing.some((entry) => fits(entry, next))) {
+      // An entry written as ${NAME} is named so, as stderr names it: the loader's redaction knows the value in the
+      // letter case the policy holds it in.
       const names = allowing.map((entry) =>
-        quote(entry.port === undefined ? entry.host : `${entry.host}:${entry.port}`, 100)
+        quote(redact(entry.port === undefined ? entry.host : `${entry.host}:${entry.port}`), 100)
       );
       throw new PolicyError(
         "redirect",

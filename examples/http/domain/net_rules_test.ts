@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { expand } from "@forge/toolkit/configreload";
 import { PolicyError } from "@forge/toolkit/validate";
 import { type NetConfig, netPolicyInit, NetRules, parseHostEntry } from "./net_rules.ts";
 
@@ -172,4 +173,31 @@ Deno.test("NetRules.assertRedirect() quotes a refused hop as the server wrote it
       },
     );
   }
+});
+
+Deno.test("NetRules.assertRedirect() names an entry written as ${NAME} by its name, in whatever case the policy holds it", () => {
+  const env = new Map([["API_HOST", "Billing-Internal-X7Q.Corp.Example.com"], ["WIKI", "Wiki.Example"]]);
+  const expanded = expand({ allow_hosts: ["${API_HOST}:8443", "*.${WIKI}", "127.0.0.1:9090"] }, { env });
+  const { allow_hosts } = expanded.value as { allow_hosts: string[] };
+  const rules = new NetRules(config({ allow_hosts, allow_private_hosts: ["127.0.0.1"] }));
+  const refusal = (first: string) => {
+    const from = new URL(first);
+    try {
+      rules.assertRedirect(new URL("https://127.0.0.1:9090/admin"), {
+        from,
+        first: from,
+        asked: first,
+        redact: expanded.redact,
+      });
+    } catch (err) {
+      assert.ok(err instanceof PolicyError && err.code === "redirect", `${err}`);
+      return err.message;
+    }
+    assert.fail("the redirect was allowed");
+  };
+  const api = refusal("https://billing-internal-x7q.corp.example.com:8443/x");
+  assert.match(api, /outside the allow_hosts entry that allowed it \("\$\{API_HOST\}:8443"\)/);
+  // The URL the model asked for is quoted as it wrote it; the entry, which the config took from the environment, is not.
+  assert.ok(!api.slice(api.indexOf("outside")).toLowerCase().includes("billing-internal"), api);
+  assert.match(refusal("https://en.wiki.example/a"), /entry that allowed it \("\*\.\$\{WIKI\}"\)/);
 });
