@@ -3,11 +3,17 @@
 // it prints, driven by the official SDK client over its real stdio.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { printedPermissions } from "@forge/toolkit/permissions";
 import { probe } from "@forge/toolkit/testing";
 import { verifyAuditTrail } from "@forge/toolkit/middleware";
-import { assertHealthNeedsNoPermission, assertRefusesSharedConfig, serveUnderPrintedFlags, textOf } from "../served.ts";
-import { denoRun, makeE2eTree, REPO, SCRIPT } from "./_e2e.ts";
+import {
+  assertHealthNeedsNoPermission,
+  assertRefusesSharedConfig,
+  printedTrees,
+  serveUnderFlags,
+  serveUnderPrintedFlags,
+  textOf,
+} from "../served.ts";
+import { denoRun, makeE2eTree, SCRIPT } from "./_e2e.ts";
 
 const perms: Deno.PermissionOptions = {
   run: [Deno.execPath(), "ln"],
@@ -15,6 +21,13 @@ const perms: Deno.PermissionOptions = {
   write: "inherit",
   env: "inherit",
 };
+
+/**
+ * The tree with `audit_file: "../audit.jsonl"` and the flags printed for it, made by the first test that needs it:
+ * "--print-permissions …" only reads its config, and the one test that writes in it (the audit trail) runs last, so
+ * one printing serves both. Removed at unload.
+ */
+const auditedTree = printedTrees(SCRIPT, () => makeE2eTree({ audit_file: "../audit.jsonl" }));
 
 Deno.test({
   name: "--health prints ok and needs no permission at all",
@@ -28,14 +41,12 @@ Deno.test({
   name: "--print-permissions needs only the config file and prints the roots, that file (not its folder), the env",
   permissions: perms,
   async fn() {
-    const tree = await makeE2eTree({ audit_file: "../audit.jsonl" });
-    const flags = await printedPermissions({ script: SCRIPT, config: tree.config, cwd: REPO });
+    const { tree, flags } = await auditedTree();
     assert.deepEqual(flags, [
       `--allow-read=${[join(tree.base, "audit.jsonl"), tree.config, tree.data, tree.more, tree.out].sort().join(",")}`,
       `--allow-write=${join(tree.base, "audit.jsonl")},${tree.out}`,
       "--allow-env=FORGE_TENANT_CONFIG",
     ]);
-    await tree.remove();
   },
 });
 
@@ -301,8 +312,8 @@ Deno.test({
   name: "with audit_file in the config the audit trail is appended there, not to stderr",
   permissions: perms,
   async fn() {
-    const tree = await makeE2eTree({ audit_file: join("..", "audit.jsonl") });
-    const { server } = await serveUnderPrintedFlags(SCRIPT, tree.config);
+    const { tree, flags } = await auditedTree();
+    const { server } = await serveUnderFlags(SCRIPT, tree.config, flags);
     await server.client.callTool({ name: "write_file", arguments: { path: "a.txt", content: "audited" } });
     await server.close();
     const lines = (await Deno.readTextFile(join(tree.base, "audit.jsonl"))).trim().split("\n").map((l) =>
@@ -313,6 +324,5 @@ Deno.test({
       ["outcome", "write_file", "ok", undefined],
     ]);
     assert.ok(!server.stderr().includes('"tool":"write_file"'));
-    await tree.remove();
   },
 });
