@@ -162,7 +162,10 @@ Deno.test({
     await t.f.git(app, "add", ...many);
     await t.f.git(app, "commit", "-q", "-m", "51 files");
     // 51 renames: 102 added or deleted files, over the cap.
-    for (const name of many) await t.f.git(app, "mv", name, `renamed-${name}`);
+    // Moved on disk and staged by one `git add -A` (not 51 runs of `git mv`): the same commit, 51 files deleted and
+    // 51 added.
+    for (const name of many) await Deno.rename(join(app, name), join(app, `renamed-${name}`));
+    await t.f.git(app, "add", "-A");
     await t.f.git(app, "commit", "-q", "-m", "rename all");
     // One rename, and a copy of a file the same commit modifies.
     await t.f.git(app, "mv", "moved.txt", "moved-again.txt");
