@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ConfigError } from "./config_error.ts";
 import { type ConfigParser, fromSchema } from "./from_schema.ts";
 import { Loader, type LoaderOptions } from "./loader.ts";
+import { quote } from "../internal/quote.ts";
 
 const base = await Deno.makeTempDir({ prefix: "configreload_loader_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
@@ -535,6 +536,63 @@ Deno.test({
       assert.match(err.message, /url: \$\{CFGL_TOKEN\} is not plain http \(\$\{CFGL_TOKEN\}\)/);
     } finally {
       Deno.env.delete("CFGL_TOKEN");
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "Loader hides a value whose letters change length when re-cased (ß as SS) and a URL value whose parts URL parsing encoded differently",
+  permissions: { ...files, env: ["CFGL_TOKEN", "CFGL_DATA"] },
+  async fn() {
+    Deno.env.set("CFGL_TOKEN", "https://svc:Geheimnis-Straße-p&w@rd@h.example/a b|c");
+    Deno.env.set("CFGL_DATA", "Kennwort-Weiß-91");
+    try {
+      const echo = (what: (input: string) => string) =>
+        z.string().refine(() => false, { error: (i) => `bad ${what(String(i.input))}` });
+      const schema = z.strictObject({
+        url: echo((u) => `${new URL(u).href} (${u.toUpperCase()})`),
+        word: echo((w) => w.toUpperCase()),
+      });
+      const dir = await Deno.makeTempDir({ dir: base });
+      const path = join(dir, "u.json");
+      await write(path, '{ "url": "${CFGL_TOKEN}", "word": "${CFGL_DATA}" }');
+      const err = await refusal(new Loader(path, fromSchema(schema)).get());
+      assert.ok(!/geheimnis|kennwort|p&w/i.test(err.message), err.message);
+      assert.match(err.message, /url: bad \$\{CFGL_TOKEN\} \(\$\{CFGL_TOKEN\}\)/);
+      assert.match(err.message, /word: bad \$\{CFGL_DATA\}/);
+    } finally {
+      Deno.env.delete("CFGL_TOKEN");
+      Deno.env.delete("CFGL_DATA");
+    }
+  },
+});
+
+Deno.test({
+  name: "Loader answers no guess at a value's first character from a percent-encoded start the file put before a cut",
+  permissions: { ...files, env: ["CFGL_DATA"] },
+  async fn() {
+    Deno.env.set("CFGL_DATA", "/srv/secret-data");
+    try {
+      // The known limit (docs/configuration.md): an author's refinement that quotes the file's value cut at 64.
+      const schema = z.strictObject({
+        root: z.string(),
+        note: z.string().refine(() => false, { error: (i) => `bad note ${quote(String(i.input), 64)}` }),
+      });
+      const dir = await Deno.makeTempDir({ dir: base });
+      const path = join(dir, "n.json");
+      const shown: string[] = [];
+      for (const guess of ["%2F", "%3A", "%2Fs", "%2Ft"]) {
+        const note = `${"A".repeat(64 - guess.length)}${guess}zzzz`;
+        await write(path, JSON.stringify({ root: "${CFGL_DATA}", note }));
+        const err = await refusal(new Loader(path, fromSchema(schema)).get());
+        shown.push(err.message.replace(note.slice(0, 64), "<start>"));
+      }
+      // Each guess of one or two characters is shown as the file wrote it: the message does not depend on the value.
+      assert.equal(new Set(shown).size, 1, shown.join("\n"));
+      assert.ok(shown[0].includes("<start>…"), shown[0]);
+    } finally {
+      Deno.env.delete("CFGL_DATA");
     }
   },
 });
