@@ -7,6 +7,7 @@
 
 import { type Asker, type AskMethod, CAPABILITY, declares } from "./_asker.ts";
 import { encodeNotification, type ResponseMessage } from "./jsonrpc.ts";
+import { rpcErrorText } from "./_rpc_error_text.ts";
 import type { Id } from "./id.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { ToolError } from "../internal/tool_error.ts";
@@ -84,14 +85,8 @@ export class ClientRequests {
       pending.resolve(response.result);
       return;
     }
-    const code = typeof error?.code === "number" ? error.code : "?";
-    const message = typeof error?.message === "string" ? error.message.slice(0, 200) : "";
     pending.reject(
-      new ToolError(
-        `Cannot get the client's answer to ${pending.method}: it answered with error ${code} ${
-          JSON.stringify(message)
-        }`,
-      ),
+      new ToolError(`Cannot get the client's answer to ${pending.method}: it answered with ${rpcErrorText(error)}`),
     );
   }
 }

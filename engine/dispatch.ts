@@ -25,6 +25,7 @@ import {
 import { busyBytesError, busyError, outcomeForEra } from "./_era_errors.ts";
 import { encodeErrorReply, encodeReply, replyAfterId, ReplyTooLarge } from "./json_parts.ts";
 import { ErrorCode, type Message, type RequestMessage, type RpcError } from "./jsonrpc.ts";
+import { rpcErrorText } from "./_rpc_error_text.ts";
 import { ExactNumber, type Id, idForLog } from "./id.ts";
 import { PROBE_META_KEY } from "./probe.ts";
 import { noProgress, progressFor } from "./_progress.ts";
@@ -290,11 +291,7 @@ export class Dispatcher {
 
   /** Says on stderr that a response without an id was dropped: it names no request, and is never answered. */
   #strayResponse(error: RpcError | undefined): void {
-    const said = error === undefined
-      ? "a result"
-      : `error ${typeof error.code === "number" ? error.code : "?"} ${
-        JSON.stringify(typeof error.message === "string" ? error.message.slice(0, 200) : "")
-      }`;
+    const said = error === undefined ? "a result" : rpcErrorText(error);
     this.#options.log(`a response without an id was dropped (${said}): it names no request`);
   }
 
