@@ -77,8 +77,8 @@ export const ConfigSchema = z.strictObject({
   try {
     rules = new NetRules(config);
   } catch (err) {
-    // The policy quotes a host as parseHostEntry made it (lower-cased, without its port): a form of a ${NAME}
-    // value the loader's redaction does not know. Each bad entry is named as written instead.
+    // The policy quotes a host as parseHostEntry made it, without its port: a part of a ${NAME} value, which the
+    // loader's redaction does not hide (lower-cased alone, it would). Each bad entry is named as written instead.
     const bad = config.allow_hosts.map((entry, i) => [entry, hostRefusal(hosts[i]), i] as const)
       .filter(([, why]) => why !== undefined);
     for (const [entry, why, i] of bad) {
@@ -109,7 +109,7 @@ export const ConfigSchema = z.strictObject({
       const path = ["auth", i, "origins", j];
       try {
         const canonical = parseOrigin(origin);
-        // Named as written: the canonical form (lower-cased, default port dropped) is one redaction does not know.
+        // Named as written: the canonical form (its default port dropped) is a rewrite redaction does not know.
         const bad = (why: string) => new TypeError(`Cannot use origin ${quote(origin, 100)}: ${why}`);
         try {
           rules.check(`${canonical}/`);

@@ -95,7 +95,8 @@ Deno.test("credentials go only to origins the config allows, each listed once", 
 
 Deno.test("a value from ${NAME} in allow_hosts or auth origins is never printed, not even lower-cased or cut", () => {
   // The refinement used to hand on the host as parseHostEntry made it (lower-cased, without its port) and the
-  // origin as URL parsing wrote it: forms of the value the loader's redaction does not know, printed on stderr.
+  // origin as URL parsing wrote it: forms of the value the loader's redaction did not know (it now knows one
+  // lower-cased, still not one without its port), printed on stderr.
   const values: Record<string, string> = {
     HTTP_HOST: "Bad!Host.Internal-X7Q.Example:8080",
     HTTP_WILD: "*.Bad!Wild.Internal-X7Q.Example",
