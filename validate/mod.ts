@@ -23,7 +23,9 @@
  * - {@linkcode quote}: a caller's value in a message, JSON-quoted and cut short.
  *
  * Refusals are {@linkcode PolicyError}s (a `ToolError`): the model sees a
- * message that names only what it asked for.
+ * message that names only what it asked for. A malformed policy init is a
+ * {@linkcode PolicyInitError} (a `TypeError`) that names the setting, the
+ * entry and the reason as fields.
  *
  * @example One policy, three guards
  * ```ts
@@ -89,6 +91,7 @@ export {
   type PolicyInit,
 } from "./policy.ts";
 export { PolicyError, type PolicyErrorCode } from "./policy_error.ts";
+export { PolicyInitError, type PolicyInitErrorOptions, type PolicyInitSetting } from "./policy_init_error.ts";
 export { quote } from "../internal/quote.ts";
 export {
   planReadOnlyQuery,

@@ -2,6 +2,7 @@ import { isIPv4, isIPv6 } from "../internal/ip.ts";
 import { isAbsolute, resolve } from "node:path";
 import { compileGlob } from "./_glob.ts";
 import { quote } from "../internal/quote.ts";
+import { PolicyInitError, type PolicyInitSetting } from "./policy_init_error.ts";
 import { TENANT_CONFIG_VARIABLE } from "../internal/tenant_variable.ts";
 
 /** Caps that every guard reads from one place. */
@@ -285,8 +286,9 @@ const SCHEME_PORTS: Record<string, number> = { https: 443, http: 80 };
  *
  * @param init What is allowed.
  * @returns The frozen policy.
- * @throws {TypeError} When an entry is malformed (a path with a comma or NUL,
- * an unknown scheme, a host that is not canonical, a bad env name).
+ * @throws {PolicyInitError} When an entry is malformed (a path with a comma or
+ * NUL, an unknown scheme, a host that is not canonical, a bad env name): a
+ * `TypeError` that names the setting, the entry and the reason as fields.
  * @throws {RangeError} When a port or a limit is out of range.
  *
  * @example A file server that may read one folder
@@ -302,8 +304,8 @@ const SCHEME_PORTS: Record<string, number> = { https: 443, http: 80 };
  */
 export function definePolicy(init: PolicyInit = {}): Policy {
   const base = init.baseDir ?? Deno.cwd();
-  const paths = (list: readonly string[] | undefined, field: string) =>
-    unique((list ?? []).map((p) => path(p, base, field)));
+  const paths = (list: readonly string[] | undefined, setting: PolicyInitSetting) =>
+    unique((list ?? []).map((p, index) => path(p, base, setting, index)));
   const deny = unique([...(init.defaultDeny === false ? [] : DEFAULT_DENY), ...(init.deny ?? []).map(glob)]);
   return Object.freeze({
     readRoots: freeze(paths(init.readRoots, "readRoots")),
@@ -321,15 +323,21 @@ export function definePolicy(init: PolicyInit = {}): Policy {
 }
 
 function netPolicy(init: NetPolicyInit): NetPolicy {
-  const schemes = unique((init.schemes ?? ["https"]).map((s) => {
+  const schemes = unique((init.schemes ?? ["https"]).map((s, index) => {
     const scheme = String(s).toLowerCase().replace(/:$/, "");
     if (!(scheme in SCHEME_PORTS)) {
-      throw new TypeError(`Cannot define policy: scheme ${quote(s)} is not supported, use "https" or "http"`);
+      const reason = 'is not supported, use "https" or "http"';
+      throw new PolicyInitError(`Cannot define policy: scheme ${quote(s)} ${reason}`, {
+        setting: "net.schemes",
+        index,
+        entry: s,
+        reason,
+      });
     }
     return scheme;
   }));
-  const privateHosts = unique((init.privateHosts ?? []).map((h) => host(h, false)));
-  const hosts = unique([...(init.hosts ?? []).map((h) => host(h, true)), ...privateHosts]);
+  const privateHosts = unique((init.privateHosts ?? []).map((h, i) => host(h, "net.privateHosts", i)));
+  const hosts = unique([...(init.hosts ?? []).map((h, i) => host(h, "net.hosts", i)), ...privateHosts]);
   const ports = unique((init.ports ?? schemes.map((s) => SCHEME_PORTS[s])).map((p) => {
     if (!Number.isInteger(p) || p < 1 || p > 65535) {
       throw new RangeError(`Cannot define policy: port ${quote(p)} is not an integer from 1 to 65535`);
@@ -344,13 +352,14 @@ function netPolicy(init: NetPolicyInit): NetPolicy {
   });
 }
 
-/** Canonical form of a host entry, or a TypeError. */
-function host(entry: string, wildcard: boolean): string {
+/** Canonical form of a host entry, or a PolicyInitError. */
+function host(entry: string, setting: "net.hosts" | "net.privateHosts", index: number): string {
   const raw = String(entry);
   const text = raw.toLowerCase();
-  const bad = (why: string) => new TypeError(`Cannot define policy: host ${quote(raw)} ${why}`);
+  const bad = (reason: string) =>
+    new PolicyInitError(`Cannot define policy: host ${quote(raw)} ${reason}`, { setting, index, entry, reason });
   if (text.startsWith("*.")) {
-    if (!wildcard) throw bad("must be exact here, not a wildcard");
+    if (setting === "net.privateHosts") throw bad("must be exact here, not a wildcard");
     const suffix = text.slice(2);
     if (canonicalHostname(suffix) !== suffix || isIPv4(suffix)) throw bad("is not a valid `*.suffix`");
     return text;
@@ -379,34 +388,75 @@ function canonicalHostname(text: string): string | undefined {
   return /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(parsed) ? parsed : undefined;
 }
 
-function path(entry: string, base: string, field: string): string {
+function path(entry: string, base: string, setting: PolicyInitSetting, index: number): string {
   if (typeof entry !== "string" || entry === "") {
-    throw new TypeError(`Cannot define policy: ${field} has an empty or non-string path`);
+    throw new PolicyInitError(`Cannot define policy: ${setting} has an empty or non-string path`, {
+      setting,
+      index,
+      entry,
+      reason: "is empty or not a string",
+    });
   }
   // Deno's permission flags split on commas and cannot escape them, so such a
   // path could never be granted exactly.
   if (entry.includes("\0") || entry.includes(",")) {
-    throw new TypeError(`Cannot define policy: ${field} path ${quote(entry)} contains a NUL byte or a comma`);
+    const reason = "contains a NUL byte or a comma";
+    throw new PolicyInitError(`Cannot define policy: ${setting} path ${quote(entry)} ${reason}`, {
+      setting,
+      index,
+      entry,
+      reason,
+    });
   }
   return isAbsolute(entry) ? resolve(entry) : resolve(base, entry);
 }
 
-function program(entry: string): string {
+function program(entry: string, index: number): string {
   if (typeof entry !== "string" || !isAbsolute(entry) || entry.includes("\0") || entry.includes(",")) {
-    throw new TypeError(`Cannot define policy: run entry ${quote(entry)} is not an absolute path without commas`);
+    const reason = "is not an absolute path without commas";
+    throw new PolicyInitError(`Cannot define policy: run entry ${quote(entry)} ${reason}`, {
+      setting: "run",
+      index,
+      entry,
+      reason,
+    });
   }
   return resolve(entry);
 }
 
-function glob(entry: string): string {
-  if (typeof entry !== "string" || entry.trim() === "") throw new TypeError("Cannot define policy: empty deny glob");
-  compileGlob(entry);
+function glob(entry: string, index: number): string {
+  if (typeof entry !== "string" || entry.trim() === "") {
+    throw new PolicyInitError("Cannot define policy: empty deny glob", {
+      setting: "deny",
+      index,
+      entry,
+      reason: "is empty or not a string",
+    });
+  }
+  try {
+    compileGlob(entry);
+  } catch (err) {
+    // compileGlob refuses only empty, "." and ".." segments; its message stays the one thrown.
+    throw new PolicyInitError((err as Error).message, {
+      setting: "deny",
+      index,
+      entry,
+      reason: 'has an empty, "." or ".." segment',
+      cause: err,
+    });
+  }
   return entry;
 }
 
-function envName(name: string): string {
+function envName(name: string, index: number): string {
   if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw new TypeError(`Cannot define policy: env name ${quote(name)} is not a valid variable name`);
+    const reason = "is not a valid variable name";
+    throw new PolicyInitError(`Cannot define policy: env name ${quote(name)} ${reason}`, {
+      setting: "env",
+      index,
+      entry: name,
+      reason,
+    });
   }
   return name;
 }
@@ -414,7 +464,13 @@ function envName(name: string): string {
 function limits(init: Partial<Limits>): Readonly<Limits> {
   const out: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(init)) {
-    if (!(key in DEFAULT_LIMITS)) throw new TypeError(`Cannot define policy: unknown limit ${quote(key)}`);
+    if (!(key in DEFAULT_LIMITS)) {
+      throw new PolicyInitError(`Cannot define policy: unknown limit ${quote(key)}`, {
+        setting: "limits",
+        entry: key,
+        reason: "is not a known limit",
+      });
+    }
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 0) {
       throw new RangeError(`Cannot define policy: limit ${key} must be a non-negative integer, got ${quote(value)}`);
