@@ -1,6 +1,6 @@
 // The config schema. Every allow-list defaults to empty: without a config
 // file the server may fetch nothing.
-import { definePolicy, PolicyError, quote } from "@forge/toolkit/validate";
+import { definePolicy, PolicyError, PolicyInitError, quote } from "@forge/toolkit/validate";
 import { z } from "zod";
 import { parseOrigin } from "./credentials.ts";
 import { NetRules, parseHostEntry } from "./net_rules.ts";
@@ -141,9 +141,8 @@ function hostRefusal(host: string): string | undefined {
     definePolicy({ baseDir: "/", defaultDeny: false, tenantConfig: false, net: { hosts: [host] } });
     return undefined;
   } catch (err) {
-    const message = (err as Error).message;
-    const prefix = `Cannot define policy: host ${quote(host)} `;
-    return message.startsWith(prefix) ? message.slice(prefix.length) : "is not a valid host";
+    // The reason as a field, never the message: the message quotes the host.
+    return err instanceof PolicyInitError ? err.reason : "is not a valid host";
   }
 }
 

@@ -142,6 +142,36 @@ Deno.test("a value from ${NAME} in allow_hosts or auth origins is never printed,
   });
 });
 
+Deno.test("a host from ${NAME} that the policy refuses gets the policy's reason with no form of its value in it", () => {
+  // Each value reaches a different refusal of definePolicy(); its reason is read from the error's fields, so a
+  // reason that quoted the host (as the message does) would print the value where the entry names only the variable.
+  const values: Record<string, [string, string]> = {
+    HTTP_NAME: ["Bad!Name.Internal-K4Z.Example:8443", "is not a canonical host name or IP literal"],
+    HTTP_SUFFIX: ["*.Internal-K4Z..Example", "is not a valid `*.suffix`"],
+    HTTP_V6: ["[2001:DB8::0:42]:8443", "is not a canonical IPv6 literal"],
+    HTTP_OCTAL: ["0177.0.0.1", "is not a canonical host name or IP literal"],
+  };
+  const named = { get: (name: string) => values[name]?.[0] };
+  const names = Object.keys(values);
+  const doc = { allow_hosts: ["api.example.com", ...names.map((name) => `\${${name}}`)] };
+  assert.throws(() => fromSchema(ConfigSchema, { secretFields: SECRET_FIELDS })(expand(doc, { env: named })), (err) => {
+    assert.ok(err instanceof ConfigError, `${err}`);
+    assert.equal(err.message.split("allow_hosts[").length - 1, names.length, err.message);
+    names.forEach((name, i) => {
+      const issue = `allow_hosts[${i + 1}]: Cannot use host "\${${name}}": ${values[name][1]} (value from \${${name}})`;
+      assert.ok(err.message.includes(issue), `${issue} is not in ${err.message}`);
+    });
+    const text = err.message.toLowerCase();
+    for (const [value] of Object.values(values)) {
+      for (const form of [value, value.replace(/:\d+$/, ""), value.replace(/^\*\./, "")]) {
+        assert.ok(!text.includes(form.toLowerCase()), `${form} is in ${err.message}`);
+      }
+    }
+    assert.ok(!text.includes("k4z") && !text.includes("db8") && !text.includes("0177"), err.message);
+    return true;
+  });
+});
+
 Deno.test("credentials must be one token of visible ASCII, and the scheme one HTTP token", () => {
   const doc = {
     allow_hosts: ["api.example.com"],
