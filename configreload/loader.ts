@@ -2,12 +2,13 @@ import { dirname } from "node:path";
 import { type FileSafety, fileSafety } from "./_file_safety.ts";
 import { parseConfigText } from "./_parse_text.ts";
 import { quote } from "../internal/quote.ts";
-import { ChangedError, readBounded, stamp } from "./_read_file.ts";
+import { ChangedError, RACY_MS, readBounded, stamp } from "./_read_file.ts";
 import { sha256Hex } from "../internal/sha256_hex.ts";
 import { ConfigError } from "./config_error.ts";
 import { type EnvReader, expand, type Expansion } from "./expand.ts";
 import type { ConfigParser } from "./from_schema.ts";
 import { REDACTED } from "./_redacted.ts";
+import { raceHooks } from "./_race_hooks.ts";
 
 /** Options of {@linkcode Loader}. */
 export interface LoaderOptions<T = unknown> {
@@ -87,9 +88,8 @@ interface Good<T> {
   readonly expansion: Expansion;
 }
 
-// A modification time this close to our last read may hide a later write
+// A modification time within RACY_MS of our last read may hide a later write
 // within the file system's timestamp granularity, so such a file is re-read.
-const RACY_MS = 2_000;
 // Bad versions are remembered by hash so that an unchanged one is not parsed
 // again: at most this many, holding at most BAD_ISSUES issues in all (a version
 // can have a bad field per value: 32 hostile versions would hold millions).
@@ -111,7 +111,9 @@ const BAD_ISSUES = 100_000;
  *   changes only through a file that validated. (The Deno permissions fixed at
  *   start cap what any version can add.) A version that `refuseReload` gives a
  *   reason for is not used, as an invalid one.
- * - Concurrent `get()` calls share one read.
+ * - Concurrent `get()` calls share one read, and one reload runs at a time.
+ * - A read that a write tore (the file rewritten in place or truncated while
+ *   it was read) is never used: the next call reads again.
  * - What a load costs is bounded whatever the file holds: past `maxBytes`,
  *   `maxDepth`, `maxValues`, `maxReferences` or `maxExpandedChars` a version
  *   is refused as an invalid one, its message naming the limit, and the bad
@@ -293,11 +295,17 @@ export class Loader<T> {
     if (seen === undefined) return this.#missing(path);
     const racy = seen.mtime === null || seen.mtime >= this.#stampAt - RACY_MS;
     if (seen.key === this.#stampKey && !racy) return this.#current();
+    const hooks = raceHooks.get(this);
+    await hooks?.afterStamp?.();
 
-    const safety: FileSafety = await fileSafety(path).catch((err: Error) => ({
-      reason: `it cannot be checked: ${err.message}`,
-      unchecked: [],
-    }));
+    let safety: FileSafety;
+    try {
+      safety = await fileSafety(path);
+    } catch (err) {
+      // Deleted since the stat (a deploy's rm, then cp): gone, as the stat would have said, not unsafe.
+      if (err instanceof Deno.errors.NotFound) return this.#missing(path);
+      safety = { reason: `it cannot be checked: ${(err as Error).message}`, unchecked: [] };
+    }
     // A folder it may not read goes unchecked in silence: least privilege grants the
     // config file, not its folder, so that is how a correct setup looks.
     const reason = safety.reason;
@@ -312,15 +320,17 @@ export class Loader<T> {
       if (reason !== undefined) this.#logOnce(`unsafe ${reason}`, `WARNING: using an unsafe config file: ${reason}`);
     }
 
+    await hooks?.afterCheck?.();
     let bytes;
     try {
       // The file read is the one checked: a swap between the check and the open is refused, not read.
-      bytes = await readBounded(path, this.#options.maxBytes ?? 4 * 1024 * 1024, safety);
+      bytes = await readBounded(path, this.#options.maxBytes ?? 4 * 1024 * 1024, safety, hooks?.afterChunk);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) return this.#missing(path);
       if (err instanceof ChangedError && this.#good !== undefined) return this.#good.config;
       return this.#fail(`read ${String(err)}`, err);
     }
+    await hooks?.afterRead?.();
     const hash = await sha256Hex(bytes);
     this.#stampKey = seen.key;
     this.#stampAt = startedAt;

@@ -11,6 +11,9 @@ import { nodeFs } from "./node_fs.ts";
  * @param buffer Where the bytes go.
  * @param offset Where in `buffer` they start.
  * @param length How many to read at most.
+ * @param position Where in the file to read from, leaving the descriptor's
+ *   position as it is; `null` (the default) reads from that position and
+ *   moves it on.
  * @returns How many were read; 0 at the end of the file.
  *
  * @example Read a file through its descriptor
@@ -30,8 +33,14 @@ import { nodeFs } from "./node_fs.ts";
  * Deno.removeSync(path);
  * ```
  */
-export function readDescriptor(fd: number, buffer: Uint8Array, offset: number, length: number): Promise<number> {
+export function readDescriptor(
+  fd: number,
+  buffer: Uint8Array,
+  offset: number,
+  length: number,
+  position: number | null = null,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    nodeFs().read(fd, buffer, offset, length, null, (err, n) => err ? reject(err) : resolve(n));
+    nodeFs().read(fd, buffer, offset, length, position, (err, n) => err ? reject(err) : resolve(n));
   });
 }
