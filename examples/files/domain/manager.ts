@@ -148,8 +148,11 @@ export class Manager {
   async #now(): Promise<{ config: Config; workspace: Workspace; roots: readonly string[] }> {
     const config = await this.#config();
     this.#maxBytes = config.max_bytes;
+    // This call's own version, held across its awaits: a call that reads the next version meanwhile replaces
+    // this.#current, and this call must not take that one's workspace or roots with its own config's limits.
+    let current = this.#current;
     // A workspace with a missing root is rebuilt each call, so a root created later is picked up.
-    if (this.#current?.config !== config || !(await this.#current.workspace.catch(() => undefined))?.complete) {
+    if (current?.config !== config || !(await current.workspace.catch(() => undefined))?.complete) {
       const policy = policyFor(config, this.#configPath);
       const configFile = this.#configPath === undefined ? undefined : resolve(this.#configPath);
       const own = [configFile, auditFileOf(config, this.#configPath), ...this.#ownFiles].filter((p) => p !== undefined);
@@ -161,9 +164,10 @@ export class Manager {
       workspace.catch(() => {
         if (this.#current?.workspace === workspace) this.#current = undefined;
       });
-      this.#current = { config, workspace, roots: [...policy.readRoots, ...policy.writeRoots] };
+      current = { config, workspace, roots: [...policy.readRoots, ...policy.writeRoots] };
+      this.#current = current;
     }
-    return { config, workspace: await this.#current.workspace, roots: this.#current.roots };
+    return { config, workspace: await current.workspace, roots: current.roots };
   }
 }
 

@@ -104,3 +104,30 @@ Deno.test({
     await tree.remove();
   },
 });
+
+Deno.test({
+  name:
+    "Manager gives a call one config version: a reload landing while a call starts never pairs its max_bytes with the next version's roots",
+  permissions: perms,
+  async fn() {
+    const tree = await makeTree();
+    const out2 = join(tree.base, "out2");
+    await Deno.mkdir(out2);
+    // a may write out/ up to 1024 bytes, b may write out2/ up to 2 bytes: a 6-byte write to out2/ fits neither.
+    const a: Config = tree.config;
+    const b: Config = { ...tree.config, writable_roots: [out2], max_bytes: 2 };
+    // The second call starts after each number of microtask turns: every interleaving of the two, none by a timer.
+    for (let turns = 0; turns < 16; turns++) {
+      const versions = [a, a, b];
+      const mgr = new Manager(() => Promise.resolve(versions.length > 1 ? versions.shift()! : b), undefined);
+      await mgr.stat(tree.data);
+      const write = mgr.write(join(out2, "x.txt"), "abcdef");
+      for (let i = 0; i < turns; i++) await Promise.resolve();
+      const stat = mgr.stat(tree.data);
+      await assert.rejects(write, /leaves the allowed folders|exceeds the limit/, `after ${turns} turns`);
+      await stat;
+      await assert.rejects(Deno.stat(join(out2, "x.txt")), Deno.errors.NotFound, `after ${turns} turns`);
+    }
+    await tree.remove();
+  },
+});
