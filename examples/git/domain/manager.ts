@@ -246,7 +246,7 @@ export class Manager {
    * no argument can make git compare files outside the work tree.
    */
   async diff(repo: string, from?: string, to?: string, path?: string, signal?: AbortSignal): Promise<GitOutput> {
-    const [git, r] = await this.#repo(repo);
+    const [git, r, config] = await this.#repo(repo);
     if (to !== undefined && from === undefined) {
       throw new PolicyError("invalid-input", "Cannot use to: it needs from");
     }
@@ -278,8 +278,8 @@ export class Manager {
     assertServedNames(r.name, "diff", changes.flatMap((change) => change.paths));
     if (trees.length < 2) {
       const read = changes.flatMap((change) => change.paths);
-      if (!(await this.#config()).allow_hard_links) await assertSingleNames(r.root, r.name, read);
-      await this.#assertNotOwn(r, "read", read);
+      if (!config.allow_hard_links) await assertSingleNames(r.root, r.name, read);
+      await this.#assertNotOwn(config, r, "read", read);
     }
     const plan = await planDiff(git, r, changes, { signal, drivers });
     const renames = arg.flag(plan.renames ? "--find-renames" : "--no-renames");
@@ -293,7 +293,7 @@ export class Manager {
 
   /** `git grep`: lines matching an extended regular expression, in tracked files (text only). */
   async grep(repo: string, pattern: string, ref?: string, path?: string, signal?: AbortSignal): Promise<GitOutput> {
-    const [git, r] = await this.#repo(repo);
+    const [git, r, config] = await this.#repo(repo);
     if (typeof pattern !== "string" || pattern === "" || pattern.length > MAX_PATTERN) {
       throw new PolicyError("invalid-input", `Cannot use pattern: it must be 1 to ${MAX_PATTERN} characters`);
     }
@@ -361,8 +361,8 @@ export class Manager {
       // opens a tracked file through a folder the work tree has since swapped for a link (diff and blame do not).
       const names = [...new Set(matches.map((m) => m.name))];
       for (const name of names) await assertNoLinkedFolder(r.root, "matched file", name);
-      if (!(await this.#config()).allow_hard_links) await assertSingleNames(r.root, r.name, names);
-      await this.#assertNotOwn(r, "read", names);
+      if (!config.allow_hard_links) await assertSingleNames(r.root, r.name, names);
+      await this.#assertNotOwn(config, r, "read", names);
     }
     // A match in a revision is named `<id>:<path>`: shown as the revision the caller gave.
     const lines = matches.map((m) => {
@@ -376,10 +376,10 @@ export class Manager {
 
   /** `git blame`: who last changed each line of a file. */
   async blame(repo: string, path: string, ref?: string, signal?: AbortSignal): Promise<GitOutput> {
-    const [git, r] = await this.#repo(repo);
+    const [git, r, config] = await this.#repo(repo);
     const id = ref === undefined ? undefined : await git.resolve(r, "ref", revision("ref", ref), "commit", signal);
     const paths = await this.#paths(r.root, path, false);
-    const { allow_hard_links } = await this.#config();
+    const { allow_hard_links } = config;
     if (id === undefined && !allow_hard_links) await assertSingleNames(r.root, r.name, paths);
     const drivers = await git.drivers(r, signal);
     if (id === undefined) await assertIndexNames(git, r, { signal, drivers });
@@ -387,7 +387,7 @@ export class Manager {
     await assertPlainMailmap(r.root, r.name, allow_hard_links);
     // Whatever the revision, blame reads the work tree's .mailmap and ignore-revs files.
     const ignoreRevs = drivers.ignoreRevsFiles.filter((file) => file !== "").map((file) => repoPath("file", file));
-    await this.#assertNotOwn(r, "read", [...(id === undefined ? paths : []), ".mailmap", ...ignoreRevs]);
+    await this.#assertNotOwn(config, r, "read", [...(id === undefined ? paths : []), ".mailmap", ...ignoreRevs]);
     if (paths.length === 1) await assertSmallHistory(git, r, paths[0], id, { signal, drivers });
     return await git.run(r, [
       arg.word("blame"),
@@ -403,7 +403,16 @@ export class Manager {
    * permission pattern and before any side effect).
    */
   async commitTarget(repo: string, paths: readonly string[]): Promise<{ repo: string; paths: string[] }> {
-    const [, r] = await this.#repo(repo);
+    const [, r, config] = await this.#repo(repo);
+    return await this.#commitTarget(config, r, repo, paths);
+  }
+
+  async #commitTarget(
+    config: Config,
+    r: ReturnType<Git["repo"]>,
+    repo: string,
+    paths: readonly string[],
+  ): Promise<{ repo: string; paths: string[] }> {
     if (!r.writable) throw new PolicyError("no-permission", `Cannot commit to repo ${quote(repo)}: it is read-only`);
     if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_COMMIT_PATHS) {
       throw new PolicyError("invalid-input", `Cannot use paths: give 1 to ${MAX_COMMIT_PATHS} paths`);
@@ -421,7 +430,7 @@ export class Manager {
       throw new PolicyError("invalid-input", "Cannot use paths: name files, not the whole work tree");
     }
     for (const path of checked) await assertNoLinkedFolder(r.root, "paths", path);
-    await this.#assertNotOwn(r, "commit", checked);
+    await this.#assertNotOwn(config, r, "commit", checked);
     return { repo: r.name, paths: checked };
   }
 
@@ -438,9 +447,11 @@ export class Manager {
         `Cannot use message: it is ${bytes} bytes of UTF-8, over the ${MAX_ARGUMENT_BYTES} git takes as one argument`,
       );
     }
-    const target = await this.commitTarget(repo, paths);
-    const [git, r] = await this.#repo(repo);
-    const { author, allow_hard_links } = await this.#config();
+    // One config version for the whole commit: the one its target was checked under (a reload meanwhile could name
+    // another work tree, read-only, under the same name).
+    const [git, r, config] = await this.#repo(repo);
+    const target = await this.#commitTarget(config, r, repo, paths);
+    const { author, allow_hard_links } = config;
     const options = {
       signal,
       refuseFilters: true,
@@ -471,7 +482,7 @@ export class Manager {
       assertNoNestedRepos(r.name, nestedRepos(staged, others));
       if (!allow_hard_links) await assertSingleNames(r.root, r.name, [...stagedNames, ...others]);
       // Named or in a named folder, tracked or not, the server's config and audit trail never enter the history.
-      await this.#assertNotOwn(r, "commit", [...stagedNames, ...others]);
+      await this.#assertNotOwn(config, r, "commit", [...stagedNames, ...others]);
       assertNoSkipWorktree(r.name, skipWorktreePaths(nulPaths(r.name, await list("-t"))));
       const branch = await git.run(r, [arg.word("symbolic-ref"), arg.flag("-q"), arg.word("HEAD")], {
         ...options,
@@ -533,8 +544,13 @@ export class Manager {
    * Refuses when a work-tree path git is about to commit or read is one of the server's own files: the config file,
    * the current config's audit file and the `ownFiles` it was given, where they are now.
    */
-  async #assertNotOwn(r: { root: string; name: string }, action: string, paths: Iterable<string>): Promise<void> {
-    const audit = auditFileOf(await this.#config(), this.#configPath);
+  async #assertNotOwn(
+    config: Config,
+    r: { root: string; name: string },
+    action: string,
+    paths: Iterable<string>,
+  ): Promise<void> {
+    const audit = auditFileOf(config, this.#configPath);
     const own = [this.#configPath, audit].filter((file) => file !== undefined).map((file) => resolve(file));
     // runWithConfig's list names the config file and the audit file too: each is looked up once.
     await assertNotOwnFiles(r.root, r.name, action, paths, [...new Set([...own, ...this.#ownFiles])]);
@@ -557,9 +573,11 @@ export class Manager {
     await this.#gitFor(await this.#config()).catch(() => {});
   }
 
-  async #repo(name: string): Promise<[Git, ReturnType<Git["repo"]>]> {
-    const git = await this.#gitFor(await this.#config());
-    return [git, git.repo(name)];
+  // The config a call reads once, with what was opened from it: every check of one call is made under one version.
+  async #repo(name: string): Promise<[Git, ReturnType<Git["repo"]>, Config]> {
+    const config = await this.#config();
+    const git = await this.#gitFor(config);
+    return [git, git.repo(name), config];
   }
 
   // A new config version (at start, after a reload) is opened once: each repository it cannot

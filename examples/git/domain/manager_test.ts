@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { basename, join } from "node:path";
 import { PolicyError } from "@forge/toolkit/validate";
 import { fixture } from "./fixture.ts";
+import { ConfigSchema } from "./config.ts";
+import { Manager } from "./manager.ts";
 
 const refused = (code?: string) => (err: unknown) => {
   assert.ok(err instanceof PolicyError, String(err));
@@ -385,3 +387,26 @@ Deno.test("git_status and git_grep cut at the cap leave out the line it fell ins
     await f.end();
   }
 });
+
+Deno.test(
+  "Manager gives a commit one config version: one reloaded while it is checked never commits where the new version made the name read-only",
+  async () => {
+    const f = await fixture();
+    try {
+      // a serves "w" writable from one work tree; b serves the name from another, read-only.
+      const [first, second] = [await f.repo("one"), await f.repo("two")];
+      const a = ConfigSchema.parse({ repos: [{ name: "w", path: first, writable: true }] });
+      const b = ConfigSchema.parse({ repos: [{ name: "w", path: second, writable: false }] });
+      for (const dir of [first, second]) await Deno.writeTextFile(join(dir, "README.md"), "# changed\n");
+      // The call reads a first, and the reload lands before it reads the config again.
+      const versions = [a];
+      const mgr = new Manager(() => Promise.resolve(versions.shift() ?? b), undefined);
+      await mgr.commit("w", "m", ["README.md"]).catch(() => {});
+      // Under a, the commit lands in the first tree; under b, nowhere. Never in the second tree.
+      assert.equal((await f.git(second, "rev-list", "--count", "HEAD")).trim(), "1");
+      assert.equal((await f.git(second, "status", "--porcelain")).trim(), "M README.md");
+    } finally {
+      await f.end();
+    }
+  },
+);
