@@ -121,7 +121,8 @@ export async function planWrite(ws: Workspace, path: string, content?: PlanConte
  * @param path The caller's path.
  * @param content The new content.
  * @param options `maxBytes` caps the content; `signal` stops the write before it starts; `createNew` refuses
- * to replace a file, also one that takes the name while the write runs.
+ * to replace a file, also one that takes the name while the write runs; `target` is the file the call's permission
+ * pattern named: a write that would go elsewhere (a reload since reordered the roots) is refused.
  * @returns What was written.
  * @throws {LimitError} When the content is over `maxBytes`.
  * @throws {PolicyError} When refused, or the folder changed while writing, or (`createNew`) the file exists.
@@ -130,7 +131,7 @@ export async function writeAtomic(
   ws: Workspace,
   path: string,
   content: string,
-  options: { maxBytes: number; signal?: AbortSignal; createNew?: boolean },
+  options: { maxBytes: number; signal?: AbortSignal; createNew?: boolean; target?: string },
 ): Promise<WriteOutcome> {
   // UTF-8 cannot hold half of a surrogate pair: the encoder wrote U+FFFD in its place and the write said it landed.
   if (!content.isWellFormed()) {
@@ -152,6 +153,13 @@ export async function writeAtomic(
   }
   const bytes = new TextEncoder().encode(content);
   const plan = await planWrite(ws, path, { bytes: bytes.length, maxBytes: options.maxBytes });
+  if (options.target !== undefined && plan.target !== options.target) {
+    throw new PolicyError(
+      "no-permission",
+      `Cannot write ${quote(path)}: it now names another file than the one this call was approved for ` +
+        `(write:${options.target}); the config changed in between; nothing was written`,
+    );
+  }
   await ws.writeAtomic(path, plan.jailPath, bytes, { signal: options.signal, createNew: options.createNew });
   return { root: plan.root, path: plan.rel, bytes: bytes.length, created: !plan.exists };
 }

@@ -124,12 +124,13 @@ export class Manager {
    * Writes a file atomically inside the writable roots. `signal` stops it
    * before it starts, `roots` are the client's roots, and with `createNew`
    * only a new file is made (a file at the name, also one that appears
-   * meanwhile, is refused and left as it is).
+   * meanwhile, is refused and left as it is); with `target` (the file the call's permission pattern named), a
+   * write that would go elsewhere is refused.
    */
   async write(
     path: string,
     content: string,
-    options: { signal?: AbortSignal; roots?: ClientRoots; createNew?: boolean } = {},
+    options: { signal?: AbortSignal; roots?: ClientRoots; createNew?: boolean; target?: string } = {},
   ): Promise<WriteOutcome> {
     const { workspace, config, roots: configured } = await this.#now();
     const where = await narrow(workspace, path, "write", options.roots, configured);
@@ -137,6 +138,7 @@ export class Manager {
       maxBytes: config.max_bytes,
       signal: options.signal,
       createNew: options.createNew,
+      target: options.target,
     });
   }
 

@@ -62,8 +62,11 @@ export function writeFile(mgr: Manager): ToolHandler<Input> {
     // The confirmation asked nothing when the file did not exist: then only a new file may be
     // made, so a file that appeared after that check is never replaced without the user's say.
     const createNew = req.confirmation === undefined;
+    // The file the call was approved for (and the audit trail wrote as its intent), worked out under the config of
+    // that moment: a reload since then that reorders the roots must not move a relative path's write elsewhere.
+    const target = req.patterns?.find((pattern) => pattern.startsWith("write:"))?.slice("write:".length);
     return json({
-      ...await mgr.write(path, content, { signal: req.signal, roots: await clientRootsOf(req), createNew }),
+      ...await mgr.write(path, content, { signal: req.signal, roots: await clientRootsOf(req), createNew, target }),
     });
   };
 }

@@ -143,3 +143,31 @@ Deno.test({
     await s.end();
   },
 });
+
+Deno.test({
+  name:
+    "write_file writes only the file its pattern named: a reload between the pattern and the write that reorders the roots moves nothing",
+  permissions: perms,
+  async fn() {
+    // The call's first config read works out its pattern; every later read sees the reload, which puts out2 first.
+    let reads = 0;
+    const s = await session((config) =>
+      new Manager(async () => {
+        const c = await config();
+        const out2 = join(c.writable_roots[0], "..", "out2");
+        return ++reads === 1 ? c : { ...c, writable_roots: [out2, ...c.writable_roots] };
+      }, undefined)
+    );
+    const out2 = join(s.out, "..", "out2");
+    await Deno.mkdir(out2);
+    await s.client.listTools();
+    reads = 0;
+    const result = await s.client.callTool({ name: "write_file", arguments: { path: "new.md", content: "x" } });
+    // Approved for out/new.md: out2/new.md, which only the next version names, is never written.
+    await assert.rejects(Deno.stat(join(out2, "new.md")), Deno.errors.NotFound);
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /now names another file than the one this call was approved for/);
+    assert.ok(reads > 1, "the write read the reloaded config");
+    await s.end();
+  },
+});
