@@ -23,8 +23,9 @@ export interface AuthorizerOptions {
    */
   schemaChange?: boolean;
   /**
-   * More PRAGMAs read mode allows, bare (no argument): the server's own reads, such as the pricing's
-   * `data_version` and `page_count` (see `PRICING_PRAGMAS`).
+   * More PRAGMAs allowed, bare (no argument), in every mode: the server's own reads, such as the pricing's
+   * `data_version` and `page_count` (see `PRICING_PRAGMAS`), and those full-text modules run
+   * (`FULL_TEXT_PRAGMAS`). Read mode also allows the schema PRAGMAs.
    * @default {[]}
    */
   pragmas?: readonly string[];
@@ -109,8 +110,9 @@ export class Authorizer {
           ? undefined
           : 'recursive queries are turned off in the config ("allow_recursive": false)';
       case AUTH.PRAGMA:
-        return mode === "read" &&
-            (pragmaAllowed(arg1 ?? "", arg2) || (arg2 === null && this.#pragmas.has(sqlLowerCase(arg1 ?? ""))))
+        // The listed bare PRAGMAs in any mode: a write that reads a full-text table has its module run one.
+        return (mode === "read" && pragmaAllowed(arg1 ?? "", arg2)) ||
+            (arg2 === null && this.#pragmas.has(sqlLowerCase(arg1 ?? "")))
           ? undefined
           : "this PRAGMA is not allowed";
       case AUTH.REINDEX:

@@ -48,6 +48,27 @@ export const PRICING_PRAGMAS: readonly string[] = Object.freeze(["data_version",
 const STORED_TABLE = /^\s*create(?:\s+|\/\*[\s\S]*?\*\/|--[^\n]*(?:\n|$))+table\b/i;
 
 /**
+ * Whether a table's statement in `sqlite_schema` (what SQLite parsed) makes it
+ * a table SQLite stores: `CREATE TABLE`, not `CREATE VIRTUAL TABLE`, whose
+ * rows come from a module (full-text search, R-Tree, …).
+ *
+ * @param sql The `sql` column of the table's `sqlite_schema` row.
+ * @returns True for a stored table; false for a virtual one, or a row with no statement.
+ *
+ * @example
+ * ```ts
+ * import { isStoredTableSql } from "./database_sizes.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(isStoredTableSql("CREATE TABLE docs (body TEXT)"));
+ * assert.ok(!isStoredTableSql("CREATE VIRTUAL TABLE docs_fts USING fts5(body)"));
+ * ```
+ */
+export function isStoredTableSql(sql: unknown): boolean {
+  return typeof sql === "string" && STORED_TABLE.test(sql);
+}
+
+/**
  * Rows counted per millisecond of `query_timeout_ms`, for the budget one
  * query's counting may use (see {@linkcode DatabaseSizes.refresh}): a small
  * part of the deadline at the tens of thousands of rows per millisecond
@@ -135,7 +156,7 @@ export class DatabaseSizes implements Sizes {
       // compiles every view whose columns are not known yet, so one unused compile-bomb view in the file (or a chain
       // of 15,000) held every query that reads a table to its deadline (or crashed the process on a full stack).
       const sql = this.#db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").get(stored)?.sql;
-      countable = typeof sql === "string" && STORED_TABLE.test(sql);
+      countable = isStoredTableSql(sql);
       this.#countable.set(stored, countable);
     }
     return countable;

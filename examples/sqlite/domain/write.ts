@@ -1,8 +1,10 @@
 import type { SQLInputValue } from "node:sqlite";
-import { PolicyError } from "@forge/toolkit/validate";
+import { PolicyError, quote } from "@forge/toolkit/validate";
 import type { Sqlite } from "./sqlite.ts";
 import { Authorizer } from "./authorizer.ts";
 import { sqliteProblem, withAuthorizer } from "./connection.ts";
+import { isStoredTableSql } from "./database_sizes.ts";
+import { FULL_TEXT_PRAGMAS } from "./query.ts";
 import { classifyWrite } from "./write_statement.ts";
 import { type JsonValue, type SqlParams, toJsonValue } from "./values.ts";
 
@@ -71,11 +73,42 @@ export function planWrite(reader: Sqlite, sql: string, options: WriteOptions): W
   // another one's `CREATE TRIGGER`, or new table with an `ON DELETE CASCADE`, passed compiled against the schema it
   // read before, and the patterns left out what the write would now change. One read brings it up to date.
   readSchema(reader, "execute");
+  refuseVirtualTables(reader, statement.patterns);
   const schemaChange = ["CREATE", "DROP", "ALTER"].includes(statement.verb);
-  const authorizer = new Authorizer({ mode: "plan", allowRecursive: options.allowRecursive, schemaChange });
+  // A write may read a full-text table (`DELETE … WHERE id IN (SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?)`).
+  const authorizer = new Authorizer({
+    mode: "plan",
+    allowRecursive: options.allowRecursive,
+    schemaChange,
+    pragmas: FULL_TEXT_PRAGMAS,
+  });
   withAuthorizer(reader, authorizer, "execute", () => reader.prepare(sql));
   const patterns = [...new Set([...statement.patterns, ...authorizer.writes])].sort();
+  // What triggers reach, too.
+  refuseVirtualTables(reader, patterns);
   return { sql, patterns, schemaChange };
+}
+
+/**
+ * Refuses a write that would change a virtual table (its rows, or its name). Its module writes tables of its own
+ * (FTS5's `<t>_data`, `<t>_idx`, …; R-Tree's `<t>_node`, …) through statements it compiles when it first connects or
+ * first writes, so no plan can name them ahead: FTS refused such a write only at the call, after the probe had
+ * approved it ("this PRAGMA is not allowed"), and R-Tree's patterns named its tables on a process's first write and
+ * not after, when the write was refused.
+ */
+function refuseVirtualTables(reader: Sqlite, patterns: readonly string[]): void {
+  for (const pattern of patterns) {
+    const table = pattern.slice(pattern.indexOf(":", 4) + 1);
+    const row = reader.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE")
+      .get(table);
+    if (row === undefined || isStoredTableSql(row.sql)) continue;
+    throw new PolicyError(
+      "sql",
+      `Cannot execute: the statement would change ${quote(String(row.name))}, a virtual table (full-text search, ` +
+        "R-Tree or another module): its module writes tables of its own that no permission pattern can name " +
+        "before the write, so virtual tables are not changed here (a trigger that writes one counts too)",
+    );
+  }
 }
 
 /**
@@ -129,6 +162,7 @@ export function executeWrite(writer: Sqlite, request: ExecuteRequest): ExecuteRe
     allowRecursive: request.allowRecursive,
     schemaChange: plan.schemaChange,
     allowed: plan.patterns,
+    pragmas: FULL_TEXT_PRAGMAS,
   });
   return withAuthorizer(writer, authorizer, "execute", () => {
     const statement = writer.prepare(plan.sql);

@@ -1,9 +1,10 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR
 import assert from "node:assert/strict";
 import { PolicyError } from "@forge/toolkit/validate";
+import { join } from "node:path";
 import { openDatabase } from "./connection.ts";
 import { makeFixture, TMP } from "./_fixture.ts";
-import type { Sqlite } from "./sqlite.ts";
+import { openSqlite, type Sqlite } from "./sqlite.ts";
 import { executeWrite, planWrite, type WriteOptions } from "./write.ts";
 
 const perms: Deno.PermissionOptions = { read: [TMP], write: [TMP], env: ["TMPDIR"] };
@@ -192,4 +193,91 @@ Deno.test({
     assert.equal(count(reader, "big"), 10);
     assert.ok(bytes(reader) > 3_000_000);
   }),
+});
+
+Deno.test({
+  name:
+    "planWrite() refuses a write to a virtual table (FTS5, FTS4, R-Tree, or one a trigger reaches) at the probe as at the call, and changes nothing; a write may read a full-text table",
+  permissions: perms,
+  fn() {
+    // Before, the probe gave `sql:insert:docs_fts` and the call failed with "this PRAGMA is not allowed" (the
+    // module's own statements, its shadow tables' writes among them, were in no pattern); R-Tree's patterns named its
+    // tables on a connection's first write only, and the next was refused as writing past them.
+    const base = Deno.makeTempDirSync({ dir: TMP, prefix: "sqlite-fts-write-" });
+    const path = join(base, "fts.db");
+    const setup = openSqlite(path, {});
+    setup.exec(`CREATE TABLE docs (id INTEGER PRIMARY KEY, body TEXT);
+      INSERT INTO docs (body) VALUES ('the quick brown fox'), ('a lazy dog'), ('quick thinking');
+      CREATE VIRTUAL TABLE docs_fts USING fts5(body);
+      INSERT INTO docs_fts (rowid, body) SELECT id, body FROM docs;
+      CREATE VIRTUAL TABLE docs_ext USING fts5(body, content='docs', content_rowid='id');
+      INSERT INTO docs_ext (docs_ext) VALUES ('rebuild');
+      CREATE TRIGGER docs_ai AFTER INSERT ON docs BEGIN
+        INSERT INTO docs_ext (rowid, body) VALUES (new.id, new.body);
+      END;
+      CREATE VIRTUAL TABLE docs4 USING fts4(body);
+      INSERT INTO docs4 (docid, body) SELECT id, body FROM docs;
+      CREATE VIRTUAL TABLE boxes USING rtree(id, x0, x1);
+      INSERT INTO boxes VALUES (1, 0, 1);
+      CREATE TABLE hits (id INTEGER);`);
+    setup.close();
+    const bytes = () => Deno.readFileSync(path);
+    const before = bytes();
+    const reader = openDatabase(path, false);
+    const writer = openDatabase(path, true);
+    const APPROVED_BEFORE = ["docs", "docs_ext", "docs_fts", "docs4", "boxes", "gone"]
+      .flatMap((t) => ["insert", "update", "delete", "ddl"].map((kind) => `sql:${kind}:${t}`));
+    const virtual = (table: string) => new RegExp(`Cannot execute: the statement would change "${table}", a virtual`);
+    try {
+      const refused: [string, RegExp][] = [
+        ["INSERT INTO docs_fts (rowid, body) VALUES (9, 'x')", virtual("docs_fts")],
+        ["INSERT INTO docs_fts (docs_fts) VALUES ('delete-all')", virtual("docs_fts")],
+        ["INSERT INTO docs_fts (docs_fts, rank) VALUES ('rank', 'bm25(10)')", virtual("docs_fts")],
+        ["INSERT INTO docs_fts (docs_fts) VALUES ('optimize')", virtual("docs_fts")],
+        ["DELETE FROM docs_fts", virtual("docs_fts")],
+        ["UPDATE Docs_Fts SET body = 'z'", virtual("docs_fts")],
+        ["ALTER TABLE docs_fts RENAME TO gone", virtual("docs_fts")],
+        ["DROP TABLE docs_fts", virtual("docs_fts")],
+        ["INSERT INTO docs4 (docs4) VALUES ('rebuild')", virtual("docs4")],
+        // The sync trigger writes the external-content FTS table, and so its shadow tables.
+        ["INSERT INTO docs (body) VALUES ('new')", virtual("docs_ext")],
+        ["INSERT INTO boxes VALUES (2, 5, 6)", virtual("boxes")],
+        // SQLite keeps the shadow tables read-only (defensive mode).
+        ["INSERT INTO docs_fts_data VALUES (99, x'00')", /table docs_fts_data may not be modified/],
+        ["UPDATE docs_fts_config SET v = 99", /table docs_fts_config may not be modified/],
+        ["DELETE FROM docs4_segdir", /table docs4_segdir may not be modified/],
+      ];
+      // Twice: the second plan meets modules already connected on both connections.
+      for (const round of [1, 2]) {
+        for (const [sql, reason] of refused) {
+          assert.throws(() => planWrite(reader, sql, OPTIONS), reason, `${sql} (round ${round})`);
+          // Held to what the probe used to approve (the virtual tables' own patterns), the writer still writes
+          // nothing: the module's writes to its shadow tables are in none of them (an optimize with nothing to
+          // merge writes none, and runs).
+          const plan = { sql, patterns: APPROVED_BEFORE, schemaChange: sql.startsWith("ALTER") };
+          try {
+            executeWrite(writer, { plan, params: [], ...OPTIONS });
+          } catch (err) {
+            assert.ok(err instanceof PolicyError, sql);
+          }
+        }
+      }
+      assert.deepEqual(bytes(), before);
+      // A write that only reads a full-text table: its module's bare PRAGMA is allowed, as for a query.
+      for (
+        const [sql, patterns] of [
+          ["INSERT INTO hits SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'quick'", ["sql:insert:hits"]],
+          ["DELETE FROM hits WHERE id IN (SELECT docid FROM docs4 WHERE docs4 MATCH 'quick')", ["sql:delete:hits"]],
+        ] as const
+      ) {
+        const plan = planWrite(reader, sql, OPTIONS);
+        assert.deepEqual(plan.patterns, patterns);
+        assert.equal(executeWrite(writer, { plan, params: [], ...OPTIONS }).changes, 2, sql);
+      }
+    } finally {
+      reader.close();
+      writer.close();
+      Deno.removeSync(base, { recursive: true });
+    }
+  },
 });

@@ -112,3 +112,44 @@ Deno.test({
     await s.end();
   },
 });
+
+Deno.test({
+  name:
+    "execute: a write to a full-text table is refused at the probe as at the call, with why, and a write that searches one runs",
+  permissions: perms,
+  async fn() {
+    const s = await session({ config: { writable: true } });
+    const file = new DatabaseSync(s.db);
+    file.exec(`CREATE VIRTUAL TABLE products_fts USING fts5(name, content='products', content_rowid='id');
+      INSERT INTO products_fts (products_fts) VALUES ('rebuild');
+      CREATE TRIGGER products_fts_sync AFTER INSERT ON products BEGIN
+        INSERT INTO products_fts (rowid, name) VALUES (new.id, new.name);
+      END;`);
+    file.close();
+    const bytes = await Deno.readFile(s.db);
+    // The probe used to approve `sql:insert:products_fts` for each, and the call failed with "this PRAGMA is not
+    // allowed": FTS5 writes its shadow tables, which no pattern named.
+    for (
+      const sql of [
+        "INSERT INTO products_fts (products_fts, rank) VALUES ('rank', 'bm25(10)')",
+        "INSERT INTO products_fts (products_fts) VALUES ('optimize')",
+        "INSERT INTO products (name) VALUES ('nib')",
+      ]
+    ) {
+      const probed = await probe(s.client, "execute", { sql });
+      assert.equal(probed.isError, true, sql);
+      const result = await s.client.callTool({ name: "execute", arguments: { sql } });
+      assert.equal(result.isError, true, sql);
+      assert.match(textOf(result), /would change "products_fts", a virtual table \(full-text search/, sql);
+    }
+    assert.deepEqual(await Deno.readFile(s.db), bytes, "nothing was written");
+    const sql = "DELETE FROM products WHERE id IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)";
+    const { patterns, isError } = await probe(s.client, "execute", { sql, params: ["ink"] });
+    assert.equal(isError, false);
+    assert.deepEqual(patterns, ["sql:delete:products", "sql:insert:audit"]);
+    const result = await s.client.callTool({ name: "execute", arguments: { sql, params: ["ink"] } });
+    assert.equal(result.isError, undefined, textOf(result));
+    assert.equal(s.count("products"), 2);
+    await s.end();
+  },
+});
