@@ -27,7 +27,9 @@ const TABLES = `
   CREATE VIRTUAL TABLE bad_tokenizer USING fts5(body);
   INSERT INTO bad_tokenizer VALUES ('quick');
   CREATE VIRTUAL TABLE bad4 USING fts4(body);
-  INSERT INTO bad4 VALUES ('quick');`;
+  INSERT INTO bad4 VALUES ('quick');
+  CREATE VIRTUAL TABLE bad_uncompress USING fts4(body, compress=hex, uncompress=unhex);
+  INSERT INTO bad_uncompress VALUES ('quick');`;
 /** What another program (or a forger) does to them: SQLite's own checks off, the file edited. */
 const BREAK = `
   PRAGMA writable_schema = ON;
@@ -36,7 +38,10 @@ const BREAK = `
   UPDATE bad_index_data SET block = x'ffffffffffffffff' WHERE id > 1;
   UPDATE sqlite_schema SET sql = 'CREATE VIRTUAL TABLE bad_tokenizer USING fts5(body, tokenize=no_such_tokenizer)'
     WHERE name = 'bad_tokenizer';
-  UPDATE bad4_segdir SET root = x'0102ffffffff';`;
+  UPDATE bad4_segdir SET root = x'0102ffffffff';
+  UPDATE sqlite_schema
+    SET sql = 'CREATE VIRTUAL TABLE bad_uncompress USING fts4(body, compress=hex, uncompress=load_extension)'
+    WHERE name = 'bad_uncompress';`;
 /** 2,000 phrases NEAR each other over a row of 50,000 hits: FTS5 needs minutes (64 phrases take about a second). */
 const NEAR_BOMB = `NEAR(${"a ".repeat(2_000)}, 50000)`;
 
@@ -47,7 +52,7 @@ interface Reply {
 
 Deno.test({
   name:
-    "a hostile file's full-text tables (wrong version, rank of no function, corrupt index, unknown tokenizer, corrupt FTS4 segment) are clear refusals, a MATCH bomb stops at its deadline, MATCH through a view alike; the server serves on and writes nothing",
+    "a hostile file's full-text tables (wrong version, rank of no function, corrupt index, unknown tokenizer, corrupt FTS4 segment, uncompress=load_extension) are clear refusals, a MATCH bomb stops at its deadline, MATCH through a view alike; the server serves on and writes nothing",
   permissions: perms,
   async fn() {
     const shared = await reusedTree();
@@ -94,6 +99,8 @@ Deno.test({
         ["SELECT * FROM bad_index WHERE bad_index MATCH ?", ["q*"], /fts5: corrupt structure record/],
         ["SELECT * FROM bad_tokenizer WHERE bad_tokenizer MATCH ?", ["quick"], /no such tokenizer: no_such_tokenizer/],
         ["SELECT * FROM bad4 WHERE bad4 MATCH ?", ["quick"], /database disk image is malformed/],
+        // FTS4 calls the functions its options name in statements of its own, which the query's authorizer judges.
+        ["SELECT * FROM bad_uncompress", [], /"load_extension" is not allowed/],
         // A rank given in the query takes literals only, and the module compiles one statement of it.
         [`${search} AND rank MATCH ?`, ["quick", "bm25(randomblob(5))"], /parse error in rank function/],
         // Too deep for either module's parser.
