@@ -33,6 +33,7 @@ let settledOf: (call: Call) => Promise<unknown>;
 let setDeadline: (call: Call, deadline: number) => void;
 let countCall: (call: Call, holds: number) => void;
 let uncountCall: (call: Call) => number;
+let addHolds: (call: Call, bytes: number) => boolean;
 let lingeringOf: (call: Call) => Promise<unknown> | undefined;
 
 const ignore = (): void => {};
@@ -125,6 +126,11 @@ export class Call {
     settledOf = (call) => call.#settled;
     setDeadline = (call, deadline) => (call.#deadline = deadline);
     countCall = (call, holds) => (call.#holds = holds);
+    addHolds = (call, bytes) => {
+      if (call.#holds < 0) return false;
+      call.#holds += bytes;
+      return true;
+    };
     uncountCall = (call) => {
       const holds = call.#holds;
       call.#holds = -1;
@@ -211,6 +217,14 @@ export class CallTable {
     this.#heldBytes += holds;
     this.#calls.set(call.key, call);
     if (deadline < this.#armedFor) this.#arm(deadline);
+  }
+
+  /**
+   * Adds `bytes` to what a counted call holds until it has ended (a task's
+   * handler given answers it may keep); nothing for a call no longer counted.
+   */
+  hold(call: Call, bytes: number): void {
+    if (addHolds(call, bytes)) this.#heldBytes += bytes;
   }
 
   /** Records the promise that settles once the call's reply is ready, for {@linkcode settledAll}. */

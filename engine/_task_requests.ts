@@ -36,7 +36,12 @@ export function createdReply(id: Id, created: Task | RpcError, table: TaskTable,
   return encodeReply(id, { ...session.statelessResult(fields(created, table)), resultType: "task" });
 }
 
-/** Answers tasks/get, tasks/update or tasks/cancel from a 2026-07-28 request. */
+/**
+ * Answers tasks/get, tasks/update or tasks/cancel from a 2026-07-28 request.
+ * `refuse` is asked, before a tasks/update delivers answers, whether what they
+ * hold (kept by the task until its handler ends) is past the stream's bound:
+ * it returns the refusal then, and nothing is delivered.
+ */
 export function answerTaskRequest(
   id: Id,
   method: string,
@@ -44,6 +49,7 @@ export function answerTaskRequest(
   meta: Record<string, unknown>,
   table: TaskTable | undefined,
   session: Session,
+  refuse: (holds: number) => RpcError | undefined = () => undefined,
 ): string | JsonParts {
   if (!declaresTasks(meta)) return missingExtension(id, method);
   const taskId = params?.taskId;
@@ -60,7 +66,11 @@ export function answerTaskRequest(
     if (responses === null || typeof responses !== "object" || Array.isArray(responses)) {
       return invalid(id, 'Invalid params: "inputResponses" must be an object');
     }
-    table.update(task, responses as Record<string, unknown>);
+    const answers = responses as Record<string, unknown>;
+    const holds = table.answersCost(task, answers);
+    const refused = holds > 0 ? refuse(holds) : undefined;
+    if (refused !== undefined) return encodeErrorReply(id, refused);
+    table.update(task, answers, holds);
   } else if (method === "tasks/cancel") {
     table.cancel(task, CANCELLED_BY_CLIENT);
   } else {

@@ -14,6 +14,7 @@ import type { Outcome } from "./_call.ts";
 import { outcomeForEra } from "./_era_errors.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
 import { type Clock, systemClock } from "../internal/clock.ts";
+import { heldCost } from "./_held_cost.ts";
 import { CANCELLED_BY_CLIENT } from "./_task_requests.ts";
 
 /** A task's status, as the extension names it. */
@@ -224,10 +225,26 @@ export class TaskTable {
   }
 
   /**
-   * Delivers `tasks/update` answers. A key that is not outstanding is ignored,
-   * as the extension asks; the task is working again once none is left.
+   * What the answers in `responses` to `task`'s outstanding questions hold
+   * once delivered (its handler may keep them until it ends), estimated from
+   * above as a request is ({@linkcode heldCost}); 0 when none is outstanding.
    */
-  update(task: Task, responses: Record<string, unknown>): void {
+  answersCost(task: Task, responses: Record<string, unknown>): number {
+    let cost = 0;
+    for (const key of Object.keys(responses)) {
+      if (task.inputs.has(key)) cost += heldCost(responses[key], 0, true);
+    }
+    return cost;
+  }
+
+  /**
+   * Delivers `tasks/update` answers. A key that is not outstanding is ignored,
+   * as the extension asks; the task is working again once none is left. The
+   * task holds `holds` bytes more (what the answers delivered hold,
+   * {@linkcode TaskTable.answersCost}) until its handler ends.
+   */
+  update(task: Task, responses: Record<string, unknown>, holds = 0): void {
+    if (holds > 0) this.#calls.hold(task.call, holds);
     for (const [key, answer] of Object.entries(responses)) {
       const pending = task.inputs.get(key);
       if (!pending) continue;

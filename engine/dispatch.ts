@@ -372,7 +372,14 @@ export class Dispatcher {
         }
     }
     if (stateless && TASK_METHODS.has(method)) {
-      return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks?.table, this.#session);
+      // Answers a task's handler may keep are held against maxInFlightBytes, as a retried call's inputResponses are.
+      const refuse = (holds: number) => {
+        const held = this.#held;
+        return held > 0 && this.#overBytes(held, holds)
+          ? busyBytesError("stateless", this.#options.maxInFlightBytes!)
+          : undefined;
+      };
+      return answerTaskRequest(id, method, params, metaOf(params) ?? {}, this.#tasks?.table, this.#session, refuse);
     }
     // A notification's name with an id is a malformed message, not an unknown method: say what is wrong with it.
     if (method.startsWith("notifications/")) {

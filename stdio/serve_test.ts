@@ -300,6 +300,74 @@ Deno.test("a cancelled task whose handler ignores its signal holds its request a
   await s.close();
 });
 
+Deno.test("answers a tasks/update gives a running task are held against maxInFlightBytes until its handler ends", async () => {
+  const server = new Server({ name: "t" });
+  const gate = Promise.withResolvers<void>();
+  // Keeps the client's answer while it works on, as a long task would.
+  addTool(server, {
+    name: "ask",
+    description: "Asks, then works until released",
+    inputSchema: schema(),
+    annotations: RO,
+    task: true,
+  }, async (req) => {
+    const form = { message: "Text?", requestedSchema: schema({ s: strProp("s") }, ["s"]) };
+    const answers = await Promise.all([req.elicit(form, { key: "one" }), req.elicit(form, { key: "two" })]);
+    await gate.promise;
+    return text(`kept ${answers.map((a) => String(a.content?.s).length).join(" ")}`);
+  });
+  addTool(server, { name: "quick", description: "Answers", inputSchema: schema(), annotations: RO }, async () => {
+    await Promise.resolve();
+    return text("served");
+  });
+  const s = serveRaw(server, { maxInFlightBytes: 200_000 });
+  const tasks = {
+    "io.modelcontextprotocol/clientCapabilities": {
+      elicitation: {},
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    },
+  };
+  await s.send(request(1, "tools/call", { name: "ask", _meta: { ...MODERN, ...tasks } }));
+  const taskId = ((await s.next()).result as { taskId: string }).taskId;
+  for (let poll = 10;; poll++) {
+    await s.send(request(poll, "tasks/get", { taskId, _meta: { ...MODERN, ...tasks } }));
+    const view = (await s.next()).result as { inputRequests?: Record<string, unknown> };
+    if (Object.keys(view.inputRequests ?? {}).length === 2) break;
+  }
+  const update = (id: number, key: string, s: string) =>
+    request(id, "tasks/update", {
+      taskId,
+      inputResponses: { [key]: { action: "accept", content: { s } } },
+      _meta: { ...MODERN, ...tasks },
+    });
+  // 150 KB of answer, which the handler keeps: the update alone is within the bound, and is taken.
+  await s.send(update(2, "one", "a".repeat(150_000)));
+  assert.equal((await s.next()).error, undefined, "the answer is taken");
+  // Before, the answer was counted by nothing: 64 tasks could each keep answers of up to maxMessageBytes.
+  await s.send(request(3, "tools/call", { name: "quick", _meta: { ...MODERN, pad: PAD } }));
+  assertBusyBytes(await s.next(), 3, 200_000);
+  // A second answer as large would pass the bound with the first: refused, and not delivered; a small one is taken.
+  await s.send(update(4, "two", "b".repeat(150_000)));
+  assertBusyBytes(await s.next(), 4, 200_000);
+  await s.send(update(5, "two", "b"));
+  assert.equal((await s.next()).error, undefined, "the small answer is taken");
+  gate.resolve();
+  for (let poll = 100;; poll++) {
+    await s.send(request(poll, "tasks/get", { taskId, _meta: { ...MODERN, ...tasks } }));
+    const view = (await s.next()).result as { status: string; result?: { content: { text: string }[] } };
+    if (view.status === "working") continue;
+    assert.equal(view.status, "completed");
+    assert.equal(view.result?.content[0].text, "kept 150000 1");
+    break;
+  }
+  // Once the handler has ended, what it held is given back: the same call is served.
+  await s.send(request(6, "tools/call", { name: "quick", _meta: { ...MODERN, pad: PAD } }));
+  const served = await s.next();
+  assert.equal(served.id, 6);
+  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "served" }]);
+  await s.close();
+});
+
 Deno.test("an item of a batch holds its own size against maxInFlightBytes, not its share of the batch's bytes", async () => {
   // 2025-03-26 is the session version whose stdio carries batches.
   const { s, gate } = await heldServer({ maxInFlightBytes: 200_000 }, "2025-03-26");
