@@ -249,8 +249,11 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
         get confirmation() {
           return confirmation;
         },
+        // A handler paused to ask is parked for good on its question (its retry is a new call): it has ended here.
         untilHandlerEnds: () =>
-          handlerRun === undefined ? Promise.resolve() : handlerRun.then(ignoreOutcome, ignoreOutcome),
+          handlerRun === undefined || call.cause === "input"
+            ? Promise.resolve()
+            : handlerRun.then(ignoreOutcome, ignoreOutcome),
       };
       for (let i = middleware.length - 1; i >= 0; i--) {
         const mw = middleware[i];

@@ -92,7 +92,7 @@ export class Call {
   /** Settles with `promise`, or rejects with the abort reason as soon as the call is aborted. */
   race<T>(promise: Promise<T>): Promise<T> {
     if (this.#cause !== undefined) {
-      this.#linger(promise);
+      if (this.#cause !== "input") this.#linger(promise);
       return Promise.reject(this.#reason);
     }
     return new Promise<T>((resolve, reject) => {
@@ -118,7 +118,9 @@ export class Call {
       if (racers === undefined) return;
       for (let i = 0; i < racers.length; i += 2) {
         (racers[i] as (reason: unknown) => void)(reason);
-        call.#linger(racers[i + 1] as Promise<unknown>);
+        // A call paused to ask has its handler parked for good on the question (it runs again from the start on
+        // the retry, a new call): what it raced never settles, so waiting for it would hold the call's place forever.
+        if (cause !== "input") call.#linger(racers[i + 1] as Promise<unknown>);
       }
     };
     closeCall = (call) => (call.#open = false);

@@ -500,6 +500,31 @@ Deno.test("a confirmation is used once: replaying an accepted requestState runs 
   await Deno.remove(dir, { recursive: true });
 });
 
+Deno.test("a call that paused to ask frees its place in maxInFlight: a client that asks and never retries cannot fill the server", async () => {
+  // Before, the paused handler, parked for good on its question, was counted as running forever: after maxInFlight
+  // input-required answers (1,024 by default) in a server's life, every call was refused busy.
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--max-in-flight=2"] });
+  try {
+    for (let id = 1; id <= 6; id++) {
+      // A handler's own question and a pattern tool's confirmation, each left unanswered.
+      await firstRound(server, id, "greet", { greeting: "Hi" });
+      await firstRound(server, 100 + id, "delete", { path: "a" });
+    }
+    const first = await firstRound(server, 7, "greet", { greeting: "Hi" });
+    const answered = await rawCall(server, 8, {
+      name: "greet",
+      arguments: { greeting: "Hi" },
+      inputResponses: { [first.keys[0]]: { action: "accept", content: { name: "Ada" } } },
+      requestState: first.state,
+    });
+    assert.equal(textOf(answered.result), "Hi, Ada");
+    const counts = await rawCall(server, 9, { name: "counts", arguments: {} });
+    assert.equal(JSON.parse(textOf(counts.result)).deletions, 0, "no unconfirmed deletion ran");
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
 Deno.test({
   name:
     "Inspector CLI 2.12.0 (2026-07-28): answers a roots/list input request and retries; no elicitation → the -32021 message",

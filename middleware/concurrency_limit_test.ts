@@ -131,6 +131,34 @@ Deno.test("concurrencyLimit() in a server: a cancelled call whose handler ignore
   await s.close();
 });
 
+Deno.test("concurrencyLimit() in a server: a call paused to ask its client (2026-07-28) gives its slot back", async () => {
+  const server = new Server({ name: "t" });
+  addTool(
+    server,
+    { name: "ask", description: "Asks, then answers", inputSchema: schema(), annotations: RW },
+    async (req) => text((await req.elicit({ message: "Go?", requestedSchema: schema() })).action),
+  );
+  const s = serveRaw(server, { middleware: [concurrencyLimit({ tools: { ask: 1 } })] });
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+  };
+  const call = (id: number, more: Record<string, unknown> = {}) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "ask", _meta: meta, ...more } });
+  // Its handler is parked for good on the question (the retry is a new call): before, each pause kept its slot
+  // forever, and the second call of the tool was refused for the rest of the server's life.
+  let state: unknown;
+  for (let id = 1; id <= 3; id++) {
+    await s.send(call(id));
+    const paused = (await s.next()).result as Record<string, unknown>;
+    assert.equal(paused.resultType, "input_required", JSON.stringify(paused));
+    state = paused.requestState;
+  }
+  await s.send(call(4, { requestState: state, inputResponses: { "elicitation-1": { action: "accept" } } }));
+  assert.deepEqual(((await s.next()).result as { content: unknown }).content, [{ type: "text", text: "accept" }]);
+  await s.close();
+});
+
 Deno.test("concurrencyLimit() counts each tool apart, and a refusal takes no slot", async () => {
   const limit = concurrencyLimit({ default: 1 });
   const a = held();

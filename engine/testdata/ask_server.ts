@@ -1,6 +1,7 @@
 // A server whose tools ask their client: for the input-required tests of both
 // eras. With --audit=<file> it keeps an audit trail there (needs read and
-// write on that file); otherwise it needs no permission. `deletions` counts
+// write on that file); otherwise it needs no permission. --timeout=<ms> and
+// --max-in-flight=<n> set run()'s options of those names. `deletions` counts
 // what the confirmed `delete` tool really ran, so a test can prove a declined
 // call ran nothing.
 import {
@@ -23,6 +24,9 @@ import { definePolicy } from "../../validate/mod.ts";
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const auditFile = Deno.args.find((a) => a.startsWith("--audit="))?.slice("--audit=".length);
 const timeoutMs = Number(Deno.args.find((a) => a.startsWith("--timeout="))?.slice("--timeout=".length) ?? 30_000);
+const maxInFlight = Number(
+  Deno.args.find((a) => a.startsWith("--max-in-flight="))?.slice("--max-in-flight=".length) ?? 1024,
+);
 let deletions = 0;
 let greetRuns = 0;
 
@@ -138,8 +142,9 @@ if (!health()) {
         { confirm: (args) => args.path === "scratch" ? undefined : `Delete ${args.path}?` },
       );
     },
-    audit === undefined ? { timeoutMs } : {
+    audit === undefined ? { timeoutMs, maxInFlight } : {
       timeoutMs,
+      maxInFlight,
       middleware: [audit],
       onClose: () => audit.close(),
       // The process may touch its audit file, and nothing else.
