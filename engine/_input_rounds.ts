@@ -36,6 +36,13 @@ export interface RoundsOptions {
   /** Pauses the call: called once, when the round's questions are sealed. */
   pause: (input: InputRequired) => void;
   /**
+   * The call's signal: once it has fired for another reason than the pause
+   * (cancelled, past its deadline, shutting down), a question rejects with its
+   * reason instead of parking the handler, as a question of the initialize era
+   * does, so that the handler ends and gives back its place.
+   */
+  signal?: AbortSignal;
+  /**
    * Who asks a question that neither the state nor the responses answer,
    * instead of a new round: a task created after input-required rounds asks
    * its later questions as the task's inputRequests.
@@ -88,6 +95,7 @@ export class InputRounds implements Asker {
   async ask(method: AskMethod, params: Record<string, unknown> | undefined, named?: string): Promise<unknown> {
     if (!declares(this.#options.capabilities, method)) throw missingCapability(method);
     if (this.#paused) return new Promise(() => {});
+    this.#options.signal?.throwIfAborted();
     const seq = ++this.#seq;
     const key = named ?? `${SHORT[method]}-${seq}`;
     this.#lookups++;
@@ -111,6 +119,12 @@ export class InputRounds implements Asker {
       return a;
     }
     if (this.#options.unanswered !== undefined) return this.#options.unanswered.ask(method, params, named);
+    // Ended while the question was digested: nothing will ever answer it, nor the ones asked with it.
+    const signal = this.#options.signal;
+    if (!this.#paused && signal?.aborted) {
+      this.#abandon(signal.reason);
+      throw signal.reason;
+    }
     const round = (state?.round ?? 0) + 1;
     if (round > MAX_ROUNDS) {
       throw new RangeError(`Cannot ask the client: this call has asked in ${MAX_ROUNDS} rounds, the most one call may`);
@@ -138,9 +152,20 @@ export class InputRounds implements Asker {
     }, 0);
   }
 
+  /** Rejects every open question with `reason`: the call ended without pausing. */
+  #abandon(reason: unknown): void {
+    const open = [...this.#open.values()];
+    this.#open.clear();
+    for (const { reject } of open) reject(reason);
+  }
+
   async #seal(): Promise<void> {
-    this.#paused = true;
     const open = [...this.#open].sort(([, a], [, b]) => a.seq - b.seq);
+    // A call that ended before its round was sealed (a client that cancels as it calls) cannot pause: its
+    // questions reject, and its handler ends instead of waiting for good on an answer no round will bring.
+    const signal = this.#options.signal;
+    if (signal?.aborted) return this.#abandon(signal.reason);
+    this.#paused = true;
     const inputRequests: InputRequired["inputRequests"] = {};
     const asked: Record<string, string> = {};
     for (const [key, { method, params, q }] of open) {

@@ -758,6 +758,7 @@ export class Dispatcher {
       state: input.rounds?.state,
       responses: input.rounds?.responses as Record<string, unknown> | undefined,
       pause: () => this.#calls.pause(call),
+      signal: call.signal,
     });
   }
 

@@ -525,6 +525,40 @@ Deno.test("a call that paused to ask frees its place in maxInFlight: a client th
   }
 });
 
+Deno.test("a call cancelled as it asks ends its handler: calls cancelled in the line after them cannot fill the server", async () => {
+  // The cancellation lands while the question is digested, before its round is sealed. Before, the handler was
+  // parked for good on a question no round would bring an answer to, and counted as running: 2 such pairs
+  // (maxInFlight 2 here, 1,024 by default) and every later call was refused busy.
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--max-in-flight=2"] });
+  const meta = { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+  try {
+    // A first round loads the digest's code: from then on a handler cancelled in the line after its call ends in the
+    // turn that read both lines, and each pair is followed by a round trip, so the next pair is read in a later turn.
+    await firstRound(server, 100, "greet", { greeting: "Hi" });
+    for (let id = 1; id <= 6; id++) {
+      const name = id % 2 === 0 ? "greet" : "delete";
+      const args = id % 2 === 0 ? { greeting: "Hi" } : { path: "a" };
+      await server.send(
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: meta } }) +
+          "\n" + JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }),
+      );
+      await server.send(
+        JSON.stringify({ jsonrpc: "2.0", id: `list-${id}`, method: "tools/list", params: { _meta: meta } }),
+      );
+      for (let msg = await server.next(); msg.id !== `list-${id}`; msg = await server.next()) {
+        assert.notEqual(msg.id, id, `cancelled call ${id} is answered with nothing`);
+      }
+    }
+    // The cancelled calls are answered with nothing: the next message on stdout is this call's answer.
+    const first = await firstRound(server, 7, "greet", { greeting: "Hi" });
+    assert.equal(first.keys.length, 1);
+    const counts = await rawCall(server, 8, { name: "counts", arguments: {} });
+    assert.equal(JSON.parse(textOf(counts.result)).deletions, 0, "no cancelled deletion ran");
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
 Deno.test({
   name:
     "Inspector CLI 2.12.0 (2026-07-28): answers a roots/list input request and retries; no elicitation → the -32021 message",
