@@ -228,6 +228,38 @@ Deno.test("a probe of a confirmed tool never asks: it answers the patterns, and 
   }
 });
 
+Deno.test("a probe carrying an accepted requestState runs nothing and spends nothing: the acceptance then runs once", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    const first = await firstRound(server, 1, "delete", { path: "a" });
+    const answered = {
+      name: "delete",
+      arguments: { path: "a" },
+      inputResponses: { [first.keys[0]]: { action: "accept", content: {} } },
+      requestState: first.state,
+    };
+    const meta = {
+      ...ENVELOPE,
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+      "forge.permission_patterns": true,
+    };
+    for (const id of [2, 3]) {
+      await server.send(
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...answered, _meta: meta } }),
+      );
+      const probe = (await server.next()).result as Record<string, unknown>;
+      assert.deepEqual((probe._meta as Record<string, unknown>)["forge.permission_patterns"], ["delete:a"]);
+    }
+    const counts = async (id: number) => JSON.parse(textOf((await rawCall(server, id, { name: "counts" })).result));
+    assert.equal((await counts(4)).deletions, 0, "no probe ran the action");
+    assert.equal(textOf((await rawCall(server, 5, answered)).result), "deleted a (accepted)");
+    assert.equal((await rawCall(server, 6, answered)).error?.code, -32602, "the acceptance is spent by its run");
+    assert.equal((await counts(7)).deletions, 1);
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
 Deno.test("inputResponses: an answer that breaks the form's schema is -32602; unknown keys are ignored", async () => {
   const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
   try {
