@@ -165,3 +165,125 @@ Deno.test({
     }
   },
 });
+
+/**
+ * A listener that records the first line of every request it is sent (an HTTP
+ * proxy sees `GET http://host:port/ HTTP/1.1` or `CONNECT host:port …`) and
+ * answers each with `proxied`.
+ */
+async function withRecorder(fn: (port: number, lines: string[]) => Promise<void>): Promise<void> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const lines: string[] = [];
+  const answered: Promise<void>[] = [];
+  const answer = async (conn: Deno.Conn) => {
+    const buffer = new Uint8Array(4096);
+    const n = await conn.read(buffer).catch(() => null);
+    lines.push(new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split("\r\n")[0]);
+    const response = "HTTP/1.1 200 OK\r\ncontent-length: 7\r\nconnection: close\r\n\r\nproxied";
+    await conn.write(new TextEncoder().encode(response)).catch(() => {});
+    conn.close();
+  };
+  const accepting = (async () => {
+    for await (const conn of listener) answered.push(answer(conn));
+  })();
+  try {
+    await fn(listener.addr.port, lines);
+  } finally {
+    listener.close();
+    await accepting;
+    await Promise.all(answered);
+  }
+}
+
+/** The probe in a child whose whole environment is `env` (no proxy variable of this process's own). */
+async function denoWithEnv(env: Record<string, string>, flags: string[], ...args: string[]): Promise<unknown> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", "--no-config", ...flags, probe, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    clearEnv: true,
+    env: { NO_COLOR: "1", ...env },
+  }).output();
+  return JSON.parse(new TextDecoder().decode(output.stdout));
+}
+
+Deno.test({
+  name:
+    "fetch sends a request to the proxy of HTTP_PROXY, http_proxy, ALL_PROXY or HTTPS_PROXY, and --allow-net checks the URL's host, not the proxy's address",
+  permissions: perms,
+  fn: () =>
+    withServer((port) =>
+      withRecorder(async (proxyPort, lines) => {
+        const proxy = `http://127.0.0.1:${proxyPort}`;
+        // The proxy's address is not granted: only the URL's name is.
+        const flags = [`--allow-net=localhost:${port}`];
+        const url = `http://localhost:${port}/`;
+        for (const name of ["HTTP_PROXY", "http_proxy", "ALL_PROXY"]) {
+          assert.deepEqual(await denoWithEnv({ [name]: proxy }, flags, "fetch", url), { ok: "proxied" }, name);
+        }
+        assert.deepEqual(lines, Array(3).fill(`GET ${url} HTTP/1.1`), "the proxy was sent each request");
+        const tls = await denoWithEnv({ HTTPS_PROXY: proxy }, flags, "fetch", `https://localhost:${port}/`);
+        assert.ok((tls as { error?: string }).error, "the recorder is no tunnel");
+        assert.equal(lines[3], `CONNECT localhost:${port} HTTP/1.1`);
+      })
+    ),
+});
+
+Deno.test({
+  name:
+    "--deny-net is checked on an environment proxy's address, and on the addresses the URL's name has in the server (the proxy is sent the name)",
+  permissions: perms,
+  fn: () =>
+    withServer((port) =>
+      withRecorder(async (proxyPort, lines) => {
+        const env = { HTTP_PROXY: `http://127.0.0.1:${proxyPort}` };
+        const url = `http://localhost:${port}/`;
+        const refused = async (denied: number) => {
+          const flags = [`--allow-net=localhost:${port}`, `--deny-net=127.0.0.1:${denied}`];
+          const out = await denoWithEnv(env, flags, "fetch", url) as { cause?: string };
+          assert.match(out.cause ?? "", new RegExp(`Requires net access to "127\\.0\\.0\\.1:${denied}"`));
+        };
+        await refused(proxyPort);
+        await refused(port);
+        assert.deepEqual(lines, [], "the proxy was not reached");
+      })
+    ),
+});
+
+Deno.test({
+  name: "NO_PROXY=* (or no_proxy=*) makes fetch connect to the URL's host whatever proxy variables are set",
+  permissions: perms,
+  fn: () =>
+    withServer((port) =>
+      withRecorder(async (proxyPort, lines) => {
+        const proxy = `http://127.0.0.1:${proxyPort}`;
+        const flags = [`--allow-net=localhost:${port}`];
+        for (const noProxy of [{ NO_PROXY: "*" }, { no_proxy: "*" }] as Record<string, string>[]) {
+          const env = { HTTP_PROXY: proxy, http_proxy: proxy, ALL_PROXY: proxy, ...noProxy };
+          assert.deepEqual(await denoWithEnv(env, flags, "fetch", `http://localhost:${port}/`), { ok: "up" });
+        }
+        assert.deepEqual(lines, [], "the proxy was not reached");
+      })
+    ),
+});
+
+Deno.test({
+  name:
+    "createHttpClient()'s tcp transport sends an https: URL in plain text, as a proxy request, so it cannot stand in for a direct connection",
+  permissions: perms,
+  fn: () =>
+    withRecorder(async (port, lines) => {
+      const url = `https://localhost:${port}/secret`;
+      const out = await denoWithEnv(
+        {},
+        [`--allow-net=localhost:${port},127.0.0.1:${port}`],
+        "fetchOverTcp",
+        url,
+        "127.0.0.1",
+        `${port}`,
+      );
+      // No TLS handshake: the request line arrives readable, the URL's scheme and host in it.
+      assert.deepEqual(lines, [`GET ${url} HTTP/1.1`]);
+      assert.deepEqual(out, { ok: "proxied" }, "and a plain-text answer is taken as the https: response");
+    }),
+});

@@ -7,7 +7,13 @@ const outcome = async (fn: () => Promise<unknown>) => {
   try {
     return { ok: await fn() };
   } catch (err) {
-    return { error: err instanceof Error ? err.name : String(err), message: err instanceof Error ? err.message : "" };
+    const error = {
+      error: err instanceof Error ? err.name : String(err),
+      message: err instanceof Error ? err.message : "",
+    };
+    // fetch says why in the cause of its "fetch failed".
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined;
+    return cause === undefined ? error : { ...error, cause };
   }
 };
 
@@ -24,6 +30,11 @@ if (action === "query") {
   });
 } else if (action === "fetch") {
   result = await outcome(async () => (await fetch(args[0])).text());
+} else if (action === "fetchOverTcp") {
+  // Through createHttpClient's "tcp" transport, which sends every request to hostname:port.
+  const client = Deno.createHttpClient({ proxy: { transport: "tcp", hostname: args[1], port: Number(args[2]) } });
+  result = await outcome(async () => (await fetch(args[0], { client })).text());
+  client.close();
 } else if (action === "lookup") {
   result = await outcome(async () => (await lookup(args[0])).address);
 } else if (action === "resolveDns") {
