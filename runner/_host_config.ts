@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivePermissions } from "../permissions/permission_set.ts";
+import { fileGrantProblems } from "../permissions/file_grants.ts";
 import { permissionFlags } from "../permissions/permission_flags.ts";
 import { RUNTIME_FLAGS } from "../permissions/runtime_flags.ts";
 import type { Policy } from "../validate/policy.ts";
@@ -14,6 +15,11 @@ export const PRINT_HOST_CONFIG_FLAG = "--print-host-config";
 // Windows `%LocalAppData%\npm-cache\_npx\<hash>\`), which `npm cache clean` or a
 // version bump removes: a host entry must not name a Deno binary in there.
 const NPX_CACHE = /[\\/]_npx[\\/]/;
+
+// Claude Code expands `${NAME}` and `${NAME:-default}` in an entry's command, args and env, and VS Code expands
+// `${userHome}`, `${env:NAME}`, `${input:id}` and the like; neither can write a `${` that stays. A path holding one
+// would reach Deno as another path than the one printed and checked (`<root>/${N:-..}/${N:-..}/x` as `<root>/../../x`).
+const HOST_VARIABLE = "${";
 
 /** The hosts whose config format is known. */
 export const HOST_KINDS = ["claude", "vscode"] as const;
@@ -53,8 +59,9 @@ export function hostConfigRequested(args: readonly string[]): boolean {
 
 /**
  * The host entry as JSON text: `mcpServers` (Claude Desktop, Claude Code) or
- * `servers` (VS Code). Host configs do not expand `${VAR}`, so the flags carry
- * resolved values; the `env` block names every variable the config uses, with
+ * `servers` (VS Code). The flags carry resolved values (a host runs no shell, and
+ * the `${NAME}`s it does expand are its own environment's); a value holding `${`
+ * is refused, since the host would expand it into another path. The `env` block names every variable the config uses, with
  * its value only when the flags already show that exact value (a path or a
  * host) and a placeholder otherwise, so no secret is ever printed. The
  * command is the running Deno, or `npx -y deno@<version>` under `--npx` and
@@ -65,7 +72,7 @@ export function hostConfigRequested(args: readonly string[]): boolean {
  * @param from Where the config came from, and the arguments.
  * @param facts The process's own facts.
  * @returns Pretty-printed JSON, ending with a newline.
- * @throws {TypeError} When the host kind is missing or unknown.
+ * @throws {TypeError} When the host kind is missing or unknown, or a value holds `${`, which the host would expand.
  */
 export function hostConfig(name: string, policy: Policy, from: HostConfigSource, facts: HostConfigFacts): string {
   const kind = hostKindOf(from.args);
@@ -89,6 +96,17 @@ export function hostConfig(name: string, policy: Policy, from: HostConfigSource,
     args: npx ? ["-y", `deno@${facts.denoVersion}`, ...args] : args,
     env,
   };
+  for (const value of [entry.command, ...entry.args, ...Object.values(env)]) {
+    // The list entry that holds it, not the whole flag: a long flag would be cut before it.
+    const part = value.split(",").find((piece) => piece.includes(HOST_VARIABLE));
+    if (part !== undefined) {
+      throw new TypeError(
+        `Cannot print host config: ${
+          quote(part, 200)
+        } holds "\${", which the host would expand as a variable, so it would start the server with other grants than these`,
+      );
+    }
+  }
   const root = kind === "vscode" ? { servers: { [name]: entry } } : { mcpServers: { [name]: entry } };
   return `${JSON.stringify(root, null, 2)}\n`;
 }
@@ -100,9 +118,13 @@ export function hostConfig(name: string, policy: Policy, from: HostConfigSource,
  * @param policy The policy of the config at start.
  * @param from Where the config came from, and the arguments.
  * @returns Resolves once written.
- * @throws {TypeError} When the host kind is missing or unknown.
+ * @throws {TypeError} When the host kind is missing or unknown, a value holds `${`, or a file grant is the root, a
+ * folder or a link (what `--print-permissions` refuses too).
  */
 export async function printHostConfig(name: string, policy: Policy, from: HostConfigSource): Promise<void> {
+  // A file grant that is a folder or a link grants what is below it: refused as --print-permissions refuses it.
+  const problems = policy.readFiles.length + policy.writeFiles.length === 0 ? [] : await fileGrantProblems(policy);
+  if (problems.length > 0) throw new TypeError(`Cannot print host config: ${problems.join("; ")}`);
   const text = hostConfig(name, policy, from, {
     execPath: Deno.execPath(),
     denoVersion: Deno.version.deno,

@@ -58,3 +58,34 @@ Deno.test("hostConfigRequested() sees both spellings of the flag and nothing els
   assert.equal(hostConfigRequested(["--print-host-config=claude"]), true);
   assert.equal(hostConfigRequested(["--print-host-configs"]), false);
 });
+
+Deno.test("hostConfig() refuses a path holding ${, which Claude Code and VS Code would expand into another grant", () => {
+  const args = ["--print-host-config", "claude"];
+  const from = { path: "/srv/notes/config.json", source: "flag" as const, variables: [], args };
+  // `$${` in a config writes a literal `${`: resolve() keeps `${N:-..}` as a name, and the host turns it into `..`.
+  const escaping = definePolicy({ readRoots: ["/srv/notes", "/srv/notes/${N:-..}/${N:-..}/opt/secret"] });
+  assert.throws(
+    () => hostConfig("notes", escaping, from, facts),
+    (err: Error) =>
+      err instanceof TypeError &&
+      err.message.startsWith('Cannot print host config: "/srv/notes/${N:-..}/${N:-..}/opt/secret" holds "${"'),
+  );
+  const policy = definePolicy({ readRoots: ["/srv/notes"] });
+  const cases = [
+    { policy: definePolicy({ readRoots: ["/srv/${env:HOME}"] }), from, facts },
+    { policy, from: { ...from, path: "/srv/${userHome}/config.json" }, facts },
+    { policy, from, facts: { ...facts, mainModule: "file:///srv/$%7BworkspaceFolder%7D/main.ts" } },
+    { policy, from, facts: { ...facts, execPath: "/opt/${HOME}/deno" } },
+    {
+      policy: definePolicy({ readRoots: ["/srv/${DATA:-x}"], env: ["DATA"] }),
+      from: { ...from, variables: ["DATA"] },
+      facts: { ...facts, env: (name: string) => name === "DATA" ? "/srv/${DATA:-x}" : undefined },
+    },
+  ];
+  for (const c of cases) {
+    assert.throws(() => hostConfig("notes", c.policy, c.from, c.facts), /holds "\$\{", which the host would expand/);
+  }
+  // A `$` without a brace is no variable to either host: printed as it is.
+  const plain = JSON.parse(hostConfig("notes", definePolicy({ readRoots: ["/srv/$notes"] }), from, facts));
+  assert.equal(plain.mcpServers.notes.args[4], "--allow-read=/srv/$notes");
+});

@@ -257,3 +257,13 @@ Deno.test("--print-host-config=vscode --npx prints a VS Code entry that runs the
   assert.deepEqual(entry.env, {});
   await t.remove();
 });
+
+Deno.test("--print-host-config refuses a file grant of the root as --print-permissions does, printing nothing", async () => {
+  // Before, `"audit_file": "/"` printed a host entry with `--allow-read=/,… --allow-write=/`.
+  const t = await tree({ root: "/srv/data", audit_file: "/" });
+  const out = await deno([`--allow-read=${t.cfgDir}`, fixture, "-config", t.file, "--print-host-config", "claude"]);
+  assert.equal(out.code, 1, out.stderr);
+  assert.equal(out.stdout, "");
+  assert.match(out.stderr, /^fixture: Cannot print host config: its policy grants "\/" as a file \(writeFiles\)/);
+  await t.remove();
+});
