@@ -59,11 +59,12 @@ export function hostConfigRequested(args: readonly string[]): boolean {
 
 /**
  * The host entry as JSON text: `mcpServers` (Claude Desktop, Claude Code) or
- * `servers` (VS Code). The flags carry resolved values (a host runs no shell, and
- * the `${NAME}`s it does expand are its own environment's); a value holding `${`
- * is refused, since the host would expand it into another path. The `env` block names every variable the config uses, with
- * its value only when the flags already show that exact value (a path or a
- * host) and a placeholder otherwise, so no secret is ever printed. The
+ * `servers` (VS Code). The flags carry resolved values (a host runs no shell,
+ * and the `${NAME}`s it does expand are its own environment's); a value
+ * holding `${` is refused, since the host would expand it into another path.
+ * The `env` block names every variable the config uses, with its value only
+ * when the flags already show that exact value (a path or a host) and a
+ * placeholder otherwise, so no secret is ever printed. The
  * command is the running Deno, or `npx -y deno@<version>` under `--npx` and
  * whenever the running Deno lives in npx's cache (a path that does not last).
  *
