@@ -220,3 +220,25 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "a handler that ignores its signal and finishes after its deadline leaves the outcome timeout, written at the deadline",
+  permissions: perms,
+  async fn() {
+    const server = await rawFixture([], ["--timeout=200"]);
+    // The handler sleeps 3 s and ignores its signal: the client hears of the timeout long before it finishes.
+    await server.send(write(1, { path: "p", ms: 3_000 }));
+    assert.equal(((await server.next(30_000)).error as { code: number }).code, -32001);
+    await server.waitForStderr("WRITE_DONE");
+    assert.equal((await server.status()).code, 0);
+    const stderr = server.stderr();
+    const outcomeAt = stderr.indexOf('"event":"outcome"');
+    assert.ok(outcomeAt >= 0 && outcomeAt < stderr.indexOf("WRITE_DONE"), "the outcome came before the handler ended");
+    const verdict = await verifyAuditTrail(stderr, { skipOtherLines: true });
+    assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 2, []]);
+    const outcome = JSON.parse(stderr.split("\n").find((l) => l.includes('"event":"outcome"'))!);
+    // The trail says timeout, yet the handler went on and did its work: no later record says so.
+    assert.equal(outcome.outcome, "timeout");
+  },
+});

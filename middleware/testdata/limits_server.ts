@@ -2,7 +2,8 @@
 // else stderr), --rate=<per second> and --burst=<n> for "write",
 // --concurrency=<n> for "write", --timeout=<ms> (the per-call deadline).
 // The write handler prints `WRITE_STARTED` on stderr as it starts: its audit
-// intent is on disk by then, and a test waits for the line, not for time.
+// intent is on disk by then, and a test waits for the line, not for time. It
+// ignores its signal, and prints `WRITE_DONE` as it ends.
 import { auditTrail, concurrencyLimit, rateLimit } from "../mod.ts";
 import {
   getInt,
@@ -40,6 +41,7 @@ if (!health()) {
       async (req) => {
         console.error("WRITE_STARTED");
         await new Promise((r) => setTimeout(r, getInt(req.arguments, "ms", 0)));
+        console.error("WRITE_DONE");
         return text("written");
       },
     );
