@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { connectInMemory, probe } from "@forge/toolkit/testing";
 import {
   addTool,
+  type Middleware,
   registerPatternTool,
   requireString,
   schema,
@@ -133,6 +134,52 @@ Deno.test("auditTrail() writes an intent before the handler runs and an outcome 
   assert.ok(!records.some((r) => r.tool === "look"), "read-only tools are not audited by default");
   const verdict = await verifyAuditTrail(lines.join("\n") + "\n");
   assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 12, []]);
+});
+
+Deno.test("auditTrail() runs no handler when the call is cancelled or times out while its intent is written", async () => {
+  for (const end of ["cancelled", "timeout"] as const) {
+    const ran = { count: 0 };
+    const lines: string[] = [];
+    const intentHeld = Promise.withResolvers<void>();
+    const release = Promise.withResolvers<void>();
+    const outcomeWritten = Promise.withResolvers<void>();
+    // The intent's write waits until the test releases it; the outcome is taken at once.
+    const sink = (line: string) => {
+      lines.push(line);
+      if (lines.length > 1) return outcomeWritten.resolve();
+      intentHeld.resolve();
+      return release.promise;
+    };
+    const aborted = Promise.withResolvers<void>();
+    // Outside the trail: hears the call's signal fire on the server.
+    const watch: Middleware = (ctx, next) => {
+      ctx.signal.addEventListener("abort", () => aborted.resolve());
+      return next();
+    };
+    const audit = auditTrail({ server: "audited", sink });
+    const session = await connectInMemory(server(ran, undefined, end === "timeout" ? 50 : 60_000), {
+      serve: { middleware: [watch, audit] },
+    });
+    const controller = new AbortController();
+    const call = session.client.callTool({ name: "act", arguments: { mode: "ok" } }, undefined, {
+      signal: controller.signal,
+    });
+    await intentHeld.promise;
+    if (end === "cancelled") controller.abort();
+    await assert.rejects(call);
+    await aborted.promise;
+    release.resolve();
+    await outcomeWritten.promise;
+    await audit.close();
+    await session.close();
+    const records = lines.map((l) => JSON.parse(l) as AuditRecord);
+    assert.deepEqual(
+      records.map((r) => `${r.event}:${"outcome" in r ? r.outcome : ""}`),
+      ["intent:", `outcome:${end === "timeout" ? "timeout" : "aborted"}`],
+      end,
+    );
+    assert.equal(ran.count, 0, `${end}: the handler never started`);
+  }
 });
 
 Deno.test("auditTrail() refuses a side-effecting call or probe whose record cannot be written, and lets read-only tools run", async () => {
