@@ -1,7 +1,10 @@
 // The audit file: opened for append, checked before every batch that the
 // path still names the file that is open and that nobody else changed it
 // (its size and modification time are what the last batch left), and synced
-// after every batch.
+// after every batch. Each batch holds an exclusive lock on the file (flock)
+// from that check to its sync, so two servers given one file take turns: the
+// one whose check follows the other's write finds the file changed and
+// refuses, where both used to number their records from the same last one.
 
 import { concatBytes } from "../internal/concat_bytes.ts";
 import { type AuditTarget, AuditUnavailable, MAX_RECORD_BYTES, unavailable } from "./_audit_log.ts";
@@ -21,6 +24,8 @@ export class AuditFile implements AuditTarget {
   // Set when the file open was changed by another writer: refused until the path names another file or SIGUSR1.
   #changed = false;
   #reopen = false;
+  // Whether the open file holds this batch's lock: released when the batch ends, or with the file.
+  #locked = false;
 
   constructor(path: string) {
     this.#path = path;
@@ -33,6 +38,8 @@ export class AuditFile implements AuditTarget {
 
   async ready(recheck: boolean): Promise<string | undefined> {
     if (this.#file !== undefined && !this.#reopen && (!recheck || this.#changed)) {
+      // Another process's batch ends before this one looks at the file.
+      await this.#lock(this.#file);
       let info: Deno.FileInfo;
       try {
         info = await Deno.stat(this.#path);
@@ -65,6 +72,7 @@ export class AuditFile implements AuditTarget {
       throw unavailable("the audit file cannot be opened", err);
     }
     try {
+      await this.#lock(file);
       const info = await file.stat();
       this.#file = file;
       this.#identity = { dev: info.dev, ino: info.ino };
@@ -100,6 +108,24 @@ export class AuditFile implements AuditTarget {
     }
   }
 
+  /** Ends a batch: another process's trail may now check and write the file. */
+  async release(): Promise<void> {
+    if (!this.#locked) return;
+    this.#locked = false;
+    await this.#file?.unlock().catch(() => {});
+  }
+
+  /** Takes the batch's exclusive lock on `file`, waiting for another holder; a file that cannot be locked goes on unlocked. */
+  async #lock(file: Deno.FsFile): Promise<void> {
+    if (this.#locked) return;
+    try {
+      await file.lock(true);
+      this.#locked = true;
+    } catch {
+      // A file system without locks: the check before each batch still finds another writer after the fact.
+    }
+  }
+
   /** Whether a regular file's size or modification time is not what the last write left. */
   #changedSince(info: Deno.FileInfo): boolean {
     if (this.#mtime === undefined || !info.isFile) return false;
@@ -113,6 +139,8 @@ export class AuditFile implements AuditTarget {
   }
 
   #closeFile(): void {
+    // Closing the file releases its lock.
+    this.#locked = false;
     try {
       this.#file?.close();
     } catch {

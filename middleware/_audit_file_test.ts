@@ -1,8 +1,9 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp}
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=flock
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { AuditFile } from "./_audit_file.ts";
-import { AuditUnavailable, MAX_RECORD_BYTES } from "./_audit_log.ts";
+import { AuditLog, AuditUnavailable, MAX_RECORD_BYTES } from "./_audit_log.ts";
+import { verifyAuditTrail } from "./verify_audit_trail.ts";
 
 const base = await Deno.makeTempDir({ prefix: "audit_file_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
@@ -173,5 +174,47 @@ Deno.test({
     await file.write('{"seq":1}\n', true);
     await file.close();
     assert.equal(await Deno.readTextFile(path), '{"seq":1}\n');
+  },
+});
+
+Deno.test({
+  name:
+    "AuditFile takes turns with another trail on its file: two servers given one file never number two records alike",
+  permissions: { ...files, run: ["flock"] },
+  async fn() {
+    const path = fresh();
+    // util-linux flock(1) asks for the same lock without waiting: it fails while a batch holds it.
+    const locked = async () => (await new Deno.Command("flock", { args: ["-n", path, "true"] }).output()).code !== 0;
+    const first = new AuditFile(path);
+    const second = new AuditFile(path);
+    assert.equal(await first.ready(false), undefined);
+    assert.equal(await locked(), true, "a batch holds the file's lock from its check");
+    // The second trail looks at the file only once the first one's batch has ended.
+    const turn = second.ready(false);
+    await first.write('{"seq":0}\n', true);
+    assert.equal(await locked(), true, "to its write");
+    await first.release();
+    assert.equal(await turn, '{"seq":0}\n', "it read the file back after the other's write");
+    await second.write('{"seq":1}\n', true);
+    await second.release();
+    assert.equal(await locked(), false, "and lets go when it ends");
+    await assert.rejects(
+      () => first.ready(false),
+      (err: unknown) => err instanceof AuditUnavailable && /changed in place by another writer/.test(err.message),
+    );
+    await first.release();
+    await first.close();
+    await second.close();
+    assert.equal(await Deno.readTextFile(path), '{"seq":0}\n{"seq":1}\n');
+    // Two chains appending at once: one links to the other's record, and the one behind refuses after that.
+    const shared = fresh();
+    const logs = [new AuditLog(new AuditFile(shared)), new AuditLog(new AuditFile(shared))];
+    const seqs = await Promise.all(logs.map((log, i) => log.append({ event: "probe", n: i })));
+    assert.deepEqual(seqs.toSorted(), [0, 1]);
+    const again = await Promise.allSettled(logs.map((log, i) => log.append({ event: "probe", n: i })));
+    assert.deepEqual(again.map((r) => r.status).toSorted(), ["fulfilled", "rejected"]);
+    await Promise.all(logs.map((log) => log.close()));
+    const verdict = await verifyAuditTrail(await Deno.readTextFile(shared));
+    assert.deepEqual([verdict.ok, verdict.records], [true, 3]);
   },
 });

@@ -44,6 +44,8 @@ export interface AuditTarget {
   ready(recheck: boolean): Promise<string | undefined>;
   /** Writes complete lines, and makes them durable when `sync` is set; on failure none of them may stay. */
   write(text: string, sync: boolean): Promise<void>;
+  /** Ends a batch begun by `ready`, written or not (a file lets another process's trail take its turn). */
+  release?(): Promise<void>;
   /** Releases the target. */
   close(): Promise<void>;
 }
@@ -126,6 +128,8 @@ export class AuditLog {
         batch.forEach((pending, i) => pending.resolve(first + i));
       } catch (err) {
         for (const pending of batch) pending.reject(err);
+      } finally {
+        await this.#target.release?.();
       }
     }
     this.#flushing = undefined;
