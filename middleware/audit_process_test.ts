@@ -242,3 +242,29 @@ Deno.test({
     assert.equal(outcome.outcome, "timeout");
   },
 });
+
+Deno.test({
+  name: "a server stopped by SIGTERM or the end of stdin in the middle of a call records it aborted before it exits",
+  permissions: perms,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const file = `${dir}/audit.jsonl`;
+    const denoFlags = [`--allow-read=${file}`, `--allow-write=${file}`];
+    for (const stop of ["SIGTERM", "end of stdin"]) {
+      const server = await rawFixture(denoFlags, [`--audit=${file}`, "--grace=100"]);
+      // A minute's work that ignores its signal: the shutdown's grace ends it.
+      await server.send(write(1, { path: "p", ms: 60_000 }));
+      await server.waitForStderr("WRITE_STARTED");
+      if (stop === "SIGTERM") server.process.kill("SIGTERM");
+      else await server.closeInput();
+      assert.equal((await server.status()).code, 0, stop);
+    }
+    const records = (await Deno.readTextFile(file)).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((r) => `${r.event}:${r.outcome ?? ""}`), [
+      ...["intent:", "outcome:aborted", "intent:", "outcome:aborted"],
+    ]);
+    const verdict = await verifyAuditTrail(await Deno.readTextFile(file));
+    assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 4, []]);
+    await Deno.remove(dir, { recursive: true });
+  },
+});

@@ -1,6 +1,7 @@
 // A server for the middleware tests. Flags: --audit=<file> (audit to a file,
 // else stderr), --rate=<per second> and --burst=<n> for "write",
-// --concurrency=<n> for "write", --timeout=<ms> (the per-call deadline).
+// --concurrency=<n> for "write", --timeout=<ms> (the per-call deadline),
+// --grace=<ms> (how long calls in flight may run on at shutdown).
 // The write handler prints `WRITE_STARTED` on stderr as it starts: its audit
 // intent is on disk by then, and a test waits for the line, not for time. It
 // ignores its signal, and prints `WRITE_DONE` as it ends.
@@ -48,6 +49,7 @@ if (!health()) {
   }, {
     middleware,
     timeoutMs: flag("timeout") ? Number(flag("timeout")) : undefined,
+    shutdownGraceMs: flag("grace") ? Number(flag("grace")) : undefined,
     onClose: () => audit.close(),
     policy: definePolicy({ tenantConfig: false, writeFiles: flag("audit") ? [flag("audit")!] : [] }),
   });
