@@ -109,7 +109,7 @@ export class AuditLog {
         const lines: string[] = [];
         const kept: Pending[] = [];
         for (const pending of batch) {
-          const line = JSON.stringify({ seq: head.seq + 1, prev: head.hash, ...pending.fields });
+          const line = escapeSeparators(JSON.stringify({ seq: head.seq + 1, prev: head.hash, ...pending.fields }));
           const bytes = line.length * 3 <= MAX_RECORD_BYTES ? line.length : encoder.encode(line).length;
           if (bytes > MAX_RECORD_BYTES) {
             pending.reject(
@@ -140,6 +140,15 @@ export class AuditLog {
     await this.#flushing;
     await this.#target.close();
   }
+}
+
+// What JSON.stringify leaves raw but some readers take for a line break (Python's splitlines(), log viewers, the
+// toolkit's own stderr log lines escape them too): written escaped, so a value a client chose never splits a record.
+const SEPARATORS = /[\u0085\u2028\u2029]/g;
+
+/** `line` with U+0085, U+2028 and U+2029 written as JSON escapes: the same JSON, on one line for every reader. */
+function escapeSeparators(line: string): string {
+  return line.replace(SEPARATORS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**

@@ -190,3 +190,20 @@ Deno.test("unavailable() names the error's code in the reason the model may see,
   assert.equal(unavailable("x", new Error("plain")).reason, "x");
   assert.equal(unavailable("x", "a string").detail, "x: a string");
 });
+
+Deno.test("AuditLog writes U+0085, U+2028 and U+2029 escaped: a value a client chose never splits a record for any reader", async () => {
+  const target = new MemoryTarget();
+  const log = new AuditLog(target);
+  const id = 'a\u2028{"seq":1,"prev":"x"}\u2029b\u0085c';
+  await log.append({ event: "intent", id });
+  await log.append({ event: "outcome", intent: 0 });
+  await log.close();
+  const text = target.writes.map((w) => w.text).join("");
+  assert.ok(!/[\u0085\u2028\u2029]/.test(text), "no raw separator is written");
+  // Python's splitlines() and the like see the two records, and no third.
+  // deno-lint-ignore no-control-regex
+  assert.equal(text.split(/\r\n|[\n\r\v\f\u001c-\u001e\u0085\u2028\u2029]/).filter((l) => l !== "").length, 2);
+  assert.equal(target.lines()[0].id, id, "the same value once parsed");
+  const [first, second] = text.trimEnd().split("\n");
+  assert.equal(JSON.parse(second).prev, await sha256Hex(first), "the chain links the line as written");
+});
