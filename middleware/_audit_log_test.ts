@@ -201,7 +201,7 @@ Deno.test("AuditLog writes U+0085, U+2028 and U+2029 escaped: a value a client c
   const text = target.writes.map((w) => w.text).join("");
   assert.ok(!/[\u0085\u2028\u2029]/.test(text), "no raw separator is written");
   // Python's splitlines() and the like see the two records, and no third.
-  // deno-lint-ignore no-control-regex
+  // deno-lint-ignore no-control-regex -- the line breaks splitlines() knows
   assert.equal(text.split(/\r\n|[\n\r\v\f\u001c-\u001e\u0085\u2028\u2029]/).filter((l) => l !== "").length, 2);
   assert.equal(target.lines()[0].id, id, "the same value once parsed");
   const [first, second] = text.trimEnd().split("\n");
