@@ -11,7 +11,12 @@ Deno.test("unneededKinds() keeps each kind the policy needs in part and drops th
   const readOnly = derivePermissions(definePolicy({ readRoots: ["/srv/data"] }));
   assert.deepEqual(unneededKinds(readOnly), ["write", "net", "run", "ffi", "sys", "import"]);
   const fetcher = derivePermissions(definePolicy({ net: { hosts: ["api.example.com"] }, tenantConfig: false }));
-  assert.deepEqual(unneededKinds(fetcher), ["read", "write", "env", "run", "ffi", "sys", "import"]);
+  // It sets NO_PROXY and no_proxy at start (docs/permissions.md), so env is needed in part; kept when it keeps the proxy.
+  assert.deepEqual(unneededKinds(fetcher), ["read", "write", "run", "ffi", "sys", "import"]);
+  const proxied = derivePermissions(
+    definePolicy({ net: { hosts: ["api.example.com"], environmentProxy: true }, tenantConfig: false }),
+  );
+  assert.deepEqual(unneededKinds(proxied), ["read", "write", "env", "run", "ffi", "sys", "import"]);
   // A file the server writes is read back too (the audit trail links to its last record).
   const auditing = derivePermissions(definePolicy({ writeFiles: ["/var/a.log"], tenantConfig: false }));
   assert.deepEqual(unneededKinds(auditing), ["net", "env", "run", "ffi", "sys", "import"]);

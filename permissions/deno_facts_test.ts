@@ -287,3 +287,27 @@ Deno.test({
       assert.deepEqual(out, { ok: "proxied" }, "and a plain-text answer is taken as the https: response");
     }),
 });
+
+Deno.test({
+  name:
+    "NO_PROXY=* does not cover a URL whose host is an IP literal (the proxy gets it); NO_PROXY=*,0.0.0.0/0,::/0 does, set at launch or by Deno.env.set before the first fetch",
+  permissions: perms,
+  fn: () =>
+    withServer((port) =>
+      withRecorder(async (proxyPort, lines) => {
+        const proxy = `http://127.0.0.1:${proxyPort}`;
+        const url = `http://127.0.0.1:${port}/`;
+        const flags = [`--allow-net=127.0.0.1:${port}`, "--allow-env=NO_PROXY"];
+        assert.deepEqual(await denoWithEnv({ HTTP_PROXY: proxy, NO_PROXY: "*" }, flags, "fetch", url), {
+          ok: "proxied",
+        });
+        assert.deepEqual(lines, [`GET ${url} HTTP/1.1`], "the proxy got the IP-literal URL");
+        const all = "*,0.0.0.0/0,::/0";
+        assert.deepEqual(await denoWithEnv({ HTTP_PROXY: proxy, NO_PROXY: all }, flags, "fetch", url), { ok: "up" });
+        assert.deepEqual(await denoWithEnv({ HTTP_PROXY: proxy }, flags, "setNoProxyThenFetch", url, all), {
+          ok: "up",
+        });
+        assert.equal(lines.length, 1, "the proxy got nothing more");
+      })
+    ),
+});

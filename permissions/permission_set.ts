@@ -1,3 +1,4 @@
+import { fetchesDirectly, NO_PROXY_VARIABLES } from "../internal/direct_fetch.ts";
 import { inPrefix, ipv4Bytes, ipv6Bytes, isIPv4 } from "../internal/ip.ts";
 import { BLOCKED_IPV4_RANGES, BLOCKED_IPV6_ADDRESSES } from "../validate/address.ts";
 import type { Policy } from "../validate/policy.ts";
@@ -37,6 +38,12 @@ const ALWAYS_DENIED = new Set(["cloud-metadata", "multicast", "unspecified"]);
  * that holds an explicitly private IP is left out; when a private host is a
  * name, only the metadata, multicast and unspecified entries stay.
  *
+ * A policy that allows a host, unless it sets `net.environmentProxy`, also
+ * gets `NO_PROXY` and `no_proxy` in `env`: `run()` sets both to
+ * `*,0.0.0.0/0,::/0` (every name and address) at start,
+ * so `fetch` connects to the address layer 1 checked, never to a proxy the
+ * environment names (docs/security.md, note 10).
+ *
  * @param policy The policy from `definePolicy`.
  * @returns The permission set.
  *
@@ -65,7 +72,7 @@ export function derivePermissions(policy: Policy): PermissionSet {
     write: sorted([...policy.writeRoots, ...policy.writeFiles]),
     net: sorted(allowNet),
     denyNet: Object.freeze(allowNet.length === 0 ? [] : denied(net.privateHosts)),
-    env: sorted(policy.env),
+    env: sorted([...policy.env, ...(fetchesDirectly(net) ? NO_PROXY_VARIABLES : [])]),
     run: sorted(policy.run ?? []),
   });
 }

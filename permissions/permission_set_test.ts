@@ -107,3 +107,20 @@ Deno.test({
     await assert.rejects(new PathJail(policy).writeFile("x.txt", "x"), PolicyError);
   },
 });
+
+Deno.test("derivePermissions() grants NO_PROXY and no_proxy to a policy that allows a host, unless it keeps the environment's proxy", () => {
+  const env = (net: Parameters<typeof definePolicy>[0]) => derivePermissions(definePolicy(net)).env;
+  // run() sets both at start so fetch connects where layer 1 checked (runner/run_proxy_test.ts).
+  assert.deepEqual(env({ net: { hosts: ["example.com"] }, env: ["TOKEN"] }), [
+    "FORGE_TENANT_CONFIG",
+    "NO_PROXY",
+    "TOKEN",
+    "no_proxy",
+  ]);
+  assert.deepEqual(env({ net: { privateHosts: ["127.0.0.1"], schemes: ["http"] }, tenantConfig: false }), [
+    "NO_PROXY",
+    "no_proxy",
+  ]);
+  assert.deepEqual(env({ net: { hosts: ["example.com"], environmentProxy: true }, tenantConfig: false }), []);
+  assert.deepEqual(env({ readRoots: ["/srv"], net: { schemes: ["http"] }, tenantConfig: false }), []);
+});

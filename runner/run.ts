@@ -4,6 +4,7 @@ import "./_guard_on_import.ts";
 import { stderrQueue } from "../internal/stderr.ts";
 import { timerDelay } from "../internal/timer_delay.ts";
 import { hasOption } from "../internal/option_args.ts";
+import { bypassEnvironmentProxy, fetchesDirectly } from "../internal/direct_fetch.ts";
 import { missingRootWarnings } from "./_missing_roots.ts";
 import { startupLine, takeEarlyStart } from "../internal/startup.ts";
 import { guardStdout, type StdoutGuard } from "../internal/stdout_guard.ts";
@@ -40,7 +41,11 @@ export interface RunOptions extends ServeOptions {
    * refuses to serve (exit 2) when it holds more than the policy needs
    * (`--allow-excess-permissions` overrides, loudly, for development) or lacks
    * a grant the policy needs. A root of the policy that does not exist gets
-   * one warning line on stderr at start; the server still serves.
+   * one warning line on stderr at start; the server still serves. A policy
+   * that allows a host (and does not set `net.environmentProxy`) has the
+   * server set `NO_PROXY` and `no_proxy` to `*,0.0.0.0/0,::/0` in its own environment once the
+   * check passes, before `register` runs: `fetch` then ignores any proxy the
+   * environment names and connects to the address layer 1 checked.
    * @default {a policy that allows nothing: the server needs no permission at all}
    */
   policy?: Policy;
@@ -231,7 +236,11 @@ async function permitted(name: string, policy: Policy | undefined, options: RunO
   }
   const verdict = await enforceLeastPrivilege(set, { name, args, log: (line) => console.error(line) });
   if (verdict.ok) {
-    if (policy !== undefined) { for (const line of await missingRootWarnings(name, policy)) console.error(line); }
+    if (policy === undefined) return true;
+    // Before register, so before any handler can fetch: every connection goes where layer 1 checked, never to a
+    // proxy the environment names (docs/security.md, note 10). The check above made sure both names are granted.
+    if (fetchesDirectly(policy.net)) bypassEnvironmentProxy();
+    for (const line of await missingRootWarnings(name, policy)) console.error(line);
     return true;
   }
   if (options.exit !== false) Deno.exit(EXCESS_PERMISSIONS_EXIT_CODE);

@@ -153,6 +153,11 @@ export interface NetPolicy {
   readonly ports: readonly number[];
   /** Hosts that may resolve to loopback, private or other internal addresses. */
   readonly privateHosts: readonly string[];
+  /**
+   * Whether `fetch` keeps using a proxy named in the environment (`HTTP_PROXY`, …); when false and `hosts` is not
+   * empty, the runner sets `NO_PROXY` at start and the derived flags grant `NO_PROXY` and `no_proxy`.
+   */
+  readonly environmentProxy: boolean;
 }
 
 /**
@@ -208,6 +213,30 @@ export interface NetPolicyInit {
    * @default {[]}
    */
   privateHosts?: readonly string[];
+  /**
+   * Whether `fetch` may send requests through a proxy that the server's
+   * environment names (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, lower case
+   * too). By default a server whose policy allows a host sets `NO_PROXY` and
+   * `no_proxy` to `*,0.0.0.0/0,::/0` in its own environment at start (`run()` does, before
+   * any handler runs), so every connection goes to the address layer 1
+   * checked; its flags grant those two names. Set it to true only for a
+   * deployment that reaches the internet through a proxy alone: the proxy
+   * then looks names up itself, so layer 1's address check does not describe
+   * the connection it makes, `--allow-net` is not checked on the proxy's
+   * address, and `--deny-net` sees the proxy's address only. The SSRF defence
+   * is then the proxy's own filtering (docs/security.md, note 10).
+   * @default {false}
+   *
+   * @example Keep the environment's proxy
+   * ```ts
+   * import { definePolicy } from "@forge/toolkit/validate";
+   * import assert from "node:assert/strict";
+   *
+   * const policy = definePolicy({ net: { hosts: ["api.example.com"], environmentProxy: true } });
+   * assert.equal(policy.net.environmentProxy, true);
+   * ```
+   */
+  environmentProxy?: boolean;
 }
 
 /** The input of {@linkcode definePolicy}; every field defaults to "nothing allowed". */
@@ -344,11 +373,21 @@ function netPolicy(init: NetPolicyInit): NetPolicy {
     }
     return p;
   }));
+  const environmentProxy = init.environmentProxy ?? false;
+  if (typeof environmentProxy !== "boolean") {
+    const reason = "is not true or false";
+    throw new PolicyInitError(`Cannot define policy: net.environmentProxy ${quote(environmentProxy)} ${reason}`, {
+      setting: "net.environmentProxy",
+      entry: environmentProxy,
+      reason,
+    });
+  }
   return Object.freeze({
     schemes: freeze(schemes),
     hosts: freeze(hosts),
     ports: freeze(ports),
     privateHosts: freeze(privateHosts),
+    environmentProxy,
   });
 }
 

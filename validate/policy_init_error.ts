@@ -13,7 +13,8 @@ export type PolicyInitSetting =
   | "limits"
   | "net.schemes"
   | "net.hosts"
-  | "net.privateHosts";
+  | "net.privateHosts"
+  | "net.environmentProxy";
 
 /** What {@linkcode PolicyInitError} carries beside its message. */
 export interface PolicyInitErrorOptions extends ErrorOptions {

@@ -208,3 +208,15 @@ Deno.test("definePolicy() throws a plain RangeError, not a PolicyInitError, for 
     assert.throws(() => definePolicy(init), (err) => err instanceof RangeError && !(err instanceof PolicyInitError));
   }
 });
+
+Deno.test("definePolicy() turns the environment's proxy off by default, keeps it on net.environmentProxy: true, and refuses a non-boolean", () => {
+  assert.equal(definePolicy({ net: { hosts: ["example.com"] } }).net.environmentProxy, false);
+  assert.equal(definePolicy({ net: { hosts: ["example.com"], environmentProxy: true } }).net.environmentProxy, true);
+  const init = { net: { environmentProxy: "yes" as unknown as boolean } };
+  assert.throws(() => definePolicy(init), (err) => {
+    assert.ok(err instanceof PolicyInitError, String(err));
+    assert.deepEqual([err.setting, err.entry, err.reason], ["net.environmentProxy", "yes", "is not true or false"]);
+    assert.equal(err.message, 'Cannot define policy: net.environmentProxy "yes" is not true or false');
+    return true;
+  });
+});

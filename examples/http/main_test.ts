@@ -22,7 +22,7 @@ const TASK_HTTP = "deno run --no-prompt --v8-flags=--max-semi-space-size=8 " +
   "'--deny-net=0.0.0.0/8,10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.169.254/32,169.254.0.0/16,172.16.0.0/12," +
   "192.0.0.0/24,192.0.2.0/24,192.88.99.0/24,192.168.0.0/16,198.18.0.0/15,198.51.100.0/24,203.0.113.0/24,224.0.0.0/4," +
   "240.0.0.0/4,[::],[::1],[fd00:ec2::254]' " +
-  "--allow-env=FORGE_TENANT_CONFIG examples/http/main.ts -config examples/http/sample/config.json";
+  "--allow-env=FORGE_TENANT_CONFIG,NO_PROXY,no_proxy examples/http/main.ts -config examples/http/sample/config.json";
 const TASK_COMPILE = "deno run --allow-run --allow-read --allow-env scripts/compile.ts examples/http/main.ts " +
   "--config examples/http/sample/config.json --output dist/http";
 
@@ -121,7 +121,8 @@ test("--print-permissions needs only the config file and prints exactly the host
       `--allow-write=${join(file.dir, "audit.jsonl")}`,
       `--allow-net=${ports.join(",")}`,
       `'--deny-net=${expectedDeny.join(",")}'`,
-      "--allow-env=FORGE_TENANT_CONFIG,HTTP_E2E_TOKEN",
+      // The server sets NO_PROXY and no_proxy at start, so fetch ignores a proxy of the environment.
+      "--allow-env=FORGE_TENANT_CONFIG,HTTP_E2E_TOKEN,NO_PROXY,no_proxy",
     ].join(" ") + "\n",
   );
   assert.ok(!out.stdout.includes(SECRET));

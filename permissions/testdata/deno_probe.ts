@@ -30,6 +30,10 @@ if (action === "query") {
   });
 } else if (action === "fetch") {
   result = await outcome(async () => (await fetch(args[0])).text());
+} else if (action === "setNoProxyThenFetch") {
+  // NO_PROXY set by the process itself before its first fetch, as run() does at start.
+  Deno.env.set("NO_PROXY", args[1]);
+  result = await outcome(async () => (await fetch(args[0])).text());
 } else if (action === "fetchOverTcp") {
   // Through createHttpClient's "tcp" transport, which sends every request to hostname:port.
   const client = Deno.createHttpClient({ proxy: { transport: "tcp", hostname: args[1], port: Number(args[2]) } });
