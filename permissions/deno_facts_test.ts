@@ -290,7 +290,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "NO_PROXY=* does not cover a URL whose host is an IP literal (the proxy gets it); NO_PROXY=*,0.0.0.0/0,::/0 does, set at launch or by Deno.env.set before the first fetch",
+    "NO_PROXY=* does not cover a URL whose host is an IP literal (the proxy gets it); NO_PROXY=*,0.0.0.0/0,::/0 does, set at launch or by Deno.env.set before the first fetch, not after it",
   permissions: perms,
   fn: () =>
     withServer((port) =>
@@ -308,6 +308,11 @@ Deno.test({
           ok: "up",
         });
         assert.equal(lines.length, 1, "the proxy got nothing more");
+        // Set after a first fetch, it changes nothing: fetch read the variables when it made its client.
+        assert.deepEqual(await denoWithEnv({ HTTP_PROXY: proxy }, flags, "fetchSetNoProxyFetch", url, all), [
+          { ok: "proxied" },
+          { ok: "proxied" },
+        ]);
       })
     ),
 });

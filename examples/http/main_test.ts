@@ -9,6 +9,7 @@ import { derivePermissions, printedPermissions } from "@forge/toolkit/permission
 import { probe, runDeno, type RunDenoResult, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
 import { definePolicy } from "@forge/toolkit/validate";
 import { assertCanaryUntouched, testServersForFile } from "./testdata/test_servers.ts";
+import { startRecordingProxy } from "./testdata/recording_proxy.ts";
 
 const SCRIPT = fileURLToPath(new URL("./main.ts", import.meta.url));
 const REPO = dirname(dirname(dirname(SCRIPT)));
@@ -210,6 +211,23 @@ test("fetch_url works over real stdio under the printed flags; refusals are isEr
     assert.match(textOf(result), reason);
   }
   await stop(server);
+  await file.remove();
+});
+
+test("with HTTP_PROXY, HTTPS_PROXY and ALL_PROXY naming a proxy, the server under its printed flags fetches directly: the proxy sees nothing", async () => {
+  const proxy = startRecordingProxy();
+  const env = { ...ENV, HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, ALL_PROXY: proxy.url, http_proxy: proxy.url };
+  const file = await configFile(baseConfig());
+  const flags = await printedPermissions({ script: SCRIPT, config: file.path, env, cwd: REPO });
+  assert.ok(flags.includes("--allow-env=FORGE_TENANT_CONFIG,HTTP_E2E_TOKEN,NO_PROXY,no_proxy"), flags.join(" "));
+  const server = await spawnServer({ args: [...flags, SCRIPT, "-config", file.path], env, cwd: REPO });
+  const result = await fetchUrl(server, { url: `${main}/text?via=environment-proxy` });
+  assert.equal(result.isError, undefined, textOf(result));
+  assert.equal((result.structuredContent as { body: string }).body, "hello, world");
+  assert.ok(servers.requests.some((r) => r.path === "/text?via=environment-proxy"), "the target saw the request");
+  await stop(server);
+  await proxy.close();
+  assert.deepEqual(proxy.lines, [], "the proxy saw nothing");
   await file.remove();
 });
 

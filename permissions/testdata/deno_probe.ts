@@ -34,6 +34,11 @@ if (action === "query") {
   // NO_PROXY set by the process itself before its first fetch, as run() does at start.
   Deno.env.set("NO_PROXY", args[1]);
   result = await outcome(async () => (await fetch(args[0])).text());
+} else if (action === "fetchSetNoProxyFetch") {
+  // One fetch, then NO_PROXY set, then a second fetch: what each answered.
+  const first = await outcome(async () => (await fetch(args[0])).text());
+  Deno.env.set("NO_PROXY", args[1]);
+  result = [first, await outcome(async () => (await fetch(args[0])).text())];
 } else if (action === "fetchOverTcp") {
   // Through createHttpClient's "tcp" transport, which sends every request to hostname:port.
   const client = Deno.createHttpClient({ proxy: { transport: "tcp", hostname: args[1], port: Number(args[2]) } });
