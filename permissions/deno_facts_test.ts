@@ -251,7 +251,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "NO_PROXY=* (or no_proxy=*) makes fetch connect to the URL's host whatever proxy variables are set",
+  name:
+    "NO_PROXY=* (or no_proxy=*) makes fetch connect directly to a URL whose host is a name, whatever proxy variables are set",
   permissions: perms,
   fn: () =>
     withServer((port) =>
