@@ -188,7 +188,8 @@ function elicitAnswer(raw: unknown, schema: ObjectSchema): ElicitAnswer {
   return { action, content };
 }
 
-function rootsAnswer(raw: unknown): ClientRoot[] {
+/** The roots a client's answer to `roots/list` names; throws {@linkcode BadAnswer} when it breaks the shape. */
+export function rootsAnswer(raw: unknown): ClientRoot[] {
   const method = "roots/list";
   if (!isObject(raw) || !Array.isArray(raw.roots)) throw new BadAnswer(method, '"roots" must be an array');
   return raw.roots.map((root) => {

@@ -5,7 +5,7 @@
 // shutdown): an abandoned request is forgotten, the client is told with
 // `notifications/cancelled`, and a late response is dropped.
 
-import { type Asker, type AskMethod, CAPABILITY, declares } from "./_asker.ts";
+import { type Asker, type AskMethod, CAPABILITY, declares, rootsAnswer } from "./_asker.ts";
 import { encodeNotification, type ResponseMessage } from "./jsonrpc.ts";
 import { rpcErrorText } from "./_rpc_error_text.ts";
 import type { Id } from "./id.ts";
@@ -62,6 +62,15 @@ export class ClientRequests {
       const request = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
       this.#send(JSON.stringify(request));
     });
+  }
+
+  /** Fails the request `id`, if one of ours waits, because its response could not be read: `problem` says why. */
+  refuse(id: Id, problem: string): void {
+    if (typeof id !== "string") return;
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    this.#pending.delete(id);
+    pending.reject(new ToolError(`Cannot get the client's answer to ${pending.method}: ${problem}`));
   }
 
   /**
@@ -125,14 +134,21 @@ export class SessionAsker implements Asker {
     const initialized = this.#client.initialized;
     if (initialized !== undefined) await initialized(this.#signal);
     if (method !== "roots/list") return this.#requests.request(method, params, this.#signal);
-    // Roots change rarely and the client says when (notifications/roots/list_changed): an answer is kept until
+    // Roots change rarely and the client says when (notifications/roots/list_changed): a well-formed answer is kept until
     // then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.
     const cached = this.#client.roots;
     if (cached !== undefined) return Promise.resolve(cached);
     const generation = this.#client.rootsGeneration;
     const asked = this.#requests.request(method, params, this.#signal);
     asked.then((answer) => {
-      if (this.#client.rootsGeneration === generation) this.#client.roots = answer;
+      if (this.#client.rootsGeneration !== generation) return;
+      // An answer of the wrong shape fails its call and is not kept: the next call asks again.
+      try {
+        rootsAnswer(answer);
+      } catch {
+        return;
+      }
+      this.#client.roots = answer;
     }, () => {});
     return asked;
   }

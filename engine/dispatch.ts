@@ -231,6 +231,20 @@ export class Dispatcher {
     return this.#answer(id, runCall(input), era, undefined, input, undefined, p, 0, holds);
   }
 
+  /**
+   * Takes a response from the client of `bytes` bytes, over `limit`, that was
+   * never parsed: the request of this server it answers, if one waits, fails
+   * with an error that says so (its handler need not wait for its deadline);
+   * one for no request of ours is dropped. Either way nothing is sent back,
+   * as no response is ever answered.
+   */
+  answerTooLarge(id: Id | null, bytes: number, limit: number): void {
+    const named = id === null ? "" : ` to request ${idForLog(id)}`;
+    this.#options.log(`a response${named} of ${bytes} bytes was dropped: over maxMessageBytes ${limit}`);
+    if (!this.#accepting || id === null) return;
+    this.#clientRequests.refuse(id, `its response of ${bytes} bytes is over maxMessageBytes (${limit})`);
+  }
+
   /** Stops taking new messages; calls in flight go on. */
   stop(): void {
     this.#accepting = false;

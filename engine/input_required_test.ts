@@ -420,6 +420,86 @@ Deno.test("initialize era: cancelling the call abandons its question: the client
   }
 });
 
+/** Initializes a raw session (2025-06-18) declaring `capabilities`, and says initialized. */
+async function handshake(server: RawServer, capabilities: Record<string, unknown>): Promise<void> {
+  const init = { protocolVersion: "2025-06-18", capabilities, clientInfo: { name: "raw", version: "0" } };
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id: "init", method: "initialize", params: init }));
+  assert.equal((await server.next()).id, "init");
+  await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+}
+
+const sessionCall = (id: unknown, name: string, args: Record<string, unknown> = {}) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+
+Deno.test("initialize era: an answer to roots/list of the wrong shape fails its call and is not kept: the next call asks again", async () => {
+  // Before, the malformed answer was kept as the roots until notifications/roots/list_changed: every later call failed
+  // on it without asking the client again.
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    await handshake(server, { roots: {} });
+    await server.send(sessionCall(2, "roots"));
+    const first = await server.next();
+    assert.equal(first.method, "roots/list");
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: first.id, result: { roots: "not a list" } }));
+    const failed = await server.next();
+    assert.equal(failed.id, 2);
+    assert.equal((failed.result as { isError?: boolean }).isError, true);
+    assert.match(textOf(failed.result), /"roots" must be an array/);
+    await server.send(sessionCall(3, "roots"));
+    const again = await server.next();
+    assert.equal(again.method, "roots/list", "the client is asked again");
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: again.id, result: { roots: [{ uri: "file:///p" }] } }));
+    const answered = await server.next();
+    assert.equal(answered.id, 3);
+    assert.deepEqual(JSON.parse(textOf(answered.result)).roots, ["file:///p"]);
+    // The well-formed answer is kept: the next call is answered without a question.
+    await server.send(sessionCall(4, "roots"));
+    const kept = await server.next();
+    assert.equal(kept.id, 4);
+    assert.deepEqual(JSON.parse(textOf(kept.result)).roots, ["file:///p"]);
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
+Deno.test("initialize era: an answer over maxMessageBytes fails its question at once and is never answered itself", async () => {
+  // Before, the server wrote a -32600 "Message too large" error under its own request's id (a reply to a response)
+  // and the question waited for the call's deadline (30 s by default) for an answer that had been thrown away.
+  const server = await spawnRaw({
+    args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--max-message-bytes=4096", "--timeout=600000"],
+  });
+  try {
+    await handshake(server, { elicitation: {} });
+    await server.send(sessionCall(2, "greet", { greeting: "Hi" }));
+    const question = await server.next();
+    assert.equal(question.method, "elicitation/create");
+    const name = "x".repeat(10_000);
+    await server.send(
+      JSON.stringify({ jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { name } } }),
+    );
+    const reply = await server.next();
+    assert.equal(reply.id, 2, `nothing is sent under the server's own request id: ${JSON.stringify(reply)}`);
+    assert.equal((reply.result as { isError?: boolean }).isError, true);
+    assert.match(
+      textOf(reply.result),
+      /answer to elicitation\/create: its response of \d+ bytes is over maxMessageBytes/,
+    );
+    // Oversized responses to that id again, to an id never used, and an error one: dropped, never answered.
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: question.id, result: { action: "accept", name } }));
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, error: { code: 1, message: name } }));
+    await server.send(JSON.stringify({ result: { name }, id: "forge-999", jsonrpc: "2.0" }));
+    // A request that large is still refused under its id.
+    await server.send(sessionCall(3, "greet", { greeting: name }));
+    const refused = await server.next();
+    assert.equal(refused.id, 3, JSON.stringify(refused));
+    assert.equal((refused.error as { code: number }).code, -32600);
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }));
+    assert.equal((await server.next()).id, 4);
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
 Deno.test("audit trail: a declined confirmation is recorded as declined, an accepted one as accepted", async () => {
   const dir = await Deno.makeTempDir({ prefix: "ask-audit-" });
   const file = join(dir, "audit.jsonl");

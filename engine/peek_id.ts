@@ -27,23 +27,61 @@ export function idOfReply(frame: string): Id | null {
 }
 
 function idFromHead(head: string): Id | null {
-  // A tiny scanner that only tracks depth and strings, looking for "id" at depth 1; the last one counts.
+  // The last one counts.
+  let found: Id | null = null;
+  topLevelKeys(head, (key, at) => {
+    if (key === "id") found = readValue(head, at);
+  });
+  return found;
+}
+
+/**
+ * Whether the start of a message too large to parse is a response: it has a
+ * top-level `"result"` or `"error"` member and no `"method"` one. A response
+ * is never answered, whatever its size.
+ *
+ * @param head The first bytes kept of the message, decoded.
+ * @returns True for a response.
+ *
+ * @example
+ * ```ts
+ * import { peekIsResponse } from "./peek_id.ts";
+ *
+ * peekIsResponse('{"jsonrpc":"2.0","id":"forge-1","result":{"action":"accept","content":{"na'); // true
+ * peekIsResponse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"na'); // false
+ * ```
+ */
+export function peekIsResponse(head: string): boolean {
+  let answer = false;
+  let request = false;
+  topLevelKeys(head, (key) => {
+    if (key === "result" || key === "error") answer = true;
+    if (key === "method") request = true;
+  });
+  return answer && !request;
+}
+
+/**
+ * Calls `visit` with each member name of the top-level object that `head`
+ * holds whole, and where its value starts. A tiny scanner that only tracks
+ * depth and strings; it stops at a string cut off by the end of `head`.
+ */
+function topLevelKeys(head: string, visit: (key: string, valueAt: number) => void): void {
   let depth = 0;
   let i = 0;
   const n = head.length;
   let expectKey = false;
-  let found: Id | null = null;
   while (i < n) {
     const c = head[i];
     if (c === '"') {
       const end = stringEnd(head, i);
-      if (end < 0) return found;
+      if (end < 0) return;
       if (depth === 1 && expectKey) {
         const key = head.slice(i, end + 1);
         let j = skipWs(head, end + 1);
-        if (head[j] !== ":") return found;
+        if (head[j] !== ":") return;
         j = skipWs(head, j + 1);
-        if (keyText(key) === "id") found = readValue(head, j);
+        visit(keyText(key), j);
       }
       expectKey = false;
       i = end + 1;
@@ -56,7 +94,6 @@ function idFromHead(head: string): Id | null {
     else if (c === "," && depth === 1) expectKey = true;
     i++;
   }
-  return found;
 }
 
 /** The key a JSON string spells once its escapes are read (`"i\u0064"` is `id`), as JSON.parse reads it. */

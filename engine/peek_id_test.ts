@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ExactNumber } from "./id.ts";
-import { idOfReply, peekId } from "./peek_id.ts";
+import { idOfReply, peekId, peekIsResponse } from "./peek_id.ts";
 
 Deno.test("peekId() finds a top-level id at the start of a line", () => {
   assert.equal(peekId('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":"', ""), 42);
@@ -47,4 +47,19 @@ Deno.test("peekId() reads the later of two ids, and a key written with escapes, 
   assert.equal(peekId("{", 'x"},"\\u0069d":"last"}'), "last");
   // An id in the head and none last: the head's.
   assert.equal(peekId('{"id":4,"params":{"t":"', 'x"},"method":"m"}'), 4);
+});
+
+Deno.test("peekIsResponse() takes a line with a top-level result or error and no method as a response, nested keys not", () => {
+  assert.equal(
+    peekIsResponse('{"jsonrpc":"2.0","id":"forge-1","result":{"action":"accept","content":{"name":"xx'),
+    true,
+  );
+  assert.equal(peekIsResponse('{"error":{"code":1,"message":"xx'), true);
+  assert.equal(
+    peekIsResponse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"result":1,"error":{"a":"x'),
+    false,
+  );
+  assert.equal(peekIsResponse('{"jsonrpc":"2.0","result":{},"method":"x","params":{"a":"x'), false);
+  assert.equal(peekIsResponse('{"jsonrpc":"2.0","id":1,"params":{"result":"xx'), false);
+  assert.equal(peekIsResponse('{"r\\u0065sult":{"a":"x'), true);
 });

@@ -4,7 +4,8 @@
 
 import type { OversizeFrame } from "./_frame.ts";
 import { encodeError, ErrorCode } from "../engine/jsonrpc.ts";
-import { peekId } from "../engine/peek_id.ts";
+import { peekId, peekIsResponse } from "../engine/peek_id.ts";
+import type { Id } from "../engine/id.ts";
 
 const lenient = new TextDecoder("utf-8", { fatal: false });
 
@@ -16,4 +17,14 @@ export function requestTooLargeReply(frame: OversizeFrame, limit: number): strin
     message: `Message too large: ${frame.size} bytes exceeds the limit of ${limit} bytes (maxMessageBytes)`,
     data: { size: frame.size, limit },
   });
+}
+
+/**
+ * The id of a line too large to parse that is a response (the client's
+ * answer to a request this server sent), or undefined when it is not one: a
+ * response is never answered, however large.
+ */
+export function oversizeResponseId(frame: OversizeFrame): { id: Id | null } | undefined {
+  const head = lenient.decode(frame.head);
+  return peekIsResponse(head) ? { id: peekId(head, lenient.decode(frame.tail)) } : undefined;
 }

@@ -3,7 +3,7 @@ import { encodeError, ErrorCode, messageOf } from "../engine/jsonrpc.ts";
 import { idForLog } from "../engine/id.ts";
 import { idOfReply } from "../engine/peek_id.ts";
 import { encodeErrorReply, frameBytes, type JsonParts } from "../engine/json_parts.ts";
-import { requestTooLargeReply } from "./_oversize.ts";
+import { oversizeResponseId, requestTooLargeReply } from "./_oversize.ts";
 import { parseWithinShape, type ShapeLimits } from "./_shape.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
@@ -258,6 +258,9 @@ export function serve(server: Server, io: ServeIo, options: ServeOptions = {}): 
     maxMessageBytes,
     sink: (frame) => {
       if (frame.kind === "oversize") {
+        // A response is never answered: a client's answer too large to read fails the question it answers instead.
+        const response = oversizeResponseId(frame);
+        if (response !== undefined) return dispatcher.answerTooLarge(response.id, frame.size, maxMessageBytes);
         log(`message of ${frame.size} bytes refused: over maxMessageBytes ${maxMessageBytes}`);
         writer.send(requestTooLargeReply(frame, maxMessageBytes));
         return;

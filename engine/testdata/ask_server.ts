@@ -1,7 +1,7 @@
 // A server whose tools ask their client: for the input-required tests of both
 // eras. With --audit=<file> it keeps an audit trail there (needs read and
-// write on that file); otherwise it needs no permission. --timeout=<ms> and
-// --max-in-flight=<n> set run()'s options of those names. `deletions` counts
+// write on that file); otherwise it needs no permission. --timeout=<ms>,
+// --max-in-flight=<n> and --max-message-bytes=<n> set run()'s options of those names. `deletions` counts
 // what the confirmed `delete` tool really ran, so a test can prove a declined
 // call ran nothing.
 import {
@@ -26,6 +26,9 @@ const auditFile = Deno.args.find((a) => a.startsWith("--audit="))?.slice("--audi
 const timeoutMs = Number(Deno.args.find((a) => a.startsWith("--timeout="))?.slice("--timeout=".length) ?? 30_000);
 const maxInFlight = Number(
   Deno.args.find((a) => a.startsWith("--max-in-flight="))?.slice("--max-in-flight=".length) ?? 1024,
+);
+const maxMessageBytes = Number(
+  Deno.args.find((a) => a.startsWith("--max-message-bytes="))?.slice("--max-message-bytes=".length) ?? 64 * 1024 * 1024,
 );
 let deletions = 0;
 let greetRuns = 0;
@@ -142,9 +145,10 @@ if (!health()) {
         { confirm: (args) => args.path === "scratch" ? undefined : `Delete ${args.path}?` },
       );
     },
-    audit === undefined ? { timeoutMs, maxInFlight } : {
+    audit === undefined ? { timeoutMs, maxInFlight, maxMessageBytes } : {
       timeoutMs,
       maxInFlight,
+      maxMessageBytes,
       middleware: [audit],
       onClose: () => audit.close(),
       // The process may touch its audit file, and nothing else.
