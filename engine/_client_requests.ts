@@ -26,6 +26,8 @@ export class ClientRequests {
   readonly #send: (frame: string) => void;
   readonly #pending = new Map<string, Pending>();
   #next = 0;
+  // Why no request may go out any more, once abandonAll() said so.
+  #ended: string | undefined;
 
   constructor(send: (frame: string) => void) {
     this.#send = send;
@@ -39,6 +41,9 @@ export class ClientRequests {
   /** Sends a request and resolves with the client's result; rejects on its error or when `signal` fires. */
   request(method: AskMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<unknown> {
     if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.#ended !== undefined) {
+      return Promise.reject(new ToolError(`Cannot get the client's answer to ${method}: ${this.#ended}`));
+    }
     if (this.#pending.size >= MAX_PENDING) {
       return Promise.reject(
         new ToolError(`Cannot send ${method} to the client: ${MAX_PENDING} requests already wait for its answers`),
@@ -62,6 +67,22 @@ export class ClientRequests {
       const request = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
       this.#send(JSON.stringify(request));
     });
+  }
+
+  /**
+   * Fails every request that waits, as no answer can come any more (the
+   * server reads no more input): the client is told with
+   * `notifications/cancelled`, and each handler hears why at once instead of
+   * waiting out the shutdown's grace period. A request made after is
+   * refused the same way.
+   */
+  abandonAll(problem: string): void {
+    this.#ended = problem;
+    for (const [id, pending] of this.#pending) {
+      this.#pending.delete(id);
+      this.#send(encodeNotification("notifications/cancelled", { requestId: id, reason: problem }));
+      pending.reject(new ToolError(`Cannot get the client's answer to ${pending.method}: ${problem}`));
+    }
   }
 
   /** Fails the request `id`, if one of ours waits, because its response could not be read: `problem` says why. */

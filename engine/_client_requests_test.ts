@@ -47,3 +47,37 @@ Deno.test(`ClientRequests keeps at most ${MAX_PENDING} requests waiting; the nex
   for (const m of sent) requests.settle(m.id as string, { result: { roots: [] } });
   await Promise.all(waiting);
 });
+
+Deno.test("ClientRequests.abandonAll() fails every waiting request at once, tells the client, and refuses later ones", async () => {
+  const { sent, requests } = table();
+  const signal = new AbortController().signal;
+  const a = requests.request("elicitation/create", {}, signal);
+  const b = requests.request("roots/list", undefined, signal);
+  requests.abandonAll("input ended");
+  await assert.rejects(a, /^ToolError: Cannot get the client's answer to elicitation\/create: input ended$/);
+  await assert.rejects(b, /answer to roots\/list: input ended/);
+  assert.deepEqual(sent.slice(2).map((m) => [m.method, (m.params as { requestId: string }).requestId]), [
+    ["notifications/cancelled", sent[0].id],
+    ["notifications/cancelled", sent[1].id],
+  ]);
+  assert.equal(requests.size, 0);
+  await assert.rejects(
+    requests.request("sampling/createMessage", {}, signal),
+    /answer to sampling\/createMessage: input ended/,
+  );
+  assert.equal(sent.length, 4, "nothing more was sent");
+});
+
+Deno.test("ClientRequests.refuse() fails the request it names with the problem; one for no request of ours does nothing", async () => {
+  const { sent, requests } = table();
+  const pending = requests.request("roots/list", undefined, new AbortController().signal);
+  requests.refuse("forge-999", "too large");
+  requests.refuse(1, "too large");
+  assert.equal(requests.size, 1);
+  requests.refuse(sent[0].id as string, "its response is too large");
+  await assert.rejects(
+    pending,
+    /^ToolError: Cannot get the client's answer to roots\/list: its response is too large$/,
+  );
+  assert.equal(requests.size, 0);
+});

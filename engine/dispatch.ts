@@ -258,6 +258,9 @@ export class Dispatcher {
    */
   async drain(graceMs: number): Promise<void> {
     this.#accepting = false;
+    // No answer to a question can arrive once input is no longer read: a handler that waits for one hears so now,
+    // and may end within the grace period (before, it waited all of it and its call answered "shutting down").
+    this.#clientRequests.abandonAll("the server reads no more input (it is shutting down)");
     // No task can be polled once input has ended: they are cancelled now, not given the grace period.
     // A task whose code is still loading is created first (it was asked for before), then cancelled here.
     if (this.#tasksLoading !== undefined) await this.#tasksLoading;

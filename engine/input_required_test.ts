@@ -500,6 +500,75 @@ Deno.test("initialize era: an answer over maxMessageBytes fails its question at 
   }
 });
 
+Deno.test("initialize era: at end of input a question left unanswered fails at once: its call is answered by its handler, the client hears the question is cancelled, exit 0", async () => {
+  // Before, the shutdown waited all of its grace period (5 s) for an answer that could no longer be read, then
+  // answered the call "Server is shutting down": the handler never learned why, and could not answer otherwise.
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  await handshake(server, { elicitation: {} });
+  await server.send(sessionCall(2, "greet", { greeting: "Hi" }));
+  await server.send(sessionCall(3, "many", { n: 2 }));
+  const asked = [await server.next(), await server.next()];
+  assert.deepEqual(asked.map((m) => m.method), ["elicitation/create", "elicitation/create"]);
+  // Call 3's first question is answered: its second is asked, and left, as call 2's is.
+  const many = asked.find((m) => (m.params as { message: string }).message === "Question 1?")!;
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id: many.id, result: { action: "accept", content: {} } }));
+  const second = await server.next();
+  assert.equal((second.params as { message: string }).message, "Question 2?");
+  await server.closeInput();
+  const rest: Record<string, unknown>[] = [];
+  for (let i = 0; i < 4; i++) rest.push(await server.next());
+  const cancelled = rest.filter((m) => m.method === "notifications/cancelled").map((m) =>
+    (m.params as { requestId: unknown }).requestId
+  );
+  assert.deepEqual(cancelled.sort(), [asked.find((m) => m !== many)!.id, second.id].sort());
+  for (const id of [2, 3]) {
+    const reply = rest.find((m) => m.id === id);
+    assert.equal((reply?.result as { isError?: boolean })?.isError, true, JSON.stringify(rest));
+    assert.match(textOf(reply!.result), /answer to elicitation\/create: the server reads no more input/);
+  }
+  assert.equal((await server.status()).code, 0);
+  assert.equal(server.lines.length, 8, "nothing else was written");
+});
+
+Deno.test("initialize era: a confirmation accepted after the call's deadline, or twice, never runs the action more than it was asked; a probe never asks", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--timeout=300"] });
+  try {
+    await handshake(server, { elicitation: {} });
+    // A probe of the confirmed tool answers its patterns: no question goes to the client, nothing runs.
+    const probe = { name: "delete", arguments: { path: "p" }, _meta: { "forge.permission_patterns": true } };
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: probe }));
+    const patterns = await server.next();
+    assert.equal(patterns.id, 1, `the probe asked nothing: ${JSON.stringify(patterns)}`);
+    const meta = (patterns.result as { _meta: Record<string, unknown> })._meta;
+    assert.deepEqual(meta["forge.permission_patterns"], ["delete:p"]);
+    // The question goes out and is left until the deadline ends the call; the acceptance then comes.
+    await server.send(sessionCall(2, "delete", { path: "a" }));
+    const question = await server.next();
+    assert.equal(question.method, "elicitation/create");
+    const cancelled = await server.next();
+    assert.equal((cancelled.params as { requestId: unknown }).requestId, question.id);
+    assert.equal(((await server.next()).error as { code: number }).code, -32001);
+    const accept = JSON.stringify({ jsonrpc: "2.0", id: question.id, result: { action: "accept", content: {} } });
+    await server.send(accept);
+    await server.send(accept);
+    // An acceptance sent twice in time runs the action once, and the call is answered once.
+    await server.send(sessionCall(3, "delete", { path: "b" }));
+    const again = await server.next();
+    assert.equal(again.method, "elicitation/create");
+    const twice = JSON.stringify({ jsonrpc: "2.0", id: again.id, result: { action: "accept", content: {} } });
+    await server.send(twice + "\n" + twice);
+    const done = await server.next();
+    assert.equal(done.id, 3);
+    assert.equal(textOf(done.result), "deleted b (accepted)");
+    await server.send(sessionCall(4, "counts"));
+    const counts = await server.next();
+    assert.equal(counts.id, 4, "call 3 was answered once");
+    assert.equal(JSON.parse(textOf(counts.result)).deletions, 1, "only the acceptance in time ran");
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
 Deno.test("audit trail: a declined confirmation is recorded as declined, an accepted one as accepted", async () => {
   const dir = await Deno.makeTempDir({ prefix: "ask-audit-" });
   const file = join(dir, "audit.jsonl");
