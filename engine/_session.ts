@@ -49,6 +49,16 @@ export class Session {
   /** The client sent `notifications/initialized`: requests to it may go out now. */
   clientInitialized(): void {
     this.handshake.initialized = undefined;
+    this.releaseWaiting();
+  }
+
+  /**
+   * Lets the calls waiting for `notifications/initialized` go on to ask: at
+   * shutdown, where their questions are refused at once (no answer can be
+   * read) instead of waiting out the grace period for an `initialized` that
+   * can no longer come.
+   */
+  releaseWaiting(): void {
     const waiting = [...this.#waitingForInitialized];
     this.#waitingForInitialized.clear();
     for (const go of waiting) go();

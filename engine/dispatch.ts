@@ -261,6 +261,8 @@ export class Dispatcher {
     // No answer to a question can arrive once input is no longer read: a handler that waits for one hears so now,
     // and may end within the grace period (before, it waited all of it and its call answered "shutting down").
     this.#clientRequests.abandonAll("the server reads no more input (it is shutting down)");
+    // So would one that waits for `notifications/initialized`: it goes on, and is refused the same way.
+    this.#session.releaseWaiting();
     // No task can be polled once input has ended: they are cancelled now, not given the grace period.
     // A task whose code is still loading is created first (it was asked for before), then cancelled here.
     if (this.#tasksLoading !== undefined) await this.#tasksLoading;

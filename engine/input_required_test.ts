@@ -530,6 +530,82 @@ Deno.test("initialize era: at end of input a question left unanswered fails at o
   assert.equal(server.lines.length, 8, "nothing else was written");
 });
 
+Deno.test("initialize era: at end of input a question still waiting for notifications/initialized fails at once, and nothing is sent", async () => {
+  // Before, it waited all of the shutdown's grace period for an initialized that could no longer be read.
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  const init = {
+    protocolVersion: "2025-03-26",
+    capabilities: { elicitation: {} },
+    clientInfo: { name: "r", version: "0" },
+  };
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id: "init", method: "initialize", params: init }));
+  assert.equal((await server.next()).id, "init");
+  await server.send(sessionCall(2, "greet", { greeting: "Hi" }));
+  await server.closeInput();
+  const reply = await server.next();
+  assert.equal(reply.id, 2, JSON.stringify(reply));
+  assert.equal((reply.result as { isError?: boolean }).isError, true);
+  assert.match(textOf(reply.result), /answer to elicitation\/create: the server reads no more input/);
+  assert.equal((await server.status()).code, 0);
+  assert.equal(server.lines.length, 2, "no request went to a client that never said initialized");
+});
+
+Deno.test("initialize era: questions ended by their deadline or a cancel free their place among the 64 that may wait: 100 cancelled and 64 timed out, and the next is asked", async () => {
+  // At most 64 requests to the client wait at once (the 65th question fails its call at once); each abandoned one
+  // must leave that table, or a client that never answers would end every later question.
+  const timed = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--timeout=1000"] });
+  try {
+    await handshake(timed, { elicitation: {} });
+    // In one write: the 70 calls start, and 64 ask, before any deadline can end one.
+    const calls = Array.from({ length: 70 }, (_, i) => sessionCall(i + 1, "greet", { greeting: "Hi" }));
+    await timed.send(calls.join("\n"));
+    const seen = { questions: 0, refused: 0, cancelled: 0, timedOut: 0 };
+    while (seen.refused + seen.timedOut < 70) {
+      const msg = await timed.next();
+      if (msg.method === "elicitation/create") seen.questions++;
+      else if (msg.method === "notifications/cancelled") seen.cancelled++;
+      else if ((msg.error as { code?: number })?.code === -32001) seen.timedOut++;
+      else {
+        assert.match(textOf(msg.result), /64 requests already wait for its answers/);
+        seen.refused++;
+      }
+    }
+    assert.deepEqual(seen, { questions: 64, refused: 6, cancelled: 64, timedOut: 64 });
+    await timed.send(sessionCall(71, "greet", { greeting: "Hi" }));
+    assert.equal((await timed.next()).method, "elicitation/create", "the 64 that timed out left the table");
+  } finally {
+    assert.equal((await timed.status()).code, 0);
+  }
+  const cancelled = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--max-in-flight=4"] });
+  try {
+    await handshake(cancelled, { elicitation: {} });
+    for (let id = 1; id <= 100; id++) {
+      await cancelled.send(sessionCall(id, "greet", { greeting: "Hi" }));
+      const question = await cancelled.next();
+      assert.equal(question.method, "elicitation/create");
+      await cancelled.send(
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }),
+      );
+      assert.equal(((await cancelled.next()).params as { requestId: unknown }).requestId, question.id);
+      // The answer after the cancel is dropped.
+      await cancelled.send(
+        JSON.stringify({ jsonrpc: "2.0", id: question.id, result: { action: "accept", content: {} } }),
+      );
+    }
+    await cancelled.send(sessionCall(101, "greet", { greeting: "Hi" }));
+    const question = await cancelled.next();
+    assert.equal(question.method, "elicitation/create", "the 100 cancelled left the table and their places");
+    await cancelled.send(
+      JSON.stringify({ jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { name: "Ada" } } }),
+    );
+    const reply = await cancelled.next();
+    assert.equal(reply.id, 101);
+    assert.equal(textOf(reply.result), "Hi, Ada");
+  } finally {
+    assert.equal((await cancelled.status()).code, 0);
+  }
+});
+
 Deno.test("initialize era: a confirmation accepted after the call's deadline, or twice, never runs the action more than it was asked; a probe never asks", async () => {
   const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--timeout=300"] });
   try {
