@@ -1,5 +1,5 @@
 import type { Frame } from "./_frame.ts";
-import { classify, encodeError } from "../engine/jsonrpc.ts";
+import { classify, encodeError, ErrorCode } from "../engine/jsonrpc.ts";
 import {
   DEFAULT_MAX_CONTAINERS,
   DEFAULT_MAX_DEPTH,
@@ -10,7 +10,7 @@ import {
   positive,
   WRITE_HIGH_WATER,
 } from "./_options.ts";
-import { requestTooLargeReply } from "./_oversize.ts";
+import { oversizeResponseId, requestTooLargeReply } from "./_oversize.ts";
 import { type ByteReader, type ReadLoop, readLoop } from "./_read_loop.ts";
 import { parseWithinShape, type ShapeLimits } from "./_shape.ts";
 import { takeEarlyStart } from "../internal/startup.ts";
@@ -35,7 +35,9 @@ export interface StdioTransportOptions {
   /**
    * `"server"` answers undecodable and oversize lines with a JSON-RPC error
    * itself (the SDK's protocol layer never sees them); `"client"` reports
-   * them through `onerror`.
+   * them through `onerror`. In either role an oversize response (to a
+   * request this side sent) is never answered: it reaches `onmessage` as an
+   * error response under its id, so that request fails at once.
    * @default {"server"}
    */
   role?: "server" | "client";
@@ -188,7 +190,17 @@ export class StdioTransport {
 
   #frame(frame: Frame): void {
     if (frame.kind === "oversize") {
-      this.#reject(requestTooLargeReply(frame, this.#max));
+      const response = oversizeResponseId(frame);
+      if (response === undefined) return this.#reject(requestTooLargeReply(frame, this.#max));
+      // A response is never answered: one too large to read reaches the protocol layer as an error under its id, so
+      // the request it answers fails at once instead of waiting for its timeout.
+      const { id } = response;
+      const problem =
+        `Message too large: ${frame.size} bytes exceeds the limit of ${this.#max} bytes (maxMessageBytes)`;
+      if (typeof id === "string" || typeof id === "number") {
+        const data = { size: frame.size, limit: this.#max };
+        this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.invalidRequest, message: problem, data } });
+      } else this.onerror?.(new Error(`A response was dropped: ${problem}; its id cannot be read`));
       return;
     }
     if (this.#onLine) this.#onLine(frame.text ?? lenient.decode(frame.bytes));

@@ -63,6 +63,52 @@ Deno.test("StdioTransport (server role) answers a bad line with -32700 and an ov
   assert.deepEqual(seen, [{ jsonrpc: "2.0", id: 6, method: "ping" }]);
 });
 
+Deno.test("StdioTransport (server role): an answer over maxMessageBytes to the server's request fails that request at once and is never answered", async () => {
+  // Before, the transport wrote -32600 under the server's own request id (a reply to a response) and the SDK's
+  // request waited for its timeout (60 s by default).
+  const { server, up, down } = pair();
+  const sdk = new SdkServer({ name: "sdk", version: "1.0.0" }, { capabilities: {} });
+  await sdk.connect(server);
+  const lines = lineReader(down.reader);
+  const pinged = sdk.ping();
+  const request = JSON.parse(await lines.next());
+  assert.equal(request.method, "ping");
+  const enc = new TextEncoder();
+  const big = { jsonrpc: "2.0", id: request.id, result: { pad: "x".repeat(5000) } };
+  await up.writer.write(enc.encode(JSON.stringify(big) + "\n"));
+  await assert.rejects(pinged, (err: Error & { code?: number }) => {
+    assert.equal(err.code, -32600);
+    assert.match(err.message, /Message too large: \d+ bytes exceeds the limit of 4096 bytes/);
+    return true;
+  });
+  // One for no request of the server's is dropped too; the next line out is the answer to the client's own ping.
+  await up.writer.write(enc.encode(JSON.stringify({ ...big, id: 77 }) + "\n"));
+  await up.writer.write(enc.encode('{"jsonrpc":"2.0","id":"after","method":"ping"}\n'));
+  assert.deepEqual(JSON.parse(await lines.next()), { jsonrpc: "2.0", id: "after", result: {} });
+  up.close();
+  await sdk.close();
+});
+
+/** Reads `reader` line by line. */
+function lineReader(reader: { read(buf: Uint8Array): Promise<number | null> }): { next(): Promise<string> } {
+  const decoder = new TextDecoder();
+  const buf = new Uint8Array(65536);
+  let text = "";
+  return {
+    async next() {
+      while (!text.includes("\n")) {
+        const n = await reader.read(buf);
+        if (n === null) throw new Error("the output ended");
+        text += decoder.decode(buf.subarray(0, n), { stream: true });
+      }
+      const at = text.indexOf("\n");
+      const line = text.slice(0, at);
+      text = text.slice(at + 1);
+      return line;
+    },
+  };
+}
+
 Deno.test("StdioTransport refuses a maxMessageBytes that is not a positive number, as serve() does", () => {
   for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
     assert.throws(
