@@ -500,6 +500,33 @@ Deno.test("initialize era: an answer over maxMessageBytes fails its question at 
   }
 });
 
+Deno.test('initialize era: an answer without "jsonrpc": "2.0" fails its question at once as malformed and is never answered itself', async () => {
+  // Before, it was taken for an invalid request: the server answered -32600 under its own question's id (a reply to a
+  // response) and the question waited for the call's deadline.
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--timeout=600000"] });
+  try {
+    await handshake(server, { elicitation: {} });
+    for (const [id, jsonrpc] of [[2, undefined], [3, "1.0"]] as const) {
+      await server.send(sessionCall(id, "greet", { greeting: "Hi" }));
+      const question = await server.next();
+      assert.equal(question.method, "elicitation/create");
+      await server.send(
+        JSON.stringify({ jsonrpc, id: question.id, result: { action: "accept", content: { name: "A" } } }),
+      );
+      const reply = await server.next();
+      assert.equal(reply.id, id, `nothing is sent under the server's own request id: ${JSON.stringify(reply)}`);
+      assert.match(
+        textOf(reply.result),
+        /answer to elicitation\/create: its response is malformed \("jsonrpc" must be "2.0"\)/,
+      );
+    }
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }));
+    assert.equal((await server.next()).id, 4);
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
 Deno.test("initialize era: at end of input a question left unanswered fails at once: its call is answered by its handler, the client hears the question is cancelled, exit 0", async () => {
   // Before, the shutdown waited all of its grace period (5 s) for an answer that could no longer be read, then
   // answered the call "Server is shutting down": the handler never learned why, and could not answer otherwise.

@@ -219,6 +219,10 @@ export function classify(value: unknown): Message {
   const rawId = msg.id;
   const id = isId(rawId) ? rawId : null;
   if (msg.jsonrpc !== "2.0") {
+    // A response is never answered, a malformed one neither: it fails the request it answers (if its id names one).
+    if (msg.method === undefined && isResponse(msg)) {
+      return { kind: "response", id, problem: '"jsonrpc" must be "2.0"' };
+    }
     return invalid(id, ErrorCode.invalidRequest, 'Invalid request: "jsonrpc" must be "2.0"');
   }
   // A response is never answered, one without an id too: JSON-RPC 2.0 gives an error response `"id": null` when

@@ -85,6 +85,14 @@ Deno.test('classify() takes a response as an error only when "error" is an objec
   }
 });
 
+Deno.test('classify() takes a message with a result or an error, no method and a "jsonrpc" other than "2.0" as a malformed response, never a request to answer', () => {
+  for (const value of [{ id: "q", result: {} }, { jsonrpc: "1.0", id: "q", error: { code: 1, message: "m" } }]) {
+    assert.deepEqual(classify(value), { kind: "response", id: "q", problem: '"jsonrpc" must be "2.0"' });
+  }
+  assert.deepEqual(classify({ id: {}, result: 1 }), { kind: "response", id: null, problem: '"jsonrpc" must be "2.0"' });
+  assert.equal(classify({ id: 1, result: 1, method: "x" }).kind, "invalid", "one with a method is still a bad request");
+});
+
 Deno.test("decodeFrame() returns arrays as batches and refuses an empty one", () => {
   assert.equal(decode("[1,2]").kind, "batch");
   const empty = decode("[]");

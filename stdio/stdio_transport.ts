@@ -35,9 +35,9 @@ export interface StdioTransportOptions {
   /**
    * `"server"` answers undecodable and oversize lines with a JSON-RPC error
    * itself (the SDK's protocol layer never sees them); `"client"` reports
-   * them through `onerror`. In either role an oversize response (to a
-   * request this side sent) is never answered: it reaches `onmessage` as an
-   * error response under its id, so that request fails at once.
+   * them through `onerror`. In either role an oversize or malformed response
+   * (to a request this side sent) is never answered: it reaches `onmessage`
+   * as an error response under its id, so that request fails at once.
    * @default {"server"}
    */
   role?: "server" | "client";
@@ -192,16 +192,9 @@ export class StdioTransport {
     if (frame.kind === "oversize") {
       const response = oversizeResponseId(frame);
       if (response === undefined) return this.#reject(requestTooLargeReply(frame, this.#max));
-      // A response is never answered: one too large to read reaches the protocol layer as an error under its id, so
-      // the request it answers fails at once instead of waiting for its timeout.
-      const { id } = response;
       const problem =
         `Message too large: ${frame.size} bytes exceeds the limit of ${this.#max} bytes (maxMessageBytes)`;
-      if (typeof id === "string" || typeof id === "number") {
-        const data = { size: frame.size, limit: this.#max };
-        this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.invalidRequest, message: problem, data } });
-      } else this.onerror?.(new Error(`A response was dropped: ${problem}; its id cannot be read`));
-      return;
+      return this.#badResponse(response.id, problem, { size: frame.size, limit: this.#max });
     }
     if (this.#onLine) this.#onLine(frame.text ?? lenient.decode(frame.bytes));
     const parsed = parseWithinShape(frame, this.#shape);
@@ -217,8 +210,23 @@ export class StdioTransport {
     for (const value of values) {
       const msg = classify(value);
       if (msg.kind === "invalid") this.#reject(encodeError(msg.id, msg.error));
-      else this.onmessage?.(value as JsonRpcMessage);
+      else if (msg.kind === "response" && msg.problem !== undefined) {
+        this.#badResponse(msg.id, `Invalid response: ${msg.problem}`);
+      } else this.onmessage?.(value as JsonRpcMessage);
     }
+  }
+
+  /**
+   * A response that cannot be used (too large, malformed) is never answered:
+   * it reaches the protocol layer as an error under its id, so the request it
+   * answers fails at once instead of waiting for its timeout; one whose id
+   * cannot be read is reported.
+   */
+  #badResponse(id: unknown, problem: string, data?: Record<string, unknown>): void {
+    if (typeof id === "string" || typeof id === "number") {
+      const error = { code: ErrorCode.invalidRequest, message: problem, ...(data === undefined ? {} : { data }) };
+      this.onmessage?.({ jsonrpc: "2.0", id, error });
+    } else this.onerror?.(new Error(`A response was dropped: ${problem}; its id cannot be read`));
   }
 
   #reject(reply: string): void {

@@ -63,7 +63,7 @@ Deno.test("StdioTransport (server role) answers a bad line with -32700 and an ov
   assert.deepEqual(seen, [{ jsonrpc: "2.0", id: 6, method: "ping" }]);
 });
 
-Deno.test("StdioTransport (server role): an answer over maxMessageBytes to the server's request fails that request at once and is never answered", async () => {
+Deno.test('StdioTransport (server role): an answer over maxMessageBytes or without "jsonrpc": "2.0" fails the server\'s request at once and is never answered', async () => {
   // Before, the transport wrote -32600 under the server's own request id (a reply to a response) and the SDK's
   // request waited for its timeout (60 s by default).
   const { server, up, down } = pair();
@@ -81,6 +81,11 @@ Deno.test("StdioTransport (server role): an answer over maxMessageBytes to the s
     assert.match(err.message, /Message too large: \d+ bytes exceeds the limit of 4096 bytes/);
     return true;
   });
+  // So does an answer without "jsonrpc": "2.0", which was answered -32600 the same way.
+  const again = sdk.ping();
+  const second = JSON.parse(await lines.next());
+  await up.writer.write(enc.encode(JSON.stringify({ id: second.id, result: {} }) + "\n"));
+  await assert.rejects(again, /Invalid response: "jsonrpc" must be "2.0"/);
   // One for no request of the server's is dropped too; the next line out is the answer to the client's own ping.
   await up.writer.write(enc.encode(JSON.stringify({ ...big, id: 77 }) + "\n"));
   await up.writer.write(enc.encode('{"jsonrpc":"2.0","id":"after","method":"ping"}\n'));
