@@ -527,6 +527,53 @@ Deno.test('initialize era: an answer without "jsonrpc": "2.0" fails its question
   }
 });
 
+Deno.test("initialize era: answers under ids the server did not use for its question are dropped unanswered, the client's own call ids and ids that only look alike included", async () => {
+  const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture] });
+  try {
+    await handshake(server, { elicitation: {} });
+    await server.send(sessionCall(2, "greet", { greeting: "Hi" }));
+    const question = await server.next();
+    const id = String(question.id);
+    assert.match(id, /^forge-\d+$/);
+    const n = id.slice("forge-".length);
+    const accept = (id: string) => `{"jsonrpc":"2.0","id":${id},"result":{"action":"accept","content":{"name":"Eve"}}}`;
+    // The client's own call in flight (2), numbers in every notation, ids that differ by case, padding, a NUL, a
+    // leading zero, a long string, and the question's id inside an array: none is the question's.
+    const others = [
+      "2",
+      '"2"',
+      `${n}`,
+      `${n}.0`,
+      "-0",
+      "9007199254740993",
+      "1e400",
+      `"FORGE-${n}"`,
+      `" ${id}"`,
+      `"${id} "`,
+      `"forge-0${n}"`,
+      `"${id}\\u0000"`,
+      JSON.stringify("f".repeat(100_000)),
+      `["${id}"]`,
+      `{"id":"${id}"}`,
+    ];
+    for (const other of others) await server.send(accept(other));
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" }));
+    const after = await server.next();
+    assert.equal(
+      after.id,
+      "ping",
+      `none of them was answered, and the question still waits: ${JSON.stringify(after).slice(0, 300)}`,
+    );
+    // The question's own id, written with an escape, is the same string: it answers.
+    await server.send(accept(`"forge\\u002d${n}"`));
+    const reply = await server.next();
+    assert.equal(reply.id, 2);
+    assert.equal(textOf(reply.result), "Hi, Eve");
+  } finally {
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
 Deno.test("initialize era: at end of input a question left unanswered fails at once: its call is answered by its handler, the client hears the question is cancelled, exit 0", async () => {
   // Before, the shutdown waited all of its grace period (5 s) for an answer that could no longer be read, then
   // answered the call "Server is shutting down": the handler never learned why, and could not answer otherwise.

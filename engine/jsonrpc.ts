@@ -232,6 +232,10 @@ export function classify(value: unknown): Message {
     return responseOf(null, msg);
   }
   if (hasId && !isId(rawId)) {
+    // Nor is one whose id no request can have: it names none, as one without an id.
+    if (msg.method === undefined && isResponse(msg)) {
+      return { kind: "response", id: null, problem: '"id" must be a string or a number' };
+    }
     return invalid(null, ErrorCode.invalidRequest, 'Invalid request: "id" must be a string or a number');
   }
   const method = msg.method;

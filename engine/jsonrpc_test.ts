@@ -93,6 +93,17 @@ Deno.test('classify() takes a message with a result or an error, no method and a
   assert.equal(classify({ id: 1, result: 1, method: "x" }).kind, "invalid", "one with a method is still a bad request");
 });
 
+Deno.test("classify() takes a message with a result or an error, no method and an id that is not a string or a number as a response that names no request", () => {
+  for (const id of [[1], { id: "q" }, true]) {
+    assert.deepEqual(classify({ jsonrpc: "2.0", id, result: {} }), {
+      kind: "response",
+      id: null,
+      problem: '"id" must be a string or a number',
+    });
+  }
+  assert.equal(classify({ jsonrpc: "2.0", id: [1], method: "x" }).kind, "invalid", "a request with one is refused");
+});
+
 Deno.test("decodeFrame() returns arrays as batches and refuses an empty one", () => {
   assert.equal(decode("[1,2]").kind, "batch");
   const empty = decode("[]");
