@@ -155,8 +155,8 @@ export class SessionAsker implements Asker {
     const initialized = this.#client.initialized;
     if (initialized !== undefined) await initialized(this.#signal);
     if (method !== "roots/list") return this.#requests.request(method, params, this.#signal);
-    // Roots change rarely and the client says when (notifications/roots/list_changed): a well-formed answer is kept until
-    // then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.
+    // Roots change rarely and the client says when (notifications/roots/list_changed): a well-formed answer is kept
+    // until then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.
     const cached = this.#client.roots;
     if (cached !== undefined) return Promise.resolve(cached);
     const generation = this.#client.rootsGeneration;

@@ -251,8 +251,9 @@ export class Dispatcher {
   }
 
   /**
-   * Lets calls in flight finish for up to `graceMs`, then aborts the rest
-   * (they answer "shutting down"), ends open subscriptions and stops hearing
+   * Fails the questions to the client that wait (no answer can be read any
+   * more), lets calls in flight finish for up to `graceMs`, then aborts the
+   * rest (they answer "shutting down"), ends open subscriptions and stops hearing
    * about registry changes, so a server served again notifies only its new
    * stream.
    */
