@@ -29,7 +29,8 @@
  * assert.equal(flags[0], "--allow-read=/etc/forge/files.json,/srv/data");
  * assert.equal(flags[1], "--allow-net=api.example.com");
  * assert.ok(flags[2].startsWith("--deny-net=0.0.0.0/8,10.0.0.0/8,"));
- * assert.equal(flags[3], "--allow-env=API_TOKEN,FORGE_TENANT_CONFIG");
+ * // NO_PROXY and no_proxy: run() sets them at start so that fetch ignores a proxy the environment names.
+ * assert.equal(flags[3], "--allow-env=API_TOKEN,FORGE_TENANT_CONFIG,NO_PROXY,no_proxy");
  * ```
  *
  * @module
