@@ -7,10 +7,11 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { quote } from "../internal/quote.ts";
 import { shellQuote } from "../internal/shell_quote.ts";
+import { copyTemplate } from "./_copy_template.ts";
+import { newTargetProblem } from "./_new_target.ts";
 
 const TEMPLATE_NAME = "my-server";
-const SKIP = new Set(["deno.lock", "dist", "node_modules"]);
-const TEXT = /\.(ts|json|jsonc|md)$/;
+const SKIP = ["deno.lock", "dist", "node_modules"];
 const JSR_TIMEOUT_MS = 5_000;
 /** The notes folder the new project starts with, which the printed `start` line points NOTES_DIR at. */
 const NOTES_DIR = "notes";
@@ -21,7 +22,7 @@ const version = JSON.parse(await Deno.readTextFile(join(repo, "deno.json"))).ver
 
 const USAGE = `Usage: deno task new <dir> [options]
 
-Creates an MCP server project in <dir> (absent or empty) from template/, with an empty
+Creates an MCP server project in <dir> (absent or empty, outside this checkout) from template/, with an empty
 notes/ folder for the notes it keeps.
 
 Options:
@@ -70,17 +71,28 @@ if (!/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(name)) {
   );
   Deno.exit(64);
 }
-const taken = await occupied(target);
+const taken = await newTargetProblem(target, repo);
 if (taken !== undefined) {
   console.error(`Cannot create the server: ${quote(target, 200)} ${taken}`);
   Deno.exit(1);
 }
 
 const local = values.local || (!values.jsr && !(await onJsr()));
-await copy(template, target);
-await pointImports(join(target, "deno.json"), local);
-// The folder the printed `deno task start` line serves: without it the first write_note is refused.
-await Deno.mkdir(join(target, NOTES_DIR), { recursive: true });
+try {
+  await copyTemplate(template, target, {
+    skip: SKIP,
+    rewrite: (path, text) => {
+      const renamed = text.replaceAll(TEMPLATE_NAME, name);
+      return path === "deno.json" ? pointImports(renamed, local) : renamed;
+    },
+    // The folder the printed `deno task start` line serves: without it the first write_note is refused.
+    emptyFolders: [NOTES_DIR],
+  });
+} catch (err) {
+  // Checked empty above, the folder can still fill while JSR is asked: nothing in it is overwritten.
+  console.error(`Cannot create the server: ${(err as Error).message}`);
+  Deno.exit(1);
+}
 
 const near = relative(Deno.cwd(), target);
 const shown = near === "" ? "." : near.startsWith("..") ? target : near;
@@ -89,31 +101,6 @@ console.log(`Created ${name} in ${shown} (@forge/toolkit ${local ? `from ${repo}
 console.log(`  cd ${shellQuote(shown)}`);
 console.log("  deno task test");
 console.log(`  NOTES_DIR=$PWD/${NOTES_DIR} deno task start`);
-
-/** Why `dir` cannot take the project, or undefined when it is absent or an empty folder. */
-async function occupied(dir: string): Promise<string | undefined> {
-  try {
-    for await (const _ of Deno.readDir(dir)) return "exists and is not empty";
-    return undefined;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    if (err instanceof Deno.errors.NotADirectory) return "exists and is not a folder";
-    return `cannot be read (${(err as Error).name})`;
-  }
-}
-
-async function copy(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (SKIP.has(entry.name)) continue;
-    const source = join(from, entry.name);
-    const dest = join(to, entry.name);
-    if (entry.isDirectory) await copy(source, dest);
-    else if (entry.isFile && TEXT.test(entry.name)) {
-      await Deno.writeTextFile(dest, (await Deno.readTextFile(source)).replaceAll(TEMPLATE_NAME, name));
-    } else if (entry.isFile) await Deno.copyFile(source, dest);
-  }
-}
 
 /** Whether JSR lists this version; says on stderr when it does not and the checkout is used instead. */
 async function onJsr(): Promise<boolean> {
@@ -131,9 +118,9 @@ async function onJsr(): Promise<boolean> {
   return false;
 }
 
-/** Rewrites the template's in-repo imports of the toolkit. */
-async function pointImports(file: string, fromCheckout: boolean): Promise<void> {
-  const config = JSON.parse(await Deno.readTextFile(file));
+/** The template's deno.json with its in-repo imports of the toolkit pointed at JSR or this checkout. */
+function pointImports(text: string, fromCheckout: boolean): string {
+  const config = JSON.parse(text);
   const imports = config.imports as Record<string, string>;
   for (const [specifier, path] of Object.entries(imports)) {
     if (!specifier.startsWith("@forge/toolkit")) continue;
@@ -144,5 +131,5 @@ async function pointImports(file: string, fromCheckout: boolean): Promise<void> 
       imports[specifier] = `jsr:@forge/toolkit@${version}${sub}`;
     }
   }
-  await Deno.writeTextFile(file, JSON.stringify(config, null, 2) + "\n");
+  return JSON.stringify(config, null, 2) + "\n";
 }

@@ -135,7 +135,8 @@ Deno.test("deno task new refuses a file as its folder with one line, no stack, a
 
 Deno.test("deno task new prints `cd` to a folder named like a shell command quoted, so pasting it runs nothing", async () => {
   const dir = await Deno.makeTempDir();
-  const target = join(dir, "a b $(touch PWNED)");
+  // No white space: deno task new refuses it (the project's test runner splits its flags at it).
+  const target = join(dir, "a;$(>PWNED)");
   const made = await scaffold([target, "--name", "odd", "--local"]);
   assert.equal(made.code, 0, made.stderr);
   const line = made.stdout.split("\n").find((text) => text.startsWith("  cd "));
@@ -144,7 +145,7 @@ Deno.test("deno task new prints `cd` to a folder named like a shell command quot
   const echoed = await new Deno.Command("sh", { args: ["-c", `${line!.replace("  cd ", "printf %s ")}`], cwd: dir })
     .output();
   assert.equal(new TextDecoder().decode(echoed.stdout), target);
-  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["a b $(touch PWNED)"]);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["a;$(>PWNED)"]);
   await Deno.remove(dir, { recursive: true });
 });
 
