@@ -5,12 +5,13 @@
 // fails this test and prints itself as a test to paste. FORGE_ATTACK=large
 // runs the larger corpus; FORGE_ATTACK_SEED=<n> repeats a run.
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { configVariables } from "@forge/toolkit/configreload";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { assertNoFindings, attack, subprocessTarget } from "@forge/toolkit/testing";
 
-const main = new URL("./main.ts", import.meta.url).pathname;
-const config = new URL("./config/config.example.json", import.meta.url).pathname;
+const main = fileURLToPath(new URL("./main.ts", import.meta.url));
+const config = fileURLToPath(new URL("./config/config.example.json", import.meta.url));
 
 Deno.test("the server survives the attack kit under its printed flags", async () => {
   // A fresh folder for every variable the config uses, so a new `${VAR}` needs no edit here.

@@ -3,12 +3,13 @@
 // prints, driven by the official MCP SDK client.
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { configVariables } from "@forge/toolkit/configreload";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { childEnv, probe, spawnServer } from "@forge/toolkit/testing";
 
-const main = new URL("./main.ts", import.meta.url).pathname;
-const config = new URL("./config/config.example.json", import.meta.url).pathname;
+const main = fileURLToPath(new URL("./main.ts", import.meta.url));
+const config = fileURLToPath(new URL("./config/config.example.json", import.meta.url));
 
 /**
  * A fresh folder for every variable the config uses, so a new `${VAR}` in the

@@ -1,9 +1,9 @@
 // For the tests that edit the project (a tool, a test file): a copy of it in a
 // temp directory, so the project itself is never touched.
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-const project = new URL("../", import.meta.url).pathname;
+const project = fileURLToPath(new URL("../", import.meta.url));
 
 /** Copies the project's sources; imports that pointed at relative paths keep pointing at the same files. */
 export async function copyProject(): Promise<string> {

@@ -3,9 +3,10 @@
 // use: a config that starts using a new variable needs no edit of deno.json.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { spawnServer } from "@forge/toolkit/testing";
 
-const project = new URL("..", import.meta.url).pathname;
+const project = fileURLToPath(new URL("..", import.meta.url));
 const LAUNCHER = ["--allow-read", "--allow-env", "--allow-run", "scripts/launch.ts"];
 
 /** A config of its own folder that also uses ${DOCS_DIR}, which config.example.json does not. */
