@@ -34,6 +34,11 @@ async function task(args: string[], env: Record<string, string>) {
   return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
 }
 
+/** A word as the printed commands show it: bare when no POSIX shell treats a character of it specially, else quoted. */
+function sh(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 Deno.test("deno task permissions prints the flags of the config in use, ${DOCS_DIR} included, by their values", async () => {
   const t = await docsConfig();
   const out = await task(["permissions", `--config=${t.config}`], t.env);
@@ -119,8 +124,8 @@ Deno.test("deno task compile --dry-run builds deno compile from the flags the se
   assert.match(line, /^deno compile --no-prompt --v8-flags=--max-semi-space-size=8 --allow-/);
   assert.ok(line.includes(`--allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR`), line);
   assert.ok(line.includes(`--include ${t.config}`), line);
-  assert.ok(line.endsWith(`main.ts -config ${t.config}`), line);
-  assert.ok(line.includes(`--output ${project}dist/my-server`), line);
+  assert.ok(line.endsWith(`${sh(`${project}main.ts`)} -config ${t.config}`), line);
+  assert.ok(line.includes(`--output ${sh(`${project}dist/my-server`)}`), line);
   await Deno.remove(t.dir, { recursive: true });
 });
 
@@ -139,10 +144,13 @@ Deno.test("deno task bundle --dry-run prints deno bundle, then the run line with
   assert.equal(out.code, 0, out.stderr);
   const [bundle, run, ...more] = out.stdout.trim().split("\n");
   assert.deepEqual(more, []);
-  assert.equal(bundle, `deno bundle --code-splitting --outdir ${project}dist/my-server.bundle ${project}main.ts`);
+  assert.equal(
+    bundle,
+    `deno bundle --code-splitting --outdir ${sh(`${project}dist/my-server.bundle`)} ${sh(`${project}main.ts`)}`,
+  );
   assert.match(run, /^deno run --no-prompt --v8-flags=--max-semi-space-size=8 --allow-read=\S+ --allow-write=\S+ /);
   assert.ok(run.includes(" --allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR "), run);
-  assert.ok(run.endsWith(` ${project}dist/my-server.bundle/main.js -config ${t.config}`), run);
+  assert.ok(run.endsWith(` ${sh(`${project}dist/my-server.bundle/main.js`)} -config ${t.config}`), run);
   await assert.rejects(Deno.stat(join(project, "dist/my-server.bundle")), Deno.errors.NotFound, "nothing written");
   await Deno.remove(t.dir, { recursive: true });
 });
