@@ -16,6 +16,7 @@ import { checkPatterns, PROBE_META_KEY, probeResult } from "./probe.ts";
 import { error, type ToolResult } from "../toolkit/result.ts";
 import type { ClientInfo, Patterns, ToolRequest } from "../toolkit/tool.ts";
 import { ToolError } from "../internal/tool_error.ts";
+import { endOf, HANDLER_END, type HandlerEnd, type HandlerEndOffer } from "../internal/handler_end.ts";
 
 /** What the dispatcher needs to run one call. */
 export interface CallInput {
@@ -201,7 +202,7 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
     }
     let confirmation: Confirmation | undefined;
     // The handler's own promise once it runs: it may run on past the call's end (a handler that ignores its signal).
-    let handlerRun: Promise<unknown> | undefined;
+    let handlerRun: Promise<ToolResult> | undefined;
     const core = async (): Promise<ToolResult> => {
       if (patternProblem !== undefined) return error(patternProblem);
       if (probe) return probeResult(patterns);
@@ -236,7 +237,10 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
     };
     let next = () => domainErrorsAsResults(core);
     if (middleware.length > 0) {
-      const ctx: CallContext = {
+      // A handler paused to ask is parked for good on its question (its retry is a new call): it has ended here.
+      const handlerEnd = (): Promise<HandlerEnd | undefined> =>
+        handlerRun === undefined || call.cause === "input" ? Promise.resolve(undefined) : handlerRun.then(endOf, threw);
+      const ctx: CallContext & HandlerEndOffer = {
         tool: entry.tool,
         arguments: input.args,
         argumentsValid,
@@ -249,11 +253,9 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
         get confirmation() {
           return confirmation;
         },
-        // A handler paused to ask is parked for good on its question (its retry is a new call): it has ended here.
-        untilHandlerEnds: () =>
-          handlerRun === undefined || call.cause === "input"
-            ? Promise.resolve()
-            : handlerRun.then(ignoreOutcome, ignoreOutcome),
+        untilHandlerEnds: () => handlerEnd().then(ignoreOutcome),
+        // For the audit trail: how a handler its call's deadline or cancellation left running ended.
+        [HANDLER_END]: handlerEnd,
       };
       for (let i = middleware.length - 1; i >= 0; i--) {
         const mw = middleware[i];
@@ -269,6 +271,7 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
 }
 
 const ignoreOutcome = (): void => {};
+const threw = (): HandlerEnd => "error";
 
 async function domainErrorsAsResults(fn: () => ToolResult | Promise<ToolResult>): Promise<ToolResult> {
   try {
