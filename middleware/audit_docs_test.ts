@@ -43,7 +43,10 @@ async function has(program: string): Promise<boolean> {
   return (await new Deno.Command("sh", { args: ["-c", `command -v ${program}`], stdout: "null" }).output()).success;
 }
 
-/** A keyed trail of an ok write, a refused one, and a write whose outcome never came (a prefix of a longer trail). */
+/**
+ * A keyed trail of an ok write, a refused one, one that timed out and completed after (a late record), and a write
+ * whose outcome never came (a prefix of a longer trail).
+ */
 async function trail(dir: string): Promise<string> {
   const lines: string[] = [];
   const s = new Server({ name: "files" });
@@ -54,17 +57,23 @@ async function trail(dir: string): Promise<string> {
       description: "Writes",
       inputSchema: schema({ path: strProp("p"), content: strProp("c") }, ["path", "content"]),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      timeoutMs: 1_000,
     },
     (args) => ({ patterns: [`write:${requireString(args, "path")}`] }),
-    (req) => {
+    async (req) => {
       if (req.arguments.path === "refused.md") throw new ToolError("refused");
+      // Ignores its deadline and writes all the same.
+      if (req.arguments.path === "late.md") await new Promise((r) => req.signal.addEventListener("abort", r));
       return text("written");
     },
   );
-  const audit = auditTrail({ server: "files", sink: (line) => void lines.push(line), key: KEY });
+  let wake: (() => void) | undefined;
+  const audit = auditTrail({ server: "files", sink: (line) => void (lines.push(line), wake?.()), key: KEY });
   const session = await connectInMemory(s, { serve: { middleware: [audit] } });
-  for (const path of ["notes/todo.md", "refused.md", "later.md"]) {
-    await session.client.callTool({ name: "write_file", arguments: { path, content: "x" } });
+  for (const path of ["notes/todo.md", "refused.md", "late.md", "later.md"]) {
+    await session.client.callTool({ name: "write_file", arguments: { path, content: "x" } }).catch(() => {});
+    // The late write's third record comes after its timeout was answered.
+    if (path === "late.md") { while (lines.length < 7) await new Promise<void>((resolve) => (wake = resolve)); }
   }
   await session.close();
   await audit.close();
@@ -79,14 +88,17 @@ Deno.test("the jq commands of docs/middleware.md find completed side effects, in
   const [completed, unfinished, refusals] = commands("jq ");
   if (await has("jq")) {
     const ok = (await sh(completed, dir)).trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(ok.map((r) => [r.event, r.patterns]), [["intent", ["write:notes/todo.md"]]]);
+    assert.deepEqual(ok.map((r) => [r.event, r.patterns]), [
+      ["intent", ["write:notes/todo.md"]],
+      ["intent", ["write:late.md"]],
+    ]);
     const open = (await sh(unfinished, dir)).trim().split("\n").map((l) => JSON.parse(l));
     assert.deepEqual(open.map((r) => [r.event, r.patterns]), [["intent", ["write:later.md"]]]);
-    assert.match(await sh(refusals, dir), /^\s+1 write_file\tisError\n$/);
+    assert.match(await sh(refusals, dir), /^\s+1 write_file\tisError\n\s+1 write_file\ttimeout\n$/);
   } else {
     // Without jq, the lines are still one JSON object each.
     const records = (await Deno.readTextFile(`${dir}/audit.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
-    assert.equal(records.length, 5);
+    assert.equal(records.length, 8);
   }
   await Deno.remove(dir, { recursive: true });
 });

@@ -2,7 +2,8 @@
  * How an audited call ended: `ok`; `isError` (a domain refusal, including a
  * refusal by a later middleware or a declined confirmation); `error` (a
  * failure, detail on stderr); `timeout`; `aborted` (cancelled or shut down);
- * `probe` (nothing ran); `input_required` (2026-07-28: the call paused to ask
+ * after these two, a handler that ignores its signal may run on: an
+ * {@linkcode AuditLate} record says how it ended; `probe` (nothing ran); `input_required` (2026-07-28: the call paused to ask
  * its client, which retries it as a new call).
  */
 export type AuditOutcome = "ok" | "isError" | "error" | "timeout" | "aborted" | "probe" | "input_required";
@@ -70,6 +71,29 @@ export interface AuditResult extends AuditLink {
   duration_ms: number;
 }
 
+/**
+ * Written after an outcome `timeout` or `aborted`, when the handler that
+ * outcome left running (one that ignores its signal) ended: at most one per
+ * call. A handler that never ends, or still runs when the trail closes (a
+ * shutdown), gets none.
+ */
+export interface AuditLate extends AuditLink {
+  /** The record's kind. */
+  event: "late";
+  /** The `seq` of the intent whose call's outcome came first. */
+  intent: number;
+  /** The tool, repeated so that one line can be read alone. */
+  tool: string;
+  /**
+   * How the handler ended: `ok` (it returned a result: the action may have
+   * been done in full), `isError` (it returned or threw a domain error), or
+   * `error` (it threw).
+   */
+  ended: "ok" | "isError" | "error";
+  /** Milliseconds from the intent to the handler's end. */
+  duration_ms: number;
+}
+
 /** One record for a probe: it runs nothing, so it needs no intent. */
 export interface AuditProbe extends AuditLink, AuditCall {
   /** The record's kind. */
@@ -79,4 +103,4 @@ export interface AuditProbe extends AuditLink, AuditCall {
 }
 
 /** One line of the audit trail. Argument values never appear: only their digest. */
-export type AuditRecord = AuditIntent | AuditResult | AuditProbe;
+export type AuditRecord = AuditIntent | AuditResult | AuditLate | AuditProbe;

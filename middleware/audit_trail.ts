@@ -7,6 +7,7 @@ import { AuditLog, type AuditTarget, AuditUnavailable } from "./_audit_log.ts";
 import { auditStderr } from "./_audit_stderr.ts";
 import { canonicalDigest } from "../internal/canonical_digest.ts";
 import { readAuditKey } from "./_audit_key.ts";
+import { handlerEndOf } from "../internal/handler_end.ts";
 import type { AuditOutcome } from "./audit_record.ts";
 
 /** Options of {@linkcode auditTrail}. */
@@ -74,7 +75,10 @@ export interface AuditTrail extends Middleware {
  * A middleware that keeps a write-ahead, hash-chained record of every call of
  * a pattern tool (every tool with `all: true`). Before the handler runs, an
  * `intent` record is written and made durable (the file is synced); when the
- * call ends, an `outcome` record names the intent it ends. A call whose intent
+ * call ends, an `outcome` record names the intent it ends. A call that ends
+ * `timeout` or `aborted` while its handler runs on (one that ignores its
+ * signal) gets one `late` record when that handler ends, saying how; none
+ * when it never ends or the trail is closed first. A call whose intent
  * cannot be written is refused with an `isError` result that says why (fail
  * closed); read-only tools are never refused. Each record carries the sha256
  * of the record before it, so `verifyAuditTrail` finds an edited, deleted,
@@ -111,6 +115,15 @@ export function auditTrail(options: AuditOptions): AuditTrail {
     (options.sink ? sinkTarget(options.sink) : auditStderr(options.stderrTimeoutMs ?? RECORD_TIMEOUT_MS));
   const records = new AuditLog(target);
   const rotate = () => file?.reopen();
+  // By intent, the calls that ended (timeout, aborted) with their handler running on: each gets a `late` record when
+  // the handler ends, written after the call's outcome.
+  const running = new Map<number, LateWatch>();
+  let closing = false;
+  const leftRunning = (seqs: number[]) =>
+    log(
+      `${name}: the audit trail closes while ${seqs.length} handler(s) whose call timed out or was aborted still ` +
+        `run (intents ${seqs.join(", ")}): no late record will say how they end`,
+    );
   let listening = file !== undefined && Deno.build.os !== "windows";
   if (listening) Deno.addSignalListener("SIGUSR1", rotate);
 
@@ -180,7 +193,7 @@ export function auditTrail(options: AuditOptions): AuditTrail {
     }
     // Written before the reply, so a client never hears of a side effect the trail lacks (unless the machine
     // itself goes down before the next sync: the intent then stands without its outcome). A failure is only logged.
-    const end = async (outcome: AuditOutcome): Promise<void> => {
+    const end = (outcome: AuditOutcome): Promise<boolean> => {
       const record = {
         event: "outcome",
         time: new Date().toISOString(),
@@ -190,7 +203,32 @@ export function auditTrail(options: AuditOptions): AuditTrail {
         ...(ctx.confirmation === undefined ? {} : { confirmation: ctx.confirmation }),
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
       };
-      await records.append(record, false).catch(report("outcome", record));
+      return records.append(record, false).then(() => true, (err) => (report("outcome", record)(err), false));
+    };
+    // After a timeout or aborted outcome: one more record when a handler that ignored its signal ends.
+    const lateEnd = (seq: number, written: Promise<boolean>): void => {
+      const ended = handlerEndOf(ctx);
+      if (ended === undefined) return;
+      // A call that ends only once the trail is closing (run() settles its calls first): nothing more is recorded.
+      if (closing) return;
+      const watch: LateWatch = { ended: false, written: Promise.resolve() };
+      running.set(seq, watch);
+      const how = ended.then((how) => ((watch.ended = true), how));
+      watch.written = Promise.all([written, how]).then(async ([outcomeWritten, how]) => {
+        // Dropped by close() while the handler still ran; or no outcome to follow; or the handler never ran.
+        if (running.get(seq) !== watch) return;
+        running.delete(seq);
+        if (!outcomeWritten || how === undefined) return;
+        const record = {
+          event: "late",
+          time: new Date().toISOString(),
+          intent: seq,
+          tool: ctx.tool.name,
+          ended: how,
+          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        };
+        await records.append(record, false).catch(report("late", record));
+      });
     };
     try {
       // The deadline may have passed while the intent was written: the handler must not start then.
@@ -200,26 +238,41 @@ export function auditTrail(options: AuditOptions): AuditTrail {
       return result;
     } catch (err) {
       const kind = (err as { name?: string })?.name;
-      await end(
-        kind === "TimeoutError"
-          ? "timeout"
-          : kind === "AbortError"
-          ? "aborted"
-          : kind === "InputRequiredError"
-          ? "input_required"
-          : "error",
-      );
+      const outcome = kind === "TimeoutError"
+        ? "timeout"
+        : kind === "AbortError"
+        ? "aborted"
+        : kind === "InputRequiredError"
+        ? "input_required"
+        : "error";
+      const written = end(outcome);
+      // Watched from now, not from when the outcome is written: a shutdown may close the trail in between.
+      if (intent !== null && (outcome === "timeout" || outcome === "aborted")) lateEnd(intent, written);
+      await written;
       throw err;
     }
   };
   return Object.assign(middleware, {
     appliesTo: (_tool: Tool, patternTool: boolean) => options.all === true || patternTool,
     async close() {
+      // A handler still running now ends unrecorded: the trail keeps its timeout or aborted outcome, and says so
+      // here. One that has ended gets its late record first (it may wait for its call's outcome to be written).
+      closing = true;
+      const left = [...running].filter(([, watch]) => !watch.ended).map(([seq]) => seq);
+      for (const seq of left) running.delete(seq);
+      if (left.length > 0) leftRunning(left);
+      await Promise.all([...running.values()].map((watch) => watch.written));
       if (listening) Deno.removeSignalListener("SIGUSR1", rotate);
       listening = false;
       await records.close();
     },
   });
+}
+
+/** A call whose handler ran on past its outcome: whether the handler has ended, and its late record's write. */
+interface LateWatch {
+  ended: boolean;
+  written: Promise<void>;
 }
 
 // What a client chooses (its id, its name, the values patterns are made of)

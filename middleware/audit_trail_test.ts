@@ -16,6 +16,7 @@ import {
 import {
   auditDigest,
   type AuditIntent,
+  type AuditLate,
   type AuditRecord,
   type AuditResult,
   auditTrail,
@@ -45,7 +46,9 @@ function server(
     {
       name: "act",
       description: "Does what mode says",
-      inputSchema: schema({ mode: strProp("ok | domain | crash | hang | slow"), secret: strProp("s") }, ["mode"]),
+      inputSchema: schema({ mode: strProp("ok | domain | crash | hang | slow | late"), secret: strProp("s") }, [
+        "mode",
+      ]),
       annotations: WRITE,
       timeoutMs,
     },
@@ -60,6 +63,11 @@ function server(
       if (mode === "slow") {
         ran.slowStarted?.();
         await new Promise((_, reject) => req.signal.addEventListener("abort", () => reject(req.signal.reason)));
+      }
+      if (mode === "late") {
+        // Ignores its deadline, then fails on its own: after the call's outcome was written.
+        await new Promise((resolve) => req.signal.addEventListener("abort", resolve));
+        throw new Error("failed after the deadline");
       }
       return text("acted");
     },
@@ -101,8 +109,9 @@ Deno.test("auditTrail() writes an intent before the handler runs and an outcome 
   controller.abort();
   await assert.rejects(cancelled);
   await c.callTool({ name: "look", arguments: {} });
-  // The client gives up at once; the server's outcome record follows when the cancellation reaches it.
-  await until(12);
+  // The client gives up at once; the server's outcome record follows when the cancellation reaches it, and a late
+  // record when the handler, which stops on its signal by throwing, has ended.
+  await until(13);
   await session.close();
   await audit.close();
   const records = lines.map((l) => JSON.parse(l) as AuditRecord);
@@ -110,9 +119,14 @@ Deno.test("auditTrail() writes an intent before the handler runs and an outcome 
     records.map((r) => `${r.event}:${"outcome" in r ? r.outcome : ""}`),
     [
       ...["intent:", "outcome:ok", "intent:", "outcome:isError", "intent:", "outcome:error", "intent:"],
-      ...["outcome:timeout", "probe:probe", "probe:isError", "intent:", "outcome:aborted"],
+      ...["outcome:timeout", "probe:probe", "probe:isError", "intent:", "outcome:aborted", "late:"],
     ],
   );
+  assert.deepEqual([records[12].event, (records[12] as AuditLate).ended, (records[12] as AuditLate).intent], [
+    "late",
+    "error",
+    10,
+  ]);
   const intent = records[0] as AuditIntent;
   assert.deepEqual(Object.keys(intent), [
     ...["seq", "prev", "event", "time", "server", "tool", "id", "patterns", "args_sha256", "client"],
@@ -133,7 +147,47 @@ Deno.test("auditTrail() writes an intent before the handler runs and an outcome 
   assert.ok(!lines.join("\n").includes(CANARY), "argument values never reach the audit");
   assert.ok(!records.some((r) => r.tool === "look"), "read-only tools are not audited by default");
   const verdict = await verifyAuditTrail(lines.join("\n") + "\n");
-  assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 12, []]);
+  assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 13, []]);
+});
+
+Deno.test("auditTrail() writes a late record when a handler that ignored its deadline throws after the outcome", async () => {
+  const { lines, sink, until } = collected();
+  const logged: string[] = [];
+  const audit = auditTrail({ server: "audited", sink, log: (line) => void logged.push(line) });
+  const session = await connectInMemory(server({ count: 0 }, undefined, 50), { serve: { middleware: [audit] } });
+  await assert.rejects(session.client.callTool({ name: "act", arguments: { mode: "late" } }), /timed out/);
+  // The handler throws once its signal fired: its record follows the timeout's.
+  await until(3);
+  await session.close();
+  await audit.close();
+  const records = lines.map((l) => JSON.parse(l) as AuditRecord);
+  assert.deepEqual(records.map((r) => r.event), ["intent", "outcome", "late"]);
+  assert.equal((records[1] as AuditResult).outcome, "timeout");
+  const late = records[2] as AuditLate;
+  assert.deepEqual(Object.keys(late), ["seq", "prev", "event", "time", "intent", "tool", "ended", "duration_ms"]);
+  assert.deepEqual([late.intent, late.tool, late.ended], [0, "act", "error"]);
+  assert.ok(late.duration_ms >= (records[1] as AuditResult).duration_ms, "the handler ended after the outcome");
+  assert.deepEqual(logged, [], "nothing was left running at close");
+  const verdict = await verifyAuditTrail(lines.join("\n") + "\n");
+  assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 3, []]);
+});
+
+Deno.test("auditTrail() writes no late record for a handler still running when it closes, and says so", async () => {
+  const { lines, sink, until } = collected();
+  const logged: string[] = [];
+  const audit = auditTrail({ server: "audited", sink, log: (line) => void logged.push(line) });
+  const session = await connectInMemory(server({ count: 0 }, undefined, 50), { serve: { middleware: [audit] } });
+  // "hang" never ends: no timer waits for it, and closing the trail does not either.
+  await assert.rejects(session.client.callTool({ name: "act", arguments: { mode: "hang" } }), /timed out/);
+  await until(2);
+  await session.close();
+  await audit.close();
+  assert.deepEqual(lines.map((l) => (JSON.parse(l) as AuditRecord).event), ["intent", "outcome"]);
+  assert.equal(logged.length, 1);
+  assert.match(
+    logged[0],
+    /audited: the audit trail closes while 1 handler\(s\) .* still run \(intents 0\): no late record/,
+  );
 });
 
 Deno.test("auditTrail() runs no handler when the call is cancelled or times out while its intent is written", async () => {

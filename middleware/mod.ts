@@ -20,6 +20,7 @@ export { type AuditOptions, type AuditTrail, auditTrail } from "./audit_trail.ts
 export type {
   AuditCall,
   AuditIntent,
+  AuditLate,
   AuditLink,
   AuditOutcome,
   AuditProbe,

@@ -47,7 +47,11 @@ export interface AuditVerdict {
 /**
  * Checks an audit trail's hash chain and reports the first broken link: a
  * line that is not a record, a record whose `prev` is not the sha256 of the
- * line before it, a `seq` out of order, or an outcome for no open intent.
+ * line before it, a `seq` out of order, an outcome for no open intent, or a
+ * `late` record that does not follow its call's `timeout` or `aborted`
+ * outcome or repeats one. (An outcome or a `late` record whose intent is in
+ * an earlier file, before `after`, cannot be checked against it; a second
+ * `late` record for it is still found.)
  * An edited, deleted, inserted or reordered line breaks the link after it;
  * the last line, and records cut off the end, are covered by `head`.
  *
@@ -71,6 +75,10 @@ export async function verifyAuditTrail(text: string, options: VerifyAuditOptions
   let records = 0;
   let sawHead = false;
   const open = new Map<number, true>();
+  // Intents whose call ended timeout or aborted: the one late record each may get, taken when it comes.
+  const mayEndLate = new Set<number>();
+  // Intents before this text (rotation): whether each may still get its late record (only when this text told).
+  const earlier = new Map<number, boolean>();
   const firstSeq = expected.seq + 1;
   const lines = text.split("\n");
   const complete = lines.pop() === "";
@@ -93,8 +101,28 @@ export async function verifyAuditTrail(text: string, options: VerifyAuditOptions
       return fail(i + 1, `its prev is not the sha256 of the record before it: that record was changed or removed`);
     }
     if (record.event === "intent") open.set(record.seq, true);
-    if (record.event === "outcome" && record.intent !== null && record.intent >= firstSeq) {
-      if (!open.delete(record.intent)) return fail(i + 1, `it ends intent ${record.intent}, which is not open`);
+    if (record.event === "outcome" && record.intent !== null) {
+      const left = record.outcome === "timeout" || record.outcome === "aborted";
+      if (record.intent >= firstSeq) {
+        if (!open.delete(record.intent)) return fail(i + 1, `it ends intent ${record.intent}, which is not open`);
+        if (left) mayEndLate.add(record.intent);
+      } else earlier.set(record.intent, left);
+    }
+    if (record.event === "late") {
+      const intent = record.intent!;
+      let taken: boolean;
+      if (intent >= firstSeq) taken = mayEndLate.delete(intent);
+      else {
+        taken = earlier.get(intent) !== false;
+        earlier.set(intent, false);
+      }
+      if (!taken) {
+        return fail(
+          i + 1,
+          `it says how the handler of intent ${record.intent} ended, but that call has no timeout or aborted ` +
+            `outcome before it, or it was said already`,
+        );
+      }
     }
     const hash = await sha256Hex(line);
     if (options.head && record.seq === options.head.seq) {
@@ -123,7 +151,10 @@ interface Parsed {
   prev: string;
   event: string;
   intent: number | null;
+  outcome: unknown;
 }
+
+const LATE_ENDS: readonly unknown[] = ["ok", "isError", "error"];
 
 function parse(line: string): Parsed | undefined {
   let value: unknown;
@@ -135,7 +166,10 @@ function parse(line: string): Parsed | undefined {
   const r = value as Record<string, unknown> | null;
   if (r === null || typeof r !== "object" || Array.isArray(r)) return undefined;
   if (!Number.isSafeInteger(r.seq) || typeof r.prev !== "string") return undefined;
-  if (r.event !== "intent" && r.event !== "outcome" && r.event !== "probe") return undefined;
+  if (r.event !== "intent" && r.event !== "outcome" && r.event !== "probe" && r.event !== "late") return undefined;
   if (r.event === "outcome" && r.intent !== null && !Number.isSafeInteger(r.intent)) return undefined;
-  return { seq: r.seq as number, prev: r.prev, event: r.event, intent: (r.intent as number | null) ?? null };
+  // A late record always names its intent (a call run without one has none to follow), and how the handler ended.
+  if (r.event === "late" && (!Number.isSafeInteger(r.intent) || !LATE_ENDS.includes(r.ended))) return undefined;
+  const intent = (r.intent as number | null) ?? null;
+  return { seq: r.seq as number, prev: r.prev, event: r.event, intent, outcome: r.outcome };
 }

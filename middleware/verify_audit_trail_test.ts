@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { connectInMemory, probe } from "@forge/toolkit/testing";
 import { registerPatternTool, schema, Server, strProp, text } from "@forge/toolkit";
 import { auditTrail, verifyAuditTrail } from "./mod.ts";
+import { sha256Hex } from "../internal/sha256_hex.ts";
 
 /** A real trail: three calls (intent + outcome each) and a probe, eight lines. */
 async function trail(): Promise<string[]> {
@@ -82,4 +83,96 @@ Deno.test("verifyAuditTrail() checks a rotated file against the one before, and 
   const mixed = lines.flatMap((l) => ["server: a log line", l]);
   assert.equal((await verifyAuditTrail(join(mixed))).ok, false);
   assert.equal((await verifyAuditTrail(join(mixed), { skipOtherLines: true })).ok, true);
+});
+
+/**
+ * A real trail with a late record: a call whose handler ignores its deadline
+ * and returns after it (intent 0, outcome timeout, late ok), then an ok call.
+ */
+async function lateTrail(): Promise<string[]> {
+  const lines: string[] = [];
+  let wake: (() => void) | undefined;
+  const s = new Server({ name: "v" });
+  registerPatternTool(
+    s,
+    {
+      name: "put",
+      description: "Puts",
+      inputSchema: schema({ k: strProp("k") }, ["k"]),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      timeoutMs: 50,
+    },
+    (args) => ({ patterns: [`put:${args.k}`] }),
+    async (req) => {
+      if (req.arguments.k === "late") await new Promise((resolve) => req.signal.addEventListener("abort", resolve));
+      return text("put");
+    },
+  );
+  const audit = auditTrail({ server: "v", sink: (line) => void (lines.push(line), wake?.()) });
+  const session = await connectInMemory(s, { serve: { middleware: [audit] } });
+  await assert.rejects(session.client.callTool({ name: "put", arguments: { k: "late" } }), /timed out/);
+  while (lines.length < 3) await new Promise<void>((resolve) => (wake = resolve));
+  await session.client.callTool({ name: "put", arguments: { k: "b" } });
+  await session.close();
+  await audit.close();
+  return lines;
+}
+
+/** The records given, numbered and linked again as a writer would: only the verifier's other rules can refuse them. */
+async function rechained(records: Record<string, unknown>[]): Promise<string[]> {
+  const lines: string[] = [];
+  let prev = "0".repeat(64);
+  for (const [seq, { seq: _, prev: __, ...fields }] of records.entries()) {
+    const line = JSON.stringify({ seq, prev, ...fields });
+    lines.push(line);
+    prev = await sha256Hex(line);
+  }
+  return lines;
+}
+
+Deno.test("verifyAuditTrail() accepts a late record after its call's timeout, and refuses one forged, repeated or unlinked", async () => {
+  const lines = await lateTrail();
+  const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(records.map((r) => `${r.event}:${r.outcome ?? r.ended ?? ""}`), [
+    ...["intent:", "outcome:timeout", "late:ok", "intent:", "outcome:ok"],
+  ]);
+  const verdict = await verifyAuditTrail(join(lines));
+  assert.deepEqual([verdict.ok, verdict.records, verdict.openIntents], [true, 5, []]);
+  assert.ok((await verifyAuditTrail(join(await rechained(records)))).ok, "rechaining alone changes nothing");
+  const late = records[2];
+  const refused = {
+    repeated: records.toSpliced(3, 0, late),
+    "repeated later": [...records, late],
+    "before its outcome": [records[0], late, records[1], ...records.slice(3)],
+    "after an ok outcome": [...records, { ...late, intent: 3 }],
+    "for an open intent": [...records.slice(0, 4), { ...late, intent: 3 }, records[4]],
+    "for no intent": [...records, { ...late, intent: 99 }],
+    "for a probe": [...records, { seq: 0, prev: "", event: "probe", outcome: "probe" }, { ...late, intent: 5 }],
+  };
+  for (const [kind, changed] of Object.entries(refused)) {
+    const broken = (await verifyAuditTrail(join(await rechained(changed)))).broken;
+    assert.match(broken?.reason ?? "accepted", /no timeout or aborted outcome before it, or it was said already/, kind);
+  }
+  const malformed = {
+    "intent null": { ...late, intent: null },
+    "no intent": { ...late, intent: undefined },
+    "an unknown end": { ...late, ended: "maybe" },
+    "no end": { ...late, ended: undefined },
+  };
+  for (const [kind, changed] of Object.entries(malformed)) {
+    const broken = (await verifyAuditTrail(join(await rechained(records.with(2, changed))))).broken;
+    assert.deepEqual(broken, { line: 3, reason: "it is not an audit record" }, kind);
+  }
+});
+
+Deno.test("verifyAuditTrail() takes one late record for a call whose outcome is in the file before a rotation", async () => {
+  const lines = await lateTrail();
+  const first = await verifyAuditTrail(join(lines.slice(0, 2)));
+  assert.ok((await verifyAuditTrail(join(lines.slice(2)), { after: first.last })).ok);
+  const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  // Linked to the first file's last record, then a second late record for the same call.
+  const again = await rechained([...records, records[2]]);
+  const verdict = await verifyAuditTrail(join(again.slice(2)), { after: first.last });
+  assert.match(verdict.broken?.reason ?? "accepted", /it was said already/);
+  assert.equal(verdict.broken?.line, 4);
 });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { auditTrail } from "../middleware/mod.ts";
 import { connectInMemory } from "../testing/mod.ts";
 import { registerPatternTool, schema, Server, text } from "../mod.ts";
+import { sha256Hex } from "../internal/sha256_hex.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 
@@ -87,5 +88,46 @@ Deno.test("deno task audit:verify follows a chain across rotated files given old
   const wrong = await verify(file, `${file}.1`);
   assert.equal(wrong.code, 1);
   assert.match(wrong.stdout, /^broken: .*audit\.jsonl:1: seq 2 follows seq -1/);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("deno task audit:verify accepts a late record after its call's timeout, and refuses it repeated", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/audit.jsonl`;
+  const lines: string[] = [];
+  let wake: (() => void) | undefined;
+  const s = new Server({ name: "v" });
+  registerPatternTool(
+    s,
+    {
+      name: "put",
+      description: "Puts",
+      inputSchema: schema(),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      timeoutMs: 50,
+    },
+    () => ({ patterns: ["put:x"] }),
+    // Ignores its deadline and puts all the same.
+    async (req) => (await new Promise((r) => req.signal.addEventListener("abort", r)), text("put")),
+  );
+  const audit = auditTrail({ server: "v", sink: (line) => void (lines.push(line), wake?.()) });
+  const session = await connectInMemory(s, { serve: { middleware: [audit] } });
+  await session.client.callTool({ name: "put", arguments: {} }).catch(() => {});
+  while (lines.length < 3) await new Promise<void>((resolve) => (wake = resolve));
+  await session.close();
+  await audit.close();
+  await Deno.writeTextFile(file, lines.map((l) => l + "\n").join(""));
+  const sound = await verify(file);
+  assert.equal(sound.code, 0, sound.stdout);
+  assert.match(sound.stdout, /^ok: 3 records in 1 file\(s\)\nlast 2 /);
+  // The late record again, linked to the one before it: the chain holds, the rule does not.
+  const again = { ...JSON.parse(lines[2]), seq: 3, prev: await sha256Hex(lines[2]) };
+  await Deno.writeTextFile(file, JSON.stringify(again) + "\n", { append: true });
+  const repeated = await verify(file);
+  assert.equal(repeated.code, 1);
+  assert.match(
+    repeated.stdout,
+    /^broken: .*audit\.jsonl:4: it says how the handler of intent 0 ended, but .* said already/,
+  );
   await Deno.remove(dir, { recursive: true });
 });

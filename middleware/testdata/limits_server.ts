@@ -4,7 +4,10 @@
 // --grace=<ms> (how long calls in flight may run on at shutdown).
 // The write handler prints `WRITE_STARTED` on stderr as it starts: its audit
 // intent is on disk by then, and a test waits for the line, not for time. It
-// ignores its signal, and prints `WRITE_DONE` as it ends.
+// ignores its signal, and prints `WRITE_DONE` as it ends. With `finish`, it
+// waits for its signal to fire (its deadline, a cancellation, the shutdown)
+// instead of `ms`, then goes on and ends that way: `ok` returns a result,
+// `domain` throws a ToolError, `crash` throws an Error.
 import { auditTrail, concurrencyLimit, rateLimit } from "../mod.ts";
 import {
   getInt,
@@ -17,6 +20,7 @@ import {
   schema,
   strProp,
   text,
+  ToolError,
 } from "../../mod.ts";
 import { definePolicy } from "../../validate/mod.ts";
 
@@ -35,14 +39,20 @@ if (!health()) {
       {
         name: "write",
         description: "Pretends to write, taking ms milliseconds",
-        inputSchema: schema({ path: strProp("p"), ms: intProp("ms") }, ["path"]),
+        inputSchema: schema({ path: strProp("p"), ms: intProp("ms"), finish: strProp("ok | domain | crash") }, [
+          "path",
+        ]),
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       },
       (args) => ({ patterns: [`write:${requireString(args, "path")}`] }),
       async (req) => {
         console.error("WRITE_STARTED");
-        await new Promise((r) => setTimeout(r, getInt(req.arguments, "ms", 0)));
+        const finish = req.arguments.finish;
+        if (finish === undefined) await new Promise((r) => setTimeout(r, getInt(req.arguments, "ms", 0)));
+        else if (!req.signal.aborted) await new Promise((r) => req.signal.addEventListener("abort", r));
         console.error("WRITE_DONE");
+        if (finish === "domain") throw new ToolError("refused after the deadline");
+        if (finish === "crash") throw new Error("crashed after the deadline");
         return text("written");
       },
     );
