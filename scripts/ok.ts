@@ -34,7 +34,7 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { testFilesByPermissions } from "../testing/test_files.ts";
+import { testFilesByPermissions, type TestGroup } from "../testing/test_files.ts";
 import { extractDocTests, writeDocTests } from "./_doc_tests.ts";
 import { writeShareModules } from "./_share_modules.ts";
 import { testRuns } from "./_test_runs.ts";
@@ -152,7 +152,7 @@ const ONE_SHARE_SECONDS = 10;
  */
 const template = only.some((prefix) => prefix.startsWith("template")) ? [] : ["template"];
 
-function testFiles(): Promise<Map<string, string[]>> {
+function testFiles(): Promise<TestGroup[]> {
   return testFilesByPermissions(repo, {
     only,
     tmp,
@@ -214,22 +214,23 @@ if (only.length === 0) {
   // Code, tests and the JSDoc examples: the one type check every later step relies on.
   steps.push({ label: "check --doc", args: ["check", "--doc", "."], counts: false, weight: 20 });
 } else {
-  const files = [...groups.values()].flat();
+  const files = groups.flatMap((group) => group.files);
   if (files.length > 0) steps.push({ label: "check", args: ["check", ...files], counts: false, weight: 20 });
 }
-for (const [flags, files] of groups) {
+for (const { flags, files } of groups) {
   // In the group's process, the pooled files in generated modules, each importing a run of neighbouring files
   // (they share most of what they import), and the files that ask to run alone as they are; then each file
   // that asks for a process of its own in one (scripts/_test_runs.ts).
   const { pooled, alone, ownProcess } = await testRuns(files.sort(), (file) => Deno.readTextFile(join(repo, file)));
-  const shown = flags || "(no permissions)";
-  const permissions = flags.split(/\s+/).filter(Boolean);
+  // The label (printed, and the key of the times file) shows the flags space-joined, as typed; the run passes each
+  // flag as an argument of its own, so a path with white space in it stays whole.
+  const shown = flags.join(" ") || "(no permissions)";
   // A file that starts processes takes seconds; one that does not, a fraction of one.
-  const perFile = flags.includes("--allow-run") ? 5 : 0.5;
+  const perFile = flags.some((flag) => flag === "--allow-run" || flag.startsWith("--allow-run=")) ? 5 : 0.5;
   const test = (label: string, modules: string[], weight: number) =>
     steps.push({
       label,
-      args: ["test", "--quiet", "--no-check", "--parallel", ...permissions, ...modules],
+      args: ["test", "--quiet", "--no-check", "--parallel", ...flags, ...modules],
       counts: true,
       weight,
     });

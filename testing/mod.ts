@@ -41,5 +41,5 @@ export { runDeno, type RunDenoOptions, type RunDenoResult } from "./run_deno.ts"
 export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";
 export { type SpyHandler, spyHandler } from "./spy.ts";
 export { StreamText } from "./stream_text.ts";
-export { testFilesByPermissions, type TestFilesOptions } from "./test_files.ts";
+export { testFilesByPermissions, type TestFilesOptions, type TestGroup } from "./test_files.ts";
 export { type RawSession, serveRaw } from "./raw_session.ts";

@@ -23,6 +23,20 @@ export interface TestFilesOptions {
   skip?: readonly string[];
 }
 
+/** One permission group of {@linkcode testFilesByPermissions}: the flags its files declare, and the files. */
+export interface TestGroup {
+  /**
+   * The Deno flags, one word each, ready to pass as separate arguments: a
+   * substituted path stays whole, white space and all. Each flag's list of
+   * values is sorted and without repeats, and the flags are sorted, so two
+   * files that declare the same permissions in another order share a group.
+   * Empty for files that declare none.
+   */
+  flags: readonly string[];
+  /** The test files, relative to the root, sorted. */
+  files: string[];
+}
+
 /**
  * Finds every `*_test.ts` under `root` and groups the files by the Deno flags
  * each declares on a line of its own, so that each group runs with only what
@@ -32,24 +46,25 @@ export interface TestFilesOptions {
  * // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run
  * ```
  *
+ * The line is split into flags at white space first; then, in each flag,
  * `{tmp}` becomes the temp directory, `{repo}` the root and `{child-env}` the
  * comma-separated {@linkcode CHILD_ENV_NAMES} (write `--allow-env={child-env}`
- * in a file that spawns servers, so that `childEnv()` may pass them on). A
- * file without the line gets the key `""`: run it with no permission at all.
+ * in a file that spawns servers, so that `childEnv()` may pass them on). So a
+ * root or temp directory whose path holds a space stays one flag. A file
+ * without the line gets a group with no flags: run it with no permission at all.
  *
  * @param root The folder to search (absolute); the files come back relative to it.
  * @param options See {@linkcode TestFilesOptions}.
- * @returns The flags → the files, sorted. The flags are one string, each flag's
- * list of values sorted and without repeats and the flags in order, so that
- * two files that declare the same permissions in another order share a group.
+ * @returns The groups, in the order their first file was found, each with its
+ * flags as separate words and its files sorted; see {@linkcode TestGroup}.
  * @throws {Deno.errors.NotCapable} Without read access to `root` (and to the temp directory).
  *
  * @example Run each group with its own flags
  * ```ts ignore
  * import { testFilesByPermissions } from "@forge/toolkit/testing";
  *
- * for (const [flags, files] of await testFilesByPermissions(Deno.cwd())) {
- *   const args = ["test", ...flags.split(" ").filter(Boolean), ...files];
+ * for (const { flags, files } of await testFilesByPermissions(Deno.cwd())) {
+ *   const args = ["test", ...flags, ...files];
  *   await new Deno.Command(Deno.execPath(), { args }).output();
  * }
  * ```
@@ -57,11 +72,12 @@ export interface TestFilesOptions {
 export async function testFilesByPermissions(
   root: string,
   options: TestFilesOptions = {},
-): Promise<Map<string, string[]>> {
+): Promise<TestGroup[]> {
   const tmp = options.tmp ?? await Deno.realPath(Deno.env.get("TMPDIR") ?? "/tmp");
   const skip = options.skip ?? ["node_modules", ".git", "testdata"];
   const only = options.only ?? [];
-  const groups = new Map<string, string[]>();
+  // Keyed by the flags as JSON: unambiguous whatever the words hold.
+  const groups = new Map<string, TestGroup>();
   const walk = async (dir: string): Promise<void> => {
     for await (const entry of Deno.readDir(dir)) {
       const path = join(dir, entry.name);
@@ -72,26 +88,31 @@ export async function testFilesByPermissions(
       if (!entry.isFile || !entry.name.endsWith("_test.ts")) continue;
       const rel = relative(root, path);
       if (only.length > 0 && !only.some((prefix) => rel.startsWith(prefix))) continue;
-      const declared = (await Deno.readTextFile(path)).match(DECLARATION)?.[1].trim() ?? "";
+      const declared = (await Deno.readTextFile(path)).match(DECLARATION)?.[1] ?? "";
+      // Split before substituting, so that a path with white space in it is never split.
       const flags = canonicalFlags(
-        declared.replaceAll("{tmp}", tmp).replaceAll("{repo}", root)
-          .replaceAll("{child-env}", CHILD_ENV_NAMES.join(",")),
+        declared.split(/\s+/).filter(Boolean).map((word) =>
+          word.replaceAll("{tmp}", tmp).replaceAll("{repo}", root).replaceAll("{child-env}", CHILD_ENV_NAMES.join(","))
+        ),
       );
-      groups.set(flags, [...(groups.get(flags) ?? []), rel]);
+      const key = JSON.stringify(flags);
+      const group = groups.get(key);
+      if (group) group.files.push(rel);
+      else groups.set(key, { flags, files: [rel] });
     }
   };
   await walk(root);
-  for (const files of groups.values()) files.sort();
-  return groups;
+  for (const group of groups.values()) group.files.sort();
+  return [...groups.values()];
 }
 
-/** `flags` with each flag's comma-separated values sorted and unrepeated, and the flags sorted. */
-function canonicalFlags(flags: string): string {
-  const words = flags.split(/\s+/).filter(Boolean).map((word) => {
+/** `flags` with each flag's comma-separated values sorted and unrepeated, and the flags sorted and unrepeated. */
+function canonicalFlags(flags: readonly string[]): string[] {
+  const words = flags.map((word) => {
     const equals = word.indexOf("=");
     if (equals < 0) return word;
     const values = [...new Set(word.slice(equals + 1).split(","))].sort();
     return `${word.slice(0, equals + 1)}${values.join(",")}`;
   });
-  return [...new Set(words)].sort().join(" ");
+  return [...new Set(words)].sort();
 }

@@ -23,16 +23,38 @@ Deno.test("testFilesByPermissions() groups test files by their declared flags, i
   await Deno.writeTextFile(join(root, "a/testdata/skip_test.ts"), "");
   await Deno.writeTextFile(join(root, "helper.ts"), "// test-permissions: -A\n");
   const groups = await testFilesByPermissions(root, { tmp: "/T" });
-  assert.deepEqual(Object.fromEntries(groups), {
-    [`--allow-read=${root} --allow-write=/T`]: ["a/one_test.ts", "three_test.ts", "two_test.ts"],
-    [`--allow-env=${["HOME", ...CHILD_ENV_NAMES].sort().join(",")}`]: ["spawns_test.ts"],
-    "--allow-env --allow-run=ln,sh": ["list_test.ts"],
-    "": ["bare_test.ts"],
-  });
-  assert.deepEqual([...(await testFilesByPermissions(root, { tmp: "/T", only: ["a/"] })).values()], [[
-    "a/one_test.ts",
-  ]]);
+  assert.deepEqual(groups.map(({ flags, files }) => [flags, files]).sort(), [
+    [[], ["bare_test.ts"]],
+    [["--allow-env", "--allow-run=ln,sh"], ["list_test.ts"]],
+    [[`--allow-env=${["HOME", ...CHILD_ENV_NAMES].sort().join(",")}`], ["spawns_test.ts"]],
+    [[`--allow-read=${root}`, "--allow-write=/T"], ["a/one_test.ts", "three_test.ts", "two_test.ts"]],
+  ]);
+  assert.deepEqual(await testFilesByPermissions(root, { tmp: "/T", only: ["a/"] }), [{
+    flags: [`--allow-read=${root}`, "--allow-write=/T"],
+    files: ["a/one_test.ts"],
+  }]);
   await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("testFilesByPermissions() keeps a root or temp directory whose path holds white space in one flag each", async () => {
+  const parent = await Deno.realPath(await Deno.makeTempDir());
+  // A space and a tab in the root, two spaces in the temp directory: each substituted path must stay one word.
+  const root = join(parent, "My Projects/a\tb");
+  await Deno.mkdir(root, { recursive: true });
+  const tmp = join(parent, "temp  dir");
+  await Deno.writeTextFile(
+    join(root, "one_test.ts"),
+    "// test-permissions:\t--allow-write={tmp}  --allow-read={repo},{tmp} --allow-run\n",
+  );
+  await Deno.writeTextFile(
+    join(root, "two_test.ts"),
+    "// test-permissions: --allow-run --allow-read={tmp},{repo} --allow-write={tmp}\n",
+  );
+  assert.deepEqual(await testFilesByPermissions(root, { tmp }), [{
+    flags: ["--allow-read=" + [root, tmp].sort().join(","), "--allow-run", `--allow-write=${tmp}`],
+    files: ["one_test.ts", "two_test.ts"],
+  }]);
+  await Deno.remove(parent, { recursive: true });
 });
 
 Deno.test({

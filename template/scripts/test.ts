@@ -10,11 +10,16 @@
 import { fileURLToPath } from "node:url";
 import { testFilesByPermissions } from "@forge/toolkit/testing";
 
+/** A word as the printed commands show it: bare when no POSIX shell treats a character of it specially, else quoted. */
+function sh(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const groups = await testFilesByPermissions(root, { only: Deno.args });
-const files = [...groups.values()].flat();
+const files = groups.flatMap((group) => group.files);
 if (files.length > 0) {
-  console.log(`$ deno check ${files.join(" ")}`);
+  console.log(`$ deno check ${files.map(sh).join(" ")}`);
   const checked = await new Deno.Command(Deno.execPath(), { args: ["check", "--quiet", ...files], cwd: root }).spawn()
     .status;
   if (!checked.success) {
@@ -23,11 +28,12 @@ if (files.length > 0) {
   }
 }
 let failed = 0;
-for (const [flags, group] of groups) {
-  const args = ["test", "--quiet", "--no-check", ...flags.split(/\s+/).filter(Boolean), ...group];
-  console.log(`\n$ deno ${args.join(" ")}`);
+for (const { flags, files } of groups) {
+  // Each flag is an argument of its own: a project under a path with white space keeps its paths whole.
+  const args = ["test", "--quiet", "--no-check", ...flags, ...files];
+  console.log(`\n$ deno ${args.map(sh).join(" ")}`);
   const status = await new Deno.Command(Deno.execPath(), { args, cwd: root }).spawn().status;
   if (!status.success) failed++;
 }
-console.log(`\ntest: ${groups.size - failed} of ${groups.size} permission groups passed`);
-if (failed > 0 || groups.size === 0) Deno.exit(1);
+console.log(`\ntest: ${groups.length - failed} of ${groups.length} permission groups passed`);
+if (failed > 0 || groups.length === 0) Deno.exit(1);
