@@ -8,9 +8,9 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
  * Inside the checkout the project's files would join the toolkit's own: its gate would run their tests, and
  * `deno publish` would ship them (publish.exclude names only the checkout's folders). Inside `template/`, the copy
  * would copy itself without end. A comma in the path, which no permission flag can grant, would keep the server from
- * ever starting; a `${`, which hosts expand, from starting in a host; white space, from passing its tests (the test
- * runner gets its flags as one string split at white space). A symbolic link is judged by where it leads; one that
- * leads nowhere is refused, since making the folder would fail half-way.
+ * ever starting; a `${`, which hosts expand, from starting in a host. White space is fine: the tasks pass paths as
+ * arguments, and the test runner splits a file's declared flags before it puts the project's path in. A symbolic
+ * link is judged by where it leads; one that leads nowhere is refused, since making the folder would fail half-way.
  *
  * @param target The folder asked for.
  * @param checkout The toolkit's checkout.
@@ -31,10 +31,6 @@ export async function newTargetProblem(target: string, checkout: string): Promis
     // Every task puts the project's paths into permission flags, whose lists Deno splits at commas.
     if (path.includes(",")) {
       return `has a comma in its path (${path}), which Deno's permission flags cannot grant: the server could never start`;
-    }
-    // The project's test runner gets its flags as one string split at white space (testFilesByPermissions).
-    if (/\s/.test(path)) {
-      return `has white space in its path (${path}), which the project's \`deno task test\` cannot put in a permission flag`;
     }
     if (path.includes("${")) {
       return `has "\${" in its path (${path}), which Claude Code and VS Code expand as a variable: no host could start the server`;

@@ -3,8 +3,9 @@
 // says, and runs the new server's own tasks there.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const repo = new URL("..", import.meta.url).pathname;
+const repo = fileURLToPath(new URL("..", import.meta.url));
 
 async function deno(args: string[], cwd = repo, env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -38,7 +39,8 @@ Deno.test("deno task new --help prints the usage with every option and exits 0; 
 });
 
 Deno.test("the README's `deno task new <dir> --name my-server` yields a project whose tests pass with a typed tool added over a ${VAR} folder, editing only register.ts and the config", async () => {
-  const dir = join(await Deno.makeTempDir(), "my-server");
+  // Under a folder whose name has a space: the project's `deno task test` passes each declared flag whole.
+  const dir = join(await Deno.makeTempDir(), "My Projects", "my-server");
   const made = await scaffold([dir, "--name", "my-server"]);
   assert.equal(made.code, 0, made.stderr);
   const fromCheckout = made.stderr.includes("importing @forge/toolkit from this checkout");
@@ -50,7 +52,7 @@ Deno.test("the README's `deno task new <dir> --name my-server` yields a project 
   );
   assert.match(
     made.stdout,
-    /Next:\n\n {2}cd .*my-server\n {2}deno task test\n {2}NOTES_DIR=\$PWD\/notes deno task start\n$/,
+    /Next:\n\n {2}cd '.*\/My Projects\/my-server'\n {2}deno task test\n {2}NOTES_DIR=\$PWD\/notes deno task start\n$/,
   );
   // The folder that last line serves exists, empty: a first write_note is not refused for want of it.
   assert.deepEqual(await Array.fromAsync(Deno.readDir(join(dir, "notes"))), []);
@@ -79,7 +81,7 @@ Deno.test("the README's `deno task new <dir> --name my-server` yields a project 
     text,
     /word_count counts the words of a file in the files folder and refuses a path outside it \.\.\. ok/,
   );
-  await Deno.remove(join(dir, ".."), { recursive: true });
+  await Deno.remove(join(dir, "../.."), { recursive: true });
 });
 
 /** Replaces each `[from, to]` once, failing when `from` is not in the file. */
@@ -135,8 +137,7 @@ Deno.test("deno task new refuses a file as its folder with one line, no stack, a
 
 Deno.test("deno task new prints `cd` to a folder named like a shell command quoted, so pasting it runs nothing", async () => {
   const dir = await Deno.makeTempDir();
-  // No white space: deno task new refuses it (the project's test runner splits its flags at it).
-  const target = join(dir, "a;$(>PWNED)");
+  const target = join(dir, "a; $(>PWNED)");
   const made = await scaffold([target, "--name", "odd", "--local"]);
   assert.equal(made.code, 0, made.stderr);
   const line = made.stdout.split("\n").find((text) => text.startsWith("  cd "));
@@ -145,7 +146,7 @@ Deno.test("deno task new prints `cd` to a folder named like a shell command quot
   const echoed = await new Deno.Command("sh", { args: ["-c", `${line!.replace("  cd ", "printf %s ")}`], cwd: dir })
     .output();
   assert.equal(new TextDecoder().decode(echoed.stdout), target);
-  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["a;$(>PWNED)"]);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["a; $(>PWNED)"]);
   await Deno.remove(dir, { recursive: true });
 });
 
