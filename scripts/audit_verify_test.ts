@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import { auditTrail } from "../middleware/mod.ts";
 import { connectInMemory } from "../testing/mod.ts";
 import { registerPatternTool, schema, Server, text } from "../mod.ts";
+import { fileURLToPath } from "node:url";
 import { sha256Hex } from "../internal/sha256_hex.ts";
 
-const REPO = new URL("..", import.meta.url).pathname;
+const REPO = fileURLToPath(new URL("..", import.meta.url));
 
 async function verify(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {

@@ -2,8 +2,9 @@
 import assert from "node:assert/strict";
 import { runTaskScript } from "./testdata/run_task_script.ts";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const repo = new URL("..", import.meta.url).pathname;
+const repo = fileURLToPath(new URL("..", import.meta.url));
 const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "bundle_task_" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(tmp, { recursive: true }));
 const perms: Deno.PermissionOptions = { run: true, read: [repo, tmp], write: [tmp], env: true };

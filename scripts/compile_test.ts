@@ -1,8 +1,9 @@
 // test-permissions: --allow-run --allow-env --allow-read={repo}
 import assert from "node:assert/strict";
 import { runTaskScript } from "./testdata/run_task_script.ts";
+import { fileURLToPath } from "node:url";
 
-const repo = new URL("..", import.meta.url).pathname;
+const repo = fileURLToPath(new URL("..", import.meta.url));
 
 const compile = (args: string[]) => runTaskScript("compile.ts", args);
 

@@ -1,8 +1,9 @@
 // test-permissions: --allow-run --allow-read={repo} --allow-env={child-env}
 import assert from "node:assert/strict";
 import { spawnRaw } from "./raw_client.ts";
+import { fileURLToPath } from "node:url";
 
-const fixture = new URL("./testdata/echo_server.ts", import.meta.url).pathname;
+const fixture = fileURLToPath(new URL("./testdata/echo_server.ts", import.meta.url));
 
 Deno.test("spawnRaw() sends raw bytes and reads each stdout line parsed, a malformed line's -32700 included", async () => {
   const server = await spawnRaw({ args: [fixture] });

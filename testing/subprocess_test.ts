@@ -1,8 +1,9 @@
 // test-permissions: --allow-run --allow-read={repo} --allow-env={child-env},FORGE_TEST_SECRET
 import assert from "node:assert/strict";
 import { spawnServer } from "./subprocess.ts";
+import { fileURLToPath } from "node:url";
 
-const fixture = new URL("./testdata/echo_server.ts", import.meta.url).pathname;
+const fixture = fileURLToPath(new URL("./testdata/echo_server.ts", import.meta.url));
 
 Deno.test("spawnServer() drives a server over its real stdio with only the environment it was given, and closes it", async () => {
   // Set in this process: the server must not see it.

@@ -4,9 +4,10 @@
 // what docs/conformance.md says. No network beyond loopback.
 import assert from "node:assert/strict";
 import { type Bridge, startBridge } from "./bridge.ts";
+import { fileURLToPath } from "node:url";
 
-const echo = new URL("./testdata/echo_child.ts", import.meta.url).pathname;
-const fixture = new URL("./fixture.ts", import.meta.url).pathname;
+const echo = fileURLToPath(new URL("./testdata/echo_child.ts", import.meta.url));
+const fixture = fileURLToPath(new URL("./fixture.ts", import.meta.url));
 const STATELESS = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},

@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import { startBridge } from "./bridge.ts";
 import { type Outcome, type Verdict, verdictOf, WAITING } from "./_verdicts.ts";
+import { fileURLToPath } from "node:url";
 
 /** The suite that speaks the initialize-era wire. */
 const LEGACY_SUITE = "0.1.16";
@@ -30,7 +31,7 @@ const TASK_SCENARIOS = [
   "tasks-mrtr-composition",
 ];
 
-const here = new URL(".", import.meta.url).pathname;
+const here = fileURLToPath(new URL(".", import.meta.url));
 const cacheAt = Deno.args.indexOf("--cache");
 const cache = cacheAt >= 0 ? Deno.args[cacheAt + 1] : join(Deno.env.get("TMPDIR") ?? "/tmp", "forge-conformance");
 

@@ -1,6 +1,7 @@
 // Runs one of the tasks' scripts (`scripts/<name>.ts`) as `deno task` would,
 // from the repository, and returns what it printed: the tests of compile and
 // bundle read their command lines and one-line failures from it.
+import { fileURLToPath } from "node:url";
 
 /** What a script printed, and its exit code. */
 export interface ScriptRun {
@@ -9,7 +10,7 @@ export interface ScriptRun {
   stderr: string;
 }
 
-const repo = new URL("../..", import.meta.url).pathname;
+const repo = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Runs `scripts/<script>` with `args` under the permissions its task grants. */
 export async function runTaskScript(script: string, args: string[]): Promise<ScriptRun> {
