@@ -4,77 +4,111 @@
 // stdio against the server started with exactly the flags it prints.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serveUnderPrintedFlags, textOf } from "../served.ts";
+import { type Served, serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
-import { hostileTree, plainGit } from "./_hostile.ts";
+import { type HostileTree, hostileTree, plainGit } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
-Deno.test({
-  name:
-    "a file over 1 MiB is not line-diffed by git_show and git_diff, even when the repository's config raises core.bigFileThreshold or marks its driver text",
-  permissions: perms,
-  async fn() {
-    const t = await hostileTree();
-    const app = await t.f.repo("app", { "README.md": "# app\n", ".gitattributes": "driven.txt diff=plain\n" });
-    // Just over 1 MiB of empty lines: git's line diff would hold some 45 bytes for each.
-    const lines = "\n".repeat(1024 * 1024 + 1);
-    await Deno.writeTextFile(join(app, "big.txt"), lines);
-    await Deno.writeTextFile(join(app, "driven.txt"), lines);
-    await Deno.writeTextFile(join(app, "small.txt"), "one\ntwo\n");
-    await t.f.git(app, "add", "big.txt", "driven.txt", "small.txt");
-    await t.f.git(app, "commit", "-q", "-m", "big files");
-    await Deno.writeTextFile(join(app, "big.txt"), lines + "more\n");
-    await t.f.git(app, "config", "core.bigFileThreshold", "512m");
-    await t.f.git(app, "config", "diff.plain.binary", "false");
-    // Plain git, under the repository's config, diffs both line by line: what an unguarded server would do.
-    const plain = await plainGit(app, "show", "HEAD");
-    assert.match(plain, /^\+\n\+\n/m, "plain git does not line-diff the big files: this test proves nothing");
-    assert.doesNotMatch(plain, /^Binary files/m);
-    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
-    try {
-      for (
-        const [name, args] of [
-          ["git_show", { repo: "app", rev: "HEAD" }],
-          ["git_diff", { repo: "app", from: "HEAD~1", to: "HEAD" }],
-        ] as [string, Record<string, unknown>][]
-      ) {
-        const text = await served.ok(name, args);
-        // Over 1 MiB: left out before git runs, whatever the threshold or driver says.
-        assert.match(text, /^Not diffed: "big\.txt" is over/m, `${name}: ${text.slice(0, 400)}`);
-        assert.match(text, /^Not diffed: "driven\.txt" is over/m, name);
-        assert.doesNotMatch(text, /^\+$/m, `${name} diffed an empty line`);
-        assert.match(text, /^\+one\n\+two$/m, `${name}: a small file is still diffed as text`);
-      }
-      // The work tree against the index reads big.txt from disk: the same threshold applies.
-      assert.match(
-        await served.ok("git_diff", { repo: "app" }),
-        /^Not diffed: "big\.txt" is over/m,
-      );
-    } finally {
-      await served.server.close();
-      await t.f.end();
-    }
-  },
+/**
+ * The tests under the default config make their repositories in one tree, each under its own name, before one server
+ * starts for all of them under the flags it prints for that tree: one printed-flags run and one server start for the
+ * file instead of one of each per test. Each test calls and changes only its own repository. The server outlives the
+ * test that starts it, so those tests leave the op and resource checks off; the last test closes it.
+ */
+const SHARED: Partial<Deno.TestDefinition> = { permissions: perms, sanitizeOps: false, sanitizeResources: false };
+
+/** What a test makes in the shared tree before the server starts: its repository, named `name`. */
+type Setup = (t: HostileTree, name: string) => Promise<void>;
+const setups = new Map<string, Setup>();
+let shared: Promise<{ t: HostileTree; served: Served }> | undefined;
+const repos: Record<string, unknown>[] = [];
+
+/**
+ * The shared tree and its server, with the repository `name` made by `setup` (with `writable`); every test that
+ * shares them registers its setup as the file is loaded, so all are made before the server starts.
+ */
+function inShared(name: string, setup: Setup, writable = false): () => Promise<{ t: HostileTree; served: Served }> {
+  setups.set(name, setup);
+  const access = writable ? { writable: true } : {};
+  repos.push({ name, path: name, ...access });
+  return () => {
+    shared ??= (async () => {
+      const t = await hostileTree();
+      globalThis.addEventListener("unload", () => Deno.removeSync(t.f.base, { recursive: true }));
+      for (const [repo, make] of setups) await make(t, repo);
+      return { t, served: await serveUnderPrintedFlags(SCRIPT, await t.config({ repos })) };
+    })();
+    return shared;
+  };
+}
+
+const bigFiles = inShared("big", async (t, name) => {
+  const app = await t.f.repo(name, { "README.md": "# app\n", ".gitattributes": "driven.txt diff=plain\n" });
+  // Just over 1 MiB of empty lines: git's line diff would hold some 45 bytes for each.
+  const lines = "\n".repeat(1024 * 1024 + 1);
+  await Deno.writeTextFile(join(app, "big.txt"), lines);
+  await Deno.writeTextFile(join(app, "driven.txt"), lines);
+  await Deno.writeTextFile(join(app, "small.txt"), "one\ntwo\n");
+  await t.f.git(app, "add", "big.txt", "driven.txt", "small.txt");
+  await t.f.git(app, "commit", "-q", "-m", "big files");
+  await Deno.writeTextFile(join(app, "big.txt"), lines + "more\n");
+  await t.f.git(app, "config", "core.bigFileThreshold", "512m");
+  await t.f.git(app, "config", "diff.plain.binary", "false");
 });
 
 Deno.test({
   name:
-    "a repository's core.excludesFile and diff.orderFile naming an outside file have no effect: git_status lists, git_commit takes and git_show and git_diff order files regardless of its lines",
-  permissions: perms,
+    "a file over 1 MiB is not line-diffed by git_show and git_diff, even when the repository's config raises core.bigFileThreshold or marks its driver text",
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    const app = await t.f.repo("app", { "README.md": "# app\n" });
-    await Deno.writeTextFile(join(app, "a.txt"), "a\n");
-    await Deno.writeTextFile(join(app, "b.txt"), "b\n");
-    await t.f.git(app, "add", "a.txt", "b.txt");
-    await t.f.git(app, "commit", "-q", "-m", "two files");
-    await Deno.writeTextFile(join(app, "guess"), "untracked\n");
-    // Each line of the outside file would hide an untracked name (an oracle for its lines) or move a file first.
-    const outside = join(t.f.base, "outside", "lines");
-    await Deno.writeTextFile(outside, "b.txt\nguess\n");
-    await t.f.git(app, "config", "core.excludesFile", outside);
-    await t.f.git(app, "config", "diff.orderFile", outside);
+    const { t, served } = await bigFiles();
+    const repo = "big";
+    const app = join(t.f.base, repo);
+    // Plain git, under the repository's config, diffs both line by line: what an unguarded server would do.
+    const plain = await plainGit(app, "show", "HEAD");
+    assert.match(plain, /^\+\n\+\n/m, "plain git does not line-diff the big files: this test proves nothing");
+    assert.doesNotMatch(plain, /^Binary files/m);
+    for (
+      const [name, args] of [
+        ["git_show", { repo, rev: "HEAD" }],
+        ["git_diff", { repo, from: "HEAD~1", to: "HEAD" }],
+      ] as [string, Record<string, unknown>][]
+    ) {
+      const text = await served.ok(name, args);
+      // Over 1 MiB: left out before git runs, whatever the threshold or driver says.
+      assert.match(text, /^Not diffed: "big\.txt" is over/m, `${name}: ${text.slice(0, 400)}`);
+      assert.match(text, /^Not diffed: "driven\.txt" is over/m, name);
+      assert.doesNotMatch(text, /^\+$/m, `${name} diffed an empty line`);
+      assert.match(text, /^\+one\n\+two$/m, `${name}: a small file is still diffed as text`);
+    }
+    // The work tree against the index reads big.txt from disk: the same threshold applies.
+    assert.match(await served.ok("git_diff", { repo }), /^Not diffed: "big\.txt" is over/m);
+  },
+});
+
+const outsideLines = inShared("ordered", async (t, name) => {
+  const app = await t.f.repo(name, { "README.md": "# app\n" });
+  await Deno.writeTextFile(join(app, "a.txt"), "a\n");
+  await Deno.writeTextFile(join(app, "b.txt"), "b\n");
+  await t.f.git(app, "add", "a.txt", "b.txt");
+  await t.f.git(app, "commit", "-q", "-m", "two files");
+  await Deno.writeTextFile(join(app, "guess"), "untracked\n");
+  // Each line of the outside file would hide an untracked name (an oracle for its lines) or move a file first.
+  const outside = join(t.f.base, "outside", "lines");
+  await Deno.writeTextFile(outside, "b.txt\nguess\n");
+  await t.f.git(app, "config", "core.excludesFile", outside);
+  await t.f.git(app, "config", "diff.orderFile", outside);
+}, true);
+
+Deno.test({
+  name:
+    "a repository's core.excludesFile and diff.orderFile naming an outside file have no effect: git_status lists, git_commit takes and git_show and git_diff order files regardless of its lines",
+  ...SHARED,
+  async fn() {
+    const { t, served } = await outsideLines();
+    const repo = "ordered";
+    const app = join(t.f.base, repo);
     const order = (text: string) => [...text.matchAll(/^diff --git a\/(\S+)/gm)].map((m) => m[1]);
     assert.doesNotMatch(
       await plainGit(app, "status", "--porcelain"),
@@ -82,197 +116,194 @@ Deno.test({
       "plain git shows it: this test proves nothing",
     );
     assert.deepEqual(order(await plainGit(app, "show", "HEAD")), ["b.txt", "a.txt"], "plain git does not reorder");
-    const served = await serveUnderPrintedFlags(
-      SCRIPT,
-      await t.config({ repos: [{ name: "app", path: "app", writable: true }] }),
-    );
-    try {
-      assert.match(await served.ok("git_status", { repo: "app" }), /^\?\? guess$/m);
-      assert.deepEqual(order(await served.ok("git_show", { repo: "app", rev: "HEAD" })), ["a.txt", "b.txt"]);
-      assert.deepEqual(order(await served.ok("git_diff", { repo: "app", from: "HEAD~1", to: "HEAD" })), [
-        "a.txt",
-        "b.txt",
-      ]);
-      assert.match(await served.ok("git_commit", { repo: "app", message: "m", paths: ["guess"] }), /"guess"/);
-    } finally {
-      await served.server.close();
-      await t.f.end();
-    }
+    assert.match(await served.ok("git_status", { repo }), /^\?\? guess$/m);
+    assert.deepEqual(order(await served.ok("git_show", { repo, rev: "HEAD" })), ["a.txt", "b.txt"]);
+    assert.deepEqual(order(await served.ok("git_diff", { repo, from: "HEAD~1", to: "HEAD" })), [
+      "a.txt",
+      "b.txt",
+    ]);
+    assert.match(await served.ok("git_commit", { repo, message: "m", paths: ["guess"] }), /"guess"/);
   },
+});
+
+const forcedDiff = inShared("forced", async (t, name) => {
+  // `* diff` is git's built-in text driver: no config can mark it binary, so git line-diffs any size.
+  const app = await t.f.repo(name, { "README.md": "# app\n", ".gitattributes": "* diff\n" });
+  const lines = "\n".repeat(1024 * 1024 + 1);
+  await Deno.writeTextFile(join(app, "big.txt"), lines);
+  await Deno.writeTextFile(join(app, "small.txt"), "one\ntwo\n");
+  await t.f.git(app, "add", "big.txt", "small.txt");
+  await t.f.git(app, "commit", "-q", "-m", "big and small");
+  await Deno.writeTextFile(join(app, "big.txt"), lines + "more\n");
+  await t.f.git(app, "commit", "-q", "-am", "only big");
+  await Deno.writeTextFile(join(app, "big.txt"), lines + "even more\n");
+  await Deno.writeTextFile(join(app, "small.txt"), "one\nthree\n");
 });
 
 Deno.test({
   name:
     "a file over 1 MiB is left out of git_show and git_diff and named, even when .gitattributes forces a line diff, while a small file is still diffed",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    // `* diff` is git's built-in text driver: no config can mark it binary, so git line-diffs any size.
-    const app = await t.f.repo("app", { "README.md": "# app\n", ".gitattributes": "* diff\n" });
-    const lines = "\n".repeat(1024 * 1024 + 1);
-    await Deno.writeTextFile(join(app, "big.txt"), lines);
-    await Deno.writeTextFile(join(app, "small.txt"), "one\ntwo\n");
-    await t.f.git(app, "add", "big.txt", "small.txt");
-    await t.f.git(app, "commit", "-q", "-m", "big and small");
-    await Deno.writeTextFile(join(app, "big.txt"), lines + "more\n");
-    await t.f.git(app, "commit", "-q", "-am", "only big");
-    await Deno.writeTextFile(join(app, "big.txt"), lines + "even more\n");
-    await Deno.writeTextFile(join(app, "small.txt"), "one\nthree\n");
+    const { t, served } = await forcedDiff();
+    const repo = "forced";
+    const app = join(t.f.base, repo);
     const plain = await plainGit(app, "-c", "core.bigFileThreshold=1m", "show", "HEAD~1");
     assert.match(plain, /^\+\n\+\n/m, "plain git does not line-diff the big file: this test proves nothing");
     const leftOut = /^Not diffed: "big\.txt" is over 1048576 bytes, the most this server lets git read of one file/m;
-    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
-    try {
-      for (
-        const [name, args, small] of [
-          ["git_show", { repo: "app", rev: "HEAD~1" }, /^\+one\n\+two$/m],
-          ["git_diff", { repo: "app", from: "HEAD~2", to: "HEAD~1" }, /^\+one\n\+two$/m],
-          ["git_diff", { repo: "app" }, /^-two\n\+three$/m],
-          ["git_diff", { repo: "app", from: "HEAD" }, /^-two\n\+three$/m],
-        ] as [string, Record<string, unknown>, RegExp][]
-      ) {
-        const text = await served.ok(name, args);
-        const what = `${name} ${JSON.stringify(args)}: ${text.slice(0, 300)}`;
-        assert.match(text, leftOut, what);
-        assert.doesNotMatch(text, /^\+$/m, `${what}: an empty line was diffed`);
-        assert.doesNotMatch(text, /big\.txt differ|b\/big\.txt/, `${what}: git read big.txt`);
-        assert.match(text, small, `${what}: the small file is not diffed`);
-      }
-      // Every changed file left out: the commit alone, not a diff of the whole tree.
-      const only = await served.ok("git_show", { repo: "app", rev: "HEAD" });
-      assert.match(only, /^Commit: /m);
-      assert.match(only, leftOut);
-      assert.doesNotMatch(only, /^diff --git/m);
-    } finally {
-      await served.server.close();
-      await t.f.end();
+    for (
+      const [name, args, small] of [
+        ["git_show", { repo, rev: "HEAD~1" }, /^\+one\n\+two$/m],
+        ["git_diff", { repo, from: "HEAD~2", to: "HEAD~1" }, /^\+one\n\+two$/m],
+        ["git_diff", { repo }, /^-two\n\+three$/m],
+        ["git_diff", { repo, from: "HEAD" }, /^-two\n\+three$/m],
+      ] as [string, Record<string, unknown>, RegExp][]
+    ) {
+      const text = await served.ok(name, args);
+      const what = `${name} ${JSON.stringify(args)}: ${text.slice(0, 300)}`;
+      assert.match(text, leftOut, what);
+      assert.doesNotMatch(text, /^\+$/m, `${what}: an empty line was diffed`);
+      assert.doesNotMatch(text, /big\.txt differ|b\/big\.txt/, `${what}: git read big.txt`);
+      assert.match(text, small, `${what}: the small file is not diffed`);
     }
+    // Every changed file left out: the commit alone, not a diff of the whole tree.
+    const only = await served.ok("git_show", { repo, rev: "HEAD" });
+    assert.match(only, /^Commit: /m);
+    assert.match(only, leftOut);
+    assert.doesNotMatch(only, /^diff --git/m);
   },
+});
+
+const many = Array.from({ length: 51 }, (_, i) => `f${i}.txt`);
+const renames = inShared("renamed", async (t, name) => {
+  const app = await t.f.repo(name, { "a.txt": "alpha\nbeta\n", "moved.txt": "moved\n" });
+  for (const name of many) await Deno.writeTextFile(join(app, name), `file ${name}\n`);
+  await t.f.git(app, "add", ...many);
+  await t.f.git(app, "commit", "-q", "-m", "51 files");
+  // 51 renames: 102 added or deleted files, over the cap.
+  // Moved on disk and staged by one `git add -A` (not 51 runs of `git mv`): the same commit, 51 files deleted and
+  // 51 added.
+  for (const name of many) await Deno.rename(join(app, name), join(app, `renamed-${name}`));
+  await t.f.git(app, "add", "-A");
+  await t.f.git(app, "commit", "-q", "-m", "rename all");
+  // One rename, and a copy of a file the same commit modifies.
+  await t.f.git(app, "mv", "moved.txt", "moved-again.txt");
+  await Deno.writeTextFile(join(app, "a.txt"), "alpha\nbeta\ngamma\n");
+  await Deno.writeTextFile(join(app, "copy.txt"), "alpha\nbeta\ngamma\n");
+  await t.f.git(app, "add", "a.txt", "copy.txt");
+  await t.f.git(app, "commit", "-q", "-m", "one rename and a copy");
+  await t.f.git(app, "mv", "moved-again.txt", "moved-thrice.txt");
+  await t.f.git(app, "config", "diff.renames", "copies");
+  await t.f.git(app, "config", "status.renames", "true");
+  await t.f.git(app, "config", "log.follow", "true");
 });
 
 Deno.test({
   name:
     "rename detection, which reads each candidate whole, runs only in git_show and git_diff and over at most 100 added or deleted files; a repository's config cannot turn on copies, status renames or log.follow",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    const app = await t.f.repo("app", { "a.txt": "alpha\nbeta\n", "moved.txt": "moved\n" });
-    const many = Array.from({ length: 51 }, (_, i) => `f${i}.txt`);
-    for (const name of many) await Deno.writeTextFile(join(app, name), `file ${name}\n`);
-    await t.f.git(app, "add", ...many);
-    await t.f.git(app, "commit", "-q", "-m", "51 files");
-    // 51 renames: 102 added or deleted files, over the cap.
-    // Moved on disk and staged by one `git add -A` (not 51 runs of `git mv`): the same commit, 51 files deleted and
-    // 51 added.
-    for (const name of many) await Deno.rename(join(app, name), join(app, `renamed-${name}`));
-    await t.f.git(app, "add", "-A");
-    await t.f.git(app, "commit", "-q", "-m", "rename all");
-    // One rename, and a copy of a file the same commit modifies.
-    await t.f.git(app, "mv", "moved.txt", "moved-again.txt");
-    await Deno.writeTextFile(join(app, "a.txt"), "alpha\nbeta\ngamma\n");
-    await Deno.writeTextFile(join(app, "copy.txt"), "alpha\nbeta\ngamma\n");
-    await t.f.git(app, "add", "a.txt", "copy.txt");
-    await t.f.git(app, "commit", "-q", "-m", "one rename and a copy");
-    await t.f.git(app, "mv", "moved-again.txt", "moved-thrice.txt");
-    await t.f.git(app, "config", "diff.renames", "copies");
-    await t.f.git(app, "config", "status.renames", "true");
-    await t.f.git(app, "config", "log.follow", "true");
+    const { t, served } = await renames();
+    const repo = "renamed";
+    const app = join(t.f.base, repo);
     const plain = await plainGit(app, "show", "HEAD");
     assert.match(plain, /^copy from a\.txt$/m, "plain git finds no copy: this test proves nothing");
     assert.match(await plainGit(app, "status", "--porcelain"), /^R /m, "plain git status finds no rename");
-    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
-    try {
-      const one = await served.ok("git_show", { repo: "app", rev: "HEAD" });
-      assert.match(one, /^rename from moved\.txt$/m, "a rename under the cap is found");
-      assert.doesNotMatch(one, /^copy from/m, "the repository's diff.renames=copies was followed");
-      assert.doesNotMatch(one, /Renames not looked for/);
-      for (
-        const [name, args] of [
-          ["git_show", { repo: "app", rev: "HEAD~1" }],
-          ["git_diff", { repo: "app", from: "HEAD~2", to: "HEAD~1" }],
-        ] as [string, Record<string, unknown>][]
-      ) {
-        const text = await served.ok(name, args);
-        assert.match(text, /^Renames not looked for: 102 files are added or deleted, over the 100 /m, name);
-        assert.doesNotMatch(text, /^rename from/m, `${name} looked for renames among 102 files`);
-        assert.match(text, /^deleted file mode .*\n(.*\n)*new file mode /m, name);
-      }
-      const status = await served.ok("git_status", { repo: "app" });
-      assert.match(status, /^D {2}moved-again\.txt$/m, status);
-      assert.match(status, /^A {2}moved-thrice\.txt$/m, status);
-      await t.f.git(app, "commit", "-q", "-m", "thrice");
-      const log = await served.ok("git_log", { repo: "app", path: "moved-thrice.txt" });
-      assert.equal(log.match(/^commit /gm)?.length, 1, `git_log followed the renames: ${log}`);
-    } finally {
-      await served.server.close();
-      await t.f.end();
+    const one = await served.ok("git_show", { repo, rev: "HEAD" });
+    assert.match(one, /^rename from moved\.txt$/m, "a rename under the cap is found");
+    assert.doesNotMatch(one, /^copy from/m, "the repository's diff.renames=copies was followed");
+    assert.doesNotMatch(one, /Renames not looked for/);
+    for (
+      const [name, args] of [
+        ["git_show", { repo, rev: "HEAD~1" }],
+        ["git_diff", { repo, from: "HEAD~2", to: "HEAD~1" }],
+      ] as [string, Record<string, unknown>][]
+    ) {
+      const text = await served.ok(name, args);
+      assert.match(text, /^Renames not looked for: 102 files are added or deleted, over the 100 /m, name);
+      assert.doesNotMatch(text, /^rename from/m, `${name} looked for renames among 102 files`);
+      assert.match(text, /^deleted file mode .*\n(.*\n)*new file mode /m, name);
     }
+    const status = await served.ok("git_status", { repo });
+    assert.match(status, /^D {2}moved-again\.txt$/m, status);
+    assert.match(status, /^A {2}moved-thrice\.txt$/m, status);
+    await t.f.git(app, "commit", "-q", "-m", "thrice");
+    const log = await served.ok("git_log", { repo, path: "moved-thrice.txt" });
+    assert.equal(log.match(/^commit /gm)?.length, 1, `git_log followed the renames: ${log}`);
   },
+});
+
+const blameHistory = inShared("blamed", async (t, name) => {
+  const app = await t.f.repo(name, { "small.txt": "one\ntwo\n" });
+  const lines = "\n".repeat(1024 * 1024 + 1);
+  await Deno.writeTextFile(join(app, "shrunk.txt"), lines);
+  await Deno.writeTextFile(join(app, "grown.txt"), "small\n");
+  await t.f.git(app, "add", "shrunk.txt", "grown.txt");
+  await t.f.git(app, "commit", "-q", "-m", "one big, one small");
+  // Small at HEAD, over 1 MiB one commit before: blame would read that version whole.
+  await Deno.writeTextFile(join(app, "shrunk.txt"), "now small\n");
+  await t.f.git(app, "commit", "-q", "-am", "shrink");
+  // Small in every commit, over 1 MiB in the work tree.
+  await Deno.writeTextFile(join(app, "grown.txt"), lines);
 });
 
 Deno.test({
   name:
     "git_blame refuses a file with a version over 1 MiB, in its history or in the work tree, naming it, and still blames a small file",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    const app = await t.f.repo("app", { "small.txt": "one\ntwo\n" });
-    const lines = "\n".repeat(1024 * 1024 + 1);
-    await Deno.writeTextFile(join(app, "shrunk.txt"), lines);
-    await Deno.writeTextFile(join(app, "grown.txt"), "small\n");
-    await t.f.git(app, "add", "shrunk.txt", "grown.txt");
-    await t.f.git(app, "commit", "-q", "-m", "one big, one small");
-    // Small at HEAD, over 1 MiB one commit before: blame would read that version whole.
-    await Deno.writeTextFile(join(app, "shrunk.txt"), "now small\n");
-    await t.f.git(app, "commit", "-q", "-am", "shrink");
-    // Small in every commit, over 1 MiB in the work tree.
-    await Deno.writeTextFile(join(app, "grown.txt"), lines);
+    const { t, served } = await blameHistory();
+    const repo = "blamed";
+    const app = join(t.f.base, repo);
     assert.match(await plainGit(app, "blame", "HEAD", "--", "shrunk.txt"), /now small/, "plain git cannot blame it");
-    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
-    try {
-      const over = /^Cannot blame "(shrunk|grown)\.txt" in repo "app": a version of it is over 1048576 bytes/;
-      await served.refused("git_blame", { repo: "app", path: "shrunk.txt", ref: "HEAD" }, over);
-      await served.refused("git_blame", { repo: "app", path: "shrunk.txt" }, over);
-      await served.refused("git_blame", { repo: "app", path: "grown.txt" }, over);
-      assert.match(await served.ok("git_blame", { repo: "app", path: "grown.txt", ref: "HEAD" }), /\) small$/m);
-      assert.match(await served.ok("git_blame", { repo: "app", path: "small.txt" }), /\) two$/m);
-    } finally {
-      await served.server.close();
-      await t.f.end();
-    }
+    const over = /^Cannot blame "(shrunk|grown)\.txt" in repo "blamed": a version of it is over 1048576 bytes/;
+    await served.refused("git_blame", { repo, path: "shrunk.txt", ref: "HEAD" }, over);
+    await served.refused("git_blame", { repo, path: "shrunk.txt" }, over);
+    await served.refused("git_blame", { repo, path: "grown.txt" }, over);
+    assert.match(await served.ok("git_blame", { repo, path: "grown.txt", ref: "HEAD" }), /\) small$/m);
+    assert.match(await served.ok("git_blame", { repo, path: "small.txt" }), /\) two$/m);
   },
+});
+
+const bigInRevision = inShared("grepped", async (t, name) => {
+  const app = await t.f.repo(name, { "top.txt": "needle at the top\n" });
+  await Deno.mkdir(join(app, "sub"));
+  await Deno.writeTextFile(join(app, "sub", "big file.txt"), "needle\n".repeat(160_000));
+  await Deno.writeTextFile(join(app, "sub", "small.txt"), "a needle\n");
+  await t.f.git(app, "add", "sub");
+  await t.f.git(app, "commit", "-q", "-m", "big and small");
 });
 
 Deno.test({
   name:
     "git_grep of a revision leaves out a file over 1 MiB and names it, with or without a path, and still searches the small files",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    const app = await t.f.repo("app", { "top.txt": "needle at the top\n" });
-    await Deno.mkdir(join(app, "sub"));
-    await Deno.writeTextFile(join(app, "sub", "big file.txt"), "needle\n".repeat(160_000));
-    await Deno.writeTextFile(join(app, "sub", "small.txt"), "a needle\n");
-    await t.f.git(app, "add", "sub");
-    await t.f.git(app, "commit", "-q", "-m", "big and small");
+    const { t, served } = await bigInRevision();
+    const repo = "grepped";
+    const app = join(t.f.base, repo);
     assert.match(await plainGit(app, "grep", "needle", "HEAD"), /big file\.txt:needle/, "plain git skips it");
-    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
-    try {
-      for (const args of [{}, { path: "sub" }]) {
-        const text = await served.ok("git_grep", { repo: "app", pattern: "needle", ref: "HEAD", ...args });
-        const what = `${JSON.stringify(args)}: ${text.slice(0, 300)}`;
-        assert.match(text, /^HEAD:sub\/small\.txt:1:a needle$/m, what);
-        assert.doesNotMatch(text, /big file\.txt:\d/, what);
-        assert.match(text, /^Not searched: "sub\/big file\.txt" is over 1048576 bytes/m, what);
-      }
-      assert.match(
-        await served.ok("git_grep", { repo: "app", pattern: "needle", ref: "HEAD" }),
-        /^HEAD:top\.txt:1:needle at the top$/m,
-      );
-    } finally {
-      await served.server.close();
-      await t.f.end();
+    for (const args of [{}, { path: "sub" }]) {
+      const text = await served.ok("git_grep", { repo, pattern: "needle", ref: "HEAD", ...args });
+      const what = `${JSON.stringify(args)}: ${text.slice(0, 300)}`;
+      assert.match(text, /^HEAD:sub\/small\.txt:1:a needle$/m, what);
+      assert.doesNotMatch(text, /big file\.txt:\d/, what);
+      assert.match(text, /^Not searched: "sub\/big file\.txt" is over 1048576 bytes/m, what);
     }
+    assert.match(
+      await served.ok("git_grep", { repo, pattern: "needle", ref: "HEAD" }),
+      /^HEAD:top\.txt:1:needle at the top$/m,
+    );
+  },
+});
+
+Deno.test({
+  name: "the server the tests above share ends with exit code 0 when its input ends",
+  ...SHARED,
+  async fn() {
+    // The tree is removed when the file's tests end (the process unloads).
+    const { served } = await bigInRevision();
+    assert.equal((await served.server.close()).code, 0);
   },
 });
 
