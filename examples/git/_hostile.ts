@@ -4,6 +4,7 @@
 // that Deno's API would need wider permissions for (`ln -s`, `chown`).
 // Imported only by *_test.ts files in this folder.
 import { join } from "node:path";
+import { type Served, serveUnderPrintedFlags } from "../served.ts";
 import { copyTree, type Fixture, fixture } from "./domain/fixture.ts";
 
 /** A tree for one red-team test. */
@@ -83,4 +84,48 @@ export async function plainGit(cwd: string, ...args: string[]): Promise<string> 
 export async function system(program: string, ...args: string[]): Promise<void> {
   const out = await new Deno.Command(program, { args, stdout: "null", stderr: "piped" }).output();
   if (!out.success) throw new Error(`${program} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+}
+
+/** A shared tree and the one server started for all of its repositories. */
+export interface SharedServer {
+  /** The tree. */
+  readonly t: HostileTree;
+  /** The server, started under the flags `script` prints for the tree's config. */
+  readonly served: Served;
+}
+
+/**
+ * For the tests of one file that run under the default config: each registers its repositories (their names, what
+ * makes them, whether they are writable) as the file loads, and the first test to ask makes all of them in one tree
+ * before one server starts for all, under the flags `script` prints for that tree. One printed-flags run and one
+ * server start for the file instead of one of each per test, where each test calls and changes only its own
+ * repositories. The server outlives the test that starts it (those tests turn the op and resource checks off), so a
+ * last test closes it; the tree is removed when the process unloads.
+ */
+export function sharedServer(
+  script: string,
+): (
+  names: readonly string[],
+  make: (t: HostileTree) => Promise<void>,
+  writable?: boolean,
+) => () => Promise<SharedServer> {
+  const makers: ((t: HostileTree) => Promise<void>)[] = [];
+  const repos: Record<string, unknown>[] = [];
+  let shared: Promise<SharedServer> | undefined;
+  return (names, make, writable = false) => {
+    for (const name of names) {
+      if (repos.some((repo) => repo.name === name)) throw new Error(`Two shared repositories are named ${name}`);
+      repos.push({ name, path: name, ...(writable ? { writable: true } : {}) });
+    }
+    makers.push(make);
+    return () => {
+      shared ??= (async () => {
+        const t = await hostileTree();
+        globalThis.addEventListener("unload", () => Deno.removeSync(t.f.base, { recursive: true }));
+        for (const made of makers) await made(t);
+        return { t, served: await serveUnderPrintedFlags(script, await t.config({ repos })) };
+      })();
+      return shared;
+    };
+  };
 }

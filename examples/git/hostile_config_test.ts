@@ -4,47 +4,21 @@
 // stdio against the server started with exactly the flags it prints.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Served, serveUnderPrintedFlags, textOf } from "../served.ts";
+import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
-import { type HostileTree, hostileTree, plainGit } from "./_hostile.ts";
+import { hostileTree, plainGit, sharedServer } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
 /**
- * The tests under the default config make their repositories in one tree, each under its own name, before one server
- * starts for all of them under the flags it prints for that tree: one printed-flags run and one server start for the
- * file instead of one of each per test. Each test calls and changes only its own repository. The server outlives the
- * test that starts it, so those tests leave the op and resource checks off; the last test closes it.
+ * The tests under the default config make their repositories in one tree, each under its own name, behind one
+ * server ({@linkcode sharedServer}); the last test closes it.
  */
 const SHARED: Partial<Deno.TestDefinition> = { permissions: perms, sanitizeOps: false, sanitizeResources: false };
+const inShared = sharedServer(SCRIPT);
 
-/** What a test makes in the shared tree before the server starts: its repository, named `name`. */
-type Setup = (t: HostileTree, name: string) => Promise<void>;
-const setups = new Map<string, Setup>();
-let shared: Promise<{ t: HostileTree; served: Served }> | undefined;
-const repos: Record<string, unknown>[] = [];
-
-/**
- * The shared tree and its server, with the repository `name` made by `setup` (with `writable`); every test that
- * shares them registers its setup as the file is loaded, so all are made before the server starts.
- */
-function inShared(name: string, setup: Setup, writable = false): () => Promise<{ t: HostileTree; served: Served }> {
-  setups.set(name, setup);
-  const access = writable ? { writable: true } : {};
-  repos.push({ name, path: name, ...access });
-  return () => {
-    shared ??= (async () => {
-      const t = await hostileTree();
-      globalThis.addEventListener("unload", () => Deno.removeSync(t.f.base, { recursive: true }));
-      for (const [repo, make] of setups) await make(t, repo);
-      return { t, served: await serveUnderPrintedFlags(SCRIPT, await t.config({ repos })) };
-    })();
-    return shared;
-  };
-}
-
-const bigFiles = inShared("big", async (t, name) => {
-  const app = await t.f.repo(name, { "README.md": "# app\n", ".gitattributes": "driven.txt diff=plain\n" });
+const bigFiles = inShared(["big"], async (t) => {
+  const app = await t.f.repo("big", { "README.md": "# app\n", ".gitattributes": "driven.txt diff=plain\n" });
   // Just over 1 MiB of empty lines: git's line diff would hold some 45 bytes for each.
   const lines = "\n".repeat(1024 * 1024 + 1);
   await Deno.writeTextFile(join(app, "big.txt"), lines);
@@ -87,8 +61,8 @@ Deno.test({
   },
 });
 
-const outsideLines = inShared("ordered", async (t, name) => {
-  const app = await t.f.repo(name, { "README.md": "# app\n" });
+const outsideLines = inShared(["ordered"], async (t) => {
+  const app = await t.f.repo("ordered", { "README.md": "# app\n" });
   await Deno.writeTextFile(join(app, "a.txt"), "a\n");
   await Deno.writeTextFile(join(app, "b.txt"), "b\n");
   await t.f.git(app, "add", "a.txt", "b.txt");
@@ -126,9 +100,9 @@ Deno.test({
   },
 });
 
-const forcedDiff = inShared("forced", async (t, name) => {
+const forcedDiff = inShared(["forced"], async (t) => {
   // `* diff` is git's built-in text driver: no config can mark it binary, so git line-diffs any size.
-  const app = await t.f.repo(name, { "README.md": "# app\n", ".gitattributes": "* diff\n" });
+  const app = await t.f.repo("forced", { "README.md": "# app\n", ".gitattributes": "* diff\n" });
   const lines = "\n".repeat(1024 * 1024 + 1);
   await Deno.writeTextFile(join(app, "big.txt"), lines);
   await Deno.writeTextFile(join(app, "small.txt"), "one\ntwo\n");
@@ -175,8 +149,8 @@ Deno.test({
 });
 
 const many = Array.from({ length: 51 }, (_, i) => `f${i}.txt`);
-const renames = inShared("renamed", async (t, name) => {
-  const app = await t.f.repo(name, { "a.txt": "alpha\nbeta\n", "moved.txt": "moved\n" });
+const renames = inShared(["renamed"], async (t) => {
+  const app = await t.f.repo("renamed", { "a.txt": "alpha\nbeta\n", "moved.txt": "moved\n" });
   for (const name of many) await Deno.writeTextFile(join(app, name), `file ${name}\n`);
   await t.f.git(app, "add", ...many);
   await t.f.git(app, "commit", "-q", "-m", "51 files");
@@ -233,8 +207,8 @@ Deno.test({
   },
 });
 
-const blameHistory = inShared("blamed", async (t, name) => {
-  const app = await t.f.repo(name, { "small.txt": "one\ntwo\n" });
+const blameHistory = inShared(["blamed"], async (t) => {
+  const app = await t.f.repo("blamed", { "small.txt": "one\ntwo\n" });
   const lines = "\n".repeat(1024 * 1024 + 1);
   await Deno.writeTextFile(join(app, "shrunk.txt"), lines);
   await Deno.writeTextFile(join(app, "grown.txt"), "small\n");
@@ -265,8 +239,8 @@ Deno.test({
   },
 });
 
-const bigInRevision = inShared("grepped", async (t, name) => {
-  const app = await t.f.repo(name, { "top.txt": "needle at the top\n" });
+const bigInRevision = inShared(["grepped"], async (t) => {
+  const app = await t.f.repo("grepped", { "top.txt": "needle at the top\n" });
   await Deno.mkdir(join(app, "sub"));
   await Deno.writeTextFile(join(app, "sub", "big file.txt"), "needle\n".repeat(160_000));
   await Deno.writeTextFile(join(app, "sub", "small.txt"), "a needle\n");

@@ -10,9 +10,16 @@ import { spawnServer } from "@forge/toolkit/testing";
 import { assertAnswered, assertRefused, serveUnderPrintedFlags, textOf } from "../served.ts";
 import type { CallResult } from "@forge/toolkit/testing";
 import { REPO, SCRIPT } from "./_e2e.ts";
-import { hostileTree, plainGit, system } from "./_hostile.ts";
+import { hostileTree, plainGit, sharedServer, system } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
+
+/**
+ * The tests that need no setting of their own make their repositories in one tree, each under its own names, behind
+ * one server ({@linkcode sharedServer}); the last of them closes it.
+ */
+const SHARED: Partial<Deno.TestDefinition> = { permissions: perms, sanitizeOps: false, sanitizeResources: false };
+const inShared = sharedServer(SCRIPT);
 
 Deno.test({
   name:
@@ -193,25 +200,30 @@ Deno.test({
   },
 });
 
+const outsideNamed = ["include", "includeif", "blame", "home", "mailmap", "inside"];
+const configNamesOutside = inShared(outsideNamed, async (t) => {
+  // Lines git would echo: as a config key in an include's error, as a revision in blame's, as a name by the mailmap.
+  const secret = join(t.f.base, "outside", "named");
+  await Deno.writeTextFile(secret, `${t.canary}\nName ${t.canary} <test@example.com>\n`);
+  const make = async (name: string, ...config: [string, string][]) => {
+    const dir = await t.f.repo(name, { "README.md": `# ${name}\n`, ".git-blame-ignore-revs": "# none\n" });
+    for (const [key, value] of config) await t.f.git(dir, "config", key, value);
+  };
+  await make("include", ["include.path", secret]);
+  await make("includeif", ["includeIf.gitdir:/.path", secret]);
+  await make("blame", ["blame.ignoreRevsFile", secret]);
+  await make("home", ["blame.ignoreRevsFile", "~root/secret"]);
+  await make("mailmap", ["mailmap.file", secret]);
+  await make("inside", ["blame.ignoreRevsFile", ".git-blame-ignore-revs"]);
+}, true);
+
 Deno.test({
   name:
     "a repository's config that names an outside file (include.path, includeIf, blame.ignoreRevsFile, mailmap.file) never gets a byte of it shown",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    // Lines git would echo: as a config key in an include's error, as a revision in blame's, as a name by the mailmap.
-    await Deno.writeTextFile(t.secret, `${t.canary}\nName ${t.canary} <test@example.com>\n`);
-    const make = async (name: string, ...config: [string, string][]) => {
-      const dir = await t.f.repo(name, { "README.md": `# ${name}\n`, ".git-blame-ignore-revs": "# none\n" });
-      for (const [key, value] of config) await t.f.git(dir, "config", key, value);
-      return dir;
-    };
-    const include = await make("include", ["include.path", t.secret]);
-    await make("includeif", ["includeIf.gitdir:/.path", t.secret]);
-    const blame = await make("blame", ["blame.ignoreRevsFile", t.secret]);
-    await make("home", ["blame.ignoreRevsFile", "~root/secret"]);
-    const mailmap = await make("mailmap", ["mailmap.file", t.secret]);
-    await make("inside", ["blame.ignoreRevsFile", ".git-blame-ignore-revs"]);
+    const { t, served } = await configNamesOutside();
+    const [include, blame, mailmap] = ["include", "blame", "mailmap"].map((name) => join(t.f.base, name));
     // Plain git shows the outside file's text on stdout or stderr: what an unguarded server would hand back.
     const shown = async (cwd: string, ...args: string[]) => {
       const env = { PATH: "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
@@ -225,49 +237,41 @@ Deno.test({
     ) {
       assert.ok((await shown(dir, ...args)).toLowerCase().includes(t.canary.toLowerCase()), `plain git: ${dir}`);
     }
-    const names = ["include", "includeif", "blame", "home", "mailmap", "inside"];
-    const config = await t.config({ repos: names.map((name) => ({ name, path: name, writable: true })) });
-    const served = await serveUnderPrintedFlags(SCRIPT, config);
-    try {
-      // Each result is kept (by tool and arguments): the refusals and answers below are those very calls'.
-      const results = new Map<string, CallResult>();
-      const key = (name: string, args: Record<string, unknown>) => `${name} ${JSON.stringify(args)}`;
-      for (const repo of names) {
-        for (
-          const [name, args] of [
-            ["git_status", { repo }],
-            ["git_log", { repo }],
-            ["git_log", { repo, ref: "HEAD" }],
-            ["git_show", { repo, rev: "HEAD" }],
-            ["git_diff", { repo }],
-            ["git_diff", { repo, from: "HEAD" }],
-            ["git_grep", { repo, pattern: "#" }],
-            ["git_blame", { repo, path: "README.md" }],
-            ["git_blame", { repo, path: "README.md", ref: "HEAD" }],
-            ["git_commit", { repo, message: "m", paths: ["README.md"] }],
-          ] as [string, Record<string, unknown>][]
-        ) {
-          const result = await served.call(name, args);
-          const text = textOf(result);
-          assert.ok(!text.toLowerCase().includes(t.canary.toLowerCase()), `${name} ${JSON.stringify(args)}: ${text}`);
-          results.set(key(name, args), result);
-        }
+    // Each result is kept (by tool and arguments): the refusals and answers below are those very calls'.
+    const results = new Map<string, CallResult>();
+    const key = (name: string, args: Record<string, unknown>) => `${name} ${JSON.stringify(args)}`;
+    for (const repo of outsideNamed) {
+      for (
+        const [name, args] of [
+          ["git_status", { repo }],
+          ["git_log", { repo }],
+          ["git_log", { repo, ref: "HEAD" }],
+          ["git_show", { repo, rev: "HEAD" }],
+          ["git_diff", { repo }],
+          ["git_diff", { repo, from: "HEAD" }],
+          ["git_grep", { repo, pattern: "#" }],
+          ["git_blame", { repo, path: "README.md" }],
+          ["git_blame", { repo, path: "README.md", ref: "HEAD" }],
+          ["git_commit", { repo, message: "m", paths: ["README.md"] }],
+        ] as [string, Record<string, unknown>][]
+      ) {
+        const result = await served.call(name, args);
+        const text = textOf(result);
+        assert.ok(!text.toLowerCase().includes(t.canary.toLowerCase()), `${name} ${JSON.stringify(args)}: ${text}`);
+        results.set(key(name, args), result);
       }
-      const refused = (name: string, args: Record<string, unknown>, reason: RegExp) =>
-        assertRefused(results.get(key(name, args))!, reason, key(name, args));
-      const ok = (name: string, args: Record<string, unknown>) =>
-        assertAnswered(results.get(key(name, args))!, key(name, args));
-      refused("git_log", { repo: "include" }, /its config includes other files/);
-      refused("git_log", { repo: "includeif" }, /its config includes other files/);
-      refused("git_blame", { repo: "blame", path: "README.md" }, /blame\.ignoreRevsFile/);
-      refused("git_blame", { repo: "home", path: "README.md" }, /blame\.ignoreRevsFile/);
-      assert.match(ok("git_log", { repo: "blame" }), /first/);
-      assert.match(ok("git_log", { repo: "mailmap" }), /Author: Test <test@example\.com>/);
-      assert.match(ok("git_blame", { repo: "inside", path: "README.md" }), /# inside/);
-    } finally {
-      await served.server.close();
-      await t.f.end();
     }
+    const refused = (name: string, args: Record<string, unknown>, reason: RegExp) =>
+      assertRefused(results.get(key(name, args))!, reason, key(name, args));
+    const ok = (name: string, args: Record<string, unknown>) =>
+      assertAnswered(results.get(key(name, args))!, key(name, args));
+    refused("git_log", { repo: "include" }, /its config includes other files/);
+    refused("git_log", { repo: "includeif" }, /its config includes other files/);
+    refused("git_blame", { repo: "blame", path: "README.md" }, /blame\.ignoreRevsFile/);
+    refused("git_blame", { repo: "home", path: "README.md" }, /blame\.ignoreRevsFile/);
+    assert.match(ok("git_log", { repo: "blame" }), /first/);
+    assert.match(ok("git_log", { repo: "mailmap" }), /Author: Test <test@example\.com>/);
+    assert.match(ok("git_blame", { repo: "inside", path: "README.md" }), /# inside/);
   },
 });
 
@@ -302,60 +306,63 @@ Deno.test({
   },
 });
 
+const swappedFolder = inShared(["swapped"], async (t) => {
+  const app = await t.f.repo("swapped", { "README.md": "# app\n", "docs/a.txt": "plain\n" });
+  // The index still lists docs/a.txt as a file; the work tree's docs now leads outside.
+  await Deno.remove(join(app, "docs"), { recursive: true });
+  await Deno.writeTextFile(join(t.f.base, "outside", "a.txt"), `${t.canary}\n`);
+  await system("ln", "-s", join(t.f.base, "outside"), join(app, "docs"));
+});
+
 Deno.test({
   name:
     "a tracked folder swapped for a link to an outside folder is read through by no tool: git_grep refuses the match",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    const app = await t.f.repo("app", { "README.md": "# app\n", "docs/a.txt": "plain\n" });
-    // The index still lists docs/a.txt as a file; the work tree's docs now leads outside.
-    await Deno.remove(join(app, "docs"), { recursive: true });
-    await Deno.writeTextFile(join(t.f.base, "outside", "a.txt"), `${t.canary}\n`);
-    await system("ln", "-s", join(t.f.base, "outside"), join(app, "docs"));
+    const { t, served } = await swappedFolder();
+    const repo = "swapped";
+    const app = join(t.f.base, repo);
     assert.ok((await plainGit(app, "grep", "-e", "CANARY")).includes(t.canary), "plain git does not read through it");
-    const served = await serveUnderPrintedFlags(SCRIPT, await t.config({ repos: [{ name: "app", path: "app" }] }));
-    try {
-      const attacks: [string, Record<string, unknown>][] = [
-        ["git_grep", { repo: "app", pattern: "CANARY" }],
-        ["git_grep", { repo: "app", pattern: "CANARY", path: "." }],
-        ["git_grep", { repo: "app", pattern: "CANARY", path: "docs/a.txt" }],
-        ["git_diff", { repo: "app" }],
-        ["git_diff", { repo: "app", from: "HEAD" }],
-        ["git_blame", { repo: "app", path: "docs/a.txt" }],
-        ["git_status", { repo: "app" }],
-      ];
-      for (const [name, args] of attacks) {
-        const text = textOf(await served.call(name, args));
-        assert.ok(!text.includes(t.canary), `${name} ${JSON.stringify(args)}: ${text}`);
-      }
-      await served.refused("git_grep", { repo: "app", pattern: "CANARY" }, /"docs\/a\.txt".*symbolic link/);
-      assert.match(await served.ok("git_grep", { repo: "app", pattern: "app" }), /^README\.md:1:# app$/m);
-    } finally {
-      await served.server.close();
-      await t.f.end();
+    const attacks: [string, Record<string, unknown>][] = [
+      ["git_grep", { repo, pattern: "CANARY" }],
+      ["git_grep", { repo, pattern: "CANARY", path: "." }],
+      ["git_grep", { repo, pattern: "CANARY", path: "docs/a.txt" }],
+      ["git_diff", { repo }],
+      ["git_diff", { repo, from: "HEAD" }],
+      ["git_blame", { repo, path: "docs/a.txt" }],
+      ["git_status", { repo }],
+    ];
+    for (const [name, args] of attacks) {
+      const text = textOf(await served.call(name, args));
+      assert.ok(!text.includes(t.canary), `${name} ${JSON.stringify(args)}: ${text}`);
     }
+    await served.refused("git_grep", { repo, pattern: "CANARY" }, /"docs\/a\.txt".*symbolic link/);
+    assert.match(await served.ok("git_grep", { repo, pattern: "app" }), /^README\.md:1:# app$/m);
   },
+});
+
+const infoNames = ["grafts", "attributes", "exclude"];
+const infoLinks = inShared([...infoNames, "chain"], async (t) => {
+  for (const name of infoNames) {
+    const dir = await t.f.repo(name, { "README.md": `# ${name}\n` });
+    // git's advice would fill the first lines of its error; the repository turns it off.
+    await t.f.git(dir, "config", "advice.graftFileDeprecated", "false");
+    await Deno.remove(join(dir, ".git", "info", name)).catch(() => {});
+    await system("ln", "-s", t.secret, join(dir, ".git", "info", name));
+  }
+  // git warns "invalid commit-graph chain: line '…' not a hash", quoting the line.
+  const chain = await t.f.repo("chain", { "README.md": "# chain\n" });
+  await Deno.mkdir(join(chain, ".git", "objects", "info", "commit-graphs"));
+  await system("ln", "-s", t.secret, join(chain, ".git", "objects", "info", "commit-graphs", "commit-graph-chain"));
 });
 
 Deno.test({
   name:
     "a link in the git directory's info folder (grafts, attributes, exclude) or to a commit-graph chain, leading outside, is refused before git runs",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    const names = ["grafts", "attributes", "exclude"];
-    for (const name of names) {
-      const dir = await t.f.repo(name, { "README.md": `# ${name}\n` });
-      // git's advice would fill the first lines of its error; the repository turns it off.
-      await t.f.git(dir, "config", "advice.graftFileDeprecated", "false");
-      await Deno.remove(join(dir, ".git", "info", name)).catch(() => {});
-      await system("ln", "-s", t.secret, join(dir, ".git", "info", name));
-    }
-    // git warns "invalid commit-graph chain: line '…' not a hash", quoting the line.
-    const chain = await t.f.repo("chain", { "README.md": "# chain\n" });
-    await Deno.mkdir(join(chain, ".git", "objects", "info", "commit-graphs"));
-    await system("ln", "-s", t.secret, join(chain, ".git", "objects", "info", "commit-graphs", "commit-graph-chain"));
+    const { t, served } = await infoLinks();
+    const names = infoNames;
     const grafts = join(t.f.base, "grafts");
     const env = { PATH: "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
     const plain = await new Deno.Command("/usr/bin/git", {
@@ -366,49 +373,47 @@ Deno.test({
     })
       .output();
     assert.match(new TextDecoder().decode(plain.stderr), new RegExp(`^error: bad graft data: ${t.canary}`));
-    const config = await t.config({ repos: [...names, "chain"].map((name) => ({ name, path: name })) });
-    const served = await serveUnderPrintedFlags(SCRIPT, config);
-    try {
-      for (const repo of names) {
-        for (
-          const [tool, args] of [
-            ["git_blame", { repo, path: "nope" }],
-            ["git_log", { repo }],
-            ["git_status", { repo }],
-          ] as [string, Record<string, unknown>][]
-        ) {
-          const text = textOf(await served.call(tool, args));
-          assert.ok(!text.includes(t.canary), `${tool} ${repo}: ${text}`);
-          assert.match(
-            text,
-            new RegExp(`^Cannot use repo "${repo}": its git directory holds a link "info/${repo}" that leads`),
-          );
-        }
+    for (const repo of names) {
+      for (
+        const [tool, args] of [
+          ["git_blame", { repo, path: "nope" }],
+          ["git_log", { repo }],
+          ["git_status", { repo }],
+        ] as [string, Record<string, unknown>][]
+      ) {
+        const text = textOf(await served.call(tool, args));
+        assert.ok(!text.includes(t.canary), `${tool} ${repo}: ${text}`);
+        assert.match(
+          text,
+          new RegExp(`^Cannot use repo "${repo}": its git directory holds a link "info/${repo}" that leads`),
+        );
       }
-      const refused =
-        /^Cannot use repo "chain": its object store holds a link "info\/commit-graphs\/commit-graph-chain" that leads outside/;
-      await served.refused("git_blame", { repo: "chain", path: "nope" }, refused);
-    } finally {
-      await served.server.close();
-      await t.f.end();
     }
+    const refused =
+      /^Cannot use repo "chain": its object store holds a link "info\/commit-graphs\/commit-graph-chain" that leads outside/;
+    await served.refused("git_blame", { repo: "chain", path: "nope" }, refused);
   },
 });
+
+const nestedRepositories = inShared(["nested"], async (t) => {
+  const app = await t.f.repo("nested", { "README.md": "# app\n" });
+  await Deno.mkdir(join(app, "sub"));
+  await Deno.writeTextFile(join(app, "sub", ".git"), `gitdir: ${join(t.private, ".git")}\n`);
+  await Deno.writeTextFile(join(app, "sub", "file"), "x\n");
+  await t.f.repo("nested/deps/inner", { "g.txt": "g\n" });
+  await t.f.git(app, "update-index", "--add", "--cacheinfo", `160000,${t.privateHead},lib`);
+  await t.f.git(app, "commit", "-q", "-m", "a gitlink");
+  await Deno.writeTextFile(join(app, "README.md"), "# changed\n");
+}, true);
 
 Deno.test({
   name:
     "git_commit refuses a path that is a repository of its own (a .git file naming an outside repository, a nested repository, a tracked gitlink) and stages nothing",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    const app = await t.f.repo("app", { "README.md": "# app\n" });
-    await Deno.mkdir(join(app, "sub"));
-    await Deno.writeTextFile(join(app, "sub", ".git"), `gitdir: ${join(t.private, ".git")}\n`);
-    await Deno.writeTextFile(join(app, "sub", "file"), "x\n");
-    await t.f.repo("app/deps/inner", { "g.txt": "g\n" });
-    await t.f.git(app, "update-index", "--add", "--cacheinfo", `160000,${t.privateHead},lib`);
-    await t.f.git(app, "commit", "-q", "-m", "a gitlink");
-    await Deno.writeTextFile(join(app, "README.md"), "# changed\n");
+    const { t, served } = await nestedRepositories();
+    const repo = "nested";
+    const app = join(t.f.base, repo);
     // Plain git stages the outside repository's HEAD as a gitlink: what an unguarded server would commit.
     const copy = join(t.f.base, "copy");
     await system("cp", "-a", app, copy);
@@ -416,28 +421,31 @@ Deno.test({
     assert.match(await plainGit(copy, "ls-files", "--stage", "--", "sub"), new RegExp(`^160000 ${t.privateHead} `));
     const index = await t.f.git(app, "ls-files", "--stage");
     const head = await t.f.git(app, "rev-parse", "HEAD");
-    const config = await t.config({ repos: [{ name: "app", path: "app", writable: true }] });
-    const served = await serveUnderPrintedFlags(SCRIPT, config);
-    try {
-      for (
-        const [paths, shown] of [[["sub"], "sub"], [["deps"], "deps/inner"], [["lib"], "lib"], [
-          ["README.md", "sub"],
-          "sub",
-        ]]
-      ) {
-        await served.refused(
-          "git_commit",
-          { repo: "app", message: "m", paths },
-          new RegExp(`^Cannot commit "${shown}" in repo "app": it is a git repository of its own`),
-        );
-      }
-      assert.equal(await t.f.git(app, "ls-files", "--stage"), index, "the index changed");
-      assert.equal(await t.f.git(app, "rev-parse", "HEAD"), head);
-      assert.match(await served.ok("git_commit", { repo: "app", message: "m", paths: ["README.md"] }), /README\.md/);
-    } finally {
-      await served.server.close();
-      await t.f.end();
+    for (
+      const [paths, shown] of [[["sub"], "sub"], [["deps"], "deps/inner"], [["lib"], "lib"], [
+        ["README.md", "sub"],
+        "sub",
+      ]]
+    ) {
+      await served.refused(
+        "git_commit",
+        { repo, message: "m", paths },
+        new RegExp(`^Cannot commit "${shown}" in repo "nested": it is a git repository of its own`),
+      );
     }
+    assert.equal(await t.f.git(app, "ls-files", "--stage"), index, "the index changed");
+    assert.equal(await t.f.git(app, "rev-parse", "HEAD"), head);
+    assert.match(await served.ok("git_commit", { repo, message: "m", paths: ["README.md"] }), /README\.md/);
+  },
+});
+
+Deno.test({
+  name: "the server the tests above share ends with exit code 0 when its input ends",
+  ...SHARED,
+  async fn() {
+    // The tree is removed when the file's tests end (the process unloads).
+    const { served } = await nestedRepositories();
+    assert.equal((await served.server.close()).code, 0);
   },
 });
 
