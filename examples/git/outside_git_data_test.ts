@@ -11,9 +11,16 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { assertRefused, serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
-import { hostileTree, plainGit, system } from "./_hostile.ts";
+import { hostileTree, plainGit, sharedServer, system } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
+
+/**
+ * The tests under the default config make their repositories in one tree, each under its own names, behind one
+ * server ({@linkcode sharedServer}); the last of them closes it.
+ */
+const SHARED: Partial<Deno.TestDefinition> = { permissions: perms, sanitizeOps: false, sanitizeResources: false };
+const inShared = sharedServer(SCRIPT);
 
 /** Every tool once, on one repository. */
 function everyTool(repo: string, privateHead: string): [string, Record<string, unknown>][] {
@@ -170,59 +177,55 @@ Deno.test({
   },
 });
 
+/** The private repository's loose objects, each linked into a real fanout folder of `repo`'s store. */
+async function linkObjects(privateGit: string, repo: string): Promise<void> {
+  for await (const fanout of Deno.readDir(join(privateGit, "objects"))) {
+    if (!/^[0-9a-f]{2}$/.test(fanout.name)) continue;
+    const [from, to] = [join(privateGit, "objects", fanout.name), join(repo, ".git", "objects", fanout.name)];
+    await Deno.mkdir(to, { recursive: true });
+    for await (const object of Deno.readDir(from)) await system("ln", "-sf", join(from, object.name), to);
+  }
+}
+
+const deepLinks = inShared(["linked-branches", "linked-objects"], async (t) => {
+  const privateGit = join(t.private, ".git");
+  const branches = await t.f.repo("linked-branches", { "README.md": "# branches\n" });
+  await Deno.remove(join(branches, ".git", "refs", "heads"), { recursive: true });
+  await system("ln", "-s", join(privateGit, "refs", "heads"), join(branches, ".git", "refs", "heads"));
+  await linkObjects(privateGit, branches);
+  const objects = await t.f.repo("linked-objects", { "README.md": "# objects\n" });
+  await linkObjects(privateGit, objects);
+});
+
 Deno.test({
   name:
     "a link deep in the git data (refs/heads, loose objects in a real fanout folder) serves no other repository's history: git_log and git_show refuse",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    const privateGit = join(t.private, ".git");
-    // The private repository's loose objects, each linked into a real fanout folder of the repository's store.
-    const linkObjects = async (repo: string) => {
-      for await (const fanout of Deno.readDir(join(privateGit, "objects"))) {
-        if (!/^[0-9a-f]{2}$/.test(fanout.name)) continue;
-        const [from, to] = [join(privateGit, "objects", fanout.name), join(repo, ".git", "objects", fanout.name)];
-        await Deno.mkdir(to, { recursive: true });
-        for await (const object of Deno.readDir(from)) await system("ln", "-sf", join(from, object.name), to);
-      }
-    };
-    const branches = await t.f.repo("branches", { "README.md": "# branches\n" });
-    await Deno.remove(join(branches, ".git", "refs", "heads"), { recursive: true });
-    await system("ln", "-s", join(privateGit, "refs", "heads"), join(branches, ".git", "refs", "heads"));
-    await linkObjects(branches);
-    const objects = await t.f.repo("objects", { "README.md": "# objects\n" });
-    await linkObjects(objects);
+    const { t, served } = await deepLinks();
+    const [branches, objects] = ["linked-branches", "linked-objects"].map((name) => join(t.f.base, name));
     // What an unguarded server would show.
     assert.ok((await plainGit(branches, "log", "main")).includes(t.canary));
     assert.ok((await plainGit(branches, "show", "main:secret.txt")).includes(t.canary));
     assert.ok((await plainGit(objects, "show", `${t.privateHead}:secret.txt`)).includes(t.canary));
-    const config = await t.config({
-      repos: [{ name: "branches", path: "branches" }, { name: "objects", path: "objects" }],
-    });
-    const served = await serveUnderPrintedFlags(SCRIPT, config);
-    try {
-      // "branches" holds both kinds of link: whichever the walk meets first is named.
-      const both =
-        /its (?:git directory holds a link "refs\/heads"|object store holds a link "[0-9a-f]{2}\/[0-9a-f]{38}")/;
-      const objectLink = /its object store holds a link "[0-9a-f]{2}\/[0-9a-f]{38}"/;
-      const attacks: [string, Record<string, unknown>, RegExp][] = [
-        ["git_log", { repo: "branches", ref: "main" }, both],
-        ["git_show", { repo: "branches", rev: "main", path: "secret.txt" }, both],
-        ["git_show", { repo: "objects", rev: t.privateHead }, objectLink],
-        ["git_log", { repo: "objects", ref: t.privateHead }, objectLink],
-      ];
-      for (const [tool, args, reason] of attacks) {
-        const text = textOf(await served.call(tool, args));
-        assert.ok(!text.includes(t.canary), `${tool} ${JSON.stringify(args)}: ${text}`);
-        assert.match(
-          text,
-          new RegExp(`^Cannot use repo "${args.repo}": ${reason.source} that leads outside its path$`),
-        );
-      }
-    } finally {
-      assert.equal((await served.server.close()).code, 0);
+    // "linked-branches" holds both kinds of link: whichever the walk meets first is named.
+    const both =
+      /its (?:git directory holds a link "refs\/heads"|object store holds a link "[0-9a-f]{2}\/[0-9a-f]{38}")/;
+    const objectLink = /its object store holds a link "[0-9a-f]{2}\/[0-9a-f]{38}"/;
+    const attacks: [string, Record<string, unknown>, RegExp][] = [
+      ["git_log", { repo: "linked-branches", ref: "main" }, both],
+      ["git_show", { repo: "linked-branches", rev: "main", path: "secret.txt" }, both],
+      ["git_show", { repo: "linked-objects", rev: t.privateHead }, objectLink],
+      ["git_log", { repo: "linked-objects", ref: t.privateHead }, objectLink],
+    ];
+    for (const [tool, args, reason] of attacks) {
+      const text = textOf(await served.call(tool, args));
+      assert.ok(!text.includes(t.canary), `${tool} ${JSON.stringify(args)}: ${text}`);
+      assert.match(
+        text,
+        new RegExp(`^Cannot use repo "${args.repo}": ${reason.source} that leads outside its path$`),
+      );
     }
-    await t.f.end();
   },
 });
 
@@ -291,59 +294,64 @@ Deno.test({
   },
 });
 
+const notUtf8Names = inShared(["worktree", "gitdata"], async (t) => {
+  // hostileTree() made outside/secret, which holds the canary.
+  const outside = join(t.f.base, "outside");
+  await Deno.writeTextFile(join(outside, "authorized_keys"), "ssh-ed25519 AAAA legit@host\n");
+  // Deno reads the byte 0xff of a name as U+FFFD, which names no file: each check that looked the name up passed,
+  // while git opened the real bytes (a red team's finding). Names made by sh, since Deno writes only UTF-8.
+  const worktree = await t.f.repo("worktree", { "README.md": "# w\n" });
+  await system(
+    "sh",
+    "-c",
+    'cd "$1" && D=$(printf "d\\377") && F=$(printf "h\\377.txt") && mkdir "$D" && echo decoy > "$D/secret" && ' +
+      'echo old > "$F" && git add . && git -c user.name=p -c user.email=p@p commit -qm names && ' +
+      'rm -r "$D" && ln -s "$2" "$D" && rm "$F" && ln "$2/secret" "$F"',
+    "sh",
+    worktree,
+    outside,
+  );
+  const gitdata = await t.f.repo("gitdata", { "README.md": "# g\n" });
+  await system(
+    "sh",
+    "-c",
+    'cd "$1" && F=$(printf "f\\377") && mkdir -p ".git/refs/heads/$F" ".git/logs/refs/heads/$F" && ' +
+      'git rev-parse HEAD > ".git/refs/heads/$F/main" && printf "ref: refs/heads/%s/main\\n" "$F" > .git/HEAD && ' +
+      'ln -s "$2/authorized_keys" ".git/logs/refs/heads/$F/main" && echo change >> README.md',
+    "sh",
+    gitdata,
+    outside,
+  );
+}, true);
+
 Deno.test({
   name:
     "names that are not UTF-8 hide nothing: a linked folder or hard link in the work tree and a link in the git data under such a name are refused, nothing outside read or written",
-  permissions: perms,
+  ...SHARED,
   async fn() {
-    const t = await hostileTree();
-    // hostileTree() made outside/secret, which holds the canary.
+    const { t, served } = await notUtf8Names();
     const outside = join(t.f.base, "outside");
-    await Deno.writeTextFile(join(outside, "authorized_keys"), "ssh-ed25519 AAAA legit@host\n");
-    // Deno reads the byte 0xff of a name as U+FFFD, which names no file: each check that looked the name up passed,
-    // while git opened the real bytes (a red team's finding). Names made by sh, since Deno writes only UTF-8.
-    const worktree = await t.f.repo("worktree", { "README.md": "# w\n" });
-    await system(
-      "sh",
-      "-c",
-      'cd "$1" && D=$(printf "d\\377") && F=$(printf "h\\377.txt") && mkdir "$D" && echo decoy > "$D/secret" && ' +
-        'echo old > "$F" && git add . && git -c user.name=p -c user.email=p@p commit -qm names && ' +
-        'rm -r "$D" && ln -s "$2" "$D" && rm "$F" && ln "$2/secret" "$F"',
-      "sh",
-      worktree,
-      outside,
+    const notUtf8 = /is not UTF-8 \(or holds U\+FFFD\)/;
+    await served.refused("git_grep", { repo: "worktree", pattern: "CANARY" }, notUtf8);
+    await served.refused("git_diff", { repo: "worktree" }, notUtf8);
+    await served.refused("git_status", { repo: "worktree" }, notUtf8);
+    for (const tool of ["git_log", "git_status"]) await served.refused(tool, { repo: "gitdata" }, notUtf8);
+    await served.refused(
+      "git_commit",
+      { repo: "gitdata", message: "ssh-ed25519 ATTACKER", paths: ["README.md"] },
+      notUtf8,
     );
-    const gitdata = await t.f.repo("gitdata", { "README.md": "# g\n" });
-    await system(
-      "sh",
-      "-c",
-      'cd "$1" && F=$(printf "f\\377") && mkdir -p ".git/refs/heads/$F" ".git/logs/refs/heads/$F" && ' +
-        'git rev-parse HEAD > ".git/refs/heads/$F/main" && printf "ref: refs/heads/%s/main\\n" "$F" > .git/HEAD && ' +
-        'ln -s "$2/authorized_keys" ".git/logs/refs/heads/$F/main" && echo change >> README.md',
-      "sh",
-      gitdata,
-      outside,
-    );
-    const served = await serveUnderPrintedFlags(
-      SCRIPT,
-      await t.config({ repos: ["worktree", "gitdata"].map((name) => ({ name, path: name, writable: true })) }),
-    );
-    try {
-      const notUtf8 = /is not UTF-8 \(or holds U\+FFFD\)/;
-      await served.refused("git_grep", { repo: "worktree", pattern: "CANARY" }, notUtf8);
-      await served.refused("git_diff", { repo: "worktree" }, notUtf8);
-      await served.refused("git_status", { repo: "worktree" }, notUtf8);
-      for (const tool of ["git_log", "git_status"]) await served.refused(tool, { repo: "gitdata" }, notUtf8);
-      await served.refused(
-        "git_commit",
-        { repo: "gitdata", message: "ssh-ed25519 ATTACKER", paths: ["README.md"] },
-        notUtf8,
-      );
-    } finally {
-      assert.equal((await served.server.close()).code, 0);
-    }
     assert.equal(await Deno.readTextFile(join(outside, "authorized_keys")), "ssh-ed25519 AAAA legit@host\n");
-    await t.f.end();
+  },
+});
+
+Deno.test({
+  name: "the server the tests above share ends with exit code 0 when its input ends",
+  ...SHARED,
+  async fn() {
+    // The tree is removed when the file's tests end (the process unloads).
+    const { served } = await notUtf8Names();
+    assert.equal((await served.server.close()).code, 0);
   },
 });
 
