@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { withRecordingProxy } from "../testing/recording_proxy.ts";
 
 // The facts about Deno 2.9.6's permissions that the two-layer design and
 // docs/security.md rely on, each checked in a real process under real flags.
@@ -166,35 +167,6 @@ Deno.test({
   },
 });
 
-/**
- * A listener that records the first line of every request it is sent (an HTTP
- * proxy sees `GET http://host:port/ HTTP/1.1` or `CONNECT host:port …`) and
- * answers each with `proxied`.
- */
-async function withRecorder(fn: (port: number, lines: string[]) => Promise<void>): Promise<void> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const lines: string[] = [];
-  const answered: Promise<void>[] = [];
-  const answer = async (conn: Deno.Conn) => {
-    const buffer = new Uint8Array(4096);
-    const n = await conn.read(buffer).catch(() => null);
-    lines.push(new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split("\r\n")[0]);
-    const response = "HTTP/1.1 200 OK\r\ncontent-length: 7\r\nconnection: close\r\n\r\nproxied";
-    await conn.write(new TextEncoder().encode(response)).catch(() => {});
-    conn.close();
-  };
-  const accepting = (async () => {
-    for await (const conn of listener) answered.push(answer(conn));
-  })();
-  try {
-    await fn(listener.addr.port, lines);
-  } finally {
-    listener.close();
-    await accepting;
-    await Promise.all(answered);
-  }
-}
-
 /** The probe in a child whose whole environment is `env` (no proxy variable of this process's own). */
 async function denoWithEnv(env: Record<string, string>, flags: string[], ...args: string[]): Promise<unknown> {
   const output = await new Deno.Command(Deno.execPath(), {
@@ -213,7 +185,7 @@ Deno.test({
   permissions: perms,
   fn: () =>
     withServer((port) =>
-      withRecorder(async (proxyPort, lines) => {
+      withRecordingProxy(async ({ port: proxyPort, lines }) => {
         const proxy = `http://127.0.0.1:${proxyPort}`;
         // The proxy's address is not granted: only the URL's name is.
         const flags = [`--allow-net=localhost:${port}`];
@@ -235,7 +207,7 @@ Deno.test({
   permissions: perms,
   fn: () =>
     withServer((port) =>
-      withRecorder(async (proxyPort, lines) => {
+      withRecordingProxy(async ({ port: proxyPort, lines }) => {
         const env = { HTTP_PROXY: `http://127.0.0.1:${proxyPort}` };
         const url = `http://localhost:${port}/`;
         const refused = async (denied: number) => {
@@ -256,7 +228,7 @@ Deno.test({
   permissions: perms,
   fn: () =>
     withServer((port) =>
-      withRecorder(async (proxyPort, lines) => {
+      withRecordingProxy(async ({ port: proxyPort, lines }) => {
         const proxy = `http://127.0.0.1:${proxyPort}`;
         const flags = [`--allow-net=localhost:${port}`];
         for (const noProxy of [{ NO_PROXY: "*" }, { no_proxy: "*" }] as Record<string, string>[]) {
@@ -273,7 +245,7 @@ Deno.test({
     "createHttpClient()'s tcp transport sends an https: URL in plain text, as a proxy request, so it cannot stand in for a direct connection",
   permissions: perms,
   fn: () =>
-    withRecorder(async (port, lines) => {
+    withRecordingProxy(async ({ port, lines }) => {
       const url = `https://localhost:${port}/secret`;
       const out = await denoWithEnv(
         {},
@@ -295,7 +267,7 @@ Deno.test({
   permissions: perms,
   fn: () =>
     withServer((port) =>
-      withRecorder(async (proxyPort, lines) => {
+      withRecordingProxy(async ({ port: proxyPort, lines }) => {
         const proxy = `http://127.0.0.1:${proxyPort}`;
         const url = `http://127.0.0.1:${port}/`;
         const flags = [`--allow-net=127.0.0.1:${port}`, "--allow-env=NO_PROXY"];

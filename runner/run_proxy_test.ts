@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { printedPermissions } from "@forge/toolkit/permissions";
 import { spawnServer } from "@forge/toolkit/testing";
+import { withRecordingProxy } from "../testing/recording_proxy.ts";
 
 const fixture = fileURLToPath(new URL("./testdata/fetch_server.ts", import.meta.url));
 const perms: Deno.PermissionOptions = {
@@ -14,34 +15,6 @@ const perms: Deno.PermissionOptions = {
   net: ["127.0.0.1"],
   env: "inherit",
 };
-
-/**
- * A listener that records the first line of every request it is sent (an HTTP proxy sees
- * `GET http://host:port/ HTTP/1.1`) and answers each with `proxied`.
- */
-async function withRecorder(fn: (port: number, lines: string[]) => Promise<void>): Promise<void> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const lines: string[] = [];
-  const answered: Promise<void>[] = [];
-  const answer = async (conn: Deno.Conn) => {
-    const buffer = new Uint8Array(4096);
-    const n = await conn.read(buffer).catch(() => null);
-    lines.push(new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split("\r\n")[0]);
-    const response = "HTTP/1.1 200 OK\r\ncontent-length: 7\r\nconnection: close\r\n\r\nproxied";
-    await conn.write(new TextEncoder().encode(response)).catch(() => {});
-    conn.close();
-  };
-  const accepting = (async () => {
-    for await (const conn of listener) answered.push(answer(conn));
-  })();
-  try {
-    await fn((listener.addr as Deno.NetAddr).port, lines);
-  } finally {
-    listener.close();
-    await accepting;
-    await Promise.all(answered);
-  }
-}
 
 /** A target on 127.0.0.1 that answers `direct` and records each path it is sent. */
 async function withTarget(fn: (port: number, paths: string[]) => Promise<void>): Promise<void> {
@@ -75,7 +48,7 @@ Deno.test({
   permissions: perms,
   fn: () =>
     withTarget((port, paths) =>
-      withRecorder(async (proxyPort, lines) => {
+      withRecordingProxy(async ({ port: proxyPort, lines }) => {
         const proxy = `http://127.0.0.1:${proxyPort}`;
         const env = { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, http_proxy: proxy, all_proxy: proxy };
         const args = ["--private=127.0.0.1", `--port=${port}`];
@@ -91,7 +64,7 @@ Deno.test({
   permissions: perms,
   fn: () =>
     withTarget((port, paths) =>
-      withRecorder(async (proxyPort, lines) => {
+      withRecordingProxy(async ({ port: proxyPort, lines }) => {
         const env = { HTTP_PROXY: `http://127.0.0.1:${proxyPort}` };
         const args = ["--private=127.0.0.1", `--port=${port}`, "--environment-proxy"];
         const url = `http://127.0.0.1:${port}/target`;

@@ -37,6 +37,7 @@ export { type MemoryPipe, memoryPipe } from "./memory_pipe.ts";
 export { probe, type ProbeResult } from "./probe.ts";
 export { ALWAYS_META_KEY, PROBE_META_KEY } from "../engine/probe.ts";
 export { type RawOptions, type RawServer, spawnRaw } from "./raw_client.ts";
+export { type RecordingProxy, startRecordingProxy, withRecordingProxy } from "./recording_proxy.ts";
 export { runDeno, type RunDenoOptions, type RunDenoResult } from "./run_deno.ts";
 export { type ServerProcess, type SpawnOptions, spawnServer } from "./subprocess.ts";
 export { type SpyHandler, spyHandler } from "./spy.ts";

@@ -6,10 +6,16 @@ import assert from "node:assert/strict";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { derivePermissions, printedPermissions } from "@forge/toolkit/permissions";
-import { probe, runDeno, type RunDenoResult, type ServerProcess, spawnServer } from "@forge/toolkit/testing";
+import {
+  probe,
+  runDeno,
+  type RunDenoResult,
+  type ServerProcess,
+  spawnServer,
+  startRecordingProxy,
+} from "@forge/toolkit/testing";
 import { definePolicy } from "@forge/toolkit/validate";
 import { assertCanaryUntouched, testServersForFile } from "./testdata/test_servers.ts";
-import { startRecordingProxy } from "./testdata/recording_proxy.ts";
 
 const SCRIPT = fileURLToPath(new URL("./main.ts", import.meta.url));
 const REPO = dirname(dirname(dirname(SCRIPT)));
