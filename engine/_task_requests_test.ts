@@ -41,7 +41,9 @@ async function ask(server: RawServer, method: string, params: Json, tasks = true
     }),
   );
   for (;;) {
-    const msg = await server.next();
+    // A generous limit that only turns a hang into a failure: spawnRaw's default of 10 s was passed by a server
+    // still starting on a starved machine.
+    const msg = await server.next(60_000);
     if (msg.id === id) return msg;
   }
 }
@@ -79,7 +81,8 @@ Deno.test({
     const server = await spawnRaw({ args: [script] });
     const discover = resultOf(await ask(server, "server/discover", {}));
     assert.deepEqual((discover.capabilities as Json).extensions, { [TASKS]: {} });
-    const created = resultOf(await call(server, "slow", { ms: 150 }));
+    // held works until the client calls release: a sleep of 150 ms ended before the first tasks/get on a busy machine.
+    const created = resultOf(await call(server, "held"));
     assert.equal(created.resultType, "task");
     assert.match(String(created.taskId), UUID);
     assert.equal(created.status, "working");
@@ -89,9 +92,10 @@ Deno.test({
     const working = resultOf(await ask(server, "tasks/get", { taskId: created.taskId }));
     assert.equal(working.status, "working");
     assert.equal(working.resultType, "complete");
+    assert.equal(resultOf(await call(server, "release", {}, false)).resultType, "complete");
     const done = resultOf(await settled(server, created.taskId));
     assert.equal(done.status, "completed");
-    assert.deepEqual(done.result, { content: [{ type: "text", text: "slept 150" }] });
+    assert.deepEqual(done.result, { content: [{ type: "text", text: "released" }] });
     assert.ok((done._meta as Json)["io.modelcontextprotocol/serverInfo"]);
     // Polling again gives the same result: it is kept until the TTL.
     assert.deepEqual(resultOf(await ask(server, "tasks/get", { taskId: created.taskId })).result, done.result);

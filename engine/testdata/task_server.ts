@@ -61,6 +61,33 @@ if (!health()) {
         return text(`slept ${ms}`);
       }),
     );
+    // A task that ends only when the client calls release: tests see it working for as long as they need, however
+    // slow the machine (a sleep of a set length may end before the first tasks/get on a busy one).
+    let release: (() => void) | undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    addTool(
+      server,
+      {
+        name: "held",
+        description: "Works until the client calls release, honouring its signal",
+        inputSchema: schema(),
+        annotations: RO,
+        task: true,
+      },
+      ends("held", async (req) => {
+        await new Promise<void>((resolve, reject) => {
+          released.then(resolve);
+          req.signal.addEventListener("abort", () => reject(req.signal.reason));
+        });
+        return text("released");
+      }),
+    );
+    addTool(server, {
+      name: "release",
+      description: "Lets held end",
+      inputSchema: schema(),
+      annotations: RO,
+    }, () => (release?.(), text("released held")));
     addTool(
       server,
       {
