@@ -7,7 +7,17 @@ import { join } from "node:path";
 import { z } from "zod";
 import { fromSchema } from "./from_schema.ts";
 import { Loader } from "./loader.ts";
-import { raceHooks } from "./_race_hooks.ts";
+import { type RaceHooks, raceHooks } from "./_race_hooks.ts";
+
+/** Runs `action` at `step` of `loader`'s next reload, once: the hook removes itself before it acts. */
+function once(loader: object, step: keyof RaceHooks, action: () => Promise<void>): void {
+  raceHooks.set(loader, {
+    [step]: async () => {
+      raceHooks.delete(loader);
+      await action();
+    },
+  });
+}
 
 const base = await Deno.makeTempDir({ prefix: "configreload_races_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
@@ -112,12 +122,9 @@ Deno.test({
     const { path, loader, parses } = await setup('{ "roots": ["/srv/a"] }');
     await loader.get();
     await write(path, '{ "roots": ["/srv/b"] }');
-    raceHooks.set(loader, {
-      afterRead: async () => {
-        raceHooks.delete(loader);
-        await write(`${path}.new`, '{ "roots": ["/srv/c"] }');
-        await Deno.rename(`${path}.new`, path);
-      },
+    once(loader, "afterRead", async () => {
+      await write(`${path}.new`, '{ "roots": ["/srv/c"] }');
+      await Deno.rename(`${path}.new`, path);
     });
     // The call that read b returns b: it started before c was written.
     assert.deepEqual(await loader.get(), { roots: ["/srv/b"] });
@@ -149,12 +156,9 @@ Deno.test({
     const { path, loader, lines } = await setup('{ "roots": ["/srv/a"] }');
     const good = await loader.get();
     await write(path, '{ "roots": ["/srv/b"] }');
-    raceHooks.set(loader, {
-      afterCheck: async () => {
-        raceHooks.delete(loader);
-        await write(`${path}.new`, '{ "roots": ["/srv/c"] }');
-        await Deno.rename(`${path}.new`, path);
-      },
+    once(loader, "afterCheck", async () => {
+      await write(`${path}.new`, '{ "roots": ["/srv/c"] }');
+      await Deno.rename(`${path}.new`, path);
     });
     // The file checked is not the file at the path any more: neither is read this time.
     assert.equal(await loader.get(), good);
@@ -172,12 +176,9 @@ Deno.test({
     const outside = await Deno.makeTempDir({ dir: base });
     await write(join(outside, "evil.json"), '{ "roots": ["/"] }');
     await write(path, '{ "roots": ["/srv/b"] }');
-    raceHooks.set(loader, {
-      afterCheck: async () => {
-        raceHooks.delete(loader);
-        await run("ln", "-s", join(outside, "evil.json"), `${path}.new`);
-        await Deno.rename(`${path}.new`, path);
-      },
+    once(loader, "afterCheck", async () => {
+      await run("ln", "-s", join(outside, "evil.json"), `${path}.new`);
+      await Deno.rename(`${path}.new`, path);
     });
     assert.equal(await loader.get(), good);
     assert.deepEqual(lines, []);
@@ -194,12 +195,9 @@ Deno.test({
     const { dir, path, loader, lines } = await setup('{ "roots": ["/srv/a"] }');
     const good = await loader.get();
     await write(path, '{ "roots": ["/srv/b"] }');
-    raceHooks.set(loader, {
-      afterCheck: async () => {
-        raceHooks.delete(loader);
-        await run("mkfifo", "-m", "644", join(dir, "fifo"));
-        await Deno.rename(join(dir, "fifo"), path);
-      },
+    once(loader, "afterCheck", async () => {
+      await run("mkfifo", "-m", "644", join(dir, "fifo"));
+      await Deno.rename(join(dir, "fifo"), path);
     });
     // Without a writer, a blocking open would never return: this call's returning is the proof.
     assert.equal(await loader.get(), good);
@@ -221,12 +219,9 @@ Deno.test({
     await write(join(other, "files.json"), '{ "roots": ["/"] }');
     await Deno.chmod(other, 0o777);
     await write(path, '{ "roots": ["/srv/b"] }');
-    raceHooks.set(loader, {
-      afterCheck: async () => {
-        raceHooks.delete(loader);
-        await Deno.rename(dir, `${dir}.old`);
-        await Deno.rename(other, dir);
-      },
+    once(loader, "afterCheck", async () => {
+      await Deno.rename(dir, `${dir}.old`);
+      await Deno.rename(other, dir);
     });
     assert.equal(await loader.get(), good);
     assert.equal(await loader.get(), good);
@@ -241,11 +236,8 @@ Deno.test({
     const { path, loader, lines } = await setup('{ "roots": ["/srv/a"] }');
     const good = await loader.get();
     await write(path, '{ "roots": ["/srv/b"] }');
-    raceHooks.set(loader, {
-      afterCheck: async () => {
-        raceHooks.delete(loader);
-        await Deno.remove(path);
-      },
+    once(loader, "afterCheck", async () => {
+      await Deno.remove(path);
     });
     assert.equal(await loader.get(), good);
     assert.deepEqual(lines, [`files: config "${path}" is gone; keeping the last good config`]);
@@ -262,11 +254,8 @@ Deno.test({
     const { path, loader, lines } = await setup('{ "roots": ["/srv/a"] }');
     const good = await loader.get();
     await write(path, '{ "roots": ["/srv/b"] }');
-    raceHooks.set(loader, {
-      afterStamp: async () => {
-        raceHooks.delete(loader);
-        await Deno.remove(path);
-      },
+    once(loader, "afterStamp", async () => {
+      await Deno.remove(path);
     });
     assert.equal(await loader.get(), good);
     assert.deepEqual(lines, [`files: config "${path}" is gone; keeping the last good config`]);
@@ -275,11 +264,8 @@ Deno.test({
 
     // A tenant file deleted (a deploy's rm, then cp) just after the first stat: the defaults, as when it is absent.
     const optional = new Loader<Config>(path, fromSchema(schema), { optional: true, log: (line) => lines.push(line) });
-    raceHooks.set(optional, {
-      afterStamp: async () => {
-        raceHooks.delete(optional);
-        await Deno.remove(path);
-      },
+    once(optional, "afterStamp", async () => {
+      await Deno.remove(path);
     });
     assert.deepEqual(await optional.get(), { roots: [] });
   },
@@ -294,12 +280,9 @@ Deno.test({
     await write(path, '{ "roots": ["/srv/b"] }');
     const reached = Promise.withResolvers<void>();
     const release = Promise.withResolvers<void>();
-    raceHooks.set(loader, {
-      afterRead: async () => {
-        raceHooks.delete(loader);
-        reached.resolve();
-        await release.promise;
-      },
+    once(loader, "afterRead", async () => {
+      reached.resolve();
+      await release.promise;
     });
     const order: string[] = [];
     const older = loader.get().then((config) => (order.push(`older ${config.roots}`), config));
