@@ -15,7 +15,8 @@ export const MAX_QUERY_TIMEOUT_MS = 9_000;
  * Every tool's own deadline, in milliseconds: past the longest
  * `query_timeout_ms` by a second, so that a job's deadline always answers
  * first, with an `isError` that says why, and never the toolkit's
- * "Tool call timed out".
+ * "Tool call timed out". A job's wait for its database process to start
+ * counts against this too: the job gets only what the call has left.
  */
 export const TOOL_TIMEOUT_MS: number = MAX_QUERY_TIMEOUT_MS + 1_000;
 

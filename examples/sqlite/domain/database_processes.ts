@@ -75,6 +75,12 @@ export interface DatabaseProcessesOptions {
    * @default {MAX_REPLY_BYTES}
    */
   maxReplyBytes?: number;
+  /**
+   * For tests: each process started is taken as ready only once this has resolved too, so a test can hold a
+   * start back for as long as it needs.
+   * @default {undefined, for no wait}
+   */
+  startGate?: Promise<void>;
 }
 
 /** The files a server's grants name, as its policy lists them. */
@@ -109,6 +115,15 @@ export interface DatabaseProcessCommandOptions {
 export interface JobRun {
   /** How long the job may take once its process is ready, in milliseconds. */
   timeoutMs: number;
+  /**
+   * When the call must be answered, as a `performance.now()` time: the wait
+   * for a process to start and the job's own deadline together end by then.
+   * A start that reaches it ends the job with an error that names the slow
+   * start; a job that gets less than `timeoutMs` after its start is stopped
+   * at this time, with an error that says so.
+   * @default {no limit besides the start's and `timeoutMs`}
+   */
+  endsAt?: number;
   /** Ends the job early (cancellation, the tool's own deadline): its process is killed. */
   signal?: AbortSignal;
   /**
@@ -226,6 +241,7 @@ export class DatabaseProcesses {
   readonly #maxDatabaseMb: number | undefined;
   #identity: DatabaseIdentity | undefined;
   readonly #maxReplyBytes: number;
+  readonly #startGate: Promise<void> | undefined;
   readonly #idle: Child[] = [];
   /** Each busy process, with what ends its job when the pool closes. */
   readonly #busy = new Map<Child, () => void>();
@@ -249,6 +265,7 @@ export class DatabaseProcesses {
     this.#maxDatabaseMb = options.maxDatabaseMb;
     this.#identity = options.identity ?? databaseIdentity(database);
     this.#maxReplyBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES;
+    this.#startGate = options.startGate;
   }
 
   /** The process ids of the live processes, busy or idle. */
@@ -302,23 +319,41 @@ export class DatabaseProcesses {
       const onAbort = () => finish(refuse("sql", "the call was cancelled"), undefined, false);
       run.signal?.addEventListener("abort", onAbort, { once: true });
       this.#busy.set(child, () => finish(refuse("sql", "the server is shutting down"), undefined, false));
+      const began = performance.now();
+      const left = () => (run.endsAt ?? Infinity) - performance.now();
+      // Waiting for the start must leave the job some of its call's time, or the caller's own timeout answers first.
+      const slowStart = () =>
+        refuse(
+          "sql",
+          `its database process took ${Math.round(performance.now() - began)} ms to start, leaving no time before ` +
+            "the call's deadline; try again shortly (a process is kept ready once one has started)",
+        );
+      const startLeft = left();
       timer = setTimeout(
-        () => finish(refuse("sql", "its database process did not start"), undefined, false),
-        this.#startTimeoutMs,
+        () =>
+          finish(
+            startLeft < this.#startTimeoutMs ? slowStart() : refuse("sql", "its database process did not start"),
+            undefined,
+            false,
+          ),
+        Math.max(0, Math.min(this.#startTimeoutMs, startLeft)),
       );
       child.ready.then(async () => {
         if (settled) return;
         clearTimeout(timer);
+        const waited = Math.round(performance.now() - began);
+        const rest = Math.floor(left());
+        if (rest <= 0) return finish(slowStart(), undefined, false);
         const advice = JOB_DEADLINE_ADVICE[job.kind] ?? JOB_DEADLINE_ADVICE.query;
-        timer = setTimeout(() =>
-          finish(
-            refuse(
-              "sql",
-              `it ran past its deadline of ${run.timeoutMs} ms (query_timeout_ms) and was stopped; ${advice}`,
-            ),
-            undefined,
-            false,
-          ), run.timeoutMs);
+        const deadline = Math.min(run.timeoutMs, rest);
+        const past = deadline === run.timeoutMs
+          ? `it ran past its deadline of ${run.timeoutMs} ms (query_timeout_ms)`
+          : `it ran past the ${deadline} ms its call had left after ${waited} ms waiting for its database process ` +
+            `to start (query_timeout_ms is ${run.timeoutMs})`;
+        timer = setTimeout(
+          () => finish(refuse("sql", `${past} and was stopped; ${advice}`), undefined, false),
+          deadline,
+        );
         await child.writer.write(jsonLine(job));
         let next: IteratorResult<unknown>;
         try {
@@ -413,7 +448,8 @@ export class DatabaseProcesses {
       );
     }
     const replies = readJsonLines(process.stdout, this.#maxReplyBytes);
-    const ready = replies.next().then((first) => {
+    const ready = replies.next().then(async (first) => {
+      await this.#startGate;
       const reply = first.value as { ready?: boolean } & Partial<Extract<DatabaseReply, { error: unknown }>>;
       if (reply?.ready === true) return;
       if (reply?.error !== undefined) throw new PolicyError(reply.error.code, String(reply.error.message));

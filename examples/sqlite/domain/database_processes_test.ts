@@ -85,6 +85,44 @@ Deno.test({
 });
 
 Deno.test({
+  name: "DatabaseProcesses keeps a job within its call's time: a slow start is named, and a job left less than " +
+    "query_timeout_ms is stopped at the call's end, each with its process",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    let release = () => {};
+    const startGate = new Promise<void>((resolve) => release = resolve);
+    // Every start is held back until the test releases it; the call has 300 ms, its query_timeout_ms 9 s.
+    const pool = new DatabaseProcesses(fixture.db, { startGate, maxIdle: 1 });
+    const slow = pool.run(query("SELECT 1"), { timeoutMs: 9_000, endsAt: performance.now() + 300 });
+    const starting = pool.pids;
+    assert.equal(starting.length, 1);
+    await assert.rejects(
+      slow,
+      new RegExp(
+        "^PolicyError: Cannot run query: its database process took \\d+ ms to start, leaving no time before the " +
+          "call's deadline; try again shortly \\(a process is kept ready once one has started\\)$",
+      ),
+    );
+    await ended(starting);
+    release();
+    await pool.run({ kind: "list" }, { timeoutMs: 30_000 });
+    const ready = pool.pids;
+    await assert.rejects(
+      pool.run(query(ENDLESS), { timeoutMs: 9_000, endsAt: performance.now() + 300 }),
+      new RegExp(
+        "^PolicyError: Cannot run query: it ran past the \\d+ ms its call had left after \\d+ ms waiting for its " +
+          "database process to start \\(query_timeout_ms is 9000\\) and was stopped; narrow it ",
+      ),
+    );
+    await oneEnded(ready);
+    await pool.close();
+    assert.deepEqual(pool.pids, [], "no database process is left");
+    fixture.remove();
+  },
+});
+
+Deno.test({
   name: "DatabaseProcesses: a cancelled job stops its process; refusals from SQLite keep the process",
   permissions: perms,
   async fn() {

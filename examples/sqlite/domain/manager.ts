@@ -3,7 +3,7 @@
 // do the work (see database_processes.ts): the server opens no database itself.
 import { PolicyError } from "@forge/toolkit/validate";
 import type { TableDescription, TableSummary } from "./catalog.ts";
-import type { Config } from "./config.ts";
+import { type Config, TOOL_TIMEOUT_MS } from "./config.ts";
 import { type DatabaseIdentity, databaseIdentity } from "./database_file.ts";
 import { type DatabaseJob, HotJournalError, type WriteLimits } from "./database_job.ts";
 import { DatabaseProcesses, type DatabaseProcessesOptions, type ServerFiles } from "./database_processes.ts";
@@ -12,6 +12,13 @@ import { COUNT_ROWS_PER_MS } from "./database_sizes.ts";
 import type { QueryResult } from "./query.ts";
 import { paramsToJson, type SqlParams } from "./values.ts";
 import type { ExecuteResult } from "./write.ts";
+
+/**
+ * How long before the tool's own deadline (`TOOL_TIMEOUT_MS`) a job is
+ * stopped, in milliseconds, so that its error is the answer and not the
+ * toolkit's timeout, even on a loaded machine.
+ */
+const CALL_MARGIN_MS = 500;
 
 /** Options of {@linkcode Manager}. */
 export interface ManagerOptions {
@@ -232,6 +239,8 @@ export class Manager {
     signal?: AbortSignal,
     needs: "read" | "patterns" | "write" = "read",
   ): Promise<unknown> {
+    // The tool's own deadline runs from about now: the job, its wait for a process to start included, ends first.
+    const endsAt = performance.now() + TOOL_TIMEOUT_MS - CALL_MARGIN_MS;
     const { config, path } = await this.#session(signal);
     if (needs !== "read" && !config.writable) {
       throw new PolicyError("no-permission", 'Cannot execute: writing is turned off in the config ("writable": false)');
@@ -239,6 +248,7 @@ export class Manager {
     const run = () =>
       this.#pool(path, needs === "write", config).run(job(config), {
         timeoutMs: config.query_timeout_ms,
+        endsAt,
         signal,
         maxMemoryMb: config.max_memory_mb,
       });
@@ -248,7 +258,9 @@ export class Manager {
       // A write stopped before its commit (killed at its deadline, a crash, a restart) left a hot journal, which a
       // read-only process cannot get past: while writing is on, the process that may write rolls it back, then the
       // job runs again, once. Else the database would stay refused, `execute` too, whose patterns a reader works out.
-      if (!(err instanceof HotJournalError) || !config.writable || !await this.#rollBack(path, config)) throw err;
+      if (!(err instanceof HotJournalError) || !config.writable || !await this.#rollBack(path, config, endsAt)) {
+        throw err;
+      }
       return await run();
     }
   }
@@ -260,11 +272,12 @@ export class Manager {
    *
    * @returns Whether it was rolled back (when not, why is on stderr).
    */
-  #rollBack(path: string, config: Config): Promise<boolean> {
+  #rollBack(path: string, config: Config, endsAt: number): Promise<boolean> {
     this.#recovering ??= this.#pool(path, true, config).run(
       { kind: "recover", maxDatabaseMb: config.max_database_mb },
       {
         timeoutMs: config.query_timeout_ms,
+        endsAt,
         maxMemoryMb: config.max_memory_mb,
       },
     ).then(
