@@ -3,6 +3,7 @@ import { connectInMemory, probe } from "@forge/toolkit/testing";
 import { registerPatternTool, schema, Server, strProp, text } from "@forge/toolkit";
 import { auditTrail, verifyAuditTrail } from "./mod.ts";
 import { sha256Hex } from "../internal/sha256_hex.ts";
+import { lateTrail } from "./testdata/late_trail.ts";
 
 /** A real trail: three calls (intent + outcome each) and a probe, eight lines. */
 async function trail(): Promise<string[]> {
@@ -85,39 +86,6 @@ Deno.test("verifyAuditTrail() checks a rotated file against the one before, and 
   assert.equal((await verifyAuditTrail(join(mixed), { skipOtherLines: true })).ok, true);
 });
 
-/**
- * A real trail with a late record: a call whose handler ignores its deadline
- * and returns after it (intent 0, outcome timeout, late ok), then an ok call.
- */
-async function lateTrail(): Promise<string[]> {
-  const lines: string[] = [];
-  let wake: (() => void) | undefined;
-  const s = new Server({ name: "v" });
-  registerPatternTool(
-    s,
-    {
-      name: "put",
-      description: "Puts",
-      inputSchema: schema({ k: strProp("k") }, ["k"]),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      timeoutMs: 50,
-    },
-    (args) => ({ patterns: [`put:${args.k}`] }),
-    async (req) => {
-      if (req.arguments.k === "late") await new Promise((resolve) => req.signal.addEventListener("abort", resolve));
-      return text("put");
-    },
-  );
-  const audit = auditTrail({ server: "v", sink: (line) => void (lines.push(line), wake?.()) });
-  const session = await connectInMemory(s, { serve: { middleware: [audit] } });
-  await assert.rejects(session.client.callTool({ name: "put", arguments: { k: "late" } }), /timed out/);
-  while (lines.length < 3) await new Promise<void>((resolve) => (wake = resolve));
-  await session.client.callTool({ name: "put", arguments: { k: "b" } });
-  await session.close();
-  await audit.close();
-  return lines;
-}
-
 /** The records given, numbered and linked again as a writer would: only the verifier's other rules can refuse them. */
 async function rechained(records: Record<string, unknown>[]): Promise<string[]> {
   const lines: string[] = [];
@@ -131,7 +99,7 @@ async function rechained(records: Record<string, unknown>[]): Promise<string[]> 
 }
 
 Deno.test("verifyAuditTrail() accepts a late record after its call's timeout, and refuses one forged, repeated or unlinked", async () => {
-  const lines = await lateTrail();
+  const lines = await lateTrail(true);
   const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.deepEqual(records.map((r) => `${r.event}:${r.outcome ?? r.ended ?? ""}`), [
     ...["intent:", "outcome:timeout", "late:ok", "intent:", "outcome:ok"],
@@ -166,7 +134,7 @@ Deno.test("verifyAuditTrail() accepts a late record after its call's timeout, an
 });
 
 Deno.test("verifyAuditTrail() takes one late record for a call whose outcome is in the file before a rotation", async () => {
-  const lines = await lateTrail();
+  const lines = await lateTrail(true);
   const first = await verifyAuditTrail(join(lines.slice(0, 2)));
   assert.ok((await verifyAuditTrail(join(lines.slice(2)), { after: first.last })).ok);
   const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);

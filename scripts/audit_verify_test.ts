@@ -5,6 +5,7 @@ import { connectInMemory } from "../testing/mod.ts";
 import { registerPatternTool, schema, Server, text } from "../mod.ts";
 import { fileURLToPath } from "node:url";
 import { sha256Hex } from "../internal/sha256_hex.ts";
+import { lateTrail } from "../middleware/testdata/late_trail.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 
@@ -95,28 +96,7 @@ Deno.test("deno task audit:verify follows a chain across rotated files given old
 Deno.test("deno task audit:verify accepts a late record after its call's timeout, and refuses it repeated", async () => {
   const dir = await Deno.makeTempDir();
   const file = `${dir}/audit.jsonl`;
-  const lines: string[] = [];
-  let wake: (() => void) | undefined;
-  const s = new Server({ name: "v" });
-  registerPatternTool(
-    s,
-    {
-      name: "put",
-      description: "Puts",
-      inputSchema: schema(),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      timeoutMs: 50,
-    },
-    () => ({ patterns: ["put:x"] }),
-    // Ignores its deadline and puts all the same.
-    async (req) => (await new Promise((r) => req.signal.addEventListener("abort", r)), text("put")),
-  );
-  const audit = auditTrail({ server: "v", sink: (line) => void (lines.push(line), wake?.()) });
-  const session = await connectInMemory(s, { serve: { middleware: [audit] } });
-  await session.client.callTool({ name: "put", arguments: {} }).catch(() => {});
-  while (lines.length < 3) await new Promise<void>((resolve) => (wake = resolve));
-  await session.close();
-  await audit.close();
+  const lines = await lateTrail(false);
   await Deno.writeTextFile(file, lines.map((l) => l + "\n").join(""));
   const sound = await verify(file);
   assert.equal(sound.code, 0, sound.stdout);
