@@ -223,10 +223,13 @@ export class CallTable {
 
   /**
    * Adds `bytes` to what a counted call holds until it has ended (a task's
-   * handler given answers it may keep); nothing for a call no longer counted.
+   * handler given answers it may keep); nothing for a call no longer counted,
+   * and false then.
    */
-  hold(call: Call, bytes: number): void {
-    if (addHolds(call, bytes)) this.#heldBytes += bytes;
+  hold(call: Call, bytes: number): boolean {
+    if (!addHolds(call, bytes)) return false;
+    this.#heldBytes += bytes;
+    return true;
   }
 
   /** Records the promise that settles once the call's reply is ready, for {@linkcode settledAll}. */

@@ -19,7 +19,15 @@ interface Pending {
   method: AskMethod;
   resolve: (result: unknown) => void;
   reject: (err: unknown) => void;
+  admit: Admit | undefined;
 }
+
+/**
+ * Asked before a client's result reaches the handler that waits for it (which
+ * may keep it until it ends): undefined lets it through, counted against what
+ * the handler's call holds; a problem refuses it, and the question fails with it.
+ */
+export type Admit = (result: unknown) => string | undefined;
 
 /** The requests in flight to the client of one stream. */
 export class ClientRequests {
@@ -38,8 +46,16 @@ export class ClientRequests {
     return this.#pending.size;
   }
 
-  /** Sends a request and resolves with the client's result; rejects on its error or when `signal` fires. */
-  request(method: AskMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<unknown> {
+  /**
+   * Sends a request and resolves with the client's result; rejects on its
+   * error, when `signal` fires, or when `admit` refuses the result.
+   */
+  request(
+    method: AskMethod,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+    admit?: Admit,
+  ): Promise<unknown> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.#ended !== undefined) {
       return Promise.reject(new ToolError(`Cannot get the client's answer to ${method}: ${this.#ended}`));
@@ -63,6 +79,7 @@ export class ClientRequests {
         method,
         resolve: (result) => (done(), resolve(result)),
         reject: (err) => (done(), reject(err)),
+        admit,
       });
       const request = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
       this.#send(JSON.stringify(request));
@@ -112,7 +129,9 @@ export class ClientRequests {
       return;
     }
     if (error === undefined) {
-      pending.resolve(response.result);
+      const refused = pending.admit?.(response.result);
+      if (refused === undefined) pending.resolve(response.result);
+      else pending.reject(new ToolError(`Cannot get the client's answer to ${pending.method}: ${refused}`));
       return;
     }
     pending.reject(
@@ -142,11 +161,14 @@ export class SessionAsker implements Asker {
   readonly #requests: ClientRequests;
   readonly #client: HandshakeState;
   readonly #signal: AbortSignal;
+  readonly #admit: Admit | undefined;
 
-  constructor(requests: ClientRequests, client: HandshakeState, signal: AbortSignal) {
+  /** `admit` is asked before each of the client's results reaches the handler (see {@linkcode Admit}). */
+  constructor(requests: ClientRequests, client: HandshakeState, signal: AbortSignal, admit?: Admit) {
     this.#requests = requests;
     this.#client = client;
     this.#signal = signal;
+    this.#admit = admit;
   }
 
   async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
@@ -154,13 +176,13 @@ export class SessionAsker implements Asker {
     // The lifecycle forbids requests to a client that has not said `initialized`: the question waits for it.
     const initialized = this.#client.initialized;
     if (initialized !== undefined) await initialized(this.#signal);
-    if (method !== "roots/list") return this.#requests.request(method, params, this.#signal);
+    if (method !== "roots/list") return this.#requests.request(method, params, this.#signal, this.#admit);
     // Roots change rarely and the client says when (notifications/roots/list_changed): a well-formed answer is kept
     // until then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.
     const cached = this.#client.roots;
     if (cached !== undefined) return Promise.resolve(cached);
     const generation = this.#client.rootsGeneration;
-    const asked = this.#requests.request(method, params, this.#signal);
+    const asked = this.#requests.request(method, params, this.#signal, this.#admit);
     asked.then((answer) => {
       if (this.#client.rootsGeneration !== generation) return;
       // An answer of the wrong shape fails its call and is not kept: the next call asks again.

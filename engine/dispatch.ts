@@ -99,6 +99,9 @@ export class Dispatcher {
   // its handler ends).
   #lineBytes = 0;
   #heldBytes = 0;
+  // The client's roots answer last measured for #rootsHeld, and what it holds.
+  #rootsMeasured: unknown = undefined;
+  #rootsCost = 0;
   // The number of lingering handlers last named on stderr (see #noteLingering).
   #lingeringSaid = 0;
   readonly #session: Session;
@@ -578,9 +581,54 @@ export class Dispatcher {
     return this.#calls.create(id, entry.tool.timeoutMs ?? this.#options.timeoutMs);
   }
 
-  /** What is held now against `maxInFlightBytes`: open subscriptions' ids, waiting calls' and tasks' requests. */
+  /**
+   * What is held now against `maxInFlightBytes`: open subscriptions' ids,
+   * waiting calls' and tasks' requests and the answers their handlers were
+   * given, and the client's roots while they are kept.
+   */
   get #held(): number {
-    return this.#heldBytes + this.#calls.heldBytes + (this.#tasks?.table.heldBytes ?? 0);
+    return this.#heldBytes + this.#calls.heldBytes + (this.#tasks?.table.heldBytes ?? 0) + this.#rootsHeld();
+  }
+
+  /**
+   * What the client's kept answer to `roots/list` holds (initialize era):
+   * kept for every call until the client says its roots changed, it outlives
+   * the call that asked. Measured once per answer kept.
+   */
+  #rootsHeld(): number {
+    if (this.#options.maxInFlightBytes === undefined) return 0;
+    const roots = this.#session.handshake.roots;
+    if (roots === undefined) return 0;
+    if (roots !== this.#rootsMeasured) {
+      this.#rootsMeasured = roots;
+      this.#rootsCost = heldCost(roots, 0, true);
+    }
+    return this.#rootsCost;
+  }
+
+  /**
+   * Lets a client's result to a question of `call`'s handler (initialize era)
+   * through when what it holds, estimated as a request's, keeps what is held
+   * within `maxInFlightBytes`: the call then holds it too, until its handler
+   * ends (it may keep the answer that long). Past the bound it is refused:
+   * the problem is returned (the handler's question fails with it) and said
+   * on stderr, and the result is dropped.
+   */
+  #admitAnswer(call: Call, result: unknown): string | undefined {
+    const max = this.#options.maxInFlightBytes;
+    if (max === undefined) return undefined;
+    const holds = heldCost(result, 0, true);
+    const held = this.#held;
+    if (!this.#withinBytes(held, holds)) {
+      this.#noteLingering();
+      const problem = `its answer would hold ${holds} bytes where the calls in flight already hold ${held} of ` +
+        `maxInFlightBytes (${max}); it was dropped`;
+      this.#options.log(`an answer to a question of request ${idForLog(call.key)} was refused: ${problem}`);
+      return problem;
+    }
+    // A call no longer counted has ended (its handler returned while the question waited): nothing would release it.
+    if (!this.#calls.hold(call, holds)) return "the tool call that asked has ended; it was dropped";
+    return undefined;
   }
 
   /**
@@ -768,7 +816,12 @@ export class Dispatcher {
   #newAsker(input: DispatchedCall): Asker {
     const { call, envelope, args } = input;
     if (envelope.era !== "stateless") {
-      return new SessionAsker(this.#clientRequests, this.#session.handshake, call.signal);
+      return new SessionAsker(
+        this.#clientRequests,
+        this.#session.handshake,
+        call.signal,
+        (result) => this.#admitAnswer(call, result),
+      );
     }
     return new InputRounds({
       tool: input.entry.tool.name,

@@ -368,6 +368,100 @@ Deno.test("answers a tasks/update gives a running task are held against maxInFli
   await s.close();
 });
 
+/** A server of `ask` (initialized in 2025-06-18 by a client that can elicit and list roots), under `maxInFlightBytes`. */
+async function askingServer(maxInFlightBytes: number, ask: Parameters<typeof addTool>[2]) {
+  const server = new Server({ name: "t" });
+  addTool(server, { name: "ask", description: "Asks the client", inputSchema: schema(), annotations: RO }, ask);
+  addTool(server, { name: "quick", description: "Answers", inputSchema: schema(), annotations: RO }, async () => {
+    await Promise.resolve();
+    return text("served");
+  });
+  const s = serveRaw(server, { maxInFlightBytes });
+  await s.send(JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: { elicitation: {}, roots: {} },
+      clientInfo: { name: "t", version: "1" },
+    },
+  }));
+  await s.next();
+  await s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  return s;
+}
+
+/** An initialize-era call of `quick` whose request holds ~180 KB as parsed (see PAD). */
+const padded = (id: number) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "quick", arguments: {}, pad: PAD } });
+
+Deno.test("answers an initialize-era handler is given are held against maxInFlightBytes until it ends; one past the bound fails its question", async () => {
+  const gate = Promise.withResolvers<void>();
+  const s = await askingServer(200_000, async (req) => {
+    const form = { message: "Text?", requestedSchema: schema({ s: strProp("s") }, ["s"]) };
+    // Keeps both answers while it works on, as a long handler would.
+    const answers = await Promise.allSettled([req.elicit(form), req.elicit(form)]);
+    await gate.promise;
+    return text(
+      answers.map((a) => a.status === "fulfilled" ? `kept ${String(a.value.content?.s).length}` : a.reason.message)
+        .join("; "),
+    );
+  });
+  await s.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask" } }));
+  const asked = [await s.next(), await s.next()];
+  assert.deepEqual(asked.map((q) => q.method), ["elicitation/create", "elicitation/create"]);
+  const answer = (id: unknown, text: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id, result: { action: "accept", content: { s: text } } });
+  // 150 KB of answer, which the handler keeps: within the bound with the call's request, and taken.
+  await s.send(answer(asked[0].id, "a".repeat(150_000)));
+  // Before, nothing counted it: 64 questions of one handler could each keep an answer of up to maxMessageBytes.
+  await s.send(padded(2));
+  assertBusyBytes(await s.next(), 2, 200_000);
+  // A second answer as large would pass the bound with the first: refused, and its question fails saying why.
+  await s.send(answer(asked[1].id, "b".repeat(150_000)));
+  await s.send('{"jsonrpc":"2.0","id":3,"method":"ping"}');
+  assert.deepEqual(await s.next(), { jsonrpc: "2.0", id: 3, result: {} });
+  assert.ok(
+    s.log.some((l) => l.startsWith("an answer to a question of request 1 was refused: its answer would hold")),
+    s.log.join("\n"),
+  );
+  gate.resolve();
+  const done = await s.next();
+  assert.equal(done.id, 1);
+  const said = (done.result as { content: { text: string }[] }).content[0].text;
+  assert.match(
+    said,
+    /^kept 150000; Cannot get the client's answer to elicitation\/create: its answer would hold \d+ bytes where the calls in flight already hold \d+ of maxInFlightBytes \(200000\); it was dropped$/,
+  );
+  // Once the handler has ended, what it held is given back: the same call is served.
+  await s.send(padded(4));
+  const served = await s.next();
+  assert.equal(served.id, 4);
+  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "served" }]);
+  await s.close();
+});
+
+Deno.test("the client's roots kept for later calls (initialize era) are held against maxInFlightBytes until it says they changed", async () => {
+  const s = await askingServer(200_000, async (req) => text(`${(await req.listRoots()).length} roots`));
+  await s.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask" } }));
+  const asked = await s.next();
+  assert.equal(asked.method, "roots/list");
+  const roots = Array.from({ length: 300 }, (_, i) => ({ uri: `file:///${"r".repeat(100)}/${i}` }));
+  await s.send(JSON.stringify({ jsonrpc: "2.0", id: asked.id, result: { roots } }));
+  assert.deepEqual((await s.next()).result, { content: [{ type: "text", text: "300 roots" }] });
+  // The call has ended, but its answer is kept for the next call that lists roots: it still counts.
+  await s.send(padded(2));
+  assertBusyBytes(await s.next(), 2, 200_000);
+  // Once the client says its roots changed, the kept answer is dropped, and so is what it held.
+  await s.send('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}');
+  await s.send(padded(3));
+  const served = await s.next();
+  assert.equal(served.id, 3);
+  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "served" }]);
+  await s.close();
+});
+
 Deno.test("an item of a batch holds its own size against maxInFlightBytes, not its share of the batch's bytes", async () => {
   // 2025-03-26 is the session version whose stdio carries batches.
   const { s, gate } = await heldServer({ maxInFlightBytes: 200_000 }, "2025-03-26");
