@@ -8,7 +8,7 @@ import type { Call } from "./_calls.ts";
 import { type Confirmation, confirmCall } from "./_confirm.ts";
 import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
-import { idForLog } from "./id.ts";
+import { type Id, idForLog } from "./id.ts";
 import type { Entry } from "../toolkit/registry.ts";
 import type { Args } from "../toolkit/args.ts";
 import type { CallContext, Middleware } from "../toolkit/middleware.ts";
@@ -23,7 +23,8 @@ export interface CallInput {
   entry: Entry;
   args: Args;
   meta: Record<string, unknown>;
-  id: string | number;
+  /** The request id as its reply carries it, which middleware see (an exact number as such, never its text). */
+  id: Id;
   /** The client the call was sent by, as the handler and the middleware see it: one object per call. */
   client: ClientInfo;
   call: Call;

@@ -12,7 +12,7 @@ import type { CallInput, CallOrigin } from "./_call.ts";
 import type { Call } from "./_calls.ts";
 import type { Envelope } from "./_era.ts";
 import type { StateBody } from "./_request_state.ts";
-import { type Id, publicId, publicMeta } from "./id.ts";
+import { type Id, publicMeta } from "./id.ts";
 import type { Entry } from "../toolkit/registry.ts";
 import type { Middleware } from "../toolkit/middleware.ts";
 import type { ClientInfo, ToolRequest } from "../toolkit/tool.ts";
@@ -84,9 +84,12 @@ export class DispatchedCall implements CallInput {
     this.rounds = rounds;
   }
 
-  /** The id as the handler's middleware and the log see it (an exact number as its text). */
-  get id(): string | number {
-    return publicId(this.key);
+  /**
+   * The id as the call's middleware see it: as its reply carries it, an exact
+   * number as such (before, its text: a string another call's id could equal).
+   */
+  get id(): Id {
+    return this.key;
   }
 
   get middleware(): readonly Middleware[] {

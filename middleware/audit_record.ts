@@ -24,7 +24,10 @@ export interface AuditCall {
   server: string;
   /** The tool. */
   tool: string;
-  /** The JSON-RPC id of the call. */
+  /**
+   * The JSON-RPC id of the call, written as its reply carries it: a number JavaScript cannot hold exactly is the
+   * number as sent (JSON.parse rounds it; read the line's text to keep it), or a string ending with `…` when cut.
+   */
   id: string | number;
   /** The call's permission patterns (`[]` for a tool without them). */
   patterns: string[];

@@ -1,5 +1,5 @@
 import { logLine, RECORD_TIMEOUT_MS } from "../internal/stderr.ts";
-import type { CallContext, Middleware } from "../toolkit/middleware.ts";
+import type { CallContext, ExactId, Middleware } from "../toolkit/middleware.ts";
 import { error, type ToolResult } from "../toolkit/result.ts";
 import type { Tool } from "../toolkit/tool.ts";
 import { AuditFile } from "./_audit_file.ts";
@@ -284,10 +284,13 @@ const MAX_PATTERN_CHARS = 1024;
 const MAX_PATTERNS = 64;
 
 /** `value` cut to `max` characters (a string cut ends with `…`), naming `field` in `cut` when it was. */
-function capped<T extends string | number>(value: T, max: number, field: string, cut: string[]): T | string {
-  if (typeof value !== "string" || value.length <= max) return value;
+function capped<T extends string | number | ExactId>(value: T, max: number, field: string, cut: string[]): T | string {
+  // An exact number is written as the number the client sent (as its reply carries it), unless it must be cut:
+  // then, as a cut string, its text.
+  const text = typeof value === "object" ? value.text : value;
+  if (typeof text !== "string" || text.length <= max) return value;
   cut.push(field);
-  return `${value.slice(0, max)}…`;
+  return `${text.slice(0, max)}…`;
 }
 
 /** The first {@linkcode MAX_PATTERNS} patterns, each cut to {@linkcode MAX_PATTERN_CHARS}. */

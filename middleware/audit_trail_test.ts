@@ -1,8 +1,9 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-env=TMPDIR,FORGE_AUDIT_KEY
 import assert from "node:assert/strict";
-import { connectInMemory, probe } from "@forge/toolkit/testing";
+import { connectInMemory, probe, serveRaw } from "@forge/toolkit/testing";
 import {
   addTool,
+  type ExactId,
   type Middleware,
   registerPatternTool,
   requireString,
@@ -484,4 +485,39 @@ Deno.test({
     assert.throws(() => auditTrail({ server: "k", key: "short" }), RangeError);
     await Deno.remove(dir, { recursive: true });
   },
+});
+
+Deno.test("the audit trail and middleware see a call's id as its reply carries it, a number JavaScript cannot hold exactly too", async () => {
+  const server = new Server({ name: "ids" });
+  addTool(server, { name: "look", description: "Looks", inputSchema: schema(), annotations: RO }, () => text("seen"));
+  const { lines, sink, until } = collected();
+  const audit = auditTrail({ server: "ids", all: true, sink });
+  const seen: unknown[] = [];
+  const watch: Middleware = (ctx, next) => (seen.push(ctx.requestId), next());
+  const s = serveRaw(server, { middleware: [watch, audit] });
+  await s.send(
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+  );
+  await s.next();
+  // As written on the wire: above 2^53, a fraction, -0 and an overflow keep their text; the string of the same
+  // digits is another id. Before, middleware saw the exact numbers as strings: the first and last were one id to them.
+  const ids = ["12345678901234567890", "1.50", "-0", "1e400", '"12345678901234567890"'];
+  const replies: string[] = [];
+  for (const id of ids) {
+    await s.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"look","arguments":{}}}`);
+    await s.next();
+    replies.push(s.lines.at(-1)!);
+  }
+  await until(2 * ids.length);
+  await s.close();
+  await audit.close();
+  const idIn = (line: string, before: string, after: string) =>
+    line.slice(line.indexOf(before) + before.length, line.indexOf(after, line.indexOf(before)));
+  const intents = lines.filter((l) => l.includes('"event":"intent"'));
+  assert.deepEqual(replies.map((r) => idIn(r, '"id":', ',"result"')), ids, "the replies carry the ids as sent");
+  assert.deepEqual(intents.map((l) => idIn(l, '"id":', ',"patterns"')), ids, "the intents record the same ids");
+  assert.deepEqual(seen.map((id) => JSON.stringify(id)), ids, "the middleware saw the same ids");
+  assert.equal(typeof seen[4], "string");
+  assert.deepEqual(seen.slice(0, 4).map((id) => (id as ExactId).text), ["12345678901234567890", "1.50", "-0", "1e400"]);
+  assert.equal(seen[0] === seen[4], false);
 });

@@ -24,8 +24,14 @@ export interface CallContext {
   readonly signal: AbortSignal;
   /** The calling client. */
   readonly client: ClientInfo;
-  /** The JSON-RPC id of the call. */
-  readonly requestId: string | number;
+  /**
+   * The JSON-RPC id of the call, the value its reply carries: a string, a
+   * number, or, for a number JavaScript cannot hold exactly (above 2^53,
+   * `1.5`, `-0`, `1e400`), an {@linkcode ExactId} that keeps the number as the
+   * client wrote it (`JSON.stringify` writes it back byte for byte; never a
+   * rounded number, nor a string that another call's id could equal).
+   */
+  readonly requestId: string | number | ExactId;
   /**
    * How the user answered the tool's confirmation (`registerPatternTool`'s
    * `confirm`), once `next()` settled: `accepted`, `declined`, `cancelled`, or
@@ -44,6 +50,32 @@ export interface CallContext {
    * counts such a handler against `maxInFlight` until it ends.
    */
   untilHandlerEnds(): Promise<void>;
+}
+
+/**
+ * A numeric request id JavaScript cannot hold exactly, as the client wrote it.
+ * Inside `JSON.stringify` it is written as that number, byte for byte, as the
+ * reply writes it; `text` (and `String(id)`) is its digits as sent. One object
+ * per text while it is in use, so two calls under the same id see the same one.
+ *
+ * @example Write a call's id as its reply carries it, whatever its kind
+ * ```ts
+ * import type { Middleware } from "@forge/toolkit";
+ *
+ * const logIds: Middleware = (ctx, next) => {
+ *   // 12345678901234567890 stays that number; the string "12345678901234567890" stays a string.
+ *   console.error(JSON.stringify({ id: ctx.requestId }));
+ *   return next();
+ * };
+ * ```
+ */
+export interface ExactId {
+  /** The number as the client wrote it. */
+  readonly text: string;
+  /** Written by `JSON.stringify` as the number `text`, unquoted. */
+  toJSON(): unknown;
+  /** `text`. */
+  toString(): string;
 }
 
 /**

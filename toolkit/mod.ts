@@ -49,4 +49,4 @@ export type {
   ToolRequest,
 } from "./tool.ts";
 export { ArgumentError, ToolError } from "../internal/tool_error.ts";
-export type { CallContext, Middleware, MiddlewareScope, Next } from "./middleware.ts";
+export type { CallContext, ExactId, Middleware, MiddlewareScope, Next } from "./middleware.ts";
