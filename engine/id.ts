@@ -60,11 +60,6 @@ const forget = new FinalizationRegistry<string>((text) => {
   if (exact.get(text)?.deref() === undefined) exact.delete(text);
 });
 
-/** The id as handlers and middleware see it: an exact number as its text. */
-export function publicId(id: Id): string | number {
-  return id instanceof ExactNumber ? id.text : id;
-}
-
 /**
  * An id as a log line shows it: a string quoted, escaped and cut short (the
  * client chose it, and it may hold line breaks or be megabytes long), a
