@@ -36,10 +36,14 @@ import type { DirListing } from "./dir_listing.ts";
 
 const CHUNK = 64 * 1024;
 
-/** Where a walk starts and where it goes: the anchor, the open root, the names from the root to the target. */
+/**
+ * Where a walk starts and where it goes: the anchor, the open root, the root's real path (checked when it was
+ * opened), the names from the root to the target.
+ */
 export interface Walk {
   anchor: string;
   root: number;
+  rootPath: string;
   names: readonly string[];
 }
 
@@ -179,7 +183,7 @@ export function writeAt(
     // Permission bits only: a replaced setuid or setgid file does not keep those bits.
     const mode = before === undefined ? 0o644 : (before.mode ?? 0o644) & 0o777;
     const temp = at(w.anchor, w.root, `.forge-write-${crypto.randomUUID()}.tmp`);
-    const { fd, ours } = createInRoot(temp, what);
+    const { fd, ours } = createInRoot(temp, w, what);
     try {
       writeAll(fd, bytes);
       nodeFs().fsyncSync(fd);
@@ -214,10 +218,21 @@ export function writeAt(
 
 /**
  * Creates the temporary file in the root and checks, through the root's
- * descriptor, that it is there: the root's own path is the operator's, so
- * the create cannot land elsewhere unless the root itself was moved.
+ * descriptor, that it is there. Deno opens `<anchor>/<fd>/<name>` by the path
+ * the kernel names for the descriptor, so that path must still be the root's
+ * own: a root removed while held is named `<root> (deleted)`, a path that
+ * whoever can write beside the root (a writable root inside another root)
+ * can make a link out, and a moved one is named where it went. Only a swap
+ * inside Deno's own open of that path remains.
  */
-function createInRoot(temp: string, what: What): { fd: number; ours: Identity } {
+function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Identity } {
+  let named: string | undefined;
+  try {
+    named = Deno.readLinkSync(at(w.anchor, w.root));
+  } catch {
+    named = undefined;
+  }
+  if (named !== w.rootPath) throw changed(what.action, what.path);
   let fd: number;
   try {
     fd = nodeFs().openSync(
@@ -231,7 +246,14 @@ function createInRoot(temp: string, what: What): { fd: number; ours: Identity } 
   }
   try {
     const ours = nodeFs().fstatSync(fd);
-    if (!sameIdentity(ours, nodeFs().lstatSync(temp))) throw changed(what.action, what.path);
+    let there: Identity | undefined;
+    try {
+      there = nodeFs().lstatSync(temp);
+    } catch {
+      // Not in the root: the create landed elsewhere.
+      there = undefined;
+    }
+    if (there === undefined || !sameIdentity(ours, there)) throw changed(what.action, what.path);
     return { fd, ours };
   } catch (err) {
     closeQuietly(fd);

@@ -252,3 +252,48 @@ Deno.test({
     for (const name of ["sub/synced.txt", "top.txt", "sub/plain.txt"]) Deno.removeSync(join(root, name));
   },
 });
+
+Deno.test({
+  name: "the descriptor walk creates no temporary file outside when a writable root inside another root is removed " +
+    "mid-write and its '(deleted)' path is made a link out",
+  permissions: perms,
+  async fn() {
+    // A writable root inside a read root: a process that can write in the read root can remove the writable root
+    // while a write holds its descriptor. The kernel then names that descriptor "<root> (deleted)", a path the
+    // process can make, and Deno opens through a descriptor by the path it names.
+    const outer = join(dir, "outer");
+    const inbox = join(outer, "inbox");
+    const away = join(dir, "away");
+    Deno.mkdirSync(join(inbox, "sub", "sub2"), { recursive: true });
+    Deno.mkdirSync(away);
+    const nested = new PathJail(definePolicy({ readRoots: [outer], writeRoots: [inbox] }), {
+      descriptorAnchor: anchor,
+    });
+    await nested.writeFile("sub/sub2/first.txt", "first", { atomic: true });
+    const deleted = join(outer, "inbox (deleted)");
+    walkHooks.beforeOpen = (at) => {
+      if (at.endsWith("/sub")) {
+        // The other process: sub moves under "inbox (deleted)" and the emptied writable root goes.
+        Deno.mkdirSync(deleted);
+        Deno.renameSync(join(inbox, "sub"), join(deleted, "sub"));
+        Deno.removeSync(inbox);
+      } else if (at.endsWith("/sub2")) {
+        // Its descriptor of sub still leads to the same folder, now under "keep"; the name it holds for the root
+        // becomes a link out.
+        Deno.renameSync(deleted, join(outer, "keep"));
+        run("ln", "-s", away, deleted);
+      }
+    };
+    let err: unknown;
+    try {
+      err = await nested.writeFile("sub/sub2/x.txt", "mine", { atomic: true }).catch((e) => e);
+    } finally {
+      walkHooks.beforeOpen = undefined;
+    }
+    const strays = temps(away);
+    Deno.removeSync(outer, { recursive: true });
+    Deno.removeSync(away, { recursive: true });
+    assert.deepEqual(strays, [], "a temporary file was created outside the roots");
+    assert.ok(refused("changed")(err), String(err));
+  },
+});

@@ -462,6 +462,7 @@ export class PathJail {
       fn({
         anchor: this.#anchor!,
         root: fd,
+        rootPath: root,
         names: rel === "" ? [] : rel.split(sep),
       }));
   }
