@@ -29,7 +29,10 @@ const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c 
 /**
  * 1.2 KB of SQL whose compile work doubles with each of its 17 levels: SQLite
  * needs about 1.5–10 s to prepare it on the 2-core test machine (14 levels
- * take ~0.2 s), under its heap cap (one level more runs out of memory).
+ * take ~0.3 s). Its memory does not depend on the machine: it fails to
+ * prepare under a 192 MiB heap cap and prepares under 224 (208 as
+ * `INSERT INTO t (n) …`), so the 256 MiB cap never stops it, a deadline may;
+ * one level more runs out of memory in under a second.
  */
 const COMPILE_BOMB = `WITH ${
   [
