@@ -27,22 +27,21 @@ const CROSS_JOIN = "SELECT count(*) AS n FROM t a, t b, t c";
 const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000000) " +
   "SELECT count(*) AS n FROM c";
 /**
- * 1.2 KB of SQL whose compile work doubles with each of its 17 levels: SQLite
- * needs about 1.5–10 s to prepare it on the 2-core test machine (14 levels
- * take ~0.3 s). Its memory does not depend on the machine: it fails to
- * prepare under a 192 MiB heap cap and prepares under 224 (208 as
- * `INSERT INTO t (n) …`), so the 256 MiB cap never stops it, a deadline may;
- * one level more runs out of memory in under a second.
+ * About 1.2 KB of SQL whose compile work doubles with each of its `levels`:
+ * SQLite needs about 1.5–10 s to prepare 17 levels on the 2-core test machine
+ * (16 take ~1 s, 14 ~0.3 s). Its memory does not depend on the machine: 17
+ * levels fail to prepare under a 192 MiB heap cap and prepare under 224 (208 as
+ * `INSERT INTO t (n) …`), so the 256 MiB cap never stops them, a deadline may;
+ * 18 levels run out of memory in under a second.
  */
-const COMPILE_BOMB = `WITH ${
-  [
-    "c0 AS NOT MATERIALIZED (SELECT 1 AS x)",
-    ...Array.from(
-      { length: 17 },
-      (_, i) => `c${i + 1} AS NOT MATERIALIZED (SELECT x FROM c${i} UNION ALL SELECT x FROM c${i})`,
-    ),
-  ].join(", ")
-} SELECT count(*) AS n FROM c17`;
+function compileBomb(levels: number): string {
+  const ctes = Array.from(
+    { length: levels },
+    (_, i) => `c${i + 1} AS NOT MATERIALIZED (SELECT x FROM c${i} UNION ALL SELECT x FROM c${i})`,
+  );
+  return `WITH ${["c0 AS NOT MATERIALIZED (SELECT 1 AS x)", ...ctes].join(", ")} SELECT count(*) AS n FROM c${levels}`;
+}
+const COMPILE_BOMB = compileBomb(17);
 /** A sort of 4 million rows of ~120 bytes: about 480 MB, more than SQLite's heap cap, so SQLite would spill it. */
 const SPILL = "SELECT a.n AS x, b.n AS y, printf('%.100c', 'p') AS pad FROM t a, t b ORDER BY random()";
 
@@ -184,12 +183,16 @@ Deno.test({
     "writes too: a compile bomb sent to execute holds nothing up, and a write past its deadline changes nothing, one that spilled pages too",
   permissions: perms,
   async fn() {
-    // The bomb may compile for 9 s (its patterns are worked out in a read-only process) and is cancelled once
-    // list_tables is answered. Under a 1 s deadline, list_tables had to beat it: list_tables takes the spare the first
-    // query started, and a starved machine took more than a second to start that process, so the bomb was answered
-    // first. The deadline of a write is proven below, under 1 s, by writes that run for minutes.
-    const config = { writable: true, allow_recursive: true };
-    const { tree, server, send, next, call, query, cancel } = await start(10, config);
+    // Three deadlines, each far from the work it meets, whatever the machine's speed: 9 s while a compile bomb sent to
+    // execute (16 levels, ~1 s of work) must not hold up list_tables (milliseconds; under a 1 s deadline the order
+    // rested on speed, as in the read test above); 100 ms while a 17-level one must be stopped still compiling, in the
+    // probe that finds its patterns (2–5 s of work here, so a machine 3× faster still stops it ~7× past the deadline;
+    // under 1 s a machine fast enough to compile it in time ran it); and 1 s for the writes below, whose stall is
+    // endless. Each applies from the next call (a reload).
+    const extra = { writable: true, allow_recursive: true };
+    const { tree, server, send, next, call, query, cancel } = await start(10, extra);
+    const deadline = (ms: number) =>
+      tree.writeConfig({ database: tree.db, max_rows: 50, ...extra, query_timeout_ms: ms });
     const db = new DatabaseSync(tree.db);
     db.exec(
       "CREATE TABLE big (id INTEGER PRIMARY KEY, b BLOB); WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 " +
@@ -197,15 +200,22 @@ Deno.test({
     );
     db.close();
     assert.equal((await query("SELECT 1 AS one")).isError, undefined);
-    const bomb = await send("execute", { sql: `INSERT INTO t (n) ${COMPILE_BOMB}` });
+    const bomb = await send("execute", { sql: `INSERT INTO t (n) ${compileBomb(16)}` });
     const list = await send("list_tables", {});
     const listed = await next();
     assert.equal(listed.id, list, `list_tables is answered while execute's bomb compiles: ${JSON.stringify(listed)}`);
     assert.ok(listed.result?.structuredContent, JSON.stringify(listed));
-    // Its patterns take no signal: the compile goes on to its end or its deadline, and the call is answered with
-    // nothing (a reply already under way is dropped by next()).
-    await cancel(bomb);
-    await tree.writeConfig({ database: tree.db, max_rows: 50, ...config, query_timeout_ms: 1_000 });
+    // The probe that finds a write's patterns is not given the call's signal (a pattern function takes only the
+    // arguments): it compiles on, about a second, then the handler never runs. A reply already under way for it is
+    // dropped by next().
+    await cancel(bomb, "list_tables was answered first");
+    await deadline(100);
+    const stopped = await call("execute", { sql: `INSERT INTO t (n) ${COMPILE_BOMB}` });
+    assert.match(
+      stopped.content[0].text,
+      /^Cannot execute: it ran past its deadline of 100 ms \(query_timeout_ms\) and was stopped; /,
+    );
+    await deadline(1_000);
     // Row 1 is changed at once (its page is in the journal), then minutes of work on row 2: stopped, and undone.
     const slow = await call("execute", {
       sql: `UPDATE t SET n = CASE WHEN rowid = 1 THEN -1 ELSE (${ENDLESS}) END WHERE rowid IN (1, 2)`,
