@@ -195,7 +195,9 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
     const argumentsValid = patternProblem === undefined;
     if (entry.patterns && patternProblem === undefined) {
       try {
-        patterns = checkPatterns(await entry.patterns(input.args));
+        // Raced like the handler: a pattern function that does I/O (a database's compile) is bounded by the call's
+        // deadline and cancellation, and is given the call's signal to stop its work.
+        patterns = checkPatterns(await call.race(Promise.resolve(entry.patterns(input.args, signal))));
       } catch (err) {
         if (!(isToolError(err))) throw err;
         patternProblem = err.message;

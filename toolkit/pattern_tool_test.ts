@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { schema, Server, text, type Tool } from "@forge/toolkit";
 // Loaded as run() loads it before register: the serving half provides the schema engine the registry compiles with.
 import "@forge/toolkit/stdio";
+import { connectInMemory, PROBE_META_KEY } from "@forge/toolkit/testing";
 import { registerPatternTool } from "./pattern_tool.ts";
 import { registryOf } from "./registry.ts";
 
@@ -69,4 +70,47 @@ Deno.test("registerPatternTool() quotes and cuts a hostile tool name in its refu
     assert.ok(!err.message.includes("\n"));
     return true;
   });
+});
+
+/** A pattern tool whose pattern function waits until its signal fires, and what it saw. */
+function waitingPatterns() {
+  const server = new Server({ name: "s" });
+  const started = Promise.withResolvers<void>();
+  const stopped = Promise.withResolvers<unknown>();
+  let handled = 0;
+  registerPatternTool(server, write, (_args, signal) =>
+    new Promise((_resolve, reject) => {
+      started.resolve();
+      signal.addEventListener("abort", () => (stopped.resolve(signal.reason), reject(signal.reason)), { once: true });
+    }), () => (handled++, text("done")));
+  return { server, started: started.promise, stopped: stopped.promise, handled: () => handled };
+}
+
+Deno.test("a pattern function is bounded by the call's deadline, probe or not, and its signal fires so it can stop its work", async () => {
+  for (const probe of [false, true]) {
+    const { server, stopped, handled } = waitingPatterns();
+    const session = await connectInMemory(server, { serve: { timeoutMs: 50 } });
+    const _meta = probe ? { [PROBE_META_KEY]: true } : undefined;
+    await assert.rejects(
+      // The client's own timeout is only an upper bound: the server's deadline answers first.
+      session.client.callTool({ name: "write", arguments: {}, _meta }, undefined, { timeout: 10_000 }),
+      /-32001: Tool call timed out after 50 ms/,
+    );
+    assert.ok(await stopped, "the pattern function's signal fired");
+    assert.equal(handled(), 0, "nothing ran");
+    await session.close();
+  }
+});
+
+Deno.test("a cancelled call's pattern function sees its signal fire, and the handler never runs", async () => {
+  const { server, started, stopped, handled } = waitingPatterns();
+  const session = await connectInMemory(server);
+  const controller = new AbortController();
+  const call = session.client.callTool({ name: "write", arguments: {} }, undefined, { signal: controller.signal });
+  await started;
+  controller.abort("the user changed their mind");
+  await assert.rejects(call);
+  assert.ok(await stopped, "the pattern function's signal fired");
+  assert.equal(handled(), 0);
+  await session.close();
 });

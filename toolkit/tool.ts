@@ -310,7 +310,11 @@ export interface Patterns {
 
 /**
  * Computes a call's permission patterns from its (validated) arguments, without side effects.
+ * It is bounded like the handler: the call's deadline and a cancellation
+ * answer the call without waiting for it, and `signal` fires then, so that a
+ * pattern function that does I/O (a database compiling a statement) can stop
+ * its work.
  *
  * @typeParam A The arguments' type.
  */
-export type PatternFn<A = Args> = (args: A) => Patterns | Promise<Patterns>;
+export type PatternFn<A = Args> = (args: A, signal: AbortSignal) => Patterns | Promise<Patterns>;

@@ -200,15 +200,20 @@ Deno.test({
     );
     db.close();
     assert.equal((await query("SELECT 1 AS one")).isError, undefined);
+    // Two warm processes now: one works out the bomb's patterns, the other lists the tables.
+    const warm = await descendants(server.process.pid);
+    assert.equal(warm.length, 2);
     const bomb = await send("execute", { sql: `INSERT INTO t (n) ${compileBomb(16)}` });
     const list = await send("list_tables", {});
     const listed = await next();
     assert.equal(listed.id, list, `list_tables is answered while execute's bomb compiles: ${JSON.stringify(listed)}`);
     assert.ok(listed.result?.structuredContent, JSON.stringify(listed));
-    // The probe that finds a write's patterns is not given the call's signal (a pattern function takes only the
-    // arguments): it compiles on, about a second, then the handler never runs. A reply already under way for it is
-    // dropped by next().
+    // The check that finds a write's patterns is given the call's signal (domain/manager_test.ts, "Manager
+    // .writePatterns() stops its job…"): the process compiling the bomb is stopped, the handler never runs, and the
+    // process that listed the tables serves on. A reply already under way for the call is dropped by next().
     await cancel(bomb, "list_tables was answered first");
+    const killed = await oneEnded(warm);
+    assert.ok(await alive(warm.find((pid) => pid !== killed)!));
     await deadline(100);
     const stopped = await call("execute", { sql: `INSERT INTO t (n) ${COMPILE_BOMB}` });
     assert.match(

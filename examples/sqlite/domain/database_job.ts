@@ -128,7 +128,8 @@ export const JOB_DEADLINE_ADVICE: Readonly<Record<DatabaseJob["kind"], string>> 
   query: "narrow it (a WHERE on an indexed column, fewer joined tables, a LIMIT)",
   list: "raise query_timeout_ms above the time SQLite takes to read the file's schema",
   describe: "raise query_timeout_ms above the time SQLite takes to read the file's schema",
-  patterns: "raise query_timeout_ms above the time SQLite takes to read the file's schema",
+  patterns: "simplify the statement (fewer nested WITH clauses, views or subqueries: SQLite compiles each), or raise " +
+    "query_timeout_ms above the time SQLite takes to read the file's schema and compile it",
   execute: "SQLite undoes a write stopped before its commit (run_query shows what is there)",
   recover: "raise query_timeout_ms above the time SQLite takes to roll the journal back",
 });

@@ -151,13 +151,14 @@ export class Manager {
    * shows): a database process compiles it on its read-only connection.
    *
    * @param sql The write.
+   * @param signal Ends the work early (the process is stopped): the call was cancelled or ran out of time.
    * @returns The patterns, e.g. `["sql:insert:users"]`.
    * @throws {PolicyError} When writing is off, or the statement is refused.
    */
-  async writePatterns(sql: string): Promise<string[]> {
+  async writePatterns(sql: string, signal?: AbortSignal): Promise<string[]> {
     return await this.#job(
       (config) => ({ kind: "patterns", sql, limits: writeLimits(config) }),
-      undefined,
+      signal,
       "patterns",
     ) as string[];
   }

@@ -57,6 +57,34 @@ Deno.test({
 });
 
 Deno.test({
+  name: "Manager.writePatterns() stops its job when the call's signal fires, before or while it runs",
+  permissions: perms,
+  async fn() {
+    const fixture = makeFixture();
+    const { mgr } = setup(fixture.config({ writable: true }));
+    const sql = "DELETE FROM customers WHERE id = ?";
+    const before = new AbortController();
+    before.abort(new DOMException("cancelled before", "AbortError"));
+    await assert.rejects(() => mgr.writePatterns(sql, before.signal), /cancelled before/);
+    // Aborted once its job is handed to a database process (which listens to the signal from then on).
+    const controller = new AbortController();
+    const listening = Promise.withResolvers<void>();
+    const listen = controller.signal.addEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<typeof listen>) => {
+      listen(...args);
+      if (args[0] === "abort") listening.resolve();
+    }) as typeof listen;
+    const pending = mgr.writePatterns(sql, controller.signal);
+    await listening.promise;
+    controller.abort();
+    await assert.rejects(pending, /^PolicyError: Cannot execute: the call was cancelled$/);
+    assert.deepEqual(await mgr.writePatterns(sql), ["sql:delete:customers", "sql:delete:orders"], "served on");
+    await mgr.close();
+    fixture.remove();
+  },
+});
+
+Deno.test({
   name: "Manager.execute() runs only while the config says writable, and the probe's patterns need it too",
   permissions: perms,
   async fn() {

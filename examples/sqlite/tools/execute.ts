@@ -33,7 +33,7 @@ export const executeTool: Tool<Input> = {
  * @returns The pattern function.
  */
 export function executePatterns(mgr: Manager): PatternFn<Input> {
-  return async (args) => ({ patterns: await mgr.writePatterns(args.sql) });
+  return async (args, signal) => ({ patterns: await mgr.writePatterns(args.sql, signal) });
 }
 
 /**
