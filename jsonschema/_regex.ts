@@ -47,6 +47,11 @@ export class LinearRegex implements Steps {
     return this.#program.op.length;
   }
 
+  /** The string positions whose scratch tables the matcher keeps between tests (a pattern with lookarounds). */
+  get keptPositions(): number {
+    return this.#matcher instanceof PikeVm ? this.#matcher.keptPositions : 0;
+  }
+
   /** Whether the pattern matches anywhere in `text`. */
   test(text: string): boolean {
     if (this.#insidePairs && hasPair(text, this)) return true;

@@ -6,13 +6,19 @@
 // lookarounds have later numbers, so running the tables from the last to the
 // first finds every table a body reads already filled. Each program visits
 // each of its instructions at most twice per position, so a test costs at
-// most 2 × program size × (code points + 1) steps.
+// most 2 × program size × (code points + 1) steps. The per-position tables
+// cost some ten bytes a code point; they are kept for the next test only up
+// to KEPT_POSITIONS, so a compiled pattern never holds on to the size of the
+// longest string a client once sent.
 
 import { AT_BEGIN, AT_END, codePointAt, type CodePointClasses } from "./_regex_classes.ts";
 import type { Program } from "./_regex_program.ts";
 import { type Steps, Threads } from "./_regex_threads.ts";
 
-/** The Pike VM of one program, its scratch space kept from one test to the next. */
+/** The most positions whose tables outlive a test: beyond, they are made for it and dropped after. */
+export const KEPT_POSITIONS = 65_536;
+
+/** The Pike VM of one program, its scratch space kept from one test to the next (up to KEPT_POSITIONS). */
 export class PikeVm {
   readonly #threads: Threads;
   #current: Int32Array;
@@ -33,8 +39,25 @@ export class PikeVm {
     this.#next = new Int32Array(program.op.length);
   }
 
+  /** The positions whose tables are kept for the next test (the bytes held are about ten times this). */
+  get keptPositions(): number {
+    return this.#ctx.length;
+  }
+
   /** Whether the program matches anywhere in `text`. */
   test(text: string): boolean {
+    try {
+      return this.#test(text);
+    } finally {
+      if (this.#ctx.length > KEPT_POSITIONS) {
+        this.#cls = new Int32Array(0);
+        this.#ctx = new Int32Array(0);
+        this.#tables = [];
+      }
+    }
+  }
+
+  #test(text: string): boolean {
     const { classes, program } = this;
     if (this.#ctx.length <= text.length) {
       this.#cls = new Int32Array(text.length);

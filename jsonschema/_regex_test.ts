@@ -6,6 +6,7 @@
 // names the seed, the pattern and the string, and reruns the same way.
 import assert from "node:assert/strict";
 import { LinearRegex, linearRegex } from "./_regex.ts";
+import { KEPT_POSITIONS } from "./_regex_nfa.ts";
 import { referenceTest } from "./_regex_reference.ts";
 import { prng as random } from "../internal/prng.ts";
 
@@ -193,4 +194,17 @@ Deno.test("hostile strings of 100,000 characters cost at most 3 × program size 
     assert.equal(ours.test(value), expected, source);
     assert.ok(ours.steps <= 3 * ours.size * value.length, `${source}: ${ours.steps} steps, size ${ours.size}`);
   }
+});
+
+Deno.test("a pattern with lookarounds keeps at most 65,536 positions of tables after a test of a longer string", () => {
+  const re = linearRegex("^(?=.*[A-Z])(?=.*[0-9]).{8,}$") as LinearRegex;
+  assert.equal(re.test("Password1"), true);
+  const small = re.keptPositions;
+  assert.ok(small >= 10 && small <= KEPT_POSITIONS, `${small}`);
+  // Some ten bytes a position: a 64 MiB string would have left a compiled pattern holding 640 MiB.
+  assert.equal(re.test("a".repeat(200_000)), false);
+  assert.ok(re.keptPositions <= KEPT_POSITIONS, `${re.keptPositions} positions kept`);
+  assert.equal(re.test("a".repeat(199_999) + "B1"), true);
+  assert.ok(re.keptPositions <= KEPT_POSITIONS, `${re.keptPositions} positions kept`);
+  assert.equal(re.test("Password1"), true, "the next test allocates again");
 });
