@@ -5,7 +5,12 @@ import { PathJail, type Policy, PolicyError } from "@forge/toolkit/validate";
 import type { Config } from "./config.ts";
 import { rootPolicy, rootsOf } from "./policy.ts";
 
-const NOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+// Lower case only: where the file system folds case (macOS, Windows), "TODO.md" is "todo.md", and
+// write:note/TODO would replace the note todo. One spelling per file keeps each pattern one note.
+const NOTE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+// Atomic: a reader sees the old note or the new one, never a mix, and a failed write keeps the old one.
+const REPLACE = Object.freeze({ atomic: true });
+const CHECK = Object.freeze({ atomic: true, dryRun: true });
 
 /** What the Manager takes of the loaded config: the `LoadedConfig` runWithConfig gives `manager` fits it. */
 export interface LoadedConfig {
@@ -33,15 +38,49 @@ export class Manager {
     this.#loaded = loaded;
   }
 
-  /** Reads one note. */
+  /** Reads one note; one that is not UTF-8 (written by another program) is refused, never read lossily. */
   async read(name: string, signal?: AbortSignal): Promise<string> {
     const { config, jail } = await this.#open("notes");
-    return await jail.readTextFile(fileOf(name), { maxBytes: config.max_bytes, signal });
+    const bytes = await jail.readFile(fileOf(name), { maxBytes: config.max_bytes, signal });
+    try {
+      // A leading byte-order mark stays: the text written back is the text read.
+      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw new PolicyError(
+        "invalid-input",
+        `Cannot read note "${name}": it is not UTF-8 text; convert the file to UTF-8 (read as text, it would change)`,
+      );
+    }
   }
 
-  /** Writes (creates or replaces) one note. */
+  /** Writes (creates or replaces, atomically) one note. */
   async write(name: string, content: string, signal?: AbortSignal): Promise<void> {
+    const { jail, file, bytes } = await this.#prepare(name, content);
+    await jail.writeFile(file, bytes, { ...REPLACE, signal });
+  }
+
+  /**
+   * Refuses what {@linkcode Manager.write} would refuse — a bad name, content
+   * over `max_bytes` or not Unicode text, a link, folder or FIFO at the note's
+   * place — and writes nothing: a probe offers no pattern for a write that fails.
+   */
+  async check(name: string, content: string): Promise<void> {
+    const { jail, file } = await this.#prepare(name, content);
+    await jail.writeFile(file, new Uint8Array(), CHECK);
+  }
+
+  async #prepare(name: string, content: string): Promise<{ jail: PathJail; file: string; bytes: Uint8Array }> {
+    const file = fileOf(name);
     const { config, jail } = await this.#open("notes");
+    if (!content.isWellFormed()) {
+      // TextEncoder would store U+FFFD for it: the note would not read back as written.
+      throw new PolicyError(
+        "invalid-input",
+        `Cannot write note "${name}": its content holds a lone UTF-16 surrogate at index ${
+          loneSurrogate(content)
+        }, which UTF-8 cannot store; send whole characters`,
+      );
+    }
     const bytes = new TextEncoder().encode(content);
     if (bytes.length > config.max_bytes) {
       throw new PolicyError(
@@ -49,7 +88,7 @@ export class Manager {
         `Cannot write note "${name}": ${bytes.length} bytes is over the limit of ${config.max_bytes}`,
       );
     }
-    await jail.writeFile(fileOf(name), bytes, { signal });
+    return { jail, file, bytes };
   }
 
   /**
@@ -95,8 +134,20 @@ export function fileOf(name: string): string {
       "invalid-input",
       `Cannot use note "${
         name.slice(0, 64)
-      }": a name is 1-64 letters, digits, "_" or "-", starting with a letter or digit`,
+      }": a name is 1-64 lower-case letters, digits, "_" or "-", starting with a letter or digit`,
     );
   }
   return `${name}.md`;
+}
+
+/** The index of the first UTF-16 unit of `text` that is half of no pair. */
+function loneSurrogate(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+    else return i;
+  }
+  return -1;
 }

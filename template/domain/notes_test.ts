@@ -56,6 +56,99 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "red team: a name with an upper-case letter is refused, so no two names reach one file where case is folded (macOS, Windows)",
+  permissions: perms,
+  async fn() {
+    const { root, notes, mgr } = await setup();
+    // On a case-insensitive file system "TODO.md" is "todo.md": write:note/TODO would replace the note todo.
+    for (const name of ["TODO", "Todo", "tOdo"]) {
+      await assert.rejects(() => mgr.write(name, "gone"), /Cannot use note ".*": a name is 1-64 lower-case letters/);
+    }
+    assert.deepEqual([...Deno.readDirSync(notes)].map((entry) => entry.name), ["todo.md"]);
+    assert.equal(await mgr.read("todo"), "buy milk");
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "red team: a lone UTF-16 surrogate is refused, never stored as U+FFFD; written text reads back as it was",
+  permissions: perms,
+  async fn() {
+    const { root, notes, mgr } = await setup();
+    await assert.rejects(
+      () => mgr.write("sur", "a\uD800b"),
+      /Cannot write note "sur": its content holds a lone UTF-16 surrogate at index 1/,
+    );
+    await assert.rejects(() => Deno.stat(join(notes, "sur.md")), Deno.errors.NotFound);
+    const text = "\uFEFFé😀\r\n\0";
+    await mgr.write("uni", text);
+    assert.equal(await mgr.read("uni"), text);
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "red team: a note that is not UTF-8 (planted by another program) is refused, not read as U+FFFD",
+  permissions: perms,
+  async fn() {
+    const { root, notes, mgr } = await setup();
+    const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9]); // "café" in Latin-1
+    await Deno.writeFile(join(notes, "old.md"), latin1);
+    // Read as "caf\uFFFD" and written back, the é would be lost for good.
+    await assert.rejects(() => mgr.read("old"), /Cannot read note "old": it is not UTF-8 text/);
+    assert.deepEqual(await Deno.readFile(join(notes, "old.md")), latin1);
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "red team: a write replaces the note atomically: a reader that opened the old note reads it whole",
+  permissions: perms,
+  async fn() {
+    const { root, notes, mgr } = await setup();
+    using reader = await Deno.open(join(notes, "todo.md"));
+    await mgr.write("todo", "sell the cow");
+    const buffer = new Uint8Array(64);
+    const n = await reader.read(buffer);
+    assert.equal(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), "buy milk");
+    assert.equal(await mgr.read("todo"), "sell the cow");
+    assert.deepEqual([...Deno.readDirSync(notes)].map((entry) => entry.name), ["todo.md"], "no temporary file left");
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "red team: check() refuses what write() would (a folder, the size, a surrogate, a name) and writes nothing",
+  permissions: perms,
+  async fn() {
+    const { root, notes, mgr } = await setup(8);
+    // A second name of a file outside (the toolkit's tests plant symbolic links: Deno.symlink needs unscoped grants).
+    await Deno.link(join(root, "canary.txt"), join(notes, "out.md"));
+    await Deno.mkdir(join(notes, "dir.md"));
+    const refused: [string, string, RegExp][] = [
+      ["dir", "x", /it is a folder/],
+      ["big", "123456789", /over the limit of 8/],
+      ["sur", "\uDC00", /lone UTF-16 surrogate/],
+      ["UP", "x", /lower-case/],
+    ];
+    const before = [...Deno.readDirSync(notes)].map((entry) => entry.name).sort();
+    for (const [name, content, why] of refused) {
+      await assert.rejects(() => mgr.check(name, content), why, name);
+      await assert.rejects(() => mgr.write(name, content), why, name);
+    }
+    await mgr.check("new", "fine");
+    assert.deepEqual([...Deno.readDirSync(notes)].map((entry) => entry.name).sort(), before, "nothing written");
+    // The hard link's other name, outside, keeps its text: the write gives the note a new file.
+    await mgr.check("out", "x");
+    await mgr.write("out", "x");
+    assert.equal(await Deno.readTextFile(join(root, "canary.txt")), "CANARY-outside-the-notes");
+    assert.equal(await mgr.read("out"), "x");
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test({
   name: "mgr.folder(name) is a jail of that folder alone: paths start there and no path reaches another root",
   permissions: perms,
   async fn() {

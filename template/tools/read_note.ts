@@ -3,7 +3,9 @@ import type { Manager } from "../domain/notes.ts";
 
 // Declared once, this is the JSON Schema clients see, the type of `req.arguments` (docs: the toolkit's
 // docs/typed-tools.md) and the check every call passes before the handler runs.
-const input = schema({ name: strProp("The note's name: letters, digits, '_' or '-'", { maxLength: 64 }) }, ["name"]);
+const input = schema({ name: strProp("The note's name: lower-case letters, digits, '_' or '-'", { maxLength: 64 }) }, [
+  "name",
+]);
 
 /** The arguments, checked against the schema before any code below runs. */
 type Input = Infer<typeof input>;

@@ -6,5 +6,5 @@ import { writeNote, writeNotePatterns, writeNoteTool } from "./write_note.ts";
 /** Adds every tool of this server: one line per tool. */
 export function registerAll(server: Server, mgr: Manager): void {
   addTool(server, readNoteTool, readNote(mgr));
-  registerPatternTool(server, writeNoteTool, writeNotePatterns, writeNote(mgr));
+  registerPatternTool(server, writeNoteTool, writeNotePatterns(mgr), writeNote(mgr));
 }

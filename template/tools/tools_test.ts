@@ -57,3 +57,28 @@ Deno.test({
     await close();
   },
 });
+
+Deno.test({
+  name: "red team: a probe of a write that would be refused offers no pattern, says why and writes nothing",
+  permissions: perms,
+  async fn() {
+    const { client, close, notes } = await toolSession();
+    await Deno.mkdir(join(notes, "out.md"));
+    for (
+      const args of [{ name: "out", content: "x" }, { name: "big", content: "x".repeat(1025) }, {
+        name: "Todo",
+        content: "x",
+      }]
+    ) {
+      const answer = await probe(client, "write_note", args);
+      assert.deepEqual(answer.patterns, [], args.name);
+      assert.equal(answer.isError, true, args.name);
+    }
+    const sur = await client.callTool({ name: "write_note", arguments: { name: "sur", content: "\uD800" } });
+    assert.match(JSON.stringify(sur.content), /lone UTF-16 surrogate/);
+    assert.deepEqual([...Deno.readDirSync(notes)].map((entry) => entry.name).sort(), ["out.md", "todo.md"]);
+    assert.equal((await Deno.stat(join(notes, "out.md"))).isDirectory, true);
+    assert.equal(await Deno.readTextFile(join(notes, "todo.md")), "buy milk");
+    await close();
+  },
+});

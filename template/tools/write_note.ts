@@ -1,8 +1,8 @@
 import { type Infer, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
-import { fileOf, type Manager } from "../domain/notes.ts";
+import type { Manager } from "../domain/notes.ts";
 
 const input = schema({
-  name: strProp("The note's name: letters, digits, '_' or '-'", { maxLength: 64 }),
+  name: strProp("The note's name: lower-case letters, digits, '_' or '-'", { maxLength: 64 }),
   content: strProp("The note's new text"),
 }, ["name", "content"]);
 
@@ -19,10 +19,16 @@ export const writeNoteTool: Tool<Input> = {
   timeoutMs: 5_000,
 };
 
-/** The approval patterns: exactly which note the call would write. No side effects. */
-export function writeNotePatterns(args: Input): { patterns: string[] } {
-  fileOf(args.name); // refuse a bad name in the probe too
-  return { patterns: [`write:note/${args.name}`] };
+/**
+ * The approval patterns: exactly which note the call would write. No side
+ * effects: a write the call would refuse (a bad name, content over the limit,
+ * a link or folder at the note's place) is refused here too, writing nothing.
+ */
+export function writeNotePatterns(mgr: Manager): (args: Input) => Promise<{ patterns: string[] }> {
+  return async (args) => {
+    await mgr.check(args.name, args.content);
+    return { patterns: [`write:note/${args.name}`] };
+  };
 }
 
 /** Maps the arguments to the Manager. */
