@@ -1,6 +1,7 @@
 // Deno can answer "is this granted?" but cannot list what was granted, so the
 // over-privilege check asks about probes: places a least-privilege server
 // never needs and a careless flag often grants.
+import { ipv4Bytes } from "../internal/ip.ts";
 
 /**
  * Paths to ask about for read, write and ffi, before filtering out what the
@@ -153,6 +154,38 @@ export const SYS_KINDS: readonly NonNullable<Deno.SysPermissionDescriptor["kind"
   "ca",
   "umask",
 ];
+
+/** How many random addresses inside each `--deny-net` range are asked about, besides its first and last. */
+export const DENY_NET_RANDOM_PROBES = 4;
+
+/**
+ * The hosts to ask about for one `--deny-net` entry: for an IPv4 range `a.b.c.d/n`, its first and last address and
+ * {@linkcode DENY_NET_RANDOM_PROBES} random ones inside it (new at every start), since a query of the first address
+ * alone is answered "denied" by `--deny-net=a.b.c.d`, a range narrowed to that one address; for any other entry, its
+ * host. Deno answers a query without a port "denied" only when every port is, so `--deny-net=10.0.0.0/8:443` is
+ * found too.
+ */
+export function denyNetProbes(entry: string, random: () => number = randomUint32): string[] {
+  const slash = entry.indexOf("/");
+  const host = slash === -1 ? entry : entry.slice(0, slash);
+  const bytes = ipv4Bytes(host);
+  const bits = Number(entry.slice(slash + 1));
+  if (slash === -1 || bytes === undefined || !Number.isInteger(bits) || bits < 0 || bits > 32) return [host];
+  const size = 2 ** (32 - bits);
+  const address = bytes.reduce((n, byte) => n * 256 + byte, 0);
+  const first = address - (address % size);
+  const offsets = [0, size - 1];
+  for (let i = 0; i < DENY_NET_RANDOM_PROBES; i++) offsets.push(random() % size);
+  return [...new Set(offsets.map((offset) => dottedQuad(first + offset)))];
+}
+
+function randomUint32(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0];
+}
+
+function dottedQuad(n: number): string {
+  return [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join(".");
+}
 
 /** Whether a net probe `host[:port]` is granted by one of `entries` (Deno's `*.suffix` also matches the apex). */
 export function netCovered(entries: readonly string[], probe: string): boolean {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { netCovered, netProbes, pathProbes, runProbes } from "./_probes.ts";
+import { denyNetProbes, netCovered, netProbes, pathProbes, runProbes } from "./_probes.ts";
 
 Deno.test("pathProbes() includes /, common places, the given ancestors, the working folder and the deno executable", () => {
   const probes = pathProbes(["/srv", "/srv/data"]);
@@ -35,4 +35,16 @@ Deno.test("runProbes() asks about each shell, interpreter and launcher by bare n
     }
   }
   assert.ok(probes.includes(Deno.execPath()));
+});
+
+Deno.test("denyNetProbes() asks about a range's first and last address and random ones inside it", () => {
+  let n = 0;
+  const random = () => [5, 2 ** 32 - 1, 300, 0][n++ % 4];
+  assert.deepEqual(denyNetProbes("10.0.0.0/8", random), ["10.0.0.0", "10.255.255.255", "10.0.0.5", "10.0.1.44"]);
+  assert.deepEqual(denyNetProbes("169.254.169.254/32", random), ["169.254.169.254"]);
+  assert.deepEqual(denyNetProbes("[::1]", random), ["[::1]"]);
+  for (const host of denyNetProbes("172.16.0.0/12").slice(2)) {
+    const [a, b] = host.split(".").map(Number);
+    assert.ok(a === 172 && b >= 16 && b < 32, host);
+  }
 });

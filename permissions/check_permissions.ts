@@ -1,5 +1,5 @@
 import type { PermissionSet } from "./permission_set.ts";
-import { ENV_PROBES, netCovered, netProbes, pathProbes, runProbes, SYS_KINDS } from "./_probes.ts";
+import { denyNetProbes, ENV_PROBES, netCovered, netProbes, pathProbes, runProbes, SYS_KINDS } from "./_probes.ts";
 
 const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] as const;
 
@@ -11,7 +11,7 @@ const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] 
  * roots themselves for write and ffi, loopback/private/metadata hosts and
  * other ports of allowed hosts, secret-looking env variables, shells and
  * interpreters, and every `--allow-sys` kind. It also reports each
- * `--deny-net` entry of `set` that is not in force.
+ * `--deny-net` entry of `set` that is not in force over its whole range (first, last and random addresses).
  *
  * Deno cannot list its grants, so a scoped grant of an unrelated path (say
  * `--allow-read=/opt/other`) is found only when it covers a probe.
@@ -77,10 +77,13 @@ export async function checkPermissions(set: PermissionSet): Promise<string[]> {
   if (!unscoped.has("sys")) {
     for (const kind of SYS_KINDS) if (granted({ name: "sys", kind })) excess.push(`sys ${q(kind)}`);
   }
+  // Every address of a range must be denied, not only its first: `--deny-net=10.0.0.0` answers "denied" for
+  // 10.0.0.0 and lets 10.0.0.5 through, so the range's last address and random ones inside it are asked too.
   for (const entry of set.denyNet) {
-    const host = entry.split("/")[0];
-    const state = Deno.permissions.querySync({ name: "net", host }).state;
-    if (state !== "denied") excess.push(`--deny-net ${q(entry)} is not in force`);
+    const inForce = denyNetProbes(entry).every((host) =>
+      Deno.permissions.querySync({ name: "net", host }).state === "denied"
+    );
+    if (!inForce) excess.push(`--deny-net ${q(entry)} is not in force`);
   }
   return [...new Set(excess)];
 }

@@ -39,6 +39,10 @@ const files = await configure("files", { readRoots: [data] });
 const net = await configure("net", { readRoots: [data], net: { hosts: ["api.example.com"] }, env: ["API_TOKEN"] });
 const local = await configure("local", { net: { schemes: ["http"], privateHosts: ["127.0.0.1"], ports: [8080] } });
 const withoutDeny = net.flags.filter((f) => !f.startsWith("--deny-net"));
+// Each range of --deny-net narrowed to its first address: a query of that address alone still answers "denied".
+const narrowedDeny = net.flags.map((f) => f.startsWith("--deny-net=") ? f.replace(/\/\d+/g, "") : f);
+// Each range denied on one port only: the others stay open.
+const portDeny = net.flags.map((f) => f.startsWith("--deny-net=") ? f.replace(/\/(\d+)/g, "/$1:443") : f);
 const envOf = (flags: string[]) => flags.filter((f) => !f.startsWith("--allow-env"));
 
 const refusals: [string, string[], string][] = [
@@ -67,6 +71,8 @@ const refusals: [string, string[], string][] = [
   ["an extra env variable", [...envOf(files.flags), "--allow-env=FORGE_TENANT_CONFIG,HOME"], 'env "HOME"'],
   ["unscoped import", [...files.flags, "--allow-import"], "unscoped --allow-import"],
   ["an allowed host without --deny-net", withoutDeny, '--deny-net "10.0.0.0/8" is not in force'],
+  ["--deny-net ranges narrowed to their first address", narrowedDeny, '--deny-net "10.0.0.0/8" is not in force'],
+  ["--deny-net ranges given a port", portDeny, '--deny-net "10.0.0.0/8" is not in force'],
   ["another port of a private host", [...local.flags, "--allow-net=127.0.0.1:22"], 'net "127.0.0.1:22"'],
   ["an allowed host plus loopback", [...net.flags, "--allow-net=127.0.0.1"], 'net "127.0.0.1"'],
 ];
@@ -78,7 +84,8 @@ for (const [label, flags, says] of refusals) {
     async fn() {
       const config = flags.includes("--allow-net=127.0.0.1:22")
         ? local
-        : flags === withoutDeny || flags.includes("--allow-net=127.0.0.1")
+        : flags === withoutDeny || flags === narrowedDeny || flags === portDeny ||
+            flags.includes("--allow-net=127.0.0.1")
         ? net
         : files;
       const { code, stdout, stderr } = await start(flags, [config.config]);
