@@ -167,6 +167,48 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "a --allow-read of a symbolic link reaches below its target, while query() of the target and its files says prompt",
+  async fn() {
+    const base = await Deno.realPath(await Deno.makeTempDir());
+    try {
+      // base/lnk → base/target, which holds secret.txt: an extra grant of the link is one the start check cannot see.
+      await Deno.mkdir(join(base, "target"));
+      await Deno.writeTextFile(join(base, "target", "secret.txt"), "s");
+      const ln = await new Deno.Command("ln", { args: ["-s", join(base, "target"), join(base, "lnk")] }).output();
+      assert.ok(ln.success);
+      const asked = JSON.stringify([join(base, "target"), join(base, "target", "secret.txt")]);
+      const { out } = await deno(
+        [`--allow-read=${join(base, "lnk")}`],
+        "queryThenRead",
+        asked,
+        `${base}/lnk/secret.txt`,
+      );
+      assert.deepEqual(out, { states: ["prompt", "prompt"], read: { ok: "s" } });
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "--inspect opens a debugger port that no permission query shows: the process holds no net or sys grant",
+  permissions: perms,
+  async fn() {
+    const ask = JSON.stringify([{ name: "net" }, { name: "net", host: "127.0.0.1" }, { name: "sys" }]);
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-prompt", "--no-config", "--inspect=127.0.0.1:0", probe, "query", ask],
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    const err = new TextDecoder().decode(output.stderr);
+    assert.match(err, /^Debugger listening on ws:\/\/127\.0\.0\.1:\d+\//, err);
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), ["prompt", "prompt", "prompt"]);
+  },
+});
+
 /** The probe in a child whose whole environment is `env` (no proxy variable of this process's own). */
 async function denoWithEnv(env: Record<string, string>, flags: string[], ...args: string[]): Promise<unknown> {
   const output = await new Deno.Command(Deno.execPath(), {

@@ -53,5 +53,10 @@ if (action === "query") {
   result = await outcome(async () => await Deno.symlink(args[0], args[1]));
 } else if (action === "realPath") {
   result = await outcome(async () => await Deno.realPath(args[0]));
+} else if (action === "queryThenRead") {
+  // What query() says of each path of args[0], then reading args[1].
+  const paths: string[] = JSON.parse(args[0]);
+  const states = paths.map((path) => Deno.permissions.querySync({ name: "read", path }).state);
+  result = { states, read: await outcome(async () => await Deno.readTextFile(args[1])) };
 }
 console.log(JSON.stringify(result));
