@@ -6,7 +6,7 @@
 //   dev          the same, restarted on every change of a .ts or .json file (see _dev.ts)
 //   inspect      open the MCP Inspector on it (extra arguments go to the Inspector,
 //                e.g. `deno task inspect --cli --method tools/list`)
-//   permissions  print the flags, with the values of the config's ${VAR}s
+//   permissions  print the flags start runs with, with the values of the config's ${VAR}s
 //   host-config  print a host entry: `deno task host-config claude|vscode [--npx]`
 //   compile      one binary in dist/ with those flags baked in and the config embedded
 //                (`--dry-run` prints the `deno compile` command without running it)
@@ -15,13 +15,15 @@
 //                them (`--dry-run` prints both without bundling)
 //
 // `--config=FILE` picks another config (default config/config.example.json).
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configVariables } from "@forge/toolkit/configreload";
 import { bundleServer, compileServer, printedPermissions, RUNTIME_FLAGS } from "@forge/toolkit/permissions";
 import { devLoop } from "./_dev.ts";
+import { shellWord } from "./_shell_word.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
+const INSPECTOR_MODES = ["--cli", "--web", "--tui"];
 const MODES = ["start", "dev", "inspect", "permissions", "host-config", "compile", "bundle"];
 
 const project = fileURLToPath(new URL("..", import.meta.url));
@@ -39,10 +41,23 @@ if (config.includes(",") || config.includes("\0")) {
   Deno.exit(64);
 }
 
-if (mode === "permissions" || mode === "host-config") {
+const ask = () => printedPermissions({ script, config, env: Deno.env.toObject() });
+if (mode === "permissions") {
+  // Asked exactly as start, dev and inspect ask (this environment, FORGE_TENANT_CONFIG included), so the flags
+  // printed are the flags they run with: a tenant file that exists wins over --config, in both.
+  try {
+    console.log((await ask()).map(shellWord).join(" "));
+    Deno.exit(0);
+  } catch (err) {
+    console.error((err as Error).message.trim());
+    Deno.exit(1);
+  }
+}
+
+if (mode === "host-config") {
   // Printing needs only the config file and its variables, never what the server grants.
   const names = configVariables(await Deno.readFile(config));
-  const printing = mode === "permissions" ? ["--print-permissions"] : ["--print-host-config", ...rest];
+  const printing = ["--print-host-config", ...rest];
   Deno.exit(
     await deno([
       `--allow-read=${config}`,
@@ -85,7 +100,6 @@ if (mode === "bundle") {
   }
 }
 
-const ask = () => printedPermissions({ script, config, env: Deno.env.toObject() });
 if (mode === "dev") {
   const log = (line: string) => console.error(line);
   Deno.exit(
@@ -106,12 +120,31 @@ try {
 }
 const server = [...RUNTIME_FLAGS, ...flags, script, "-config", config];
 if (mode === "start") Deno.exit(await deno([...server, ...rest]));
-// The Inspector hands its server a minimal environment, so the config's variables are passed with -e.
-const env = configVariables(await Deno.readFile(config)).flatMap((
-  name,
-) => ["-e", `${name}=${Deno.env.get(name) ?? ""}`]);
-const npx = ["-y", INSPECTOR, ...rest, ...env, "--", Deno.execPath(), "run", "--quiet", "--no-prompt", ...server];
-Deno.exit(await spawn("npx", npx));
+// The Inspector hands its server a minimal environment, so the config's variables must reach it through the
+// Inspector. On its command line (-e NAME=value) any user of the machine could read them (ps, /proc/<pid>/cmdline):
+// the server's command and environment go in a session file instead, in a folder only this user may open, removed
+// once the Inspector exits. Its mode flag (--cli, --web, --tui) must stay first.
+const env: Record<string, string> = {};
+for (const name of configVariables(await Deno.readFile(config))) {
+  const value = Deno.env.get(name);
+  if (value !== undefined) env[name] = value;
+}
+const session = await Deno.makeTempDir({ prefix: "my-server-inspector-" });
+const file = join(session, "session.json");
+const entry = { command: Deno.execPath(), args: ["run", "--quiet", "--no-prompt", ...server], env };
+await Deno.writeTextFile(file, JSON.stringify({ mcpServers: { "my-server": entry } }), {
+  mode: 0o600,
+  createNew: true,
+});
+const lead = rest.findIndex((arg) => !INSPECTOR_MODES.includes(arg));
+const [modes, others] = lead < 0 ? [rest, []] : [rest.slice(0, lead), rest.slice(lead)];
+let code: number;
+try {
+  code = await spawn("npx", ["-y", INSPECTOR, ...modes, "--config", file, ...others]);
+} finally {
+  await Deno.remove(session, { recursive: true });
+}
+Deno.exit(code);
 
 function deno(args: string[]): Promise<number> {
   return spawn(Deno.execPath(), ["run", "--quiet", "--no-prompt", ...args]);

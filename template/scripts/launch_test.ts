@@ -1,4 +1,4 @@
-// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp} --allow-env=PATH
 // The tasks take the server's flags from the server itself, for the config in
 // use: a config that starts using a new variable needs no edit of deno.json.
 import assert from "node:assert/strict";
@@ -70,6 +70,73 @@ Deno.test("deno task start serves over real stdio with the flags the server prin
   assert.equal((await server.close()).code, 0);
   assert.match(await Deno.readTextFile(join(t.docs, "audit.jsonl")), /"tool":"write_note"/);
   assert.ok(server.lines.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
+  await Deno.remove(t.dir, { recursive: true });
+});
+
+/** The argv of the launcher's one child (the server under `start`), read through cat: Deno lets no permission short of
+ * --allow-all read /proc. */
+async function childArgv(pid: number): Promise<string[]> {
+  const cat = async (path: string) =>
+    new TextDecoder().decode((await new Deno.Command("cat", { args: [path], stderr: "inherit" }).output()).stdout);
+  const children = (await cat(`/proc/${pid}/task/${pid}/children`)).trim().split(" ");
+  assert.equal(children.length, 1, "one child");
+  return (await cat(`/proc/${children[0]}/cmdline`)).split("\0");
+}
+
+Deno.test("deno task permissions prints the flags deno task start runs with, when FORGE_TENANT_CONFIG names a tenant file too", async () => {
+  // The tenant's own file wins over --config (configreload's order): printed and run alike, never one of each.
+  const t = await docsConfig();
+  const [tenants, wide] = [join(t.dir, "tenants"), join(t.dir, "wide")];
+  await Deno.mkdir(tenants, { mode: 0o700 });
+  await Deno.mkdir(wide, { mode: 0o700 });
+  await Deno.writeTextFile(join(tenants, "my-server.json"), JSON.stringify({ notes_dir: wide }), { mode: 0o600 });
+  const env = { ...t.env, FORGE_TENANT_CONFIG: tenants };
+  const printed = await task(["permissions", `--config=${t.config}`], env);
+  assert.equal(printed.code, 0, printed.stderr);
+  const server = await spawnServer({ args: [...LAUNCHER, "start", `--config=${t.config}`], env, cwd: project });
+  const argv = await childArgv(server.process.pid);
+  const flags = argv.slice(
+    argv.indexOf("--v8-flags=--max-semi-space-size=8") + 1,
+    argv.indexOf(join(project, "main.ts")),
+  );
+  assert.equal(printed.stdout.trim(), flags.map(sh).join(" "));
+  assert.ok(flags.includes(`--allow-write=${wide}`), flags.join(" "));
+  assert.equal((await server.close()).code, 0);
+  await Deno.remove(t.dir, { recursive: true });
+});
+
+Deno.test("deno task inspect hands the Inspector the server's variables in a file only this user may read, never in argv", async () => {
+  // npx is found through PATH: a script first on it records its argv and the session file's modes, then runs npx.
+  const t = await docsConfig();
+  const bin = join(t.dir, "bin");
+  await Deno.mkdir(bin);
+  const record = join(t.dir, "npx-argv");
+  await Deno.writeTextFile(
+    join(bin, "npx"),
+    `#!/bin/sh
+printf '%s\\0' "$@" > '${record}'
+previous=
+for arg in "$@"; do
+  if [ "$previous" = --config ]; then stat -c '%a' "$(dirname "$arg")" "$arg" > '${record}.modes'; fi
+  previous=$arg
+done
+PATH="\${PATH#*:}" exec npx "$@"
+`,
+    { mode: 0o700 },
+  );
+  const env = { ...t.env, PATH: `${bin}:${Deno.env.get("PATH")}` };
+  const out = await task(["inspect", `--config=${t.config}`, "--cli", "--method", "tools/list"], env);
+  assert.equal(out.code, 0, out.stderr);
+  // The server started, so it had NOTES_DIR and DOCS_DIR.
+  assert.ok(JSON.parse(out.stdout).tools.some((tool: { name: string }) => tool.name === "write_note"), out.stdout);
+  const argv = (await Deno.readTextFile(record)).split("\0").slice(0, -1);
+  assert.deepEqual(argv.slice(0, 3), ["-y", "@modelcontextprotocol/inspector@2.12.0", "--cli"], "the mode flag first");
+  for (const value of Object.values(t.env)) {
+    assert.ok(argv.every((arg) => !arg.includes(value)), `${value} in argv: ${argv.join(" ")}`);
+  }
+  assert.deepEqual((await Deno.readTextFile(`${record}.modes`)).trim().split("\n"), ["700", "600"]);
+  const session = argv[argv.indexOf("--config") + 1];
+  await assert.rejects(Deno.stat(session), Deno.errors.NotFound, "removed once the Inspector exits");
   await Deno.remove(t.dir, { recursive: true });
 });
 

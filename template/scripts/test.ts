@@ -9,11 +9,7 @@
 // group, which took most of the run.
 import { fileURLToPath } from "node:url";
 import { testFilesByPermissions } from "@forge/toolkit/testing";
-
-/** A word as the printed commands show it: bare when no POSIX shell treats a character of it specially, else quoted. */
-function sh(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
+import { shellWord as sh } from "./_shell_word.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const groups = await testFilesByPermissions(root, { only: Deno.args });
