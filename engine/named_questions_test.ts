@@ -29,7 +29,7 @@ async function ask(server: RawServer, method: string, params: Json): Promise<Jso
 const ACCEPT_ADA = { action: "accept", content: { name: "Ada" } };
 const ROOTS = { roots: [{ uri: "file:///work" }] };
 
-Deno.test("2026-07-28: named questions are the inputRequests keys, and inputResponses under those keys answer them", async () => {
+Deno.test("2026-07-28: named questions are the inputRequests keys, and inputResponses under those keys answer them (with the requestState that asked them)", async () => {
   const server = await spawnRaw({ args: ["--no-prompt", script] });
   const first = (await ask(server, "tools/call", { name: "named", arguments: {} })).result as Json;
   assert.equal(first.resultType, "input_required");
@@ -44,6 +44,15 @@ Deno.test("2026-07-28: named questions are the inputRequests keys, and inputResp
     requestState: first.requestState,
   })).result as { content: { text: string }[] };
   assert.equal(done.content[0].text, "Hello, Ada! roots=file:///work");
+  // The same answers with no requestState (the conformance suite's ignore-extra-params call): nothing says they were
+  // asked, so they answer nothing and the questions are asked again.
+  const stateless = (await ask(server, "tools/call", {
+    name: "named",
+    arguments: {},
+    inputResponses: { user_name: ACCEPT_ADA, client_roots: ROOTS, extra: ACCEPT_ADA },
+  })).result as Json;
+  assert.equal(stateless.resultType, "input_required");
+  assert.deepEqual(Object.keys(stateless.inputRequests as Json), ["user_name", "client_roots"]);
   await server.closeInput();
   assert.equal((await server.status()).code, 0);
 });

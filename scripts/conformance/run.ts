@@ -123,8 +123,10 @@ try {
     const c = print(wire, verdicts);
     failed += c.fail;
     const waiting = verdicts.filter((v) => v.verdict === "fail" && WAITING[v.scenario] !== undefined).length;
+    const warned = verdicts.filter((v) => (v.warnings ?? 0) > 0).length;
     summary.push(
-      `${wire} (suite ${suite}): ${c.pass} of ${c.pass + c.fail} applicable passed, ${c["n/a"]} not applicable` +
+      `${wire} (suite ${suite}): ${c.pass} of ${c.pass + c.fail} applicable passed` +
+        (warned > 0 ? ` (${warned} with a warning)` : "") + `, ${c["n/a"]} not applicable` +
         (waiting > 0 ? `, ${waiting} failing wait on the JSON Schema engine` : ""),
     );
   }
