@@ -81,7 +81,10 @@ function waitingPatterns() {
   registerPatternTool(server, write, (_args, signal) =>
     new Promise((_resolve, reject) => {
       started.resolve();
-      signal.addEventListener("abort", () => (stopped.resolve(signal.reason), reject(signal.reason)), { once: true });
+      // The toolkit always gives the signal.
+      signal!.addEventListener("abort", () => (stopped.resolve(signal!.reason), reject(signal!.reason)), {
+        once: true,
+      });
     }), () => (handled++, text("done")));
   return { server, started: started.promise, stopped: stopped.promise, handled: () => handled };
 }

@@ -313,8 +313,9 @@ export interface Patterns {
  * It is bounded like the handler: the call's deadline and a cancellation
  * answer the call without waiting for it, and `signal` fires then, so that a
  * pattern function that does I/O (a database compiling a statement) can stop
- * its work.
+ * its work. The toolkit always gives `signal`; it is optional so that a test
+ * can call a pattern function with the arguments alone.
  *
  * @typeParam A The arguments' type.
  */
-export type PatternFn<A = Args> = (args: A, signal: AbortSignal) => Patterns | Promise<Patterns>;
+export type PatternFn<A = Args> = (args: A, signal?: AbortSignal) => Patterns | Promise<Patterns>;

@@ -254,8 +254,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "the descriptor walk creates no temporary file outside when a writable root inside another root is removed " +
-    "mid-write and its '(deleted)' path is made a link out",
+  name:
+    "the descriptor walk creates no temporary file outside when a writable root inside another root is removed mid-write and its '(deleted)' path is made a link out",
   permissions: perms,
   async fn() {
     // A writable root inside a read root: a process that can write in the read root can remove the writable root
