@@ -217,7 +217,7 @@ const BREAKS_ALL = new RegExp(BREAKS.source, "g");
  * line of its own — a forged log line, or a forged audit record where the
  * trail shares stderr — nor drive a terminal. Tabs stay.
  */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   if (!BREAKS.test(text)) return text;
   return text.replace(BREAKS_ALL, (c) => SHORT_ESCAPES[c] ?? escapeUnit(c));
 }

@@ -36,6 +36,8 @@ const LABEL: Record<string, string> = {
   canary_file: "/tmp/c/canary.txt",
   canary_dir: "/tmp/c",
   canary_db: "/tmp/c/canary.db",
+  secret_head: "FORGE-CANARY-a",
+  secret_tail: "b",
   up: "../",
   up_backslash: "..\\",
   up_encoded: "%2e%2e%2f",
@@ -165,8 +167,8 @@ export function argumentCases(
   const add = (title: string, category: AttackCategory, argument: string | undefined, args: string, value?: string) =>
     out.push({ title, category, argument, args, passes: judged(inputSchema, args), ...(value ? { value } : {}) });
   const relevant = (value: AttackValue, name: string, schema: Schema) =>
-    options.large || !RELEVANT[value.category] ||
-    RELEVANT[value.category]!.test(`${name} ${String(schema.description ?? "")}`);
+    options.large || !(value.arguments ?? RELEVANT[value.category]) ||
+    (value.arguments ?? RELEVANT[value.category])!.test(`${name} ${String(schema.description ?? "")}`);
   const pick = (on: string) => values.filter((v) => (v.for ?? "string") === on && (options.large || !v.large));
   for (const [name, schema] of Object.entries(properties)) {
     const type = typeOf(schema);

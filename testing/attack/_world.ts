@@ -95,6 +95,10 @@ export async function createWorld(): Promise<World> {
     canary_file: canaryFile,
     canary_dir: dir,
     canary_db: canaryDb,
+    // The secret in two halves: a value that joins them in SQL sends neither whole, so the secret coming back proves
+    // the server ran the value as SQL.
+    secret_head: secret.slice(0, 16),
+    secret_tail: secret.slice(16),
     up: up("../"),
     up_backslash: up("..\\"),
     up_encoded: up("%2e%2e%2f"),

@@ -142,6 +142,26 @@ Deno.test("attack() finds a read-only guard that trusts a SELECT prefix: the dat
   await t.remove();
 });
 
+Deno.test("attack() finds a name pasted into a quoted SQL literal: a UNION selects the secret it never sent whole", async () => {
+  const t = await tree();
+  const report = await attackTools(() => weak.sqlByConcatenation(t.db), { read: [t.db] });
+  const f = found(report, {
+    check: "canary-leak",
+    tool: "find_item",
+    argument: "name",
+    case: "quote breaks into a UNION",
+  });
+  assert.deepEqual([f.cwe, f.owasp], ["CWE-89", "MCP05:2025 Command Injection & Execution"]);
+  await t.remove();
+});
+
+Deno.test("attack() reports no forged line for a plain Error carrying its argument: the toolkit's log escapes it", async () => {
+  // In memory as over real stderr: the "failed (ref …)" line quotes the error, its line breaks escaped.
+  const report = await attackTools(() => weak.plainErrorWithArgument(), {});
+  assert.ok(report.tools[0].reachHandler > 5, JSON.stringify(report.tools));
+  assert.deepEqual(report.findings, [], formatFindings(report));
+});
+
 Deno.test("attack() finds option injection into git and a hostile repository config it obeys", async () => {
   const t = await tree(true);
   const report = await attackTools(() => weak.gitAsGiven(t.repo), { read: [t.repo] }, { repositories: [t.repo] });

@@ -111,6 +111,18 @@ const LINKS: Entry[] = [
 // pragma or a new table changes the database file, VACUUM INTO and ATTACH
 // create files in the canary folder, and reading the attached canary puts its
 // token in the reply.
+// A value a server pastes into a quoted SQL literal (`WHERE name = '${name}'`)
+// closes the quote and selects the canary secret, joined from two halves so
+// the request never carries it whole: the secret in a reply proves the value
+// ran as SQL. Sent to name-like arguments too, where such queries put them.
+const SQL_LITERAL: Entry[] = [
+  ["quote breaks into a UNION", "x' UNION SELECT '@@secret_head@@'||'@@secret_tail@@' --"],
+  ["quote breaks into a UNION of two columns", "x' UNION SELECT '@@secret_head@@'||'@@secret_tail@@', 1 --"],
+  ["quote breaks into a UNION of three columns", "x' UNION SELECT '@@secret_head@@'||'@@secret_tail@@', 1, 1 --", true],
+  ["double quote breaks into a UNION", "x\" UNION SELECT '@@secret_head@@'||'@@secret_tail@@' --", true],
+];
+const SQL_LITERAL_ARGUMENTS = /sql|query|statement|where|filter|expr|name|key|term|search|title|table|column|label/i;
+
 const SQL: Entry[] = [
   ["pragma write", "PRAGMA user_version = 7"],
   ["create table", "CREATE TABLE forge_attack(x)"],
@@ -221,6 +233,7 @@ export const ATTACK_VALUES: readonly AttackValue[] = Object.freeze([
   ...strings("link", LINKS),
   ...strings("url", [...LOOPBACK, ...PRIVATE, ...SCHEMES]),
   ...strings("sql", SQL),
+  ...strings("sql", SQL_LITERAL).map((v) => ({ ...v, arguments: SQL_LITERAL_ARGUMENTS })),
   ...strings("option", OPTIONS),
   ...strings("command", COMMANDS),
   ...strings("log", LOGS),

@@ -12,6 +12,8 @@ const VALUES: Record<string, string> = Object.fromEntries(
     "up_encoded",
     "up_double_encoded",
     "up_fullwidth",
+    "secret_head",
+    "secret_tail",
     "sibling",
     "sibling_name",
     "link_file",

@@ -69,6 +69,12 @@ export interface AttackValue {
    */
   for?: AttackValueFor;
   /**
+   * Which arguments get it in the default corpus, tested against each argument's name and description (the large
+   * corpus sends every value to every argument).
+   * @default {the category's own: path values to path-like names, SQL to sql-like names, …}
+   */
+  arguments?: RegExp;
+  /**
    * Sent only with the large corpus (`FORGE_ATTACK=large`).
    * @default {false}
    */

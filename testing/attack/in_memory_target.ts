@@ -1,5 +1,6 @@
 import type { Server } from "@forge/toolkit";
 import { serve, type ServeOptions } from "@forge/toolkit/stdio";
+import { oneLine } from "../../internal/stderr.ts";
 import { memoryPipe } from "../memory_pipe.ts";
 import { Bell, Gate, Lines } from "./_lines.ts";
 import type { AttackConnection, AttackScope, AttackTarget, AttackWorld } from "./target.ts";
@@ -85,7 +86,11 @@ export function inMemoryTarget(
             return bytes.length;
           },
         },
-      }, { ...options.serve, log: (line) => err.push(line + "\n") });
+      }, {
+        ...options.serve,
+        // One call is one line, escaped as the default log escapes it on real stderr.
+        log: (line) => err.push(oneLine(line) + "\n"),
+      });
       const connection: AttackConnection & { ended: { code: number | undefined } | undefined } = {
         scope,
         lines: out.lines,

@@ -210,3 +210,30 @@ export function mergesOptions(): Server {
 export function logsToFile(log: string): Server {
   return keyLookup((key) => Deno.writeTextFileSync(log, `{"tool":"lookup"} ${key}\n`, { append: true }));
 }
+
+/** Pastes the name into a quoted literal of one SELECT (prepared, so only one statement runs). */
+export function sqlByConcatenation(db: string): Server {
+  return oneTool({
+    name: "find_item",
+    description: "Finds an item by its name",
+    inputSchema: schema({ name: strProp("The item's name") }, ["name"]),
+    annotations: READ,
+  }, (req) => {
+    const conn = new DatabaseSync(db, { readOnly: true });
+    try {
+      const sql = `SELECT name FROM items WHERE name = '${requireString(req.arguments, "name")}'`;
+      return text(JSON.stringify(conn.prepare(sql).all()));
+    } catch {
+      throw new ToolError("Cannot find the item: the query failed");
+    } finally {
+      conn.close();
+    }
+  });
+}
+
+/** Throws a plain Error that carries its argument: the toolkit answers "Internal error" and logs it, escaped. */
+export function plainErrorWithArgument(): Server {
+  return keyLookup((key) => {
+    throw new Error(`no such key: ${key}`);
+  });
+}
