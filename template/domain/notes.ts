@@ -41,7 +41,16 @@ export class Manager {
   /** Reads one note; one that is not UTF-8 (written by another program) is refused, never read lossily. */
   async read(name: string, signal?: AbortSignal): Promise<string> {
     const { config, jail } = await this.#open("notes");
-    const bytes = await jail.readFile(fileOf(name), { maxBytes: config.max_bytes, signal });
+    const bytes = await jail.readFile(fileOf(name), { maxBytes: config.max_bytes, signal }).catch(async (err) => {
+      // "no such file" names the file, not the note, and says nothing of what to do. When the notes directory itself
+      // is missing, the jail's own message says so (the config is at fault, not the name): keep that one.
+      const noNote = err instanceof PolicyError && err.code === "not-found" &&
+        await jail.stat(".").then(() => true, () => false);
+      if (!noNote) throw err;
+      throw new PolicyError("not-found", `Cannot read note "${name}": there is no such note; write it first`, {
+        cause: err,
+      });
+    });
     try {
       // A leading byte-order mark stays: the text written back is the text read.
       return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);

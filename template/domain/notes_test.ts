@@ -43,6 +43,23 @@ Deno.test({
 });
 
 Deno.test({
+  name: "a missing note is refused by its name, saying to write it first; a missing notes directory is named as such",
+  permissions: perms,
+  async fn() {
+    const { root, notes, mgr } = await setup();
+    await assert.rejects(() => mgr.read("plan"), (err) => {
+      assert.ok(err instanceof PolicyError);
+      assert.equal(err.code, "not-found");
+      assert.equal(err.message, 'Cannot read note "plan": there is no such note; write it first');
+      return true;
+    });
+    await Deno.remove(notes, { recursive: true });
+    await assert.rejects(() => mgr.read("todo"), /the folder this server reads from does not exist/);
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test({
   name: "Manager refuses names that could leave the directory, and notes over max_bytes",
   permissions: perms,
   async fn() {
