@@ -73,9 +73,9 @@ export class Manager {
    * over `max_bytes` or not Unicode text, a link, folder or FIFO at the note's
    * place — and writes nothing: a probe offers no pattern for a write that fails.
    */
-  async check(name: string, content: string): Promise<void> {
+  async check(name: string, content: string, signal?: AbortSignal): Promise<void> {
     const { jail, file } = await this.#prepare(name, content);
-    await jail.writeFile(file, new Uint8Array(), CHECK);
+    await jail.writeFile(file, new Uint8Array(), { ...CHECK, signal });
   }
 
   async #prepare(name: string, content: string): Promise<{ jail: PathJail; file: string; bytes: Uint8Array }> {

@@ -155,6 +155,8 @@ Deno.test({
       await assert.rejects(() => mgr.write(name, content), why, name);
     }
     await mgr.check("new", "fine");
+    // The call's signal, once fired (its deadline or a cancellation), stops the check too.
+    await assert.rejects(() => mgr.check("new", "fine", AbortSignal.abort()), { name: "AbortError" });
     assert.deepEqual([...Deno.readDirSync(notes)].map((entry) => entry.name).sort(), before, "nothing written");
     // The hard link's other name, outside, keeps its text: the write gives the note a new file.
     await mgr.check("out", "x");

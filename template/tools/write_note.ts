@@ -1,4 +1,4 @@
-import { type Infer, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
+import { type Infer, type PatternFn, schema, strProp, text, type Tool, type ToolHandler } from "@forge/toolkit";
 import type { Manager } from "../domain/notes.ts";
 
 const input = schema({
@@ -24,9 +24,10 @@ export const writeNoteTool: Tool<Input> = {
  * effects: a write the call would refuse (a bad name, content over the limit,
  * a link or folder at the note's place) is refused here too, writing nothing.
  */
-export function writeNotePatterns(mgr: Manager): (args: Input) => Promise<{ patterns: string[] }> {
-  return async (args) => {
-    await mgr.check(args.name, args.content);
+export function writeNotePatterns(mgr: Manager): PatternFn<Input> {
+  // The call's signal: its deadline or a cancellation stops the check as it stops the write.
+  return async (args, signal) => {
+    await mgr.check(args.name, args.content, signal);
     return { patterns: [`write:note/${args.name}`] };
   };
 }
