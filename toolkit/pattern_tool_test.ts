@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { schema, Server, text, type Tool } from "@forge/toolkit";
+import { addTool, schema, Server, text, type Tool } from "@forge/toolkit";
 // Loaded as run() loads it before register: the serving half provides the schema engine the registry compiles with.
 import "@forge/toolkit/stdio";
 import { connectInMemory, PROBE_META_KEY } from "@forge/toolkit/testing";
@@ -10,6 +10,8 @@ const RW = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, o
 const write: Tool = { name: "write", description: "Writes", inputSchema: schema(), annotations: RW };
 const patterns = () => ({ patterns: ["write:x"] });
 const handler = () => text("done");
+const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const textOf = (result: { content: unknown }) => (result.content as { text: string }[])[0].text;
 
 Deno.test("registerPatternTool() registers the tool with its patterns and no confirmation by default", () => {
   const server = new Server({ name: "s" });
@@ -72,41 +74,54 @@ Deno.test("registerPatternTool() quotes and cuts a hostile tool name in its refu
   });
 });
 
-/** A pattern tool whose pattern function waits until its signal fires, and what it saw. */
+/**
+ * A pattern tool whose pattern function ignores its signal (it only records that it fired) and settles only when the
+ * test calls `release()`: only the call's own race can answer the call before that.
+ */
 function waitingPatterns() {
   const server = new Server({ name: "s" });
   const started = Promise.withResolvers<void>();
   const stopped = Promise.withResolvers<unknown>();
+  const gate = Promise.withResolvers<{ patterns: string[] }>();
   let handled = 0;
-  registerPatternTool(server, write, (_args, signal) =>
-    new Promise((_resolve, reject) => {
-      started.resolve();
-      // The toolkit always gives the signal.
-      signal!.addEventListener("abort", () => (stopped.resolve(signal!.reason), reject(signal!.reason)), {
-        once: true,
-      });
-    }), () => (handled++, text("done")));
-  return { server, started: started.promise, stopped: stopped.promise, handled: () => handled };
+  registerPatternTool(server, write, (_args, signal) => {
+    started.resolve();
+    // The toolkit always gives the signal.
+    signal!.addEventListener("abort", () => stopped.resolve(signal!.reason), { once: true });
+    return gate.promise;
+  }, () => (handled++, text("done")));
+  addTool(server, { ...write, name: "quick", annotations: RO }, () => text("quick"));
+  return {
+    server,
+    started: started.promise,
+    stopped: stopped.promise,
+    handled: () => handled,
+    release: () => gate.resolve({ patterns: ["write:x"] }),
+  };
 }
 
 Deno.test("a pattern function is bounded by the call's deadline, probe or not, and its signal fires so it can stop its work", async () => {
   for (const probe of [false, true]) {
-    const { server, stopped, handled } = waitingPatterns();
+    const { server, stopped, handled, release } = waitingPatterns();
     const session = await connectInMemory(server, { serve: { timeoutMs: 50 } });
     const _meta = probe ? { [PROBE_META_KEY]: true } : undefined;
     await assert.rejects(
-      // The client's own timeout is only an upper bound: the server's deadline answers first.
+      // The client's own timeout is only an upper bound: the server's deadline answers first, while the pattern
+      // function has not settled.
       session.client.callTool({ name: "write", arguments: {}, _meta }, undefined, { timeout: 10_000 }),
       /-32001: Tool call timed out after 50 ms/,
     );
     assert.ok(await stopped, "the pattern function's signal fired");
+    release();
+    // A round trip after the pattern function settled: a handler run by it would have run by then.
+    assert.equal(textOf(await session.client.callTool({ name: "quick", arguments: {} })), "quick");
     assert.equal(handled(), 0, "nothing ran");
     await session.close();
   }
 });
 
 Deno.test("a cancelled call's pattern function sees its signal fire, and the handler never runs", async () => {
-  const { server, started, stopped, handled } = waitingPatterns();
+  const { server, started, stopped, handled, release } = waitingPatterns();
   const session = await connectInMemory(server);
   const controller = new AbortController();
   const call = session.client.callTool({ name: "write", arguments: {} }, undefined, { signal: controller.signal });
@@ -114,6 +129,9 @@ Deno.test("a cancelled call's pattern function sees its signal fire, and the han
   controller.abort("the user changed their mind");
   await assert.rejects(call);
   assert.ok(await stopped, "the pattern function's signal fired");
+  // Its patterns arrive after the cancellation: the handler must still not run.
+  release();
+  assert.equal(textOf(await session.client.callTool({ name: "quick", arguments: {} })), "quick");
   assert.equal(handled(), 0);
   await session.close();
 });
