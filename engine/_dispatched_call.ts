@@ -86,7 +86,7 @@ export class DispatchedCall implements CallInput {
 
   /**
    * The id as the call's middleware see it: as its reply carries it, an exact
-   * number as such (before, its text: a string another call's id could equal).
+   * number as such (never its text, a string another call's id could equal).
    */
   get id(): Id {
     return this.key;

@@ -7,7 +7,7 @@
  * @param word A flag, a path.
  * @returns The word as a shell must read it.
  *
- * @example
+ * @example Quote a flag whose path holds a space
  * ```ts
  * import { shellWord } from "./_shell_word.ts";
  * import assert from "node:assert/strict";

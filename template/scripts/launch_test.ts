@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnServer } from "@forge/toolkit/testing";
+import { shellWord as sh } from "./_shell_word.ts";
 
 const project = fileURLToPath(new URL("..", import.meta.url));
 const LAUNCHER = ["--allow-read", "--allow-env", "--allow-run", "scripts/launch.ts"];
@@ -32,11 +33,6 @@ async function task(args: string[], env: Record<string, string>) {
     stderr: "piped",
   }).output();
   return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
-}
-
-/** A word as the printed commands show it: bare when no POSIX shell treats a character of it specially, else quoted. */
-function sh(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 Deno.test("deno task permissions prints the flags of the config in use, ${DOCS_DIR} included, by their values", async () => {
