@@ -5,6 +5,7 @@
 // a write puts a name into that folder only (its content starts in the root,
 // see writeAt).
 
+import { basename, join } from "node:path";
 import { nodeFs } from "../internal/node_fs.ts";
 import { changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
@@ -222,8 +223,10 @@ export function writeAt(
  * the kernel names for the descriptor, so that path must still be the root's
  * own: a root removed while held is named `<root> (deleted)`, a path that
  * whoever can write beside the root (a writable root inside another root)
- * can make a link out, and a moved one is named where it went. Only a swap
- * inside Deno's own open of that path remains.
+ * can make a link out, and a moved one is named where it went. A swap between
+ * that check and the create is seen once the file exists: the kernel's name
+ * for the new file must be in the root, or the write is refused before a byte
+ * is written (an empty temporary file is then left where the swap led).
  */
 function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Identity } {
   let named: string | undefined;
@@ -233,6 +236,7 @@ function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Id
     named = undefined;
   }
   if (named !== w.rootPath) throw changed(what.action, what.path);
+  walkHooks.beforeCreate?.(temp);
   let fd: number;
   try {
     fd = nodeFs().openSync(
@@ -245,6 +249,17 @@ function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Id
     refusalFor(err, what.action, what.path);
   }
   try {
+    // Where the kernel says the new file is: a swap between the check above and the create is seen here, before a
+    // byte is written (the empty file it left elsewhere stays; nothing is written to it or placed from it). The
+    // identity check below refuses it too today, since Deno's lstat through the anchor is resolved by the kernel
+    // while its open resolves the anchor's name as text; this one does not rest on that difference.
+    let created: string | undefined;
+    try {
+      created = Deno.readLinkSync(at(w.anchor, fd));
+    } catch {
+      created = undefined;
+    }
+    if (created !== join(w.rootPath, basename(temp))) throw changed(what.action, what.path);
     const ours = nodeFs().fstatSync(fd);
     let there: Identity | undefined;
     try {

@@ -255,6 +255,53 @@ Deno.test({
 
 Deno.test({
   name:
+    "the descriptor walk writes nothing outside when its root is removed and its '(deleted)' path made a link out between the root's check and the create",
+  permissions: perms,
+  async fn() {
+    // As in the test below, but the root goes after its name was checked and before the temporary file is created:
+    // the create lands outside, which the kernel's name for the new file shows, before a byte is written.
+    const outer = join(dir, "outer2");
+    const inbox = join(outer, "inbox");
+    const away = join(dir, "away2");
+    Deno.mkdirSync(inbox, { recursive: true });
+    Deno.mkdirSync(away);
+    const nested = new PathJail(definePolicy({ readRoots: [outer], writeRoots: [inbox] }), {
+      descriptorAnchor: anchor,
+    });
+    walkHooks.beforeCreate = () => {
+      // The other process, which may write in the read root: the empty writable root goes, and the name the kernel
+      // now gives its descriptor, "<inbox> (deleted)", becomes a link out.
+      Deno.removeSync(inbox);
+      run("ln", "-s", away, `${inbox} (deleted)`);
+    };
+    // What lies outside when the write is about to be placed (a later refusal removes the file).
+    const sizes = () => [...Deno.readDirSync(away)].map((entry) => Deno.statSync(join(away, entry.name)).size);
+    let written: number[] = [];
+    walkHooks.beforePlace = () => (written = written.concat(sizes()));
+    let err: unknown;
+    try {
+      err = await nested.writeFile("x.txt", "mine", { atomic: true }).catch((e) => e);
+    } finally {
+      walkHooks.beforeCreate = undefined;
+      walkHooks.beforePlace = undefined;
+    }
+    const outside = [...Deno.readDirSync(away)].map((
+      entry,
+    ) => [entry.name, Deno.statSync(join(away, entry.name)).size]);
+    Deno.removeSync(outer, { recursive: true });
+    Deno.removeSync(away, { recursive: true });
+    assert.ok(refused("changed")(err), String(err));
+    assert.deepEqual(written.filter((size) => size > 0), [], "bytes were written to a file outside the roots");
+    // The create itself cannot be stopped: one empty temporary file at most, no byte, no placed file.
+    assert.ok(
+      outside.every(([name, size]) => String(name).startsWith(".forge-write-") && size === 0),
+      JSON.stringify(outside),
+    );
+  },
+});
+
+Deno.test({
+  name:
     "the descriptor walk creates no temporary file outside when a writable root inside another root is removed mid-write and its '(deleted)' path is made a link out",
   permissions: perms,
   async fn() {
