@@ -598,7 +598,11 @@ export class Dispatcher {
   #rootsHeld(): number {
     if (this.#options.maxInFlightBytes === undefined) return 0;
     const roots = this.#session.handshake.roots;
-    if (roots === undefined) return 0;
+    if (roots === undefined) {
+      // Dropped (the client said its roots changed): not kept alive here either.
+      this.#rootsMeasured = undefined;
+      return 0;
+    }
     if (roots !== this.#rootsMeasured) {
       this.#rootsMeasured = roots;
       this.#rootsCost = heldCost(roots, 0, true);

@@ -27,6 +27,8 @@ export class ExactNumber {
 
   private constructor(text: string) {
     this.text = text;
+    // Shared by every holder of the id, the reply's writer among them: middleware given it cannot change it.
+    Object.freeze(this);
   }
 
   /** The one instance for `text`. */

@@ -9,6 +9,9 @@ Deno.test("ExactNumber.of() gives one instance per text, and JSON.stringify writ
   assert.equal(JSON.stringify({ id: a }), '{"id":9007199254740993}');
   assert.equal(JSON.stringify(ExactNumber.of("1.50")), "1.50");
   assert.equal(String(a), "9007199254740993");
+  // One instance is shared by the reply and by middleware (as ctx.requestId): no holder can change it for the others.
+  assert.throws(() => ((a as { text: string }).text = "1"), TypeError);
+  assert.equal(JSON.stringify({ id: a }), '{"id":9007199254740993}');
 });
 
 Deno.test("publicMeta() shows an exact number as its text and leaves the rest alone", () => {
