@@ -27,12 +27,12 @@ const CROSS_JOIN = "SELECT count(*) AS n FROM t a, t b, t c";
 const ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000000) " +
   "SELECT count(*) AS n FROM c";
 /**
- * About 1.2 KB of SQL whose compile work doubles with each of its `levels`:
- * SQLite needs about 1.5–10 s to prepare 17 levels on the 2-core test machine
- * (16 take ~1 s, 14 ~0.3 s). Its memory does not depend on the machine: 17
- * levels fail to prepare under a 192 MiB heap cap and prepare under 224 (208 as
- * `INSERT INTO t (n) …`), so the 256 MiB cap never stops them, a deadline may;
- * 18 levels run out of memory in under a second.
+ * About 1.2 KB of SQL whose compile work doubles with each of its `levels`: 17
+ * levels take SQLite seconds to prepare, 16 about half that. Its memory does
+ * not depend on the machine: 17 levels prepare within the 256 MiB heap cap with
+ * room to spare, so a deadline may stop them, the cap never; 18 levels run out
+ * of memory at once. The figures are in docs/benchmarks.md ("Figures behind
+ * the code").
  */
 function compileBomb(levels: number): string {
   const ctes = Array.from(
@@ -184,11 +184,11 @@ Deno.test({
   permissions: perms,
   async fn() {
     // Three deadlines, each far from the work it meets, whatever the machine's speed: 9 s while a compile bomb sent to
-    // execute (16 levels, ~1 s of work) must not hold up list_tables (milliseconds; under a 1 s deadline the order
-    // rested on speed, as in the read test above); 100 ms while a 17-level one must be stopped still compiling, in the
-    // probe that finds its patterns (2–5 s of work here, so a machine 3× faster still stops it ~7× past the deadline;
-    // under 1 s a machine fast enough to compile it in time ran it); and 1 s for the writes below, whose stall is
-    // endless. Each applies from the next call (a reload).
+    // execute (16 levels, about a second of work) must not hold up list_tables (milliseconds; under a 1 s deadline the
+    // order would rest on speed, as in the read test above); 100 ms while a 17-level one must be stopped still
+    // compiling, in the probe that finds its patterns (seconds of work, so a much faster machine is still stopped well
+    // past the deadline, where a 1 s one would let a fast machine compile and run it); and 1 s for the writes below,
+    // whose stall is endless. Each applies from the next call (a reload).
     const extra = { writable: true, allow_recursive: true };
     const { tree, server, send, next, call, query, cancel } = await start(10, extra);
     const deadline = (ms: number) =>
@@ -400,8 +400,8 @@ Deno.test({
     });
     assert.ok(peak < 1024 * MiB, `the server's processes peaked at ${Math.round(peak / MiB)} MiB`);
     // Sorted, each row must be stored whole first: SQLite's 1 MiB limit on a value covers a stored row too. It refuses
-    // the first row, ~0.13 s of work (60 MiB of printf, heap far under the 256 MiB cap), so the 9 s deadline is ~70×
-    // away: the answer is always the refusal (it once also allowed the deadline, from when the deadline was shorter).
+    // the first row after a fraction of a second of work (60 MiB of printf, heap far under the 256 MiB cap), far short
+    // of the 9 s deadline: the answer is always the refusal, never the deadline.
     const { value: sorted, peak: sortedPeak } = await sampled(server, () => query(`${PRINTF_BOMB} ORDER BY random()`));
     assert.equal(sorted.content[0].text, "Cannot run query: string or blob too big");
     assert.ok(sortedPeak < 1024 * MiB, `the processes peaked at ${Math.round(sortedPeak / MiB)} MiB when sorting`);

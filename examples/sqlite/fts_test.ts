@@ -43,9 +43,9 @@ const BREAK = `
     SET sql = 'CREATE VIRTUAL TABLE bad_uncompress USING fts4(body, compress=hex, uncompress=load_extension)'
     WHERE name = 'bad_uncompress';`;
 /**
- * 256 phrases NEAR each other over a row of 50,000 hits: FTS5 needs ~17 s for it (64 phrases take under a second)
- * with a heap under 64 MiB, so the deadline stops it, not the heap cap. With 2,000 phrases a fast machine reached
- * the 256 MiB heap cap before the deadline, and the call said "out of memory" instead.
+ * 256 phrases NEAR each other over a row of 50,000 hits: FTS5 takes many seconds over it (64 phrases take a fraction
+ * of that) with little memory, so the deadline stops it, not the heap cap. Many more phrases (2,000) can fill the
+ * 256 MiB heap cap before the deadline on a fast machine, and the call then says "out of memory" instead.
  */
 const NEAR_BOMB = `NEAR(${"a ".repeat(256)}, 50000)`;
 
