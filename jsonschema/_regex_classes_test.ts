@@ -9,8 +9,8 @@ Deno.test("CodePointClasses tests each code point's atoms once for the pattern's
     { source: "[\\p{L}\\p{N}]", flags: "u", literal: undefined },
     { source: "x", flags: "u", literal: 0x78 },
   ], NEEDS);
-  // 20,000 distinct astral letters (CJK Extension B), then the same again: a cache of 4,096 that started over when
-  // full tested all 40,000.
+  // 20,000 distinct astral letters (CJK Extension B), then the same again: a cache of 4,096 that starts over when
+  // full would test all 40,000.
   const first = 0x20000;
   const ids = new Set<number>();
   for (let round = 0; round < 2; round++) {

@@ -500,7 +500,7 @@ Deno.test("the audit trail and middleware see a call's id as its reply carries i
   );
   await s.next();
   // As written on the wire: above 2^53, a fraction, -0 and an overflow keep their text; the string of the same
-  // digits is another id. Before, middleware saw the exact numbers as strings: the first and last were one id to them.
+  // digits is another id. Seen as strings, the first and last would be one id.
   const ids = ["12345678901234567890", "1.50", "-0", "1e400", '"12345678901234567890"'];
   const replies: string[] = [];
   for (const id of ids) {

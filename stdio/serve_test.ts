@@ -415,7 +415,7 @@ Deno.test("answers an initialize-era handler is given are held against maxInFlig
     JSON.stringify({ jsonrpc: "2.0", id, result: { action: "accept", content: { s: text } } });
   // 150 KB of answer, which the handler keeps: within the bound with the call's request, and taken.
   await s.send(answer(asked[0].id, "a".repeat(150_000)));
-  // Before, nothing counted it: 64 questions of one handler could each keep an answer of up to maxMessageBytes.
+  // It counts: uncounted, 64 questions of one handler could each keep an answer of up to maxMessageBytes.
   await s.send(padded(2));
   assertBusyBytes(await s.next(), 2, 200_000);
   // A second answer as large would pass the bound with the first: refused, and its question fails saying why.
