@@ -2,8 +2,9 @@
 // (`elicitation/create`, `roots/list`, `sampling/createMessage`), and the
 // matching of the client's responses, which arrive on stdin among its own
 // requests. Each waits within its call's AbortSignal (deadline, cancellation,
-// shutdown): an abandoned request is forgotten, the client is told with
-// `notifications/cancelled`, and a late response is dropped.
+// shutdown) and no longer than its call is open (a question its handler did
+// not await when the call answered): an abandoned request is forgotten, the
+// client is told with `notifications/cancelled`, and a late response is dropped.
 
 import { type Asker, type AskMethod, CAPABILITY, declares, rootsAnswer } from "./_asker.ts";
 import { encodeNotification, type ResponseMessage } from "./jsonrpc.ts";
@@ -20,6 +21,33 @@ interface Pending {
   resolve: (result: unknown) => void;
   reject: (err: unknown) => void;
   admit: Admit | undefined;
+  owner: Owner | undefined;
+}
+
+/** What asks (a tool call): its requests may wait only while it is open, and {@linkcode ClientRequests.endOwner} ends them. */
+export interface Owner {
+  /** False once the call has its outcome. */
+  readonly open: boolean;
+}
+
+const CALL_ENDED = "the tool call that asked has ended";
+
+// The errors that failed a question because its call ended. A handler that never awaited the question (it dropped the
+// promise) would otherwise have its rejection end the process as unhandled: such a rejection is said on stderr when
+// the call ends (see the dispatcher), and its default (the process's end) is prevented here.
+const endedErrors = new WeakSet<object>();
+let quieting = false;
+
+function callEnded(method: AskMethod): ToolError {
+  const err = new ToolError(`Cannot get the client's answer to ${method}: ${CALL_ENDED}`);
+  endedErrors.add(err);
+  if (!quieting) {
+    quieting = true;
+    globalThis.addEventListener("unhandledrejection", (event) => {
+      if (endedErrors.has(event.reason)) event.preventDefault();
+    });
+  }
+  return err;
 }
 
 /**
@@ -33,6 +61,8 @@ export type Admit = (result: unknown) => string | undefined;
 export class ClientRequests {
   readonly #send: (frame: string) => void;
   readonly #pending = new Map<string, Pending>();
+  // How many requests each owner has waiting: an owner with none is not here, and ending it costs a lookup.
+  readonly #owners = new Map<Owner, number>();
   #next = 0;
   // Why no request may go out any more, once abandonAll() said so.
   #ended: string | undefined;
@@ -48,18 +78,22 @@ export class ClientRequests {
 
   /**
    * Sends a request and resolves with the client's result; rejects on its
-   * error, when `signal` fires, or when `admit` refuses the result.
+   * error, when `signal` fires, when `admit` refuses the result, or when
+   * `owner` ends first ({@linkcode ClientRequests.endOwner}; an owner no
+   * longer open is refused at once).
    */
   request(
     method: AskMethod,
     params: Record<string, unknown> | undefined,
     signal: AbortSignal,
     admit?: Admit,
+    owner?: Owner,
   ): Promise<unknown> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.#ended !== undefined) {
       return Promise.reject(new ToolError(`Cannot get the client's answer to ${method}: ${this.#ended}`));
     }
+    if (owner !== undefined && !owner.open) return Promise.reject(callEnded(method));
     if (this.#pending.size >= MAX_PENDING) {
       return Promise.reject(
         new ToolError(`Cannot send ${method} to the client: ${MAX_PENDING} requests already wait for its answers`),
@@ -69,7 +103,7 @@ export class ClientRequests {
     const id = `forge-${++this.#next}`;
     return new Promise((resolve, reject) => {
       const abandon = () => {
-        if (!this.#pending.delete(id)) return;
+        if (this.#take(id) === undefined) return;
         this.#send(encodeNotification("notifications/cancelled", { requestId: id, reason: "the tool call ended" }));
         reject(signal.reason);
       };
@@ -80,7 +114,9 @@ export class ClientRequests {
         resolve: (result) => (done(), resolve(result)),
         reject: (err) => (done(), reject(err)),
         admit,
+        owner,
       });
+      if (owner !== undefined) this.#owners.set(owner, (this.#owners.get(owner) ?? 0) + 1);
       const request = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) };
       this.#send(JSON.stringify(request));
     });
@@ -96,7 +132,7 @@ export class ClientRequests {
   abandonAll(problem: string): void {
     this.#ended = problem;
     for (const [id, pending] of this.#pending) {
-      this.#pending.delete(id);
+      this.#take(id);
       this.#send(encodeNotification("notifications/cancelled", { requestId: id, reason: problem }));
       pending.reject(new ToolError(`Cannot get the client's answer to ${pending.method}: ${problem}`));
     }
@@ -105,10 +141,42 @@ export class ClientRequests {
   /** Fails the request `id`, if one of ours waits, because its response could not be read: `problem` says why. */
   refuse(id: Id, problem: string): void {
     if (typeof id !== "string") return;
-    const pending = this.#pending.get(id);
+    const pending = this.#take(id);
     if (pending === undefined) return;
-    this.#pending.delete(id);
     pending.reject(new ToolError(`Cannot get the client's answer to ${pending.method}: ${problem}`));
+  }
+
+  /**
+   * Fails the requests `owner` still has waiting, as it has ended (a tool
+   * call answered while its handler had not awaited them): the client is
+   * told with `notifications/cancelled`, a late response is dropped, and each
+   * question rejects with a ToolError saying the call has ended. Returns how
+   * many there were.
+   */
+  endOwner(owner: Owner): number {
+    const count = this.#owners.get(owner);
+    if (count === undefined) return 0;
+    for (const [id, pending] of this.#pending) {
+      if (pending.owner !== owner) continue;
+      this.#take(id);
+      this.#send(encodeNotification("notifications/cancelled", { requestId: id, reason: CALL_ENDED }));
+      pending.reject(callEnded(pending.method));
+    }
+    return count;
+  }
+
+  /** Removes the request `id` from those waiting, and from its owner's count. */
+  #take(id: string): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return undefined;
+    this.#pending.delete(id);
+    const owner = pending.owner;
+    if (owner !== undefined) {
+      const left = this.#owners.get(owner)! - 1;
+      if (left === 0) this.#owners.delete(owner);
+      else this.#owners.set(owner, left);
+    }
+    return pending;
   }
 
   /**
@@ -118,9 +186,8 @@ export class ClientRequests {
    */
   settle(id: Id | null, response: Pick<ResponseMessage, "result" | "error" | "problem">): void {
     if (typeof id !== "string") return;
-    const pending = this.#pending.get(id);
+    const pending = this.#take(id);
     if (pending === undefined) return;
-    this.#pending.delete(id);
     const { error, problem } = response;
     if (problem !== undefined) {
       pending.reject(
@@ -162,13 +229,19 @@ export class SessionAsker implements Asker {
   readonly #client: HandshakeState;
   readonly #signal: AbortSignal;
   readonly #admit: Admit | undefined;
+  readonly #owner: Owner | undefined;
 
-  /** `admit` is asked before each of the client's results reaches the handler (see {@linkcode Admit}). */
-  constructor(requests: ClientRequests, client: HandshakeState, signal: AbortSignal, admit?: Admit) {
+  /**
+   * `admit` is asked before each of the client's results reaches the
+   * handler (see {@linkcode Admit}); `owner` is the call, whose questions
+   * wait no longer than it is open.
+   */
+  constructor(requests: ClientRequests, client: HandshakeState, signal: AbortSignal, admit?: Admit, owner?: Owner) {
     this.#requests = requests;
     this.#client = client;
     this.#signal = signal;
     this.#admit = admit;
+    this.#owner = owner;
   }
 
   async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
@@ -176,13 +249,13 @@ export class SessionAsker implements Asker {
     // The lifecycle forbids requests to a client that has not said `initialized`: the question waits for it.
     const initialized = this.#client.initialized;
     if (initialized !== undefined) await initialized(this.#signal);
-    if (method !== "roots/list") return this.#requests.request(method, params, this.#signal, this.#admit);
+    if (method !== "roots/list") return this.#requests.request(method, params, this.#signal, this.#admit, this.#owner);
     // Roots change rarely and the client says when (notifications/roots/list_changed): a well-formed answer is kept
     // until then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.
     const cached = this.#client.roots;
     if (cached !== undefined) return Promise.resolve(cached);
     const generation = this.#client.rootsGeneration;
-    const asked = this.#requests.request(method, params, this.#signal, this.#admit);
+    const asked = this.#requests.request(method, params, this.#signal, this.#admit, this.#owner);
     asked.then((answer) => {
       if (this.#client.rootsGeneration !== generation) return;
       // An answer of the wrong shape fails its call and is not kept: the next call asks again.

@@ -81,3 +81,32 @@ Deno.test("ClientRequests.refuse() fails the request it names with the problem; 
   );
   assert.equal(requests.size, 0);
 });
+
+Deno.test("ClientRequests.endOwner() fails the requests of the call that ended, tells the client, frees their places and drops the late answer; a request of a closed call is refused", async () => {
+  const { sent, requests } = table();
+  const signal = new AbortController().signal;
+  const ended = { open: true };
+  const other = { open: true };
+  const a = requests.request("elicitation/create", {}, signal, undefined, ended);
+  const b = requests.request("roots/list", undefined, signal, undefined, other);
+  const c = requests.request("sampling/createMessage", {}, signal, undefined, ended);
+  assert.equal(requests.endOwner(other), 1);
+  await assert.rejects(
+    b,
+    /^ToolError: Cannot get the client's answer to roots\/list: the tool call that asked has ended$/,
+  );
+  ended.open = false;
+  assert.equal(requests.endOwner(ended), 2);
+  await assert.rejects(a, /answer to elicitation\/create: the tool call that asked has ended$/);
+  await assert.rejects(c, /answer to sampling\/createMessage: the tool call that asked has ended$/);
+  assert.deepEqual(sent.slice(3).map((m) => (m.params as { requestId: string }).requestId), [
+    sent[1].id,
+    sent[0].id,
+    sent[2].id,
+  ]);
+  assert.equal(requests.size, 0);
+  assert.equal(requests.endOwner(ended), 0, "nothing of it waits any more");
+  requests.settle(sent[0].id as string, { result: {} });
+  await assert.rejects(requests.request("roots/list", undefined, signal, undefined, ended), /asked has ended$/);
+  assert.equal(sent.length, 6, "nothing more was sent");
+});

@@ -611,6 +611,22 @@ export class Dispatcher {
   }
 
   /**
+   * Fails the questions to the client (initialize era) that `call`'s handler
+   * left waiting when the call got its outcome (it did not await them):
+   * otherwise each kept one of the MAX_PENDING places until the client
+   * answered, and a client that never did refused every later question of
+   * every call. Stderr says so, as the handler may not have caught them.
+   */
+  #endQuestions(call: Call): void {
+    const ended = this.#clientRequests.endOwner(call);
+    if (ended === 0) return;
+    this.#options.log(
+      `request ${idForLog(call.key)} ended with ${ended} question(s) to the client unanswered: they fail ` +
+        '("the tool call that asked has ended"); a handler should await its questions before it returns',
+    );
+  }
+
+  /**
    * Lets a client's result to a question of `call`'s handler (initialize era)
    * through when what it holds, estimated as a request's, keeps what is held
    * within `maxInFlightBytes`: the call then holds it too, until its handler
@@ -630,7 +646,7 @@ export class Dispatcher {
       this.#options.log(`an answer to a question of request ${idForLog(call.key)} was refused: ${problem}`);
       return problem;
     }
-    // A call no longer counted has ended (its handler returned while the question waited): nothing would release it.
+    // A call no longer counted has ended: nothing would release it. (Its questions end with it, #endQuestions(): a guard.)
     if (!this.#calls.hold(call, holds)) return "the tool call that asked has ended; it was dropped";
     return undefined;
   }
@@ -825,6 +841,7 @@ export class Dispatcher {
         this.#session.handshake,
         call.signal,
         (result) => this.#admitAnswer(call, result),
+        call,
       );
     }
     return new InputRounds({
@@ -851,7 +868,11 @@ export class Dispatcher {
 
   /** The reply to request `id`, closing its call (if one was made: a synchronous call may have none). */
   #reply(id: Id, call: Call | undefined, outcome: Outcome, era: Era, max: number): Outgoing | undefined {
-    if (call !== undefined) this.#calls.close(call);
+    if (call !== undefined) {
+      this.#calls.close(call);
+      // Only a call that asked can own a question; when none waits, this costs one read.
+      if (this.#clientRequests.size > 0 && era === "session") this.#endQuestions(call);
+    }
     outcome = outcomeForEra(outcome, era);
     if (outcome.kind === "none") return undefined;
     if (outcome.kind === "error") return encodeErrorReply(id, outcome.error);

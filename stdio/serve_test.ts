@@ -462,6 +462,110 @@ Deno.test("the client's roots kept for later calls (initialize era) are held aga
   await s.close();
 });
 
+Deno.test("initialize era: questions a handler did not await fail when its call answers and free their places among the 64 that may wait; a late answer is dropped unanswered", async () => {
+  // Before, such a question kept its place until the client answered: 64 left by one call that a silent client never
+  // answered made every later question of every call fail ("64 requests already wait for its answers").
+  const failed: string[] = [];
+  const allFailed = Promise.withResolvers<void>();
+  const server = new Server({ name: "t" });
+  const form = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }, ["name"]) };
+  // Fires 70 questions and answers at once, catching each question's failure (a synchronous handler).
+  addTool(
+    server,
+    { name: "fire", description: "Asks, awaits nothing", inputSchema: schema(), annotations: RO },
+    (req) => {
+      for (let i = 0; i < 70; i++) {
+        req.elicit(form).catch((err: Error) => {
+          failed.push(err.message);
+          if (failed.length === 70) allFailed.resolve();
+        });
+      }
+      return text("fired");
+    },
+  );
+  // Drops its question's promise (no catch): its failure must not end the server as an unhandled rejection.
+  addTool(
+    server,
+    { name: "drop", description: "Asks, drops it", inputSchema: schema(), annotations: RO },
+    async (req) => {
+      void req.elicit(form);
+      await Promise.resolve();
+      return text("dropped");
+    },
+  );
+  addTool(server, { name: "ask", description: "Asks, awaits", inputSchema: schema(), annotations: RO }, async (req) => {
+    const answer = await req.elicit(form);
+    return text(`Hi, ${answer.content?.name}`);
+  });
+  const s = serveRaw(server);
+  const call = (id: number, name: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name } });
+  try {
+    await s.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: { elicitation: {} },
+        clientInfo: { name: "t", version: "1" },
+      },
+    }));
+    await s.next();
+    await s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    await s.send(call(1, "fire"));
+    const asked: unknown[] = [];
+    const cancelled: unknown[] = [];
+    let reply: Record<string, unknown> | undefined;
+    while (reply === undefined || cancelled.length < asked.length) {
+      const msg = await s.next();
+      if (msg.method === "elicitation/create") asked.push(msg.id);
+      else if (msg.method === "notifications/cancelled") {
+        cancelled.push((msg.params as { requestId: unknown }).requestId);
+      } else reply = msg;
+      // Without the fix no cancellation comes: the next call decides, below.
+      if (reply !== undefined && cancelled.length === 0) break;
+    }
+    assert.equal(reply!.id, 1);
+    assert.deepEqual((reply!.result as { content: unknown }).content, [{ type: "text", text: "fired" }]);
+    assert.equal(asked.length, 64, "the 65th to 70th were refused: 64 already waited");
+    // A later call's question is sent, not refused for the limit.
+    await s.send(call(2, "ask"));
+    const next = await s.next();
+    assert.equal(next.method, "elicitation/create", `asked, not refused: ${JSON.stringify(next).slice(0, 200)}`);
+    assert.deepEqual(cancelled.sort(), asked.sort(), "the client heard each abandoned question is cancelled");
+    await allFailed.promise;
+    assert.equal(failed.filter((m) => /64 requests already wait for its answers/.test(m)).length, 6);
+    assert.deepEqual(
+      [...new Set(failed.filter((m) => !/64 requests/.test(m)))],
+      ["Cannot get the client's answer to elicitation/create: the tool call that asked has ended"],
+    );
+    assert.equal(failed.length, 70);
+    assert.ok(
+      s.log.some((l) => l.startsWith("request 1 ended with 64 question(s) to the client unanswered: they fail")),
+      s.log.join("\n"),
+    );
+    // A late answer to an abandoned question reaches no one and is not answered: the next line is call 2's reply.
+    await s.send(
+      JSON.stringify({ jsonrpc: "2.0", id: asked[0], result: { action: "accept", content: { name: "X" } } }),
+    );
+    await s.send(
+      JSON.stringify({ jsonrpc: "2.0", id: next.id, result: { action: "accept", content: { name: "Ada" } } }),
+    );
+    const answered = await s.next();
+    assert.equal(answered.id, 2, JSON.stringify(answered).slice(0, 200));
+    assert.deepEqual((answered.result as { content: unknown }).content, [{ type: "text", text: "Hi, Ada" }]);
+    // A question whose promise the handler dropped fails as well, and the server serves on.
+    await s.send(call(3, "drop"));
+    const dropped = [await s.next(), await s.next(), await s.next()];
+    assert.deepEqual(dropped.map((m) => m.method ?? m.id), ["elicitation/create", "notifications/cancelled", 3]);
+    await s.send('{"jsonrpc":"2.0","id":4,"method":"ping"}');
+    assert.deepEqual(await s.next(), { jsonrpc: "2.0", id: 4, result: {} });
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("an item of a batch holds its own size against maxInFlightBytes, not its share of the batch's bytes", async () => {
   // 2025-03-26 is the session version whose stdio carries batches.
   const { s, gate } = await heldServer({ maxInFlightBytes: 200_000 }, "2025-03-26");
