@@ -208,13 +208,17 @@ Deno.test("CommandPolicy.run() stops the group when the signal aborts, with SIGT
   try {
     // The program says it runs through a FIFO: the abort comes once it runs, never before it started. Like git
     // with its index.lock, it removes its lock when SIGTERM comes, which a SIGKILL would never let it do.
+    // It waits with the `wait` builtin, which a trapped signal ends at once, for a sleep started before it says so:
+    // a shell waiting on a foreground sleep runs its trap only when the sleep ends, and a SIGTERM that came after
+    // "started" but before that sleep was forked would miss it (its 30 s outlast the grace; one gate run in three
+    // on a loaded machine saw SIGKILL and 137).
     const fifo = await mkfifo(join(t.root, "started"));
     const lock = join(t.root, "index.lock");
     const commands = await sh(t.root, { env: { FIFO: fifo, LOCK: lock } });
     const controller = new AbortController();
     const running = commands.run(
       "sh",
-      script('trap \'rm "$LOCK"; exit 143\' TERM; : > "$LOCK"; echo started > "$FIFO"; sleep 30'),
+      script('trap \'rm "$LOCK"; exit 143\' TERM; : > "$LOCK"; sleep 30 & echo started > "$FIFO"; wait'),
       { cwd: t.root, signal: controller.signal },
     );
     const started = await Deno.readTextFile(fifo);
