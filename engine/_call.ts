@@ -16,6 +16,7 @@ import { checkPatterns, PROBE_META_KEY, probeResult } from "./probe.ts";
 import { error, type ToolResult } from "../toolkit/result.ts";
 import type { ClientInfo, Patterns, ToolRequest } from "../toolkit/tool.ts";
 import { ToolError } from "../internal/tool_error.ts";
+import { questionFailure } from "./_uncaught_questions.ts";
 import { endOf, HANDLER_END, type HandlerEnd, type HandlerEndOffer } from "../internal/handler_end.ts";
 
 /** What the dispatcher needs to run one call. */
@@ -171,12 +172,30 @@ class CallRequest implements ToolRequest {
     return this.#input.call.signal;
   }
 
-  elicit: ToolRequest["elicit"] = (form, options) => this.#questions().elicit(form, options);
-  listRoots: ToolRequest["listRoots"] = (options) => this.#questions().listRoots(options);
-  sample: ToolRequest["sample"] = (request, options) => this.#questions().sample(request, options);
+  elicit: ToolRequest["elicit"] = (form, options) => this.#watched(this.#questions().elicit(form, options));
+  listRoots: ToolRequest["listRoots"] = (options) => this.#watched(this.#questions().listRoots(options));
+  sample: ToolRequest["sample"] = (request, options) => this.#watched(this.#questions().sample(request, options));
 
   #questions(): ReturnType<typeof questionsOf> {
     return questionsOf(askerOf(this.#input), this.#named ??= new Set());
+  }
+
+  /**
+   * `asked`, whose failure, if the handler leaves it uncaught (it dropped the
+   * promise), is said on stderr instead of ending the process: the client
+   * decides most of them (an error or malformed answer, a cancellation, its
+   * input's end), and would end the server for every call.
+   */
+  #watched<T>(asked: Promise<T>): Promise<T> {
+    const { log, id, entry } = this.#input;
+    return asked.catch((err: unknown) => {
+      throw questionFailure(err, () =>
+        log(
+          `tool ${entry.tool.name}: a question to the client of request ${idForLog(id)} failed and its handler did ` +
+            `not catch it: ${errorDetail(err).split("\n")[0]}; a handler should await each question it asks, or ` +
+            "catch its failure",
+        ));
+    });
   }
 }
 

@@ -12,6 +12,7 @@ import { rpcErrorText } from "./_rpc_error_text.ts";
 import type { Id } from "./id.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { ToolError } from "../internal/tool_error.ts";
+import { questionFailure } from "./_uncaught_questions.ts";
 
 /** The most requests to the client that may wait for an answer at once, per stream. */
 export const MAX_PENDING = 64;
@@ -32,22 +33,10 @@ export interface Owner {
 
 const CALL_ENDED = "the tool call that asked has ended";
 
-// The errors that failed a question because its call ended. A handler that never awaited the question (it dropped the
-// promise) would otherwise have its rejection end the process as unhandled: such a rejection is said on stderr when
-// the call ends (see the dispatcher), and its default (the process's end) is prevented here.
-const endedErrors = new WeakSet<object>();
-let quieting = false;
-
+// A handler that never awaited the question (it dropped the promise) would otherwise have its rejection end the
+// process as unhandled: such a rejection is said on stderr when the call ends (see the dispatcher), not again.
 function callEnded(method: AskMethod): ToolError {
-  const err = new ToolError(`Cannot get the client's answer to ${method}: ${CALL_ENDED}`);
-  endedErrors.add(err);
-  if (!quieting) {
-    quieting = true;
-    globalThis.addEventListener("unhandledrejection", (event) => {
-      if (endedErrors.has(event.reason)) event.preventDefault();
-    });
-  }
-  return err;
+  return questionFailure(new ToolError(`Cannot get the client's answer to ${method}: ${CALL_ENDED}`));
 }
 
 /**
