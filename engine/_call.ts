@@ -212,20 +212,25 @@ async function runCallAsync(input: CallInput, middleware: readonly Middleware[])
     // middleware (an audit trail, a rate limit) still sees the call.
     let patternProblem = entry.validate(input.args);
     const argumentsValid = patternProblem === undefined;
+    // A pattern function that failed otherwise than with a domain error (a bug, the call's deadline, its
+    // cancellation): the middleware (an audit trail) still see the call, without patterns, and their `next()` fails
+    // the same way, so the call's answer is the one it would get without them.
+    let patternFailure: { reason: unknown } | undefined;
     if (entry.patterns && patternProblem === undefined) {
       try {
         // Raced like the handler: a pattern function that does I/O (a database's compile) is bounded by the call's
         // deadline and cancellation, and is given the call's signal to stop its work.
         patterns = checkPatterns(await call.race(Promise.resolve(entry.patterns(input.args, signal))));
       } catch (err) {
-        if (!(isToolError(err))) throw err;
-        patternProblem = err.message;
+        if (isToolError(err)) patternProblem = err.message;
+        else patternFailure = { reason: err };
       }
     }
     let confirmation: Confirmation | undefined;
     // The handler's own promise once it runs: it may run on past the call's end (a handler that ignores its signal).
     let handlerRun: Promise<ToolResult> | undefined;
     const core = async (): Promise<ToolResult> => {
+      if (patternFailure !== undefined) throw patternFailure.reason;
       if (patternProblem !== undefined) return error(patternProblem);
       if (probe) return probeResult(patterns);
       if (entry.confirm) {

@@ -101,7 +101,11 @@ export interface AuditLate extends AuditLink {
 export interface AuditProbe extends AuditLink, AuditCall {
   /** The record's kind. */
   event: "probe";
-  /** `probe` when answered, `isError` when the patterns refused the arguments. */
+  /**
+   * `probe` when answered, `isError` when the patterns refused the arguments;
+   * `error`, `timeout` or `aborted` when the pattern function threw otherwise,
+   * passed the deadline or was cancelled.
+   */
   outcome: AuditOutcome;
 }
 

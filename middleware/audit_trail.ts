@@ -86,7 +86,9 @@ export interface AuditTrail extends Middleware {
  * HMAC-SHA256 of their canonical JSON under the operator's key
  * (`args_hmac`), or without a key their plain sha256 (`args_sha256`).
  * Probes get one `probe` record, written before the probe is answered; a
- * probe whose record cannot be written is answered `isError`. SIGUSR1 reopens the file (rotation); so
+ * probe whose record cannot be written is answered `isError`. A call or
+ * probe whose pattern function fails (throws, passes the deadline, is
+ * cancelled) is recorded too, with no patterns and that outcome. SIGUSR1 reopens the file (rotation); so
  * does noticing that its path now names another file.
  *
  * @param options See {@linkcode AuditOptions}.
@@ -166,7 +168,15 @@ export function auditTrail(options: AuditOptions): AuditTrail {
       ...(cut.length > 0 ? { cut } : {}),
     };
     if (ctx.probe) {
-      const result = await next();
+      let result: ToolResult;
+      try {
+        result = await next();
+      } catch (err) {
+        // Its pattern function failed (a bug, the deadline, a cancellation): recorded too, then answered as it fails.
+        const record = { event: "probe", ...call, outcome: failedOutcome(err) };
+        await records.append(record, false).catch(report("probe", record));
+        throw err;
+      }
       const record = { event: "probe", ...call, outcome: result.isError ? "isError" : "probe" };
       // Answered only once its record is written, and refused like a call when it cannot be: never unrecorded.
       try {
@@ -237,14 +247,7 @@ export function auditTrail(options: AuditOptions): AuditTrail {
       await end(result.isError ? "isError" : "ok");
       return result;
     } catch (err) {
-      const kind = (err as { name?: string })?.name;
-      const outcome = kind === "TimeoutError"
-        ? "timeout"
-        : kind === "AbortError"
-        ? "aborted"
-        : kind === "InputRequiredError"
-        ? "input_required"
-        : "error";
+      const outcome = failedOutcome(err);
       const written = end(outcome);
       // Watched from now, not from when the outcome is written: a shutdown may close the trail in between.
       if (intent !== null && (outcome === "timeout" || outcome === "aborted")) lateEnd(intent, written);
@@ -267,6 +270,23 @@ export function auditTrail(options: AuditOptions): AuditTrail {
       await records.close();
     },
   });
+}
+
+/** The outcome of a call or probe whose `next()` threw `err`. */
+function failedOutcome(err: unknown): AuditOutcome {
+  let kind: unknown;
+  try {
+    kind = (err as { name?: unknown } | null)?.name;
+  } catch {
+    // A hostile thrown value (a Proxy whose traps throw) is a failure like any other.
+  }
+  return kind === "TimeoutError"
+    ? "timeout"
+    : kind === "AbortError"
+    ? "aborted"
+    : kind === "InputRequiredError"
+    ? "input_required"
+    : "error";
 }
 
 /** A call whose handler ran on past its outcome: whether the handler has ended, and its late record's write. */

@@ -521,3 +521,144 @@ Deno.test("the audit trail and middleware see a call's id as its reply carries i
   assert.deepEqual(seen.slice(0, 4).map((id) => (id as ExactId).text), ["12345678901234567890", "1.50", "-0", "1e400"]);
   assert.equal(seen[0] === seen[4], false);
 });
+
+/**
+ * A raw session whose pattern tools "quick" (a 100 ms deadline) and
+ * "patient" (a minute) have a pattern function that does what `how` says:
+ * `bug` throws a plain Error, `stall` never settles, `wait` tells `started`
+ * and settles only when its signal fires. `ran` counts handler starts.
+ */
+async function failingPatterns(
+  sink: (line: string) => void,
+  started: () => void,
+): Promise<{ s: ReturnType<typeof serveRaw>; ran: { count: number } }> {
+  const ran = { count: 0 };
+  const server = new Server({ name: "gated" });
+  for (const [name, timeoutMs] of [["quick", 100], ["patient", 60_000]] as const) {
+    registerPatternTool(
+      server,
+      {
+        name,
+        description: "Gated",
+        inputSchema: schema({ how: strProp("bug | stall | wait") }, ["how"]),
+        annotations: WRITE,
+        timeoutMs,
+      },
+      (args, signal) => {
+        const how = requireString(args, "how");
+        if (how === "bug") throw new Error("pattern bug");
+        if (how === "stall") return new Promise(() => {});
+        started();
+        // The toolkit always passes the call's signal.
+        return new Promise((_, reject) => signal!.addEventListener("abort", () => reject(signal!.reason)));
+      },
+      () => (ran.count++, text("acted")),
+    );
+  }
+  const s = serveRaw(server, { middleware: [auditTrail({ server: "gated", sink })] });
+  await s.send(
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+  );
+  await s.next();
+  return { s, ran };
+}
+
+/** A tools/call line: a call, or with `probe` a probe. */
+function callLine(id: number, name: string, how: string, probe = false): string {
+  const meta = probe ? { _meta: { "forge.permission_patterns": true } } : {};
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: { how }, ...meta } });
+}
+
+/** `until(count)`, failing the test with what was written when it has not come in `ms`. */
+async function within(until: (count: number) => Promise<void>, count: number, lines: string[], ms = 5_000) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${count} audit records did not come: ${lines.join("\n")}`)), ms);
+  });
+  try {
+    await Promise.race([until(count), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The records as `event:outcome` and the ids they name, checked by the verifier. */
+async function trail(lines: string[]): Promise<{ events: string[]; ids: unknown[] }> {
+  const verdict = await verifyAuditTrail(lines.join("\n") + "\n");
+  assert.deepEqual(
+    [verdict.ok, verdict.records, verdict.openIntents],
+    [true, lines.length, []],
+    "the verifier accepts",
+  );
+  const records = lines.map((l) => JSON.parse(l) as AuditRecord);
+  for (const r of records) {
+    if (r.event === "intent" || r.event === "probe") assert.deepEqual(r.patterns, [], "no patterns were computed");
+  }
+  return {
+    events: records.map((r) => `${r.event}:${"outcome" in r ? r.outcome : ""}`),
+    ids: records.map((r) => ("id" in r ? r.id : undefined)),
+  };
+}
+
+Deno.test("auditTrail() records a call and a probe whose pattern function throws a plain Error: outcome error, answered -32603 with a ref", async () => {
+  const { lines, sink, until } = collected();
+  const { s, ran } = await failingPatterns(sink, () => {});
+  const replies = [];
+  for (const [id, probe] of [[1, false], [2, true]] as const) {
+    await s.send(callLine(id, "patient", "bug", probe));
+    replies.push(await s.next());
+    await within(until, id === 1 ? 2 : 3, lines);
+  }
+  await s.close();
+  for (const [i, reply] of replies.entries()) {
+    const err = reply.error as { code: number; message: string };
+    assert.equal(reply.id, i + 1);
+    assert.equal(err.code, -32603);
+    const ref = err.message.match(/^Internal error \(ref ([0-9a-z-]+)\)$/)?.[1];
+    assert.ok(ref !== undefined && s.log.some((l) => l.includes(`(ref ${ref})`) && l.includes("pattern bug")));
+  }
+  const { events, ids } = await trail(lines);
+  assert.deepEqual(events, ["intent:", "outcome:error", "probe:error"]);
+  assert.deepEqual(ids, [1, undefined, 2]);
+  assert.equal(ran.count, 0, "the handler never ran");
+});
+
+Deno.test("auditTrail() records a call and a probe whose pattern function never settles: outcome timeout, answered -32001", async () => {
+  const { lines, sink, until } = collected();
+  const { s, ran } = await failingPatterns(sink, () => {});
+  for (const [id, probe] of [[1, false], [2, true]] as const) {
+    await s.send(callLine(id, "quick", "stall", probe));
+    const reply = await s.next();
+    assert.equal(reply.id, id);
+    assert.deepEqual(reply.error, { code: -32001, message: "Tool call timed out after 100 ms" });
+    // The reply goes at the deadline; the records follow it.
+    await within(until, id === 1 ? 2 : 3, lines);
+  }
+  await s.close();
+  const { events, ids } = await trail(lines);
+  assert.deepEqual(events, ["intent:", "outcome:timeout", "probe:timeout"]);
+  assert.deepEqual(ids, [1, undefined, 2]);
+  assert.equal(ran.count, 0, "the handler never ran");
+});
+
+Deno.test("auditTrail() records a call and a probe cancelled while their pattern function runs: outcome aborted, no answer", async () => {
+  const { lines, sink, until } = collected();
+  let started = Promise.withResolvers<void>();
+  const { s, ran } = await failingPatterns(sink, () => started.resolve());
+  for (const [id, probe] of [[1, false], [2, true]] as const) {
+    started = Promise.withResolvers<void>();
+    await s.send(callLine(id, "patient", "wait", probe));
+    await started.promise;
+    await s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id}}}`);
+    await within(until, id === 1 ? 2 : 3, lines);
+    // A cancelled call is not answered: the next line is the ping's.
+    await s.send(`{"jsonrpc":"2.0","id":${id + 100},"method":"ping"}`);
+    assert.deepEqual(await s.next(), { jsonrpc: "2.0", id: id + 100, result: {} });
+  }
+  await s.close();
+  assert.equal(s.lines.length, 3, "the initialize and the two pings were answered, nothing else");
+  const { events, ids } = await trail(lines);
+  assert.deepEqual(events, ["intent:", "outcome:aborted", "probe:aborted"]);
+  assert.deepEqual(ids, [1, undefined, 2]);
+  assert.equal(ran.count, 0, "the handler never ran");
+});

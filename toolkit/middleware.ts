@@ -18,7 +18,12 @@ export interface CallContext {
   readonly probe: boolean;
   /** True for a tool registered with `registerPatternTool` (it has side effects). */
   readonly patternTool: boolean;
-  /** The call's permission patterns (pattern tools only; undefined when they could not be computed). */
+  /**
+   * The call's permission patterns (pattern tools only). Undefined when they
+   * could not be computed: `patterns()` refused the arguments (`next()` then
+   * returns its `isError` result), or it threw otherwise, passed the call's
+   * deadline or was cancelled (`next()` then rejects the same way).
+   */
   readonly patterns: Patterns | undefined;
   /** Aborts on the deadline, on cancellation and on shutdown. */
   readonly signal: AbortSignal;
