@@ -123,7 +123,10 @@ export const plans: { full: Plan; smoke: Plan } = {
     rssMiddle: 300,
     rssSecond: 1_000,
     rssProcesses: 1,
-    peaks: { messageSizes: [256 * 1024, MiB], depth: 10_000, replyBytes: 64 * 1024, replies: 2, timeoutMs: 60_000 },
+    // One size: a second, smaller one took each case down the same branch (answered or refused) but one, the
+    // 2026-07-28 call of many keys and a junk requestState, which engine/input_required_test.ts ("requestState:
+    // arguments that break the schema are answered before the state is opened…") answers with 50,000 keys.
+    peaks: { messageSizes: [MiB], depth: 10_000, replyBytes: 64 * 1024, replies: 2, timeoutMs: 60_000 },
     sqlite: { freshServers: 1, warmup: 5, queries: 20, kills: 1 },
   },
 };
