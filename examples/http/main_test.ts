@@ -88,6 +88,25 @@ async function stop(server: ServerProcess): Promise<void> {
 const fetchUrl = (server: ServerProcess, args: Record<string, unknown>) =>
   server.client.callTool({ name: "fetch_url", arguments: args }) as Promise<Result>;
 
+/**
+ * The server on baseConfig() that the tests which only call it share (none of them changes the config or the
+ * environment): one printing of the flags and one start for them, instead of one of each per test. Started by the
+ * first test that asks; the last test of this file that uses it closes it and checks all it printed.
+ */
+let shared: Promise<{ file: Awaited<ReturnType<typeof configFile>>; server: ServerProcess }> | undefined;
+function sharedServer() {
+  shared ??= (async () => {
+    const file = await configFile(baseConfig());
+    return { file, server: await start(file.path) };
+  })();
+  return shared;
+}
+
+/** What the shared server printed so far, for the checks a test makes when it is done. */
+function printedSoFar(server: ServerProcess): void {
+  outputs.push(...server.lines, server.stderr());
+}
+
 /** A test that, once done, checks that nothing reached the canary server and nothing printed its body. */
 function test(name: string, fn: () => Promise<void>): void {
   Deno.test({
@@ -168,8 +187,7 @@ test("the server refuses to start on a config that is invalid or uses an unset v
 });
 
 test("fetch_url works over real stdio under the printed flags; refusals are isError; nothing leaks", async () => {
-  const file = await configFile(baseConfig());
-  const server = await start(file.path);
+  const { server } = await sharedServer();
   const ok = await fetchUrl(server, { url: `${main}/chain?n=2`, headers: { Accept: "text/plain" } });
   assert.equal(ok.isError, undefined, textOf(ok));
   assert.deepEqual(ok.structuredContent, {
@@ -216,8 +234,7 @@ test("fetch_url works over real stdio under the printed flags; refusals are isEr
     assert.equal(result.isError, true, JSON.stringify(args));
     assert.match(textOf(result), reason);
   }
-  await stop(server);
-  await file.remove();
+  printedSoFar(server);
 });
 
 test("with HTTP_PROXY, HTTPS_PROXY and ALL_PROXY naming a proxy, the server under its printed flags fetches directly: the proxy sees nothing", async () => {
@@ -238,8 +255,7 @@ test("with HTTP_PROXY, HTTPS_PROXY and ALL_PROXY naming a proxy, the server unde
 });
 
 test("credentials go only to their origin and are never echoed, in results or logs", async () => {
-  const file = await configFile(baseConfig());
-  const server = await start(file.path);
+  const { server } = await sharedServer();
   const seen = servers.requests.length;
   const echoed = await fetchUrl(server, { url: `${main}/echo` });
   assert.equal(
@@ -259,14 +275,13 @@ test("credentials go only to their origin and are never echoed, in results or lo
     const echo = await fetchUrl(server, { url: `${other}/token-in?body=${encodeURIComponent(query)}` });
     assert.equal((echo.structuredContent as { body: string }).body, query);
   }
-  await stop(server);
+  // And once the server has ended: "the server the tests above share…" below.
   for (const text of [...server.lines, server.stderr()]) assert.ok(!text.includes(SECRET));
-  await file.remove();
+  printedSoFar(server);
 });
 
 test("over stdio: client-address and identity headers are refused and an invalid redirect Location is named as such", async () => {
-  const file = await configFile(baseConfig());
-  const server = await start(file.path);
+  const { server } = await sharedServer();
   const seen = servers.requests.length;
   for (const name of ["True-Client-IP", "X-Client-IP", "CF-Connecting-IP"]) {
     const refused = await fetchUrl(server, { url: `${main}/echo`, headers: { [name]: "10.0.0.1" } });
@@ -285,7 +300,14 @@ test("over stdio: client-address and identity headers are refused and an invalid
   assert.equal(invalid.isError, true);
   assert.match(textOf(invalid), /a redirect's Location "http:\/\/\[::1" is not a valid URL/);
   assert.doesNotMatch(textOf(invalid), /connection failed/);
+  printedSoFar(server);
+});
+
+test("the server the tests above share ends with exit code 0, and printed neither the credential nor the canary", async () => {
+  const { file, server } = await sharedServer();
+  // stop() checks the exit code and hands what it printed to the canary check of test().
   await stop(server);
+  for (const text of [...server.lines, server.stderr()]) assert.ok(!text.includes(SECRET));
   await file.remove();
 });
 
