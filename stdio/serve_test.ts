@@ -396,6 +396,14 @@ async function askingServer(maxInFlightBytes: number, ask: Parameters<typeof add
 const padded = (id: number) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "quick", arguments: {}, pad: PAD } });
 
+/** Sends padded call `id` and requires it served: what the calls in flight hold leaves room for it. */
+async function assertPaddedServed(s: Awaited<ReturnType<typeof askingServer>>, id: number): Promise<void> {
+  await s.send(padded(id));
+  const served = await s.next();
+  assert.equal(served.id, id);
+  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "served" }]);
+}
+
 Deno.test("answers an initialize-era handler is given are held against maxInFlightBytes until it ends; one past the bound fails its question", async () => {
   const gate = Promise.withResolvers<void>();
   const s = await askingServer(200_000, async (req) => {
@@ -435,10 +443,7 @@ Deno.test("answers an initialize-era handler is given are held against maxInFlig
     /^kept 150000; Cannot get the client's answer to elicitation\/create: its answer would hold \d+ bytes where the calls in flight already hold \d+ of maxInFlightBytes \(200000\); it was dropped$/,
   );
   // Once the handler has ended, what it held is given back: the same call is served.
-  await s.send(padded(4));
-  const served = await s.next();
-  assert.equal(served.id, 4);
-  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "served" }]);
+  await assertPaddedServed(s, 4);
   await s.close();
 });
 
@@ -455,16 +460,13 @@ Deno.test("the client's roots kept for later calls (initialize era) are held aga
   assertBusyBytes(await s.next(), 2, 200_000);
   // Once the client says its roots changed, the kept answer is dropped, and so is what it held.
   await s.send('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}');
-  await s.send(padded(3));
-  const served = await s.next();
-  assert.equal(served.id, 3);
-  assert.deepEqual((served.result as { content: unknown }).content, [{ type: "text", text: "served" }]);
+  await assertPaddedServed(s, 3);
   await s.close();
 });
 
 Deno.test("initialize era: questions a handler did not await fail when its call answers and free their places among the 64 that may wait; a late answer is dropped unanswered", async () => {
-  // Before, such a question kept its place until the client answered: 64 left by one call that a silent client never
-  // answered made every later question of every call fail ("64 requests already wait for its answers").
+  // Kept until a silent client answered, 64 such questions of one call would make every later question of every call
+  // fail ("64 requests already wait for its answers").
   const failed: string[] = [];
   const allFailed = Promise.withResolvers<void>();
   const server = new Server({ name: "t" });
