@@ -3,6 +3,7 @@
 // holding a canary), repositories made by real git, and what the tests need
 // that Deno's API would need wider permissions for (`ln -s`, `chown`).
 // Imported only by *_test.ts files in this folder.
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Served, serveUnderPrintedFlags } from "../served.ts";
 import { copyTree, type Fixture, fixture } from "./domain/fixture.ts";
@@ -128,4 +129,20 @@ export function sharedServer(
       return shared;
     };
   };
+}
+
+/**
+ * Registers, after the tests of a file that share a server, the test that
+ * closes it: the server must end with exit code 0 when its input ends.
+ */
+export function closeSharedServer(shared: () => Promise<SharedServer>, options: Partial<Deno.TestDefinition>): void {
+  Deno.test({
+    name: "the server the tests above share ends with exit code 0 when its input ends",
+    ...options,
+    async fn() {
+      // The tree is removed when the file's tests end (the process unloads).
+      const { served } = await shared();
+      assert.equal((await served.server.close()).code, 0);
+    },
+  });
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { assertRefused, textOf } from "../served.ts";
 import { writeCraftedIndex, writeExpandingIndex } from "./domain/fixture.ts";
 import { SCRIPT } from "./_e2e.ts";
-import { type HostileTree, plainGit, sharedServer } from "./_hostile.ts";
+import { closeSharedServer, type HostileTree, plainGit, sharedServer } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
@@ -139,12 +139,4 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "the server the tests above share ends with exit code 0 when its input ends",
-  ...SHARED,
-  async fn() {
-    // The tree is removed when the file's tests end (the process unloads).
-    const { served } = await linkedMailmap();
-    assert.equal((await served.server.close()).code, 0);
-  },
-});
+closeSharedServer(linkedMailmap, SHARED);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
-import { hostileTree, plainGit, sharedServer } from "./_hostile.ts";
+import { closeSharedServer, hostileTree, plainGit, sharedServer } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
@@ -271,15 +271,7 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "the server the tests above share ends with exit code 0 when its input ends",
-  ...SHARED,
-  async fn() {
-    // The tree is removed when the file's tests end (the process unloads).
-    const { served } = await bigInRevision();
-    assert.equal((await served.server.close()).code, 0);
-  },
-});
+closeSharedServer(bigInRevision, SHARED);
 
 Deno.test({
   name:

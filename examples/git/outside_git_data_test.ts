@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { assertRefused, serveUnderPrintedFlags, textOf } from "../served.ts";
 import { SCRIPT } from "./_e2e.ts";
-import { hostileTree, plainGit, sharedServer, system } from "./_hostile.ts";
+import { closeSharedServer, hostileTree, plainGit, sharedServer, system } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
@@ -345,15 +345,7 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "the server the tests above share ends with exit code 0 when its input ends",
-  ...SHARED,
-  async fn() {
-    // The tree is removed when the file's tests end (the process unloads).
-    const { served } = await notUtf8Names();
-    assert.equal((await served.server.close()).code, 0);
-  },
-});
+closeSharedServer(notUtf8Names, SHARED);
 
 Deno.test({
   name: "a repository another user owns (work tree, git directory or object store) is refused unless trust_other_owner",

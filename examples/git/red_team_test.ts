@@ -10,7 +10,7 @@ import { spawnServer } from "@forge/toolkit/testing";
 import { assertAnswered, assertRefused, serveUnderPrintedFlags, textOf } from "../served.ts";
 import type { CallResult } from "@forge/toolkit/testing";
 import { REPO, SCRIPT } from "./_e2e.ts";
-import { hostileTree, plainGit, sharedServer, system } from "./_hostile.ts";
+import { closeSharedServer, hostileTree, plainGit, sharedServer, system } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
@@ -439,15 +439,7 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "the server the tests above share ends with exit code 0 when its input ends",
-  ...SHARED,
-  async fn() {
-    // The tree is removed when the file's tests end (the process unloads).
-    const { served } = await nestedRepositories();
-    assert.equal((await served.server.close()).code, 0);
-  },
-});
+closeSharedServer(nestedRepositories, SHARED);
 
 Deno.test({
   name:

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { appendConfig } from "./domain/fixture.ts";
 import { SCRIPT } from "./_e2e.ts";
-import { plainGit, sharedServer } from "./_hostile.ts";
+import { closeSharedServer, plainGit, sharedServer } from "./_hostile.ts";
 
 const perms: Deno.PermissionOptions = { run: true, read: "inherit", write: "inherit", env: "inherit" };
 
@@ -137,15 +137,7 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "the server the tests above share ends with exit code 0 when its input ends",
-  ...SHARED,
-  async fn() {
-    // The tree is removed when the file's tests end (the process unloads).
-    const { served } = await answerSettings();
-    assert.equal((await served.server.close()).code, 0);
-  },
-});
+closeSharedServer(answerSettings, SHARED);
 
 /** Merges `branch` into the current one, which conflicts: git exits 1 and leaves stages 1-3 in the index. */
 async function mergeConflicting(repo: string, branch: string): Promise<void> {
