@@ -5,7 +5,7 @@
 // serves on. Deno ends a process on an unhandled rejection, and `deno test`
 // fails a test on one: each test below fails without the watch on questions.
 import assert from "node:assert/strict";
-import { type RawSession, serveRaw } from "@forge/toolkit/testing";
+import { handshake, type RawSession, serveRaw } from "@forge/toolkit/testing";
 import { addTool, schema, Server, strProp, text } from "@forge/toolkit";
 
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -33,17 +33,6 @@ function dropServer(): { server: Server; release: () => void } {
     return text("worked on");
   });
   return { server, release: () => (gate.resolve(), gate = Promise.withResolvers()) };
-}
-
-async function initialized(s: RawSession, capabilities: Record<string, unknown>): Promise<void> {
-  await s.send(JSON.stringify({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities, clientInfo: { name: "t", version: "1" } },
-  }));
-  await s.next();
-  await s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
 }
 
 const call = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "drop" } });
@@ -87,7 +76,7 @@ Deno.test("initialize era: a question its handler dropped fails on the client's 
   const err = stderr();
   const s = serveRaw(server, { log: err.log });
   try {
-    await initialized(s, { elicitation: {} });
+    await handshake(s, { capabilities: { elicitation: {} } });
     // The client answers with an error while the handler works on.
     await s.send(call(1));
     const first = await s.next();
@@ -134,7 +123,7 @@ Deno.test("initialize era: a question its handler dropped fails when the client 
   const { server } = dropServer();
   const err = stderr();
   const s = serveRaw(server, { shutdownGraceMs: 1_000, log: err.log });
-  await initialized(s, { elicitation: {} });
+  await handshake(s, { capabilities: { elicitation: {} } });
   await s.send(call(1));
   assert.equal((await s.next()).method, "elicitation/create");
   await s.close();
@@ -150,7 +139,7 @@ Deno.test("a question its handler dropped fails when the client cannot answer it
   const err = stderr();
   const s = serveRaw(server, { log: err.log });
   try {
-    await initialized(s, {});
+    await handshake(s);
     await s.send(call(1));
     await serves(s, 2);
     release();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { connectInMemory, probe, serveRaw, spyHandler } from "@forge/toolkit/testing";
+import { connectInMemory, handshake, probe, serveRaw, spyHandler } from "@forge/toolkit/testing";
 import { serve } from "@forge/toolkit/stdio";
 import {
   addTool,
@@ -377,18 +377,7 @@ async function askingServer(maxInFlightBytes: number, ask: Parameters<typeof add
     return text("served");
   });
   const s = serveRaw(server, { maxInFlightBytes });
-  await s.send(JSON.stringify({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: { elicitation: {}, roots: {} },
-      clientInfo: { name: "t", version: "1" },
-    },
-  }));
-  await s.next();
-  await s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  await handshake(s, { capabilities: { elicitation: {}, roots: {} } });
   return s;
 }
 
@@ -503,18 +492,7 @@ Deno.test("initialize era: questions a handler did not await fail when its call 
   const call = (id: number, name: string) =>
     JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name } });
   try {
-    await s.send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: { elicitation: {} },
-        clientInfo: { name: "t", version: "1" },
-      },
-    }));
-    await s.next();
-    await s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    await handshake(s, { capabilities: { elicitation: {} } });
     await s.send(call(1, "fire"));
     const asked: unknown[] = [];
     const cancelled: unknown[] = [];

@@ -33,6 +33,7 @@ export * from "./attack/mod.ts";
 export { CHILD_ENV_NAMES, childEnv } from "../internal/child_env.ts";
 export type { CallResult, ListedTool, McpClient, RequestOptions } from "./client.ts";
 export { connectInMemory, type InMemoryOptions, type InMemorySession } from "./in_memory.ts";
+export { handshake, type HandshakeOptions, type RawLines } from "./handshake.ts";
 export { type MemoryPipe, memoryPipe } from "./memory_pipe.ts";
 export { probe, type ProbeResult } from "./probe.ts";
 export { ALWAYS_META_KEY, PROBE_META_KEY } from "../engine/probe.ts";
