@@ -1,25 +1,14 @@
 import assert from "node:assert/strict";
 import { connectInMemory, probe } from "@forge/toolkit/testing";
-import { registerPatternTool, schema, Server, strProp, text } from "@forge/toolkit";
+import { text } from "@forge/toolkit";
 import { auditTrail, verifyAuditTrail } from "./mod.ts";
 import { sha256Hex } from "../internal/sha256_hex.ts";
-import { lateTrail } from "./testdata/late_trail.ts";
+import { lateTrail, putServer } from "./testdata/late_trail.ts";
 
 /** A real trail: three calls (intent + outcome each) and a probe, eight lines. */
 async function trail(): Promise<string[]> {
   const lines: string[] = [];
-  const s = new Server({ name: "v" });
-  registerPatternTool(
-    s,
-    {
-      name: "put",
-      description: "Puts",
-      inputSchema: schema({ k: strProp("k") }, ["k"]),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    (args) => ({ patterns: [`put:${args.k}`] }),
-    () => text("put"),
-  );
+  const s = putServer(() => text("put"));
   const audit = auditTrail({ server: "v", sink: (line) => void lines.push(line) });
   const session = await connectInMemory(s, { serve: { middleware: [audit] } });
   for (const k of ["a", "b", "c"]) await session.client.callTool({ name: "put", arguments: { k } });
