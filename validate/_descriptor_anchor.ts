@@ -92,6 +92,18 @@ export function at(anchor: string, fd: number, name?: string): string {
 }
 
 /**
+ * The path the kernel names for descriptor `fd` (read through the anchor),
+ * which is where Deno opens a name inside it; undefined when it cannot be read.
+ */
+export function kernelName(anchor: string, fd: number): string | undefined {
+  try {
+    return Deno.readLinkSync(at(anchor, fd));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Flushes a folder held as a descriptor, so that a name just renamed or
  * linked into it survives a crash as the file's content (flushed before)
  * does; false when the file system cannot (the write has happened either

@@ -23,6 +23,7 @@ import {
   closeQuietly,
   type Identity,
   inFolder,
+  kernelName,
   openChecked,
   sameIdentity,
   syncFolder,
@@ -229,13 +230,7 @@ export function writeAt(
  * is written (an empty temporary file is then left where the swap led).
  */
 function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Identity } {
-  let named: string | undefined;
-  try {
-    named = Deno.readLinkSync(at(w.anchor, w.root));
-  } catch {
-    named = undefined;
-  }
-  if (named !== w.rootPath) throw changed(what.action, what.path);
+  if (kernelName(w.anchor, w.root) !== w.rootPath) throw changed(what.action, what.path);
   walkHooks.beforeCreate?.(temp);
   let fd: number;
   try {
@@ -253,13 +248,7 @@ function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Id
     // byte is written (the empty file it left elsewhere stays; nothing is written to it or placed from it). The
     // identity check below refuses it too today, since Deno's lstat through the anchor is resolved by the kernel
     // while its open resolves the anchor's name as text; this one does not rest on that difference.
-    let created: string | undefined;
-    try {
-      created = Deno.readLinkSync(at(w.anchor, fd));
-    } catch {
-      created = undefined;
-    }
-    if (created !== join(w.rootPath, basename(temp))) throw changed(what.action, what.path);
+    if (kernelName(w.anchor, fd) !== join(w.rootPath, basename(temp))) throw changed(what.action, what.path);
     const ours = nodeFs().fstatSync(fd);
     let there: Identity | undefined;
     try {

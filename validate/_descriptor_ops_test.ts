@@ -253,6 +253,22 @@ Deno.test({
   },
 });
 
+/**
+ * A writable root `outer<tag>/inbox` (holding the folder `folders`) inside the read root `outer<tag>`, a folder
+ * `away<tag>` outside both, and a jail over them through the anchor.
+ */
+function nestedWritableRoot(tag: string, folders: string) {
+  const outer = join(dir, `outer${tag}`);
+  const inbox = join(outer, "inbox");
+  const away = join(dir, `away${tag}`);
+  Deno.mkdirSync(join(inbox, folders), { recursive: true });
+  Deno.mkdirSync(away);
+  const nested = new PathJail(definePolicy({ readRoots: [outer], writeRoots: [inbox] }), {
+    descriptorAnchor: anchor,
+  });
+  return { outer, inbox, away, nested };
+}
+
 Deno.test({
   name:
     "the descriptor walk writes nothing outside when its root is removed and its '(deleted)' path made a link out between the root's check and the create",
@@ -260,14 +276,7 @@ Deno.test({
   async fn() {
     // As in the test below, but the root goes after its name was checked and before the temporary file is created:
     // the create lands outside, which the kernel's name for the new file shows, before a byte is written.
-    const outer = join(dir, "outer2");
-    const inbox = join(outer, "inbox");
-    const away = join(dir, "away2");
-    Deno.mkdirSync(inbox, { recursive: true });
-    Deno.mkdirSync(away);
-    const nested = new PathJail(definePolicy({ readRoots: [outer], writeRoots: [inbox] }), {
-      descriptorAnchor: anchor,
-    });
+    const { outer, inbox, away, nested } = nestedWritableRoot("2", "");
     walkHooks.beforeCreate = () => {
       // The other process, which may write in the read root: the empty writable root goes, and the name the kernel
       // now gives its descriptor, "<inbox> (deleted)", becomes a link out.
@@ -308,14 +317,7 @@ Deno.test({
     // A writable root inside a read root: a process that can write in the read root can remove the writable root
     // while a write holds its descriptor. The kernel then names that descriptor "<root> (deleted)", a path the
     // process can make, and Deno opens through a descriptor by the path it names.
-    const outer = join(dir, "outer");
-    const inbox = join(outer, "inbox");
-    const away = join(dir, "away");
-    Deno.mkdirSync(join(inbox, "sub", "sub2"), { recursive: true });
-    Deno.mkdirSync(away);
-    const nested = new PathJail(definePolicy({ readRoots: [outer], writeRoots: [inbox] }), {
-      descriptorAnchor: anchor,
-    });
+    const { outer, inbox, away, nested } = nestedWritableRoot("", join("sub", "sub2"));
     await nested.writeFile("sub/sub2/first.txt", "first", { atomic: true });
     const deleted = join(outer, "inbox (deleted)");
     walkHooks.beforeOpen = (at) => {
