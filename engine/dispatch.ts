@@ -639,8 +639,7 @@ export class Dispatcher {
     if (max === undefined) return undefined;
     const holds = heldCost(result, 0, true);
     const held = this.#held;
-    if (!this.#withinBytes(held, holds)) {
-      this.#noteLingering();
+    if (this.#overBytes(held, holds)) {
       const problem = `its answer would hold ${holds} bytes where the calls in flight already hold ${held} of ` +
         `maxInFlightBytes (${max}); it was dropped`;
       this.#options.log(`an answer to a question of request ${idForLog(call.key)} was refused: ${problem}`);
