@@ -49,7 +49,7 @@ export interface BundleArgs {
  * });
  * assert.deepEqual(bundle, ["bundle", "--code-splitting", "--outdir", "/opt/files", "main.ts"]);
  * assert.deepEqual(run, [
- *   "run", "--no-prompt", "--v8-flags=--max-semi-space-size=8",
+ *   "run", "--no-prompt", "--v8-flags=--max-semi-space-size=8,--no-lazy",
  *   "--allow-read=/srv/files,/etc/files.json", "--allow-env=FORGE_TENANT_CONFIG",
  *   "/opt/files/main.js", "-config", "/etc/files.json",
  * ]);

@@ -27,7 +27,7 @@ Deno.test("bundleArgs() runs the entry's chunk with exactly the given flags, --n
   assert.deepEqual(bundleArgs({ entry: "server.mts", flags: [], outdir: "/o" }).run, [
     "run",
     "--no-prompt",
-    "--v8-flags=--max-semi-space-size=8",
+    "--v8-flags=--max-semi-space-size=8,--no-lazy",
     "/o/server.js",
   ]);
 });

@@ -43,7 +43,7 @@ export interface CompileOptions {
  *   config: "/etc/files.json",
  * });
  * assert.deepEqual(args, [
- *   "compile", "--no-prompt", "--v8-flags=--max-semi-space-size=8",
+ *   "compile", "--no-prompt", "--v8-flags=--max-semi-space-size=8,--no-lazy",
  *   "--allow-read=/srv/files,/etc/files.json", "--allow-env=FORGE_TENANT_CONFIG",
  *   "--include", "/etc/files.json",
  *   "--output", "dist/files",

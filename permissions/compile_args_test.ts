@@ -13,7 +13,7 @@ Deno.test("compileArgs() bakes exactly the given flags, embeds the config and pa
     [
       "compile",
       "--no-prompt",
-      "--v8-flags=--max-semi-space-size=8",
+      "--v8-flags=--max-semi-space-size=8,--no-lazy",
       "--allow-read=/a",
       "--deny-net=10.0.0.0/8",
       "--include",
@@ -30,7 +30,7 @@ Deno.test("compileArgs() bakes exactly the given flags, embeds the config and pa
   assert.deepEqual(compileArgs({ entry: "m.ts", flags: [], output: "o" }), [
     "compile",
     "--no-prompt",
-    "--v8-flags=--max-semi-space-size=8",
+    "--v8-flags=--max-semi-space-size=8,--no-lazy",
     "--output",
     "o",
     "m.ts",

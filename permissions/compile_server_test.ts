@@ -65,7 +65,7 @@ Deno.test({
     });
     assert.deepEqual(command.slice(2, 6), [
       "--no-prompt",
-      "--v8-flags=--max-semi-space-size=8",
+      "--v8-flags=--max-semi-space-size=8,--no-lazy",
       "--allow-read=/srv/data",
       `--allow-run=/usr/bin/git,${join(linked, "real/dist/server")}`,
     ]);

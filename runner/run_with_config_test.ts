@@ -224,7 +224,7 @@ Deno.test("--print-host-config claude prints an entry that starts the server as 
     "run",
     "--quiet",
     "--no-prompt",
-    "--v8-flags=--max-semi-space-size=8",
+    "--v8-flags=--max-semi-space-size=8,--no-lazy",
     `--allow-read=${[t.root, t.file].sort().join(",")}`,
     "--allow-env=FORGE_TENANT_CONFIG,ROOT,TOKEN",
     fixture,

@@ -30,7 +30,7 @@ Deno.test({
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual(out.stdout.trim().split("\n"), [
       `deno bundle --code-splitting --outdir ${outdir} examples/hello-tool/main.ts`,
-      `deno run --no-prompt --v8-flags=--max-semi-space-size=8 ${outdir}/main.js`,
+      `deno run --no-prompt --v8-flags=--max-semi-space-size=8,--no-lazy ${outdir}/main.js`,
     ]);
     await assert.rejects(Deno.stat(outdir), Deno.errors.NotFound);
   },

@@ -15,7 +15,7 @@ Deno.test({
     assert.equal(out.code, 0, out.stderr);
     assert.equal(
       out.stdout.trim(),
-      "deno compile --no-prompt --v8-flags=--max-semi-space-size=8 --output dist/hello-tool examples/hello-tool/main.ts",
+      "deno compile --no-prompt --v8-flags=--max-semi-space-size=8,--no-lazy --output dist/hello-tool examples/hello-tool/main.ts",
     );
   },
 });
@@ -29,7 +29,7 @@ Deno.test({
     assert.notEqual(out.code, 0);
     assert.match(
       out.stdout,
-      /^deno compile --no-prompt --v8-flags=--max-semi-space-size=8 --output \/nonexistent-dir\/hello/,
+      /^deno compile --no-prompt --v8-flags=--max-semi-space-size=8,--no-lazy --output \/nonexistent-dir\/hello/,
     );
   },
 });

@@ -23,7 +23,7 @@ const SECRET = `secret-${crypto.randomUUID()}`;
 const ENV = { HTTP_E2E_TOKEN: SECRET };
 
 // The exact tasks deno.json carries for this example (checked against deno.json below).
-const TASK_HTTP = "deno run --no-prompt --v8-flags=--max-semi-space-size=8 " +
+const TASK_HTTP = "deno run --no-prompt --v8-flags=--max-semi-space-size=8,--no-lazy " +
   "--allow-read=examples/http/sample/config.json " +
   "--allow-net=api.github.com,en.wikipedia.org,example.com " +
   "'--deny-net=0.0.0.0/8,10.0.0.0/8,100.64.0.0/10,127.0.0.0/8,169.254.169.254/32,169.254.0.0/16,172.16.0.0/12," +
@@ -378,7 +378,7 @@ test(`the "http" task runs the sample config with exactly the flags it prints`, 
   const words = shellWords(TASK_HTTP);
   assert.deepEqual(
     words.slice(2, 4),
-    ["--no-prompt", "--v8-flags=--max-semi-space-size=8"],
+    ["--no-prompt", "--v8-flags=--max-semi-space-size=8,--no-lazy"],
     "as the launch lines run it",
   );
   const flags = words.slice(4, words.indexOf("examples/http/main.ts"));
@@ -420,7 +420,7 @@ test("compile:http --dry-run builds deno compile with the printed flags and the 
     "deno",
     "compile",
     "--no-prompt",
-    "--v8-flags=--max-semi-space-size=8",
+    "--v8-flags=--max-semi-space-size=8,--no-lazy",
     ...printed,
     "--include",
     sample,

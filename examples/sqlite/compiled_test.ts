@@ -49,7 +49,7 @@ Deno.test({
       "deno",
       "compile",
       "--no-prompt",
-      "--v8-flags=--max-semi-space-size=8",
+      "--v8-flags=--max-semi-space-size=8,--no-lazy",
       `--allow-read=${SAMPLE}/config.json,${SAMPLE}/shop.db`,
       "--allow-env=FORGE_TENANT_CONFIG",
       `--allow-run=${join(await Deno.realPath(REPO), "dist/sqlite")}`,

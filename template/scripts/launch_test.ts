@@ -60,7 +60,7 @@ Deno.test("deno task start serves over real stdio with the flags the server prin
   const children = (await cat(`/proc/${pid}/task/${pid}/children`)).trim().split(" ");
   assert.equal(children.length, 1, "one child");
   const argv = (await cat(`/proc/${children[0]}/cmdline`)).split("\0");
-  assert.deepEqual(argv.slice(1, 5), ["run", "--quiet", "--no-prompt", "--v8-flags=--max-semi-space-size=8"]);
+  assert.deepEqual(argv.slice(1, 5), ["run", "--quiet", "--no-prompt", "--v8-flags=--max-semi-space-size=8,--no-lazy"]);
   assert.match(argv[5], /^--allow-/);
   assert.deepEqual(argv.slice(-4, -1), [join(project, "main.ts"), "-config", t.config]);
   assert.equal((await server.close()).code, 0);
@@ -92,7 +92,7 @@ Deno.test("deno task permissions prints the flags deno task start runs with, whe
   const server = await spawnServer({ args: [...LAUNCHER, "start", `--config=${t.config}`], env, cwd: project });
   const argv = await childArgv(server.process.pid);
   const flags = argv.slice(
-    argv.indexOf("--v8-flags=--max-semi-space-size=8") + 1,
+    argv.indexOf("--v8-flags=--max-semi-space-size=8,--no-lazy") + 1,
     argv.indexOf(join(project, "main.ts")),
   );
   assert.equal(printed.stdout.trim(), flags.map(sh).join(" "));
@@ -184,7 +184,7 @@ Deno.test("deno task compile --dry-run builds deno compile from the flags the se
   const out = await task(["compile", `--config=${t.config}`, "--dry-run"], t.env);
   assert.equal(out.code, 0, out.stderr);
   const line = out.stdout.trim();
-  assert.match(line, /^deno compile --no-prompt --v8-flags=--max-semi-space-size=8 --allow-/);
+  assert.match(line, /^deno compile --no-prompt --v8-flags=--max-semi-space-size=8,--no-lazy --allow-/);
   assert.ok(line.includes(`--allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR`), line);
   assert.ok(line.includes(`--include ${t.config}`), line);
   assert.ok(line.endsWith(`${sh(`${project}main.ts`)} -config ${t.config}`), line);
@@ -211,7 +211,10 @@ Deno.test("deno task bundle --dry-run prints deno bundle, then the run line with
     bundle,
     `deno bundle --code-splitting --outdir ${sh(`${project}dist/my-server.bundle`)} ${sh(`${project}main.ts`)}`,
   );
-  assert.match(run, /^deno run --no-prompt --v8-flags=--max-semi-space-size=8 --allow-read=\S+ --allow-write=\S+ /);
+  assert.match(
+    run,
+    /^deno run --no-prompt --v8-flags=--max-semi-space-size=8,--no-lazy --allow-read=\S+ --allow-write=\S+ /,
+  );
   assert.ok(run.includes(" --allow-env=DOCS_DIR,FORGE_TENANT_CONFIG,NOTES_DIR "), run);
   assert.ok(run.endsWith(` ${sh(`${project}dist/my-server.bundle/main.js`)} -config ${t.config}`), run);
   await assert.rejects(Deno.stat(join(project, "dist/my-server.bundle")), Deno.errors.NotFound, "nothing written");
