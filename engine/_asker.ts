@@ -4,7 +4,7 @@
 // lets them escape. _input_rounds.ts asks through input-required results
 // (2026-07-28); _client_requests.ts sends real requests (initialize era).
 
-import { compileInputValidator } from "../toolkit/input_validator.ts";
+import { loadSchemaEngine, type SchemaEngine } from "../toolkit/schema_engine.ts";
 import type { Era } from "./_era.ts";
 import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
@@ -128,7 +128,9 @@ export function questionsOf(
         message: form.message,
         requestedSchema: schema,
       }, keyOf(options));
-      return checked(asker, () => elicitAnswer(raw, schema as never) as ElicitAnswer<T>);
+      // The answer is checked by the JSON Schema engine, loaded when a form is first answered.
+      const engine = await loadSchemaEngine();
+      return checked(asker, () => elicitAnswer(raw, schema as never, engine) as ElicitAnswer<T>);
     },
     async listRoots(options?: AskOptions): Promise<ClientRoot[]> {
       const raw = await asker.ask("roots/list", undefined, keyOf(options));
@@ -171,7 +173,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function elicitAnswer(raw: unknown, schema: ObjectSchema): ElicitAnswer {
+function elicitAnswer(raw: unknown, schema: ObjectSchema, engine: SchemaEngine): ElicitAnswer {
   const method = "elicitation/create";
   if (!isObject(raw)) throw new BadAnswer(method, "it is not an object");
   const action = raw.action;
@@ -180,7 +182,7 @@ function elicitAnswer(raw: unknown, schema: ObjectSchema): ElicitAnswer {
   const content = raw.content ?? {};
   if (!isObject(content)) throw new BadAnswer(method, '"content" must be an object');
   // The user's answer is client input like any argument: checked against the form before the handler sees it.
-  const problem = compileInputValidator(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
+  const problem = engine.compileInput(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
     name: "requestedSchema",
     checking: "form",
   })(content);

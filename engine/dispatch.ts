@@ -50,12 +50,6 @@ import { within } from "../internal/within.ts";
 import type { Middleware } from "../toolkit/middleware.ts";
 import type { ToolResult } from "../toolkit/result.ts";
 import type { Server } from "../toolkit/server.ts";
-import { compileInputValidator } from "../toolkit/input_validator.ts";
-import { compileOutputValidator } from "../toolkit/output_schema.ts";
-import { provideSchemaEngine } from "../toolkit/schema_engine.ts";
-
-// The schema engine loads with the protocol engine, never with `--health` (see toolkit/schema_engine.ts).
-provideSchemaEngine({ compileInput: compileInputValidator, compileOutput: compileOutputValidator });
 
 /** Dispatcher settings, resolved from run()'s options. */
 export interface DispatchOptions {

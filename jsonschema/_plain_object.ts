@@ -1,29 +1,32 @@
 // Most tool schemas are one object of scalar properties: `{type: "object",
 // properties: {text: {type: "string"}}, required: ["text"]}`. For those, a
 // value is accepted by one loop over its keys instead of the engine's chain of
-// checks; anything the loop does not accept goes to the engine, which finds
-// the failure and words it, so only the verdict "valid" is ever given here.
+// checks, and a value the loop does not accept is explained here too: the
+// failure the engine would report (its order of checks, its keywords, its
+// words), found in a second, slower walk. So such a schema needs none of the
+// engine's modules (a server whose tools all have one starts without loading
+// them), and `_plain_object_test.ts` holds the answers equal to the engine's
+// over generated schemas and values.
 
-import { isObject } from "./_check.ts";
-import { TYPE_TESTS } from "./_validation.ts";
+import { describeValue } from "../internal/describe_value.ts";
+import { TYPE_NAMES, TYPE_TESTS } from "./_json_types.ts";
+import { failureText } from "./_failure_text.ts";
+import type { SchemaFailure, SchemaValidator } from "./compile_schema.ts";
 
-/** Keywords that assert nothing (annotations): a schema holding only these and the ones handled here qualifies. */
 const ANNOTATIONS = new Set(["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"]);
 const ROOT_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", ...ANNOTATIONS]);
 const PROPERTY_KEYWORDS = new Set(["type", ...ANNOTATIONS]);
-/** Types whose test looks at the value alone (never into it). */
 const SCALARS = new Set(["string", "integer", "number", "boolean", "null"]);
 
 /**
- * For a schema that is an object of scalar-typed properties — `type:
- * "object"`, `properties` each holding one scalar `type` and annotations,
- * `required`, and `additionalProperties` absent, `true` or `false` — a test
- * that is true exactly when the engine finds the value valid. Undefined for
- * any other schema. `schema` must already have compiled (its keywords are
- * not checked again here); what it holds is copied, so a later edit of it
- * changes nothing.
+ * The validator of a plain object schema: `type: "object"`, `properties`
+ * each of one scalar `type` (plus annotations), `required` (a list of
+ * distinct names) and a boolean `additionalProperties`, nothing else. Its
+ * answers are the engine's, failure for failure. Undefined for any other
+ * schema, which only the engine compiles (and refuses when it is not valid):
+ * a schema taken here is one the engine compiles without a problem.
  */
-export function plainObjectAcceptor(schema: unknown): ((value: unknown) => boolean) | undefined {
+export function plainObjectValidator(schema: unknown): SchemaValidator | undefined {
   if (!isObject(schema) || schema.type !== "object" || !Object.keys(schema).every((k) => ROOT_KEYWORDS.has(k))) {
     return undefined;
   }
@@ -31,19 +34,57 @@ export function plainObjectAcceptor(schema: unknown): ((value: unknown) => boole
   if (extra !== undefined && typeof extra !== "boolean") return undefined;
   const properties = schema.properties ?? {};
   if (!isObject(properties)) return undefined;
-  const required = new Set(Array.isArray(schema.required) ? schema.required as string[] : []);
-  // Each property's test, and whether it is required.
+  const listed = schema.required ?? [];
+  if (!Array.isArray(listed) || !listed.every((n) => typeof n === "string") || new Set(listed).size < listed.length) {
+    return undefined;
+  }
+  const requiredList = [...listed] as string[];
+  const required = new Set(requiredList);
+  // Each property's type, and whether it is required.
   const rules = new Map<string, Rule>();
   for (const name of Object.keys(properties)) {
     const property = properties[name];
     if (!isObject(property) || !Object.keys(property).every((k) => PROPERTY_KEYWORDS.has(k))) return undefined;
     const type = property.type;
     if (typeof type !== "string" || !SCALARS.has(type)) return undefined;
-    rules.set(name, { test: TYPE_TESTS[type], required: required.has(name) });
+    rules.set(name, { type, test: TYPE_TESTS[type], required: required.has(name) });
   }
+  const names = [...rules.keys()];
   const closed = extra === false;
+  const accepts = acceptor(rules, required, closed);
+  // The engine's order: the value's type, then each required name in the list's order, then each own key in the
+  // value's order: its property's type, or, not being a property of a closed schema, the key itself.
+  const explain = (value: unknown): SchemaFailure => {
+    if (!TYPE_TESTS.object(value)) return failure([], "type", `must be an object`, `got ${describeValue(value)}`);
+    const object = value as Record<string, unknown>;
+    for (const name of requiredList) if (!Object.hasOwn(object, name)) return failure([name], "required", "is missing");
+    for (const key of Object.keys(object)) {
+      const rule = rules.get(key);
+      const item = object[key];
+      if (rule !== undefined) {
+        if (rule.test(item)) continue;
+        const text = `must be ${TYPE_NAMES[rule.type]}`;
+        return failure([key], "type", text, `got ${describeValue(item)}`, item === null && !rule.required);
+      }
+      if (closed) return failure([key], "additionalProperties", "is not an allowed property", undefined, false, names);
+    }
+    // The loop refused only what the walk finds; a value both pass is valid.
+    throw new Error("plain object schema: the value was refused with no failure to report");
+  };
+  return (value) => accepts(value) ? undefined : explain(value);
+}
+
+interface Rule {
+  type: string;
+  test: (value: unknown) => boolean;
+  required: boolean;
+}
+
+/** The one-loop test of a value: true when the engine finds it valid. */
+function acceptor(rules: Map<string, Rule>, required: Set<string>, closed: boolean): (value: unknown) => boolean {
   // A required name with no property: any value where others are allowed; where none are, no object is valid.
-  if (!closed) { for (const name of required) if (!rules.has(name)) rules.set(name, { test: ANY, required: true }); }
+  const tests = new Map<string, { test: (value: unknown) => boolean; required: boolean }>(rules);
+  if (!closed) { for (const name of required) if (!tests.has(name)) tests.set(name, { test: ANY, required: true }); }
   const requiredCount = required.size;
   return (value) => {
     if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
@@ -54,7 +95,7 @@ export function plainObjectAcceptor(schema: unknown): ((value: unknown) => boole
     const keys = Object.keys(value);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
-      const rule = rules.get(key);
+      const rule = tests.get(key);
       if (rule === undefined) {
         if (closed) return false;
         continue;
@@ -66,9 +107,25 @@ export function plainObjectAcceptor(schema: unknown): ((value: unknown) => boole
   };
 }
 
-interface Rule {
-  test: (value: unknown) => boolean;
-  required: boolean;
+function failure(
+  path: string[],
+  keyword: string,
+  rule: string,
+  detail?: string,
+  nullForOptional = false,
+  allowed?: readonly string[],
+): SchemaFailure {
+  return {
+    path,
+    keyword,
+    message: failureText(rule, keyword, detail, allowed),
+    nullForOptional,
+    ...(allowed === undefined ? {} : { allowed }),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 const ANY = (): boolean => true;

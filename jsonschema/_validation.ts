@@ -5,6 +5,7 @@
 // are the cheap checks, run before anything descends into the value.
 
 import { describeValue } from "../internal/describe_value.ts";
+import { TYPE_NAMES, TYPE_TESTS } from "./_json_types.ts";
 import { type Check, Failure, isObject, type Run } from "./_check.ts";
 import type { Compiler, Location } from "./_compiler.ts";
 import { canonicalJson, writeCanonical } from "../internal/canonical_json.ts";
@@ -14,29 +15,7 @@ import { linearRegex, PROGRAM_LIMIT } from "./_regex.ts";
 import { respellLegacy } from "./_regex_legacy.ts";
 import { ProgramTooLarge } from "./_regex_program.ts";
 
-// `type`: one JSON type or a list of them. "integer" is any number with no
-// fractional part (1.0 is one), as JSON Schema counts it.
-
-/** The test of each JSON type name, as `type` applies it. */
-export const TYPE_TESTS: Readonly<Record<string, (value: unknown) => boolean>> = {
-  string: (v) => typeof v === "string",
-  integer: (v) => Number.isInteger(v),
-  // A non-finite number is not JSON: a handler's NaN would reach the client as null.
-  number: (v) => typeof v === "number" && Number.isFinite(v),
-  boolean: (v) => typeof v === "boolean",
-  object: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
-  array: (v) => Array.isArray(v),
-  null: (v) => v === null,
-};
-const NAMES: Record<string, string> = {
-  string: "a string",
-  integer: "an integer",
-  number: "a number",
-  boolean: "a boolean",
-  object: "an object",
-  array: "an array",
-  null: "null",
-};
+// `type`: one JSON type or a list of them (./_json_types.ts).
 
 /** The check of `type`, or undefined when the schema has none. */
 export function typeCheck(c: Compiler, at: Location): Check | undefined {
@@ -49,7 +28,7 @@ export function typeCheck(c: Compiler, at: Location): Check | undefined {
   ) {
     c.refuse(at, "type", `must name JSON types, each once (${Object.keys(TYPE_TESTS).join(", ")})`);
   }
-  const rule = `must be ${types.map((t: string) => NAMES[t]).join(" or ")}`;
+  const rule = `must be ${types.map((t: string) => TYPE_NAMES[t]).join(" or ")}`;
   const fails = (value: unknown) => new Failure("type", rule, `got ${describeValue(value)}`);
   if (types.length === 1) {
     const test = TYPE_TESTS[types[0]];

@@ -6,7 +6,8 @@ import { formatCheck } from "./_format.ts";
 import { arrayItemsCheck, logicChecks, propertiesCheck } from "./_applicator.ts";
 import { entering, newRun, refChecks } from "./_refs.ts";
 import { withUnevaluated } from "./_unevaluated.ts";
-import { plainObjectAcceptor } from "./_plain_object.ts";
+import { plainObjectValidator } from "./_plain_object.ts";
+import { failureText } from "./_failure_text.ts";
 import { arrayCountCheck, numberCheck, objectCountCheck, stringCheck, typeCheck, valueChecks } from "./_validation.ts";
 import { SchemaError } from "./schema_error.ts";
 
@@ -85,6 +86,9 @@ export type SchemaValidator = (value: unknown) => SchemaFailure | undefined;
  * ```
  */
 export function compileSchema(schema: unknown, options: CompileOptions = {}): SchemaValidator {
+  // The common tool schema is checked, and its failures worded, with nothing compiled (./_plain_object.ts).
+  const plain = plainObjectValidator(schema);
+  if (plain !== undefined) return plain;
   const name = options.name ?? "schema";
   const doc = new SchemaDocument(schema, (tokens, problem) => {
     throw new SchemaError(`${name}${pointerOf(tokens)} ${problem}`);
@@ -109,16 +113,12 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Sc
     return {
       path: failure.steps.toReversed(),
       keyword: failure.keyword,
-      message: `${failure.rule} (${failure.keyword})${failure.detail === undefined ? "" : `, ${failure.detail}`}${
-        failure.names === undefined ? "" : allowedNames(failure.names)
-      }`,
+      message: failureText(failure.rule, failure.keyword, failure.detail, failure.names),
       nullForOptional: failure.nullForOptional,
       ...(failure.names === undefined ? {} : { allowed: failure.names }),
     };
   };
-  // The common tool schema is accepted by one loop; a value it does not accept is judged and worded by the engine.
-  const accepts = plainObjectAcceptor(schema);
-  return accepts === undefined ? validate : (value) => accepts(value) ? undefined : validate(value);
+  return validate;
 }
 
 /** The dialects this engine implements: JSON Schema 2020-12, with or without the empty fragment. */
@@ -170,11 +170,4 @@ function compileNode(c: Compiler, at: Location): Check {
   const isResourceRoot = at.tokens.length === at.resource.tokens.length;
   if (c.doc.dynamic && isResourceRoot) check = entering(at.resource, check);
   return check;
-}
-
-function allowedNames(names: readonly string[]): string {
-  if (names.length === 0) return "; it allows none";
-  return `; its properties are ${names.slice(0, 20).map((n) => quote(n, 32)).join(", ")}${
-    names.length > 20 ? ", …" : ""
-  }`;
 }

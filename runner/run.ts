@@ -8,8 +8,9 @@ import { bypassEnvironmentProxy, fetchesDirectly } from "../internal/direct_fetc
 import { missingRootWarnings } from "./_missing_roots.ts";
 import { startupLine, takeEarlyStart } from "../internal/startup.ts";
 import { guardStdout, type StdoutGuard } from "../internal/stdout_guard.ts";
-import type { Connection, ServeOptions } from "../stdio/serve.ts";
+import type { Connection, ServeOptions } from "../stdio/_serve.ts";
 import { Server } from "../toolkit/server.ts";
+import { settleSchemas } from "../toolkit/registry.ts";
 
 /** Options of {@linkcode run}: the server's identity, limits, and lifecycle hooks. */
 export interface RunOptions extends ServeOptions {
@@ -112,8 +113,9 @@ export async function run(
   let server: Server;
   let guard: StdoutGuard | undefined;
   let connection: Connection;
-  // The serving half is loaded on start, not at import: `--health` must not pay for it.
-  const serving = import("../stdio/serve.ts");
+  // The serving half is loaded on start, not at import: `--health` must not pay for it. It holds no JSON Schema
+  // engine: that is loaded after register, only when a schema needs it (settleSchemas()).
+  const serving = import("../stdio/_serve.ts");
   try {
     if (!(await permitted(name, options.policy, options))) return;
     server = new Server({
@@ -125,9 +127,10 @@ export async function run(
     // In force before register runs: nothing an author prints reaches stdout.
     takeEarlyStart();
     guard = guardStdout({ stderr: true });
-    // Loaded before register: it provides the schema engine, so addTool refuses a bad schema at once.
     const { serve } = await serving;
     await register(server);
+    // A schema the engine refuses stops the start here, as it would in addTool with the engine loaded.
+    await settleSchemas(server);
     connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
   } catch (err) {
     // A start-up mistake (a duplicate tool, a bad schema or option) is one

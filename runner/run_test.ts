@@ -46,16 +46,23 @@ Deno.test({
 
 Deno.test({
   name:
-    "importing the root module loads only the authoring half: no engine/, stdio/ or permissions/ until run() starts",
+    "importing the root module loads only the authoring half: no engine/, stdio/, permissions/ or schema engine until run() starts",
   permissions: perms,
   async fn() {
     const { modules, loaded } = await rootImportGraph();
     const root = new URL("../", import.meta.url).href;
     const folders = new Set([...loaded].map((s) => s.slice(root.length).split("/").slice(0, -1).join("/") || "."));
     assert.ok(loaded.has(new URL("../toolkit/server.ts", import.meta.url).href), "the graph was read");
-    assert.deepEqual([...folders].sort(), [".", "internal", "runner", "toolkit"]);
+    assert.deepEqual([...folders].sort(), [".", "internal", "jsonschema", "runner", "toolkit"]);
+    // Of jsonschema/, only the check of a plain object schema, which needs no engine (toolkit/schema_engine.ts).
+    const schemaModules = [...loaded].filter((s) => s.includes("/jsonschema/")).map((s) => s.slice(root.length)).sort();
+    assert.deepEqual(schemaModules, [
+      "jsonschema/_failure_text.ts",
+      "jsonschema/_json_types.ts",
+      "jsonschema/_plain_object.ts",
+    ]);
     assert.ok(
-      modules.includes(new URL("../stdio/serve.ts", import.meta.url).href),
+      modules.includes(new URL("../stdio/_serve.ts", import.meta.url).href),
       "run() still reaches serve() through import()",
     );
   },

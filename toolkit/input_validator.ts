@@ -4,9 +4,9 @@
 // and the rule, e.g. `Invalid argument "range.from": must be at most 10
 // (maximum), got 12`.
 
-import { compileSchema, type SchemaFailure } from "../jsonschema/compile_schema.ts";
+import { compileSchema } from "../jsonschema/compile_schema.ts";
 import { SchemaError } from "../jsonschema/schema_error.ts";
-import { quote } from "../internal/quote.ts";
+import { argumentProblem } from "./_schema_problem.ts";
 
 /** A compiled validator: the message for the model, or undefined when the arguments are valid. */
 export type InputValidator = (args: Readonly<Record<string, unknown>>) => string | undefined;
@@ -41,64 +41,9 @@ export function compileInputValidator(
     if (err instanceof SchemaError) throw fail(err.problem);
     throw err;
   }
-  const words = options.checking === "form" ? FORM_WORDS : ARGUMENT_WORDS;
+  const checking = options.checking ?? "arguments";
   return (args) => {
     const failure = validate(args);
-    return failure === undefined ? undefined : messageOf(failure, words);
+    return failure === undefined ? undefined : argumentProblem(failure, checking);
   };
-}
-
-/** How a failure names what it checked. */
-interface Words {
-  /** The whole value: "arguments". */
-  all: string;
-  /** One member: "argument". */
-  one: string;
-  /** Where a member is unknown: "an argument of this tool". */
-  member: string;
-  /** The known members, before their names: "the tool's arguments are". */
-  known: string;
-  /** When there are none: "it takes none". */
-  none: string;
-}
-
-const ARGUMENT_WORDS: Words = {
-  all: "arguments",
-  one: "argument",
-  member: "an argument of this tool",
-  known: "the tool's arguments are",
-  none: "it takes none",
-};
-
-const FORM_WORDS: Words = {
-  all: "answer",
-  one: "field",
-  member: "a field of the requested form",
-  known: "the form's fields are",
-  none: "it has none",
-};
-
-function messageOf(failure: SchemaFailure, words: Words): string {
-  const { path } = failure;
-  if (path.length === 0) return `Invalid ${words.all}: ${failure.message}`;
-  let message = failure.message;
-  if (path.length === 1 && failure.keyword === "additionalProperties") {
-    const names = failure.allowed ?? [];
-    const known = names.length === 0
-      ? words.none
-      : `${words.known} ${names.slice(0, 20).map((n) => quote(n, 32)).join(", ")}${names.length > 20 ? ", …" : ""}`;
-    message = `is not ${words.member} (additionalProperties); ${known}`;
-  } else if (path.length === 1 && failure.keyword === "unevaluatedProperties") {
-    message = `is not ${words.member} (unevaluatedProperties)`;
-  }
-  // A model often sends null for an optional argument it means to leave out: say how to do that.
-  if (failure.nullForOptional) message += "; to leave it out, omit it rather than sending null";
-  return `Invalid ${words.one} ${quote(pathText(path))}: ${message}`;
-}
-
-/** `range.from`, `tags[1]`: the path as the model would write it. */
-function pathText(path: readonly (string | number)[]): string {
-  let text = "";
-  for (const step of path) text += typeof step === "number" ? `[${step}]` : text === "" ? step : `.${step}`;
-  return text;
 }

@@ -5,7 +5,7 @@
 
 import { compileSchema } from "../jsonschema/compile_schema.ts";
 import { SchemaError } from "../jsonschema/schema_error.ts";
-import { quote } from "../internal/quote.ts";
+import { outputProblem } from "./_schema_problem.ts";
 
 /** A compiled output check: what is wrong with a result's structuredContent, or undefined. */
 export type OutputValidator = (structuredContent: unknown) => string | undefined;
@@ -28,8 +28,6 @@ export function compileOutputValidator(
   }
   return (value) => {
     const failure = validate(value);
-    if (failure === undefined) return undefined;
-    const pointer = failure.path.map((step) => `/${String(step).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
-    return `${quote(pointer || "/")}: ${failure.message}`;
+    return failure === undefined ? undefined : outputProblem(failure);
   };
 }

@@ -4,7 +4,9 @@
 
 import type { InputValidator } from "./input_validator.ts";
 import type { OutputValidator } from "./output_schema.ts";
-import { compiledWhenUsed } from "./schema_engine.ts";
+import { compiledWhenUsed, loadSchemaEngine } from "./schema_engine.ts";
+import { plainInputValidator, plainOutputValidator } from "./_plain_validators.ts";
+import { logLine } from "../internal/stderr.ts";
 import { quote } from "../internal/quote.ts";
 import type { PatternFn, Tool, ToolHandler } from "./tool.ts";
 import type { Args } from "./args.ts";
@@ -40,6 +42,10 @@ export class Registry {
   #listeners: (() => void)[] = [];
   #listCache: Record<string, unknown>[] | undefined;
   #listJsonCache: string | undefined;
+  /** Compile steps of schemas registered while the engine was not loaded, for settleSchemas(). */
+  deferred: (() => void)[] = [];
+  /** Set by settleSchemas(): a schema that needs the engine while it is not loaded delays its tool until it is. */
+  settled = false;
 
   add(entry: Entry): void {
     this.tools.set(entry.tool.name, entry);
@@ -117,10 +123,14 @@ export function registerTool<A>(
   // checked is what they see, and a later edit of the author's objects changes neither.
   const wire = wireOf(tool as Tool, fail);
   const formats = { assertFormats: tool.assertFormats };
-  const validate = compiledWhenUsed((engine) => engine.compileInput(wire.inputSchema, fail, formats));
-  const validateOutput = wire.outputSchema === undefined
-    ? undefined
-    : compiledWhenUsed((engine) => engine.compileOutput(wire.outputSchema, fail, formats));
+  // A plain object schema is checked without the engine; any other is compiled by it, now when it is loaded, else
+  // once it is (settleSchemas(), or the tool's first call).
+  const deferred: (() => void)[] = [];
+  const defer = (compileNow: () => void) => deferred.push(compileNow);
+  const validate = plainInputValidator(wire.inputSchema) ??
+    compiledWhenUsed((engine) => engine.compileInput(wire.inputSchema, fail, formats), defer);
+  const validateOutput = wire.outputSchema === undefined ? undefined : plainOutputValidator(wire.outputSchema) ??
+    compiledWhenUsed((engine) => engine.compileOutput(wire.outputSchema, fail, formats), defer);
   const annotations = tool.annotations as unknown as Partial<Record<string, unknown>> | null | undefined;
   const missing = HINTS.filter((hint) => typeof annotations?.[hint] !== "boolean");
   if (missing.length > 0) {
@@ -176,7 +186,46 @@ export function registerTool<A>(
     wire,
     maxResultBytes: tool.maxResultBytes,
   };
+  if (deferred.length > 0 && registry.settled) {
+    addWhenCompiled(registry, entry, deferred);
+    return;
+  }
+  registry.deferred.push(...deferred);
   registry.add(entry);
+}
+
+/**
+ * Loads the JSON Schema engine when a tool registered so far needs it and
+ * compiles those schemas; throws the first refusal (`Cannot register tool
+ * "name": inputSchema/… `), as addTool does when the engine is loaded. run()
+ * awaits it after `register`; from then on, a tool whose schema needs the
+ * engine while it is still not loaded is added once it is.
+ */
+export async function settleSchemas(server: object): Promise<void> {
+  const registry = registryOf(server);
+  registry.settled = true;
+  if (registry.deferred.length === 0) return;
+  await loadSchemaEngine();
+  for (const compileNow of registry.deferred.splice(0)) compileNow();
+}
+
+/**
+ * Adds a tool registered while serving, whose schema needs the engine, once
+ * the engine is loaded and the schema compiled (a client sees it then, with a
+ * list change); a schema the engine refuses, or a name taken meanwhile, is
+ * reported on stderr, since addTool has returned.
+ */
+function addWhenCompiled(registry: Registry, entry: Entry, deferred: (() => void)[]): void {
+  loadSchemaEngine().then(() => {
+    for (const compileNow of deferred) compileNow();
+    if (registry.tools.has(entry.tool.name)) {
+      throw new TypeError(
+        `Cannot register tool ${quote(entry.tool.name)}: a tool with this name is already registered ` +
+          "(tool names must be unique within a server)",
+      );
+    }
+    registry.add(entry);
+  }).catch((err) => logLine(err instanceof Error ? err.message : String(err)));
 }
 
 function checkObjectSchema(value: unknown, field: string, fail: (p: string) => TypeError): void {

@@ -1,11 +1,16 @@
 // Where the registry finds the JSON Schema engine. The engine (../jsonschema/)
 // is not loaded with `@forge/toolkit`: every `deno run main.ts --health` would
-// pay for its modules. The protocol engine provides it when it loads
-// (engine/dispatch.ts, under serve()), and run() loads the serving half before
-// `register` runs, so a server's schemas are compiled, and a bad one refused,
-// by addTool itself. A tool registered before anything loaded the protocol
-// engine (a Server built by hand, never served) has its schemas compiled when
-// first used.
+// pay for its modules. A plain object schema (one object of scalar
+// properties) never needs it: ./_plain_validators.ts checks and words it with
+// the engine's answers. Any other schema is compiled by the engine:
+// - served by hand (stdio/serve.ts), the engine is loaded with serve(), so
+//   addTool compiles such a schema, and refuses a bad one, at once;
+// - under run(), it is loaded only when a schema needs it: after `register`,
+//   run() awaits settleSchemas() (./registry.ts), which loads it and compiles
+//   what was registered meanwhile, so a bad schema still stops the start; a
+//   tool registered later, while it is still not loaded, is added once it is.
+// A tool registered before anything loaded it (a Server built by hand, never
+// served) has its schemas compiled when first used.
 
 import type { InputValidator, InputValidatorOptions } from "./input_validator.ts";
 import type { OutputValidator } from "./output_schema.ts";
@@ -30,22 +35,30 @@ export function schemaEngine(): SchemaEngine | undefined {
   return engine;
 }
 
+/** Loads the engine (once) and returns it. */
+export async function loadSchemaEngine(): Promise<SchemaEngine> {
+  if (engine === undefined) await import("./_engine_provider.ts");
+  return engine!;
+}
+
 /**
  * `compile(engine)` now when the engine is loaded, else a function that
- * compiles on its first call (by then a served server has loaded it).
+ * compiles on its first call. `defer` is given the compile step, to run it
+ * once the engine is loaded (settleSchemas()), earlier than the first call.
  */
 export function compiledWhenUsed<T extends (value: never) => string | undefined>(
   compile: (engine: SchemaEngine) => T,
+  defer?: (compileNow: () => void) => void,
 ): T {
   if (engine !== undefined) return compile(engine);
   let compiled: T | undefined;
+  const compileNow = () => {
+    if (engine === undefined) throw new TypeError("Cannot check a value against its schema: nothing loaded the engine");
+    compiled ??= compile(engine);
+  };
+  defer?.(compileNow);
   return ((value: never) => {
-    if (compiled === undefined) {
-      if (engine === undefined) {
-        throw new TypeError("Cannot check a value against its schema: nothing loaded the engine");
-      }
-      compiled = compile(engine);
-    }
-    return compiled(value);
+    if (compiled === undefined) compileNow();
+    return compiled!(value);
   }) as T;
 }

@@ -1,0 +1,10 @@
+// Loading this module provides the JSON Schema engine to the registry
+// (./schema_engine.ts): stdio/serve.ts imports it, so that a server served by
+// hand compiles, and refuses, a schema in addTool itself; run() loads it only
+// when a schema needs it (loadSchemaEngine()).
+
+import { compileInputValidator } from "./input_validator.ts";
+import { compileOutputValidator } from "./output_schema.ts";
+import { provideSchemaEngine } from "./schema_engine.ts";
+
+provideSchemaEngine({ compileInput: compileInputValidator, compileOutput: compileOutputValidator });
