@@ -1,6 +1,6 @@
 // The JSON types `type` names: how each is tested and how a failure names it.
 // Kept apart from the validation vocabulary so that the plain-object check
-// (./_plain_object.ts) words its failures with the engine's own words without
+// (./plain_object.ts) words its failures with the engine's own words without
 // loading the engine.
 
 /** The test of each JSON type name, as `type` applies it. */

@@ -6,7 +6,7 @@ import { formatCheck } from "./_format.ts";
 import { arrayItemsCheck, logicChecks, propertiesCheck } from "./_applicator.ts";
 import { entering, newRun, refChecks } from "./_refs.ts";
 import { withUnevaluated } from "./_unevaluated.ts";
-import { plainObjectValidator } from "./_plain_object.ts";
+import { plainObjectValidator } from "./plain_object.ts";
 import { failureText } from "./_failure_text.ts";
 import { arrayCountCheck, numberCheck, objectCountCheck, stringCheck, typeCheck, valueChecks } from "./_validation.ts";
 import { SchemaError } from "./schema_error.ts";
@@ -86,7 +86,7 @@ export type SchemaValidator = (value: unknown) => SchemaFailure | undefined;
  * ```
  */
 export function compileSchema(schema: unknown, options: CompileOptions = {}): SchemaValidator {
-  // The common tool schema is checked, and its failures worded, with nothing compiled (./_plain_object.ts).
+  // The common tool schema is checked, and its failures worded, with nothing compiled (./plain_object.ts).
   const plain = plainObjectValidator(schema);
   if (plain !== undefined) return plain;
   const name = options.name ?? "schema";

@@ -8,7 +8,7 @@ import { bypassEnvironmentProxy, fetchesDirectly } from "../internal/direct_fetc
 import { missingRootWarnings } from "./_missing_roots.ts";
 import { startupLine, takeEarlyStart } from "../internal/startup.ts";
 import { guardStdout, type StdoutGuard } from "../internal/stdout_guard.ts";
-import type { Connection, ServeOptions } from "../stdio/_serve.ts";
+import type { Connection, ServeOptions } from "../stdio/serve_core.ts";
 import { Server } from "../toolkit/server.ts";
 import { settleSchemas } from "../toolkit/registry.ts";
 
@@ -115,7 +115,7 @@ export async function run(
   let connection: Connection;
   // The serving half is loaded on start, not at import: `--health` must not pay for it. It holds no JSON Schema
   // engine: that is loaded after register, only when a schema needs it (settleSchemas()).
-  const serving = import("../stdio/_serve.ts");
+  const serving = import("../stdio/serve_core.ts");
   try {
     if (!(await permitted(name, options.policy, options))) return;
     server = new Server({

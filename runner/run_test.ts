@@ -59,10 +59,10 @@ Deno.test({
     assert.deepEqual(schemaModules, [
       "jsonschema/_failure_text.ts",
       "jsonschema/_json_types.ts",
-      "jsonschema/_plain_object.ts",
+      "jsonschema/plain_object.ts",
     ]);
     assert.ok(
-      modules.includes(new URL("../stdio/_serve.ts", import.meta.url).href),
+      modules.includes(new URL("../stdio/serve_core.ts", import.meta.url).href),
       "run() still reaches serve() through import()",
     );
   },

@@ -20,7 +20,7 @@ const DEFAULT_OF: Record<string, number> = {
 };
 
 Deno.test("every numeric @default ServeOptions documents is the value of _options.ts that serve() applies", async () => {
-  const text = await Deno.readTextFile(new URL("./_serve.ts", import.meta.url));
+  const text = await Deno.readTextFile(new URL("./serve_core.ts", import.meta.url));
   const options = text.slice(
     text.indexOf("export interface ServeOptions"),
     text.indexOf("export interface Connection"),

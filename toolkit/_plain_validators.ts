@@ -1,9 +1,9 @@
 // A tool's validators for a plain object schema (one object of scalar
 // properties, what schema() builds from strProp, intProp, numProp and boolProp
-// without options): checked and worded by ../jsonschema/_plain_object.ts,
+// without options): checked and worded by ../jsonschema/plain_object.ts,
 // with the same answers as the engine's, without loading it.
 
-import { plainObjectValidator } from "../jsonschema/_plain_object.ts";
+import { plainObjectValidator } from "../jsonschema/plain_object.ts";
 import type { InputValidator } from "./input_validator.ts";
 import type { OutputValidator } from "./output_schema.ts";
 import { argumentProblem, outputProblem } from "./_schema_problem.ts";

@@ -1,6 +1,6 @@
 // How a schema failure reads, for the model (a call's arguments, a user's
 // answer to a form) and for the operator (a result's structuredContent). Kept
-// apart from the engine: a plain object schema (../jsonschema/_plain_object.ts)
+// apart from the engine: a plain object schema (../jsonschema/plain_object.ts)
 // is checked and its failures worded without loading it.
 
 import type { SchemaFailure } from "../jsonschema/compile_schema.ts";

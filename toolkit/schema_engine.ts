@@ -37,7 +37,7 @@ export function schemaEngine(): SchemaEngine | undefined {
 
 /** Loads the engine (once) and returns it. */
 export async function loadSchemaEngine(): Promise<SchemaEngine> {
-  if (engine === undefined) await import("./_engine_provider.ts");
+  if (engine === undefined) await import("./schema_engine_provider.ts");
   return engine!;
 }
 

@@ -13,7 +13,7 @@ const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, o
 const remote: ObjectSchema = { type: "object", properties: { a: { $ref: "https://example.com/a.json" } } };
 
 // The small modules that check and word a plain object schema: all of ../jsonschema/ the authoring half loads.
-const PLAIN = ["/jsonschema/_plain_object.ts", "/jsonschema/_json_types.ts", "/jsonschema/_failure_text.ts"];
+const PLAIN = ["/jsonschema/plain_object.ts", "/jsonschema/_json_types.ts", "/jsonschema/_failure_text.ts"];
 const engineModules = (specifiers: Iterable<string>) =>
   [...specifiers].filter((s) => s.includes("/jsonschema/") && !PLAIN.some((p) => s.endsWith(p)));
 
@@ -25,7 +25,7 @@ Deno.test({
     assert.ok([...loaded].some((s) => s.endsWith("/toolkit/registry.ts")), "the walk reached the registry");
     assert.deepEqual(engineModules(loaded), []);
     assert.ok(engineModules(modules).length > 10, "the engine is reachable, by import()");
-    const serving = await importGraph(new URL("../stdio/_serve.ts", import.meta.url).pathname);
+    const serving = await importGraph(new URL("../stdio/serve_core.ts", import.meta.url).pathname);
     assert.ok([...serving.loaded].some((s) => s.endsWith("/engine/dispatch.ts")), "the walk reached the dispatcher");
     assert.deepEqual(engineModules(serving.loaded), []);
     const byHand = await importGraph(new URL("../stdio/serve.ts", import.meta.url).pathname);

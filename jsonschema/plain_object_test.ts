@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { plainObjectValidator } from "./_plain_object.ts";
+import { plainObjectValidator } from "./plain_object.ts";
 import { compileSchema } from "./compile_schema.ts";
 
 // The engine alone: `$comment` asserts nothing, and a schema holding it is not one the acceptor takes.

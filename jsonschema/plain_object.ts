@@ -5,7 +5,7 @@
 // failure the engine would report (its order of checks, its keywords, its
 // words), found in a second, slower walk. So such a schema needs none of the
 // engine's modules (a server whose tools all have one starts without loading
-// them), and `_plain_object_test.ts` holds the answers equal to the engine's
+// them), and `plain_object_test.ts` holds the answers equal to the engine's
 // over generated schemas and values.
 
 import { describeValue } from "../internal/describe_value.ts";
