@@ -815,8 +815,8 @@ export class Dispatcher {
   #withTasks<T>(use: (tasks: Tasks) => T): T | Promise<T> {
     if (this.#tasks !== undefined) return use(this.#tasks);
     // Literal import()s, so that `deno compile` and `deno publish` still see the modules.
-    this.#tasksLoading ??= Promise.all([import("./_tasks.ts"), import("./_task_asker.ts")]).then(
-      ([{ TaskTable }, { TaskAsker }]) => {
+    this.#tasksLoading ??= import("./_task_support.ts").then(
+      ({ TaskTable, TaskAsker }) => {
         const table = new TaskTable(this.#options.tasks, this.#options.log, this.#options.clock);
         if (this.#tasksClosed) void table.shutdown();
         return this.#tasks = { table, TaskAsker };

@@ -113,11 +113,11 @@ export async function run(
   let server: Server;
   let guard: StdoutGuard | undefined;
   let connection: Connection;
-  // The serving half is loaded on start, not at import: `--health` must not pay for it. It holds no JSON Schema
-  // engine: that is loaded after register, only when a schema needs it (settleSchemas()).
-  const serving = import("../stdio/serve_core.ts");
+  // The serving half and the start-up check are loaded on start, not at import: `--health` must not pay for them.
+  // No JSON Schema engine among them: that is loaded after register, only when a schema needs it (settleSchemas()).
+  const serving = import("./_start.ts");
   try {
-    if (!(await permitted(name, options.policy, options))) return;
+    if (!(await permitted(name, options.policy, options, serving))) return;
     server = new Server({
       name,
       version: options.version,
@@ -209,22 +209,26 @@ const NO_PERMISSIONS: PermissionSet = Object.freeze({
 });
 
 /** Layer 2 at start: prints the flags when asked, else refuses to serve with excess permissions. */
-async function permitted(name: string, policy: Policy | undefined, options: RunOptions): Promise<boolean> {
+async function permitted(
+  name: string,
+  policy: Policy | undefined,
+  options: RunOptions,
+  starting: Promise<typeof import("./_start.ts")>,
+): Promise<boolean> {
   const args = options.args ?? Deno.args;
   // The files it needs, not permissions/mod.ts: Deno reads a dynamic import's
   // whole graph at start, and the barrel would pull in configreload. Without a
   // policy there is nothing to derive (nor the address tables to load).
-  const [set, { formatPermissionFlags }, least, grantProblems] = await Promise.all([
+  const [set, start, grantProblems] = await Promise.all([
     policy === undefined
       ? NO_PERMISSIONS
       : import("../permissions/permission_set.ts").then(({ derivePermissions }) => derivePermissions(policy)),
-    import("../permissions/permission_flags.ts"),
-    import("../permissions/least_privilege.ts"),
+    starting,
     policy === undefined || policy.readFiles.length + policy.writeFiles.length === 0
       ? []
       : import("../permissions/file_grants.ts").then(({ fileGrantProblems }) => fileGrantProblems(policy)),
   ]);
-  const { enforceLeastPrivilege, EXCESS_PERMISSIONS_EXIT_CODE, PRINT_PERMISSIONS_FLAG } = least;
+  const { enforceLeastPrivilege, EXCESS_PERMISSIONS_EXIT_CODE, formatPermissionFlags, PRINT_PERMISSIONS_FLAG } = start;
   // A file grant that is a folder or a link grants what is below it: neither printed nor served.
   if (grantProblems.length > 0) {
     for (const problem of grantProblems) console.error(`${name}: refusing to serve: ${problem}`);

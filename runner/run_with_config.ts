@@ -154,17 +154,10 @@ export async function runWithConfig<T, M extends Closable>(
   const { schema, secretFields, configLimits, policy, manager, register, auditFile, refuseReload, ...rest } = options;
   // Loaded on start, not at import, so `--health` stays as cheap as with run().
   // node:path too: a static import would load part of Deno's Node layer in every server that imports mod.ts.
-  const [{ fromSchema }, { Loader }, { resolveConfigPath }, { auditTrail }, host, { resolve: resolvePath }, own] =
-    await Promise.all([
-      import("../configreload/from_schema.ts"),
-      import("../configreload/loader.ts"),
-      import("../configreload/resolve_config_path.ts"),
-      import("../middleware/audit_trail.ts"),
-      import("./_host_config.ts"),
-      import("node:path"),
-      import("./_own_files.ts"),
-    ]);
-  const printing = args.includes(PRINT_PERMISSIONS) || host.hostConfigRequested(args);
+  const [start, { resolve: resolvePath }] = await Promise.all([import("./_config_start.ts"), import("node:path")]);
+  const { fromSchema, Loader, resolveConfigPath, auditTrail, hostConfigRequested, printHostConfig, withOwnFiles } =
+    start;
+  const printing = args.includes(PRINT_PERMISSIONS) || hostConfigRequested(args);
   let started: Started;
   // Once the config has loaded, what ends the start (a policy's refusal quotes a value) shows its variables as names.
   let hide = (text: string) => text;
@@ -196,10 +189,10 @@ export async function runWithConfig<T, M extends Closable>(
     // the trail's file are this function's own: granted whatever the policy names.
     const trail = trailFile(initial);
     const configFiles = [path, tenantFile].filter((file) => file !== undefined).map((file) => resolvePath(file));
-    const policyOf = (config: T) => own.withOwnFiles(policy(config, from()), configFiles, trail);
+    const policyOf = (config: T) => withOwnFiles(policy(config, from()), configFiles, trail);
     const atStart = policyOf(initial);
-    if (host.hostConfigRequested(args)) {
-      await host.printHostConfig(name, atStart, { ...from(), args });
+    if (hostConfigRequested(args)) {
+      await printHostConfig(name, atStart, { ...from(), args });
       if (options.exit !== false) Deno.exit(0);
       return;
     }
