@@ -10,7 +10,7 @@ export type Bundled = { file: string } | { failed: string };
 
 /**
  * Bundles `entry` (relative to the repository) with `deno bundle
- * --code-splitting` into `outdir` (relative to the repository or absolute,
+ * --code-splitting --minify` into `outdir` (relative to the repository or absolute,
  * emptied first so that no chunk of an older build is left beside the new one).
  *
  * @param env Where `deno` is and the repository it runs in.

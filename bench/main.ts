@@ -177,7 +177,7 @@ if (flags.throughput) await throughputOnly(servers);
 // beside the others; a bundle that cannot be built fails its cells, with the reason, and the run goes on.
 const toolkit = servers.find((s) => s.name === "toolkit");
 const bundle = toolkit && await phase(
-  `bundle: deno bundle --code-splitting --outdir ${BUNDLE_DIR} ${toolkit.file}`,
+  `bundle: deno bundle --code-splitting --minify --outdir ${BUNDLE_DIR} ${toolkit.file}`,
   () => bundleServer(env, toolkit.file, BUNDLE_DIR),
 );
 const bundled: ServerSpec | undefined = bundle && { ...BUNDLED, file: "file" in bundle ? bundle.file : "" };

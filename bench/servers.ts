@@ -136,7 +136,7 @@ export const BUNDLE_DIR = "bench/results/bundle/toolkit";
 
 /**
  * The toolkit's server as `deno task bundle` ships it (`deno bundle
- * --code-splitting`), built from the toolkit's entry file when a run selects
+ * --code-splitting --minify`), built from the toolkit's entry file when a run selects
  * the toolkit (its file is the bundle's entry): measured in the cold-start
  * and `--health` phases only, where reading a few bundled files instead of a
  * graph of modules is what differs.

@@ -11,7 +11,7 @@ Deno.test("bundleArgs() runs the entry's chunk with exactly the given flags, --n
       config: "/c.json",
     }),
     {
-      bundle: ["bundle", "--code-splitting", "--outdir", "/opt/x", "examples/x/main.ts"],
+      bundle: ["bundle", "--code-splitting", "--minify", "--outdir", "/opt/x", "examples/x/main.ts"],
       run: [
         "run",
         "--no-prompt",

@@ -29,7 +29,7 @@ Deno.test({
     const out = await bundle(["examples/hello-tool/main.ts", "--outdir", outdir, "--dry-run"]);
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual(out.stdout.trim().split("\n"), [
-      `deno bundle --code-splitting --outdir ${outdir} examples/hello-tool/main.ts`,
+      `deno bundle --code-splitting --minify --outdir ${outdir} examples/hello-tool/main.ts`,
       `deno run --no-prompt --v8-flags=--max-semi-space-size=8,--no-lazy ${outdir}/main.js`,
     ]);
     await assert.rejects(Deno.stat(outdir), Deno.errors.NotFound);

@@ -209,7 +209,9 @@ Deno.test("deno task bundle --dry-run prints deno bundle, then the run line with
   assert.deepEqual(more, []);
   assert.equal(
     bundle,
-    `deno bundle --code-splitting --outdir ${sh(`${project}dist/my-server.bundle`)} ${sh(`${project}main.ts`)}`,
+    `deno bundle --code-splitting --minify --outdir ${sh(`${project}dist/my-server.bundle`)} ${
+      sh(`${project}main.ts`)
+    }`,
   );
   assert.match(
     run,
