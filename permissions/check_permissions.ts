@@ -42,24 +42,30 @@ export async function checkPermissions(set: PermissionSet): Promise<string[]> {
   const geometry = anchors.length === 0 ? undefined : await import("./_path_probes.ts");
   const pathCovered = (roots: readonly string[], path: string) => geometry?.pathCovered(roots, path) ?? false;
   const paths = pathProbes(geometry?.ancestorsOf(anchors) ?? []);
+  // Most specific first: a probe that answers "prompt" clears those above it (pathBelow, portOf), which are not asked.
+  const ask = (descriptor: (probe: string) => Deno.PermissionDescriptor) => (probe: string) =>
+    Deno.permissions.querySync(descriptor(probe)).state;
   if (!unscoped.has("read")) {
-    for (const path of paths) {
-      if (!pathCovered(set.read, path) && granted({ name: "read", path })) excess.push(`read ${q(path)}`);
+    const probes = paths.filter((path) => !pathCovered(set.read, path));
+    for (const path of grantedProbes(probes, ask((path) => ({ name: "read", path })), pathBelow)) {
+      excess.push(`read ${q(path)}`);
     }
   }
   if (!unscoped.has("write")) {
-    for (const path of [...paths, ...set.read]) {
-      if (!pathCovered(set.write, path) && granted({ name: "write", path })) excess.push(`write ${q(path)}`);
+    const probes = [...paths, ...set.read].filter((path) => !pathCovered(set.write, path));
+    for (const path of grantedProbes(probes, ask((path) => ({ name: "write", path })), pathBelow)) {
+      excess.push(`write ${q(path)}`);
     }
   }
   if (!unscoped.has("ffi")) {
-    for (const path of [...paths, ...anchors]) {
-      if (granted({ name: "ffi", path })) excess.push(`ffi ${q(path)}`);
+    for (const path of grantedProbes([...paths, ...anchors], ask((path) => ({ name: "ffi", path })), pathBelow)) {
+      excess.push(`ffi ${q(path)}`);
     }
   }
   if (!unscoped.has("net")) {
-    for (const host of netProbes(set.net)) {
-      if (!netCovered(set.net, host) && granted({ name: "net", host })) excess.push(`net ${q(host)}`);
+    const probes = netProbes(set.net).filter((host) => !netCovered(set.net, host));
+    for (const host of grantedProbes(probes, ask((host) => ({ name: "net", host })), portOf)) {
+      excess.push(`net ${q(host)}`);
     }
   }
   if (!unscoped.has("env")) {
@@ -116,6 +122,41 @@ export function missingPermissions(set: PermissionSet): Promise<string[]> {
   for (const variable of set.env) if (lacks({ name: "env", variable })) missing.push(`env ${q(variable)}`);
   for (const command of set.run ?? []) if (lacks({ name: "run", command })) missing.push(`run ${q(command)}`);
   return Promise.resolve(missing);
+}
+
+/**
+ * The probes Deno answers "granted", in the order given, each asked once, most specific first. A probe that answers
+ * "prompt" proves that a probe it is below is not granted (a grant of a folder grants what is below it, one of a host
+ * every port of it; only a deny makes what is below a granted probe answer otherwise, and that answer is "denied"), so
+ * such a probe is not asked: a query costs a start several µs, and a start asks some 250 (docs/benchmarks.md).
+ */
+function grantedProbes(
+  probes: readonly string[],
+  ask: (probe: string) => Deno.PermissionState,
+  below: (probe: string, other: string) => boolean,
+): string[] {
+  const unique = [...new Set(probes)];
+  const granted = new Set<string>();
+  const cleared: string[] = [];
+  // What is below another is longer than it: by length, every probe is asked before those it can clear.
+  for (const probe of [...unique].sort((a, b) => b.length - a.length)) {
+    if (cleared.some((done) => below(done, probe))) continue;
+    const state = ask(probe);
+    if (state === "granted") granted.add(probe);
+    else if (state === "prompt") cleared.push(probe);
+  }
+  return unique.filter((probe) => granted.has(probe));
+}
+
+/** Whether `path` is below `folder` (both absolute, as the probes are); never on another platform's paths. */
+function pathBelow(path: string, folder: string): boolean {
+  return folder === "/" ? path !== "/" && path.startsWith("/") : path.startsWith(`${folder}/`);
+}
+
+/** Whether `probe` is a port of `host`, a probe without one (`127.0.0.1:22` of `127.0.0.1`). */
+function portOf(probe: string, host: string): boolean {
+  return probe.length > host.length + 1 && probe.startsWith(host) && probe[host.length] === ":" &&
+    !host.includes(":", host.startsWith("[") ? host.indexOf("]") : 0);
 }
 
 function q(value: string): string {
