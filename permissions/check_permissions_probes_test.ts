@@ -1,5 +1,6 @@
 // test-permissions: --allow-run --allow-read={repo}
 import assert from "node:assert/strict";
+import { ENV_PROBES, netProbes, pathProbes, runProbes, SYS_KINDS } from "./_probes.ts";
 
 const FIXTURE = new URL("./testdata/probe_answers.ts", import.meta.url).pathname;
 
@@ -7,12 +8,18 @@ interface Answers {
   reported: string[];
   every: string[];
   asked: number;
-  probes: number;
 }
+
+// The probes as the fixture's check makes them: it runs in this folder, with no env grant (HOME's secrets are not
+// probed), by the same deno.
+const paths = pathProbes([]);
+const hosts = netProbes([]);
+// The eight unscoped kinds, HOME (whether the home folder's secrets are probed), then each probe once.
+const probes = 8 + 1 + 3 * paths.length + hosts.length + ENV_PROBES.length + runProbes().length + SYS_KINDS.length;
 
 async function answersUnder(flags: string[]): Promise<Answers> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", "--no-config", ...flags, FIXTURE],
+    args: ["run", "--quiet", "--no-prompt", "--no-config", ...flags, FIXTURE, JSON.stringify({ paths, hosts })],
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -41,7 +48,7 @@ const LAUNCHES = [
 
 Deno.test("checkPermissions() finds every path and net probe a one-by-one ask finds, asking fewer", async () => {
   for (const flags of LAUNCHES) {
-    const { reported, every, asked, probes } = await answersUnder(flags);
+    const { reported, every, asked } = await answersUnder(flags);
     const found = reported.filter((entry) => /^(read|write|ffi|net) /.test(entry));
     assert.deepEqual(found, every, `under ${flags.join(" ") || "no flags"}`);
     if (flags.length === 0) {
