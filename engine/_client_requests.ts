@@ -205,10 +205,11 @@ export interface HandshakeState {
   readonly rootsGeneration: number;
   /**
    * Until the client sent `notifications/initialized` after `initialize`, a
-   * wait for it (no request may go out before) that a call's signal ends;
-   * undefined after.
+   * wait for it (no request may go out before) that a call's signal ends
+   * (a rejection) or the call's end (false, for a question its handler left
+   * waiting); undefined after.
    */
-  readonly initialized: ((signal: AbortSignal) => Promise<void>) | undefined;
+  readonly initialized: ((signal: AbortSignal, owner?: Owner) => Promise<boolean>) | undefined;
 }
 
 /** The asker of one call in the initialize era. */
@@ -237,7 +238,7 @@ export class SessionAsker implements Asker {
     if (!declares(this.#client.capabilities, method)) throw new MissingCapabilityError(CAPABILITY[method], method);
     // The lifecycle forbids requests to a client that has not said `initialized`: the question waits for it.
     const initialized = this.#client.initialized;
-    if (initialized !== undefined) await initialized(this.#signal);
+    if (initialized !== undefined && !(await initialized(this.#signal, this.#owner))) throw callEnded(method);
     if (method !== "roots/list") return this.#requests.request(method, params, this.#signal, this.#admit, this.#owner);
     // Roots change rarely and the client says when (notifications/roots/list_changed): a well-formed answer is kept
     // until then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.

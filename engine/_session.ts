@@ -34,17 +34,17 @@ export class Session {
     capabilities: Record<string, unknown> | undefined;
     roots: unknown;
     rootsGeneration: number;
-    initialized: ((signal: AbortSignal) => Promise<void>) | undefined;
+    initialized: ((signal: AbortSignal, owner?: object) => Promise<boolean>) | undefined;
   } = {
     capabilities: undefined,
     roots: undefined,
     rootsGeneration: 0,
     initialized: undefined,
   };
-  // The calls waiting for `notifications/initialized` to ask their client. A call that ends first leaves the set:
-  // a reaction on one shared promise stayed with it, with the call's closures, until the client initialized (never,
-  // for a client that does not), ~2.3 KB a call.
-  readonly #waitingForInitialized = new Set<() => void>();
+  // The calls waiting for `notifications/initialized` to ask their client, each with the call it asks for. A call
+  // that ends first leaves the set, cancelled, timed out or answered: a reaction on one shared promise stayed with
+  // it, with the call's closures, until the client initialized (never, for a client that does not), ~2.3 KB a call.
+  readonly #waitingForInitialized = new Map<(initialized: boolean) => void, object | undefined>();
 
   /** The client sent `notifications/initialized`: requests to it may go out now. */
   clientInitialized(): void {
@@ -59,9 +59,25 @@ export class Session {
    * can no longer come.
    */
   releaseWaiting(): void {
-    const waiting = [...this.#waitingForInitialized];
+    const waiting = [...this.#waitingForInitialized.keys()];
     this.#waitingForInitialized.clear();
-    for (const go of waiting) go();
+    for (const go of waiting) go(true);
+  }
+
+  /**
+   * Ends the waits of `owner`'s questions for `notifications/initialized`
+   * (its handler returned without awaiting them): each wait answers false,
+   * and its question fails as one of a call that has ended. Returns how many.
+   */
+  endWaitingOf(owner: object): number {
+    let ended = 0;
+    for (const [go, of] of this.#waitingForInitialized) {
+      if (of !== owner) continue;
+      this.#waitingForInitialized.delete(go);
+      go(false);
+      ended++;
+    }
+    return ended;
   }
 
   /** How many calls wait for `notifications/initialized` to ask their client. */
@@ -69,19 +85,23 @@ export class Session {
     return this.#waitingForInitialized.size;
   }
 
-  /** Resolves once the client said `initialized`, or rejects with the reason `signal` fires with first. */
-  #untilInitialized(signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves true once the client said `initialized`, false when `owner`'s
+   * waits end first (endWaitingOf()), or rejects with the reason `signal`
+   * fires with first.
+   */
+  #untilInitialized(signal: AbortSignal, owner?: object): Promise<boolean> {
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const go = () => {
+      const go = (initialized: boolean) => {
         signal.removeEventListener("abort", abort);
-        resolve();
+        resolve(initialized);
       };
       const abort = () => {
         this.#waitingForInitialized.delete(go);
         reject(signal.reason);
       };
-      this.#waitingForInitialized.add(go);
+      this.#waitingForInitialized.set(go, owner);
       signal.addEventListener("abort", abort, { once: true });
     });
   }
@@ -117,7 +137,7 @@ export class Session {
       : undefined;
     // The lifecycle: no request to the client before it says `initialized`. A second `initialize` before it
     // keeps the calls already waiting: the one `initialized` releases them all.
-    this.handshake.initialized ??= (signal) => this.#untilInitialized(signal);
+    this.handshake.initialized ??= (signal, owner) => this.#untilInitialized(signal, owner);
     this.rootsChanged();
     const result: Record<string, unknown> = {
       protocolVersion: version,

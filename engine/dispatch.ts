@@ -612,7 +612,9 @@ export class Dispatcher {
    * every call. Stderr says so, as the handler may not have caught them.
    */
   #endQuestions(call: Call): void {
-    const ended = this.#clientRequests.endOwner(call);
+    // Those still waiting for the client's `initialized` too: each held its call's closures until then (never, for a
+    // client that does not send it).
+    const ended = this.#clientRequests.endOwner(call) + this.#session.endWaitingOf(call);
     if (ended === 0) return;
     this.#options.log(
       `request ${idForLog(call.key)} ended with ${ended} question(s) to the client unanswered: they fail ` +
@@ -864,7 +866,9 @@ export class Dispatcher {
     if (call !== undefined) {
       this.#calls.close(call);
       // Only a call that asked can own a question; when none waits, this costs one read.
-      if (this.#clientRequests.size > 0 && era === "session") this.#endQuestions(call);
+      if ((this.#clientRequests.size > 0 || this.#session.waitingForInitialized > 0) && era === "session") {
+        this.#endQuestions(call);
+      }
     }
     outcome = outcomeForEra(outcome, era);
     if (outcome.kind === "none") return undefined;

@@ -453,6 +453,76 @@ Deno.test("the client's roots kept for later calls (initialize era) are held aga
   await s.close();
 });
 
+Deno.test("initialize era: questions a handler did not await, still waiting for the client's initialized, fail when its call answers", async () => {
+  // Kept until the client said `initialized` (never, for one that does not), each held its call's closures.
+  const failed: string[] = [];
+  const allFailed = Promise.withResolvers<void>();
+  const server = new Server({ name: "t" });
+  const form = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }, ["name"]) };
+  addTool(
+    server,
+    { name: "fire", description: "Asks, awaits nothing", inputSchema: schema(), annotations: RO },
+    (req) => {
+      for (let i = 0; i < 3; i++) {
+        req.elicit(form).catch((err: Error) => {
+          failed.push(err.message);
+          if (failed.length === 3) allFailed.resolve();
+        });
+      }
+      return text("fired");
+    },
+  );
+  addTool(server, { name: "ask", description: "Asks, awaits", inputSchema: schema(), annotations: RO }, async (req) => {
+    const answer = await req.elicit(form);
+    return text(`Hi, ${answer.content?.name}`);
+  });
+  const s = serveRaw(server);
+  const call = (id: number, name: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name } });
+  try {
+    await s.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: { elicitation: {} },
+        clientInfo: { name: "c", version: "1" },
+      },
+    }));
+    assert.equal((await s.next()).id, 0);
+    // No notifications/initialized: the three questions wait for it, and the call answers at once.
+    await s.send(call(1, "fire"));
+    const reply = await s.next();
+    assert.equal(reply.id, 1, JSON.stringify(reply).slice(0, 200));
+    // The call's end ended their waits: said on stderr as the reply was made, each question failed.
+    assert.ok(
+      s.log.some((l) => l.startsWith("request 1 ended with 3 question(s) to the client unanswered: they fail")),
+      s.log.join("\n"),
+    );
+    await allFailed.promise;
+    assert.deepEqual(
+      failed,
+      Array(3).fill(
+        "Cannot get the client's answer to elicitation/create: the tool call that asked has ended",
+      ),
+    );
+    // Once the client initializes, only a live call's question goes out.
+    await s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    await s.send(call(2, "ask"));
+    const asked = await s.next();
+    assert.equal(asked.method, "elicitation/create", JSON.stringify(asked).slice(0, 200));
+    await s.send(
+      JSON.stringify({ jsonrpc: "2.0", id: asked.id, result: { action: "accept", content: { name: "Ada" } } }),
+    );
+    const answered = await s.next();
+    assert.equal(answered.id, 2);
+    assert.deepEqual((answered.result as { content: unknown }).content, [{ type: "text", text: "Hi, Ada" }]);
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("initialize era: questions a handler did not await fail when its call answers and free their places among the 64 that may wait; a late answer is dropped unanswered", async () => {
   // Kept until a silent client answered, 64 such questions of one call would make every later question of every call
   // fail ("64 requests already wait for its answers").
