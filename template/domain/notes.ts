@@ -8,6 +8,9 @@ import { rootPolicy, rootsOf } from "./policy.ts";
 // Lower case only: where the file system folds case (macOS, Windows), "TODO.md" is "todo.md", and
 // write:note/TODO would replace the note todo. One spelling per file keeps each pattern one note.
 const NOTE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+// Windows keeps these names for devices, whatever the extension: there "con.md" opens the console, "nul.md" discards
+// what is written to it, and "aux.md" cannot be created at all, so no note may be named so.
+const DEVICE_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 // Atomic: a reader sees the old note or the new one, never a mix, and a failed write keeps the old one.
 const REPLACE = Object.freeze({ atomic: true });
 const CHECK = Object.freeze({ atomic: true, dryRun: true });
@@ -144,6 +147,12 @@ export function fileOf(name: string): string {
       `Cannot use note "${
         name.slice(0, 64)
       }": a name is 1-64 lower-case letters, digits, "_" or "-", starting with a letter or digit`,
+    );
+  }
+  if (DEVICE_NAME.test(name)) {
+    throw new PolicyError(
+      "invalid-input",
+      `Cannot use note "${name}": Windows keeps the name for a device (con, prn, aux, nul, com0-9, lpt0-9); choose another`,
     );
   }
   return `${name}.md`;

@@ -89,6 +89,22 @@ Deno.test({
 });
 
 Deno.test({
+  name: "red team: a name Windows keeps for a device (con, nul, com1…) is refused; names that only start so are notes",
+  permissions: perms,
+  async fn() {
+    const { root, mgr } = await setup();
+    // On Windows "nul.md" discards what is written and "con.md" is the console: such a note would be lost or leak.
+    for (const name of ["con", "prn", "aux", "nul", "com1", "com9", "lpt0", "lpt3"]) {
+      await assert.rejects(() => mgr.write(name, "x"), /Cannot use note ".*": Windows keeps the name for a device/);
+      await assert.rejects(() => mgr.read(name), /Windows keeps the name for a device/);
+    }
+    for (const name of ["console", "nul-notes", "com10", "lpt"]) await mgr.write(name, "kept");
+    assert.equal(await mgr.read("com10"), "kept");
+    await Deno.remove(root, { recursive: true });
+  },
+});
+
+Deno.test({
   name: "red team: a lone UTF-16 surrogate is refused, never stored as U+FFFD; written text reads back as it was",
   permissions: perms,
   async fn() {
