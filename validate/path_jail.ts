@@ -57,7 +57,10 @@ export class PathJail {
   #deny: GlobMatcher[];
   #anywhere: GlobMatcher[];
   #roots: Record<Mode, readonly string[]>;
-  #real: Partial<Record<Mode, readonly string[]>> = {};
+  // Each root's real path, taken when the jail is built (or, for a root that did not resolve then, when it first
+  // does), shared by reads and writes: a root swapped later for a link, by whoever can write its parent, can
+  // neither move the roots nor make the read and write checks disagree about one path.
+  #pinned = new Map<string, string>();
   #allowHardLinks: boolean;
   #anchor: string | undefined;
   #anchorChecked = false;
@@ -66,7 +69,10 @@ export class PathJail {
   #own: ReadonlySet<string>;
 
   /**
-   * Builds a jail; roots are resolved to real paths on first use.
+   * Builds a jail and resolves each root to its real path now (a root
+   * that does not resolve yet, when it first does). Every call then checks
+   * that the root its path lies in still resolves to that real path, and
+   * refuses (`changed`) when it does not.
    *
    * @param policy The policy whose roots, deny globs and limits apply.
    * @param options Whether hard-linked files are served, and the descriptor anchor.
@@ -90,6 +96,31 @@ export class PathJail {
     this.#anywhere = policy.deny.filter(anywhere).map(compileGlob);
     this.#roots = { read: [...new Set([...policy.readRoots, ...policy.writeRoots])], write: policy.writeRoots };
     this.#own = new Set([...policy.readFiles, ...policy.writeFiles]);
+    for (const root of this.#roots.read) this.#pinAtStart(root);
+  }
+
+  /**
+   * Takes a root's real path and its identity at construction. One this
+   * process may not read, or that does not exist, is taken when it first
+   * resolves (permission is asked first, so no prompt is raised).
+   */
+  #pinAtStart(root: string): void {
+    if (Deno.permissions.querySync({ name: "read", path: root }).state !== "granted") return;
+    let real: string;
+    try {
+      real = Deno.realPathSync(root);
+    } catch {
+      return;
+    }
+    this.#pinned.set(root, real);
+    if (Deno.permissions.querySync({ name: "read", path: real }).state !== "granted") return;
+    this.#recordId(real, statOrUndefined(real));
+  }
+
+  /** Records the identity of a root's real path, unless one is recorded or it has none. */
+  #recordId(real: string, info: Deno.FileInfo | undefined): void {
+    if (info === undefined || !info.isDirectory || info.ino === null || this.#rootIds.has(real)) return;
+    this.#rootIds.set(real, { dev: info.dev, ino: info.ino });
   }
 
   /**
@@ -115,7 +146,7 @@ export class PathJail {
   checkDescriptorAnchor(): DescriptorAnchorCheck {
     const anchor = this.#anchor;
     if (anchor === undefined) throw new TypeError("Cannot check the descriptor anchor: the jail has none");
-    const check = checkAnchor(anchor, this.#roots.read, this.#rootIds);
+    const check = checkAnchor(anchor, this.#roots.read.map((root) => this.#pinned.get(root) ?? root), this.#rootIds);
     this.#anchorChecked = true;
     return check;
   }
@@ -146,6 +177,7 @@ export class PathJail {
   /** {@linkcode resolveRead}, its refusals worded for `action` (`list`: "Cannot list …"). */
   async #resolveRead(path: string, action: string): Promise<string> {
     const candidate = this.#lexical(path, "read", action);
+    await this.#checkRootsUnmoved(candidate, "read", action, path);
     let real: string;
     try {
       real = await Deno.realPath(candidate);
@@ -177,6 +209,7 @@ export class PathJail {
   async resolveWrite(path: string): Promise<string> {
     const action = "write";
     const candidate = this.#lexical(path, "write", action);
+    await this.#checkRootsUnmoved(candidate, "write", action, path);
     let real: string;
     try {
       real = await Deno.realPath(candidate);
@@ -657,18 +690,56 @@ export class PathJail {
     }
   }
 
-  /** Real paths of the roots, computed once they all resolve. */
+  /** Whether the folder at a root's real path is the one recorded there (true when none could be). */
+  async #sameRoot(real: string): Promise<boolean> {
+    const id = this.#rootIds.get(real);
+    if (id === undefined) return true;
+    const info = await Deno.stat(real).catch(() => undefined);
+    return info !== undefined && info.ino === id.ino && info.dev === id.dev;
+  }
+
+  /** The real paths of the roots for `mode`, in their order: those taken at construction, the others now. */
   async #realRoots(mode: Mode): Promise<readonly string[]> {
-    const cached = this.#real[mode];
-    if (cached) return cached;
-    const real = await Promise.all(this.#roots[mode].map((root) =>
-      Deno.realPath(root).catch((err) => {
-        // A missing or unreadable root is a server misconfiguration, not the model's to fix.
-        throw new Error(`Cannot open the path jail: root ${quote(root, 256)} cannot be resolved`, { cause: err });
-      })
-    ));
-    this.#real[mode] = real;
+    const real: string[] = [];
+    for (const root of this.#roots[mode]) real.push(this.#pinned.get(root) ?? await this.#pinLate(root));
     return real;
+  }
+
+  /** Takes the real path of a root that did not resolve at construction, for reads and writes alike. */
+  async #pinLate(root: string): Promise<string> {
+    const real = await Deno.realPath(root).catch((err) => {
+      // A missing or unreadable root is a server misconfiguration, not the model's to fix.
+      throw new Error(`Cannot open the path jail: root ${quote(root, 256)} cannot be resolved`, { cause: err });
+    });
+    // Another call may have taken it meanwhile: the first one taken stays.
+    const pinned = this.#pinned.get(root);
+    if (pinned !== undefined) return pinned;
+    this.#pinned.set(root, real);
+    this.#recordId(real, await Deno.stat(real).catch(() => undefined));
+    return real;
+  }
+
+  /**
+   * Refuses a call when a root its path lies in (as given) no longer
+   * resolves to the real path taken for it, or is no longer the folder
+   * (device and inode) found there: whoever can write a root's parent
+   * folder can put a link, or a folder of its own, in its place. A root
+   * that does not resolve now is left to the checks after, which say that
+   * it does not exist.
+   */
+  async #checkRootsUnmoved(candidate: string, mode: Mode, action: string, path: string): Promise<void> {
+    for (const root of this.#roots[mode]) {
+      if (containing([root], candidate) === undefined) continue;
+      const now = await Deno.realPath(root).catch(() => undefined);
+      if (now === undefined) continue;
+      const pinned = this.#pinned.get(root) ?? await this.#pinLate(root);
+      if (now === pinned && await this.#sameRoot(pinned)) continue;
+      throw new PolicyError(
+        "changed",
+        `Cannot ${action} ${quote(path)}: its root folder was replaced since the server started`,
+        { cause: new Error(`root ${quote(root, 256)} resolved to ${quote(pinned, 256)}, now ${quote(now, 256)}`) },
+      );
+    }
   }
 }
 

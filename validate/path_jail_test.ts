@@ -960,3 +960,64 @@ Deno.test({
     await assert.rejects(Deno.stat(join(plantRoot, "tenant", "next", "files.json")), Deno.errors.NotFound);
   },
 });
+
+Deno.test({
+  name:
+    "a root swapped for a link (or a folder) after the jail is built is refused alike by reads, writes, stats and listings, both walk modes: each root's real path is taken at construction (a root swapped between the first read and the first write let the write land outside)",
+  permissions: { ...perms, run: ["ln"] },
+  async fn() {
+    const tree = join(base, "root-swap");
+    const [parent, outside] = [join(tree, "parent"), join(tree, "outside")];
+    const root = join(parent, "w");
+    await Deno.mkdir(root, { recursive: true });
+    await Deno.mkdir(outside);
+    await Deno.writeTextFile(join(root, "a.txt"), "inside");
+    await Deno.writeTextFile(join(outside, "a.txt"), CANARY);
+    // Whoever can write the root's parent (not the root) puts a link to a folder of its choice at the root's path.
+    const swap = async () => {
+      await Deno.rename(root, join(parent, "w-orig"));
+      await symlink("../outside", root);
+    };
+    const restore = async () => {
+      await Deno.remove(root);
+      await Deno.rename(join(parent, "w-orig"), root);
+    };
+    const swapped = (action: string, path: string) => (err: unknown) =>
+      err instanceof PolicyError && err.code === "changed" &&
+      err.message === `Cannot ${action} "${path}": its root folder was replaced since the server started` &&
+      !err.message.includes(base);
+    const jailPolicy = definePolicy({ readRoots: [], writeRoots: [root] });
+    for (const [mode, options] of modes) {
+      // The first read resolves the roots for reading; the swap comes before the first write.
+      const jail = new PathJail(jailPolicy, options);
+      assert.equal(await jail.readTextFile("a.txt"), "inside", `read before the swap${mode}`);
+      await swap();
+      await assert.rejects(jail.writeFile("b.txt", "written"), swapped("write", "b.txt"), `write${mode}`);
+      await assert.rejects(jail.writeFile("a.txt", "written"), swapped("write", "a.txt"), `overwrite${mode}`);
+      await assert.rejects(jail.readTextFile("a.txt"), swapped("read", "a.txt"), `read${mode}`);
+      await assert.rejects(jail.stat("a.txt"), swapped("stat", "a.txt"), `stat${mode}`);
+      await assert.rejects(jail.listDir("."), swapped("list", "."), `list${mode}`);
+      await restore();
+      // A jail built before the swap and first used after it: the same (it was served from outside).
+      const fresh = new PathJail(jailPolicy, options);
+      await swap();
+      await assert.rejects(fresh.readTextFile("a.txt"), swapped("read", "a.txt"), `first use after the swap${mode}`);
+      await assert.rejects(fresh.writeFile("c.txt", "written"), swapped("write", "c.txt"), `first write${mode}`);
+      await restore();
+      // Put back, the root is the same folder at the same real path: served again.
+      await fresh.writeFile("d.txt", "written");
+      assert.equal(await fresh.readTextFile("d.txt"), "written", `after the restore${mode}`);
+      assert.equal(await jail.readTextFile("a.txt"), "inside", `the first jail after the restore${mode}`);
+      await Deno.remove(join(root, "d.txt"));
+      // A folder of the swapper's own put in the root's place resolves to the same real path: refused by identity.
+      await Deno.rename(root, join(parent, "w-orig"));
+      await Deno.mkdir(root);
+      await assert.rejects(fresh.writeFile("e.txt", "written"), swapped("write", "e.txt"), `a new folder${mode}`);
+      await assert.rejects(fresh.readTextFile("e.txt"), swapped("read", "e.txt"), `read a new folder${mode}`);
+      await Deno.remove(root);
+      await Deno.rename(join(parent, "w-orig"), root);
+    }
+    assert.deepEqual([...Deno.readDirSync(outside)].map((e) => e.name), ["a.txt"], "nothing was written outside");
+    assert.equal(await Deno.readTextFile(join(outside, "a.txt")), CANARY);
+  },
+});

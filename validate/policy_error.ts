@@ -22,7 +22,8 @@ import { ToolError } from "../internal/tool_error.ts";
  * - `not-a-file`: a folder where a file was expected (or a file where a folder
  *   was), or not a regular file (a FIFO, a device).
  * - `too-large`: a folder too large to list, or listed past its time.
- * - `changed`: the file changed between its check and its use; try again.
+ * - `changed`: the file changed between its check and its use (try again),
+ *   or its root folder was replaced since the jail was built.
  * - `no-permission`: Deno's permissions do not cover it, the operating system
  *   denied access, or the file system is read-only.
  *
