@@ -46,6 +46,8 @@ export class Registry {
   deferred: (() => void)[] = [];
   /** Set by settleSchemas(): a schema that needs the engine while it is not loaded delays its tool until it is. */
   settled = false;
+  /** Names of tools waiting for the engine (addWhenCompiled): taken, so another tool of the name is refused at once. */
+  readonly pending: Set<string> = new Set();
 
   add(entry: Entry): void {
     this.tools.set(entry.tool.name, entry);
@@ -110,7 +112,7 @@ export function registerTool<A>(
   const name = typeof tool?.name === "string" ? tool.name : "";
   const fail = (problem: string) => new TypeError(`Cannot register tool ${quote(name)}: ${problem}`);
   if (!TOOL_NAME.test(name)) throw fail("a name is 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'");
-  if (registry.tools.has(name)) {
+  if (registry.tools.has(name) || registry.pending.has(name)) {
     throw fail("a tool with this name is already registered (tool names must be unique within a server)");
   }
   if (typeof tool.description !== "string" || tool.description.trim() === "") throw fail("the description is empty");
@@ -212,20 +214,18 @@ export async function settleSchemas(server: object): Promise<void> {
 /**
  * Adds a tool registered while serving, whose schema needs the engine, once
  * the engine is loaded and the schema compiled (a client sees it then, with a
- * list change); a schema the engine refuses, or a name taken meanwhile, is
- * reported on stderr, since addTool has returned.
+ * list change); a schema the engine refuses is reported on stderr, since
+ * addTool has returned. Its name is taken meanwhile: a second addTool of it
+ * throws at once, as it would with the tool added.
  */
 function addWhenCompiled(registry: Registry, entry: Entry, deferred: (() => void)[]): void {
+  const name = entry.tool.name;
+  registry.pending.add(name);
   loadSchemaEngine().then(() => {
     for (const compileNow of deferred) compileNow();
-    if (registry.tools.has(entry.tool.name)) {
-      throw new TypeError(
-        `Cannot register tool ${quote(entry.tool.name)}: a tool with this name is already registered ` +
-          "(tool names must be unique within a server)",
-      );
-    }
     registry.add(entry);
-  }).catch((err) => logLine(err instanceof Error ? err.message : String(err)));
+  }).catch((err) => logLine(err instanceof Error ? err.message : String(err)))
+    .finally(() => registry.pending.delete(name));
 }
 
 function checkObjectSchema(value: unknown, field: string, fail: (p: string) => TypeError): void {

@@ -25,6 +25,14 @@ Deno.test("a tool registered while serving, whose schema needs the engine not ye
   const changed = new Promise<void>((resolve) => registry.onChange(resolve));
   addTool(server, { name: "bounded", description: "d", inputSchema: bounded, annotations: RO }, () => text("x"));
   addTool(server, { name: "remote", description: "d", inputSchema: remote, annotations: RO }, () => text("x"));
+  // A waiting tool's name is taken: a second tool of it is refused at once, as it is once the first is added, and
+  // never takes the place of the first, which addTool accepted.
+  for (const inputSchema of [{ type: "object", properties: {} } as const, bounded]) {
+    assert.throws(
+      () => addTool(server, { name: "bounded", description: "d", inputSchema, annotations: RO }, () => text("y")),
+      /Cannot register tool "bounded": a tool with this name is already registered/,
+    );
+  }
   // Not listed before its schema is compiled: no call can reach a tool whose arguments cannot be checked yet.
   assert.deepEqual([...registry.tools.keys()], ["plain"]);
   await changed;
