@@ -453,29 +453,40 @@ Deno.test("the client's roots kept for later calls (initialize era) are held aga
   await s.close();
 });
 
-Deno.test("initialize era: questions a handler did not await, still waiting for the client's initialized, fail when its call answers", async () => {
-  // Kept until the client said `initialized` (never, for one that does not), each held its call's closures.
+const FORM = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }, ["name"]) };
+
+/**
+ * A server whose tool `fire` asks `count` questions and answers at once,
+ * awaiting none (each failure is caught, counted in `failed`; `allFailed`
+ * resolves at the last), and whose tool `ask` asks one and awaits it.
+ */
+function firingServer(count: number): { server: Server; failed: string[]; allFailed: Promise<void> } {
   const failed: string[] = [];
   const allFailed = Promise.withResolvers<void>();
   const server = new Server({ name: "t" });
-  const form = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }, ["name"]) };
   addTool(
     server,
     { name: "fire", description: "Asks, awaits nothing", inputSchema: schema(), annotations: RO },
     (req) => {
-      for (let i = 0; i < 3; i++) {
-        req.elicit(form).catch((err: Error) => {
+      for (let i = 0; i < count; i++) {
+        req.elicit(FORM).catch((err: Error) => {
           failed.push(err.message);
-          if (failed.length === 3) allFailed.resolve();
+          if (failed.length === count) allFailed.resolve();
         });
       }
       return text("fired");
     },
   );
   addTool(server, { name: "ask", description: "Asks, awaits", inputSchema: schema(), annotations: RO }, async (req) => {
-    const answer = await req.elicit(form);
+    const answer = await req.elicit(FORM);
     return text(`Hi, ${answer.content?.name}`);
   });
+  return { server, failed, allFailed: allFailed.promise };
+}
+
+Deno.test("initialize era: questions a handler did not await, still waiting for the client's initialized, fail when its call answers", async () => {
+  // Kept until the client said `initialized` (never, for one that does not), each held its call's closures.
+  const { server, failed, allFailed } = firingServer(3);
   const s = serveRaw(server);
   const call = (id: number, name: string) =>
     JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name } });
@@ -500,7 +511,7 @@ Deno.test("initialize era: questions a handler did not await, still waiting for 
       s.log.some((l) => l.startsWith("request 1 ended with 3 question(s) to the client unanswered: they fail")),
       s.log.join("\n"),
     );
-    await allFailed.promise;
+    await allFailed;
     assert.deepEqual(
       failed,
       Array(3).fill(
@@ -526,38 +537,17 @@ Deno.test("initialize era: questions a handler did not await, still waiting for 
 Deno.test("initialize era: questions a handler did not await fail when its call answers and free their places among the 64 that may wait; a late answer is dropped unanswered", async () => {
   // Kept until a silent client answered, 64 such questions of one call would make every later question of every call
   // fail ("64 requests already wait for its answers").
-  const failed: string[] = [];
-  const allFailed = Promise.withResolvers<void>();
-  const server = new Server({ name: "t" });
-  const form = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }, ["name"]) };
-  // Fires 70 questions and answers at once, catching each question's failure (a synchronous handler).
-  addTool(
-    server,
-    { name: "fire", description: "Asks, awaits nothing", inputSchema: schema(), annotations: RO },
-    (req) => {
-      for (let i = 0; i < 70; i++) {
-        req.elicit(form).catch((err: Error) => {
-          failed.push(err.message);
-          if (failed.length === 70) allFailed.resolve();
-        });
-      }
-      return text("fired");
-    },
-  );
+  const { server, failed, allFailed } = firingServer(70);
   // Drops its question's promise (no catch): its failure must not end the server as an unhandled rejection.
   addTool(
     server,
     { name: "drop", description: "Asks, drops it", inputSchema: schema(), annotations: RO },
     async (req) => {
-      void req.elicit(form);
+      void req.elicit(FORM);
       await Promise.resolve();
       return text("dropped");
     },
   );
-  addTool(server, { name: "ask", description: "Asks, awaits", inputSchema: schema(), annotations: RO }, async (req) => {
-    const answer = await req.elicit(form);
-    return text(`Hi, ${answer.content?.name}`);
-  });
   const s = serveRaw(server);
   const call = (id: number, name: string) =>
     JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name } });
@@ -584,7 +574,7 @@ Deno.test("initialize era: questions a handler did not await fail when its call 
     const next = await s.next();
     assert.equal(next.method, "elicitation/create", `asked, not refused: ${JSON.stringify(next).slice(0, 200)}`);
     assert.deepEqual(cancelled.sort(), asked.sort(), "the client heard each abandoned question is cancelled");
-    await allFailed.promise;
+    await allFailed;
     assert.equal(failed.filter((m) => /64 requests already wait for its answers/.test(m)).length, 6);
     assert.deepEqual(
       [...new Set(failed.filter((m) => !/64 requests/.test(m)))],
