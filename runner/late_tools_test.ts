@@ -44,7 +44,7 @@ Deno.test({
       "unique within a server)",
     ]);
     // The refusal reaches stderr only, since addTool has returned; the name is free again after it.
-    await raw.waitForStderr('Cannot register tool "remote": inputSchema/properties/a/$ref');
+    await raw.waitForStderr('late: Cannot register tool "remote": inputSchema/properties/a/$ref');
     while (changes.length === 0) {
       const message = await raw.next();
       assert.equal(message.method, "notifications/tools/list_changed");

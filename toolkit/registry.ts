@@ -189,7 +189,7 @@ export function registerTool<A>(
     maxResultBytes: tool.maxResultBytes,
   };
   if (deferred.length > 0 && registry.settled) {
-    addWhenCompiled(registry, entry, deferred);
+    addWhenCompiled(registry, entry, deferred, (server as { name?: unknown }).name);
     return;
   }
   registry.deferred.push(...deferred);
@@ -218,13 +218,17 @@ export async function settleSchemas(server: object): Promise<void> {
  * addTool has returned. Its name is taken meanwhile: a second addTool of it
  * throws at once, as it would with the tool added.
  */
-function addWhenCompiled(registry: Registry, entry: Entry, deferred: (() => void)[]): void {
+function addWhenCompiled(registry: Registry, entry: Entry, deferred: (() => void)[], server: unknown): void {
   const name = entry.tool.name;
   registry.pending.add(name);
   loadSchemaEngine().then(() => {
     for (const compileNow of deferred) compileNow();
     registry.add(entry);
-  }).catch((err) => logLine(err instanceof Error ? err.message : String(err)))
+  }).catch((err) => {
+    // Prefixed with the server's name, as the engine's own lines are.
+    const line = err instanceof Error ? err.message : String(err);
+    logLine(typeof server === "string" ? `${server}: ${line}` : line);
+  })
     .finally(() => registry.pending.delete(name));
 }
 
