@@ -24,8 +24,9 @@
  * compiles nothing. The benchmark's bundled server (`deno bundle
  * --code-splitting` of bench/servers/toolkit_server.ts), from spawn to its
  * `initialize` answer, medians of 21 interleaved runs on 2 cores: pinned to
- * one CPU as the benchmark runs it, 39.0 ms without the flag, 35.2 ms with
- * it, 22.6 ms for the raw floor; not pinned, 49.8 and 42.9 against 26.1.
+ * one CPU, 39.0 ms without the flag, 35.2 ms with it, 22.6 ms for the raw
+ * floor; on every CPU, as the benchmark times a start, 49.8 and 42.9 against
+ * 26.1.
  * It costs the first start after a module changed, when there is no cache
  * yet and every function of every loaded module is compiled: 56.0 ms
  * without, 62.4 ms with (medians of 10 with `--no-code-cache`). Resident
