@@ -6,24 +6,16 @@
 import { plainObjectValidator } from "../jsonschema/plain_object.ts";
 import type { InputValidator } from "./input_validator.ts";
 import type { OutputValidator } from "./output_schema.ts";
-import { argumentProblem, outputProblem } from "./_schema_problem.ts";
+import { argumentValidator, outputValidator } from "./_schema_problem.ts";
 
 /** The arguments' validator of a plain object inputSchema; undefined for any other schema. */
 export function plainInputValidator(schema: unknown): InputValidator | undefined {
   const validate = plainObjectValidator(schema);
-  if (validate === undefined) return undefined;
-  return (args) => {
-    const failure = validate(args);
-    return failure === undefined ? undefined : argumentProblem(failure, "arguments");
-  };
+  return validate === undefined ? undefined : argumentValidator(validate, "arguments");
 }
 
 /** The structuredContent's validator of a plain object outputSchema; undefined for any other schema. */
 export function plainOutputValidator(schema: unknown): OutputValidator | undefined {
   const validate = plainObjectValidator(schema);
-  if (validate === undefined) return undefined;
-  return (value) => {
-    const failure = validate(value);
-    return failure === undefined ? undefined : outputProblem(failure);
-  };
+  return validate === undefined ? undefined : outputValidator(validate);
 }

@@ -3,7 +3,9 @@
 // apart from the engine: a plain object schema (../jsonschema/plain_object.ts)
 // is checked and its failures worded without loading it.
 
-import type { SchemaFailure } from "../jsonschema/compile_schema.ts";
+import type { SchemaFailure, SchemaValidator } from "../jsonschema/compile_schema.ts";
+import type { InputValidator } from "./input_validator.ts";
+import type { OutputValidator } from "./output_schema.ts";
 import { quote } from "../internal/quote.ts";
 
 /** How a failure names what it checked. */
@@ -41,7 +43,7 @@ const FORM_WORDS: Words = {
  * user's answer to a form): the member's path and the rule, e.g.
  * `Invalid argument "range.from": must be at most 10 (maximum), got 12`.
  */
-export function argumentProblem(failure: SchemaFailure, checking: "arguments" | "form"): string {
+function argumentProblem(failure: SchemaFailure, checking: "arguments" | "form"): string {
   const words = checking === "form" ? FORM_WORDS : ARGUMENT_WORDS;
   const { path } = failure;
   if (path.length === 0) return `Invalid ${words.all}: ${failure.message}`;
@@ -72,7 +74,30 @@ function pathText(path: readonly (string | number)[]): string {
  * structuredContent: the JSON Pointer of the part and the rule, e.g.
  * `"/count": must be an integer (type), got the string "3"`.
  */
-export function outputProblem(failure: SchemaFailure): string {
+function outputProblem(failure: SchemaFailure): string {
   const pointer = failure.path.map((step) => `/${String(step).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
   return `${quote(pointer || "/")}: ${failure.message}`;
+}
+
+/**
+ * The validator of a call's arguments (or a user's answer to a form) over a
+ * compiled schema, the engine's or the plain-object check's: undefined when
+ * they are valid, else the message for the model of the first failure.
+ */
+export function argumentValidator(validate: SchemaValidator, checking: "arguments" | "form"): InputValidator {
+  return (args) => {
+    const failure = validate(args);
+    return failure === undefined ? undefined : argumentProblem(failure, checking);
+  };
+}
+
+/**
+ * The validator of a result's structuredContent over a compiled schema:
+ * undefined when it is valid, else the line for the operator.
+ */
+export function outputValidator(validate: SchemaValidator): OutputValidator {
+  return (value) => {
+    const failure = validate(value);
+    return failure === undefined ? undefined : outputProblem(failure);
+  };
 }

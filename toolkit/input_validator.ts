@@ -6,7 +6,7 @@
 
 import { compileSchema } from "../jsonschema/compile_schema.ts";
 import { SchemaError } from "../jsonschema/schema_error.ts";
-import { argumentProblem } from "./_schema_problem.ts";
+import { argumentValidator } from "./_schema_problem.ts";
 
 /** A compiled validator: the message for the model, or undefined when the arguments are valid. */
 export type InputValidator = (args: Readonly<Record<string, unknown>>) => string | undefined;
@@ -41,9 +41,5 @@ export function compileInputValidator(
     if (err instanceof SchemaError) throw fail(err.problem);
     throw err;
   }
-  const checking = options.checking ?? "arguments";
-  return (args) => {
-    const failure = validate(args);
-    return failure === undefined ? undefined : argumentProblem(failure, checking);
-  };
+  return argumentValidator(validate, options.checking ?? "arguments");
 }

@@ -5,7 +5,7 @@
 
 import { compileSchema } from "../jsonschema/compile_schema.ts";
 import { SchemaError } from "../jsonschema/schema_error.ts";
-import { outputProblem } from "./_schema_problem.ts";
+import { outputValidator } from "./_schema_problem.ts";
 
 /** A compiled output check: what is wrong with a result's structuredContent, or undefined. */
 export type OutputValidator = (structuredContent: unknown) => string | undefined;
@@ -26,8 +26,5 @@ export function compileOutputValidator(
     if (err instanceof SchemaError) throw fail(err.problem);
     throw err;
   }
-  return (value) => {
-    const failure = validate(value);
-    return failure === undefined ? undefined : outputProblem(failure);
-  };
+  return outputValidator(validate);
 }
