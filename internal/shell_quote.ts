@@ -11,6 +11,15 @@ const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
  *
  * @param word The word, e.g. a permission flag.
  * @returns The word as the shell must read it.
+ *
+ * @example Print flags a person pastes into a shell
+ * ```ts
+ * import { shellQuote } from "@forge/toolkit/permissions";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(shellQuote("--allow-read=/srv/data"), "--allow-read=/srv/data");
+ * assert.equal(shellQuote("--allow-read=/srv/my notes"), "'--allow-read=/srv/my notes'");
+ * ```
  */
 export function shellQuote(word: string): string {
   return PLAIN.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;

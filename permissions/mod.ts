@@ -49,3 +49,4 @@ export { type BundleArgs, bundleArgs, type BundleOptions } from "./bundle_args.t
 export { bundleServer, type BundleServerOptions, type BundleServerResult } from "./bundle_server.ts";
 export { printedPermissions, type PrintedPermissionsOptions } from "./printed_permissions.ts";
 export { RUNTIME_FLAGS } from "./runtime_flags.ts";
+export { shellQuote } from "../internal/shell_quote.ts";

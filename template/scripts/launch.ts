@@ -18,9 +18,8 @@
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configVariables } from "@forge/toolkit/configreload";
-import { bundleServer, compileServer, printedPermissions, RUNTIME_FLAGS } from "@forge/toolkit/permissions";
+import { bundleServer, compileServer, printedPermissions, RUNTIME_FLAGS, shellQuote } from "@forge/toolkit/permissions";
 import { devLoop } from "./_dev.ts";
-import { shellWord } from "./_shell_word.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
 const INSPECTOR_MODES = ["--cli", "--web", "--tui"];
@@ -46,7 +45,7 @@ if (mode === "permissions") {
   // Asked exactly as start, dev and inspect ask (this environment, FORGE_TENANT_CONFIG included), so the flags
   // printed are the flags they run with: a tenant file that exists wins over --config, in both.
   try {
-    console.log((await ask()).map(shellWord).join(" "));
+    console.log((await ask()).map(shellQuote).join(" "));
     Deno.exit(0);
   } catch (err) {
     console.error((err as Error).message.trim());

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnServer } from "@forge/toolkit/testing";
-import { shellWord as sh } from "./_shell_word.ts";
+import { shellQuote as sh } from "@forge/toolkit/permissions";
 
 const project = fileURLToPath(new URL("..", import.meta.url));
 const LAUNCHER = ["--allow-read", "--allow-env", "--allow-run", "scripts/launch.ts"];

@@ -9,7 +9,7 @@
 // group, which took most of the run.
 import { fileURLToPath } from "node:url";
 import { testFilesByPermissions } from "@forge/toolkit/testing";
-import { shellWord as sh } from "./_shell_word.ts";
+import { shellQuote as sh } from "@forge/toolkit/permissions";
 
 const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const groups = await testFilesByPermissions(root, { only: Deno.args });
