@@ -17,6 +17,8 @@ const ANNOTATIONS = new Set(["description", "title", "default", "examples", "dep
 const ROOT_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", ...ANNOTATIONS]);
 const PROPERTY_KEYWORDS = new Set(["type", ...ANNOTATIONS]);
 const SCALARS = new Set(["string", "integer", "number", "boolean", "null"]);
+// What `type: "object"` accepts, as a type guard.
+const isObject = TYPE_TESTS.object as (value: unknown) => value is Record<string, unknown>;
 
 /**
  * The validator of a plain object schema: `type: "object"`, `properties`
@@ -55,7 +57,7 @@ export function plainObjectValidator(schema: unknown): SchemaValidator | undefin
   // The engine's order: the value's type, then each required name in the list's order, then each own key in the
   // value's order: its property's type, or, not being a property of a closed schema, the key itself.
   const explain = (value: unknown): SchemaFailure => {
-    if (!TYPE_TESTS.object(value)) return failure([], "type", `must be an object`, `got ${describeValue(value)}`);
+    if (!isObject(value)) return failure([], "type", `must be an object`, `got ${describeValue(value)}`);
     const object = value as Record<string, unknown>;
     for (const name of requiredList) if (!Object.hasOwn(object, name)) return failure([name], "required", "is missing");
     for (const key of Object.keys(object)) {
@@ -122,10 +124,6 @@ function failure(
     nullForOptional,
     ...(allowed === undefined ? {} : { allowed }),
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 const ANY = (): boolean => true;
