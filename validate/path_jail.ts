@@ -61,6 +61,10 @@ export class PathJail {
   // does), shared by reads and writes: a root swapped later for a link, by whoever can write its parent, can
   // neither move the roots nor make the read and write checks disagree about one path.
   #pinned = new Map<string, string>();
+  // Where a root that did not resolve at construction must resolve once it does: the real path of its nearest
+  // folder that did, and the names below it. A root created later as a link (or below a folder created as one)
+  // by whoever can write its parent resolves elsewhere: it is not taken, and calls under it are refused.
+  #expected = new Map<string, string>();
   #allowHardLinks: boolean;
   #anchor: string | undefined;
   #anchorChecked = false;
@@ -70,7 +74,8 @@ export class PathJail {
 
   /**
    * Builds a jail and resolves each root to its real path now (a root
-   * that does not resolve yet, when it first does). Every call then checks
+   * that does not resolve yet, when it first does, and only below the real
+   * path its nearest folder has now). Every call then checks
    * that the root its path lies in still resolves to that real path, and
    * refuses (`changed`) when it does not.
    *
@@ -110,11 +115,31 @@ export class PathJail {
     try {
       real = Deno.realPathSync(root);
     } catch {
+      this.#expectAtStart(root);
       return;
     }
     this.#pinned.set(root, real);
     if (Deno.permissions.querySync({ name: "read", path: real }).state !== "granted") return;
     this.#recordId(real, statOrUndefined(real));
+  }
+
+  /**
+   * Records where a root that does not resolve at construction must resolve: below the real path of its nearest
+   * folder that does. Nothing is recorded when a folder on the way may not be read (Deno's grant of the root then
+   * bounds what it reaches) or fails otherwise than as missing.
+   */
+  #expectAtStart(root: string): void {
+    const below = [basename(root)];
+    for (let dir = dirname(root);; dir = dirname(dir)) {
+      if (Deno.permissions.querySync({ name: "read", path: dir }).state !== "granted") return;
+      try {
+        this.#expected.set(root, join(Deno.realPathSync(dir), ...below));
+        return;
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound) || dir === dirname(dir)) return;
+      }
+      below.unshift(basename(dir));
+    }
   }
 
   /** Records the identity of a root's real path, unless one is recorded or it has none. */
@@ -705,7 +730,10 @@ export class PathJail {
     return real;
   }
 
-  /** Takes the real path of a root that did not resolve at construction, for reads and writes alike. */
+  /**
+   * Takes the real path of a root that did not resolve at construction, for reads and writes alike, unless it
+   * resolves elsewhere than its nearest folder then said (then that expected path is answered, untaken).
+   */
   async #pinLate(root: string): Promise<string> {
     const real = await Deno.realPath(root).catch((err) => {
       // A missing or unreadable root is a server misconfiguration, not the model's to fix.
@@ -714,6 +742,10 @@ export class PathJail {
     // Another call may have taken it meanwhile: the first one taken stays.
     const pinned = this.#pinned.get(root);
     if (pinned !== undefined) return pinned;
+    // Resolved elsewhere than start expected: not taken, so that a path below it lies outside every root and a call
+    // under it is refused (`changed`).
+    const expected = this.#expected.get(root);
+    if (expected !== undefined && real !== expected) return expected;
     this.#pinned.set(root, real);
     this.#recordId(real, await Deno.stat(real).catch(() => undefined));
     return real;

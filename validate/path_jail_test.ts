@@ -1021,3 +1021,43 @@ Deno.test({
     assert.equal(await Deno.readTextFile(join(outside, "a.txt")), CANARY);
   },
 });
+
+Deno.test({
+  name:
+    "a root missing when the jail is built and created later as a link out (or below a folder created as one) is refused alike by reads, writes, stats and listings, both walk modes; created as a folder it is served (it was taken where the link led)",
+  permissions: { ...perms, run: ["ln"] },
+  async fn() {
+    const tree = join(base, "root-late");
+    const outside = join(tree, "outside");
+    await Deno.mkdir(join(outside, "w"), { recursive: true });
+    await Deno.writeTextFile(join(outside, "a.txt"), CANARY);
+    // The caller's absolute path is shortened in the message (quote()): its start and the reason are compared.
+    const late = (action: string, path: string) => (err: unknown) =>
+      err instanceof PolicyError && err.code === "changed" &&
+      err.message.startsWith(`Cannot ${action} "${path.slice(0, 20)}`) &&
+      err.message.endsWith(": its root folder was replaced since the server started");
+    for (const [n, [mode, options]] of modes.entries()) {
+      const parent = join(tree, `parent${n}`);
+      await Deno.mkdir(parent);
+      const [linked, deep, plain] = [join(parent, "w"), join(parent, "gone", "w"), join(parent, "new", "w")];
+      const jail = new PathJail(definePolicy({ readRoots: [], writeRoots: [plain, linked, deep] }), options);
+      // Whoever can write the roots' parent creates one root as a link, and the missing folder above another as one.
+      await symlink("../outside", linked);
+      await symlink("../outside", join(parent, "gone"));
+      for (const root of [linked, deep]) {
+        const [file, fresh] = [join(root, "a.txt"), join(root, "b.txt")];
+        await assert.rejects(jail.readTextFile(file), late("read", file), `read${mode}`);
+        await assert.rejects(jail.stat(file), late("stat", file), `stat${mode}`);
+        await assert.rejects(jail.listDir(root), late("list", root), `list${mode}`);
+        await assert.rejects(jail.writeFile(fresh, "written"), late("write", fresh), `write${mode}`);
+      }
+      // The same calls under a root (and the folder above it) created as folders are served.
+      await Deno.mkdir(plain, { recursive: true });
+      await jail.writeFile("b.txt", "written");
+      assert.equal(await jail.readTextFile(join(plain, "b.txt")), "written", `a root created as a folder${mode}`);
+      assert.deepEqual((await jail.listDir(".")).entries.map((e) => e.name), ["b.txt"]);
+    }
+    assert.deepEqual([...Deno.readDirSync(outside)].map((e) => e.name).sort(), ["a.txt", "w"], "nothing written out");
+    assert.deepEqual([...Deno.readDirSync(join(outside, "w"))], [], "nothing written below the outside folder");
+  },
+});
