@@ -3,6 +3,17 @@ import { denyNetProbes, ENV_PROBES, netCovered, netProbes, pathProbes, runProbes
 
 const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] as const;
 
+/** Options of {@linkcode checkPermissions}. */
+export interface CheckOptions {
+  /**
+   * Kinds the caller revokes whole before it serves (`revokeUnneeded`). Only
+   * an unscoped grant of such a kind is reported: every scoped grant of it,
+   * one a probe would see or not, is gone with the revoke, so its probes are
+   * not asked (each is several µs of a start).
+   */
+  revoking?: readonly Deno.PermissionDescriptor["name"][];
+}
+
 /**
  * Lists what the running process holds beyond `set`, by asking
  * `Deno.permissions.query` (which never prompts). It detects `-A`, every
@@ -17,6 +28,7 @@ const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] 
  * `--allow-read=/opt/other`) is found only when it covers a probe.
  *
  * @param set From `derivePermissions`.
+ * @param options The kinds the caller revokes whole, whose scoped grants are not asked about.
  * @returns One human-readable entry per excess grant; empty at least privilege.
  *
  * @example Under `deno test` without permissions nothing is excess
@@ -28,7 +40,7 @@ const UNSCOPED = ["read", "write", "net", "env", "run", "ffi", "sys", "import"] 
  * assert.ok(Array.isArray(excess));
  * ```
  */
-export async function checkPermissions(set: PermissionSet): Promise<string[]> {
+export async function checkPermissions(set: PermissionSet, options: CheckOptions = {}): Promise<string[]> {
   // querySync(): query() is the same answer wrapped in a promise, and awaiting
   // each of the probes cost a server's start several milliseconds (docs/benchmarks.md).
   const granted = (descriptor: Deno.PermissionDescriptor) => Deno.permissions.querySync(descriptor).state === "granted";
@@ -36,56 +48,62 @@ export async function checkPermissions(set: PermissionSet): Promise<string[]> {
   for (const name of UNSCOPED) if (granted({ name })) unscoped.add(name);
   if (unscoped.size === UNSCOPED.length) return ["-A (--allow-all): every permission is granted"];
   const excess = [...unscoped].map((name) => `unscoped --allow-${name}`);
+  // A kind granted whole is reported above; one revoked whole keeps no scoped grant to find.
+  const revoking = new Set<string>(options.revoking ?? []);
+  const probed = (name: string) => !unscoped.has(name) && !revoking.has(name);
 
-  const anchors = [...set.read, ...set.write];
-  // A set without paths needs no path arithmetic (nothing it holds can cover a probe): node:path is not loaded.
-  const geometry = anchors.length === 0 ? undefined : await import("./_path_probes.ts");
-  const pathCovered = (roots: readonly string[], path: string) => geometry?.pathCovered(roots, path) ?? false;
-  const paths = pathProbes(geometry?.ancestorsOf(anchors) ?? []);
   // Most specific first: a probe that answers "prompt" clears those above it (pathBelow, portOf), which are not asked.
   const ask = (descriptor: (probe: string) => Deno.PermissionDescriptor) => (probe: string) =>
     Deno.permissions.querySync(descriptor(probe)).state;
-  if (!unscoped.has("read")) {
-    const probes = paths.filter((path) => !pathCovered(set.read, path));
-    for (const path of grantedProbes(probes, ask((path) => ({ name: "read", path })), pathBelow)) {
-      excess.push(`read ${q(path)}`);
+  if (probed("read") || probed("write") || probed("ffi")) {
+    const anchors = [...set.read, ...set.write];
+    // A set without paths needs no path arithmetic (nothing it holds can cover a probe): node:path is not loaded.
+    const geometry = anchors.length === 0 ? undefined : await import("./_path_probes.ts");
+    const pathCovered = (roots: readonly string[], path: string) => geometry?.pathCovered(roots, path) ?? false;
+    const paths = pathProbes(geometry?.ancestorsOf(anchors) ?? []);
+    if (probed("read")) {
+      const probes = paths.filter((path) => !pathCovered(set.read, path));
+      for (const path of grantedProbes(probes, ask((path) => ({ name: "read", path })), pathBelow)) {
+        excess.push(`read ${q(path)}`);
+      }
+    }
+    if (probed("write")) {
+      const probes = [...paths, ...set.read].filter((path) => !pathCovered(set.write, path));
+      for (const path of grantedProbes(probes, ask((path) => ({ name: "write", path })), pathBelow)) {
+        excess.push(`write ${q(path)}`);
+      }
+    }
+    if (probed("ffi")) {
+      for (const path of grantedProbes([...paths, ...anchors], ask((path) => ({ name: "ffi", path })), pathBelow)) {
+        excess.push(`ffi ${q(path)}`);
+      }
     }
   }
-  if (!unscoped.has("write")) {
-    const probes = [...paths, ...set.read].filter((path) => !pathCovered(set.write, path));
-    for (const path of grantedProbes(probes, ask((path) => ({ name: "write", path })), pathBelow)) {
-      excess.push(`write ${q(path)}`);
-    }
-  }
-  if (!unscoped.has("ffi")) {
-    for (const path of grantedProbes([...paths, ...anchors], ask((path) => ({ name: "ffi", path })), pathBelow)) {
-      excess.push(`ffi ${q(path)}`);
-    }
-  }
-  if (!unscoped.has("net")) {
+  if (probed("net")) {
     const probes = netProbes(set.net).filter((host) => !netCovered(set.net, host));
     for (const host of grantedProbes(probes, ask((host) => ({ name: "net", host })), portOf)) {
       excess.push(`net ${q(host)}`);
     }
   }
-  if (!unscoped.has("env")) {
+  if (probed("env")) {
     for (const variable of ENV_PROBES) {
       if (!set.env.includes(variable) && granted({ name: "env", variable })) excess.push(`env ${q(variable)}`);
     }
   }
-  if (!unscoped.has("run")) {
+  if (probed("run")) {
     // A probe that names a program the set runs (`git` for `/usr/bin/git`) resolves to that grant.
     const names = new Set((set.run ?? []).flatMap((path) => [path, path.slice(path.lastIndexOf("/") + 1)]));
     for (const command of runProbes().filter((probe) => !names.has(probe))) {
       if (granted({ name: "run", command })) excess.push(`run ${q(command)}`);
     }
   }
-  if (!unscoped.has("sys")) {
+  if (probed("sys")) {
     for (const kind of SYS_KINDS) if (granted({ name: "sys", kind })) excess.push(`sys ${q(kind)}`);
   }
   // Every address of a range must be denied, not only its first: `--deny-net=10.0.0.0` answers "denied" for
   // 10.0.0.0 and lets 10.0.0.5 through, so the range's last address and random ones inside it are asked too.
-  for (const entry of set.denyNet) {
+  // (Under a revoke of net, nothing is reachable, denied or not.)
+  for (const entry of revoking.has("net") ? [] : set.denyNet) {
     const inForce = denyNetProbes(entry).every((host) =>
       Deno.permissions.querySync({ name: "net", host }).state === "denied"
     );

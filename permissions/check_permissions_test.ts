@@ -81,3 +81,30 @@ Deno.test({
     assert.deepEqual(await missingPermissions({ ...set, env: [] }), []);
   },
 });
+
+Deno.test({
+  name:
+    "checkPermissions() asks nothing but the unscoped queries about a kind the caller revokes whole (least_privilege_test.ts: an unscoped grant of it is still refused)",
+  permissions: { read: [root, "/etc/passwd"] },
+  async fn() {
+    const querySync = Deno.permissions.querySync;
+    const asked: string[] = [];
+    Deno.permissions.querySync = (
+      descriptor,
+    ) => (asked.push(JSON.stringify(descriptor)), querySync.call(Deno.permissions, descriptor));
+    try {
+      const revoking = ["write", "net", "run", "ffi", "sys", "import"] as const;
+      assert.deepEqual(await checkPermissions(set, { revoking }), ['read "/etc/passwd"']);
+      const unscoped = asked.filter((d) => !d.includes(","));
+      assert.equal(unscoped.length, 8, asked.join(" "));
+      const scopedKinds = new Set(asked.filter((d) => d.includes(",")).map((d) => JSON.parse(d).name));
+      assert.deepEqual([...scopedKinds].sort(), ["env", "read"], "only the kinds the set needs are probed");
+      asked.length = 0;
+      // Without the list every kind not granted whole is probed, as before.
+      await checkPermissions(set);
+      assert.ok(asked.length > 150, `${asked.length} queries`);
+    } finally {
+      Deno.permissions.querySync = querySync;
+    }
+  },
+});

@@ -2,6 +2,7 @@ import { checkPermissions, missingPermissions } from "./check_permissions.ts";
 import { formatPermissionFlags, permissionFlags } from "./permission_flags.ts";
 import type { PermissionSet } from "./permission_set.ts";
 import { revokeUnneeded } from "./revoke_unneeded.ts";
+import { unneededKinds } from "./_unneeded.ts";
 import { hasOption } from "../internal/option_args.ts";
 
 /** The command-line flag that lets a server start with excess permissions, for development only. */
@@ -58,10 +59,11 @@ export interface LeastPrivilegeResult {
  * `ok: false`; the caller exits with code 2. A missing grant refuses too: the
  * server would otherwise serve a policy it cannot keep, each use of the grant
  * failing on its own. Otherwise it revokes every kind the policy does not need
- * at all (`revokeUnneeded`), which also drops scoped grants of those kinds
- * that no probe covers. With {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} excess
- * grants are served anyway, nothing is revoked, and stderr says so in
- * capitals; a missing grant is still refused.
+ * at all (`revokeUnneeded`), which drops every scoped grant of those kinds,
+ * so for them only an unscoped grant (or `-A`) is refused and their probes
+ * are not asked. With {@linkcode ALLOW_EXCESS_PERMISSIONS_FLAG} every probe is
+ * asked, excess grants are served anyway, nothing is revoked, and stderr says
+ * so in capitals; a missing grant is still refused.
  *
  * @param set From `derivePermissions`.
  * @param options Name, arguments, opt-out and log.
@@ -90,7 +92,9 @@ export async function enforceLeastPrivilege(
   const allowExcess = options.allowExcess ?? hasOption(options.args ?? Deno.args, ALLOW_EXCESS_PERMISSIONS_FLAG);
   const flags = permissionFlags(set);
   const shown = formatPermissionFlags(set) || "(no flags)";
-  const excess = await checkPermissions(set);
+  // Without the opt-out, what the set needs none of is revoked whole once the check passes: no probe of it can
+  // find more than that revoke removes, so only an unscoped grant of it (a hand-written launch line) is refused.
+  const excess = await checkPermissions(set, { revoking: allowExcess ? [] : unneededKinds(set) });
   const missing = await missingPermissions(set);
   const refusedExcess = excess.length > 0 && !allowExcess;
   if (refusedExcess || missing.length > 0) {

@@ -11,8 +11,8 @@ import type { PermissionSet } from "./permission_set.ts";
  * roots, env of some names) are left as they are; Deno cannot revoke a grant
  * it cannot list.
  *
- * Run it after the over-privilege check (which refuses what its probes see)
- * and before serving. Over stdio Deno never prompts, so a revoked kind stays
+ * Run it after the over-privilege check (which refuses what its probes see,
+ * and for these kinds only an unscoped grant) and before serving. Over stdio Deno never prompts, so a revoked kind stays
  * denied; start servers with `--no-prompt` all the same.
  *
  * @param set From `derivePermissions`.
@@ -30,8 +30,9 @@ import type { PermissionSet } from "./permission_set.ts";
  * assert.equal((await Deno.permissions.query({ name: "write", path: "/tmp" })).state, "prompt");
  * ```
  */
-export async function revokeUnneeded(set: PermissionSet): Promise<Deno.PermissionDescriptor["name"][]> {
+export function revokeUnneeded(set: PermissionSet): Promise<Deno.PermissionDescriptor["name"][]> {
   const kinds = unneededKinds(set);
-  for (const name of kinds) await Deno.permissions.revoke({ name } as Deno.PermissionDescriptor);
-  return kinds;
+  // revokeSync(): revoke() is the same call wrapped in a promise, a hop of the start for each kind.
+  for (const name of kinds) Deno.permissions.revokeSync({ name } as Deno.PermissionDescriptor);
+  return Promise.resolve(kinds);
 }

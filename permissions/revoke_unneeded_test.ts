@@ -106,11 +106,57 @@ Deno.test({
 });
 
 Deno.test({
-  name: "what the probes see is still refused before anything is revoked: exit 2",
+  name: "grants the probes would see, of kinds a server's policy needs none of, are revoked rather than probed",
   permissions: perms,
   async fn() {
-    const out = await runDeno({ args: [`--allow-read=${root}`, "--allow-write=/tmp", fixture, "{}"] });
+    // Before, each of these was a refusal (exit 2); now no probe of these kinds is asked, and each use fails.
+    const target = join(elsewhere, "probed.txt");
+    const { server, attempt } = await serve({}, [
+      "--allow-read=/etc",
+      `--allow-write=/tmp,${elsewhere}`,
+      "--allow-net=169.254.169.254,127.0.0.1:8080",
+      "--allow-env=HOME",
+      "--allow-run=/bin/sh",
+      "--allow-sys=hostname",
+      `--allow-ffi=${elsewhere}`,
+    ]);
+    try {
+      assert.equal(await attempt("read", "/etc/hostname"), "prompt NotCapable");
+      assert.equal(await attempt("write", target), "prompt NotCapable");
+      await assert.rejects(Deno.stat(target), Deno.errors.NotFound);
+      assert.equal(await attempt("net", "127.0.0.1:8080"), "prompt NotCapable");
+      assert.equal(await attempt("net", "169.254.169.254:80"), "prompt NotCapable");
+      assert.equal(await attempt("env", "HOME"), "prompt NotCapable");
+      assert.equal(await attempt("run", "/bin/sh"), "prompt NotCapable");
+      assert.equal(await attempt("sys", "hostname"), "prompt NotCapable");
+      assert.equal(await attempt("ffi", join(elsewhere, "lib.so")), "prompt NotCapable");
+    } finally {
+      assert.equal((await server.close()).code, 0);
+    }
+    assert.equal(server.stderr(), "", "served without a line");
+  },
+});
+
+Deno.test({
+  name: "an unscoped grant of a kind the policy needs none of is still refused before anything is revoked: exit 2",
+  permissions: perms,
+  async fn() {
+    const out = await runDeno({
+      args: [`--allow-read=${root}`, "--allow-write", fixture, JSON.stringify({ readRoots: [root] })],
+    });
     assert.equal(out.code, 2);
-    assert.match(out.stderr, /refusing to serve: .*write "\/tmp"/);
+    assert.match(out.stderr, /refusing to serve: .*unscoped --allow-write/);
+  },
+});
+
+Deno.test({
+  name: "what the probes see of a kind the policy needs is still refused before anything is revoked: exit 2",
+  permissions: perms,
+  async fn() {
+    const policy = JSON.stringify({ readRoots: [root] });
+    const out = await runDeno({ args: [`--allow-read=${root},/etc`, "--allow-write=/tmp", fixture, policy] });
+    assert.equal(out.code, 2);
+    assert.match(out.stderr, /refusing to serve: .*read "\/etc"/);
+    assert.doesNotMatch(out.stderr, /write "\/tmp"/, "write, revoked whole, is not probed");
   },
 });

@@ -1,6 +1,7 @@
 // A minimal server start-up for the subprocess tests: reads a policy from the
 // config file named by the first argument (which is then one of its read
-// files), honours --print-permissions, and runs the least-privilege check.
+// files), honours --print-permissions, and runs the least-privilege check;
+// when it passes, it prints "serving" and the kinds revoked.
 import { definePolicy, type PolicyInit } from "../../validate/policy.ts";
 import {
   derivePermissions,
@@ -20,3 +21,4 @@ if (Deno.args.includes(PRINT_PERMISSIONS_FLAG)) {
 const verdict = await enforceLeastPrivilege(set, { name: "fixture" });
 if (!verdict.ok) Deno.exit(EXCESS_PERMISSIONS_EXIT_CODE);
 console.log("serving");
+console.log(`revoked ${verdict.revoked.join(" ")}`);

@@ -14,6 +14,8 @@ async function attempt(kind: string, target: string): Promise<string> {
     net: { name: "net", host: target },
     env: { name: "env", variable: target },
     run: { name: "run", command: target },
+    sys: { name: "sys", kind: target },
+    ffi: { name: "ffi", path: target },
   }[kind] as Deno.PermissionDescriptor;
   const state = (await Deno.permissions.query(descriptor)).state;
   try {
@@ -23,6 +25,8 @@ async function attempt(kind: string, target: string): Promise<string> {
       (await Deno.connect({ hostname: target.split(":")[0], port: Number(target.split(":")[1]) })).close();
     } else if (kind === "env") Deno.env.get(target);
     else if (kind === "run") await new Deno.Command(target, { args: ["--version"], stdout: "null" }).output();
+    else if (kind === "sys" && target === "hostname") Deno.hostname();
+    else if (kind === "ffi") Deno.dlopen(target, {}).close();
     return `${state} ok`;
   } catch (err) {
     return `${state} ${(err as Error).name}`;
@@ -36,7 +40,10 @@ if (!health()) {
       {
         name: "attempt",
         description: "Tries one operation",
-        inputSchema: schema({ kind: strProp("read, write, net, env or run"), target: strProp("What to try it on") }, [
+        inputSchema: schema({
+          kind: strProp("read, write, net, env, run, sys (hostname) or ffi"),
+          target: strProp("What to try it on"),
+        }, [
           "kind",
           "target",
         ]),
