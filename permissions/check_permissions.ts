@@ -146,7 +146,7 @@ export function missingPermissions(set: PermissionSet): Promise<string[]> {
  * The probes Deno answers "granted", in the order given, each asked once, most specific first. A probe that answers
  * "prompt" proves that a probe it is below is not granted (a grant of a folder grants what is below it, one of a host
  * every port of it; only a deny makes what is below a granted probe answer otherwise, and that answer is "denied"), so
- * such a probe is not asked: a query costs a start several µs, and a start asks some 250 (docs/benchmarks.md).
+ * such a probe is not asked: a query costs a start several µs, and a start that probes every kind asks some 250 (docs/benchmarks.md).
  */
 function grantedProbes(
   probes: readonly string[],
