@@ -22,7 +22,8 @@ export interface CheckOptions {
  * roots themselves for write and ffi, loopback/private/metadata hosts and
  * other ports of allowed hosts, secret-looking env variables, shells and
  * interpreters, and every `--allow-sys` kind. It also reports each
- * `--deny-net` entry of `set` that is not in force over its whole range (first, last and random addresses).
+ * `--deny-net` entry of `set` that is not in force over its whole range (first, last and random addresses), and a
+ * permission broker (`DENO_PERMISSION_BROKER_PATH`), which answers checks the flags do not grant.
  *
  * Deno cannot list its grants, so a scoped grant of an unrelated path (say
  * `--allow-read=/opt/other`) is found only when it covers a probe.
@@ -44,6 +45,8 @@ export async function checkPermissions(set: PermissionSet, options: CheckOptions
   // querySync(): query() is the same answer wrapped in a promise, and awaiting
   // each of the probes cost a server's start several milliseconds (docs/benchmarks.md).
   const granted = (descriptor: Deno.PermissionDescriptor) => Deno.permissions.querySync(descriptor).state === "granted";
+  // Under a broker, query and revoke see only the flags while the broker allows what it likes: nothing below holds.
+  if (brokered()) return [`a permission broker (${BROKER_VARIABLE}) decides every permission check, not the flags`];
   const unscoped = new Set<string>();
   for (const name of UNSCOPED) if (granted({ name })) unscoped.add(name);
   if (unscoped.size === UNSCOPED.length) return ["-A (--allow-all): every permission is granted"];
@@ -140,6 +143,26 @@ export function missingPermissions(set: PermissionSet): Promise<string[]> {
   for (const variable of set.env) if (lacks({ name: "env", variable })) missing.push(`env ${q(variable)}`);
   for (const command of set.run ?? []) if (lacks({ name: "run", command })) missing.push(`run ${q(command)}`);
   return Promise.resolve(missing);
+}
+
+/** The variable that hands every permission check of a Deno process to a broker (Deno 2.9.6, experimental). */
+const BROKER_VARIABLE = "DENO_PERMISSION_BROKER_PATH";
+
+/**
+ * Whether a permission broker answers this process's checks. Deno sends each check to the broker, which may allow
+ * what the flags do not, so reading the broker's variable is one: under a broker it shows a value, or succeeds where
+ * the flags do not grant it. A broker that refuses that read is not seen (no query can see one), nor is one of a
+ * process whose stdin is a terminal, where the read could prompt a human instead (no client is served there).
+ */
+function brokered(): boolean {
+  if (Deno.stdin.isTerminal()) return false;
+  try {
+    if (Deno.env.get(BROKER_VARIABLE) !== undefined) return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) return false;
+    throw err;
+  }
+  return Deno.permissions.querySync({ name: "env", variable: BROKER_VARIABLE }).state !== "granted";
 }
 
 /**

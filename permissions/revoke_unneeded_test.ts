@@ -160,3 +160,44 @@ Deno.test({
     assert.doesNotMatch(out.stderr, /write "\/tmp"/, "write, revoked whole, is not probed");
   },
 });
+
+Deno.test({
+  name:
+    "a server launched with its exact flags under a permission broker (DENO_PERMISSION_BROKER_PATH) refuses to serve: exit 2",
+  permissions: perms,
+  async fn() {
+    // Under a broker Deno asks it about every operation; query and revoke still see only the flags. So the check
+    // passed and the revoke took nothing away: an allow-everything broker let the server write outside its roots.
+    const socket = join(base, "broker.sock");
+    const broker = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        `--allow-read=${socket}`,
+        `--allow-write=${socket}`,
+        `--allow-net=unix:${socket}`,
+        fileURLToPath(new URL("./testdata/permission_broker.ts", import.meta.url)),
+        socket,
+      ],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    try {
+      const lines = broker.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      assert.equal((await lines.read()).value, "ready\n");
+      lines.releaseLock();
+      const out = await runDeno({
+        args: [`--allow-read=${root}`, fixture, JSON.stringify({ readRoots: [root] })],
+        env: { DENO_PERMISSION_BROKER_PATH: socket },
+      });
+      assert.equal(out.code, 2, out.stderr);
+      assert.match(out.stderr, /refusing to serve: .*permission broker \(DENO_PERMISSION_BROKER_PATH\)/);
+    } finally {
+      broker.kill();
+      await broker.status;
+      await broker.stdout.cancel().catch(() => {});
+    }
+  },
+});
