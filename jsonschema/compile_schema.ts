@@ -7,6 +7,7 @@ import { arrayItemsCheck, logicChecks, propertiesCheck } from "./_applicator.ts"
 import { entering, newRun, refChecks } from "./_refs.ts";
 import { withUnevaluated } from "./_unevaluated.ts";
 import { plainObjectValidator } from "./plain_object.ts";
+import { scalarObjectAcceptor } from "./_scalar_object.ts";
 import { failureText } from "./_failure_text.ts";
 import { arrayCountCheck, numberCheck, objectCountCheck, stringCheck, typeCheck, valueChecks } from "./_validation.ts";
 import { SchemaError } from "./schema_error.ts";
@@ -118,7 +119,9 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Sc
       ...(failure.names === undefined ? {} : { allowed: failure.names }),
     };
   };
-  return validate;
+  // An object of scalar checks (./_scalar_object.ts): one loop accepts a valid value; the engine explains the others.
+  const accepts = scalarObjectAcceptor(schema, options.assertFormats ?? false);
+  return accepts === undefined ? validate : (value) => (accepts(value) ? undefined : validate(value));
 }
 
 /** The dialects this engine implements: JSON Schema 2020-12, with or without the empty fragment. */

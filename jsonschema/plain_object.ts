@@ -11,6 +11,7 @@
 import { describeValue } from "../internal/describe_value.ts";
 import { TYPE_NAMES, TYPE_TESTS } from "./_json_types.ts";
 import { failureText } from "./_failure_text.ts";
+import { objectAcceptor } from "./_object_acceptor.ts";
 import type { SchemaFailure, SchemaValidator } from "./compile_schema.ts";
 
 const ANNOTATIONS = new Set(["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"]);
@@ -53,7 +54,7 @@ export function plainObjectValidator(schema: unknown): SchemaValidator | undefin
   }
   const names = [...rules.keys()];
   const closed = extra === false;
-  const accepts = acceptor(rules, required, closed);
+  const accepts = objectAcceptor(rules, required, closed);
   // The engine's order: the value's type, then each required name in the list's order, then each own key in the
   // value's order: its property's type, or, not being a property of a closed schema, the key itself.
   const explain = (value: unknown): SchemaFailure => {
@@ -82,33 +83,6 @@ interface Rule {
   required: boolean;
 }
 
-/** The one-loop test of a value: true when the engine finds it valid. */
-function acceptor(rules: Map<string, Rule>, required: Set<string>, closed: boolean): (value: unknown) => boolean {
-  // A required name with no property: any value where others are allowed; where none are, no object is valid.
-  const tests = new Map<string, { test: (value: unknown) => boolean; required: boolean }>(rules);
-  if (!closed) { for (const name of required) if (!tests.has(name)) tests.set(name, { test: ANY, required: true }); }
-  const requiredCount = required.size;
-  return (value) => {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-    // Own keys are distinct: counting the required ones met tells whether all are there.
-    let met = 0;
-    // Its own keys, as the engine reads them (for…in, skipping inherited ones): a list of them costs the server
-    // less than for…in with a check per key.
-    const keys = Object.keys(value);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i];
-      const rule = tests.get(key);
-      if (rule === undefined) {
-        if (closed) return false;
-        continue;
-      }
-      if (!rule.test((value as Record<string, unknown>)[key])) return false;
-      if (rule.required) met++;
-    }
-    return met === requiredCount;
-  };
-}
-
 function failure(
   path: string[],
   keyword: string,
@@ -125,5 +99,3 @@ function failure(
     ...(allowed === undefined ? {} : { allowed }),
   };
 }
-
-const ANY = (): boolean => true;

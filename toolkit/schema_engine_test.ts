@@ -13,7 +13,12 @@ const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, o
 const remote: ObjectSchema = { type: "object", properties: { a: { $ref: "https://example.com/a.json" } } };
 
 // The small modules that check and word a plain object schema: all of ../jsonschema/ the authoring half loads.
-const PLAIN = ["/jsonschema/plain_object.ts", "/jsonschema/_json_types.ts", "/jsonschema/_failure_text.ts"];
+const PLAIN = [
+  "/jsonschema/plain_object.ts",
+  "/jsonschema/_object_acceptor.ts",
+  "/jsonschema/_json_types.ts",
+  "/jsonschema/_failure_text.ts",
+];
 const engineModules = (specifiers: Iterable<string>) =>
   [...specifiers].filter((s) => s.includes("/jsonschema/") && !PLAIN.some((p) => s.endsWith(p)));
 

@@ -1,0 +1,46 @@
+// The one loop that accepts an object of checked properties: the fast half of
+// the plain-object check (./plain_object.ts) and of the scalar-object
+// shortcut (./_scalar_object.ts).
+
+/** How one property's value is tested, and whether the property is required. */
+export interface PropertyRule {
+  test: (value: unknown) => boolean;
+  required: boolean;
+}
+
+/**
+ * A test of an object value: true when it is an object (not an array), each
+ * own key with a rule passes it, no other key is present when `closed`, and
+ * every name of `required` is an own key.
+ */
+export function objectAcceptor(
+  rules: ReadonlyMap<string, PropertyRule>,
+  required: ReadonlySet<string>,
+  closed: boolean,
+): (value: unknown) => boolean {
+  // A required name with no property: any value where others are allowed; where none are, no object is valid.
+  const tests = new Map<string, PropertyRule>(rules);
+  if (!closed) { for (const name of required) if (!tests.has(name)) tests.set(name, { test: ANY, required: true }); }
+  const requiredCount = required.size;
+  return (value) => {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+    // Own keys are distinct: counting the required ones met tells whether all are there.
+    let met = 0;
+    // Its own keys, as the engine reads them (for…in, skipping inherited ones): a list of them costs the server
+    // less than for…in with a check per key.
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const rule = tests.get(key);
+      if (rule === undefined) {
+        if (closed) return false;
+        continue;
+      }
+      if (!rule.test((value as Record<string, unknown>)[key])) return false;
+      if (rule.required) met++;
+    }
+    return met === requiredCount;
+  };
+}
+
+const ANY = (): boolean => true;
