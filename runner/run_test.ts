@@ -59,6 +59,7 @@ Deno.test({
     assert.deepEqual(schemaModules, [
       "jsonschema/_failure_text.ts",
       "jsonschema/_json_types.ts",
+      "jsonschema/_object_acceptor.ts",
       "jsonschema/plain_object.ts",
     ]);
     assert.ok(
