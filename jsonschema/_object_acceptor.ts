@@ -1,6 +1,7 @@
 // The one loop that accepts an object of checked properties: the fast half of
 // the plain-object check (./plain_object.ts) and of the scalar-object
-// shortcut (./_scalar_object.ts).
+// shortcut (./_scalar_object.ts), and the shape of schema object both may
+// take.
 
 /** How one property's value is tested, and whether the property is required. */
 export interface PropertyRule {
@@ -44,3 +45,21 @@ export function objectAcceptor(
 }
 
 const ANY = (): boolean => true;
+
+/**
+ * Whether `schema` is an object whose keywords are all its own enumerable data
+ * properties, as `Object.keys` lists them, with no prototype but Object's (or
+ * none). The engine reads a keyword wherever it sits, inherited, hidden from
+ * `Object.keys` or behind a getter: a shortcut that judges a schema by its
+ * keys takes only this shape, and leaves any other to the engine.
+ */
+export function isPlainSchema(schema: unknown): schema is Record<string, unknown> {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return false;
+  const proto = Object.getPrototypeOf(schema);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.getOwnPropertyNames(schema)) {
+    const slot = Object.getOwnPropertyDescriptor(schema, key);
+    if (slot === undefined || !slot.enumerable || !("value" in slot)) return false;
+  }
+  return true;
+}

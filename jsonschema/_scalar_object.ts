@@ -9,7 +9,7 @@
 // `_scalar_object_test.ts` holds its answers equal to the engine's both ways.
 
 import { TYPE_TESTS } from "./_json_types.ts";
-import { objectAcceptor, type PropertyRule } from "./_object_acceptor.ts";
+import { isPlainSchema, objectAcceptor, type PropertyRule } from "./_object_acceptor.ts";
 import { codePoints } from "./_validation.ts";
 
 const ANNOTATIONS = ["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"];
@@ -50,7 +50,7 @@ export function scalarObjectAcceptor(
   schema: unknown,
   assertFormats: boolean,
 ): ((value: unknown) => boolean) | undefined {
-  if (!isObject(schema) || schema.type !== "object" || !Object.keys(schema).every((k) => ROOT_KEYWORDS.has(k))) {
+  if (!isPlainSchema(schema) || schema.type !== "object" || !Object.keys(schema).every((k) => ROOT_KEYWORDS.has(k))) {
     return undefined;
   }
   const extra = schema.additionalProperties;
@@ -76,13 +76,14 @@ function propertyTest(
   defs: Record<string, unknown>,
   assertFormats: boolean,
 ): ((value: unknown) => boolean) | undefined {
-  if (!isObject(schema)) return undefined;
+  // Each schema object is read by its keys: one whose keywords sit elsewhere (inherited, hidden) is the engine's.
+  if (!isPlainSchema(schema)) return undefined;
   const own = scalarCheck(schema, assertFormats, true);
   if (own === undefined || schema.$ref === undefined) return own === undefined ? undefined : compile(own);
   const name = typeof schema.$ref === "string" ? LOCAL_DEF.exec(schema.$ref)?.[1] : undefined;
   const target = name !== undefined && Object.hasOwn(defs, name) ? defs[name] : undefined;
   // The definition holds no $ref of its own: no chain, no cycle.
-  const referred = isObject(target) ? scalarCheck(target, assertFormats, false) : undefined;
+  const referred = isPlainSchema(target) ? scalarCheck(target, assertFormats, false) : undefined;
   return referred === undefined ? undefined : compile(meet(own, referred));
 }
 

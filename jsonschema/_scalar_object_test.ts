@@ -159,3 +159,49 @@ Deno.test("scalarObjectAcceptor() takes no schema it cannot decide alone", () =>
   const validate = compileSchema(email, { assertFormats: true });
   assert.equal(validate({ a: "not an address" })?.keyword, "format");
 });
+
+Deno.test("scalarObjectAcceptor() takes no schema object with a keyword Object.keys does not list (inherited, non-enumerable, a getter), which the engine still reads", () => {
+  const hidden = (keywords: Record<string, unknown>, keyword: string, value: unknown) =>
+    Object.defineProperty({ ...keywords }, keyword, { value, enumerable: false });
+  const inherited = (keywords: Record<string, unknown>, from: Record<string, unknown>) =>
+    Object.assign(Object.create(from), keywords);
+  class Text {
+    type = "string";
+    maxLength = 9;
+    get pattern(): string {
+      return "^x";
+    }
+  }
+  const cases: [string, Record<string, unknown>, unknown][] = [
+    ["an inherited pattern", {
+      type: "object",
+      properties: { a: inherited({ type: "string", maxLength: 9 }, { pattern: "^x" }) },
+    }, {
+      a: "abc",
+    }],
+    ["an inherited enum in a $def", {
+      type: "object",
+      $defs: { d: inherited({ maxLength: 9 }, { enum: ["x"] }) },
+      properties: { a: { $ref: "#/$defs/d" } },
+    }, { a: "abc" }],
+    ["a non-enumerable multipleOf", {
+      type: "object",
+      properties: { a: hidden({ type: "number", minimum: 0 }, "multipleOf", 2) },
+    }, { a: 3 }],
+    [
+      "a non-enumerable minProperties at the root",
+      hidden({ type: "object", properties: { a: { maxLength: 3 } } }, "minProperties", 1),
+      {},
+    ],
+    ["a getter on a class", { type: "object", properties: { a: new Text() } }, { a: "abc" }],
+  ];
+  // Each has a keyword the plain-object check (./plain_object.ts) does not take, so compileSchema() meets this one.
+  for (const [label, schema, value] of cases) {
+    // The engine alone, on a copy that keeps every own property as it is and the prototype.
+    const copy = Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema));
+    copy.$comment = "engine only";
+    assert.notEqual(compileSchema(copy)(value), undefined, `${label}: the engine refuses`);
+    assert.equal(scalarObjectAcceptor(schema, false), undefined, label);
+    assert.notEqual(compileSchema(schema)(value), undefined, `${label}: compileSchema() refuses`);
+  }
+});
