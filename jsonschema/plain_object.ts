@@ -11,7 +11,7 @@
 import { describeValue } from "../internal/describe_value.ts";
 import { TYPE_NAMES, TYPE_TESTS } from "./_json_types.ts";
 import { failureText } from "./_failure_text.ts";
-import { objectAcceptor } from "./_object_acceptor.ts";
+import { isPlainSchema, objectAcceptor } from "./_object_acceptor.ts";
 import type { SchemaFailure, SchemaValidator } from "./compile_schema.ts";
 
 const ANNOTATIONS = new Set(["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"]);
@@ -30,7 +30,8 @@ const isObject = TYPE_TESTS.object as (value: unknown) => value is Record<string
  * a schema taken here is one the engine compiles without a problem.
  */
 export function plainObjectValidator(schema: unknown): SchemaValidator | undefined {
-  if (!isObject(schema) || schema.type !== "object" || !Object.keys(schema).every((k) => ROOT_KEYWORDS.has(k))) {
+  // A schema object is read by its keys: one whose keywords sit elsewhere (inherited, hidden) is the engine's.
+  if (!isPlainSchema(schema) || schema.type !== "object" || !Object.keys(schema).every((k) => ROOT_KEYWORDS.has(k))) {
     return undefined;
   }
   const extra = schema.additionalProperties;
@@ -47,7 +48,7 @@ export function plainObjectValidator(schema: unknown): SchemaValidator | undefin
   const rules = new Map<string, Rule>();
   for (const name of Object.keys(properties)) {
     const property = properties[name];
-    if (!isObject(property) || !Object.keys(property).every((k) => PROPERTY_KEYWORDS.has(k))) return undefined;
+    if (!isPlainSchema(property) || !Object.keys(property).every((k) => PROPERTY_KEYWORDS.has(k))) return undefined;
     const type = property.type;
     if (typeof type !== "string" || !SCALARS.has(type)) return undefined;
     rules.set(name, { type, test: TYPE_TESTS[type], required: required.has(name) });

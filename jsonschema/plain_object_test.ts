@@ -145,6 +145,37 @@ Deno.test("plainObjectValidator() leaves every other schema to the engine", () =
   for (const schema of others) assert.equal(plainObjectValidator(schema), undefined, JSON.stringify(schema));
 });
 
+Deno.test("plainObjectValidator() takes no schema object with a keyword Object.keys does not list (inherited, non-enumerable, a getter), which the engine still reads", () => {
+  class Text {
+    type = "string";
+    get maxLength(): number {
+      return 1;
+    }
+  }
+  const cases: [string, Record<string, unknown>, unknown][] = [
+    ["an inherited maxLength", {
+      type: "object",
+      properties: { text: Object.assign(Object.create({ maxLength: 1 }), { type: "string" }) },
+    }, { text: "abc" }],
+    [
+      "a non-enumerable minProperties at the root",
+      Object.defineProperty({ type: "object", properties: {} }, "minProperties", {
+        value: 1,
+      }),
+      {},
+    ],
+    ["a getter on a class", { type: "object", properties: { text: new Text() } }, { text: "abc" }],
+  ];
+  for (const [label, schema, value] of cases) {
+    // The engine alone, on a copy that keeps every own property as it is and the prototype.
+    const copy = Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema));
+    copy.$comment = "engine only";
+    assert.notEqual(compileSchema(copy)(value), undefined, `${label}: the engine refuses`);
+    assert.equal(plainObjectValidator(schema), undefined, label);
+    assert.notEqual(compileSchema(schema)(value), undefined, `${label}: compileSchema() refuses`);
+  }
+});
+
 Deno.test("plainObjectValidator() takes the usual tool schema, and a later edit of the schema changes nothing", () => {
   const schema = {
     type: "object",
