@@ -307,7 +307,8 @@ export function nameList(c: Compiler, at: Location, keyword: string | string[], 
   if (!Array.isArray(value) || !value.every((name) => typeof name === "string") || new Set(value).size < value.length) {
     c.refuse(at, keyword, "must be an array of distinct property names");
   }
-  return value;
+  // A copy: the check keeps it, and a later edit of the schema's array changes nothing.
+  return [...value];
 }
 
 /** The check of `required`, `dependentRequired`, `minProperties` and `maxProperties`, or undefined when absent. */

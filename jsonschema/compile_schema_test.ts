@@ -20,6 +20,18 @@ Deno.test("compileSchema() compiles once: a later edit of the schema object chan
   const check = compileSchema(schema);
   schema.properties.a.type = "string";
   assert.equal(check({ a: 1 }), undefined);
+  // The engine alone (a root $comment: no shortcut takes it), with the name lists it keeps: required, dependentRequired.
+  const lists = {
+    $comment: "engine only",
+    type: "object",
+    required: ["a"],
+    dependentRequired: { a: ["b"] },
+    properties: { a: { type: "integer" } },
+  };
+  const engine = compileSchema(lists);
+  lists.required.push("c");
+  lists.dependentRequired.a.push("d");
+  assert.equal(engine({ a: 1, b: 2 }), undefined);
 });
 
 Deno.test("compileSchema() reports a value nested deeper than the stack allows as a failure, not a crash", () => {
