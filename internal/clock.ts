@@ -2,7 +2,7 @@
 // engine's call and task tables take one, so that their tests move time
 // forward (internal/manual_clock.ts) instead of waiting for it to pass.
 
-import { timerDelay } from "./timer_delay.ts";
+import { type NativeTimer, startTimer } from "./native_timer.ts";
 
 /** A monotonic time source and the one kind of timer the tables use. */
 export interface Clock {
@@ -14,13 +14,14 @@ export interface Clock {
   clearTimer(timer: unknown): void;
 }
 
-/** The process's clock: `performance.now()` and unref'd `setTimeout` timers of any length. */
+/**
+ * The process's clock: `performance.now()` and V8's timers (./native_timer.ts), which never keep the process alive
+ * and, unlike the global `setTimeout`, cost a server's first asynchronous call no load of `node:timers`.
+ */
 export const systemClock: Clock = {
   now: () => performance.now(),
-  setTimer(callback, ms) {
-    const timer = setTimeout(callback, timerDelay(ms));
-    Deno.unrefTimer(timer);
-    return timer;
+  setTimer: (callback, ms) => startTimer(callback, ms),
+  clearTimer(timer) {
+    if (timer instanceof Object && typeof (timer as NativeTimer).cancel === "function") (timer as NativeTimer).cancel();
   },
-  clearTimer: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
 };

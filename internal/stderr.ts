@@ -7,6 +7,7 @@
 // whether they were written, and once stderr drains one line counts the
 // records that were not.
 
+import { type NativeTimer, startTimer } from "./native_timer.ts";
 import type { ByteWriter } from "./byte_writer.ts";
 import { concatBytes } from "./concat_bytes.ts";
 import { escapeUnit } from "./quote.ts";
@@ -25,7 +26,7 @@ const WRITE_CHUNK = 64 * 1024;
 interface Pending {
   resolve(): void;
   reject(error: Error): void;
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: NativeTimer;
   settled: boolean;
 }
 
@@ -110,7 +111,8 @@ export class StderrQueue {
     }
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     const entry: Entry = { bytes, record: { resolve, reject, settled: false } };
-    entry.record!.timer = setTimeout(() => this.#expire(entry, timeoutMs), timeoutMs);
+    // V8's timer, not setTimeout: an audit trail's first record pays no load of node:timers (./native_timer.ts).
+    entry.record!.timer = startTimer(() => this.#expire(entry, timeoutMs), timeoutMs);
     this.#recordBytes += bytes.length;
     this.#push(entry);
     return promise;
@@ -227,7 +229,7 @@ const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\b": 
 function settle(record: Pending, error?: Error): void {
   if (record.settled) return;
   record.settled = true;
-  clearTimeout(record.timer);
+  record.timer?.cancel();
   if (error) record.reject(error);
   else record.resolve();
 }

@@ -1,0 +1,58 @@
+// test-permissions: --allow-run --allow-read={repo}
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { runDeno, spawnServer } from "../testing/mod.ts";
+import { startTimer } from "./native_timer.ts";
+
+// A native timer keeps nothing alive: the tests that wait for one hold the process with an interval of their own.
+async function alive<T>(body: () => Promise<T>): Promise<T> {
+  const interval = setInterval(() => {}, 1000);
+  try {
+    return await body();
+  } finally {
+    clearInterval(interval);
+  }
+}
+
+Deno.test("startTimer() runs its callback once, after the wait; a cancelled one never runs", async () => {
+  await alive(async () => {
+    const ran: string[] = [];
+    const cancelled = startTimer(() => ran.push("cancelled"), 1);
+    cancelled.cancel();
+    cancelled.cancel();
+    const started = performance.now();
+    await new Promise<void>((resolve) => startTimer(() => (ran.push("ran"), resolve()), 20));
+    assert.ok(performance.now() - started >= 19, "not before its time");
+    // A later timer has fired: the cancelled one, due long before, would have too.
+    await new Promise<void>((resolve) => startTimer(resolve, 5));
+    assert.deepEqual(ran, ["ran"]);
+  });
+});
+
+Deno.test({
+  name: "startTimer() keeps no process alive, and a callback that throws is an uncaught error, as setTimeout's",
+  async fn() {
+    const fixture = fileURLToPath(new URL("./testdata/native_timer_process.ts", import.meta.url));
+    const pending = await runDeno({ args: [fixture, "pending"] });
+    assert.equal(pending.code, 0, pending.stderr);
+    assert.equal(pending.stdout, "", "the process ended without waiting for the timer");
+    const throwing = await runDeno({ args: [fixture, "throwing"] });
+    assert.equal(throwing.code, 1);
+    assert.match(throwing.stderr, /boom from a timer/);
+  },
+});
+
+Deno.test({
+  name: "a server's first asynchronous call arms its deadline without reading the global setTimeout (node:timers)",
+  async fn() {
+    const fixture = fileURLToPath(new URL("./testdata/timer_watch_server.ts", import.meta.url));
+    const server = await spawnServer({ args: [fixture] });
+    try {
+      const answer = (result: unknown) => ((result as { content: { text: string }[] }).content[0].text);
+      assert.equal(answer(await server.client.callTool({ name: "wait", arguments: {} })), "waited");
+      assert.equal(answer(await server.client.callTool({ name: "timers_read", arguments: {} })), "false");
+    } finally {
+      await server.close();
+    }
+  },
+});
