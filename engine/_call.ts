@@ -3,6 +3,7 @@
 // It never throws: every failure becomes either a tool result (a domain
 // error the model can fix) or a JSON-RPC error (everything else).
 
+import { jsonForm } from "./_json_form.ts";
 import { type Asker, asProtocolError, protocolErrorOf, questionsOf } from "./_asker.ts";
 import type { Call } from "./_calls.ts";
 import { type Confirmation, confirmCall } from "./_confirm.ts";
@@ -320,12 +321,23 @@ function checkResult(entry: Entry, result: ToolResult): ToolResult {
   }
   const check = entry.validateOutput;
   if (check !== undefined && result._meta?.[PROBE_META_KEY] === undefined) {
-    const problem = result.structuredContent === undefined
-      ? "it has no structuredContent"
-      : check(result.structuredContent);
+    if (result.structuredContent === undefined) {
+      throw new TypeError(
+        `Cannot send the result of tool "${entry.tool.name}": outputSchema check failed: it has no structuredContent`,
+      );
+    }
+    // What the client will read: a Date as its string, without keys JSON drops (./_json_form.ts).
+    let sent: unknown;
+    try {
+      sent = jsonForm(result.structuredContent);
+    } catch (err) {
+      throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": ${(err as Error).message}`);
+    }
+    const problem = check(sent);
     if (problem) {
       throw new TypeError(`Cannot send the result of tool "${entry.tool.name}": outputSchema check failed: ${problem}`);
     }
+    if (sent !== result.structuredContent) return { ...result, structuredContent: sent as Record<string, unknown> };
   }
   return result;
 }

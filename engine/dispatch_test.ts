@@ -449,6 +449,45 @@ Deno.test("progress notifications reach the client only for calls that asked, an
   await s.close();
 });
 
+Deno.test("outputSchema judges the structuredContent the client reads: its JSON, which is also what is sent", async () => {
+  const server = new Server({ name: "o" });
+  const needsB: ObjectSchema = schema({ a: { type: "string" }, b: { type: "integer" } }, ["b"]);
+  addTool(
+    server,
+    { name: "hidden", description: "d", inputSchema: schema(), outputSchema: needsB, annotations: RO },
+    () => {
+      // b is an own key the check would see and JSON never sends; a is undefined, dropped too.
+      const value: Record<string, unknown> = { a: undefined };
+      Object.defineProperty(value, "b", { value: 1, enumerable: false });
+      return { content: [{ type: "text", text: "{}" }], structuredContent: value };
+    },
+  );
+  const dated: ObjectSchema = schema({ when: { type: "string" } }, ["when"]);
+  addTool(
+    server,
+    { name: "dated", description: "d", inputSchema: schema(), outputSchema: dated, annotations: RO },
+    () => json({ when: new Date(0) }),
+  );
+  addTool(
+    server,
+    { name: "big", description: "d", inputSchema: schema(), outputSchema: dated, annotations: RO },
+    () => ({ content: [{ type: "text", text: "x" }], structuredContent: { when: 1n } as Record<string, unknown> }),
+  );
+  const s = serveRaw(server);
+  await s.send(init());
+  await s.next();
+  await s.send(req(1, "tools/call", { name: "hidden" }));
+  assert.equal(((await s.next()).error as { code: number }).code, -32603, "{} breaks the schema: b is missing");
+  assert.match(s.log.join("\n"), /outputSchema check failed: "\/b": is missing/);
+  await s.send(req(2, "tools/call", { name: "dated" }));
+  const dateResult = (await s.next()).result as Record<string, unknown>;
+  assert.deepEqual(dateResult.structuredContent, { when: "1970-01-01T00:00:00.000Z" }, "a Date is sent as its string");
+  await s.send(req(3, "tools/call", { name: "big" }));
+  assert.equal(((await s.next()).error as { code: number }).code, -32603);
+  assert.match(s.log.join("\n"), /Cannot send the result of tool "big": its structuredContent has no JSON/);
+  await s.close();
+});
+
 Deno.test("structuredContent is validated against outputSchema before it is sent", async () => {
   const out: ObjectSchema = schema({ n: { type: "integer" } }, ["n"]);
   const server = new Server({ name: "o" });
