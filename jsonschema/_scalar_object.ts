@@ -23,19 +23,9 @@ const ROOT_KEYWORDS = new Set([
   "$schema",
   ...ANNOTATIONS,
 ]);
-const CHECK_KEYWORDS = new Set([
-  "$comment",
-  "type",
-  "enum",
-  "const",
-  "minLength",
-  "maxLength",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  ...ANNOTATIONS,
-]);
+// The numeric keywords of a scalar check: string lengths and number bounds.
+const BOUNDS = ["minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
+const CHECK_KEYWORDS = new Set<string>(["$comment", "type", "enum", "const", ...BOUNDS, ...ANNOTATIONS]);
 const SCALARS = new Set(["string", "integer", "number", "boolean", "null"]);
 const LOCAL_DEF = /^#\/\$defs\/([A-Za-z0-9_]+)$/;
 const isObject = TYPE_TESTS.object as (value: unknown) => value is Record<string, unknown>;
@@ -132,15 +122,6 @@ function scalarCheck(
   }
   return check;
 }
-
-const BOUNDS = [
-  "minLength",
-  "maxLength",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-] as const;
 
 /** The check of both: every type and set of each, and of each pair of bounds the tighter. */
 function meet(a: ScalarCheck, b: ScalarCheck): ScalarCheck {

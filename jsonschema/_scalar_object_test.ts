@@ -1,21 +1,7 @@
 import assert from "node:assert/strict";
 import { scalarObjectAcceptor } from "./_scalar_object.ts";
 import { compileSchema } from "./compile_schema.ts";
-
-// The engine alone: a root `$comment` asserts nothing, and neither shortcut takes a schema holding one.
-function engineOnly(schema: Record<string, unknown>): ReturnType<typeof compileSchema> {
-  return compileSchema({ ...schema, $comment: "engine only" });
-}
-
-/** mulberry32: deterministic, so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { engineOnly, random } from "./testdata/differential.ts";
 
 const NAMES = ["text", "n", "mode", "__proto__", "toString", ""];
 const ASTRAL = "\u{1F600}";

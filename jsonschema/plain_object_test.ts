@@ -1,21 +1,7 @@
 import assert from "node:assert/strict";
 import { plainObjectValidator } from "./plain_object.ts";
 import { compileSchema } from "./compile_schema.ts";
-
-// The engine alone: `$comment` asserts nothing, and a schema holding it is not one the acceptor takes.
-function engineOnly(schema: Record<string, unknown>): ReturnType<typeof compileSchema> {
-  return compileSchema({ ...schema, $comment: "engine only" });
-}
-
-/** A small deterministic generator (mulberry32), so a failing case can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { engineOnly, random } from "./testdata/differential.ts";
 
 const NAMES = ["text", "n", "", "__proto__", "constructor", "toString", "a b"];
 const TYPES = ["string", "integer", "number", "boolean", "null"];
