@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { scalarObjectAcceptor } from "./_scalar_object.ts";
 import { compileSchema } from "./compile_schema.ts";
-import { engineOnly, random } from "./testdata/differential.ts";
+import { EDGE_VALUES, engineOnly, random } from "./testdata/differential.ts";
 
 const NAMES = ["text", "n", "mode", "__proto__", "toString", ""];
 const ASTRAL = "\u{1F600}";
@@ -26,15 +26,7 @@ const VALUES: unknown[] = [
   -1,
   10,
   11,
-  2 ** 53,
-  NaN,
-  Infinity,
-  true,
-  false,
-  null,
-  undefined,
-  {},
-  [],
+  ...EDGE_VALUES,
   ["plain"],
 ];
 

@@ -17,3 +17,6 @@ export function random(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Values at the edges of JSON's types that both tests draw from: a big integer, non-finite numbers, every other type. */
+export const EDGE_VALUES: readonly unknown[] = [2 ** 53, NaN, Infinity, true, false, null, undefined, {}, []];
