@@ -43,13 +43,16 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a server's first asynchronous call arms its deadline without reading the global setTimeout (node:timers)",
+  name:
+    "a server's first asynchronous call arms its deadline, and its first large reply its wait, without reading the global setTimeout (node:timers)",
   async fn() {
     const fixture = fileURLToPath(new URL("./testdata/timer_watch_server.ts", import.meta.url));
     const server = await spawnServer({ args: [fixture] });
     try {
       const answer = (result: unknown) => ((result as { content: { text: string }[] }).content[0].text);
       assert.equal(answer(await server.client.callTool({ name: "wait", arguments: {} })), "waited");
+      // A large reply: the read after it waits for its write, on a timer (stdio/_read_loop.ts).
+      assert.equal(answer(await server.client.callTool({ name: "big", arguments: {} })).length, 100_000);
       assert.equal(answer(await server.client.callTool({ name: "timers_read", arguments: {} })), "false");
     } finally {
       await server.close();

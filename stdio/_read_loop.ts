@@ -5,7 +5,7 @@
 
 import { type Frame, type FrameSink, LineFramer } from "./_frame.ts";
 import type { FrameWriter } from "./_writer.ts";
-import { timerDelay } from "../internal/timer_delay.ts";
+import { type NativeTimer, startTimer } from "../internal/native_timer.ts";
 
 /** Where bytes come from: `Deno.stdin`, or an in-memory pipe in tests. */
 export interface ByteReader {
@@ -97,13 +97,14 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
   // and re-armed then only for a wait still in progress (a timer per wait cost
   // ~7 µs, near a microsecond per 8 KiB call). A wait that must end before the
   // armed timer fires arms it anew. No timer is left once the loop ends.
-  let waitTimer: ReturnType<typeof setTimeout> | undefined;
+  // V8's timer (internal/native_timer.ts): a server's first large reply loads no node:timers.
+  let waitTimer: NativeTimer | undefined;
   let timerDue = 0;
   let waitEnds = 0;
   let timeUp: (() => void) | undefined;
   const armWaitTimer = (ms: number) => {
     timerDue = performance.now() + ms;
-    waitTimer = setTimeout(onWaitTimer, timerDelay(ms));
+    waitTimer = startTimer(onWaitTimer, ms);
   };
   const onWaitTimer = () => {
     waitTimer = undefined;
@@ -132,7 +133,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
   const drainedWithin = async (ms: number): Promise<typeof DRAINED | typeof STOPPED | undefined> => {
     waitEnds = performance.now() + ms;
     if (waitTimer !== undefined && timerDue > waitEnds) {
-      clearTimeout(waitTimer);
+      waitTimer.cancel();
       waitTimer = undefined;
     }
     if (waitTimer === undefined) armWaitTimer(ms);
@@ -229,7 +230,7 @@ export function readLoop(reader: ByteReader, options: ReadLoopOptions): ReadLoop
       const left = until - performance.now();
       if (left <= 0 || (await drainedWithin(left)) !== DRAINED) break;
     }
-    clearTimeout(waitTimer);
+    waitTimer?.cancel();
     return {
       stoppedAt,
       cause: ended ? "end" : "stopped",

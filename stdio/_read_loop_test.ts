@@ -205,7 +205,15 @@ Deno.test("readLoop() reads on behind a large write of many replies: the early w
   release();
 });
 
+// The wait behind a large write runs on V8's timer (internal/native_timer.ts), which keeps no process alive; a real
+// stdout's stuck write does, where these tests' writers are promises: they hold the process as that write would.
+function holdProcess(): Disposable {
+  const interval = setInterval(() => {}, 1000);
+  return { [Symbol.dispose]: () => clearInterval(interval) };
+}
+
 Deno.test("readLoop() notices the end of input behind a large write that never goes out, after one wait of writeWaitMs, not one before every read", async () => {
+  using _held = holdProcess();
   const out = new FrameWriter({ write: () => new Promise<number>(() => {}) }, 1024 * 1024, noError);
   const lines: string[] = [];
   const loop = readLoop(chunked("one\n", "two\n", "three\n", "four\n"), {
@@ -223,6 +231,7 @@ Deno.test("readLoop() notices the end of input behind a large write that never g
 });
 
 Deno.test("readLoop() waits again behind a large write once the stuck one went out", async () => {
+  using _held = holdProcess();
   // Every write is held until the test lets it go; every read is answered when the test says so.
   const inFlight: (() => void)[] = [];
   const writeStarted: (() => void)[] = [];

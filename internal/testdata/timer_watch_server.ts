@@ -1,7 +1,8 @@
 // A real server that notes whether anything read the global setTimeout or
 // clearTimeout (Deno 2.9.6 loads node:timers on that first read) before its
 // toolkit is even imported: `wait` is an asynchronous call (its deadline is
-// armed), `timers_read` answers whether either global was read so far.
+// armed), `big` a reply large enough that the next read waits for its write,
+// `timers_read` answers whether either global was read so far.
 const names = ["setTimeout", "clearTimeout"] as const;
 let read = false;
 for (const name of names) {
@@ -28,6 +29,11 @@ if (!health()) {
         await Promise.resolve();
         return text("waited");
       },
+    );
+    addTool(
+      server,
+      { name: "big", description: "A 100,000-character reply", inputSchema: schema({}), annotations: RO },
+      () => text("x".repeat(100_000)),
     );
     addTool(
       server,
