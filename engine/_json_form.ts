@@ -7,15 +7,18 @@
 // copied; any other is replaced by its JSON read back, checked and sent.
 
 /**
- * `value` itself when `JSON.parse(JSON.stringify(value))` would equal it
- * (plain objects and arrays of strings, finite numbers, booleans and null,
- * with no key that JSON drops), otherwise that round trip. Throws a
- * TypeError when the value has no JSON (a BigInt, a cycle).
+ * `value` itself when `JSON.parse(JSON.stringify(value))` would equal it as
+ * the outputSchema check reads it (plain objects and arrays of strings,
+ * finite numbers, booleans and null, with no object key that JSON drops; an
+ * array is its items to the check, as to JSON, so a named key on one is
+ * left), otherwise that round trip. Throws a TypeError when the value has no
+ * JSON (a BigInt, a cycle, a getter that throws, a revoked Proxy).
  */
 export function jsonForm(value: unknown): unknown {
-  if (sameAsJson(value, 0)) return value;
   let text: string | undefined;
   try {
+    // The walk reads what JSON would: a getter that throws there would throw in JSON.stringify too.
+    if (sameAsJson(value, 0)) return value;
     text = JSON.stringify(value);
   } catch (err) {
     throw new TypeError(`its structuredContent has no JSON: ${err instanceof Error ? err.message : String(err)}`);
@@ -42,8 +45,10 @@ function sameAsJson(value: unknown, depth: number): boolean {
   if (depth >= MAX_WALK_DEPTH) return false;
   const object = value as Record<string, unknown>;
   if (Array.isArray(object)) {
-    // A hole is null in JSON; an extra enumerable key is dropped.
-    if (Object.getPrototypeOf(object) !== Array.prototype || Object.keys(object).length !== object.length) return false;
+    // A hole reads undefined, refused below (it is null in JSON). A named key JSON drops is left: the check reads an
+    // array's items only (jsonschema/_json_types.ts, _value_ids.ts), and Object.keys() here would cost a string per
+    // item, more than JSON.stringify() of an array of numbers.
+    if (Object.getPrototypeOf(object) !== Array.prototype) return false;
     for (let i = 0; i < object.length; i++) if (!sameAsJson(object[i], depth + 1)) return false;
     return true;
   }

@@ -473,9 +473,21 @@ Deno.test("outputSchema judges the structuredContent the client reads: its JSON,
     { name: "big", description: "d", inputSchema: schema(), outputSchema: dated, annotations: RO },
     () => ({ content: [{ type: "text", text: "x" }], structuredContent: { when: 1n } as Record<string, unknown> }),
   );
+  // The check reads an array's items only, as JSON does: a named key on one is neither judged nor sent.
+  const pair: ObjectSchema = schema({ list: { type: "array", const: [1, 2] } }, ["list"]);
+  addTool(
+    server,
+    { name: "noted", description: "d", inputSchema: schema(), outputSchema: pair, annotations: RO },
+    () => ({
+      content: [{ type: "text", text: "x" }],
+      structuredContent: { list: Object.assign([1, 2], { note: "not sent", big: 1n }) },
+    }),
+  );
   const s = serveRaw(server);
   await s.send(init());
   await s.next();
+  await s.send(req(9, "tools/call", { name: "noted" }));
+  assert.deepEqual(((await s.next()).result as Record<string, unknown>).structuredContent, { list: [1, 2] });
   await s.send(req(1, "tools/call", { name: "hidden" }));
   assert.equal(((await s.next()).error as { code: number }).code, -32603, "{} breaks the schema: b is missing");
   assert.match(s.log.join("\n"), /outputSchema check failed: "\/b": is missing/);
