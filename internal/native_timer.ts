@@ -20,6 +20,10 @@ export interface NativeTimer {
  * timer does not keep the process alive. A callback that throws is reported
  * as an uncaught error, as one of `setTimeout`'s is.
  *
+ * A cancelled timer is not freed until its time has passed (V8 keeps its
+ * timeout task queued, ~1–3 KB): arm one timer for a run of deadlines, as
+ * the call table and the stderr queue do, not one per event cancelled soon after.
+ *
  * @param callback What to run.
  * @param ms The wait in milliseconds (clamped as {@linkcode timerDelay} does).
  * @returns The timer, to cancel.

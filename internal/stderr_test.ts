@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { ByteWriter } from "./byte_writer.ts";
-import { StderrQueue } from "./stderr.ts";
+import { ManualClock } from "./manual_clock.ts";
+import { RECORD_BUFFER_BYTES, StderrQueue } from "./stderr.ts";
 
 const decoder = new TextDecoder();
 
@@ -103,6 +104,52 @@ Deno.test("StderrQueue.writeRecord() is never dropped silently: it rejects withi
   out.open();
   await queue.flush(10_000);
   assert.doesNotMatch(out.text(), /^audit record$/m, "a refused record is not written later");
+});
+
+Deno.test("StderrQueue refuses each record at its own deadline, on one timer that written records do not re-arm", async () => {
+  // A native timer cancelled once its record was written held ~3 KB until its time had passed: 300 MB at 100,000
+  // records a second. A run of records written in time arms one timer and cancels none.
+  const clock = new ManualClock();
+  let armed = 0;
+  let cleared = 0;
+  const counting = {
+    now: () => clock.now(),
+    setTimer: (callback: () => void, ms: number) => (armed++, clock.setTimer(callback, ms)),
+    clearTimer: (timer: unknown) => (cleared++, clock.clearTimer(timer)),
+  };
+  const written = new StderrQueue(
+    { write: (bytes) => Promise.resolve(bytes.length) },
+    1000,
+    RECORD_BUFFER_BYTES,
+    counting,
+  );
+  await Promise.all(Array.from({ length: 1000 }, (_, i) => written.writeRecord(`record ${i}`, 1000)));
+  assert.deepEqual({ armed, cleared }, { armed: 1, cleared: 0 });
+  clock.advance(1000);
+  assert.equal(clock.pending, 0, "with no record waiting, the timer that fired is not armed again");
+
+  // Held behind a write that never ends: a record due sooner than the armed timer re-arms it; each is refused at its
+  // own deadline, the later one still waiting after the earlier one's.
+  const out = gatedWriter();
+  const held = new StderrQueue(out, 1000, RECORD_BUFFER_BYTES, clock);
+  held.logLine("holds the one write in flight");
+  const outcome = (record: Promise<void>) => {
+    const seen = { error: "" };
+    record.catch((err: Error) => (seen.error = err.message));
+    return seen;
+  };
+  const late = outcome(held.writeRecord("late record", 60_000));
+  const soon = outcome(held.writeRecord("soon record", 20_000));
+  clock.advance(20_000);
+  await Promise.resolve();
+  assert.deepEqual([soon.error, late.error], ["Cannot write a record to stderr: it was not read within 20000 ms", ""]);
+  clock.advance(40_000);
+  await Promise.resolve();
+  assert.equal(late.error, "Cannot write a record to stderr: it was not read within 60000 ms");
+  assert.equal(clock.pending, 0);
+  out.open();
+  await held.flush(10_000);
+  assert.doesNotMatch(out.text(), /late record|soon record/, "a refused record is not written later");
 });
 
 Deno.test("StderrQueue.writeRecord() refuses at once when its record buffer is full", async () => {
