@@ -54,7 +54,8 @@ export interface AuditOptions {
   failOpen?: boolean;
   /**
    * How long stderr may take to accept a batch of records before the calls
-   * waiting on it are refused (stderr only).
+   * waiting on it are refused (stderr only): a positive, finite number of
+   * milliseconds, or auditTrail() throws a RangeError.
    * @default {1000}
    */
   stderrTimeoutMs?: number;
@@ -108,13 +109,23 @@ export interface AuditTrail extends Middleware {
 export function auditTrail(options: AuditOptions): AuditTrail {
   const log = options.log ?? logLine;
   const name = options.server;
+  const stderrTimeoutMs = options.stderrTimeoutMs ?? RECORD_TIMEOUT_MS;
+  // NaN or Infinity would never refuse a record stderr does not take: the trail's calls would wait on it until their
+  // own deadlines.
+  if (!(typeof stderrTimeoutMs === "number" && Number.isFinite(stderrTimeoutMs) && stderrTimeoutMs > 0)) {
+    throw new RangeError(
+      `Cannot create the audit trail: stderrTimeoutMs must be a positive number of milliseconds, got ${
+        String(stderrTimeoutMs).slice(0, 32)
+      }`,
+    );
+  }
   const key = readAuditKey(options);
   if (options.failOpen) {
     log(`${name}: audit failOpen is set: side-effecting calls run even when their audit record cannot be written`);
   }
   const file = options.file === undefined ? undefined : new AuditFile(options.file);
   const target: AuditTarget = file ??
-    (options.sink ? sinkTarget(options.sink) : auditStderr(options.stderrTimeoutMs ?? RECORD_TIMEOUT_MS));
+    (options.sink ? sinkTarget(options.sink) : auditStderr(stderrTimeoutMs));
   const records = new AuditLog(target);
   const rotate = () => file?.reopen();
   // By intent, the calls that ended (timeout, aborted) with their handler running on: each gets a `late` record when

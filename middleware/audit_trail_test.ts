@@ -288,6 +288,17 @@ Deno.test("auditTrail({ failOpen: true }) says so loudly at start and lets the c
   assert.equal(ran.count, 1);
 });
 
+Deno.test("auditTrail() refuses a stderrTimeoutMs that would never refuse a record stderr does not take", () => {
+  for (const bad of [NaN, Infinity, 0, -5, "1000" as unknown as number]) {
+    assert.throws(
+      () => auditTrail({ server: "a", stderrTimeoutMs: bad }),
+      /^RangeError: Cannot create the audit trail: stderrTimeoutMs must be a positive number of milliseconds, got /,
+      String(bad),
+    );
+  }
+  assert.equal(typeof auditTrail({ server: "a", stderrTimeoutMs: 250 }), "function");
+});
+
 Deno.test("auditTrail() leaves read-only tools out of the chain unless all is set", () => {
   const tool = { name: "t" } as Tool;
   assert.equal(auditTrail({ server: "a", sink: () => {} }).appliesTo?.(tool, false), false);
