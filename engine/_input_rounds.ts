@@ -9,6 +9,7 @@
 // the digest of what was asked, so a handler that asks something else under
 // that key is asked again.
 
+import { type NativeTimer, startTimer } from "../internal/native_timer.ts";
 import { type Asker, type AskMethod, declares, missingCapability } from "./_asker.ts";
 import { digestOf, sealState, spendState, type StateBody } from "./_request_state.ts";
 
@@ -73,7 +74,7 @@ export class InputRounds implements Asker {
   #lookups = 0;
   #answered: StateBody["answers"] = {};
   #open = new Map<string, Open>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: NativeTimer | undefined;
   #paused = false;
   #asked: InputRequired | undefined;
 
@@ -145,11 +146,13 @@ export class InputRounds implements Asker {
    */
   #schedule(): void {
     if (this.#timer !== undefined || this.#open.size === 0 || this.#paused) return;
-    this.#timer = setTimeout(() => {
+    // V8's timer (internal/native_timer.ts): a handler's first question loads no node:timers. Its 1 ms is what
+    // Node's setTimeout(0), the global one here, waits too.
+    this.#timer = startTimer(() => {
       this.#timer = undefined;
       if (this.#lookups > 0) return;
       this.#seal();
-    }, 0);
+    }, 1);
   }
 
   /** Rejects every open question with `reason`: the call ended without pausing. */

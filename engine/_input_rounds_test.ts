@@ -32,7 +32,15 @@ async function round(
 
 const form = (message: string) => ({ mode: "form", message, requestedSchema: { type: "object", properties: {} } });
 
+// A round is sealed on V8's timer (internal/native_timer.ts), which keeps no process alive; a served call's stdin read
+// does, where these tests have no I/O: they hold the process as that read would.
+function holdProcess(): Disposable {
+  const interval = setInterval(() => {}, 1000);
+  return { [Symbol.dispose]: () => clearInterval(interval) };
+}
+
 Deno.test("InputRounds: questions asked together pause once, keyed by their place; answers carry over in the state", async () => {
+  using _held = holdProcess();
   const handler = async (asker: InputRounds) => {
     const [a, b] = await Promise.all([asker.ask("elicitation/create", form("A?")), asker.ask("roots/list", undefined)]);
     const c = await asker.ask("elicitation/create", form("C?"));
@@ -51,6 +59,7 @@ Deno.test("InputRounds: questions asked together pause once, keyed by their plac
 });
 
 Deno.test("InputRounds: a question that changed at its place is asked again, not answered with the old answer", async () => {
+  using _held = holdProcess();
   let message = "Delete a?";
   const handler = (asker: InputRounds) => asker.ask("elicitation/create", form(message));
   const first = await round(handler);
@@ -62,6 +71,7 @@ Deno.test("InputRounds: a question that changed at its place is asked again, not
 });
 
 Deno.test("InputRounds: an answer to a key never asked is ignored; a missing capability throws before anything is asked", async () => {
+  using _held = holdProcess();
   const handler = (asker: InputRounds) => asker.ask("elicitation/create", form("A?"));
   const first = await round(handler, undefined, { "elicitation-1": "unasked" });
   assert.ok("paused" in first, "inputResponses without a state answer nothing");
@@ -77,4 +87,25 @@ Deno.test(`InputRounds: more than ${MAX_QUESTIONS_PER_ROUND} questions in one ro
       Array.from({ length: MAX_QUESTIONS_PER_ROUND + 1 }, (_, i) => asker.ask("elicitation/create", form(`${i}`))),
     );
   await assert.rejects(round(handler), RangeError);
+});
+
+Deno.test("InputRounds: a round is sealed without reading the global setTimeout (Deno 2.9.6 loads node:timers for it)", async () => {
+  using _held = holdProcess();
+  const slot = Object.getOwnPropertyDescriptor(globalThis, "setTimeout")!;
+  let read = false;
+  Object.defineProperty(globalThis, "setTimeout", {
+    configurable: true,
+    enumerable: slot.enumerable,
+    get() {
+      read = true;
+      return slot.get ? slot.get.call(globalThis) : slot.value;
+    },
+  });
+  try {
+    const paused = await round((asker) => asker.ask("elicitation/create", form("A?")));
+    assert.ok("paused" in paused);
+  } finally {
+    Object.defineProperty(globalThis, "setTimeout", slot);
+  }
+  assert.equal(read, false);
 });
