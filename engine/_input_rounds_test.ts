@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { holdProcess } from "../internal/testdata/hold_process.ts";
 import { type InputRequired, InputRounds, MAX_QUESTIONS_PER_ROUND } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody } from "./_request_state.ts";
 
@@ -31,13 +32,6 @@ async function round(
 }
 
 const form = (message: string) => ({ mode: "form", message, requestedSchema: { type: "object", properties: {} } });
-
-// A round is sealed on V8's timer (internal/native_timer.ts), which keeps no process alive; a served call's stdin read
-// does, where these tests have no I/O: they hold the process as that read would.
-function holdProcess(): Disposable {
-  const interval = setInterval(() => {}, 1000);
-  return { [Symbol.dispose]: () => clearInterval(interval) };
-}
 
 Deno.test("InputRounds: questions asked together pause once, keyed by their place; answers carry over in the state", async () => {
   using _held = holdProcess();

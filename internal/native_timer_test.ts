@@ -1,32 +1,22 @@
 // test-permissions: --allow-run --allow-read={repo}
 import assert from "node:assert/strict";
+import { holdProcess } from "./testdata/hold_process.ts";
 import { fileURLToPath } from "node:url";
 import { runDeno, spawnServer } from "../testing/mod.ts";
 import { startTimer } from "./native_timer.ts";
 
-// A native timer keeps nothing alive: the tests that wait for one hold the process with an interval of their own.
-async function alive<T>(body: () => Promise<T>): Promise<T> {
-  const interval = setInterval(() => {}, 1000);
-  try {
-    return await body();
-  } finally {
-    clearInterval(interval);
-  }
-}
-
 Deno.test("startTimer() runs its callback once, after the wait; a cancelled one never runs", async () => {
-  await alive(async () => {
-    const ran: string[] = [];
-    const cancelled = startTimer(() => ran.push("cancelled"), 1);
-    cancelled.cancel();
-    cancelled.cancel();
-    const started = performance.now();
-    await new Promise<void>((resolve) => startTimer(() => (ran.push("ran"), resolve()), 20));
-    assert.ok(performance.now() - started >= 19, "not before its time");
-    // A later timer has fired: the cancelled one, due long before, would have too.
-    await new Promise<void>((resolve) => startTimer(resolve, 5));
-    assert.deepEqual(ran, ["ran"]);
-  });
+  using _held = holdProcess();
+  const ran: string[] = [];
+  const cancelled = startTimer(() => ran.push("cancelled"), 1);
+  cancelled.cancel();
+  cancelled.cancel();
+  const started = performance.now();
+  await new Promise<void>((resolve) => startTimer(() => (ran.push("ran"), resolve()), 20));
+  assert.ok(performance.now() - started >= 19, "not before its time");
+  // A later timer has fired: the cancelled one, due long before, would have too.
+  await new Promise<void>((resolve) => startTimer(resolve, 5));
+  assert.deepEqual(ran, ["ran"]);
 });
 
 Deno.test({

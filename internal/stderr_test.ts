@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { holdProcess } from "./testdata/hold_process.ts";
 import type { ByteWriter } from "./byte_writer.ts";
 import { ManualClock } from "./manual_clock.ts";
 import { RECORD_BUFFER_BYTES, StderrQueue } from "./stderr.ts";
@@ -85,22 +86,12 @@ Deno.test("StderrQueue.writeRecord() resolves only once the record was written, 
   assert.equal(out.text(), 'before\n{"tool":"write_file"}\nafter\n');
 });
 
-// A record's timer keeps no process alive (./native_timer.ts); a real stderr's write in flight does, where the gated
-// writer's is a promise: the tests that wait for a record's timer hold the process as that write would.
-async function whileHeld(body: () => Promise<unknown>): Promise<void> {
-  const held = setInterval(() => {}, 1000);
-  try {
-    await body();
-  } finally {
-    clearInterval(held);
-  }
-}
-
 Deno.test("StderrQueue.writeRecord() is never dropped silently: it rejects within its bound and is taken off the queue", async () => {
   const out = gatedWriter();
   const queue = new StderrQueue(out, 1000);
   queue.logLine("holds the one write in flight");
-  await whileHeld(() => assert.rejects(queue.writeRecord("audit record", 20), /it was not read within 20 ms/));
+  using _held = holdProcess();
+  await assert.rejects(queue.writeRecord("audit record", 20), /it was not read within 20 ms/);
   out.open();
   await queue.flush(10_000);
   assert.doesNotMatch(out.text(), /^audit record$/m, "a refused record is not written later");
@@ -165,7 +156,8 @@ Deno.test("StderrQueue counts the record lines it refused and says so, apart fro
   const out = gatedWriter();
   const queue = new StderrQueue(out, 1000, 64);
   queue.logLine("holds the one write in flight");
-  await whileHeld(() => assert.rejects(queue.writeRecord("a\nb", 20), /it was not read within 20 ms/));
+  using _held = holdProcess();
+  await assert.rejects(queue.writeRecord("a\nb", 20), /it was not read within 20 ms/);
   await assert.rejects(queue.writeRecord("x".repeat(80), 60_000), /bytes of records are waiting to be read/);
   assert.equal(queue.lostRecords, 3);
   out.open();

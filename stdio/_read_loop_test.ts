@@ -1,5 +1,6 @@
 // test-permissions: --allow-run --allow-read={repo}
 import assert from "node:assert/strict";
+import { holdProcess } from "../internal/testdata/hold_process.ts";
 import type { Frame } from "./_frame.ts";
 import { type ByteReader, readLoop } from "./_read_loop.ts";
 import { FrameWriter } from "./_writer.ts";
@@ -204,13 +205,6 @@ Deno.test("readLoop() reads on behind a large write of many replies: the early w
   assert.equal((await loop.done).cause, "end");
   release();
 });
-
-// The wait behind a large write runs on V8's timer (internal/native_timer.ts), which keeps no process alive; a real
-// stdout's stuck write does, where these tests' writers are promises: they hold the process as that write would.
-function holdProcess(): Disposable {
-  const interval = setInterval(() => {}, 1000);
-  return { [Symbol.dispose]: () => clearInterval(interval) };
-}
 
 Deno.test("readLoop() notices the end of input behind a large write that never goes out, after one wait of writeWaitMs, not one before every read", async () => {
   using _held = holdProcess();
