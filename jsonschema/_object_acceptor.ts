@@ -3,6 +3,20 @@
 // shortcut (./_scalar_object.ts), and the shape of schema object both may
 // take.
 
+/** The annotation keywords a shortcut passes over: they assert nothing. */
+export const SCHEMA_ANNOTATIONS: readonly string[] = [
+  "description",
+  "title",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+];
+
+/** The `type` names of one scalar value, the only ones a shortcut's property may name. */
+export const SCALAR_TYPES: ReadonlySet<string> = new Set(["string", "integer", "number", "boolean", "null"]);
+
 /** How one property's value is tested, and whether the property is required. */
 export interface PropertyRule {
   test: (value: unknown) => boolean;

@@ -9,10 +9,15 @@
 // `_scalar_object_test.ts` holds its answers equal to the engine's both ways.
 
 import { TYPE_TESTS } from "./_json_types.ts";
-import { isPlainSchema, objectAcceptor, type PropertyRule } from "./_object_acceptor.ts";
+import {
+  isPlainSchema,
+  objectAcceptor,
+  type PropertyRule,
+  SCALAR_TYPES,
+  SCHEMA_ANNOTATIONS,
+} from "./_object_acceptor.ts";
 import { codePoints } from "./_validation.ts";
 
-const ANNOTATIONS = ["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"];
 // Not `$comment` at the root: a schema holding it there goes to the engine alone, which the tests use to compare.
 const ROOT_KEYWORDS = new Set([
   "type",
@@ -21,12 +26,11 @@ const ROOT_KEYWORDS = new Set([
   "additionalProperties",
   "$defs",
   "$schema",
-  ...ANNOTATIONS,
+  ...SCHEMA_ANNOTATIONS,
 ]);
 // The numeric keywords of a scalar check: string lengths and number bounds.
 const BOUNDS = ["minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
-const CHECK_KEYWORDS = new Set<string>(["$comment", "type", "enum", "const", ...BOUNDS, ...ANNOTATIONS]);
-const SCALARS = new Set(["string", "integer", "number", "boolean", "null"]);
+const CHECK_KEYWORDS = new Set<string>(["$comment", "type", "enum", "const", ...BOUNDS, ...SCHEMA_ANNOTATIONS]);
 const LOCAL_DEF = /^#\/\$defs\/([A-Za-z0-9_]+)$/;
 const isObject = TYPE_TESTS.object as (value: unknown) => value is Record<string, unknown>;
 
@@ -102,7 +106,7 @@ function scalarCheck(
   }
   const check: ScalarCheck = { types: [], sets: [] };
   if (schema.type !== undefined) {
-    if (typeof schema.type !== "string" || !SCALARS.has(schema.type)) return undefined;
+    if (typeof schema.type !== "string" || !SCALAR_TYPES.has(schema.type)) return undefined;
     check.types.push(schema.type);
   }
   for (const keyword of ["const", "enum"] as const) {

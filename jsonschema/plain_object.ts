@@ -11,13 +11,11 @@
 import { describeValue } from "../internal/describe_value.ts";
 import { TYPE_NAMES, TYPE_TESTS } from "./_json_types.ts";
 import { failureText } from "./_failure_text.ts";
-import { isPlainSchema, objectAcceptor } from "./_object_acceptor.ts";
+import { isPlainSchema, objectAcceptor, SCALAR_TYPES, SCHEMA_ANNOTATIONS } from "./_object_acceptor.ts";
 import type { SchemaFailure, SchemaValidator } from "./compile_schema.ts";
 
-const ANNOTATIONS = new Set(["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"]);
-const ROOT_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", ...ANNOTATIONS]);
-const PROPERTY_KEYWORDS = new Set(["type", ...ANNOTATIONS]);
-const SCALARS = new Set(["string", "integer", "number", "boolean", "null"]);
+const ROOT_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", ...SCHEMA_ANNOTATIONS]);
+const PROPERTY_KEYWORDS = new Set(["type", ...SCHEMA_ANNOTATIONS]);
 // What `type: "object"` accepts, as a type guard.
 const isObject = TYPE_TESTS.object as (value: unknown) => value is Record<string, unknown>;
 
@@ -50,7 +48,7 @@ export function plainObjectValidator(schema: unknown): SchemaValidator | undefin
     const property = properties[name];
     if (!isPlainSchema(property) || !Object.keys(property).every((k) => PROPERTY_KEYWORDS.has(k))) return undefined;
     const type = property.type;
-    if (typeof type !== "string" || !SCALARS.has(type)) return undefined;
+    if (typeof type !== "string" || !SCALAR_TYPES.has(type)) return undefined;
     rules.set(name, { type, test: TYPE_TESTS[type], required: required.has(name) });
   }
   const names = [...rules.keys()];
