@@ -100,6 +100,35 @@ done`;
   }
 }
 
+/**
+ * Waits until `count` of `pid`'s descendants each hold the file at `path` open
+ * (the same device and inode, through /proc/<pid>/fd), looking every 20 ms in
+ * one `sh`. A database process opens its database once Deno has loaded (and
+ * cached) its modules, and says it is ready just after: a count of a pool's
+ * writes that starts here sees no start of its processes. Fails the test after
+ * `limitMs`.
+ */
+export async function descendantsOpened(pid: number, path: string, count: number, limitMs = 30_000): Promise<void> {
+  const script = `while :; do
+  n=0
+  for p in $(tree "$1"); do
+    [ "$p" = "$1" ] && continue
+    for f in /proc/"$p"/fd/*; do [ "$f" -ef "$2" ] && { n=$((n + 1)); break; }; done 2>/dev/null
+  done
+  [ "$n" -ge "$3" ] && exit 0
+  sleep 0.02
+done`;
+  const child = shell(script, String(pid), path, String(count)).spawn();
+  const limit = setTimeout(() => child.kill("SIGKILL"), limitMs);
+  try {
+    if (!(await child.output()).success) {
+      throw new Error(`${count} processes did not open ${path} within ${limitMs} ms`);
+    }
+  } finally {
+    clearTimeout(limit);
+  }
+}
+
 /** The resident set of `pid` and every descendant, in bytes. */
 export async function treeRss(pid: number): Promise<number> {
   return Number(await sh('tree_sum VmRSS "$1"', String(pid))) * 1024;
