@@ -20,6 +20,7 @@
 import type { Id } from "./id.ts";
 import { IdMap } from "./id_map.ts";
 import { type Clock, systemClock } from "../internal/clock.ts";
+import { DeadlineTimer } from "../internal/deadline_timer.ts";
 
 /** Why a call's signal fired; `input` is a call paused to ask its client (2026-07-28). */
 export type AbortCause = "timeout" | "cancelled" | "shutdown" | "input";
@@ -147,8 +148,7 @@ export class CallTable {
   // By id, a long string id never hashed (IdMap): V8 copies a string made a Map key whole.
   readonly #calls = new IdMap<Call>();
   readonly #clock: Clock;
-  #timer: unknown;
-  #armedFor = Infinity;
+  readonly #timer: DeadlineTimer;
   #running = 0;
   #heldBytes = 0;
   #lingering = 0;
@@ -156,6 +156,7 @@ export class CallTable {
   /** A table whose deadlines run on `clock`. */
   constructor(clock: Clock = systemClock) {
     this.#clock = clock;
+    this.#timer = new DeadlineTimer(clock, (now) => this.#sweep(now));
   }
 
   /** The calls whose ids are in flight. */
@@ -218,7 +219,7 @@ export class CallTable {
     this.#running++;
     this.#heldBytes += holds;
     this.#calls.set(call.key, call);
-    if (deadline < this.#armedFor) this.#arm(deadline);
+    this.#timer.arm(deadline);
   }
 
   /**
@@ -296,32 +297,18 @@ export class CallTable {
 
   /** Stops the deadline timer (at shutdown). */
   dispose(): void {
-    this.#disarm();
+    this.#timer.stop();
   }
 
-  #arm(at: number): void {
-    this.#disarm();
-    this.#armedFor = at;
-    this.#timer = this.#clock.setTimer(() => this.#sweep(), at - this.#clock.now());
-  }
-
-  #disarm(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
-  }
-
-  #sweep(): void {
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
-    const now = this.#clock.now();
+  /** Times out the calls due by `now` (or within 1 ms of it); returns the next deadline. */
+  #sweep(now: number): number {
     let next = Infinity;
     for (const call of this.#calls.values()) {
       if (call.cause !== undefined) continue;
       if (call.deadline <= now + 1) abortCall(call, "timeout", timeoutReason(call));
       else if (call.deadline < next) next = call.deadline;
     }
-    if (next !== Infinity) this.#arm(next);
+    return next;
   }
 }
 

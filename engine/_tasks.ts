@@ -14,6 +14,7 @@ import type { Outcome } from "./_call.ts";
 import { outcomeForEra } from "./_era_errors.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
 import { type Clock, systemClock } from "../internal/clock.ts";
+import { DeadlineTimer } from "../internal/deadline_timer.ts";
 import { heldCost } from "./_held_cost.ts";
 import { CANCELLED_BY_CLIENT } from "./_task_requests.ts";
 
@@ -90,8 +91,7 @@ export class TaskTable {
   #heldBytes = 0;
   // The count of lingering handlers last said on stderr.
   #lingeringSaid = 0;
-  #timer: unknown;
-  #armedFor = Infinity;
+  readonly #timer: DeadlineTimer;
   // Set by shutdown(): no task is created after it.
   #shutDown = false;
 
@@ -101,6 +101,7 @@ export class TaskTable {
     this.#log = log;
     this.#clock = clock;
     this.#calls = new CallTable(clock);
+    this.#timer = new DeadlineTimer(clock, (now) => this.#sweep(now));
   }
 
   get size(): number {
@@ -147,7 +148,7 @@ export class TaskTable {
     ttlMs ??= this.#limits.ttlMs;
     const max = this.#limits.max;
     // The timer frees expired tasks; a sweep here only makes sure a full table is really full.
-    if (this.#tasks.size >= max) this.#sweep();
+    if (this.#tasks.size >= max) this.#timer.sweepNow();
     if (this.#tasks.size >= max) this.#evictOne();
     // A cancelled or expired task leaves the table, but its handler, if it ignores its signal, runs on: it counts
     // against max until it ends (`running`), as a cancelled call does against maxInFlight.
@@ -168,7 +169,7 @@ export class TaskTable {
     // The call's deadline is the TTL, which #free() enforces: the call gets no timer of its own.
     const task = new Task(id, ttlMs, this.#calls.open(id, ttlMs, Infinity, holds), this.#clock.now() + ttlMs);
     this.#tasks.set(id, task);
-    if (task.expiresAt < this.#armedFor) this.#arm(task.expiresAt);
+    this.#timer.arm(task.expiresAt);
     let outcome: Outcome | Promise<Outcome>;
     try {
       outcome = run(task);
@@ -274,8 +275,7 @@ export class TaskTable {
 
   /** Stops the timers; tasks are dropped. */
   dispose(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
-    this.#timer = undefined;
+    this.#timer.stop();
     this.#calls.dispose();
   }
 
@@ -365,25 +365,14 @@ export class TaskTable {
     }
   }
 
-  #arm(at: number): void {
-    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
-    this.#armedFor = at;
-    this.#timer = this.#clock.setTimer(() => {
-      this.#timer = undefined;
-      this.#armedFor = Infinity;
-      this.#sweep();
-    }, at - this.#clock.now());
-  }
-
-  /** Frees every task past its TTL and arms the timer for the next one. */
-  #sweep(): void {
-    const now = this.#clock.now();
+  /** Frees every task past its TTL at `now`; returns the next task's expiry. */
+  #sweep(now: number): number {
     let next = Infinity;
     for (const task of [...this.#tasks.values()]) {
       if (task.expiresAt <= now) this.#free(task);
       else if (task.expiresAt < next) next = task.expiresAt;
     }
-    if (next < this.#armedFor) this.#arm(next);
+    return next;
   }
 }
 

@@ -8,6 +8,7 @@
 // records that were not.
 
 import { type Clock, systemClock } from "./clock.ts";
+import { DeadlineTimer } from "./deadline_timer.ts";
 import type { ByteWriter } from "./byte_writer.ts";
 import { concatBytes } from "./concat_bytes.ts";
 import { escapeUnit } from "./quote.ts";
@@ -54,17 +55,17 @@ export class StderrQueue {
   // The records not yet settled, oldest first, and the one timer that refuses them past their deadlines. A timer per
   // record, cancelled once it was written, held ~3 KB each on V8's timer (./native_timer.ts) until its time had
   // passed: 300 MB for 100,000 records a second. The timer is left to fire when records are written, and re-armed
-  // then only for a record still waiting, as the call table's deadline timer is (engine/_calls.ts).
+  // then only for a record still waiting, as the call table's deadline timer is (./deadline_timer.ts).
   readonly #waiting = new Set<Entry>();
   readonly #clock: Clock;
-  #timer: unknown;
-  #timerDue = Infinity;
+  readonly #timer: DeadlineTimer;
 
   constructor(out: ByteWriter, logLimit = LOG_BUFFER_BYTES, recordLimit = RECORD_BUFFER_BYTES, clock = systemClock) {
     this.#out = out;
     this.#logLimit = logLimit;
     this.#recordLimit = recordLimit;
     this.#clock = clock;
+    this.#timer = new DeadlineTimer(clock, (now) => this.#sweep(now));
   }
 
   /** True once a write failed: nothing more is written. */
@@ -125,7 +126,7 @@ export class StderrQueue {
     const entry: Entry = { bytes, record: { resolve, reject, deadline, timeoutMs, settled: false } };
     this.#waiting.add(entry);
     // V8's timer (systemClock), not setTimeout: an audit trail's first record pays no load of node:timers.
-    if (deadline < this.#timerDue) this.#arm(deadline);
+    this.#timer.arm(deadline);
     this.#recordBytes += bytes.length;
     this.#push(entry);
     return promise;
@@ -152,24 +153,15 @@ export class StderrQueue {
     if (!this.#writing) void this.#pump();
   }
 
-  #arm(at: number): void {
-    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
-    this.#timerDue = at;
-    this.#timer = this.#clock.setTimer(() => this.#sweep(), at - this.#clock.now());
-  }
-
-  /** Refuses the records past their deadlines and arms the timer for the next one. */
-  #sweep(): void {
-    this.#timer = undefined;
-    this.#timerDue = Infinity;
-    const now = this.#clock.now();
+  /** Refuses the records past their deadlines at `now`; returns the next deadline. */
+  #sweep(now: number): number {
     let next = Infinity;
     for (const entry of this.#waiting) {
       const deadline = entry.record!.deadline;
       if (deadline <= now) this.#expire(entry);
       else if (deadline < next) next = deadline;
     }
-    if (next !== Infinity) this.#arm(next);
+    return next;
   }
 
   #expire(entry: Entry): void {

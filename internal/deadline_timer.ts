@@ -1,0 +1,88 @@
+// One timer for a table of deadlines: armed for the soonest, it sweeps the
+// table when it fires and is armed again for whatever the sweep says is next.
+// A timer per entry would cost most of a fast call (docs/benchmarks.md,
+// "Figures behind the code"), and each cancelled V8 timer is held until its
+// time has passed (./native_timer.ts). The call table, the task table and the
+// stderr queue's records use it; what is due, and what becomes of it, is
+// each table's own sweep.
+
+import type { Clock } from "./clock.ts";
+
+/**
+ * A sweep of a table at `now` (a reading of the timer's clock): it deals with
+ * what is due and returns the next deadline left, or `Infinity` for none.
+ */
+export type Sweep = (now: number) => number;
+
+/**
+ * The one timer of a table of deadlines, on a {@linkcode Clock}: armed for the
+ * soonest deadline it was given, it runs the table's sweep when it fires, then
+ * arms itself for the deadline the sweep returns.
+ *
+ * @example Two deadlines, one sweep each, on a clock a test moves
+ * ```ts
+ * import { DeadlineTimer } from "./deadline_timer.ts";
+ * import { ManualClock } from "./manual_clock.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new ManualClock();
+ * const deadlines = [10, 30];
+ * const swept: number[] = [];
+ * const timer = new DeadlineTimer(clock, (now) => {
+ *   swept.push(now);
+ *   while (deadlines.length > 0 && deadlines[0] <= now) deadlines.shift();
+ *   return deadlines[0] ?? Infinity;
+ * });
+ * timer.arm(30);
+ * timer.arm(10);
+ * clock.advance(40);
+ * assert.deepEqual(swept, [10, 30]);
+ * ```
+ */
+export class DeadlineTimer {
+  readonly #clock: Clock;
+  readonly #sweep: Sweep;
+  #handle: unknown = undefined;
+  #armedFor = Infinity;
+
+  /** A timer, not armed yet, that runs `sweep` on `clock` when it fires. */
+  constructor(clock: Clock, sweep: Sweep) {
+    this.#clock = clock;
+    this.#sweep = sweep;
+  }
+
+  /** When the timer fires (a clock reading); `Infinity` while it is not armed. */
+  get armedFor(): number {
+    return this.#armedFor;
+  }
+
+  /** Arms the timer for `at`, only if that is sooner than what it is armed for (a later or NaN time is ignored). */
+  arm(at: number): void {
+    if (!(at < this.#armedFor)) return;
+    if (this.#handle !== undefined) this.#clock.clearTimer(this.#handle);
+    this.#armedFor = at;
+    this.#handle = this.#clock.setTimer(() => this.#fire(), at - this.#clock.now());
+  }
+
+  /**
+   * Sweeps now, without waiting for the timer (which stays armed), and arms
+   * it for the deadline the sweep returns if that is sooner.
+   */
+  sweepNow(): void {
+    this.arm(this.#sweep(this.#clock.now()));
+  }
+
+  /** Disarms the timer: no sweep runs until it is armed again. */
+  stop(): void {
+    if (this.#handle !== undefined) this.#clock.clearTimer(this.#handle);
+    this.#handle = undefined;
+    this.#armedFor = Infinity;
+  }
+
+  #fire(): void {
+    this.#handle = undefined;
+    this.#armedFor = Infinity;
+    // A deadline armed during the sweep stays armed if it is the sooner.
+    this.arm(this.#sweep(this.#clock.now()));
+  }
+}
