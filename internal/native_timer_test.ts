@@ -49,3 +49,27 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a server that shuts down at the end of input with a call in flight waits out its grace period without reading a global timer (node:timers)",
+  async fn() {
+    const fixture = fileURLToPath(new URL("./testdata/timer_watch_server.ts", import.meta.url));
+    const server = await spawnServer({ args: [fixture] });
+    let status: Deno.CommandStatus;
+    const call = server.client.callTool({ name: "until_aborted", arguments: {} }).then(
+      (result) => JSON.stringify(result),
+      (err: unknown) => String(err),
+    );
+    try {
+      await server.waitForStderr("until_aborted started");
+    } finally {
+      // End of input: shutdown waits (internal/within.ts) for the call, up to the 100 ms grace, then aborts it, and
+      // waits for its reply to be written.
+      status = await server.close();
+    }
+    assert.equal(status.code, 0, server.stderr());
+    assert.match(await call, /shutting down/i, "the call was aborted at shutdown, once the grace period passed");
+    assert.match(server.stderr(), /global timers read by exit: none\n$/);
+  },
+});
