@@ -156,7 +156,12 @@ export function roundOrder<T extends { name: string }>(servers: readonly T[], ro
 
 /**
  * Runs `plan.rounds` throughput rounds, a fresh process per server per round,
- * in {@linkcode roundOrder}.
+ * in {@linkcode roundOrder}. The servers judged against one another (the
+ * toolkit, its bundle, the floor) run side by side row by row: each is
+ * started, then every row is measured on each of them in turn before the
+ * next row, so that the two figures of a paired ratio are a second apart, not
+ * the several seconds one server's whole round takes. The others run one
+ * after another, each its whole round.
  */
 export async function throughputRounds(
   env: Env,
@@ -175,38 +180,17 @@ export async function throughputRounds(
     ),
   ];
   for (let round = 0; round < plan.rounds; round++) {
-    for (const spec of roundOrder(servers, round)) {
-      const cells: Record<string, Cell> = {};
-      (rounds[spec.name] ??= []).push(cells);
-      try {
-        const server = await start(env, spec);
-        try {
-          const t = await throughput(server, env, plan);
-          cells.sequential = t.sequentialPerSec;
-          cells.concurrent = t.concurrentMs;
-          cells[rowKey("pipelined", "initialize")] = t.pipelinedPerSec;
-          cells[rowKey("cpu", "initialize")] = t.cpuUsPerCall;
-          (samples[spec.name] ??= []).push(...t.latenciesUs);
-          await sizedRows(server, env, "initialize", plan, cells);
-        } finally {
-          await server.close();
-        }
-        if (spec.modern) {
-          // A process of its own, spoken to in 2026-07-28 from its first message (no initialize), as a
-          // 2026-07-28 client's server is: a stdio server has one client, which speaks one era.
-          const modern = await startModern(env, spec);
-          try {
-            const m = await modernThroughput(modern, env, plan);
-            cells[rowKey("pipelined", "2026-07-28")] = m.pipelinedPerSec;
-            cells[rowKey("cpu", "2026-07-28")] = m.cpuUsPerCall;
-            await sizedRows(modern, env, "2026-07-28", plan, cells);
-          } finally {
-            await modern.close();
-          }
-        }
-      } catch (err) {
-        // What this round measured before the failure stands; the rest of its rows carry the failure.
-        for (const key of keys(spec)) cells[key] ??= failure(err);
+    const order = roundOrder(servers, round);
+    for (const group of sideBySide(order)) {
+      const runs: Run[] = group.map((spec) => {
+        const cells: Record<string, Cell> = {};
+        (rounds[spec.name] ??= []).push(cells);
+        return { spec, cells, samples: samples[spec.name] ??= [] };
+      });
+      await measureSideBySide(env, plan, runs);
+      // What a round measured before a failure stands; the rest of its rows carry the failure.
+      for (const run of runs) {
+        for (const key of keys(run.spec)) run.cells[key] ??= failure(run.failed ?? "not measured");
       }
     }
   }
@@ -220,18 +204,92 @@ export async function throughputRounds(
   }));
 }
 
-/** The rows of `era` at each of the plan's argument sizes, measured on `server` into `cells`. */
-async function sizedRows(
-  server: ServerProcess,
-  env: Env,
-  era: Era,
-  plan: Plan,
-  cells: Record<string, Cell>,
+/** The servers of one round in groups that run side by side: the judged ones together, every other one alone. */
+export function sideBySide(order: readonly ServerSpec[]): ServerSpec[][] {
+  const groups: ServerSpec[][] = [];
+  let judged: ServerSpec[] | undefined;
+  for (const spec of order) {
+    if (!BACK_TO_BACK.includes(spec.name)) groups.push([spec]);
+    else if (judged === undefined) groups.push(judged = [spec]);
+    else judged.push(spec);
+  }
+  return groups;
+}
+
+/** One server's round: where its cells and latency samples go, and the failure that ended it early. */
+export interface Run {
+  spec: ServerSpec;
+  cells: Record<string, Cell>;
+  samples: number[];
+  failed?: unknown;
+}
+
+/** A row measured on one server's process, its figures put into the run's cells. */
+export type Row = (server: ServerProcess, run: Run) => Promise<void>;
+
+/**
+ * Measures every throughput row of `runs`, each row on every server in turn:
+ * the initialize era on one process each, then the 2026-07-28 era on another
+ * (a stdio server has one client, which speaks one era). A server that fails
+ * a row is closed and measured no further this round.
+ */
+async function measureSideBySide(env: Env, plan: Plan, runs: readonly Run[]): Promise<void> {
+  const sized = (era: Era): Row[] =>
+    plan.argumentSizes.map((bytes) => async (server, run) => {
+      const s = await sizedThroughput(server, env, era, bytes, plan);
+      run.cells[rowKey("pipelined", era, bytes)] = s.pipelinedPerSec;
+      run.cells[rowKey("cpu", era, bytes)] = s.cpuUsPerCall;
+    });
+  const initialize: Row[] = [async (server, run) => {
+    const t = await throughput(server, env, plan);
+    run.cells.sequential = t.sequentialPerSec;
+    run.cells.concurrent = t.concurrentMs;
+    run.cells[rowKey("pipelined", "initialize")] = t.pipelinedPerSec;
+    run.cells[rowKey("cpu", "initialize")] = t.cpuUsPerCall;
+    run.samples.push(...t.latenciesUs);
+  }, ...sized("initialize")];
+  const modern: Row[] = [async (server, run) => {
+    const m = await modernThroughput(server, env, plan);
+    run.cells[rowKey("pipelined", "2026-07-28")] = m.pipelinedPerSec;
+    run.cells[rowKey("cpu", "2026-07-28")] = m.cpuUsPerCall;
+  }, ...sized("2026-07-28")];
+  await rowsSideBySide(runs, (spec) => start(env, spec), initialize);
+  await rowsSideBySide(runs.filter((run) => run.spec.modern), (spec) => startModern(env, spec), modern);
+}
+
+/**
+ * Starts a process per run (not failed yet), measures each of `rows` on every
+ * process in turn before the next row, and closes them; a run whose start or
+ * row fails is closed and keeps its failure.
+ */
+export async function rowsSideBySide(
+  runs: readonly Run[],
+  launch: (spec: ServerSpec) => Promise<ServerProcess>,
+  rows: readonly Row[],
 ): Promise<void> {
-  for (const bytes of plan.argumentSizes) {
-    const s = await sizedThroughput(server, env, era, bytes, plan);
-    cells[rowKey("pipelined", era, bytes)] = s.pipelinedPerSec;
-    cells[rowKey("cpu", era, bytes)] = s.cpuUsPerCall;
+  const live = new Map<Run, ServerProcess>();
+  try {
+    for (const run of runs) {
+      if (run.failed !== undefined) continue;
+      try {
+        live.set(run, await launch(run.spec));
+      } catch (err) {
+        run.failed = err;
+      }
+    }
+    for (const row of rows) {
+      for (const [run, server] of live) {
+        try {
+          await row(server, run);
+        } catch (err) {
+          run.failed = err;
+          live.delete(run);
+          await server.close();
+        }
+      }
+    }
+  } finally {
+    for (const server of live.values()) await server.close();
   }
 }
 

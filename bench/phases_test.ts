@@ -2,7 +2,18 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import type { Env } from "./measure.ts";
-import { ERAS, medianCell, roundOrder, rowKey, rssRuns, throughputRounds } from "./phases.ts";
+import {
+  ERAS,
+  medianCell,
+  roundOrder,
+  rowKey,
+  rowsSideBySide,
+  rssRuns,
+  type Run,
+  sideBySide,
+  throughputRounds,
+} from "./phases.ts";
+import { start } from "./measure.ts";
 import { plans } from "./plan.ts";
 import { BUNDLED, SERVERS } from "./servers.ts";
 
@@ -78,5 +89,49 @@ Deno.test({
       const rates = rounds.map((r) => (r.pipelinedModern1536 as { value: number }).value).sort((a, b) => a - b);
       assert.equal((cells.pipelinedModern1536 as { value: number }).value, rates[1]);
     }
+  },
+});
+
+Deno.test("sideBySide() puts the toolkit, its bundle and the floor in one group and every other server alone", () => {
+  const all = [...SERVERS, { ...BUNDLED, file: "" }];
+  const groups = (round: number) => sideBySide(roundOrder(all, round)).map((g) => g.map((s) => s.name).join("+"));
+  assert.deepEqual(groups(0), [
+    "toolkit+toolkit-bundled+raw-floor",
+    "sdk-lowlevel",
+    "sdk-mcpserver",
+    "cat-loop",
+    "sdk-on-toolkit",
+  ]);
+  assert.deepEqual(groups(1), [
+    "sdk-on-toolkit",
+    "cat-loop",
+    "sdk-mcpserver",
+    "sdk-lowlevel",
+    "raw-floor+toolkit-bundled+toolkit",
+  ]);
+});
+
+Deno.test({
+  name:
+    "rowsSideBySide() measures each row on every live process before the next row, and a failed row closes its server",
+  permissions: { run: true },
+  fn: async () => {
+    const specs = SERVERS.filter((s) => s.name === "raw-floor" || s.name === "cat-loop");
+    const runs: Run[] = specs.map((spec) => ({ spec, cells: {}, samples: [] }));
+    const seen: string[] = [];
+    const pids = new Set<number>();
+    const row = (label: string, fail?: string) => (server: { pid: number }, run: Run) => {
+      seen.push(`${label}:${run.spec.name}`);
+      pids.add(server.pid);
+      if (run.spec.name === fail) return Promise.reject(new Error(`${label} failed`));
+      run.cells[label] = { value: 1 };
+      return Promise.resolve();
+    };
+    await rowsSideBySide(runs, (spec) => start(env, spec), [row("a"), row("b", "cat-loop"), row("c")]);
+    assert.deepEqual(seen, ["a:raw-floor", "a:cat-loop", "b:raw-floor", "b:cat-loop", "c:raw-floor"]);
+    assert.equal(pids.size, 2, "one process per server for every row");
+    assert.deepEqual(Object.keys(runs[0].cells), ["a", "b", "c"]);
+    assert.deepEqual(Object.keys(runs[1].cells), ["a"]);
+    assert.equal((runs[1].failed as Error).message, "b failed");
   },
 });
