@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { holdProcess } from "./testdata/hold_process.ts";
 import { fileURLToPath } from "node:url";
-import { runDeno, spawnServer } from "../testing/mod.ts";
+import { runDeno, spawnServer, StreamText } from "../testing/mod.ts";
+import { denoRun } from "./deno_run.ts";
 import { startTimer } from "./native_timer.ts";
 
 Deno.test("startTimer() runs its callback once, after the wait; a cancelled one never runs", async () => {
@@ -70,6 +71,55 @@ Deno.test({
     }
     assert.equal(status.code, 0, server.stderr());
     assert.match(await call, /shutting down/i, "the call was aborted at shutdown, once the grace period passed");
+    assert.match(server.stderr(), /global timers read by exit: none\n$/);
+  },
+});
+
+Deno.test({
+  name:
+    "a server that shuts down with a write to an unread stderr pending waits out its flush's bound without reading a global timer (node:timers)",
+  async fn() {
+    const fixture = fileURLToPath(new URL("./testdata/timer_watch_server.ts", import.meta.url));
+    const child = denoRun([fixture, "report-on-stdout"]).spawn();
+    const stdout = new StreamText(child.stdout);
+    const stdin = child.stdin.getWriter();
+    const call = (id: number, method: string, params: unknown) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method, params });
+    await stdin.write(new TextEncoder().encode(
+      [
+        call(0, "initialize", {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "timer-test", version: "0" },
+        }),
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        call(1, "tools/call", { name: "flood", arguments: {} }),
+      ].join("\n") + "\n",
+    ));
+    // 400 KB of log lines wait for a stderr pipe that holds 64 KiB and that this test does not read yet: a write to
+    // stderr is pending when the input ends, so shutdown's last step, the flush of stderr, waits on a timer for it.
+    await stdout.waitFor("flooded");
+    await stdin.close();
+    // The server reports on stdout once run() has returned: its flush gave up at its bound, stderr still full.
+    await stdout.waitFor("global timers read by exit:");
+    const stderr = new StreamText(child.stderr);
+    const status = await child.status;
+    await Promise.all([stdout.done, stderr.done]);
+    assert.equal(status.code, 0, stderr.text.slice(-2000));
+    assert.match(stderr.text, /^flood 0000 x+\n/, "stderr was still unread when the server reported");
+    assert.match(stdout.text, /global timers read by exit: none\n$/);
+  },
+});
+
+Deno.test({
+  name: "a server whose onClose never ends exits at its bound without reading a global timer (node:timers)",
+  async fn() {
+    const fixture = fileURLToPath(new URL("./testdata/timer_watch_server.ts", import.meta.url));
+    const server = await spawnServer({ args: [fixture, "on-close-hangs"] });
+    // End of input, nothing in flight: shutdown reaches onClose at once and waits for it up to its bound.
+    const status = await server.close();
+    assert.equal(status.code, 0, server.stderr());
+    assert.match(server.stderr(), /timer-watch: onClose failed: took over \d+(\.\d+)? ms\n/);
     assert.match(server.stderr(), /global timers read by exit: none\n$/);
   },
 });

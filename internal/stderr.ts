@@ -12,6 +12,7 @@ import { DeadlineTimer } from "./deadline_timer.ts";
 import type { ByteWriter } from "./byte_writer.ts";
 import { concatBytes } from "./concat_bytes.ts";
 import { escapeUnit } from "./quote.ts";
+import { startTimer } from "./native_timer.ts";
 
 const encoder = new TextEncoder();
 
@@ -132,19 +133,20 @@ export class StderrQueue {
     return promise;
   }
 
-  /** Resolves once everything queued was written, stderr closed, or `timeoutMs` passed. */
+  /**
+   * Resolves once everything queued was written, stderr closed, or `timeoutMs` passed. Its bound is V8's timer, not
+   * the global `setTimeout`: run() flushes at the end of every shutdown, no time to load node:timers. That timer
+   * keeps no process alive, and needs no hold: there is something to wait for only while a write is pending, and a
+   * pending write to stderr holds the process (in run(), its signal listeners do too, until after this flush).
+   */
   flush(timeoutMs: number): Promise<void> {
     if (this.#closed || (!this.#writing && this.#queue.length === 0)) return Promise.resolve();
     return new Promise((resolve) => {
-      let settled = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = () => {
-        settled = true;
-        clearTimeout(timer);
+      const timer = startTimer(resolve, timeoutMs);
+      this.#idle.push(() => {
+        timer.cancel();
         resolve();
-      };
-      this.#idle.push(done);
-      if (!settled) timer = setTimeout(done, timeoutMs);
+      });
     });
   }
 

@@ -167,6 +167,8 @@ Deno.test("StderrQueue counts the record lines it refused and says so, apart fro
 });
 
 Deno.test("StderrQueue.flush() is bounded when stderr is never read", async () => {
+  // The bound is V8's timer, which holds no process; a real pending write would, this gated promise does not.
+  using _held = holdProcess();
   const out = gatedWriter();
   const queue = new StderrQueue(out);
   queue.logLine("stuck");

@@ -2,7 +2,7 @@ import type { PermissionSet } from "../permissions/permission_set.ts";
 import type { Policy } from "../validate/policy.ts";
 import "./_guard_on_import.ts";
 import { stderrQueue } from "../internal/stderr.ts";
-import { timerDelay } from "../internal/timer_delay.ts";
+import { within } from "../internal/within.ts";
 import { hasOption } from "../internal/option_args.ts";
 import { bypassEnvironmentProxy, fetchesDirectly } from "../internal/direct_fetch.ts";
 import { missingRootWarnings } from "./_missing_roots.ts";
@@ -254,19 +254,18 @@ async function permitted(
   return false;
 }
 
+/**
+ * Runs `onClose` once, for at most `graceMs`; a failure, or a hang past the bound, is one stderr line. The bound is
+ * within()'s: V8's timer, not the global `setTimeout`, whose first read at shutdown would load node:timers (5-15 ms).
+ * An onClose that waits on nothing that holds the process still ends at the bound: run()'s signal listeners hold it
+ * until after the last flush, and within() holds it besides.
+ */
 async function closeOnce(onClose: () => void | Promise<void>, graceMs: number, name: string): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      Promise.resolve().then(onClose),
-      new Promise((
-        _,
-        reject,
-      ) => (timer = setTimeout(() => reject(new Error(`took over ${graceMs} ms`)), timerDelay(graceMs)))),
-    ]);
-  } catch (err) {
-    console.error(`${name}: onClose failed: ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    clearTimeout(timer);
-  }
+  let failure: string | undefined = `took over ${graceMs} ms`;
+  const closing = Promise.resolve().then(onClose).then(
+    () => void (failure = undefined),
+    (err: unknown) => void (failure = err instanceof Error ? err.message : String(err)),
+  );
+  await within(closing, graceMs);
+  if (failure !== undefined) console.error(`${name}: onClose failed: ${failure}`);
 }
