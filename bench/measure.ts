@@ -169,26 +169,25 @@ export function echoed(message: Message, text: string): boolean {
   return result?.isError !== true && result?.content?.[0]?.text === text;
 }
 
-/** Throughput figures of one server process. */
-export interface Throughput {
+/** The figures of one server process's session rows: sequential calls and concurrent sleeps. */
+export interface Session {
   sequentialPerSec: Cell;
   latenciesUs: number[];
-  pipelinedPerSec: Cell;
-  cpuUsPerCall: Cell;
   concurrentMs: Cell;
 }
 
-/** The sizes `throughput()` uses: the plan's own fields, so the two cannot drift apart. */
+/** The sizes the throughput rows use: the plan's own fields, so the two cannot drift apart. */
 export type ThroughputSizes = Pick<
   Plan,
   "warmup" | "sequential" | "pipelined" | "window" | "concurrent" | "sleepMs" | "sizedWarmup" | "sizedCalls"
 >;
 
 /**
- * On one warm process: a warm-up, then sequential calls, pipelined calls with
- * the server's CPU time, and concurrent sleeps (steady state).
+ * On one warm process: a warm-up of small echo calls (pipelined, then a few
+ * hundred one at a time), then sequential calls and concurrent sleeps. The
+ * pipelined rows are {@linkcode echoPart}s measured after it.
  */
-export async function throughput(server: ServerProcess, env: Env, sizes: ThroughputSizes): Promise<Throughput> {
+export async function session(server: ServerProcess, env: Env, sizes: ThroughputSizes): Promise<Session> {
   const check = (m: Message) => echoed(m, "hi");
   const echo = (id: number) => echoLine(id, "hi");
   // Warm-up runs both paths so the JIT has optimised them before the clock starts.
@@ -212,8 +211,6 @@ export async function throughput(server: ServerProcess, env: Env, sizes: Through
   }
   sequentialPerSec ??= { value: sizes.sequential / ((performance.now() - seqStart) / 1000) };
 
-  const { pipelinedPerSec, cpuUsPerCall } = await pipelinedWithCpu(server, env, sizes, echo, check);
-
   const sleepLine = (id: number) =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sleep","arguments":{"ms":${sizes.sleepMs}}}}\n`;
   const slept = await server.pipeline(
@@ -226,14 +223,31 @@ export async function throughput(server: ServerProcess, env: Env, sizes: Through
   const concurrentMs: Cell = slept.stopped || slept.bad > 0
     ? { failed: slept.stopped ?? `${slept.bad} wrong answers` }
     : { value: slept.ms };
-  return { sequentialPerSec, latenciesUs, pipelinedPerSec, cpuUsPerCall, concurrentMs };
+  return { sequentialPerSec, latenciesUs, concurrentMs };
+}
+
+/**
+ * On a warm process: `warmup` echo calls of `text` in `era` discarded, then
+ * `calls` measured pipelined (`window` in flight), with the server's CPU time.
+ * Each answer must hold the text unchanged (and be a complete result in
+ * 2026-07-28). One part of a row: the throughput rounds measure a row in parts,
+ * the servers judged together taking turns part by part.
+ */
+export function echoPart(
+  server: ServerProcess,
+  env: Env,
+  era: Era,
+  text: string,
+  counts: { warmup: number; calls: number; window: number },
+): Promise<PipelinedFigures> {
+  return eraThroughput(server, env, era, text, counts);
 }
 
 /** Pipelined calls/s of `sizes.pipelined` calls, and the server's CPU time per call while they ran. */
 async function pipelinedWithCpu(
   server: ServerProcess,
   env: Env,
-  sizes: ThroughputSizes,
+  sizes: Pick<ThroughputSizes, "pipelined" | "window">,
   line: (id: number) => string,
   check: (m: Message) => boolean,
 ): Promise<PipelinedFigures> {
@@ -258,50 +272,19 @@ export interface PipelinedFigures {
 /** The protocol eras a row can be measured in. */
 export type Era = "initialize" | "2026-07-28";
 
-/**
- * On a process started by {@linkcode startModern}: a warm-up of 2026-07-28
- * echo calls, then pipelined calls with the server's CPU time. Each answer
- * must be a complete 2026-07-28 result (`resultType`) with the text.
- */
-export function modernThroughput(
-  server: ServerProcess,
-  env: Env,
-  sizes: ThroughputSizes,
-): Promise<PipelinedFigures> {
-  return eraThroughput(server, env, "2026-07-28", "hi", sizes.warmup, sizes);
-}
-
-/**
- * On a warm process: echo calls whose text is `bytes` ASCII characters, in
- * `era`, `sizes.sizedWarmup` discarded then `sizes.sizedCalls` measured
- * pipelined, with the server's CPU time. Each answer must hold the text
- * unchanged (and be a complete result in 2026-07-28).
- */
-export function sizedThroughput(
-  server: ServerProcess,
-  env: Env,
-  era: Era,
-  bytes: number,
-  sizes: ThroughputSizes,
-): Promise<PipelinedFigures> {
-  const text = "x".repeat(bytes);
-  return eraThroughput(server, env, era, text, sizes.sizedWarmup, { ...sizes, pipelined: sizes.sizedCalls });
-}
-
 async function eraThroughput(
   server: ServerProcess,
   env: Env,
   era: Era,
   text: string,
-  warmup: number,
-  sizes: ThroughputSizes,
+  counts: { warmup: number; calls: number; window: number },
 ): Promise<PipelinedFigures> {
   const modern = era === "2026-07-28";
   const check = (m: Message) =>
     echoed(m, text) && (!modern || (m.result as { resultType?: unknown }).resultType === "complete");
   const echo = modern ? (id: number) => modernEchoLine(id, text) : (id: number) => echoLine(id, text);
-  await server.pipeline(warmup, sizes.window, echo, check, env.timeoutMs);
-  return await pipelinedWithCpu(server, env, sizes, echo, check);
+  if (counts.warmup > 0) await server.pipeline(counts.warmup, counts.window, echo, check, env.timeoutMs);
+  return await pipelinedWithCpu(server, env, { pipelined: counts.calls, window: counts.window }, echo, check);
 }
 
 /**

@@ -5,20 +5,19 @@
 import {
   type Cell,
   coldStart,
+  echoPart,
   type Env,
   type Era,
   freshRate,
   healthRun,
   latencyCells,
-  modernThroughput,
   overLimit,
   roundTrip,
   rssAfter,
   type RssReadings,
-  sizedThroughput,
+  session,
   start,
   startModern,
-  throughput,
   typedRate,
   Unavailable,
 } from "./measure.ts";
@@ -230,36 +229,82 @@ export type Row = (server: ServerProcess, run: Run) => Promise<void>;
 /**
  * Measures every throughput row of `runs`, each row on every server in turn:
  * the initialize era on one process each, then the 2026-07-28 era on another
- * (a stdio server has one client, which speaks one era). A server that fails
- * a row is closed and measured no further this round.
+ * (a stdio server has one client, which speaks one era). A pipelined row is
+ * measured in `plan.parts` parts, the servers taking turns part by part, so a
+ * burst of load on the machine lands on all of them. A server that fails a
+ * row is closed and measured no further this round.
  */
 async function measureSideBySide(env: Env, plan: Plan, runs: readonly Run[]): Promise<void> {
-  const sized = (era: Era): Row[] =>
-    plan.argumentSizes.map((bytes) => async (server, run) => {
-      const s = await sizedThroughput(server, env, era, bytes, plan);
-      run.cells[rowKey("pipelined", era, bytes)] = s.pipelinedPerSec;
-      run.cells[rowKey("cpu", era, bytes)] = s.cpuUsPerCall;
-    });
-  const initialize: Row[] = [async (server, run) => {
-    const t = await throughput(server, env, plan);
-    run.cells.sequential = t.sequentialPerSec;
-    run.cells.concurrent = t.concurrentMs;
-    run.cells[rowKey("pipelined", "initialize")] = t.pipelinedPerSec;
-    run.cells[rowKey("cpu", "initialize")] = t.cpuUsPerCall;
-    run.samples.push(...t.latenciesUs);
-  }, ...sized("initialize")];
-  const modern: Row[] = [async (server, run) => {
-    const m = await modernThroughput(server, env, plan);
-    run.cells[rowKey("pipelined", "2026-07-28")] = m.pipelinedPerSec;
-    run.cells[rowKey("cpu", "2026-07-28")] = m.cpuUsPerCall;
-  }, ...sized("2026-07-28")];
+  const initialize: Row[] = [
+    async (server, run) => {
+      const t = await session(server, env, plan);
+      run.cells.sequential = t.sequentialPerSec;
+      run.cells.concurrent = t.concurrentMs;
+      run.samples.push(...t.latenciesUs);
+    },
+    // Warmed by the session's small calls.
+    ...pipelinedParts(env, plan, "initialize", undefined, 0, plan.pipelined),
+    ...plan.argumentSizes.flatMap((bytes) =>
+      pipelinedParts(env, plan, "initialize", bytes, plan.sizedWarmup, plan.sizedCalls)
+    ),
+  ];
+  const modern: Row[] = [
+    ...pipelinedParts(env, plan, "2026-07-28", undefined, plan.warmup, plan.pipelined),
+    ...plan.argumentSizes.flatMap((bytes) =>
+      pipelinedParts(env, plan, "2026-07-28", bytes, plan.sizedWarmup, plan.sizedCalls)
+    ),
+  ];
   await rowsSideBySide(runs, (spec) => start(env, spec), initialize);
   await rowsSideBySide(runs.filter((run) => run.spec.modern), (spec) => startModern(env, spec), modern);
 }
 
 /**
+ * The pipelined calls/s and CPU rows of echo calls in `era` (of `bytes` ASCII
+ * characters; "hi" without), as `plan.parts` rows: the first warms up with
+ * `warmup` calls, each measures its share of `calls`, and the last puts the
+ * whole into the run's cells: the calls over the parts' summed time, the
+ * parts' CPU over the calls. A part that fails makes the row's cells that
+ * failure. `measure` measures one part ({@linkcode echoPart}; a test may count
+ * what it is asked).
+ */
+export function pipelinedParts(
+  env: Env,
+  plan: Pick<Plan, "parts" | "window">,
+  era: Era,
+  bytes: number | undefined,
+  warmup: number,
+  calls: number,
+  measure: typeof echoPart = echoPart,
+): Row[] {
+  const text = bytes === undefined ? "hi" : "x".repeat(bytes);
+  const parts = Math.max(1, Math.min(plan.parts, calls));
+  const sums = new Map<Run, { seconds: number; cpuUs: number; calls: number; failed?: Cell }>();
+  return Array.from({ length: parts }, (_, part): Row => async (server, run) => {
+    const share = Math.floor(calls / parts) + (part < calls % parts ? 1 : 0);
+    const f = await measure(server, env, era, text, {
+      warmup: part === 0 ? warmup : 0,
+      calls: share,
+      window: plan.window,
+    });
+    const sum = sums.get(run) ?? { seconds: 0, cpuUs: 0, calls: 0 };
+    sums.set(run, sum);
+    if ("failed" in f.pipelinedPerSec) sum.failed ??= f.pipelinedPerSec;
+    else if ("failed" in f.cpuUsPerCall) sum.failed ??= f.cpuUsPerCall;
+    else {
+      sum.seconds += share / f.pipelinedPerSec.value;
+      sum.cpuUs += share * f.cpuUsPerCall.value;
+      sum.calls += share;
+    }
+    if (part < parts - 1) return;
+    run.cells[rowKey("pipelined", era, bytes)] = sum.failed ?? { value: sum.calls / sum.seconds };
+    run.cells[rowKey("cpu", era, bytes)] = sum.failed ?? { value: sum.cpuUs / sum.calls };
+  });
+}
+
+/**
  * Starts a process per run (not failed yet), measures each of `rows` on every
- * process in turn before the next row, and closes them; a run whose start or
+ * process in turn before the next row (every other row in reverse order), and
+ * closes them; a run whose start or
  * row fails is closed and keeps its failure.
  */
 export async function rowsSideBySide(
@@ -277,8 +322,10 @@ export async function rowsSideBySide(
         run.failed = err;
       }
     }
-    for (const row of rows) {
-      for (const [run, server] of live) {
+    for (const [i, row] of rows.entries()) {
+      // Every other row in reverse, so that no server always goes first (a part after its twin: A B, B A, A B…).
+      const turn = i % 2 === 0 ? [...live] : [...live].reverse();
+      for (const [run, server] of turn) {
         try {
           await row(server, run);
         } catch (err) {

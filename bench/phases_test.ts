@@ -5,6 +5,7 @@ import type { Env } from "./measure.ts";
 import {
   ERAS,
   medianCell,
+  pipelinedParts,
   roundOrder,
   rowKey,
   rowsSideBySide,
@@ -113,7 +114,7 @@ Deno.test("sideBySide() puts the toolkit, its bundle and the floor in one group 
 
 Deno.test({
   name:
-    "rowsSideBySide() measures each row on every live process before the next row, and a failed row closes its server",
+    "rowsSideBySide() measures each row on every live process before the next row, every other row in reverse, and a failed row closes its server",
   permissions: { run: true },
   fn: async () => {
     const specs = SERVERS.filter((s) => s.name === "raw-floor" || s.name === "cat-loop");
@@ -128,10 +129,53 @@ Deno.test({
       return Promise.resolve();
     };
     await rowsSideBySide(runs, (spec) => start(env, spec), [row("a"), row("b", "cat-loop"), row("c")]);
-    assert.deepEqual(seen, ["a:raw-floor", "a:cat-loop", "b:raw-floor", "b:cat-loop", "c:raw-floor"]);
+    assert.deepEqual(seen, ["a:raw-floor", "a:cat-loop", "b:cat-loop", "b:raw-floor", "c:raw-floor"]);
     assert.equal(pids.size, 2, "one process per server for every row");
     assert.deepEqual(Object.keys(runs[0].cells), ["a", "b", "c"]);
     assert.deepEqual(Object.keys(runs[1].cells), ["a"]);
     assert.equal((runs[1].failed as Error).message, "b failed");
   },
+});
+
+Deno.test("pipelinedParts() splits a row's calls into parts, warms up in the first only, and judges the whole: calls over summed time, CPU over calls", async () => {
+  const asked: { warmup: number; calls: number }[] = [];
+  // Three parts of 10, 10 and 9 calls: at 10, 20 and 9 calls/s with 1, 2 and 3 µs of CPU per call.
+  const figures = [[10, 1], [20, 2], [9, 3]];
+  const measure = (
+    _s: unknown,
+    _e: unknown,
+    _era: unknown,
+    text: string,
+    counts: { warmup: number; calls: number },
+  ) => {
+    assert.equal(text.length, 1536);
+    asked.push({ warmup: counts.warmup, calls: counts.calls });
+    const [rate, cpu] = figures[asked.length - 1];
+    return Promise.resolve({ pipelinedPerSec: { value: rate }, cpuUsPerCall: { value: cpu } });
+  };
+  const rows = pipelinedParts(env, { parts: 3, window: 64 }, "initialize", 1536, 500, 29, measure as never);
+  assert.equal(rows.length, 3);
+  const run: Run = { spec: SERVERS[0], cells: {}, samples: [] };
+  for (const row of rows) await row(undefined as never, run);
+  assert.deepEqual(asked, [{ warmup: 500, calls: 10 }, { warmup: 0, calls: 10 }, { warmup: 0, calls: 9 }]);
+  // 29 calls in 1 + 0.5 + 1 s; (10·1 + 10·2 + 9·3) / 29 µs.
+  assert.equal((run.cells.pipelined1536 as { value: number }).value, 29 / 2.5);
+  assert.equal((run.cells.cpu1536 as { value: number }).value, 57 / 29);
+  // A part that fails makes the row's cells its failure.
+  const failing = pipelinedParts(
+    env,
+    { parts: 2, window: 64 },
+    "2026-07-28",
+    undefined,
+    0,
+    4,
+    () =>
+      Promise.resolve({ pipelinedPerSec: { failed: "3 wrong answers" }, cpuUsPerCall: { failed: "3 wrong answers" } }),
+  );
+  const broken: Run = { spec: SERVERS[0], cells: {}, samples: [] };
+  for (const row of failing) await row(undefined as never, broken);
+  assert.deepEqual(broken.cells, {
+    pipelinedModern: { failed: "3 wrong answers" },
+    cpuModern: { failed: "3 wrong answers" },
+  });
 });

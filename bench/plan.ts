@@ -38,6 +38,13 @@ export interface Plan {
   argumentSizes: number[];
   sizedWarmup: number;
   sizedCalls: number;
+  /**
+   * How many parts a pipelined row is measured in: the servers judged
+   * together (the toolkit, its bundle, the floor) take turns part by part,
+   * so that a burst of load lands on each of them (docs/benchmarks.md, "How a
+   * floor row is judged").
+   */
+  parts: number;
   /** Echo sizes of the round-trip rows, in bytes, with the runs of each. */
   largeSizes: number[];
   largeRuns: number[];
@@ -79,6 +86,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     argumentSizes: [1536, 8192],
     sizedWarmup: 20_000,
     sizedCalls: 20_000,
+    parts: 4,
     largeSizes: [MiB, 10 * MiB],
     largeRuns: [5, 3],
     overLimit: { limit: MiB, bytes: 2 * MiB },
@@ -115,6 +123,7 @@ export const plans: { full: Plan; smoke: Plan } = {
     argumentSizes: [1536, 8192],
     sizedWarmup: 20,
     sizedCalls: 100,
+    parts: 2,
     largeSizes: [64 * 1024, 256 * 1024],
     largeRuns: [1, 1],
     overLimit: { limit: 64 * 1024, bytes: 128 * 1024 },
