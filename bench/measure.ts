@@ -169,13 +169,6 @@ export function echoed(message: Message, text: string): boolean {
   return result?.isError !== true && result?.content?.[0]?.text === text;
 }
 
-/** The figures of one server process's session rows: sequential calls and concurrent sleeps. */
-export interface Session {
-  sequentialPerSec: Cell;
-  latenciesUs: number[];
-  concurrentMs: Cell;
-}
-
 /** The sizes the throughput rows use: the plan's own fields, so the two cannot drift apart. */
 export type ThroughputSizes = Pick<
   Plan,
@@ -183,11 +176,16 @@ export type ThroughputSizes = Pick<
 >;
 
 /**
- * On one warm process: a warm-up of small echo calls (pipelined, then a few
- * hundred one at a time), then sequential calls and concurrent sleeps. The
- * pipelined rows are {@linkcode echoPart}s measured after it.
+ * On a fresh process: a warm-up of small echo calls (pipelined, then a few
+ * hundred one at a time), then sequential calls. The pipelined rows are
+ * {@linkcode echoPart}s measured after it, and {@linkcode concurrentSleeps}
+ * last.
  */
-export async function session(server: ServerProcess, env: Env, sizes: ThroughputSizes): Promise<Session> {
+export async function sequentialCalls(
+  server: ServerProcess,
+  env: Env,
+  sizes: ThroughputSizes,
+): Promise<{ sequentialPerSec: Cell; latenciesUs: number[] }> {
   const check = (m: Message) => echoed(m, "hi");
   const echo = (id: number) => echoLine(id, "hi");
   // Warm-up runs both paths so the JIT has optimised them before the clock starts.
@@ -210,7 +208,16 @@ export async function session(server: ServerProcess, env: Env, sizes: Throughput
     latenciesUs.push(outcome.ms * 1000);
   }
   sequentialPerSec ??= { value: sizes.sequential / ((performance.now() - seqStart) / 1000) };
+  return { sequentialPerSec, latenciesUs };
+}
 
+/**
+ * `sizes.concurrent` calls of `sleep {ms: sizes.sleepMs}` sent at once; the
+ * milliseconds until the last reply. Measured after a process's pipelined
+ * rows: for some 30 s after asynchronous calls the toolkit's CPU per call
+ * was seen 4–15 % higher (docs/benchmarks.md, "How a floor row is judged").
+ */
+export async function concurrentSleeps(server: ServerProcess, env: Env, sizes: ThroughputSizes): Promise<Cell> {
   const sleepLine = (id: number) =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sleep","arguments":{"ms":${sizes.sleepMs}}}}\n`;
   const slept = await server.pipeline(
@@ -220,10 +227,9 @@ export async function session(server: ServerProcess, env: Env, sizes: Throughput
     (m) => echoed(m, "slept"),
     env.timeoutMs,
   );
-  const concurrentMs: Cell = slept.stopped || slept.bad > 0
+  return slept.stopped || slept.bad > 0
     ? { failed: slept.stopped ?? `${slept.bad} wrong answers` }
     : { value: slept.ms };
-  return { sequentialPerSec, latenciesUs, concurrentMs };
 }
 
 /**

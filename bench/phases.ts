@@ -5,6 +5,7 @@
 import {
   type Cell,
   coldStart,
+  concurrentSleeps,
   echoPart,
   type Env,
   type Era,
@@ -15,7 +16,7 @@ import {
   roundTrip,
   rssAfter,
   type RssReadings,
-  session,
+  sequentialCalls,
   start,
   startModern,
   typedRate,
@@ -237,16 +238,17 @@ export type Row = (server: ServerProcess, run: Run) => Promise<void>;
 async function measureSideBySide(env: Env, plan: Plan, runs: readonly Run[]): Promise<void> {
   const initialize: Row[] = [
     async (server, run) => {
-      const t = await session(server, env, plan);
+      const t = await sequentialCalls(server, env, plan);
       run.cells.sequential = t.sequentialPerSec;
-      run.cells.concurrent = t.concurrentMs;
       run.samples.push(...t.latenciesUs);
     },
-    // Warmed by the session's small calls.
+    // Warmed by the sequential row's small calls.
     ...pipelinedParts(env, plan, "initialize", undefined, 0, plan.pipelined),
     ...plan.argumentSizes.flatMap((bytes) =>
       pipelinedParts(env, plan, "initialize", bytes, plan.sizedWarmup, plan.sizedCalls)
     ),
+    // Last: asynchronous calls leave the toolkit slower for a while (concurrentSleeps()).
+    async (server, run) => void (run.cells.concurrent = await concurrentSleeps(server, env, plan)),
   ];
   const modern: Row[] = [
     ...pipelinedParts(env, plan, "2026-07-28", undefined, plan.warmup, plan.pipelined),
