@@ -4,7 +4,9 @@
 // lets them escape. _input_rounds.ts asks through input-required results
 // (2026-07-28); _client_requests.ts sends real requests (initialize era).
 
-import { loadSchemaEngine, type SchemaEngine } from "../toolkit/schema_engine.ts";
+import { loadSchemaEngine } from "../toolkit/schema_engine.ts";
+import type { InputValidator } from "../toolkit/input_validator.ts";
+import { formProblem } from "./_elicit_form.ts";
 import type { Era } from "./_era.ts";
 import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
@@ -18,7 +20,6 @@ import type {
   SampleRequest,
 } from "../toolkit/client_input.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
-import type { ObjectSchema } from "../toolkit/schema.ts";
 import type { ToolRequest } from "../toolkit/tool.ts";
 import { ToolError } from "../internal/tool_error.ts";
 import { quote } from "../internal/quote.ts";
@@ -28,8 +29,20 @@ export type AskMethod = "elicitation/create" | "roots/list" | "sampling/createMe
 
 /** Sends one question to the client and resolves with its raw answer. */
 export interface Asker {
-  /** `key` is the handler's name for the question, already checked; undefined lets the asker make one. */
-  ask(method: AskMethod, params: Record<string, unknown> | undefined, key?: string): Promise<unknown>;
+  /**
+   * `key` is the handler's name for the question, already checked; undefined
+   * lets the asker make one. `ready`, when given, is a check the question
+   * must pass first: the asker gives the question its place (its generated
+   * key, its order in the round) at once, as for any other, but sends or
+   * lists it only once `ready` resolves, and rejects with its reason instead,
+   * having asked nothing.
+   */
+  ask(
+    method: AskMethod,
+    params: Record<string, unknown> | undefined,
+    key?: string,
+    ready?: Promise<unknown>,
+  ): Promise<unknown>;
   /** The era it asks in: in `stateless` answers arrive in `inputResponses`, and a bad one is the request's invalid params. */
   readonly era: Era;
   /** What the call paused to ask (2026-07-28), once this asker paused it. */
@@ -123,14 +136,32 @@ export function questionsOf(
       if (typeof form?.message !== "string" || schema?.type !== "object") {
         throw new TypeError("Cannot elicit: expected { message: string, requestedSchema: schema({...}) }");
       }
-      const raw = await asker.ask("elicitation/create", {
-        mode: "form",
-        message: form.message,
-        requestedSchema: schema,
-      }, keyOf(options));
-      // The answer is checked by the JSON Schema engine, loaded when a form is first answered.
-      const engine = await loadSchemaEngine();
-      return checked(asker, () => elicitAnswer(raw, schema as never, engine) as ElicitAnswer<T>);
+      // A form MCP does not allow, or one the JSON Schema engine refuses, is the handler's mistake: it fails the
+      // call before the user is asked anything. The engine, loaded when a form is first asked, compiles the form
+      // while the asker gives the question its place, so questions asked together keep their order and round.
+      const problem = formProblem(schema);
+      if (problem !== undefined) throw new TypeError(`Cannot elicit: ${problem}`);
+      const key = keyOf(options);
+      const compiled = loadSchemaEngine().then((engine) =>
+        engine.compileInput(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
+          name: "requestedSchema",
+          checking: "form",
+        })
+      );
+      // Seen here too: an asker that throws before it awaits `compiled` (no capability) leaves no rejection unheard.
+      compiled.catch(() => {});
+      const raw = await asker.ask(
+        "elicitation/create",
+        {
+          mode: "form",
+          message: form.message,
+          requestedSchema: schema,
+        },
+        key,
+        compiled,
+      );
+      const validate = await compiled;
+      return checked(asker, () => elicitAnswer(raw, validate) as ElicitAnswer<T>);
     },
     async listRoots(options?: AskOptions): Promise<ClientRoot[]> {
       const raw = await asker.ask("roots/list", undefined, keyOf(options));
@@ -173,7 +204,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function elicitAnswer(raw: unknown, schema: ObjectSchema, engine: SchemaEngine): ElicitAnswer {
+function elicitAnswer(raw: unknown, validate: InputValidator): ElicitAnswer {
   const method = "elicitation/create";
   if (!isObject(raw)) throw new BadAnswer(method, "it is not an object");
   const action = raw.action;
@@ -182,10 +213,7 @@ function elicitAnswer(raw: unknown, schema: ObjectSchema, engine: SchemaEngine):
   const content = raw.content ?? {};
   if (!isObject(content)) throw new BadAnswer(method, '"content" must be an object');
   // The user's answer is client input like any argument: checked against the form before the handler sees it.
-  const problem = engine.compileInput(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
-    name: "requestedSchema",
-    checking: "form",
-  })(content);
+  const problem = validate(content);
   if (problem !== undefined) throw new BadAnswer(method, problem);
   return { action, content };
 }

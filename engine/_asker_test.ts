@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { Era } from "./_era.ts";
 import { type Asker, declares, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
-import { schema, strProp } from "../toolkit/schema.ts";
+import { objectProp, schema, strProp } from "../toolkit/schema.ts";
 
 const answering = (answer: unknown, era: Era = "session"): Asker => ({ era, ask: () => Promise.resolve(answer) });
 
@@ -54,4 +54,31 @@ Deno.test("listRoots() and sample() refuse answers without the fields their resu
   ]);
   await assert.rejects(questionsOf(answering({ roots: [{ name: "no uri" }] })).listRoots(), /"uri"/);
   await assert.rejects(questionsOf(answering({ role: "assistant" })).sample({ messages: [], maxTokens: 1 }), /"model"/);
+});
+
+Deno.test("elicit() gives its question its place at once and hands the asker the form's compile as `ready`; a form outside MCP's subset is never handed over", async () => {
+  const asked: { method: string; ready?: Promise<unknown> }[] = [];
+  const recording: Asker = {
+    era: "stateless",
+    ask: (method, _params, _key, ready) => {
+      asked.push({ method, ready });
+      return Promise.resolve(method === "roots/list" ? { roots: [] } : { action: "decline" });
+    },
+  };
+  const questions = questionsOf(recording);
+  const form = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }) };
+  // Asked together: the form's question comes first, as the handler asked it, though its compile is not done yet.
+  await Promise.all([questions.elicit(form), questions.listRoots()]);
+  assert.deepEqual(asked.map((a) => a.method), ["elicitation/create", "roots/list"]);
+  assert.notEqual(asked[0].ready, undefined);
+  // The engine refuses this one (no regular expression): the asker gets a `ready` that rejects with why.
+  asked.length = 0;
+  const badPattern = schema({ code: strProp("Code", { pattern: "(" }) });
+  await assert.rejects(questions.elicit({ message: "Code?", requestedSchema: badPattern }), /Cannot elicit: .*pattern/);
+  await assert.rejects(asked[0].ready!, /Cannot elicit: requestedSchema\/properties\/code\/pattern/);
+  // Outside MCP's subset: refused before the asker hears of it.
+  asked.length = 0;
+  const nested = schema({ a: objectProp({}, [], "A") });
+  await assert.rejects(questions.elicit({ message: "A?", requestedSchema: nested }), /Cannot elicit: property "a"/);
+  assert.deepEqual(asked, []);
 });

@@ -234,11 +234,19 @@ export class SessionAsker implements Asker {
     this.#owner = owner;
   }
 
-  async ask(method: AskMethod, params: Record<string, unknown> | undefined): Promise<unknown> {
+  async ask(
+    method: AskMethod,
+    params: Record<string, unknown> | undefined,
+    _key?: string,
+    ready?: Promise<unknown>,
+  ): Promise<unknown> {
     if (!declares(this.#client.capabilities, method)) throw new MissingCapabilityError(CAPABILITY[method], method);
     // The lifecycle forbids requests to a client that has not said `initialized`: the question waits for it.
     const initialized = this.#client.initialized;
     if (initialized !== undefined && !(await initialized(this.#signal, this.#owner))) throw callEnded(method);
+    // A question that fails its check is never sent. Checked after the wait above, which must begin at once: at end of
+    // input the waits begun are released, and a later one would wait out the shutdown's grace period.
+    if (ready !== undefined) await ready;
     if (method !== "roots/list") return this.#requests.request(method, params, this.#signal, this.#admit, this.#owner);
     // Roots change rarely and the client says when (notifications/roots/list_changed): a well-formed answer is kept
     // until then. Only an answer is shared, never a request in flight, whose wait belongs to one call's signal.

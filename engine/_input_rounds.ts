@@ -93,15 +93,23 @@ export class InputRounds implements Asker {
     return this.#asked;
   }
 
-  async ask(method: AskMethod, params: Record<string, unknown> | undefined, named?: string): Promise<unknown> {
+  async ask(
+    method: AskMethod,
+    params: Record<string, unknown> | undefined,
+    named?: string,
+    ready?: Promise<unknown>,
+  ): Promise<unknown> {
     if (!declares(this.#options.capabilities, method)) throw missingCapability(method);
     if (this.#paused) return new Promise(() => {});
     this.#options.signal?.throwIfAborted();
     const seq = ++this.#seq;
     const key = named ?? `${SHORT[method]}-${seq}`;
+    // A lookup until its check and digest are done: the round waits for it, and a question that fails its check
+    // is never listed.
     this.#lookups++;
     let q: string;
     try {
+      if (ready !== undefined) await ready;
       q = await digestOf({ method, params });
     } finally {
       this.#lookups--;

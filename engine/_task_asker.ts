@@ -21,8 +21,19 @@ export class TaskAsker implements Asker {
     this.#capabilities = capabilities;
   }
 
-  ask(method: AskMethod, params: Record<string, unknown> | undefined, key?: string): Promise<unknown> {
-    if (!declares(this.#capabilities, method)) return Promise.reject(missingCapability(method));
+  async ask(
+    method: AskMethod,
+    params: Record<string, unknown> | undefined,
+    key?: string,
+    ready?: Promise<unknown>,
+  ): Promise<unknown> {
+    if (!declares(this.#capabilities, method)) throw missingCapability(method);
+    if (ready !== undefined) {
+      // Its key is taken now, in the order the handler asked; a question that fails its check never becomes one of
+      // the task's inputRequests.
+      key ??= this.#table.inputKey(this.#task);
+      await ready;
+    }
     return this.#table.ask(this.#task, method, params, key);
   }
 }

@@ -205,6 +205,11 @@ export class TaskTable {
     return { missing: this.#expired.includes(id) ? "expired" : "not found" };
   }
 
+  /** The key of `task`'s next unnamed question: `input-N`, N its place among them. */
+  inputKey(task: Task): string {
+    return `input-${++task.inputCount}`;
+  }
+
   /**
    * Asks the client for input on behalf of a running task, under `key` or a
    * generated `input-N`; resolves with the client's raw answer.
@@ -220,7 +225,7 @@ export class TaskTable {
       return Promise.reject(err);
     }
     return new Promise((resolve, reject) => {
-      task.inputs.set(key ?? `input-${++task.inputCount}`, { request, resolve, reject });
+      task.inputs.set(key ?? this.inputKey(task), { request, resolve, reject });
       this.#touch(task, "input_required");
     });
   }

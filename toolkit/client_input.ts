@@ -3,8 +3,10 @@ import type { ObjectSchema } from "./schema.ts";
 /**
  * A form the client shows its user (`elicitation/create`, form mode). The
  * schema is flat: string, number, integer, boolean and enum properties only,
- * as MCP's elicitation allows; build it with `schema()` and the `*Prop`
- * helpers so the answer is typed. Never ask for a secret this way.
+ * as MCP's elicitation allows (and multi-select arrays of an enum); build it
+ * with `schema()` and the `*Prop` helpers so the answer is typed. A form
+ * outside that subset, or one the JSON Schema engine refuses, fails the call
+ * before anything is asked. Never ask for a secret this way.
  *
  * @typeParam T The answer's type, inferred from `requestedSchema`.
  */

@@ -1,8 +1,9 @@
 // A server whose tools name their questions, for named_questions_test.ts; it
 // needs no Deno permission. `named` asks two named questions together,
 // `keyed` asks under the keys its arguments give (to test the key rules), and
-// `named_task` asks a named question as a task.
-import { addTool, health, run, schema, strProp, text } from "../../mod.ts";
+// `named_task` asks a named question as a task; `form` asks the form its
+// arguments give, to test which forms may be asked (elicit_form_test.ts).
+import { addTool, health, type ObjectSchema, run, schema, strProp, text } from "../../mod.ts";
 
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const NAME = schema({ name: strProp("Your name") }, ["name"]);
@@ -32,6 +33,16 @@ if (!health()) {
         await req.elicit({ message: `Question ${key}`, requestedSchema: NAME }, { key });
       }
       return text("asked");
+    });
+    addTool(server, {
+      name: "form",
+      description: "Asks the user to fill in the form its arguments give",
+      inputSchema: schema({ requestedSchema: { type: "object" } }, ["requestedSchema"]),
+      annotations: RO,
+    }, async (req) => {
+      const requestedSchema = req.arguments.requestedSchema as ObjectSchema;
+      const answer = await req.elicit({ message: "Fill in the form", requestedSchema });
+      return text(answer.action === "accept" ? JSON.stringify(answer.content) : answer.action);
     });
     addTool(server, {
       name: "named_task",
