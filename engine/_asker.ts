@@ -4,7 +4,7 @@
 // lets them escape. _input_rounds.ts asks through input-required results
 // (2026-07-28); _client_requests.ts sends real requests (initialize era).
 
-import { loadSchemaEngine } from "../toolkit/schema_engine.ts";
+import { loadSchemaEngine, type SchemaEngine, schemaEngine } from "../toolkit/schema_engine.ts";
 import type { InputValidator } from "../toolkit/input_validator.ts";
 import { formProblem } from "./_elicit_form.ts";
 import type { Era } from "./_era.ts";
@@ -142,14 +142,18 @@ export function questionsOf(
       const problem = formProblem(schema);
       if (problem !== undefined) throw new TypeError(`Cannot elicit: ${problem}`);
       const key = keyOf(options);
-      const compiled = loadSchemaEngine().then((engine) =>
+      const compile = (engine: SchemaEngine) =>
         engine.compileInput(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
           name: "requestedSchema",
           checking: "form",
-        })
-      );
+        });
+      // Loaded already (a server served by hand loads it with serve()): compiled now, and the question is asked at
+      // once, as a question of a handler that does not await it always was.
+      const loaded = schemaEngine();
+      let validate = loaded === undefined ? undefined : compile(loaded);
+      const compiled = validate === undefined ? loadSchemaEngine().then(compile) : undefined;
       // Seen here too: an asker that throws before it awaits `compiled` (no capability) leaves no rejection unheard.
-      compiled.catch(() => {});
+      compiled?.catch(() => {});
       const raw = await asker.ask(
         "elicitation/create",
         {
@@ -160,7 +164,7 @@ export function questionsOf(
         key,
         compiled,
       );
-      const validate = await compiled;
+      validate ??= await compiled!;
       return checked(asker, () => elicitAnswer(raw, validate) as ElicitAnswer<T>);
     },
     async listRoots(options?: AskOptions): Promise<ClientRoot[]> {

@@ -3,6 +3,7 @@ import type { Era } from "./_era.ts";
 import { type Asker, declares, NO_ASKER, protocolErrorOf, questionsOf } from "./_asker.ts";
 import { MissingCapabilityError } from "../toolkit/missing_capability_error.ts";
 import { objectProp, schema, strProp } from "../toolkit/schema.ts";
+import { loadSchemaEngine, schemaEngine } from "../toolkit/schema_engine.ts";
 
 const answering = (answer: unknown, era: Era = "session"): Asker => ({ era, ask: () => Promise.resolve(answer) });
 
@@ -56,7 +57,7 @@ Deno.test("listRoots() and sample() refuse answers without the fields their resu
   await assert.rejects(questionsOf(answering({ role: "assistant" })).sample({ messages: [], maxTokens: 1 }), /"model"/);
 });
 
-Deno.test("elicit() gives its question its place at once and hands the asker the form's compile as `ready`; a form outside MCP's subset is never handed over", async () => {
+Deno.test("elicit() gives its question its place at once and hands the asker the form's compile as `ready` until the engine is loaded, then compiles at once; a form outside MCP's subset is never handed over", async () => {
   const asked: { method: string; ready?: Promise<unknown> }[] = [];
   const recording: Asker = {
     era: "stateless",
@@ -67,15 +68,33 @@ Deno.test("elicit() gives its question its place at once and hands the asker the
   };
   const questions = questionsOf(recording);
   const form = { message: "Name?", requestedSchema: schema({ name: strProp("Name") }) };
-  // Asked together: the form's question comes first, as the handler asked it, though its compile is not done yet.
-  await Promise.all([questions.elicit(form), questions.listRoots()]);
-  assert.deepEqual(asked.map((a) => a.method), ["elicitation/create", "roots/list"]);
-  assert.notEqual(asked[0].ready, undefined);
-  // The engine refuses this one (no regular expression): the asker gets a `ready` that rejects with why.
-  asked.length = 0;
   const badPattern = schema({ code: strProp("Code", { pattern: "(" }) });
+  // Not loaded yet (unless a test before this one in the process loaded it): the compile is the asker's `ready`.
+  if (schemaEngine() === undefined) {
+    // Asked together: the form's question comes first, as the handler asked it, though its compile is not done yet.
+    await Promise.all([questions.elicit(form), questions.listRoots()]);
+    assert.deepEqual(asked.map((a) => a.method), ["elicitation/create", "roots/list"]);
+    assert.notEqual(asked[0].ready, undefined);
+    // The engine refuses this one (no regular expression): the asker gets a `ready` that rejects with why.
+    asked.length = 0;
+    await assert.rejects(
+      questions.elicit({ message: "Code?", requestedSchema: badPattern }),
+      /Cannot elicit: .*pattern/,
+    );
+    await assert.rejects(asked[0].ready!, /Cannot elicit: requestedSchema\/properties\/code\/pattern/);
+  }
+  // Loaded: the form is compiled at once, asked with no `ready` (as a handler that does not await it expects), and one
+  // the engine refuses never reaches the asker.
+  await loadSchemaEngine();
+  asked.length = 0;
+  await Promise.all([questions.elicit(form), questions.listRoots()]);
+  assert.deepEqual(asked.map((a) => [a.method, a.ready]), [["elicitation/create", undefined], [
+    "roots/list",
+    undefined,
+  ]]);
+  asked.length = 0;
   await assert.rejects(questions.elicit({ message: "Code?", requestedSchema: badPattern }), /Cannot elicit: .*pattern/);
-  await assert.rejects(asked[0].ready!, /Cannot elicit: requestedSchema\/properties\/code\/pattern/);
+  assert.deepEqual(asked, []);
   // Outside MCP's subset: refused before the asker hears of it.
   asked.length = 0;
   const nested = schema({ a: objectProp({}, [], "A") });
