@@ -214,8 +214,8 @@ export async function sequentialCalls(
 /**
  * `sizes.concurrent` calls of `sleep {ms: sizes.sleepMs}` sent at once; the
  * milliseconds until the last reply. Measured after a process's pipelined
- * rows: for some 30 s after asynchronous calls the toolkit's CPU per call
- * was seen 4–15 % higher (docs/benchmarks.md, "How a floor row is judged").
+ * rows: after a call of another tool the toolkit's small calls were seen to
+ * cost up to a fifth more CPU (docs/benchmarks.md, "How a floor row is judged").
  */
 export async function concurrentSleeps(server: ServerProcess, env: Env, sizes: ThroughputSizes): Promise<Cell> {
   const sleepLine = (id: number) =>

@@ -247,7 +247,7 @@ async function measureSideBySide(env: Env, plan: Plan, runs: readonly Run[]): Pr
     ...plan.argumentSizes.flatMap((bytes) =>
       pipelinedParts(env, plan, "initialize", bytes, plan.sizedWarmup, plan.sizedCalls)
     ),
-    // Last: asynchronous calls leave the toolkit slower for a while (concurrentSleeps()).
+    // Last: a call of another tool leaves the toolkit's small calls dearer (concurrentSleeps()).
     async (server, run) => void (run.cells.concurrent = await concurrentSleeps(server, env, plan)),
   ];
   const modern: Row[] = [
