@@ -132,8 +132,13 @@ export function questionsOf(
   };
   return {
     async elicit<T>(form: ElicitForm<T>, options?: AskOptions): Promise<ElicitAnswer<T>> {
-      const schema = form?.requestedSchema;
-      if (typeof form?.message !== "string" || schema?.type !== "object") {
+      const message = form?.message;
+      // The form is read once, as its JSON: that copy is checked, compiled, sent and used to check the answer. The
+      // handler's object may change after elicit() returns (the question is sent once its check is done, or listed
+      // when its round is sealed), and a getter, an inherited key or a Proxy may read otherwise to the checks than
+      // to JSON.stringify: what the client is asked must be what was checked.
+      const schema = formJson(form?.requestedSchema);
+      if (typeof message !== "string" || schema?.type !== "object") {
         throw new TypeError("Cannot elicit: expected { message: string, requestedSchema: schema({...}) }");
       }
       // A form MCP does not allow, or one the JSON Schema engine refuses, is the handler's mistake: it fails the
@@ -158,7 +163,7 @@ export function questionsOf(
         "elicitation/create",
         {
           mode: "form",
-          message: form.message,
+          message,
           requestedSchema: schema,
         },
         key,
@@ -179,6 +184,20 @@ export function questionsOf(
       return checked(asker, () => sampleAnswer(raw));
     },
   };
+}
+
+/** `schema` as its JSON reads back; a value with no JSON (a cycle, a BigInt, a getter that throws) is refused. */
+function formJson(schema: unknown): Record<string, unknown> | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(schema);
+  } catch (err) {
+    throw new TypeError(
+      `Cannot elicit: requestedSchema has no JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const copy: unknown = text === undefined ? undefined : JSON.parse(text);
+  return isObject(copy) ? copy : undefined;
 }
 
 /** Runs a check of an answer; in 2026-07-28 a bad answer is the retried request's invalid params (-32602). */

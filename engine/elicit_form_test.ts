@@ -99,6 +99,36 @@ Deno.test("2026-07-28: a form MCP does not allow, or that the schema engine refu
   assert.equal((await server.status()).code, 0);
 });
 
+Deno.test("2026-07-28: the form asked, and its answer checked against, is the form's JSON as elicit() read it: not as the handler changed it later, nor as a getter or an inherited key reads otherwise", async () => {
+  const server = await spawnRaw({ args: ["--no-prompt", script] });
+  const asked = { type: "object", properties: { name: { type: "string" } } };
+  for (const how of ["mutated", "getter", "inherited"]) {
+    const call = async (retry: Json = {}): Promise<Json> => {
+      const id = ++nextId;
+      const params = { name: "form_changes", arguments: { how }, ...retry, _meta: META };
+      await server.send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }));
+      const reply = await server.next();
+      assert.equal(reply.id, id, JSON.stringify(reply));
+      return reply.result as Json;
+    };
+    const paused = await call();
+    const request = (paused.inputRequests as Record<string, { params: Json }>)?.["elicitation-1"];
+    assert.deepEqual(request?.params.requestedSchema, asked, `${how}: ${JSON.stringify(paused)}`);
+    // An answer to the form sent passes the check: a string name, and no field the sent form does not make required.
+    const done = await call({
+      inputResponses: { "elicitation-1": { action: "accept", content: { name: "Ada", note: "x" } } },
+      requestState: paused.requestState,
+    });
+    assert.deepEqual(
+      done.content,
+      [{ type: "text", text: '{"name":"Ada","note":"x"}' }],
+      `${how}: ${JSON.stringify(done)}`,
+    );
+  }
+  await server.closeInput();
+  assert.equal((await server.status()).code, 0);
+});
+
 Deno.test("initialize era: a form MCP does not allow, or that the schema engine refuses, fails the call (-32603) and no elicitation/create is sent; a good one is", async () => {
   const server = await spawnRaw({ args: ["--no-prompt", script] });
   await server.send(JSON.stringify({

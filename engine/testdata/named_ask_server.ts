@@ -2,8 +2,9 @@
 // needs no Deno permission. `named` asks two named questions together,
 // `keyed` asks under the keys its arguments give (to test the key rules), and
 // `named_task` asks a named question as a task; `form` asks the form its
-// arguments give, to test which forms may be asked (elicit_form_test.ts).
-import { addTool, health, type ObjectSchema, run, schema, strProp, text } from "../../mod.ts";
+// arguments give, to test which forms may be asked, and `form_changes` a form
+// that reads otherwise later (elicit_form_test.ts).
+import { addTool, enumProp, health, type ObjectSchema, run, schema, strProp, text } from "../../mod.ts";
 
 const RO = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const NAME = schema({ name: strProp("Your name") }, ["name"]);
@@ -42,6 +43,34 @@ if (!health()) {
     }, async (req) => {
       const requestedSchema = req.arguments.requestedSchema as ObjectSchema;
       const answer = await req.elicit({ message: "Fill in the form", requestedSchema });
+      return text(answer.action === "accept" ? JSON.stringify(answer.content) : answer.action);
+    });
+    addTool(server, {
+      name: "form_changes",
+      description: "Asks a one-string form that reads otherwise once elicit() has it, as its argument says",
+      inputSchema: schema({ how: enumProp(["mutated", "getter", "inherited"], "How the form changes") }, ["how"]),
+      annotations: RO,
+    }, async (req) => {
+      const name = () => ({ type: "string" });
+      const nested = () => ({ type: "object", properties: { street: { type: "string" } } });
+      let form: Record<string, unknown> = { type: "object", properties: { name: name() } };
+      if (req.arguments.how === "getter") {
+        // Its first read is a good form; every later read, a nested one.
+        let reads = 0;
+        form = {
+          type: "object",
+          get properties() {
+            return { name: reads++ === 0 ? name() : nested() };
+          },
+        };
+      } else if (req.arguments.how === "inherited") {
+        // JSON.stringify does not send an inherited key, so no check may enforce it.
+        form = Object.assign(Object.create({ required: ["name"], additionalProperties: false }), form);
+      }
+      const asked = req.elicit({ message: "Fill in the form", requestedSchema: form as ObjectSchema });
+      // Changed once elicit() has it, before the question is sent or its round sealed.
+      if (req.arguments.how === "mutated") (form.properties as Record<string, unknown>).name = nested();
+      const answer = await asked;
       return text(answer.action === "accept" ? JSON.stringify(answer.content) : answer.action);
     });
     addTool(server, {
