@@ -111,9 +111,13 @@ export class InputRounds implements Asker {
     try {
       if (ready !== undefined) await ready;
       q = await digestOf({ method, params });
-    } finally {
+    } catch (err) {
+      // The round's timer may have fired while this lookup held it back: the questions already open still need it.
       this.#lookups--;
+      this.#schedule();
+      throw err;
     }
+    this.#lookups--;
     const { state, responses } = this.#options;
     const earlier = state?.answers[key];
     if (earlier !== undefined && earlier.q === q) {

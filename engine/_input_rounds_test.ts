@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { holdProcess } from "../internal/testdata/hold_process.ts";
+import { type NativeTimer, startTimer } from "../internal/native_timer.ts";
 import { type InputRequired, InputRounds, MAX_QUESTIONS_PER_ROUND } from "./_input_rounds.ts";
 import { digestOf, openState, type StateBody } from "./_request_state.ts";
 
@@ -50,6 +51,26 @@ Deno.test("InputRounds: questions asked together pause once, keyed by their plac
   // Only the new answer is sent: the earlier ones come from the sealed state.
   const third = await round(handler, second.paused.requestState, { "elicitation-3": "c" });
   assert.deepEqual(third, { done: ["a", "b", "c"] });
+});
+
+Deno.test("InputRounds: a question whose check fails after the round's timer fired leaves the questions asked with it sealed in a round, not waiting for good", async () => {
+  using _held = holdProcess();
+  let fail!: (err: Error) => void;
+  const ready = new Promise((_, reject) => (fail = reject));
+  const outcome = round((asker) =>
+    Promise.allSettled([asker.ask("roots/list", undefined), asker.ask("elicitation/create", form("A?"), "a", ready)])
+  );
+  // The check fails well after the round's 1 ms timer, which found it still pending and sealed nothing.
+  await new Promise<void>((resolve) => startTimer(resolve, 20));
+  fail(new TypeError("Cannot elicit: refused"));
+  let bound: NativeTimer | undefined;
+  const paused = await Promise.race([
+    outcome,
+    new Promise<"never sealed">((resolve) => (bound = startTimer(() => resolve("never sealed"), 2000))),
+  ]);
+  bound?.cancel();
+  assert.ok(typeof paused === "object" && "paused" in paused, JSON.stringify(paused));
+  assert.deepEqual(Object.keys(paused.paused.inputRequests), ["roots-1"]);
 });
 
 Deno.test("InputRounds: a question that changed at its place is asked again, not answered with the old answer", async () => {
