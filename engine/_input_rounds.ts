@@ -9,7 +9,7 @@
 // the digest of what was asked, so a handler that asks something else under
 // that key is asked again.
 
-import { type NativeTimer, startTimer } from "../internal/native_timer.ts";
+import { type Clock, systemClock } from "../internal/clock.ts";
 import { type Asker, type AskMethod, declares, missingCapability } from "./_asker.ts";
 import { digestOf, sealState, spendState, type StateBody } from "./_request_state.ts";
 
@@ -49,6 +49,8 @@ export interface RoundsOptions {
    * its later questions as the task's inputRequests.
    */
   unanswered?: Asker;
+  /** Where the round's timer runs: the system's, or a test's that moves time by hand. */
+  clock?: Clock;
 }
 
 const SHORT: Record<AskMethod, string> = {
@@ -74,7 +76,7 @@ export class InputRounds implements Asker {
   #lookups = 0;
   #answered: StateBody["answers"] = {};
   #open = new Map<string, Open>();
-  #timer: NativeTimer | undefined;
+  #timer: unknown;
   #paused = false;
   #asked: InputRequired | undefined;
 
@@ -160,7 +162,7 @@ export class InputRounds implements Asker {
     if (this.#timer !== undefined || this.#open.size === 0 || this.#paused) return;
     // V8's timer (internal/native_timer.ts): a handler's first question loads no node:timers. Its 1 ms is what
     // Node's setTimeout(0), the global one here, waits too.
-    this.#timer = startTimer(() => {
+    this.#timer = (this.#options.clock ?? systemClock).setTimer(() => {
       this.#timer = undefined;
       if (this.#lookups > 0) return;
       this.#seal();
