@@ -79,10 +79,12 @@ async function callForm(server: RawServer, requestedSchema: Json, retry: Json = 
 
 Deno.test("2026-07-28: a form MCP does not allow, or that the schema engine refuses, fails the call (-32603) with no input_required; a good one is asked", async () => {
   const server = await spawnRaw({ args: ["--no-prompt", script] });
-  for (const [form, said] of BAD) {
+  for (const [i, [form, said]] of BAD.entries()) {
     const reply = await callForm(server, form);
     assert.equal(reply.result, undefined, `asked ${JSON.stringify(form)}: ${JSON.stringify(reply.result)}`);
     assert.equal((reply.error as { code: number }).code, -32603, JSON.stringify(form));
+    // The reason goes to stderr, which is not ordered with the reply on stdout: wait for its line.
+    await server.waitForStderr("tool form failed", i + 1);
     assert.match(server.stderr(), said);
   }
   const asked = (await callForm(server, GOOD)).result as Json;
@@ -157,6 +159,8 @@ Deno.test("initialize era: a form MCP does not allow, or that the schema engine 
     assert.equal(reply.method, undefined, `asked ${JSON.stringify(form)}: ${JSON.stringify(reply)}`);
     assert.equal(reply.id, i);
     assert.equal((reply.error as { code: number }).code, -32603, JSON.stringify(form));
+    // The reason goes to stderr, which is not ordered with the reply on stdout: wait for its line.
+    await server.waitForStderr("tool form failed", i + 1);
     assert.match(server.stderr(), said);
   }
   await call(100, GOOD);
