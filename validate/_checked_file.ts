@@ -347,7 +347,18 @@ export function hardLinks(info: Deno.FileInfo, action: string, path: string, con
 export function assertNotReadOnly(before: Deno.FileInfo | undefined, path: string, folder?: string): void {
   if (before !== undefined) refuseReadOnly(before.mode, `Cannot write ${quote(path)}: the file`);
   // A new file or a rename changes the folder: one no one may write is refused too (root's create ignores its bits).
-  if (folder !== undefined) refuseReadOnly(Deno.statSync(folder).mode, `Cannot write ${quote(path)}: its folder`);
+  if (folder === undefined) return;
+  walkHooks.beforeFolderMode?.(folder);
+  let mode: number | null;
+  try {
+    mode = Deno.statSync(folder).mode;
+  } catch (err) {
+    // The folder was there when the step began: gone now (removed, or renamed away with its root), it changed. Its
+    // error names the host path, which no refusal shows.
+    if (err instanceof Deno.errors.NotFound) throw changed("write", path);
+    refusalFor(err, "write", path);
+  }
+  refuseReadOnly(mode, `Cannot write ${quote(path)}: its folder`);
 }
 
 /** Refuses what `mode` lets no one write, `what` saying which it is. */

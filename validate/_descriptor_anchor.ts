@@ -42,6 +42,8 @@ export interface Identity {
 export const walkHooks: {
   beforeOpen?: (at: string) => void;
   beforePlace?: (at: string) => void;
+  /** Told the folder a write adds or replaces a name in, just before its mode is looked at. */
+  beforeFolderMode?: (folder: string) => void;
   /** Told the temporary file's path after the root's name was checked, before the file is created there. */
   beforeCreate?: (temp: string) => void;
   /** Told, for the caller's `path`, whether the folder a written file was placed in was flushed. */

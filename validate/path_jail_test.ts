@@ -1,6 +1,7 @@
 // test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln
 import assert from "node:assert/strict";
 import { basename, join } from "node:path";
+import { walkHooks } from "./_descriptor_anchor.ts";
 import { LimitError } from "./limits.ts";
 import { PathJail } from "./path_jail.ts";
 import { DEFAULT_DENY, definePolicy } from "./policy.ts";
@@ -1059,5 +1060,53 @@ Deno.test({
     }
     assert.deepEqual([...Deno.readDirSync(outside)].map((e) => e.name).sort(), ["a.txt", "w"], "nothing written out");
     assert.deepEqual([...Deno.readDirSync(join(outside, "w"))], [], "nothing written below the outside folder");
+  },
+});
+
+Deno.test({
+  name:
+    "a write whose folder is renamed away (with its root) after the step began is refused as changed, naming only the caller's path, and leaves nothing behind, both walk modes (path mode surfaced Deno's bare NotFound with the root's host path)",
+  permissions: perms,
+  async fn() {
+    const tree = join(base, "vanish");
+    const [root, gone] = [join(tree, "w"), join(tree, "w-gone")];
+    await Deno.mkdir(root, { recursive: true });
+    // What lies in the tree, the root and where it went, whichever exists.
+    const files = () => [...Deno.readDirSync(tree)].flatMap((folder) => [...Deno.readDirSync(join(tree, folder.name))]);
+    const calls: [string, (jail: PathJail) => Promise<void>][] = [
+      ["an atomic write of a new file", (jail) => jail.writeFile("x.txt", "mine", { atomic: true })],
+      ["a createNew write", (jail) => jail.writeFile("x.txt", "mine", { atomic: true, createNew: true })],
+      ["an in-place write of a new file", (jail) => jail.writeFile("x.txt", "mine")],
+      ["a dry run", (jail) => jail.writeFile("x.txt", "mine", { atomic: true, dryRun: true })],
+    ];
+    for (const [mode, options] of modes) {
+      for (const [label, call] of calls) {
+        // The descriptor walk looks at the folder through the descriptor it holds, wherever it went: a dry run there
+        // answers for that folder, and the writes are refused when they create their file in the root.
+        if (options.descriptorAnchor !== undefined && label === "a dry run") continue;
+        const jail = new PathJail(definePolicy({ readRoots: [], writeRoots: [root] }), options);
+        // Another process renames the root away just as the write looks at its folder's mode: the step found the
+        // folder a moment before.
+        walkHooks.beforeFolderMode = () => {
+          walkHooks.beforeFolderMode = undefined;
+          Deno.renameSync(root, gone);
+        };
+        let err: unknown;
+        try {
+          err = await call(jail).then(() => undefined, (e) => e);
+        } finally {
+          walkHooks.beforeFolderMode = undefined;
+        }
+        assert.ok(
+          err instanceof PolicyError && err.code === "changed" &&
+            err.message === 'Cannot write "x.txt": it changed while it was being opened; try again',
+          `${label}${mode}: ${err}`,
+        );
+        assert.deepEqual(files(), [], `${label}${mode}: a file was left behind`);
+        if (Deno.lstatSync(tree) && [...Deno.readDirSync(tree)].some((e) => e.name === "w-gone")) {
+          Deno.renameSync(gone, root);
+        }
+      }
+    }
   },
 });
