@@ -227,7 +227,9 @@ export function writeAt(
  * can make a link out, and a moved one is named where it went. A swap between
  * that check and the create is seen once the file exists: the kernel's name
  * for the new file must be in the root, or the write is refused before a byte
- * is written (an empty temporary file is then left where the swap led).
+ * is written (an empty temporary file is then left where the swap led). A
+ * file created in the root before the root moved is removed through its
+ * descriptor.
  */
 function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Identity } {
   if (kernelName(w.anchor, w.root) !== w.rootPath) throw changed(what.action, what.path);
@@ -241,15 +243,19 @@ function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Id
       0o600,
     );
   } catch (err) {
+    // The root was where its name says a moment ago: no longer there, it was moved or removed meanwhile, which is
+    // what the refusal says (Deno's own error would speak of the path it made of the root's new name).
+    if (kernelName(w.anchor, w.root) !== w.rootPath) throw changed(what.action, what.path);
     refusalFor(err, what.action, what.path);
   }
+  let ours: Identity | undefined;
   try {
+    ours = nodeFs().fstatSync(fd);
     // Where the kernel says the new file is: a swap between the check above and the create is seen here, before a
     // byte is written (the empty file it left elsewhere stays; nothing is written to it or placed from it). The
     // identity check below refuses it too today, since Deno's lstat through the anchor is resolved by the kernel
     // while its open resolves the anchor's name as text; this one does not rest on that difference.
     if (kernelName(w.anchor, fd) !== join(w.rootPath, basename(temp))) throw changed(what.action, what.path);
-    const ours = nodeFs().fstatSync(fd);
     let there: Identity | undefined;
     try {
       there = nodeFs().lstatSync(temp);
@@ -261,6 +267,9 @@ function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Id
     return { fd, ours };
   } catch (err) {
     closeQuietly(fd);
+    // Created in the root, and the root moved (or was renamed away) just after: the kernel then names the file
+    // elsewhere, but it is in the folder the root's descriptor holds, and goes from there.
+    if (ours !== undefined) removeIfOurs(temp, ours);
     throw err;
   }
 }

@@ -346,3 +346,51 @@ Deno.test({
     assert.ok(refused("changed")(err), String(err));
   },
 });
+
+Deno.test({
+  name:
+    "the descriptor walk removes its temporary file when the root moves just after it was created there, and refuses as changed a root gone before the create",
+  permissions: perms,
+  async fn() {
+    const tree = join(dir, "moving");
+    const [own, moved] = [join(tree, "w"), join(tree, "w-moved")];
+    Deno.mkdirSync(own, { recursive: true });
+    const movingJail = new PathJail(definePolicy({ readRoots: [], writeRoots: [own] }), { descriptorAnchor: anchor });
+    const swaps: [string, () => void][] = [
+      // Another process moves the root and puts a link to it at its name: the create, which Deno makes by the root's
+      // path, lands in the root, which the kernel now names elsewhere.
+      ["moved, a link to it in its place", () => {
+        Deno.renameSync(own, moved);
+        run("ln", "-s", moved, own);
+      }],
+      // Moved away with nothing in its place: the create is made where the kernel now names the root, in the root.
+      ["moved away", () => Deno.renameSync(own, moved)],
+      // Removed (it was empty): the kernel names it "<root> (deleted)", where the create finds no folder.
+      ["removed", () => Deno.removeSync(own)],
+    ];
+    const names = (folder: string) => [...Deno.readDirSync(tree)].some((entry) => entry.name === folder);
+    for (const [label, swap] of swaps) {
+      walkHooks.beforeCreate = () => {
+        walkHooks.beforeCreate = undefined;
+        swap();
+      };
+      let err: unknown;
+      try {
+        err = await movingJail.writeFile("x.txt", "mine", { atomic: true }).then(() => undefined, (e) => e);
+      } finally {
+        walkHooks.beforeCreate = undefined;
+      }
+      const left = names("w-moved") ? [...Deno.readDirSync(moved)].map((entry) => entry.name) : [];
+      // Put back: the link goes, the moved root returns, a removed one is made again.
+      if (names("w") && Deno.lstatSync(own).isSymlink) Deno.removeSync(own);
+      if (names("w-moved")) Deno.renameSync(moved, own);
+      if (!names("w")) Deno.mkdirSync(own);
+      assert.ok(refused("changed")(err), `${label}: ${err}`);
+      assert.equal((err as Error).message, 'Cannot write "x.txt": it changed while it was being opened; try again');
+      assert.deepEqual(left, [], `${label}: a file was left in the root`);
+      assert.deepEqual([...Deno.readDirSync(own)], [], `${label}: a file was left in the root`);
+      assert.equal(descriptors(), 0, `${label}: a descriptor stayed open`);
+    }
+    Deno.removeSync(tree, { recursive: true });
+  },
+});
