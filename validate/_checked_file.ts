@@ -132,8 +132,10 @@ export function writeChecked(
     // In place, every other name of the file changes too: one may lie outside every root.
     if (before !== undefined) hardLinks(before, "write", path, { allowHardLinks: options.allowHardLinks === true });
     if (options.dryRun) return;
+    // A name found absent is created exclusively: a file the open found there (one a swap sent it to, maybe outside
+    // every root) would otherwise be taken for this step's own, and removed when the step is refused.
     const flags = nodeFs().constants.O_WRONLY | nodeFs().constants.O_NONBLOCK | nodeFs().constants.O_CREAT |
-      (options.createNew ? nodeFs().constants.O_EXCL : 0) |
+      (options.createNew || before === undefined ? nodeFs().constants.O_EXCL : 0) |
       (options.append ? nodeFs().constants.O_APPEND : 0);
     // Non-blocking: a FIFO swapped in after the lstat fails the open (ENXIO) instead of waiting for a reader.
     walkHooks.beforeOpen?.(name);
@@ -141,6 +143,10 @@ export function writeChecked(
     try {
       fd = nodeFs().openSync(name, flags, 0o666);
     } catch (err) {
+      // Absent a moment ago: another process made it, or a swap led the open to another folder.
+      if ((err as { code?: string }).code === "EEXIST") {
+        throw options.createNew ? alreadyExists(path) : changed("write", path);
+      }
       refusalFor(err, "write", path);
     }
     let ours: Identity | undefined;

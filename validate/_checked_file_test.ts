@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import * as nodeFs from "node:fs";
 import { join } from "node:path";
 import { refusalFor } from "./_caller_path.ts";
-import { readChecked, statChecked, writeChecked } from "./_checked_file.ts";
+import { readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
 import { walkHooks } from "./_descriptor_anchor.ts";
 import { LimitError } from "./limits.ts";
 import { PolicyError } from "./policy_error.ts";
@@ -208,5 +208,39 @@ Deno.test({
     } finally {
       nodeFs.closeSync(fd);
     }
+  },
+});
+
+Deno.test({
+  name:
+    "an in-place writeChecked() of a new name never removes, nor writes, the file of that name outside when a swap sends its open there",
+  permissions: perms,
+  fn() {
+    const [folder, real, outside] = [join(dir, "inplace"), join(dir, "inplace-real"), join(dir, "inplace-out")];
+    Deno.mkdirSync(folder);
+    Deno.mkdirSync(outside);
+    Deno.writeTextFileSync(join(outside, "new.txt"), "theirs");
+    // Another process swaps the folder for a link to an outside folder that holds a file of the name, just before
+    // the open (the lstat a moment before found no such file, so this is a new file to the step).
+    walkHooks.beforeOpen = (at) => {
+      if (!at.endsWith("/new.txt")) return;
+      walkHooks.beforeOpen = undefined;
+      Deno.renameSync(folder, real);
+      assert.ok(new Deno.Command("sh", { args: ["-c", 'ln -s "$0" "$1"', outside, folder] }).outputSync().success);
+    };
+    const strays: Stray[] = [];
+    let err: unknown;
+    try {
+      writeChecked(join(folder, "new.txt"), "new.txt", bytes("mine"), {}, strays);
+    } catch (e) {
+      err = e;
+    } finally {
+      walkHooks.beforeOpen = undefined;
+    }
+    assert.ok(err instanceof PolicyError && err.code === "changed", String(err));
+    assert.ok(!err.message.includes(dir), err.message);
+    assert.deepEqual(strays, [], "a file outside was taken for one this write created");
+    assert.equal(Deno.readTextFileSync(join(outside, "new.txt")), "theirs", "the outside file was changed or removed");
+    assert.deepEqual([...Deno.readDirSync(real)], [], "a file was left in the folder");
   },
 });
