@@ -47,7 +47,8 @@ export function checkFileAccess(
     if (config.require_fd_anchor) throw new Error(`Cannot start: require_fd_anchor is set and ${why}`);
     return [
       `file access is not race-free: ${why}, so a local process that can write inside a root can, with luck, ` +
-      'redirect a call by swapping a folder for a link; on Linux run "ln -s /proc/self/fd <private folder>/fd", set ' +
+      "redirect a call by swapping a folder for a link: a read then returns a file outside the roots, and a write " +
+      'puts its file outside and says it was written; on Linux run "ln -s /proc/self/fd <private folder>/fd", set ' +
       '"fd_anchor" to that link and grant it (--print-permissions shows how)',
     ];
   }

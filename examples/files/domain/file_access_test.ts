@@ -23,12 +23,15 @@ Deno.test({
 });
 
 Deno.test({
-  name: "checkFileAccess() says once that file access is not race-free without fd_anchor, and how to set it",
+  name:
+    "checkFileAccess() says once that file access is not race-free without fd_anchor, what a swap can do to a read and to a write, and how to set it",
   permissions: perms,
   fn() {
     const notes = checkFileAccess(ConfigSchema.parse({ roots: ["data"] }), configPath);
     assert.equal(notes.length, 1);
     assert.match(notes[0], /^file access is not race-free: no fd_anchor is configured.*ln -s \/proc\/self\/fd/);
+    // What docs/security.md's remaining windows say of the path mode: reads and writes alike.
+    assert.match(notes[0], /a read then returns a file outside the roots, and a write puts its file outside/);
   },
 });
 
