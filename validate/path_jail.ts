@@ -723,10 +723,16 @@ export class PathJail {
     return info !== undefined && info.ino === id.ino && info.dev === id.dev;
   }
 
-  /** The real paths of the roots for `mode`, in their order: those taken at construction, the others now. */
+  /**
+   * The real paths of the roots for `mode`, in their order: those taken at construction, the others now. A root that
+   * does not resolve yet holds nothing that does: it stands as where it is expected (or as configured), so a call
+   * under another root is not failed for it (it failed every call, as an internal error naming the missing root).
+   */
   async #realRoots(mode: Mode): Promise<readonly string[]> {
     const real: string[] = [];
-    for (const root of this.#roots[mode]) real.push(this.#pinned.get(root) ?? await this.#pinLate(root));
+    for (const root of this.#roots[mode]) {
+      real.push(this.#pinned.get(root) ?? await this.#pinLate(root).catch(() => this.#expected.get(root) ?? root));
+    }
     return real;
   }
 

@@ -1110,3 +1110,32 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a root missing when the jail is built fails only the calls under it, as not-found, both walk modes: the others are served (every call failed as an internal error naming the missing root's host path)",
+  permissions: perms,
+  async fn() {
+    const tree = join(base, "one-missing");
+    const [present, missing] = [join(tree, "present"), join(tree, "missing")];
+    await Deno.mkdir(present, { recursive: true });
+    await Deno.writeTextFile(join(present, "a.txt"), "here");
+    for (const [mode, options] of modes) {
+      const jail = new PathJail(definePolicy({ readRoots: [], writeRoots: [present, missing] }), options);
+      assert.equal(await jail.readTextFile("a.txt"), "here", `read${mode}`);
+      assert.equal((await jail.stat("a.txt")).size, 4, `stat${mode}`);
+      assert.deepEqual((await jail.listDir(".")).entries.map((e) => e.name), ["a.txt"], `list${mode}`);
+      await jail.writeFile("b.txt", "written", { atomic: true });
+      assert.equal(await Deno.readTextFile(join(present, "b.txt")), "written", `write${mode}`);
+      const under = join(missing, "c.txt");
+      await assert.rejects(
+        jail.readTextFile(under),
+        (err: unknown) =>
+          err instanceof PolicyError && err.code === "not-found" &&
+          err.message.endsWith(": the folder this server reads from does not exist"),
+        `under the missing root${mode}`,
+      );
+      await Deno.remove(join(present, "b.txt"));
+    }
+  },
+});
