@@ -6,7 +6,6 @@
 
 import { loadSchemaEngine, type SchemaEngine, schemaEngine } from "../toolkit/schema_engine.ts";
 import type { InputValidator } from "../toolkit/input_validator.ts";
-import { formProblem } from "./_elicit_form.ts";
 import type { Era } from "./_era.ts";
 import type { InputRequired } from "./_input_rounds.ts";
 import { ErrorCode, type RpcError } from "./jsonrpc.ts";
@@ -142,16 +141,18 @@ export function questionsOf(
         throw new TypeError("Cannot elicit: expected { message: string, requestedSchema: schema({...}) }");
       }
       // A form MCP does not allow, or one the JSON Schema engine refuses, is the handler's mistake: it fails the
-      // call before the user is asked anything. The engine, loaded when a form is first asked, compiles the form
-      // while the asker gives the question its place, so questions asked together keep their order and round.
-      const problem = formProblem(schema);
-      if (problem !== undefined) throw new TypeError(`Cannot elicit: ${problem}`);
+      // call before the user is asked anything. The engine (and MCP's form rules with it), loaded when a form is
+      // first asked, checks and compiles the form while the asker gives the question its place, so questions asked
+      // together keep their order and round; a server that never asks for a form loads neither.
       const key = keyOf(options);
-      const compile = (engine: SchemaEngine) =>
-        engine.compileInput(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
+      const compile = (engine: SchemaEngine) => {
+        const problem = engine.formProblem(schema);
+        if (problem !== undefined) throw new TypeError(`Cannot elicit: ${problem}`);
+        return engine.compileInput(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
           name: "requestedSchema",
           checking: "form",
         });
+      };
       // Loaded already (a server served by hand loads it with serve()): compiled now, and the question is asked at
       // once, as a question of a handler that does not await it always was.
       const loaded = schemaEngine();

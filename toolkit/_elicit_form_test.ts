@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { formProblem } from "./_elicit_form.ts";
-import { boolProp, enumProp, intProp, numProp, schema, strProp } from "../toolkit/schema.ts";
+import { boolProp, enumProp, intProp, numProp, schema, strProp } from "./schema.ts";
 
 Deno.test("formProblem() takes the helpers' flat forms and every property kind MCP's elicitation allows", () => {
   const forms = [
