@@ -244,8 +244,8 @@ export class SessionAsker implements Asker {
     // The lifecycle forbids requests to a client that has not said `initialized`: the question waits for it.
     const initialized = this.#client.initialized;
     if (initialized !== undefined && !(await initialized(this.#signal, this.#owner))) throw callEnded(method);
-    // A question that fails its check is never sent. Checked after the wait above, which must begin at once: at end of
-    // input the waits begun are released, and a later one would wait out the shutdown's grace period.
+    // A question that fails its check is never sent. Awaited after the wait above; a wait begun late is no longer held:
+    // after the end of input it goes on at once, and the question is refused.
     if (ready !== undefined) await ready;
     if (method !== "roots/list") return this.#requests.request(method, params, this.#signal, this.#admit, this.#owner);
     // Roots change rarely and the client says when (notifications/roots/list_changed): a well-formed answer is kept

@@ -45,20 +45,28 @@ export class Session {
   // that ends first leaves the set, cancelled, timed out or answered: a reaction on one shared promise stayed with
   // it, with the call's closures, until the client initialized (never, for a client that does not), ~2.3 KB a call.
   readonly #waitingForInitialized = new Map<(initialized: boolean) => void, object | undefined>();
+  // Set once releaseWaiting() ran (the input ended): a wait begun after goes on at once, as no `initialized` can come.
+  #released = false;
 
   /** The client sent `notifications/initialized`: requests to it may go out now. */
   clientInitialized(): void {
     this.handshake.initialized = undefined;
-    this.releaseWaiting();
+    this.#letWaitingGo();
   }
 
   /**
    * Lets the calls waiting for `notifications/initialized` go on to ask: at
    * shutdown, where their questions are refused at once (no answer can be
    * read) instead of waiting out the grace period for an `initialized` that
-   * can no longer come.
+   * can no longer come. The session remembers it: a wait begun after (a
+   * handler that asks only now) goes on at once too.
    */
   releaseWaiting(): void {
+    this.#released = true;
+    this.#letWaitingGo();
+  }
+
+  #letWaitingGo(): void {
     const waiting = [...this.#waitingForInitialized.keys()];
     this.#waitingForInitialized.clear();
     for (const go of waiting) go(true);
@@ -86,12 +94,14 @@ export class Session {
   }
 
   /**
-   * Resolves true once the client said `initialized`, false when `owner`'s
+   * Resolves true once the client said `initialized` or the waits were
+   * released (at once, after {@linkcode releaseWaiting}), false when `owner`'s
    * waits end first (endWaitingOf()), or rejects with the reason `signal`
    * fires with first.
    */
   #untilInitialized(signal: AbortSignal, owner?: object): Promise<boolean> {
     if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.#released) return Promise.resolve(true);
     return new Promise((resolve, reject) => {
       const go = (initialized: boolean) => {
         signal.removeEventListener("abort", abort);

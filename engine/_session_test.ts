@@ -98,3 +98,24 @@ Deno.test("a call waiting for notifications/initialized leaves the wait when it 
   assert.equal(session.waitingForInitialized, 0);
   assert.equal(session.handshake.initialized, undefined);
 });
+
+Deno.test("after releaseWaiting() (the end of input) a wait for notifications/initialized begun later goes on at once; initialized alone leaves a later initialize's waits held", async () => {
+  const session = new Session(new Server({ name: "s" }), 0);
+  session.initialize({ protocolVersion: "2025-06-18", capabilities: { roots: {} } });
+  const gate = session.handshake.initialized!;
+  const before = gate(new AbortController().signal);
+  session.releaseWaiting();
+  assert.equal(await before, true);
+  // Before, this one waited for an initialized that could no longer come: until its call's signal fired.
+  assert.equal(await gate(new AbortController().signal), true);
+  assert.equal(session.waitingForInitialized, 0);
+  // The client's initialized is no release of that kind: a wait after a later initialize is held until the next one.
+  const other = new Session(new Server({ name: "s" }), 0);
+  other.initialize({ protocolVersion: "2025-06-18", capabilities: { roots: {} } });
+  other.clientInitialized();
+  other.initialize({ protocolVersion: "2025-06-18", capabilities: { roots: {} } });
+  void other.handshake.initialized!(new AbortController().signal);
+  assert.equal(other.waitingForInitialized, 1);
+  other.releaseWaiting();
+  assert.equal(other.waitingForInitialized, 0);
+});

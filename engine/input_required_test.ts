@@ -624,6 +624,44 @@ Deno.test("initialize era: at end of input a question still waiting for notifica
   assert.equal(server.lines.length, 2, "no request went to a client that never said initialized");
 });
 
+Deno.test("initialize era: a question begun after the end of input fails at once, whether or not the client said notifications/initialized, and nothing more is sent", async () => {
+  // The handler asks, its question fails at the end of input, and it asks again. Before, a second question to a client
+  // that never said initialized waited for it all of the shutdown's grace period (60 s here), then its call answered
+  // -32004: the waits were released once, at the end of input, and one begun after was not.
+  const eofMessage = "Cannot get the client's answer to elicitation/create: the server reads no more input";
+  for (const initialized of [false, true]) {
+    const server = await spawnRaw({ args: ["--quiet", "--no-prompt", "--deny-run", fixture, "--grace=60000"] });
+    const init = {
+      protocolVersion: "2025-06-18",
+      capabilities: { elicitation: {} },
+      clientInfo: { name: "r", version: "0" },
+    };
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: "init", method: "initialize", params: init }));
+    assert.equal((await server.next()).id, "init");
+    if (initialized) await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await server.send(sessionCall(2, "ask_after_failure"));
+    // A client that said initialized is asked the first question; the other is not, and its question waits.
+    if (initialized) assert.equal((await server.next()).method, "elicitation/create");
+    await server.closeInput();
+    const rest: Record<string, unknown>[] = [];
+    for (let msg = await server.next();; msg = await server.next()) {
+      rest.push(msg);
+      if (msg.id === 2) break;
+    }
+    const reply = rest.at(-1)!;
+    assert.equal(reply.error, undefined, JSON.stringify(reply));
+    const { outcomes } = JSON.parse(textOf(reply.result)) as { outcomes: string[] };
+    assert.equal(outcomes.length, 2, JSON.stringify(outcomes));
+    for (const outcome of outcomes) {
+      assert.ok(outcome.startsWith(`failed: ${eofMessage}`), `initialized ${initialized}: ${outcome}`);
+    }
+    // The question sent is cancelled; the one begun after the end of input never goes out.
+    const sent = rest.slice(0, -1).map((m) => m.method);
+    assert.deepEqual(sent, initialized ? ["notifications/cancelled"] : [], JSON.stringify(rest));
+    assert.equal((await server.status()).code, 0);
+  }
+});
+
 Deno.test("initialize era: questions ended by their deadline or a cancel free their place among the 64 that may wait: 100 cancelled and 64 timed out, and the next is asked", async () => {
   // At most 64 requests to the client wait at once (the 65th question fails its call at once); each abandoned one
   // must leave that table, or a client that never answers would end every later question.

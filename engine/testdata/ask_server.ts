@@ -1,7 +1,7 @@
 // A server whose tools ask their client: for the input-required tests of both
 // eras. With --audit=<file> it keeps an audit trail there (needs read and
 // write on that file); otherwise it needs no permission. --timeout=<ms>,
-// --max-in-flight=<n> and --max-message-bytes=<n> set run()'s options of those names. `deletions` counts
+// --max-in-flight=<n>, --max-message-bytes=<n> and --grace=<ms> (shutdownGraceMs) set run()'s options of those names. `deletions` counts
 // what the confirmed `delete` tool really ran, so a test can prove a declined
 // call ran nothing.
 import {
@@ -30,6 +30,8 @@ const maxInFlight = Number(
 const maxMessageBytes = Number(
   Deno.args.find((a) => a.startsWith("--max-message-bytes="))?.slice("--max-message-bytes=".length) ?? 64 * 1024 * 1024,
 );
+const graceFlag = Deno.args.find((a) => a.startsWith("--grace="))?.slice("--grace=".length);
+const shutdownGraceMs = graceFlag === undefined ? undefined : Number(graceFlag);
 let deletions = 0;
 let greetRuns = 0;
 
@@ -123,6 +125,24 @@ if (!health()) {
         }
       });
       addTool(server, {
+        name: "ask_after_failure",
+        description: "Asks; when that question fails, asks again (a question begun after whatever failed the first)",
+        inputSchema: schema(),
+        annotations: RO,
+      }, async (req) => {
+        const outcomes: string[] = [];
+        for (let i = 1; i <= 2; i++) {
+          try {
+            const answer = await req.elicit({ message: `Question ${i}?`, requestedSchema: schema({}) });
+            outcomes.push(`answered: ${answer.action}`);
+            break;
+          } catch (err) {
+            outcomes.push(`failed: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+        return json({ outcomes });
+      });
+      addTool(server, {
         name: "counts",
         description: "How many times greet's handler and delete's action ran",
         inputSchema: schema(),
@@ -145,8 +165,9 @@ if (!health()) {
         { confirm: (args) => args.path === "scratch" ? undefined : `Delete ${args.path}?` },
       );
     },
-    audit === undefined ? { timeoutMs, maxInFlight, maxMessageBytes } : {
+    audit === undefined ? { timeoutMs, maxInFlight, maxMessageBytes, shutdownGraceMs } : {
       timeoutMs,
+      shutdownGraceMs,
       maxInFlight,
       maxMessageBytes,
       middleware: [audit],
