@@ -48,6 +48,10 @@ export const walkHooks: {
   beforeCreate?: (temp: string) => void;
   /** Told, for the caller's `path`, whether the folder a written file was placed in was flushed. */
   folderSynced?: (path: string, synced: boolean) => void;
+  /** Told a root that did not resolve when the jail was built, just before the jail takes its real path. */
+  beforeRootPinned?: (root: string) => void;
+  /** Told the anchor's path after its `lstat` found a link, before the link is read. */
+  beforeAnchorRead?: (anchor: string) => void;
 } = {};
 
 /** Whether `a` (a descriptor's fstat) is the entry `b` found by lstat. */
@@ -74,8 +78,16 @@ export function checkAnchorLink(path: string): { folderChecked: boolean } {
     refuse(`it cannot be read (${(err as Error).name}); create it with: ln -s ${PROC_FDS} ${path}`);
   }
   if (!link!.isSymlink) refuse(`it is not a symbolic link; create it with: ln -s ${PROC_FDS} ${path}`);
-  const target = Deno.readLinkSync(path);
-  if (target !== PROC_FDS) refuse(`it points at ${quote(target, 256)}, not ${PROC_FDS}`);
+  walkHooks.beforeAnchorRead?.(path);
+  let target: string;
+  try {
+    target = Deno.readLinkSync(path);
+  } catch (err) {
+    // Replaced or removed since its lstat, by whoever can write its folder: the operator's error, said as such, and
+    // not Deno's message (which names the path as Deno saw it).
+    refuse(`it changed while it was checked (${(err as Error).name}); create it with: ln -s ${PROC_FDS} ${path}`);
+  }
+  if (target! !== PROC_FDS) refuse(`it points at ${quote(target!, 256)}, not ${PROC_FDS}`);
   let folder: Deno.FileInfo;
   try {
     folder = Deno.statSync(dirname(path));

@@ -67,6 +67,38 @@ Deno.test({
 });
 
 Deno.test({
+  name: "checkAnchorLink() refuses, in its own words, an anchor replaced or removed between its lstat and its readlink",
+  permissions: perms,
+  fn() {
+    const swapped = join(private_, "swapped");
+    const swaps: [string, (path: string) => void][] = [
+      ["replaced by a folder", (path) => {
+        Deno.removeSync(path);
+        Deno.mkdirSync(path);
+      }],
+      ["removed", (path) => Deno.removeSync(path)],
+    ];
+    try {
+      for (const [how, swap] of swaps) {
+        ln("/proc/self/fd", swapped);
+        walkHooks.beforeAnchorRead = swap;
+        assert.throws(() => checkAnchorLink(swapped), (err: Error) => {
+          // Deno's own error (`NotFound: … readlink '<path>'`, `InvalidData`) escaped here before.
+          assert.equal(err.constructor, Error, how);
+          assert.match(err.message, /^Cannot use the descriptor anchor ".*": it changed while it was checked \(/, how);
+          assert.match(err.message, /create it with: ln -s \/proc\/self\/fd /, how);
+          assert.doesNotMatch(err.message, /readlink|os error/, how);
+          return true;
+        });
+        if (how !== "removed") Deno.removeSync(swapped);
+      }
+    } finally {
+      walkHooks.beforeAnchorRead = undefined;
+    }
+  },
+});
+
+Deno.test({
   name: "openDirIn() walks through folders by descriptor and refuses a symbolic link on the way",
   permissions: perms,
   fn() {

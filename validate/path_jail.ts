@@ -1,8 +1,9 @@
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { changed } from "./_anchored.ts";
 import { checkCallerPath, refusalFor } from "./_caller_path.ts";
 import { chaseStrays, type CheckContext, readChecked, statChecked, type Stray, writeChecked } from "./_checked_file.ts";
 import { listChecked } from "./_listing.ts";
-import { checkAnchor, type Identity, type What, withRoot } from "./_descriptor_anchor.ts";
+import { checkAnchor, type Identity, walkHooks, type What, withRoot } from "./_descriptor_anchor.ts";
 import { listAt, readAt, statAt, type Walk, writeAt } from "./_descriptor_ops.ts";
 import { compileGlob, type GlobMatcher, matchesOrInside, namesIn } from "./_glob.ts";
 import { type CutText, truncationMarker } from "./limits.ts";
@@ -557,14 +558,18 @@ export class PathJail {
         () => false,
         isMissingPath,
       );
-      if (!missing) continue;
-      throw new PolicyError(
-        "not-found",
-        `Cannot ${action} ${quote(path)}: the folder this server ${
-          mode === "write" ? "writes in" : "reads from"
-        } does not exist`,
-      );
+      if (missing) this.#refuseRootMissing(mode, action, path);
     }
+  }
+
+  /** Refuses a call whose root folder does not exist, in words that name neither the root nor any host path. */
+  #refuseRootMissing(mode: Mode, action: string, path: string): never {
+    throw new PolicyError(
+      "not-found",
+      `Cannot ${action} ${quote(path)}: the folder this server ${
+        mode === "write" ? "writes in" : "reads from"
+      } does not exist`,
+    );
   }
 
   /**
@@ -741,6 +746,7 @@ export class PathJail {
    * resolves elsewhere than its nearest folder then said (then that expected path is answered, untaken).
    */
   async #pinLate(root: string): Promise<string> {
+    walkHooks.beforeRootPinned?.(root);
     const real = await Deno.realPath(root).catch((err) => {
       // A missing or unreadable root is a server misconfiguration, not the model's to fix.
       throw new Error(`Cannot open the path jail: root ${quote(root, 256)} cannot be resolved`, { cause: err });
@@ -770,7 +776,12 @@ export class PathJail {
       if (containing([root], candidate) === undefined) continue;
       const now = await Deno.realPath(root).catch(() => undefined);
       if (now === undefined) continue;
-      const pinned = this.#pinned.get(root) ?? await this.#pinLate(root);
+      // A root that vanished (or changed) since it resolved a moment ago is refused in the caller's words: the plain
+      // Error of #pinLate named the root's host path, as an internal error.
+      const pinned = this.#pinned.get(root) ?? await this.#pinLate(root).catch((err: unknown) => {
+        if (isMissingPath((err as Error).cause)) this.#refuseRootMissing(mode, action, path);
+        throw changed(action, path);
+      });
       if (now === pinned && await this.#sameRoot(pinned)) continue;
       throw new PolicyError(
         "changed",

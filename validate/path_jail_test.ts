@@ -1139,3 +1139,43 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a root created after the jail was built and removed between the jail's two looks at it is refused as not-found in the caller's words, for reads and writes, both walk modes (a plain Error naming the root's host path escaped)",
+  permissions: perms,
+  async fn() {
+    const tree = join(base, "pin-vanish");
+    const root = join(tree, "late");
+    await Deno.mkdir(tree);
+    const calls: [string, string, (jail: PathJail) => Promise<unknown>][] = [
+      ["read", "reads from", (jail) => jail.readTextFile("a.txt")],
+      ["write", "writes in", (jail) => jail.writeFile("a.txt", "mine", { atomic: true })],
+    ];
+    for (const [mode, options] of modes) {
+      for (const [action, where, call] of calls) {
+        const jail = new PathJail(definePolicy({ readRoots: [], writeRoots: [root] }), options);
+        await Deno.mkdir(root);
+        await Deno.writeTextFile(join(root, "a.txt"), "theirs");
+        // The call's first look found the root; it goes just before the jail takes its real path.
+        walkHooks.beforeRootPinned = () => {
+          walkHooks.beforeRootPinned = undefined;
+          Deno.removeSync(root, { recursive: true });
+        };
+        let err: unknown;
+        try {
+          err = await call(jail).then(() => undefined, (e) => e);
+        } finally {
+          walkHooks.beforeRootPinned = undefined;
+        }
+        assert.ok(
+          err instanceof PolicyError && err.code === "not-found" &&
+            err.message === `Cannot ${action} "a.txt": the folder this server ${where} does not exist`,
+          `${action}${mode}: ${err}`,
+        );
+        assert.ok(!String(err).includes(base) && !String(err.cause ?? "").includes(base), `${action}${mode}`);
+        assert.deepEqual([...Deno.readDirSync(tree)], [], `${action}${mode}: something was left behind`);
+      }
+    }
+  },
+});
