@@ -8,6 +8,10 @@
 
 import type { Clock } from "./clock.ts";
 
+/** The first wait before a sweep that threw is run again; it doubles while sweeps throw, up to RETRY_MAX_MS. */
+const RETRY_MS = 10;
+const RETRY_MAX_MS = 1_000;
+
 /**
  * A sweep of a table at `now` (a reading of the timer's clock): it deals with
  * what is due and returns the next deadline left, or `Infinity` for none.
@@ -17,7 +21,9 @@ export type Sweep = (now: number) => number;
 /**
  * The one timer of a table of deadlines, on a {@linkcode Clock}: armed for the
  * soonest deadline it was given, it runs the table's sweep when it fires, then
- * arms itself for the deadline the sweep returns.
+ * arms itself for the deadline the sweep returns. A sweep that throws is
+ * run again after a short wait (10 ms, doubling while it keeps throwing, up
+ * to a second), and its error is thrown on: a deadline is never dropped.
  *
  * @example Two deadlines, one sweep each, on a clock a test moves
  * ```ts
@@ -44,6 +50,7 @@ export class DeadlineTimer {
   readonly #sweep: Sweep;
   #handle: unknown = undefined;
   #armedFor = Infinity;
+  #failures = 0;
 
   /** A timer, not armed yet, that runs `sweep` on `clock` when it fires. */
   constructor(clock: Clock, sweep: Sweep) {
@@ -82,7 +89,17 @@ export class DeadlineTimer {
   #fire(): void {
     this.#handle = undefined;
     this.#armedFor = Infinity;
+    const now = this.#clock.now();
+    let next: number;
+    try {
+      next = this.#sweep(now);
+    } catch (err) {
+      // The table's bug: what the sweep left undone is unknown, so it runs again soon, and the error is reported.
+      this.arm(now + Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** this.#failures++));
+      throw err;
+    }
+    this.#failures = 0;
     // A deadline armed during the sweep stays armed if it is the sooner.
-    this.arm(this.#sweep(this.#clock.now()));
+    this.arm(next);
   }
 }

@@ -135,3 +135,28 @@ Deno.test("DeadlineTimer on the system clock fires on V8's timer, and re-arms fo
   assert.ok(seen.at(-1)! >= start + 14, "the last sweep not before the last deadline");
   assert.equal(timer.armedFor, Infinity);
 });
+
+Deno.test("DeadlineTimer runs a sweep that threw again soon, so the table's deadlines are still enforced, and throws its error on", () => {
+  const clock = new ManualClock();
+  const { deadlines, swept, sweep } = table();
+  let throws = 2;
+  const timer = new DeadlineTimer(clock, (now) => {
+    if (throws-- > 0) throw new Error(`sweep bug at ${now}`);
+    return sweep(now);
+  });
+  deadlines.add(10);
+  deadlines.add(500);
+  timer.arm(10);
+  assert.throws(() => clock.advance(10), /sweep bug at 10/);
+  assert.equal(timer.armedFor, 20, "re-armed 10 ms later");
+  assert.equal(clock.pending, 1);
+  assert.throws(() => clock.advance(10), /sweep bug at 20/);
+  assert.equal(timer.armedFor, 40, "the wait doubles while the sweep throws");
+  clock.advance(20);
+  assert.deepEqual(swept, [40]);
+  assert.deepEqual([...deadlines], [500]);
+  assert.equal(timer.armedFor, 500);
+  clock.advance(460);
+  assert.deepEqual(swept, [40, 500]);
+  assert.equal(deadlines.size, 0);
+});
