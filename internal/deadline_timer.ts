@@ -5,12 +5,23 @@
 // time has passed (./native_timer.ts). The call table, the task table and the
 // stderr queue's records use it; what is due, and what becomes of it, is
 // each table's own sweep.
+//
+// Since a cancelled V8 timer is held until its time, a timer is never armed
+// more than HORIZON_MS ahead (a far deadline is reached by a wake-up each
+// HORIZON_MS that sweeps and arms again), and a timer is cancelled for a
+// sooner deadline only while fewer than MAX_HELD timers it started are still
+// before their times: deadlines that come ever sooner (a client alternating
+// tools of different timeouts) hold at most MAX_HELD timers, and a deadline
+// the cap kept from its own timer is enforced at most HORIZON_MS late.
 
 import type { Clock } from "./clock.ts";
 
-/** The first wait before a sweep that threw is run again; it doubles while sweeps throw, up to RETRY_MAX_MS. */
+/** The farthest ahead a timer is armed: a cancelled one is held at most this long. */
+const HORIZON_MS = 1_000;
+/** How many timers started and not yet at their times (the live one and those cancelled) allow another cancel. */
+const MAX_HELD = 8;
+/** The first wait before a sweep that threw is run again; it doubles while sweeps throw, up to HORIZON_MS. */
 const RETRY_MS = 10;
-const RETRY_MAX_MS = 1_000;
 
 /**
  * A sweep of a table at `now` (a reading of the timer's clock): it deals with
@@ -21,7 +32,8 @@ export type Sweep = (now: number) => number;
 /**
  * The one timer of a table of deadlines, on a {@linkcode Clock}: armed for the
  * soonest deadline it was given, it runs the table's sweep when it fires, then
- * arms itself for the deadline the sweep returns. A sweep that throws is
+ * arms itself for the deadline the sweep returns. A deadline further than a
+ * second ahead is reached by wake-ups a second apart. A sweep that throws is
  * run again after a short wait (10 ms, doubling while it keeps throwing, up
  * to a second), and its error is thrown on: a deadline is never dropped.
  *
@@ -50,6 +62,9 @@ export class DeadlineTimer {
   readonly #sweep: Sweep;
   #handle: unknown = undefined;
   #armedFor = Infinity;
+  // When the live timer fires, and when every timer started and not yet past its time does (a cancelled one too).
+  #firesAt = Infinity;
+  #held: number[] = [];
   #failures = 0;
 
   /** A timer, not armed yet, that runs `sweep` on `clock` when it fires. */
@@ -58,7 +73,7 @@ export class DeadlineTimer {
     this.#sweep = sweep;
   }
 
-  /** When the timer fires (a clock reading); `Infinity` while it is not armed. */
+  /** The soonest deadline it was given (a clock reading); `Infinity` while it is not armed. */
   get armedFor(): number {
     return this.#armedFor;
   }
@@ -66,9 +81,19 @@ export class DeadlineTimer {
   /** Arms the timer for `at`, only if that is sooner than what it is armed for (a later or NaN time is ignored). */
   arm(at: number): void {
     if (!(at < this.#armedFor)) return;
-    if (this.#handle !== undefined) this.#clock.clearTimer(this.#handle);
     this.#armedFor = at;
-    this.#handle = this.#clock.setTimer(() => this.#fire(), at - this.#clock.now());
+    const now = this.#clock.now();
+    const target = Math.min(at, now + HORIZON_MS);
+    if (target >= this.#firesAt) return;
+    this.#held = this.#held.filter((time) => time > now);
+    if (this.#handle !== undefined) {
+      // The live timer fires within HORIZON_MS: it sweeps then, rather than another timer held till its time.
+      if (this.#held.length >= MAX_HELD) return;
+      this.#clock.clearTimer(this.#handle);
+    }
+    this.#firesAt = target;
+    this.#held.push(target);
+    this.#handle = this.#clock.setTimer(() => this.#fire(target), target - now);
   }
 
   /**
@@ -83,11 +108,16 @@ export class DeadlineTimer {
   stop(): void {
     if (this.#handle !== undefined) this.#clock.clearTimer(this.#handle);
     this.#handle = undefined;
+    this.#firesAt = Infinity;
     this.#armedFor = Infinity;
   }
 
-  #fire(): void {
+  #fire(target: number): void {
+    // Already gone if an arm() between its time and its callback dropped the times that had passed.
+    const at = this.#held.indexOf(target);
+    if (at !== -1) this.#held.splice(at, 1);
     this.#handle = undefined;
+    this.#firesAt = Infinity;
     this.#armedFor = Infinity;
     const now = this.#clock.now();
     let next: number;
@@ -95,7 +125,7 @@ export class DeadlineTimer {
       next = this.#sweep(now);
     } catch (err) {
       // The table's bug: what the sweep left undone is unknown, so it runs again soon, and the error is reported.
-      this.arm(now + Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** this.#failures++));
+      this.arm(now + Math.min(HORIZON_MS, RETRY_MS * 2 ** this.#failures++));
       throw err;
     }
     this.#failures = 0;

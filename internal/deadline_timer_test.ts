@@ -160,3 +160,33 @@ Deno.test("DeadlineTimer runs a sweep that threw again soon, so the table's dead
   assert.deepEqual(swept, [40, 500]);
   assert.equal(deadlines.size, 0);
 });
+
+Deno.test("DeadlineTimer: deadlines that come ever sooner hold at most 8 timers, none more than a second ahead, and each is still enforced", () => {
+  const clock = new ManualClock();
+  const { deadlines, swept, sweep } = table();
+  const timer = new DeadlineTimer(clock, sweep);
+  // Far deadlines, each sooner than the last: one timer, a second ahead.
+  for (let i = 0; i < 1_000; i++) {
+    deadlines.add(1e9 - i);
+    timer.arm(1e9 - i);
+  }
+  assert.equal(clock.held, 1);
+  // Near deadlines, each sooner than the last, as a client alternating tools of different timeouts makes them.
+  for (let i = 0; i < 1_000; i++) {
+    deadlines.add(999 - i);
+    timer.arm(999 - i);
+  }
+  assert.equal(clock.held, 8, "the live timer and 7 cancelled ones, where each sooner deadline cancelled one before");
+  assert.equal(timer.armedFor, 0);
+  clock.advance(993);
+  assert.deepEqual(swept, [993], "the cap's last timer, at most a second after the soonest deadline");
+  assert.equal(deadlines.size, 1_000 + 6, "all but 994–999 swept");
+  clock.advance(6);
+  assert.deepEqual(swept, [993, 994, 995, 996, 997, 998, 999], "then a timer for each deadline itself");
+  // The far ones are reached by wake-ups a second apart.
+  assert.equal(timer.armedFor, 1e9 - 999);
+  assert.equal(clock.held, 2, "the wake-up at 1,999, and the first timer, cancelled, till 1,000");
+  clock.advance(3_000);
+  assert.deepEqual(swept.slice(7), [1_999, 2_999, 3_999]);
+  assert.equal(deadlines.size, 1_000);
+});

@@ -14,6 +14,8 @@ export class ManualClock implements Clock {
   #now: number;
   #lastId = 0;
   readonly #timers = new Map<number, Pending>();
+  // The due times of the timers cleared before them (V8 holds a cancelled timer of its own until then).
+  #cleared: number[] = [];
 
   /** Starts at `start` ms. */
   constructor(start = 0) {
@@ -31,12 +33,25 @@ export class ManualClock implements Clock {
   }
 
   clearTimer(timer: unknown): void {
-    if (typeof timer === "number") this.#timers.delete(timer);
+    if (typeof timer !== "number") return;
+    const pending = this.#timers.get(timer);
+    if (pending === undefined) return;
+    this.#timers.delete(timer);
+    if (pending.at > this.#now) this.#cleared.push(pending.at);
   }
 
   /** How many timers wait to fire. */
   get pending(): number {
     return this.#timers.size;
+  }
+
+  /**
+   * How many timers V8 would hold (./native_timer.ts): those waiting to fire,
+   * and those cleared whose due time has not come yet.
+   */
+  get held(): number {
+    this.#cleared = this.#cleared.filter((at) => at > this.#now);
+    return this.#timers.size + this.#cleared.length;
   }
 
   /**

@@ -31,3 +31,17 @@ Deno.test("ManualClock: a cleared timer never runs; one set by a callback runs w
   assert.deepEqual(fired, [-2, 15]);
   clock.clearTimer(999);
 });
+
+Deno.test("ManualClock.held counts the timers waiting and those cleared before their due time, until it comes", () => {
+  const clock = new ManualClock();
+  const late = clock.setTimer(() => {}, 100);
+  clock.setTimer(() => {}, 10);
+  assert.equal(clock.held, 2);
+  clock.clearTimer(late);
+  assert.equal(clock.pending, 1);
+  assert.equal(clock.held, 2, "cleared, yet held as V8 holds it until its time");
+  clock.advance(10);
+  assert.equal(clock.held, 1);
+  clock.advance(90);
+  assert.equal(clock.held, 0);
+});
