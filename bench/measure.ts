@@ -239,14 +239,19 @@ export async function concurrentSleeps(server: ServerProcess, env: Env, sizes: T
  * 2026-07-28). One part of a row: the throughput rounds measure a row in parts,
  * the servers judged together taking turns part by part.
  */
-export function echoPart(
+export async function echoPart(
   server: ServerProcess,
   env: Env,
   era: Era,
   text: string,
   counts: { warmup: number; calls: number; window: number },
 ): Promise<PipelinedFigures> {
-  return eraThroughput(server, env, era, text, counts);
+  const modern = era === "2026-07-28";
+  const check = (m: Message) =>
+    echoed(m, text) && (!modern || (m.result as { resultType?: unknown }).resultType === "complete");
+  const echo = modern ? (id: number) => modernEchoLine(id, text) : (id: number) => echoLine(id, text);
+  if (counts.warmup > 0) await server.pipeline(counts.warmup, counts.window, echo, check, env.timeoutMs);
+  return await pipelinedWithCpu(server, env, { pipelined: counts.calls, window: counts.window }, echo, check);
 }
 
 /** Pipelined calls/s of `sizes.pipelined` calls, and the server's CPU time per call while they ran. */
@@ -277,21 +282,6 @@ export interface PipelinedFigures {
 
 /** The protocol eras a row can be measured in. */
 export type Era = "initialize" | "2026-07-28";
-
-async function eraThroughput(
-  server: ServerProcess,
-  env: Env,
-  era: Era,
-  text: string,
-  counts: { warmup: number; calls: number; window: number },
-): Promise<PipelinedFigures> {
-  const modern = era === "2026-07-28";
-  const check = (m: Message) =>
-    echoed(m, text) && (!modern || (m.result as { resultType?: unknown }).resultType === "complete");
-  const echo = modern ? (id: number) => modernEchoLine(id, text) : (id: number) => echoLine(id, text);
-  if (counts.warmup > 0) await server.pipeline(counts.warmup, counts.window, echo, check, env.timeoutMs);
-  return await pipelinedWithCpu(server, env, { pipelined: counts.calls, window: counts.window }, echo, check);
-}
 
 /**
  * Pipelined calls/s of `calls` echo calls straight after `initialize` on a

@@ -7,7 +7,7 @@
 // as an `elicitation/create` request nor in an `input_required` result; a
 // good form is asked as before.
 import assert from "node:assert/strict";
-import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
+import { handshake, type RawServer, spawnRaw } from "@forge/toolkit/testing";
 import { boolProp, enumProp, intProp, schema, strProp } from "../mod.ts";
 
 const script = new URL("./testdata/named_ask_server.ts", import.meta.url).pathname;
@@ -133,18 +133,7 @@ Deno.test("2026-07-28: the form asked, and its answer checked against, is the fo
 
 Deno.test("initialize era: a form MCP does not allow, or that the schema engine refuses, fails the call (-32603) and no elicitation/create is sent; a good one is", async () => {
   const server = await spawnRaw({ args: ["--no-prompt", script] });
-  await server.send(JSON.stringify({
-    jsonrpc: "2.0",
-    id: "init",
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: { elicitation: {} },
-      clientInfo: { name: "raw", version: "1" },
-    },
-  }));
-  await server.next();
-  await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  await handshake(server, { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } });
   const call = (id: number, requestedSchema: Json) =>
     server.send(JSON.stringify({
       jsonrpc: "2.0",

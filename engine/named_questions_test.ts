@@ -5,7 +5,7 @@
 // handler asks real requests; a bad name fails the call before anything is
 // asked.
 import assert from "node:assert/strict";
-import { type RawServer, spawnRaw } from "@forge/toolkit/testing";
+import { handshake, type RawServer, spawnRaw } from "@forge/toolkit/testing";
 
 const script = new URL("./testdata/named_ask_server.ts", import.meta.url).pathname;
 type Json = Record<string, unknown>;
@@ -77,19 +77,8 @@ Deno.test("a task's named question is its inputRequests key on tasks/get, answer
 
 Deno.test("initialize era: the same named questions go to the client as requests, and their answers reach the handler", async () => {
   const server = await spawnRaw({ args: ["--no-prompt", script] });
-  await server.send(JSON.stringify({
-    jsonrpc: "2.0",
-    id: "init",
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: { elicitation: {}, roots: {} },
-      clientInfo: { name: "raw", version: "1" },
-    },
-  }));
-  await server.next();
-  // The lifecycle: no request reaches a client before it says it is initialized.
-  await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  // The lifecycle: no request reaches a client before it says it is initialized (handshake() says so).
+  await handshake(server, { protocolVersion: "2025-11-25", capabilities: { elicitation: {}, roots: {} } });
   await server.send(
     JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "named", arguments: {} } }),
   );
