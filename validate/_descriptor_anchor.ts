@@ -46,6 +46,11 @@ export const walkHooks: {
   beforeFolderMode?: (folder: string) => void;
   /** Told the temporary file's path after the root's name was checked, before the file is created there. */
   beforeCreate?: (temp: string) => void;
+  /**
+   * Told where the kernel names a temporary file whose create a swap led out of the root, once its folder is held
+   * and before its name there is compared with the file and removed.
+   */
+  beforeLandedRemoved?: (landed: string) => void;
   /** Told, for the caller's `path`, whether the folder a written file was placed in was flushed. */
   folderSynced?: (path: string, synced: boolean) => void;
   /** Told a root that did not resolve when the jail was built, just before the jail takes its real path. */

@@ -5,7 +5,7 @@
 // a write puts a name into that folder only (its content starts in the root,
 // see writeAt).
 
-import { basename, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { nodeFs } from "../internal/node_fs.ts";
 import { changed } from "./_anchored.ts";
 import { refusalFor } from "./_caller_path.ts";
@@ -225,11 +225,12 @@ export function writeAt(
  * own: a root removed while held is named `<root> (deleted)`, a path that
  * whoever can write beside the root (a writable root inside another root)
  * can make a link out, and a moved one is named where it went. A swap between
- * that check and the create is seen once the file exists: the kernel's name
- * for the new file must be in the root, or the write is refused before a byte
- * is written (an empty temporary file is then left where the swap led). A
- * file created in the root before the root moved is removed through its
- * descriptor.
+ * that check and the create (or inside Deno's open, between its reading of
+ * the root's name and the create) lands the file elsewhere, which no open
+ * through Deno can prevent; the lookup through the root's descriptor then
+ * misses it, and it is removed where the kernel says it is, by identity,
+ * before the write is refused. A file created in the root before the root
+ * moved is removed through its descriptor.
  */
 function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Identity } {
   if (kernelName(w.anchor, w.root) !== w.rootPath) throw changed(what.action, what.path);
@@ -249,28 +250,73 @@ function createInRoot(temp: string, w: Walk, what: What): { fd: number; ours: Id
     refusalFor(err, what.action, what.path);
   }
   let ours: Identity | undefined;
+  let inRoot = false;
   try {
     ours = nodeFs().fstatSync(fd);
-    // Where the kernel says the new file is: a swap between the check above and the create is seen here, before a
-    // byte is written (the empty file it left elsewhere stays; nothing is written to it or placed from it). The
-    // identity check below refuses it too today, since Deno's lstat through the anchor is resolved by the kernel
-    // while its open resolves the anchor's name as text; this one does not rest on that difference.
-    if (kernelName(w.anchor, fd) !== join(w.rootPath, basename(temp))) throw changed(what.action, what.path);
-    let there: Identity | undefined;
+    // Looked up through the root's descriptor, which the kernel resolves: the name is the new file only when the
+    // create landed in the root.
     try {
-      there = nodeFs().lstatSync(temp);
+      inRoot = sameIdentity(ours, nodeFs().lstatSync(temp));
     } catch {
-      // Not in the root: the create landed elsewhere.
-      there = undefined;
+      inRoot = false;
     }
-    if (there === undefined || !sameIdentity(ours, there)) throw changed(what.action, what.path);
+    if (!inRoot) {
+      // Landed elsewhere: nothing is written to it, and it goes now, while the descriptor says where it is.
+      removeLanded(w.anchor, fd, ours);
+      throw changed(what.action, what.path);
+    }
+    // In the root, and the root moved (or was renamed away) just after: refused, and removed below.
+    if (kernelName(w.anchor, fd) !== join(w.rootPath, basename(temp))) throw changed(what.action, what.path);
     return { fd, ours };
   } catch (err) {
     closeQuietly(fd);
-    // Created in the root, and the root moved (or was renamed away) just after: the kernel then names the file
-    // elsewhere, but it is in the folder the root's descriptor holds, and goes from there.
-    if (ours !== undefined) removeIfOurs(temp, ours);
+    // In the root: the name inside the root's descriptor goes, while it is still that very file.
+    if (inRoot && ours !== undefined) removeIfOurs(temp, ours);
     throw err;
+  }
+}
+
+/** How many times the folder a temporary file landed in is looked for, when a swap moves it meanwhile. */
+const LANDED_TRIES = 4;
+
+/**
+ * Removes the file `fd` holds (identified by `ours`), created outside the root
+ * by a swap: its folder is opened by the path the kernel names for the file,
+ * and the name in that folder's descriptor is removed only while it is that
+ * very file (a file of the same name put there, or a folder swapped in, is
+ * never removed). A move meanwhile is followed, a few times; a file that
+ * cannot be removed is said on stderr, by the kernel's name for it.
+ */
+function removeLanded(anchor: string, fd: number, ours: Identity): void {
+  let landed: string | undefined;
+  for (let tries = 0; tries < LANDED_TRIES; tries++) {
+    landed = kernelName(anchor, fd);
+    // Unnamed already (" (deleted)"), or unreadable: nothing left to remove.
+    if (landed === undefined || !isAbsolute(landed) || landed.endsWith(" (deleted)")) return;
+    let dir: number;
+    try {
+      dir = nodeFs().openSync(
+        dirname(landed),
+        nodeFs().constants.O_RDONLY | nodeFs().constants.O_DIRECTORY | nodeFs().constants.O_NONBLOCK,
+      );
+    } catch {
+      continue;
+    }
+    try {
+      walkHooks.beforeLandedRemoved?.(landed);
+      const there = at(anchor, dir, basename(landed));
+      if (sameIdentity(nodeFs().lstatSync(there), ours)) {
+        nodeFs().unlinkSync(there);
+        return;
+      }
+    } catch {
+      // Moved or gone meanwhile: the kernel's name says which.
+    } finally {
+      closeQuietly(dir);
+    }
+  }
+  if (landed !== undefined && !landed.endsWith(" (deleted)")) {
+    console.error(`Cannot remove a temporary file a racing process redirected out of its root: ${quote(landed, 512)}`);
   }
 }
 

@@ -271,11 +271,12 @@ function nestedWritableRoot(tag: string, folders: string) {
 
 Deno.test({
   name:
-    "the descriptor walk writes nothing outside when its root is removed and its '(deleted)' path made a link out between the root's check and the create",
+    "the descriptor walk writes nothing outside, and removes the empty file its create left there, when its root is removed and its '(deleted)' path made a link out between the root's check and the create",
   permissions: perms,
   async fn() {
     // As in the test below, but the root goes after its name was checked and before the temporary file is created:
-    // the create lands outside, which the kernel's name for the new file shows, before a byte is written.
+    // the create lands outside, which the lookup through the root's descriptor shows before a byte is written, and
+    // the file goes at once, found by the kernel's name for it.
     const { outer, inbox, away, nested } = nestedWritableRoot("2", "");
     walkHooks.beforeCreate = () => {
       // The other process, which may write in the read root: the empty writable root goes, and the name the kernel
@@ -301,11 +302,48 @@ Deno.test({
     Deno.removeSync(away, { recursive: true });
     assert.ok(refused("changed")(err), String(err));
     assert.deepEqual(written.filter((size) => size > 0), [], "bytes were written to a file outside the roots");
-    // The create itself cannot be stopped: one empty temporary file at most, no byte, no placed file.
-    assert.ok(
-      outside.every(([name, size]) => String(name).startsWith(".forge-write-") && size === 0),
-      JSON.stringify(outside),
+    // The create itself cannot be stopped (it was there, empty, for an instant): nothing stays.
+    assert.deepEqual(outside, [], "a file stayed outside the roots");
+  },
+});
+
+Deno.test({
+  name:
+    "the descriptor walk removes the file its create left outside by identity: never another file put at its name, and it follows the file moved",
+  permissions: perms,
+  async fn() {
+    const { outer, inbox, away, nested } = nestedWritableRoot("3", "");
+    walkHooks.beforeCreate = () => {
+      Deno.removeSync(inbox);
+      run("ln", "-s", away, `${inbox} (deleted)`);
+    };
+    // The other process, which can write where the file landed: it moves the file away within that folder and puts
+    // its own file at the name, just before the name is compared and removed.
+    const seen: string[] = [];
+    walkHooks.beforeLandedRemoved = (landed) => {
+      seen.push(landed);
+      if (seen.length > 1) return;
+      Deno.renameSync(landed, join(away, "moved"));
+      Deno.writeTextFileSync(landed, "theirs");
+    };
+    let err: unknown;
+    try {
+      err = await nested.writeFile("x.txt", "mine", { atomic: true }).catch((e) => e);
+    } finally {
+      walkHooks.beforeCreate = undefined;
+      walkHooks.beforeLandedRemoved = undefined;
+    }
+    const outside = Object.fromEntries(
+      [...Deno.readDirSync(away)].map((entry) => [entry.name, Deno.readTextFileSync(join(away, entry.name))]),
     );
+    Deno.removeSync(outer, { recursive: true });
+    Deno.removeSync(away, { recursive: true });
+    assert.ok(refused("changed")(err), String(err));
+    assert.equal(seen.length, 2, JSON.stringify(seen));
+    assert.match(seen[0], /\/\.forge-write-[0-9a-f-]+\.tmp$/);
+    assert.equal(seen[1], join(away, "moved"));
+    // Its own file, followed to where it was moved, went; the other file of its name stayed, untouched.
+    assert.deepEqual(outside, { [seen[0].slice(seen[0].lastIndexOf("/") + 1)]: "theirs" });
   },
 });
 

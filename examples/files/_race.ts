@@ -101,8 +101,6 @@ async function arena(calls: number, label: string, race: RaceCase): Promise<Aren
       const strays = walk(base).filter((path) => path.includes(".forge-write-"));
       const outsideAfter = walk(outside);
       const descriptorsAfter = held(anchor, base);
-      const fullOutside =
-        strays.filter((path) => path.startsWith(`${outside}/`) && Deno.statSync(path).size > 0).length;
       console.log(
         `${label} (${race.mode} mode, swapping each ${race.target}): ${calls} calls, ${tally.hits} outside, ${tally.refused} refused under the race, ` +
           `${tally.errors} other errors, ${outsideAfter.length - outsideBefore.length} files created outside, ` +
@@ -110,21 +108,12 @@ async function arena(calls: number, label: string, race: RaceCase): Promise<Aren
           descriptorsAfter,
       );
       await Deno.remove(base, { recursive: true });
-      // Path mode promises neither: a redirected write may land, and leave its temporary file, outside.
-      if (race.mode === "anchor" && race.target === "folder") {
+      // Path mode promises neither: a redirected write may land, and leave its temporary file, outside. With the
+      // anchor, a root swapped by a writer of its parent may send the temporary file's create outside for an instant
+      // (docs/security.md, remaining windows (c)): it goes before the write is refused, so nothing stays either way.
+      if (race.mode === "anchor") {
         assert.deepEqual(strays, [], "temporary files stayed behind");
         assert.deepEqual(outsideAfter, outsideBefore, "a file appeared outside the roots");
-      } else if (race.mode === "anchor") {
-        // A root swapped by a writer of its parent may send the temporary file's create outside: refused by its
-        // identity, the empty file stays where it landed (docs/security.md, remaining windows (c)). None stays in a
-        // root, nothing is written to one left outside, and no other file appears outside.
-        assert.deepEqual(strays.filter((path) => !path.startsWith(`${outside}/`)), [], "temporary files stayed behind");
-        assert.equal(fullOutside, 0, "a temporary file left outside holds bytes");
-        assert.deepEqual(
-          outsideAfter.filter((path) => !strays.includes(path)),
-          outsideBefore,
-          "a file appeared outside",
-        );
       }
       assert.equal(tally.errors, 0, "a call failed with something other than a refusal (an Internal error)");
       assert.equal(descriptorsAfter, descriptorsBefore, "the calls left descriptors open");
