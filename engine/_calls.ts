@@ -300,12 +300,17 @@ export class CallTable {
     this.#timer.stop();
   }
 
-  /** Times out the calls due by `now` (or within 1 ms of it); returns the next deadline. */
+  /**
+   * Times out the calls due by `now`; returns the next deadline. Never one due
+   * later, even by 1 ms: a sweep runs at a sooner call's deadline or at a
+   * wake-up a second apart (../internal/deadline_timer.ts), and V8's timer
+   * does not fire before its time; if it did, the timer is armed again.
+   */
   #sweep(now: number): number {
     let next = Infinity;
     for (const call of this.#calls.values()) {
       if (call.cause !== undefined) continue;
-      if (call.deadline <= now + 1) abortCall(call, "timeout", timeoutReason(call));
+      if (call.deadline <= now) abortCall(call, "timeout", timeoutReason(call));
       else if (call.deadline < next) next = call.deadline;
     }
     return next;

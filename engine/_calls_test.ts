@@ -25,6 +25,26 @@ Deno.test("CallTable aborts each call with a TimeoutError at its own deadline, u
   assert.equal(clock.pending, 0);
 });
 
+Deno.test("CallTable never times a call out before its deadline: not at a sooner call's deadline 1 ms before it, nor at a wake-up 1 ms before it", () => {
+  const clock = new ManualClock();
+  const table = new CallTable(clock);
+  const later = table.open("a", 100);
+  const sooner = table.open("b", 99);
+  clock.advance(99);
+  assert.equal(sooner.signal.aborted, true);
+  assert.equal(later.signal.aborted, false, "99 ms into a 100 ms timeout");
+  clock.advance(1);
+  assert.equal(later.signal.aborted, true);
+  // A deadline more than a second off is reached by wake-ups a second apart: the one at 1,100 is 1 ms before it.
+  const far = table.open("c", 1_001);
+  clock.advance(1_000);
+  assert.equal(far.signal.aborted, false, "1,000 ms into a 1,001 ms timeout");
+  clock.advance(1);
+  assert.equal(far.signal.aborted, true);
+  assert.equal(far.cause, "timeout");
+  table.dispose();
+});
+
 Deno.test("CallTable does not abort a call closed before its deadline", () => {
   const clock = new ManualClock();
   const table = new CallTable(clock);
