@@ -42,6 +42,7 @@ Deno.test("CallTable never times a call out before its deadline: not at a sooner
   clock.advance(1);
   assert.equal(far.signal.aborted, true);
   assert.equal(far.cause, "timeout");
+  assert.equal(clock.pending, 0, "no call left: no more wake-ups");
   table.dispose();
 });
 

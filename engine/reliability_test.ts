@@ -366,3 +366,31 @@ Deno.test({
     assert.equal((await server.status()).code, 0);
   },
 });
+
+Deno.test({
+  name:
+    "on V8's timer no call is timed out before its deadline: not at a sooner call's deadline 1 ms before, nor at a wake-up 1 ms before",
+  permissions: perms,
+  async fn() {
+    const server = await spawnRaw({ args: [new URL("./testdata/deadline_server.ts", import.meta.url).pathname] });
+    try {
+      await initialize(server);
+      const call = (id: number, name: string) =>
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } });
+      // One write, so the three enter in one turn: the 100 ms deadline's sweep comes 1 ms before the 101 ms one's, and
+      // the 1,001 ms deadline is reached by a wake-up 1,000 ms after it entered. (V8's timer fires some ms late here,
+      // which hid the sweep's old 1 ms of slack: engine/_calls_test.ts proves that on a clock the test moves.)
+      await server.send(enc.encode([call(1, "held_101"), call(2, "held_100"), call(3, "held_1001")].join("\n") + "\n"));
+      const replies = [await server.next(3_000), await server.next(3_000), await server.next(3_000)];
+      assert.deepEqual(replies.map((reply) => (reply.error as { code: number }).code), [-32001, -32001, -32001]);
+      await server.send(enc.encode(call(4, "elapsed") + "\n"));
+      const elapsed = JSON.parse(textOf(await server.next())) as Record<string, number>;
+      for (const ms of [100, 101, 1_001]) {
+        assert.ok(elapsed[`held_${ms}`] >= ms, `held_${ms} was timed out ${elapsed[`held_${ms}`]} ms after it started`);
+      }
+    } finally {
+      await server.closeInput();
+      await server.status();
+    }
+  },
+});
