@@ -156,12 +156,11 @@ export function roundOrder<T extends { name: string }>(servers: readonly T[], ro
 
 /**
  * Runs `plan.rounds` throughput rounds, a fresh process per server per round,
- * in {@linkcode roundOrder}. The servers judged against one another (the
- * toolkit, its bundle, the floor) run side by side row by row: each is
- * started, then every row is measured on each of them in turn before the
- * next row, so that the two figures of a paired ratio are a second apart, not
- * the several seconds one server's whole round takes. The others run one
- * after another, each its whole round.
+ * in {@linkcode roundOrder}. Every server runs side by side, row by row: each
+ * is started, then every row is measured on each of them in turn before the
+ * next row (a pipelined row in `plan.parts` parts, the servers taking turns
+ * part by part), so that every figure is taken the same way and the two of a
+ * ratio over the same second or two.
  */
 export async function throughputRounds(
   env: Env,
@@ -180,19 +179,16 @@ export async function throughputRounds(
     ),
   ];
   for (let round = 0; round < plan.rounds; round++) {
-    const order = roundOrder(servers, round);
-    for (const group of sideBySide(order)) {
-      const runs: Run[] = group.map((spec) => {
-        const cells: Record<string, Cell> = {};
-        (rounds[spec.name] ??= []).push(cells);
-        return { spec, cells, samples: samples[spec.name] ??= [] };
-      });
-      await measureSideBySide(env, plan, runs);
-      // What a round measured before a failure stands; the rest of its rows carry the failure.
-      for (const run of runs) {
-        for (const key of keys(run.spec)) run.cells[key] ??= failure(run.failed ?? "not measured");
-      }
-    }
+    // Every server of the round side by side, part by part: each is measured as the others are, in turns, so that a
+    // ratio of two compares figures taken the same way over the same seconds.
+    const runs: Run[] = roundOrder(servers, round).map((spec) => {
+      const cells: Record<string, Cell> = {};
+      (rounds[spec.name] ??= []).push(cells);
+      return { spec, cells, samples: samples[spec.name] ??= [] };
+    });
+    await measureSideBySide(env, plan, runs);
+    // What a round measured before a failure stands; the rest of its rows carry the failure.
+    for (const run of runs) for (const key of keys(run.spec)) run.cells[key] ??= failure(run.failed ?? "not measured");
   }
   return Object.fromEntries(servers.map((s) => {
     const { p50, p99 } = latencyCells(samples[s.name] ?? []);
@@ -202,18 +198,6 @@ export async function throughputRounds(
     );
     return [s.name, { cells, p50, p99, rounds: list }];
   }));
-}
-
-/** The servers of one round in groups that run side by side: the judged ones together, every other one alone. */
-export function sideBySide(order: readonly ServerSpec[]): ServerSpec[][] {
-  const groups: ServerSpec[][] = [];
-  let judged: ServerSpec[] | undefined;
-  for (const spec of order) {
-    if (!BACK_TO_BACK.includes(spec.name)) groups.push([spec]);
-    else if (judged === undefined) groups.push(judged = [spec]);
-    else judged.push(spec);
-  }
-  return groups;
 }
 
 /** One server's round: where its cells and latency samples go, and the failure that ended it early. */

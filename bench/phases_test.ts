@@ -11,7 +11,6 @@ import {
   rowsSideBySide,
   rssRuns,
   type Run,
-  sideBySide,
   throughputRounds,
 } from "./phases.ts";
 import { start } from "./measure.ts";
@@ -91,25 +90,6 @@ Deno.test({
       assert.equal((cells.pipelinedModern1536 as { value: number }).value, rates[1]);
     }
   },
-});
-
-Deno.test("sideBySide() puts the toolkit, its bundle and the floor in one group and every other server alone", () => {
-  const all = [...SERVERS, { ...BUNDLED, file: "" }];
-  const groups = (round: number) => sideBySide(roundOrder(all, round)).map((g) => g.map((s) => s.name).join("+"));
-  assert.deepEqual(groups(0), [
-    "toolkit+toolkit-bundled+raw-floor",
-    "sdk-lowlevel",
-    "sdk-mcpserver",
-    "cat-loop",
-    "sdk-on-toolkit",
-  ]);
-  assert.deepEqual(groups(1), [
-    "sdk-on-toolkit",
-    "cat-loop",
-    "sdk-mcpserver",
-    "sdk-lowlevel",
-    "raw-floor+toolkit-bundled+toolkit",
-  ]);
 });
 
 Deno.test({
