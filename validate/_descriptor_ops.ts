@@ -290,9 +290,11 @@ const LANDED_TRIES = 4;
 function removeLanded(anchor: string, fd: number, ours: Identity): void {
   let landed: string | undefined;
   for (let tries = 0; tries < LANDED_TRIES; tries++) {
+    // No name left: nothing to remove. The link count says so, not the kernel's " (deleted)" on the path, which a
+    // file renamed to such a name has too.
+    if (unnamed(fd)) return;
     landed = kernelName(anchor, fd);
-    // Unnamed already (" (deleted)"), or unreadable: nothing left to remove.
-    if (landed === undefined || !isAbsolute(landed) || landed.endsWith(" (deleted)")) return;
+    if (landed === undefined || !isAbsolute(landed)) return;
     let dir: number;
     try {
       dir = nodeFs().openSync(
@@ -315,8 +317,17 @@ function removeLanded(anchor: string, fd: number, ours: Identity): void {
       closeQuietly(dir);
     }
   }
-  if (landed !== undefined && !landed.endsWith(" (deleted)")) {
+  if (landed !== undefined && !unnamed(fd)) {
     console.error(`Cannot remove a temporary file a racing process redirected out of its root: ${quote(landed, 512)}`);
+  }
+}
+
+/** Whether the file `fd` holds has no name left in any folder (or cannot be looked at). */
+function unnamed(fd: number): boolean {
+  try {
+    return nodeFs().fstatSync(fd).nlink === 0;
+  } catch {
+    return true;
   }
 }
 

@@ -349,6 +349,39 @@ Deno.test({
 
 Deno.test({
   name:
+    "the descriptor walk removes the file its create left outside also when it is moved to a name ending in ' (deleted)', which only the link count tells from a removed file",
+  permissions: perms,
+  async fn() {
+    const { outer, inbox, away, nested } = nestedWritableRoot("4", "");
+    walkHooks.beforeCreate = () => {
+      Deno.removeSync(inbox);
+      run("ln", "-s", away, `${inbox} (deleted)`);
+    };
+    // The other process, which can write where the file landed: it renames the file to a name the kernel's text for a
+    // removed file also ends with.
+    const seen: string[] = [];
+    walkHooks.beforeLandedRemoved = (landed) => {
+      seen.push(landed);
+      if (seen.length === 1) Deno.renameSync(landed, join(away, "x (deleted)"));
+    };
+    let err: unknown;
+    try {
+      err = await nested.writeFile("x.txt", "mine", { atomic: true }).catch((e) => e);
+    } finally {
+      walkHooks.beforeCreate = undefined;
+      walkHooks.beforeLandedRemoved = undefined;
+    }
+    const outside = [...Deno.readDirSync(away)].map((entry) => entry.name);
+    Deno.removeSync(outer, { recursive: true });
+    Deno.removeSync(away, { recursive: true });
+    assert.ok(refused("changed")(err), String(err));
+    assert.deepEqual(seen.slice(1), [join(away, "x (deleted)")], JSON.stringify(seen));
+    assert.deepEqual(outside, [], "a file stayed outside the roots");
+  },
+});
+
+Deno.test({
+  name:
     "the descriptor walk creates no temporary file outside when a writable root inside another root is removed mid-write and its '(deleted)' path is made a link out",
   permissions: perms,
   async fn() {
