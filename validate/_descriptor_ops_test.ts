@@ -1,4 +1,4 @@
-// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln,mkfifo,sh
+// test-permissions: --allow-read={tmp} --allow-write={tmp} --allow-run=ln,mkfifo,sh,ls
 import { lateFifoWriter } from "../internal/testdata/fifo_writer.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -377,6 +377,46 @@ Deno.test({
     assert.ok(refused("changed")(err), String(err));
     assert.deepEqual(seen.slice(1), [join(away, "x (deleted)")], JSON.stringify(seen));
     assert.deepEqual(outside, [], "a file stayed outside the roots");
+  },
+});
+
+// Made here, with the file's permissions: the test below runs with fewer (the unload handler removes it).
+const ungranted = nestedWritableRoot("5", "");
+
+Deno.test({
+  name:
+    "the descriptor walk cannot remove the file its create left in a folder outside its read grants, and says so on stderr only, by the file's path",
+  permissions: {
+    read: [ungranted.outer, join(dir, "private")],
+    write: [ungranted.outer, join(dir, "private")],
+    run: ["ln", "ls"],
+  },
+  async fn() {
+    // Least privilege, as deployed: the process may read and write its roots and the anchor, not the folder the swap
+    // sends the create to. The create lands there all the same (Deno checks the anchor's path as given); opening that
+    // folder to remove it is what Deno refuses.
+    const { inbox, away, nested } = ungranted;
+    walkHooks.beforeCreate = () => {
+      Deno.removeSync(inbox);
+      run("ln", "-s", away, `${inbox} (deleted)`);
+    };
+    const said: string[] = [];
+    const error = console.error;
+    console.error = (...args: unknown[]) => said.push(args.join(" "));
+    let err: unknown;
+    try {
+      err = await nested.writeFile("x.txt", "mine", { atomic: true }).catch((e) => e);
+    } finally {
+      console.error = error;
+      walkHooks.beforeCreate = undefined;
+    }
+    assert.ok(refused("changed")(err), String(err));
+    assert.equal(said.length, 1, JSON.stringify(said));
+    assert.match(said[0], /^Cannot remove a temporary file a racing process redirected out of its root: "/);
+    assert.ok(said[0].includes(`${away}/.forge-write-`), said[0]);
+    // It stays there: listed by a process that may look (this one may not).
+    const listed = new TextDecoder().decode(new Deno.Command("ls", { args: ["-A", away] }).outputSync().stdout);
+    assert.match(listed, /^\.forge-write-[0-9a-f-]+\.tmp\n$/);
   },
 });
 
