@@ -44,6 +44,12 @@ export interface Asker {
   ): Promise<unknown>;
   /** The era it asks in: in `stateless` answers arrive in `inputResponses`, and a bad one is the request's invalid params. */
   readonly era: Era;
+  /**
+   * The protocol version the client it asks speaks, which decides the form
+   * rules `elicit()` checks (a 2025-06-18 client has fewer kinds of field);
+   * undefined: the newest.
+   */
+  readonly version?: string;
   /** What the call paused to ask (2026-07-28), once this asker paused it. */
   readonly inputRequired?: InputRequired;
   /**
@@ -140,13 +146,14 @@ export function questionsOf(
       if (typeof message !== "string" || schema?.type !== "object") {
         throw new TypeError("Cannot elicit: expected { message: string, requestedSchema: schema({...}) }");
       }
-      // A form MCP does not allow, or one the JSON Schema engine refuses, is the handler's mistake: it fails the
-      // call before the user is asked anything. The engine (and MCP's form rules with it), loaded when a form is
-      // first asked, checks and compiles the form while the asker gives the question its place, so questions asked
-      // together keep their order and round; a server that never asks for a form loads neither.
+      // A form MCP does not allow in the revision the client speaks, or one the JSON Schema engine refuses, is the
+      // handler's mistake: it fails the call before the user is asked anything. The engine (and MCP's form rules
+      // with it), loaded when a form is first asked, checks and compiles the form while the asker gives the question
+      // its place, so questions asked together keep their order and round; a server that never asks for a form
+      // loads neither. The revision is a field of the asker: the session's, or 2026-07-28.
       const key = keyOf(options);
       const compile = (engine: SchemaEngine) => {
-        const problem = engine.formProblem(schema);
+        const problem = engine.formProblem(schema, asker.version);
         if (problem !== undefined) throw new TypeError(`Cannot elicit: ${problem}`);
         return engine.compileInput(schema, (p) => new TypeError(`Cannot elicit: ${p}`), {
           name: "requestedSchema",

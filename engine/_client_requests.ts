@@ -196,8 +196,10 @@ export class ClientRequests {
   }
 }
 
-/** The initialize-era state an asker reads: the capabilities `initialize` declared and the roots cache. */
+/** The initialize-era state an asker reads: the version and capabilities `initialize` settled, and the roots cache. */
 export interface HandshakeState {
+  /** The protocol version `initialize` settled on (undefined before it). */
+  readonly version: string | undefined;
   readonly capabilities: Record<string, unknown> | undefined;
   /** The client's last answer to `roots/list`, until it says the roots changed. */
   roots: unknown;
@@ -232,6 +234,11 @@ export class SessionAsker implements Asker {
     this.#signal = signal;
     this.#admit = admit;
     this.#owner = owner;
+  }
+
+  /** The version the session settled on: a form is checked against its rules. */
+  get version(): string | undefined {
+    return this.#client.version;
   }
 
   async ask(

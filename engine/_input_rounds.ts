@@ -11,6 +11,7 @@
 
 import { type Clock, systemClock } from "../internal/clock.ts";
 import { type Asker, type AskMethod, declares, missingCapability } from "./_asker.ts";
+import { STATELESS_VERSION } from "./_era.ts";
 import { digestOf, sealState, spendState, type StateBody } from "./_request_state.ts";
 
 /** The most rounds of asking one call may take. */
@@ -71,6 +72,7 @@ interface Open {
 /** The asker of one call in the 2026-07-28 era. */
 export class InputRounds implements Asker {
   readonly era = "stateless";
+  readonly version = STATELESS_VERSION;
   readonly #options: RoundsOptions;
   #seq = 0;
   #lookups = 0;

@@ -27,15 +27,19 @@ export class Session {
   // What statelessResult() adds to a complete result, as JSON members, for replies spliced without a copy.
   readonly #completeMembers: string;
   readonly #listTtlMs: number;
-  #sessionVersion: string | undefined;
   #sessionClient = { name: "", version: "" };
-  /** What `initialize` declared, the roots it answered until it says they changed, and whether it said `initialized`. */
+  /**
+   * The version `initialize` settled on, what it declared, the roots it
+   * answered until it says they changed, and whether it said `initialized`.
+   */
   readonly handshake: {
+    version: string | undefined;
     capabilities: Record<string, unknown> | undefined;
     roots: unknown;
     rootsGeneration: number;
     initialized: ((signal: AbortSignal, owner?: object) => Promise<boolean>) | undefined;
   } = {
+    version: undefined,
     capabilities: undefined,
     roots: undefined,
     rootsGeneration: 0,
@@ -133,13 +137,13 @@ export class Session {
 
   /** The version `initialize` settled on; undefined until a client sent one. */
   get sessionVersion(): string | undefined {
-    return this.#sessionVersion;
+    return this.handshake.version;
   }
 
   /** Answers `initialize`: settles the session's version and remembers the client. */
   initialize(params: Params): Record<string, unknown> {
     const version = negotiateSessionVersion(params?.protocolVersion);
-    this.#sessionVersion = version;
+    this.handshake.version = version;
     this.#sessionClient = implementation(params?.clientInfo);
     const caps = params?.capabilities;
     this.handshake.capabilities = caps !== null && typeof caps === "object" && !Array.isArray(caps)
@@ -185,7 +189,7 @@ export class Session {
       return { name: envelope.client.name, version: envelope.client.version, protocolVersion: STATELESS_VERSION };
     }
     const { name, version } = this.#sessionClient;
-    return { name, version, protocolVersion: this.#sessionVersion ?? SESSION_VERSIONS[0] };
+    return { name, version, protocolVersion: this.handshake.version ?? SESSION_VERSIONS[0] };
   }
 
   /** Adds what every 2026-07-28 result carries. */

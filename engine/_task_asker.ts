@@ -2,7 +2,8 @@
 // input_required (its call was answered with the task handle), so a question
 // becomes one of the task's `inputRequests`: the client sees it on tasks/get
 // and answers it with tasks/update, while the handler awaits. The request that
-// created the task decides what may be asked, as for any 2026-07-28 call.
+// created the task decides what may be asked, as for any 2026-07-28 call, and
+// its protocol version which forms.
 
 import { type Asker, type AskMethod, declares, missingCapability } from "./_asker.ts";
 import type { Task, TaskTable } from "./_tasks.ts";
@@ -14,11 +15,14 @@ export class TaskAsker implements Asker {
   readonly #table: TaskTable;
   readonly #task: Task;
   readonly #capabilities: Record<string, unknown>;
+  /** The protocol version of the request that created the task. */
+  readonly version: string | undefined;
 
-  constructor(table: TaskTable, task: Task, capabilities: Record<string, unknown>) {
+  constructor(table: TaskTable, task: Task, capabilities: Record<string, unknown>, version?: string) {
     this.#table = table;
     this.#task = task;
     this.#capabilities = capabilities;
+    this.version = version;
   }
 
   async ask(

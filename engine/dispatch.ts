@@ -782,9 +782,10 @@ export class Dispatcher {
       // The extension carries no progress on tasks; status is polled instead.
       const ttlMs = typeof task === "object" ? task.ttlMs : undefined;
       const capabilities = envelope.era === "stateless" ? envelope.capabilities : {};
+      const version = envelope.era === "stateless" ? STATELESS_VERSION : this.#session.sessionVersion;
       // The task table holds its request in its count until its handler ends, a cancelled or expired task's too.
       const created = tasks.table.create(ttlMs, (task) => {
-        const asker = new tasks.TaskAsker(tasks.table, task, capabilities);
+        const asker = new tasks.TaskAsker(tasks.table, task, capabilities, version);
         const gatheredAsker = gathered === undefined ? asker : new InputRounds({
           tool: entry.tool.name,
           argsDigest: () => digestOf(gathered.args),

@@ -5,7 +5,9 @@
 // refuses (a pattern that is no regular expression, another dialect) fails
 // the call with -32603, the reason on stderr, and reaches the client neither
 // as an `elicitation/create` request nor in an `input_required` result; a
-// good form is asked as before.
+// good form is asked as before. What a form may hold is what the revision
+// the client speaks defines: a 2025-06-18 client is never sent a kind of
+// field only 2025-11-25 has.
 import assert from "node:assert/strict";
 import { handshake, type RawServer, spawnRaw } from "@forge/toolkit/testing";
 import { boolProp, enumProp, intProp, schema, strProp } from "../mod.ts";
@@ -162,4 +164,58 @@ Deno.test("initialize era: a form MCP does not allow, or that the schema engine 
   assert.deepEqual(JSON.parse((reply.result as { content: { text: string }[] }).content[0].text), GOOD_ANSWER.content);
   await server.closeInput();
   assert.equal((await server.status()).code, 0);
+});
+
+Deno.test("initialize era: a form with a kind 2025-06-18 lacks (a multi-select) fails the call of a 2025-06-18 client (-32603) before it is asked, and is asked of a 2025-11-25 client", async () => {
+  const form: Json = schema({
+    name: strProp("Your name"),
+    toppings: { type: "array", items: { type: "string", enum: ["ham", "egg"] } },
+  }) as Json;
+  const answer = { action: "accept", content: { name: "Ada", toppings: ["egg"] } };
+  const call = (server: RawServer, id: number, requestedSchema: Json) =>
+    server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "form", arguments: { requestedSchema } },
+    }));
+  const [older, newer] = await Promise.all(["2025-06-18", "2025-11-25"].map(async (protocolVersion) => {
+    const server = await spawnRaw({ args: ["--no-prompt", script] });
+    const init = await handshake(server, { protocolVersion, capabilities: { elicitation: {} } });
+    assert.equal((init.result as Json).protocolVersion, protocolVersion);
+    return server;
+  }));
+
+  await call(older, 1, form);
+  const refused = await older.next();
+  assert.equal(refused.method, undefined, `asked: ${JSON.stringify(refused)}`);
+  assert.equal(refused.id, 1);
+  assert.equal((refused.error as { code: number }).code, -32603);
+  await older.waitForStderr("tool form failed", 1);
+  assert.match(
+    older.stderr(),
+    /Cannot elicit: property "toppings" is a multi-select enum \(an array\), which MCP 2025-06-18 forms do not have; the client speaks 2025-06-18/,
+  );
+  // The same client is asked a form of the kinds its revision has.
+  const plain: Json = schema({ name: strProp("Your name") }) as Json;
+  await call(older, 2, plain);
+  const asked = await older.next();
+  assert.equal(asked.method, "elicitation/create", JSON.stringify(asked));
+  assert.deepEqual((asked.params as Json).requestedSchema, plain);
+  await older.send(JSON.stringify({ jsonrpc: "2.0", id: asked.id, result: { action: "decline" } }));
+  assert.deepEqual((await older.next()).result, { content: [{ type: "text", text: "decline" }] });
+
+  await call(newer, 1, form);
+  const request = await newer.next();
+  assert.equal(request.method, "elicitation/create", JSON.stringify(request));
+  assert.deepEqual((request.params as Json).requestedSchema, form);
+  await newer.send(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: answer }));
+  const reply = await newer.next();
+  assert.equal(reply.id, 1);
+  assert.deepEqual(JSON.parse((reply.result as { content: { text: string }[] }).content[0].text), answer.content);
+
+  for (const server of [older, newer]) {
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  }
 });

@@ -3,13 +3,17 @@
 // date-time, a length range, a pattern), numbers or integers (a range),
 // booleans, and enums of strings (single choice: `enum`, with `enumNames` as
 // 2025-06-18 wrote titles, or titled `oneOf` consts; multiple choice: an
-// array of such an enum, 2025-11-25 on). One rule for every revision the
-// toolkit speaks that has elicitation: 2025-11-25's, which 2026-07-28 keeps
-// and which holds all 2025-06-18 allows. A form outside it is the handler's
-// mistake, found before the user is asked anything. Besides the spec's
-// keywords the top accepts `additionalProperties: true|false` (`schema()`
-// writes `false`) and `title`/`description`, annotations a client may show or
-// ignore.
+// array of such an enum). The rules depend on the revision the client speaks.
+// 2025-11-25's, which 2026-07-28 keeps, hold everything above, a `default` on
+// every kind and `$schema` at the top. 2025-06-18's are narrower (its
+// schema.ts: StringSchema, NumberSchema, BooleanSchema, EnumSchema): no
+// multi-select array, no titled `oneOf`, no `pattern`, no `$schema`, and a
+// `default` only on a boolean. A revision with no elicitation at all
+// (2025-03-26, 2024-11-05), whose client declared it anyway, gets the
+// narrower rules. A form outside the client's rules is the handler's mistake,
+// found before the user is asked anything. Besides the spec's keywords the
+// top accepts `additionalProperties: true|false` (`schema()` writes `false`)
+// and `title`/`description`, annotations a client may show or ignore.
 
 import { quote } from "../internal/quote.ts";
 
@@ -45,13 +49,49 @@ function isTitledOptions(value: unknown): boolean {
     );
 }
 
+/** The protocol versions whose forms follow 2025-06-18's rules: it, and the older ones, which have no elicitation. */
+const NARROW = new Set(["2025-06-18", "2025-03-26", "2024-11-05"]);
+
 /**
- * What makes `schema` something an elicitation form may not ask, worded for
- * `Cannot elicit: …` and naming the property; undefined when it is a form
- * MCP allows. The JSON Schema engine judges the rest (a pattern that is no
- * regular expression, another `$schema` dialect).
+ * What makes `schema` something an elicitation form may not ask a client
+ * that speaks protocol `version`, worded for `Cannot elicit: …` and naming
+ * the property; undefined when it is a form MCP allows there. Without a
+ * version, or with 2025-11-25 or 2026-07-28, the rules are 2025-11-25's. The
+ * JSON Schema engine judges the rest (a pattern that is no regular
+ * expression, another `$schema` dialect).
  */
-export function formProblem(schema: unknown): string | undefined {
+export function formProblem(schema: unknown, version?: string): string | undefined {
+  const problem = newestProblem(schema);
+  if (problem !== undefined || version === undefined || !NARROW.has(version)) return problem;
+  const newer = newerKind(schema as Record<string, unknown>);
+  return newer === undefined
+    ? undefined
+    : `${newer}, which MCP 2025-06-18 forms do not have; the client speaks ${version}`;
+}
+
+/**
+ * What a form that 2025-11-25's rules allow uses that 2025-06-18's do not,
+ * naming the property; undefined when it has none.
+ */
+function newerKind(schema: Record<string, unknown>): string | undefined {
+  if (schema.$schema !== undefined) return 'requestedSchema has "$schema"';
+  for (const [name, property] of Object.entries(schema.properties as Record<string, Record<string, unknown>>)) {
+    const kind = property.type === "array"
+      ? "is a multi-select enum (an array)"
+      : property.oneOf !== undefined
+      ? "is a titled enum (oneOf of {const, title})"
+      : property.pattern !== undefined
+      ? 'has "pattern"'
+      : property.default !== undefined && property.type !== "boolean"
+      ? `has ${property.type === "integer" ? "an" : "a"} ${property.type} default`
+      : undefined;
+    if (kind !== undefined) return `property ${quote(name)} ${kind}`;
+  }
+  return undefined;
+}
+
+/** What makes `schema` no form under 2025-11-25's rules, the widest the toolkit speaks. */
+function newestProblem(schema: unknown): string | undefined {
   if (!isObject(schema) || schema.type !== "object") return 'requestedSchema must be {type: "object", properties}';
   for (const keyword of Object.keys(schema)) {
     if (!TOP.includes(keyword)) {

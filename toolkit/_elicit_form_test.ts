@@ -43,3 +43,52 @@ Deno.test("formProblem() names the property and the rule of a form outside MCP's
   ];
   for (const [form, said] of cases) assert.match(formProblem(form) ?? "(allowed)", said, JSON.stringify(form));
 });
+
+Deno.test("formProblem() checks a form against the rules of the client's revision: 2025-06-18 lacks what 2025-11-25 added", () => {
+  const titled = [{ const: "a", title: "A" }];
+  /** Forms 2025-11-25 (and 2026-07-28) allow and 2025-06-18 does not, each with what is said of it. */
+  const newer: [Record<string, unknown>, string][] = [
+    [
+      { m: { type: "array", items: { type: "string", enum: ["a"] } } },
+      'property "m" is a multi-select enum (an array)',
+    ],
+    [{ m: { type: "array", items: { anyOf: titled } } }, 'property "m" is a multi-select enum (an array)'],
+    [{ s: { type: "string", oneOf: titled } }, 'property "s" is a titled enum (oneOf of {const, title})'],
+    [{ s: { type: "string", pattern: "^a" } }, 'property "s" has "pattern"'],
+    [{ s: { type: "string", default: "x" } }, 'property "s" has a string default'],
+    [{ s: { type: "string", enum: ["a"], default: "a" } }, 'property "s" has a string default'],
+    [{ n: { type: "number", default: 1 } }, 'property "n" has a number default'],
+    [{ n: { type: "integer", default: 1 } }, 'property "n" has an integer default'],
+  ];
+  for (const [properties, said] of newer) {
+    const form = { type: "object", properties: { ok: { type: "boolean" }, ...properties } };
+    for (const version of [undefined, "2025-11-25", "2026-07-28"]) {
+      assert.equal(formProblem(form, version), undefined, `${version}: ${JSON.stringify(form)}`);
+    }
+    for (const version of ["2025-06-18", "2025-03-26", "2024-11-05"]) {
+      assert.equal(
+        formProblem(form, version),
+        `${said}, which MCP 2025-06-18 forms do not have; the client speaks ${version}`,
+      );
+    }
+  }
+  const dialect = { type: "object", $schema: "https://json-schema.org/draft/2020-12/schema", properties: {} };
+  assert.equal(formProblem(dialect, "2025-11-25"), undefined);
+  assert.equal(
+    formProblem(dialect, "2025-06-18"),
+    'requestedSchema has "$schema", which MCP 2025-06-18 forms do not have; the client speaks 2025-06-18',
+  );
+  // What 2025-06-18 has: every kind of its schema.ts, a boolean's default, enumNames, and the toolkit's top keywords.
+  const old = schema({
+    name: strProp("Name", { minLength: 1, maxLength: 9, format: "email" }),
+    n: intProp("N", { minimum: 0, maximum: 3 }),
+    r: numProp("R"),
+    b: boolProp("B", { default: true }),
+    c: enumProp(["a", "b"], "C"),
+    t: { type: "string", enum: ["a"], enumNames: ["A"] },
+  }, ["name"]);
+  assert.equal(formProblem({ ...old, title: "T", description: "D" }, "2025-06-18"), undefined);
+  // A form no revision allows is said as before, not as a revision's.
+  const nested = { type: "object", properties: { a: { type: "object", properties: {} }, m: { type: "array" } } };
+  assert.match(formProblem(nested, "2025-06-18") ?? "(allowed)", /^property "a" is an object \(a form is flat\)/);
+});

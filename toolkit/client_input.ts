@@ -3,10 +3,14 @@ import type { ObjectSchema } from "./schema.ts";
 /**
  * A form the client shows its user (`elicitation/create`, form mode). The
  * schema is flat: string, number, integer, boolean and enum properties only,
- * as MCP's elicitation allows (and multi-select arrays of an enum); build it
- * with `schema()` and the `*Prop` helpers so the answer is typed. A form
- * outside that subset, or one the JSON Schema engine refuses, fails the call
- * before anything is asked. Never ask for a secret this way.
+ * as MCP's elicitation allows; build it with `schema()` and the `*Prop`
+ * helpers so the answer is typed. What a form may hold depends on the
+ * revision the client speaks: 2025-11-25 and 2026-07-28 add multi-select
+ * arrays of an enum, titled `oneOf` enums, `pattern`, `$schema` and a
+ * `default` on every kind, which a 2025-06-18 client does not get (only a
+ * boolean has a default there). A form outside the client's rules, or one the
+ * JSON Schema engine refuses, fails the call before anything is asked. Never
+ * ask for a secret this way.
  *
  * @typeParam T The answer's type, inferred from `requestedSchema`.
  */

@@ -21,8 +21,12 @@ export interface SchemaEngine {
   compileInput(schema: unknown, fail: (problem: string) => Error, options: InputValidatorOptions): InputValidator;
   /** Compiles a tool's outputSchema; `fail` builds the error for a schema it cannot enforce. */
   compileOutput(schema: unknown, fail: (problem: string) => Error, options: InputValidatorOptions): OutputValidator;
-  /** Why `schema` is no elicitation form MCP allows (./_elicit_form.ts), or undefined when it is one. */
-  formProblem(schema: unknown): string | undefined;
+  /**
+   * Why `schema` is no elicitation form MCP allows a client that speaks
+   * protocol `version` (./_elicit_form.ts; undefined: the newest rules), or
+   * undefined when it is one.
+   */
+  formProblem(schema: unknown, version?: string): string | undefined;
 }
 
 let engine: SchemaEngine | undefined;
