@@ -5,6 +5,7 @@
 // (2026-07-28); _client_requests.ts sends real requests (initialize era).
 
 import { loadSchemaEngine, type SchemaEngine, schemaEngine } from "../toolkit/schema_engine.ts";
+import { NARROW_FORM_VERSIONS } from "../toolkit/_form_revisions.ts";
 import type { InputValidator } from "../toolkit/input_validator.ts";
 import type { Era } from "./_era.ts";
 import type { InputRequired } from "./_input_rounds.ts";
@@ -167,16 +168,11 @@ export function questionsOf(
       const compiled = validate === undefined ? loadSchemaEngine().then(compile) : undefined;
       // Seen here too: an asker that throws before it awaits `compiled` (no capability) leaves no rejection unheard.
       compiled?.catch(() => {});
-      const raw = await asker.ask(
-        "elicitation/create",
-        {
-          mode: "form",
-          message,
-          requestedSchema: schema,
-        },
-        key,
-        compiled,
-      );
+      // `mode` came with 2025-11-25's URL mode: a 2025-06-18 request has none.
+      const params = asker.version !== undefined && NARROW_FORM_VERSIONS.has(asker.version)
+        ? { message, requestedSchema: schema }
+        : { mode: "form", message, requestedSchema: schema };
+      const raw = await asker.ask("elicitation/create", params, key, compiled);
       validate ??= await compiled!;
       return checked(asker, () => elicitAnswer(raw, validate) as ElicitAnswer<T>);
     },

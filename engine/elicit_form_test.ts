@@ -202,6 +202,8 @@ Deno.test("initialize era: a form with a kind 2025-06-18 lacks (a multi-select) 
   const asked = await older.next();
   assert.equal(asked.method, "elicitation/create", JSON.stringify(asked));
   assert.deepEqual((asked.params as Json).requestedSchema, plain);
+  // 2025-06-18's elicitation/create has no `mode` (2025-11-25 added it with its URL mode).
+  assert.equal("mode" in (asked.params as Json), false, JSON.stringify(asked.params));
   await older.send(JSON.stringify({ jsonrpc: "2.0", id: asked.id, result: { action: "decline" } }));
   assert.deepEqual((await older.next()).result, { content: [{ type: "text", text: "decline" }] });
 
@@ -209,6 +211,7 @@ Deno.test("initialize era: a form with a kind 2025-06-18 lacks (a multi-select) 
   const request = await newer.next();
   assert.equal(request.method, "elicitation/create", JSON.stringify(request));
   assert.deepEqual((request.params as Json).requestedSchema, form);
+  assert.equal((request.params as Json).mode, "form");
   await newer.send(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: answer }));
   const reply = await newer.next();
   assert.equal(reply.id, 1);

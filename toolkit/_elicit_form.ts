@@ -16,6 +16,7 @@
 // and `title`/`description`, annotations a client may show or ignore.
 
 import { quote } from "../internal/quote.ts";
+import { NARROW_FORM_VERSIONS as NARROW } from "./_form_revisions.ts";
 
 const FORMATS = ["email", "uri", "date", "date-time"];
 const TOP = ["type", "properties", "required", "$schema", "additionalProperties", "title", "description"];
@@ -48,9 +49,6 @@ function isTitledOptions(value: unknown): boolean {
       Object.keys(option).every((k) => k === "const" || k === "title")
     );
 }
-
-/** The protocol versions whose forms follow 2025-06-18's rules: it, and the older ones, which have no elicitation. */
-const NARROW = new Set(["2025-06-18", "2025-03-26", "2024-11-05"]);
 
 /**
  * What makes `schema` something an elicitation form may not ask a client
