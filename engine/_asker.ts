@@ -5,7 +5,7 @@
 // (2026-07-28); _client_requests.ts sends real requests (initialize era).
 
 import { loadSchemaEngine, type SchemaEngine, schemaEngine } from "../toolkit/schema_engine.ts";
-import { NARROW_FORM_VERSIONS } from "../toolkit/_form_revisions.ts";
+import { NARROW_FORM_VERSIONS } from "../toolkit/form_revisions.ts";
 import type { InputValidator } from "../toolkit/input_validator.ts";
 import type { Era } from "./_era.ts";
 import type { InputRequired } from "./_input_rounds.ts";

@@ -16,7 +16,7 @@
 // and `title`/`description`, annotations a client may show or ignore.
 
 import { quote } from "../internal/quote.ts";
-import { NARROW_FORM_VERSIONS as NARROW } from "./_form_revisions.ts";
+import { NARROW_FORM_VERSIONS as NARROW } from "./form_revisions.ts";
 
 const FORMATS = ["email", "uri", "date", "date-time"];
 const TOP = ["type", "properties", "required", "$schema", "additionalProperties", "title", "description"];
