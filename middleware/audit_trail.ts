@@ -1,4 +1,5 @@
 import { logLine, RECORD_TIMEOUT_MS } from "../internal/stderr.ts";
+import { positive } from "../internal/positive_number.ts";
 import type { CallContext, ExactId, Middleware } from "../toolkit/middleware.ts";
 import { error, type ToolResult } from "../toolkit/result.ts";
 import type { Tool } from "../toolkit/tool.ts";
@@ -109,16 +110,15 @@ export interface AuditTrail extends Middleware {
 export function auditTrail(options: AuditOptions): AuditTrail {
   const log = options.log ?? logLine;
   const name = options.server;
-  const stderrTimeoutMs = options.stderrTimeoutMs ?? RECORD_TIMEOUT_MS;
   // NaN or Infinity would never refuse a record stderr does not take: the trail's calls would wait on it until their
   // own deadlines.
-  if (!(typeof stderrTimeoutMs === "number" && Number.isFinite(stderrTimeoutMs) && stderrTimeoutMs > 0)) {
-    throw new RangeError(
-      `Cannot create the audit trail: stderrTimeoutMs must be a positive number of milliseconds, got ${
-        String(stderrTimeoutMs).slice(0, 32)
-      }`,
-    );
-  }
+  const stderrTimeoutMs = positive(
+    options.stderrTimeoutMs ?? undefined,
+    RECORD_TIMEOUT_MS,
+    "stderrTimeoutMs",
+    "create the audit trail",
+    "milliseconds",
+  );
   const key = readAuditKey(options);
   if (options.failOpen) {
     log(`${name}: audit failOpen is set: side-effecting calls run even when their audit record cannot be written`);

@@ -66,16 +66,3 @@ export const FLUSH_MS = 1_000;
 export const LAST_LOG_MS = 100;
 /** How many bytes of replies may wait for the peer to read them before no new message is taken (`maxQueuedBytes`). */
 export const WRITE_HIGH_WATER = 64 * 1024 * 1024;
-
-/**
- * `value`, or `fallback` when it is undefined.
- *
- * @throws {RangeError} When `value` is not a finite number above zero.
- */
-export function positive(value: number | undefined, fallback: number, name: string, action: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`Cannot ${action}: ${name} must be a positive number, got ${String(value).slice(0, 32)}`);
-  }
-  return value;
-}

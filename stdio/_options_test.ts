@@ -31,15 +31,3 @@ Deno.test("every numeric @default ServeOptions documents is the value of _option
   documented.delete("listTtlMs"); // 0: no caching, not a limit
   assert.deepEqual(Object.fromEntries(documented), DEFAULT_OF);
 });
-
-Deno.test("positive() passes a positive number, falls back on undefined and refuses the rest by name", () => {
-  assert.equal(defaults.positive(undefined, 5, "maxDepth", "serve"), 5);
-  assert.equal(defaults.positive(7, 5, "maxDepth", "serve"), 7);
-  for (const bad of [0, -1, Number.NaN, Infinity]) {
-    assert.throws(
-      () => defaults.positive(bad, 5, "maxDepth", "serve"),
-      RangeError,
-      `Cannot serve: maxDepth must be a positive number, got ${bad}`,
-    );
-  }
-});

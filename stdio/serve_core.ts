@@ -1,3 +1,4 @@
+import { positive } from "../internal/positive_number.ts";
 import { Dispatcher } from "../engine/dispatch.ts";
 import { encodeError, ErrorCode, messageOf } from "../engine/jsonrpc.ts";
 import { idForLog } from "../engine/id.ts";
@@ -20,7 +21,6 @@ import {
   DEFAULT_TIMEOUT_MS,
   FLUSH_MS,
   LAST_LOG_MS,
-  positive,
   WRITE_HIGH_WATER,
 } from "./_options.ts";
 import { type ByteReader, readLoop } from "./_read_loop.ts";

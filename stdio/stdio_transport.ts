@@ -1,3 +1,4 @@
+import { positive } from "../internal/positive_number.ts";
 import type { Frame } from "./_frame.ts";
 import { classify, encodeError, ErrorCode } from "../engine/jsonrpc.ts";
 import {
@@ -7,7 +8,6 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_VALUES,
   DEFAULT_SHUTDOWN_GRACE_MS,
-  positive,
   WRITE_HIGH_WATER,
 } from "./_options.ts";
 import { oversizeResponseId, requestTooLargeReply } from "./_oversize.ts";
