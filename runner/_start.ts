@@ -11,6 +11,7 @@ export {
   serve,
   shutdownStartedAt,
 } from "../stdio/serve_core.ts";
+export { processStdio } from "../stdio/process_stdio.ts";
 export {
   enforceLeastPrivilege,
   EXCESS_PERMISSIONS_EXIT_CODE,

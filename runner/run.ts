@@ -9,6 +9,7 @@ import { missingRootWarnings } from "./_missing_roots.ts";
 import { startupLine, takeEarlyStart } from "../internal/startup.ts";
 import { guardStdout, type StdoutGuard } from "../internal/stdout_guard.ts";
 import type { Connection, ServeOptions } from "../stdio/serve_core.ts";
+import type { ProcessStdio } from "../stdio/process_stdio.ts";
 import { Server } from "../toolkit/server.ts";
 import { settleSchemas } from "../toolkit/registry.ts";
 
@@ -30,6 +31,18 @@ export interface RunOptions extends ServeOptions {
    * shutdown; the process exits then whether it finished or not.
    */
   onClose?: () => void | Promise<void>;
+  /**
+   * After how many reads of stdin and writes to stdout the server moves them
+   * onto Deno's event loop, as non-blocking sockets (`node:net`): until then
+   * each read and write goes through a thread of Deno's blocking pool, some
+   * 20-40 µs of CPU apiece, and the move costs ~30 ms of CPU once, to load
+   * `node:net` (see `processStdio()` in `@forge/toolkit/stdio`). 0 moves them
+   * at once, `Infinity` never: a server that spawns children with inherited
+   * stdin or stdout may want that, since the move makes the shared
+   * descriptors non-blocking. A file or a terminal is never moved.
+   * @default {1024}
+   */
+  moveStdioAfter?: number;
   /**
    * Whether `run()` ends the process (exit code 0) once closed. Tests that
    * serve in-process set it to false.
@@ -113,6 +126,7 @@ export async function run(
   let server: Server;
   let guard: StdoutGuard | undefined;
   let connection: Connection;
+  let stdio: ProcessStdio | undefined;
   // The serving half and the start-up check are loaded on start, not at import: `--health` must not pay for them.
   // No JSON Schema engine among them: that is loaded after register, only when a schema needs it (settleSchemas()).
   const serving = import("./_start.ts");
@@ -127,11 +141,12 @@ export async function run(
     // In force before register runs: nothing an author prints reaches stdout.
     takeEarlyStart();
     guard = guardStdout({ stderr: true });
-    const { serve } = await serving;
+    const { processStdio, serve } = await serving;
     await register(server);
     // A schema the engine refuses stops the start here, as it would in addTool with the engine loaded.
     await settleSchemas(server);
-    connection = serve(server, { reader: Deno.stdin, writer: guard.stdout }, options);
+    stdio = processStdio({ reader: Deno.stdin, writer: guard.stdout, moveAfter: moveStdioAfter(options) });
+    connection = serve(server, stdio, options);
   } catch (err) {
     // A start-up mistake (a duplicate tool, a bad schema or option) is one
     // line and exit code 1, never a stack trace. What register logged goes
@@ -171,10 +186,18 @@ export async function run(
   } finally {
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
     guard!.restore();
+    stdio?.close();
   }
   // Exits even with a write to stdout or stderr still pending: a client that
   // stopped reading cannot hold the process.
   if (options.exit !== false) Deno.exit(0);
+}
+
+/** The `moveStdioAfter` option, checked: a count of operations, 0 or more (`Infinity`: never). */
+function moveStdioAfter(options: RunOptions): number | undefined {
+  const value = options.moveStdioAfter;
+  if (value === undefined || (typeof value === "number" && value >= 0)) return value;
+  throw new TypeError(`run(): moveStdioAfter must be a number of operations, 0 or more; got ${String(value)}`);
 }
 
 /** The number of each signal that shuts a server down gracefully; a second one exits with 128 + it. */

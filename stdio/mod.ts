@@ -25,4 +25,5 @@
  */
 export { type ByteReader, type Connection, serve, type ServeIo, type ServeOptions } from "./serve.ts";
 export type { ByteWriter } from "../internal/byte_writer.ts";
+export { type ProcessStdio, processStdio, type ProcessStdioOptions } from "./process_stdio.ts";
 export { type JsonRpcMessage, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";

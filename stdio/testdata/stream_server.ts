@@ -1,7 +1,7 @@
 // A server for the hostile-client tests: needs no Deno permission. Flags:
 // --grace=<ms> (shutdownGraceMs), --max=<bytes> (maxMessageBytes),
 // --queue=<bytes> (maxQueuedBytes), --depth=<n> (maxDepth), --containers=<n> (maxContainers),
-// --values=<n> (maxValues), --keys=<n> (maxKeyBytes). Readiness markers on stderr, for tests to wait on:
+// --values=<n> (maxValues), --keys=<n> (maxKeyBytes), --move=<n> (moveStdioAfter). Readiness markers on stderr, for tests to wait on:
 // `SLEEP_STARTED <ms>` (the sleep tool) and `BLOB <bytes>` as a blob is made.
 import process from "node:process";
 import { addTool, getInt, getString, health, intProp, run, schema, strProp, text } from "../../mod.ts";
@@ -90,6 +90,7 @@ if (!health()) {
     maxContainers: flag("containers"),
     maxValues: flag("values"),
     maxKeyBytes: flag("keys"),
+    moveStdioAfter: flag("move"),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }

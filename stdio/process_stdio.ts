@@ -1,0 +1,275 @@
+// Stdin and stdout for run(): read and written through Deno.stdin and
+// Deno.stdout, which hand every read and every write to a thread of Deno's
+// blocking pool (a wake-up of that thread and one of the main thread each,
+// some 20-40 µs of CPU per operation on the benchmark's machine), until the
+// server has done enough of them to pay for loading `node:net` (~30 ms of CPU,
+// once). Then, between two operations, stdin and stdout move onto the event
+// loop as non-blocking sockets (`new net.Socket({ fd })`): a read or a write is
+// one system call on the main thread (docs/benchmarks.md, "Stdio on the event
+// loop"). A descriptor that is not a pipe or a socket (a file, a terminal)
+// stays where it was. Nothing is ever read or written by both at once: each
+// side moves only when no operation of its own is pending.
+
+import type { ByteReader } from "./_read_loop.ts";
+import type { ByteWriter } from "../internal/byte_writer.ts";
+
+/** The reader and writer of a process's stdin and stdout, and how to let them go. */
+export interface ProcessStdio {
+  /** Reads stdin. */
+  readonly reader: ByteReader;
+  /** Writes stdout. */
+  readonly writer: ByteWriter;
+  /** Whether stdin and stdout have moved onto the event loop, each. */
+  readonly moved: { readonly stdin: boolean; readonly stdout: boolean };
+  /**
+   * Stops using the sockets, if any: they are released and the descriptors
+   * made blocking again, so that code run after the server (a test serving
+   * in-process) finds them as Deno left them.
+   */
+  close(): void;
+}
+
+/** Where a {@linkcode processStdio} reads and writes before it moves. */
+export interface ProcessStdioOptions {
+  /**
+   * After how many reads and writes stdin and stdout move onto the event
+   * loop: 0 at once, `Infinity` never.
+   * @default {1024}
+   */
+  moveAfter?: number;
+  /** What reads stdin until then. @default {Deno.stdin} */
+  reader?: ByteReader;
+  /** What writes stdout until then (run() passes its stdout guard's writer). @default {Deno.stdout} */
+  writer?: ByteWriter;
+}
+
+/**
+ * How many pool operations pay for the move: ~30 ms of CPU to load
+ * `node:net` against 20-40 µs of CPU each operation saves.
+ */
+const MOVE_AFTER = 1024;
+// Bytes read from the socket and not yet taken before it pauses: the read loop takes a read's bytes at once.
+const PAUSE_BYTES = 1024 * 1024;
+// The socket's own read buffer, as large as the read loop's.
+const READ_BUFFER = 64 * 1024;
+
+type NetModule = typeof import("node:net");
+type Socket = InstanceType<NetModule["Socket"]>;
+
+/**
+ * Stdin and stdout as {@linkcode ByteReader} and {@linkcode ByteWriter},
+ * moved onto Deno's event loop after `moveAfter` operations (see the module
+ * comment). It sets stdin and stdout non-blocking once they move (the flag
+ * belongs to the descriptor, which a child process spawned with inherited
+ * stdio shares).
+ *
+ * @param options See {@linkcode ProcessStdioOptions}.
+ * @returns The reader, the writer and their state.
+ *
+ * @example Serve a server on stdin and stdout
+ * ```ts ignore
+ * import { Server } from "@forge/toolkit";
+ * import { processStdio, serve } from "@forge/toolkit/stdio";
+ *
+ * const stdio = processStdio();
+ * await serve(new Server({ name: "demo" }), stdio).closed;
+ * stdio.close();
+ * ```
+ */
+export function processStdio(options: ProcessStdioOptions = {}): ProcessStdio {
+  const moveAfter = options.moveAfter ?? MOVE_AFTER;
+  const poolReader = options.reader ?? Deno.stdin;
+  const poolWriter = options.writer ?? Deno.stdout;
+  let operations = 0;
+  let net: NetModule | undefined;
+  let loading = false;
+  let input: SocketInput | undefined;
+  let output: SocketOutput | undefined;
+  // A side that cannot move (not a pipe or socket, or the load failed) is not tried again.
+  let inputStays = false;
+  let outputStays = false;
+  let closed = false;
+
+  const counted = (): void => {
+    if (++operations < moveAfter || loading || closed) return;
+    loading = true;
+    import("node:net").then((module) => (net = module), () => (inputStays = outputStays = true));
+  };
+  if (moveAfter <= 0) counted();
+
+  const reader: ByteReader = {
+    read(buffer) {
+      if (input === undefined && net !== undefined && !inputStays && !closed) {
+        input = SocketInput.open(net, 0);
+        if (input === undefined) inputStays = true;
+      }
+      if (input !== undefined) return input.read(buffer);
+      counted();
+      return poolReader.read(buffer);
+    },
+  };
+  const writer: ByteWriter = {
+    write(bytes) {
+      if (output === undefined && net !== undefined && !outputStays && !closed) {
+        output = SocketOutput.open(net, 1);
+        if (output === undefined) outputStays = true;
+      }
+      if (output !== undefined) return output.write(bytes);
+      counted();
+      return poolWriter.write(bytes);
+    },
+  };
+  return {
+    reader,
+    writer,
+    get moved() {
+      return { stdin: input !== undefined, stdout: output !== undefined };
+    },
+    close() {
+      closed = true;
+      input?.close();
+      output?.close();
+    },
+  };
+}
+
+/** What a socket reads into, and what it calls with each read's bytes (false: stop reading for now). */
+interface OnRead {
+  buffer: Uint8Array;
+  callback(n: number, buffer: Uint8Array): boolean;
+}
+
+/** A socket of `net` on descriptor `fd`, or undefined when the descriptor cannot be one. */
+function socketOn(net: NetModule, fd: number, readable: boolean, onread?: OnRead): Socket | undefined {
+  try {
+    return new net.Socket({ fd, readable, writable: !readable, allowHalfOpen: true, onread } as never);
+  } catch {
+    // A file or a terminal ("Unsupported fd type"): it stays on Deno's pool.
+    return undefined;
+  }
+}
+
+/** Gives the descriptor back blocking, as Deno found it, and lets the socket go. */
+function release(socket: Socket): void {
+  const handle = (socket as unknown as { _handle?: { setBlocking?(blocking: boolean): number } })._handle;
+  try {
+    handle?.setBlocking?.(true);
+  } catch {
+    // Already closed.
+  }
+  socket.destroy();
+}
+
+/**
+ * Stdin as a socket that reads into one buffer of its own (Node's `onread`
+ * option: no buffer is made per read). A read the read loop waits for gets
+ * the bytes copied straight into its buffer; bytes that arrive while none
+ * waits are copied aside, in order, and past PAUSE_BYTES of them the socket
+ * stops reading until they are taken.
+ */
+class SocketInput {
+  #socket: Socket | undefined;
+  #chunks: Uint8Array[] = [];
+  #queued = 0;
+  #paused = false;
+  #ended = false;
+  #failure: unknown;
+  // The read loop's read in progress, if any: its buffer and how to settle it.
+  #waiting: { buffer: Uint8Array; resolve: (n: number | null) => void; reject: (error: unknown) => void } | undefined;
+
+  static open(net: NetModule, fd: number): SocketInput | undefined {
+    const input = new SocketInput();
+    const socket = socketOn(net, fd, true, {
+      buffer: new Uint8Array(READ_BUFFER),
+      callback: (n: number, bytes: Uint8Array) => input.#arrived(bytes.subarray(0, n)),
+    });
+    if (socket === undefined) return undefined;
+    input.#socket = socket;
+    socket.on("end", () => {
+      input.#ended = true;
+      input.#settle();
+    });
+    socket.on("error", (error: unknown) => {
+      input.#failure ??= error;
+      input.#ended = true;
+      input.#settle();
+    });
+    return input;
+  }
+
+  read(buffer: Uint8Array): Promise<number | null> {
+    if (this.#chunks.length > 0 || this.#ended) return this.#take(buffer);
+    return new Promise((resolve, reject) => (this.#waiting = { buffer, resolve, reject }));
+  }
+
+  close(): void {
+    if (this.#socket !== undefined) release(this.#socket);
+  }
+
+  /** Bytes read into the socket's buffer, which the next read reuses: copied now. Returns false to stop reading. */
+  #arrived(bytes: Uint8Array): boolean {
+    const waiting = this.#waiting;
+    if (waiting !== undefined && this.#chunks.length === 0 && bytes.length <= waiting.buffer.length) {
+      this.#waiting = undefined;
+      waiting.buffer.set(bytes);
+      waiting.resolve(bytes.length);
+      return true;
+    }
+    this.#chunks.push(bytes.slice());
+    this.#queued += bytes.length;
+    this.#settle();
+    if (this.#queued <= PAUSE_BYTES) return true;
+    this.#paused = true;
+    return false;
+  }
+
+  /** Settles the waiting read, if any, with what is queued, the end, or the failure. */
+  #settle(): void {
+    const waiting = this.#waiting;
+    if (waiting === undefined || (this.#chunks.length === 0 && !this.#ended)) return;
+    this.#waiting = undefined;
+    this.#take(waiting.buffer).then(waiting.resolve, waiting.reject);
+  }
+
+  /** The next bytes into `buffer`; null at the end (after every byte read); the socket's error after them. */
+  #take(buffer: Uint8Array): Promise<number | null> {
+    const first = this.#chunks[0];
+    if (first === undefined) return this.#failure === undefined ? Promise.resolve(null) : Promise.reject(this.#failure);
+    const n = Math.min(first.length, buffer.length);
+    buffer.set(n === first.length ? first : first.subarray(0, n));
+    if (n === first.length) this.#chunks.shift();
+    else this.#chunks[0] = first.subarray(n);
+    this.#queued -= n;
+    if (this.#paused && this.#queued <= PAUSE_BYTES) {
+      this.#paused = false;
+      this.#socket?.resume();
+    }
+    return Promise.resolve(n);
+  }
+}
+
+/** Stdout as a socket: a write resolves once every byte of it is in the pipe. */
+class SocketOutput {
+  readonly #socket: Socket;
+
+  static open(net: NetModule, fd: number): SocketOutput | undefined {
+    const socket = socketOn(net, fd, false);
+    return socket === undefined ? undefined : new SocketOutput(socket);
+  }
+
+  private constructor(socket: Socket) {
+    this.#socket = socket;
+    // A failed write is reported to its callback; the event would otherwise be uncaught.
+    socket.on("error", () => {});
+  }
+
+  write(bytes: Uint8Array): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#socket.write(bytes, (error?: Error | null) => error ? reject(error) : resolve(bytes.length));
+    });
+  }
+
+  close(): void {
+    release(this.#socket);
+  }
+}

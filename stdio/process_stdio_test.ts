@@ -1,0 +1,179 @@
+// test-permissions: --allow-run --allow-read={repo},{tmp} --allow-write={tmp}
+// Stdin and stdout moved onto the event loop (processStdio(), run()'s
+// moveStdioAfter), against a real server subprocess over real pipes: the
+// move itself is seen from outside, in the descriptors' flags, and every
+// reply arrives once and in order on either side of it.
+import assert from "node:assert/strict";
+import { call, deadline, hostilePerms, initialize, spawnHostile, STREAM_SERVER, textOf } from "./testdata/hostile.ts";
+import { processStdio } from "./process_stdio.ts";
+
+const O_NONBLOCK = 0o4000;
+
+/** Whether each of the process's stdin and stdout is non-blocking, read from /proc (through `cat`). */
+async function nonBlocking(pid: number): Promise<{ stdin: boolean; stdout: boolean }> {
+  const flags = async (fd: number) => {
+    const out = await new Deno.Command("cat", { args: [`/proc/${pid}/fdinfo/${fd}`] }).output();
+    const line = new TextDecoder().decode(out.stdout).split("\n").find((l) => l.startsWith("flags:"));
+    assert.ok(line, `flags of fd ${fd}`);
+    return (parseInt(line.slice("flags:".length).trim(), 8) & O_NONBLOCK) !== 0;
+  };
+  return { stdin: await flags(0), stdout: await flags(1) };
+}
+
+const linux = Deno.build.os === "linux";
+
+Deno.test({
+  name: "moveStdioAfter: 8: stdin and stdout move between two calls, and 60 calls sent one at a time are " +
+    "answered once each, in order, across the move",
+  permissions: hostilePerms,
+  ignore: !linux,
+  async fn() {
+    const server = spawnHostile(["--move=8"], "read");
+    await initialize(server);
+    assert.deepEqual(await nonBlocking(server.child.pid), { stdin: false, stdout: false }, "not moved yet");
+    for (let id = 1; id <= 60; id++) {
+      await server.send(call(id, "blob", { bytes: id }));
+      const reply = await deadline(server.next(), `reply ${id}`);
+      assert.equal(reply.id, id);
+      assert.equal(textOf(reply), "b".repeat(id));
+    }
+    assert.deepEqual(await nonBlocking(server.child.pid), { stdin: true, stdout: true }, "moved");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "moveStdioAfter: 0: 3,000 calls pipelined in one write are answered once each, in order",
+  permissions: hostilePerms,
+  ignore: !linux,
+  async fn() {
+    const server = spawnHostile(["--move=0"], "read");
+    await initialize(server);
+    let text = "";
+    for (let id = 1; id <= 3000; id++) text += JSON.stringify(call(id, "blob", { bytes: id % 50 })) + "\n";
+    const sent = server.sendRaw(text);
+    for (let id = 1; id <= 3000; id++) {
+      const reply = await deadline(server.next(), `reply ${id}`);
+      assert.equal(reply.id, id);
+      assert.equal(textOf(reply), "b".repeat(id % 50));
+    }
+    await sent;
+    assert.deepEqual(await nonBlocking(server.child.pid), { stdin: true, stdout: true });
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "moveStdioAfter: 0: a client that pauses reading loses no reply: 8 replies of 16 MiB arrive, in order",
+  permissions: hostilePerms,
+  ignore: !linux,
+  async fn() {
+    const server = spawnHostile(["--move=0"], "read");
+    await initialize(server);
+    const bytes = 16 * 1024 * 1024;
+    for (let id = 1; id <= 8; id++) await server.send(call(id, "blob", { bytes }));
+    await server.send(call(9, "blob", { bytes: 3 }));
+    await server.waitForStderr(`BLOB ${bytes}`, 4);
+    for (let id = 1; id <= 9; id++) {
+      const reply = await deadline(server.next(), `reply ${id} of 9`);
+      assert.equal(reply.id, id);
+      assert.equal(textOf(reply).length, id === 9 ? 3 : bytes);
+    }
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+  },
+});
+
+Deno.test({
+  name: "moveStdioAfter: 0: a client that stops reading stdout and closes stdin: the server exits 0 and logs " +
+    "the replies it did not deliver",
+  permissions: hostilePerms,
+  ignore: !linux,
+  async fn() {
+    const server = spawnHostile(["--move=0", "--grace=300"], "read");
+    await initialize(server);
+    for (let id = 1; id <= 15; id++) await server.send(call(id, "blob", { bytes: 4 * 1024 * 1024 }));
+    await server.send(call(16, "sleep", { ms: 60_000 }));
+    await server.waitForStderr("SLEEP_STARTED 60000");
+    await server.closeInput();
+    assert.equal((await server.status()).code, 0);
+    assert.match(server.stderr(), /replies not delivered at exit: \d+ queued/);
+    assert.equal(server.stderr().split("ON_CLOSE_RAN").length - 1, 1, "onClose ran once");
+  },
+});
+
+Deno.test({
+  name: "moveStdioAfter: 0: a client that closes its end of stdout (EPIPE): the server stops and exits 0",
+  permissions: hostilePerms,
+  ignore: !linux,
+  async fn() {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", "--no-prompt", STREAM_SERVER, "--move=0"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    await child.stdout.cancel();
+    const writer = child.stdin.getWriter();
+    const line = new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) + "\n");
+    try {
+      for (let i = 0; i < 50; i++) await writer.write(line);
+    } catch {
+      // The server may be gone before every ping is written.
+    }
+    const [status, stderr] = await deadline(
+      Promise.all([child.status, new Response(child.stderr).text()]),
+      "the server to exit",
+    );
+    assert.equal(status.code, 0, stderr);
+    assert.match(stderr, /output closed/);
+  },
+});
+
+Deno.test({
+  name: "moveStdioAfter: 0 with stdin a file: stdin stays on Deno's pool, stdout moves, every call is answered",
+  permissions: "inherit",
+  ignore: !linux,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    try {
+      const input = `${dir}/requests.jsonl`;
+      let text = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "file", version: "1" } },
+      }) + "\n";
+      for (let id = 1; id <= 200; id++) text += JSON.stringify(call(id, "blob", { bytes: 2 })) + "\n";
+      await Deno.writeTextFile(input, text);
+      const out = await new Deno.Command("sh", {
+        args: ["-c", `exec "$0" run --quiet --no-prompt "$1" --move=0 < "$2"`, Deno.execPath(), STREAM_SERVER, input],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const ids = new TextDecoder().decode(out.stdout).trim().split("\n").map((l) => JSON.parse(l).id);
+      assert.deepEqual(ids, Array.from({ length: 201 }, (_, i) => i));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("processStdio() with moveAfter Infinity never moves: reads and writes go to the reader and writer given", async () => {
+  const seen: string[] = [];
+  const stdio = processStdio({
+    moveAfter: Infinity,
+    reader: { read: (buffer) => (seen.push("read"), buffer.set([1]), Promise.resolve(1)) },
+    writer: { write: (bytes) => (seen.push("write"), Promise.resolve(bytes.length)) },
+  });
+  for (let i = 0; i < 2000; i++) {
+    await stdio.reader.read(new Uint8Array(4));
+    await stdio.writer.write(new Uint8Array(4));
+  }
+  assert.equal(seen.length, 4000);
+  assert.deepEqual(stdio.moved, { stdin: false, stdout: false });
+  stdio.close();
+});
