@@ -1,6 +1,6 @@
 // A server for the lifecycle tests: needs no Deno permission. Flags:
 // --grace=<ms> (shutdownGraceMs), --timeout=<ms> (default per-call deadline),
-// --max=<bytes> (maxMessageBytes), --inflight=<n> (maxInFlight).
+// --max=<bytes> (maxMessageBytes), --inflight=<n> (maxInFlight), --move=<n> (moveStdioAfter).
 // Readiness markers on stderr, for tests to wait on: `SLEEP_STARTED <ms>`,
 // `HANG_STARTED`, `LATE_FAILED` (the late tool throws), and `SIGNAL <name>`
 // as each shutdown signal arrives (run() hears it in the same turn).
@@ -121,6 +121,7 @@ if (!health()) {
     timeoutMs: flag("timeout", 30_000),
     maxMessageBytes: flag("max", 64 * 1024 * 1024),
     maxInFlight: flag("inflight", 1024),
+    moveStdioAfter: flag("move", 1024),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }
