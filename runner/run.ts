@@ -40,7 +40,7 @@ export interface RunOptions extends ServeOptions {
    * at once, `Infinity` never: a server that spawns children with inherited
    * stdin or stdout may want that, since the move makes the shared
    * descriptors non-blocking. A file or a terminal is never moved.
-   * @default {1024}
+   * @default {256}
    */
   moveStdioAfter?: number;
   /**

@@ -2,8 +2,8 @@
 // Deno.stdout, which hand every read and every write to a thread of Deno's
 // blocking pool (a wake-up of that thread and one of the main thread each,
 // some 20-40 µs of CPU per operation on the benchmark's machine), until the
-// server has done enough of them to pay for loading `node:net` (~30 ms of CPU,
-// once). Then, between two operations, stdin and stdout move onto the event
+// server has done enough of them that loading `node:net` (~30 ms of CPU,
+// once) is worth it. Then, between two operations, stdin and stdout move onto the event
 // loop as non-blocking sockets (`new net.Socket({ fd })`): a read or a write is
 // one system call on the main thread (docs/benchmarks.md, "Stdio on the event
 // loop"). A descriptor that is not a pipe or a socket (a file, a terminal)
@@ -34,7 +34,7 @@ export interface ProcessStdioOptions {
   /**
    * After how many reads and writes stdin and stdout move onto the event
    * loop: 0 at once, `Infinity` never.
-   * @default {1024}
+   * @default {256}
    */
   moveAfter?: number;
   /** What reads stdin until then. @default {Deno.stdin} */
@@ -44,10 +44,15 @@ export interface ProcessStdioOptions {
 }
 
 /**
- * How many pool operations pay for the move: ~30 ms of CPU to load
- * `node:net` against 20-40 µs of CPU each operation saves.
+ * When to move: the load costs ~30 ms of CPU and 4-6 MiB once, about what
+ * 1,000-3,000 pool operations cost beside the socket's (10-40 µs each). A
+ * server that does fewer than 256 never pays it; one that does more pays it
+ * once, early, and every later read and write saves a hop. At 1,024 the move
+ * of a pipelining client's server fell between its 10,000th and 100,000th
+ * call, where the benchmark bounds RSS growth (docs/benchmarks.md, "Stdio on
+ * the event loop"); at 256 it comes before the 5,000th.
  */
-const MOVE_AFTER = 1024;
+const MOVE_AFTER = 256;
 // Bytes read from the socket and not yet taken before it pauses: the read loop takes a read's bytes at once.
 const PAUSE_BYTES = 1024 * 1024;
 // The socket's own read buffer, as large as the read loop's.

@@ -121,7 +121,7 @@ if (!health()) {
     timeoutMs: flag("timeout", 30_000),
     maxMessageBytes: flag("max", 64 * 1024 * 1024),
     maxInFlight: flag("inflight", 1024),
-    moveStdioAfter: flag("move", 1024),
+    moveStdioAfter: flag("move", 256),
     onClose: () => console.error("ON_CLOSE_RAN"),
   });
 }
