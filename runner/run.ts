@@ -1,7 +1,7 @@
 import type { PermissionSet } from "../permissions/permission_set.ts";
 import type { Policy } from "../validate/policy.ts";
 import "./_guard_on_import.ts";
-import { stderrQueue } from "../internal/stderr.ts";
+import { logLine, stderrQueue } from "../internal/stderr.ts";
 import { within } from "../internal/within.ts";
 import { hasOption } from "../internal/option_args.ts";
 import { bypassEnvironmentProxy, fetchesDirectly } from "../internal/direct_fetch.ts";
@@ -145,7 +145,13 @@ export async function run(
     await register(server);
     // A schema the engine refuses stops the start here, as it would in addTool with the engine loaded.
     await settleSchemas(server);
-    stdio = processStdio({ reader: Deno.stdin, writer: guard.stdout, moveAfter: moveStdioAfter(options) });
+    stdio = processStdio({
+      reader: Deno.stdin,
+      writer: guard.stdout,
+      moveAfter: moveStdioAfter(options),
+      onMove: (operations) =>
+        logLine(`${name}: stdin and stdout move onto the event loop after ${operations} reads and writes`),
+    });
     connection = serve(server, stdio, options);
   } catch (err) {
     // A start-up mistake (a duplicate tool, a bad schema or option) is one

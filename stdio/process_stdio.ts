@@ -3,15 +3,17 @@
 // blocking pool (a wake-up of that thread and one of the main thread each,
 // some 20-40 µs of CPU per operation on the benchmark's machine), until the
 // server has done enough of them that loading `node:net` (~30 ms of CPU,
-// once) is worth it. Then, between two operations, stdin and stdout move onto the event
-// loop as non-blocking sockets (`new net.Socket({ fd })`): a read or a write is
-// one system call on the main thread (docs/benchmarks.md, "Stdio on the event
-// loop"). A descriptor that is not a pipe or a socket (a file, a terminal)
+// once) is worth it, and then only in a pause: while the server waits for
+// input with nothing going out. Then, between two operations, stdin and
+// stdout move onto the event loop as non-blocking sockets (`new net.Socket({
+// fd })`): a read or a write is one system call on the main thread
+// (docs/benchmarks.md, "Stdio on the event loop"). A descriptor that is not a pipe or a socket (a file, a terminal)
 // stays where it was. Nothing is ever read or written by both at once: each
 // side moves only when no operation of its own is pending.
 
 import type { ByteReader } from "./_read_loop.ts";
 import type { ByteWriter } from "../internal/byte_writer.ts";
+import { type Clock, systemClock } from "../internal/clock.ts";
 
 /** The reader and writer of a process's stdin and stdout, and how to let them go. */
 export interface ProcessStdio {
@@ -33,7 +35,8 @@ export interface ProcessStdio {
 export interface ProcessStdioOptions {
   /**
    * After how many reads and writes stdin and stdout move onto the event
-   * loop: 0 at once, `Infinity` never.
+   * loop, at the first pause of 50 ms after them (waiting for input, nothing
+   * going out): 0 at once, `Infinity` never.
    * @default {256}
    */
   moveAfter?: number;
@@ -41,18 +44,27 @@ export interface ProcessStdioOptions {
   reader?: ByteReader;
   /** What writes stdout until then (run() passes its stdout guard's writer). @default {Deno.stdout} */
   writer?: ByteWriter;
+  /** Told once, when `node:net` is loaded and the move begins (run() logs a line on stderr). */
+  onMove?: (operations: number) => void;
 }
 
 /**
- * When to move: the load costs ~30 ms of CPU and 4-6 MiB once, about what
- * 1,000-3,000 pool operations cost beside the socket's (10-40 µs each). A
- * server that does fewer than 256 never pays it; one that does more pays it
- * once, early, and every later read and write saves a hop. At 1,024 the move
- * of a pipelining client's server fell between its 10,000th and 100,000th
- * call, where the benchmark bounds RSS growth (docs/benchmarks.md, "Stdio on
- * the event loop"); at 256 it comes before the 5,000th.
+ * When the move is due: the load costs ~30 ms of CPU and 4-6 MiB once,
+ * about what 1,000-3,000 pool operations cost beside the socket's (10-40 µs
+ * each). A server that does fewer than 256 never pays it; one that does more
+ * pays it once, early, and every later read and write saves a hop. At 1,024
+ * the move of a pipelining client's server fell between its 10,000th and
+ * 100,000th call, where the benchmark bounds RSS growth (docs/benchmarks.md,
+ * "Stdio on the event loop"); at 256 it is due by the 5,000th.
  */
 const MOVE_AFTER = 256;
+/**
+ * How long the server must wait for input, with nothing going out, before
+ * it loads `node:net`: loading blocks the main thread for 30-110 ms, so it is
+ * done in a pause, never while a client streams calls (the benchmark's
+ * driver leaves microseconds between them; an agent thinks for seconds).
+ */
+const IDLE_MS = 50;
 // Bytes read from the socket and not yet taken before it pauses: the read loop takes a read's bytes at once.
 const PAUSE_BYTES = 1024 * 1024;
 // The socket's own read buffer, as large as the read loop's.
@@ -82,11 +94,21 @@ type Socket = InstanceType<NetModule["Socket"]>;
  * ```
  */
 export function processStdio(options: ProcessStdioOptions = {}): ProcessStdio {
+  return processStdioOn(systemClock, options);
+}
+
+/** {@linkcode processStdio} on `clock`, telling whether the load of `node:net` has begun (for its tests). */
+export function processStdioOn(
+  clock: Clock,
+  options: ProcessStdioOptions = {},
+): ProcessStdio & { readonly loadBegun: boolean } {
   const moveAfter = options.moveAfter ?? MOVE_AFTER;
   const poolReader = options.reader ?? Deno.stdin;
   const poolWriter = options.writer ?? Deno.stdout;
   let operations = 0;
   let net: NetModule | undefined;
+  // The load is due once moveAfter operations are done, and starts at the next pause (see IDLE_MS).
+  let due = false;
   let loading = false;
   let input: SocketInput | undefined;
   let output: SocketOutput | undefined;
@@ -94,13 +116,36 @@ export function processStdio(options: ProcessStdioOptions = {}): ProcessStdio {
   let inputStays = false;
   let outputStays = false;
   let closed = false;
+  // What the pool is doing: a read waiting for input, writes going out, and when either last began or ended.
+  let reading = false;
+  let writing = 0;
+  let lastActivity = 0;
+  let idleTimer: unknown;
 
-  const counted = (): void => {
-    if (++operations < moveAfter || loading || closed) return;
+  const load = (): void => {
+    if (loading || closed) return;
     loading = true;
-    import("node:net").then((module) => (net = module), () => (inputStays = outputStays = true));
+    clock.clearTimer(idleTimer);
+    import("node:net").then((module) => {
+      net = module;
+      options.onMove?.(operations);
+    }, () => (inputStays = outputStays = true));
   };
-  if (moveAfter <= 0) counted();
+  const idle = (): boolean => reading && writing === 0 && clock.now() - lastActivity >= IDLE_MS;
+  // Armed while the load is due and the server waits for input with nothing going out; re-armed for what is left
+  // of the pause when activity came meanwhile.
+  const armIdleTimer = (): void => {
+    if (!due || loading || closed || idleTimer !== undefined || !reading || writing > 0) return;
+    idleTimer = clock.setTimer(() => {
+      idleTimer = undefined;
+      if (idle()) load();
+      else armIdleTimer();
+    }, Math.max(1, IDLE_MS - (clock.now() - lastActivity)));
+  };
+  const counted = (): void => {
+    if (++operations >= moveAfter) due = true;
+  };
+  if (moveAfter <= 0) load();
 
   const reader: ByteReader = {
     read(buffer) {
@@ -110,7 +155,13 @@ export function processStdio(options: ProcessStdioOptions = {}): ProcessStdio {
       }
       if (input !== undefined) return input.read(buffer);
       counted();
-      return poolReader.read(buffer);
+      reading = true;
+      lastActivity = clock.now();
+      armIdleTimer();
+      return poolReader.read(buffer).finally(() => {
+        reading = false;
+        lastActivity = clock.now();
+      });
     },
   };
   const writer: ByteWriter = {
@@ -121,7 +172,13 @@ export function processStdio(options: ProcessStdioOptions = {}): ProcessStdio {
       }
       if (output !== undefined) return output.write(bytes);
       counted();
-      return poolWriter.write(bytes);
+      writing++;
+      lastActivity = clock.now();
+      return poolWriter.write(bytes).finally(() => {
+        writing--;
+        lastActivity = clock.now();
+        armIdleTimer();
+      });
     },
   };
   return {
@@ -130,8 +187,12 @@ export function processStdio(options: ProcessStdioOptions = {}): ProcessStdio {
     get moved() {
       return { stdin: input !== undefined, stdout: output !== undefined };
     },
+    get loadBegun() {
+      return loading;
+    },
     close() {
       closed = true;
+      clock.clearTimer(idleTimer);
       input?.close();
       output?.close();
     },

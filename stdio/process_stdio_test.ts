@@ -5,7 +5,8 @@
 // reply arrives once and in order on either side of it.
 import assert from "node:assert/strict";
 import { call, deadline, hostilePerms, initialize, spawnHostile, STREAM_SERVER, textOf } from "./testdata/hostile.ts";
-import { processStdio } from "./process_stdio.ts";
+import { processStdio, processStdioOn } from "./process_stdio.ts";
+import { ManualClock } from "../internal/manual_clock.ts";
 
 const O_NONBLOCK = 0o4000;
 
@@ -23,23 +24,29 @@ async function nonBlocking(pid: number): Promise<{ stdin: boolean; stdout: boole
 const linux = Deno.build.os === "linux";
 
 Deno.test({
-  name: "moveStdioAfter: 8: stdin and stdout move between two calls, and 60 calls sent one at a time are " +
-    "answered once each, in order, across the move",
+  name: "moveStdioAfter: 8: stdin and stdout move in the first pause after 8 operations, and calls sent one at a " +
+    "time before and after it are answered once each, in order",
   permissions: hostilePerms,
   ignore: !linux,
   async fn() {
     const server = spawnHostile(["--move=8"], "read");
     await initialize(server);
-    assert.deepEqual(await nonBlocking(server.child.pid), { stdin: false, stdout: false }, "not moved yet");
-    for (let id = 1; id <= 60; id++) {
+    const ask = async (id: number) => {
       await server.send(call(id, "blob", { bytes: id }));
       const reply = await deadline(server.next(), `reply ${id}`);
       assert.equal(reply.id, id);
       assert.equal(textOf(reply), "b".repeat(id));
-    }
+    };
+    for (let id = 1; id <= 10; id++) await ask(id);
+    // The client pauses: the server, waiting for input with nothing going out, loads node:net and says so.
+    await server.waitForStderr("stdin and stdout move onto the event loop after");
+    assert.deepEqual(await nonBlocking(server.child.pid), { stdin: false, stdout: false }, "not moved yet");
+    // Each side moves at its next operation: stdout at the next reply, stdin at the read after the one pending.
+    for (let id = 11; id <= 60; id++) await ask(id);
     assert.deepEqual(await nonBlocking(server.child.pid), { stdin: true, stdout: true }, "moved");
     await server.closeInput();
     assert.equal((await server.status()).code, 0);
+    assert.equal(server.stderr().split("move onto the event loop").length - 1, 1, "said once");
   },
 });
 
@@ -175,5 +182,50 @@ Deno.test("processStdio() with moveAfter Infinity never moves: reads and writes 
   }
   assert.equal(seen.length, 4000);
   assert.deepEqual(stdio.moved, { stdin: false, stdout: false });
+  stdio.close();
+});
+
+Deno.test("processStdio() loads node:net only in a pause: due after moveAfter operations, once a read has waited 50 ms with nothing going out", async () => {
+  const clock = new ManualClock();
+  let finishWrite: (n: number) => void = () => {};
+  let told: () => void = () => {};
+  const onMoveCalled = new Promise<void>((resolve) => (told = resolve));
+  let operations: number | undefined;
+  const stdio = processStdioOn(clock, {
+    moveAfter: 2,
+    reader: { read: () => new Promise<number | null>(() => {}) },
+    writer: { write: () => new Promise<number>((resolve) => (finishWrite = resolve)) },
+    onMove: (n) => (operations = n, told()),
+  });
+  const write = stdio.writer.write(new Uint8Array(1));
+  void stdio.reader.read(new Uint8Array(1));
+  // Due, and a read waits, but a write is going out: no pause, however long.
+  clock.advance(1_000);
+  assert.equal(stdio.loadBegun, false, "not while a write goes out");
+  finishWrite(1);
+  await write;
+  clock.advance(49);
+  assert.equal(stdio.loadBegun, false, "not before 50 ms of pause");
+  clock.advance(1);
+  assert.equal(stdio.loadBegun, true, "after 50 ms of pause");
+  // A real read of stdin keeps the process alive while node:net loads; this one does not.
+  const alive = setInterval(() => {}, 1000);
+  await onMoveCalled;
+  clearInterval(alive);
+  assert.equal(operations, 2);
+  assert.deepEqual(stdio.moved, { stdin: false, stdout: false }, "each side moves at its next operation only");
+  stdio.close();
+});
+
+Deno.test("processStdio() is never due before moveAfter operations, whatever the pauses", () => {
+  const clock = new ManualClock();
+  const stdio = processStdioOn(clock, {
+    moveAfter: 3,
+    reader: { read: () => new Promise<number | null>(() => {}) },
+    writer: { write: (bytes) => Promise.resolve(bytes.length) },
+  });
+  void stdio.reader.read(new Uint8Array(1));
+  clock.advance(10_000);
+  assert.equal(stdio.loadBegun, false);
   stdio.close();
 });
