@@ -229,3 +229,21 @@ Deno.test("processStdio() is never due before moveAfter operations, whatever the
   assert.equal(stdio.loadBegun, false);
   stdio.close();
 });
+
+Deno.test("processStdio() loads node:net without a pause once four times moveAfter operations are done", async () => {
+  const clock = new ManualClock();
+  const stdio = processStdioOn(clock, {
+    moveAfter: 3,
+    reader: { read: () => Promise.resolve(1) },
+    writer: { write: (bytes) => Promise.resolve(bytes.length) },
+  });
+  for (let i = 0; i < 5; i++) {
+    await stdio.reader.read(new Uint8Array(1));
+    await stdio.writer.write(new Uint8Array(1));
+  }
+  assert.equal(stdio.loadBegun, false, "10 operations, no pause: not yet");
+  await stdio.reader.read(new Uint8Array(1));
+  await stdio.writer.write(new Uint8Array(1));
+  assert.equal(stdio.loadBegun, true, "12 operations: loaded without a pause");
+  stdio.close();
+});
