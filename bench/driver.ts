@@ -102,6 +102,9 @@ export class ServerProcess {
   #exitReason: string | undefined;
   #nextId = 1;
   #stderr = "";
+  // CPU time counted thread by thread (cpuSeconds()): the total so far, and each live thread's counter at the last reading.
+  #cpuNs = 0;
+  #threadNs = new Map<string, number>();
 
   private constructor(child: Deno.ChildProcess) {
     this.#child = child;
@@ -246,21 +249,33 @@ export class ServerProcess {
    * CPU time the child's threads have used so far, in seconds, from the
    * nanosecond counters in /proc/<pid>/task/<tid>/schedstat; undefined where
    * unreadable. Unlike wall time it hardly moves with what else runs on the
-   * machine. (A thread that exits in between takes its time with it; V8's and
-   * Deno's threads live as long as the process.)
+   * machine. Counted thread by thread since the first reading
+   * ({@linkcode addThreadCpu}): a thread that exits takes its counter with it
+   * (Deno's blocking-pool threads exit after 10 s idle, as the toolkit's do
+   * once its stdio moved onto the event loop), and a plain sum then dropped by
+   * all the time that thread had ever used, or failed when its file vanished
+   * while it was read.
    */
   async cpuSeconds(): Promise<number | undefined> {
     try {
       const out = await new Deno.Command("sh", {
-        args: ["-c", 'cat /proc/"$1"/task/*/schedstat', "sh", String(this.pid)],
+        args: [
+          "-c",
+          'for f in /proc/"$1"/task/*/schedstat; do echo "$f $(cat "$f" 2>/dev/null)"; done',
+          "sh",
+          String(this.pid),
+        ],
         stderr: "null",
       }).output();
-      if (!out.success) return undefined;
-      let ns = 0;
+      const readings = new Map<string, number>();
       for (const line of decoder.decode(out.stdout).split("\n")) {
-        if (line.trim() !== "") ns += Number(line.split(" ")[0]);
+        const [file, ns] = line.trim().split(" ");
+        const tid = file?.match(/\/task\/(\d+)\/schedstat$/)?.[1];
+        if (tid !== undefined && ns !== undefined && Number.isFinite(Number(ns))) readings.set(tid, Number(ns));
       }
-      return Number.isFinite(ns) && ns > 0 ? ns / 1e9 : undefined;
+      if (readings.size === 0) return undefined;
+      this.#cpuNs += addThreadCpu(this.#threadNs, readings);
+      return this.#cpuNs / 1e9;
     } catch {
       return undefined;
     }
@@ -359,4 +374,22 @@ function joinBatch(batch: (string | Uint8Array)[]): Uint8Array[] {
 
 function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/**
+ * The CPU time (ns) the threads used since `last` was read, `last` updated to
+ * `readings` (thread id to its schedstat counter). A thread not in `last`
+ * counts whole (it started since); one gone from `readings` adds nothing and
+ * takes nothing away; a counter lower than before is a new thread under a
+ * reused id, counted whole.
+ */
+export function addThreadCpu(last: Map<string, number>, readings: Map<string, number>): number {
+  let added = 0;
+  for (const [tid, ns] of readings) {
+    const before = last.get(tid);
+    added += before === undefined || ns < before ? ns : ns - before;
+  }
+  last.clear();
+  for (const [tid, ns] of readings) last.set(tid, ns);
+  return added;
 }

@@ -1,6 +1,6 @@
 // test-permissions: --allow-run
 import assert from "node:assert/strict";
-import { LineSplitter, ServerProcess } from "./driver.ts";
+import { addThreadCpu, LineSplitter, ServerProcess } from "./driver.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -161,4 +161,15 @@ Deno.test({
       await server.close();
     }
   },
+});
+
+Deno.test("addThreadCpu() counts each thread's time since the last reading: a thread that exits takes nothing away", () => {
+  const last = new Map<string, number>();
+  assert.equal(addThreadCpu(last, new Map([["1", 100], ["2", 50]])), 150, "the first reading counts whole");
+  assert.equal(addThreadCpu(last, new Map([["1", 130], ["2", 60]])), 40);
+  // Thread 2 exited (a pool thread idle for 10 s): a plain sum would have dropped by its 60.
+  assert.equal(addThreadCpu(last, new Map([["1", 150]])), 20);
+  // A new thread counts whole; one whose counter went down is a new thread under a reused id.
+  assert.equal(addThreadCpu(last, new Map([["1", 160], ["3", 5], ["2", 7]])), 10 + 5 + 7);
+  assert.deepEqual([...last], [["1", 160], ["3", 5], ["2", 7]]);
 });
