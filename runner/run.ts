@@ -36,10 +36,14 @@ export interface RunOptions extends ServeOptions {
    * onto Deno's event loop, as non-blocking sockets (`node:net`): until then
    * each read and write goes through a thread of Deno's blocking pool, some
    * 20-40 µs of CPU apiece, and the move costs ~30 ms of CPU once, to load
-   * `node:net` (see `processStdio()` in `@forge/toolkit/stdio`). 0 moves them
-   * at once, `Infinity` never: a server that spawns children with inherited
-   * stdin or stdout may want that, since the move makes the shared
-   * descriptors non-blocking. A file or a terminal is never moved.
+   * `node:net` (see `processStdio()` in `@forge/toolkit/stdio`). The load
+   * waits for the first pause after them (a read of stdin waiting 50 ms with
+   * nothing going out), or for twice as many operations without one; stderr
+   * says once when it happens. 0 moves them at once, `Infinity` never: a
+   * server that spawns children with inherited stdin or stdout may want
+   * that, since the move makes the shared descriptors non-blocking (and so
+   * does a host that sends stderr into stdout's pipe). A file or a terminal
+   * is never moved.
    * @default {256}
    */
   moveStdioAfter?: number;
@@ -149,8 +153,11 @@ export async function run(
       reader: Deno.stdin,
       writer: guard.stdout,
       moveAfter: moveStdioAfter(options),
-      onMove: (operations) =>
-        logLine(`${name}: stdin and stdout move onto the event loop after ${operations} reads and writes`),
+      onMove: (operations) => {
+        const line = `stdin and stdout move onto the event loop after ${operations} reads and writes`;
+        if (options.log) options.log(line);
+        else logLine(`${name}: ${line}`);
+      },
     });
     connection = serve(server, stdio, options);
   } catch (err) {

@@ -4,10 +4,11 @@
 // some 20-40 µs of CPU per operation on the benchmark's machine), until the
 // server has done enough of them that loading `node:net` (~30 ms of CPU,
 // once) is worth it, and then only in a pause: while the server waits for
-// input with nothing going out. Then, between two operations, stdin and
-// stdout move onto the event loop as non-blocking sockets (`new net.Socket({
-// fd })`): a read or a write is one system call on the main thread
-// (docs/benchmarks.md, "Stdio on the event loop"). A descriptor that is not a pipe or a socket (a file, a terminal)
+// input with nothing going out (or, with no pause, after twice as many).
+// Then, between two operations, stdin and stdout move onto the event loop as
+// non-blocking sockets (`new net.Socket({ fd })`): a read or a write is one
+// system call on the main thread (docs/benchmarks.md, "Stdio on the event
+// loop"). A descriptor that is not a pipe or a socket (a file, a terminal)
 // stays where it was. Nothing is ever read or written by both at once: each
 // side moves only when no operation of its own is pending.
 
