@@ -231,7 +231,7 @@ Deno.test("processStdio() is never due before moveAfter operations, whatever the
   stdio.close();
 });
 
-Deno.test("processStdio() loads node:net without a pause once twice moveAfter operations are done", async () => {
+Deno.test("processStdio() loads node:net without a pause once twice moveAfter operations are done, as a reply goes out", async () => {
   const clock = new ManualClock();
   const stdio = processStdioOn(clock, {
     moveAfter: 3,
@@ -244,7 +244,10 @@ Deno.test("processStdio() loads node:net without a pause once twice moveAfter op
   }
   await stdio.reader.read(new Uint8Array(1));
   assert.equal(stdio.loadBegun, false, "5 operations, no pause: not yet");
+  // Reads of one long message: no load between them, however many.
+  for (let i = 0; i < 20; i++) await stdio.reader.read(new Uint8Array(1));
+  assert.equal(stdio.loadBegun, false, "25 operations, all reads since the last reply: not yet");
   await stdio.writer.write(new Uint8Array(1));
-  assert.equal(stdio.loadBegun, true, "6 operations: loaded without a pause");
+  assert.equal(stdio.loadBegun, true, "loaded as the next reply goes out");
   stdio.close();
 });
